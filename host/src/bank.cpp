@@ -1,0 +1,93 @@
+#include "bank.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "aoe/sdk/error.h"
+#include "atomic_file.h"
+
+namespace aoe::host {
+namespace {
+
+using aoe::sdk::BankOutcome;
+using aoe::sdk::Error;
+using aoe::sdk::StatusCode;
+
+std::string field(const nlohmann::json& key, const char* name) {
+  if (!key.contains(name)) throw Error(StatusCode::invalid_argument, std::string("bank key lacks '") + name + "'");
+  const auto& v = key.at(name);
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+// Serialises read-compare-write across processes sharing the bank.
+class DirectoryLock {
+ public:
+  explicit DirectoryLock(const std::filesystem::path& dir) {
+    const auto path = dir / ".lock";
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0 || ::flock(fd_, LOCK_EX) != 0)
+      throw Error(StatusCode::io, "cannot lock the bank at " + dir.string());
+  }
+  ~DirectoryLock() {
+    ::flock(fd_, LOCK_UN);
+    ::close(fd_);
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace
+
+std::filesystem::path Bank::default_root(const std::string& kind, const std::string& tune_bank_path,
+                                         const std::string& cache_path, const std::string& home) {
+  if (!tune_bank_path.empty()) return tune_bank_path;
+  if (!cache_path.empty()) return cache_path;
+  return std::filesystem::path(home) / "Ascend/latest/data/aoe/custom" / kind;
+}
+
+std::filesystem::path Bank::entry_path(const nlohmann::json& key) const {
+  return root_ / field(key, "soc_version") / (field(key, "hash") + ".s" + field(key, "space_version") + ".json");
+}
+
+std::optional<nlohmann::json> Bank::read_entry(const std::filesystem::path& file, const nlohmann::json& key) const {
+  std::ifstream in(file);
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::json entry;
+  try {
+    entry = nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(StatusCode::io, "corrupt bank entry " + file.string() + ": " + e.what() +
+                                    " (move it aside to tune that op again)");
+  }
+  if (!entry.is_object() || !entry.contains("key") || !entry.contains("after_us"))
+    throw Error(StatusCode::io, "corrupt bank entry " + file.string() + ": no key or after_us");
+  // Same hash, other op: treat as absent rather than hand back a wrong config.
+  if (entry["key"].value("signature", "") != field(key, "signature")) return std::nullopt;
+  return entry;
+}
+
+std::optional<nlohmann::json> Bank::lookup(const nlohmann::json& key) const {
+  return read_entry(entry_path(key), key);
+}
+
+BankOutcome Bank::record(const nlohmann::json& entry) const {
+  if (!entry.contains("key") || !entry.contains("after_us"))
+    throw Error(StatusCode::invalid_argument, "bank entry lacks 'key' or 'after_us'");
+  const auto file = entry_path(entry["key"]);
+  std::filesystem::create_directories(file.parent_path());
+  DirectoryLock lock(file.parent_path());
+  const auto existing = read_entry(file, entry["key"]);
+  if (existing && existing->at("after_us").get<double>() <= entry.at("after_us").get<double>())
+    return BankOutcome::kept_existing;
+  write_atomically(file, entry.dump(2) + "\n");
+  return existing ? BankOutcome::updated : BankOutcome::added;
+}
+
+}  // namespace aoe::host

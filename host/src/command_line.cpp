@@ -1,0 +1,78 @@
+#include "command_line.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "aoe/abi/version.h"
+#include "aoe/sdk/error.h"
+#include "options.h"
+
+namespace aoe::host {
+
+using aoe::sdk::Error;
+using aoe::sdk::StatusCode;
+
+CommandLine parse_command_line(const std::vector<std::string>& args) {
+  CommandLine cl;
+  cl.command = "tune";
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "-h" || arg == "--help") return cl.command = "help", cl;
+    if (arg == "--version") return cl.command = "version", cl;
+    if (arg.rfind("--", 0) != 0) {
+      if (i == 0 && (arg == "plugins" || arg == "tune")) {
+        cl.command = arg;
+        continue;
+      }
+      throw Error(StatusCode::invalid_argument, "unexpected argument '" + arg + "' (see --help)");
+    }
+    std::string key = arg.substr(2), value;
+    const auto eq = key.find('=');
+    if (eq != std::string::npos) {
+      value = key.substr(eq + 1);
+      key = key.substr(0, eq);
+    } else if (i + 1 < args.size()) {
+      value = args[++i];
+    } else {
+      throw Error(StatusCode::invalid_argument, "option --" + key + " needs a value");
+    }
+    std::replace(key.begin(), key.end(), '-', '_');
+    if (key == "config") {
+      cl.config_file = value;
+    } else if (key == "plugin_dir" && cl.options.count(key)) {
+      cl.options[key] += ":" + value;  // repeatable
+    } else {
+      cl.options[key] = value;
+    }
+  }
+  return cl;
+}
+
+std::string help_text() {
+  std::ostringstream out;
+  out << "aoe-host: tunes a model's operators, subgraphs or gradient communication on a device.\n\n"
+         "Usage:\n"
+         "  aoe-host --plugin opat --device ascend910 --model m.onnx [options]\n"
+         "  aoe-host plugins [--plugin-dir DIR]   list the plugins found and any refused\n"
+         "  aoe-host --version | --help\n\n"
+         "Options (command line > environment > --config YAML file > default):\n"
+         "  --config FILE                YAML file of `key: value` settings, keys as below\n";
+  for (const auto& spec : option_specs()) {
+    std::string flag = "--" + spec.key;
+    out << "  " << flag << std::string(flag.size() < 29 ? 29 - flag.size() : 1, ' ') << spec.help;
+    if (!spec.env.empty()) out << " [env " << spec.env << "]";
+    if (!spec.default_value.empty()) out << " (default " << spec.default_value << ")";
+    out << "\n";
+  }
+  out << "\nPlugins are loaded from --plugin-dir, AOE_PLUGIN_PATH, then lib/aoe/plugins beside the binary.\n"
+         "\nExit codes:\n"
+         "  0    finished (tuned, or nothing to improve)\n"
+         "  1    tuning failed\n"
+         "  2    bad command line, environment or config file\n"
+         "  3    a requested plugin is missing or was refused\n"
+         "  4    the model cannot be read\n"
+         "  130  interrupted (Ctrl-C / SIGTERM); the result file says `tuning incomplete`\n";
+  return out.str();
+}
+
+}  // namespace aoe::host

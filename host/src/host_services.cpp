@@ -1,0 +1,69 @@
+#include "host_services.h"
+
+#include "aoe/sdk/boundary.h"
+#include "aoe/sdk/sink.h"
+#include "bank.h"
+
+namespace aoe::host {
+namespace {
+
+spdlog::level::level_enum to_spdlog(int32_t level) {
+  switch (level) {
+    case AOE_LOG_TRACE: return spdlog::level::trace;
+    case AOE_LOG_DEBUG: return spdlog::level::debug;
+    case AOE_LOG_INFO: return spdlog::level::info;
+    case AOE_LOG_WARN: return spdlog::level::warn;
+    default: return spdlog::level::err;
+  }
+}
+
+aoe_status* new_status(void*, int32_t code, const char* message) {
+  return new aoe_status{code, message ? message : ""};
+}
+
+}  // namespace
+
+HostServices::HostServices(CancelCheck cancelled) : cancelled_(std::move(cancelled)) {}
+
+const aoe_host_services* HostServices::table_for(const std::string& plugin_name) {
+  auto& slot = contexts_[plugin_name];
+  if (slot) return &slot->table;
+  slot = std::make_unique<Context>();
+  Context& c = *slot;
+  c.owner = this;
+  c.logger = spdlog::default_logger()->clone(plugin_name);
+  c.table.struct_size = sizeof(aoe_host_services);
+  c.table.ctx = &c;
+  c.table.log = [](void* ctx, int32_t level, const char* message) {
+    context(ctx).logger->log(to_spdlog(level), "{}", message ? message : "");
+  };
+  c.table.progress = [](void* ctx, const char* stage, uint64_t done, uint64_t total, const char* note) {
+    context(ctx).logger->info("{} {}/{} {}", stage ? stage : "", done, total, note ? note : "");
+  };
+  c.table.cancelled = [](void* ctx) -> int32_t { return context(ctx).owner->cancelled_() ? 1 : 0; };
+  c.table.status_create = new_status;
+  c.table.status_code = [](const aoe_status* s) { return s->code; };
+  c.table.status_message = [](const aoe_status* s) { return s->message.c_str(); };
+  c.table.status_destroy = [](aoe_status* s) { delete s; };
+  c.table.bank_lookup = [](void* ctx, const char* key_json, aoe_sink* out, int32_t* found) {
+    auto& self = context(ctx);
+    return aoe::sdk::guarded(aoe::sdk::Host(&self.table), [&] {
+      *found = 0;
+      if (!self.owner->bank_) throw aoe::sdk::Error(aoe::sdk::StatusCode::unsupported, "no knowledge bank in this run");
+      if (auto entry = self.owner->bank_->lookup(nlohmann::json::parse(key_json))) {
+        aoe::sdk::write_to(out, entry->dump());
+        *found = 1;
+      }
+    });
+  };
+  c.table.bank_record = [](void* ctx, const char* entry_json, int32_t* outcome) {
+    auto& self = context(ctx);
+    return aoe::sdk::guarded(aoe::sdk::Host(&self.table), [&] {
+      if (!self.owner->bank_) throw aoe::sdk::Error(aoe::sdk::StatusCode::unsupported, "no knowledge bank in this run");
+      *outcome = static_cast<int32_t>(self.owner->bank_->record(nlohmann::json::parse(entry_json)));
+    });
+  };
+  return &c.table;
+}
+
+}  // namespace aoe::host

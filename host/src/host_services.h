@@ -1,0 +1,52 @@
+// The host's side of the services table: each plugin gets its own context,
+// so its logs carry its name; statuses, cancellation and the bank are shared.
+#pragma once
+
+#include <spdlog/spdlog.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "aoe/abi/host_services.h"
+#include "aoe/sdk/host.h"
+
+struct aoe_status {
+  int32_t code;
+  std::string message;
+};
+
+namespace aoe::host {
+
+class Bank;
+
+class HostServices {
+ public:
+  using CancelCheck = std::function<bool()>;
+
+  explicit HostServices(CancelCheck cancelled);
+  HostServices(const HostServices&) = delete;
+  HostServices& operator=(const HostServices&) = delete;
+
+  // The bank plugins reach through bank_lookup / bank_record; none until set.
+  void set_bank(const Bank* bank) { bank_ = bank; }
+
+  const aoe_host_services* table_for(const std::string& plugin_name);
+  // The host's own table, for reading statuses it receives.
+  aoe::sdk::Host host() { return aoe::sdk::Host(table_for("aoe-host")); }
+
+ private:
+  struct Context {
+    HostServices* owner;
+    std::shared_ptr<spdlog::logger> logger;
+    aoe_host_services table;
+  };
+  static Context& context(void* ctx) { return *static_cast<Context*>(ctx); }
+
+  CancelCheck cancelled_;
+  const Bank* bank_ = nullptr;
+  std::map<std::string, std::unique_ptr<Context>> contexts_;
+};
+
+}  // namespace aoe::host

@@ -1,0 +1,79 @@
+// aoe-host: the composition root. Parses settings, loads plugins, runs.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <boost/dll/runtime_symbol_info.hpp>
+
+#include <iostream>
+
+#include "aoe/abi/version.h"
+#include "aoe/sdk/error.h"
+#include "command_line.h"
+#include "exit_error.h"
+#include "host_services.h"
+#include "interrupt.h"
+#include "plugin_list.h"
+#include "plugin_loader.h"
+#include "settings.h"
+#include "tuning_run.h"
+
+namespace {
+
+using namespace aoe::host;
+
+// --plugin-dir and AOE_PLUGIN_PATH first, then lib/aoe/plugins beside bin/.
+std::vector<std::filesystem::path> plugin_dirs(const Settings& settings) {
+  auto dirs = settings.paths("plugin_dir");
+  const std::filesystem::path exe = boost::dll::program_location().string();
+  dirs.push_back(exe.parent_path().parent_path() / "lib" / "aoe" / "plugins");
+  return dirs;
+}
+
+void load_plugins(PluginRegistry& registry, const Settings& settings) {
+  for (const auto& dir : plugin_dirs(settings)) {
+    if (std::filesystem::is_directory(dir))
+      registry.load_directory(dir);
+    else if (settings.has("plugin_dir"))
+      spdlog::warn("plugin directory {} does not exist", dir.string());
+  }
+}
+
+int run(const std::vector<std::string>& args) {
+  const CommandLine cl = parse_command_line(args);
+  if (cl.command == "help") return std::cout << help_text(), exit_ok;
+  if (cl.command == "version") {
+    std::cout << "aoe-host " << AOE_HOST_VERSION << " (SDK " << AOE_SDK_VERSION_MAJOR << "." << AOE_SDK_VERSION_MINOR
+              << ")\n";
+    return exit_ok;
+  }
+  const Settings settings = Settings::resolve(cl.options, Settings::process_environment(), cl.config_file);
+  spdlog::set_level(spdlog::level::from_str(settings.text("log_level")));
+
+  install_interrupt_handlers();
+  HostServices services([] { return interrupted(); });
+  PluginRegistry registry([&](const std::string& name) { return services.table_for(name); });
+  load_plugins(registry, settings);
+  if (cl.command == "plugins") return print_plugins(registry, std::cout), exit_ok;
+  for (const auto& refusal : registry.refusals())
+    spdlog::warn("plugin {} refused: {}", refusal.path.string(), refusal.reason);
+  return run_tuning(settings, registry, services);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  spdlog::set_default_logger(spdlog::stderr_color_mt("aoe"));
+  spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] [%n] %v");
+  try {
+    return run(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const ExitError& e) {
+    spdlog::error("{}", e.what());
+    return e.code();
+  } catch (const aoe::sdk::Error& e) {
+    spdlog::error("{}", e.what());
+    return e.code() == aoe::sdk::StatusCode::invalid_argument ? exit_usage : exit_tuning_failed;
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return exit_tuning_failed;
+  }
+}

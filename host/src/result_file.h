@@ -1,0 +1,28 @@
+// The AOE-style result file, aoe_result_<mode>_<YYYYMMDD_HHMMSSmmm>_pid<pid>.json,
+// rewritten whole (atomically) each time tuning reports progress.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+namespace aoe::host {
+
+std::string result_timestamp(std::chrono::system_clock::time_point when);
+
+class ResultFile {
+ public:
+  ResultFile(const std::filesystem::path& dir, const std::string& mode, std::chrono::system_clock::time_point start);
+
+  const std::filesystem::path& path() const { return path_; }
+  // basic: tuning_name, tuning_time(s), model, device...; section: the mode's report.
+  void write(const nlohmann::json& basic, const nlohmann::json& section) const;
+
+ private:
+  std::string section_name_;  // "OPAT", "SGAT", ...
+  std::filesystem::path path_;
+};
+
+}  // namespace aoe::host

@@ -1,0 +1,32 @@
+#include "searcher_factory.h"
+
+#include "aoe/sdk/boundary.h"
+#include "plugin_loader.h"
+
+namespace aoe::host {
+
+std::string default_searcher_for(const std::string&) { return "random"; }
+
+SearcherFactory::SearcherFactory(const PluginRegistry& registry, aoe::sdk::Host host, std::string user_choice)
+    : registry_(registry), host_(host), user_choice_(std::move(user_choice)) {
+  table_.struct_size = sizeof(aoe_searcher_factory);
+  table_.ctx = this;
+  table_.create = [](void* ctx, const char* name, const char* op_type, aoe_searcher_ref* out) {
+    auto& self = *static_cast<SearcherFactory*>(ctx);
+    return aoe::sdk::guarded(self.host_, [&] { *out = self.create(name, op_type); });
+  };
+}
+
+void SearcherFactory::check_user_choice() const {
+  if (!user_choice_.empty()) registry_.find(AOE_KIND_SEARCHER, user_choice_);
+}
+
+aoe_searcher_ref SearcherFactory::create(const char* name, const char* op_type) const {
+  const std::string chosen = name && *name           ? name
+                             : !user_choice_.empty() ? user_choice_
+                                                     : default_searcher_for(op_type ? op_type : "");
+  const Component& c = registry_.find(AOE_KIND_SEARCHER, chosen);
+  return {sizeof(aoe_searcher_ref), registry_.create(c, "{}"), static_cast<const aoe_searcher_vtable*>(c.vtable)};
+}
+
+}  // namespace aoe::host

@@ -1,0 +1,177 @@
+#include "tuning_run.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <map>
+
+#include "aoe/abi/version.h"
+#include "aoe/sdk/device_client.h"
+#include "aoe/sdk/sink.h"
+#include "bank.h"
+#include "command_line.h"
+#include "exit_error.h"
+#include "frontend/onnx_frontend.h"
+#include "host_services.h"
+#include "interrupt.h"
+#include "plugin_loader.h"
+#include "result_file.h"
+#include "searcher_factory.h"
+#include "settings.h"
+
+namespace aoe::host {
+namespace {
+
+using aoe::sdk::Error;
+using nlohmann::json;
+
+// A plugin object destroyed through its own table.
+class Instance {
+ public:
+  Instance(void* self, void (*destroy)(void*)) : self_(self), destroy_(destroy) {}
+  Instance(const Instance&) = delete;
+  Instance& operator=(const Instance&) = delete;
+  ~Instance() {
+    if (self_) destroy_(self_);
+  }
+  void* get() const { return self_; }
+
+ private:
+  void* self_;
+  void (*destroy_)(void*);
+};
+
+std::string tuning_mode_name(const Settings& s) {
+  if (s.has("plugin")) return s.text("plugin");
+  static const std::map<std::string, std::string> by_job_type = {{"1", "sgat"}, {"2", "opat"}, {"4", "gdat"}};
+  if (s.has("job_type")) return by_job_type.at(s.text("job_type"));
+  throw ExitError(exit_usage, "no tuning mode: pass --plugin opat (or --job_type 2, or set AOE_MODE)");
+}
+
+const Component& find_or_exit(const PluginRegistry& registry, int32_t kind, const std::string& name) {
+  try {
+    return registry.find(kind, name);
+  } catch (const Error& e) {
+    throw ExitError(exit_plugin, e.what());
+  }
+}
+
+aoe::sdk::Graph load_model(const Settings& s) {
+  if (!s.has("model")) throw ExitError(exit_usage, "no model: pass --model m.onnx");
+  try {
+    return load_onnx(s.text("model"), parse_input_shape(s.text("input_shape")));
+  } catch (const Error& e) {
+    throw ExitError(e.code() == aoe::sdk::StatusCode::invalid_argument && s.has("input_shape") ? exit_usage : exit_model,
+                    e.what());
+  }
+}
+
+std::filesystem::path bank_root(const Settings& s) {
+  const char* home = std::getenv("HOME");
+  return Bank::default_root("op", s.text("bank_path"), s.text("cache_path"), home ? home : ".");
+}
+
+// Rewrites the result file whenever the tuning mode publishes its report.
+struct Publisher {
+  const ResultFile& file;
+  json basic;
+  std::chrono::steady_clock::time_point started;
+
+  void write(json section, const std::string& status_key, const std::string& status) {
+    basic["tuning_time(s)"] =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (!status.empty()) section[status_key] = status;
+    file.write(basic, section);
+  }
+};
+
+void print_summary(const std::string& model_name, const json& report, bool incomplete) {
+  const double before = report.value("model_baseline_performance(ms)", 0.0);
+  const double after = report.value("model_result_performance(ms)", 0.0);
+  if (incomplete) {
+    spdlog::warn("{} process interrupted: tuning incomplete; finished ops are kept in the bank", model_name);
+  } else if (before > 0 && after > 0 && after < before) {
+    spdlog::info("{} process finished. Performance improved by {:.2f}%", model_name, (before - after) / before * 100);
+  } else if (before > 0) {
+    spdlog::info("{} process finished. Performance was not improved: no tuned config beat the defaults", model_name);
+  } else {
+    spdlog::info("{} process finished. Performance was not improved: no op of the model could be tuned", model_name);
+  }
+}
+
+}  // namespace
+
+int run_tuning(const Settings& settings, PluginRegistry& registry, HostServices& services) {
+  const auto started_wall = std::chrono::system_clock::now();
+  const auto started = std::chrono::steady_clock::now();
+  const std::string mode = tuning_mode_name(settings);
+  const Component& mode_component = find_or_exit(registry, AOE_KIND_TUNING_MODE, mode);
+  const Component& device_component = find_or_exit(registry, AOE_KIND_DEVICE, settings.text("device"));
+  const aoe::sdk::Host host = services.host();
+  SearcherFactory searchers(registry, host, settings.text("searcher"));
+  try {
+    searchers.check_user_choice();
+  } catch (const Error& e) {
+    throw ExitError(exit_plugin, e.what());
+  }
+
+  const aoe::sdk::Graph graph = load_model(settings);
+  const std::string model_name = std::filesystem::path(settings.text("model")).stem().string();
+  spdlog::info("model {}: {} nodes, opset {}", settings.text("model"), graph.nodes.size(), graph.opset);
+
+  const auto* device_table = static_cast<const aoe_device_vtable*>(device_component.vtable);
+  Instance device(registry.create(device_component, "{}"), device_table->destroy);
+  const aoe_device_ref device_ref{sizeof(aoe_device_ref), device.get(), device_table};
+  const json soc = aoe::sdk::DeviceClient(device_ref, host).describe();
+  const std::string soc_version = soc.value("soc_version", settings.text("device"));
+
+  const Bank bank(bank_root(settings));
+  services.set_bank(&bank);
+  const std::filesystem::path work = settings.has("work_path") ? settings.text("work_path") : ".";
+  const ResultFile result(work, mode, started_wall);
+  Publisher publisher{result,
+                      {{"tuning_name", model_name},
+                       {"tuning_time(s)", 0},
+                       {"model", settings.text("model")},
+                       {"device", settings.text("device")},
+                       {"soc_version", soc_version},
+                       {"bank_path", bank.root().string()},
+                       {"aoe_version", AOE_HOST_VERSION},
+                       {"sdk_version", std::to_string(AOE_SDK_VERSION_MAJOR) + "." +
+                                           std::to_string(AOE_SDK_VERSION_MINOR)}},
+                      started};
+  const std::string status_key = mode + "_tuning_result";
+  publisher.write(json::object(), status_key, "tuning incomplete");
+  spdlog::info("device {} ({}), bank {}, result file {}", settings.text("device"), soc_version, bank.root().string(),
+               result.path().string());
+
+  const json options = {{"budget", settings.integer("budget")},       {"seed", settings.integer("seed")},
+                        {"searcher", settings.text("searcher")},      {"repeat_tune", settings.boolean("repeat_tune")},
+                        {"soc_version", soc_version},                 {"model_name", model_name}};
+  const std::string graph_json = json(graph).dump();
+  const std::string options_json = options.dump();
+  aoe_job job{sizeof(aoe_job), graph_json.c_str(), options_json.c_str(), &device_ref, searchers.table(),
+              &publisher, [](void* ctx, const char* report) {
+                auto& p = *static_cast<Publisher*>(ctx);
+                p.write(json::parse(report), {}, {});
+              }};
+
+  const auto* mode_table = static_cast<const aoe_tuning_mode_vtable*>(mode_component.vtable);
+  Instance tuning_mode(registry.create(mode_component, "{}"), mode_table->destroy);
+  aoe::sdk::StringSink out;
+  try {
+    host.check(mode_table->run(tuning_mode.get(), &job, out.get()), mode);
+  } catch (const Error& e) {
+    publisher.write(json::object(), status_key, std::string("tuning failed: ") + e.what());
+    throw ExitError(exit_tuning_failed, e.what());
+  }
+  json report = json::parse(out.str());
+  const bool incomplete = interrupted();
+  publisher.write(report, status_key, incomplete ? "tuning incomplete" : "");
+  print_summary(model_name, report, incomplete);
+  spdlog::info("result file: {}", result.path().string());
+  return incomplete ? exit_interrupted : exit_ok;
+}
+
+}  // namespace aoe::host

@@ -1,0 +1,26 @@
+// The op tasks of a model: each tunable node as an OpTask, nodes with the
+// same signature grouped so each is tuned once.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "aoe/sdk/graph.h"
+#include "aoe/sdk/op_task.h"
+
+namespace aoe::opat {
+
+struct TaskGroup {
+  aoe::sdk::OpTask task;               // named after its first node
+  std::vector<std::string> node_names; // every node that computes this signature
+};
+
+// Op types operator tuning looks at.
+bool is_tunable(const std::string& op_type);
+
+aoe::sdk::OpTask task_of(const aoe::sdk::Graph& graph, const aoe::sdk::Node& node);
+
+// In graph order of first appearance.
+std::vector<TaskGroup> group_tasks(const aoe::sdk::Graph& graph);
+
+}  // namespace aoe::opat

@@ -1,0 +1,87 @@
+#include "opat_report.h"
+
+#include <cstdio>
+
+namespace aoe::opat {
+namespace {
+
+using nlohmann::json;
+
+std::string percent(double before, double after) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f%%", before > 0 ? (before - after) / before * 100 : 0.0);
+  return text;
+}
+
+const char* outcome_name(Outcome o) {
+  switch (o) {
+    case Outcome::added: return "add";
+    case Outcome::updated: return "update";
+    case Outcome::reserved: return "reserved";
+    case Outcome::unsatisfied: return "unsatisfied";
+    case Outcome::failed: return "failed";
+    case Outcome::interrupted: return "interrupted";
+  }
+  return "failed";
+}
+
+// AOE lists a modified op once, with its figures under each kind of change made.
+json modified_operator(const TunedTask& t) {
+  json performance = json::object();
+  for (const auto& tag : t.result.changed_tags)
+    performance[tag] = {{"performance_before_tune(us)", t.result.before_us},
+                        {"performance_after_tune(us)", t.result.after_us},
+                        {"performance_improvement", percent(t.result.before_us, t.result.after_us)}};
+  return {{"op_name", t.group.task.name}, {"op_type", t.group.task.op_type}, {"tune_performance", performance}};
+}
+
+}  // namespace
+
+json opat_report(const std::vector<TunedTask>& tasks, const std::string& status) {
+  json added = json::array(), updated = json::array(), failed = json::array(), operators = json::array();
+  int add = 0, update = 0, reserved = 0, unsatisfied = 0;
+  double baseline_us = 0, result_us = 0;
+  for (const auto& t : tasks) {
+    const auto& r = t.result;
+    if (r.outcome == Outcome::failed) {
+      failed.push_back({{"op_name", t.group.task.name}, {"op_type", t.group.task.op_type}, {"reason", r.reason}});
+      continue;
+    }
+    if (r.outcome == Outcome::interrupted) continue;
+    add += r.outcome == Outcome::added;
+    update += r.outcome == Outcome::updated;
+    reserved += r.outcome == Outcome::reserved;
+    unsatisfied += r.outcome == Outcome::unsatisfied;
+    if (r.outcome == Outcome::added) added.push_back(modified_operator(t));
+    if (r.outcome == Outcome::updated) updated.push_back(modified_operator(t));
+    const double instances = static_cast<double>(t.group.node_names.size());
+    baseline_us += r.before_us * instances;
+    result_us += r.after_us * instances;
+    operators.push_back({{"op_name", t.group.task.name},
+                         {"op_type", t.group.task.op_type},
+                         {"nodes", t.group.node_names},
+                         {"signature_hash", r.bank_entry},
+                         {"repo", outcome_name(r.outcome)},
+                         {"performance_before_tune(us)", r.before_us},
+                         {"performance_after_tune(us)", r.after_us},
+                         {"evaluations", r.evaluations},
+                         {"config", r.config}});
+  }
+  const int hit = update + reserved;
+  return {{"model_baseline_performance(ms)", baseline_us / 1000},
+          {"model_result_performance(ms)", result_us / 1000},
+          {"model_performance_improvement", percent(baseline_us, result_us)},
+          {"opat_tuning_result", status},
+          {"opat_tuned_operators", operators},
+          {"repo_modified_operators", {{"add_repo_operators", added}, {"update_repo_operators", updated}}},
+          {"repo_summary",
+           {{"repo_add_num", add},
+            {"repo_hit_num", hit},
+            {"repo_reserved_num", reserved},
+            {"repo_unsatisfied_num", unsatisfied},
+            {"repo_update_num", update},
+            {"total_num", add + hit + unsatisfied}}},
+          {"tuning_failed_operators", failed}};
+}
+
+}  // namespace aoe::opat

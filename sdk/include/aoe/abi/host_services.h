@@ -1,0 +1,57 @@
+/* What the host lends a plugin at init: logging, progress, cancellation,
+   statuses and the knowledge bank. Plugins never link against the host. */
+#ifndef AOE_ABI_HOST_SERVICES_H
+#define AOE_ABI_HOST_SERVICES_H
+
+#include <stdint.h>
+
+#include "aoe/abi/sink.h"
+#include "aoe/abi/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+  AOE_LOG_TRACE = 0,
+  AOE_LOG_DEBUG = 1,
+  AOE_LOG_INFO = 2,
+  AOE_LOG_WARN = 3,
+  AOE_LOG_ERROR = 4
+};
+
+/* Bank record outcomes. */
+enum {
+  AOE_BANK_KEPT_EXISTING = 0, /* an entry at least as fast was already there */
+  AOE_BANK_ADDED = 1,
+  AOE_BANK_UPDATED = 2
+};
+
+typedef struct aoe_host_services {
+  uint32_t struct_size;
+  void* ctx; /* the host's per-plugin context: pass it back on every call */
+
+  void (*log)(void* ctx, int32_t level, const char* message);
+  /* A stage of work: `done` of `total` units, with a short note. */
+  void (*progress)(void* ctx, const char* stage, uint64_t done, uint64_t total, const char* note);
+  /* Non-zero once the user asked to stop (Ctrl-C, SIGTERM): finish what is safe, return. */
+  int32_t (*cancelled)(void* ctx);
+
+  aoe_status* (*status_create)(void* ctx, int32_t code, const char* message);
+  int32_t (*status_code)(const aoe_status* status);
+  const char* (*status_message)(const aoe_status* status);
+  void (*status_destroy)(aoe_status* status);
+
+  /* key_json names the entry: {"kind","soc_version","space_version","signature","hash"}.
+     Writes the entry JSON to out_entry and sets *out_found to 1 when present. */
+  aoe_status* (*bank_lookup)(void* ctx, const char* key_json, aoe_sink* out_entry, int32_t* out_found);
+  /* Stores entry_json (its "key" plus config and times) unless an entry at
+     least as fast is there; *out_outcome is one of AOE_BANK_*. */
+  aoe_status* (*bank_record)(void* ctx, const char* entry_json, int32_t* out_outcome);
+} aoe_host_services;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

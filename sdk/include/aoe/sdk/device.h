@@ -1,0 +1,54 @@
+// What a device plugin author implements: a Device that prepares op tasks,
+// and a DeviceTask that checks, builds and times candidates of one op.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <vector>
+
+#include "aoe/sdk/measurement.h"
+#include "aoe/sdk/op_task.h"
+#include "aoe/sdk/tuning_space.h"
+
+namespace aoe::sdk {
+
+// A built candidate; each device subclasses it with what it needs to run.
+class Candidate {
+ public:
+  virtual ~Candidate() = default;
+};
+
+// A build either yields a candidate or says why not (data, not an exception).
+struct Built {
+  std::unique_ptr<Candidate> candidate;
+  Measurement failure;
+
+  static Built ok(std::unique_ptr<Candidate> c) { return {std::move(c), {}}; }
+  static Built failed(ResultStatus status, std::string why) {
+    return {nullptr, Measurement::failed(status, std::move(why))};
+  }
+};
+
+class DeviceTask {
+ public:
+  virtual ~DeviceTask() = default;
+  // Asked once per task; the SDK keeps the answer.
+  virtual TuningSpace space() const = 0;
+  // ok, or invalid with the constraint it breaks. Called before every build.
+  virtual Measurement check(const Config&) const { return {}; }
+  virtual Built build(const Config& config) = 0;
+  // One result per candidate, in order.
+  virtual std::vector<Measurement> measure(const std::vector<Candidate*>& batch, const MeasureOptions& options) = 0;
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  // soc_version, cores, buffers, bandwidths: whatever describes the target.
+  virtual nlohmann::json describe() const = 0;
+  // Throws Error(StatusCode::unsupported, ...) for an op the device cannot run.
+  virtual std::unique_ptr<DeviceTask> prepare(const OpTask& task) = 0;
+};
+
+}  // namespace aoe::sdk

@@ -1,0 +1,70 @@
+// The host services table in C++: logging, progress, cancellation, statuses, bank.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+
+#include "aoe/abi/host_services.h"
+#include "aoe/sdk/error.h"
+#include "aoe/sdk/sink.h"
+
+namespace aoe::sdk {
+
+enum class LogLevel : int { trace = AOE_LOG_TRACE, debug = AOE_LOG_DEBUG, info = AOE_LOG_INFO,
+                            warn = AOE_LOG_WARN, error = AOE_LOG_ERROR };
+
+enum class BankOutcome : int { kept_existing = AOE_BANK_KEPT_EXISTING, added = AOE_BANK_ADDED,
+                               updated = AOE_BANK_UPDATED };
+
+class Host {
+ public:
+  explicit Host(const aoe_host_services* services = nullptr) : s_(services) {}
+  const aoe_host_services* table() const { return s_; }
+
+  void log(LogLevel level, const std::string& message) const {
+    if (s_ && s_->log) s_->log(s_->ctx, static_cast<int32_t>(level), message.c_str());
+  }
+  void debug(const std::string& m) const { log(LogLevel::debug, m); }
+  void info(const std::string& m) const { log(LogLevel::info, m); }
+  void warn(const std::string& m) const { log(LogLevel::warn, m); }
+  void error(const std::string& m) const { log(LogLevel::error, m); }
+
+  void progress(const std::string& stage, uint64_t done, uint64_t total, const std::string& note = {}) const {
+    if (s_ && s_->progress) s_->progress(s_->ctx, stage.c_str(), done, total, note.c_str());
+  }
+  bool cancelled() const { return s_ && s_->cancelled && s_->cancelled(s_->ctx) != 0; }
+
+  // Turns an exception into a status the other side can read; NULL without a host.
+  aoe_status* make_status(StatusCode code, const std::string& message) const {
+    return s_ ? s_->status_create(s_->ctx, static_cast<int32_t>(code), message.c_str()) : nullptr;
+  }
+
+  // Consumes a status returned across the boundary; throws it as Error.
+  void check(aoe_status* status, const std::string& context = {}) const {
+    if (!status) return;
+    const auto code = static_cast<StatusCode>(s_->status_code(status));
+    std::string message = s_->status_message(status);
+    s_->status_destroy(status);
+    throw Error(code, context.empty() ? message : context + ": " + message);
+  }
+
+  std::optional<nlohmann::json> bank_lookup(const nlohmann::json& key) const {
+    StringSink out;
+    int32_t found = 0;
+    check(s_->bank_lookup(s_->ctx, key.dump().c_str(), out.get(), &found), "bank lookup");
+    if (!found) return std::nullopt;
+    return nlohmann::json::parse(out.str());
+  }
+  BankOutcome bank_record(const nlohmann::json& entry) const {
+    int32_t outcome = 0;
+    check(s_->bank_record(s_->ctx, entry.dump().c_str(), &outcome), "bank record");
+    return static_cast<BankOutcome>(outcome);
+  }
+
+ private:
+  const aoe_host_services* s_;
+};
+
+}  // namespace aoe::sdk
