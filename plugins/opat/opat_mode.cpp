@@ -13,7 +13,6 @@ namespace {
 std::string shape_text(const aoe::sdk::OpTask& op) {
   std::string out;
   for (const auto& t : op.inputs) {
-    if (t.constant && op.op_type != "MatMul") continue;
     std::string dims;
     for (auto d : t.shape) dims += (dims.empty() ? "" : "x") + std::to_string(d);
     out += (out.empty() ? "" : ", ") + dims;

@@ -1,0 +1,472 @@
+// The ONNX frontend: protobuf in, checked and shape-inferred, graph IR out.
+#include "onnx_frontend.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <onnx/checker.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <climits>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <set>
+#include <string_view>
+
+#include "aoe/sdk/error.h"
+#include "shape_folding.h"
+
+namespace aoe::host {
+namespace {
+
+namespace fs = std::filesystem;
+using sdk::Error;
+using sdk::StatusCode;
+
+constexpr int64_t kMinOpset = 7;
+constexpr int64_t kMaxOpset = 17;
+constexpr const char* kInputShapeForm =
+    R"(expected "name:d0,d1,...;name2:d0,..." with every dim >= 1, e.g. "x:1,3,640,640;y:1,10")";
+
+// ---- --input_shape ----------------------------------------------------------------------
+
+std::string trim(std::string_view s) {
+  const auto first = s.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return {};
+  const auto last = s.find_last_not_of(" \t\r\n");
+  return std::string(s.substr(first, last - first + 1));
+}
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> parts;
+  for (size_t start = 0;;) {
+    const auto end = s.find(sep, start);
+    parts.push_back(s.substr(start, end == std::string_view::npos ? s.npos : end - start));
+    if (end == std::string_view::npos) return parts;
+    start = end + 1;
+  }
+}
+
+[[noreturn]] void bad_input_shape(const std::string& text, const std::string& part,
+                                  const std::string& why) {
+  throw Error(StatusCode::invalid_argument, "bad --input_shape \"" + text + "\": in '" + part +
+                                                "': " + why + "; " + kInputShapeForm);
+}
+
+int64_t parse_dim(std::string_view raw, const std::string& text, const std::string& part) {
+  const std::string dim = trim(raw);
+  int64_t value = 0;
+  const auto [end, ec] = std::from_chars(dim.data(), dim.data() + dim.size(), value);
+  if (dim.empty() || ec != std::errc() || end != dim.data() + dim.size() || value < 1)
+    bad_input_shape(text, part,
+                    "dim '" + dim + "' is not a positive integer (every dim must be fixed; -1 and ? are not allowed)");
+  return value;
+}
+
+// ---- reading and checking the file --------------------------------------------------------
+
+std::string quoted(const fs::path& path) { return "'" + path.string() + "'"; }
+
+onnx::ModelProto read_model(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec))
+    throw Error(StatusCode::not_found,
+                "ONNX model " + quoted(path) + " does not exist; check the --model path");
+  if (fs::is_directory(path, ec))
+    throw Error(StatusCode::invalid_argument,
+                "ONNX model " + quoted(path) + " is a directory; pass the .onnx file itself");
+  const auto size = fs::file_size(path, ec);
+  if (!ec && size >= static_cast<uintmax_t>(INT_MAX))
+    throw Error(StatusCode::unsupported,
+                "ONNX model " + quoted(path) + " is " + std::to_string(size) +
+                    " bytes; protobuf cannot parse a message of 2 GB or more: save the model with its "
+                    "weights as external data");
+
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw Error(StatusCode::io, "cannot open ONNX model " + quoted(path) + ": " + std::strerror(errno) +
+                                    "; check that it is readable");
+  google::protobuf::io::IstreamInputStream raw(&in);
+  google::protobuf::io::CodedInputStream coded(&raw);
+  // Older protobufs refuse messages over 64 MB by default; real models are bigger.
+  coded.SetTotalBytesLimit(INT_MAX);
+  onnx::ModelProto model;
+  if (!model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage() || !model.has_graph())
+    throw Error(StatusCode::invalid_argument,
+                "cannot parse ONNX model " + quoted(path) + " (" + std::to_string(ec ? 0 : size) +
+                    " bytes): the file is truncated, corrupt or not an ONNX model; export or copy it again");
+  return model;
+}
+
+int64_t default_opset(const onnx::ModelProto& model, const fs::path& path) {
+  for (const auto& import : model.opset_import()) {
+    if (!import.domain().empty() && import.domain() != "ai.onnx") continue;
+    if (import.version() < kMinOpset || import.version() > kMaxOpset)
+      throw Error(StatusCode::unsupported,
+                  "ONNX model " + quoted(path) + " uses unknown opset " + std::to_string(import.version()) +
+                      " of the default ONNX domain; supported opsets are " + std::to_string(kMinOpset) +
+                      ".." + std::to_string(kMaxOpset) + ": convert the model to one of them");
+    return import.version();
+  }
+  throw Error(StatusCode::unsupported, "ONNX model " + quoted(path) +
+                                           " imports no opset of the default ONNX domain; re-export it "
+                                           "with an opset in 7..17");
+}
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+void add_input_like(onnx::GraphProto& graph, const onnx::TensorProto& tensor) {
+  auto* input = graph.add_input();
+  input->set_name(tensor.name());
+  auto* type = input->mutable_type()->mutable_tensor_type();
+  type->set_elem_type(tensor.data_type());
+  auto* shape = type->mutable_shape();
+  for (auto d : tensor.dims()) shape->add_dim()->set_dim_value(d);
+}
+
+// ONNX 1.12's checker opens every external data file it is shown, but loading needs only
+// dims: while it runs, each external weight stands in the graph as an input of the same
+// type. Protobuf moves swap pointers, so no weight is copied.
+void check_model(onnx::ModelProto& model, const fs::path& path) {
+  auto& graph = *model.mutable_graph();
+  std::set<std::string> inputs;
+  for (const auto& input : graph.input()) inputs.insert(input.name());
+  const int original_inputs = graph.input_size();
+  google::protobuf::RepeatedPtrField<onnx::TensorProto> all;
+  all.Swap(graph.mutable_initializer());
+  const auto external = [](const onnx::TensorProto& t) { return t.data_location() == onnx::TensorProto::EXTERNAL; };
+  for (auto& init : all) {
+    if (!external(init)) *graph.add_initializer() = std::move(init);
+    else if (!inputs.count(init.name())) add_input_like(graph, init);
+  }
+  try {
+    onnx::checker::check_model(model);
+  } catch (const std::exception& e) {
+    throw Error(StatusCode::invalid_argument, "ONNX model " + quoted(path) + " is invalid: " +
+                                                  first_line(e.what()) + "; fix or re-export the model");
+  }
+  int next = 0;
+  for (auto& init : all)
+    if (!external(init)) init = std::move(*graph.mutable_initializer(next++));
+  graph.mutable_initializer()->Swap(&all);
+  graph.mutable_input()->DeleteSubrange(original_inputs, graph.input_size() - original_inputs);
+}
+
+// ---- inputs and their shapes -------------------------------------------------------------
+
+// Old exporters list initializers among the inputs; those are weights, not inputs.
+std::vector<onnx::ValueInfoProto*> real_inputs(onnx::GraphProto& graph) {
+  std::set<std::string> initializers;
+  for (const auto& init : graph.initializer()) initializers.insert(init.name());
+  std::vector<onnx::ValueInfoProto*> inputs;
+  for (auto& input : *graph.mutable_input())
+    if (!initializers.count(input.name())) inputs.push_back(&input);
+  return inputs;
+}
+
+bool dim_known(const onnx::TensorShapeProto::Dimension& dim) {
+  return dim.has_dim_value() && dim.dim_value() >= 0;
+}
+
+// "[?,128,768]", or "(shape unknown)" when not even the rank is known.
+std::string shape_text(const onnx::TypeProto_Tensor& type) {
+  if (!type.has_shape()) return "(shape unknown)";
+  std::string text = "[";
+  for (int i = 0; i < type.shape().dim_size(); ++i) {
+    const auto& dim = type.shape().dim(i);
+    text += (i ? "," : "") + (dim_known(dim) ? std::to_string(dim.dim_value()) : std::string("?"));
+  }
+  return text + "]";
+}
+
+std::string input_names(const std::vector<onnx::ValueInfoProto*>& inputs) {
+  std::string names;
+  for (const auto* input : inputs) names += (names.empty() ? "'" : ", '") + input->name() + "'";
+  return names.empty() ? "none" : names;
+}
+
+// Shapes stored in the file were computed for the old input shapes; inference redoes them.
+void forget_stale_shapes(onnx::GraphProto& graph) {
+  graph.clear_value_info();
+  for (auto& output : *graph.mutable_output())
+    if (output.type().has_tensor_type()) output.mutable_type()->mutable_tensor_type()->clear_shape();
+}
+
+void apply_input_shapes(onnx::GraphProto& graph, const InputShapes& shapes, const fs::path& path) {
+  const auto inputs = real_inputs(graph);
+  for (const auto& [name, dims] : shapes) {
+    const auto it = std::find_if(inputs.begin(), inputs.end(), [&](auto* in) { return in->name() == name; });
+    if (it == inputs.end())
+      throw Error(StatusCode::invalid_argument, "--input_shape names input '" + name + "', but ONNX model " +
+                                                    quoted(path) + " has inputs " + input_names(inputs) +
+                                                    "; use one of those names");
+    if (!(*it)->type().has_tensor_type())
+      throw Error(StatusCode::unsupported, "input '" + name + "' of ONNX model " + quoted(path) +
+                                               " is not a tensor; only tensor inputs can be tuned");
+    auto* type = (*it)->mutable_type()->mutable_tensor_type();
+    if (type->has_shape() && type->shape().dim_size() != static_cast<int>(dims.size()))
+      throw Error(StatusCode::invalid_argument,
+                  "--input_shape gives input '" + name + "' " + std::to_string(dims.size()) +
+                      " dims, but ONNX model " + quoted(path) + " declares it as " + shape_text(*type) +
+                      "; pass " + std::to_string(type->shape().dim_size()) + " dims");
+    auto* shape = type->mutable_shape();
+    shape->clear_dim();
+    for (auto d : dims) shape->add_dim()->set_dim_value(d);
+  }
+  if (!shapes.empty()) forget_stale_shapes(graph);
+}
+
+// "tokens:1,128,768": the input with its unknown dims set to 1, as a starting point.
+std::string suggested_shape(const onnx::ValueInfoProto& input) {
+  const auto& type = input.type().tensor_type();
+  if (!type.has_shape()) return input.name() + ":<dims>";
+  std::string text = input.name() + ":";
+  for (int i = 0; i < type.shape().dim_size(); ++i) {
+    const auto& dim = type.shape().dim(i);
+    text += (i ? "," : "") + (dim_known(dim) ? std::to_string(dim.dim_value()) : std::string("1"));
+  }
+  return text;
+}
+
+void require_known_inputs(onnx::GraphProto& graph, const fs::path& path) {
+  std::string unknown, suggestion;
+  for (const auto* input : real_inputs(graph)) {
+    if (!input->type().has_tensor_type())
+      throw Error(StatusCode::unsupported, "input '" + input->name() + "' of ONNX model " + quoted(path) +
+                                               " is not a tensor; only tensor inputs can be tuned");
+    const auto& type = input->type().tensor_type();
+    const bool known = type.has_shape() && std::all_of(type.shape().dim().begin(), type.shape().dim().end(),
+                                                       [](const auto& dim) { return dim_known(dim); });
+    if (known) continue;
+    unknown += (unknown.empty() ? "'" : ", '") + input->name() + "' " + shape_text(type);
+    suggestion += (suggestion.empty() ? "" : ";") + suggested_shape(*input);
+  }
+  if (!unknown.empty())
+    throw Error(StatusCode::invalid_argument,
+                "ONNX model " + quoted(path) + " has inputs with unknown dims: " + unknown +
+                    "; fix them with --input_shape \"" + suggestion +
+                    "\" (put the sizes to tune for where ? was)");
+}
+
+void run_inference(onnx::ModelProto& model, const fs::path& path) {
+  // Node-level failures (custom ops, values only known at run time) leave those values
+  // unknown instead of failing the whole load.
+  const onnx::ShapeInferenceOptions options(/*check_type_val=*/false, /*strict_mode_val=*/0,
+                                            /*data_prop_val=*/true);
+  try {
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
+  } catch (const std::exception& e) {
+    throw Error(StatusCode::invalid_argument, "shape inference failed on ONNX model " + quoted(path) + ": " +
+                                                  first_line(e.what()) +
+                                                  "; check --input_shape against the model's inputs");
+  }
+}
+
+// Exporters compute Reshape and Expand targets from shapes at run time, which ONNX's own
+// inference does not see through. Folded values are pinned as initializers so inference
+// reads them, round after round while new ones appear, and removed at the end: the
+// graph keeps its nodes and only gains shapes. Each round pins at least one new value,
+// so the loop ends.
+void infer_shapes(onnx::ModelProto& model, const fs::path& path) {
+  auto& graph = *model.mutable_graph();
+  run_inference(model, path);
+  const int original_initializers = graph.initializer_size();
+  const auto plain_value_info = graph.value_info();
+  const auto plain_outputs = graph.output();
+  std::set<std::string> constant_names;
+  for (const auto& init : graph.initializer()) constant_names.insert(init.name());
+  try {
+    for (bool pinned = true; pinned;) {
+      pinned = false;
+      for (const auto& [name, value] : fold_shape_values(graph)) {
+        if (!constant_names.insert(name).second) continue;
+        *graph.add_initializer() = to_initializer(name, value);
+        pinned = true;
+      }
+      if (pinned) run_inference(model, path);
+    }
+  } catch (const Error& e) {
+    // Inference disagreeing with a folded value is a folding bug; the plain shapes still hold.
+    spdlog::warn("shape folding gave up on {}: {}", path.string(), e.what());
+    *graph.mutable_value_info() = plain_value_info;
+    *graph.mutable_output() = plain_outputs;
+  }
+  graph.mutable_initializer()->DeleteSubrange(original_initializers,
+                                              graph.initializer_size() - original_initializers);
+}
+
+// ---- conversion to the graph IR -----------------------------------------------------------
+
+sdk::DType to_dtype(int32_t elem_type) {
+  using T = onnx::TensorProto;
+  switch (elem_type) {
+    case T::FLOAT: return sdk::DType::f32;
+    case T::FLOAT16: return sdk::DType::f16;
+    case T::BFLOAT16: return sdk::DType::bf16;
+    case T::DOUBLE: return sdk::DType::f64;
+    case T::INT8: return sdk::DType::i8;
+    case T::INT16: return sdk::DType::i16;
+    case T::INT32: return sdk::DType::i32;
+    case T::INT64: return sdk::DType::i64;
+    case T::UINT8: return sdk::DType::u8;
+    case T::UINT16: return sdk::DType::u16;
+    case T::UINT32: return sdk::DType::u32;
+    case T::UINT64: return sdk::DType::u64;
+    case T::BOOL: return sdk::DType::boolean;
+    default: return sdk::DType::undefined;  // strings, complex: nothing to tune
+  }
+}
+
+sdk::TensorDesc to_tensor(const onnx::ValueInfoProto& value) {
+  sdk::TensorDesc desc{.name = value.name(), .shape = {-1}, .dtype = sdk::DType::undefined};
+  if (!value.type().has_tensor_type()) return desc;
+  const auto& type = value.type().tensor_type();
+  desc.dtype = to_dtype(type.elem_type());
+  if (!type.has_shape()) return desc;
+  desc.shape.clear();
+  for (const auto& dim : type.shape().dim()) desc.shape.push_back(dim_known(dim) ? dim.dim_value() : -1);
+  return desc;
+}
+
+sdk::TensorDesc to_tensor(const onnx::TensorProto& init) {
+  return {.name = init.name(),
+          .shape = {init.dims().begin(), init.dims().end()},
+          .dtype = to_dtype(init.data_type()),
+          .constant = true};
+}
+
+// The shortest text that reads back as the same float, so 1e-5f stays 1e-05, not 9.99999974e-06.
+double to_double(float value) {
+  char text[32];
+  const auto [end, ec] = std::to_chars(text, text + sizeof text, value);
+  double out = value;
+  std::from_chars(text, end, out);
+  return out;
+}
+
+nlohmann::json to_text(const std::string& bytes) {
+  nlohmann::json text = bytes;
+  try {
+    (void)text.dump();
+    return text;
+  } catch (const nlohmann::json::type_error&) {  // not UTF-8: keep it printable
+    static constexpr char hex[] = "0123456789abcdef";
+    std::string out = "0x";
+    for (unsigned char c : bytes) out += {hex[c >> 4], hex[c & 15]};
+    return out;
+  }
+}
+
+nlohmann::json tensor_summary(const onnx::TensorProto& tensor) {
+  return {{"dims", std::vector<int64_t>(tensor.dims().begin(), tensor.dims().end())},
+          {"dtype", sdk::to_string(to_dtype(tensor.data_type()))}};
+}
+
+template <typename Repeated, typename Convert>
+nlohmann::json to_list(const Repeated& items, Convert convert) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& item : items) list.push_back(convert(item));
+  return list;
+}
+
+// Subgraphs, sparse tensors and type protos carry nothing a tuner keys on: skipped.
+std::optional<nlohmann::json> attribute_value(const onnx::AttributeProto& attr) {
+  using A = onnx::AttributeProto;
+  const auto same = [](const auto& v) { return nlohmann::json(v); };
+  switch (attr.type()) {
+    case A::FLOAT: return to_double(attr.f());
+    case A::INT: return attr.i();
+    case A::STRING: return to_text(attr.s());
+    case A::TENSOR: return tensor_summary(attr.t());
+    case A::FLOATS: return to_list(attr.floats(), to_double);
+    case A::INTS: return to_list(attr.ints(), same);
+    case A::STRINGS: return to_list(attr.strings(), to_text);
+    case A::TENSORS: return to_list(attr.tensors(), tensor_summary);
+    default: return std::nullopt;
+  }
+}
+
+sdk::Node to_node(const onnx::NodeProto& proto, size_t index) {
+  sdk::Node node{.name = proto.name().empty() ? proto.op_type() + "_" + std::to_string(index) : proto.name(),
+                 .op_type = proto.op_type(),
+                 .inputs = {proto.input().begin(), proto.input().end()},
+                 .outputs = {proto.output().begin(), proto.output().end()}};
+  for (const auto& attr : proto.attribute())
+    if (auto value = attribute_value(attr)) node.attrs[attr.name()] = std::move(*value);
+  return node;
+}
+
+sdk::Graph to_graph(onnx::GraphProto& proto, int64_t opset) {
+  sdk::Graph graph;
+  graph.name = proto.name();
+  graph.opset = opset;
+  for (const auto* input : real_inputs(proto)) graph.inputs.push_back(input->name());
+  for (const auto& output : proto.output()) graph.outputs.push_back(output.name());
+
+  const auto add = [&](sdk::TensorDesc desc) { graph.tensors.insert_or_assign(desc.name, std::move(desc)); };
+  for (const auto& value : proto.value_info()) add(to_tensor(value));
+  for (const auto& value : proto.input()) add(to_tensor(value));
+  for (const auto& value : proto.output()) add(to_tensor(value));
+  // Initializers last: their dims are exact even where a stale value_info disagrees.
+  for (const auto& init : proto.initializer()) add(to_tensor(init));
+
+  for (int i = 0; i < proto.node_size(); ++i) {
+    graph.nodes.push_back(to_node(proto.node(i), static_cast<size_t>(i)));
+    for (const auto& name : proto.node(i).output()) {
+      if (name.empty()) continue;
+      auto& desc = graph.tensors.try_emplace(name, sdk::TensorDesc{.name = name, .shape = {-1},
+                                                                   .dtype = sdk::DType::undefined})
+                       .first->second;
+      if (proto.node(i).op_type() == "Constant") desc.constant = true;
+    }
+    for (const auto& name : proto.node(i).input())
+      if (!name.empty())
+        graph.tensors.try_emplace(name, sdk::TensorDesc{.name = name, .shape = {-1},
+                                                        .dtype = sdk::DType::undefined});
+  }
+  return graph;
+}
+
+}  // namespace
+
+InputShapes parse_input_shape(const std::string& text) {
+  InputShapes shapes;
+  if (trim(text).empty()) return shapes;
+  auto parts = split(text, ';');
+  if (parts.size() > 1 && trim(parts.back()).empty()) parts.pop_back();  // a trailing ';' is harmless
+  for (const auto raw : parts) {
+    const std::string part = trim(raw);
+    if (part.empty()) bad_input_shape(text, part, "an empty entry between ';'");
+    const auto colon = part.rfind(':');  // names such as "input:0" keep their own ':'
+    if (colon == std::string::npos) bad_input_shape(text, part, "no ':' between the input name and its dims");
+    const std::string name = trim(std::string_view(part).substr(0, colon));
+    if (name.empty()) bad_input_shape(text, part, "the input name is empty");
+    const std::string dims_text = trim(std::string_view(part).substr(colon + 1));
+    if (dims_text.empty()) bad_input_shape(text, part, "no dims after ':'");
+    std::vector<int64_t> dims;
+    for (const auto dim : split(dims_text, ',')) dims.push_back(parse_dim(dim, text, part));
+    if (!shapes.emplace(name, std::move(dims)).second)
+      bad_input_shape(text, part, "input '" + name + "' is given twice");
+  }
+  return shapes;
+}
+
+sdk::Graph load_onnx(const std::filesystem::path& path, const InputShapes& input_shapes) {
+  onnx::ModelProto model = read_model(path);
+  const int64_t opset = default_opset(model, path);
+  auto& graph = *model.mutable_graph();
+  // The checker insists on a graph name; a nameless graph is still a usable one.
+  if (graph.name().empty()) graph.set_name(path.stem().string());
+  check_model(model, path);
+  apply_input_shapes(graph, input_shapes, path);
+  require_known_inputs(graph, path);
+  infer_shapes(model, path);
+  return to_graph(graph, opset);
+}
+
+}  // namespace aoe::host

@@ -1,0 +1,31 @@
+// The ONNX frontend: reads a model file into the SDK graph IR, with every shape it can infer.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "aoe/sdk/graph.h"
+
+namespace aoe::host {
+
+// Input name -> the fixed dims it is tuned for, as given by --input_shape.
+using InputShapes = std::map<std::string, std::vector<int64_t>>;
+
+// Parses AOE's --input_shape text: "x:1,3,640,640;y:1,10". Every dim must be >= 1.
+// Empty text means no overrides. The name ends at the last ':', so TensorFlow-style
+// names such as "input:0:1,224" work. Throws sdk::Error(invalid_argument) naming the
+// bad part and showing the expected form.
+InputShapes parse_input_shape(const std::string& text);
+
+// Reads an ONNX model (default-domain opset 7..17), fixes its input shapes from
+// input_shapes, infers the shape of every value and converts it to the graph IR.
+// Weights kept as external data are never opened: only their dims are needed.
+// Initializers, and outputs of Constant nodes, are tensors with constant = true.
+// A value whose rank stays unknown has shape {-1}, so it is never taken for a scalar.
+// Throws sdk::Error naming the file and what to do when the model cannot be used.
+sdk::Graph load_onnx(const std::filesystem::path& model, const InputShapes& input_shapes = {});
+
+}  // namespace aoe::host

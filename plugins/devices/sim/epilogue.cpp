@@ -1,0 +1,99 @@
+#include "epilogue.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "aoe/sdk/error.h"
+
+namespace aoe::sim {
+namespace {
+
+struct FusedOpWork {
+  const char* op_type;
+  int simple;
+  int transcendental;
+  bool binary;
+};
+
+// Passes are the length of each op's vector instruction sequence [L]:
+// e.g. sigmoid = exp(-x) (mul, exp), +1 (add), reciprocal (div-class).
+constexpr FusedOpWork kFusedOps[] = {
+    {"Add", 1, 0, true},      {"Sub", 1, 0, true},       {"Mul", 1, 0, true},
+    {"BiasAdd", 1, 0, true},  {"Div", 0, 1, true},       {"Relu", 1, 0, false},
+    {"Relu6", 2, 0, false},   {"Clip", 2, 0, false},     {"LeakyRelu", 2, 0, false},
+    {"Cast", 1, 0, false},    {"Exp", 0, 1, false},      {"Sigmoid", 2, 2, false},
+    {"Tanh", 3, 2, false},    {"Gelu", 6, 2, false},
+};
+
+const FusedOpWork* find(const std::string& op_type) {
+  for (const auto& op : kFusedOps)
+    if (op_type == op.op_type) return &op;
+  return nullptr;
+}
+
+}  // namespace
+
+namespace {
+
+// One instruction covers at most 255 repeats, and each pays its startup.
+double repeats(const Soc& soc, int64_t elements, int bytes) {
+  return std::ceil(static_cast<double>(elements) * bytes / soc.vector_bytes_per_cycle);
+}
+double instructions(double repeats) { return std::ceil(repeats / 255.0); }
+
+}  // namespace
+
+double vector_pass_cycles(const Soc& soc, int64_t elements, int bytes) {
+  const double r = repeats(soc, elements, bytes);
+  return r + instructions(r) * soc.vector_latency_cycles;
+}
+
+double Epilogue::vector_cycles(const Soc& soc, int64_t elements, int bytes) const {
+  if (simple_passes == 0 && transcendental_passes == 0) return 0;
+  const double transcendental = static_cast<double>(elements) / soc.transcendental_elems_per_cycle +
+                                instructions(repeats(soc, elements, bytes)) * soc.transcendental_latency_cycles;
+  return simple_passes * vector_pass_cycles(soc, elements, bytes) + transcendental_passes * transcendental;
+}
+
+double Epilogue::addend_bytes_per_tile(int64_t rows, int64_t cols, int64_t full) const {
+  double bytes = 0;
+  for (const auto& a : addends) {
+    // ONNX broadcasting aligns trailing dims: a smaller addend spans columns.
+    const int64_t elements = a.elements >= full ? rows * cols : std::min(a.elements, cols);
+    bytes += static_cast<double>(elements) * a.bytes;
+  }
+  return bytes;
+}
+
+double Epilogue::addend_bytes_total() const {
+  double bytes = 0;
+  for (const auto& a : addends) bytes += static_cast<double>(a.elements) * a.bytes;
+  return bytes;
+}
+
+void add_fused_op(Epilogue& epilogue, const std::string& op_type, const sdk::TensorDesc* addend,
+                  const std::string& target) {
+  const FusedOpWork* op = find(op_type);
+  if (!op)
+    throw sdk::Error(sdk::StatusCode::unsupported,
+                     target + " simulator does not model fused op '" + op_type + "' yet");
+  epilogue.simple_passes += op->simple;
+  epilogue.transcendental_passes += op->transcendental;
+  if (!op->binary) return;
+  if (!addend || !addend->fully_known())
+    throw sdk::Error(sdk::StatusCode::invalid_argument, "fused op '" + op_type + "' needs an addend of known shape");
+  epilogue.addends.push_back({addend->elements(), sdk::dtype_bytes(addend->dtype)});
+}
+
+bool is_binary_fused_op(const std::string& op_type) {
+  const FusedOpWork* op = find(op_type);
+  return op && op->binary;
+}
+
+std::vector<std::string> fused_op_types() {
+  std::vector<std::string> out;
+  for (const auto& op : kFusedOps) out.emplace_back(op.op_type);
+  return out;
+}
+
+}  // namespace aoe::sim

@@ -1,0 +1,81 @@
+// MatMul and Gemm on a DaVinci AI core: CANN's tiling knobs, the buffers a
+// tiling must fit, the tiling CANN's heuristic would pick, and its time.
+#pragma once
+
+#include <cstdint>
+
+#include "aoe/sdk/graph.h"
+#include "aoe/sdk/op_task.h"
+#include "epilogue.h"
+#include "op_model.h"
+#include "soc.h"
+
+namespace aoe::sim {
+
+// What the cube computes: `batch` independent m x k x n products. Batches that
+// share B are folded into m, as CANN does, so they share its panels.
+struct MatMulProblem {
+  int64_t batch = 1;
+  int64_t m = 0, k = 0, n = 0;
+  int64_t matrix_elements = 0;  // one output matrix of the op, M x N
+  int64_t a_elements = 0, b_elements = 0;
+  sdk::DType a_dtype = sdk::DType::f16, b_dtype = sdk::DType::f16, out_dtype = sdk::DType::f16;
+  bool a_constant = false, b_constant = false;
+  Epilogue epilogue;
+
+  double flops() const;
+  // Operands, addends and result as the op stores them in GM.
+  double gm_bytes() const;
+};
+
+// Throws unsupported for what the SoC cannot run, invalid_argument for a
+// malformed task.
+MatMulProblem matmul_problem(const sdk::OpTask& task, const Soc& soc);
+
+// One config, decoded. L0 sizes and k_l1 count 16-element fractals.
+struct MatMulTiling {
+  int64_t block_dim = 1, m_l0 = 1, n_l0 = 1, k_l0 = 1, k_l1 = 1;
+  bool db_l0 = false, db_l1 = false;
+
+  static MatMulTiling from(const sdk::Config& config);
+  sdk::Config config() const;
+};
+
+// Where a tiling's time goes. Stage times are cycles per output tile.
+struct MatMulCost {
+  int64_t tiles = 0;
+  int64_t rounds = 0;  // tiles on the busiest core
+  double gm_to_l1 = 0, l1_to_l0 = 0, cube = 0, write_back = 0;
+  double core_cycles = 0;  // the busiest core, fill and drain included
+  double cast_us = 0;      // fp32 operands cast to fp16 before the kernel
+  double total_us = 0;
+};
+
+class MatMulModel final : public OpModel {
+ public:
+  MatMulModel(const Soc& soc, MatMulProblem problem);
+
+  const sdk::TuningSpace& space() const override { return space_; }
+  sdk::Measurement check(const sdk::Config& config) const override;
+  double time_us(const sdk::Config& config) const override;
+  double roofline_us() const override;
+
+  sdk::Measurement check(const MatMulTiling& tiling) const;
+  MatMulCost cost(const MatMulTiling& tiling) const;
+  const MatMulProblem& problem() const { return p_; }
+
+ private:
+  sdk::TuningSpace make_space() const;
+  MatMulTiling default_tiling() const;
+  int64_t tiles(int64_t m_l0, int64_t n_l0) const;
+  double hbm_bytes_per_round(const MatMulTiling& t, int64_t active, int64_t rounds) const;
+  double write_back_cycles(const MatMulTiling& t, int64_t active) const;
+  double cast_us() const;
+
+  const Soc& soc_;
+  MatMulProblem p_;
+  bool operands_fit_l2_ = false;
+  sdk::TuningSpace space_;
+};
+
+}  // namespace aoe::sim

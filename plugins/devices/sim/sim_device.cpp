@@ -1,0 +1,108 @@
+#include "sim_device.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "aoe/sdk/error.h"
+#include "matmul_model.h"
+
+namespace aoe::sim {
+namespace {
+
+const Soc& soc_for(const std::string& component) {
+  const Soc* soc = find_soc(component);
+  if (!soc) throw sdk::Error(sdk::StatusCode::not_found, "no simulated SoC named '" + component + "'");
+  return *soc;
+}
+
+// Each task draws its own noise, seeded by what it computes, so a task's
+// timings do not depend on which tasks were prepared before it.
+uint64_t task_seed(uint64_t seed, const sdk::OpTask& task) {
+  return seed ^ std::stoull(task.hash(), nullptr, 16);
+}
+
+}  // namespace
+
+SimOptions SimOptions::parse(const nlohmann::json& options, const std::string& target) {
+  SimOptions out;
+  for (const auto& [key, value] : options.items()) {
+    if (key == "noise") {
+      if (!value.is_number() || value.get<double>() < 0)
+        throw sdk::Error(sdk::StatusCode::invalid_argument, target + " option 'noise' must be a number >= 0");
+      out.noise = value.get<double>();
+    } else if (key == "seed") {
+      if (!value.is_number_unsigned())
+        throw sdk::Error(sdk::StatusCode::invalid_argument, target + " option 'seed' must be an integer >= 0");
+      out.seed = value.get<uint64_t>();
+    } else {
+      throw sdk::Error(sdk::StatusCode::invalid_argument,
+                       target + " has no option '" + key + "' (it takes noise, seed)");
+    }
+  }
+  return out;
+}
+
+SimTask::SimTask(std::unique_ptr<OpModel> model, SimOptions options, uint64_t task_seed)
+    : model_(std::move(model)), options_(options), rng_(task_seed) {}
+
+sdk::Built SimTask::build(const sdk::Config& config) {
+  auto verdict = model_->check(config);
+  if (!verdict.ok()) return sdk::Built::failed(verdict.status, verdict.message);
+  return sdk::Built::ok(std::make_unique<SimCandidate>(model_->time_us(config)));
+}
+
+std::vector<sdk::Measurement> SimTask::measure(const std::vector<sdk::Candidate*>& batch,
+                                               const sdk::MeasureOptions& options) {
+  std::vector<sdk::Measurement> out;
+  out.reserve(batch.size());
+  for (const auto* candidate : batch) {
+    const auto* sim = dynamic_cast<const SimCandidate*>(candidate);
+    if (!sim) {
+      out.push_back(sdk::Measurement::failed(sdk::ResultStatus::run_failed, "not a candidate of this device"));
+      continue;
+    }
+    out.push_back(timed(sim->time_us(), std::max<uint32_t>(1, options.repeats)));
+  }
+  return out;
+}
+
+// Interference only ever slows a kernel down, so noise is one-sided and a
+// timing never beats the model; the median of the repeats is reported.
+sdk::Measurement SimTask::timed(double model_us, uint32_t repeats) {
+  if (options_.noise <= 0) return sdk::Measurement::timed(model_us, 0, 1);
+  std::normal_distribution<double> z(0.0, 1.0);
+  std::vector<double> samples(repeats);
+  for (auto& s : samples) s = model_us * (1 + options_.noise * std::abs(z(rng_)));
+  std::sort(samples.begin(), samples.end());
+  const double median = repeats % 2 ? samples[repeats / 2] : (samples[repeats / 2 - 1] + samples[repeats / 2]) / 2;
+  const double mean = std::accumulate(samples.begin(), samples.end(), 0.0) / repeats;
+  double var = 0;
+  for (double s : samples) var += (s - mean) * (s - mean);
+  return sdk::Measurement::timed(median, std::sqrt(var / repeats) / mean, repeats);
+}
+
+SimDevice::SimDevice(const sdk::CreateArgs& args)
+    : soc_(soc_for(args.component)), options_(SimOptions::parse(args.options, args.component)) {}
+
+nlohmann::json SimDevice::describe() const {
+  auto out = sim::describe(soc_);
+  out["op_types"] = {"MatMul", "Gemm"};
+  out["fused_op_types"] = fused_op_types();
+  out["noise"] = options_.noise;
+  return out;
+}
+
+std::unique_ptr<OpModel> SimDevice::model(const sdk::OpTask& task) const {
+  if (task.op_type == "MatMul" || task.op_type == "Gemm")
+    return std::make_unique<MatMulModel>(soc_, matmul_problem(task, soc_));
+  throw sdk::Error(sdk::StatusCode::unsupported, soc_.target + " simulator does not model op '" + task.op_type + "' yet");
+}
+
+std::unique_ptr<sdk::DeviceTask> SimDevice::prepare(const sdk::OpTask& task) {
+  return std::make_unique<SimTask>(model(task), options_, task_seed(options_.seed, task));
+}
+
+AOE_REGISTER_DEVICE(SimDevice, "ascend910", "Ascend 910 (DaVinci, 32 AI cores) simulator");
+
+}  // namespace aoe::sim

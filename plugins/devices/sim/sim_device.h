@@ -1,0 +1,73 @@
+// The simulated Ascend device: prepares op tasks against an SoC model and
+// times candidates with the op's cost model instead of hardware.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "aoe/sdk/device.h"
+#include "aoe/sdk/plugin.h"
+#include "op_model.h"
+#include "soc.h"
+
+namespace aoe::sim {
+
+// Options: `noise` (relative sigma of each timing, default 0) and `seed`.
+struct SimOptions {
+  double noise = 0;
+  uint64_t seed = 0;
+
+  static SimOptions parse(const nlohmann::json& options, const std::string& target);
+};
+
+// A built candidate is its modelled time: there is nothing else to run.
+class SimCandidate final : public sdk::Candidate {
+ public:
+  explicit SimCandidate(double time_us) : time_us_(time_us) {}
+  double time_us() const { return time_us_; }
+
+ private:
+  double time_us_;
+};
+
+class SimTask final : public sdk::DeviceTask {
+ public:
+  SimTask(std::unique_ptr<OpModel> model, SimOptions options, uint64_t task_seed);
+
+  sdk::TuningSpace space() const override { return model_->space(); }
+  sdk::Measurement check(const sdk::Config& config) const override { return model_->check(config); }
+  sdk::Built build(const sdk::Config& config) override;
+  std::vector<sdk::Measurement> measure(const std::vector<sdk::Candidate*>& batch,
+                                        const sdk::MeasureOptions& options) override;
+
+  const OpModel& model() const { return *model_; }
+
+ private:
+  sdk::Measurement timed(double model_us, uint32_t repeats);
+
+  std::unique_ptr<OpModel> model_;
+  SimOptions options_;
+  std::mt19937_64 rng_;
+};
+
+class SimDevice final : public sdk::Device {
+ public:
+  explicit SimDevice(const sdk::CreateArgs& args);
+  SimDevice(const Soc& soc, SimOptions options) : soc_(soc), options_(options) {}
+
+  nlohmann::json describe() const override;
+  // Throws unsupported for an op (or fused op, or dtype) the SoC model lacks.
+  std::unique_ptr<sdk::DeviceTask> prepare(const sdk::OpTask& task) override;
+  // The op's model alone, for callers that want its figures.
+  std::unique_ptr<OpModel> model(const sdk::OpTask& task) const;
+
+ private:
+  const Soc& soc_;
+  SimOptions options_;
+};
+
+}  // namespace aoe::sim

@@ -1,0 +1,54 @@
+// An Ascend SoC as the simulator sees it: cores, cube, buffers, data rates and fixed costs.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace aoe::sim {
+
+// Rates are bytes per cycle per core, the convention of CANN's platform ini
+// files, so values can be copied from them unchanged.
+struct Soc {
+  std::string target;       // what users type: "ascend910"
+  std::string soc_version;  // CANN's name: "Ascend910"
+  int ai_cores = 0;
+  double clock_ghz = 0;
+  int cube_m = 16, cube_k = 16, cube_n = 16;  // fp16 MACs per cycle per core: m*k*n
+
+  // Per-core buffers and the chip's L2, bytes.
+  int64_t l0a_bytes = 0, l0b_bytes = 0, l0c_bytes = 0, l1_bytes = 0, ub_bytes = 0, l2_bytes = 0;
+  int64_t l0_align_bytes = 0;
+
+  double hbm_gbps = 0;        // the whole chip
+  double gm_to_l1_rate = 0;   // one core's MTE2 reading GM through L2
+  double ddr_rate = 0;        // one core's fair share of HBM
+  double l1_to_l0a_rate = 0, l1_to_l0b_rate = 0, l0c_to_ub_rate = 0, ub_to_gm_rate = 0;
+  double vector_bytes_per_cycle = 0;       // one full-width vector repeat
+  double transcendental_elems_per_cycle = 0;
+
+  // Fixed costs.
+  double launch_us = 0;
+  double dma_cycles = 0;       // per GM<->L1/UB transfer
+  double mte1_cycles = 0;      // per L1->L0 load
+  double mmad_cycles = 0;      // per mmad issue
+  double vector_latency_cycles = 0;
+  double transcendental_latency_cycles = 0;
+
+  double cycles_per_us() const { return clock_ghz * 1e3; }
+  double hbm_bytes_per_cycle() const { return hbm_gbps / clock_ghz; }
+  double hbm_bytes_per_us() const { return hbm_gbps * 1e3; }
+  double cube_flops_per_cycle() const { return 2.0 * cube_m * cube_k * cube_n; }
+  double peak_flops_per_us() const { return cube_flops_per_cycle() * ai_cores * cycles_per_us(); }
+};
+
+const Soc& ascend910();
+
+// nullptr for a target the simulator does not know.
+const Soc* find_soc(std::string_view target);
+
+nlohmann::json describe(const Soc& soc);
+
+}  // namespace aoe::sim

@@ -1,0 +1,94 @@
+#include "random_searcher.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "aoe/sdk/plugin.h"
+
+namespace aoe::search {
+
+void RandomSearcher::start(const sdk::TuningSpace& space, const sdk::SearchOptions& options) {
+  domains_.clear();
+  for (const auto& knob : space.knobs) domains_.push_back(knob.values);
+  constexpr uint64_t kIndexable = uint64_t{1} << 63;
+  size_ = 1;
+  indexed_ = true;
+  for (const auto& d : domains_) {
+    if (d.empty()) {
+      size_ = 0;
+      indexed_ = true;
+      break;
+    }
+    if (indexed_ && size_ > kIndexable / d.size()) indexed_ = false;
+    if (indexed_) size_ *= d.size();
+  }
+  budget_ = options.budget;
+  proposed_ = 0;
+  rng_.seed(options.seed);
+  moved_.clear();
+  seen_.clear();
+}
+
+std::vector<sdk::Config> RandomSearcher::propose(size_t max_count) {
+  uint64_t left = budget_ - proposed_;
+  if (indexed_) left = std::min(left, size_ - proposed_);
+  const uint64_t count = std::min<uint64_t>(max_count, left);
+  std::vector<sdk::Config> out;
+  out.reserve(count);
+  for (uint64_t i = 0; i < count; ++i) {
+    out.push_back(indexed_ ? next_indexed() : next_sampled());
+    ++proposed_;
+  }
+  return out;
+}
+
+// Uniform in [0, n): rejection keeps it unbiased, and unlike
+// std::uniform_int_distribution it draws the same on every standard library.
+uint64_t RandomSearcher::below(uint64_t n) {
+  const uint64_t reject_under = (0 - n) % n;  // 2^64 mod n
+  uint64_t x = rng_();
+  while (x < reject_under) x = rng_();
+  return x % n;
+}
+
+// Step `proposed_` of a Fisher-Yates shuffle of all indices, storing only
+// the entries it has moved: exact sampling without replacement in memory
+// proportional to the draws, whatever the size of the space.
+sdk::Config RandomSearcher::next_indexed() {
+  auto at = [&](uint64_t k) {
+    auto it = moved_.find(k);
+    return it == moved_.end() ? k : it->second;
+  };
+  const uint64_t i = proposed_;
+  const uint64_t j = i + below(size_ - i);
+  const uint64_t picked = at(j);
+  const uint64_t displaced = at(i);
+  moved_[j] = displaced;
+  moved_.erase(i);
+  return decode(picked);
+}
+
+// A space past 2^63 configs: repeats are so rare that redrawing is cheap.
+sdk::Config RandomSearcher::next_sampled() {
+  for (;;) {
+    sdk::Config c;
+    c.reserve(domains_.size());
+    for (const auto& d : domains_) c.push_back(d[below(d.size())]);
+    if (seen_.insert(c).second) return c;
+  }
+}
+
+// Mixed radix, first knob fastest.
+sdk::Config RandomSearcher::decode(uint64_t index) const {
+  sdk::Config c;
+  c.reserve(domains_.size());
+  for (const auto& d : domains_) {
+    c.push_back(d[index % d.size()]);
+    index /= d.size();
+  }
+  return c;
+}
+
+AOE_REGISTER_SEARCHER(RandomSearcher, "random", "uniform random sampling without repeats");
+
+}  // namespace aoe::search

@@ -1,0 +1,38 @@
+// Uniform random search: draws configs from a tuning space without
+// replacement, knowing nothing of the device behind it.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <set>
+#include <unordered_map>
+#include <vector>
+
+#include "aoe/sdk/searcher.h"
+
+namespace aoe::search {
+
+class RandomSearcher final : public sdk::Searcher {
+ public:
+  void start(const sdk::TuningSpace& space, const sdk::SearchOptions& options) override;
+  std::vector<sdk::Config> propose(size_t max_count) override;
+  // Results do not steer uniform sampling.
+  void observe(const sdk::Config&, const sdk::Measurement&) override {}
+
+ private:
+  uint64_t below(uint64_t n);
+  sdk::Config next_indexed();
+  sdk::Config next_sampled();
+  sdk::Config decode(uint64_t index) const;
+
+  std::vector<std::vector<int64_t>> domains_;
+  uint64_t size_ = 0;        // configs in the space, when it fits in 63 bits
+  bool indexed_ = true;      // else too large to index: sample knobs, skip repeats
+  uint64_t budget_ = 0;
+  uint64_t proposed_ = 0;
+  std::mt19937_64 rng_;
+  std::unordered_map<uint64_t, uint64_t> moved_;  // the displaced entries of a lazy Fisher-Yates shuffle
+  std::set<sdk::Config> seen_;                    // sampled configs only
+};
+
+}  // namespace aoe::search

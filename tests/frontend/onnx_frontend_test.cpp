@@ -1,0 +1,425 @@
+// load_onnx against the generated example models and against broken or unusual models
+// built here with the protobuf API.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "aoe/sdk/error.h"
+#include "frontend/onnx_frontend.h"
+
+namespace aoe::host {
+namespace {
+
+namespace fs = std::filesystem;
+using sdk::Error;
+using sdk::StatusCode;
+using Shape = std::vector<int64_t>;
+
+const fs::path kModels = AOE_MODELS_DIR;
+
+onnx::ModelProto read_proto(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  onnx::ModelProto model;
+  if (!model.ParseFromIstream(&in)) throw std::runtime_error("cannot read " + path.string());
+  return model;
+}
+
+void save(const onnx::ModelProto& model, const fs::path& path) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!model.SerializeToOstream(&out)) throw std::runtime_error("cannot write " + path.string());
+}
+
+void set_dims(onnx::ValueInfoProto* value, const std::string& name, int32_t elem_type,
+              const std::vector<std::string>& dims) {
+  value->set_name(name);
+  auto* type = value->mutable_type()->mutable_tensor_type();
+  type->set_elem_type(elem_type);
+  auto* shape = type->mutable_shape();
+  for (const auto& d : dims) {
+    if (std::isdigit(static_cast<unsigned char>(d[0]))) shape->add_dim()->set_dim_value(std::stoll(d));
+    else shape->add_dim()->set_dim_param(d);
+  }
+}
+
+onnx::TensorProto* add_int64s(onnx::GraphProto* graph, const std::string& name, const Shape& dims,
+                              const std::vector<int64_t>& values) {
+  auto* t = graph->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::INT64);
+  for (auto d : dims) t->add_dims(d);
+  for (auto v : values) t->add_int64_data(v);
+  return t;
+}
+
+onnx::NodeProto* add_node(onnx::GraphProto* graph, const std::string& op, const std::vector<std::string>& inputs,
+                          const std::vector<std::string>& outputs) {
+  auto* n = graph->add_node();
+  n->set_op_type(op);
+  for (const auto& in : inputs) n->add_input(in);
+  for (const auto& out : outputs) n->add_output(out);
+  return n;
+}
+
+// x[2,4] -> MatMul(W[4,cols]) -> Relu -> y, nodes unnamed, opset 13.
+onnx::ModelProto tiny_model(int64_t rows = 4, int64_t cols = 3) {
+  onnx::ModelProto model;
+  model.set_ir_version(onnx::IR_VERSION);
+  auto* import = model.add_opset_import();
+  import->set_domain("");
+  import->set_version(13);
+  auto* graph = model.mutable_graph();
+  set_dims(graph->add_input(), "x", onnx::TensorProto::FLOAT, {"2", std::to_string(rows)});
+  set_dims(graph->add_output(), "y", onnx::TensorProto::FLOAT, {"2", std::to_string(cols)});
+  auto* w = graph->add_initializer();
+  w->set_name("W");
+  w->set_data_type(onnx::TensorProto::FLOAT);
+  w->add_dims(rows);
+  w->add_dims(cols);
+  add_node(graph, "MatMul", {"x", "W"}, {"xw"});
+  add_node(graph, "Relu", {"xw"}, {"y"});
+  return model;
+}
+
+const sdk::Node& node_named(const sdk::Graph& graph, const std::string& name) {
+  auto it = std::find_if(graph.nodes.begin(), graph.nodes.end(), [&](const auto& n) { return n.name == name; });
+  if (it == graph.nodes.end()) throw std::runtime_error("no node " + name);
+  return *it;
+}
+
+std::vector<std::string> op_types(const sdk::Graph& graph) {
+  std::vector<std::string> ops;
+  for (const auto& n : graph.nodes) ops.push_back(n.op_type);
+  return ops;
+}
+
+// The matmul outputs, in node order.
+std::vector<Shape> matmul_shapes(const sdk::Graph& graph) {
+  std::vector<Shape> shapes;
+  for (const auto& n : graph.nodes)
+    if (n.op_type == "MatMul") shapes.push_back(graph.tensor(n.outputs.at(0)).shape);
+  return shapes;
+}
+
+class OnnxFrontend : public testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::path(testing::TempDir()) /
+           ("aoe_frontend_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // The error load_onnx throws; fails the test when it loads.
+  Error load_error(const fs::path& path, const InputShapes& shapes = {}) {
+    try {
+      load_onnx(path, shapes);
+    } catch (const Error& e) {
+      return e;
+    }
+    ADD_FAILURE() << path << " loaded";
+    return Error(StatusCode::ok, "");
+  }
+
+  fs::path dir_;
+};
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST_F(OnnxFrontend, LoadsMlp) {
+  const auto graph = load_onnx(kModels / "mlp.onnx", {});
+  EXPECT_EQ(graph.name, "mlp");
+  EXPECT_EQ(graph.opset, 13);
+  EXPECT_EQ(graph.inputs, std::vector<std::string>{"x"});
+  EXPECT_EQ(graph.outputs, std::vector<std::string>{"y"});
+  EXPECT_EQ(op_types(graph), (std::vector<std::string>{"MatMul", "Add", "Relu", "Gemm", "Relu", "MatMul"}));
+  EXPECT_EQ(matmul_shapes(graph), (std::vector<Shape>{{8, 512}, {8, 64}}));
+  EXPECT_EQ(graph.tensor("fc2").shape, (Shape{8, 128}));
+  EXPECT_EQ(graph.tensor("act1").shape, (Shape{8, 512}));
+
+  const auto& w2 = graph.tensor("W2");
+  EXPECT_TRUE(w2.constant);
+  EXPECT_EQ(w2.shape, (Shape{128, 512}));
+  EXPECT_EQ(w2.dtype, sdk::DType::f32);
+  EXPECT_FALSE(graph.tensor("x").constant);
+  EXPECT_FALSE(graph.tensor("fc1").constant);
+
+  const auto& gemm = graph.nodes.at(3);
+  EXPECT_EQ(gemm.inputs, (std::vector<std::string>{"act1", "W2", "b2"}));
+  EXPECT_EQ(gemm.attrs.at("transB"), 1);
+  for (const auto& [name, t] : graph.tensors) EXPECT_TRUE(t.fully_known()) << name;
+}
+
+TEST_F(OnnxFrontend, LoadsStaticBertBlock) {
+  const auto graph = load_onnx(kModels / "bert_ffn.onnx", {});
+  EXPECT_EQ(graph.opset, 13);
+  EXPECT_EQ(graph.inputs, std::vector<std::string>{"tokens"});
+  EXPECT_EQ(graph.outputs, (std::vector<std::string>{"query", "ffn_out"}));
+  EXPECT_EQ(matmul_shapes(graph), (std::vector<Shape>{{1, 128, 768}, {1, 128, 3072}, {1, 128, 768}}));
+  EXPECT_EQ(graph.tensor("gelu").shape, (Shape{1, 128, 3072}));
+  EXPECT_EQ(graph.tensor("W_in").shape, (Shape{768, 3072}));
+  EXPECT_TRUE(graph.tensor("W_in").constant);
+  EXPECT_EQ(graph.tensor("sqrt2").shape, Shape{});
+  EXPECT_TRUE(graph.tensor("sqrt2").constant);
+  const auto ops = op_types(graph);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "Erf"), 1);
+}
+
+TEST_F(OnnxFrontend, DynamicBatchNeedsInputShape) {
+  const auto e = load_error(kModels / "bert_ffn_dynamic.onnx");
+  const std::string message = e.what();
+  EXPECT_EQ(e.code(), StatusCode::invalid_argument);
+  EXPECT_TRUE(contains(message, "'tokens' [?,128,768]")) << message;
+  EXPECT_TRUE(contains(message, "--input_shape \"tokens:1,128,768\"")) << message;
+  EXPECT_TRUE(contains(message, "bert_ffn_dynamic.onnx")) << message;
+}
+
+TEST_F(OnnxFrontend, DynamicBatchLoadsWithInputShape) {
+  const auto graph = load_onnx(kModels / "bert_ffn_dynamic.onnx", parse_input_shape("tokens:1,128,768"));
+  EXPECT_EQ(graph.name, "bert_ffn_dynamic");
+  EXPECT_EQ(graph.tensor("tokens").shape, (Shape{1, 128, 768}));
+  EXPECT_EQ(matmul_shapes(graph), (std::vector<Shape>{{1, 128, 768}, {1, 128, 3072}, {1, 128, 768}}));
+  EXPECT_EQ(graph.tensor("query").shape, (Shape{1, 128, 768}));
+}
+
+// The file declares its outputs as [batch,128,768] and an override must replace, not merge.
+TEST_F(OnnxFrontend, InputShapeOverridesStaticDimsToo) {
+  const auto graph = load_onnx(kModels / "bert_ffn.onnx", parse_input_shape("tokens:4,64,768"));
+  EXPECT_EQ(matmul_shapes(graph), (std::vector<Shape>{{4, 64, 768}, {4, 64, 3072}, {4, 64, 768}}));
+  EXPECT_EQ(graph.tensor("ffn_out").shape, (Shape{4, 64, 768}));
+}
+
+TEST_F(OnnxFrontend, LoadsConvBlock) {
+  const auto graph = load_onnx(kModels / "conv_block.onnx", {});
+  EXPECT_EQ(graph.opset, 11);
+  EXPECT_EQ(op_types(graph),
+            (std::vector<std::string>{"Conv", "BatchNormalization", "Relu", "Conv", "Add", "Relu"}));
+  EXPECT_EQ(graph.tensor("conv1").shape, (Shape{1, 64, 56, 56}));
+  EXPECT_EQ(graph.tensor("conv2").shape, (Shape{1, 64, 56, 56}));
+  EXPECT_EQ(graph.tensor("conv1_w").shape, (Shape{64, 64, 3, 3}));
+  EXPECT_TRUE(graph.tensor("bn_var").constant);
+  const auto& conv = graph.nodes.at(0);
+  EXPECT_EQ(conv.attrs.at("kernel_shape"), nlohmann::json({3, 3}));
+  EXPECT_EQ(conv.attrs.at("pads"), nlohmann::json({1, 1, 1, 1}));
+  // Floats keep their shortest spelling, so signatures read 1e-05, not 9.99999974e-06.
+  EXPECT_EQ(graph.nodes.at(1).attrs.at("epsilon").get<double>(), 1e-5);
+}
+
+TEST_F(OnnxFrontend, MissingFileIsNamed) {
+  const auto e = load_error(dir_ / "nowhere.onnx");
+  EXPECT_EQ(e.code(), StatusCode::not_found);
+  EXPECT_TRUE(contains(e.what(), (dir_ / "nowhere.onnx").string())) << e.what();
+}
+
+TEST_F(OnnxFrontend, TruncatedFileIsNamed) {
+  const auto path = dir_ / "truncated.onnx";
+  fs::copy_file(kModels / "mlp.onnx", path);
+  fs::resize_file(path, fs::file_size(path) / 2);
+  const auto e = load_error(path);
+  EXPECT_EQ(e.code(), StatusCode::invalid_argument);
+  EXPECT_TRUE(contains(e.what(), path.string())) << e.what();
+  EXPECT_TRUE(contains(e.what(), "truncated")) << e.what();
+}
+
+TEST_F(OnnxFrontend, NonOnnxFilesAreRefused) {
+  const auto text = dir_ / "notes.onnx";
+  std::ofstream(text) << "this is not an onnx model\n";
+  EXPECT_TRUE(contains(load_error(text).what(), text.string()));
+  const auto empty = dir_ / "empty.onnx";
+  std::ofstream{empty};
+  EXPECT_TRUE(contains(load_error(empty).what(), empty.string()));
+  EXPECT_EQ(load_error(dir_).code(), StatusCode::invalid_argument);
+}
+
+TEST_F(OnnxFrontend, UnknownOpsetIsNamed) {
+  auto model = read_proto(kModels / "mlp.onnx");
+  model.mutable_opset_import(0)->set_version(99);
+  save(model, dir_ / "opset99.onnx");
+  const auto e = load_error(dir_ / "opset99.onnx");
+  EXPECT_EQ(e.code(), StatusCode::unsupported);
+  EXPECT_TRUE(contains(e.what(), "unknown opset 99")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "opset99.onnx")) << e.what();
+
+  model.mutable_opset_import(0)->set_version(6);
+  save(model, dir_ / "opset6.onnx");
+  EXPECT_TRUE(contains(load_error(dir_ / "opset6.onnx").what(), "unknown opset 6"));
+}
+
+TEST_F(OnnxFrontend, CheckerComplaintsAreReported) {
+  auto model = read_proto(kModels / "mlp.onnx");
+  model.mutable_graph()->mutable_node(0)->set_input(0, "nowhere");
+  save(model, dir_ / "dangling.onnx");
+  const auto e = load_error(dir_ / "dangling.onnx");
+  EXPECT_TRUE(contains(e.what(), "is invalid")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "nowhere")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "dangling.onnx")) << e.what();
+}
+
+TEST_F(OnnxFrontend, InputShapeForAnUnknownInputListsTheRealOnes) {
+  const auto e = load_error(kModels / "mlp.onnx", parse_input_shape("input:8,256"));
+  EXPECT_EQ(e.code(), StatusCode::invalid_argument);
+  EXPECT_TRUE(contains(e.what(), "'input'")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "has inputs 'x'")) << e.what();
+}
+
+TEST_F(OnnxFrontend, InputShapeOfTheWrongRankIsRefused) {
+  const auto e = load_error(kModels / "mlp.onnx", parse_input_shape("x:8,16,16"));
+  EXPECT_TRUE(contains(e.what(), "gives input 'x' 3 dims")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "[8,256]")) << e.what();
+}
+
+// Old exporters list every initializer among the graph inputs.
+TEST_F(OnnxFrontend, InitializersListedAsInputsAreNotInputs) {
+  auto model = read_proto(kModels / "mlp.onnx");
+  set_dims(model.mutable_graph()->add_input(), "W1", onnx::TensorProto::FLOAT, {"256", "512"});
+  save(model, dir_ / "old_style.onnx");
+  const auto graph = load_onnx(dir_ / "old_style.onnx", {});
+  EXPECT_EQ(graph.inputs, std::vector<std::string>{"x"});
+  EXPECT_TRUE(graph.tensor("W1").constant);
+  EXPECT_TRUE(contains(load_error(dir_ / "old_style.onnx", parse_input_shape("W1:1,1")).what(), "has inputs 'x'"));
+}
+
+TEST_F(OnnxFrontend, UnnamedNodesGetStableNames) {
+  auto model = tiny_model();
+  model.mutable_graph()->mutable_initializer(0)->mutable_float_data()->Resize(12, 0.5f);
+  save(model, dir_ / "tiny.onnx");
+  const auto graph = load_onnx(dir_ / "tiny.onnx", {});
+  EXPECT_EQ(graph.name, "tiny");  // no graph name: the file stem
+  EXPECT_EQ(graph.nodes.at(0).name, "MatMul_0");
+  EXPECT_EQ(graph.nodes.at(1).name, "Relu_1");
+  EXPECT_EQ(graph.tensor("xw").shape, (Shape{2, 3}));
+}
+
+// Only dims are needed, so a weights file that is not there must not matter.
+TEST_F(OnnxFrontend, ExternalWeightsAreNeverRead) {
+  auto model = tiny_model();
+  auto* w = model.mutable_graph()->mutable_initializer(0);
+  w->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* location = w->add_external_data();
+  location->set_key("location");
+  location->set_value("missing_weights.bin");
+  auto* length = w->add_external_data();
+  length->set_key("length");
+  length->set_value("48");
+  save(model, dir_ / "external.onnx");
+  ASSERT_FALSE(fs::exists(dir_ / "missing_weights.bin"));
+
+  const auto graph = load_onnx(dir_ / "external.onnx", {});
+  EXPECT_EQ(graph.inputs, std::vector<std::string>{"x"});
+  EXPECT_EQ(graph.tensor("W").shape, (Shape{4, 3}));
+  EXPECT_TRUE(graph.tensor("W").constant);
+  EXPECT_EQ(graph.tensor("xw").shape, (Shape{2, 3}));
+  EXPECT_EQ(graph.tensor("y").shape, (Shape{2, 3}));
+}
+
+// Ops of other domains have no schema here: their outputs stay unknown, the load goes on.
+TEST_F(OnnxFrontend, CustomOpsLeaveTheirOutputsUnknown) {
+  auto model = tiny_model();
+  model.mutable_graph()->mutable_initializer(0)->mutable_float_data()->Resize(12, 0.5f);
+  auto* import = model.add_opset_import();
+  import->set_domain("com.example");
+  import->set_version(1);
+  auto* relu = model.mutable_graph()->mutable_node(1);
+  relu->set_input(0, "custom");
+  auto* custom = model.mutable_graph()->add_node();
+  custom->set_op_type("FancyGelu");
+  custom->set_domain("com.example");
+  custom->add_input("xw");
+  custom->add_output("custom");
+  model.mutable_graph()->mutable_node()->SwapElements(1, 2);
+  auto* y_shape = model.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  y_shape->mutable_dim(0)->clear_dim_value();
+  y_shape->mutable_dim(1)->clear_dim_value();
+  save(model, dir_ / "custom.onnx");
+
+  const auto graph = load_onnx(dir_ / "custom.onnx", {});
+  EXPECT_EQ(op_types(graph), (std::vector<std::string>{"MatMul", "FancyGelu", "Relu"}));
+  EXPECT_EQ(graph.tensor("xw").shape, (Shape{2, 3}));
+  EXPECT_FALSE(graph.tensor("custom").fully_known());
+  EXPECT_FALSE(graph.tensor("y").fully_known());
+}
+
+// Protobuf refuses messages over 64 MB unless told otherwise.
+TEST_F(OnnxFrontend, LoadsModelsOver64MB) {
+  constexpr int64_t rows = 4096, cols = 4352;  // 71 MB of float weights
+  auto model = tiny_model(rows, cols);
+  model.mutable_graph()->mutable_initializer(0)->set_raw_data(std::string(rows * cols * sizeof(float), '\0'));
+  save(model, dir_ / "big.onnx");
+  ASSERT_GT(fs::file_size(dir_ / "big.onnx"), 64u << 20);
+  const auto graph = load_onnx(dir_ / "big.onnx", {});
+  EXPECT_EQ(graph.tensor("W").shape, (Shape{rows, cols}));
+  EXPECT_EQ(graph.tensor("y").shape, (Shape{2, cols}));
+}
+
+// PyTorch computes reshape targets from the input's own shape:
+// Shape -> Gather -> Unsqueeze -> Concat -> Reshape, and Shape -> Expand.
+TEST_F(OnnxFrontend, ShapeArithmeticIsFolded) {
+  onnx::ModelProto model;
+  model.set_ir_version(onnx::IR_VERSION);
+  auto* import = model.add_opset_import();
+  import->set_version(13);
+  auto* g = model.mutable_graph();
+  g->set_name("heads");
+  set_dims(g->add_input(), "tokens", onnx::TensorProto::FLOAT, {"batch", "seq", "768"});
+  set_dims(g->add_output(), "heads", onnx::TensorProto::FLOAT, {"batch", "seq", "12", "64"});
+  set_dims(g->add_output(), "mask", onnx::TensorProto::FLOAT, {"batch", "seq", "768"});
+  add_int64s(g, "zero", {}, {0});
+  add_int64s(g, "one", {}, {1});
+  add_int64s(g, "axes", {1}, {0});
+  add_node(g, "Shape", {"tokens"}, {"tokens_shape"});
+  add_node(g, "Gather", {"tokens_shape", "zero"}, {"batch_dim"});
+  add_node(g, "Gather", {"tokens_shape", "one"}, {"seq_dim"});
+  add_node(g, "Unsqueeze", {"batch_dim", "axes"}, {"batch_1d"});
+  add_node(g, "Unsqueeze", {"seq_dim", "axes"}, {"seq_1d"});
+  auto* heads_const = add_node(g, "Constant", {}, {"heads_dims"});
+  auto* value = heads_const->add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  value->mutable_t()->set_data_type(onnx::TensorProto::INT64);
+  value->mutable_t()->add_dims(2);
+  value->mutable_t()->add_int64_data(12);
+  value->mutable_t()->add_int64_data(64);
+  auto* concat = add_node(g, "Concat", {"batch_1d", "seq_1d", "heads_dims"}, {"target"});
+  auto* axis = concat->add_attribute();
+  axis->set_name("axis");
+  axis->set_type(onnx::AttributeProto::INT);
+  axis->set_i(0);
+  add_node(g, "Reshape", {"tokens", "target"}, {"heads"});
+  auto* fill = add_node(g, "Constant", {}, {"fill"});
+  auto* fill_value = fill->add_attribute();
+  fill_value->set_name("value");
+  fill_value->set_type(onnx::AttributeProto::TENSOR);
+  fill_value->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+  fill_value->mutable_t()->add_float_data(1.0f);
+  add_node(g, "Expand", {"fill", "tokens_shape"}, {"mask"});
+  // Only computable once the first Reshape has a shape: a second round of folding.
+  set_dims(g->add_output(), "merged", onnx::TensorProto::FLOAT, {"batch", "seq", "768"});
+  add_int64s(g, "lead_starts", {1}, {0});
+  add_int64s(g, "lead_ends", {1}, {2});
+  add_int64s(g, "hidden", {1}, {768});
+  add_node(g, "Shape", {"heads"}, {"heads_shape"});
+  add_node(g, "Slice", {"heads_shape", "lead_starts", "lead_ends"}, {"lead"});
+  auto* back = add_node(g, "Concat", {"lead", "hidden"}, {"back_target"});
+  *back->add_attribute() = *axis;
+  add_node(g, "Reshape", {"heads", "back_target"}, {"merged"});
+  save(model, dir_ / "heads.onnx");
+
+  const auto graph = load_onnx(dir_ / "heads.onnx", parse_input_shape("tokens:2,128,768"));
+  EXPECT_EQ(graph.tensor("target").shape, Shape{4});
+  EXPECT_EQ(graph.tensor("heads").shape, (Shape{2, 128, 12, 64}));
+  EXPECT_EQ(graph.tensor("mask").shape, (Shape{2, 128, 768}));
+  EXPECT_EQ(graph.tensor("merged").shape, (Shape{2, 128, 768}));
+  EXPECT_FALSE(graph.tensor("target").constant);  // pinned values are not left behind
+  EXPECT_TRUE(graph.tensor("heads_dims").constant);
+  EXPECT_EQ(graph.nodes.at(5).attrs.at("value"), nlohmann::json({{"dims", {2}}, {"dtype", "int64"}}));
+}
+
+}  // namespace
+}  // namespace aoe::host

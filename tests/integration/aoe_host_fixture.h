@@ -1,0 +1,36 @@
+// A scratch working directory, bank and HOME per test, and aoe-host run in it.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "run_process.h"
+
+namespace aoe::test {
+
+class AoeHostTest : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+
+  // aoe-host with args, in the scratch dir, with TUNE_BANK_PATH and HOME there.
+  ProcessResult aoe_host(const std::vector<std::string>& args, std::map<std::string, std::string> env = {}) const;
+  // A tuning run of a bundled model on the simulator with a small budget.
+  ProcessResult tune(const std::string& model, std::vector<std::string> extra = {},
+                     std::map<std::string, std::string> env = {}) const;
+
+  std::vector<std::filesystem::path> result_files() const;
+  nlohmann::json only_result() const;  // fails the test unless exactly one result file exists
+
+  static std::filesystem::path model(const std::string& name);
+
+  std::filesystem::path dir_;
+  std::filesystem::path bank_;
+};
+
+}  // namespace aoe::test

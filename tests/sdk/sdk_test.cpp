@@ -1,0 +1,93 @@
+// The SDK vocabulary: stable signatures, spaces and measurements that survive
+// the trip across the boundary.
+#include <gtest/gtest.h>
+
+#include "aoe/abi/version.h"
+#include "aoe/sdk/measurement.h"
+#include "aoe/sdk/op_task.h"
+#include "aoe/sdk/tuning_space.h"
+
+extern "C" int aoe_abi_is_c(void);
+
+namespace aoe::sdk {
+namespace {
+
+OpTask matmul(int64_t m, int64_t k, int64_t n) {
+  OpTask t;
+  t.name = "MatMul_0";
+  t.op_type = "MatMul";
+  t.inputs = {{"a", {m, k}, DType::f16}, {"b", {k, n}, DType::f16, "ND", true}};
+  t.outputs = {{"y", {m, n}, DType::f16}};
+  return t;
+}
+
+TEST(Signature, IgnoresNamesAndKeepsShapes) {
+  OpTask a = matmul(128, 768, 3072), b = matmul(128, 768, 3072);
+  b.name = "other";
+  b.inputs[0].name = "renamed";
+  EXPECT_EQ(a.signature(), b.signature());
+  EXPECT_NE(a.hash(), matmul(128, 768, 768).hash());
+  b.attrs["transB"] = 1;
+  EXPECT_NE(a.hash(), b.hash());
+}
+
+TEST(Signature, HashIsTheSameEverywhere) {
+  // A bank written on one machine must be found on another: this value may never change.
+  EXPECT_EQ(matmul(128, 768, 3072).signature(),
+            R"({"attrs":{},"fused_ops":[],"inputs":[{"dtype":"float16","format":"ND","shape":[128,768]},)"
+            R"({"dtype":"float16","format":"ND","shape":[768,3072]}],"op_type":"MatMul",)"
+            R"("outputs":[{"dtype":"float16","format":"ND","shape":[128,3072]}]})");
+  EXPECT_EQ(matmul(128, 768, 3072).hash(), "6d0a3ed8dc05ba81");
+}
+
+TEST(Signature, TaskSurvivesJson) {
+  OpTask t = matmul(8, 16, 32);
+  t.fused_ops = {"Add", "Relu"};
+  t.attrs["alpha"] = 1.5;
+  const OpTask back = nlohmann::json(t).get<OpTask>();
+  EXPECT_EQ(back.signature(), t.signature());
+  EXPECT_EQ(back.name, t.name);
+  EXPECT_TRUE(back.inputs[1].constant);
+}
+
+TEST(TuningSpace, DomainsAndRoundTrip) {
+  TuningSpace s;
+  s.version = "3";
+  s.knobs = {Knob::integer("block_dim", KnobTag::schedule, 1, 4), Knob::power_of_two("m_l0", KnobTag::schedule, 1, 16),
+             Knob::categorical("format", KnobTag::format, {"ND", "NC1HWC0"})};
+  s.default_config = {4, 16, 0};
+  EXPECT_EQ(s.knobs[1].values, (std::vector<int64_t>{1, 2, 4, 8, 16}));
+  EXPECT_DOUBLE_EQ(s.size(), 4 * 5 * 2);
+  EXPECT_TRUE(s.in_domain({1, 2, 1}));
+  EXPECT_FALSE(s.in_domain({1, 3, 1}));
+  EXPECT_FALSE(s.in_domain({1, 2}));
+  EXPECT_EQ(s.describe({2, 8, 1}), (nlohmann::json{{"block_dim", 2}, {"m_l0", 8}, {"format", "NC1HWC0"}}));
+  const TuningSpace back = nlohmann::json(s).get<TuningSpace>();
+  EXPECT_EQ(nlohmann::json(back), nlohmann::json(s));
+  EXPECT_EQ(back.knobs[2].tag, KnobTag::format);
+}
+
+TEST(TuningSpace, RejectsADefaultOutsideIt) {
+  nlohmann::json j = {{"knobs", {{{"name", "x"}, {"values", {1, 2}}}}}, {"default", {3}}};
+  EXPECT_THROW(j.get<TuningSpace>(), Error);
+  j["knobs"][0]["values"] = nlohmann::json::array();
+  j["default"] = nlohmann::json::array();
+  EXPECT_THROW(j.get<TuningSpace>(), Error);
+}
+
+TEST(Measurement, CrossesTheBoundaryIntact) {
+  const Measurement m{ResultStatus::wrong_result, 12.5, 0.01, 7, "max error 3e-2 at element 17"};
+  const Measurement back = from_abi(to_abi(m));
+  EXPECT_EQ(back.status, m.status);
+  EXPECT_DOUBLE_EQ(back.time_us, 12.5);
+  EXPECT_EQ(back.repeats, 7u);
+  EXPECT_EQ(back.message, m.message);
+  // An overlong message is cut, never overflows the fixed field.
+  const Measurement longer = from_abi(to_abi(Measurement::failed(ResultStatus::run_failed, std::string(1000, 'x'))));
+  EXPECT_EQ(longer.message.size(), AOE_MEASUREMENT_MESSAGE_SIZE - 1);
+}
+
+TEST(Abi, HeadersCompileAsC) { EXPECT_EQ(aoe_abi_is_c(), AOE_SDK_VERSION_MAJOR); }
+
+}  // namespace
+}  // namespace aoe::sdk
