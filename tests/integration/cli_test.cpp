@@ -32,6 +32,27 @@ TEST_F(AoeHostTest, PluginsListsTheBundledOnes) {
   EXPECT_EQ(r.out.find("refused"), std::string::npos) << r.out;
 }
 
+TEST_F(AoeHostTest, PluginsShowsEachRefusalAndStillLoadsTheRest) {
+  const std::string mixed = std::string(AOE_TEST_PLUGINS_DIR) + "/mixed";
+  const auto r = aoe_host({"plugins", "--plugin-dir", mixed});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(sweep\s+searcher)"))) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(ascend910\s+device)"))) << r.out;
+  for (const char* refused : {"wrong_major", "newer_minor", "missing_entry", "throws_in_init", "not_a_library"})
+    EXPECT_TRUE(std::regex_search(r.out, std::regex("refused " + mixed + "/libaoe_" + refused + "\\.so: \\S")))
+        << refused << "\n" << r.out;
+  EXPECT_NE(r.out.find("SDK 2.0"), std::string::npos) << r.out;
+}
+
+TEST_F(AoeHostTest, TwoPluginsWithOneNameIsAnErrorNamingBoth) {
+  const std::string dir = AOE_TEST_PLUGINS_DIR;
+  const auto r = tune("mlp.onnx", {"--searcher", "twin", "--plugin-dir", dir + "/duplicate_a", "--plugin-dir",
+                                   dir + "/duplicate_b"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find(dir + "/duplicate_a/libaoe_duplicate_a.so"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(dir + "/duplicate_b/libaoe_duplicate_b.so"), std::string::npos) << r.err;
+}
+
 TEST_F(AoeHostTest, TunesTheMlpAndWritesAnAoeResult) {
   const auto r = tune("mlp.onnx");
   ASSERT_EQ(r.exit_code, 0) << r.err;

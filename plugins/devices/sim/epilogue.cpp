@@ -31,10 +31,6 @@ const FusedOpWork* find(const std::string& op_type) {
   return nullptr;
 }
 
-}  // namespace
-
-namespace {
-
 // One instruction covers at most 255 repeats, and each pays its startup.
 double repeats(const Soc& soc, int64_t elements, int bytes) {
   return std::ceil(static_cast<double>(elements) * bytes / soc.vector_bytes_per_cycle);

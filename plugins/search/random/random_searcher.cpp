@@ -1,7 +1,6 @@
 #include "random_searcher.h"
 
 #include <algorithm>
-#include <limits>
 
 #include "aoe/sdk/plugin.h"
 
