@@ -5,15 +5,26 @@
 #include <numeric>
 
 #include "aoe/sdk/error.h"
+#include "elementwise_model.h"
 #include "matmul_model.h"
+#include "soc_files.h"
 
 namespace aoe::sim {
 namespace {
 
-const Soc& soc_for(const std::string& component) {
-  const Soc* soc = find_soc(component);
-  if (!soc) throw sdk::Error(sdk::StatusCode::not_found, "no simulated SoC named '" + component + "'");
-  return *soc;
+const char* const kAnySoc = "ascend_sim";
+
+Soc soc_for(const std::string& component, const SimOptions& options) {
+  if (component != kAnySoc) {
+    if (!options.soc.empty())
+      throw sdk::Error(sdk::StatusCode::invalid_argument, component + " has no option 'soc': it simulates " +
+                                                              component + "; use " + kAnySoc + " to pick a SoC");
+    return load_soc(component);
+  }
+  if (options.soc.empty())
+    throw sdk::Error(sdk::StatusCode::invalid_argument,
+                     std::string(kAnySoc) + " needs option 'soc': a SoC target or a path to a SoC YAML file");
+  return load_soc(options.soc);
 }
 
 // Each task draws its own noise, seeded by what it computes, so a task's
@@ -35,16 +46,22 @@ SimOptions SimOptions::parse(const nlohmann::json& options, const std::string& t
       if (!value.is_number_unsigned())
         throw sdk::Error(sdk::StatusCode::invalid_argument, target + " option 'seed' must be an integer >= 0");
       out.seed = value.get<uint64_t>();
+    } else if (key == "soc") {
+      if (!value.is_string() || value.get<std::string>().empty())
+        throw sdk::Error(sdk::StatusCode::invalid_argument,
+                         target + " option 'soc' must be a SoC target or a path to a SoC YAML file");
+      out.soc = value.get<std::string>();
     } else {
       throw sdk::Error(sdk::StatusCode::invalid_argument,
-                       target + " has no option '" + key + "' (it takes noise, seed)");
+                       target + " has no option '" + key + "' (it takes noise, seed, soc)");
     }
   }
   return out;
 }
 
-SimTask::SimTask(std::unique_ptr<OpModel> model, SimOptions options, uint64_t task_seed)
-    : model_(std::move(model)), options_(options), rng_(task_seed) {}
+SimTask::SimTask(std::shared_ptr<const Soc> soc, std::unique_ptr<OpModel> model, SimOptions options,
+                 uint64_t task_seed)
+    : soc_(std::move(soc)), model_(std::move(model)), options_(options), rng_(task_seed) {}
 
 sdk::Built SimTask::build(const sdk::Config& config) {
   auto verdict = model_->check(config);
@@ -83,7 +100,12 @@ sdk::Measurement SimTask::timed(double model_us, uint32_t repeats) {
 }
 
 SimDevice::SimDevice(const sdk::CreateArgs& args)
-    : soc_(soc_for(args.component)), options_(SimOptions::parse(args.options, args.component)) {}
+    : options_(SimOptions::parse(args.options, args.component)),
+      owned_soc_(std::make_shared<const Soc>(soc_for(args.component, options_))),
+      soc_(*owned_soc_) {}
+
+SimDevice::SimDevice(Soc soc, SimOptions options)
+    : options_(std::move(options)), owned_soc_(std::make_shared<const Soc>(std::move(soc))), soc_(*owned_soc_) {}
 
 nlohmann::json SimDevice::describe() const {
   auto out = sim::describe(soc_);
@@ -96,13 +118,19 @@ nlohmann::json SimDevice::describe() const {
 std::unique_ptr<OpModel> SimDevice::model(const sdk::OpTask& task) const {
   if (task.op_type == "MatMul" || task.op_type == "Gemm")
     return std::make_unique<MatMulModel>(soc_, matmul_problem(task, soc_));
+  if (is_elementwise_op(task.op_type))
+    return std::make_unique<ElementwiseModel>(soc_, elementwise_problem(task, soc_));
   throw sdk::Error(sdk::StatusCode::unsupported, soc_.target + " simulator does not model op '" + task.op_type + "' yet");
 }
 
 std::unique_ptr<sdk::DeviceTask> SimDevice::prepare(const sdk::OpTask& task) {
-  return std::make_unique<SimTask>(model(task), options_, task_seed(options_.seed, task));
+  return std::make_unique<SimTask>(owned_soc_, model(task), options_, task_seed(options_.seed, task));
 }
 
 AOE_REGISTER_DEVICE(SimDevice, "ascend910", "Ascend 910 (DaVinci, 32 AI cores) simulator");
+AOE_REGISTER_DEVICE(SimDevice, "ascend910b", "Ascend 910B, Atlas A2 (910B2, 24 AI cube cores) simulator");
+AOE_REGISTER_DEVICE(SimDevice, "ascend310", "Ascend 310 (2 AI cores) simulator");
+AOE_REGISTER_DEVICE(SimDevice, "ascend310p", "Ascend 310P (310P3, 8 AI cores) simulator");
+AOE_REGISTER_DEVICE(SimDevice, "ascend_sim", "Ascend simulator of the SoC file named by option 'soc'");
 
 }  // namespace aoe::sim

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "aoe/sdk/device.h"
@@ -16,10 +17,12 @@
 
 namespace aoe::sim {
 
-// Options: `noise` (relative sigma of each timing, default 0) and `seed`.
+// Options: `noise` (relative sigma of each timing, default 0), `seed`, and
+// for the ascend_sim component `soc`: a SoC target or a path to a SoC file.
 struct SimOptions {
   double noise = 0;
   uint64_t seed = 0;
+  std::string soc;
 
   static SimOptions parse(const nlohmann::json& options, const std::string& target);
 };
@@ -36,7 +39,7 @@ class SimCandidate final : public sdk::Candidate {
 
 class SimTask final : public sdk::DeviceTask {
  public:
-  SimTask(std::unique_ptr<OpModel> model, SimOptions options, uint64_t task_seed);
+  SimTask(std::shared_ptr<const Soc> soc, std::unique_ptr<OpModel> model, SimOptions options, uint64_t task_seed);
 
   sdk::TuningSpace space() const override { return model_->space(); }
   sdk::Measurement check(const sdk::Config& config) const override { return model_->check(config); }
@@ -49,6 +52,7 @@ class SimTask final : public sdk::DeviceTask {
  private:
   sdk::Measurement timed(double model_us, uint32_t repeats);
 
+  std::shared_ptr<const Soc> soc_;  // the model refers to it; a task may outlive its device
   std::unique_ptr<OpModel> model_;
   SimOptions options_;
   std::mt19937_64 rng_;
@@ -56,18 +60,22 @@ class SimTask final : public sdk::DeviceTask {
 
 class SimDevice final : public sdk::Device {
  public:
+  // The component names the SoC file (ascend910 -> ascend910.yaml), except
+  // ascend_sim, whose `soc` option does.
   explicit SimDevice(const sdk::CreateArgs& args);
-  SimDevice(const Soc& soc, SimOptions options) : soc_(soc), options_(options) {}
+  SimDevice(Soc soc, SimOptions options);
 
   nlohmann::json describe() const override;
   // Throws unsupported for an op (or fused op, or dtype) the SoC model lacks.
   std::unique_ptr<sdk::DeviceTask> prepare(const sdk::OpTask& task) override;
-  // The op's model alone, for callers that want its figures.
+  // The op's model alone, for callers that want its figures; it refers to
+  // this device's SoC.
   std::unique_ptr<OpModel> model(const sdk::OpTask& task) const;
 
  private:
-  const Soc& soc_;
   SimOptions options_;
+  std::shared_ptr<const Soc> owned_soc_;
+  const Soc& soc_;
 };
 
 }  // namespace aoe::sim

@@ -5,12 +5,12 @@
 
 #include <cstdint>
 #include <string>
-#include <string_view>
 
 namespace aoe::sim {
 
 // Rates are bytes per cycle per core, the convention of CANN's platform ini
-// files, so values can be copied from them unchanged.
+// files, so values can be copied from them unchanged. Each SoC is a YAML file
+// in socs/ whose keys are these fields (soc_files.h).
 struct Soc {
   std::string target;       // what users type: "ascend910"
   std::string soc_version;  // CANN's name: "Ascend910"
@@ -43,11 +43,6 @@ struct Soc {
   double cube_flops_per_cycle() const { return 2.0 * cube_m * cube_k * cube_n; }
   double peak_flops_per_us() const { return cube_flops_per_cycle() * ai_cores * cycles_per_us(); }
 };
-
-const Soc& ascend910();
-
-// nullptr for a target the simulator does not know.
-const Soc* find_soc(std::string_view target);
 
 nlohmann::json describe(const Soc& soc);
 

@@ -10,6 +10,7 @@
 #include "matmul_model.h"
 #include "op_tasks.h"
 #include "soc.h"
+#include "soc_files.h"
 
 namespace aoe::sim {
 namespace {

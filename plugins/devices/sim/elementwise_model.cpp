@@ -1,0 +1,168 @@
+#include "elementwise_model.h"
+
+#include <algorithm>
+
+#include "aoe/sdk/error.h"
+#include "vector_model.h"
+
+namespace aoe::sim {
+namespace {
+
+using sdk::Error;
+using sdk::StatusCode;
+
+struct OpWork {
+  const char* op_type;
+  int simple;
+  int transcendental;
+  int inputs;
+  int temps;
+};
+
+// Instruction sequences as CANN's DSL lowers them: sigmoid = 1/(1+exp(-x))
+// is vmuls, vexp, vadds, vdiv; hard_sigmoid = min(max(x*a+b, 0), 1);
+// hard_swish = x * hard_sigmoid(x); pow = exp(y * ln x).
+constexpr OpWork kOps[] = {
+    {"Add", 1, 0, 2, 0},         {"Sub", 1, 0, 2, 0},       {"Mul", 1, 0, 2, 0},
+    {"Div", 0, 1, 2, 0},         {"Relu", 1, 0, 1, 0},      {"Clip", 2, 0, 1, 0},
+    {"Sigmoid", 2, 2, 1, 1},     {"HardSigmoid", 4, 0, 1, 0}, {"HardSwish", 5, 0, 1, 1},
+    {"Tanh", 3, 2, 1, 1},        {"Exp", 0, 1, 1, 0},       {"Sqrt", 0, 1, 1, 0},
+    {"Pow", 1, 2, 2, 1},         {"Cast", 1, 0, 1, 0},
+};
+
+const OpWork* find_op(const std::string& op_type) {
+  for (const auto& op : kOps)
+    if (op_type == op.op_type) return &op;
+  return nullptr;
+}
+
+// Below this much work per core, CANN's elewise tiling uses fewer cores.
+constexpr int64_t kMinBytesPerCore = 32 << 10;
+
+}  // namespace
+
+bool is_elementwise_op(const std::string& op_type) { return find_op(op_type) != nullptr; }
+
+double ElementwiseProblem::gm_bytes() const {
+  double b = static_cast<double>(elements) * out_bytes;
+  for (int s : streamed_bytes) b += static_cast<double>(elements) * s;
+  for (size_t i = 0; i < broadcast_elements.size(); ++i)
+    b += static_cast<double>(broadcast_elements[i]) * broadcast_bytes[i];
+  return b;
+}
+
+// The anchor reads inputs[0] (and inputs[1] if binary); each binary op of
+// the chain then reads the next input.
+ElementwiseProblem elementwise_problem(const sdk::OpTask& task, const Soc& soc) {
+  std::vector<std::string> chain{task.op_type};
+  chain.insert(chain.end(), task.fused_ops.begin(), task.fused_ops.end());
+  ElementwiseProblem p;
+  size_t needed = 0;
+  for (const auto& op_type : chain) {
+    const OpWork* op = find_op(op_type);
+    if (!op)
+      throw Error(StatusCode::unsupported, soc.target + " simulator does not model op '" + op_type + "' yet");
+    needed += needed == 0 ? op->inputs : op->inputs - 1;
+    p.simple_passes += op->simple;
+    p.transcendental_passes += op->transcendental;
+    p.temps = std::max(p.temps, op->temps);
+  }
+  require_known_inputs(task.inputs, needed, task.op_type);
+  std::vector<std::vector<int64_t>> shapes;
+  for (size_t i = 0; i < needed; ++i) shapes.push_back(task.inputs[i].shape);
+  const auto out_shape = broadcast_shapes(shapes, task.op_type);
+  p.elements = 1;
+  for (auto d : out_shape) p.elements *= d;
+  p.out_bytes = task.outputs.empty() ? sdk::dtype_bytes(task.inputs[0].dtype) : sdk::dtype_bytes(task.outputs[0].dtype);
+  if (p.out_bytes == 0) throw Error(StatusCode::invalid_argument, task.op_type + " has an output of undefined dtype");
+  p.bytes = p.out_bytes;
+  for (size_t i = 0; i < needed; ++i) {
+    const auto& t = task.inputs[i];
+    const int b = sdk::dtype_bytes(t.dtype);
+    if (b == 0) throw Error(StatusCode::invalid_argument, task.op_type + " has an input of undefined dtype");
+    p.bytes = std::max(p.bytes, b);
+    // A broadcast input too big to keep in UB is re-read tile by tile.
+    if (t.elements() == p.elements || t.elements() * b > soc.ub_bytes / 8) {
+      p.streamed_bytes.push_back(b);
+    } else {
+      p.broadcast_elements.push_back(t.elements());
+      p.broadcast_bytes.push_back(b);
+    }
+  }
+  return p;
+}
+
+ElementwiseModel::ElementwiseModel(const Soc& soc, ElementwiseProblem problem) : soc_(soc), p_(std::move(problem)) {
+  space_.version = "1";
+  space_.knobs.resize(kKnobCount);
+  space_.knobs[kBlockDim] = block_dim_knob(soc_);
+  space_.knobs[kUbFactor] = ub_factor_knob(soc_, "ub_factor", p_.elements, p_.bytes);
+  space_.knobs[kDb] = db_knob();
+  space_.default_config = default_config();
+  const auto verdict = check(space_.default_config);
+  if (!verdict.ok()) throw sdk::Error(sdk::StatusCode::internal, "the default elementwise tiling is invalid: " + verdict.message);
+}
+
+// Streamed inputs, the output and scratch each hold one tile (twice with
+// db); a broadcast input stays whole, once.
+int64_t ElementwiseModel::ub_bytes(int64_t ub_factor, bool db) const {
+  const int64_t tile = align_up64(ub_factor * p_.bytes, kUbAlignBytes);
+  const int64_t per_tile = static_cast<int64_t>(p_.streamed_bytes.size() + 1 + p_.temps) * tile;
+  int64_t resident = 0;
+  for (auto e : p_.broadcast_elements) resident += align_up64(e * p_.bytes, kUbAlignBytes);
+  return per_tile * (db ? 2 : 1) + resident;
+}
+
+// After elewise_v3: cores that each get at least a minimum chunk, db on,
+// the biggest UB tile that fits, no bigger than a core's slice.
+sdk::Config ElementwiseModel::default_config() const {
+  const int64_t total = p_.elements * p_.bytes;
+  const int64_t blocks = ceil_div64(p_.elements, block_elements(p_.bytes));
+  const int64_t cores = std::clamp<int64_t>(total / kMinBytesPerCore, 1, std::min<int64_t>(soc_.ai_cores, blocks));
+  const int64_t slice = ceil_div64(p_.elements, cores);
+  const auto& ub = space_.knobs[kUbFactor];
+  int64_t factor = largest_fitting(ub, [&](int64_t f) { return ub_bytes(f, true) <= soc_.ub_bytes; });
+  while (factor > ub.values.front() && factor / 2 >= slice) factor /= 2;
+  return {cores, factor, 1};
+}
+
+sdk::Measurement ElementwiseModel::check(const sdk::Config& c) const {
+  if (!space_.in_domain(c)) return refuse("a value lies outside its knob's domain");
+  const bool db = c[kDb] != 0;
+  if (c[kUbFactor] * p_.bytes % kUbAlignBytes != 0)
+    return refuse("ub_factor " + std::to_string(c[kUbFactor]) + " breaks UB's 32 B alignment");
+  const int64_t need = ub_bytes(c[kUbFactor], db);
+  if (need > soc_.ub_bytes)
+    return ub_overflow(std::string(db ? "double-buffered " : "") + "input, output and scratch tiles", need, soc_.ub_bytes);
+  const int64_t blocks = ceil_div64(p_.elements, block_elements(p_.bytes));
+  if (c[kBlockDim] > blocks) return too_many_cores(c[kBlockDim], blocks, "32 B blocks of output");
+  return {};
+}
+
+double ElementwiseModel::vector_cycles_for(int64_t elements) const {
+  return p_.simple_passes * vector_cycles(soc_, VecClass::simple, elements, p_.bytes) +
+         p_.transcendental_passes * vector_cycles(soc_, VecClass::transcendental, elements, p_.bytes);
+}
+
+// Each core's slice is whole 32 B blocks; its tiles split it evenly.
+double ElementwiseModel::time_us(const sdk::Config& c) const {
+  const int64_t block = block_elements(p_.bytes);
+  const int64_t active = c[kBlockDim];
+  const int64_t slice = align_up64(ceil_div64(p_.elements, active), block);
+  const int64_t tiles = ceil_div64(slice, c[kUbFactor]);
+  const int64_t tile = align_up64(ceil_div64(slice, tiles), block);
+  TileStages s;
+  double in_bytes = 0;
+  for (int b : p_.streamed_bytes) in_bytes += static_cast<double>(tile) * b;
+  s.in = gm_to_ub_cycles(soc_, in_bytes, active) + (p_.streamed_bytes.size() > 1 ? soc_.dma_cycles * (p_.streamed_bytes.size() - 1) : 0);
+  s.vec = vector_cycles_for(tile);
+  s.out = ub_to_gm_cycles(soc_, static_cast<double>(tile) * p_.out_bytes, active);
+  double resident = 0;
+  for (size_t i = 0; i < p_.broadcast_elements.size(); ++i)
+    resident += gm_to_ub_cycles(soc_, static_cast<double>(p_.broadcast_elements[i]) * p_.broadcast_bytes[i], active);
+  return kernel_us(soc_, resident + pipeline_cycles(s, tiles, c[kDb] != 0), roofline_us());
+}
+
+double ElementwiseModel::roofline_us() const { return vector_roofline_us(soc_, p_.gm_bytes(), vector_cycles_for(p_.elements)); }
+
+}  // namespace aoe::sim

@@ -1,0 +1,57 @@
+// Elementwise ops and chains of them run in UB (elewise / broadcast
+// schedules): each core streams its slice of the output through UB tiles.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "aoe/sdk/op_task.h"
+#include "op_model.h"
+#include "soc.h"
+
+namespace aoe::sim {
+
+struct ElementwiseProblem {
+  int64_t elements = 0;  // of the broadcast output
+  int bytes = 2;         // the widest dtype the chain touches: UB and vector width
+  int out_bytes = 2;
+  // Inputs as wide as the output stream per tile; smaller ones are
+  // broadcast, read once per core and kept in UB.
+  std::vector<int> streamed_bytes;
+  std::vector<int64_t> broadcast_elements;
+  std::vector<int> broadcast_bytes;
+  int simple_passes = 0, transcendental_passes = 0;
+  int temps = 0;  // scratch buffers the chain's longest op needs
+
+  double gm_bytes() const;
+};
+
+// Throws unsupported for an op not modelled, invalid_argument for a malformed task.
+ElementwiseProblem elementwise_problem(const sdk::OpTask& task, const Soc& soc);
+bool is_elementwise_op(const std::string& op_type);
+
+class ElementwiseModel final : public OpModel {
+ public:
+  enum Knob : size_t { kBlockDim, kUbFactor, kDb, kKnobCount };
+
+  ElementwiseModel(const Soc& soc, ElementwiseProblem problem);
+
+  const sdk::TuningSpace& space() const override { return space_; }
+  sdk::Measurement check(const sdk::Config& config) const override;
+  double time_us(const sdk::Config& config) const override;
+  double roofline_us() const override;
+
+  // UB bytes one tile of `ub_factor` elements occupies.
+  int64_t ub_bytes(int64_t ub_factor, bool db) const;
+
+ private:
+  sdk::Config default_config() const;
+  double vector_cycles_for(int64_t elements) const;
+
+  const Soc& soc_;
+  ElementwiseProblem p_;
+  sdk::TuningSpace space_;
+};
+
+}  // namespace aoe::sim

@@ -1,0 +1,55 @@
+// The "norm" pattern Softmax and LayerNormalization share: each row is
+// reduced and rescaled in UB. A row that fits stays there (one pass); one
+// that does not is streamed twice in chunks (split_row: statistics, then
+// the result).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "op_model.h"
+#include "soc.h"
+
+namespace aoe::sim {
+
+struct NormProblem {
+  std::string op_type;
+  int64_t rows = 1;
+  int64_t row = 1;       // elements reduced together
+  bool strided = false;  // the row runs across an inner axis: lane-parallel reduces
+  int in_bytes = 2, out_bytes = 2;
+  int compute_bytes = 4;  // CANN computes norms in fp32
+  int simple_passes = 0, transcendental_passes = 0, row_reduces = 0;
+  // A second pass re-does this much of the work per element.
+  int split_simple_passes = 0, split_transcendental_passes = 0;
+  int64_t resident_elements = 0;  // gamma, beta: one row each, loaded once per core
+
+  double gm_bytes() const;
+};
+
+class NormModel final : public OpModel {
+ public:
+  enum Knob : size_t { kBlockDim, kRowsPerTile, kDb, kImpl, kKnobCount };
+  enum Impl : int64_t { kOnePass = 0, kSplitRow = 1 };
+
+  NormModel(const Soc& soc, NormProblem problem);
+
+  const sdk::TuningSpace& space() const override { return space_; }
+  sdk::Measurement check(const sdk::Config& config) const override;
+  double time_us(const sdk::Config& config) const override;
+  double roofline_us() const override;
+
+  // Elements of a row chunk under split_row: what fits UB with db.
+  int64_t split_chunk() const;
+
+ private:
+  sdk::Config default_config() const;
+  int64_t ub_bytes(int64_t rows_per_tile, bool db) const;
+  double row_vector_cycles(int64_t rows, int64_t row, int simple, int transcendental, int reduces) const;
+
+  const Soc& soc_;
+  NormProblem p_;
+  sdk::TuningSpace space_;
+};
+
+}  // namespace aoe::sim

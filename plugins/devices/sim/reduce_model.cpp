@@ -1,0 +1,193 @@
+#include "reduce_model.h"
+
+#include <algorithm>
+#include <set>
+
+#include "aoe/sdk/error.h"
+#include "vector_model.h"
+
+namespace aoe::sim {
+namespace {
+
+using sdk::Error;
+using sdk::StatusCode;
+
+}  // namespace
+
+bool is_reduce_op(const std::string& t) {
+  return t == "ReduceSum" || t == "ReduceMean" || t == "ReduceMax" || t == "GlobalAveragePool";
+}
+
+double ReduceProblem::gm_bytes() const {
+  return static_cast<double>(kept()) * static_cast<double>(reduced + 1) * bytes;
+}
+
+// Axes come from the attribute (opset < 18); no axes reduces everything,
+// GlobalAveragePool every spatial dim. keepdims only renames the output.
+ReduceProblem reduce_problem(const sdk::OpTask& task, const Soc& soc) {
+  if (!is_reduce_op(task.op_type))
+    throw Error(StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
+  if (!task.fused_ops.empty())
+    throw Error(StatusCode::unsupported, soc.target + " simulator does not model ops fused after " + task.op_type);
+  require_known_inputs(task.inputs, 1, task.op_type);
+  const auto& shape = task.inputs[0].shape;
+  const auto rank = static_cast<int64_t>(shape.size());
+  std::vector<int64_t> all(shape.size());
+  for (int64_t i = 0; i < rank; ++i) all[i] = i;
+  std::vector<int64_t> axes;
+  if (task.op_type == "GlobalAveragePool") {
+    if (rank < 3) throw Error(StatusCode::invalid_argument, "GlobalAveragePool takes N x C x spatial input");
+    axes.assign(all.begin() + 2, all.end());
+  } else {
+    axes = attr_ints(task.attrs, "axes", all);
+    if (axes.empty()) axes = all;
+  }
+  std::set<int64_t> reduced;
+  for (auto a : axes) {
+    if (a < -rank || a >= rank)
+      throw Error(StatusCode::invalid_argument, task.op_type + " axis " + std::to_string(a) + " is out of range");
+    reduced.insert(a < 0 ? a + rank : a);
+  }
+  ReduceProblem p;
+  const int64_t last = *reduced.rbegin();
+  for (int64_t i = 0; i < rank; ++i) {
+    if (reduced.count(i)) p.reduced *= shape[i];
+    else if (i < last) p.outer *= shape[i];
+    else p.inner *= shape[i];
+  }
+  p.bytes = sdk::dtype_bytes(task.inputs[0].dtype);
+  if (p.bytes == 0) throw Error(StatusCode::invalid_argument, task.op_type + " has an input of undefined dtype");
+  p.max = task.op_type == "ReduceMax";
+  p.mean = task.op_type == "ReduceMean" || task.op_type == "GlobalAveragePool";
+  return p;
+}
+
+ReduceModel::ReduceModel(const Soc& soc, ReduceProblem problem) : soc_(soc), p_(problem) {
+  space_.version = "1";
+  space_.knobs.resize(kKnobCount);
+  space_.knobs[kSplitAxis] = sdk::Knob::categorical("split_axis", sdk::KnobTag::schedule, {"non_reduce", "reduce"});
+  space_.knobs[kBlockDim] = block_dim_knob(soc_);
+  space_.knobs[kUbFactor] = ub_factor_knob(soc_, "ub_factor", p_.kept() * p_.reduced, p_.bytes);
+  space_.knobs[kAtomic] = sdk::Knob::categorical("atomic", sdk::KnobTag::impl, {"off", "on"});
+  space_.knobs[kDb] = db_knob();
+  space_.default_config = default_config();
+  const auto verdict = check(space_.default_config);
+  if (!verdict.ok()) throw Error(StatusCode::internal, "the default reduce tiling is invalid: " + verdict.message);
+}
+
+// A core owns whole 32 B blocks: of output when the kept axes split (so
+// no two cores write one block), of each row when the reduced axis does.
+int64_t ReduceModel::blocks(bool split_reduced) const {
+  const int64_t b = block_elements(p_.bytes);
+  if (!split_reduced) return ceil_div64(p_.kept(), b);
+  return p_.inner == 1 ? ceil_div64(p_.reduced, b) : p_.reduced;
+}
+
+// After reduce_tiling_v3: atomic mode when the output is small and the
+// reduced axis long, else cores split the kept axes; db on; the biggest
+// UB tile that fits.
+sdk::Config ReduceModel::default_config() const {
+  const int64_t b = block_elements(p_.bytes);
+  const bool atomic = !p_.max && p_.kept() <= soc_.ub_bytes / p_.bytes && p_.kept() * p_.reduced > 1024 &&
+                      p_.kept() < soc_.ai_cores * b / 2 && p_.reduced > soc_.ai_cores / 2;
+  const int64_t cores = std::min<int64_t>(soc_.ai_cores, blocks(atomic));
+  const auto& ub = space_.knobs[kUbFactor];
+  sdk::Config c{atomic ? kSplitReduced : kSplitKept, cores, ub.values.front(), atomic ? 1 : 0, 1};
+  c[kUbFactor] = largest_fitting(ub, [&](int64_t f) {
+    auto t = c;
+    t[kUbFactor] = f;
+    return check(t).ok();
+  });
+  return c;
+}
+
+sdk::Measurement ReduceModel::check(const sdk::Config& c) const {
+  if (!space_.in_domain(c)) return refuse("a value lies outside its knob's domain");
+  const bool split_reduced = c[kSplitAxis] == kSplitReduced, atomic = c[kAtomic] != 0, db = c[kDb] != 0;
+  if (atomic && !split_reduced) return refuse("atomic needs split_axis=reduce: only then do cores share outputs");
+  if (atomic && p_.max) return refuse("atomic add cannot combine ReduceMax partials");
+  if (c[kUbFactor] * p_.bytes % kUbAlignBytes != 0)
+    return refuse("ub_factor " + std::to_string(c[kUbFactor]) + " breaks UB's 32 B alignment");
+  // An input tile and the partial results it folds into, each twice with db.
+  const int64_t copies = db ? 2 : 1;
+  const int64_t out_elems = p_.inner == 1 ? std::max<int64_t>(1, c[kUbFactor] / align_up64(p_.reduced, block_elements(p_.bytes)))
+                                          : std::min(c[kUbFactor], align_up64(p_.inner, block_elements(p_.bytes)));
+  const int64_t need = copies * (align_up64(c[kUbFactor] * p_.bytes, kUbAlignBytes) +
+                                 align_up64(out_elems * p_.bytes, kUbAlignBytes));
+  if (need > soc_.ub_bytes) return ub_overflow(std::string(db ? "double-buffered " : "") + "input tile and partials", need, soc_.ub_bytes);
+  const int64_t n = blocks(split_reduced);
+  if (c[kBlockDim] > n)
+    return too_many_cores(c[kBlockDim], n, split_reduced ? "slices of the reduced axis" : "32 B blocks of output");
+  return {};
+}
+
+double ReduceModel::core_cycles(int64_t kept, int64_t reduced, int64_t ub_factor, bool db, int64_t active) const {
+  const int b = p_.bytes;
+  const int64_t blk = block_elements(b);
+  TileStages s;
+  int64_t tiles = 0;
+  if (p_.inner == 1) {
+    // Rows are contiguous: whole rows per tile when they fit, else a row in chunks.
+    const int64_t row = align_up64(reduced, blk);
+    if (row <= ub_factor) {
+      const int64_t rows = std::min(kept, ub_factor / row);
+      tiles = ceil_div64(kept, rows);
+      s.in = gm_to_ub_cycles(soc_, static_cast<double>(rows * reduced * b), active);
+      s.vec = row_reduce_cycles(soc_, rows, row, b);
+      s.out = ub_to_gm_cycles(soc_, static_cast<double>(rows * b), active);
+    } else {
+      const int64_t chunks = ceil_div64(row, ub_factor);
+      tiles = kept * chunks;
+      s.in = gm_to_ub_cycles(soc_, static_cast<double>(ceil_div64(reduced, chunks) * b), active);
+      s.vec = vector_cycles(soc_, VecClass::simple, ub_factor, b) + row_reduce_cycles(soc_, 1, 1, b) / chunks;
+      s.out = ub_to_gm_cycles(soc_, static_cast<double>(b), active) / chunks;
+    }
+  } else {
+    // Kept inner columns stay in lanes: rows of the reduced axis add up lane-parallel.
+    const int64_t cols = std::min(align_up64(p_.inner, blk), ub_factor);
+    const int64_t col_tiles = ceil_div64(kept, std::min(kept, cols));
+    const int64_t rows = std::min(reduced, std::max<int64_t>(1, ub_factor / cols));
+    const int64_t row_tiles = ceil_div64(reduced, rows);
+    tiles = col_tiles * row_tiles;
+    const int64_t used = std::min(kept, cols);
+    s.in = gm_to_ub_cycles(soc_, static_cast<double>(rows * used * b), active);
+    s.vec = vector_cycles(soc_, VecClass::simple, rows * cols, b);
+    s.out = ub_to_gm_cycles(soc_, static_cast<double>(used * b), active) / row_tiles;
+  }
+  if (p_.mean) s.vec += vector_cycles(soc_, VecClass::simple, blk, b) / 4;
+  return pipeline_cycles(s, tiles, db);
+}
+
+double ReduceModel::time_us(const sdk::Config& c) const {
+  const bool split_reduced = c[kSplitAxis] == kSplitReduced, db = c[kDb] != 0;
+  const int64_t bd = c[kBlockDim];
+  if (!split_reduced) {
+    const int64_t blk = block_elements(p_.bytes);
+    const int64_t kept = std::min(p_.kept(), align_up64(ceil_div64(p_.kept(), bd), blk));
+    return kernel_us(soc_, core_cycles(kept, p_.reduced, c[kUbFactor], db, bd), roofline_us());
+  }
+  const int64_t step = p_.inner == 1 ? block_elements(p_.bytes) : 1;
+  const int64_t reduced = std::min(p_.reduced, align_up64(ceil_div64(p_.reduced, bd), step));
+  double cycles = core_cycles(p_.kept(), reduced, c[kUbFactor], db, bd);
+  const double partials = static_cast<double>(p_.kept() * p_.bytes);
+  double us_after = 0;
+  if (c[kAtomic] != 0) {
+    // Zero the output first; atomic adds to the same lines serialise in L2.
+    cycles += ub_to_gm_cycles(soc_, partials, 1) + static_cast<double>(bd) * partials / soc_.ub_to_gm_rate;
+  } else {
+    // Partials go to a workspace; a second kernel folds them.
+    cycles += ub_to_gm_cycles(soc_, partials, bd);
+    const double folded = partials * static_cast<double>(bd);
+    us_after = soc_.launch_us + (gm_to_ub_cycles(soc_, folded, 1) +
+                                 vector_cycles(soc_, VecClass::simple, p_.kept() * bd, p_.bytes)) /
+                                    soc_.cycles_per_us();
+  }
+  return kernel_us(soc_, cycles, roofline_us()) + us_after;
+}
+
+double ReduceModel::roofline_us() const {
+  return vector_roofline_us(soc_, p_.gm_bytes(),
+                            vector_cycles(soc_, VecClass::simple, p_.kept() * p_.reduced, p_.bytes));
+}
+
+}  // namespace aoe::sim

@@ -1,0 +1,54 @@
+// ReduceSum, ReduceMean, ReduceMax and GlobalAveragePool after CANN's
+// reduce tiling: axes fused to outer x reduced x inner, cores split either
+// the kept axes or the reduced one (then partials combine atomically or
+// through a workspace).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "aoe/sdk/op_task.h"
+#include "op_model.h"
+#include "soc.h"
+
+namespace aoe::sim {
+
+struct ReduceProblem {
+  int64_t outer = 1;   // kept elements before the last reduced axis
+  int64_t reduced = 1;
+  int64_t inner = 1;   // kept elements after it; 1 when the last axis is reduced
+  int bytes = 2;
+  bool max = false;    // combines by max: no atomic add
+  bool mean = false;   // scales the result once more
+
+  int64_t kept() const { return outer * inner; }
+  double gm_bytes() const;
+};
+
+ReduceProblem reduce_problem(const sdk::OpTask& task, const Soc& soc);
+bool is_reduce_op(const std::string& op_type);
+
+class ReduceModel final : public OpModel {
+ public:
+  enum Knob : size_t { kSplitAxis, kBlockDim, kUbFactor, kAtomic, kDb, kKnobCount };
+  enum Split : int64_t { kSplitKept = 0, kSplitReduced = 1 };
+
+  ReduceModel(const Soc& soc, ReduceProblem problem);
+
+  const sdk::TuningSpace& space() const override { return space_; }
+  sdk::Measurement check(const sdk::Config& config) const override;
+  double time_us(const sdk::Config& config) const override;
+  double roofline_us() const override;
+
+ private:
+  sdk::Config default_config() const;
+  int64_t blocks(bool split_reduced) const;
+  // One core reducing `kept` outputs over `reduced` inputs each.
+  double core_cycles(int64_t kept, int64_t reduced, int64_t ub_factor, bool db, int64_t active) const;
+
+  const Soc& soc_;
+  ReduceProblem p_;
+  sdk::TuningSpace space_;
+};
+
+}  // namespace aoe::sim

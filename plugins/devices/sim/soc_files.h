@@ -1,0 +1,28 @@
+// SoCs as YAML files: where they are found and how one is read.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "soc.h"
+
+namespace aoe::sim {
+
+// The directories of AOE_SIM_SOC_PATH (':'-separated), then the folder
+// shipped with the plugin (<prefix>/share/aoe/sim/socs).
+std::vector<std::filesystem::path> soc_search_path();
+
+// Throws invalid_argument naming the file and the key for a missing,
+// mistyped, non-positive or unknown key, or for malformed YAML.
+Soc load_soc_file(const std::filesystem::path& file);
+
+// `name` is a target ("ascend910b", read from <target>.yaml on the search
+// path) or a path to a YAML file. Throws not_found for neither.
+Soc load_soc(std::string_view name);
+
+// The shipped ascend910, read once.
+const Soc& ascend910();
+
+}  // namespace aoe::sim

@@ -1,0 +1,45 @@
+#include "softmax_model.h"
+
+#include "aoe/sdk/error.h"
+#include "vector_model.h"
+
+namespace aoe::sim {
+
+// max-reduce, x - max, exp, sum-reduce, times 1/sum. Split, pass one keeps
+// a running max and sum (rescaling the sum: an exp per element, a sub, a
+// mul) and pass two recomputes exp(x - max) / sum.
+NormProblem softmax_problem(const sdk::OpTask& task, const Soc& soc) {
+  if (task.op_type != "Softmax")
+    throw sdk::Error(sdk::StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
+  if (!task.fused_ops.empty())
+    throw sdk::Error(sdk::StatusCode::unsupported, soc.target + " simulator does not model ops fused after Softmax");
+  require_known_inputs(task.inputs, 1, "Softmax");
+  const auto& shape = task.inputs[0].shape;
+  const auto rank = static_cast<int64_t>(shape.size());
+  int64_t axis = attr_int(task.attrs, "axis", -1);
+  if (axis < -rank || axis >= rank)
+    throw sdk::Error(sdk::StatusCode::invalid_argument, "Softmax axis " + std::to_string(axis) + " is out of range");
+  if (axis < 0) axis += rank;
+  NormProblem p;
+  p.op_type = "Softmax";
+  int64_t inner = 1;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (i < axis) p.rows *= shape[i];
+    else if (i == axis) p.row = shape[i];
+    else inner *= shape[i];
+  }
+  p.rows *= inner;
+  p.strided = inner > 1;
+  p.in_bytes = sdk::dtype_bytes(task.inputs[0].dtype);
+  p.out_bytes = task.outputs.empty() ? p.in_bytes : sdk::dtype_bytes(task.outputs[0].dtype);
+  if (p.in_bytes == 0 || p.out_bytes == 0)
+    throw sdk::Error(sdk::StatusCode::invalid_argument, "Softmax has a tensor of undefined dtype");
+  p.simple_passes = 2;
+  p.transcendental_passes = 1;
+  p.row_reduces = 2;
+  p.split_simple_passes = 2;
+  p.split_transcendental_passes = 1;
+  return p;
+}
+
+}  // namespace aoe::sim

@@ -1,0 +1,83 @@
+// What every vector-unit kernel shares: UB tiles streamed GM -> UB ->
+// vector -> UB -> GM by each core, the buffers a tile needs, and its cost.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "aoe/sdk/graph.h"
+#include "aoe/sdk/measurement.h"
+#include "aoe/sdk/tuning_space.h"
+#include "soc.h"
+
+namespace aoe::sim {
+
+// UB and GM moves are aligned to one 32 B data block.
+constexpr int64_t kUbAlignBytes = 32;
+
+int64_t ceil_div64(int64_t a, int64_t b);
+int64_t align_up64(int64_t a, int64_t b);
+// Elements of `bytes` each in one 32 B block.
+int64_t block_elements(int bytes);
+
+// Bytes usable per buffer copy: double buffering keeps two of each.
+int64_t ub_capacity(const Soc& soc, bool db);
+
+// The vector cost class of an instruction: full-width (add, mul, max,
+// cast), exp-class at the reduced rate, or a cross-lane row reduce.
+enum class VecClass { simple, transcendental, row_reduce };
+
+// Cycles of one instruction sequence over `elements` values of `bytes` each.
+double vector_cycles(const Soc& soc, VecClass op, int64_t elements, int bytes);
+// Cross-lane reduces of `rows` rows of `row_elements` each (vcadd/vcmax).
+double row_reduce_cycles(const Soc& soc, int64_t rows, int64_t row_elements, int bytes);
+
+// One GM <-> UB move of `bytes` by one of `active` cores: its MTE port and
+// its share of HBM both bound it, plus the fixed DMA cost.
+double gm_to_ub_cycles(const Soc& soc, double bytes, int64_t active);
+double ub_to_gm_cycles(const Soc& soc, double bytes, int64_t active);
+
+// One UB tile's stages, cycles.
+struct TileStages {
+  double in = 0, vec = 0, out = 0;
+};
+
+// A core running `tiles` equal tiles: with double buffering MTE2, V and
+// MTE3 overlap, so the slowest stage sets the pace after the first tile
+// fills the pipe; without it they run in turn.
+double pipeline_cycles(const TileStages& tile, int64_t tiles, bool db);
+
+// Launch plus the busiest core, never below the roofline.
+double kernel_us(const Soc& soc, double core_cycles, double roofline_us);
+
+// max(bytes / HBM, vector cycles spread over every core).
+double vector_roofline_us(const Soc& soc, double gm_bytes, double vector_cycles_total);
+
+sdk::Measurement refuse(const std::string& why);
+// "UB: <what> needs N B, has M B"
+sdk::Measurement ub_overflow(const std::string& what, int64_t need, int64_t have);
+sdk::Measurement too_many_cores(int64_t block_dim, int64_t blocks, const std::string& of_what);
+
+// CANN's knob vocabulary for vector kernels.
+sdk::Knob block_dim_knob(const Soc& soc);
+// Powers of two from one 32 B block up to the bigger of `top` elements
+// and one block, capped at what one UB copy could hold.
+sdk::Knob ub_factor_knob(const Soc& soc, const std::string& name, int64_t top, int bytes);
+sdk::Knob db_knob();
+
+// The biggest value of `knob` for which fits(value) holds; the smallest if none does.
+int64_t largest_fitting(const sdk::Knob& knob, const std::function<bool(int64_t)>& fits);
+
+// Numpy broadcasting of `shapes`; throws invalid_argument when they clash.
+std::vector<int64_t> broadcast_shapes(const std::vector<std::vector<int64_t>>& shapes, const std::string& op_type);
+
+// Known, non-empty shapes; throws invalid_argument otherwise.
+void require_known_inputs(const std::vector<sdk::TensorDesc>& inputs, size_t at_least, const std::string& op_type);
+
+// Integer attributes: a single value or a list; `fallback` when absent.
+int64_t attr_int(const nlohmann::json& attrs, const char* key, int64_t fallback);
+std::vector<int64_t> attr_ints(const nlohmann::json& attrs, const char* key, std::vector<int64_t> fallback);
+
+}  // namespace aoe::sim
