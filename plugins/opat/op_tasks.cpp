@@ -8,8 +8,6 @@ using aoe::sdk::Graph;
 using aoe::sdk::Node;
 using aoe::sdk::OpTask;
 
-bool is_tunable(const std::string& op_type) { return op_type == "MatMul" || op_type == "Gemm"; }
-
 OpTask task_of(const Graph& graph, const Node& node) {
   OpTask task;
   task.name = node.name;
@@ -26,7 +24,6 @@ std::vector<TaskGroup> group_tasks(const Graph& graph) {
   std::vector<TaskGroup> groups;
   std::map<std::string, size_t> by_signature;
   for (const auto& node : graph.nodes) {
-    if (!is_tunable(node.op_type)) continue;
     OpTask task = task_of(graph, node);
     const auto [it, fresh] = by_signature.emplace(task.signature(), groups.size());
     if (fresh) groups.push_back({std::move(task), {}});

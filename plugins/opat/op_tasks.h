@@ -15,12 +15,9 @@ struct TaskGroup {
   std::vector<std::string> node_names; // every node that computes this signature
 };
 
-// Op types operator tuning looks at.
-bool is_tunable(const std::string& op_type);
-
 aoe::sdk::OpTask task_of(const aoe::sdk::Graph& graph, const aoe::sdk::Node& node);
 
-// In graph order of first appearance.
+// Every node, in graph order of first appearance: the device says which it can run.
 std::vector<TaskGroup> group_tasks(const aoe::sdk::Graph& graph);
 
 }  // namespace aoe::opat

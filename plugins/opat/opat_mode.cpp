@@ -1,6 +1,7 @@
 // OPAT: operator tuning. Each tunable op of the model, grouped by signature,
 // is tuned on the device with a searcher, through the knowledge bank.
 #include <cstdio>
+#include <map>
 
 #include "aoe/sdk/plugin.h"
 #include "op_tasks.h"
@@ -29,8 +30,18 @@ std::string line_for(const TunedTask& t) {
   std::snprintf(figures, sizeof figures, ": %.2f us -> %.2f us (%+.1f%%), %llu evaluations, bank: ", r.before_us,
                 r.after_us, r.before_us > 0 ? (r.after_us - r.before_us) / r.before_us * 100 : 0.0,
                 static_cast<unsigned long long>(r.evaluations));
-  static const char* names[] = {"added", "updated", "reserved", "unsatisfied", "failed", "interrupted"};
-  return head + figures + names[static_cast<int>(r.outcome)];
+  return head + figures + to_string(r.outcome);
+}
+
+// One line for what the device cannot run, by op type, instead of one per node.
+void log_unsupported(const aoe::sdk::Job& job, const std::vector<TunedTask>& done) {
+  std::map<std::string, size_t> by_type;
+  for (const auto& t : done)
+    if (t.result.outcome == Outcome::unsupported) by_type[t.group.task.op_type] += t.group.node_names.size();
+  if (by_type.empty()) return;
+  std::string list;
+  for (const auto& [type, count] : by_type) list += (list.empty() ? "" : ", ") + type + " x" + std::to_string(count);
+  job.host().info("not tuned, the device does not run them: " + list);
 }
 
 class OpatMode : public aoe::sdk::TuningMode {
@@ -50,9 +61,13 @@ class OpatMode : public aoe::sdk::TuningMode {
       if (job.host().cancelled()) break;
       job.host().progress("tuning", i, groups.size(), groups[i].task.name);
       done.push_back({groups[i], tune_task(job, groups[i], options)});
-      job.host().info(line_for(done.back()));
+      if (done.back().result.outcome == Outcome::unsupported)
+        job.host().debug(line_for(done.back()));
+      else
+        job.host().info(line_for(done.back()));
       job.publish(opat_report(done, "tuning incomplete"));
     }
+    log_unsupported(job, done);
     const bool complete = done.size() == groups.size() && !job.host().cancelled();
     return opat_report(done, complete ? "tuning successful" : "tuning incomplete");
   }

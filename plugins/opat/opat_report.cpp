@@ -20,6 +20,7 @@ const char* outcome_name(Outcome o) {
     case Outcome::reserved: return "reserved";
     case Outcome::unsatisfied: return "unsatisfied";
     case Outcome::failed: return "failed";
+    case Outcome::unsupported: return "unsupported";
     case Outcome::interrupted: return "interrupted";
   }
   return "failed";
@@ -38,13 +39,18 @@ json modified_operator(const TunedTask& t) {
 }  // namespace
 
 json opat_report(const std::vector<TunedTask>& tasks, const std::string& status) {
-  json added = json::array(), updated = json::array(), failed = json::array(), operators = json::array();
+  json added = json::array(), updated = json::array(), failed = json::array(), unsupported = json::array(),
+       operators = json::array();
   int add = 0, update = 0, reserved = 0, unsatisfied = 0;
   double baseline_us = 0, result_us = 0;
   for (const auto& t : tasks) {
     const auto& r = t.result;
     if (r.outcome == Outcome::failed) {
       failed.push_back({{"op_name", t.group.task.name}, {"op_type", t.group.task.op_type}, {"reason", r.reason}});
+      continue;
+    }
+    if (r.outcome == Outcome::unsupported) {
+      unsupported.push_back({{"op_name", t.group.task.name}, {"op_type", t.group.task.op_type}, {"reason", r.reason}});
       continue;
     }
     if (r.outcome == Outcome::interrupted) continue;
@@ -81,7 +87,8 @@ json opat_report(const std::vector<TunedTask>& tasks, const std::string& status)
             {"repo_unsatisfied_num", unsatisfied},
             {"repo_update_num", update},
             {"total_num", add + hit + unsatisfied}}},
-          {"tuning_failed_operators", failed}};
+          {"tuning_failed_operators", failed},
+          {"unsupported_operators", unsupported}};
 }
 
 }  // namespace aoe::opat

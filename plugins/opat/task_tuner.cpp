@@ -81,6 +81,19 @@ bool search(const aoe::sdk::Job& job, const TaskClient& task, const std::string&
 
 }  // namespace
 
+const char* to_string(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::added: return "added";
+    case Outcome::updated: return "updated";
+    case Outcome::reserved: return "reserved";
+    case Outcome::unsatisfied: return "unsatisfied";
+    case Outcome::failed: return "failed";
+    case Outcome::unsupported: return "unsupported";
+    case Outcome::interrupted: return "interrupted";
+  }
+  return "failed";
+}
+
 TaskResult tune_task(const aoe::sdk::Job& job, const TaskGroup& group, const TuneOptions& options) {
   const auto& op = group.task;
   if (!shapes_known(op)) return failed("a tensor of the op has unknown dimensions: pass --input_shape");
@@ -88,7 +101,9 @@ TaskResult tune_task(const aoe::sdk::Job& job, const TaskGroup& group, const Tun
   try {
     task = job.device().prepare(op);
   } catch (const Error& e) {
-    return failed(e.what());
+    TaskResult r = failed(e.what());
+    if (e.code() == aoe::sdk::StatusCode::unsupported) r.outcome = Outcome::unsupported;
+    return r;
   }
   const TuningSpace& space = task->space();
   const Measurement base = task->evaluate({space.default_config}, {})[0];

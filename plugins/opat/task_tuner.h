@@ -11,7 +11,9 @@
 namespace aoe::opat {
 
 // How a task ended, in AOE's bank vocabulary.
-enum class Outcome { added, updated, reserved, unsatisfied, failed, interrupted };
+enum class Outcome { added, updated, reserved, unsatisfied, failed, unsupported, interrupted };
+
+const char* to_string(Outcome outcome);
 
 struct TuneOptions {
   uint64_t budget = 64;

@@ -56,14 +56,15 @@ TEST_F(AoeHostTest, TwoPluginsWithOneNameIsAnErrorNamingBoth) {
 TEST_F(AoeHostTest, TunesTheMlpAndWritesAnAoeResult) {
   const auto r = tune("mlp.onnx");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  // One line per op with its before and after time.
-  const std::regex op_line(R"((MatMul|Gemm)\S* \((MatMul|Gemm) [^)]*\): ([0-9.]+) us -> ([0-9.]+) us)");
-  int ops = 0;
+  // One line per tuned op with its before and after time; the three cube ops among them.
+  const std::regex op_line(R"(\] (\S+) \((\w+) [^)]*\): ([0-9.]+) us -> ([0-9.]+) us)");
+  int ops = 0, cube_ops = 0;
   for (std::sregex_iterator it(r.err.begin(), r.err.end(), op_line), end; it != end; ++it) {
     ++ops;
+    cube_ops += (*it)[2] == "MatMul" || (*it)[2] == "Gemm";
     EXPECT_LE(std::stod((*it)[4]), std::stod((*it)[3])) << it->str();
   }
-  EXPECT_EQ(ops, 3) << r.err;
+  EXPECT_EQ(cube_ops, 3) << r.err;
   EXPECT_NE(r.err.find("mlp process finished. Performance improved by"), std::string::npos) << r.err;
 
   const json result = only_result();
@@ -73,7 +74,7 @@ TEST_F(AoeHostTest, TunesTheMlpAndWritesAnAoeResult) {
   EXPECT_EQ(opat["opat_tuning_result"], "tuning successful");
   EXPECT_LT(opat["model_result_performance(ms)"].get<double>(), opat["model_baseline_performance(ms)"].get<double>());
   const json& s = opat["repo_summary"];
-  EXPECT_EQ(s["total_num"], 3);
+  EXPECT_EQ(s["total_num"], ops);
   EXPECT_EQ(s["total_num"].get<int>(), s["repo_add_num"].get<int>() + s["repo_hit_num"].get<int>() +
                                            s["repo_unsatisfied_num"].get<int>());
   EXPECT_EQ(s["repo_hit_num"].get<int>(), s["repo_update_num"].get<int>() + s["repo_reserved_num"].get<int>());
@@ -175,7 +176,7 @@ TEST_F(AoeHostTest, UnknownSearcherStopsBeforeTuning) {
 TEST_F(AoeHostTest, JobTypeSelectsTheTuningMode) {
   const auto r = aoe_host({"--job_type", "2", "--model", model("mlp.onnx").string(), "--budget", "8"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(only_result()["OPAT"]["repo_summary"]["total_num"], 3);
+  EXPECT_GE(only_result()["OPAT"]["repo_summary"]["total_num"], 3);
 }
 
 TEST_F(AoeHostTest, SameSeedSameResult) {
