@@ -99,8 +99,7 @@ ElementwiseModel::ElementwiseModel(const Soc& soc, ElementwiseProblem problem) :
   space_.knobs[kUbFactor] = ub_factor_knob(soc_, "ub_factor", p_.elements, p_.bytes);
   space_.knobs[kDb] = db_knob();
   space_.default_config = default_config();
-  const auto verdict = check(space_.default_config);
-  if (!verdict.ok()) throw sdk::Error(sdk::StatusCode::internal, "the default elementwise tiling is invalid: " + verdict.message);
+  require_default_fits(soc_, "this elementwise op", check(space_.default_config));
 }
 
 // Streamed inputs, the output and scratch each hold one tile (twice with
@@ -154,9 +153,12 @@ double ElementwiseModel::time_us(const sdk::Config& c) const {
   TileStages s;
   double in_bytes = 0;
   for (int b : p_.streamed_bytes) in_bytes += static_cast<double>(tile) * b;
-  s.in = gm_to_ub_cycles(soc_, in_bytes, active) + (p_.streamed_bytes.size() > 1 ? soc_.dma_cycles * (p_.streamed_bytes.size() - 1) : 0);
+  // Each streamed input is its own copy-in, paying its own DMA issue.
+  const auto extra_copies = static_cast<double>(std::max<size_t>(p_.streamed_bytes.size(), 1) - 1);
+  s.in = gm_to_ub_cycles(soc_, in_bytes, active) + extra_copies * soc_.dma_cycles;
   s.vec = vector_cycles_for(tile);
   s.out = ub_to_gm_cycles(soc_, static_cast<double>(tile) * p_.out_bytes, active);
+  s.hbm = hbm_share_cycles(soc_, in_bytes + static_cast<double>(tile) * p_.out_bytes, active);
   double resident = 0;
   for (size_t i = 0; i < p_.broadcast_elements.size(); ++i)
     resident += gm_to_ub_cycles(soc_, static_cast<double>(p_.broadcast_elements[i]) * p_.broadcast_bytes[i], active);

@@ -28,9 +28,7 @@ NormModel::NormModel(const Soc& soc, NormProblem problem) : soc_(soc), p_(std::m
   space_.knobs[kDb] = db_knob();
   space_.knobs[kImpl] = sdk::Knob::categorical("impl", sdk::KnobTag::impl, {"one_pass", "split_row"});
   space_.default_config = default_config();
-  const auto verdict = check(space_.default_config);
-  if (!verdict.ok())
-    throw sdk::Error(sdk::StatusCode::internal, "the default " + p_.op_type + " tiling is invalid: " + verdict.message);
+  require_default_fits(soc_, p_.op_type, check(space_.default_config));
 }
 
 int64_t NormModel::ub_bytes(int64_t rows_per_tile, bool db) const {
@@ -102,6 +100,7 @@ double NormModel::time_us(const sdk::Config& c) const {
     s.in = gm_to_ub_cycles(soc_, e * p_.in_bytes, active);
     s.vec = row_vector_cycles(per_tile, p_.row, p_.simple_passes, p_.transcendental_passes, p_.row_reduces);
     s.out = ub_to_gm_cycles(soc_, e * p_.out_bytes, active);
+    s.hbm = hbm_share_cycles(soc_, e * (p_.in_bytes + p_.out_bytes), active);
     cycles += pipeline_cycles(s, ceil_div64(rows, per_tile), db);
   } else {
     // Pass one folds statistics chunk by chunk; pass two re-reads and writes.
@@ -116,6 +115,7 @@ double NormModel::time_us(const sdk::Config& c) const {
     result.out = ub_to_gm_cycles(soc_, e * p_.out_bytes, active);
     if (p_.resident_elements > 0)
       result.in += gm_to_ub_cycles(soc_, e * static_cast<double>(p_.resident_elements / p_.row) * p_.in_bytes, active);
+    result.hbm = hbm_share_cycles(soc_, e * (p_.in_bytes + p_.out_bytes), active);
     cycles += pipeline_cycles(stats, rows * chunks, db) + pipeline_cycles(result, rows * chunks, db);
   }
   return kernel_us(soc_, cycles, roofline_us());

@@ -71,8 +71,7 @@ ReduceModel::ReduceModel(const Soc& soc, ReduceProblem problem) : soc_(soc), p_(
   space_.knobs[kAtomic] = sdk::Knob::categorical("atomic", sdk::KnobTag::impl, {"off", "on"});
   space_.knobs[kDb] = db_knob();
   space_.default_config = default_config();
-  const auto verdict = check(space_.default_config);
-  if (!verdict.ok()) throw Error(StatusCode::internal, "the default reduce tiling is invalid: " + verdict.message);
+  require_default_fits(soc_, "this reduce", check(space_.default_config));
 }
 
 // A core owns whole 32 B blocks: of output when the kept axes split (so

@@ -6,8 +6,13 @@
 
 #include "aoe/sdk/error.h"
 #include "elementwise_model.h"
+#include "layernorm_model.h"
 #include "matmul_model.h"
+#include "pool_model.h"
+#include "reduce_model.h"
 #include "soc_files.h"
+#include "softmax_model.h"
+#include "transpose_model.h"
 
 namespace aoe::sim {
 namespace {
@@ -109,7 +114,6 @@ SimDevice::SimDevice(Soc soc, SimOptions options)
 
 nlohmann::json SimDevice::describe() const {
   auto out = sim::describe(soc_);
-  out["op_types"] = {"MatMul", "Gemm"};
   out["fused_op_types"] = fused_op_types();
   out["noise"] = options_.noise;
   return out;
@@ -120,6 +124,11 @@ std::unique_ptr<OpModel> SimDevice::model(const sdk::OpTask& task) const {
     return std::make_unique<MatMulModel>(soc_, matmul_problem(task, soc_));
   if (is_elementwise_op(task.op_type))
     return std::make_unique<ElementwiseModel>(soc_, elementwise_problem(task, soc_));
+  if (is_reduce_op(task.op_type)) return std::make_unique<ReduceModel>(soc_, reduce_problem(task, soc_));
+  if (task.op_type == "Softmax") return std::make_unique<NormModel>(soc_, softmax_problem(task, soc_));
+  if (task.op_type == "LayerNormalization") return std::make_unique<NormModel>(soc_, layernorm_problem(task, soc_));
+  if (is_pool_op(task.op_type)) return std::make_unique<PoolModel>(soc_, pool_problem(task, soc_));
+  if (task.op_type == "Transpose") return std::make_unique<TransposeModel>(soc_, transpose_problem(task, soc_));
   throw sdk::Error(sdk::StatusCode::unsupported, soc_.target + " simulator does not model op '" + task.op_type + "' yet");
 }
 

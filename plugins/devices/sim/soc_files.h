@@ -22,7 +22,7 @@ Soc load_soc_file(const std::filesystem::path& file);
 // path) or a path to a YAML file. Throws not_found for neither.
 Soc load_soc(std::string_view name);
 
-// The shipped ascend910, read once.
+// The ascend910 SoC file, found as load_soc finds it and read once.
 const Soc& ascend910();
 
 }  // namespace aoe::sim

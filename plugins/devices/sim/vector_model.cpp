@@ -54,12 +54,15 @@ double ub_to_gm_cycles(const Soc& soc, double bytes, int64_t active) {
   return bytes / std::min(soc.ub_to_gm_rate, share) + soc.dma_cycles;
 }
 
+double hbm_share_cycles(const Soc& soc, double bytes, int64_t active) {
+  return bytes * static_cast<double>(std::max<int64_t>(1, active)) / soc.hbm_bytes_per_cycle();
+}
+
 double pipeline_cycles(const TileStages& t, int64_t tiles, bool db) {
   if (tiles <= 0) return 0;
   const double sum = t.in + t.vec + t.out;
   if (!db) return static_cast<double>(tiles) * sum;
-  const double slowest = std::max({t.in, t.vec, t.out});
-  return static_cast<double>(tiles) * slowest + (sum - slowest);
+  return static_cast<double>(tiles - 1) * std::max({t.in, t.vec, t.out, t.hbm}) + sum;
 }
 
 double kernel_us(const Soc& soc, double core_cycles, double roofline_us) {
@@ -71,6 +74,11 @@ double vector_roofline_us(const Soc& soc, double gm_bytes, double vector_cycles_
 }
 
 sdk::Measurement refuse(const std::string& why) { return sdk::Measurement::failed(sdk::ResultStatus::invalid, why); }
+
+void require_default_fits(const Soc& soc, const std::string& op_type, const sdk::Measurement& verdict) {
+  if (!verdict.ok())
+    throw Error(StatusCode::unsupported, soc.target + " simulator has no tiling of " + op_type + " that fits: " + verdict.message);
+}
 
 sdk::Measurement ub_overflow(const std::string& what, int64_t need, int64_t have) {
   return refuse("UB: " + what + " needs " + std::to_string(need) + " B, has " + std::to_string(have) + " B");

@@ -39,14 +39,18 @@ double row_reduce_cycles(const Soc& soc, int64_t rows, int64_t row_elements, int
 double gm_to_ub_cycles(const Soc& soc, double bytes, int64_t active);
 double ub_to_gm_cycles(const Soc& soc, double bytes, int64_t active);
 
-// One UB tile's stages, cycles.
+// Cycles `bytes` of GM traffic take at one of `active` cores' share of HBM.
+double hbm_share_cycles(const Soc& soc, double bytes, int64_t active);
+
+// One UB tile's stages, cycles. Overlapped reads and writes still share
+// HBM: `hbm` is the tile's whole GM traffic at the core's share.
 struct TileStages {
-  double in = 0, vec = 0, out = 0;
+  double in = 0, vec = 0, out = 0, hbm = 0;
 };
 
 // A core running `tiles` equal tiles: with double buffering MTE2, V and
-// MTE3 overlap, so the slowest stage sets the pace after the first tile
-// fills the pipe; without it they run in turn.
+// MTE3 overlap, so after the first tile each further one adds only its
+// slowest stage; without it they run in turn.
 double pipeline_cycles(const TileStages& tile, int64_t tiles, bool db);
 
 // Launch plus the busiest core, never below the roofline.
@@ -56,6 +60,9 @@ double kernel_us(const Soc& soc, double core_cycles, double roofline_us);
 double vector_roofline_us(const Soc& soc, double gm_bytes, double vector_cycles_total);
 
 sdk::Measurement refuse(const std::string& why);
+// The default tiling is the smallest when nothing fits; throws unsupported
+// then, since the op is too big for the kernel modelled.
+void require_default_fits(const Soc& soc, const std::string& op_type, const sdk::Measurement& verdict);
 // "UB: <what> needs N B, has M B"
 sdk::Measurement ub_overflow(const std::string& what, int64_t need, int64_t have);
 sdk::Measurement too_many_cores(int64_t block_dim, int64_t blocks, const std::string& of_what);

@@ -1,0 +1,407 @@
+// The vector-unit models: elementwise chains, reduces, softmax and layer
+// norm, pooling and transpose. Hand-computed figures, refusals, bounds,
+// scaling with cores and the default tiling against the best one.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "aoe/sdk/error.h"
+#include "elementwise_model.h"
+#include "layernorm_model.h"
+#include "norm_model.h"
+#include "op_tasks.h"
+#include "pool_model.h"
+#include "reduce_model.h"
+#include "sim_device.h"
+#include "softmax_model.h"
+#include "transpose_model.h"
+
+namespace aoe::sim {
+namespace {
+
+using sdk::DType;
+using test::tensor;
+
+// The 910 as the hardware notes give it, written out so the figures below
+// can be checked by hand.
+const Soc& soc() {
+  static const Soc s = [] {
+    Soc x;
+    x.target = "ascend910";
+    x.ai_cores = 32;
+    x.clock_ghz = 1.0;
+    x.ub_bytes = 256 << 10;
+    x.hbm_gbps = 1200;  // 1200 B/cycle for the chip, 37.5 per core when all 32 stream
+    x.gm_to_l1_rate = 110;
+    x.ub_to_gm_rate = 64;
+    x.vector_bytes_per_cycle = 256;
+    x.transcendental_elems_per_cycle = 32;
+    x.launch_us = 3;
+    x.dma_cycles = 200;
+    x.vector_latency_cycles = 6;
+    x.transcendental_latency_cycles = 12;
+    return x;
+  }();
+  return s;
+}
+
+sdk::OpTask op(std::string type, std::vector<sdk::TensorDesc> inputs, nlohmann::json attrs = nlohmann::json::object(),
+               std::vector<std::string> fused = {}) {
+  sdk::OpTask t;
+  t.name = "op";
+  t.op_type = std::move(type);
+  t.inputs = std::move(inputs);
+  t.attrs = std::move(attrs);
+  t.fused_ops = std::move(fused);
+  return t;
+}
+
+std::unique_ptr<OpModel> model_of(const sdk::OpTask& t) {
+  const auto& s = soc();
+  if (is_elementwise_op(t.op_type)) return std::make_unique<ElementwiseModel>(s, elementwise_problem(t, s));
+  if (is_reduce_op(t.op_type)) return std::make_unique<ReduceModel>(s, reduce_problem(t, s));
+  if (t.op_type == "Softmax") return std::make_unique<NormModel>(s, softmax_problem(t, s));
+  if (t.op_type == "LayerNormalization") return std::make_unique<NormModel>(s, layernorm_problem(t, s));
+  if (is_pool_op(t.op_type)) return std::make_unique<PoolModel>(s, pool_problem(t, s));
+  return std::make_unique<TransposeModel>(s, transpose_problem(t, s));
+}
+
+void for_each_config(const sdk::TuningSpace& space, const std::function<void(const sdk::Config&)>& visit) {
+  sdk::Config c(space.knobs.size());
+  std::function<void(size_t)> walk = [&](size_t i) {
+    if (i == c.size()) return visit(c);
+    for (auto v : space.knobs[i].values) {
+      c[i] = v;
+      walk(i + 1);
+    }
+  };
+  walk(0);
+}
+
+// One realistic op per family, with the family's knob order for hand configs.
+struct Family {
+  std::string name;
+  sdk::OpTask realistic;
+  sdk::OpTask large;         // big and evenly divisible over 1..32 cores
+  sdk::Config overflow;      // exceeds UB on the large op
+  size_t block_dim_knob;
+};
+
+std::vector<Family> families() {
+  const auto f16 = DType::f16;
+  return {
+      {"elementwise",  // MobileNetV2 residual add of the 7 x 7 stage: too small for CANN to spread
+       op("Add", {tensor({1, 160, 7, 7}, f16), tensor({1, 160, 7, 7}, f16)}),
+       op("Sigmoid", {tensor({64, 1024, 1024}, f16)}),
+       {1, 65536, 1},
+       ElementwiseModel::kBlockDim},
+      {"reduce",  // BERT-base layer-norm mean over hidden
+       op("ReduceMean", {tensor({1, 128, 768}, f16)}, {{"axes", {-1}}}),
+       op("ReduceSum", {tensor({4096, 4096}, f16)}, {{"axes", {1}}}),
+       {ReduceModel::kSplitKept, 1, 131072, 0, 1},
+       ReduceModel::kBlockDim},
+      {"softmax",  // BERT-base attention scores
+       op("Softmax", {tensor({1, 12, 128, 128}, f16)}, {{"axis", -1}}),
+       op("Softmax", {tensor({8192, 1024}, f16)}),
+       {1, 128, 1, NormModel::kOnePass},
+       NormModel::kBlockDim},
+      {"layernorm",  // BERT-base
+       op("LayerNormalization", {tensor({1, 128, 768}, f16), tensor({768}, f16), tensor({768}, f16)}, {{"axis", -1}}),
+       op("LayerNormalization", {tensor({8192, 768}, f16), tensor({768}, f16), tensor({768}, f16)}, {{"axis", -1}}),
+       {1, 64, 1, NormModel::kOnePass},
+       NormModel::kBlockDim},
+      {"pool",  // ResNet-50 stem max pool
+       op("MaxPool", {tensor({1, 64, 112, 112}, f16)},
+          {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}}),
+       op("AveragePool", {tensor({32, 64, 128, 128}, f16)}, {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}}),
+       {1, 64, 1, PoolModel::kNc1hwc0},
+       PoolModel::kBlockDim},
+      {"transpose",  // BERT-base key transpose for Q x K^T
+       op("Transpose", {tensor({1, 12, 128, 64}, f16)}, {{"perm", {0, 1, 3, 2}}}),
+       op("Transpose", {tensor({64, 1024, 1024}, f16)}, {{"perm", {0, 2, 1}}}),
+       {1, 131072, 1, TransposeModel::kVnchwconv},
+       TransposeModel::kBlockDim},
+  };
+}
+
+// ---- hand-computed figures ------------------------------------------------
+
+// Stages are GM->UB (bytes / min(port, HBM share) + 200), vector, UB->GM.
+TEST(VectorModels, ElementwiseHandComputed) {
+  // 512 Ki fp16 over 32 cores: one tile of 16384 each, 32 KiB in and out.
+  const auto m = model_of(op("Relu", {tensor({512, 1024}, DType::f16)}));
+  const sdk::Config c{32, 16384, 0};
+  ASSERT_TRUE(m->check(c).ok()) << m->check(c).message;
+  const double share = 1200.0 / 32;
+  const double in = 32768 / share + 200, out = 32768 / share + 200;
+  const double vec = 128 + 6;  // 128 repeats of 256 B, one instruction
+  EXPECT_NEAR(m->time_us(c), 3 + (in + vec + out) / 1000, 1e-9);
+  // With db a single tile cannot overlap anything.
+  EXPECT_NEAR(m->time_us({32, 16384, 1}), m->time_us(c), 1e-9);
+  // Two tiles of 8192 with db: the first runs through; the second adds its
+  // slowest stage, here its reads and writes together at the core's HBM share.
+  const double in2 = 16384 / share + 200, vec2 = 64 + 6, hbm2 = 32768 / share;
+  EXPECT_NEAR(m->time_us({32, 8192, 1}), 3 + (in2 + vec2 + in2 + hbm2) / 1000, 1e-9);
+}
+
+TEST(VectorModels, ReduceHandComputed) {
+  // 64 rows of 1024 fp32 summed on 8 cores (one 32 B output block each): one tile of 8 rows.
+  const auto m = model_of(op("ReduceSum", {tensor({64, 1024}, DType::f32)}, {{"axes", {1}}}));
+  const sdk::Config c{ReduceModel::kSplitKept, 8, 8192, 0, 0};
+  ASSERT_TRUE(m->check(c).ok()) << m->check(c).message;
+  const double in = 8 * 1024 * 4 / 110.0 + 200;  // 8 cores leave MTE2 as the cap
+  // Per row: fold 960 values into one repeat (15 repeats + 6), then a 22-cycle vcadd.
+  const double vec = 8 * (15 + 6 + 22);
+  const double out = 8 * 4 / 64.0 + 200;
+  EXPECT_NEAR(m->time_us(c), 3 + (in + vec + out) / 1000, 1e-9);
+  // Nine cores would split a 32 B output block.
+  EXPECT_FALSE(m->check({ReduceModel::kSplitKept, 9, 8192, 0, 0}).ok());
+}
+
+TEST(VectorModels, SoftmaxHandComputed) {
+  // 32 fp32 rows of 1024, one per core.
+  const auto m = model_of(op("Softmax", {tensor({32, 1024}, DType::f32)}));
+  const sdk::Config c{32, 1, 0, NormModel::kOnePass};
+  ASSERT_TRUE(m->check(c).ok()) << m->check(c).message;
+  const double share = 1200.0 / 32;
+  const double io = 2 * (4096 / share + 200);
+  const double simple = 2 * (16 + 6);         // sub, mul: 16 repeats each
+  const double exp = 1024 / 32.0 + 12;        // 32 lanes per cycle
+  const double reduces = 2 * (15 + 6 + 22);   // max and sum
+  EXPECT_NEAR(m->time_us(c), 3 + (io + simple + exp + reduces) / 1000, 1e-9);
+}
+
+TEST(VectorModels, LayerNormHandComputed) {
+  // 32 fp32 rows of 1024 with gamma and beta, one row per core.
+  const auto m = model_of(op("LayerNormalization",
+                             {tensor({32, 1024}, DType::f32), tensor({1024}, DType::f32), tensor({1024}, DType::f32)}));
+  const sdk::Config c{32, 1, 0, NormModel::kOnePass};
+  ASSERT_TRUE(m->check(c).ok()) << m->check(c).message;
+  const double share = 1200.0 / 32;
+  const double gamma_beta = 8192 / share + 200;
+  const double io = 2 * (4096 / share + 200);
+  const double vec = 5 * (16 + 6) + 2 * (15 + 6 + 22);
+  EXPECT_NEAR(m->time_us(c), 3 + (gamma_beta + io + vec) / 1000, 1e-9);
+}
+
+TEST(VectorModels, PoolHandComputed) {
+  // 16 fp16 channels of 8 x 8, 2 x 2 max, stride 2: one C1 plane, one tile of 4 output rows.
+  const auto m = model_of(op("MaxPool", {tensor({1, 16, 8, 8}, DType::f16)}, {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}}));
+  const sdk::Config c{1, 4, 0, PoolModel::kNc1hwc0};
+  ASSERT_TRUE(m->check(c).ok()) << m->check(c).message;
+  const double in = 8 * 8 * 16 * 2 / 110.0 + 200;
+  const double out = 4 * 4 * 16 * 2 / 64.0 + 200;
+  const double vec = 4 * (2 + 6);  // 4 taps, each 2 repeats over 256 values
+  EXPECT_NEAR(m->time_us(c), 3 + (in + vec + out) / 1000, 1e-9);
+  // ND on W = 8: every tap of every output row is its own short instruction.
+  const sdk::Config nd{1, 64, 0, PoolModel::kNd};
+  ASSERT_TRUE(m->check(nd).ok()) << m->check(nd).message;
+  const double nd_vec = 16 * 4 * 4 * (1 + 6);
+  EXPECT_NEAR(m->time_us(nd), 3 + (8 * 8 * 16 * 2 / 110.0 + 200 + nd_vec + out) / 1000, 1e-9);
+}
+
+TEST(VectorModels, TransposeHandComputed) {
+  // 64 x 1024 fp16 swapped on one core, one tile: reads 64 runs of 2 KiB,
+  // writes 1024 runs of 128 B, each run 2 issue cycles; vnchwconv once over it.
+  const auto m = model_of(op("Transpose", {tensor({64, 1024}, DType::f16)}, {{"perm", {1, 0}}}));
+  const sdk::Config conv{1, 65536, 0, TransposeModel::kVnchwconv};
+  ASSERT_TRUE(m->check(conv).ok()) << m->check(conv).message;
+  const double in = 131072 / 110.0 + 200 + 64 * 2;
+  const double out = 131072 / 64.0 + 200 + 1024 * 2;
+  const double vec = 512 + 3 * 6;
+  EXPECT_NEAR(m->time_us(conv), 3 + (in + vec + out) / 1000, 1e-9);
+  // Scattering by DMA writes each value as its own 32 B burst.
+  const sdk::Config dma{1, 65536, 0, TransposeModel::kDma};
+  const double scatter = 65536 * 32 / 64.0 + 200 + 65536 * 2;
+  EXPECT_NEAR(m->time_us(dma), 3 + (in + scatter) / 1000, 1e-9);
+}
+
+// ---- constraints -----------------------------------------------------------
+
+TEST(VectorModels, RefusesWhatOverflowsUb) {
+  for (const auto& f : families()) {
+    const auto m = model_of(f.large);
+    ASSERT_TRUE(m->space().in_domain(f.overflow)) << f.name;
+    const auto verdict = m->check(f.overflow);
+    EXPECT_FALSE(verdict.ok()) << f.name;
+    EXPECT_NE(verdict.message.find("UB"), std::string::npos) << f.name << ": " << verdict.message;
+  }
+}
+
+TEST(VectorModels, DoubleBufferingCountsTwice) {
+  // Add + Clip keeps two inputs and one output: 3 x 64 KiB fits once, not twice.
+  const auto m = model_of(op("Add", {tensor({1 << 20}), tensor({1 << 20})}, {}, {"Clip"}));
+  EXPECT_TRUE(m->check({32, 16384, 0}).ok());
+  EXPECT_TRUE(m->check({32, 32768, 0}).ok()) << m->check({32, 32768, 0}).message;
+  const auto v = m->check({32, 32768, 1});
+  EXPECT_FALSE(v.ok());
+  EXPECT_NE(v.message.find("double-buffered"), std::string::npos) << v.message;
+}
+
+TEST(VectorModels, RefusesMoreCoresThanWork) {
+  const auto m = model_of(op("Relu", {tensor({100}, DType::f16)}));  // 7 blocks of 32 B
+  EXPECT_TRUE(m->check({7, 128, 1}).ok());
+  const auto v = m->check({8, 128, 1});
+  EXPECT_FALSE(v.ok());
+  EXPECT_NE(v.message.find("block_dim 8"), std::string::npos) << v.message;
+  const auto s = model_of(op("Softmax", {tensor({4, 4096}, DType::f16)}));
+  EXPECT_FALSE(s->check({5, 1, 1, NormModel::kOnePass}).ok());
+}
+
+TEST(VectorModels, SplitRowOnlyForRowsThatDoNotFit) {
+  const auto small = model_of(op("Softmax", {tensor({64, 1024}, DType::f16)}));
+  EXPECT_FALSE(small->check({32, 1, 1, NormModel::kSplitRow}).ok());
+  // 64 Ki fp32 values need 3 x 256 KiB: only the two-pass schedule runs it.
+  const auto big = model_of(op("Softmax", {tensor({64, 65536}, DType::f16)}));
+  EXPECT_FALSE(big->check({32, 1, 0, NormModel::kOnePass}).ok());
+  EXPECT_EQ(big->space().default_config[NormModel::kImpl], NormModel::kSplitRow);
+  EXPECT_TRUE(big->check(big->space().default_config).ok());
+}
+
+TEST(VectorModels, AtomicOnlyWhenCoresSplitTheReducedAxis) {
+  const auto m = model_of(op("ReduceSum", {tensor({16, 65536}, DType::f32)}, {{"axes", {1}}}));
+  EXPECT_FALSE(m->check({ReduceModel::kSplitKept, 2, 1024, 1, 1}).ok());
+  EXPECT_TRUE(m->check({ReduceModel::kSplitReduced, 32, 1024, 1, 1}).ok());
+  // Few outputs, a long reduced axis: CANN's rules pick atomic mode.
+  const auto& d = m->space().default_config;
+  EXPECT_EQ(d[ReduceModel::kSplitAxis], ReduceModel::kSplitReduced);
+  EXPECT_EQ(d[ReduceModel::kAtomic], 1);
+  const auto mx = model_of(op("ReduceMax", {tensor({16, 65536}, DType::f32)}, {{"axes", {1}}}));
+  EXPECT_FALSE(mx->check({ReduceModel::kSplitReduced, 32, 1024, 1, 1}).ok());
+}
+
+TEST(VectorModels, BroadcastInputIsReadOncePerCore) {
+  // [128, 768] * [768]: the row vector stays in UB, so the op costs barely
+  // more than a unary one of the same size.
+  const auto bcast = model_of(op("Mul", {tensor({1024, 768}, DType::f16), tensor({768}, DType::f16)}));
+  const auto full = model_of(op("Mul", {tensor({1024, 768}, DType::f16), tensor({1024, 768}, DType::f16)}));
+  const sdk::Config c{32, 8192, 1};
+  ASSERT_TRUE(bcast->check(c).ok());
+  EXPECT_LT(bcast->time_us(c), full->time_us(c));
+  EXPECT_LT(bcast->roofline_us(), full->roofline_us());
+}
+
+TEST(VectorModels, FusedChainStaysInUb) {
+  // Add then Clip fused reads and writes GM once; two kernels would twice.
+  const auto fused = model_of(op("Add", {tensor({1, 96, 112, 112}), tensor({1, 96, 112, 112})}, {}, {"Clip"}));
+  const auto add = model_of(op("Add", {tensor({1, 96, 112, 112}), tensor({1, 96, 112, 112})}));
+  const auto clip = model_of(op("Clip", {tensor({1, 96, 112, 112})}));
+  const double separate = add->time_us(add->space().default_config) + clip->time_us(clip->space().default_config);
+  EXPECT_LT(fused->time_us(fused->space().default_config), separate);
+}
+
+TEST(VectorModels, UnknownOpsAreUnsupported) {
+  auto code = [](const std::function<void()>& body) {
+    try {
+      body();
+    } catch (const sdk::Error& e) {
+      return e.code();
+    }
+    return sdk::StatusCode::ok;
+  };
+  EXPECT_EQ(code([] { elementwise_problem(op("Add", {tensor({4}), tensor({4})}, {}, {"Gelu"}), soc()); }),
+            sdk::StatusCode::unsupported);
+  EXPECT_EQ(code([] { reduce_problem(op("ReduceProd", {tensor({4})}), soc()); }), sdk::StatusCode::unsupported);
+  EXPECT_EQ(code([] { elementwise_problem(op("Add", {tensor({3, 4}), tensor({5, 4})}), soc()); }),
+            sdk::StatusCode::invalid_argument);
+  // Three input rows of 64 Ki fp16 overflow UB in any format: no kernel.
+  EXPECT_EQ(code([] { model_of(op("MaxPool", {tensor({1, 16, 64, 65536})}, {{"kernel_shape", {3, 3}}})); }),
+            sdk::StatusCode::unsupported);
+  // Sixteen channels of 4096 do not fit as NC1HWC0 but do as ND.
+  const auto wide = model_of(op("MaxPool", {tensor({1, 16, 64, 4096})}, {{"kernel_shape", {3, 3}}}));
+  EXPECT_EQ(wide->space().default_config[PoolModel::kFormat], PoolModel::kNd);
+}
+
+// ---- bounds, scaling, default against best -----------------------------------
+
+TEST(VectorModels, DefaultIsValid) {
+  for (const auto& f : families()) {
+    for (const auto* t : {&f.realistic, &f.large}) {
+      const auto m = model_of(*t);
+      const auto v = m->check(m->space().default_config);
+      EXPECT_TRUE(v.ok()) << f.name << ": " << v.message;
+    }
+  }
+}
+
+TEST(VectorModels, NoConfigBeatsTheRoofline) {
+  std::mt19937_64 rng(7);
+  for (const auto& f : families()) {
+    for (const auto* t : {&f.realistic, &f.large}) {
+      const auto m = model_of(*t);
+      const auto& knobs = m->space().knobs;
+      int valid = 0;
+      for (int i = 0; i < 200; ++i) {
+        sdk::Config c;
+        for (const auto& k : knobs) c.push_back(k.values[rng() % k.values.size()]);
+        if (!m->check(c).ok()) continue;
+        ++valid;
+        EXPECT_GE(m->time_us(c), m->roofline_us()) << f.name;
+        EXPECT_EQ(m->time_us(c), m->time_us(c)) << f.name;
+      }
+      EXPECT_GT(valid, 0) << f.name;
+    }
+  }
+}
+
+TEST(VectorModels, MoreCoresAreNeverSlowerOnALargeOp) {
+  for (const auto& f : families()) {
+    const auto m = model_of(f.large);
+    auto c = m->space().default_config;
+    double previous = 0;
+    for (int64_t cores : {1, 2, 4, 8, 16, 32}) {
+      c[f.block_dim_knob] = cores;
+      ASSERT_TRUE(m->check(c).ok()) << f.name << ": " << m->check(c).message;
+      const double us = m->time_us(c);
+      if (cores > 1) EXPECT_LE(us, previous * (1 + 1e-12)) << f.name << " on " << cores << " cores";
+      previous = us;
+    }
+    c[f.block_dim_knob] = 1;
+    const double one = m->time_us(c);
+    c[f.block_dim_knob] = 32;
+    EXPECT_LT(m->time_us(c), one) << f.name;
+  }
+}
+
+TEST(VectorModels, TuningBeatsTheDefaultOnRealShapes) {
+  int improved = 0;
+  for (const auto& f : families()) {
+    const auto m = model_of(f.realistic);
+    sdk::Config best;
+    double best_us = 0;
+    for_each_config(m->space(), [&](const sdk::Config& c) {
+      if (!m->check(c).ok()) return;
+      const double us = m->time_us(c);
+      if (best.empty() || us < best_us) best = c, best_us = us;
+    });
+    const auto& d = m->space().default_config;
+    const double default_us = m->time_us(d);
+    std::printf("%-12s default %8.3f us %s\n%-12s best    %8.3f us %s  (roofline %.3f us)\n", f.name.c_str(),
+                default_us, m->space().describe(d).dump().c_str(), "", best_us,
+                m->space().describe(best).dump().c_str(), m->roofline_us());
+    EXPECT_LE(best_us, default_us) << f.name;
+    if (best_us < default_us * (1 - 1e-6)) ++improved;
+  }
+  EXPECT_GE(improved, 4);
+}
+
+// ---- through the device ----------------------------------------------------
+
+TEST(VectorModels, TheDeviceBuildsEveryFamily) {
+  SimDevice dev(sdk::CreateArgs{"ascend910", nlohmann::json::object()});
+  for (const auto& f : families()) {
+    auto task = dev.prepare(f.realistic);
+    const auto model = dev.model(f.realistic);
+    auto built = task->build(model->space().default_config);
+    EXPECT_TRUE(built.candidate) << f.name << ": " << built.failure.message;
+  }
+}
+
+}  // namespace
+}  // namespace aoe::sim
