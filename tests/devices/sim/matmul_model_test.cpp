@@ -6,6 +6,7 @@
 #include <random>
 #include <string>
 
+#include "for_each_config.h"
 #include "aoe/sdk/error.h"
 #include "matmul_model.h"
 #include "op_tasks.h"
@@ -30,18 +31,6 @@ MatMulModel model_of(const sdk::OpTask& task) { return MatMulModel(ascend910(), 
 
 double roofline(double flops, double bytes) { return std::max(flops / kPeakFlopsPerUs, bytes / kHbmBytesPerUs); }
 
-// Every config of the space, valid or not.
-void for_each_config(const sdk::TuningSpace& space, const std::function<void(const sdk::Config&)>& visit) {
-  sdk::Config c(space.knobs.size());
-  std::function<void(size_t)> walk = [&](size_t i) {
-    if (i == c.size()) return visit(c);
-    for (auto v : space.knobs[i].values) {
-      c[i] = v;
-      walk(i + 1);
-    }
-  };
-  walk(0);
-}
 
 sdk::Config best_config(const MatMulModel& model) {
   sdk::Config best;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "for_each_config.h"
 #include "aoe/sdk/error.h"
 #include "elementwise_model.h"
 #include "layernorm_model.h"
@@ -72,17 +73,6 @@ std::unique_ptr<OpModel> model_of(const sdk::OpTask& t) {
   return std::make_unique<TransposeModel>(s, transpose_problem(t, s));
 }
 
-void for_each_config(const sdk::TuningSpace& space, const std::function<void(const sdk::Config&)>& visit) {
-  sdk::Config c(space.knobs.size());
-  std::function<void(size_t)> walk = [&](size_t i) {
-    if (i == c.size()) return visit(c);
-    for (auto v : space.knobs[i].values) {
-      c[i] = v;
-      walk(i + 1);
-    }
-  };
-  walk(0);
-}
 
 // One realistic op per family, with the family's knob order for hand configs.
 struct Family {
