@@ -4,6 +4,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -75,6 +76,38 @@ std::optional<nlohmann::json> Bank::read_entry(const std::filesystem::path& file
 
 std::optional<nlohmann::json> Bank::lookup(const nlohmann::json& key) const {
   return read_entry(entry_path(key), key);
+}
+
+std::vector<std::string> Bank::soc_versions() const {
+  std::vector<std::string> out;
+  if (!std::filesystem::is_directory(root_)) return out;
+  for (const auto& dir : std::filesystem::directory_iterator(root_))
+    if (dir.is_directory()) out.push_back(dir.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<Bank::Entry> Bank::entries() const {
+  std::vector<Entry> out;
+  for (const auto& soc : soc_versions()) {
+    std::vector<std::filesystem::path> files;
+    for (const auto& f : std::filesystem::directory_iterator(root_ / soc))
+      if (f.is_regular_file() && f.path().extension() == ".json") files.push_back(f.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& file : files) {
+      std::ifstream in(file);
+      nlohmann::json content;
+      try {
+        content = nlohmann::json::parse(in);
+      } catch (const nlohmann::json::exception& e) {
+        throw Error(StatusCode::io, "corrupt bank entry " + file.string() + ": " + e.what());
+      }
+      if (!content.is_object() || !content.contains("key") || !content.contains("after_us"))
+        throw Error(StatusCode::io, "corrupt bank entry " + file.string() + ": no key or after_us");
+      out.push_back({file, std::move(content)});
+    }
+  }
+  return out;
 }
 
 BankOutcome Bank::record(const nlohmann::json& entry) const {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "aoe/sdk/host.h"
 
@@ -29,6 +30,16 @@ class Bank {
   aoe::sdk::BankOutcome record(const nlohmann::json& entry) const;
 
   std::filesystem::path entry_path(const nlohmann::json& key) const;
+
+  struct Entry {
+    std::filesystem::path file;
+    nlohmann::json content;
+  };
+  // Every entry, by soc_version then file name. A corrupt entry throws
+  // aoe::sdk::Error(io) naming its file.
+  std::vector<Entry> entries() const;
+  // The soc_versions the bank holds entries for.
+  std::vector<std::string> soc_versions() const;
 
  private:
   std::optional<nlohmann::json> read_entry(const std::filesystem::path& file, const nlohmann::json& key) const;

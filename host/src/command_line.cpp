@@ -19,14 +19,18 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
     const std::string& arg = args[i];
     if (arg == "-h" || arg == "--help") return cl.command = "help", cl;
     if (arg == "--version") return cl.command = "version", cl;
-    if (arg.rfind("--", 0) != 0) {
-      if (i == 0 && (arg == "plugins" || arg == "tune")) {
+    if (arg.rfind("--", 0) != 0 && arg != "-o") {
+      if (i == 0 && (arg == "plugins" || arg == "tune" || arg == "bank")) {
         cl.command = arg;
+        continue;
+      }
+      if (cl.command == "bank") {
+        cl.arguments.push_back(arg);
         continue;
       }
       throw Error(StatusCode::invalid_argument, "unexpected argument '" + arg + "' (see --help)");
     }
-    std::string key = arg.substr(2), value;
+    std::string key = arg == "-o" ? "output" : arg.substr(2), value;
     const auto eq = key.find('=');
     if (eq != std::string::npos) {
       value = key.substr(eq + 1);
@@ -54,6 +58,8 @@ std::string help_text() {
          "Usage:\n"
          "  aoe-host --plugin opat --device ascend910 --model m.onnx [options]\n"
          "  aoe-host plugins [--plugin-dir DIR]   list the plugins found and any refused\n"
+         "  aoe-host bank show [DIR]              list the knowledge bank's entries (default: the configured bank)\n"
+         "  aoe-host bank merge A B -o OUT        merge two banks of one soc_version; the faster config wins\n"
          "  aoe-host --version | --help\n\n"
          "Options (command line > environment > --config YAML file > default):\n"
          "  --config FILE                YAML file of `key: value` settings, keys as below\n";

@@ -38,7 +38,8 @@ const aoe_host_services* HostServices::table_for(const std::string& plugin_name)
     context(ctx).logger->log(to_spdlog(level), "{}", message ? message : "");
   };
   c.table.progress = [](void* ctx, const char* stage, uint64_t done, uint64_t total, const char* note) {
-    context(ctx).logger->info("{} {}/{} {}", stage ? stage : "", done, total, note ? note : "");
+    auto& c = context(ctx);
+    c.owner->progress_.report(*c.logger, stage ? stage : "", done, total, note ? note : "");
   };
   c.table.cancelled = [](void* ctx) -> int32_t { return context(ctx).owner->cancelled_() ? 1 : 0; };
   c.table.status_create = new_status;

@@ -11,6 +11,7 @@
 
 #include "aoe/abi/host_services.h"
 #include "aoe/sdk/host.h"
+#include "progress_printer.h"
 
 struct aoe_status {
   int32_t code;
@@ -45,6 +46,7 @@ class HostServices {
   static Context& context(void* ctx) { return *static_cast<Context*>(ctx); }
 
   CancelCheck cancelled_;
+  ProgressPrinter progress_;
   const Bank* bank_ = nullptr;
   std::map<std::string, std::unique_ptr<Context>> contexts_;
 };

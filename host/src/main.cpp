@@ -8,6 +8,7 @@
 
 #include "aoe/abi/version.h"
 #include "aoe/sdk/error.h"
+#include "bank_command.h"
 #include "command_line.h"
 #include "exit_error.h"
 #include "host_services.h"
@@ -49,6 +50,7 @@ int run(const std::vector<std::string>& args) {
   const Settings settings = Settings::resolve(cl.options, Settings::process_environment(), cl.config_file);
   spdlog::set_level(spdlog::level::from_str(settings.text("log_level")));
 
+  if (cl.command == "bank") return run_bank_command(cl.arguments, settings, std::cout);
   install_interrupt_handlers();
   HostServices services([] { return interrupted(); });
   PluginRegistry registry([&](const std::string& name) { return services.table_for(name); });

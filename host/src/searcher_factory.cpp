@@ -1,11 +1,18 @@
 #include "searcher_factory.h"
 
+#include <set>
+
 #include "aoe/sdk/boundary.h"
 #include "plugin_loader.h"
 
 namespace aoe::host {
 
-std::string default_searcher_for(const std::string&) { return "random"; }
+// As AOE's AutoTune: a genetic algorithm for cube ops, whose spaces are
+// large and smooth in tile sizes; reinforcement learning for vector ops.
+std::string default_searcher_for(const std::string& op_type) {
+  static const std::set<std::string> cube_ops = {"Conv", "ConvTranspose", "MatMul", "Gemm", "BatchMatMul"};
+  return cube_ops.count(op_type) ? "ga" : "rl";
+}
 
 SearcherFactory::SearcherFactory(const PluginRegistry& registry, aoe::sdk::Host host, std::string user_choice)
     : registry_(registry), host_(host), user_choice_(std::move(user_choice)) {

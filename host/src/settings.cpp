@@ -54,6 +54,7 @@ void validate(const OptionSpec& spec, const SettingValue& v) {
       used = 0;
     }
     if (used == 0 || used != v.text.size()) bad_value(spec.key, v.source, "'" + v.text + "' is not an integer");
+    if (v.text[0] == '-') bad_value(spec.key, v.source, "'" + v.text + "' is negative");
   }
   bool ignored = false;
   if (spec.type == OptionType::boolean && !parse_boolean(v.text, ignored))

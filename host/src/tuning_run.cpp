@@ -67,6 +67,19 @@ aoe::sdk::Graph load_model(const Settings& s) {
   }
 }
 
+json device_options(const Settings& s) {
+  if (!s.has("device_options")) return json::object();
+  json options;
+  try {
+    options = json::parse(s.text("device_options"));
+  } catch (const json::exception& e) {
+    throw ExitError(exit_usage, "device_options (" + s.source("device_options") + ") is not JSON: " + e.what());
+  }
+  if (!options.is_object())
+    throw ExitError(exit_usage, "device_options (" + s.source("device_options") + ") must be a JSON object");
+  return options;
+}
+
 std::filesystem::path bank_root(const Settings& s) {
   const char* home = std::getenv("HOME");
   return Bank::default_root("op", s.text("bank_path"), s.text("cache_path"), home ? home : ".");
@@ -121,7 +134,7 @@ int run_tuning(const Settings& settings, PluginRegistry& registry, HostServices&
   spdlog::info("model {}: {} nodes, opset {}", settings.text("model"), graph.nodes.size(), graph.opset);
 
   const auto* device_table = static_cast<const aoe_device_vtable*>(device_component.vtable);
-  Instance device(registry.create(device_component, "{}"), device_table->destroy);
+  Instance device(registry.create(device_component, device_options(settings).dump()), device_table->destroy);
   const aoe_device_ref device_ref{sizeof(aoe_device_ref), device.get(), device_table};
   const json soc = aoe::sdk::DeviceClient(device_ref, host).describe();
   const std::string soc_version = soc.value("soc_version", settings.text("device"));
@@ -130,6 +143,7 @@ int run_tuning(const Settings& settings, PluginRegistry& registry, HostServices&
   services.set_bank(&bank);
   const std::filesystem::path work = settings.has("work_path") ? settings.text("work_path") : ".";
   const ResultFile result(work, mode, started_wall);
+  const auto workspace = work / "aoe_workspace" / (model_name + "_" + result_timestamp(started_wall));
   Publisher publisher{result,
                       {{"tuning_name", model_name},
                        {"tuning_time(s)", 0},
@@ -146,9 +160,18 @@ int run_tuning(const Settings& settings, PluginRegistry& registry, HostServices&
   spdlog::info("device {} ({}), bank {}, result file {}", settings.text("device"), soc_version, bank.root().string(),
                result.path().string());
 
-  const json options = {{"budget", settings.integer("budget")},       {"seed", settings.integer("seed")},
-                        {"searcher", settings.text("searcher")},      {"repeat_tune", settings.boolean("repeat_tune")},
-                        {"soc_version", soc_version},                 {"model_name", model_name}};
+  const json options = {{"budget", settings.integer("budget")},
+                        {"time_limit", settings.integer("time_limit")},
+                        {"stall", settings.integer("stall")},
+                        {"parallel_num", settings.integer("parallel_num")},
+                        {"build_threads", settings.integer("build_threads")},
+                        {"seed", settings.integer("seed")},
+                        {"searcher", settings.text("searcher")},
+                        {"repeat_tune", settings.boolean("repeat_tune")},
+                        {"tune_ops_file", settings.text("tune_ops_file")},
+                        {"soc_version", soc_version},
+                        {"model_name", model_name},
+                        {"workspace", std::filesystem::absolute(workspace).string()}};
   const std::string graph_json = json(graph).dump();
   const std::string options_json = options.dump();
   aoe_job job{sizeof(aoe_job), graph_json.c_str(), options_json.c_str(), &device_ref, searchers.table(),
@@ -164,7 +187,8 @@ int run_tuning(const Settings& settings, PluginRegistry& registry, HostServices&
     host.check(mode_table->run(tuning_mode.get(), &job, out.get()), mode);
   } catch (const Error& e) {
     publisher.write(json::object(), status_key, std::string("tuning failed: ") + e.what());
-    throw ExitError(exit_tuning_failed, e.what());
+    // Bad input handed through to the mode (a tune_ops_file, say) is the user's to fix.
+    throw ExitError(e.code() == aoe::sdk::StatusCode::invalid_argument ? exit_usage : exit_tuning_failed, e.what());
   }
   json report = json::parse(out.str());
   const bool incomplete = interrupted();

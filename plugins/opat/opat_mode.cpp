@@ -1,12 +1,17 @@
 // OPAT: operator tuning. Each tunable op of the model, grouped by signature,
 // is tuned on the device with a searcher, through the knowledge bank.
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <map>
+#include <set>
 
 #include "aoe/sdk/plugin.h"
 #include "op_tasks.h"
 #include "opat_report.h"
 #include "task_tuner.h"
+#include "tune_ops.h"
+#include "tuned_plan.h"
 
 namespace aoe::opat {
 namespace {
@@ -26,6 +31,7 @@ std::string line_for(const TunedTask& t) {
   const std::string head = t.group.task.name + " (" + t.group.task.op_type + " " + shape_text(t.group.task) + ", x" +
                            std::to_string(t.group.node_names.size()) + ")";
   if (r.outcome == Outcome::failed) return head + ": not tuned: " + r.reason;
+  if (r.outcome == Outcome::interrupted) return head + ": interrupted";
   char figures[160];
   std::snprintf(figures, sizeof figures, ": %.2f us -> %.2f us (%+.1f%%), %llu evaluations, bank: ", r.before_us,
                 r.after_us, r.before_us > 0 ? (r.after_us - r.before_us) / r.before_us * 100 : 0.0,
@@ -44,28 +50,79 @@ void log_unsupported(const aoe::sdk::Job& job, const std::vector<TunedTask>& don
   job.host().info("not tuned, the device does not run them: " + list);
 }
 
+// The op types the device fuses after an anchor, as it describes itself.
+std::set<std::string> fusable_ops(const aoe::sdk::Job& job) {
+  const auto described = job.device().describe();
+  std::set<std::string> out;
+  if (described.contains("fused_op_types") && described["fused_op_types"].is_array())
+    for (const auto& op : described["fused_op_types"])
+      if (op.is_string()) out.insert(op.get<std::string>());
+  return out;
+}
+
+TuneOptions tune_options(const nlohmann::json& opts, const aoe::sdk::Job& job) {
+  TuneOptions options;
+  options.limits.budget = opts.value("budget", uint64_t{64});
+  options.limits.time_limit_s = opts.value("time_limit", 0.0);
+  options.limits.stall = opts.value("stall", uint64_t{0});
+  options.seed = opts.value("seed", uint64_t{0});
+  options.repeat_tune = opts.value("repeat_tune", false);
+  options.soc_version = opts.value("soc_version", "");
+  options.batch = static_cast<uint32_t>(std::max<uint64_t>(1, opts.value("parallel_num", uint64_t{8})));
+  const bool concurrent = job.device().describe().value("concurrent_build", false);
+  options.build_threads = concurrent ? static_cast<unsigned>(std::max<uint64_t>(1, opts.value("build_threads", uint64_t{1}))) : 1;
+  return options;
+}
+
+std::vector<TaskGroup> selected_tasks(const aoe::sdk::Job& job) {
+  const auto& opts = job.options();
+  const TuneOps tune_ops = opts.value("tune_ops_file", "").empty() ? TuneOps{}
+                                                                    : TuneOps::from_file(opts.value("tune_ops_file", ""));
+  const auto fused = fuse(job.graph(), fusable_ops(job));
+  std::vector<FusedOp> chosen;
+  for (const auto& op : fused)
+    if (tune_ops.selects(op)) chosen.push_back(op);
+  job.host().info(std::to_string(job.graph().nodes.size()) + " nodes fused into " + std::to_string(fused.size()) +
+                  " ops" + (tune_ops.selects_all() ? "" : ", " + std::to_string(chosen.size()) + " chosen by tune_ops_file"));
+  if (!tune_ops.selects_all() && chosen.empty())
+    throw aoe::sdk::Error(aoe::sdk::StatusCode::invalid_argument,
+                          "tune_ops_file " + opts.value("tune_ops_file", "") + " selects no op of the model");
+  return group_tasks(chosen);
+}
+
+std::string best_note(const std::string& op, uint64_t evaluations, uint64_t budget, double best_us) {
+  char text[96];
+  std::snprintf(text, sizeof text, ": best %.2f us, %llu/%llu evaluations", best_us,
+                static_cast<unsigned long long>(evaluations), static_cast<unsigned long long>(budget));
+  return op + text;
+}
+
 class OpatMode : public aoe::sdk::TuningMode {
  public:
   nlohmann::json run(const aoe::sdk::Job& job) override {
     const auto& opts = job.options();
-    TuneOptions options;
-    options.budget = opts.value("budget", uint64_t{64});
-    options.seed = opts.value("seed", uint64_t{0});
-    options.repeat_tune = opts.value("repeat_tune", false);
-    options.soc_version = opts.value("soc_version", "");
-
-    const auto groups = group_tasks(job.graph());
+    const TuneOptions options = tune_options(opts, job);
+    const auto groups = selected_tasks(job);
+    const std::string model = opts.value("model_name", "");
+    const std::filesystem::path workspace = opts.value("workspace", "");
+    const auto plan_file = workspace / "tunespace" / "result" / (model + "_tuned_plan.json");
     job.host().info(std::to_string(groups.size()) + " op tasks to tune");
+
     std::vector<TunedTask> done;
     for (size_t i = 0; i < groups.size(); ++i) {
       if (job.host().cancelled()) break;
-      job.host().progress("tuning", i, groups.size(), groups[i].task.name);
-      done.push_back({groups[i], tune_task(job, groups[i], options)});
+      const auto& name = groups[i].task.name;
+      job.host().progress("task", i + 1, groups.size(), name + " (" + groups[i].task.op_type + ")");
+      auto on_batch = [&](uint64_t evaluations, double best_us) {
+        job.host().progress("task", i + 1, groups.size(), best_note(name, evaluations, options.limits.budget, best_us));
+      };
+      done.push_back({groups[i], tune_task(job, groups[i], options, on_batch)});
       if (done.back().result.outcome == Outcome::unsupported)
         job.host().debug(line_for(done.back()));
       else
         job.host().info(line_for(done.back()));
       job.publish(opat_report(done, "tuning incomplete"));
+      if (!workspace.empty()) write_plan(plan_file, tuned_plan(model, done));
     }
     log_unsupported(job, done);
     const bool complete = done.size() == groups.size() && !job.host().cancelled();

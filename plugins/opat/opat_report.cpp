@@ -71,6 +71,8 @@ json opat_report(const std::vector<TunedTask>& tasks, const std::string& status)
                          {"performance_before_tune(us)", r.before_us},
                          {"performance_after_tune(us)", r.after_us},
                          {"evaluations", r.evaluations},
+                         {"refused_configs", r.refused},
+                         {"stop_reason", r.stop_reason},
                          {"config", r.config}});
   }
   const int hit = update + reserved;

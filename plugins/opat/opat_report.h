@@ -11,11 +11,6 @@
 
 namespace aoe::opat {
 
-struct TunedTask {
-  TaskGroup group;
-  TaskResult result;
-};
-
 // status: "tuning successful", "tuning incomplete", ...
 nlohmann::json opat_report(const std::vector<TunedTask>& tasks, const std::string& status);
 

@@ -1,5 +1,6 @@
 #include "task_tuner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <optional>
@@ -59,22 +60,50 @@ std::optional<Best> bank_config(const TaskClient& task, const json& entry) {
   return Best{values, m.time_us};
 }
 
-// Asks the searcher for configs until budget, stall or interruption; keeps the fastest.
+// Asks the searcher for configs until a stop condition or interruption;
+// keeps the fastest. Configs the device refuses cost a check, not a measurement.
 bool search(const aoe::sdk::Job& job, const TaskClient& task, const std::string& op_type, const TuneOptions& options,
-            Best& best, uint64_t& evaluations) {
+            const SearchProgress& progress, Best& best, TaskResult& result) {
   auto searcher = job.searcher(op_type);
-  searcher->start(task.space(), {options.seed, options.budget});
-  while (evaluations < options.budget) {
+  searcher->start(task.space(), {options.seed, options.limits.budget});
+  SearchStop stop(options.limits);
+  // A searcher that only ever proposes invalid configs must not spin forever.
+  const uint64_t max_refused = 50 * std::max<uint64_t>(options.limits.budget, 1);
+  for (;;) {
     if (job.host().cancelled()) return false;
-    const auto want = std::min<uint64_t>(options.batch, options.budget - evaluations);
-    const auto batch = searcher->propose(want);
-    if (batch.empty()) break;
-    const auto results = task.evaluate(batch, {});
-    for (size_t i = 0; i < batch.size(); ++i) {
-      searcher->observe(batch[i], results[i]);
-      ++evaluations;
-      if (results[i].ok() && results[i].time_us < best.time_us) best = {batch[i], results[i].time_us};
+    result.stop_reason = stop.reason();
+    if (!result.stop_reason.empty()) break;
+    if (result.refused > max_refused) {
+      result.stop_reason = "too many invalid configs";
+      break;
     }
+    const auto batch = searcher->propose(std::min<uint64_t>(options.batch, stop.left()));
+    if (batch.empty()) {
+      result.stop_reason = "searcher done";
+      break;
+    }
+    std::vector<Config> runnable;
+    for (const auto& config : batch) {
+      Measurement verdict = task.space().in_domain(config)
+                                ? task.check(config)
+                                : Measurement::failed(aoe::sdk::ResultStatus::invalid, "outside the tuning space");
+      if (verdict.ok()) {
+        runnable.push_back(config);
+      } else {
+        ++result.refused;
+        searcher->observe(config, verdict);
+      }
+    }
+    if (runnable.empty()) continue;
+    const auto results = task.evaluate(runnable, {}, options.build_threads);
+    for (size_t i = 0; i < runnable.size(); ++i) {
+      searcher->observe(runnable[i], results[i]);
+      const bool new_best = results[i].ok() && results[i].time_us < best.time_us;
+      if (new_best) best = {runnable[i], results[i].time_us};
+      stop.measured(new_best);
+    }
+    result.evaluations = stop.evaluations();
+    if (progress) progress(result.evaluations, best.time_us);
   }
   return !job.host().cancelled();
 }
@@ -94,7 +123,8 @@ const char* to_string(Outcome outcome) {
   return "failed";
 }
 
-TaskResult tune_task(const aoe::sdk::Job& job, const TaskGroup& group, const TuneOptions& options) {
+TaskResult tune_task(const aoe::sdk::Job& job, const TaskGroup& group, const TuneOptions& options,
+                     const SearchProgress& progress) {
   const auto& op = group.task;
   if (!shapes_known(op)) return failed("a tensor of the op has unknown dimensions: pass --input_shape");
   std::unique_ptr<TaskClient> task;
@@ -124,7 +154,7 @@ TaskResult tune_task(const aoe::sdk::Job& job, const TaskGroup& group, const Tun
   result.bank_entry = op.hash();
   Best best = banked ? *banked : Best{space.default_config, base.time_us};
   if (!banked || options.repeat_tune) {
-    if (!search(job, *task, op.op_type, options, best, result.evaluations)) {
+    if (!search(job, *task, op.op_type, options, progress, best, result)) {
       result.outcome = Outcome::interrupted;
       return result;
     }

@@ -2,11 +2,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "aoe/sdk/tuning_mode.h"
 #include "op_tasks.h"
+#include "search_stop.h"
 
 namespace aoe::opat {
 
@@ -16,12 +18,16 @@ enum class Outcome { added, updated, reserved, unsatisfied, failed, unsupported,
 const char* to_string(Outcome outcome);
 
 struct TuneOptions {
-  uint64_t budget = 64;
+  StopLimits limits;
   uint64_t seed = 0;
   bool repeat_tune = false;
   std::string soc_version;
-  uint32_t batch = 8;  // configs built and timed together
+  uint32_t batch = 8;          // configs built and timed together (TUNING_PARALLEL_NUM)
+  unsigned build_threads = 1;  // configs built at once, when the device allows (TE_PARALLEL_COMPILER)
 };
+
+// Called after each measured batch: evaluations so far and the best time yet.
+using SearchProgress = std::function<void(uint64_t evaluations, double best_us)>;
 
 struct TaskResult {
   Outcome outcome = Outcome::failed;
@@ -31,9 +37,17 @@ struct TaskResult {
   nlohmann::json config = nlohmann::json::object();  // the config behind after_us
   std::vector<std::string> changed_tags;  // Format / Schedule / Impl knobs that differ from the default
   uint64_t evaluations = 0;
-  std::string bank_entry;  // hash of the bank key
+  uint64_t refused = 0;     // configs the device's constraint check refused, not measured
+  std::string stop_reason;  // budget, stall, time limit, searcher done; empty when not searched
+  std::string bank_entry;   // hash of the bank key
 };
 
-TaskResult tune_task(const aoe::sdk::Job& job, const TaskGroup& group, const TuneOptions& options);
+struct TunedTask {
+  TaskGroup group;
+  TaskResult result;
+};
+
+TaskResult tune_task(const aoe::sdk::Job& job, const TaskGroup& group, const TuneOptions& options,
+                     const SearchProgress& progress = {});
 
 }  // namespace aoe::opat

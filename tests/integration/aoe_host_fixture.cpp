@@ -21,20 +21,29 @@ void AoeHostTest::TearDown() {
 
 std::filesystem::path AoeHostTest::model(const std::string& name) { return std::filesystem::path(AOE_MODELS_DIR) / name; }
 
-ProcessResult AoeHostTest::aoe_host(const std::vector<std::string>& args, std::map<std::string, std::string> env) const {
+std::unique_ptr<ChildProcess> AoeHostTest::start_aoe_host(const std::vector<std::string>& args,
+                                                          std::map<std::string, std::string> env) const {
   std::vector<std::string> argv = {AOE_HOST_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
   env.emplace("TUNE_BANK_PATH", bank_.string());
   env.emplace("HOME", dir_.string());
-  return run_process(argv, dir_, env);
+  return std::make_unique<ChildProcess>(argv, dir_, env);
+}
+
+ProcessResult AoeHostTest::aoe_host(const std::vector<std::string>& args, std::map<std::string, std::string> env) const {
+  return start_aoe_host(args, std::move(env))->wait();
+}
+
+std::vector<std::string> AoeHostTest::tune_args(const std::string& name, std::vector<std::string> extra) {
+  std::vector<std::string> args = {"--plugin", "opat", "--device", "ascend910", "--model", model(name).string(),
+                                   "--budget", "24"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
 }
 
 ProcessResult AoeHostTest::tune(const std::string& name, std::vector<std::string> extra,
                                 std::map<std::string, std::string> env) const {
-  std::vector<std::string> args = {"--plugin", "opat", "--device", "ascend910", "--model", model(name).string(),
-                                   "--budget", "24"};
-  args.insert(args.end(), extra.begin(), extra.end());
-  return aoe_host(args, std::move(env));
+  return aoe_host(tune_args(name, std::move(extra)), std::move(env));
 }
 
 std::vector<std::filesystem::path> AoeHostTest::result_files() const {

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,9 +21,14 @@ class AoeHostTest : public ::testing::Test {
 
   // aoe-host with args, in the scratch dir, with TUNE_BANK_PATH and HOME there.
   ProcessResult aoe_host(const std::vector<std::string>& args, std::map<std::string, std::string> env = {}) const;
+  // The same, started and left running.
+  std::unique_ptr<ChildProcess> start_aoe_host(const std::vector<std::string>& args,
+                                               std::map<std::string, std::string> env = {}) const;
   // A tuning run of a bundled model on the simulator with a small budget.
   ProcessResult tune(const std::string& model, std::vector<std::string> extra = {},
                      std::map<std::string, std::string> env = {}) const;
+
+  static std::vector<std::string> tune_args(const std::string& model, std::vector<std::string> extra = {});
 
   std::vector<std::filesystem::path> result_files() const;
   nlohmann::json only_result() const;  // fails the test unless exactly one result file exists

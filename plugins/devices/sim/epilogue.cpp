@@ -16,13 +16,16 @@ struct FusedOpWork {
 };
 
 // Passes are the length of each op's vector instruction sequence [L]:
-// e.g. sigmoid = exp(-x) (mul, exp), +1 (add), reciprocal (div-class).
+// e.g. sigmoid = exp(-x) (mul, exp), +1 (add), reciprocal (div-class);
+// hard_sigmoid = min(max(x * a + b, 0), 1) (muls, adds, maxs, mins);
+// hard_swish = x * hard_sigmoid(x), as the elementwise model lowers them.
 constexpr FusedOpWork kFusedOps[] = {
     {"Add", 1, 0, true},      {"Sub", 1, 0, true},       {"Mul", 1, 0, true},
     {"BiasAdd", 1, 0, true},  {"Div", 0, 1, true},       {"Relu", 1, 0, false},
     {"Relu6", 2, 0, false},   {"Clip", 2, 0, false},     {"LeakyRelu", 2, 0, false},
     {"Cast", 1, 0, false},    {"Exp", 0, 1, false},      {"Sigmoid", 2, 2, false},
-    {"Tanh", 3, 2, false},    {"Gelu", 6, 2, false},
+    {"Tanh", 3, 2, false},    {"Gelu", 6, 2, false},     {"HardSigmoid", 4, 0, false},
+    {"HardSwish", 5, 0, false},
 };
 
 const FusedOpWork* find(const std::string& op_type) {

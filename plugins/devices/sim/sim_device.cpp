@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "aoe/sdk/error.h"
+#include "conv_model.h"
 #include "elementwise_model.h"
 #include "layernorm_model.h"
 #include "matmul_model.h"
@@ -32,10 +33,40 @@ Soc soc_for(const std::string& component, const SimOptions& options) {
   return load_soc(options.soc);
 }
 
+// A model handed out alone shares the SoC it refers to, so it may outlive
+// the device that made it.
+class SocSharingModel final : public OpModel {
+ public:
+  SocSharingModel(std::shared_ptr<const Soc> soc, std::unique_ptr<OpModel> model)
+      : soc_(std::move(soc)), model_(std::move(model)) {}
+  const sdk::TuningSpace& space() const override { return model_->space(); }
+  sdk::Measurement check(const sdk::Config& config) const override { return model_->check(config); }
+  double time_us(const sdk::Config& config) const override { return model_->time_us(config); }
+  double roofline_us() const override { return model_->roofline_us(); }
+
+ private:
+  std::shared_ptr<const Soc> soc_;
+  std::unique_ptr<OpModel> model_;
+};
+
 // Each task draws its own noise, seeded by what it computes, so a task's
 // timings do not depend on which tasks were prepared before it.
 uint64_t task_seed(uint64_t seed, const sdk::OpTask& task) {
   return seed ^ std::stoull(task.hash(), nullptr, 16);
+}
+
+std::unique_ptr<OpModel> op_model(const Soc& soc, const sdk::OpTask& task) {
+  if (task.op_type == "MatMul" || task.op_type == "Gemm")
+    return std::make_unique<MatMulModel>(soc, matmul_problem(task, soc));
+  if (task.op_type == "Conv") return std::make_unique<ConvModel>(soc, conv_problem(task, soc));
+  if (is_elementwise_op(task.op_type))
+    return std::make_unique<ElementwiseModel>(soc, elementwise_problem(task, soc));
+  if (is_reduce_op(task.op_type)) return std::make_unique<ReduceModel>(soc, reduce_problem(task, soc));
+  if (task.op_type == "Softmax") return std::make_unique<NormModel>(soc, softmax_problem(task, soc));
+  if (task.op_type == "LayerNormalization") return std::make_unique<NormModel>(soc, layernorm_problem(task, soc));
+  if (is_pool_op(task.op_type)) return std::make_unique<PoolModel>(soc, pool_problem(task, soc));
+  if (task.op_type == "Transpose") return std::make_unique<TransposeModel>(soc, transpose_problem(task, soc));
+  throw sdk::Error(sdk::StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
 }
 
 }  // namespace
@@ -116,24 +147,16 @@ nlohmann::json SimDevice::describe() const {
   auto out = sim::describe(soc_);
   out["fused_op_types"] = fused_op_types();
   out["noise"] = options_.noise;
+  out["concurrent_build"] = true;  // build() only evaluates the model: safe from any thread
   return out;
 }
 
 std::unique_ptr<OpModel> SimDevice::model(const sdk::OpTask& task) const {
-  if (task.op_type == "MatMul" || task.op_type == "Gemm")
-    return std::make_unique<MatMulModel>(soc_, matmul_problem(task, soc_));
-  if (is_elementwise_op(task.op_type))
-    return std::make_unique<ElementwiseModel>(soc_, elementwise_problem(task, soc_));
-  if (is_reduce_op(task.op_type)) return std::make_unique<ReduceModel>(soc_, reduce_problem(task, soc_));
-  if (task.op_type == "Softmax") return std::make_unique<NormModel>(soc_, softmax_problem(task, soc_));
-  if (task.op_type == "LayerNormalization") return std::make_unique<NormModel>(soc_, layernorm_problem(task, soc_));
-  if (is_pool_op(task.op_type)) return std::make_unique<PoolModel>(soc_, pool_problem(task, soc_));
-  if (task.op_type == "Transpose") return std::make_unique<TransposeModel>(soc_, transpose_problem(task, soc_));
-  throw sdk::Error(sdk::StatusCode::unsupported, soc_.target + " simulator does not model op '" + task.op_type + "' yet");
+  return std::make_unique<SocSharingModel>(owned_soc_, op_model(soc_, task));
 }
 
 std::unique_ptr<sdk::DeviceTask> SimDevice::prepare(const sdk::OpTask& task) {
-  return std::make_unique<SimTask>(owned_soc_, model(task), options_, task_seed(options_.seed, task));
+  return std::make_unique<SimTask>(owned_soc_, op_model(soc_, task), options_, task_seed(options_.seed, task));
 }
 
 AOE_REGISTER_DEVICE(SimDevice, "ascend910", "Ascend 910 (DaVinci, 32 AI cores) simulator");

@@ -23,13 +23,18 @@ void RandomSearcher::start(const sdk::TuningSpace& space, const sdk::SearchOptio
   }
   budget_ = options.budget;
   proposed_ = 0;
+  invalid_ = 0;
   rng_.seed(options.seed);
   moved_.clear();
   seen_.clear();
 }
 
+// Invalid configs were refused before running: they do not spend the budget.
 std::vector<sdk::Config> RandomSearcher::propose(size_t max_count) {
-  uint64_t left = budget_ - proposed_;
+  const uint64_t charged = proposed_ - invalid_;
+  uint64_t left = budget_ > charged ? budget_ - charged : 0;
+  const uint64_t max_proposals = kProposalsPerBudget * std::max<uint64_t>(budget_, 1);
+  left = std::min(left, max_proposals > proposed_ ? max_proposals - proposed_ : 0);
   if (indexed_) left = std::min(left, size_ - proposed_);
   const uint64_t count = std::min<uint64_t>(max_count, left);
   std::vector<sdk::Config> out;
@@ -86,6 +91,10 @@ sdk::Config RandomSearcher::decode(uint64_t index) const {
     index /= d.size();
   }
   return c;
+}
+
+void RandomSearcher::observe(const sdk::Config&, const sdk::Measurement& result) {
+  if (result.status == sdk::ResultStatus::invalid) ++invalid_;
 }
 
 AOE_REGISTER_SEARCHER(RandomSearcher, "random", "uniform random sampling without repeats");

@@ -16,8 +16,8 @@ class RandomSearcher final : public sdk::Searcher {
  public:
   void start(const sdk::TuningSpace& space, const sdk::SearchOptions& options) override;
   std::vector<sdk::Config> propose(size_t max_count) override;
-  // Results do not steer uniform sampling.
-  void observe(const sdk::Config&, const sdk::Measurement&) override {}
+  // Results do not steer uniform sampling; invalid ones give back budget.
+  void observe(const sdk::Config& config, const sdk::Measurement& result) override;
 
  private:
   uint64_t below(uint64_t n);
@@ -30,6 +30,9 @@ class RandomSearcher final : public sdk::Searcher {
   bool indexed_ = true;      // else too large to index: sample knobs, skip repeats
   uint64_t budget_ = 0;
   uint64_t proposed_ = 0;
+  uint64_t invalid_ = 0;  // proposals the device refused: not charged to the budget
+  // Ends a search whose proposals the device keeps refusing.
+  static constexpr uint64_t kProposalsPerBudget = 50;
   std::mt19937_64 rng_;
   std::unordered_map<uint64_t, uint64_t> moved_;  // the displaced entries of a lazy Fisher-Yates shuffle
   std::set<sdk::Config> seen_;                    // sampled configs only

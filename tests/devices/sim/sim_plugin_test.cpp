@@ -73,14 +73,14 @@ TEST_F(SimPlugin, EvaluatesCandidatesAcrossTheBoundary) {
 
 TEST_F(SimPlugin, AnUnsupportedOpComesBackAsAStatus) {
   const sdk::DeviceClient client(ref_, sdk::Host(&services_));
-  auto conv = test::square(64, 64, 64);
-  conv.op_type = "Conv";
+  auto lstm = test::square(64, 64, 64);
+  lstm.op_type = "LSTM";
   try {
-    client.prepare(conv);
-    FAIL() << "Conv was prepared";
+    client.prepare(lstm);
+    FAIL() << "LSTM was prepared";
   } catch (const sdk::Error& e) {
     EXPECT_EQ(e.code(), sdk::StatusCode::unsupported);
-    EXPECT_STREQ(e.what(), "ascend910 simulator does not model op 'Conv' yet");
+    EXPECT_STREQ(e.what(), "ascend910 simulator does not model op 'LSTM' yet");
   }
 }
 

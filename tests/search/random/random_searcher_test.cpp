@@ -118,6 +118,28 @@ TEST(RandomSearcher, HandlesSpacesTooLargeToCount) {
   EXPECT_EQ(all, run(space, 5, 300, 7));
 }
 
+// Refused configs were never run: the searcher proposes others in their place,
+// but a space the device refuses whole still ends.
+TEST(RandomSearcher, InvalidConfigsDoNotSpendTheBudget) {
+  RandomSearcher s;
+  s.start(medium_space(), {7, 20});
+  uint64_t measured = 0, proposed = 0;
+  for (auto batch = s.propose(8); !batch.empty(); batch = s.propose(8))
+    for (const auto& c : batch) {
+      const bool refused = proposed++ % 2 == 0;
+      s.observe(c, refused ? sdk::Measurement::failed(sdk::ResultStatus::invalid, "too big") : sdk::Measurement::timed(1));
+      measured += !refused;
+    }
+  EXPECT_EQ(measured, 20u);
+  EXPECT_EQ(proposed, 40u);
+
+  s.start(medium_space(), {7, 2});
+  proposed = 0;
+  for (auto batch = s.propose(8); !batch.empty(); batch = s.propose(8))
+    for (const auto& c : batch) s.observe(c, sdk::Measurement::failed(sdk::ResultStatus::invalid, "too big")), ++proposed;
+  EXPECT_EQ(proposed, 100u);
+}
+
 TEST(RandomSearcher, ProposesThroughTheCTable) {
   const aoe_plugin_descriptor* d = aoe_plugin_query();
   const aoe_component* random = nullptr;
@@ -133,7 +155,7 @@ TEST(RandomSearcher, ProposesThroughTheCTable) {
   client.start(medium_space(), {42, 100});
   std::vector<Config> all;
   for (auto batch = client.propose(16); !batch.empty(); batch = client.propose(16)) {
-    for (const auto& c : batch) client.observe(c, sdk::Measurement::failed(sdk::ResultStatus::invalid, "no"));
+    for (const auto& c : batch) client.observe(c, sdk::Measurement::timed(1.0));
     all.insert(all.end(), batch.begin(), batch.end());
   }
   EXPECT_EQ(all, run(medium_space(), 42, 100));

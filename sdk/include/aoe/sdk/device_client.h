@@ -4,7 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <exception>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "aoe/abi/device.h"
@@ -32,29 +35,25 @@ class TaskClient {
     return from_abi(out);
   }
 
-  // Builds every config, times those that built, in one batch; a config that
-  // fails to build comes back with its failure.
-  std::vector<Measurement> evaluate(const std::vector<Config>& configs, const MeasureOptions& options) const {
+  // Builds every config (on up to `build_threads` threads, for a device that
+  // says in describe() it builds concurrently), then times those that built
+  // in one batch; a config that fails to build comes back with its failure.
+  std::vector<Measurement> evaluate(const std::vector<Config>& configs, const MeasureOptions& options,
+                                    unsigned build_threads = 1) const {
     std::vector<Measurement> results(configs.size());
-    Candidates built(device_);
+    Candidates built(device_, configs.size());
+    build_all(configs, built.handles, results, std::max(1u, build_threads));
+    std::vector<void*> batch;
     std::vector<size_t> slot;
     for (size_t i = 0; i < configs.size(); ++i) {
-      aoe_measurement out = to_abi(Measurement{});
-      void* candidate = nullptr;
-      host_.check(device_.vtable->build(device_.self, task_, configs[i].data(), size32(configs[i]), &candidate, &out),
-                  "build");
-      if (candidate) {
-        built.handles.push_back(candidate);
-        slot.push_back(i);
-      } else {
-        results[i] = from_abi(out);
-      }
+      if (!built.handles[i]) continue;
+      batch.push_back(built.handles[i]);
+      slot.push_back(i);
     }
-    if (built.handles.empty()) return results;
-    std::vector<aoe_measurement> timed(built.handles.size(), to_abi(Measurement{}));
+    if (batch.empty()) return results;
+    std::vector<aoe_measurement> timed(batch.size(), to_abi(Measurement{}));
     const aoe_measure_options abi_options = to_abi(options);
-    host_.check(device_.vtable->measure(device_.self, task_, built.handles.data(), size32(built.handles),
-                                        &abi_options, timed.data()),
+    host_.check(device_.vtable->measure(device_.self, task_, batch.data(), size32(batch), &abi_options, timed.data()),
                 "measure");
     for (size_t j = 0; j < slot.size(); ++j) results[slot[j]] = from_abi(timed[j]);
     return results;
@@ -63,13 +62,43 @@ class TaskClient {
  private:
   // Releases built candidates however evaluate() leaves.
   struct Candidates {
-    explicit Candidates(aoe_device_ref d) : device(d) {}
+    Candidates(aoe_device_ref d, size_t count) : device(d), handles(count, nullptr) {}
     ~Candidates() {
-      for (void* c : handles) device.vtable->release_candidate(device.self, c);
+      for (void* c : handles)
+        if (c) device.vtable->release_candidate(device.self, c);
     }
     aoe_device_ref device;
     std::vector<void*> handles;
   };
+  // Builds configs[i] into handles[i], or its failure into results[i].
+  void build_all(const std::vector<Config>& configs, std::vector<void*>& handles, std::vector<Measurement>& results,
+                 unsigned threads) const {
+    auto build_one = [&](size_t i) {
+      aoe_measurement out = to_abi(Measurement{});
+      host_.check(device_.vtable->build(device_.self, task_, configs[i].data(), size32(configs[i]), &handles[i], &out),
+                  "build");
+      if (!handles[i]) results[i] = from_abi(out);
+    };
+    threads = static_cast<unsigned>(std::min<size_t>(threads, configs.size()));
+    if (threads <= 1) {
+      for (size_t i = 0; i < configs.size(); ++i) build_one(i);
+      return;
+    }
+    std::vector<std::exception_ptr> errors(threads);
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t)
+      pool.emplace_back([&, t] {
+        try {
+          for (size_t i = t; i < configs.size(); i += threads) build_one(i);
+        } catch (...) {
+          errors[t] = std::current_exception();
+        }
+      });
+    for (auto& th : pool) th.join();
+    for (auto& e : errors)
+      if (e) std::rethrow_exception(e);
+  }
+
   template <class V>
   static uint32_t size32(const V& v) { return static_cast<uint32_t>(v.size()); }
 

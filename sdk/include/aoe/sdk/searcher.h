@@ -11,7 +11,10 @@ namespace aoe::sdk {
 
 struct SearchOptions {
   uint64_t seed = 0;
-  uint64_t budget = 64;  // evaluations at most
+  // Measurements at most: a config observed as `invalid` (refused by the
+  // device's constraint check, never run) does not count; a searcher still
+  // ends after 50 x budget proposals, so a space of invalid configs ends.
+  uint64_t budget = 64;
 };
 
 class Searcher {

@@ -1,0 +1,143 @@
+#include "fusion.h"
+
+#include <map>
+#include <optional>
+
+namespace aoe::opat {
+namespace {
+
+using aoe::sdk::Graph;
+using aoe::sdk::Node;
+using aoe::sdk::TensorDesc;
+
+const std::set<std::string> kCubeOps = {"Conv", "MatMul", "Gemm"};
+// Fused ops that read a second tensor; the chain must be their first input
+// unless the op commutes.
+const std::set<std::string> kBinaryOps = {"Add", "Sub", "Mul", "Div", "Pow", "BiasAdd", "PRelu"};
+const std::set<std::string> kCommutativeOps = {"Add", "Mul"};
+
+std::vector<std::string> present(const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  for (const auto& n : names)
+    if (!n.empty()) out.push_back(n);
+  return out;
+}
+
+class Fuser {
+ public:
+  Fuser(const Graph& graph, const std::set<std::string>& fusable) : graph_(graph), fusable_(fusable) {
+    for (size_t i = 0; i < graph.nodes.size(); ++i)
+      for (const auto& input : graph.nodes[i].inputs)
+        if (!input.empty()) consumers_[input].push_back(i);
+    outputs_.insert(graph.outputs.begin(), graph.outputs.end());
+  }
+
+  std::vector<FusedOp> run() {
+    std::vector<FusedOp> out;
+    std::vector<bool> taken(graph_.nodes.size(), false);
+    for (size_t i = 0; i < graph_.nodes.size(); ++i) {
+      if (taken[i]) continue;
+      taken[i] = true;
+      out.push_back(grow(i, taken));
+    }
+    return out;
+  }
+
+ private:
+  // The one node reading `tensor`, when nothing else needs the value: fusing
+  // it away must not hide a tensor another node or the graph output reads.
+  std::optional<size_t> sole_consumer(const std::string& tensor) const {
+    if (outputs_.count(tensor)) return std::nullopt;
+    auto it = consumers_.find(tensor);
+    if (it == consumers_.end() || it->second.size() != 1) return std::nullopt;
+    return it->second.front();
+  }
+
+  static std::optional<std::string> single_output(const Node& node) {
+    const auto outs = present(node.outputs);
+    if (outs.size() != 1) return std::nullopt;
+    return outs.front();
+  }
+
+  // Inference BatchNormalization with constant statistics after a Conv.
+  bool foldable_batch_norm(const Node& node, const std::string& value) const {
+    if (node.op_type != "BatchNormalization" || node.inputs.size() != 5 || node.inputs[0] != value) return false;
+    if (present(node.outputs).size() != 1) return false;
+    for (size_t k = 1; k < 5; ++k)
+      if (node.inputs[k].empty() || !graph_.tensor(node.inputs[k]).constant) return false;
+    return true;
+  }
+
+  // The second operand a fused binary op reads, if the chain may take it:
+  // the chain value stays the op's output shape, so the op never grows it.
+  std::optional<TensorDesc> fusable_operand(const Node& node, const std::string& value) const {
+    const auto inputs = present(node.inputs);
+    if (inputs.size() != 2 || inputs[0] == inputs[1]) return std::nullopt;
+    const int side = inputs[0] == value ? 0 : 1;
+    if (side == 1 && !kCommutativeOps.count(node.op_type)) return std::nullopt;
+    const auto out = single_output(node);
+    if (!out || graph_.tensor(*out).shape != graph_.tensor(value).shape) return std::nullopt;
+    return graph_.tensor(inputs[1 - side]);
+  }
+
+  FusedOp grow(size_t anchor_index, std::vector<bool>& taken) const {
+    const Node& anchor = graph_.nodes[anchor_index];
+    FusedOp op;
+    op.task.op_type = anchor.op_type;
+    op.task.attrs = anchor.attrs;
+    for (const auto& input : present(anchor.inputs)) op.task.inputs.push_back(graph_.tensor(input));
+    op.node_names.push_back(anchor.name);
+    op.op_types.push_back(anchor.op_type);
+
+    size_t tail = anchor_index;
+    std::optional<std::string> value = single_output(anchor);
+    const bool anchors_chain = kCubeOps.count(anchor.op_type) || fusable_.count(anchor.op_type);
+    nlohmann::json fused_attrs = nlohmann::json::array();
+    bool any_fused_attrs = false;
+    while (value && anchors_chain) {
+      const auto next = sole_consumer(*value);
+      if (!next || taken[*next]) break;
+      const Node& node = graph_.nodes[*next];
+      if (anchor.op_type == "Conv" && op.task.fused_ops.empty() && foldable_batch_norm(node, *value)) {
+        // Folded: the conv's weights and bias absorb scale and shift, so it costs nothing at run time.
+        if (op.task.inputs.size() == 2) op.task.inputs.push_back(graph_.tensor(node.inputs[2]));
+      } else if (fusable_.count(node.op_type) && kBinaryOps.count(node.op_type)) {
+        const auto operand = fusable_operand(node, *value);
+        if (!operand) break;
+        op.task.inputs.push_back(*operand);
+        op.task.fused_ops.push_back(node.op_type);
+      } else if (fusable_.count(node.op_type) && !node.inputs.empty() && node.inputs[0] == *value) {
+        op.task.fused_ops.push_back(node.op_type);
+      } else {
+        break;
+      }
+      if (node.op_type != "BatchNormalization") {
+        fused_attrs.push_back(node.attrs);
+        any_fused_attrs = any_fused_attrs || !node.attrs.empty();
+      }
+      taken[*next] = true;
+      tail = *next;
+      op.node_names.push_back(node.name);
+      op.op_types.push_back(node.op_type);
+      value = single_output(node);
+    }
+    if (any_fused_attrs) op.task.attrs["fused_attrs"] = fused_attrs;
+
+    for (const auto& output : present(graph_.nodes[tail].outputs)) op.task.outputs.push_back(graph_.tensor(output));
+    for (const auto& name : op.node_names) op.task.name += (op.task.name.empty() ? "" : "+") + name;
+    return op;
+  }
+
+  const Graph& graph_;
+  const std::set<std::string>& fusable_;
+  std::map<std::string, std::vector<size_t>> consumers_;
+  std::set<std::string> outputs_;
+};
+
+}  // namespace
+
+std::vector<FusedOp> fuse(const Graph& graph, const std::set<std::string>& fusable) {
+  return Fuser(graph, fusable).run();
+}
+
+}  // namespace aoe::opat

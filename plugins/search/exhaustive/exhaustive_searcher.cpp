@@ -1,0 +1,123 @@
+#include "exhaustive_searcher.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "aoe/sdk/plugin.h"
+
+namespace aoe::search {
+namespace {
+
+// Bounds the proposals of a space where almost everything is refused as
+// invalid: those cost no budget, so the budget alone would not end the walk.
+constexpr uint64_t kProposalsPerBudget = 50;
+
+uint64_t saturating_mul(uint64_t a, uint64_t b) {
+  return b != 0 && a > std::numeric_limits<uint64_t>::max() / b ? std::numeric_limits<uint64_t>::max() : a * b;
+}
+
+}  // namespace
+
+void ExhaustiveSearcher::start(const sdk::TuningSpace& space, const sdk::SearchOptions& options) {
+  domains_.clear();
+  for (const auto& knob : space.knobs) domains_.push_back(knob.values);
+  walk_done_ = std::any_of(domains_.begin(), domains_.end(), [](const auto& d) { return d.empty(); });
+  cursor_.assign(domains_.size(), 0);
+  default_first_ = !walk_done_ && digits_of(space.default_config, default_);
+  default_proposed_ = false;
+  budget_ = options.budget;
+  max_proposals_ = saturating_mul(budget_, kProposalsPerBudget);
+  proposed_ = 0;
+  measured_ = 0;
+  pending_.clear();
+  observed_ahead_.clear();
+}
+
+std::vector<sdk::Config> ExhaustiveSearcher::propose(size_t max_count) {
+  std::vector<sdk::Config> out;
+  while (out.size() < max_count && room() > 0) {
+    sdk::Config c;
+    if (default_first_ && !default_proposed_) {
+      default_proposed_ = true;
+      c = config_of(default_);
+      if (observed_ahead_.erase(c)) continue;
+    } else if (!next_in_walk(c)) {
+      break;
+    }
+    pending_.insert(c);
+    ++proposed_;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+void ExhaustiveSearcher::observe(const sdk::Config& config, const sdk::Measurement& result) {
+  // A config the device refused before running it cost no measurement.
+  if (result.status != sdk::ResultStatus::invalid) ++measured_;
+  if (pending_.erase(config)) return;
+  // Measured by someone else before the walk reached it: no need to measure it again.
+  Digits d;
+  if (!digits_of(config, d)) return;
+  const bool proposed = default_first_ && d == default_ ? default_proposed_ : walked_past(d);
+  if (!proposed) observed_ahead_.insert(config);
+}
+
+// Measurements left: those observed (but for invalid ones) and those
+// still out count against the budget.
+uint64_t ExhaustiveSearcher::room() const {
+  const uint64_t used = measured_ + pending_.size();
+  if (used >= budget_ || proposed_ >= max_proposals_) return 0;
+  return std::min(budget_ - used, max_proposals_ - proposed_);
+}
+
+bool ExhaustiveSearcher::next_in_walk(sdk::Config& out) {
+  while (!walk_done_) {
+    const Digits d = cursor_;
+    walk_done_ = !advance();
+    if (default_first_ && d == default_) continue;
+    sdk::Config c = config_of(d);
+    if (observed_ahead_.erase(c)) continue;
+    out = std::move(c);
+    return true;
+  }
+  return false;
+}
+
+// One step of the mixed-radix counter, first knob fastest; false once it wraps.
+bool ExhaustiveSearcher::advance() {
+  for (size_t i = 0; i < cursor_.size(); ++i) {
+    if (++cursor_[i] < domains_[i].size()) return true;
+    cursor_[i] = 0;
+  }
+  return false;
+}
+
+// Whether the walk has already produced `d`: its last knob is the most significant digit.
+bool ExhaustiveSearcher::walked_past(const Digits& d) const {
+  if (walk_done_) return true;
+  for (size_t i = d.size(); i-- > 0;)
+    if (d[i] != cursor_[i]) return d[i] < cursor_[i];
+  return false;
+}
+
+bool ExhaustiveSearcher::digits_of(const sdk::Config& c, Digits& out) const {
+  if (c.size() != domains_.size()) return false;
+  out.resize(c.size());
+  for (size_t i = 0; i < c.size(); ++i) {
+    const auto& d = domains_[i];
+    const auto it = std::lower_bound(d.begin(), d.end(), c[i]);
+    if (it == d.end() || *it != c[i]) return false;
+    out[i] = static_cast<size_t>(it - d.begin());
+  }
+  return true;
+}
+
+sdk::Config ExhaustiveSearcher::config_of(const Digits& d) const {
+  sdk::Config c(d.size());
+  for (size_t i = 0; i < d.size(); ++i) c[i] = domains_[i][d[i]];
+  return c;
+}
+
+AOE_REGISTER_SEARCHER(ExhaustiveSearcher, "exhaustive", "every config in turn, the device's default first");
+
+}  // namespace aoe::search

@@ -1,0 +1,296 @@
+#include "ga_searcher.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "aoe/sdk/plugin.h"
+
+namespace aoe::search {
+namespace {
+
+// Bounds the proposals of a space where almost everything is refused as
+// invalid: those cost no budget, so the budget alone would not end the search.
+constexpr uint64_t kProposalsPerBudget = 50;
+// Random draws tried before walking the space for a config not yet seen.
+constexpr int kRandomTries = 32;
+
+uint64_t saturating_mul(uint64_t a, uint64_t b) {
+  return b != 0 && a > std::numeric_limits<uint64_t>::max() / b ? std::numeric_limits<uint64_t>::max() : a * b;
+}
+
+GaParameters resolve(GaParameters p, uint64_t budget, size_t choice_knobs) {
+  if (p.population == 0) p.population = static_cast<size_t>(std::clamp<uint64_t>(budget / 4, 8, 32));
+  if (p.elites == 0) p.elites = std::clamp<size_t>(p.population / 8, 1, 4);
+  p.elites = std::min(p.elites, p.population - 1);
+  p.tournament = std::max<size_t>(p.tournament, 1);
+  if (p.mutation <= 0) p.mutation = choice_knobs == 0 ? 0 : 1.0 / static_cast<double>(choice_knobs);
+  return p;
+}
+
+}  // namespace
+
+void GaSearcher::start(const sdk::TuningSpace& space, const sdk::SearchOptions& options) {
+  values_.clear();
+  shapes_.clear();
+  constexpr uint64_t kIndexable = uint64_t{1} << 63;
+  space_size_ = 1;
+  indexed_ = true;
+  empty_space_ = false;
+  size_t choice_knobs = 0;
+  for (const auto& knob : space.knobs) {
+    values_.push_back(knob.values);
+    const auto n = static_cast<uint32_t>(knob.values.size());
+    shapes_.push_back({n, knob.kind != sdk::DomainKind::categorical});
+    if (n == 0) empty_space_ = true;
+    if (n > 1) ++choice_knobs;
+    if (n > 0 && indexed_ && space_size_ > kIndexable / n) indexed_ = false;
+    if (indexed_) space_size_ *= n;
+  }
+  Genome d;
+  default_ = !empty_space_ && genome_of(space.default_config, d) ? std::optional<Genome>(d) : std::nullopt;
+
+  budget_ = options.budget;
+  max_proposals_ = saturating_mul(budget_, kProposalsPerBudget);
+  proposed_ = measured_ = pending_ = 0;
+  p_ = resolve(requested_, budget_, choice_knobs);
+
+  draw_.seed(options.seed);
+  memory_.reset(shapes_);
+  variation_ = ga::Variation(shapes_, p_.mutation, p_.neighbour);
+  records_.clear();
+  best_.reset();
+  generation_ = 0;
+  wanted_ = p_.population;
+  live_ = waiting_ = founders_ = 0;
+  population_.clear();
+  fresh_.clear();
+  repairs_.clear();
+}
+
+std::vector<sdk::Config> GaSearcher::propose(size_t max_count) {
+  std::vector<sdk::Config> out;
+  if (empty_space_) return out;
+  while (out.size() < max_count && room() > 0) {
+    if (generation_complete()) close_generation();
+    // An empty answer ends the search, so the first config of a batch is
+    // never held back waiting for results.
+    auto c = next(out.empty());
+    if (!c) break;
+    issue(*c);
+    out.push_back(config_of(c->genome));
+  }
+  return out;
+}
+
+void GaSearcher::observe(const sdk::Config& config, const sdk::Measurement& result) {
+  // A config the device refused before running it cost no measurement.
+  const bool refused = result.status == sdk::ResultStatus::invalid;
+  if (!refused) ++measured_;
+  Genome g;
+  if (!genome_of(config, g)) return;
+  auto [it, added] = records_.try_emplace(g);
+  Record& r = it->second;
+  if (!added && r.state != State::pending) return;  // told twice: the first result stands
+  if (!added) settle(r, refused);
+  memory_.record(g, refused);
+  if (refused) {
+    r.state = State::invalid;
+    // Only our own children are repaired: a config measured elsewhere has no parents to go back to.
+    if (!added) {
+      if (auto target = repair_target(r)) repairs_.push_back({g, std::move(*target)});
+    }
+    return;
+  }
+  r.state = State::measured;
+  // Failures that got past the constraint check rank below every timed config.
+  r.fitness = result.ok() ? result.time_us : std::numeric_limits<double>::infinity();
+  fresh_.push_back({g, r.fitness});
+  if (result.ok() && (!best_ || r.fitness < best_->fitness)) best_ = Member{g, r.fitness};
+}
+
+// A proposal's result is in: it no longer holds budget nor its generation's attention.
+void GaSearcher::settle(const Record& r, bool refused) {
+  --pending_;
+  if (r.generation != generation_) return;  // from a generation already closed
+  --waiting_;
+  if (refused) --live_;  // the generation needs another child in its place
+}
+
+uint64_t GaSearcher::room() const {
+  const uint64_t used = measured_ + pending_;
+  if (used >= budget_ || proposed_ >= max_proposals_) return 0;
+  return std::min(budget_ - used, max_proposals_ - proposed_);
+}
+
+bool GaSearcher::generation_complete() const { return live_ >= wanted_ && waiting_ == 0 && repairs_.empty(); }
+
+// Generational replacement with elitism: the best few parents stay, the
+// children take the other places; parents fill places children could not.
+void GaSearcher::close_generation() {
+  const auto fitter = [](const Member& a, const Member& b) { return a.fitness < b.fitness; };
+  const size_t keep = std::min(p_.elites, population_.size());
+  std::vector<Member> next(population_.begin(), population_.begin() + static_cast<std::ptrdiff_t>(keep));
+  next.insert(next.end(), fresh_.begin(), fresh_.end());
+  std::stable_sort(next.begin(), next.end(), fitter);
+  if (next.size() > p_.population) next.resize(p_.population);
+  for (size_t i = keep; i < population_.size() && next.size() < p_.population; ++i) next.push_back(population_[i]);
+  std::stable_sort(next.begin(), next.end(), fitter);
+  population_ = std::move(next);
+  fresh_.clear();
+  ++generation_;
+  wanted_ = p_.population - std::min(p_.elites, population_.size());
+  live_ = waiting_ = 0;
+}
+
+std::optional<GaSearcher::Candidate> GaSearcher::next(bool must) {
+  while (!repairs_.empty()) {
+    const Repair job = std::move(repairs_.front());
+    repairs_.pop_front();
+    if (auto c = repaired(job)) return c;
+  }
+  if (live_ >= wanted_) {
+    if (!must) return std::nullopt;  // let the results of this generation come in first
+    // Asked again before telling everything: breed from what is known so far.
+    close_generation();
+  }
+  return generation_ == 0 ? founder() : breed();
+}
+
+// The first population: the default config, mutants of it (a tuned tiling
+// is usually a few knobs away from the device's own), then random configs.
+std::optional<GaSearcher::Candidate> GaSearcher::founder() {
+  const size_t k = founders_++;
+  const auto mutants = static_cast<size_t>(std::lround(p_.default_share * static_cast<double>(p_.population)));
+  if (!default_ || k > mutants) return any_unseen();
+  if (k == 0 && !seen(*default_)) return Candidate{*default_, {}};
+  Genome g = *default_;
+  variation_.mutate_one(g, memory_, draw_);
+  variation_.mutate(g, memory_, draw_);
+  return unseen(std::move(g), {*default_});
+}
+
+std::optional<GaSearcher::Candidate> GaSearcher::breed() {
+  if (population_.empty()) return any_unseen();
+  const Member& a = tournament();
+  const Member* b = &tournament();
+  for (int i = 0; i < 2 && b == &a && population_.size() > 1; ++i) b = &tournament();
+  Genome child = draw_.chance(p_.crossover) ? variation_.crossover(a.genome, b->genome, draw_) : a.genome;
+  variation_.mutate(child, memory_, draw_);
+  return unseen(std::move(child), {a.genome, b->genome});
+}
+
+// A child already proposed is mutated again, then given up for a random config.
+std::optional<GaSearcher::Candidate> GaSearcher::unseen(Genome child, std::vector<Genome> guides) {
+  for (size_t i = 0; i < p_.collision_retries && seen(child); ++i) variation_.mutate_one(child, memory_, draw_);
+  if (!seen(child)) return Candidate{std::move(child), std::move(guides)};
+  return any_unseen();
+}
+
+std::optional<GaSearcher::Candidate> GaSearcher::any_unseen() {
+  auto g = random_unseen();
+  if (!g) return std::nullopt;
+  return Candidate{std::move(*g), {}};
+}
+
+std::optional<GaSearcher::Genome> GaSearcher::random_unseen() {
+  if (exhausted()) return std::nullopt;
+  // Past 2^63 configs the records can never fill the space: drawing always ends.
+  for (int i = 0; i < kRandomTries || !indexed_; ++i) {
+    Genome g = variation_.random(memory_, draw_);
+    if (!seen(g)) return g;
+  }
+  // A nearly exhausted space: walk it from a random place.
+  const uint64_t start = draw_.below(space_size_);
+  for (uint64_t i = 0; i < space_size_; ++i) {
+    Genome g = decode((start + i) % space_size_);
+    if (!seen(g)) return g;
+  }
+  return std::nullopt;
+}
+
+// One knob at a time toward the target, the knob whose value has been
+// refused most often first, until a config not yet tried appears.
+std::optional<GaSearcher::Candidate> GaSearcher::repaired(const Repair& job) {
+  Genome g = job.from;
+  for (;;) {
+    std::vector<size_t> differing;
+    for (size_t k = 0; k < g.size(); ++k)
+      if (g[k] != job.target[k]) differing.push_back(k);
+    if (differing.size() <= 1) return std::nullopt;  // one more move gives the target, measured already
+    double worst = -1;
+    std::vector<size_t> suspects;
+    for (size_t k : differing) {
+      const double rate = memory_.invalid_rate(k, g[k]);
+      if (rate > worst) suspects.clear(), worst = rate;
+      if (rate == worst) suspects.push_back(k);
+    }
+    const size_t k = suspects[draw_.below(suspects.size())];
+    g[k] = job.target[k];
+    if (!seen(g)) return Candidate{std::move(g), {job.target}};
+  }
+}
+
+// The fitter measured parent, else the best config measured so far.
+std::optional<GaSearcher::Genome> GaSearcher::repair_target(const Record& r) const {
+  const Genome* target = nullptr;
+  double fitness = std::numeric_limits<double>::infinity();
+  for (const auto& guide : r.guides) {
+    const auto it = records_.find(guide);
+    if (it != records_.end() && it->second.state == State::measured && it->second.fitness < fitness) {
+      target = &guide;
+      fitness = it->second.fitness;
+    }
+  }
+  if (target) return *target;
+  if (best_) return best_->genome;
+  return std::nullopt;
+}
+
+// The population is sorted fittest first, so the lowest index drawn wins.
+const GaSearcher::Member& GaSearcher::tournament() {
+  uint64_t winner = draw_.below(population_.size());
+  for (size_t i = 1; i < p_.tournament; ++i) winner = std::min(winner, draw_.below(population_.size()));
+  return population_[winner];
+}
+
+void GaSearcher::issue(const Candidate& c) {
+  Record& r = records_[c.genome];
+  r.generation = generation_;
+  r.guides = c.guides;
+  ++proposed_;
+  ++pending_;
+  ++live_;
+  ++waiting_;
+}
+
+bool GaSearcher::genome_of(const sdk::Config& c, Genome& out) const {
+  if (c.size() != values_.size()) return false;
+  out.resize(c.size());
+  for (size_t k = 0; k < c.size(); ++k) {
+    const auto& d = values_[k];
+    const auto it = std::lower_bound(d.begin(), d.end(), c[k]);
+    if (it == d.end() || *it != c[k]) return false;
+    out[k] = static_cast<uint32_t>(it - d.begin());
+  }
+  return true;
+}
+
+sdk::Config GaSearcher::config_of(const Genome& g) const {
+  sdk::Config c(g.size());
+  for (size_t k = 0; k < g.size(); ++k) c[k] = values_[k][g[k]];
+  return c;
+}
+
+// Mixed radix, first knob fastest.
+GaSearcher::Genome GaSearcher::decode(uint64_t index) const {
+  Genome g(shapes_.size());
+  for (size_t k = 0; k < shapes_.size(); ++k) {
+    g[k] = static_cast<uint32_t>(index % shapes_[k].size);
+    index /= shapes_[k].size;
+  }
+  return g;
+}
+
+AOE_REGISTER_SEARCHER(GaSearcher, "ga", "genetic algorithm seeded from the default config, with constraint repair");
+
+}  // namespace aoe::search

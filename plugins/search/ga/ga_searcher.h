@@ -1,0 +1,121 @@
+// A genetic-algorithm searcher in the manner of AOE's GA tuner for cube ops:
+// a population seeded from the device's default config, tournament
+// selection, uniform crossover, neighbour-biased mutation and elitism, with
+// children the device refuses as invalid repaired toward a valid parent and
+// the constraints learnt per knob value. Never measures a config twice.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "aoe/sdk/searcher.h"
+#include "constraint_memory.h"
+#include "draw.h"
+#include "genome.h"
+#include "variation.h"
+
+namespace aoe::search {
+
+// Zero means "derive it": see README.md for each value's default.
+struct GaParameters {
+  size_t population = 0;  // clamp(budget / 4, 8, 32)
+  size_t elites = 0;      // clamp(population / 8, 1, 4)
+  size_t tournament = 3;
+  double crossover = 0.9;       // else a child is a mutated copy of its first parent
+  double mutation = 0;          // per knob; 1 / the number of knobs that have a choice
+  double neighbour = 0.8;       // ordered knobs: share of mutations to an adjacent value
+  double default_share = 0.25;  // of the first population: mutants of the default config
+  size_t collision_retries = 16;
+};
+
+class GaSearcher final : public sdk::Searcher {
+ public:
+  GaSearcher() = default;
+  explicit GaSearcher(GaParameters parameters) : requested_(parameters) {}
+
+  void start(const sdk::TuningSpace& space, const sdk::SearchOptions& options) override;
+  std::vector<sdk::Config> propose(size_t max_count) override;
+  void observe(const sdk::Config& config, const sdk::Measurement& result) override;
+
+ private:
+  using Genome = ga::Genome;
+  enum class State { pending, measured, invalid };
+  struct Record {
+    State state = State::pending;
+    double fitness = std::numeric_limits<double>::infinity();
+    uint64_t generation = 0;
+    std::vector<Genome> guides;  // a bred child's parents, or the target a repaired child moves toward
+  };
+  struct Member {
+    Genome genome;
+    double fitness;
+  };
+  struct Candidate {
+    Genome genome;
+    std::vector<Genome> guides;
+  };
+  struct Repair {
+    Genome from;
+    Genome target;
+  };
+
+  void settle(const Record& r, bool refused);
+  uint64_t room() const;
+  bool generation_complete() const;
+  void close_generation();
+  std::optional<Candidate> next(bool must);
+  std::optional<Candidate> founder();
+  std::optional<Candidate> breed();
+  std::optional<Candidate> unseen(Genome child, std::vector<Genome> guides);
+  std::optional<Candidate> any_unseen();
+  std::optional<Genome> random_unseen();
+  std::optional<Candidate> repaired(const Repair& job);
+  std::optional<Genome> repair_target(const Record& r) const;
+  const Member& tournament();
+  void issue(const Candidate& c);
+  bool seen(const Genome& g) const { return records_.count(g) != 0; }
+  bool exhausted() const { return indexed_ && records_.size() >= space_size_; }
+  bool genome_of(const sdk::Config& c, Genome& out) const;
+  sdk::Config config_of(const Genome& g) const;
+  Genome decode(uint64_t index) const;
+
+  GaParameters requested_;
+  GaParameters p_;  // with every derived value filled in
+
+  // The space.
+  std::vector<std::vector<int64_t>> values_;
+  std::vector<ga::KnobShape> shapes_;
+  bool empty_space_ = true;
+  bool indexed_ = true;  // its size fits in 63 bits
+  uint64_t space_size_ = 0;
+  std::optional<Genome> default_;
+
+  // The budget: measurements observed (but for invalid ones) and those still out.
+  uint64_t budget_ = 0;
+  uint64_t max_proposals_ = 0;
+  uint64_t proposed_ = 0;
+  uint64_t measured_ = 0;
+  uint64_t pending_ = 0;
+
+  ga::Draw draw_;
+  ga::ConstraintMemory memory_;
+  ga::Variation variation_;
+  std::map<Genome, Record> records_;  // everything proposed or observed: never proposed again
+  std::optional<Member> best_;
+
+  // The generation being bred.
+  uint64_t generation_ = 0;
+  size_t wanted_ = 0;               // children it should measure
+  size_t live_ = 0;                 // issued in it and not refused
+  size_t waiting_ = 0;              // issued in it and not yet observed
+  size_t founders_ = 0;             // issued into the first population
+  std::vector<Member> population_;  // the parents, fittest first
+  std::vector<Member> fresh_;       // measured since the population was last formed
+  std::deque<Repair> repairs_;
+};
+
+}  // namespace aoe::search

@@ -1,0 +1,196 @@
+#include "rl_searcher.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+
+#include "aoe/sdk/plugin.h"
+
+namespace aoe::search {
+namespace {
+
+// A config that did not run scores as a 1.65x slow-down from the default:
+// bad, but not so bad that the policy flees the buffer's edge, where the
+// fastest tilings of a vector op usually lie.
+constexpr double kFailReward = -0.5;
+constexpr double kAverageRate = 0.3;     // of the baseline and the advantage scale
+constexpr double kAdvantageClip = 3.0;   // in scale units: one outlier must not swamp a batch
+constexpr double kMinScale = 0.01;       // 1% in log time: below it, differences are noise
+constexpr int kResamples = 32;           // policy draws before falling back to the nearest unseen config
+constexpr uint64_t kProposalsPerBudget = 50;
+
+// A time that is not a positive number cannot be a speed-up: it scores as a failure.
+bool timed(const sdk::Measurement& m) { return m.ok() && std::isfinite(m.time_us) && m.time_us > 0; }
+
+}  // namespace
+
+void RlSearcher::start(const sdk::TuningSpace& space, const sdk::SearchOptions& options) {
+  domains_.clear();
+  ordinal_.clear();
+  std::vector<AutoregressivePolicy::KnobShape> shapes;
+  for (const auto& knob : space.knobs) {
+    domains_.push_back(knob.values);
+    ordinal_.push_back(knob.kind != sdk::DomainKind::categorical);
+    shapes.push_back({knob.values.size(), ordinal_.back()});
+  }
+  space_size_ = space.size();
+  default_.reset();
+  if (space_size_ > 0 && space.in_domain(space.default_config)) default_ = space.default_config;
+  policy_ = space_size_ > 0 ? AutoregressivePolicy(shapes, default_ ? choices_of(*default_) : Choices{}, {})
+                            : AutoregressivePolicy();
+  rng_.seed(options.seed);
+  budget_ = options.budget;
+  proposed_ = 0;
+  invalid_ = 0;
+  exhausted_ = space_size_ <= 0;
+  seen_.clear();
+  pending_.clear();
+  fresh_.clear();
+  reference_us_.reset();
+  baseline_ = 0;
+  spread_.reset();
+}
+
+// Configs that may still be proposed: the budget less what counts against it
+// (all proposed but those refused as invalid), and the cap on all proposals.
+uint64_t RlSearcher::room() const {
+  const uint64_t counted = proposed_ - invalid_;
+  const uint64_t left = budget_ > counted ? budget_ - counted : 0;
+  const uint64_t cap = budget_ > std::numeric_limits<uint64_t>::max() / kProposalsPerBudget
+                           ? std::numeric_limits<uint64_t>::max()
+                           : budget_ * kProposalsPerBudget;
+  return std::min(left, cap > proposed_ ? cap - proposed_ : 0);
+}
+
+std::vector<sdk::Config> RlSearcher::propose(size_t max_count) {
+  learn();
+  std::vector<sdk::Config> out;
+  while (out.size() < max_count && room() > 0 && !exhausted_) {
+    auto c = next();
+    if (!c) {
+      exhausted_ = true;
+      break;
+    }
+    seen_.insert(*c);
+    pending_.insert(*c);
+    ++proposed_;
+    out.push_back(std::move(*c));
+  }
+  return out;
+}
+
+void RlSearcher::observe(const sdk::Config& config, const sdk::Measurement& result) {
+  if (pending_.erase(config) == 0) return;  // not ours, or already told
+  if (result.status == sdk::ResultStatus::invalid) ++invalid_;
+  if (default_ && config == *default_) {
+    // Not drawn from the policy, so no gradient: it only sets the reference.
+    if (timed(result) && !reference_us_) reference_us_ = result.time_us;
+    return;
+  }
+  fresh_.push_back({choices_of(config), timed(result), result.time_us});
+}
+
+// One policy-gradient step on everything observed since the last one.
+void RlSearcher::learn() {
+  if (fresh_.empty()) return;
+  if (!reference_us_) {
+    // The default did not run: the first time seen stands in for it.
+    for (const auto& o : fresh_)
+      if (o.ok) {
+        reference_us_ = o.time_us;
+        break;
+      }
+  }
+  std::vector<double> rewards;
+  double mean = 0, square = 0;
+  for (const auto& o : fresh_) {
+    const double r = o.ok ? std::log(*reference_us_ / o.time_us) : kFailReward;
+    rewards.push_back(r);
+    mean += r;
+    square += (r - baseline_) * (r - baseline_);
+  }
+  const auto n = static_cast<double>(rewards.size());
+  mean /= n;
+  square /= n;
+  spread_ = spread_ ? (1 - kAverageRate) * *spread_ + kAverageRate * square : square;
+  // Advantages in units of the usual reward spread, so one learning rate
+  // serves an op whose configs differ by 2% and one where they differ by 10x.
+  const double scale = std::max(std::sqrt(*spread_), kMinScale);
+  std::vector<AutoregressivePolicy::Episode> batch;
+  for (size_t k = 0; k < fresh_.size(); ++k)
+    batch.push_back({fresh_[k].choices, std::clamp((rewards[k] - baseline_) / scale, -kAdvantageClip, kAdvantageClip)});
+  policy_.update(batch);
+  baseline_ += kAverageRate * (mean - baseline_);
+  fresh_.clear();
+}
+
+// The default first, then policy draws; a draw already proposed is redrawn,
+// and when the policy keeps drawing known configs, the unseen config nearest
+// its last draw is taken instead.
+std::optional<sdk::Config> RlSearcher::next() {
+  if (default_ && !seen_.count(*default_)) return *default_;
+  if (static_cast<double>(seen_.size()) >= space_size_) return std::nullopt;
+  Choices c;
+  for (int t = 0; t < kResamples; ++t) {
+    c = policy_.sample(rng_);
+    auto config = config_of(c);
+    if (!seen_.count(config)) return config;
+  }
+  return nearest_unseen(c);
+}
+
+// Breadth-first over one-knob moves (one position on an ordinal knob, any
+// other value on a categorical one), expanding only proposed configs: the
+// first unseen config met is a nearest one, and none means the space is spent.
+std::optional<sdk::Config> RlSearcher::nearest_unseen(const Choices& from) const {
+  std::set<Choices> visited{from};
+  std::deque<Choices> queue{from};
+  while (!queue.empty()) {
+    const Choices at = std::move(queue.front());
+    queue.pop_front();
+    for (size_t i = 0; i < at.size(); ++i) {
+      for (size_t q : moves(i, at[i])) {
+        Choices near = at;
+        near[i] = q;
+        if (!visited.insert(near).second) continue;
+        auto config = config_of(near);
+        if (!seen_.count(config)) return config;
+        queue.push_back(std::move(near));
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<size_t> RlSearcher::moves(size_t knob, size_t from) const {
+  const size_t n = domains_[knob].size();
+  std::vector<size_t> out;
+  if (ordinal_[knob]) {
+    if (from > 0) out.push_back(from - 1);
+    if (from + 1 < n) out.push_back(from + 1);
+  } else {
+    for (size_t q = 0; q < n; ++q)
+      if (q != from) out.push_back(q);
+  }
+  return out;
+}
+
+Choices RlSearcher::choices_of(const sdk::Config& config) const {
+  Choices c(config.size());
+  for (size_t i = 0; i < config.size(); ++i) {
+    const auto& d = domains_[i];
+    c[i] = static_cast<size_t>(std::lower_bound(d.begin(), d.end(), config[i]) - d.begin());
+  }
+  return c;
+}
+
+sdk::Config RlSearcher::config_of(const Choices& choices) const {
+  sdk::Config c(choices.size());
+  for (size_t i = 0; i < choices.size(); ++i) c[i] = domains_[i][choices[i]];
+  return c;
+}
+
+AOE_REGISTER_SEARCHER(RlSearcher, "rl", "policy-gradient reinforcement learning over knob choices");
+
+}  // namespace aoe::search

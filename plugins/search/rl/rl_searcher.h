@@ -1,0 +1,58 @@
+// Reinforcement-learning search: a policy-gradient (REINFORCE) agent whose
+// episode is one config, chosen knob by knob, rewarded by its speed-up over
+// the device's default config.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "aoe/sdk/searcher.h"
+#include "autoregressive_policy.h"
+
+namespace aoe::search {
+
+class RlSearcher final : public sdk::Searcher {
+ public:
+  void start(const sdk::TuningSpace& space, const sdk::SearchOptions& options) override;
+  std::vector<sdk::Config> propose(size_t max_count) override;
+  void observe(const sdk::Config& config, const sdk::Measurement& result) override;
+
+  const AutoregressivePolicy& policy() const { return policy_; }
+  Choices choices_of(const sdk::Config& config) const;
+
+ private:
+  struct Outcome {
+    Choices choices;
+    bool ok = false;
+    double time_us = 0;
+  };
+
+  uint64_t room() const;
+  void learn();
+  std::optional<sdk::Config> next();
+  std::optional<sdk::Config> nearest_unseen(const Choices& from) const;
+  std::vector<size_t> moves(size_t knob, size_t from) const;  // positions one step away
+  sdk::Config config_of(const Choices& choices) const;
+
+  std::vector<std::vector<int64_t>> domains_;
+  std::vector<bool> ordinal_;
+  std::optional<sdk::Config> default_;  // proposed first; its time is the reward's reference
+  AutoregressivePolicy policy_;
+  std::mt19937_64 rng_;
+  uint64_t budget_ = 0;
+  uint64_t proposed_ = 0;
+  uint64_t invalid_ = 0;  // observed invalid: refused before running, so free
+  double space_size_ = 0;
+  bool exhausted_ = false;
+  std::set<sdk::Config> seen_;     // every config proposed
+  std::set<sdk::Config> pending_;  // proposed, not yet observed
+  std::vector<Outcome> fresh_;     // observed since the last update, in order
+  std::optional<double> reference_us_;
+  double baseline_ = 0;  // moving average of the reward; the default's reward is 0
+  std::optional<double> spread_;  // moving mean square of reward - baseline
+};
+
+}  // namespace aoe::search

@@ -1,0 +1,250 @@
+// OPAT through the real binary: fusion, op selection, stop conditions, the
+// bank across runs and processes, interruption, and the run's artefacts.
+#include <signal.h>
+
+#include <chrono>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <thread>
+
+#include "aoe_host_fixture.h"
+
+namespace aoe::test {
+namespace {
+
+using nlohmann::json;
+
+json read_json(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  return json::parse(in);
+}
+
+std::filesystem::path only_plan(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> plans;
+  if (std::filesystem::exists(dir / "aoe_workspace"))
+    for (const auto& e : std::filesystem::recursive_directory_iterator(dir / "aoe_workspace"))
+      if (e.path().filename().string().find("_tuned_plan.json") != std::string::npos) plans.push_back(e.path());
+  EXPECT_EQ(plans.size(), 1u);
+  return plans.empty() ? std::filesystem::path() : plans.front();
+}
+
+std::set<std::string> bank_files(const std::filesystem::path& bank) {
+  std::set<std::string> out;
+  if (!std::filesystem::exists(bank)) return out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(bank))
+    if (e.path().extension() == ".json") out.insert(std::filesystem::relative(e.path(), bank).string());
+  return out;
+}
+
+void expect_count_invariants(const json& opat) {
+  const json& s = opat["repo_summary"];
+  EXPECT_EQ(s["total_num"].get<int>(),
+            s["repo_add_num"].get<int>() + s["repo_hit_num"].get<int>() + s["repo_unsatisfied_num"].get<int>());
+  EXPECT_EQ(s["repo_hit_num"].get<int>(), s["repo_update_num"].get<int>() + s["repo_reserved_num"].get<int>());
+}
+
+TEST_F(AoeHostTest, FusesConvBatchNormAndActivationIntoOneTask) {
+  const auto r = tune("conv_block.onnx");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("6 nodes fused into 2 ops"), std::string::npos) << r.err;
+  const json plan = read_json(only_plan(dir_));
+  std::set<std::string> names;
+  for (const auto& op : plan["ops"]) names.insert(op["op_name"].get<std::string>());
+  // The BatchNormalization folds into the conv; the residual Add and the Relu follow it.
+  EXPECT_TRUE(names.count("conv1/Conv+bn1/BatchNormalization+act1/Relu")) << plan.dump(2);
+  EXPECT_TRUE(names.count("conv2/Conv+residual/Add+y/Relu")) << plan.dump(2);
+  for (const auto& op : plan["ops"]) EXPECT_EQ(op["op_type"], "Conv");
+}
+
+TEST_F(AoeHostTest, FusesMatMulBiasAndActivation) {
+  ASSERT_EQ(tune("mlp.onnx").exit_code, 0);
+  const json plan = read_json(only_plan(dir_));
+  ASSERT_EQ(plan["ops"].size(), 3u) << plan.dump(2);
+  EXPECT_EQ(plan["ops"][0]["fused_ops"], json({"Add", "Relu"}));
+  EXPECT_EQ(plan["ops"][1]["fused_ops"], json({"Relu"}));
+  for (const auto& op : plan["ops"]) {
+    EXPECT_EQ(op["signature_hash"].get<std::string>().size(), 16u);
+    EXPECT_TRUE(op["config"].is_object()) << op.dump();
+    EXPECT_LE(op["time_after_us"].get<double>(), op["time_before_us"].get<double>());
+  }
+}
+
+TEST_F(AoeHostTest, TuneOpsFileSelectsByTypeAndName) {
+  std::ofstream(dir_ / "by_type.json") << R"({"tune_ops_type": ["Relu"]})";
+  ASSERT_EQ(tune("mlp.onnx", {"--tune_ops_file", (dir_ / "by_type.json").string()}).exit_code, 0);
+  // Relu is fused into two ops: each is tuned whole.
+  EXPECT_EQ(only_result()["OPAT"]["repo_summary"]["total_num"], 2);
+  for (const auto& f : result_files()) std::filesystem::remove(f);
+
+  std::ofstream(dir_ / "by_name.json") << R"({"tune_ops_name": ["y/MatMul"]})";
+  ASSERT_EQ(tune("mlp.onnx", {"--tune_ops_file", (dir_ / "by_name.json").string()}).exit_code, 0);
+  const json opat = only_result()["OPAT"];
+  ASSERT_EQ(opat["opat_tuned_operators"].size(), 1u);
+  EXPECT_EQ(opat["opat_tuned_operators"][0]["op_name"], "y/MatMul");
+}
+
+TEST_F(AoeHostTest, BadTuneOpsFileNamesFileAndKey) {
+  std::ofstream(dir_ / "ops.json") << R"({"tune_ops_types": ["MatMul"]})";
+  const auto r = tune("mlp.onnx", {"--tune_ops_file", (dir_ / "ops.json").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find((dir_ / "ops.json").string()), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("tune_ops_types"), std::string::npos) << r.err;
+  EXPECT_TRUE(bank_files(bank_).empty());
+}
+
+TEST_F(AoeHostTest, ProgressNamesTaskAndElapsedTime) {
+  const auto r = tune("mlp.onnx");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::regex_search(r.err, std::regex(R"(\[task 1/3\] fc1/MatMul\S* \(MatMul\) \([0-9.]+ s\))"))) << r.err;
+  EXPECT_TRUE(std::regex_search(r.err, std::regex(R"(\[task 3/3\] y/MatMul)"))) << r.err;
+}
+
+TEST_F(AoeHostTest, StallEndsASearchEarly) {
+  ASSERT_EQ(tune("mlp.onnx", {"--budget", "500", "--stall", "4", "--searcher", "random"}).exit_code, 0);
+  for (const auto& op : only_result()["OPAT"]["opat_tuned_operators"]) {
+    EXPECT_EQ(op["stop_reason"], "stall") << op.dump();
+    EXPECT_LT(op["evaluations"].get<int>(), 500);
+  }
+}
+
+TEST_F(AoeHostTest, RepeatTuneSearchesAgainAndKeepsTheFaster) {
+  ASSERT_EQ(tune("mlp.onnx").exit_code, 0);
+  const json first = only_result()["OPAT"];
+  const auto banked = bank_files(bank_);
+  for (const auto& f : result_files()) std::filesystem::remove(f);
+
+  const auto r = tune("mlp.onnx", {"--seed", "5", "--budget", "64"}, {{"REPEAT_TUNE", "True"}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json second = only_result()["OPAT"];
+  expect_count_invariants(second);
+  EXPECT_EQ(second["repo_summary"]["repo_hit_num"], first["repo_summary"]["repo_add_num"]);
+  for (const auto& op : second["opat_tuned_operators"]) {
+    EXPECT_GT(op["evaluations"].get<int>(), 0) << op.dump();  // searched again, hit or not
+    if (op["repo"] == "update") EXPECT_LT(op["performance_after_tune(us)"].get<double>(), op["performance_before_tune(us)"].get<double>());
+  }
+  EXPECT_LE(second["model_result_performance(ms)"].get<double>(), first["model_result_performance(ms)"].get<double>());
+  for (const auto& f : banked) EXPECT_TRUE(bank_files(bank_).count(f)) << f;
+}
+
+TEST_F(AoeHostTest, InterruptKeepsFinishedTasksAndTheNextRunContinues) {
+  const std::string forever = std::string(AOE_TEST_PLUGINS_DIR) + "/forever";
+  auto child = start_aoe_host(tune_args("mlp.onnx", {"--searcher", "forever", "--plugin-dir", forever, "--budget",
+                                                     "100000000", "--time_limit", "2"}));
+  // Interrupt while the second task is being searched.
+  for (int i = 0; i < 6000 && child->err_so_far().find("[task 2/3]") == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  child->signal(SIGINT);
+  const auto r = child->wait(60);
+  ASSERT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_NE(r.err.find("tuning incomplete"), std::string::npos) << r.err;
+
+  const json opat = only_result()["OPAT"];  // valid JSON, rewritten as tuning went
+  EXPECT_EQ(opat["opat_tuning_result"], "tuning incomplete");
+  ASSERT_EQ(opat["opat_tuned_operators"].size(), 1u) << opat.dump(2);
+  EXPECT_EQ(opat["opat_tuned_operators"][0]["stop_reason"], "time limit");
+  const bool added = opat["repo_summary"]["repo_add_num"] == 1;
+  EXPECT_EQ(bank_files(bank_).size(), added ? 1u : 0u);
+  for (const auto& f : result_files()) std::filesystem::remove(f);
+
+  const auto again = tune("mlp.onnx");
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  const json next = only_result()["OPAT"];
+  EXPECT_EQ(next["opat_tuning_result"], "tuning successful");
+  EXPECT_EQ(next["opat_tuned_operators"].size(), 3u);
+  if (added) EXPECT_EQ(next["opat_tuned_operators"][0]["repo"], "reserved");
+}
+
+TEST_F(AoeHostTest, SigtermStopsTheRunLikeCtrlC) {
+  const std::string forever = std::string(AOE_TEST_PLUGINS_DIR) + "/forever";
+  auto child = start_aoe_host(tune_args("mlp.onnx", {"--searcher", "forever", "--plugin-dir", forever, "--budget",
+                                                     "100000000", "--time_limit", "60"}));
+  for (int i = 0; i < 6000 && child->err_so_far().find("[task 1/3]") == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  child->signal(SIGTERM);
+  const auto r = child->wait(30);
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_EQ(only_result()["OPAT"]["opat_tuning_result"], "tuning incomplete");
+}
+
+TEST_F(AoeHostTest, TwoProcessesTuningIntoOneBankBothKeepTheirEntries) {
+  auto bank_alone = [&](const std::string& model, const std::string& dir) {
+    const auto r = tune(model, {"--bank_path", (dir_ / dir).string(), "--seed", "3"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return bank_files(dir_ / dir);
+  };
+  const auto mlp = bank_alone("mlp.onnx", "mlp_alone");
+  const auto bert = bank_alone("bert_ffn.onnx", "bert_alone");
+  ASSERT_FALSE(mlp.empty());
+  ASSERT_FALSE(bert.empty());
+
+  auto a = start_aoe_host(tune_args("mlp.onnx", {"--seed", "3"}));
+  auto b = start_aoe_host(tune_args("bert_ffn.onnx", {"--seed", "3"}));
+  ASSERT_EQ(a->wait().exit_code, 0);
+  ASSERT_EQ(b->wait().exit_code, 0);
+  const auto shared = bank_files(bank_);
+  for (const auto& f : mlp) EXPECT_TRUE(shared.count(f)) << f;
+  for (const auto& f : bert) EXPECT_TRUE(shared.count(f)) << f;
+  for (const auto& f : shared) EXPECT_NO_THROW(read_json(bank_ / f)) << f;
+}
+
+TEST_F(AoeHostTest, CorruptBankEntryIsReportedAndKept) {
+  ASSERT_EQ(tune("mlp.onnx").exit_code, 0);
+  const auto files = bank_files(bank_);
+  ASSERT_FALSE(files.empty());
+  const auto corrupt = bank_ / *files.begin();
+  std::ofstream(corrupt) << "{ not json";
+  const auto r = tune("mlp.onnx");
+  EXPECT_NE(r.err.find(corrupt.string()), std::string::npos) << r.err;
+  std::ifstream in(corrupt);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "{ not json");
+}
+
+TEST_F(AoeHostTest, BankShowListsEveryEntry) {
+  ASSERT_EQ(tune("mlp.onnx").exit_code, 0);
+  const auto r = aoe_host({"bank", "show"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(std::to_string(bank_files(bank_).size()) + " entries (Ascend910)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("mlp"), std::string::npos) << r.out;
+}
+
+TEST_F(AoeHostTest, BankMergeKeepsTheFasterOfEachEntry) {
+  ASSERT_EQ(tune("mlp.onnx", {"--bank_path", (dir_ / "a").string(), "--seed", "11"}).exit_code, 0);
+  ASSERT_EQ(tune("mlp.onnx", {"--bank_path", (dir_ / "b").string(), "--budget", "200"}).exit_code, 0);
+  ASSERT_EQ(tune("bert_ffn.onnx", {"--bank_path", (dir_ / "b").string()}).exit_code, 0);
+  const auto r = aoe_host({"bank", "merge", (dir_ / "a").string(), (dir_ / "b").string(), "-o", (dir_ / "out").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("merged"), std::string::npos) << r.out;
+  auto all = bank_files(dir_ / "a");
+  for (const auto& f : bank_files(dir_ / "b")) all.insert(f);
+  EXPECT_EQ(bank_files(dir_ / "out"), all);
+  for (const auto& f : all) {
+    double best = 1e300;
+    for (const char* src : {"a", "b"})
+      if (std::filesystem::exists(dir_ / src / f)) best = std::min(best, read_json(dir_ / src / f)["after_us"].get<double>());
+    EXPECT_DOUBLE_EQ(read_json(dir_ / "out" / f)["after_us"].get<double>(), best) << f;
+  }
+}
+
+TEST_F(AoeHostTest, BankMergeRefusesAnotherSocVersion) {
+  ASSERT_EQ(tune("mlp.onnx", {"--bank_path", (dir_ / "a").string()}).exit_code, 0);
+  ASSERT_EQ(tune("mlp.onnx", {"--bank_path", (dir_ / "b").string(), "--device", "ascend310"}).exit_code, 0);
+  const auto r = aoe_host({"bank", "merge", (dir_ / "a").string(), (dir_ / "b").string(), "-o", (dir_ / "out").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("same soc_version"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "out"));
+}
+
+TEST_F(AoeHostTest, DeviceOptionsReachTheDevice) {
+  EXPECT_EQ(tune("mlp.onnx", {"--device_options", R"({"noise": 0.05, "seed": 1})"}).exit_code, 0);
+  const auto unknown = tune("mlp.onnx", {"--device_options", R"({"nosie": 0.05})"});
+  EXPECT_NE(unknown.exit_code, 0);
+  EXPECT_NE(unknown.err.find("nosie"), std::string::npos) << unknown.err;
+  const auto malformed = tune("mlp.onnx", {"--device_options", "noise=0.05"});
+  EXPECT_EQ(malformed.exit_code, 2);
+  EXPECT_NE(malformed.err.find("device_options"), std::string::npos) << malformed.err;
+}
+
+}  // namespace
+}  // namespace aoe::test
