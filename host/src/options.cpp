@@ -11,6 +11,7 @@ const std::vector<OptionSpec>& option_specs() {
        {"1", "2", "4"}},
       {"device", "", OptionType::text, "ascend910", "target device, as listed by `aoe-host plugins`", {}},
       {"model", "", OptionType::path, "", "the model to tune (ONNX)", {}},
+      {"singleop", "", OptionType::path, "", "tune ops described in AOE single-op JSON instead of a model", {}},
       {"framework", "", OptionType::text, "5", "model framework, AOE numbering: 5 = ONNX", {"5"}},
       {"input_shape", "", OptionType::text, "", "shapes for dynamic inputs: \"x:1,3,224,224;y:1,10\"", {}},
       {"searcher", "", OptionType::text, "", "search strategy for every task (default: chosen per op)", {}},

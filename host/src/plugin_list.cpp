@@ -8,12 +8,13 @@ namespace aoe::host {
 
 void print_plugins(const PluginRegistry& registry, std::ostream& out) {
   out << std::left << std::setw(14) << "NAME" << std::setw(13) << "KIND" << std::setw(9) << "VERSION" << std::setw(5)
-      << "SDK" << "  PLUGIN  PATH\n";
+      << "SDK" << "  " << std::setw(12) << "PLUGIN" << "PATH\n";
   for (const auto& plugin : registry.plugins()) {
     const std::string sdk = std::to_string(plugin->sdk_major) + "." + std::to_string(plugin->sdk_minor);
     for (const auto& c : plugin->components)
       out << std::left << std::setw(14) << c.name << std::setw(13) << kind_name(c.kind) << std::setw(9)
-          << plugin->version << std::setw(5) << sdk << "  " << plugin->name << "  " << plugin->path.string() << "\n"
+          << plugin->version << std::setw(5) << sdk << "  " << std::setw(12) << plugin->name << plugin->path.string()
+          << "\n"
           << std::setw(14) << "" << c.summary << "\n";
   }
   for (const auto& refusal : registry.refusals())

@@ -13,6 +13,7 @@
 #include "command_line.h"
 #include "exit_error.h"
 #include "frontend/onnx_frontend.h"
+#include "frontend/singleop_frontend.h"
 #include "host_services.h"
 #include "interrupt.h"
 #include "plugin_loader.h"
@@ -57,8 +58,23 @@ const Component& find_or_exit(const PluginRegistry& registry, int32_t kind, cons
   }
 }
 
+// The file the run tunes: an ONNX model, or ops described for single-op tuning.
+std::filesystem::path model_path(const Settings& s) {
+  if (s.has("model") && s.has("singleop"))
+    throw ExitError(exit_usage, "pass either --model or --singleop, not both");
+  if (!s.has("model") && !s.has("singleop"))
+    throw ExitError(exit_usage, "no model: pass --model m.onnx (or --singleop op.json to tune one op)");
+  return s.has("model") ? s.text("model") : s.text("singleop");
+}
+
 aoe::sdk::Graph load_model(const Settings& s) {
-  if (!s.has("model")) throw ExitError(exit_usage, "no model: pass --model m.onnx");
+  if (s.has("singleop")) {
+    try {
+      return load_singleop(s.text("singleop"));
+    } catch (const Error& e) {
+      throw ExitError(exit_model, e.what());
+    }
+  }
   try {
     return load_onnx(s.text("model"), parse_input_shape(s.text("input_shape")));
   } catch (const Error& e) {
@@ -129,9 +145,10 @@ int run_tuning(const Settings& settings, PluginRegistry& registry, HostServices&
     throw ExitError(exit_plugin, e.what());
   }
 
+  const std::filesystem::path model = model_path(settings);
   const aoe::sdk::Graph graph = load_model(settings);
-  const std::string model_name = std::filesystem::path(settings.text("model")).stem().string();
-  spdlog::info("model {}: {} nodes, opset {}", settings.text("model"), graph.nodes.size(), graph.opset);
+  const std::string model_name = model.stem().string();
+  spdlog::info("model {}: {} nodes, opset {}", model.string(), graph.nodes.size(), graph.opset);
 
   const auto* device_table = static_cast<const aoe_device_vtable*>(device_component.vtable);
   Instance device(registry.create(device_component, device_options(settings).dump()), device_table->destroy);
@@ -147,7 +164,7 @@ int run_tuning(const Settings& settings, PluginRegistry& registry, HostServices&
   Publisher publisher{result,
                       {{"tuning_name", model_name},
                        {"tuning_time(s)", 0},
-                       {"model", settings.text("model")},
+                       {"model", model.string()},
                        {"device", settings.text("device")},
                        {"soc_version", soc_version},
                        {"bank_path", bank.root().string()},

@@ -19,7 +19,7 @@ namespace {
 std::string shape_text(const aoe::sdk::OpTask& op) {
   std::string out;
   for (const auto& t : op.inputs) {
-    std::string dims;
+    std::string dims = t.shape.empty() ? "scalar" : "";
     for (auto d : t.shape) dims += (dims.empty() ? "" : "x") + std::to_string(d);
     out += (out.empty() ? "" : ", ") + dims;
   }
@@ -74,14 +74,32 @@ TuneOptions tune_options(const nlohmann::json& opts, const aoe::sdk::Job& job) {
   return options;
 }
 
+// Ops that only relabel a tensor's shape or pass it through: an inference
+// compiler emits no kernel for them, so there is nothing to tune.
+bool needs_no_kernel(const FusedOp& op) {
+  static const std::set<std::string> views = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity",
+                                              "Dropout", "Shape",   "Size",    "Constant"};
+  return op.op_types.size() == 1 && views.count(op.op_types.front());
+}
+
 std::vector<TaskGroup> selected_tasks(const aoe::sdk::Job& job) {
   const auto& opts = job.options();
   const TuneOps tune_ops = opts.value("tune_ops_file", "").empty() ? TuneOps{}
                                                                     : TuneOps::from_file(opts.value("tune_ops_file", ""));
   const auto fused = fuse(job.graph(), fusable_ops(job));
   std::vector<FusedOp> chosen;
-  for (const auto& op : fused)
-    if (tune_ops.selects(op)) chosen.push_back(op);
+  std::map<std::string, size_t> views;
+  for (const auto& op : fused) {
+    if (needs_no_kernel(op))
+      ++views[op.task.op_type];
+    else if (tune_ops.selects(op))
+      chosen.push_back(op);
+  }
+  if (!views.empty()) {
+    std::string list;
+    for (const auto& [type, count] : views) list += (list.empty() ? "" : ", ") + type + " x" + std::to_string(count);
+    job.host().info("no kernel to tune for " + list);
+  }
   job.host().info(std::to_string(job.graph().nodes.size()) + " nodes fused into " + std::to_string(fused.size()) +
                   " ops" + (tune_ops.selects_all() ? "" : ", " + std::to_string(chosen.size()) + " chosen by tune_ops_file"));
   if (!tune_ops.selects_all() && chosen.empty())

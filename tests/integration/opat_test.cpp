@@ -248,3 +248,45 @@ TEST_F(AoeHostTest, DeviceOptionsReachTheDevice) {
 
 }  // namespace
 }  // namespace aoe::test
+
+namespace aoe::test {
+namespace {
+
+TEST_F(AoeHostTest, SingleOpTunesOneDescribedOp) {
+  std::ofstream(dir_ / "qkv.json") << R"([{"op": "MatMul", "name": "qkv",
+      "input_desc": [{"shape": [128, 768], "type": "float16"}, {"shape": [768, 2304], "type": "float16", "const": true}],
+      "output_desc": [{"shape": [128, 2304], "type": "float16"}]}])";
+  const auto r = aoe_host({"--plugin", "opat", "--singleop", (dir_ / "qkv.json").string(), "--budget", "32"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json result = only_result();
+  EXPECT_EQ(result["basic"]["tuning_name"], "qkv");
+  ASSERT_EQ(result["OPAT"]["opat_tuned_operators"].size(), 1u);
+  EXPECT_EQ(result["OPAT"]["opat_tuned_operators"][0]["op_type"], "MatMul");
+  EXPECT_GT(result["OPAT"]["opat_tuned_operators"][0]["evaluations"].get<int>(), 0);
+}
+
+TEST_F(AoeHostTest, BadSingleOpNamesFileOpAndKey) {
+  std::ofstream(dir_ / "bad.json") << R"([{"op": "MatMul", "input_desc": [{"shape": [128, 0]}]}])";
+  const auto r = aoe_host({"--plugin", "opat", "--singleop", (dir_ / "bad.json").string()});
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_NE(r.err.find((dir_ / "bad.json").string() + ": op 0 input_desc[0]"), std::string::npos) << r.err;
+  const auto both = aoe_host({"--plugin", "opat", "--singleop", (dir_ / "bad.json").string(), "--model",
+                              model("mlp.onnx").string()});
+  EXPECT_EQ(both.exit_code, 2);
+}
+
+TEST_F(AoeHostTest, ViewOpsNeedNoKernelAndBigModelsLoadWithoutTheirWeights) {
+  std::ofstream(dir_ / "ops.json") << R"({"tune_ops_type": ["Gemm"]})";
+  // Copied without resnet50.weights: tuning needs the dims, never the weights.
+  std::filesystem::copy_file(model("resnet50.onnx"), dir_ / "resnet50.onnx");
+  const auto r = aoe_host({"--plugin", "opat", "--model", (dir_ / "resnet50.onnx").string(), "--budget", "8",
+                           "--tune_ops_file", (dir_ / "ops.json").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("no kernel to tune for Flatten x1"), std::string::npos) << r.err;
+  const json opat = only_result()["OPAT"];
+  EXPECT_EQ(opat["repo_summary"]["total_num"], 1);
+  EXPECT_TRUE(opat["unsupported_operators"].empty()) << opat.dump(2);
+}
+
+}  // namespace
+}  // namespace aoe::test

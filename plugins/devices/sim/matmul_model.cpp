@@ -174,7 +174,11 @@ MatMulProblem matmul_problem(const sdk::OpTask& task, const Soc& soc) {
   if (task.inputs.size() < 2)
     throw Error(StatusCode::invalid_argument, task.op_type + " takes two inputs, got " +
                                                   std::to_string(task.inputs.size()));
-  for (const auto& t : task.inputs) require_known(t, task.op_type);
+  // The operands need a rank; a fused addend may be a scalar (x / sqrt(d)).
+  for (size_t i = 0; i < task.inputs.size(); ++i) {
+    const auto& t = task.inputs[i];
+    if (i < 2 || !t.fully_known()) require_known(t, task.op_type);
+  }
 
   MatMulProblem p;
   p.a_dtype = task.inputs[0].dtype;
