@@ -25,7 +25,9 @@ std::vector<std::string> present(const std::vector<std::string>& names) {
 
 class Fuser {
  public:
-  Fuser(const Graph& graph, const std::set<std::string>& fusable) : graph_(graph), fusable_(fusable) {
+  Fuser(const Graph& graph, const std::set<std::string>& fusable,
+        const std::map<std::string, std::vector<std::string>>& members)
+      : graph_(graph), fusable_(fusable), members_(members) {
     for (size_t i = 0; i < graph.nodes.size(); ++i)
       for (const auto& input : graph.nodes[i].inputs)
         if (!input.empty()) consumers_[input].push_back(i);
@@ -80,13 +82,21 @@ class Fuser {
     return graph_.tensor(inputs[1 - side]);
   }
 
+  void add_names(FusedOp& op, const std::string& node_name) const {
+    auto it = members_.find(node_name);
+    if (it == members_.end())
+      op.node_names.push_back(node_name);
+    else
+      op.node_names.insert(op.node_names.end(), it->second.begin(), it->second.end());
+  }
+
   FusedOp grow(size_t anchor_index, std::vector<bool>& taken) const {
     const Node& anchor = graph_.nodes[anchor_index];
     FusedOp op;
     op.task.op_type = anchor.op_type;
     op.task.attrs = anchor.attrs;
     for (const auto& input : present(anchor.inputs)) op.task.inputs.push_back(graph_.tensor(input));
-    op.node_names.push_back(anchor.name);
+    add_names(op, anchor.name);
     op.op_types.push_back(anchor.op_type);
 
     size_t tail = anchor_index;
@@ -117,7 +127,7 @@ class Fuser {
       }
       taken[*next] = true;
       tail = *next;
-      op.node_names.push_back(node.name);
+      add_names(op, node.name);
       op.op_types.push_back(node.op_type);
       value = single_output(node);
     }
@@ -130,14 +140,16 @@ class Fuser {
 
   const Graph& graph_;
   const std::set<std::string>& fusable_;
+  const std::map<std::string, std::vector<std::string>>& members_;
   std::map<std::string, std::vector<size_t>> consumers_;
   std::set<std::string> outputs_;
 };
 
 }  // namespace
 
-std::vector<FusedOp> fuse(const Graph& graph, const std::set<std::string>& fusable) {
-  return Fuser(graph, fusable).run();
+std::vector<FusedOp> fuse(const Graph& graph, const std::set<std::string>& fusable,
+                          const std::map<std::string, std::vector<std::string>>& members) {
+  return Fuser(graph, fusable, members).run();
 }
 
 }  // namespace aoe::opat

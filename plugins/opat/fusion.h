@@ -4,6 +4,7 @@
 // folding it into its weights and bias. Each fused op is one tuning task.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -22,6 +23,9 @@ struct FusedOp {
 // `fusable` are the op types the device runs fused after an anchor (its
 // describe()'s "fused_op_types"). Every node of the graph ends up in exactly
 // one FusedOp, in graph order of the anchors.
-std::vector<FusedOp> fuse(const aoe::sdk::Graph& graph, const std::set<std::string>& fusable);
+// `members` names the model's nodes behind a node that stands for several
+// (see patterns.h); they are what FusedOp::node_names lists.
+std::vector<FusedOp> fuse(const aoe::sdk::Graph& graph, const std::set<std::string>& fusable,
+                          const std::map<std::string, std::vector<std::string>>& members = {});
 
 }  // namespace aoe::opat

@@ -8,6 +8,7 @@
 
 #include "aoe/sdk/plugin.h"
 #include "op_tasks.h"
+#include "patterns.h"
 #include "opat_report.h"
 #include "task_tuner.h"
 #include "tune_ops.h"
@@ -26,9 +27,16 @@ std::string shape_text(const aoe::sdk::OpTask& op) {
   return out;
 }
 
+// A fused op's console name: its first node, and how many more it holds.
+std::string short_name(const std::string& fused_name) {
+  const auto nodes = std::count(fused_name.begin(), fused_name.end(), '+');
+  if (nodes <= 2) return fused_name;
+  return fused_name.substr(0, fused_name.find('+')) + " +" + std::to_string(nodes) + " nodes";
+}
+
 std::string line_for(const TunedTask& t) {
   const auto& r = t.result;
-  const std::string head = t.group.task.name + " (" + t.group.task.op_type + " " + shape_text(t.group.task) + ", x" +
+  const std::string head = short_name(t.group.task.name) + " (" + t.group.task.op_type + " " + shape_text(t.group.task) + ", x" +
                            std::to_string(t.group.node_names.size()) + ")";
   if (r.outcome == Outcome::failed) return head + ": not tuned: " + r.reason;
   if (r.outcome == Outcome::interrupted) return head + ": interrupted";
@@ -86,7 +94,8 @@ std::vector<TaskGroup> selected_tasks(const aoe::sdk::Job& job) {
   const auto& opts = job.options();
   const TuneOps tune_ops = opts.value("tune_ops_file", "").empty() ? TuneOps{}
                                                                     : TuneOps::from_file(opts.value("tune_ops_file", ""));
-  const auto fused = fuse(job.graph(), fusable_ops(job));
+  const RecognisedGraph recognised = recognise_patterns(job.graph());
+  const auto fused = fuse(recognised.graph, fusable_ops(job), recognised.members);
   std::vector<FusedOp> chosen;
   std::map<std::string, size_t> views;
   for (const auto& op : fused) {
@@ -129,7 +138,7 @@ class OpatMode : public aoe::sdk::TuningMode {
     std::vector<TunedTask> done;
     for (size_t i = 0; i < groups.size(); ++i) {
       if (job.host().cancelled()) break;
-      const auto& name = groups[i].task.name;
+      const auto name = short_name(groups[i].task.name);
       job.host().progress("task", i + 1, groups.size(), name + " (" + groups[i].task.op_type + ")");
       auto on_batch = [&](uint64_t evaluations, double best_us) {
         job.host().progress("task", i + 1, groups.size(), best_note(name, evaluations, options.limits.budget, best_us));

@@ -70,6 +70,21 @@ TEST_F(AoeHostTest, FusesMatMulBiasAndActivation) {
   }
 }
 
+// PyTorch before opset 17 spells LayerNorm and GELU out; they are tuned as the ops they are.
+TEST_F(AoeHostTest, RecognisesDecomposedLayerNormAndGelu) {
+  const auto r = tune("bert_base.onnx", {"--budget", "8"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json plan = read_json(only_plan(dir_));
+  int layer_norms = 0, ffn_in = 0;
+  for (const auto& op : plan["ops"]) {
+    layer_norms += op["op_type"] == "LayerNormalization";
+    ffn_in += op["op_type"] == "MatMul" && op["fused_ops"] == json({"Add", "Gelu"});
+    EXPECT_NE(op["status"], "unsupported") << op.dump();
+  }
+  EXPECT_EQ(layer_norms, 4);  // two per encoder layer
+  EXPECT_EQ(ffn_in, 2);
+}
+
 TEST_F(AoeHostTest, TuneOpsFileSelectsByTypeAndName) {
   std::ofstream(dir_ / "by_type.json") << R"({"tune_ops_type": ["Relu"]})";
   ASSERT_EQ(tune("mlp.onnx", {"--tune_ops_file", (dir_ / "by_type.json").string()}).exit_code, 0);

@@ -21,13 +21,14 @@ struct OpWork {
 
 // Instruction sequences as CANN's DSL lowers them: sigmoid = 1/(1+exp(-x))
 // is vmuls, vexp, vadds, vdiv; hard_sigmoid = min(max(x*a+b, 0), 1);
-// hard_swish = x * hard_sigmoid(x); pow = exp(y * ln x).
+// hard_swish = x * hard_sigmoid(x); pow = exp(y * ln x); gelu as the
+// epilogue counts it (tanh form: cube, mul-adds, tanh, mul).
 constexpr OpWork kOps[] = {
     {"Add", 1, 0, 2, 0},         {"Sub", 1, 0, 2, 0},       {"Mul", 1, 0, 2, 0},
     {"Div", 0, 1, 2, 0},         {"Relu", 1, 0, 1, 0},      {"Clip", 2, 0, 1, 0},
     {"Sigmoid", 2, 2, 1, 1},     {"HardSigmoid", 4, 0, 1, 0}, {"HardSwish", 5, 0, 1, 1},
     {"Tanh", 3, 2, 1, 1},        {"Exp", 0, 1, 1, 0},       {"Sqrt", 0, 1, 1, 0},
-    {"Pow", 1, 2, 2, 1},         {"Cast", 1, 0, 1, 0},
+    {"Pow", 1, 2, 2, 1},         {"Cast", 1, 0, 1, 0},      {"Gelu", 6, 2, 1, 1},
 };
 
 const OpWork* find_op(const std::string& op_type) {

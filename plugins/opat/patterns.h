@@ -1,0 +1,23 @@
+// Ops that exporters spell out as subgraphs, recognised and written back as
+// one node, as an inference compiler's pattern fusion does: PyTorch before
+// opset 17 exports LayerNorm as ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div
+// (then Mul, Add), and GELU as x * 0.5 * (1 + Erf(x / sqrt 2)).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "aoe/sdk/graph.h"
+
+namespace aoe::opat {
+
+struct RecognisedGraph {
+  aoe::sdk::Graph graph;  // each pattern one node: LayerNormalization or Gelu
+  // The nodes of the model each new node stands for, by the new node's name.
+  std::map<std::string, std::vector<std::string>> members;
+};
+
+RecognisedGraph recognise_patterns(const aoe::sdk::Graph& graph);
+
+}  // namespace aoe::opat
