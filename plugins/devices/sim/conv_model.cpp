@@ -426,8 +426,8 @@ sdk::Measurement ConvModel::check(const ConvTiling& t) const {
 
   if (t.impl == ConvImpl::vector) {
     if (!p_.vector_capable) return refuse("impl vector needs a depthwise conv with one output channel per input channel");
-    if (t.m_l0 != 1 || t.n_l0 != 1 || t.k_l0 != 1 || t.db_l0)
-      return refuse("impl vector runs in UB: m_l0, n_l0 and k_l0 stay 1 and db_l0 off");
+    // No L0 tiles on this path: its L0 knobs are ignored rather than refused,
+    // so a search can switch impl in one step from any cube tiling.
     if (oversized(t.c1_l1, g.c1_core))
       return twice("c1_l1", t.c1_l1, std::to_string(g.c1_core) + " channel groups of a core");
     const int64_t c1 = std::min(t.c1_l1, g.c1_core);
