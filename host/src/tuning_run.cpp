@@ -96,9 +96,12 @@ json device_options(const Settings& s) {
   return options;
 }
 
-std::filesystem::path bank_root(const Settings& s) {
+// Each mode keeps its own bank, as AOE keeps custom/op and custom/graph apart.
+std::filesystem::path bank_root(const Settings& s, const std::string& mode) {
+  static const std::map<std::string, std::string> kinds = {{"opat", "op"}, {"sgat", "graph"}, {"gdat", "gradient"}};
+  const auto kind = kinds.count(mode) ? kinds.at(mode) : mode;
   const char* home = std::getenv("HOME");
-  return Bank::default_root("op", s.text("bank_path"), s.text("cache_path"), home ? home : ".");
+  return Bank::default_root(kind, s.text("bank_path"), s.text("cache_path"), home ? home : ".");
 }
 
 // Rewrites the result file whenever the tuning mode publishes its report.
@@ -156,7 +159,7 @@ int run_tuning(const Settings& settings, PluginRegistry& registry, HostServices&
   const json soc = aoe::sdk::DeviceClient(device_ref, host).describe();
   const std::string soc_version = soc.value("soc_version", settings.text("device"));
 
-  const Bank bank(bank_root(settings));
+  const Bank bank(bank_root(settings, mode));
   services.set_bank(&bank);
   const std::filesystem::path work = settings.has("work_path") ? settings.text("work_path") : ".";
   const ResultFile result(work, mode, started_wall);
@@ -186,6 +189,8 @@ int run_tuning(const Settings& settings, PluginRegistry& registry, HostServices&
                         {"searcher", settings.text("searcher")},
                         {"repeat_tune", settings.boolean("repeat_tune")},
                         {"tune_ops_file", settings.text("tune_ops_file")},
+                        {"cluster", settings.text("cluster")},
+                        {"gradient_profile", settings.text("gradient_profile")},
                         {"soc_version", soc_version},
                         {"model_name", model_name},
                         {"workspace", std::filesystem::absolute(workspace).string()}};
