@@ -7,6 +7,10 @@ packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler
   nlohmann-json3-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev
+  zlib1g-dev                             # the replay device reads gzip-compressed cachefiles
+  libopenblas-dev                        # the cpu device's benchmark compares with OpenBLAS
+  libonnx-testdata                       # ONNX's node tests: the cpu device's conformance test
+  pkg-config
 )
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"

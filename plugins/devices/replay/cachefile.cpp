@@ -1,0 +1,131 @@
+#include "cachefile.h"
+
+#include "aoe/sdk/error.h"
+#include "json_file.h"
+
+namespace aoe::replay {
+namespace {
+
+using json = nlohmann::ordered_json;
+using sdk::Error;
+using sdk::StatusCode;
+
+class Reader {
+ public:
+  explicit Reader(const std::filesystem::path& file) : file_(file) {}
+
+  Cachefile read(const json& doc) const {
+    if (!doc.is_object()) fail("is not a Kernel Tuner cachefile: its top level is not an object");
+    Cachefile out;
+    out.path = file_;
+    out.device_name = text(doc, "device_name");
+    out.kernel_name = text(doc, "kernel_name");
+    out.problem_size = nlohmann::json(doc.value("problem_size", json()));
+    out.objective = doc.value("objective", "time");
+    out.keys = keys(doc);
+    out.domains = domains(doc, out.keys);
+    const json& cache = field(doc, "cache");
+    if (!cache.is_object()) fail("has a \"cache\" that is not an object");
+    out.records.reserve(cache.size());
+    for (const auto& [key, entry] : cache.items()) out.records.push_back(record(key, entry, out.keys));
+    if (out.records.empty()) fail("records no configuration");
+    return out;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& why) const {
+    throw Error(StatusCode::invalid_argument, "cachefile " + file_.string() + " " + why);
+  }
+
+  const json& field(const json& j, const char* name) const {
+    if (!j.contains(name)) fail(std::string("has no \"") + name + "\"");
+    return j[name];
+  }
+
+  std::string text(const json& j, const char* name) const {
+    const json& v = field(j, name);
+    if (!v.is_string() || v.get<std::string>().empty()) fail(std::string("has a \"") + name + "\" that is not a name");
+    return v.get<std::string>();
+  }
+
+  std::vector<std::string> keys(const json& doc) const {
+    const json& k = field(doc, "tune_params_keys");
+    if (!k.is_array() || k.empty()) fail("has no tune_params_keys");
+    std::vector<std::string> out;
+    for (const auto& name : k) {
+      if (!name.is_string()) fail("has a tune_params_keys entry that is not a name: " + name.dump());
+      out.push_back(name.get<std::string>());
+    }
+    return out;
+  }
+
+  std::vector<std::vector<nlohmann::json>> domains(const json& doc, const std::vector<std::string>& names) const {
+    const json& params = field(doc, "tune_params");
+    std::vector<std::vector<nlohmann::json>> out;
+    for (const auto& name : names) {
+      if (!params.contains(name) || !params[name].is_array() || params[name].empty())
+        fail("has no values for tune parameter '" + name + "' in tune_params");
+      out.emplace_back();
+      for (const auto& v : params[name]) out.back().emplace_back(v);
+    }
+    return out;
+  }
+
+  double number(const std::string& key, const json& entry, const char* name) const {
+    if (!entry.contains(name)) return 0;
+    const json& v = entry[name];
+    if (!v.is_number()) fail("entry \"" + key + "\" has a \"" + name + "\" that is not a number: " + v.dump());
+    return v.get<double>();
+  }
+
+  Record record(const std::string& key, const json& entry, const std::vector<std::string>& names) const {
+    if (!entry.is_object()) fail("entry \"" + key + "\" is not an object");
+    Record r;
+    r.key = key;
+    for (const auto& name : names) {
+      if (!entry.contains(name)) fail("entry \"" + key + "\" has no value for tune parameter '" + name + "'");
+      r.values.emplace_back(entry[name]);
+    }
+    const json& time = field(entry, "time");
+    if (time.is_number()) {
+      r.time_ms = time.get<double>();
+      for (const auto& t : entry.value("times", json::array()))
+        if (t.is_number()) r.times_ms.push_back(t.get<double>());
+    } else if (time.is_string()) {
+      r.outcome = outcome(key, time.get<std::string>());
+    } else {
+      fail("entry \"" + key + "\" has a \"time\" that is neither a number nor a failure: " + time.dump());
+    }
+    r.compile_ms = number(key, entry, "compile_time");
+    r.benchmark_ms = number(key, entry, "benchmark_time");
+    r.framework_ms = number(key, entry, "framework_time");
+    r.verification_ms = number(key, entry, "verification_time");
+    return r;
+  }
+
+  Outcome outcome(const std::string& key, const std::string& failure) const {
+    if (failure == "CompilationFailedConfig") return Outcome::compile_failed;
+    if (failure == "RuntimeFailedConfig") return Outcome::runtime_failed;
+    if (failure == "InvalidConfig") return Outcome::invalid;
+    fail("entry \"" + key + "\" has an unknown failure \"" + failure +
+         "\" (Kernel Tuner writes InvalidConfig, CompilationFailedConfig or RuntimeFailedConfig)");
+  }
+
+  std::filesystem::path file_;
+};
+
+}  // namespace
+
+const char* to_string(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::timed: return "timed";
+    case Outcome::compile_failed: return "CompilationFailedConfig";
+    case Outcome::runtime_failed: return "RuntimeFailedConfig";
+    case Outcome::invalid: return "InvalidConfig";
+  }
+  return "timed";
+}
+
+Cachefile read_cachefile(const std::filesystem::path& file) { return Reader(file).read(read_json_file(file)); }
+
+}  // namespace aoe::replay

@@ -1,0 +1,46 @@
+// A Kernel Tuner cachefile: every configuration of one kernel measured on
+// one GPU, with its time or the way it failed and what measuring it cost.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace aoe::replay {
+
+// Kernel Tuner writes a failure as a string in place of the time.
+enum class Outcome { timed, compile_failed, runtime_failed, invalid };
+
+const char* to_string(Outcome outcome);
+
+struct Record {
+  std::string key;                     // the cache key: the values joined with commas
+  std::vector<nlohmann::json> values;  // one per tune_params_keys entry, in that order
+  Outcome outcome = Outcome::timed;
+  double time_ms = 0;                  // the mean of times_ms, when timed
+  std::vector<double> times_ms;        // the repeats, when timed
+  // What measuring it took, in ms; fields the file lacks are 0.
+  double compile_ms = 0, benchmark_ms = 0, framework_ms = 0, verification_ms = 0;
+
+  // The tuner's time spent on this config; strategy_time is the searcher's, not the device's.
+  double cost_ms() const { return compile_ms + benchmark_ms + framework_ms + verification_ms; }
+};
+
+struct Cachefile {
+  std::filesystem::path path;
+  std::string device_name;
+  std::string kernel_name;
+  nlohmann::json problem_size;
+  std::string objective;
+  std::vector<std::string> keys;                     // tune_params_keys
+  std::vector<std::vector<nlohmann::json>> domains;  // tune_params, per key
+  std::vector<Record> records;                       // in the file's order
+};
+
+// Reads a .json or .json.gz cachefile; every error names the file, and the
+// entry at fault when there is one.
+Cachefile read_cachefile(const std::filesystem::path& file);
+
+}  // namespace aoe::replay
