@@ -57,13 +57,22 @@ AutoregressivePolicy::AutoregressivePolicy(std::vector<KnobShape> knobs, const C
     if (i > 0 && knobs_[i - 1].size * knobs_[i].size <= kMaxPairTable)
       pair_[i].assign(knobs_[i - 1].size * knobs_[i].size, 0.0);
   }
-  if (prior.size() == n) {
-    for (size_t i = 0; i < n; ++i) {
-      std::vector<double> bump(knobs_[i].size, 0.0);
-      bump[prior[i]] = 1.0;
-      add_smoothed(i, bump, settings_.prior_weight, unary_[i].data());
-    }
+  if (prior.size() == n) lean_towards(prior);
+}
+
+void AutoregressivePolicy::lean_towards(const Choices& at) {
+  for (size_t i = 0; i < knobs_.size(); ++i) {
+    std::vector<double> bump(knobs_[i].size, 0.0);
+    bump[at[i]] = 1.0;
+    add_smoothed(i, bump, settings_.prior_weight, unary_[i].data());
   }
+}
+
+void AutoregressivePolicy::recentre(const Choices& at, double keep) {
+  for (auto* table : {&unary_, &pair_})
+    for (auto& row : *table)
+      for (double& z : row) z *= keep;
+  lean_towards(at);
 }
 
 std::vector<double> AutoregressivePolicy::logits(size_t knob, size_t previous) const {

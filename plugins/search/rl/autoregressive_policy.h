@@ -47,11 +47,15 @@ class AutoregressivePolicy {
   std::vector<double> marginal(size_t knob) const;
   // One REINFORCE step over a batch of episodes, with the entropy bonus.
   void update(const std::vector<Episode>& batch);
+  // Keeps `keep` of every logit and leans the rest of the mass on `at`, as
+  // the initial prior leans on the default.
+  void recentre(const Choices& at, double keep);
 
  private:
   std::vector<double> logits(size_t knob, size_t previous) const;
   bool has_pair(size_t knob) const { return knob > 0 && !pair_[knob].empty(); }
   void add_smoothed(size_t knob, const std::vector<double>& gradient, double step, double* row);
+  void lean_towards(const Choices& at);
 
   std::vector<KnobShape> knobs_;
   Settings settings_;

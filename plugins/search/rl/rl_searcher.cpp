@@ -10,15 +10,24 @@
 namespace aoe::search {
 namespace {
 
-// A config that did not run scores as a 1.65x slow-down from the default:
-// bad, but not so bad that the policy flees the buffer's edge, where the
-// fastest tilings of a vector op usually lie.
-constexpr double kFailReward = -0.5;
+// A config that did not run scores this far below the baseline (the running
+// mean reward of configs that ran), and at most a 1.28x slow-down from the
+// default. Below the baseline, so it always pushes the policy away from the
+// values that drew it; not a fixed score, because where most configs that
+// run are slower than the default a fixed score ranks refused configs above
+// them and draws the policy into the refused region. Small, so the policy
+// does not flee the buffers' edges, where the fastest tilings usually lie.
+constexpr double kFailMargin = 0.25;
 constexpr double kAverageRate = 0.3;     // of the baseline and the advantage scale
 constexpr double kAdvantageClip = 3.0;   // in scale units: one outlier must not swamp a batch
 constexpr double kMinScale = 0.01;       // 1% in log time: below it, differences are noise
 constexpr int kResamples = 32;           // policy draws before falling back to the nearest unseen config
 constexpr uint64_t kProposalsPerBudget = 50;
+// Policy draws in a row that did not run before the policy is pulled back to
+// the best config that ran: it has wandered where nothing runs, and the
+// gradient alone leaves such a region slowly while every draw there is free.
+constexpr uint64_t kMissesBeforeRecentre = 16;
+constexpr double kRecentreKeep = 0.5;  // of each learned logit
 
 // A time that is not a positive number cannot be a speed-up: it scores as a failure.
 bool timed(const sdk::Measurement& m) { return m.ok() && std::isfinite(m.time_us) && m.time_us > 0; }
@@ -50,6 +59,9 @@ void RlSearcher::start(const sdk::TuningSpace& space, const sdk::SearchOptions& 
   reference_us_.reset();
   baseline_ = 0;
   spread_.reset();
+  best_.reset();
+  best_us_ = 0;
+  misses_ = 0;
 }
 
 // Configs that may still be proposed: the budget less what counts against it
@@ -83,12 +95,18 @@ std::vector<sdk::Config> RlSearcher::propose(size_t max_count) {
 void RlSearcher::observe(const sdk::Config& config, const sdk::Measurement& result) {
   if (pending_.erase(config) == 0) return;  // not ours, or already told
   if (result.status == sdk::ResultStatus::invalid) ++invalid_;
+  const bool ran = timed(result);
+  if (ran && (!best_ || result.time_us < best_us_)) {
+    best_ = choices_of(config);
+    best_us_ = result.time_us;
+  }
   if (default_ && config == *default_) {
     // Not drawn from the policy, so no gradient: it only sets the reference.
-    if (timed(result) && !reference_us_) reference_us_ = result.time_us;
+    if (ran && !reference_us_) reference_us_ = result.time_us;
     return;
   }
-  fresh_.push_back({choices_of(config), timed(result), result.time_us});
+  misses_ = ran ? 0 : misses_ + 1;
+  fresh_.push_back({choices_of(config), ran, result.time_us});
 }
 
 // One policy-gradient step on everything observed since the last one.
@@ -102,32 +120,49 @@ void RlSearcher::learn() {
         break;
       }
   }
-  std::vector<double> rewards;
+  // Configs that ran first: only they move the baseline and the spread, so a
+  // batch of failures can neither sink the baseline to the failure's score
+  // (where failures would teach nothing) nor shrink the spread to nothing
+  // (where any config that runs would take a full-size step).
+  std::vector<double> rewards(fresh_.size());
   double mean = 0, square = 0;
-  for (const auto& o : fresh_) {
-    const double r = o.ok ? std::log(*reference_us_ / o.time_us) : kFailReward;
-    rewards.push_back(r);
+  size_t ran = 0;
+  for (size_t k = 0; k < fresh_.size(); ++k) {
+    if (!fresh_[k].ok) continue;
+    const double r = rewards[k] = std::log(*reference_us_ / fresh_[k].time_us);
     mean += r;
     square += (r - baseline_) * (r - baseline_);
+    ++ran;
   }
-  const auto n = static_cast<double>(rewards.size());
-  mean /= n;
-  square /= n;
-  spread_ = spread_ ? (1 - kAverageRate) * *spread_ + kAverageRate * square : square;
+  const double fail = std::min(0.0, baseline_) - kFailMargin;
+  for (size_t k = 0; k < fresh_.size(); ++k)
+    if (!fresh_[k].ok) rewards[k] = fail;
+  if (ran > 0) {
+    mean /= static_cast<double>(ran);
+    square /= static_cast<double>(ran);
+    spread_ = spread_ ? (1 - kAverageRate) * *spread_ + kAverageRate * square : square;
+  }
   // Advantages in units of the usual reward spread, so one learning rate
   // serves an op whose configs differ by 2% and one where they differ by 10x.
-  const double scale = std::max(std::sqrt(*spread_), kMinScale);
+  // Before anything but the default ran, the margin stands in for it.
+  const double scale = std::max(std::sqrt(spread_.value_or(kFailMargin * kFailMargin)), kMinScale);
   std::vector<AutoregressivePolicy::Episode> batch;
   for (size_t k = 0; k < fresh_.size(); ++k)
     batch.push_back({fresh_[k].choices, std::clamp((rewards[k] - baseline_) / scale, -kAdvantageClip, kAdvantageClip)});
   policy_.update(batch);
-  baseline_ += kAverageRate * (mean - baseline_);
+  if (ran > 0) baseline_ += kAverageRate * (mean - baseline_);
+  if (misses_ >= kMissesBeforeRecentre && best_) {
+    policy_.recentre(*best_, kRecentreKeep);
+    misses_ = 0;
+  }
   fresh_.clear();
 }
 
 // The default first, then policy draws; a draw already proposed is redrawn,
 // and when the policy keeps drawing known configs, the unseen config nearest
-// its last draw is taken instead.
+// the best that ran is taken instead (nearest the last draw while none has
+// run): a neighbour of a config that runs is likelier to run than one of a
+// draw that may not.
 std::optional<sdk::Config> RlSearcher::next() {
   if (default_ && !seen_.count(*default_)) return *default_;
   if (static_cast<double>(seen_.size()) >= space_size_) return std::nullopt;
@@ -137,7 +172,7 @@ std::optional<sdk::Config> RlSearcher::next() {
     auto config = config_of(c);
     if (!seen_.count(config)) return config;
   }
-  return nearest_unseen(c);
+  return nearest_unseen(best_ ? *best_ : c);
 }
 
 // Breadth-first over one-knob moves (one position on an ordinal knob, any

@@ -51,8 +51,11 @@ class RlSearcher final : public sdk::Searcher {
   std::set<sdk::Config> pending_;  // proposed, not yet observed
   std::vector<Outcome> fresh_;     // observed since the last update, in order
   std::optional<double> reference_us_;
-  double baseline_ = 0;  // moving average of the reward; the default's reward is 0
-  std::optional<double> spread_;  // moving mean square of reward - baseline
+  double baseline_ = 0;  // moving average of the reward of configs that ran; the default's reward is 0
+  std::optional<double> spread_;  // moving mean square of reward - baseline, over configs that ran
+  std::optional<Choices> best_;   // the fastest config that ran
+  double best_us_ = 0;
+  uint64_t misses_ = 0;  // policy draws in a row, as observed, that did not run
 };
 
 }  // namespace aoe::search

@@ -1,9 +1,12 @@
 // The RL searcher: never repeating, bounded by its budget (invalid configs
 // free) and its space, deterministic for a seed, and better than uniform
-// random search on a vector-op-like space with the same budget.
+// random search with the same budget on a vector-op-like space and on a
+// constrained cube-op-like one, where it must also spend its whole budget.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -58,6 +61,49 @@ Measurement vector_op(const Config& c) {
   const double stages = 2 * move + compute;
   const double cycles = db ? (tiles - 1) * std::max(move, compute) + stages : tiles * stages;
   return Measurement::timed(3 + 0.05 * static_cast<double>(block_dim) + cycles / 1000);
+}
+
+// A cube op's tiling, 32 x 2 x 7 x 5 x 5 x 5 x 2 x 2 = 224000 configs, 23%
+// valid, with a default that runs, sits on the buffers' edges, and is 1.46x
+// off the optimum {28, rows, 2, 8, 8, 4, on, on}.
+sdk::TuningSpace cube_space() {
+  return space_of({Knob::integer("block_dim", KnobTag::schedule, 1, 32),
+                   Knob::categorical("split", KnobTag::schedule, {"rows", "cout"}),
+                   Knob::power_of_two("h_l1", KnobTag::schedule, 1, 64),
+                   Knob::power_of_two("m_l0", KnobTag::schedule, 1, 16),
+                   Knob::power_of_two("n_l0", KnobTag::schedule, 1, 16),
+                   Knob::power_of_two("k_l0", KnobTag::schedule, 1, 16),
+                   Knob::categorical("db_l1", KnobTag::schedule, {"off", "on"}),
+                   Knob::categorical("db_l0", KnobTag::schedule, {"off", "on"})},
+                  {32, 0, 2, 8, 4, 4, 1, 1});
+}
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// 56 output rows of 56 positions, 16 Cout and 36 K fractals. Cores split the
+// rows or Cout; buffer sizes are products of tile sizes, doubled by double
+// buffering, so validity couples block_dim, split, h_l1 and the L0 tiles.
+// Most configs that run are far slower than the default, as on a real conv.
+Measurement cube_op(const Config& c) {
+  constexpr int64_t kRows = 56, kWidth = 56, kCout = 16, kDepth = 36;
+  const int64_t block_dim = c[0], h = c[2], m = c[3], n = c[4], k = c[5];
+  const bool by_rows = c[1] == 0, db_l1 = c[6] == 1, db_l0 = c[7] == 1;
+  if (block_dim > (by_rows ? kRows : kCout)) return Measurement::failed(ResultStatus::invalid, "too many cores");
+  const int64_t rows = by_rows ? ceil_div(kRows, block_dim) : kRows;
+  const int64_t cout = by_rows ? kCout : ceil_div(kCout, block_dim);
+  const int64_t l0 = db_l0 ? 2 : 1, l1 = db_l1 ? 2 : 1, m_rows = ceil_div(h * kWidth, 16);
+  if (h > rows || m > 2 * m_rows || n > 2 * cout) return Measurement::failed(ResultStatus::invalid, "oversized tile");
+  if (m * k * l0 > 64 || n * k * l0 > 64 || m * n * l0 > 128) return Measurement::failed(ResultStatus::invalid, "L0 overflow");
+  if (h * (k + n) * l1 > 384) return Measurement::failed(ResultStatus::invalid, "L1 overflow");
+  const int64_t mt = std::min(m, m_rows), nt = std::min(n, cout), kt = k;
+  const int64_t inner = ceil_div(cout, nt) * ceil_div(kDepth, kt);
+  const double tiles = static_cast<double>(ceil_div(rows, h) * ceil_div(m_rows, mt) * inner);
+  const double mac = static_cast<double>(mt * nt * kt), load = 4.0 * static_cast<double>((mt + nt) * kt);
+  const double step = db_l0 ? std::max(mac, load) + 20 : mac + load + 60;
+  const double l1_load = 30.0 * static_cast<double>(h * (k + n)) / (db_l1 ? 3 : 1) + 400;
+  const double hbm = block_dim > 16 ? static_cast<double>(block_dim) / 16 : 1.0;  // shared past 16 cores
+  return Measurement::timed(5 + 0.1 * static_cast<double>(block_dim) +
+                            0.002 * tiles * (step + l1_load / static_cast<double>(inner)) * hbm);
 }
 
 Measurement refuse_all(const Config&) { return Measurement::failed(ResultStatus::invalid, "never fits"); }
@@ -308,6 +354,61 @@ TEST(RlSearcher, BeatsUniformRandomSearchOnAVectorOp) {
               vector_op(space.default_config).time_us);
   std::printf("budget 64, %d seeds: mean best/optimum rl %.4f, random %.4f; rl better on %d seeds\n", kSeeds, rl,
               random, rl_wins);
+  EXPECT_LT(rl, random);
+}
+
+// Every config that runs is slower than the default, and layout "packed"
+// never runs: a refused config must still score below the mean of those that
+// run, so the policy leaves "packed" rather than drifting into it.
+TEST(RlSearcher, MovesAwayFromWhatNeverRunsWhenEverythingThatRunsIsSlower) {
+  const auto space = space_of({Knob::integer("block_dim", KnobTag::schedule, 1, 32),
+                               Knob::categorical("layout", KnobTag::schedule, {"plain", "tiled", "packed"}),
+                               Knob::power_of_two("tile", KnobTag::schedule, 1, 64)},
+                              {8, 0, 8});
+  const Objective slower = [](const Config& c) {
+    if (c[1] == 2) return Measurement::failed(ResultStatus::invalid, "packed never fits");
+    return Measurement::timed(10.0 + 5.0 * static_cast<double>(std::abs(c[0] - 8)) + 10.0 * c[1] +
+                              5.0 * std::abs(std::log2(static_cast<double>(c[2])) - 3));
+  };
+  constexpr int kSeeds = 20;
+  double start = 0, end = 0;
+  for (uint64_t seed = 1; seed <= kSeeds; ++seed) {
+    RlSearcher s;
+    s.start(space, {seed, 64});
+    start += s.policy().marginal(1)[2] / kSeeds;
+    const auto t = tune(s, space, slower, seed, 64);
+    EXPECT_EQ(t.counted, 64u);
+    s.propose(1);  // learns from the last batch
+    end += s.policy().marginal(1)[2] / kSeeds;
+  }
+  std::printf("pi(layout = packed), mean of %d seeds: %.3f at the start, %.3f at the end\n", kSeeds, start, end);
+  EXPECT_LT(end, 0.75 * start);
+}
+
+// Most draws are invalid there and most configs that run are slower than the
+// default: the searcher must still spend its whole budget, and beat random.
+TEST(RlSearcher, SpendsItsBudgetAndBeatsUniformRandomSearchOnAConstrainedCubeOp) {
+  const auto space = cube_space();
+  const auto best = optimum(space, cube_op);
+  double rl = 0, random = 0;
+  int rl_wins = 0;
+  size_t proposed = 0;
+  constexpr int kSeeds = 20;
+  for (uint64_t seed = 1; seed <= kSeeds; ++seed) {
+    const auto t = tune(space, cube_op, seed, 64);
+    EXPECT_EQ(t.counted, 64u) << "seed " << seed;
+    const double a = t.best_us / best.time_us;
+    const double b = random_best(space, cube_op, seed, 64) / best.time_us;
+    rl += a;
+    random += b;
+    rl_wins += a < b;
+    proposed += t.proposed.size();
+  }
+  rl /= kSeeds;
+  random /= kSeeds;
+  std::printf("cube op: optimum %.2f us, default %.2f us\n", best.time_us, cube_op(space.default_config).time_us);
+  std::printf("budget 64, %d seeds: mean best/optimum rl %.4f, random %.4f; rl better on %d seeds; %.1f proposals per run\n",
+              kSeeds, rl, random, rl_wins, static_cast<double>(proposed) / kSeeds);
   EXPECT_LT(rl, random);
 }
 
