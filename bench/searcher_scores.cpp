@@ -113,29 +113,6 @@ Space replay_space(const std::string& name, const fs::path& cachefile, const fs:
   return s;
 }
 
-// Calls visit(config) for every config of the space (an odometer).
-template <typename Visit>
-void walk(const TuningSpace& space, Visit visit) {
-  const auto& knobs = space.knobs;
-  std::vector<size_t> at(knobs.size(), 0);
-  Config c(knobs.size());
-  for (size_t k = 0; k < knobs.size(); ++k) c[k] = knobs[k].values[0];
-  for (;;) {
-    visit(c);
-    size_t k = knobs.size();
-    for (;;) {
-      if (k == 0) return;
-      --k;
-      if (++at[k] < knobs[k].values.size()) {
-        c[k] = knobs[k].values[at[k]];
-        break;
-      }
-      at[k] = 0;
-      c[k] = knobs[k].values[0];
-    }
-  }
-}
-
 // Each measured config costs one unit: the simulator has no compile time to replay.
 Space sim_space(const aoe::sim::SimDevice& device, const aoe::sdk::OpTask& task) {
   std::shared_ptr<aoe::sim::OpModel> model = device.model(task);
@@ -145,7 +122,7 @@ Space sim_space(const aoe::sim::SimDevice& device, const aoe::sdk::OpTask& task)
   s.space = model->space();
   s.check = [model](const Config& c) { return model->check(c); };
   s.run = [model](const Config& c) { return Outcome{Measurement::timed(model->time_us(c)), 1}; };
-  walk(s.space, [&](const Config& c) {
+  aoe::sdk::for_each_config(s.space, [&](const Config& c) {
     if (!model->check(c).ok()) return;
     s.values.push_back(model->time_us(c));
     s.costs.push_back(1);

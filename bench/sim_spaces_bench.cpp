@@ -148,23 +148,7 @@ void walk(const aoe::sdk::TuningSpace& space, bool sampled, size_t samples, uint
     }
     return;
   }
-  std::vector<size_t> at(knobs.size(), 0);
-  for (size_t k = 0; k < knobs.size(); ++k) c[k] = knobs[k].values[0];
-  while (true) {
-    visit(c);
-    size_t k = knobs.size();
-    while (k > 0) {
-      --k;
-      if (++at[k] < knobs[k].values.size()) {
-        c[k] = knobs[k].values[at[k]];
-        break;
-      }
-      at[k] = 0;
-      c[k] = knobs[k].values[0];
-      if (k == 0) return;
-    }
-    if (knobs.empty()) return;
-  }
+  aoe::sdk::for_each_config(space, visit);
 }
 
 Row measure(const std::string& name, const aoe::sim::OpModel& model, double exhaustive_limit, size_t samples,

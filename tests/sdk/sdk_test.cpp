@@ -75,6 +75,19 @@ TEST(TuningSpace, RejectsADefaultOutsideIt) {
   EXPECT_THROW(j.get<TuningSpace>(), Error);
 }
 
+TEST(TuningSpace, ForEachConfigVisitsEveryConfigOnceLastKnobFastest) {
+  TuningSpace space;
+  space.knobs = {Knob::integer("a", KnobTag::schedule, 1, 2), Knob::power_of_two("b", KnobTag::schedule, 1, 4)};
+  std::vector<Config> seen;
+  for_each_config(space, [&](const Config& c) { seen.push_back(c); });
+  EXPECT_EQ(seen, (std::vector<Config>{{1, 1}, {1, 2}, {1, 4}, {2, 1}, {2, 2}, {2, 4}}));
+
+  space.knobs.push_back(Knob{"empty", KnobTag::schedule, DomainKind::integer, {}, {}});
+  size_t visits = 0;
+  for_each_config(space, [&](const Config&) { ++visits; });
+  EXPECT_EQ(visits, 0u);
+}
+
 TEST(Measurement, CrossesTheBoundaryIntact) {
   const Measurement m{ResultStatus::wrong_result, 12.5, 0.01, 7, "max error 3e-2 at element 17"};
   const Measurement back = from_abi(to_abi(m));

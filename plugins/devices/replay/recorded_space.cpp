@@ -191,28 +191,14 @@ Measurement RecordedSpace::check(const Config& config) const {
 RecordedSpace::Disagreements RecordedSpace::constraint_disagreements() const {
   Disagreements out;
   if (!kernel_) return out;
-  const auto& knobs = space_.knobs;
-  std::vector<size_t> at(knobs.size(), 0);
-  Config c(knobs.size());
-  for (size_t k = 0; k < knobs.size(); ++k) c[k] = knobs[k].values[0];
-  for (;;) {
+  sdk::for_each_config(space_, [&](const Config& c) {
     const bool accepted = broken_condition(c) == nullptr;
     const Record* r = record(c);
     if (accepted && !r) ++out.accepted_unrecorded;
     if (accepted && r && r->outcome == Outcome::invalid) ++out.accepted_recorded_invalid;
     if (!accepted && r && r->outcome != Outcome::invalid) ++out.rejected_recorded;
-    size_t k = knobs.size();
-    for (;;) {
-      if (k == 0) return out;
-      --k;
-      if (++at[k] < knobs[k].values.size()) {
-        c[k] = knobs[k].values[at[k]];
-        break;
-      }
-      at[k] = 0;
-      c[k] = knobs[k].values[0];
-    }
-  }
+  });
+  return out;
 }
 
 }  // namespace aoe::replay

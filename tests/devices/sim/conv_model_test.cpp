@@ -10,7 +10,6 @@
 
 #include "aoe/sdk/error.h"
 #include "conv_model.h"
-#include "for_each_config.h"
 #include "op_tasks.h"
 #include "sim_device.h"
 #include "soc.h"
@@ -65,7 +64,7 @@ struct Best {
 
 Best exhaustive_best(const ConvModel& model) {
   Best best;
-  for_each_config(model.space(), [&](const sdk::Config& c) {
+  sdk::for_each_config(model.space(), [&](const sdk::Config& c) {
     if (!model.check(c).ok()) return;
     ++best.valid;
     const double us = model.time_us(c);
@@ -287,7 +286,7 @@ TEST(ConvModel, DepthwiseAndGroupedConvsRun) {
   EXPECT_TRUE(dw.problem().depthwise);
   size_t cube = 0, vector = 0;
   double best_cube = 1e30, best_vector = 1e30;
-  for_each_config(dw.space(), [&](const sdk::Config& c) {
+  sdk::for_each_config(dw.space(), [&](const sdk::Config& c) {
     if (!dw.check(c).ok()) return;
     const double us = dw.time_us(c);
     if (c[ConvModel::kImpl] == 0) ++cube, best_cube = std::min(best_cube, us);
@@ -426,7 +425,7 @@ TEST(ConvModel, NoValidConfigBeatsTheRoofline) {
                                              p.n * p.cout * p.ho * p.wo) * 2;
     EXPECT_NEAR(model.roofline_us(), std::max(p.flops() / 262144e3, bytes / 1.2e6), 1e-12) << task.signature();
     size_t valid = 0;
-    for_each_config(model.space(), [&](const sdk::Config& c) {
+    sdk::for_each_config(model.space(), [&](const sdk::Config& c) {
       if (!model.check(c).ok()) return;
       ++valid;
       const double us = model.time_us(c);
@@ -441,7 +440,7 @@ TEST(ConvModel, MoreCoresAreNeverSlowerOnALargeBalancedConv) {
   // up to the axis divides it.
   const auto model = model_of(conv({32, 256, 32, 32, 256, 3, 1, 1}, {"Relu"}));
   size_t compared = 0;
-  for_each_config(model.space(), [&](const sdk::Config& c) {
+  sdk::for_each_config(model.space(), [&](const sdk::Config& c) {
     if (c[ConvModel::kBlockDim] != 1 || !model.check(c).ok()) return;
     sdk::Config more = c;
     double previous = model.time_us(c);

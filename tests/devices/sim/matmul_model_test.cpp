@@ -6,7 +6,6 @@
 #include <random>
 #include <string>
 
-#include "for_each_config.h"
 #include "aoe/sdk/error.h"
 #include "matmul_model.h"
 #include "op_tasks.h"
@@ -35,7 +34,7 @@ double roofline(double flops, double bytes) { return std::max(flops / kPeakFlops
 sdk::Config best_config(const MatMulModel& model) {
   sdk::Config best;
   double best_us = 0;
-  for_each_config(model.space(), [&](const sdk::Config& c) {
+  sdk::for_each_config(model.space(), [&](const sdk::Config& c) {
     if (!model.check(c).ok()) return;
     const double us = model.time_us(c);
     if (best.empty() || us < best_us) {
@@ -203,7 +202,7 @@ TEST(MatMulModel, MoreCoresAreNeverSlowerOnABalancedOp) {
   // power-of-two block_dim divides it.
   const auto model = model_of(square(2048, 2048, 2048));
   int compared = 0;
-  for_each_config(model.space(), [&](const sdk::Config& c) {
+  sdk::for_each_config(model.space(), [&](const sdk::Config& c) {
     if (c[0] != 1 || !model.check(c).ok()) return;
     sdk::Config more = c;
     double previous = model.time_us(c);

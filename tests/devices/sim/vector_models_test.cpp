@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "for_each_config.h"
 #include "aoe/sdk/error.h"
 #include "elementwise_model.h"
 #include "layernorm_model.h"
@@ -365,7 +364,7 @@ TEST(VectorModels, TuningBeatsTheDefaultOnRealShapes) {
     const auto m = model_of(f.realistic);
     sdk::Config best;
     double best_us = 0;
-    for_each_config(m->space(), [&](const sdk::Config& c) {
+    sdk::for_each_config(m->space(), [&](const sdk::Config& c) {
       if (!m->check(c).ok()) return;
       const double us = m->time_us(c);
       if (best.empty() || us < best_us) best = c, best_us = us;

@@ -91,6 +91,32 @@ struct TuningSpace {
   }
 };
 
+// Calls visit(config) for every config of the space, valid or not, the last
+// knob turning fastest: an exhaustive walk in memory of one config.
+template <typename Visit>
+void for_each_config(const TuningSpace& space, Visit&& visit) {
+  const auto& knobs = space.knobs;
+  for (const auto& k : knobs)
+    if (k.values.empty()) return;
+  std::vector<size_t> at(knobs.size(), 0);
+  Config c(knobs.size());
+  for (size_t k = 0; k < knobs.size(); ++k) c[k] = knobs[k].values[0];
+  for (;;) {
+    visit(static_cast<const Config&>(c));
+    size_t k = knobs.size();
+    for (;;) {
+      if (k == 0) return;
+      --k;
+      if (++at[k] < knobs[k].values.size()) {
+        c[k] = knobs[k].values[at[k]];
+        break;
+      }
+      at[k] = 0;
+      c[k] = knobs[k].values[0];
+    }
+  }
+}
+
 inline void to_json(nlohmann::json& j, const Knob& k) {
   j = {{"name", k.name}, {"tag", to_string(k.tag)}, {"kind", to_string(k.kind)}, {"values", k.values}};
   if (!k.labels.empty()) j["labels"] = k.labels;
