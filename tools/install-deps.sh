@@ -11,6 +11,7 @@ packages=(
   libopenblas-dev                        # the cpu device's benchmark compares with OpenBLAS
   libonnx-testdata                       # ONNX's node tests: the cpu device's conformance test
   pkg-config
+  libopenmpi-dev openmpi-bin             # gdat measures allreduce splits under mpirun
 )
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"

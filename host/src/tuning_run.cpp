@@ -105,12 +105,21 @@ std::filesystem::path bank_root(const Settings& s, const std::string& mode) {
 }
 
 // Rewrites the result file whenever the tuning mode publishes its report.
+// Under mpirun every rank runs the job, and rank 0 speaks for all of them.
+bool is_mpi_peer() {
+  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+    if (const char* rank = std::getenv(var); rank && std::atoi(rank) > 0) return true;
+  return false;
+}
+
 struct Publisher {
   const ResultFile& file;
   json basic;
   std::chrono::steady_clock::time_point started;
+  bool silent = false;  // an MPI peer: no result file
 
   void write(json section, const std::string& status_key, const std::string& status) {
+    if (silent) return;
     basic["tuning_time(s)"] =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (!status.empty()) section[status_key] = status;
@@ -174,7 +183,8 @@ int run_tuning(const Settings& settings, PluginRegistry& registry, HostServices&
                        {"aoe_version", AOE_HOST_VERSION},
                        {"sdk_version", std::to_string(AOE_SDK_VERSION_MAJOR) + "." +
                                            std::to_string(AOE_SDK_VERSION_MINOR)}},
-                      started};
+                      started,
+                      is_mpi_peer()};
   const std::string status_key = mode + "_tuning_result";
   publisher.write(json::object(), status_key, "tuning incomplete");
   spdlog::info("device {} ({}), bank {}, result file {}", settings.text("device"), soc_version, bank.root().string(),
@@ -215,6 +225,7 @@ int run_tuning(const Settings& settings, PluginRegistry& registry, HostServices&
   json report = json::parse(out.str());
   const bool incomplete = interrupted();
   publisher.write(report, status_key, incomplete ? "tuning incomplete" : "");
+  if (publisher.silent) return incomplete ? exit_interrupted : exit_ok;
   print_summary(model_name, report, incomplete);
   spdlog::info("result file: {}", result.path().string());
   return incomplete ? exit_interrupted : exit_ok;

@@ -1,0 +1,98 @@
+#include "device_timing.h"
+
+#include <map>
+#include <set>
+
+namespace aoe::gdat {
+namespace {
+
+using aoe::sdk::Graph;
+using aoe::sdk::Node;
+using aoe::sdk::OpTask;
+
+bool is_view(const std::string& op_type) {
+  static const std::set<std::string> views = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Dropout",
+                                              "Shape",   "Size",    "Constant"};
+  return views.count(op_type) > 0;
+}
+
+bool known(const OpTask& task) {
+  for (const auto* side : {&task.inputs, &task.outputs})
+    for (const auto& t : *side)
+      if (!t.fully_known()) return false;
+  return true;
+}
+
+OpTask task_of(const Graph& graph, const Node& node) {
+  OpTask task;
+  task.name = node.name;
+  task.op_type = node.op_type;
+  task.attrs = node.attrs;
+  for (const auto& in : node.inputs)
+    if (!in.empty()) task.inputs.push_back(graph.tensor(in));
+  for (const auto& out : node.outputs)
+    if (!out.empty()) task.outputs.push_back(graph.tensor(out));
+  return task;
+}
+
+double bytes_moved(const OpTask& task) {
+  double bytes = 0;
+  for (const auto* side : {&task.inputs, &task.outputs})
+    for (const auto& t : *side)
+      if (t.fully_known()) bytes += static_cast<double>(t.elements()) * aoe::sdk::dtype_bytes(t.dtype);
+  return bytes;
+}
+
+}  // namespace
+
+NodeTimes forward_times(const aoe::sdk::Job& job) {
+  const Graph& graph = job.graph();
+  const auto described = job.device().describe();
+  const double hbm_bytes_per_us = described.value("hbm_gbps", 0.0) * 1e3;
+  const double launch_us = described.value("launch_us", 0.0);
+  NodeTimes out;
+  struct Timing {
+    double us = 0;
+    bool timed = false;  // else estimated from bytes
+  };
+  std::map<std::string, Timing> by_signature;  // repeated layers are timed once
+  std::map<std::string, size_t> estimated;
+  for (const auto& node : graph.nodes) {
+    if (job.host().cancelled()) break;
+    if (is_view(node.op_type)) {
+      out.forward_us.push_back(0);
+      ++out.views;
+      continue;
+    }
+    const OpTask task = task_of(graph, node);
+    const std::string signature = task.signature();
+    auto cached = by_signature.find(signature);
+    if (cached == by_signature.end()) {
+      Timing t;
+      if (known(task)) {
+        try {
+          const auto prepared = job.device().prepare(task);
+          const auto m = prepared->evaluate({prepared->space().default_config}, {})[0];
+          if (m.ok()) t = {m.time_us, true};
+        } catch (const aoe::sdk::Error&) {
+          // Not modelled by the device: estimated below.
+        }
+      }
+      if (!t.timed && hbm_bytes_per_us > 0) t.us = bytes_moved(task) / hbm_bytes_per_us + launch_us;
+      cached = by_signature.emplace(signature, t).first;
+    }
+    out.forward_us.push_back(cached->second.us);
+    if (cached->second.timed) {
+      ++out.timed;
+    } else {
+      ++out.estimated;
+      ++estimated[node.op_type];
+    }
+  }
+  while (out.forward_us.size() < graph.nodes.size()) out.forward_us.push_back(0);
+  for (const auto& [type, count] : estimated)
+    out.estimated_ops += (out.estimated_ops.empty() ? "" : ", ") + type + " x" + std::to_string(count);
+  return out;
+}
+
+}  // namespace aoe::gdat

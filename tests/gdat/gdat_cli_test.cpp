@@ -1,0 +1,282 @@
+// GDAT through the real aoe-host: the result file and the bank on ResNet-50
+// and BERT-base, a second run hitting the bank, gradient profile files, errors
+// on bad cluster files, and measurement under mpirun with two ranks.
+#include <fstream>
+#include <set>
+
+#include "aoe_host_fixture.h"
+
+namespace aoe::test {
+namespace {
+
+using nlohmann::json;
+
+const std::filesystem::path kClusters = AOE_GDAT_CLUSTERS_DIR;
+const std::filesystem::path kData = AOE_GDAT_TEST_DATA;
+
+json read_json(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  return json::parse(in);
+}
+
+std::vector<std::filesystem::path> bank_entries(const std::filesystem::path& bank) {
+  std::vector<std::filesystem::path> out;
+  if (!std::filesystem::exists(bank)) return out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(bank))
+    if (e.path().extension() == ".json") out.push_back(e.path());
+  return out;
+}
+
+class GdatTest : public AoeHostTest {
+ protected:
+  ProcessResult gdat(const std::string& model, const std::string& cluster, std::vector<std::string> extra = {},
+                     std::map<std::string, std::string> env = {}) const {
+    std::vector<std::string> args = {"--plugin", "gdat", "--model", AoeHostTest::model(model).string(),
+                                     "--cluster", cluster, "--budget", "200"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return aoe_host(args, std::move(env));
+  }
+  std::filesystem::path write(const std::string& name, const std::string& text) const {
+    const auto file = dir_ / name;
+    std::ofstream(file) << text;
+    return file;
+  }
+  // The newest result file's GDAT section.
+  json newest_gdat() const {
+    auto files = result_files();
+    std::sort(files.begin(), files.end());
+    EXPECT_FALSE(files.empty());
+    return files.empty() ? json::object() : read_json(files.back())["GDAT"];
+  }
+};
+
+// by_model: the answer is the model's optimum (not a measured choice).
+void expect_consistent_result(const json& g, size_t gradients, int max_segments, bool by_model = true) {
+  ASSERT_TRUE(g.contains("result")) << g.dump(2);
+  const json& split = g["result"]["split"];
+  const auto idx = split["hccl_set_split_strategy_by_idx"].get<std::vector<size_t>>();
+  ASSERT_FALSE(idx.empty());
+  EXPECT_EQ(idx.back(), gradients - 1);
+  if (max_segments > 0) {
+    EXPECT_LE(idx.size(), static_cast<size_t>(max_segments));
+  }
+  EXPECT_EQ(split["mindspore_all_reduce_fusion_config"], split["hccl_set_split_strategy_by_idx"]);
+  EXPECT_EQ(split["hccl_set_split_strategy_by_size"].size(), idx.size());
+  EXPECT_EQ(split["pytorch_ddp_bucket_cap_mb_list"].size(), idx.size());
+  double percent = 0;
+  for (const auto& p : split["hccl_set_split_strategy_by_size"]) percent += p.get<double>();
+  EXPECT_NEAR(percent, 100, 1e-4);
+  // The timeline: one allreduce at a time, none before its gradients.
+  const json& segments = g["result"]["timeline"]["segments"];
+  ASSERT_EQ(segments.size(), idx.size());
+  double link_free = 0;
+  for (const auto& s : segments) {
+    EXPECT_GE(s["allreduce_start(ms)"].get<double>() + 1e-9, s["ready(ms)"].get<double>());
+    EXPECT_GE(s["allreduce_start(ms)"].get<double>() + 1e-9, link_free);
+    link_free = s["allreduce_end(ms)"];
+  }
+  if (!by_model) return;
+  // Never worse than a baseline that fits the same limits.
+  const double tail = g["result"]["predicted_tail(ms)"];
+  for (const auto& b : g["baselines"]) {
+    if (b["fits_limits"].get<bool>()) {
+      EXPECT_LE(tail, b["predicted_tail(ms)"].get<double>() + 1e-3) << b.dump();
+    }
+  }
+  EXPECT_LE(g["optimum"]["unlimited_segments"]["predicted_tail(ms)"].get<double>(), tail + 1e-3);
+}
+
+TEST_F(GdatTest, ResNet50OnAscendWritesTheSplitTheResultFileAndTheBank) {
+  const auto r = gdat("resnet50.onnx", (kClusters / "ascend910_8p_hccs.yaml").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("HCCL set_split_strategy_by_idx("), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("PyTorch DDP bucket_cap_mb_list="), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("process finished"), std::string::npos) << r.err;
+  const json result = only_result();
+  const json& g = result["GDAT"];
+  EXPECT_EQ(g["gdat_tuning_result"], "tuning successful");
+  EXPECT_EQ(g["gradients"]["count"], 161);
+  EXPECT_EQ(g["gradients"]["bytes"], 25557032 * 4);  // ResNet-50's 25.6 M parameters in fp32
+  EXPECT_EQ(g["baseline"], "hccl_default");
+  EXPECT_LE(g["model_result_performance(ms)"].get<double>(), g["model_baseline_performance(ms)"].get<double>());
+  expect_consistent_result(g, 161, 8);
+  std::set<std::string> names;
+  for (const auto& b : g["baselines"]) names.insert(b["name"]);
+  for (const char* n : {"no_fusion", "single_bucket", "ddp_25mb", "horovod_64mb_5ms", "hccl_default",
+                        "mindspore_85_160"})
+    EXPECT_TRUE(names.count(n)) << n;
+  EXPECT_EQ(g["search"]["evaluations"], 200);
+  EXPECT_EQ(g["repo_entry"]["outcome"], "add");
+  EXPECT_EQ(g["repo_summary"]["repo_add_num"], 1);
+
+  const auto entries = bank_entries(bank_);
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].parent_path().filename(), "ascend910-8p");
+  const json entry = read_json(entries[0]);
+  EXPECT_EQ(entry["split"], g["result"]["split"]["hccl_set_split_strategy_by_idx"]);
+  EXPECT_EQ(entry["key"]["hash"], g["repo_entry"]["hash"]);
+  EXPECT_TRUE(entry.contains("after_us"));
+
+  std::vector<std::string> artefacts;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir_ / "aoe_workspace"))
+    artefacts.push_back(e.path().filename().string());
+  EXPECT_NE(std::find(artefacts.begin(), artefacts.end(), "resnet50_gradient_profile.csv"), artefacts.end());
+  EXPECT_NE(std::find(artefacts.begin(), artefacts.end(), "resnet50_gdat_split.json"), artefacts.end());
+}
+
+TEST_F(GdatTest, SecondRunHitsTheBankAndRepeatTuneSearchesAgain) {
+  const auto cluster = (kClusters / "ethernet16_25g.yaml").string();
+  ASSERT_EQ(gdat("resnet50.onnx", cluster).exit_code, 0);
+  const json first = newest_gdat();
+  const auto second = gdat("resnet50.onnx", cluster);
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  const json g = newest_gdat();
+  EXPECT_EQ(g["repo_entry"]["outcome"], "hit");
+  EXPECT_EQ(g["repo_summary"]["repo_hit_num"], 1);
+  EXPECT_FALSE(g.contains("search"));
+  EXPECT_EQ(g["result"]["split"], first["result"]["split"]);
+  EXPECT_NE(second.err.find(": hit"), std::string::npos) << second.err;
+
+  const auto third = gdat("resnet50.onnx", cluster, {}, {{"REPEAT_TUNE", "True"}});
+  ASSERT_EQ(third.exit_code, 0) << third.err;
+  const json again = newest_gdat();
+  EXPECT_EQ(again["repo_entry"]["outcome"], "reserved");  // the same answer: the bank keeps its entry
+  EXPECT_TRUE(again.contains("search"));
+  EXPECT_EQ(bank_entries(bank_).size(), 1u);
+}
+
+TEST_F(GdatTest, BertBaseOnAMeasuredTableByJobType4) {
+  const auto r = aoe_host({"--job_type", "4", "--model", model("bert_base.onnx").string(), "--cluster",
+                           (kClusters / "ib56_16_table.yaml").string(), "--searcher", "ga", "--budget", "300"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json g = only_result()["GDAT"];
+  EXPECT_EQ(g["gdat_tuning_result"], "tuning successful");
+  EXPECT_EQ(g["gradients"]["count"], 32);  // two encoder layers, 16 tensors each
+  EXPECT_EQ(g["search"]["searcher"], "ga");
+  EXPECT_EQ(g["baseline"], "ddp_25mb");
+  expect_consistent_result(g, 32, 8);
+}
+
+TEST_F(GdatTest, GradientProfileFiles) {
+  const auto cluster = (kClusters / "hier64_nvlink_roce.yaml").string();
+  // Sizes from the file, ready times of the same tensors in the model.
+  auto r = gdat("resnet50.onnx", cluster, {"--gradient_profile", (kData / "resnet50_tensors.csv").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json g = newest_gdat();
+  EXPECT_EQ(g["gradients"]["count"], 161);
+  EXPECT_NE(g["gradients"]["source"].get<std::string>().find("sizes from"), std::string::npos);
+  expect_consistent_result(g, 161, 0);
+
+  // A complete profile: the model is not consulted for times.
+  const auto file = write("profile.csv",
+                          "# forward_us: 500\n"
+                          "tensor,bytes,ready_us\n"
+                          "head.bias,4000,10\n"
+                          "head.weight,8192000,40\n"
+                          "body.weight,40000000,900\n"
+                          "stem.weight,37632,1000\n");
+  r = gdat("mlp.onnx", cluster, {"--gradient_profile", file.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  g = newest_gdat();
+  EXPECT_EQ(g["gradients"]["count"], 4);
+  EXPECT_DOUBLE_EQ(g["gradients"]["backward(ms)"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(g["gradients"]["forward(ms)"].get<double>(), 0.5);
+  expect_consistent_result(g, 4, 0);
+
+  // BERT-base's 12 layers are not in the 2-layer model, and the file has no times.
+  r = gdat("bert_base.onnx", cluster, {"--gradient_profile", (kData / "bert_base_tensors.csv").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("bert_base_tensors.csv"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("ready_us"), std::string::npos) << r.err;
+}
+
+TEST_F(GdatTest, ClusterByTheNameOfAShippedFile) {
+  auto r = gdat("mlp.onnx", "ascend910_64p_roce");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(newest_gdat()["cluster"]["name"], "ascend910-64p");
+  r = gdat("mlp.onnx", "ascend999");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("cluster file ascend999: not a file, nor one shipped"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("ascend910_8p_hccs"), std::string::npos) << r.err;
+}
+
+TEST_F(GdatTest, BadClusterFilesStopTheRunNamingTheFileAndTheKey) {
+  struct Case {
+    std::string yaml, key;
+  };
+  const std::vector<Case> cases = {
+      {"ranks: 8\nlink: {bandwidth: 25}\n", "link.bandwidth"},
+      {"ranks: 8\nlink: {bandwidth: 25 Gb/s}\nlinks: {}\n", "links"},
+      {"link: {bandwidth: 25 Gb/s}\n", "ranks"},
+      {"ranks: 8\ntopology: mesh\nlink: {bandwidth: 25 Gb/s}\n", "topology"},
+      {"ranks: 8\nlink: {bandwidth: 25 Gb/s}\ntuning: {baseline: nccl}\n", "tuning.baseline"},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const auto file = write("bad" + std::to_string(i) + ".yaml", cases[i].yaml);
+    const auto r = gdat("mlp.onnx", file.string());
+    EXPECT_EQ(r.exit_code, 2) << cases[i].yaml << r.err;
+    EXPECT_NE(r.err.find(file.string()), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("key '" + cases[i].key + "'"), std::string::npos) << r.err;
+  }
+  const auto not_yaml = write("broken.yaml", "ranks: [8\n");
+  auto r = gdat("mlp.onnx", not_yaml.string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("broken.yaml: not YAML"), std::string::npos) << r.err;
+  r = aoe_host({"--plugin", "gdat", "--model", model("mlp.onnx").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--cluster"), std::string::npos) << r.err;
+  r = gdat("mlp.onnx", (dir_ / "absent.yaml").string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("absent.yaml: cannot be read"), std::string::npos) << r.err;
+  // Limits no split can meet: one segment of at most 1 KiB.
+  const auto tight = write("tight.yaml", "ranks: 8\nlink: {bandwidth: 25 Gb/s}\ntuning: {max_segments: 1, max_bucket: 1 KiB}\n");
+  r = gdat("mlp.onnx", tight.string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("tight.yaml: keys 'tuning.max_segments' and 'tuning.max_bucket'"), std::string::npos) << r.err;
+  EXPECT_TRUE(bank_entries(bank_).empty());
+}
+
+// Two ranks on this machine; rank 0 alone writes the result file and the bank.
+TEST_F(GdatTest, MeasuresUnderMpirunWithTwoRanks) {
+  const std::string mpiexec = AOE_GDAT_MPIEXEC;
+  if (mpiexec.empty()) GTEST_SKIP() << "mpirun not found, or the gdat plugin was built without MPI: not measured";
+  const auto cluster = write("loopback.yaml",
+                             "name: loopback-test\nranks: 2\nlink: {bandwidth: 5 GB/s, latency: 2 us}\n"
+                             "measure: {steps: 2, warmup: 1, candidates: 2}\n");
+  const std::vector<std::string> argv = {
+      mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", "2", "-x", "TUNE_BANK_PATH", "-x", "HOME",
+      AOE_HOST_BINARY, "--plugin", "gdat", "--model", model("resnet50.onnx").string(), "--cluster", cluster.string(),
+      "--budget", "100"};
+  const auto r = ChildProcess(argv, dir_,
+                              {{"TUNE_BANK_PATH", bank_.string()},
+                               {"HOME", dir_.string()},
+                               {"OMPI_ALLOW_RUN_AS_ROOT", "1"},
+                               {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"}})
+                     .wait(240);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const json g = only_result()["GDAT"];
+  ASSERT_TRUE(g["measurement"]["measured"].get<bool>()) << g["measurement"].dump(2);
+  EXPECT_EQ(g["measurement"]["ranks"], 2);
+  EXPECT_EQ(g["performance_source"], "measured under mpirun");
+  EXPECT_FALSE(g["measurement"]["calibration"]["allreduce_table"].empty());
+  const json& candidates = g["measurement"]["candidates"];
+  ASSERT_GE(candidates.size(), 2u);
+  EXPECT_EQ(candidates.back()["name"], "hccl_default");  // the baseline is always measured
+  for (const auto& c : candidates) EXPECT_GT(c["measured_communication_end(ms)"].get<double>(), 0);
+  EXPECT_NE(g["result"]["chosen_by"].get<std::string>().find("measured"), std::string::npos);
+  expect_consistent_result(g, 161, 8, false);
+  // The fastest measured, the baseline among those measured.
+  const std::string chosen = g["measurement"]["chosen"];
+  double chosen_end = 0;
+  for (const auto& c : candidates)
+    if (c["name"] == chosen) chosen_end = c["measured_communication_end(ms)"];
+  EXPECT_LE(chosen_end, candidates.back()["measured_communication_end(ms)"].get<double>());
+
+  const auto entries = bank_entries(bank_);
+  ASSERT_EQ(entries.size(), 1u);  // rank 0 alone writes the bank
+  EXPECT_EQ(read_json(entries[0])["source"], "measured");
+
+}
+
+}  // namespace
+}  // namespace aoe::test
