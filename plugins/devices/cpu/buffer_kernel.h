@@ -1,0 +1,37 @@
+// A kernel that reads its inputs where they lie and writes outputs of its
+// own, in the model's layout: what every op without a layout choice needs.
+#pragma once
+
+#include <cstring>
+#include <vector>
+
+#include "buffer.h"
+#include "cpu_op.h"
+
+namespace aoe::cpu {
+
+class BufferKernel : public Kernel {
+ public:
+  explicit BufferKernel(const CpuOp& op) : op_(op) {
+    for (const auto& s : op.output_shapes()) outputs_.emplace_back(elements(s));
+  }
+  void bind(const std::vector<const float*>& inputs) override { inputs_ = inputs; }
+  void read_output(size_t index, float* out) const override {
+    std::memcpy(out, outputs_[index].data(), outputs_[index].bytes());
+  }
+  float* output_data() override { return outputs_[0].data(); }
+  Footprint footprint() const override {
+    Footprint f;
+    for (const auto& o : outputs_) f.emplace_back(o.data(), o.bytes());
+    for (size_t i = 0; i < inputs_.size(); ++i)
+      f.emplace_back(inputs_[i], static_cast<size_t>(elements(op_.input_shapes()[i])) * sizeof(float));
+    return f;
+  }
+
+ protected:
+  const CpuOp& op_;
+  std::vector<const float*> inputs_;
+  std::vector<Buffer> outputs_;
+};
+
+}  // namespace aoe::cpu

@@ -1,0 +1,151 @@
+#include "chain.h"
+
+#include <cmath>
+#include <limits>
+
+#include "aoe/sdk/error.h"
+
+namespace aoe::cpu {
+namespace {
+
+struct OpInfo {
+  const char* type;
+  EltOp op;
+};
+
+constexpr OpInfo kOps[] = {
+    {"Add", EltOp::add},         {"Sub", EltOp::sub},
+    {"Mul", EltOp::mul},         {"Div", EltOp::div},
+    {"Pow", EltOp::pow},         {"Relu", EltOp::relu},
+    {"LeakyRelu", EltOp::leaky_relu}, {"Clip", EltOp::clip},
+    {"Sigmoid", EltOp::sigmoid}, {"HardSigmoid", EltOp::hard_sigmoid},
+    {"HardSwish", EltOp::hard_swish}, {"Tanh", EltOp::tanh},
+    {"Exp", EltOp::exp},         {"Log", EltOp::log},
+    {"Sqrt", EltOp::sqrt},       {"Abs", EltOp::abs},
+    {"Neg", EltOp::neg},         {"Reciprocal", EltOp::reciprocal},
+    {"Erf", EltOp::erf},         {"Gelu", EltOp::gelu},
+};
+
+const OpInfo* find(const std::string& type) {
+  for (const auto& op : kOps)
+    if (type == op.type) return &op;
+  return nullptr;
+}
+
+float number(const nlohmann::json& attrs, const char* key, double fallback) {
+  if (!attrs.is_object() || !attrs.contains(key)) return static_cast<float>(fallback);
+  const auto& v = attrs.at(key);
+  if (!v.is_number()) throw sdk::Error(sdk::StatusCode::invalid_argument, std::string("attribute '") + key + "' must be a number");
+  return v.get<float>();
+}
+
+}  // namespace
+
+bool is_elementwise_op(const std::string& op_type) { return find(op_type) != nullptr; }
+
+bool is_binary_op(const std::string& op_type) {
+  const OpInfo* op = find(op_type);
+  return op && is_binary(op->op);
+}
+
+std::vector<std::string> elementwise_op_types() {
+  std::vector<std::string> out;
+  for (const auto& op : kOps) out.emplace_back(op.type);
+  return out;
+}
+
+nlohmann::json fused_attrs(const nlohmann::json& attrs, size_t i) {
+  if (!attrs.is_object() || !attrs.contains("fused_attrs")) return nlohmann::json::object();
+  const auto& list = attrs.at("fused_attrs");
+  if (!list.is_array() || i >= list.size() || !list[i].is_object()) return nlohmann::json::object();
+  return list[i];
+}
+
+ChainStep chain_step(const std::string& op_type, const nlohmann::json& attrs) {
+  const OpInfo* info = find(op_type);
+  if (!info) throw sdk::Error(sdk::StatusCode::unsupported, "the cpu device has no kernel for elementwise op '" + op_type + "'");
+  ChainStep s;
+  s.op = info->op;
+  switch (s.op) {
+    case EltOp::leaky_relu: s.p0 = number(attrs, "alpha", 0.01); break;
+    case EltOp::hard_sigmoid:
+      s.p0 = number(attrs, "alpha", 0.2);
+      s.p1 = number(attrs, "beta", 0.5);
+      break;
+    case EltOp::clip:
+      // Bounds given as tensors are not seen here: unbounded then, which costs the same.
+      s.p0 = number(attrs, "min", -std::numeric_limits<float>::infinity());
+      s.p1 = number(attrs, "max", std::numeric_limits<float>::infinity());
+      break;
+    case EltOp::gelu: {
+      const auto approximate = attrs.is_object() ? attrs.value("approximate", std::string("none")) : std::string("none");
+      if (approximate != "none" && approximate != "tanh")
+        throw sdk::Error(sdk::StatusCode::invalid_argument, "Gelu approximate must be \"none\" or \"tanh\"");
+      s.p0 = approximate == "tanh" ? 1.0f : 0.0f;
+      break;
+    }
+    default: break;
+  }
+  return s;
+}
+
+std::optional<OperandLayout> operand_layout(const Shape& in, const Shape& out, size_t split) {
+  const Shape a = align_rank(in, out.size());
+  bool all_one = true, all_full = true;
+  for (size_t d = split; d < out.size(); ++d) {
+    all_one = all_one && a[d] == 1;
+    all_full = all_full && a[d] == out[d];
+  }
+  if (!all_one && !all_full) return std::nullopt;
+  OperandLayout layout;
+  layout.col_step = all_full ? 1 : 0;
+  // Offsets of each output row in the input: strides of the input's dims, 0 where it broadcasts.
+  const auto in_strides = strides_of(a);
+  const Shape rows(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(split));
+  const int64_t count = elements(rows);
+  layout.row_offset.assign(static_cast<size_t>(count), 0);
+  std::vector<int64_t> index(split, 0);
+  for (int64_t r = 0; r < count; ++r) {
+    int64_t off = 0;
+    for (size_t d = 0; d < split; ++d) off += a[d] == 1 ? 0 : index[d] * in_strides[d];
+    layout.row_offset[static_cast<size_t>(r)] = off;
+    for (size_t d = split; d-- > 0;) {
+      if (++index[d] < out[d]) break;
+      index[d] = 0;
+    }
+  }
+  return layout;
+}
+
+double apply_step(const ChainStep& s, double x, double y) {
+  switch (s.op) {
+    case EltOp::copy: return y;
+    case EltOp::add: return x + y;
+    case EltOp::sub: return x - y;
+    case EltOp::mul: return x * y;
+    case EltOp::div: return x / y;
+    case EltOp::pow: return std::pow(x, y);
+    case EltOp::add_scaled: return x + s.p0 * y;
+    case EltOp::relu: return x > 0 ? x : 0;
+    case EltOp::leaky_relu: return x < 0 ? s.p0 * x : x;
+    case EltOp::clip: return std::min<double>(std::max<double>(x, s.p0), s.p1);
+    case EltOp::sigmoid: return 1 / (1 + std::exp(-x));
+    case EltOp::hard_sigmoid: return std::min(1.0, std::max(0.0, s.p0 * x + s.p1));
+    case EltOp::hard_swish: return x * std::min(1.0, std::max(0.0, x / 6 + 0.5));
+    case EltOp::tanh: return std::tanh(x);
+    case EltOp::exp: return std::exp(x);
+    case EltOp::log: return std::log(x);
+    case EltOp::sqrt: return std::sqrt(x);
+    case EltOp::abs: return std::abs(x);
+    case EltOp::neg: return -x;
+    case EltOp::reciprocal: return 1 / x;
+    case EltOp::erf: return std::erf(x);
+    case EltOp::scale: return s.p0 * x;
+    case EltOp::gelu:
+      return s.p0 != 0 ? 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)))
+                       : 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+  }
+  return x;
+}
+
+}  // namespace aoe::cpu

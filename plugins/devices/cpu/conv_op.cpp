@@ -1,0 +1,384 @@
+#include "conv_op.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "blocked.h"
+#include "buffer.h"
+#include "catalog.h"
+#include "op_util.h"
+#include "pool_op.h"
+#include "reference.h"
+
+namespace aoe::cpu {
+namespace {
+
+const std::vector<int64_t> kMcValues = {16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024};
+const std::vector<int64_t> kKcValues = {32, 64, 96, 128, 192, 256, 384, 512, 768, 1024};
+const std::vector<int64_t> kNcValues = {64, 128, 256, 512, 1024, 2048, 4096, 8192};
+
+enum Order : int64_t { kOcOuter, kSpatialOuter };
+
+int64_t round_up(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
+
+std::vector<std::string> tile_labels() {
+  std::vector<std::string> out;
+  for (const auto& t : conv_tile_union()) out.push_back(t.label());
+  return out;
+}
+
+std::vector<std::string> ukernel_labels() {
+  std::vector<std::string> out;
+  for (const auto& u : ukernel_catalog()) out.push_back(u.label());
+  return out;
+}
+
+}  // namespace
+
+class ConvKernel final : public Kernel {
+ public:
+  ConvKernel(const ConvOp& op, const sdk::Config& c) : op_(op), c_(c) {
+    const ConvShape& s = op.s_;
+    blocked_ = c[ConvOp::kFormat] == ConvOp::kNchwc;
+    direct_ = c[ConvOp::kAlgo] == ConvOp::kDirect;
+    isa_ = &kernels_for(direct_ ? c[ConvOp::kIsa] : static_cast<int64_t>(ukernel_catalog()[static_cast<size_t>(c[ConvOp::kUKernel])].isa));
+    lanes_ = isa_->lanes;
+    threads_ = static_cast<int>(c[ConvOp::kThreads]);
+    const int64_t out_channels = blocked_ ? channel_blocks(s.m, lanes_) * lanes_ : s.m;
+    out_.resize(s.n * out_channels * s.oh * s.ow);
+    if (!direct_) {
+      gemm_ = op.gemm_config(c);
+      ws_ = std::make_unique<GemmWorkspace>(gemm_, gemm_.threads);
+    } else {
+      const auto& t = conv_tile_union()[static_cast<size_t>(c[ConvOp::kTile])];
+      direct_cfg_.isa = isa_;
+      direct_cfg_.threads = threads_;
+      direct_cfg_.order = c[ConvOp::kDirectOrder] == kOcOuter ? DirectOrder::oc_outer : DirectOrder::spatial_outer;
+      if (s.depthwise()) {
+        if (blocked_) {
+          direct_cfg_.tile = *find_depthwise_tile(*isa_, t.ow);
+          direct_cfg_.border = *find_depthwise_tile(*isa_, 1);
+        }
+      } else {
+        direct_cfg_.tile = *find_conv_tile(*isa_, t.ow, t.ocb);
+        direct_cfg_.border = *find_conv_tile(*isa_, 1, t.ocb);
+      }
+    }
+  }
+
+  void bind(const std::vector<const float*>& inputs) override {
+    const ConvShape& s = op_.s_;
+    inputs_ = inputs;
+    src_ = inputs[0];
+    weights_ = inputs[1];
+    bias_ = op_.has_bias_ ? inputs[2] : nullptr;
+    chain_ = Chain{};
+    if (!blocked_) {
+      // NCHW: the epilogue adds the bias (GEMM; the NCHW depthwise kernel adds its own).
+      if (bias_ && !(direct_ && s.depthwise())) {
+        chain_.steps.push_back({EltOp::add, 0, 0, 0});
+        chain_.operands.push_back({bias_, &op_.bias_layout_});
+      }
+      add_fused(inputs, op_.nchw_layouts_, {});
+    } else {
+      // Blocked: activations, weights and full-shape operands reordered once, here.
+      const int64_t cb = channel_blocks(s.c, lanes_), ob = channel_blocks(s.m, lanes_);
+      src_blocked_.resize(s.n * cb * lanes_ * s.h * s.w);
+      to_blocked(inputs[0], src_blocked_.data(), s.n, s.c, s.h * s.w, lanes_);
+      src_ = src_blocked_.data();
+      if (s.depthwise()) {
+        w_blocked_.resize(cb * s.kh * s.kw * lanes_);
+        depthwise_weights_to_blocked(s, inputs[1], w_blocked_.data(), lanes_);
+      } else {
+        w_blocked_.resize(ob * cb * s.kh * s.kw * lanes_ * lanes_);
+        weights_to_blocked(s, inputs[1], w_blocked_.data(), lanes_);
+      }
+      weights_ = w_blocked_.data();
+      if (bias_) {
+        bias_padded_.resize(ob * lanes_);
+        std::memcpy(bias_padded_.data(), bias_, static_cast<size_t>(s.m) * sizeof(float));
+        bias_ = bias_padded_.data();
+      }
+      blocked_layout_.row_offset.resize(static_cast<size_t>(s.n * ob));
+      for (size_t r = 0; r < blocked_layout_.row_offset.size(); ++r)
+        blocked_layout_.row_offset[r] = static_cast<int64_t>(r) * s.oh * s.ow * lanes_;
+      blocked_layout_.col_step = 1;
+      operands_blocked_.clear();
+      for (size_t i : op_.fused_inputs_) {
+        operands_blocked_.emplace_back(s.n * ob * lanes_ * s.oh * s.ow);
+        to_blocked(inputs[i], operands_blocked_.back().data(), s.n, s.m, s.oh * s.ow, lanes_);
+      }
+      std::vector<const float*> data;
+      for (const auto& b : operands_blocked_) data.push_back(b.data());
+      add_fused(inputs, {}, data);
+    }
+    if (direct_ && s.depthwise() && !blocked_) scratch_.resize(threads_ * (s.h + s.ph + s.ph_end) * (s.w + s.pw + s.pw_end));
+  }
+
+  void run(ThreadPool& pool) override {
+    const ConvShape& s = op_.s_;
+    const Chain* chain = chain_.empty() ? nullptr : &chain_;
+    if (!direct_) {
+      conv_gemm(s, gemm_, src_, weights_, out_.data(), chain, *ws_, pool);
+    } else if (s.depthwise() && !blocked_) {
+      depthwise_nchw(s, *isa_, threads_, src_, weights_, bias_, out_.data(), chain, scratch_.data(), pool);
+    } else if (s.depthwise()) {
+      depthwise_blocked(s, direct_cfg_, src_, weights_, bias_, out_.data(), chain, pool);
+    } else {
+      conv_direct_blocked(s, direct_cfg_, src_, weights_, bias_, out_.data(), chain, pool);
+    }
+  }
+
+  void read_output(size_t, float* out) const override {
+    const ConvShape& s = op_.s_;
+    if (blocked_) from_blocked(out_.data(), out, s.n, s.m, s.oh * s.ow, lanes_);
+    else std::memcpy(out, out_.data(), out_.bytes());
+  }
+  float* output_data() override { return out_.data(); }
+
+  Footprint footprint() const override {
+    const ConvShape& s = op_.s_;
+    Footprint f = ws_ ? ws_->footprint() : Footprint{};
+    f.emplace_back(out_.data(), out_.bytes());
+    f.emplace_back(src_, static_cast<size_t>(blocked_ ? src_blocked_.size() : s.n * s.c * s.h * s.w) * sizeof(float));
+    f.emplace_back(weights_, static_cast<size_t>(blocked_ ? w_blocked_.size() : elements(op_.inputs_[1])) * sizeof(float));
+    for (const auto& b : operands_blocked_) f.emplace_back(b.data(), b.bytes());
+    if (!blocked_)
+      for (size_t i : op_.fused_inputs_) f.emplace_back(inputs_[i], static_cast<size_t>(elements(op_.inputs_[i])) * sizeof(float));
+    return f;
+  }
+
+ private:
+  // The fused ops after the bias; operands read as laid out (NCHW) or from blocked copies.
+  void add_fused(const std::vector<const float*>& inputs, const std::vector<OperandLayout>& layouts,
+                 const std::vector<const float*>& blocked) {
+    const int first = static_cast<int>(chain_.operands.size());
+    for (size_t i = 0; i < op_.fused_inputs_.size(); ++i) {
+      if (blocked.empty()) chain_.operands.push_back({inputs[op_.fused_inputs_[i]], &layouts[i]});
+      else chain_.operands.push_back({blocked[i], &blocked_layout_});
+    }
+    for (auto step : op_.fused_) {
+      if (step.operand >= 0) step.operand += first;
+      chain_.steps.push_back(step);
+    }
+  }
+
+  const ConvOp& op_;
+  sdk::Config c_;
+  bool blocked_ = false, direct_ = false;
+  const IsaKernels* isa_ = nullptr;
+  int lanes_ = 1, threads_ = 1;
+  GemmConfig gemm_;
+  std::unique_ptr<GemmWorkspace> ws_;
+  DirectConfig direct_cfg_;
+  std::vector<const float*> inputs_;
+  const float* src_ = nullptr;
+  const float* weights_ = nullptr;
+  const float* bias_ = nullptr;
+  Buffer out_, src_blocked_, w_blocked_, bias_padded_, scratch_;
+  std::vector<Buffer> operands_blocked_;
+  OperandLayout blocked_layout_;
+  Chain chain_;
+};
+
+ConvOp::ConvOp(const sdk::OpTask& task, const HostCpu& host) : host_(host) {
+  require_f32(task);
+  const FusedOps fused = fused_ops(task);
+  if (fused.anchor_inputs < 2 || fused.anchor_inputs > 3) invalid("Conv takes 2 or 3 inputs");
+  for (const auto& t : task.inputs) inputs_.push_back(t.shape);
+  const Shape& x = inputs_[0];
+  const Shape& w = inputs_[1];
+  if (x.size() != 3 && x.size() != 4) unsupported("the cpu device runs 1-D and 2-D Conv, not " + std::to_string(x.size() - 2) + "-D");
+  if (w.size() != x.size()) invalid("Conv weights " + to_string(w) + " do not match input " + to_string(x));
+  s_.n = x[0];
+  s_.c = x[1];
+  s_.m = w[0];
+  s_.group = int_attr(task.attrs, "group", 1);
+  if (s_.group < 1 || s_.c % s_.group != 0 || s_.m % s_.group != 0 || w[1] != s_.c / s_.group)
+    invalid("Conv group " + std::to_string(s_.group) + " does not fit input " + to_string(x) + " and weights " + to_string(w));
+  const Shape spatial(x.begin() + 2, x.end());
+  const std::vector<int64_t> kernel(w.begin() + 2, w.end());
+  if (task.attrs.contains("kernel_shape") && ints_attr(task.attrs, "kernel_shape", {}) != kernel)
+    invalid("Conv kernel_shape disagrees with the weights " + to_string(w));
+  const Window3 win = window_of("Conv", spatial, kernel, task.attrs, false);
+  s_.h = win.in[1];
+  s_.w = win.in[2];
+  s_.kh = win.kernel[1];
+  s_.kw = win.kernel[2];
+  s_.sh = win.stride[1];
+  s_.sw = win.stride[2];
+  s_.dh = win.dilation[1];
+  s_.dw = win.dilation[2];
+  s_.ph = win.pad_begin[1];
+  s_.pw = win.pad_begin[2];
+  s_.ph_end = win.pad_end[1];
+  s_.pw_end = win.pad_end[2];
+  s_.oh = win.out[1];
+  s_.ow = win.out[2];
+  has_bias_ = fused.anchor_inputs == 3;
+  if (has_bias_ && elements(inputs_[2]) != s_.m) invalid("Conv bias " + to_string(inputs_[2]) + " for " + std::to_string(s_.m) + " channels");
+  out_ = {s_.n, s_.m};
+  if (x.size() == 4) out_.push_back(s_.oh);
+  out_.push_back(s_.ow);
+  outputs_ = {out_};
+  if (!task.outputs.empty() && task.outputs[0].shape != out_)
+    invalid("Conv output is " + to_string(task.outputs[0].shape) + ", expected " + to_string(out_));
+
+  bias_layout_.col_step = 0;
+  for (int64_t n = 0; n < s_.n; ++n)
+    for (int64_t m = 0; m < s_.m; ++m) bias_layout_.row_offset.push_back(m);
+  fused_ = fused.steps;
+  fused_inputs_ = fused.inputs;
+  for (size_t i : fused_inputs_) {
+    const Shape& shape = inputs_[i];
+    if (broadcast({shape, out_}, "Conv fused operand") != out_)
+      invalid("Conv: fused operand " + to_string(shape) + " does not broadcast to the output " + to_string(out_));
+    auto layout = operand_layout(shape, out_, 2);
+    if (!layout) unsupported("Conv fused operand " + to_string(shape) + " broadcasts over part of the spatial dims");
+    nchw_layouts_.push_back(std::move(*layout));
+    full_operands_ = full_operands_ && align_rank(shape, out_.size()) == out_;
+  }
+
+  space_.version = "1";
+  space_.knobs.resize(kKnobCount);
+  const int64_t mg = s_.m / s_.group, kg = s_.c / s_.group * s_.kh * s_.kw;
+  space_.knobs[kFormat] = choice_knob("format", sdk::KnobTag::format, {"NCHW", "NCHWc"});
+  space_.knobs[kAlgo] = choice_knob("algo", sdk::KnobTag::impl, {"gemm", "direct"});
+  space_.knobs[kIsa] = isa_knob();
+  space_.knobs[kUKernel] = choice_knob("ukernel", sdk::KnobTag::impl, ukernel_labels());
+  space_.knobs[kMc] = sized_knob("mc", kMcValues, mg);
+  space_.knobs[kKc] = sized_knob("kc", kKcValues, kg);
+  space_.knobs[kNc] = sized_knob("nc", kNcValues, s_.oh * s_.ow);
+  space_.knobs[kTile] = choice_knob("tile", sdk::KnobTag::schedule, tile_labels());
+  space_.knobs[kDirectOrder] = choice_knob("direct_order", sdk::KnobTag::schedule, {"oc_outer", "spatial_outer"});
+  space_.knobs[kThreads] = threads_knob(host);
+  space_.default_config = default_config(host);
+  if (const auto why = check(space_.default_config); !why.empty())
+    throw sdk::Error(sdk::StatusCode::internal, "the default Conv config is refused: " + why);
+}
+
+GemmConfig ConvOp::gemm_config(const sdk::Config& c) const {
+  const auto& shape = ukernel_catalog()[static_cast<size_t>(c[kUKernel])];
+  GemmConfig g;
+  g.isa = &kernels_for(static_cast<int64_t>(shape.isa));
+  g.ukernel = *find_ukernel(*g.isa, shape.mr, shape.nr);
+  g.mc = round_up(c[kMc], shape.mr);
+  g.kc = c[kKc];
+  g.nc = round_up(c[kNc], shape.nr);
+  // Split the longer side: the other operand is repacked per chunk.
+  g.split = s_.m / s_.group >= s_.oh * s_.ow ? Split::m : Split::n;
+  g.threads = static_cast<int>(c[kThreads]);
+  return g;
+}
+
+std::string ConvOp::check(const sdk::Config& c) const {
+  const bool blocked = c[kFormat] == kNchwc, direct = c[kAlgo] == kDirect;
+  if (!direct) {
+    if (blocked) return "algo=gemm reads NCHW; the blocked layout is for algo=direct";
+    const auto& u = ukernel_catalog()[static_cast<size_t>(c[kUKernel])];
+    if (auto why = isa_refusal(host_, static_cast<int64_t>(u.isa)); !why.empty()) return why;
+    if (c[kIsa] != static_cast<int64_t>(u.isa)) return "with algo=gemm, isa is the micro-kernel's (" + u.label() + ")";
+    return {};
+  }
+  if (auto why = isa_refusal(host_, c[kIsa]); !why.empty()) return why;
+  const Isa isa = static_cast<Isa>(c[kIsa]);
+  const auto& t = conv_tile_union()[static_cast<size_t>(c[kTile])];
+  if (s_.depthwise()) {
+    if (!blocked) return {};
+    const auto dw = depthwise_tiles_of(isa);
+    if (t.ocb != 1 || std::find(dw.begin(), dw.end(), t.ow) == dw.end())
+      return "depthwise " + std::string(isa_name(isa)) + " tiles are 1 channel block wide, of 4, 8, 12 or 14 pixels as the ISA has them";
+  } else {
+    if (s_.group != 1) return "algo=direct takes group 1 or a depthwise convolution";
+    if (!blocked) return "algo=direct runs on the blocked layout (format=NCHWc)";
+    const auto tiles = conv_tiles_of(isa);
+    if (std::none_of(tiles.begin(), tiles.end(), [&](const ConvTileShape& x) { return x.ow == t.ow && x.ocb == t.ocb; }))
+      return "no " + std::string(isa_name(isa)) + " tile of " + t.label();
+  }
+  if (blocked && !full_operands_) return "the blocked layout takes fused operands of the output's full shape only";
+  return {};
+}
+
+std::unique_ptr<Kernel> ConvOp::build(const sdk::Config& c) const { return std::make_unique<ConvKernel>(*this, c); }
+
+// What a library does untuned: as ONNX Runtime's default CPU provider on an
+// AVX2 or AVX-512 machine (its NCHWc layout pass) or oneDNN, convolutions
+// whose channels fill vectors run direct on the blocked layout with a
+// mid-sized register tile; the rest (a first layer of 3 channels, grouped
+// convolutions) im2col + GEMM on NCHW, blocked as the MatMul default is;
+// depthwise ones direct, blocked when the channels fill a vector.
+sdk::Config ConvOp::default_config(const HostCpu& host) const {
+  sdk::Config c(kKnobCount, 0);
+  const Isa isa = host.best_isa();
+  const auto& catalog = ukernel_catalog();
+  for (size_t i = 0; i < catalog.size(); ++i)
+    if (catalog[i].isa == isa) {
+      c[kUKernel] = static_cast<int64_t>(i);
+      break;
+    }
+  c[kIsa] = static_cast<int64_t>(isa);
+  const auto& u = catalog[static_cast<size_t>(c[kUKernel])];
+  const double flops = 2.0 * s_.n * s_.m * s_.oh * s_.ow * (s_.c / s_.group) * s_.kh * s_.kw;
+  c[kThreads] = default_threads(host, flops / 20.0);
+  c[kKc] = at_most(space_.knobs[kKc], host.l1d_bytes() * 2 / 3 / (u.nr * 4));
+  const int64_t kc = std::min(c[kKc], s_.c / s_.group * s_.kh * s_.kw);
+  c[kMc] = at_most(space_.knobs[kMc], host.l2_bytes() / 2 / (kc * 4));
+  c[kNc] = at_most(space_.knobs[kNc], std::max<int64_t>(u.nr, host.l3_bytes() / std::max(1, host.threads) / 2 / (kc * 4)));
+  const auto tiles = conv_tile_union();
+  auto tile_index = [&](int ow, int ocb) {
+    for (size_t i = 0; i < tiles.size(); ++i)
+      if (tiles[i].ow == ow && tiles[i].ocb == ocb) return static_cast<int64_t>(i);
+    return int64_t{0};
+  };
+  if (s_.depthwise()) {
+    const int lanes = isa_kernels(isa)->lanes;
+    c[kAlgo] = kDirect;
+    c[kFormat] = s_.c >= lanes ? kNchwc : kNchw;
+    c[kTile] = tile_index(depthwise_tiles_of(isa).back() <= s_.ow ? depthwise_tiles_of(isa)[1] : 4, 1);
+    if (c[kFormat] == kNchwc && !full_operands_) c[kFormat] = kNchw;
+  } else {
+    const int lanes = isa_kernels(isa)->lanes;
+    c[kAlgo] = kGemm;
+    c[kFormat] = kNchw;
+    c[kTile] = tile_index(conv_tiles_of(isa).front().ow, conv_tiles_of(isa).front().ocb);
+    if (s_.group == 1 && s_.c >= lanes && s_.m >= lanes && full_operands_) {
+      c[kAlgo] = kDirect;
+      c[kFormat] = kNchwc;
+      // About half the registers as accumulators: two channel blocks when there are two.
+      const int ocb = s_.m >= 2 * lanes ? 2 : 1;
+      const int ow = isa == Isa::avx512 ? (ocb == 2 ? 8 : 14) : isa == Isa::avx2 ? (ocb == 2 ? 6 : 8) : (ocb == 2 ? 4 : 8);
+      c[kTile] = tile_index(ow, ocb);
+    }
+  }
+  return c;
+}
+
+// Seven nested loops, straight from the definition.
+void ConvOp::reference(const std::vector<const float*>& inputs, const std::vector<float*>& outputs) const {
+  const ConvShape& s = s_;
+  const int64_t cg = s.c / s.group, mg = s.m / s.group;
+  std::vector<double> out(static_cast<size_t>(elements(out_)));
+  for (int64_t n = 0; n < s.n; ++n)
+    for (int64_t m = 0; m < s.m; ++m) {
+      const int64_t g = m / mg;
+      for (int64_t oh = 0; oh < s.oh; ++oh)
+        for (int64_t ow = 0; ow < s.ow; ++ow) {
+          double acc = has_bias_ ? inputs[2][m] : 0.0;
+          for (int64_t ci = 0; ci < cg; ++ci)
+            for (int64_t kh = 0; kh < s.kh; ++kh)
+              for (int64_t kw = 0; kw < s.kw; ++kw) {
+                const int64_t ih = oh * s.sh - s.ph + kh * s.dh, iw = ow * s.sw - s.pw + kw * s.dw;
+                if (ih < 0 || ih >= s.h || iw < 0 || iw >= s.w) continue;
+                acc += static_cast<double>(inputs[0][((n * s.c + g * cg + ci) * s.h + ih) * s.w + iw]) *
+                       inputs[1][((m * cg + ci) * s.kh + kh) * s.kw + kw];
+              }
+          out[static_cast<size_t>(((n * s.m + m) * s.oh + oh) * s.ow + ow)] = acc;
+        }
+    }
+  std::vector<RefOperand> operands;
+  for (size_t i : fused_inputs_) operands.push_back({inputs[i], inputs_[i]});
+  reference_chain(fused_, operands, out_, out);
+  store(out, outputs[0]);
+}
+
+}  // namespace aoe::cpu

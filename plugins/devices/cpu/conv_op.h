@@ -1,0 +1,48 @@
+// Conv (1-D and 2-D, groups, strides, pads, dilations, auto_pad) with bias
+// and fused ops: GEMM on NCHW or direct on the channel-blocked layout, with
+// depthwise kernels for group == channels.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "chain.h"
+#include "conv.h"
+#include "cpu_op.h"
+
+namespace aoe::cpu {
+
+class ConvOp final : public CpuOp {
+ public:
+  enum Knob : size_t {
+    kFormat, kAlgo, kIsa, kUKernel, kMc, kKc, kNc, kTile, kDirectOrder, kThreads, kKnobCount
+  };
+  enum Format : int64_t { kNchw, kNchwc };
+  enum Algo : int64_t { kGemm, kDirect };
+
+  ConvOp(const sdk::OpTask& task, const HostCpu& host);
+
+  std::string check(const sdk::Config& config) const override;
+  std::unique_ptr<Kernel> build(const sdk::Config& config) const override;
+  void reference(const std::vector<const float*>& inputs, const std::vector<float*>& outputs) const override;
+
+  const ConvShape& shape() const { return s_; }
+  GemmConfig gemm_config(const sdk::Config& config) const;
+
+ private:
+  friend class ConvKernel;
+  sdk::Config default_config(const HostCpu& host) const;
+
+  const HostCpu& host_;
+  ConvShape s_;
+  bool has_bias_ = false;
+  Shape out_;
+  std::vector<ChainStep> fused_;         // operand = index into fused_inputs_
+  std::vector<size_t> fused_inputs_;
+  std::vector<OperandLayout> nchw_layouts_;  // rows n * m, cols oh * ow
+  bool full_operands_ = true;            // every fused operand has the output's shape
+  OperandLayout bias_layout_;
+};
+
+}  // namespace aoe::cpu

@@ -1,0 +1,75 @@
+// The host CPU as a device: real fp32 kernels, each candidate checked
+// against a reference and timed in a worker process.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "aoe/sdk/device.h"
+#include "aoe/sdk/plugin.h"
+#include "cpu_op.h"
+#include "cpu_options.h"
+#include "evaluate.h"
+#include "host_cpu.h"
+#include "thread_pool.h"
+
+namespace aoe::cpu {
+
+// A built candidate: its config, and the fault it is to show when the
+// `fault` option picks it. The kernel itself is made in the worker.
+class CpuCandidate final : public sdk::Candidate {
+ public:
+  CpuCandidate(sdk::Config config, Fault fault) : config_(std::move(config)), fault_(fault) {}
+  const sdk::Config& config() const { return config_; }
+  Fault fault() const { return fault_; }
+
+ private:
+  sdk::Config config_;
+  Fault fault_;
+};
+
+class CpuTask final : public sdk::DeviceTask {
+ public:
+  CpuTask(std::shared_ptr<const HostCpu> host, std::unique_ptr<CpuOp> op, CpuOptions options);
+
+  sdk::TuningSpace space() const override { return op_->space(); }
+  sdk::Measurement check(const sdk::Config& config) const override;
+  sdk::Built build(const sdk::Config& config) override;
+  std::vector<sdk::Measurement> measure(const std::vector<sdk::Candidate*>& batch,
+                                        const sdk::MeasureOptions& options) override;
+
+  const CpuOp& op() const { return *op_; }
+
+ private:
+  const TaskData& data();
+
+  std::shared_ptr<const HostCpu> host_;  // the op refers to it
+  std::unique_ptr<CpuOp> op_;
+  CpuOptions options_;
+  std::atomic<uint64_t> built_{0};
+  std::once_flag data_once_;
+  std::unique_ptr<TaskData> data_;
+  std::unique_ptr<ThreadPool> pool_;  // isolation "none" only; workers make their own
+};
+
+class CpuDevice final : public sdk::Device {
+ public:
+  explicit CpuDevice(const sdk::CreateArgs& args);
+  explicit CpuDevice(CpuOptions options);
+
+  nlohmann::json describe() const override;
+  // Throws unsupported for an op, fused op or dtype the kernels lack.
+  std::unique_ptr<sdk::DeviceTask> prepare(const sdk::OpTask& task) override;
+  std::unique_ptr<CpuTask> prepare_cpu(const sdk::OpTask& task);
+  const HostCpu& host() const { return *host_; }
+
+ private:
+  CpuOptions options_;
+  std::shared_ptr<const HostCpu> host_;
+};
+
+}  // namespace aoe::cpu

@@ -1,0 +1,49 @@
+#include "cpu_op.h"
+
+#include "aoe/sdk/error.h"
+#include "chain.h"
+#include "conv_op.h"
+#include "eltwise_op.h"
+#include "matmul_op.h"
+#include "norm_ops.h"
+#include "op_util.h"
+#include "pool_op.h"
+#include "reduce_op.h"
+#include "transpose_op.h"
+
+namespace aoe::cpu {
+namespace {
+
+const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", "LayerNormalization",
+                                           "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin",
+                                           "GlobalAveragePool", "GlobalMaxPool", "MaxPool", "AveragePool", "Transpose"};
+
+bool is_reduce(const std::string& t) {
+  return t == "ReduceSum" || t == "ReduceMean" || t == "ReduceMax" || t == "ReduceMin" || t == "GlobalAveragePool" ||
+         t == "GlobalMaxPool";
+}
+
+}  // namespace
+
+std::vector<std::string> supported_op_types() {
+  std::vector<std::string> out = kAnchors;
+  for (const auto& t : elementwise_op_types()) out.push_back(t);
+  return out;
+}
+
+std::vector<std::string> fusable_op_types() { return elementwise_op_types(); }
+
+std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
+  const std::string& t = task.op_type;
+  if (t == "MatMul" || t == "Gemm") return std::make_unique<MatMulOp>(task, host);
+  if (t == "Conv") return std::make_unique<ConvOp>(task, host);
+  if (is_elementwise_op(t)) return std::make_unique<EltwiseOp>(task, host);
+  if (is_reduce(t)) return std::make_unique<ReduceOp>(task, host);
+  if (t == "Softmax") return std::make_unique<SoftmaxOp>(task, host);
+  if (t == "LayerNormalization") return std::make_unique<LayerNormOp>(task, host);
+  if (t == "MaxPool" || t == "AveragePool") return std::make_unique<PoolOp>(task, host);
+  if (t == "Transpose") return std::make_unique<TransposeOp>(task, host);
+  unsupported("the cpu device has no kernel for op '" + t + "'");
+}
+
+}  // namespace aoe::cpu

@@ -1,0 +1,75 @@
+// An op the cpu device can run: its tuning space, what each config needs,
+// the kernel a config builds, and the plain reference it is checked against.
+// Kernels take buffers, so the device, the tests and the ONNX conformance
+// test all run them on whatever data they have.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "aoe/sdk/op_task.h"
+#include "aoe/sdk/tuning_space.h"
+#include "host_cpu.h"
+#include "shape.h"
+#include "thread_pool.h"
+
+namespace aoe::cpu {
+
+// Memory a kernel touches: what a cold-cache run flushes first.
+using Footprint = std::vector<std::pair<const void*, size_t>>;
+
+// One config of an op, ready to run.
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  // Takes the op's inputs in the model's layout (row-major, as the task
+  // lists them); reorders or packs what the config keeps in its own layout.
+  // Not timed: it stands for what a runtime does once per model.
+  virtual void bind(const std::vector<const float*>& inputs) = 0;
+  // The timed part.
+  virtual void run(ThreadPool& pool) = 0;
+  // Output `index` in the model's layout.
+  virtual void read_output(size_t index, float* out) const = 0;
+  // For the fault option that perturbs a result: the first output as the kernel keeps it.
+  virtual float* output_data() = 0;
+  virtual Footprint footprint() const = 0;
+};
+
+// The values random test inputs are drawn from.
+struct ValueRange {
+  float lo = -1, hi = 1;
+};
+
+class CpuOp {
+ public:
+  virtual ~CpuOp() = default;
+
+  const sdk::TuningSpace& space() const { return space_; }
+  const std::vector<Shape>& input_shapes() const { return inputs_; }
+  const std::vector<Shape>& output_shapes() const { return outputs_; }
+  virtual ValueRange input_range(size_t) const { return {}; }
+
+  // Empty when `config` can run, else why not. Assumes the config is in the space's domain.
+  virtual std::string check(const sdk::Config& config) const = 0;
+  // For a config check() accepts.
+  virtual std::unique_ptr<Kernel> build(const sdk::Config& config) const = 0;
+  // Straightforward loops in double precision, written from the ONNX
+  // definitions and sharing no code with the kernels.
+  virtual void reference(const std::vector<const float*>& inputs, const std::vector<float*>& outputs) const = 0;
+
+ protected:
+  sdk::TuningSpace space_;
+  std::vector<Shape> inputs_, outputs_;
+};
+
+// The op of a task. Throws sdk::Error(unsupported) for what the kernels
+// cannot run, sdk::Error(invalid_argument) for a malformed task.
+std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host);
+// Op types make_op() takes as anchors, and those it fuses after them.
+std::vector<std::string> supported_op_types();
+std::vector<std::string> fusable_op_types();
+
+}  // namespace aoe::cpu

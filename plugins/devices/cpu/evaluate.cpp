@@ -1,0 +1,142 @@
+#include "evaluate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace aoe::cpu {
+namespace {
+
+// Evicts [p, p + bytes) from every cache level.
+void flush_range(const void* p, size_t bytes) {
+#if defined(__x86_64__)
+  const auto* c = static_cast<const char*>(p);
+  for (size_t i = 0; i < bytes; i += 64) _mm_clflush(c + i);
+  _mm_mfence();
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
+void inject(Fault fault) {
+  switch (fault) {
+    case Fault::crash: {
+      volatile int* nowhere = nullptr;
+      *nowhere = 1;
+      break;
+    }
+    case Fault::abort: std::abort();
+    case Fault::hang: {
+      volatile unsigned long spin = 0;
+      for (;;) spin = spin + 1;
+    }
+    default: break;
+  }
+}
+
+std::string fmt(double v) {
+  char s[32];
+  std::snprintf(s, sizeof s, "%.6g", v);
+  return s;
+}
+
+}  // namespace
+
+TaskData make_task_data(const CpuOp& op, uint64_t seed) {
+  TaskData d;
+  std::mt19937_64 rng(seed);
+  for (size_t i = 0; i < op.input_shapes().size(); ++i) {
+    const ValueRange r = op.input_range(i);
+    std::uniform_real_distribution<float> u(r.lo, r.hi);
+    std::vector<float> v(static_cast<size_t>(elements(op.input_shapes()[i])));
+    for (auto& x : v) x = u(rng);
+    d.inputs.push_back(std::move(v));
+  }
+  std::vector<const float*> in;
+  for (const auto& v : d.inputs) in.push_back(v.data());
+  std::vector<float*> out;
+  for (const auto& s : op.output_shapes()) d.expected.emplace_back(static_cast<size_t>(elements(s)));
+  for (auto& v : d.expected) out.push_back(v.data());
+  op.reference(in, out);
+  return d;
+}
+
+std::string compare(const float* got, const float* want, int64_t n, double rtol) {
+  double scale = 0;
+  for (int64_t i = 0; i < n; ++i)
+    if (std::isfinite(want[i])) scale = std::max(scale, static_cast<double>(std::abs(want[i])));
+  int64_t worst = -1;
+  double worst_excess = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double g = got[i], w = want[i];
+    if (std::isnan(w) && std::isnan(g)) continue;
+    if (std::isinf(w) && g == w) continue;
+    const double err = std::abs(g - w);
+    const double allowed = rtol * (std::abs(w) + scale);
+    if (!(err <= allowed)) {
+      const double excess = std::isfinite(err) ? err / std::max(allowed, 1e-30) : INFINITY;
+      if (worst < 0 || excess > worst_excess) worst = i, worst_excess = excess;
+    }
+  }
+  if (worst < 0) return {};
+  return "element " + std::to_string(worst) + " is " + fmt(got[worst]) + ", the reference " + fmt(want[worst]) +
+         " (tolerance " + fmt(rtol) + " of its size plus the output's largest, " + fmt(scale) + ")";
+}
+
+std::vector<std::vector<float>> run_once(const CpuOp& op, const sdk::Config& config,
+                                         const std::vector<const float*>& inputs, ThreadPool& pool) {
+  auto kernel = op.build(config);
+  kernel->bind(inputs);
+  kernel->run(pool);
+  std::vector<std::vector<float>> out;
+  for (size_t i = 0; i < op.output_shapes().size(); ++i) {
+    out.emplace_back(static_cast<size_t>(elements(op.output_shapes()[i])));
+    kernel->read_output(i, out.back().data());
+  }
+  return out;
+}
+
+sdk::Measurement evaluate(const CpuOp& op, const sdk::Config& config, const TaskData& data,
+                          const EvaluateOptions& options, ThreadPool& pool, Fault fault) {
+  auto kernel = op.build(config);
+  std::vector<const float*> in;
+  for (const auto& v : data.inputs) in.push_back(v.data());
+  kernel->bind(in);
+  inject(fault);
+  // Checked after the first run and again after timing: a race shows in either.
+  auto verify = [&]() -> std::string {
+    for (size_t i = 0; i < data.expected.size(); ++i) {
+      std::vector<float> got(data.expected[i].size());
+      kernel->read_output(i, got.data());
+      auto why = compare(got.data(), data.expected[i].data(), static_cast<int64_t>(got.size()), options.rtol);
+      if (!why.empty()) return (data.expected.size() > 1 ? "output " + std::to_string(i) + ": " : "") + why;
+    }
+    return {};
+  };
+  kernel->run(pool);
+  if (fault == Fault::wrong) kernel->output_data()[0] += 1.0f + std::abs(kernel->output_data()[0]);
+  if (auto why = verify(); !why.empty()) return sdk::Measurement::failed(sdk::ResultStatus::wrong_result, why);
+  const Footprint footprint = kernel->footprint();
+  const Timing t = time_kernel([&] { kernel->run(pool); },
+                               [&] {
+                                 for (const auto& [p, bytes] : footprint) flush_range(p, bytes);
+                               },
+                               options.timing);
+  if (auto why = verify(); !why.empty())
+    return sdk::Measurement::failed(sdk::ResultStatus::wrong_result, "after timing: " + why);
+  sdk::Measurement m = sdk::Measurement::timed(t.median_us, t.noise, t.samples);
+  if (!t.stable)
+    m.message = "median not within +-" + fmt(options.timing.stable_within * 100) + "% after " +
+                std::to_string(t.samples) + " samples (+-" + fmt(t.interval * 100) + "%)";
+  return m;
+}
+
+}  // namespace aoe::cpu

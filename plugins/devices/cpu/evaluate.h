@@ -1,0 +1,46 @@
+// Running one candidate for real: build its kernel, run it on the task's
+// inputs, check every output against the reference, then time it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "aoe/sdk/measurement.h"
+#include "aoe/sdk/tuning_space.h"
+#include "cpu_op.h"
+#include "thread_pool.h"
+#include "timing.h"
+
+namespace aoe::cpu {
+
+// The inputs a task's candidates run on and the outputs they must give.
+struct TaskData {
+  std::vector<std::vector<float>> inputs;
+  std::vector<std::vector<float>> expected;
+};
+
+// Random inputs in each input's range, from a fixed seed; then the reference outputs.
+TaskData make_task_data(const CpuOp& op, uint64_t seed);
+
+// Test aid: a fault a candidate is made to show (see the device option `fault`).
+enum class Fault { none, crash, abort, hang, wrong };
+
+struct EvaluateOptions {
+  TimingOptions timing;
+  double rtol = 1e-4;  // |got - want| <= rtol * (|want| + max |want|)
+};
+
+// Empty when `got` matches `want` within rtol, else where and by how much it does not.
+// NaN matches NaN and an infinity the same infinity.
+std::string compare(const float* got, const float* want, int64_t n, double rtol);
+
+// ok with the timing, or wrong_result. Runs on `pool`.
+sdk::Measurement evaluate(const CpuOp& op, const sdk::Config& config, const TaskData& data,
+                          const EvaluateOptions& options, ThreadPool& pool, Fault fault = Fault::none);
+
+// Builds, binds and runs once: the outputs of a config on given inputs.
+std::vector<std::vector<float>> run_once(const CpuOp& op, const sdk::Config& config,
+                                         const std::vector<const float*>& inputs, ThreadPool& pool);
+
+}  // namespace aoe::cpu

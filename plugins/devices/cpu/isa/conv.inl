@@ -1,0 +1,94 @@
+// Direct convolution on the blocked layout (NCHWc with c = kLanes): OW
+// output pixels of OCB channel blocks accumulate in registers; each input
+// value is broadcast once per pixel and multiplied by OCB weight vectors.
+
+template <int OW, int OCB>
+void conv_tile(const ConvTileArgs& t) {
+  V acc[OW][OCB];
+#pragma GCC unroll 8
+  for (int o = 0; o < OCB; ++o) {
+    const V b = t.bias ? load(t.bias + o * kLanes) : zero();
+#pragma GCC unroll 32
+    for (int w = 0; w < OW; ++w) acc[w][o] = b;
+  }
+  const int64_t w_tap = static_cast<int64_t>(kLanes) * kLanes;
+  for (int64_t icb = 0; icb < t.icb_count; ++icb) {
+    const float* src = t.src + icb * t.src_block;
+    const float* wts = t.weights + icb * t.kh_count * t.kw_count * w_tap;
+    for (int64_t kh = t.kh0; kh < t.kh1; ++kh) {
+      const float* row = src + (t.ih0 + kh * t.dh) * t.src_row;
+      for (int64_t kw = t.kw0; kw < t.kw1; ++kw) {
+        const float* in = row + (t.iw0 + kw * t.dw) * kLanes;
+        const float* wk = wts + (kh * t.kw_count + kw) * w_tap;
+        for (int ic = 0; ic < kLanes; ++ic) {
+          V wv[OCB];
+#pragma GCC unroll 8
+          for (int o = 0; o < OCB; ++o) wv[o] = load(wk + o * t.w_block + ic * kLanes);
+#pragma GCC unroll 32
+          for (int w = 0; w < OW; ++w) {
+            const V x = set1(in[w * t.sw * kLanes + ic]);
+#pragma GCC unroll 8
+            for (int o = 0; o < OCB; ++o) acc[w][o] = fma(x, wv[o], acc[w][o]);
+          }
+        }
+      }
+    }
+  }
+#pragma GCC unroll 8
+  for (int o = 0; o < OCB; ++o)
+#pragma GCC unroll 32
+    for (int w = 0; w < OW; ++w) store(t.dst + o * t.dst_block + w * kLanes, acc[w][o]);
+}
+
+template <int OW, int OCB>
+constexpr ConvTile make_conv_tile() {
+  return ConvTile{OW, OCB, &conv_tile<OW, OCB>};
+}
+
+// Depthwise on the blocked layout: each lane is its own channel.
+template <int OW>
+void depthwise_tile(const ConvTileArgs& t) {
+  V acc[OW];
+  const V b = t.bias ? load(t.bias) : zero();
+#pragma GCC unroll 32
+  for (int w = 0; w < OW; ++w) acc[w] = b;
+  for (int64_t kh = t.kh0; kh < t.kh1; ++kh) {
+    const float* row = t.src + (t.ih0 + kh * t.dh) * t.src_row;
+    for (int64_t kw = t.kw0; kw < t.kw1; ++kw) {
+      const V wv = load(t.weights + (kh * t.kw_count + kw) * kLanes);
+      const float* in = row + (t.iw0 + kw * t.dw) * kLanes;
+#pragma GCC unroll 32
+      for (int w = 0; w < OW; ++w) acc[w] = fma(load(in + w * t.sw * kLanes), wv, acc[w]);
+    }
+  }
+#pragma GCC unroll 32
+  for (int w = 0; w < OW; ++w) store(t.dst + w * kLanes, acc[w]);
+}
+
+template <int OW>
+constexpr ConvTile make_depthwise_tile() {
+  return ConvTile{OW, 1, &depthwise_tile<OW>};
+}
+
+// Depthwise on one zero-padded NCHW plane: vectors run along output width.
+inline void depthwise_plane(const DepthwisePlaneArgs& a) {
+  for (int64_t oh = 0; oh < a.oh; ++oh) {
+    float* out = a.dst + oh * a.ow;
+    for (int64_t ow = 0; ow < a.ow; ++ow) out[ow] = a.bias;
+    for (int64_t kh = 0; kh < a.kh; ++kh) {
+      const float* row = a.src + (oh * a.sh + kh * a.dh) * a.src_w;
+      for (int64_t kw = 0; kw < a.kw; ++kw) {
+        const float w = a.weights[kh * a.kw + kw];
+        const float* in = row + kw * a.dw;
+        if (a.sw == 1) {
+          const V wv = set1(w);
+          int64_t ow = 0;
+          for (; ow + kLanes <= a.ow; ow += kLanes) store(out + ow, fma(load(in + ow), wv, load(out + ow)));
+          for (; ow < a.ow; ++ow) out[ow] += in[ow] * w;
+        } else {
+          for (int64_t ow = 0; ow < a.ow; ++ow) out[ow] += in[ow * a.sw] * w;
+        }
+      }
+    }
+  }
+}

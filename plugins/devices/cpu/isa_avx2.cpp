@@ -1,0 +1,15 @@
+// The kernels for AVX2 with FMA, built with -mavx2 -mfma.
+#include <immintrin.h>
+
+#include <cstdint>
+
+#include "isa.h"
+
+#define AOE_CPU_LANES 8
+namespace aoe::cpu::avx2 {
+#include "isa/all.inl"
+}  // namespace aoe::cpu::avx2
+
+namespace aoe::cpu {
+const IsaKernels& avx2_kernels() { return avx2::table(); }
+}  // namespace aoe::cpu

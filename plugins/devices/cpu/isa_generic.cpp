@@ -1,0 +1,13 @@
+// The kernels for the baseline target: portable vectors, no ISA extension.
+#include <cstdint>
+
+#include "isa.h"
+
+#define AOE_CPU_LANES 4
+namespace aoe::cpu::generic {
+#include "isa/all.inl"
+}  // namespace aoe::cpu::generic
+
+namespace aoe::cpu {
+const IsaKernels& generic_kernels() { return generic::table(); }
+}  // namespace aoe::cpu

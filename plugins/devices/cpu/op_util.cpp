@@ -1,0 +1,135 @@
+#include "op_util.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "aoe/sdk/error.h"
+
+namespace aoe::cpu {
+
+void unsupported(const std::string& why) { throw sdk::Error(sdk::StatusCode::unsupported, why); }
+void invalid(const std::string& why) { throw sdk::Error(sdk::StatusCode::invalid_argument, why); }
+
+void require_f32(const sdk::OpTask& task, const std::vector<size_t>& any_dtype) {
+  for (size_t i = 0; i < task.inputs.size(); ++i) {
+    const auto& t = task.inputs[i];
+    if (!t.fully_known()) invalid(task.op_type + " input " + std::to_string(i) + " has unknown dims");
+    if (std::find(any_dtype.begin(), any_dtype.end(), i) != any_dtype.end()) continue;
+    if (t.dtype != sdk::DType::f32)
+      unsupported("the cpu device runs " + task.op_type + " on float32 only, not " + sdk::to_string(t.dtype));
+  }
+  for (const auto& t : task.outputs)
+    if (t.dtype != sdk::DType::f32 && t.dtype != sdk::DType::undefined)
+      unsupported("the cpu device runs " + task.op_type + " on float32 only, not " + sdk::to_string(t.dtype));
+}
+
+void require_inputs(const sdk::OpTask& task, size_t at_least, size_t at_most) {
+  if (task.inputs.size() < at_least || task.inputs.size() > at_most)
+    invalid(task.op_type + " takes " + std::to_string(at_least) +
+            (at_most > at_least ? " to " + std::to_string(at_most) : std::string()) + " inputs, got " +
+            std::to_string(task.inputs.size()));
+}
+
+int64_t int_attr(const nlohmann::json& attrs, const char* key, int64_t fallback) {
+  if (!attrs.is_object() || !attrs.contains(key)) return fallback;
+  const auto& v = attrs.at(key);
+  if (v.is_boolean()) return v.get<bool>() ? 1 : 0;
+  if (v.is_number_integer()) return v.get<int64_t>();
+  invalid(std::string("attribute '") + key + "' must be an integer");
+}
+
+double float_attr(const nlohmann::json& attrs, const char* key, double fallback) {
+  if (!attrs.is_object() || !attrs.contains(key)) return fallback;
+  const auto& v = attrs.at(key);
+  if (v.is_number()) return v.get<double>();
+  invalid(std::string("attribute '") + key + "' must be a number");
+}
+
+std::vector<int64_t> ints_attr(const nlohmann::json& attrs, const char* key, std::vector<int64_t> fallback) {
+  if (!attrs.is_object() || !attrs.contains(key)) return fallback;
+  const auto& v = attrs.at(key);
+  if (!v.is_array()) invalid(std::string("attribute '") + key + "' must be a list of integers");
+  std::vector<int64_t> out;
+  for (const auto& x : v) {
+    if (!x.is_number_integer()) invalid(std::string("attribute '") + key + "' must be a list of integers");
+    out.push_back(x.get<int64_t>());
+  }
+  return out;
+}
+
+std::string string_attr(const nlohmann::json& attrs, const char* key, const std::string& fallback) {
+  if (!attrs.is_object() || !attrs.contains(key)) return fallback;
+  const auto& v = attrs.at(key);
+  if (!v.is_string()) invalid(std::string("attribute '") + key + "' must be a string");
+  return v.get<std::string>();
+}
+
+FusedOps fused_ops(const sdk::OpTask& task) {
+  FusedOps f;
+  size_t binary = 0;
+  for (const auto& op : task.fused_ops) binary += is_binary_op(op) ? 1 : 0;
+  if (binary > task.inputs.size())
+    invalid(task.op_type + " fuses " + std::to_string(binary) + " binary ops but has " +
+            std::to_string(task.inputs.size()) + " inputs");
+  f.anchor_inputs = task.inputs.size() - binary;
+  size_t next = f.anchor_inputs;
+  for (size_t i = 0; i < task.fused_ops.size(); ++i) {
+    const auto& op = task.fused_ops[i];
+    if (!is_elementwise_op(op)) unsupported("the cpu device cannot fuse '" + op + "' after " + task.op_type);
+    ChainStep step = chain_step(op, fused_attrs(task.attrs, i));
+    if (is_binary(step.op)) {
+      step.operand = static_cast<int>(f.inputs.size());
+      f.inputs.push_back(next++);
+    }
+    f.steps.push_back(step);
+  }
+  return f;
+}
+
+sdk::Knob threads_knob(const HostCpu& host) {
+  return sdk::Knob::integer("threads", sdk::KnobTag::schedule, 1, std::max(1, host.threads));
+}
+
+sdk::Knob isa_knob() {
+  return sdk::Knob::categorical("isa", sdk::KnobTag::impl, {isa_name(Isa::generic), isa_name(Isa::avx2), isa_name(Isa::avx512)});
+}
+
+sdk::Knob sized_knob(const std::string& name, const std::vector<int64_t>& candidates, int64_t extent) {
+  sdk::Knob k{name, sdk::KnobTag::schedule, sdk::DomainKind::integer, {}, {}};
+  for (int64_t v : candidates) {
+    k.values.push_back(v);
+    if (v >= extent) break;
+  }
+  return k;
+}
+
+sdk::Knob choice_knob(const std::string& name, sdk::KnobTag tag, std::vector<std::string> labels) {
+  return sdk::Knob::categorical(name, tag, std::move(labels));
+}
+
+int64_t at_most(const sdk::Knob& knob, int64_t v) {
+  int64_t best = knob.values.front();
+  for (int64_t x : knob.values)
+    if (x <= v) best = x;
+  return best;
+}
+
+std::string isa_refusal(const HostCpu& host, int64_t value) {
+  const Isa isa = static_cast<Isa>(value);
+  if (host.runs(isa)) return {};
+  return std::string("this CPU does not run ") + isa_name(isa) + " kernels";
+}
+
+const IsaKernels& kernels_for(int64_t isa_value) {
+  const IsaKernels* k = isa_kernels(static_cast<Isa>(isa_value));
+  if (!k) throw sdk::Error(sdk::StatusCode::internal, "no kernels for this ISA on this CPU");
+  return *k;
+}
+
+int default_threads(const HostCpu& host, double work) {
+  constexpr double kWorkPerThread = 50e3;  // ~50 us: fork-join costs a few
+  const double wanted = std::floor(work / kWorkPerThread);
+  return static_cast<int>(std::clamp(wanted, 1.0, static_cast<double>(std::max(1, host.threads))));
+}
+
+}  // namespace aoe::cpu

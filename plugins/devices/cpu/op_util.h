@@ -1,0 +1,58 @@
+// What the ops share: reading a task's attributes and fused ops, and the
+// knobs every family has (threads, instruction set).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "aoe/sdk/op_task.h"
+#include "aoe/sdk/tuning_space.h"
+#include "chain.h"
+#include "host_cpu.h"
+#include "shape.h"
+
+namespace aoe::cpu {
+
+[[noreturn]] void unsupported(const std::string& why);
+[[noreturn]] void invalid(const std::string& why);
+
+// Every tensor of the task known and fp32, but for the inputs listed in
+// `any_dtype` (integer axes and the like). Throws unsupported otherwise.
+void require_f32(const sdk::OpTask& task, const std::vector<size_t>& any_dtype = {});
+void require_inputs(const sdk::OpTask& task, size_t at_least, size_t at_most);
+
+int64_t int_attr(const nlohmann::json& attrs, const char* key, int64_t fallback);
+double float_attr(const nlohmann::json& attrs, const char* key, double fallback);
+std::vector<int64_t> ints_attr(const nlohmann::json& attrs, const char* key, std::vector<int64_t> fallback);
+std::string string_attr(const nlohmann::json& attrs, const char* key, const std::string& fallback);
+
+// The fused ops after the anchor: each binary one reads the next input
+// after the anchor's own, and its other attributes come from fused_attrs.
+struct FusedOps {
+  std::vector<ChainStep> steps;     // operand = index into `inputs`
+  std::vector<size_t> inputs;       // task input of each operand
+  size_t anchor_inputs = 0;         // inputs the anchor itself takes
+};
+FusedOps fused_ops(const sdk::OpTask& task);
+
+// Knob helpers.
+sdk::Knob threads_knob(const HostCpu& host);
+sdk::Knob isa_knob();  // categorical over every ISA, so a config reads the same on any machine
+// The candidate values below `extent`, then the first at or above it: past
+// the problem's size a bigger block changes nothing.
+sdk::Knob sized_knob(const std::string& name, const std::vector<int64_t>& candidates, int64_t extent);
+sdk::Knob choice_knob(const std::string& name, sdk::KnobTag tag, std::vector<std::string> labels);
+// The largest value of `knob` not above `v`, else its smallest.
+int64_t at_most(const sdk::Knob& knob, int64_t v);
+// Empty when this CPU runs the ISA of knob value `value`.
+std::string isa_refusal(const HostCpu& host, int64_t value);
+const IsaKernels& kernels_for(int64_t isa_value);
+
+// Threads a good library would use for `work` units of ~1 ns each:
+// enough that each thread gets tens of microseconds.
+int default_threads(const HostCpu& host, double work);
+
+}  // namespace aoe::cpu

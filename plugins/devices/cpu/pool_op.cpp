@@ -1,0 +1,208 @@
+#include "pool_op.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "blocked.h"
+#include "buffer.h"
+#include "op_util.h"
+
+namespace aoe::cpu {
+namespace {
+
+enum Format : int64_t { kNchw, kNchwc };
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+Window3 window_of(const std::string& op, const Shape& spatial, const std::vector<int64_t>& kernel,
+                  const nlohmann::json& attrs, bool ceil_mode) {
+  const size_t k = spatial.size();
+  if (k < 1 || k > 3) unsupported(op + " over " + std::to_string(k) + " spatial dims (the cpu device takes 1 to 3)");
+  if (kernel.size() != k) invalid(op + " kernel_shape has " + std::to_string(kernel.size()) + " dims for " + std::to_string(k) + " spatial dims");
+  const auto strides = ints_attr(attrs, "strides", std::vector<int64_t>(k, 1));
+  const auto dilations = ints_attr(attrs, "dilations", std::vector<int64_t>(k, 1));
+  auto pads = ints_attr(attrs, "pads", std::vector<int64_t>(2 * k, 0));
+  const std::string auto_pad = string_attr(attrs, "auto_pad", "NOTSET");
+  if (strides.size() != k || dilations.size() != k || pads.size() != 2 * k)
+    invalid(op + " needs " + std::to_string(k) + " strides and dilations and " + std::to_string(2 * k) + " pads");
+  Window3 w;
+  const size_t off = 3 - k;
+  for (size_t d = 0; d < k; ++d) {
+    const size_t e = off + d;
+    w.in[e] = spatial[d];
+    w.kernel[e] = kernel[d];
+    w.stride[e] = strides[d];
+    w.dilation[e] = dilations[d];
+    if (w.kernel[e] < 1 || w.stride[e] < 1 || w.dilation[e] < 1)
+      invalid(op + " needs kernel_shape, strides and dilations >= 1");
+    const int64_t span = (w.kernel[e] - 1) * w.dilation[e] + 1;
+    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      w.out[e] = ceil_div(w.in[e], w.stride[e]);
+      const int64_t total = std::max<int64_t>(0, (w.out[e] - 1) * w.stride[e] + span - w.in[e]);
+      w.pad_begin[e] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      w.pad_end[e] = total - w.pad_begin[e];
+    } else if (auto_pad == "VALID") {
+      w.out[e] = ceil_div(w.in[e] - span + 1, w.stride[e]);
+    } else if (auto_pad == "NOTSET") {
+      w.pad_begin[e] = pads[d];
+      w.pad_end[e] = pads[d + k];
+      const int64_t room = w.in[e] + w.pad_begin[e] + w.pad_end[e] - span;
+      w.out[e] = (ceil_mode ? ceil_div(room, w.stride[e]) : room / w.stride[e]) + 1;
+      // A last window that would start past the input and its leading pad is dropped.
+      if (ceil_mode && (w.out[e] - 1) * w.stride[e] >= w.in[e] + w.pad_begin[e]) --w.out[e];
+    } else {
+      invalid(op + " auto_pad '" + auto_pad + "' is none of NOTSET, SAME_UPPER, SAME_LOWER, VALID");
+    }
+    if (w.out[e] < 1) invalid(op + " window is larger than its input");
+  }
+  return w;
+}
+
+class PoolKernel final : public Kernel {
+ public:
+  PoolKernel(const PoolOp& op, const IsaKernels& isa, bool blocked, int threads)
+      : op_(op), isa_(isa), blocked_(blocked), threads_(threads) {
+    lanes_ = blocked ? isa.lanes : 1;
+    const int64_t planes = blocked ? channel_blocks(op.c_, lanes_) * lanes_ : op.c_;
+    out_.resize(op.n_ * planes * out_plane());
+    if (blocked) in_.resize(op.n_ * planes * in_plane());
+  }
+
+  void bind(const std::vector<const float*>& inputs) override {
+    src_ = inputs[0];
+    if (blocked_) {
+      to_blocked(inputs[0], in_.data(), op_.n_, op_.c_, in_plane(), lanes_);
+      src_ = in_.data();
+    }
+  }
+
+  void run(ThreadPool& pool) override {
+    const int64_t planes = op_.n_ * (blocked_ ? channel_blocks(op_.c_, lanes_) : op_.c_);
+    const int64_t in_step = in_plane() * lanes_, out_step = out_plane() * lanes_;
+    pool.run(planes, threads_, [&](int64_t p, int) {
+      PoolArgs a = op_.args();
+      a.src = src_ + p * in_step;
+      a.dst = out_.data() + p * out_step;
+      (blocked_ ? isa_.pool_blocked : isa_.pool_plane)(a);
+    });
+  }
+
+  void read_output(size_t, float* out) const override {
+    if (blocked_) from_blocked(out_.data(), out, op_.n_, op_.c_, out_plane(), lanes_);
+    else std::memcpy(out, out_.data(), static_cast<size_t>(op_.n_ * op_.c_ * out_plane()) * sizeof(float));
+  }
+  float* output_data() override { return out_.data(); }
+  Footprint footprint() const override {
+    return {{src_, static_cast<size_t>(op_.n_ * op_.c_ * in_plane()) * sizeof(float)}, {out_.data(), out_.bytes()}};
+  }
+
+ private:
+  int64_t in_plane() const { return op_.w_.in[0] * op_.w_.in[1] * op_.w_.in[2]; }
+  int64_t out_plane() const { return op_.w_.out[0] * op_.w_.out[1] * op_.w_.out[2]; }
+
+  const PoolOp& op_;
+  const IsaKernels& isa_;
+  bool blocked_;
+  int threads_, lanes_ = 1;
+  const float* src_ = nullptr;
+  Buffer in_, out_;
+};
+
+PoolOp::PoolOp(const sdk::OpTask& task, const HostCpu& host) : host_(host) {
+  const std::string& t = task.op_type;
+  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after " + t);
+  if (task.outputs.size() > 1) unsupported(t + " with an Indices output");
+  require_f32(task);
+  require_inputs(task, 1, 1);
+  const Shape in = task.inputs[0].shape;
+  if (in.size() < 3) invalid(t + " takes N x C x spatial input");
+  inputs_ = {in};
+  max_ = t == "MaxPool";
+  if (!max_ && task.attrs.contains("dilations")) {
+    for (auto d : ints_attr(task.attrs, "dilations", {}))
+      if (d != 1) unsupported("AveragePool with dilations");
+  }
+  count_include_pad_ = int_attr(task.attrs, "count_include_pad", 0) != 0;
+  n_ = in[0];
+  c_ = in[1];
+  const Shape spatial(in.begin() + 2, in.end());
+  w_ = window_of(t, spatial, ints_attr(task.attrs, "kernel_shape", {}), task.attrs,
+                 int_attr(task.attrs, "ceil_mode", 0) != 0);
+  Shape out = {n_, c_};
+  for (size_t d = 3 - spatial.size(); d < 3; ++d) out.push_back(w_.out[d]);
+  outputs_ = {out};
+  if (!task.outputs.empty() && task.outputs[0].shape != out)
+    invalid(t + " output is " + to_string(task.outputs[0].shape) + ", expected " + to_string(out));
+
+  space_.version = "1";
+  space_.knobs.resize(kKnobCount);
+  space_.knobs[kFormat] = choice_knob("format", sdk::KnobTag::format, {"NCHW", "NCHWc"});
+  space_.knobs[kIsa] = isa_knob();
+  space_.knobs[kThreads] = threads_knob(host);
+  // Blocked when the channels fill vectors, as oneDNN lays out pooling.
+  const int lanes = isa_kernels(host.best_isa())->lanes;
+  const double work = static_cast<double>(elements(out)) * static_cast<double>(w_.kernel[0] * w_.kernel[1] * w_.kernel[2]);
+  space_.default_config = {c_ >= lanes ? kNchwc : kNchw, static_cast<int64_t>(host.best_isa()),
+                           default_threads(host, work * 0.5)};
+}
+
+PoolArgs PoolOp::args() const {
+  PoolArgs a;
+  for (int d = 0; d < 3; ++d) {
+    a.in[d] = w_.in[d];
+    a.out[d] = w_.out[d];
+    a.kernel[d] = w_.kernel[d];
+    a.stride[d] = w_.stride[d];
+    a.dilation[d] = w_.dilation[d];
+    a.pad_begin[d] = w_.pad_begin[d];
+    a.pad_end[d] = w_.pad_end[d];
+  }
+  a.max = max_ ? 1 : 0;
+  a.count_include_pad = count_include_pad_ ? 1 : 0;
+  return a;
+}
+
+std::string PoolOp::check(const sdk::Config& c) const { return isa_refusal(host_, c[kIsa]); }
+
+std::unique_ptr<Kernel> PoolOp::build(const sdk::Config& c) const {
+  return std::make_unique<PoolKernel>(*this, kernels_for(c[kIsa]), c[kFormat] == kNchwc, static_cast<int>(c[kThreads]));
+}
+
+// Window by window, tap by tap, straight from the definition.
+void PoolOp::reference(const std::vector<const float*>& inputs, const std::vector<float*>& outputs) const {
+  const int64_t in_plane = w_.in[0] * w_.in[1] * w_.in[2];
+  float* out = outputs[0];
+  for (int64_t p = 0; p < n_ * c_; ++p) {
+    const float* x = inputs[0] + p * in_plane;
+    for (int64_t oz = 0; oz < w_.out[0]; ++oz)
+      for (int64_t oy = 0; oy < w_.out[1]; ++oy)
+        for (int64_t ox = 0; ox < w_.out[2]; ++ox) {
+          double acc = max_ ? -INFINITY : 0.0;
+          int64_t inside = 0, padded = 0;
+          for (int64_t kz = 0; kz < w_.kernel[0]; ++kz)
+            for (int64_t ky = 0; ky < w_.kernel[1]; ++ky)
+              for (int64_t kx = 0; kx < w_.kernel[2]; ++kx) {
+                const int64_t at[3] = {oz * w_.stride[0] - w_.pad_begin[0] + kz * w_.dilation[0],
+                                       oy * w_.stride[1] - w_.pad_begin[1] + ky * w_.dilation[1],
+                                       ox * w_.stride[2] - w_.pad_begin[2] + kx * w_.dilation[2]};
+                bool in = true, in_pad = true;
+                for (int d = 0; d < 3; ++d) {
+                  in = in && at[d] >= 0 && at[d] < w_.in[d];
+                  in_pad = in_pad && at[d] >= -w_.pad_begin[d] && at[d] < w_.in[d] + w_.pad_end[d];
+                }
+                padded += in_pad;
+                if (!in) continue;
+                ++inside;
+                const double v = x[(at[0] * w_.in[1] + at[1]) * w_.in[2] + at[2]];
+                acc = max_ ? std::max(acc, v) : acc + v;
+              }
+          if (!max_) acc /= static_cast<double>(std::max<int64_t>(1, count_include_pad_ ? padded : inside));
+          *out++ = static_cast<float>(acc);
+        }
+  }
+}
+
+}  // namespace aoe::cpu

@@ -1,0 +1,44 @@
+// MaxPool and AveragePool over 1 to 3 spatial dims, on NCHW planes or on
+// the channel-blocked layout with one vector of channels per pixel.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cpu_op.h"
+#include "isa.h"
+
+namespace aoe::cpu {
+
+// Output extents and pads of a sliding window along each spatial dim, as
+// ONNX defines them (auto_pad, pads, ceil_mode). Shared with convolution.
+struct Window3 {
+  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1};
+  int64_t kernel[3] = {1, 1, 1}, stride[3] = {1, 1, 1}, dilation[3] = {1, 1, 1};
+  int64_t pad_begin[3] = {0, 0, 0}, pad_end[3] = {0, 0, 0};
+};
+// `spatial` dims right-aligned into three; throws invalid_argument naming `op`.
+Window3 window_of(const std::string& op, const Shape& spatial, const std::vector<int64_t>& kernel,
+                  const nlohmann::json& attrs, bool ceil_mode);
+
+class PoolOp final : public CpuOp {
+ public:
+  enum Knob : size_t { kFormat, kIsa, kThreads, kKnobCount };
+
+  PoolOp(const sdk::OpTask& task, const HostCpu& host);
+  std::string check(const sdk::Config& config) const override;
+  std::unique_ptr<Kernel> build(const sdk::Config& config) const override;
+  void reference(const std::vector<const float*>& inputs, const std::vector<float*>& outputs) const override;
+
+ private:
+  friend class PoolKernel;
+  PoolArgs args() const;
+  const HostCpu& host_;
+  bool max_ = true;
+  bool count_include_pad_ = false;
+  int64_t n_ = 1, c_ = 1;
+  Window3 w_;
+};
+
+}  // namespace aoe::cpu

@@ -1,0 +1,161 @@
+#include "reduce_op.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "buffer_kernel.h"
+#include "op_util.h"
+#include "reference.h"
+
+namespace aoe::cpu {
+
+class ReduceKernel final : public BufferKernel {
+ public:
+  ReduceKernel(const ReduceOp& op, const ReduceConfig& cfg) : BufferKernel(op), op_(op), cfg_(cfg) {
+    int64_t kept_most = 0;
+    for (const auto& p : op.passes_) kept_most = std::max(kept_most, p.outer * p.inner);
+    scratch_.resize(std::max<int64_t>(1, kept_most * cfg.threads));
+    // Passes alternate between two buffers; the last writes the output.
+    if (op.passes_.size() > 1) ping_.resize(kept_most), pong_.resize(kept_most);
+  }
+
+  void run(ThreadPool& pool) override {
+    float* out = outputs_[0].data();
+    if (op_.identity_) {
+      std::memcpy(out, inputs_[0], outputs_[0].bytes());
+      return;
+    }
+    const size_t n = op_.passes_.size();
+    // A mean over several runs sums each, then scales once.
+    const ReduceKind pass_kind = n > 1 && op_.kind_ == ReduceKind::mean ? ReduceKind::sum : op_.kind_;
+    const float* src = inputs_[0];
+    for (size_t i = 0; i < n; ++i) {
+      const auto& p = op_.passes_[i];
+      float* dst = i + 1 == n ? out : (i % 2 == 0 ? ping_.data() : pong_.data());
+      reduce(cfg_, pass_kind, src, dst, p.outer, p.reduced, p.inner, scratch_.data(), pool);
+      src = dst;
+    }
+    if (n > 1 && op_.kind_ == ReduceKind::mean) {
+      const float s = 1.0f / static_cast<float>(op_.total_reduced_);
+      for (int64_t i = 0; i < outputs_[0].size(); ++i) out[i] *= s;
+    }
+  }
+
+ private:
+  const ReduceOp& op_;
+  ReduceConfig cfg_;
+  Buffer scratch_, ping_, pong_;
+};
+
+ReduceOp::ReduceOp(const sdk::OpTask& task, const HostCpu& host) : host_(host) {
+  const std::string& t = task.op_type;
+  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after " + t);
+  require_f32(task, {1});
+  if (task.inputs.empty()) invalid(t + " takes an input");
+  const Shape in = task.inputs[0].shape;
+  inputs_.push_back(in);
+  const auto rank = static_cast<int64_t>(in.size());
+  kind_ = t == "ReduceSum" ? ReduceKind::sum
+          : t == "ReduceMax" || t == "GlobalMaxPool" ? ReduceKind::max
+          : t == "ReduceMin" ? ReduceKind::min
+                             : ReduceKind::mean;
+  bool keepdims = true;
+  std::vector<int64_t> axes;
+  if (t == "GlobalAveragePool" || t == "GlobalMaxPool") {
+    if (rank < 3) invalid(t + " takes N x C x spatial input");
+    for (int64_t a = 2; a < rank; ++a) axes.push_back(a);
+  } else {
+    keepdims = int_attr(task.attrs, "keepdims", 1) != 0;
+    if (task.inputs.size() > 1) {
+      if (!task.attrs.contains("axes")) unsupported(t + " with its axes as a tensor needs them as attribute 'axes'");
+      inputs_.push_back(task.inputs[1].shape);  // an integer tensor, never read
+    }
+    axes = ints_attr(task.attrs, "axes", {});
+    if (axes.empty() && int_attr(task.attrs, "noop_with_empty_axes", 0) != 0) identity_ = true;
+    if (axes.empty() && !identity_)
+      for (int64_t a = 0; a < rank; ++a) axes.push_back(a);
+  }
+  reduced_.assign(in.size(), false);
+  for (int64_t a : axes) reduced_[static_cast<size_t>(normalize_axis(a, rank, t))] = true;
+  Shape out;
+  for (size_t d = 0; d < in.size(); ++d) {
+    if (!reduced_[d]) out.push_back(in[d]);
+    else if (keepdims) out.push_back(1);
+    if (reduced_[d]) total_reduced_ *= in[d];
+  }
+  outputs_ = {out};
+  if (!task.outputs.empty() && elements(task.outputs[0].shape) != elements(out))
+    invalid(t + " output is " + to_string(task.outputs[0].shape) + ", expected " + to_string(out));
+
+  // Runs of adjacent dims alike (extent-1 dims dropped), reduced innermost first.
+  std::vector<std::pair<bool, int64_t>> runs;
+  for (size_t d = 0; d < in.size(); ++d) {
+    if (in[d] == 1) continue;
+    if (!runs.empty() && runs.back().first == reduced_[d]) runs.back().second *= in[d];
+    else runs.emplace_back(reduced_[d], in[d]);
+  }
+  for (size_t r = runs.size(); r-- > 0;) {
+    if (!runs[r].first) continue;
+    int64_t outer = 1, inner = 1;
+    for (size_t i = 0; i < r; ++i) outer *= runs[i].second;
+    for (size_t i = r + 1; i < runs.size(); ++i) inner *= runs[i].first ? 1 : runs[i].second;
+    passes_.push_back({outer, runs[r].second, inner});
+  }
+  if (passes_.empty()) identity_ = true;
+
+  space_.version = "1";
+  space_.knobs.resize(kKnobCount);
+  space_.knobs[kIsa] = isa_knob();
+  space_.knobs[kSplit] = choice_knob("split", sdk::KnobTag::schedule, {"kept", "reduced"});
+  space_.knobs[kAccumulators] = sdk::Knob::power_of_two("accumulators", sdk::KnobTag::impl, 1, 4);
+  space_.knobs[kThreads] = threads_knob(host);
+  // Split the reduced axis only when the kept values are too few to share.
+  const int threads = default_threads(host, static_cast<double>(elements(in)) * 0.25);
+  const int64_t kept = elements(out);
+  space_.default_config = {static_cast<int64_t>(host.best_isa()), kept < threads * 4 && !identity_ ? 1 : 0, 2, threads};
+}
+
+std::string ReduceOp::check(const sdk::Config& c) const {
+  if (auto why = isa_refusal(host_, c[kIsa]); !why.empty()) return why;
+  if (c[kSplit] == 1 && (identity_ || passes_.size() > 1))
+    return "split=reduced is for a reduction over one run of adjacent axes";
+  return {};
+}
+
+std::unique_ptr<Kernel> ReduceOp::build(const sdk::Config& c) const {
+  ReduceConfig cfg;
+  cfg.isa = &kernels_for(c[kIsa]);
+  cfg.split = c[kSplit] == 0 ? ReduceSplit::kept : ReduceSplit::reduced;
+  cfg.accumulators = static_cast<int>(c[kAccumulators]);
+  cfg.threads = static_cast<int>(c[kThreads]);
+  return std::make_unique<ReduceKernel>(*this, cfg);
+}
+
+void ReduceOp::reference(const std::vector<const float*>& inputs, const std::vector<float*>& outputs) const {
+  const Shape& in = inputs_[0];
+  Shape kept;  // the output with every reduced dim kept as 1
+  for (size_t d = 0; d < in.size(); ++d) kept.push_back(reduced_[d] ? 1 : in[d]);
+  const double init = kind_ == ReduceKind::max ? -std::numeric_limits<double>::infinity()
+                      : kind_ == ReduceKind::min ? std::numeric_limits<double>::infinity()
+                                                 : 0.0;
+  std::vector<double> acc(static_cast<size_t>(elements(kept)), identity_ ? 0.0 : init);
+  const auto kept_strides = strides_of(kept);
+  std::vector<int64_t> index(in.size(), 0);
+  size_t flat = 0;
+  do {
+    size_t at = 0;
+    for (size_t d = 0; d < in.size(); ++d) at += static_cast<size_t>((reduced_[d] ? 0 : index[d]) * kept_strides[d]);
+    const double v = inputs[0][flat++];
+    double& a = acc[at];
+    if (identity_) a = v;
+    else if (kind_ == ReduceKind::max) a = std::max(a, v);
+    else if (kind_ == ReduceKind::min) a = std::min(a, v);
+    else a += v;
+  } while (next_index(index, in));
+  if (kind_ == ReduceKind::mean && !identity_)
+    for (auto& a : acc) a /= static_cast<double>(total_reduced_);
+  store(acc, outputs[0]);
+}
+
+}  // namespace aoe::cpu

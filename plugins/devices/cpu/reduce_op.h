@@ -1,0 +1,39 @@
+// ReduceSum, ReduceMean, ReduceMax, ReduceMin over any axes, and
+// GlobalAveragePool / GlobalMaxPool as reductions over the spatial dims.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cpu_op.h"
+#include "reduce.h"
+
+namespace aoe::cpu {
+
+class ReduceOp final : public CpuOp {
+ public:
+  enum Knob : size_t { kIsa, kSplit, kAccumulators, kThreads, kKnobCount };
+
+  ReduceOp(const sdk::OpTask& task, const HostCpu& host);
+
+  std::string check(const sdk::Config& config) const override;
+  std::unique_ptr<Kernel> build(const sdk::Config& config) const override;
+  void reference(const std::vector<const float*>& inputs, const std::vector<float*>& outputs) const override;
+
+  // One pass reduces one run of adjacent reduced dims.
+  struct Pass {
+    int64_t outer, reduced, inner;
+  };
+
+ private:
+  friend class ReduceKernel;
+  const HostCpu& host_;
+  ReduceKind kind_ = ReduceKind::sum;
+  std::vector<bool> reduced_;  // per input dim
+  std::vector<Pass> passes_;   // innermost run first
+  int64_t total_reduced_ = 1;
+  bool identity_ = false;      // nothing to reduce: a copy
+};
+
+}  // namespace aoe::cpu

@@ -1,0 +1,23 @@
+// Tensor shapes: element counts, row-major strides, numpy broadcasting.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace aoe::cpu {
+
+using Shape = std::vector<int64_t>;
+
+int64_t elements(const Shape& shape);
+// Row-major strides, in elements.
+std::vector<int64_t> strides_of(const Shape& shape);
+// The numpy broadcast of `shapes`; throws sdk::Error(invalid_argument) naming `what` when they clash.
+Shape broadcast(const std::vector<Shape>& shapes, const std::string& what);
+// `shape` right-aligned to `rank` dims with leading 1s.
+Shape align_rank(const Shape& shape, size_t rank);
+std::string to_string(const Shape& shape);
+// An axis in [-rank, rank) as an index; throws invalid_argument naming `what`.
+int64_t normalize_axis(int64_t axis, int64_t rank, const std::string& what);
+
+}  // namespace aoe::cpu

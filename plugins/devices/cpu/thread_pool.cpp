@@ -1,0 +1,104 @@
+#include "thread_pool.h"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+namespace aoe::cpu {
+namespace {
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+// Spinning this long (a pause is ~40-140 cycles) before sleeping keeps the
+// wake-up of back-to-back regions off the futex path.
+constexpr int kSpins = 20000;
+
+}  // namespace
+
+int available_threads() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+}
+
+ThreadPool::ThreadPool(int threads) {
+  for (int id = 1; id < std::max(1, threads); ++id) workers_.emplace_back([this, id] { work(id); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_.store(true, std::memory_order_release);
+    generation_.fetch_add(1, std::memory_order_release);
+  }
+  wake_.notify_all();
+  for (auto& t : workers_) t.join();
+}
+
+void ThreadPool::take_tasks(const Region& r, int id) {
+  const uint64_t tag = static_cast<uint64_t>(r.generation) << 32;
+  for (;;) {
+    uint64_t state = next_.load(std::memory_order_acquire);
+    if ((state & ~uint64_t{0xffffffff}) != tag) return;  // a newer region
+    const auto task = static_cast<int64_t>(state & 0xffffffff);
+    if (task >= r.tasks) return;
+    if (!next_.compare_exchange_weak(state, state + 1, std::memory_order_acq_rel)) continue;
+    (*r.body)(task, id);
+    done_.fetch_add(1, std::memory_order_release);
+  }
+}
+
+void ThreadPool::work(int id) {
+  uint32_t seen = 0;
+  for (;;) {
+    for (int spins = 0; generation_.load(std::memory_order_acquire) == seen && spins < kSpins; ++spins) cpu_relax();
+    Region r;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (generation_.load(std::memory_order_acquire) == seen) {
+        ++sleepers_;
+        wake_.wait(lock, [&] { return generation_.load(std::memory_order_acquire) != seen; });
+        --sleepers_;
+      }
+      if (stop_.load(std::memory_order_acquire)) return;
+      r = region_;
+      seen = generation_.load(std::memory_order_acquire);
+    }
+    if (id < r.threads) take_tasks(r, id);
+  }
+}
+
+void ThreadPool::run(int64_t tasks, int threads, const std::function<void(int64_t, int)>& body) {
+  threads = static_cast<int>(std::min<int64_t>({static_cast<int64_t>(threads), size(), tasks}));
+  if (threads <= 1 || workers_.empty()) {
+    for (int64_t t = 0; t < tasks; ++t) body(t, 0);
+    return;
+  }
+  Region r;
+  int sleeping;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    r = {&body, tasks, threads, region_.generation + 1};
+    region_ = r;
+    done_.store(0, std::memory_order_relaxed);
+    next_.store(static_cast<uint64_t>(r.generation) << 32, std::memory_order_release);
+    generation_.store(r.generation, std::memory_order_release);
+    sleeping = sleepers_;
+  }
+  if (sleeping) wake_.notify_all();
+  take_tasks(r, 0);
+  // On a busy machine a worker may be off its core mid-task: stop spinning and yield to it.
+  for (int spins = 0; done_.load(std::memory_order_acquire) < tasks; ++spins) {
+    if (spins < kSpins) cpu_relax();
+    else std::this_thread::yield();
+  }
+}
+
+}  // namespace aoe::cpu

@@ -1,0 +1,57 @@
+// A fork-join pool of std::threads: the caller and its workers split tasks
+// of one parallel region, pulling task indices from a shared counter.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace aoe::cpu {
+
+class ThreadPool {
+ public:
+  // `threads` counts the caller: a pool of 1 runs everything inline.
+  explicit ThreadPool(int threads);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int size() const { return static_cast<int>(workers_.size()) + 1; }
+
+  // Runs body(task, thread) for every task in [0, tasks) on up to `threads`
+  // threads (thread 0 is the caller) and returns when all are done. It
+  // waits only for tasks a thread has taken: on a busy machine a worker
+  // that is off its core leaves its share to the others.
+  void run(int64_t tasks, int threads, const std::function<void(int64_t, int)>& body);
+
+ private:
+  struct Region {
+    const std::function<void(int64_t, int)>* body = nullptr;
+    int64_t tasks = 0;
+    int threads = 0;
+    uint32_t generation = 0;
+  };
+  void work(int id);
+  void take_tasks(const Region& region, int id);
+
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;  // guards region_ and sleepers_
+  std::condition_variable wake_;
+  Region region_;
+  int sleepers_ = 0;
+  std::atomic<uint32_t> generation_{0};
+  // (generation << 32) | next task: a worker holding an old region can
+  // never take a task of a newer one.
+  std::atomic<uint64_t> next_{0};
+  std::atomic<int64_t> done_{0};
+  std::atomic<bool> stop_{false};
+};
+
+// The threads this process may run on: its CPU affinity, else the online CPUs.
+int available_threads();
+
+}  // namespace aoe::cpu

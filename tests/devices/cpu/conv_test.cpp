@@ -1,0 +1,129 @@
+// Convolution kernels against the reference: GEMM and direct, NCHW and
+// blocked, pointwise, grouped, depthwise, strided, padded, dilated, fused.
+#include <gtest/gtest.h>
+
+#include "catalog.h"
+#include "conv_op.h"
+#include "tasks.h"
+
+namespace aoe::cpu {
+namespace {
+
+using test::f32;
+using test::host;
+using test::op;
+using test::with;
+
+ThreadPool& pool() {
+  static ThreadPool p(host().threads);
+  return p;
+}
+
+// Every direct tile and depthwise tile of every ISA this CPU runs, GEMM
+// with every micro-kernel, and random configs.
+std::vector<sdk::Config> conv_configs(const ConvOp& o) {
+  const auto& space = o.space();
+  auto out = test::sample_configs(o, 6);
+  for (Isa isa : host().isas) {
+    for (size_t t = 0; t < conv_tile_union().size(); ++t)
+      for (int64_t order : {0, 1}) {
+        auto c = with(space, space.default_config, "algo", "direct");
+        c = with(space, c, "format", "NCHWc");
+        c = with(space, c, "isa", isa_name(isa));
+        c = with(space, c, "tile", conv_tile_union()[t].label());
+        c = with(space, c, "direct_order", order);
+        c = with(space, c, "threads", host().threads);
+        if (o.check(c).empty()) out.push_back(c);
+        c = with(space, c, "format", "NCHW");
+        if (o.check(c).empty()) out.push_back(c);
+      }
+    for (const auto& u : ukernel_catalog()) {
+      if (u.isa != isa) continue;
+      auto c = with(space, space.default_config, "algo", "gemm");
+      c = with(space, c, "format", "NCHW");
+      c = with(space, c, "ukernel", u.label());
+      c = with(space, c, "isa", isa_name(isa));
+      c = with(space, c, "kc", space.knobs[ConvOp::kKc].values.front());
+      if (o.check(c).empty()) out.push_back(c);
+    }
+  }
+  return out;
+}
+
+void expect_ok(const sdk::OpTask& task, size_t at_least = 3) {
+  SCOPED_TRACE(task.signature());
+  const ConvOp o(task, host());
+  const auto configs = conv_configs(o);
+  EXPECT_GE(configs.size(), at_least);
+  test::expect_matches_reference(o, configs, pool());
+}
+
+nlohmann::json conv_attrs(std::vector<int64_t> strides, std::vector<int64_t> pads, std::vector<int64_t> dilations = {1, 1},
+                          int64_t group = 1) {
+  return {{"strides", strides}, {"pads", pads}, {"dilations", dilations}, {"group", group}};
+}
+
+TEST(Conv, ThreeByThreePaddedWithBias) {
+  expect_ok(op("Conv", {f32({2, 19, 9, 11}), f32({35, 19, 3, 3}, true), f32({35}, true)}, conv_attrs({1, 1}, {1, 1, 1, 1})));
+}
+
+TEST(Conv, StridedDilatedAsymmetricPads) {
+  expect_ok(op("Conv", {f32({1, 8, 13, 12}), f32({16, 8, 3, 2}, true)}, conv_attrs({2, 1}, {1, 0, 2, 1}, {2, 1})));
+  expect_ok(op("Conv", {f32({1, 3, 15, 15}), f32({20, 3, 7, 7}, true), f32({20}, true)}, conv_attrs({2, 2}, {3, 3, 3, 3})));
+}
+
+TEST(Conv, PointwiseIsAPlainGemm) {
+  const ConvOp o(op("Conv", {f32({2, 32, 7, 7}), f32({48, 32, 1, 1}, true), f32({48}, true)}, conv_attrs({1, 1}, {0, 0, 0, 0})), host());
+  EXPECT_TRUE(o.shape().pointwise());
+  test::expect_matches_reference(o, conv_configs(o), pool());
+}
+
+TEST(Conv, GroupedAndDepthwise) {
+  expect_ok(op("Conv", {f32({1, 12, 8, 8}), f32({18, 4, 3, 3}, true)}, conv_attrs({1, 1}, {1, 1, 1, 1}, {1, 1}, 3)));
+  const auto dw = op("Conv", {f32({2, 40, 10, 9}), f32({40, 1, 3, 3}, true), f32({40}, true)},
+                     conv_attrs({2, 2}, {1, 1, 1, 1}, {1, 1}, 40));
+  const ConvOp o(dw, host());
+  EXPECT_TRUE(o.shape().depthwise());
+  EXPECT_EQ(test::knob(o.space(), o.space().default_config, "algo"), ConvOp::kDirect);
+  test::expect_matches_reference(o, conv_configs(o), pool());
+  expect_ok(op("Conv", {f32({1, 20, 12, 12}), f32({20, 1, 5, 5}, true)}, conv_attrs({1, 1}, {2, 2, 2, 2}, {1, 1}, 20)));
+}
+
+TEST(Conv, OneDimensionalAndAutoPad) {
+  expect_ok(op("Conv", {f32({2, 5, 30}), f32({7, 5, 3}, true)}, {{"strides", {2}}, {"pads", {1, 1}}}));
+  expect_ok(op("Conv", {f32({1, 4, 7, 9}), f32({6, 4, 3, 3}, true)}, {{"auto_pad", "SAME_LOWER"}, {"strides", {2, 2}}}));
+}
+
+TEST(Conv, FusedResidualAndActivation) {
+  const nlohmann::json attrs = {{"pads", {1, 1, 1, 1}}, {"fused_attrs", {nlohmann::json::object(), nlohmann::json::object()}}};
+  expect_ok(op("Conv", {f32({1, 16, 6, 6}), f32({24, 16, 3, 3}, true), f32({24}, true), f32({1, 24, 6, 6})}, attrs,
+               {"Add", "Relu"}));
+  // A per-channel operand runs on NCHW only.
+  const ConvOp o(op("Conv", {f32({1, 16, 6, 6}), f32({24, 16, 3, 3}, true), f32({24, 1, 1})}, {{"pads", {1, 1, 1, 1}}}, {"Mul"}),
+                 host());
+  auto blocked = with(o.space(), o.space().default_config, "algo", "direct");
+  blocked = with(o.space(), blocked, "format", "NCHWc");
+  EXPECT_NE(o.check(blocked), "");
+  test::expect_matches_reference(o, conv_configs(o), pool());
+}
+
+TEST(Conv, RefusesMismatchedKnobs) {
+  const ConvOp o(op("Conv", {f32({1, 16, 6, 6}), f32({24, 16, 3, 3}, true)}, {{"pads", {1, 1, 1, 1}}}), host());
+  const auto& space = o.space();
+  const auto gemm = with(space, with(space, space.default_config, "algo", "gemm"), "format", "NCHW");
+  EXPECT_NE(o.check(with(space, gemm, "format", "NCHWc")), "") << "gemm reads NCHW";
+  EXPECT_NE(o.check(with(space, gemm, "algo", "direct")), "") << "direct runs blocked";
+}
+
+TEST(Conv, DefaultsLikeALibrary) {
+  const int lanes = isa_kernels(host().best_isa())->lanes;
+  const ConvOp wide(op("Conv", {f32({1, 4 * lanes, 8, 8}), f32({4 * lanes, 4 * lanes, 3, 3}, true)}), host());
+  EXPECT_EQ(test::knob(wide.space(), wide.space().default_config, "algo"), ConvOp::kDirect);
+  EXPECT_EQ(test::knob(wide.space(), wide.space().default_config, "format"), ConvOp::kNchwc);
+  const ConvOp first(op("Conv", {f32({1, 3, 32, 32}), f32({16, 3, 3, 3}, true)}), host());
+  EXPECT_EQ(test::knob(first.space(), first.space().default_config, "algo"), ConvOp::kGemm);
+  EXPECT_EQ(test::knob(first.space(), first.space().default_config, "format"), ConvOp::kNchw);
+}
+
+}  // namespace
+}  // namespace aoe::cpu

@@ -1,0 +1,99 @@
+// The cpu device through the C table a host sees: registration, a task
+// evaluated across the boundary (concurrent builds included), errors as statuses.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+
+#include "aoe/sdk/device_client.h"
+#include "aoe/sdk/plugin.h"
+#include "tasks.h"
+
+// What this test's host makes of a status; opaque to the plugin.
+struct aoe_status {
+  int32_t code;
+  std::string message;
+};
+
+namespace aoe::cpu {
+namespace {
+
+aoe_host_services test_host_services() {
+  aoe_host_services s{};
+  s.struct_size = sizeof s;
+  s.status_create = [](void*, int32_t code, const char* message) { return new aoe_status{code, message}; };
+  s.status_code = [](const aoe_status* status) { return status->code; };
+  s.status_message = [](const aoe_status* status) { return status->message.c_str(); };
+  s.status_destroy = [](aoe_status* status) { delete status; };
+  return s;
+}
+
+class CpuPlugin : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(aoe_plugin_init(&services_), nullptr);
+    const aoe_plugin_descriptor* d = aoe_plugin_query();
+    for (uint32_t i = 0; i < d->component_count; ++i)
+      if (std::strcmp(d->components[i].name, "cpu") == 0) component_ = &d->components[i];
+    ASSERT_NE(component_, nullptr);
+    void* self = nullptr;
+    ASSERT_EQ(aoe_plugin_create("cpu", R"({"max_seconds": 0.05, "max_repeats": 5})", &self), nullptr);
+    ref_ = {sizeof(aoe_device_ref), self, static_cast<const aoe_device_vtable*>(component_->vtable)};
+  }
+  void TearDown() override {
+    if (ref_.self) ref_.vtable->destroy(ref_.self);
+    aoe_plugin_shutdown();
+  }
+
+  aoe_host_services services_ = test_host_services();
+  const aoe_component* component_ = nullptr;
+  aoe_device_ref ref_{};
+};
+
+TEST_F(CpuPlugin, RegistersTheCpuDevice) {
+  EXPECT_EQ(component_->kind, AOE_KIND_DEVICE);
+  const auto d = sdk::DeviceClient(ref_, sdk::Host(&services_)).describe();
+  EXPECT_EQ(d.at("soc_version").get<std::string>().rfind("cpu_", 0), 0u);
+}
+
+TEST_F(CpuPlugin, EvaluatesCandidatesAcrossTheBoundary) {
+  const sdk::DeviceClient client(ref_, sdk::Host(&services_));
+  const auto task = client.prepare(test::op("Gemm", {test::f32({20, 30}), test::f32({30, 40}, true), test::f32({40}, true)},
+                                            {}, {"Relu"}));
+  const auto& space = task->space();
+  ASSERT_TRUE(space.in_domain(space.default_config));
+  auto outside = space.default_config;
+  outside[0] = 999;
+  const auto refused = test::with(space, space.default_config, "split", "batch");
+  const auto results = task->evaluate({space.default_config, refused, outside, space.default_config}, {}, 2);
+  ASSERT_EQ(results.size(), 4u);
+  EXPECT_TRUE(results[0].ok()) << results[0].message;
+  EXPECT_EQ(results[1].status, sdk::ResultStatus::invalid);
+  EXPECT_NE(results[1].message.find("split=batch"), std::string::npos);
+  EXPECT_EQ(results[2].status, sdk::ResultStatus::invalid);
+  EXPECT_TRUE(results[3].ok()) << results[3].message;
+}
+
+TEST_F(CpuPlugin, AnUnsupportedOpComesBackAsAStatus) {
+  const sdk::DeviceClient client(ref_, sdk::Host(&services_));
+  try {
+    client.prepare(test::op("LSTM", {test::f32({1, 2, 3})}));
+    FAIL() << "LSTM was prepared";
+  } catch (const sdk::Error& e) {
+    EXPECT_EQ(e.code(), sdk::StatusCode::unsupported);
+    EXPECT_STREQ(e.what(), "the cpu device has no kernel for op 'LSTM'");
+  }
+}
+
+TEST_F(CpuPlugin, ABadOptionIsRefusedAtCreate) {
+  void* self = nullptr;
+  aoe_status* status = aoe_plugin_create("cpu", R"({"cache": "tepid"})", &self);
+  ASSERT_NE(status, nullptr);
+  EXPECT_EQ(status->code, AOE_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(status->message.find("'cache'"), std::string::npos);
+  delete status;
+  EXPECT_EQ(self, nullptr);
+}
+
+}  // namespace
+}  // namespace aoe::cpu

@@ -1,0 +1,279 @@
+// Conformance against data nobody here wrote: ONNX's backend node tests
+// (Debian's libonnx-testdata). Every single-node fp32 test of an op family
+// the cpu device runs goes through the ONNX frontend into an op task, and
+// its kernel runs on the test's inputs with the default config and others;
+// each output must match the test's expected one.
+#include <gtest/gtest.h>
+
+#include <onnx/onnx_pb.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "aoe/sdk/error.h"
+#include "cpu_op.h"
+#include "evaluate.h"
+#include "frontend/onnx_frontend.h"
+#include "host_cpu.h"
+#include "thread_pool.h"
+
+namespace aoe::cpu {
+namespace {
+
+namespace fs = std::filesystem;
+
+// ONNX's own backend tests compare with rtol 1e-3, atol 1e-7.
+constexpr double kRtol = 1e-4;
+constexpr size_t kOtherConfigs = 4;
+
+fs::path data_dir() {
+  if (const char* env = std::getenv("AOE_ONNX_NODE_TESTS")) return env;
+  return AOE_ONNX_NODE_TESTS_DIR;
+}
+
+onnx::TensorProto read_tensor(const fs::path& path) {
+  onnx::TensorProto t;
+  std::ifstream in(path, std::ios::binary);
+  if (!in || !t.ParseFromIstream(&in)) throw std::runtime_error("cannot read " + path.string());
+  return t;
+}
+
+std::vector<float> floats_of(const onnx::TensorProto& t) {
+  int64_t n = 1;
+  for (auto d : t.dims()) n *= d;
+  std::vector<float> out(static_cast<size_t>(n));
+  if (!t.raw_data().empty()) {
+    if (t.raw_data().size() != out.size() * sizeof(float)) throw std::runtime_error("raw data of the wrong size");
+    std::memcpy(out.data(), t.raw_data().data(), t.raw_data().size());
+  } else {
+    if (t.float_data_size() != n) throw std::runtime_error("float data of the wrong size");
+    std::copy(t.float_data().begin(), t.float_data().end(), out.begin());
+  }
+  return out;
+}
+
+std::vector<int64_t> ints_of(const onnx::TensorProto& t) {
+  int64_t n = 1;
+  for (auto d : t.dims()) n *= d;
+  std::vector<int64_t> out(static_cast<size_t>(n));
+  if (!t.raw_data().empty()) std::memcpy(out.data(), t.raw_data().data(), out.size() * sizeof(int64_t));
+  else std::copy(t.int64_data().begin(), t.int64_data().end(), out.begin());
+  return out;
+}
+
+// The node's type and inputs as names, "" where an optional one is left out.
+struct RawNode {
+  std::string op_type;
+  std::vector<std::string> inputs;
+  int nodes = 0;
+  onnx::ModelProto model;
+};
+RawNode raw_node(const fs::path& model) {
+  onnx::ModelProto m;
+  std::ifstream in(model, std::ios::binary);
+  if (!in || !m.ParseFromIstream(&in)) throw std::runtime_error("cannot read " + model.string());
+  RawNode r;
+  r.model = m;
+  r.nodes = m.graph().node_size();
+  if (r.nodes != 1) return r;
+  const auto& n = m.graph().node(0);
+  r.op_type = n.op_type();
+  r.inputs = {n.input().begin(), n.input().end()};
+  return r;
+}
+
+// The one-node graph straight from the proto, for the tests of opsets
+// older than the frontend reads (GlobalAveragePool 1, HardSigmoid 6 mean
+// what they mean today). Shapes from the graph's inputs and outputs.
+sdk::Graph graph_from_proto(const onnx::ModelProto& m) {
+  sdk::Graph g;
+  auto add = [&](const onnx::ValueInfoProto& v) {
+    sdk::TensorDesc t;
+    t.name = v.name();
+    for (const auto& d : v.type().tensor_type().shape().dim()) t.shape.push_back(d.has_dim_value() ? d.dim_value() : -1);
+    t.dtype = v.type().tensor_type().elem_type() == onnx::TensorProto::FLOAT ? sdk::DType::f32 : sdk::DType::undefined;
+    g.tensors[t.name] = t;
+  };
+  for (const auto& v : m.graph().input()) add(v);
+  for (const auto& v : m.graph().output()) add(v);
+  const auto& n = m.graph().node(0);
+  sdk::Node node;
+  node.op_type = n.op_type();
+  node.inputs = {n.input().begin(), n.input().end()};
+  node.outputs = {n.output().begin(), n.output().end()};
+  for (const auto& a : n.attribute()) {
+    if (a.type() == onnx::AttributeProto::FLOAT) node.attrs[a.name()] = a.f();
+    else if (a.type() == onnx::AttributeProto::INT) node.attrs[a.name()] = a.i();
+    else if (a.type() == onnx::AttributeProto::STRING) node.attrs[a.name()] = a.s();
+    else if (a.type() == onnx::AttributeProto::INTS) node.attrs[a.name()] = std::vector<int64_t>(a.ints().begin(), a.ints().end());
+    else if (a.type() == onnx::AttributeProto::FLOATS) node.attrs[a.name()] = std::vector<float>(a.floats().begin(), a.floats().end());
+  }
+  g.nodes = {node};
+  return g;
+}
+
+struct Tally {
+  int run = 0, passed = 0;
+  std::map<std::string, int> run_by_op;
+  std::vector<std::string> read_directly;  // opsets the frontend does not take
+  std::map<std::string, std::vector<std::string>> skipped;  // reason -> tests
+  std::vector<std::string> skipped_supported;               // of an op the device runs: test and reason
+  std::vector<std::string> failures;
+};
+
+// Op families the device claims, so a test of one of them is run or skipped for a stated reason.
+bool family_supported(const std::string& op) {
+  const auto ops = supported_op_types();
+  return std::find(ops.begin(), ops.end(), op) != ops.end();
+}
+
+void run_one(const fs::path& dir, const HostCpu& host, ThreadPool& pool, Tally& tally) {
+  const std::string name = dir.filename().string();
+  const fs::path set = dir / "test_data_set_0";
+  if (!fs::exists(dir / "model.onnx") || !fs::exists(set)) return tally.skipped["no model or data set"].push_back(name);
+  const RawNode raw = raw_node(dir / "model.onnx");
+  const auto& names = raw.inputs;
+  auto skip = [&](const std::string& why) {
+    tally.skipped[why].push_back(name);
+    if (family_supported(raw.op_type)) tally.skipped_supported.push_back(name + " (" + why + ")");
+  };
+  if (raw.nodes != 1) return skip("a graph of several nodes (an expanded test)");
+  if (!family_supported(raw.op_type)) return skip("no cpu kernel for the op");
+  sdk::Graph graph;
+  try {
+    graph = host::load_onnx(dir / "model.onnx");
+  } catch (const std::exception& e) {
+    if (std::string(e.what()).find("unknown opset") == std::string::npos) {
+      tally.skipped_supported.push_back(name + " (the ONNX frontend: " + e.what() + ")");
+      tally.skipped["the ONNX frontend does not read it"].push_back(name);
+      return;
+    }
+    graph = graph_from_proto(raw.model);
+    tally.read_directly.push_back(name);
+  }
+  if (graph.nodes.size() != 1) return skip("a graph of several nodes (an expanded test)");
+  const sdk::Node& node = graph.nodes[0];
+
+  // The op task as the tuner makes it, with the node's constant-valued
+  // integer and bound inputs folded into attributes (their values are data).
+  sdk::OpTask task;
+  task.name = name;
+  task.op_type = node.op_type;
+  task.attrs = node.attrs;
+  std::vector<std::vector<float>> inputs;
+  for (size_t i = 0, file = 0; i < names.size(); ++i) {
+    if (names[i].empty()) continue;
+    const auto proto = read_tensor(set / ("input_" + std::to_string(file++) + ".pb"));
+    const sdk::TensorDesc desc = graph.tensor(names[i]);
+    if (proto.data_type() == onnx::TensorProto::INT64 && node.op_type.rfind("Reduce", 0) == 0 && i == 1) {
+      task.attrs["axes"] = ints_of(proto);
+      task.inputs.push_back(desc);
+      inputs.emplace_back(static_cast<size_t>(std::max<int64_t>(1, desc.elements())), 0.0f);
+      continue;
+    }
+    if (proto.data_type() != onnx::TensorProto::FLOAT) return skip("a tensor that is not float32");
+    auto values = floats_of(proto);
+    if (node.op_type == "Clip" && i > 0) task.attrs[i == 1 ? "min" : "max"] = values.at(0);
+    task.inputs.push_back(desc);
+    inputs.push_back(std::move(values));
+  }
+  for (const auto& out : node.outputs)
+    if (!out.empty()) task.outputs.push_back(graph.tensor(out));
+  for (const auto& t : task.outputs)
+    if (t.dtype != sdk::DType::f32) return skip("a tensor that is not float32");
+
+  std::unique_ptr<CpuOp> op;
+  try {
+    op = make_op(task, host);
+  } catch (const sdk::Error& e) {
+    if (e.code() == sdk::StatusCode::unsupported) return skip(std::string("unsupported: ") + e.what());
+    tally.failures.push_back(name + ": refused: " + e.what());
+    ++tally.run;
+    return;
+  }
+  std::vector<std::vector<float>> expected;
+  for (size_t i = 0; i < op->output_shapes().size(); ++i)
+    expected.push_back(floats_of(read_tensor(set / ("output_" + std::to_string(i) + ".pb"))));
+
+  // The default, then configs drawn with a fixed seed.
+  std::vector<sdk::Config> configs{op->space().default_config};
+  std::mt19937_64 rng(11);
+  for (size_t tries = 0; configs.size() < 1 + kOtherConfigs && tries < 500; ++tries) {
+    sdk::Config c;
+    for (const auto& k : op->space().knobs) c.push_back(k.values[rng() % k.values.size()]);
+    if (op->check(c).empty() && std::find(configs.begin(), configs.end(), c) == configs.end()) configs.push_back(c);
+  }
+  std::vector<const float*> in;
+  for (const auto& v : inputs) in.push_back(v.data());
+  ++tally.run;
+  ++tally.run_by_op[node.op_type];
+  for (const auto& c : configs) {
+    const auto got = run_once(*op, c, in, pool);
+    for (size_t i = 0; i < got.size(); ++i) {
+      if (got[i].size() != expected[i].size()) {
+        tally.failures.push_back(name + ": output " + std::to_string(i) + " has " + std::to_string(got[i].size()) +
+                                 " values, expected " + std::to_string(expected[i].size()));
+        return;
+      }
+      const auto why = compare(got[i].data(), expected[i].data(), static_cast<int64_t>(got[i].size()), kRtol);
+      if (!why.empty()) {
+        tally.failures.push_back(name + " with " + op->space().describe(c).dump() + ": output " + std::to_string(i) +
+                                 ": " + why);
+        return;
+      }
+    }
+  }
+  ++tally.passed;
+}
+
+TEST(OnnxNodeTests, EverySupportedFp32NodeTestPasses) {
+  const fs::path root = data_dir();
+  if (!fs::is_directory(root))
+    GTEST_SKIP() << "ONNX node tests not found at " << root << ": install libonnx-testdata (tools/install-deps.sh)";
+  std::vector<fs::path> dirs;
+  for (const auto& e : fs::directory_iterator(root))
+    if (e.is_directory()) dirs.push_back(e.path());
+  std::sort(dirs.begin(), dirs.end());
+  const HostCpu host = detect_host_cpu();
+  ThreadPool pool(host.threads);
+  // The frontend warns about every multi-node test it cannot fold; those are skipped anyway.
+  spdlog::set_level(spdlog::level::err);
+  Tally tally;
+  for (const auto& dir : dirs) run_one(dir, host, pool, tally);
+
+  int skipped = 0;
+  for (const auto& [why, tests] : tally.skipped) skipped += static_cast<int>(tests.size());
+  std::cout << "ONNX node tests in " << root.string() << ": " << dirs.size() << " found, " << tally.run << " run, "
+            << tally.passed << " passed, " << tally.failures.size() << " failed, " << skipped << " skipped\n";
+  if (!tally.read_directly.empty()) {
+    std::cout << "  read from the proto, their opset being older than the frontend takes:";
+    for (const auto& n : tally.read_directly) std::cout << " " << n;
+    std::cout << "\n";
+  }
+  std::cout << "  run by op:";
+  for (const auto& [op, n] : tally.run_by_op) std::cout << " " << op << " " << n;
+  std::cout << "\n";
+  for (const auto& [why, tests] : tally.skipped) {
+    std::cout << "  skipped " << tests.size() << ": " << why;
+    std::cout << " (" << tests.front();
+    for (size_t i = 1; i < std::min<size_t>(tests.size(), 4); ++i) std::cout << ", " << tests[i];
+    std::cout << (tests.size() > 4 ? ", ...)" : ")") << "\n";
+  }
+  std::cout << "  skipped though the device runs the op:\n";
+  for (const auto& s : tally.skipped_supported) std::cout << "    " << s << "\n";
+  for (const auto& f : tally.failures) ADD_FAILURE() << f;
+  EXPECT_GT(tally.run, 100) << "fewer node tests ran than the families the device covers have";
+}
+
+}  // namespace
+}  // namespace aoe::cpu

@@ -1,0 +1,41 @@
+// The fork-join pool: every task of every region runs exactly once, on a
+// thread the region allows, however the regions follow each other.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <vector>
+
+#include "thread_pool.h"
+
+namespace aoe::cpu {
+namespace {
+
+TEST(ThreadPool, EveryTaskRunsOnceInEveryRegion) {
+  ThreadPool pool(4);
+  EXPECT_EQ(pool.size(), 4);
+  for (int region = 0; region < 3000; ++region) {
+    const int64_t tasks = region % 37;
+    const int threads = 1 + region % 5;
+    std::vector<std::atomic<int>> hits(static_cast<size_t>(tasks));
+    std::atomic<int> bad_thread{0};
+    pool.run(tasks, threads, [&](int64_t t, int thread) {
+      hits[static_cast<size_t>(t)].fetch_add(1);
+      if (thread < 0 || thread >= std::min(threads, pool.size())) bad_thread.fetch_add(1);
+    });
+    for (const auto& h : hits) ASSERT_EQ(h.load(), 1) << "region " << region;
+    ASSERT_EQ(bad_thread.load(), 0);
+  }
+}
+
+TEST(ThreadPool, APoolOfOneRunsInline) {
+  ThreadPool pool(1);
+  std::vector<int> order;
+  pool.run(5, 8, [&](int64_t t, int thread) {
+    EXPECT_EQ(thread, 0);
+    order.push_back(static_cast<int>(t));
+  });
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3, 4}));
+}
+
+}  // namespace
+}  // namespace aoe::cpu

@@ -1,0 +1,165 @@
+// Elementwise chains, reductions, softmax, layer norm, pooling and
+// transpose against their references, over several configs each.
+#include <gtest/gtest.h>
+
+#include "aoe/sdk/error.h"
+#include "cpu_op.h"
+#include "tasks.h"
+
+namespace aoe::cpu {
+namespace {
+
+using test::f32;
+using test::host;
+using test::op;
+using test::with;
+
+ThreadPool& pool() {
+  static ThreadPool p(host().threads);
+  return p;
+}
+
+// The default, every ISA this CPU runs and every value of each categorical
+// knob on the default, and random configs.
+std::vector<sdk::Config> variants(const CpuOp& o, size_t random = 6) {
+  auto out = test::sample_configs(o, random);
+  const auto& space = o.space();
+  for (size_t k = 0; k < space.knobs.size(); ++k)
+    for (auto v : space.knobs[k].values) {
+      auto c = space.default_config;
+      c[k] = v;
+      if (o.check(c).empty()) out.push_back(c);
+    }
+  return out;
+}
+
+void expect_ok(const sdk::OpTask& task, size_t random = 6) {
+  SCOPED_TRACE(task.signature());
+  const auto o = make_op(task, host());
+  test::expect_matches_reference(*o, variants(*o, random), pool());
+}
+
+TEST(Elementwise, UnaryOps) {
+  for (const char* t : {"Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Abs", "Neg", "Reciprocal", "Erf", "HardSwish"})
+    expect_ok(op(t, {f32({3, 37, 11})}), 2);
+  expect_ok(op("LeakyRelu", {f32({1000})}, {{"alpha", 0.2}}), 2);
+  expect_ok(op("HardSigmoid", {f32({1000})}, {{"alpha", 0.3}, {"beta", 0.4}}), 2);
+  expect_ok(op("Clip", {f32({1000})}, {{"min", -0.5}, {"max", 0.25}}), 2);
+  expect_ok(op("Gelu", {f32({2, 700})}), 2);
+  expect_ok(op("Gelu", {f32({2, 700})}, {{"approximate", "tanh"}}), 2);
+}
+
+TEST(Elementwise, TranscendentalsHoldOverAWideRange) {
+  // Large arguments: exp overflow to inf, sigmoid and tanh saturation.
+  const auto o = make_op(op("Exp", {f32({4096})}), host());
+  std::vector<float> x(4096);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = -100.0f + 200.0f * static_cast<float>(i) / 4096.0f;
+  std::vector<float> want(x.size());
+  o->reference({x.data()}, {want.data()});
+  for (Isa isa : host().isas) {
+    const auto c = with(o->space(), o->space().default_config, "isa", isa_name(isa));
+    const auto got = run_once(*o, c, {x.data()}, pool());
+    EXPECT_EQ(compare(got[0].data(), want.data(), 4096, 1e-5), "") << isa_name(isa);
+  }
+  for (const char* t : {"Sigmoid", "Tanh", "Erf"}) {
+    const auto f = make_op(op(t, {f32({4096})}), host());
+    std::vector<float> y(x.size());
+    for (size_t i = 0; i < x.size(); ++i) y[i] = x[i] / 10;
+    f->reference({y.data()}, {want.data()});
+    for (Isa isa : host().isas) {
+      const auto got = run_once(*f, with(f->space(), f->space().default_config, "isa", isa_name(isa)), {y.data()}, pool());
+      EXPECT_EQ(compare(got[0].data(), want.data(), 4096, 1e-5), "") << t << " " << isa_name(isa);
+    }
+  }
+}
+
+TEST(Elementwise, BinaryOpsBroadcast) {
+  for (const char* t : {"Add", "Sub", "Mul", "Div", "Pow"}) {
+    expect_ok(op(t, {f32({2, 3, 17}), f32({2, 3, 17})}), 2);
+    expect_ok(op(t, {f32({2, 3, 17}), f32({17})}), 2);
+    expect_ok(op(t, {f32({2, 1, 17}), f32({3, 1})}), 2);
+    expect_ok(op(t, {f32({1}), f32({5, 7})}), 2);
+  }
+  expect_ok(op("Add", {f32({2, 16, 7, 7}), f32({16, 1, 1})}));
+  expect_ok(op("Mul", {f32({}), f32({})}), 1);
+}
+
+TEST(Elementwise, FusedChains) {
+  const nlohmann::json attrs = {{"fused_attrs", {nlohmann::json::object(), {{"min", 0.0}, {"max", 6.0}}, {{"alpha", 0.1}}}}};
+  expect_ok(op("Add", {f32({4, 64, 9}), f32({4, 64, 9}), f32({64, 1})}, attrs, {"Mul", "Clip", "LeakyRelu"}), 4);
+  expect_ok(op("Sigmoid", {f32({300}), f32({300})}, {}, {"Mul"}), 3);
+}
+
+TEST(Reduce, AxesKeepdimsAndKinds) {
+  for (const char* t : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin"}) {
+    expect_ok(op(t, {f32({4, 50, 3})}, {{"axes", {1}}}), 3);
+    expect_ok(op(t, {f32({4, 50, 3})}, {{"axes", {-1}}, {"keepdims", 0}}), 3);
+    expect_ok(op(t, {f32({4, 5, 6, 7})}, {{"axes", {0, 2}}}), 3);
+    expect_ok(op(t, {f32({3000})}), 3);
+    expect_ok(op(t, {f32({2, 1000})}, {{"axes", {1}}}), 3);
+  }
+  expect_ok(op("GlobalAveragePool", {f32({2, 24, 7, 7})}));
+  expect_ok(op("GlobalMaxPool", {f32({2, 24, 5})}));
+  // ReduceSum 13 takes axes as a tensor: with them folded into the attribute, or none at all.
+  expect_ok(op("ReduceSum", {f32({3, 4}), f32({1})}, {{"axes", {0}}}));
+  expect_ok(op("ReduceSum", {f32({3, 4})}, {{"noop_with_empty_axes", 1}}));
+}
+
+TEST(Softmax, AlongAnyAxis) {
+  expect_ok(op("Softmax", {f32({8, 1000})}));
+  expect_ok(op("Softmax", {f32({2, 3, 77})}, {{"axis", 1}}));
+  expect_ok(op("Softmax", {f32({2, 12, 5})}, {{"axis", 0}}));
+  const auto o = make_op(op("Softmax", {f32({4, 9}) }, {{"axis", 0}}), host());
+  EXPECT_NE(o->check(with(o->space(), o->space().default_config, "passes", "online")), "");
+}
+
+TEST(LayerNormalization, RowsScaleBiasAndStatistics) {
+  expect_ok(op("LayerNormalization", {f32({6, 768}), f32({768}), f32({768})}));
+  expect_ok(op("LayerNormalization", {f32({2, 3, 5, 7}), f32({5, 7})}, {{"axis", 2}, {"epsilon", 1e-3}}));
+  expect_ok(op("LayerNormalization", {f32({4, 96})}, {{"axis", -1}}));
+  auto stats = op("LayerNormalization", {f32({5, 33}), f32({33}), f32({33})});
+  stats.outputs = {f32({5, 33}), f32({5, 1}), f32({5, 1})};
+  const auto o = make_op(stats, host());
+  EXPECT_EQ(o->output_shapes().size(), 3u);
+  test::expect_matches_reference(*o, variants(*o), pool());
+}
+
+TEST(Pool, MaxAndAverage) {
+  for (const char* t : {"MaxPool", "AveragePool"}) {
+    expect_ok(op(t, {f32({2, 20, 11, 11})}, {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}}));
+    expect_ok(op(t, {f32({1, 3, 9, 10})}, {{"kernel_shape", {2, 3}}, {"ceil_mode", 1}, {"strides", {2, 2}}}));
+    expect_ok(op(t, {f32({1, 17, 12})}, {{"kernel_shape", {3}}, {"auto_pad", "SAME_UPPER"}}));
+    expect_ok(op(t, {f32({1, 2, 4, 5, 6})}, {{"kernel_shape", {2, 2, 2}}}), 2);
+  }
+  expect_ok(op("AveragePool", {f32({1, 16, 8, 8})},
+               {{"kernel_shape", {3, 3}}, {"pads", {1, 1, 2, 2}}, {"count_include_pad", 1}, {"ceil_mode", 1}, {"strides", {2, 2}}}));
+  expect_ok(op("MaxPool", {f32({1, 16, 10, 10})}, {{"kernel_shape", {2, 2}}, {"dilations", {2, 2}}}));
+}
+
+TEST(Transpose, PermutationsAndTiles) {
+  expect_ok(op("Transpose", {f32({37, 53})}));
+  expect_ok(op("Transpose", {f32({2, 3, 40, 17})}, {{"perm", {0, 2, 1, 3}}}));
+  expect_ok(op("Transpose", {f32({2, 3, 40, 17})}, {{"perm", {3, 1, 0, 2}}}));
+  expect_ok(op("Transpose", {f32({4, 1, 6, 5})}, {{"perm", {2, 1, 3, 0}}}));
+  expect_ok(op("Transpose", {f32({8, 128, 12, 64})}, {{"perm", {0, 2, 1, 3}}}), 2);
+}
+
+TEST(VectorOps, UnsupportedCases) {
+  const auto code = [](const sdk::OpTask& t) {
+    try {
+      make_op(t, host());
+    } catch (const sdk::Error& e) {
+      return e.code();
+    }
+    return sdk::StatusCode::ok;
+  };
+  EXPECT_EQ(code(op("Softmax", {f32({4, 4})}, {}, {"Relu"})), sdk::StatusCode::unsupported);
+  EXPECT_EQ(code(op("ReduceSum", {f32({3, 4}), f32({1})})), sdk::StatusCode::unsupported);
+  auto argmax = op("MaxPool", {f32({1, 1, 4, 4})}, {{"kernel_shape", {2, 2}}});
+  argmax.outputs = {f32({1, 1, 3, 3}), f32({1, 1, 3, 3})};
+  EXPECT_EQ(code(argmax), sdk::StatusCode::unsupported);
+  EXPECT_EQ(code(op("Add", {f32({3}), f32({4})})), sdk::StatusCode::invalid_argument);
+}
+
+}  // namespace
+}  // namespace aoe::cpu
