@@ -251,6 +251,25 @@ TEST_F(AoeHostTest, BankMergeRefusesAnotherSocVersion) {
   EXPECT_FALSE(std::filesystem::exists(dir_ / "out"));
 }
 
+// The host CPU measured for real, through candidates that crash or hang.
+TEST_F(AoeHostTest, TunesOnTheCpuAndSurvivesCrashingAndHangingCandidates) {
+  for (const char* fault : {R"({"fault": "crash", "fault_every": 3, "max_seconds": 0.05})",
+                            R"({"fault": "hang", "fault_every": 5, "timeout_s": 1, "max_seconds": 0.05})"}) {
+    const auto r = tune("mlp.onnx", {"--device", "cpu", "--budget", "6", "--device_options", fault,
+                                     "--bank_path", (dir_ / "cpu_bank").string()});
+    ASSERT_EQ(r.exit_code, 0) << fault << "\n" << r.err;
+    const json opat = only_result()["OPAT"];
+    EXPECT_EQ(opat["opat_tuning_result"], "tuning successful");
+    ASSERT_EQ(opat["opat_tuned_operators"].size(), 3u) << opat.dump(2);
+    for (const auto& op : opat["opat_tuned_operators"]) {
+      EXPECT_GT(op["performance_before_tune(us)"].get<double>(), 0) << op.dump();
+      EXPECT_GT(op["performance_after_tune(us)"].get<double>(), 0) << op.dump();
+    }
+    for (const auto& f : result_files()) std::filesystem::remove(f);
+    std::filesystem::remove_all(dir_ / "cpu_bank");
+  }
+}
+
 TEST_F(AoeHostTest, DeviceOptionsReachTheDevice) {
   EXPECT_EQ(tune("mlp.onnx", {"--device_options", R"({"noise": 0.05, "seed": 1})"}).exit_code, 0);
   const auto unknown = tune("mlp.onnx", {"--device_options", R"({"nosie": 0.05})"});
