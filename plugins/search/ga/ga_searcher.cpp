@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "aoe/sdk/plugin.h"
-
 namespace aoe::search {
 namespace {
 
@@ -290,7 +288,5 @@ GaSearcher::Genome GaSearcher::decode(uint64_t index) const {
   }
   return g;
 }
-
-AOE_REGISTER_SEARCHER(GaSearcher, "ga", "genetic algorithm seeded from the default config, with constraint repair");
 
 }  // namespace aoe::search

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "aoe/sdk/plugin.h"
-
 namespace aoe::search {
 
 void RandomSearcher::start(const sdk::TuningSpace& space, const sdk::SearchOptions& options) {
@@ -22,25 +20,29 @@ void RandomSearcher::start(const sdk::TuningSpace& space, const sdk::SearchOptio
     if (indexed_) size_ *= d.size();
   }
   budget_ = options.budget;
-  proposed_ = 0;
-  invalid_ = 0;
+  proposed_ = drawn_ = measured_ = 0;
   rng_.seed(options.seed);
   moved_.clear();
   seen_.clear();
+  outstanding_.clear();
+  elsewhere_.clear();
 }
 
 // Invalid configs were refused before running: they do not spend the budget.
 std::vector<sdk::Config> RandomSearcher::propose(size_t max_count) {
-  const uint64_t charged = proposed_ - invalid_;
+  const uint64_t charged = measured_ + outstanding_.size();
   uint64_t left = budget_ > charged ? budget_ - charged : 0;
   const uint64_t max_proposals = kProposalsPerBudget * std::max<uint64_t>(budget_, 1);
   left = std::min(left, max_proposals > proposed_ ? max_proposals - proposed_ : 0);
-  if (indexed_) left = std::min(left, size_ - proposed_);
+  if (indexed_) left = std::min(left, size_ - drawn_);
   const uint64_t count = std::min<uint64_t>(max_count, left);
   std::vector<sdk::Config> out;
   out.reserve(count);
   for (uint64_t i = 0; i < count; ++i) {
-    out.push_back(indexed_ ? next_indexed() : next_sampled());
+    auto c = indexed_ ? next_indexed() : next_sampled();
+    if (!c) break;
+    outstanding_.insert(*c);
+    out.push_back(std::move(*c));
     ++proposed_;
   }
   return out;
@@ -55,21 +57,26 @@ uint64_t RandomSearcher::below(uint64_t n) {
   return x % n;
 }
 
-// Step `proposed_` of a Fisher-Yates shuffle of all indices, storing only
-// the entries it has moved: exact sampling without replacement in memory
-// proportional to the draws, whatever the size of the space.
-sdk::Config RandomSearcher::next_indexed() {
+// Step `drawn_` of a Fisher-Yates shuffle of all indices, storing only the
+// entries it has moved: exact sampling without replacement in memory
+// proportional to the draws, whatever the size of the space. Configs
+// measured elsewhere are passed over; none is left once the shuffle ends.
+std::optional<sdk::Config> RandomSearcher::next_indexed() {
   auto at = [&](uint64_t k) {
     auto it = moved_.find(k);
     return it == moved_.end() ? k : it->second;
   };
-  const uint64_t i = proposed_;
-  const uint64_t j = i + below(size_ - i);
-  const uint64_t picked = at(j);
-  const uint64_t displaced = at(i);
-  moved_[j] = displaced;
-  moved_.erase(i);
-  return decode(picked);
+  while (drawn_ < size_) {
+    const uint64_t i = drawn_++;
+    const uint64_t j = i + below(size_ - i);
+    const uint64_t picked = at(j);
+    const uint64_t displaced = at(i);
+    moved_[j] = displaced;
+    moved_.erase(i);
+    sdk::Config c = decode(picked);
+    if (!elsewhere_.count(c)) return c;
+  }
+  return std::nullopt;
 }
 
 // A space past 2^63 configs: repeats are so rare that redrawing is cheap.
@@ -78,7 +85,7 @@ sdk::Config RandomSearcher::next_sampled() {
     sdk::Config c;
     c.reserve(domains_.size());
     for (const auto& d : domains_) c.push_back(d[below(d.size())]);
-    if (seen_.insert(c).second) return c;
+    if (!elsewhere_.count(c) && seen_.insert(c).second) return c;
   }
 }
 
@@ -93,10 +100,9 @@ sdk::Config RandomSearcher::decode(uint64_t index) const {
   return c;
 }
 
-void RandomSearcher::observe(const sdk::Config&, const sdk::Measurement& result) {
-  if (result.status == sdk::ResultStatus::invalid) ++invalid_;
+void RandomSearcher::observe(const sdk::Config& config, const sdk::Measurement& result) {
+  if (result.status != sdk::ResultStatus::invalid) ++measured_;
+  if (outstanding_.erase(config) == 0) elsewhere_.insert(config);
 }
-
-AOE_REGISTER_SEARCHER(RandomSearcher, "random", "uniform random sampling without repeats");
 
 }  // namespace aoe::search

@@ -140,6 +140,26 @@ TEST(RandomSearcher, InvalidConfigsDoNotSpendTheBudget) {
   EXPECT_EQ(proposed, 100u);
 }
 
+// Results of configs it did not propose (a warm start, or another searcher's)
+// count against the budget, and those configs are never proposed.
+TEST(RandomSearcher, NeverProposesWhatWasMeasuredElsewhere) {
+  RandomSearcher s;
+  s.start(medium_space(), {1, 100000});
+  s.observe({1, 1, 1, 0}, sdk::Measurement::timed(5));
+  s.observe({2, 1, 1, 0}, sdk::Measurement::failed(sdk::ResultStatus::invalid, "too big"));
+  const auto all = drain(s, 64);
+  const std::set<Config> distinct(all.begin(), all.end());
+  EXPECT_EQ(all.size(), 1598u);
+  EXPECT_EQ(distinct.size(), all.size());
+  EXPECT_FALSE(distinct.count(Config{1, 1, 1, 0}));
+  EXPECT_FALSE(distinct.count(Config{2, 1, 1, 0}));
+
+  s.start(medium_space(), {1, 10});
+  s.observe({1, 1, 1, 0}, sdk::Measurement::timed(5));
+  s.observe({2, 1, 1, 0}, sdk::Measurement::failed(sdk::ResultStatus::invalid, "too big"));
+  EXPECT_EQ(drain(s, 4).size(), 9u);
+}
+
 TEST(RandomSearcher, ProposesThroughTheCTable) {
   const aoe_plugin_descriptor* d = aoe_plugin_query();
   const aoe_component* random = nullptr;
