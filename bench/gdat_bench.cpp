@@ -5,8 +5,6 @@
 // ranks, for every baseline, for the searcher plugins at a budget, and for
 // the exact optimum by dynamic programming (within HCCL's 8 segments, which
 // is GDAT's answer, and without a limit).
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -24,19 +22,15 @@
 #include "cluster.h"
 #include "optimal_split.h"
 #include "reference_profiles.h"
+#include "searcher_plugins.h"
 #include "split_search.h"
 #include "timeline.h"
-
-// What this program, as host, makes of a status; opaque to the plugins.
-struct aoe_status {
-  int32_t code;
-  std::string message;
-};
 
 namespace {
 
 namespace fs = std::filesystem;
 using namespace aoe::gdat;
+using aoe::bench::SearcherPlugin;
 
 struct Settings {
   fs::path data_dir = AOE_BENCH_GDAT_DATA;
@@ -52,74 +46,14 @@ struct Settings {
 
 // ---------------------------------------------------------------- searcher plugins
 
-aoe_host_services bench_services() {
-  aoe_host_services s{};
-  s.struct_size = sizeof s;
-  s.log = [](void*, int32_t level, const char* message) {
-    if (level >= AOE_LOG_WARN) std::fprintf(stderr, "plugin: %s\n", message);
-  };
-  s.progress = [](void*, const char*, uint64_t, uint64_t, const char*) {};
-  s.cancelled = [](void*) -> int32_t { return 0; };
-  s.status_create = [](void*, int32_t code, const char* message) { return new aoe_status{code, message}; };
-  s.status_code = [](const aoe_status* status) { return status->code; };
-  s.status_message = [](const aoe_status* status) { return status->message.c_str(); };
-  s.status_destroy = [](aoe_status* status) { delete status; };
-  s.bank_lookup = [](void*, const char*, aoe_sink*, int32_t*) {
-    return new aoe_status{AOE_STATUS_UNSUPPORTED, "the bench has no knowledge bank"};
-  };
-  s.bank_record = [](void*, const char*, int32_t*) {
-    return new aoe_status{AOE_STATUS_UNSUPPORTED, "the bench has no knowledge bank"};
-  };
-  return s;
-}
-
-const aoe_host_services kServices = bench_services();
-
-struct SearcherPlugin {
-  std::string name;
-  aoe_plugin_create_fn create_fn;
-  const aoe_searcher_vtable* vtable;
-
-  std::unique_ptr<aoe::sdk::SearcherClient> create() const {
-    void* self = nullptr;
-    const aoe::sdk::Host host(&kServices);
-    host.check(create_fn(name.c_str(), "{}", &self), "creating searcher " + name);
-    return std::make_unique<aoe::sdk::SearcherClient>(aoe_searcher_ref{sizeof(aoe_searcher_ref), self, vtable}, host);
-  }
-};
-
-// The named searchers among the directory's plugins, opened as the host opens them.
+// The named searchers among the directory's plugins, in the order named.
 std::vector<SearcherPlugin> load_searchers(const fs::path& dir, const std::vector<std::string>& wanted) {
   std::vector<SearcherPlugin> out;
   if (!fs::is_directory(dir)) return out;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    if (entry.path().extension() != ".so") continue;
-    void* handle = dlopen(entry.path().c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle) continue;
-    auto query = reinterpret_cast<aoe_plugin_query_fn>(dlsym(handle, AOE_PLUGIN_QUERY_SYMBOL));
-    auto init = reinterpret_cast<aoe_plugin_init_fn>(dlsym(handle, AOE_PLUGIN_INIT_SYMBOL));
-    auto create = reinterpret_cast<aoe_plugin_create_fn>(dlsym(handle, AOE_PLUGIN_CREATE_SYMBOL));
-    const aoe_plugin_descriptor* d = query ? query() : nullptr;
-    bool wanted_here = false;
-    for (uint32_t i = 0; d && i < d->component_count; ++i)
-      wanted_here |= d->components[i].kind == AOE_KIND_SEARCHER &&
-                     std::find(wanted.begin(), wanted.end(), d->components[i].name) != wanted.end();
-    if (!wanted_here || !init || !create || d->sdk_major != AOE_SDK_VERSION_MAJOR || d->sdk_minor > AOE_SDK_VERSION_MINOR) {
-      dlclose(handle);
-      continue;
-    }
-    if (aoe_status* status = init(&kServices)) {
-      delete status;
-      continue;
-    }
-    for (uint32_t i = 0; i < d->component_count; ++i)
-      if (d->components[i].kind == AOE_KIND_SEARCHER &&
-          std::find(wanted.begin(), wanted.end(), d->components[i].name) != wanted.end())
-        out.push_back({d->components[i].name, create, static_cast<const aoe_searcher_vtable*>(d->components[i].vtable)});
-  }
-  std::sort(out.begin(), out.end(), [&](const SearcherPlugin& a, const SearcherPlugin& b) {
-    return std::find(wanted.begin(), wanted.end(), a.name) < std::find(wanted.begin(), wanted.end(), b.name);
-  });
+  const auto all = aoe::bench::load_searchers(dir);
+  for (const auto& name : wanted)
+    for (const auto& plugin : all)
+      if (plugin.name == name) out.push_back(plugin);
   return out;
 }
 

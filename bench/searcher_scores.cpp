@@ -5,8 +5,6 @@
 // search needs to come close to the optimum, on exhaustively known spaces —
 // the three recorded Kernel Tuner spaces, replayed with their recorded
 // costs, and eight simulator spaces.
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -31,16 +29,14 @@
 #include "aoe/sdk/op_task.h"
 #include "aoe/sdk/searcher_client.h"
 #include "replay_device.h"
+#include "searcher_plugins.h"
 #include "sim_device.h"
 #include "soc_files.h"
 
-// What this program, as host, makes of a status; opaque to the plugins.
-struct aoe_status {
-  int32_t code;
-  std::string message;
-};
-
 namespace {
+
+using aoe::bench::SearcherPlugin;
+using aoe::bench::load_searchers;
 
 namespace fs = std::filesystem;
 using aoe::sdk::Config;
@@ -268,86 +264,6 @@ class RandomBaseline {
   double optimum_ = 0, median_ = 0, unmeasured_ = 0, mean_cost_ = 1, target_ = 0;
   uint64_t draws_to_target_ = 1;
 };
-
-// ---------------------------------------------------------------- plugins
-
-aoe_host_services bench_services() {
-  aoe_host_services s{};
-  s.struct_size = sizeof s;
-  s.log = [](void*, int32_t level, const char* message) {
-    if (level >= AOE_LOG_WARN) std::fprintf(stderr, "plugin: %s\n", message);
-  };
-  s.progress = [](void*, const char*, uint64_t, uint64_t, const char*) {};
-  s.cancelled = [](void*) -> int32_t { return 0; };
-  s.status_create = [](void*, int32_t code, const char* message) { return new aoe_status{code, message}; };
-  s.status_code = [](const aoe_status* status) { return status->code; };
-  s.status_message = [](const aoe_status* status) { return status->message.c_str(); };
-  s.status_destroy = [](aoe_status* status) { delete status; };
-  s.bank_lookup = [](void*, const char*, aoe_sink*, int32_t*) {
-    return new aoe_status{AOE_STATUS_UNSUPPORTED, "the bench has no knowledge bank"};
-  };
-  s.bank_record = [](void*, const char*, int32_t*) {
-    return new aoe_status{AOE_STATUS_UNSUPPORTED, "the bench has no knowledge bank"};
-  };
-  return s;
-}
-
-const aoe_host_services kServices = bench_services();
-
-struct SearcherPlugin {
-  std::string name;
-  std::string library;
-  aoe_plugin_create_fn create_fn;
-  const aoe_searcher_vtable* vtable;
-
-  std::unique_ptr<aoe::sdk::SearcherClient> create() const {
-    void* self = nullptr;
-    const aoe::sdk::Host host(&kServices);
-    host.check(create_fn(name.c_str(), "{}", &self), "creating searcher " + name);
-    return std::make_unique<aoe::sdk::SearcherClient>(aoe_searcher_ref{sizeof(aoe_searcher_ref), self, vtable}, host);
-  }
-};
-
-// Opens every library of the directory as the host would (query, check the
-// SDK version, init), keeping those that offer searchers; the libraries
-// stay open until the program ends.
-std::vector<SearcherPlugin> load_searchers(const fs::path& dir) {
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(dir))
-    if (entry.path().extension() == ".so") files.push_back(entry.path());
-  std::sort(files.begin(), files.end());
-  std::vector<SearcherPlugin> out;
-  for (const auto& file : files) {
-    void* handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-      std::fprintf(stderr, "skipped %s: %s\n", file.c_str(), dlerror());
-      continue;
-    }
-    auto query = reinterpret_cast<aoe_plugin_query_fn>(dlsym(handle, AOE_PLUGIN_QUERY_SYMBOL));
-    auto init = reinterpret_cast<aoe_plugin_init_fn>(dlsym(handle, AOE_PLUGIN_INIT_SYMBOL));
-    auto create = reinterpret_cast<aoe_plugin_create_fn>(dlsym(handle, AOE_PLUGIN_CREATE_SYMBOL));
-    const aoe_plugin_descriptor* d = query ? query() : nullptr;
-    bool has_searcher = false;
-    for (uint32_t i = 0; d && i < d->component_count; ++i) has_searcher |= d->components[i].kind == AOE_KIND_SEARCHER;
-    if (!d || !init || !create || !has_searcher || d->sdk_major != AOE_SDK_VERSION_MAJOR ||
-        d->sdk_minor > AOE_SDK_VERSION_MINOR) {
-      if (d && has_searcher)
-        std::fprintf(stderr, "skipped %s: built against SDK %u.%u\n", file.c_str(), d->sdk_major, d->sdk_minor);
-      dlclose(handle);
-      continue;
-    }
-    if (aoe_status* status = init(&kServices)) {
-      std::fprintf(stderr, "skipped %s: init failed: %s\n", file.c_str(), status->message.c_str());
-      delete status;
-      continue;  // its code ran: it stays loaded
-    }
-    for (uint32_t i = 0; i < d->component_count; ++i)
-      if (d->components[i].kind == AOE_KIND_SEARCHER)
-        out.push_back({d->components[i].name, file.filename().string(), create,
-                       static_cast<const aoe_searcher_vtable*>(d->components[i].vtable)});
-  }
-  return out;
-}
 
 // ---------------------------------------------------------------- runs
 
