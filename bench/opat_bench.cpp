@@ -1,10 +1,6 @@
 // Runs the real aoe-host on whole models with each searcher, then once with the
 // exhaustive searcher, and prints per model how close each searcher came to the
 // optimum in its budget, what it cost, and what it gained the model.
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -26,12 +22,14 @@
 #include <string>
 #include <vector>
 
-extern char** environ;
+#include "host_runner.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using aoe::bench::Run;
+using aoe::bench::run_host;
 
 // Large enough that the exhaustive searcher walks every space the simulator offers.
 constexpr uint64_t kExhaustiveBudget = 2000000;
@@ -90,68 +88,6 @@ Options parse(int argc, char** argv) {
   if (o.models.empty()) throw std::invalid_argument("--models names no model");
   if (o.budget == 0) throw std::invalid_argument("--budget must be at least 1");
   return o;
-}
-
-// ---- running aoe-host ------------------------------------------------------------------
-
-// The settings a caller's environment could slip into a run and so skew it.
-const std::set<std::string> kPinnedEnv = {"TUNE_BANK_PATH", "ASCEND_CACHE_PATH", "ASCEND_WORK_PATH", "REPEAT_TUNE",
-                                          "TUNING_PARALLEL_NUM", "TE_PARALLEL_COMPILER", "AOE_MODE"};
-
-std::vector<std::string> child_env(const fs::path& dir) {
-  std::vector<std::string> env;
-  for (char** e = environ; *e; ++e) {
-    const std::string entry = *e;
-    if (!kPinnedEnv.count(entry.substr(0, entry.find('=')))) env.push_back(entry);
-  }
-  env.push_back("TUNE_BANK_PATH=" + (dir / "bank").string());
-  env.push_back("ASCEND_WORK_PATH=" + dir.string());
-  return env;
-}
-
-std::vector<char*> c_strings(std::vector<std::string>& items) {
-  std::vector<char*> out;
-  for (auto& s : items) out.push_back(s.data());
-  out.push_back(nullptr);
-  return out;
-}
-
-struct Run {
-  int exit_code = -1;
-  double wall_s = 0;
-  fs::path dir;
-};
-
-// Output goes to files in the run's directory, so a chatty child never blocks on a pipe.
-// The directory starts empty: every run gets a fresh bank.
-Run run_host(std::vector<std::string> args, const fs::path& dir) {
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  auto env = child_env(dir);
-  const std::string out = (dir / "stdout.txt").string(), err = (dir / "stderr.txt").string();
-  const std::string cwd = dir.string();
-  auto argv = c_strings(args);
-  auto envp = c_strings(env);  // built before fork: the child only makes system calls
-
-  const auto start = std::chrono::steady_clock::now();
-  const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
-  if (pid == 0) {
-    const int out_fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int err_fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (out_fd < 0 || err_fd < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0 || chdir(cwd.c_str()) != 0)
-      _exit(126);
-    execve(argv[0], argv.data(), envp.data());
-    _exit(127);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) throw std::runtime_error(std::string("waitpid failed: ") + std::strerror(errno));
-  Run run;
-  run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  run.dir = dir;
-  return run;
 }
 
 // ---- reading a run ---------------------------------------------------------------------
@@ -345,12 +281,13 @@ int main(int argc, char** argv) {
       for (const auto& [label, searcher] : searchers) {
         const auto dir = opts.work / model / (searcher.empty() ? "default" : searcher);
         std::fprintf(stderr, "%s: %s...\n", model.c_str(), label.c_str());
-        rows.emplace_back(label, read_outcome(run_host(host_args(opts.budget, searcher), dir)));
+        rows.emplace_back(label, read_outcome(run_host(host_args(opts.budget, searcher), dir, dir / "bank")));
         all_ran = all_ran && rows.back().second.run.exit_code == 0;
       }
       std::fprintf(stderr, "%s: exhaustive...\n", model.c_str());
       const Outcome reference =
-          read_outcome(run_host(host_args(kExhaustiveBudget, "exhaustive"), opts.work / model / "exhaustive"));
+          read_outcome(run_host(host_args(kExhaustiveBudget, "exhaustive"), opts.work / model / "exhaustive",
+                                   opts.work / model / "exhaustive" / "bank"));
       all_ran = all_ran && reference.run.exit_code == 0;
       print_table(model, opts, rows, reference);
       std::fflush(stdout);

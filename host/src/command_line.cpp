@@ -12,6 +12,18 @@ namespace aoe::host {
 using aoe::sdk::Error;
 using aoe::sdk::StatusCode;
 
+namespace {
+
+// A boolean option with no value after it: the next word is another option, or none.
+bool is_flag(std::string key, const std::vector<std::string>& args, size_t at) {
+  std::replace(key.begin(), key.end(), '-', '_');
+  const OptionSpec* spec = find_option(key);
+  if (!spec || spec->type != OptionType::boolean) return false;
+  return at + 1 >= args.size() || args[at + 1].rfind("--", 0) == 0;
+}
+
+}  // namespace
+
 CommandLine parse_command_line(const std::vector<std::string>& args) {
   CommandLine cl;
   cl.command = "tune";
@@ -35,6 +47,8 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
     if (eq != std::string::npos) {
       value = key.substr(eq + 1);
       key = key.substr(0, eq);
+    } else if (is_flag(key, args, i)) {
+      value = "True";  // a boolean option given alone, as AOE's --reload is
     } else if (i + 1 < args.size()) {
       value = args[++i];
     } else {

@@ -50,8 +50,10 @@ const aoe_host_services* HostServices::table_for(const std::string& plugin_name)
     auto& self = context(ctx);
     return aoe::sdk::guarded(aoe::sdk::Host(&self.table), [&] {
       *found = 0;
-      if (!self.owner->bank_) throw aoe::sdk::Error(aoe::sdk::StatusCode::unsupported, "no knowledge bank in this run");
-      if (auto entry = self.owner->bank_->lookup(nlohmann::json::parse(key_json))) {
+      const auto key = nlohmann::json::parse(key_json);
+      const Bank* bank = self.owner->bank_for(key);
+      if (!bank) throw aoe::sdk::Error(aoe::sdk::StatusCode::unsupported, "no knowledge bank in this run");
+      if (auto entry = bank->lookup(key)) {
         aoe::sdk::write_to(out, entry->dump());
         *found = 1;
       }
@@ -60,11 +62,18 @@ const aoe_host_services* HostServices::table_for(const std::string& plugin_name)
   c.table.bank_record = [](void* ctx, const char* entry_json, int32_t* outcome) {
     auto& self = context(ctx);
     return aoe::sdk::guarded(aoe::sdk::Host(&self.table), [&] {
-      if (!self.owner->bank_) throw aoe::sdk::Error(aoe::sdk::StatusCode::unsupported, "no knowledge bank in this run");
-      *outcome = static_cast<int32_t>(self.owner->bank_->record(nlohmann::json::parse(entry_json)));
+      const auto entry = nlohmann::json::parse(entry_json);
+      const Bank* bank = self.owner->bank_for(entry.value("key", nlohmann::json::object()));
+      if (!bank) throw aoe::sdk::Error(aoe::sdk::StatusCode::unsupported, "no knowledge bank in this run");
+      *outcome = static_cast<int32_t>(bank->record(entry));
     });
   };
   return &c.table;
+}
+
+const Bank* HostServices::bank_for(const nlohmann::json& key) const {
+  auto it = banks_by_kind_.find(key.value("kind", ""));
+  return it != banks_by_kind_.end() ? it->second : bank_;
 }
 
 }  // namespace aoe::host

@@ -32,6 +32,9 @@ class HostServices {
 
   // The bank plugins reach through bank_lookup / bank_record; none until set.
   void set_bank(const Bank* bank) { bank_ = bank; }
+  // Banks of other kinds ("op", "graph"...), reached by the key's "kind":
+  // SGAT reads the operator bank's tilings, OPAT the subgraph bank's strategies.
+  void set_bank_of_kind(const std::string& kind, const Bank* bank) { banks_by_kind_[kind] = bank; }
 
   const aoe_host_services* table_for(const std::string& plugin_name);
   // The host's own table, for reading statuses it receives.
@@ -48,6 +51,8 @@ class HostServices {
   CancelCheck cancelled_;
   ProgressPrinter progress_;
   const Bank* bank_ = nullptr;
+  std::map<std::string, const Bank*> banks_by_kind_;
+  const Bank* bank_for(const nlohmann::json& key) const;
   std::map<std::string, std::unique_ptr<Context>> contexts_;
 };
 

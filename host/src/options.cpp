@@ -34,6 +34,8 @@ const std::vector<OptionSpec>& option_specs() {
       {"bank_path", "TUNE_BANK_PATH", OptionType::path, "", "knowledge bank directory (else ASCEND_CACHE_PATH, else "
        "$HOME/Ascend/latest/data/aoe/custom/op)", {}},
       {"cache_path", "ASCEND_CACHE_PATH", OptionType::path, "", "fallback root of the knowledge bank", {}},
+      {"reload", "", OptionType::boolean, "False",
+       "sgat: continue the newest interrupted job of this model from its workspace, without measuring again", {}},
       {"repeat_tune", "REPEAT_TUNE", OptionType::boolean, "False", "tune again ops already in the bank; keep the faster", {}},
       {"output", "", OptionType::path, "", "bank merge: the bank directory to write (-o)", {}},
       {"log_level", "AOE_LOG_LEVEL", OptionType::text, "info", "console detail", {"trace", "debug", "info", "warn", "error"}},

@@ -97,11 +97,34 @@ json device_options(const Settings& s) {
 }
 
 // Each mode keeps its own bank, as AOE keeps custom/op and custom/graph apart.
-std::filesystem::path bank_root(const Settings& s, const std::string& mode) {
+std::string bank_kind(const std::string& mode) {
   static const std::map<std::string, std::string> kinds = {{"opat", "op"}, {"sgat", "graph"}, {"gdat", "gradient"}};
-  const auto kind = kinds.count(mode) ? kinds.at(mode) : mode;
+  return kinds.count(mode) ? kinds.at(mode) : mode;
+}
+
+std::filesystem::path bank_root(const Settings& s, const std::string& kind) {
   const char* home = std::getenv("HOME");
   return Bank::default_root(kind, s.text("bank_path"), s.text("cache_path"), home ? home : ".");
+}
+
+// A fresh workspace, or with --reload the newest one of the same model, so
+// an interrupted job continues where it stopped.
+std::filesystem::path workspace_dir(const Settings& s, const std::filesystem::path& work, const std::string& model_name,
+                                    const std::string& timestamp) {
+  const auto root = work / "aoe_workspace";
+  if (!s.boolean("reload")) return root / (model_name + "_" + timestamp);
+  std::filesystem::path newest;
+  if (std::filesystem::is_directory(root))
+    for (const auto& dir : std::filesystem::directory_iterator(root)) {
+      const auto name = dir.path().filename().string();
+      if (dir.is_directory() && name.rfind(model_name + "_", 0) == 0 && name.size() == model_name.size() + 1 + timestamp.size() &&
+          (newest.empty() || name > newest.filename().string()))
+        newest = dir.path();
+    }
+  if (newest.empty())
+    throw ExitError(exit_usage, "--reload: no earlier workspace of model " + model_name + " under " + root.string() +
+                                    "; run once without --reload");
+  return newest;
 }
 
 // Rewrites the result file whenever the tuning mode publishes its report.
@@ -168,11 +191,15 @@ int run_tuning(const Settings& settings, PluginRegistry& registry, HostServices&
   const json soc = aoe::sdk::DeviceClient(device_ref, host).describe();
   const std::string soc_version = soc.value("soc_version", settings.text("device"));
 
-  const Bank bank(bank_root(settings, mode));
+  const Bank bank(bank_root(settings, bank_kind(mode)));
   services.set_bank(&bank);
+  // The other kinds a mode may read: SGAT the operators' tilings, OPAT the subgraphs' strategies.
+  const Bank op_bank(bank_root(settings, "op")), graph_bank(bank_root(settings, "graph"));
+  services.set_bank_of_kind("op", &op_bank);
+  services.set_bank_of_kind("graph", &graph_bank);
   const std::filesystem::path work = settings.has("work_path") ? settings.text("work_path") : ".";
   const ResultFile result(work, mode, started_wall);
-  const auto workspace = work / "aoe_workspace" / (model_name + "_" + result_timestamp(started_wall));
+  const auto workspace = workspace_dir(settings, work, model_name, result_timestamp(started_wall));
   Publisher publisher{result,
                       {{"tuning_name", model_name},
                        {"tuning_time(s)", 0},
@@ -201,6 +228,7 @@ int run_tuning(const Settings& settings, PluginRegistry& registry, HostServices&
                         {"tune_ops_file", settings.text("tune_ops_file")},
                         {"cluster", settings.text("cluster")},
                         {"gradient_profile", settings.text("gradient_profile")},
+                        {"reload", settings.boolean("reload")},
                         {"soc_version", soc_version},
                         {"model_name", model_name},
                         {"workspace", std::filesystem::absolute(workspace).string()}};

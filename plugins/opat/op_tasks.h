@@ -6,9 +6,11 @@
 #include <vector>
 
 #include "aoe/sdk/op_task.h"
-#include "fusion.h"
+#include "aoe/sdk/fusion.h"
 
 namespace aoe::opat {
+
+using aoe::sdk::FusedOp;
 
 struct TaskGroup {
   aoe::sdk::OpTask task;                // named after its first fused op

@@ -6,10 +6,13 @@
 #include <map>
 #include <set>
 
+#include "aoe/sdk/fusion.h"
 #include "aoe/sdk/plugin.h"
+#include "device_fusion.h"
+#include "graph_strategy.h"
 #include "op_tasks.h"
-#include "patterns.h"
 #include "opat_report.h"
+#include "patterns.h"
 #include "task_tuner.h"
 #include "tune_ops.h"
 #include "tuned_plan.h"
@@ -58,16 +61,6 @@ void log_unsupported(const aoe::sdk::Job& job, const std::vector<TunedTask>& don
   job.host().info("not tuned, the device does not run them: " + list);
 }
 
-// The op types the device fuses after an anchor, as it describes itself.
-std::set<std::string> fusable_ops(const aoe::sdk::Job& job) {
-  const auto described = job.device().describe();
-  std::set<std::string> out;
-  if (described.contains("fused_op_types") && described["fused_op_types"].is_array())
-    for (const auto& op : described["fused_op_types"])
-      if (op.is_string()) out.insert(op.get<std::string>());
-  return out;
-}
-
 TuneOptions tune_options(const nlohmann::json& opts, const aoe::sdk::Job& job) {
   TuneOptions options;
   options.limits.budget = opts.value("budget", uint64_t{64});
@@ -94,11 +87,19 @@ std::vector<TaskGroup> selected_tasks(const aoe::sdk::Job& job) {
   const auto& opts = job.options();
   const TuneOps tune_ops = opts.value("tune_ops_file", "").empty() ? TuneOps{}
                                                                     : TuneOps::from_file(opts.value("tune_ops_file", ""));
-  const RecognisedGraph recognised = recognise_patterns(job.graph());
-  const auto fused = fuse(recognised.graph, fusable_ops(job), recognised.members);
+  const aoe::graph::RecognisedGraph recognised = aoe::graph::recognise_patterns(job.graph());
+  const auto fusable = aoe::modes::fused_op_types(job.device().describe());
+  const auto strategy =
+      GraphStrategy::from_bank(job, recognised.graph, recognised.members, fusable, opts.value("soc_version", ""));
+  if (strategy.subgraphs_followed() > 0)
+    job.host().info("following the subgraph bank's strategy for " + std::to_string(strategy.subgraphs_followed()) +
+                    " of " + std::to_string(strategy.subgraphs_seen()) + " subgraphs");
+  auto fused = aoe::sdk::fuse(recognised.graph, fusable, recognised.members,
+                              [&](const aoe::sdk::Node& node) { return strategy.may_fuse(node); });
   std::vector<FusedOp> chosen;
   std::map<std::string, size_t> views;
-  for (const auto& op : fused) {
+  for (auto& op : fused) {
+    op.task = strategy.apply(op);
     if (needs_no_kernel(op))
       ++views[op.task.op_type];
     else if (tune_ops.selects(op))

@@ -12,6 +12,9 @@
 
 namespace aoe::opat {
 
+using aoe::modes::SearchStop;
+using aoe::modes::StopLimits;
+
 // How a task ended, in AOE's bank vocabulary.
 enum class Outcome { added, updated, reserved, unsatisfied, failed, unsupported, interrupted };
 

@@ -6,9 +6,11 @@
 #include <set>
 #include <string>
 
-#include "fusion.h"
+#include "aoe/sdk/fusion.h"
 
 namespace aoe::opat {
+
+using aoe::sdk::FusedOp;
 
 class TuneOps {
  public:

@@ -1,11 +1,5 @@
 #include "tuned_plan.h"
 
-#include <unistd.h>
-
-#include <fstream>
-
-#include "aoe/sdk/error.h"
-
 namespace aoe::opat {
 
 nlohmann::json tuned_plan(const std::string& model, const std::vector<TunedTask>& tasks) {
@@ -32,18 +26,6 @@ nlohmann::json tuned_plan(const std::string& model, const std::vector<TunedTask>
     }
   }
   return {{"model", model}, {"ops", ops}};
-}
-
-void write_plan(const std::filesystem::path& file, const nlohmann::json& plan) {
-  std::filesystem::create_directories(file.parent_path());
-  const auto temp = file.string() + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(temp, std::ios::trunc);
-    out << plan.dump(2) << "\n";
-    if (!out.flush())
-      throw aoe::sdk::Error(aoe::sdk::StatusCode::io, "cannot write the tuned plan " + temp);
-  }
-  std::filesystem::rename(temp, file);
 }
 
 }  // namespace aoe::opat

@@ -5,13 +5,13 @@
 #include <filesystem>
 #include <vector>
 
+#include "plan_file.h"
 #include "task_tuner.h"
 
 namespace aoe::opat {
 
-nlohmann::json tuned_plan(const std::string& model, const std::vector<TunedTask>& tasks);
+using aoe::modes::write_plan;
 
-// Replaces `file` whole (write, then rename), so a reader never sees half a plan.
-void write_plan(const std::filesystem::path& file, const nlohmann::json& plan);
+nlohmann::json tuned_plan(const std::string& model, const std::vector<TunedTask>& tasks);
 
 }  // namespace aoe::opat

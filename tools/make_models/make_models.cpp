@@ -344,6 +344,7 @@ onnx::ModelProto resnet50() {
 
 // BERT-base has 12 encoder layers; two keep the file and a tuning run small while every
 // op signature of a layer is there (the layers are identical, so more only repeats tasks).
+// bert_layer has one: a second model that shares its blocks with bert_base.
 constexpr int kBertLayers = 2;
 
 // LayerNorm decomposed the way PyTorch exports it at opset 13 (LayerNormalization is an
@@ -374,9 +375,9 @@ std::string linear(ModelBuilder& b, const std::string& p, const std::string& in,
 
 // The encoder of BERT-base at batch 1, sequence 128: the input is the embeddings' output and
 // the mask is already additive (0 to attend, -10000 to mask) and broadcast over heads and rows.
-onnx::ModelProto bert_base() {
+onnx::ModelProto bert_encoder(const std::string& name, int layers) {
   constexpr int64_t seq = 128, hidden = 768, heads = 12, head_dim = hidden / heads, ffn = 3072;
-  ModelBuilder b("bert_base", 13, 0xbe27ba5e);
+  ModelBuilder b(name, 13, 0xbe27ba5e);
   b.external_weights(kExternalMinBytes);
   b.input("hidden_states", {1, seq, hidden});
   b.input("attention_mask", {1, 1, 1, seq});
@@ -390,7 +391,7 @@ onnx::ModelProto bert_base() {
   b.constant("half", {}, {0.5f});
 
   std::string x = "hidden_states";
-  for (int layer = 0; layer < kBertLayers; ++layer) {
+  for (int layer = 0; layer < layers; ++layer) {
     const std::string p = "encoder.layer." + std::to_string(layer) + "/";
     // [1, seq, hidden] -> [1, heads, seq, head_dim]; keys go to [1, heads, head_dim, seq].
     const auto to_heads = [&](const std::string& name, const Ints& perm) {
@@ -531,7 +532,8 @@ int main(int argc, char** argv) {
   if (argc != 2) {
     std::cerr << "usage: " << (argc ? argv[0] : "make_models") << " <out_dir>\n"
               << "writes mlp.onnx, bert_ffn.onnx, bert_ffn_dynamic.onnx, conv_block.onnx, and resnet50.onnx,\n"
-              << "bert_base.onnx and mobilenet_v2.onnx with their weights as external data in <model>.weights\n";
+              << "bert_base.onnx, bert_layer.onnx and mobilenet_v2.onnx with their weights as external data in\n"
+              << "<model>.weights\n";
     return 2;
   }
   try {
@@ -542,7 +544,8 @@ int main(int argc, char** argv) {
     write(bert_ffn("bert_ffn_dynamic", "batch"), dir / "bert_ffn_dynamic.onnx");
     write(conv_block(), dir / "conv_block.onnx");
     write(resnet50(), dir / "resnet50.onnx");
-    write(bert_base(), dir / "bert_base.onnx");
+    write(bert_encoder("bert_base", kBertLayers), dir / "bert_base.onnx");
+    write(bert_encoder("bert_layer", 1), dir / "bert_layer.onnx");
     write(mobilenet_v2(), dir / "mobilenet_v2.onnx");
   } catch (const std::exception& e) {
     std::cerr << "make_models: " << e.what() << '\n';

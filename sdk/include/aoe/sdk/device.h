@@ -1,5 +1,5 @@
-// What a device plugin author implements: a Device that prepares op tasks,
-// and a DeviceTask that checks, builds and times candidates of one op.
+// What a device plugin author implements: a Device that prepares op (and
+// subgraph) tasks, and a DeviceTask that checks, builds and times candidates.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "aoe/sdk/measurement.h"
+#include "aoe/sdk/error.h"
 #include "aoe/sdk/op_task.h"
+#include "aoe/sdk/subgraph_task.h"
 #include "aoe/sdk/tuning_space.h"
 
 namespace aoe::sdk {
@@ -49,6 +51,11 @@ class Device {
   virtual nlohmann::json describe() const = 0;
   // Throws Error(StatusCode::unsupported, ...) for an op the device cannot run.
   virtual std::unique_ptr<DeviceTask> prepare(const OpTask& task) = 0;
+  // A task whose space is a strategy over the whole subgraph (knobs named as
+  // subgraph_task.h says) and whose candidates run it end to end. SDK 1.1.
+  virtual std::unique_ptr<DeviceTask> prepare_subgraph(const SubgraphTask& task) {
+    throw Error(StatusCode::unsupported, "the device does not measure subgraphs (" + task.name + ")");
+  }
 };
 
 }  // namespace aoe::sdk

@@ -15,6 +15,7 @@
 #include "aoe/sdk/measurement.h"
 #include "aoe/sdk/op_task.h"
 #include "aoe/sdk/sink.h"
+#include "aoe/sdk/subgraph_task.h"
 #include "aoe/sdk/tuning_space.h"
 
 namespace aoe::sdk {
@@ -119,18 +120,24 @@ class DeviceClient {
   }
 
   // Throws Error(unsupported) when the device cannot run the op.
-  std::unique_ptr<TaskClient> prepare(const OpTask& task) const {
-    StringSink space;
-    void* handle = nullptr;
-    const std::string task_json = nlohmann::json(task).dump();
-    host_.check(device_.vtable->prepare(device_.self, task_json.c_str(), &handle, space.get()));
-    auto parsed = nlohmann::json::parse(space.str()).get<TuningSpace>();
-    return std::make_unique<TaskClient>(device_, handle, std::move(parsed), host_);
+  std::unique_ptr<TaskClient> prepare(const OpTask& task) const { return prepare_json(nlohmann::json(task)); }
+  // Throws Error(unsupported) when the device does not measure subgraphs.
+  std::unique_ptr<TaskClient> prepare_subgraph(const SubgraphTask& task) const {
+    return prepare_json(nlohmann::json(task));
   }
 
   const aoe_device_ref& ref() const { return device_; }
 
  private:
+  std::unique_ptr<TaskClient> prepare_json(const nlohmann::json& task) const {
+    StringSink space;
+    void* handle = nullptr;
+    const std::string task_json = task.dump();
+    host_.check(device_.vtable->prepare(device_.self, task_json.c_str(), &handle, space.get()));
+    auto parsed = nlohmann::json::parse(space.str()).get<TuningSpace>();
+    return std::make_unique<TaskClient>(device_, handle, std::move(parsed), host_);
+  }
+
   aoe_device_ref device_;
   Host host_;
 };

@@ -106,7 +106,10 @@ inline const aoe_device_vtable* device_vtable() {
       [](void* self, const char* task_json, void** out_task, aoe_sink* out_space) {
         return guarded(plugin_host(), [&] {
           auto holder = std::make_unique<TaskHolder>();
-          holder->task = static_cast<Device*>(self)->prepare(nlohmann::json::parse(task_json).get<OpTask>());
+          auto& device = *static_cast<Device*>(self);
+          const auto task = nlohmann::json::parse(task_json);
+          holder->task = is_subgraph_task(task) ? device.prepare_subgraph(task.get<SubgraphTask>())
+                                                : device.prepare(task.get<OpTask>());
           holder->space = holder->task->space();
           write_to(out_space, nlohmann::json(holder->space).dump());
           *out_task = holder.release();

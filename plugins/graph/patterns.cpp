@@ -4,7 +4,7 @@
 #include <optional>
 #include <set>
 
-namespace aoe::opat {
+namespace aoe::graph {
 namespace {
 
 using aoe::sdk::Graph;
@@ -187,4 +187,4 @@ RecognisedGraph recognise_patterns(const Graph& graph) {
   return out;
 }
 
-}  // namespace aoe::opat
+}  // namespace aoe::graph

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-namespace aoe::opat {
+namespace aoe::modes {
 
 struct StopLimits {
   uint64_t budget = 64;     // measured evaluations; configs the device refuses as invalid are free
@@ -44,4 +44,4 @@ class SearchStop {
   uint64_t since_best_ = 0;
 };
 
-}  // namespace aoe::opat
+}  // namespace aoe::modes

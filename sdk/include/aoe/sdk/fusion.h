@@ -1,22 +1,41 @@
-#include "fusion.h"
+// Fusion before tuning, as an inference compiler does it: a cube op (Conv,
+// MatMul, Gemm) or an elementwise op absorbs the chain of elementwise ops
+// that follows it, and a Conv absorbs the BatchNormalization after it by
+// folding it into its weights and bias. Each fused op is one tuning task.
+#pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
+#include <set>
+#include <string>
+#include <vector>
 
-namespace aoe::opat {
-namespace {
+#include "aoe/sdk/graph.h"
+#include "aoe/sdk/op_task.h"
 
-using aoe::sdk::Graph;
-using aoe::sdk::Node;
-using aoe::sdk::TensorDesc;
+namespace aoe::sdk {
 
-const std::set<std::string> kCubeOps = {"Conv", "MatMul", "Gemm"};
+struct FusedOp {
+  OpTask task;                // named after its nodes, joined by '+'
+  std::vector<std::string> node_names;  // the model's nodes it stands for, anchor first
+  std::vector<std::string> op_types;    // their op types, BatchNormalization included
+};
+
+// Says whether a node may join the kernel of the op before it; a tuned
+// strategy can keep a fusable node on its own (BatchNormalization after a
+// Conv is always folded: it costs nothing once folded).
+using MayFuse = std::function<bool(const Node&)>;
+
+namespace fusion_detail {
+
+inline const std::set<std::string> kCubeOps = {"Conv", "MatMul", "Gemm"};
 // Fused ops that read a second tensor; the chain must be their first input
 // unless the op commutes.
-const std::set<std::string> kBinaryOps = {"Add", "Sub", "Mul", "Div", "Pow", "BiasAdd", "PRelu"};
-const std::set<std::string> kCommutativeOps = {"Add", "Mul"};
+inline const std::set<std::string> kBinaryOps = {"Add", "Sub", "Mul", "Div", "Pow", "BiasAdd", "PRelu"};
+inline const std::set<std::string> kCommutativeOps = {"Add", "Mul"};
 
-std::vector<std::string> present(const std::vector<std::string>& names) {
+inline std::vector<std::string> present(const std::vector<std::string>& names) {
   std::vector<std::string> out;
   for (const auto& n : names)
     if (!n.empty()) out.push_back(n);
@@ -26,8 +45,8 @@ std::vector<std::string> present(const std::vector<std::string>& names) {
 class Fuser {
  public:
   Fuser(const Graph& graph, const std::set<std::string>& fusable,
-        const std::map<std::string, std::vector<std::string>>& members)
-      : graph_(graph), fusable_(fusable), members_(members) {
+        const std::map<std::string, std::vector<std::string>>& members, const MayFuse& may_fuse)
+      : graph_(graph), fusable_(fusable), members_(members), may_fuse_(may_fuse) {
     for (size_t i = 0; i < graph.nodes.size(); ++i)
       for (const auto& input : graph.nodes[i].inputs)
         if (!input.empty()) consumers_[input].push_back(i);
@@ -108,6 +127,8 @@ class Fuser {
       const auto next = sole_consumer(*value);
       if (!next || taken[*next]) break;
       const Node& node = graph_.nodes[*next];
+      const bool folds = anchor.op_type == "Conv" && node.op_type == "BatchNormalization";
+      if (may_fuse_ && !folds && !may_fuse_(node)) break;
       if (anchor.op_type == "Conv" && op.task.fused_ops.empty() && foldable_batch_norm(node, *value)) {
         // Folded: the conv's weights and bias absorb scale and shift, so it costs nothing at run time.
         if (op.task.inputs.size() == 2) op.task.inputs.push_back(graph_.tensor(node.inputs[2]));
@@ -141,15 +162,22 @@ class Fuser {
   const Graph& graph_;
   const std::set<std::string>& fusable_;
   const std::map<std::string, std::vector<std::string>>& members_;
+  const MayFuse& may_fuse_;
   std::map<std::string, std::vector<size_t>> consumers_;
   std::set<std::string> outputs_;
 };
 
-}  // namespace
+}  // namespace fusion_detail
 
-std::vector<FusedOp> fuse(const Graph& graph, const std::set<std::string>& fusable,
-                          const std::map<std::string, std::vector<std::string>>& members) {
-  return Fuser(graph, fusable, members).run();
+// `fusable` are the op types the device runs fused after an anchor (its
+// describe()'s "fused_op_types"). Every node of the graph ends up in exactly
+// one FusedOp, in graph order of the anchors.
+// `members` names the model's nodes behind a node that stands for several
+// (a recognised pattern); they are what FusedOp::node_names lists.
+inline std::vector<FusedOp> fuse(const Graph& graph, const std::set<std::string>& fusable,
+                                 const std::map<std::string, std::vector<std::string>>& members = {},
+                                 const MayFuse& may_fuse = {}) {
+  return fusion_detail::Fuser(graph, fusable, members, may_fuse).run();
 }
 
-}  // namespace aoe::opat
+}  // namespace aoe::sdk

@@ -10,7 +10,7 @@
 
 #include "aoe/sdk/graph.h"
 
-namespace aoe::opat {
+namespace aoe::graph {
 
 struct RecognisedGraph {
   aoe::sdk::Graph graph;  // each pattern one node: LayerNormalization or Gelu
@@ -20,4 +20,4 @@ struct RecognisedGraph {
 
 RecognisedGraph recognise_patterns(const aoe::sdk::Graph& graph);
 
-}  // namespace aoe::opat
+}  // namespace aoe::graph

@@ -1,0 +1,23 @@
+// Runs the built aoe-host as a user would, for the benchmarks that drive it:
+// output to files in the run's directory, a bank the caller chooses.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace aoe::bench {
+
+struct Run {
+  int exit_code = -1;
+  double wall_s = 0;
+  std::filesystem::path dir;  // holds stdout.txt, stderr.txt and the result file
+};
+
+// args[0] is the binary. `dir` starts empty and is the working directory and
+// ASCEND_WORK_PATH; `bank` is TUNE_BANK_PATH and is left as it is, so runs can
+// share a bank. Settings of the caller's environment that would skew a run
+// (bank paths, REPEAT_TUNE, parallelism, AOE_MODE) are dropped.
+Run run_host(std::vector<std::string> args, const std::filesystem::path& dir, const std::filesystem::path& bank);
+
+}  // namespace aoe::bench

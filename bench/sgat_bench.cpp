@@ -1,0 +1,140 @@
+// Model time on each device with no tuning, OPAT alone, SGAT alone, and SGAT
+// then OPAT, each pipeline in its own bank, all four timed the same way:
+// SGAT's sum over the model's subgraphs, measured on the device as wholes
+// with the strategies and operator tilings their banks hold.
+#include <unistd.h>
+
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "host_runner.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using aoe::bench::run_host;
+using nlohmann::json;
+
+constexpr const char* kUsage =
+    "usage: sgat_bench [--models a,b] [--devices d,e] [--budget N] [--cpu_budget N] [--work DIR]\n"
+    "  --models      models of the build's models directory, without .onnx (default resnet50,bert_layer)\n"
+    "  --devices     device targets (default ascend910,cpu)\n"
+    "  --budget      evaluations per task, for SGAT and OPAT alike, on the simulator (default 48)\n"
+    "  --cpu_budget  the same on the cpu, where each evaluation really runs (default 8)\n"
+    "  --work        scratch directory for the banks and result files (default: a fresh one in $TMPDIR)\n"
+    "Pipelines, each with a fresh bank:\n"
+    "  none       the default strategy and default tilings (SGAT's baseline before any tuning)\n"
+    "  OPAT       OPAT, then SGAT --budget 0 to time the model as OPAT left it\n"
+    "  SGAT       SGAT\n"
+    "  SGAT+OPAT  SGAT, then OPAT (which follows SGAT's strategies), then SGAT --budget 0 to time it\n";
+
+struct Options {
+  std::vector<std::string> models = {"resnet50", "bert_layer"};
+  std::vector<std::string> devices = {"ascend910", "cpu"};
+  uint64_t budget = 48, cpu_budget = 8;
+  fs::path work;
+};
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+uint64_t count(const std::string& text, const std::string& option) {
+  uint64_t n = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc() || end != text.data() + text.size())
+    throw std::invalid_argument(option + " takes a whole number, not '" + text + "'");
+  return n;
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "--models") o.models = split_list(value());
+    else if (arg == "--devices") o.devices = split_list(value());
+    else if (arg == "--budget") o.budget = count(value(), arg);
+    else if (arg == "--cpu_budget") o.cpu_budget = count(value(), arg);
+    else if (arg == "--work") o.work = value();
+    else if (arg == "--help" || arg == "-h") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    } else throw std::invalid_argument("unknown option '" + arg + "'");
+  }
+  if (o.models.empty() || o.devices.empty()) throw std::invalid_argument("--models and --devices name at least one");
+  return o;
+}
+
+// One aoe-host run; its SGAT or OPAT section, or an error naming its log.
+json run(const std::string& job_type, const std::string& model, const std::string& device, uint64_t budget,
+         const fs::path& dir, const fs::path& bank) {
+  const std::vector<std::string> args = {AOE_BENCH_HOST, "--job_type", job_type, "--device", device, "--model",
+                                         (fs::path(AOE_BENCH_MODELS_DIR) / (model + ".onnx")).string(),
+                                         "--budget", std::to_string(budget)};
+  const auto r = run_host(args, dir, bank);
+  if (r.exit_code != 0)
+    throw std::runtime_error("aoe-host exited " + std::to_string(r.exit_code) + "; see " + (dir / "stderr.txt").string());
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().rfind("aoe_result_", 0) == 0) {
+      std::ifstream in(e.path());
+      const json file = json::parse(in);
+      return file.at(job_type == "1" ? "SGAT" : "OPAT");
+    }
+  throw std::runtime_error("no result file in " + dir.string());
+}
+
+double ms(const json& section, const char* key) { return section.at(key).get<double>(); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    Options opts = parse(argc, argv);
+    if (opts.work.empty()) opts.work = fs::temp_directory_path() / ("aoe_sgat_bench_" + std::to_string(::getpid()));
+    std::printf("%-12s %-10s %10s %10s %10s %10s %12s %12s\n", "model", "device", "none ms", "OPAT ms", "SGAT ms",
+                "SGAT+OPAT", "OPAT/none", "S+O/OPAT");
+    for (const auto& device : opts.devices) {
+      const uint64_t budget = device == "cpu" ? opts.cpu_budget : opts.budget;
+      for (const auto& model : opts.models) {
+        const fs::path w = opts.work / device / model;
+        // OPAT alone, timed by SGAT without searching.
+        run("2", model, device, budget, w / "opat" / "1_opat", w / "opat" / "bank");
+        const json opat = run("1", model, device, 0, w / "opat" / "2_time", w / "opat" / "bank");
+        // SGAT alone; its baseline is the untuned model.
+        const json sgat = run("1", model, device, budget, w / "sgat" / "1_sgat", w / "sgat" / "bank");
+        // SGAT, then OPAT in the same bank, timed by SGAT without searching.
+        run("2", model, device, budget, w / "sgat" / "2_opat", w / "sgat" / "bank");
+        const json both = run("1", model, device, 0, w / "sgat" / "3_time", w / "sgat" / "bank");
+        const double none = ms(sgat, "model_baseline_performance(ms)");
+        const double opat_ms = ms(opat, "model_baseline_performance(ms)");
+        const double sgat_ms = ms(sgat, "model_result_performance(ms)");
+        const double both_ms = ms(both, "model_result_performance(ms)");
+        std::printf("%-12s %-10s %10.3f %10.3f %10.3f %10.3f %12.3f %12.3f\n", model.c_str(), device.c_str(), none,
+                    opat_ms, sgat_ms, both_ms, opat_ms / none, both_ms / opat_ms);
+        std::fflush(stdout);
+      }
+    }
+    std::printf("(OPAT/none and S+O/OPAT below 1 are gains; scratch: %s)\n", opts.work.string().c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sgat_bench: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,99 @@
+#include "sgat_report.h"
+
+#include <cstdio>
+
+namespace aoe::sgat {
+namespace {
+
+using nlohmann::json;
+
+std::string percent(double before, double after) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f%%", before > 0 ? (before - after) / before * 100 : 0.0);
+  return text;
+}
+
+json node_names(const aoe::sdk::SubgraphTask& t) {
+  json out = json::array();
+  for (const auto& n : t.graph.nodes) out.push_back(n.name);
+  return out;
+}
+
+json modified_subgraph(const TunedSubgraph& t) {
+  return {{"subgraph_name", t.group.task.name},
+          {"repo_key", t.group.task.hash()},
+          {"performance_before_tune(us)", t.result.before_us},
+          {"performance_after_tune(us)", t.result.after_us},
+          {"performance_improvement", percent(t.result.before_us, t.result.after_us)}};
+}
+
+}  // namespace
+
+json sgat_report(const std::vector<TunedSubgraph>& done, const std::string& status) {
+  json added = json::array(), updated = json::array(), failed = json::array(), subgraphs = json::array();
+  int add = 0, update = 0, reserved = 0, unsatisfied = 0;
+  double baseline_us = 0, result_us = 0;
+  for (const auto& t : done) {
+    const auto& r = t.result;
+    if (r.outcome == Outcome::interrupted) continue;
+    if (r.outcome == Outcome::failed || r.outcome == Outcome::unsupported) {
+      failed.push_back({{"subgraph_name", t.group.task.name}, {"repo_key", t.group.task.hash()}, {"reason", r.reason}});
+      continue;
+    }
+    add += r.outcome == Outcome::added;
+    update += r.outcome == Outcome::updated;
+    reserved += r.outcome == Outcome::reserved;
+    unsatisfied += r.outcome == Outcome::unsatisfied;
+    if (r.outcome == Outcome::added) added.push_back(modified_subgraph(t));
+    if (r.outcome == Outcome::updated) updated.push_back(modified_subgraph(t));
+    const double instances = static_cast<double>(t.group.occurrences.size());
+    baseline_us += r.before_us * instances;
+    result_us += r.after_us * instances;
+    subgraphs.push_back({{"subgraph_name", t.group.task.name},
+                         {"repo_key", t.group.task.hash()},
+                         {"occurrences", t.group.occurrences},
+                         {"nodes", node_names(t.group.task)},
+                         {"repo", repo_word(r.outcome)},
+                         {"performance_before_tune(us)", r.before_us},
+                         {"performance_after_tune(us)", r.after_us},
+                         {"evaluations", r.evaluations},
+                         {"replayed_evaluations", r.replayed},
+                         {"refused_configs", r.refused},
+                         {"stop_reason", r.stop_reason},
+                         {"decisions", r.decisions}});
+  }
+  const int hit = update + reserved;
+  return {{"model_baseline_performance(ms)", baseline_us / 1000},
+          {"model_result_performance(ms)", result_us / 1000},
+          {"model_performance_improvement", percent(baseline_us, result_us)},
+          {"sgat_tuning_result", status},
+          {"sgat_tuned_subgraphs", subgraphs},
+          {"repo_modified_subgraphs", {{"add_repo_subgraphs", added}, {"update_repo_subgraphs", updated}}},
+          {"repo_summary",
+           {{"repo_add_num", add},
+            {"repo_hit_num", hit},
+            {"repo_reserved_num", reserved},
+            {"repo_unsatisfied_num", unsatisfied},
+            {"repo_update_num", update},
+            {"total_num", add + hit + unsatisfied}}},
+          {"tuning_failed_subgraphs", failed}};
+}
+
+json tuned_plan(const std::string& model, const std::vector<TunedSubgraph>& done) {
+  json subgraphs = json::array();
+  for (const auto& t : done) {
+    if (t.result.outcome == Outcome::interrupted) continue;
+    subgraphs.push_back({{"repo_key", t.group.task.hash()},
+                         {"occurrences", t.group.occurrences},
+                         {"nodes", node_names(t.group.task)},
+                         {"outcome", repo_word(t.result.outcome)},
+                         {"reason", t.result.reason},
+                         {"config", t.result.config},
+                         {"decisions", t.result.decisions},
+                         {"time_before_us", t.result.before_us},
+                         {"time_after_us", t.result.after_us}});
+  }
+  return {{"model", model}, {"mode", "sgat"}, {"subgraphs", subgraphs}};
+}
+
+}  // namespace aoe::sgat

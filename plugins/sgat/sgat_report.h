@@ -1,0 +1,31 @@
+// SGAT's report in AOE's result-file shape, and the tuned model plan the
+// workspace keeps (each subgraph's strategy, for OPAT and for deployment).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "aoe/sdk/subgraph_task.h"
+#include "subgraph_tuner.h"
+
+namespace aoe::sgat {
+
+// One distinct subgraph of the model and where it occurs.
+struct SubgraphGroup {
+  aoe::sdk::SubgraphTask task;            // the first occurrence
+  std::vector<std::string> occurrences;   // every subgraph name with this repo_key
+};
+
+struct TunedSubgraph {
+  SubgraphGroup group;
+  SubgraphResult result;
+};
+
+nlohmann::json sgat_report(const std::vector<TunedSubgraph>& done, const std::string& status);
+
+nlohmann::json tuned_plan(const std::string& model, const std::vector<TunedSubgraph>& done);
+
+}  // namespace aoe::sgat

@@ -1,0 +1,61 @@
+// Tunes one subgraph: time the default strategy, consult the subgraph bank,
+// search the strategy space on the device, record the best.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "aoe/sdk/subgraph_task.h"
+#include "aoe/sdk/tuning_mode.h"
+#include "journal.h"
+#include "search_stop.h"
+
+namespace aoe::sgat {
+
+// How a subgraph ended, in AOE's bank vocabulary.
+enum class Outcome { added, updated, reserved, unsatisfied, failed, unsupported, interrupted };
+
+const char* repo_word(Outcome outcome);  // AOE's "add", "update", ...
+
+struct TuneOptions {
+  aoe::modes::StopLimits limits;
+  uint64_t seed = 0;
+  bool repeat_tune = false;
+  std::string soc_version;
+  uint32_t batch = 8;
+  unsigned build_threads = 1;
+};
+
+struct SubgraphResult {
+  Outcome outcome = Outcome::failed;
+  std::string reason;
+  double before_us = 0;  // the default strategy
+  double after_us = 0;   // the strategy the model runs with now
+  nlohmann::json config = nlohmann::json::object();     // knob -> value, as users read it
+  nlohmann::json decisions = nlohmann::json::object();  // SubgraphDecisions of that config
+  uint64_t evaluations = 0;  // measured, including those the journal answered
+  uint64_t replayed = 0;     // answered by the journal of an earlier, interrupted run
+  uint64_t refused = 0;
+  std::string stop_reason;
+};
+
+using SearchProgress = std::function<void(uint64_t evaluations, double best_us)>;
+
+SubgraphResult tune_subgraph(const aoe::sdk::Job& job, const aoe::sdk::SubgraphTask& subgraph,
+                             const TuneOptions& options, Journal& journal, const SearchProgress& progress = {});
+
+// The strategy the subgraph bank holds for the subgraph on this device, if any.
+std::optional<aoe::sdk::SubgraphDecisions> banked_decisions(const aoe::sdk::Job& job,
+                                                            const aoe::sdk::SubgraphTask& subgraph,
+                                                            const std::string& soc_version);
+
+// The graph bank's key of a subgraph on this device.
+nlohmann::json graph_bank_key(const aoe::sdk::SubgraphTask& subgraph, const std::string& soc_version,
+                              const std::string& space_version);
+
+}  // namespace aoe::sgat
