@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_args.h"
 #include "host_runner.h"
 
 namespace {
@@ -29,7 +30,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using aoe::bench::Run;
+using aoe::bench::count;
 using aoe::bench::run_host;
+using aoe::bench::split_list;
 
 // Large enough that the exhaustive searcher walks every space the simulator offers.
 constexpr uint64_t kExhaustiveBudget = 2000000;
@@ -50,22 +53,6 @@ struct Options {
   fs::path work;
   bool keep = false;
 };
-
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
-uint64_t count(const std::string& text, const std::string& option) {
-  uint64_t n = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-  if (ec != std::errc() || end != text.data() + text.size())
-    throw std::invalid_argument(option + " takes a whole number, not '" + text + "'");
-  return n;
-}
 
 Options parse(int argc, char** argv) {
   Options o;

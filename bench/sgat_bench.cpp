@@ -4,24 +4,25 @@
 // with the strategies and operator tilings their banks hold.
 #include <unistd.h>
 
-#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "bench_args.h"
 #include "host_runner.h"
 
 namespace {
 
 namespace fs = std::filesystem;
+using aoe::bench::count;
 using aoe::bench::run_host;
+using aoe::bench::split_list;
 using nlohmann::json;
 
 constexpr const char* kUsage =
@@ -43,22 +44,6 @@ struct Options {
   uint64_t budget = 48, cpu_budget = 8;
   fs::path work;
 };
-
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
-uint64_t count(const std::string& text, const std::string& option) {
-  uint64_t n = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-  if (ec != std::errc() || end != text.data() + text.size())
-    throw std::invalid_argument(option + " takes a whole number, not '" + text + "'");
-  return n;
-}
 
 Options parse(int argc, char** argv) {
   Options o;

@@ -1,5 +1,6 @@
 #include "graph_strategy.h"
 
+#include "bank_keys.h"
 #include "partition.h"
 
 namespace aoe::opat {
@@ -17,11 +18,7 @@ GraphStrategy GraphStrategy::from_bank(const aoe::sdk::Job& job, const aoe::sdk:
     } catch (const aoe::sdk::Error&) {
       continue;  // SGAT could not tune it either
     }
-    const nlohmann::json key = {{"kind", "graph"},
-                                {"soc_version", soc_version},
-                                {"space_version", task->space().version},
-                                {"signature", sg.signature()},
-                                {"hash", sg.hash()}};
+    const auto key = aoe::modes::graph_bank_key(sg, soc_version, task->space().version);
     std::optional<nlohmann::json> entry;
     try {
       entry = job.host().bank_lookup(key);

@@ -1,17 +1,12 @@
 #include "opat_report.h"
 
-#include <cstdio>
+#include "report_fields.h"
 
 namespace aoe::opat {
 namespace {
 
+using aoe::modes::percent;
 using nlohmann::json;
-
-std::string percent(double before, double after) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f%%", before > 0 ? (before - after) / before * 100 : 0.0);
-  return text;
-}
 
 const char* outcome_name(Outcome o) {
   switch (o) {
@@ -75,20 +70,13 @@ json opat_report(const std::vector<TunedTask>& tasks, const std::string& status)
                          {"stop_reason", r.stop_reason},
                          {"config", r.config}});
   }
-  const int hit = update + reserved;
   return {{"model_baseline_performance(ms)", baseline_us / 1000},
           {"model_result_performance(ms)", result_us / 1000},
           {"model_performance_improvement", percent(baseline_us, result_us)},
           {"opat_tuning_result", status},
           {"opat_tuned_operators", operators},
           {"repo_modified_operators", {{"add_repo_operators", added}, {"update_repo_operators", updated}}},
-          {"repo_summary",
-           {{"repo_add_num", add},
-            {"repo_hit_num", hit},
-            {"repo_reserved_num", reserved},
-            {"repo_unsatisfied_num", unsatisfied},
-            {"repo_update_num", update},
-            {"total_num", add + hit + unsatisfied}}},
+          {"repo_summary", aoe::modes::repo_summary(add, update, reserved, unsatisfied)},
           {"tuning_failed_operators", failed},
           {"unsupported_operators", unsupported}};
 }

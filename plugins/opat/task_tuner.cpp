@@ -1,25 +1,23 @@
 #include "task_tuner.h"
 
 #include <algorithm>
-#include <chrono>
-#include <ctime>
 #include <optional>
 #include <set>
+
+#include "bank_keys.h"
+#include "report_fields.h"
 
 namespace aoe::opat {
 namespace {
 
+using aoe::modes::Best;
+using aoe::modes::utc_now;
 using aoe::sdk::Config;
 using aoe::sdk::Error;
 using aoe::sdk::Measurement;
 using aoe::sdk::TaskClient;
 using aoe::sdk::TuningSpace;
 using nlohmann::json;
-
-struct Best {
-  Config config;
-  double time_us = 0;
-};
 
 TaskResult failed(std::string reason) {
   TaskResult r;
@@ -42,15 +40,6 @@ std::vector<std::string> changed_tags(const TuningSpace& space, const Config& fr
   return {tags.begin(), tags.end()};
 }
 
-std::string utc_now() {
-  const auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm utc{};
-  gmtime_r(&t, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
-
 // The bank's config, timed again here: the bank may come from another machine.
 std::optional<Best> bank_config(const TaskClient& task, const json& entry) {
   const auto values = entry.value("config_values", Config{});
@@ -60,52 +49,19 @@ std::optional<Best> bank_config(const TaskClient& task, const json& entry) {
   return Best{values, m.time_us};
 }
 
-// Asks the searcher for configs until a stop condition or interruption;
-// keeps the fastest. Configs the device refuses cost a check, not a measurement.
 bool search(const aoe::sdk::Job& job, const TaskClient& task, const std::string& op_type, const TuneOptions& options,
             const SearchProgress& progress, Best& best, TaskResult& result) {
   auto searcher = job.searcher(op_type);
   searcher->start(task.space(), {options.seed, options.limits.budget});
-  SearchStop stop(options.limits);
-  // A searcher that only ever proposes invalid configs must not spin forever.
-  const uint64_t max_refused = 50 * std::max<uint64_t>(options.limits.budget, 1);
-  for (;;) {
-    if (job.host().cancelled()) return false;
-    result.stop_reason = stop.reason();
-    if (!result.stop_reason.empty()) break;
-    if (result.refused > max_refused) {
-      result.stop_reason = "too many invalid configs";
-      break;
-    }
-    const auto batch = searcher->propose(std::min<uint64_t>(options.batch, stop.left()));
-    if (batch.empty()) {
-      result.stop_reason = "searcher done";
-      break;
-    }
-    std::vector<Config> runnable;
-    for (const auto& config : batch) {
-      Measurement verdict = task.space().in_domain(config)
-                                ? task.check(config)
-                                : Measurement::failed(aoe::sdk::ResultStatus::invalid, "outside the tuning space");
-      if (verdict.ok()) {
-        runnable.push_back(config);
-      } else {
-        ++result.refused;
-        searcher->observe(config, verdict);
-      }
-    }
-    if (runnable.empty()) continue;
-    const auto results = task.evaluate(runnable, {}, options.build_threads);
-    for (size_t i = 0; i < runnable.size(); ++i) {
-      searcher->observe(runnable[i], results[i]);
-      const bool new_best = results[i].ok() && results[i].time_us < best.time_us;
-      if (new_best) best = {runnable[i], results[i].time_us};
-      stop.measured(new_best);
-    }
-    result.evaluations = stop.evaluations();
-    if (progress) progress(result.evaluations, best.time_us);
-  }
-  return !job.host().cancelled();
+  aoe::modes::SearchTally tally;
+  const bool finished = aoe::modes::run_search(
+      job.host(), *searcher, task, options.limits, options.batch,
+      [&](const std::vector<Config>& runnable) { return task.evaluate(runnable, {}, options.build_threads); },
+      progress, best, tally);
+  result.evaluations = tally.evaluations;
+  result.refused = tally.refused;
+  result.stop_reason = tally.stop_reason;
+  return finished;
 }
 
 }  // namespace
@@ -139,8 +95,7 @@ TaskResult tune_task(const aoe::sdk::Job& job, const TaskGroup& group, const Tun
   const Measurement base = task->evaluate({space.default_config}, {})[0];
   if (!base.ok()) return failed(std::string("the default config did not run: ") + to_string(base.status) + " " + base.message);
 
-  const json key = {{"kind", "op"},          {"op_type", op.op_type},     {"soc_version", options.soc_version},
-                    {"space_version", space.version}, {"signature", op.signature()}, {"hash", op.hash()}};
+  const json key = aoe::modes::op_bank_key(op, options.soc_version, space.version);
   std::optional<json> entry;
   try {
     entry = job.host().bank_lookup(key);

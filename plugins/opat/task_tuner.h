@@ -8,11 +8,11 @@
 
 #include "aoe/sdk/tuning_mode.h"
 #include "op_tasks.h"
-#include "search_stop.h"
+#include "search_loop.h"
 
 namespace aoe::opat {
 
-using aoe::modes::SearchStop;
+using aoe::modes::SearchProgress;
 using aoe::modes::StopLimits;
 
 // How a task ended, in AOE's bank vocabulary.
@@ -28,9 +28,6 @@ struct TuneOptions {
   uint32_t batch = 8;          // configs built and timed together (TUNING_PARALLEL_NUM)
   unsigned build_threads = 1;  // configs built at once, when the device allows (TE_PARALLEL_COMPILER)
 };
-
-// Called after each measured batch: evaluations so far and the best time yet.
-using SearchProgress = std::function<void(uint64_t evaluations, double best_us)>;
 
 struct TaskResult {
   Outcome outcome = Outcome::failed;

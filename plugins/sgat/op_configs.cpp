@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "aoe/sdk/fusion.h"
+#include "bank_keys.h"
 
 namespace aoe::sgat {
 
@@ -23,13 +24,7 @@ json tilings(const aoe::sdk::Job& job, const aoe::sdk::SubgraphTask& subgraph, c
     } catch (const aoe::sdk::Error&) {
       continue;  // no kernel for it (a view op) or none the device runs: nothing tuned
     }
-    // The operator bank's key, as OPAT writes it.
-    const json key = {{"kind", "op"},
-                      {"op_type", op.op_type},
-                      {"soc_version", soc_version},
-                      {"space_version", task->space().version},
-                      {"signature", op.signature()},
-                      {"hash", op.hash()}};
+    const json key = aoe::modes::op_bank_key(op, soc_version, task->space().version);
     std::optional<json> entry;
     try {
       entry = job.host().bank_lookup(key);

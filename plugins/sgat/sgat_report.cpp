@@ -1,17 +1,12 @@
 #include "sgat_report.h"
 
-#include <cstdio>
+#include "report_fields.h"
 
 namespace aoe::sgat {
 namespace {
 
+using aoe::modes::percent;
 using nlohmann::json;
-
-std::string percent(double before, double after) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f%%", before > 0 ? (before - after) / before * 100 : 0.0);
-  return text;
-}
 
 json node_names(const aoe::sdk::SubgraphTask& t) {
   json out = json::array();
@@ -62,20 +57,13 @@ json sgat_report(const std::vector<TunedSubgraph>& done, const std::string& stat
                          {"stop_reason", r.stop_reason},
                          {"decisions", r.decisions}});
   }
-  const int hit = update + reserved;
   return {{"model_baseline_performance(ms)", baseline_us / 1000},
           {"model_result_performance(ms)", result_us / 1000},
           {"model_performance_improvement", percent(baseline_us, result_us)},
           {"sgat_tuning_result", status},
           {"sgat_tuned_subgraphs", subgraphs},
           {"repo_modified_subgraphs", {{"add_repo_subgraphs", added}, {"update_repo_subgraphs", updated}}},
-          {"repo_summary",
-           {{"repo_add_num", add},
-            {"repo_hit_num", hit},
-            {"repo_reserved_num", reserved},
-            {"repo_unsatisfied_num", unsatisfied},
-            {"repo_update_num", update},
-            {"total_num", add + hit + unsatisfied}}},
+          {"repo_summary", aoe::modes::repo_summary(add, update, reserved, unsatisfied)},
           {"tuning_failed_subgraphs", failed}};
 }
 

@@ -1,13 +1,17 @@
 #include "subgraph_tuner.h"
 
 #include <algorithm>
-#include <chrono>
-#include <ctime>
 #include <optional>
+
+#include "bank_keys.h"
+#include "report_fields.h"
 
 namespace aoe::sgat {
 namespace {
 
+using aoe::modes::Best;
+using aoe::modes::graph_bank_key;
+using aoe::modes::utc_now;
 using aoe::sdk::Config;
 using aoe::sdk::Error;
 using aoe::sdk::Measurement;
@@ -16,25 +20,11 @@ using aoe::sdk::TaskClient;
 using aoe::sdk::TuningSpace;
 using nlohmann::json;
 
-struct Best {
-  Config config;
-  double time_us = 0;
-};
-
 SubgraphResult failed(std::string reason, Outcome outcome = Outcome::failed) {
   SubgraphResult r;
   r.outcome = outcome;
   r.reason = std::move(reason);
   return r;
-}
-
-std::string utc_now() {
-  const auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm utc{};
-  gmtime_r(&t, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
 }
 
 // Measures configs on the device, or takes their results from the journal of
@@ -97,45 +87,14 @@ bool search(const aoe::sdk::Job& job, const TaskClient& task, const TuneOptions&
             const SearchProgress& progress, Best& best, SubgraphResult& result) {
   auto searcher = job.searcher("Subgraph");
   searcher->start(task.space(), {options.seed, options.limits.budget});
-  aoe::modes::SearchStop stop(options.limits);
-  const uint64_t max_refused = 50 * std::max<uint64_t>(options.limits.budget, 1);
-  for (;;) {
-    if (job.host().cancelled()) return false;
-    result.stop_reason = stop.reason();
-    if (!result.stop_reason.empty()) break;
-    if (result.refused > max_refused) {
-      result.stop_reason = "too many invalid configs";
-      break;
-    }
-    const auto batch = searcher->propose(std::min<uint64_t>(options.batch, stop.left()));
-    if (batch.empty()) {
-      result.stop_reason = "searcher done";
-      break;
-    }
-    std::vector<Config> runnable;
-    for (const auto& config : batch) {
-      const Measurement verdict = task.space().in_domain(config)
-                                      ? task.check(config)
-                                      : Measurement::failed(aoe::sdk::ResultStatus::invalid, "outside the space");
-      if (verdict.ok()) {
-        runnable.push_back(config);
-      } else {
-        ++result.refused;
-        searcher->observe(config, verdict);
-      }
-    }
-    if (runnable.empty()) continue;
-    const auto results = measure(runnable);
-    for (size_t i = 0; i < runnable.size(); ++i) {
-      searcher->observe(runnable[i], results[i]);
-      const bool new_best = results[i].ok() && results[i].time_us < best.time_us;
-      if (new_best) best = {runnable[i], results[i].time_us};
-      stop.measured(new_best);
-    }
-    result.evaluations = stop.evaluations();
-    if (progress) progress(result.evaluations, best.time_us);
-  }
-  return !job.host().cancelled();
+  aoe::modes::SearchTally tally;
+  const bool finished = aoe::modes::run_search(
+      job.host(), *searcher, task, options.limits, options.batch,
+      [&](const std::vector<Config>& runnable) { return measure(runnable); }, progress, best, tally);
+  result.evaluations = tally.evaluations;
+  result.refused = tally.refused;
+  result.stop_reason = tally.stop_reason;
+  return finished;
 }
 
 }  // namespace
@@ -151,15 +110,6 @@ const char* repo_word(Outcome outcome) {
     case Outcome::interrupted: return "interrupted";
   }
   return "failed";
-}
-
-json graph_bank_key(const aoe::sdk::SubgraphTask& subgraph, const std::string& soc_version,
-                    const std::string& space_version) {
-  return {{"kind", "graph"},
-          {"soc_version", soc_version},
-          {"space_version", space_version},
-          {"signature", subgraph.signature()},
-          {"hash", subgraph.hash()}};
 }
 
 std::optional<SubgraphDecisions> banked_decisions(const aoe::sdk::Job& job, const aoe::sdk::SubgraphTask& subgraph,

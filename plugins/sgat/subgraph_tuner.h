@@ -13,7 +13,7 @@
 #include "aoe/sdk/subgraph_task.h"
 #include "aoe/sdk/tuning_mode.h"
 #include "journal.h"
-#include "search_stop.h"
+#include "search_loop.h"
 
 namespace aoe::sgat {
 
@@ -44,7 +44,7 @@ struct SubgraphResult {
   std::string stop_reason;
 };
 
-using SearchProgress = std::function<void(uint64_t evaluations, double best_us)>;
+using aoe::modes::SearchProgress;
 
 SubgraphResult tune_subgraph(const aoe::sdk::Job& job, const aoe::sdk::SubgraphTask& subgraph,
                              const TuneOptions& options, Journal& journal, const SearchProgress& progress = {});
@@ -53,9 +53,5 @@ SubgraphResult tune_subgraph(const aoe::sdk::Job& job, const aoe::sdk::SubgraphT
 std::optional<aoe::sdk::SubgraphDecisions> banked_decisions(const aoe::sdk::Job& job,
                                                             const aoe::sdk::SubgraphTask& subgraph,
                                                             const std::string& soc_version);
-
-// The graph bank's key of a subgraph on this device.
-nlohmann::json graph_bank_key(const aoe::sdk::SubgraphTask& subgraph, const std::string& soc_version,
-                              const std::string& space_version);
 
 }  // namespace aoe::sgat

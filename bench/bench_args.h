@@ -1,0 +1,31 @@
+// Command-line values the benchmarks that drive aoe-host read alike.
+#pragma once
+
+#include <charconv>
+#include <cstdint>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace aoe::bench {
+
+// "a,b,,c" -> {a, b, c}
+inline std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+// A whole number, or an error naming the option.
+inline uint64_t count(const std::string& text, const std::string& option) {
+  uint64_t n = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc() || end != text.data() + text.size())
+    throw std::invalid_argument(option + " takes a whole number, not '" + text + "'");
+  return n;
+}
+
+}  // namespace aoe::bench

@@ -1,0 +1,82 @@
+// The search every tuning mode runs on a prepared task: ask the searcher for
+// configs until a stop condition or an interruption, keep the fastest.
+// Configs the device refuses cost a check, not a measurement.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "aoe/sdk/device_client.h"
+#include "aoe/sdk/host.h"
+#include "aoe/sdk/searcher_client.h"
+#include "search_stop.h"
+
+namespace aoe::modes {
+
+struct Best {
+  aoe::sdk::Config config;
+  double time_us = 0;
+};
+
+struct SearchTally {
+  uint64_t evaluations = 0;
+  uint64_t refused = 0;     // configs the device's constraint check refused
+  std::string stop_reason;  // budget, stall, time limit, searcher done, too many invalid configs
+};
+
+// Times configs that passed the device's check, one result each.
+using MeasureBatch = std::function<std::vector<aoe::sdk::Measurement>(const std::vector<aoe::sdk::Config>&)>;
+// Called after each measured batch: evaluations so far and the best time yet.
+using SearchProgress = std::function<void(uint64_t evaluations, double best_us)>;
+
+// False when interrupted. `searcher` is started; `best` holds the best so far.
+inline bool run_search(const aoe::sdk::Host& host, aoe::sdk::SearcherClient& searcher, const aoe::sdk::TaskClient& task,
+                       const StopLimits& limits, uint32_t batch_size, const MeasureBatch& measure,
+                       const SearchProgress& progress, Best& best, SearchTally& tally) {
+  SearchStop stop(limits);
+  // A searcher that only ever proposes invalid configs must not spin forever.
+  const uint64_t max_refused = 50 * std::max<uint64_t>(limits.budget, 1);
+  for (;;) {
+    if (host.cancelled()) return false;
+    tally.stop_reason = stop.reason();
+    if (!tally.stop_reason.empty()) break;
+    if (tally.refused > max_refused) {
+      tally.stop_reason = "too many invalid configs";
+      break;
+    }
+    const auto batch = searcher.propose(std::min<uint64_t>(batch_size, stop.left()));
+    if (batch.empty()) {
+      tally.stop_reason = "searcher done";
+      break;
+    }
+    std::vector<aoe::sdk::Config> runnable;
+    for (const auto& config : batch) {
+      const aoe::sdk::Measurement verdict =
+          task.space().in_domain(config)
+              ? task.check(config)
+              : aoe::sdk::Measurement::failed(aoe::sdk::ResultStatus::invalid, "outside the tuning space");
+      if (verdict.ok()) {
+        runnable.push_back(config);
+      } else {
+        ++tally.refused;
+        searcher.observe(config, verdict);
+      }
+    }
+    if (runnable.empty()) continue;
+    const auto results = measure(runnable);
+    for (size_t i = 0; i < runnable.size(); ++i) {
+      searcher.observe(runnable[i], results[i]);
+      const bool new_best = results[i].ok() && results[i].time_us < best.time_us;
+      if (new_best) best = {runnable[i], results[i].time_us};
+      stop.measured(new_best);
+    }
+    tally.evaluations = stop.evaluations();
+    if (progress) progress(tally.evaluations, best.time_us);
+  }
+  return !host.cancelled();
+}
+
+}  // namespace aoe::modes
