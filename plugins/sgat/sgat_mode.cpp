@@ -77,8 +77,8 @@ class SgatMode : public aoe::sdk::TuningMode {
     const json described = job.device().describe();
     if (!described.value("subgraphs", false))
       throw Error(StatusCode::unsupported, "the device (" + opts.value("soc_version", std::string("?")) +
-                                               ") does not measure subgraphs; SGAT needs one that does, such as "
-                                               "ascend910 or cpu");
+                                               ") does not measure subgraphs: SGAT needs a device whose describe() "
+                                               "says \"subgraphs\": true");
     const std::filesystem::path workspace = opts.value("workspace", "");
     if (workspace.empty()) throw Error(StatusCode::invalid_argument, "SGAT needs a workspace directory");
     const TuneOptions options = tune_options(opts, described);
