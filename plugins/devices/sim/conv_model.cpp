@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "aoe/sdk/error.h"
+#include "on_chip.h"
 #include "vector_model.h"
 
 namespace aoe::sim {
@@ -88,17 +89,21 @@ Axis conv_axis(int64_t in, int64_t k, int64_t stride, int64_t dilation, int64_t 
 // The bias comes first, then each binary fused op's other operand in order;
 // a binary op the task gives no operand for reads a per-channel row.
 Epilogue epilogue_of(const sdk::OpTask& task, const ConvProblem& p, const Soc& soc) {
+  const auto on_chip = OnChip::of(task);
   Epilogue e;
   size_t next_input = 2;
   if (p.has_bias) {
     add_fused_op(e, "Add", &task.inputs[2], soc.target);
+    e.addends.back().on_chip = on_chip.input(2);
     next_input = 3;
   }
   const sdk::TensorDesc channel_row{"", {p.cout}, p.out_dtype, "ND", false};
   for (const auto& op : task.fused_ops) {
     const sdk::TensorDesc* addend = nullptr;
+    const size_t at = next_input;
     if (is_binary_fused_op(op)) addend = next_input < task.inputs.size() ? &task.inputs[next_input++] : &channel_row;
     add_fused_op(e, op, addend, soc.target);
+    if (addend && addend != &channel_row) e.addends.back().on_chip = on_chip.input(at);
   }
   return e;
 }
@@ -134,6 +139,13 @@ double ConvProblem::gm_bytes() const {
   const double wt = static_cast<double>(cout * (c / group) * taps()) * sdk::dtype_bytes(w_dtype);
   const double out = static_cast<double>(n * cout * ho * wo) * sdk::dtype_bytes(out_dtype);
   return x + wt + out + epilogue.addend_bytes_total();
+}
+
+double ConvProblem::on_chip_bytes() const {
+  return (x_on_chip ? static_cast<double>(n * c * h * w) * sdk::dtype_bytes(x_dtype) : 0) +
+         (w_on_chip ? static_cast<double>(cout * (c / group) * taps()) * sdk::dtype_bytes(w_dtype) : 0) +
+         (out_on_chip ? static_cast<double>(n * cout * ho * wo) * sdk::dtype_bytes(out_dtype) : 0) +
+         epilogue.addend_bytes_total(true);
 }
 
 ConvProblem conv_problem(const sdk::OpTask& task, const Soc& soc) {
@@ -203,6 +215,10 @@ ConvProblem conv_problem(const sdk::OpTask& task, const Soc& soc) {
     throw Error(StatusCode::invalid_argument, "Conv bias has " + std::to_string(task.inputs[2].shape[0]) +
                                                   " values for " + std::to_string(p.cout) + " output channels");
   p.epilogue = epilogue_of(task, p, soc);
+  const auto on_chip = OnChip::of(task);
+  p.x_on_chip = on_chip.input(0);
+  p.w_on_chip = on_chip.input(1);
+  p.out_on_chip = on_chip.output(0);
   return p;
 }
 
@@ -466,7 +482,7 @@ sdk::Measurement ConvModel::check(const ConvTiling& t) const {
 double ConvModel::time_us(const sdk::Config& config) const { return cost(tiling(config)).total_us; }
 
 double ConvModel::roofline_us() const {
-  return std::max(p_.flops() / soc_.peak_flops_per_us(), p_.gm_bytes() / soc_.hbm_bytes_per_us());
+  return std::max(p_.flops() / soc_.peak_flops_per_us(), memory_roofline_us(soc_, p_.gm_bytes(), p_.on_chip_bytes()));
 }
 
 ConvCost ConvModel::cost(const ConvTiling& t) const {
@@ -486,7 +502,8 @@ double ConvModel::write_back_cycles(int64_t rows, int64_t cols, int64_t active) 
   double vector = p_.epilogue.vector_cycles(soc_, elements, out_bytes);
   if (p_.out_dtype != DType::f32) vector += vector_pass_cycles(soc_, elements, kAccBytes);
   const double out = static_cast<double>(elements * out_bytes);
-  const double to_gm = std::max(out / soc_.ub_to_gm_rate, out * static_cast<double>(active) / soc_.hbm_bytes_per_cycle());
+  const double to_gm = p_.out_on_chip ? out / soc_.ub_to_l2_rate
+                                      : std::max(out / soc_.ub_to_gm_rate, out * static_cast<double>(active) / soc_.hbm_bytes_per_cycle());
   const double addends = p_.epilogue.addend_bytes_per_tile(rows, cols, p_.cout * p_.ho * p_.wo) / soc_.gm_to_l1_rate;
   const double chunks = static_cast<double>(ceil_div(elements * kAccBytes, soc_.ub_bytes / 2));
   const double transfers = chunks * static_cast<double>(2 + p_.epilogue.addends.size());
@@ -520,8 +537,10 @@ ConvCost ConvModel::cube_cost(const ConvTiling& t) const {
   // Concurrent cores share the operand the split does not divide: it
   // crosses HBM once per round, the divided one once per core.
   const double active = static_cast<double>(g.active);
-  double hbm = t.split == ConvSplit::cout ? a_bytes + b_bytes * active : a_bytes * active + b_bytes;
-  if (operands_fit_l2_) hbm = std::min(hbm, fmap_bytes_ + weight_bytes_);
+  // A feature map or weights the strategy keeps in L2 cost no HBM.
+  const double a_hbm = p_.x_on_chip ? 0 : a_bytes, b_hbm = p_.w_on_chip ? 0 : b_bytes;
+  double hbm = t.split == ConvSplit::cout ? a_hbm + b_hbm * active : a_hbm * active + b_hbm;
+  if (operands_fit_l2_) hbm = std::min(hbm, (p_.x_on_chip ? 0 : fmap_bytes_) + (p_.w_on_chip ? 0 : weight_bytes_));
   c.l1_loads = a_dmas;
   c.gm_to_l1 = std::max((a_bytes + b_bytes) / soc_.gm_to_l1_rate, hbm / soc_.hbm_bytes_per_cycle()) +
                static_cast<double>(a_dmas + b_dmas) * soc_.dma_cycles;
@@ -570,17 +589,20 @@ ConvCost ConvModel::vector_cost(const ConvTiling& t) const {
   c.out_tiles = g.images * g.row_tiles * g.c1_tiles;
   const int out_bytes = sdk::dtype_bytes(p_.out_dtype);
   const int64_t lanes = c1 * g.m_rows * kC0;
+  const double fmap = static_cast<double>(c1 * g.in_rows * p_.w * kPositionBytes);
   const double in = static_cast<double>(c1 * g.in_rows * p_.w * kPositionBytes + c1 * p_.taps() * kPositionBytes) +
                     p_.epilogue.addend_bytes_per_tile(g.m_rows, c1 * kC0, p_.cout * p_.ho * p_.wo);
+  const double in_on_chip = (p_.x_on_chip ? fmap : 0) +
+                            p_.epilogue.addend_bytes_per_tile(g.m_rows, c1 * kC0, p_.cout * p_.ho * p_.wo, true);
   const double out = static_cast<double>(lanes * out_bytes);
   const double row_repeats = std::ceil(static_cast<double>(p_.wo * kPositionBytes) / soc_.vector_bytes_per_cycle);
   TileStages s;
   s.vec = static_cast<double>(p_.taps() * c1 * g.h) * (row_repeats + soc_.vector_latency_cycles) +
           p_.epilogue.vector_cycles(soc_, lanes, 2);
   if (p_.out_dtype == DType::f32) s.vec += vector_pass_cycles(soc_, lanes, 4);
-  s.in = gm_to_ub_cycles(soc_, in, g.active);
-  s.out = ub_to_gm_cycles(soc_, out, g.active);
-  s.hbm = hbm_share_cycles(soc_, in + out, g.active);
+  s.in = gm_to_ub_cycles(soc_, in, g.active, in_on_chip);
+  s.out = ub_to_gm_cycles(soc_, out, g.active, p_.out_on_chip ? out : 0);
+  s.hbm = hbm_share_cycles(soc_, in - in_on_chip + out - (p_.out_on_chip ? out : 0), g.active);
   c.gm_to_l1 = s.in * static_cast<double>(c.out_tiles);
   c.vector = s.vec * static_cast<double>(c.out_tiles);
   c.write_back = s.out * static_cast<double>(c.out_tiles);

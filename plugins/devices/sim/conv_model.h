@@ -45,6 +45,7 @@ struct ConvProblem {
 
   sdk::DType x_dtype = sdk::DType::f16, w_dtype = sdk::DType::f16, out_dtype = sdk::DType::f16;
   bool x_constant = false, w_constant = true;
+  bool x_on_chip = false, w_on_chip = false, out_on_chip = false;  // kept in L2 by the strategy around the op
   bool has_bias = false;
   Epilogue epilogue;  // the bias and the fused ops
 
@@ -57,6 +58,8 @@ struct ConvProblem {
   double flops() const;
   // Unpadded inputs, weights, output and addends, as the op stores them in GM.
   double gm_bytes() const;
+  // The part of them kept in L2.
+  double on_chip_bytes() const;
 };
 
 // Throws unsupported for what the model does not cover (not a 2-D conv, a

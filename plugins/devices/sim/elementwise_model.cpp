@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "aoe/sdk/error.h"
+#include "on_chip.h"
 #include "vector_model.h"
 
 namespace aoe::sim {
@@ -52,6 +53,27 @@ double ElementwiseProblem::gm_bytes() const {
   return b;
 }
 
+double ElementwiseProblem::on_chip_bytes() const {
+  double b = out_on_chip ? static_cast<double>(elements) * out_bytes : 0;
+  b += static_cast<double>(elements) * streamed_on_chip_per_element();
+  for (size_t i = 0; i < broadcast_elements.size(); ++i)
+    if (i < broadcast_on_chip.size() && broadcast_on_chip[i]) b += static_cast<double>(broadcast_elements[i]) * broadcast_bytes[i];
+  return b;
+}
+
+double ElementwiseProblem::streamed_bytes_per_element() const {
+  double b = 0;
+  for (int s : streamed_bytes) b += s;
+  return b;
+}
+
+double ElementwiseProblem::streamed_on_chip_per_element() const {
+  double b = 0;
+  for (size_t i = 0; i < streamed_bytes.size(); ++i)
+    if (i < streamed_on_chip.size() && streamed_on_chip[i]) b += streamed_bytes[i];
+  return b;
+}
+
 // The anchor reads inputs[0] (and inputs[1] if binary); each binary op of
 // the chain then reads the next input.
 ElementwiseProblem elementwise_problem(const sdk::OpTask& task, const Soc& soc) {
@@ -77,6 +99,8 @@ ElementwiseProblem elementwise_problem(const sdk::OpTask& task, const Soc& soc) 
   p.out_bytes = task.outputs.empty() ? sdk::dtype_bytes(task.inputs[0].dtype) : sdk::dtype_bytes(task.outputs[0].dtype);
   if (p.out_bytes == 0) throw Error(StatusCode::invalid_argument, task.op_type + " has an output of undefined dtype");
   p.bytes = p.out_bytes;
+  const auto on_chip = OnChip::of(task);
+  p.out_on_chip = on_chip.output(0);
   for (size_t i = 0; i < needed; ++i) {
     const auto& t = task.inputs[i];
     const int b = sdk::dtype_bytes(t.dtype);
@@ -85,11 +109,16 @@ ElementwiseProblem elementwise_problem(const sdk::OpTask& task, const Soc& soc) 
     // A broadcast input too big to keep in UB is re-read tile by tile.
     if (t.elements() == p.elements || t.elements() * b > soc.ub_bytes / 8) {
       p.streamed_bytes.push_back(b);
+      p.streamed_on_chip.push_back(on_chip.input(i));
     } else {
       p.broadcast_elements.push_back(t.elements());
       p.broadcast_bytes.push_back(b);
+      p.broadcast_on_chip.push_back(on_chip.input(i));
     }
   }
+  // In NC1HWC0 the stream covers C padded to C0: the pad lanes move and compute too.
+  if (!task.outputs.empty() && is_fractal(task.outputs[0]) && task.outputs[0].elements() == p.elements)
+    p.elements = stored_elements(task.outputs[0]);
   return p;
 }
 
@@ -154,18 +183,25 @@ double ElementwiseModel::time_us(const sdk::Config& c) const {
   TileStages s;
   double in_bytes = 0;
   for (int b : p_.streamed_bytes) in_bytes += static_cast<double>(tile) * b;
+  const double in_on_chip = static_cast<double>(tile) * p_.streamed_on_chip_per_element();
+  const double out_bytes = static_cast<double>(tile) * p_.out_bytes;
+  const double out_on_chip = p_.out_on_chip ? out_bytes : 0;
   // Each streamed input is its own copy-in, paying its own DMA issue.
   const auto extra_copies = static_cast<double>(std::max<size_t>(p_.streamed_bytes.size(), 1) - 1);
-  s.in = gm_to_ub_cycles(soc_, in_bytes, active) + extra_copies * soc_.dma_cycles;
+  s.in = gm_to_ub_cycles(soc_, in_bytes, active, in_on_chip) + extra_copies * soc_.dma_cycles;
   s.vec = vector_cycles_for(tile);
-  s.out = ub_to_gm_cycles(soc_, static_cast<double>(tile) * p_.out_bytes, active);
-  s.hbm = hbm_share_cycles(soc_, in_bytes + static_cast<double>(tile) * p_.out_bytes, active);
+  s.out = ub_to_gm_cycles(soc_, out_bytes, active, out_on_chip);
+  s.hbm = hbm_share_cycles(soc_, in_bytes - in_on_chip + out_bytes - out_on_chip, active);
   double resident = 0;
-  for (size_t i = 0; i < p_.broadcast_elements.size(); ++i)
-    resident += gm_to_ub_cycles(soc_, static_cast<double>(p_.broadcast_elements[i]) * p_.broadcast_bytes[i], active);
+  for (size_t i = 0; i < p_.broadcast_elements.size(); ++i) {
+    const double b = static_cast<double>(p_.broadcast_elements[i]) * p_.broadcast_bytes[i];
+    resident += gm_to_ub_cycles(soc_, b, active, i < p_.broadcast_on_chip.size() && p_.broadcast_on_chip[i] ? b : 0);
+  }
   return kernel_us(soc_, resident + pipeline_cycles(s, tiles, c[kDb] != 0), roofline_us());
 }
 
-double ElementwiseModel::roofline_us() const { return vector_roofline_us(soc_, p_.gm_bytes(), vector_cycles_for(p_.elements)); }
+double ElementwiseModel::roofline_us() const {
+  return vector_roofline_us(soc_, p_.gm_bytes(), vector_cycles_for(p_.elements), p_.on_chip_bytes());
+}
 
 }  // namespace aoe::sim

@@ -23,8 +23,15 @@ struct ElementwiseProblem {
   std::vector<int> broadcast_bytes;
   int simple_passes = 0, transcendental_passes = 0;
   int temps = 0;  // scratch buffers the chain's longest op needs
+  // Tensors kept in L2 by the strategy around the op.
+  std::vector<bool> streamed_on_chip, broadcast_on_chip;
+  bool out_on_chip = false;
 
   double gm_bytes() const;
+  double on_chip_bytes() const;
+  // Per output element: streamed bytes read, and those of them from L2.
+  double streamed_bytes_per_element() const;
+  double streamed_on_chip_per_element() const;
 };
 
 // Throws unsupported for an op not modelled, invalid_argument for a malformed task.

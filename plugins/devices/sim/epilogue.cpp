@@ -54,9 +54,10 @@ double Epilogue::vector_cycles(const Soc& soc, int64_t elements, int bytes) cons
   return simple_passes * vector_pass_cycles(soc, elements, bytes) + transcendental_passes * transcendental;
 }
 
-double Epilogue::addend_bytes_per_tile(int64_t rows, int64_t cols, int64_t full) const {
+double Epilogue::addend_bytes_per_tile(int64_t rows, int64_t cols, int64_t full, bool on_chip_only) const {
   double bytes = 0;
   for (const auto& a : addends) {
+    if (on_chip_only && !a.on_chip) continue;
     // ONNX broadcasting aligns trailing dims: a smaller addend spans columns.
     const int64_t elements = a.elements >= full ? rows * cols : std::min(a.elements, cols);
     bytes += static_cast<double>(elements) * a.bytes;
@@ -64,9 +65,10 @@ double Epilogue::addend_bytes_per_tile(int64_t rows, int64_t cols, int64_t full)
   return bytes;
 }
 
-double Epilogue::addend_bytes_total() const {
+double Epilogue::addend_bytes_total(bool on_chip_only) const {
   double bytes = 0;
-  for (const auto& a : addends) bytes += static_cast<double>(a.elements) * a.bytes;
+  for (const auto& a : addends)
+    if (!on_chip_only || a.on_chip) bytes += static_cast<double>(a.elements) * a.bytes;
   return bytes;
 }
 

@@ -15,6 +15,7 @@ struct Epilogue {
   struct Addend {
     int64_t elements = 0;
     int bytes = 0;
+    bool on_chip = false;  // kept in L2 by the strategy around the op
   };
 
   int simple_passes = 0;          // full-width vector passes: add, mul, max, cast
@@ -25,8 +26,9 @@ struct Epilogue {
   double vector_cycles(const Soc& soc, int64_t elements, int bytes) const;
   // GM bytes one rows x cols tile reads from addends; `full` is the element
   // count of one whole output matrix.
-  double addend_bytes_per_tile(int64_t rows, int64_t cols, int64_t full) const;
-  double addend_bytes_total() const;
+  // `on_chip_only` counts only the addends kept in L2.
+  double addend_bytes_per_tile(int64_t rows, int64_t cols, int64_t full, bool on_chip_only = false) const;
+  double addend_bytes_total(bool on_chip_only = false) const;
 };
 
 // Cycles of one full-width vector pass over `elements` values of `bytes` each.

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "aoe/sdk/error.h"
+#include "on_chip.h"
+#include "vector_model.h"
 
 namespace aoe::sim {
 namespace {
@@ -134,6 +136,7 @@ void shape_gemm(MatMulProblem& p, const sdk::OpTask& task) {
 // each binary fused op's other operand in order; a binary op the task gives
 // no operand for adds a bias row.
 Epilogue epilogue_of(const sdk::OpTask& task, const MatMulProblem& p, const Soc& soc) {
+  const auto on_chip = OnChip::of(task);
   Epilogue e;
   size_t next_input = 2;
   if (task.op_type == "Gemm") {
@@ -141,15 +144,20 @@ Epilogue epilogue_of(const sdk::OpTask& task, const MatMulProblem& p, const Soc&
     if (alpha != 1.0) e.simple_passes += 1;
     if (task.inputs.size() > 2) {
       next_input = 3;
-      if (beta != 0.0) add_fused_op(e, "Add", &task.inputs[2], soc.target);
+      if (beta != 0.0) {
+        add_fused_op(e, "Add", &task.inputs[2], soc.target);
+        e.addends.back().on_chip = on_chip.input(2);
+      }
       if (beta != 0.0 && beta != 1.0) e.simple_passes += 1;
     }
   }
   const sdk::TensorDesc bias_row{"", {p.n}, p.out_dtype, "ND", false};
   for (const auto& op : task.fused_ops) {
     const sdk::TensorDesc* addend = nullptr;
+    const size_t at = next_input;
     if (is_binary_fused_op(op)) addend = next_input < task.inputs.size() ? &task.inputs[next_input++] : &bias_row;
     add_fused_op(e, op, addend, soc.target);
+    if (addend && addend != &bias_row) e.addends.back().on_chip = on_chip.input(at);
   }
   return e;
 }
@@ -165,6 +173,13 @@ double MatMulProblem::gm_bytes() const {
   return static_cast<double>(a_elements) * sdk::dtype_bytes(a_dtype) +
          static_cast<double>(b_elements) * sdk::dtype_bytes(b_dtype) + out * sdk::dtype_bytes(out_dtype) +
          epilogue.addend_bytes_total();
+}
+
+double MatMulProblem::on_chip_bytes() const {
+  const double out = static_cast<double>(batch) * static_cast<double>(m) * static_cast<double>(n);
+  return (a_on_chip ? static_cast<double>(a_elements) * sdk::dtype_bytes(a_dtype) : 0) +
+         (b_on_chip ? static_cast<double>(b_elements) * sdk::dtype_bytes(b_dtype) : 0) +
+         (out_on_chip ? out * sdk::dtype_bytes(out_dtype) : 0) + epilogue.addend_bytes_total(true);
 }
 
 MatMulProblem matmul_problem(const sdk::OpTask& task, const Soc& soc) {
@@ -196,6 +211,10 @@ MatMulProblem matmul_problem(const sdk::OpTask& task, const Soc& soc) {
     shape_matmul(p, task);
 
   p.epilogue = epilogue_of(task, p, soc);
+  const auto on_chip = OnChip::of(task);
+  p.a_on_chip = on_chip.input(0);
+  p.b_on_chip = on_chip.input(1);
+  p.out_on_chip = on_chip.output(0);
   return p;
 }
 
@@ -318,7 +337,7 @@ sdk::Measurement MatMulModel::check(const MatMulTiling& t) const {
 double MatMulModel::time_us(const sdk::Config& config) const { return cost(MatMulTiling::from(config)).total_us; }
 
 double MatMulModel::roofline_us() const {
-  return std::max(p_.flops() / soc_.peak_flops_per_us(), p_.gm_bytes() / soc_.hbm_bytes_per_us());
+  return std::max(p_.flops() / soc_.peak_flops_per_us(), memory_roofline_us(soc_, p_.gm_bytes(), p_.on_chip_bytes()));
 }
 
 // The A and B panels a round of `active` concurrent tiles needs from HBM.
@@ -328,20 +347,25 @@ double MatMulModel::roofline_us() const {
 double MatMulModel::hbm_bytes_per_round(const MatMulTiling& t, int64_t active, int64_t rounds) const {
   const int64_t mt = t.m_l0 * kFractal, nt = t.n_l0 * kFractal, kp = fractals(p_.k) * kFractal;
   const int64_t tm = ceil_div(p_.m, mt), tn = ceil_div(p_.n, nt);
+  // A panels (rows) and B panels (cols); an operand kept in L2 costs no HBM.
   int64_t rows_cols = 0;
+  const int64_t a_weight = p_.a_on_chip ? 0 : 1, b_weight = p_.b_on_chip ? 0 : 1;
   if (active <= tm * tn) {
-    rows_cols = std::numeric_limits<int64_t>::max();
+    int64_t best = std::numeric_limits<int64_t>::max();
     for (int64_t rows = 1; rows <= std::min(active, tm); ++rows) {
       const int64_t cols = ceil_div(active, rows);
-      if (cols <= tn) rows_cols = std::min(rows_cols, rows * mt + cols * nt);
+      if (cols <= tn && rows * mt + cols * nt < best) {
+        best = rows * mt + cols * nt;
+        rows_cols = rows * mt * a_weight + cols * nt * b_weight;
+      }
     }
   } else {
-    rows_cols = ceil_div(active, tm * tn) * (tm * mt + tn * nt);
+    rows_cols = ceil_div(active, tm * tn) * (tm * mt * a_weight + tn * nt * b_weight);
   }
   const double round_bytes = static_cast<double>(rows_cols) * static_cast<double>(kp * kCubeBytes);
   if (!operands_fit_l2_) return round_bytes;
   // Everything stays in L2 after its first fetch.
-  const double all_operands = static_cast<double>(p_.a_elements + p_.b_elements) * kCubeBytes;
+  const double all_operands = static_cast<double>(p_.a_elements * a_weight + p_.b_elements * b_weight) * kCubeBytes;
   return std::min(round_bytes, all_operands / static_cast<double>(rounds));
 }
 
@@ -354,7 +378,8 @@ double MatMulModel::write_back_cycles(const MatMulTiling& t, int64_t active) con
   double vector = p_.epilogue.vector_cycles(soc_, elements, out_bytes);
   if (p_.out_dtype != DType::f32) vector += vector_pass_cycles(soc_, elements, kAccBytes);
   const double out = static_cast<double>(elements * out_bytes);
-  const double to_gm = std::max(out / soc_.ub_to_gm_rate, out * static_cast<double>(active) / soc_.hbm_bytes_per_cycle());
+  const double to_gm = p_.out_on_chip ? out / soc_.ub_to_l2_rate
+                                      : std::max(out / soc_.ub_to_gm_rate, out * static_cast<double>(active) / soc_.hbm_bytes_per_cycle());
   const double addends = p_.epilogue.addend_bytes_per_tile(mt, nt, p_.matrix_elements) / soc_.gm_to_l1_rate;
   // UB is ping-ponged, so a tile drains in chunks of half of it.
   const double chunks = static_cast<double>(ceil_div(elements * kAccBytes, soc_.ub_bytes / 2));

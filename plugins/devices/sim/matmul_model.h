@@ -21,11 +21,14 @@ struct MatMulProblem {
   int64_t a_elements = 0, b_elements = 0;
   sdk::DType a_dtype = sdk::DType::f16, b_dtype = sdk::DType::f16, out_dtype = sdk::DType::f16;
   bool a_constant = false, b_constant = false;
+  bool a_on_chip = false, b_on_chip = false, out_on_chip = false;  // kept in L2 by the strategy around the op
   Epilogue epilogue;
 
   double flops() const;
   // Operands, addends and result as the op stores them in GM.
   double gm_bytes() const;
+  // The part of them kept in L2.
+  double on_chip_bytes() const;
 };
 
 // Throws unsupported for what the SoC cannot run, invalid_argument for a

@@ -14,6 +14,11 @@ constexpr int64_t kRowBuffers = 3;
 
 }  // namespace
 
+double NormProblem::on_chip_bytes() const {
+  const double e = static_cast<double>(rows) * static_cast<double>(row);
+  return e * ((in_on_chip ? in_bytes : 0) + (out_on_chip ? out_bytes : 0));
+}
+
 double NormProblem::gm_bytes() const {
   const double e = static_cast<double>(rows) * static_cast<double>(row);
   return e * (in_bytes + out_bytes) + static_cast<double>(resident_elements) * in_bytes;
@@ -85,6 +90,20 @@ double NormModel::row_vector_cycles(int64_t rows, int64_t row, int simple, int t
   return v;
 }
 
+double NormModel::in_cycles(double elements, int64_t active) const {
+  const double b = elements * p_.in_bytes;
+  return gm_to_ub_cycles(soc_, b, active, p_.in_on_chip ? b : 0);
+}
+
+double NormModel::out_cycles(double elements, int64_t active) const {
+  const double b = elements * p_.out_bytes;
+  return ub_to_gm_cycles(soc_, b, active, p_.out_on_chip ? b : 0);
+}
+
+double NormModel::hbm_cycles(double elements, int64_t active) const {
+  return hbm_share_cycles(soc_, elements * ((p_.in_on_chip ? 0 : p_.in_bytes) + (p_.out_on_chip ? 0 : p_.out_bytes)), active);
+}
+
 double NormModel::time_us(const sdk::Config& c) const {
   const int64_t active = c[kBlockDim];
   const int64_t rows = ceil_div64(p_.rows, active);
@@ -97,25 +116,25 @@ double NormModel::time_us(const sdk::Config& c) const {
     const int64_t per_tile = std::min(rows, c[kRowsPerTile]);
     const double e = static_cast<double>(per_tile * p_.row);
     TileStages s;
-    s.in = gm_to_ub_cycles(soc_, e * p_.in_bytes, active);
+    s.in = in_cycles(e, active);
     s.vec = row_vector_cycles(per_tile, p_.row, p_.simple_passes, p_.transcendental_passes, p_.row_reduces);
-    s.out = ub_to_gm_cycles(soc_, e * p_.out_bytes, active);
-    s.hbm = hbm_share_cycles(soc_, e * (p_.in_bytes + p_.out_bytes), active);
+    s.out = out_cycles(e, active);
+    s.hbm = hbm_cycles(e, active);
     cycles += pipeline_cycles(s, ceil_div64(rows, per_tile), db);
   } else {
     // Pass one folds statistics chunk by chunk; pass two re-reads and writes.
     const int64_t chunk = split_chunk(), chunks = ceil_div64(p_.row, chunk);
     const double e = static_cast<double>(ceil_div64(p_.row, chunks));
     TileStages stats, result;
-    stats.in = result.in = gm_to_ub_cycles(soc_, e * p_.in_bytes, active);
+    stats.in = result.in = in_cycles(e, active);
     stats.vec = row_vector_cycles(1, static_cast<int64_t>(e), p_.split_simple_passes, p_.split_transcendental_passes,
                                   p_.row_reduces) +
                 row_reduce_cycles(soc_, 1, 1, p_.compute_bytes);
     result.vec = row_vector_cycles(1, static_cast<int64_t>(e), p_.simple_passes, p_.transcendental_passes, 0);
-    result.out = ub_to_gm_cycles(soc_, e * p_.out_bytes, active);
+    result.out = out_cycles(e, active);
     if (p_.resident_elements > 0)
       result.in += gm_to_ub_cycles(soc_, e * static_cast<double>(p_.resident_elements / p_.row) * p_.in_bytes, active);
-    result.hbm = hbm_share_cycles(soc_, e * (p_.in_bytes + p_.out_bytes), active);
+    result.hbm = hbm_cycles(e, active);
     cycles += pipeline_cycles(stats, rows * chunks, db) + pipeline_cycles(result, rows * chunks, db);
   }
   return kernel_us(soc_, cycles, roofline_us());
@@ -125,7 +144,7 @@ double NormModel::roofline_us() const {
   const int64_t n = p_.rows * p_.row;
   const double v = (p_.simple_passes + p_.row_reduces) * vector_cycles(soc_, VecClass::simple, n, p_.compute_bytes) +
                    p_.transcendental_passes * vector_cycles(soc_, VecClass::transcendental, n, p_.compute_bytes);
-  return vector_roofline_us(soc_, p_.gm_bytes(), v);
+  return vector_roofline_us(soc_, p_.gm_bytes(), v, p_.on_chip_bytes());
 }
 
 }  // namespace aoe::sim

@@ -23,8 +23,10 @@ struct NormProblem {
   // A second pass re-does this much of the work per element.
   int split_simple_passes = 0, split_transcendental_passes = 0;
   int64_t resident_elements = 0;  // gamma, beta: one row each, loaded once per core
+  bool in_on_chip = false, out_on_chip = false;  // kept in L2 by the strategy around the op
 
   double gm_bytes() const;
+  double on_chip_bytes() const;
 };
 
 class NormModel final : public OpModel {
@@ -45,6 +47,10 @@ class NormModel final : public OpModel {
  private:
   sdk::Config default_config() const;
   int64_t ub_bytes(int64_t rows_per_tile, bool db) const;
+  // Moving `elements` of rows in and out, and their HBM share.
+  double in_cycles(double elements, int64_t active) const;
+  double out_cycles(double elements, int64_t active) const;
+  double hbm_cycles(double elements, int64_t active) const;
   double row_vector_cycles(int64_t rows, int64_t row, int simple, int transcendental, int reduces) const;
 
   const Soc& soc_;

@@ -2,8 +2,12 @@
 // SoC, and how long a config takes. Each op family implements it.
 #pragma once
 
+#include <memory>
+
 #include "aoe/sdk/measurement.h"
+#include "aoe/sdk/op_task.h"
 #include "aoe/sdk/tuning_space.h"
+#include "soc.h"
 
 namespace aoe::sim {
 
@@ -19,5 +23,10 @@ class OpModel {
   // The chip's bound for the op: no config may beat it.
   virtual double roofline_us() const = 0;
 };
+
+// The model of an op task (a fused op, a TransData) on the SoC, which it
+// refers to. Throws unsupported for an op (or fused op, or dtype) the SoC
+// model lacks, invalid_argument for a malformed task.
+std::unique_ptr<OpModel> op_model(const Soc& soc, const sdk::OpTask& task);
 
 }  // namespace aoe::sim

@@ -4,6 +4,7 @@
 #include <bit>
 
 #include "aoe/sdk/error.h"
+#include "on_chip.h"
 #include "vector_model.h"
 
 namespace aoe::sim {
@@ -50,6 +51,9 @@ PoolProblem pool_problem(const sdk::OpTask& task, const Soc& soc) {
   p.bytes = sdk::dtype_bytes(task.inputs[0].dtype);
   if (p.bytes == 0) throw Error(StatusCode::invalid_argument, task.op_type + " has an input of undefined dtype");
   p.average = task.op_type == "AveragePool";
+  const auto on_chip = OnChip::of(task);
+  p.in_on_chip = on_chip.input(0);
+  p.out_on_chip = on_chip.output(0);
   return p;
 }
 
@@ -122,9 +126,14 @@ double PoolModel::time_us(const sdk::Config& c) const {
   const int64_t in_rows = std::min(p_.h, (t.rows - 1) * p_.sh + p_.kh);
   const double planes = static_cast<double>(t.planes_per_tile);
   TileStages s;
-  s.in = gm_to_ub_cycles(soc_, planes * static_cast<double>(in_rows * p_.w * t.lanes * p_.bytes), active);
-  s.out = ub_to_gm_cycles(soc_, planes * static_cast<double>(t.rows * p_.wo * t.lanes * p_.bytes), active);
-  s.hbm = hbm_share_cycles(soc_, planes * static_cast<double>((in_rows * p_.w + t.rows * p_.wo) * t.lanes * p_.bytes), active);
+  const double in = planes * static_cast<double>(in_rows * p_.w * t.lanes * p_.bytes);
+  const double out = planes * static_cast<double>(t.rows * p_.wo * t.lanes * p_.bytes);
+  s.in = gm_to_ub_cycles(soc_, in, active, p_.in_on_chip ? in : 0);
+  s.out = ub_to_gm_cycles(soc_, out, active, p_.out_on_chip ? out : 0);
+  if (p_.in_on_chip || p_.out_on_chip)
+    s.hbm = hbm_share_cycles(soc_, (p_.in_on_chip ? 0 : in) + (p_.out_on_chip ? 0 : out), active);
+  else
+    s.hbm = hbm_share_cycles(soc_, planes * static_cast<double>((in_rows * p_.w + t.rows * p_.wo) * t.lanes * p_.bytes), active);
   const int64_t taps = p_.kh * p_.kw;
   if (c[kFormat] == kNc1hwc0) {
     // One instruction per tap: block strides step over the kernel stride.
@@ -141,8 +150,10 @@ double PoolModel::time_us(const sdk::Config& c) const {
 // Unpadded bytes, fully vectorised taps.
 double PoolModel::roofline_us() const {
   const int64_t out = p_.n * p_.c * p_.ho * p_.wo;
+  const double on_chip = static_cast<double>(p_.n * p_.c * p_.bytes) *
+                         static_cast<double>((p_.in_on_chip ? p_.h * p_.w : 0) + (p_.out_on_chip ? p_.ho * p_.wo : 0));
   return vector_roofline_us(soc_, p_.gm_bytes(false),
-                            static_cast<double>(p_.kh * p_.kw) * vector_cycles(soc_, VecClass::simple, out, p_.bytes));
+                            static_cast<double>(p_.kh * p_.kw) * vector_cycles(soc_, VecClass::simple, out, p_.bytes), on_chip);
 }
 
 }  // namespace aoe::sim

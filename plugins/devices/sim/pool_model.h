@@ -18,6 +18,7 @@ struct PoolProblem {
   int64_t ho = 1, wo = 1;
   int bytes = 2;
   bool average = false;
+  bool in_on_chip = false, out_on_chip = false;  // kept in L2 by the strategy around the op
 
   int64_t c0() const;  // channels per 32 B block
   double gm_bytes(bool padded_channels) const;

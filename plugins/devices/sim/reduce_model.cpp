@@ -4,6 +4,7 @@
 #include <set>
 
 #include "aoe/sdk/error.h"
+#include "on_chip.h"
 #include "vector_model.h"
 
 namespace aoe::sim {
@@ -20,6 +21,11 @@ bool is_reduce_op(const std::string& t) {
 
 double ReduceProblem::gm_bytes() const {
   return static_cast<double>(kept()) * static_cast<double>(reduced + 1) * bytes;
+}
+
+double ReduceProblem::on_chip_bytes() const {
+  const double k = static_cast<double>(kept()) * bytes;
+  return (in_on_chip ? k * static_cast<double>(reduced) : 0) + (out_on_chip ? k : 0);
 }
 
 // Axes come from the attribute (opset < 18); no axes reduces everything,
@@ -59,6 +65,15 @@ ReduceProblem reduce_problem(const sdk::OpTask& task, const Soc& soc) {
   if (p.bytes == 0) throw Error(StatusCode::invalid_argument, task.op_type + " has an input of undefined dtype");
   p.max = task.op_type == "ReduceMax";
   p.mean = task.op_type == "ReduceMean" || task.op_type == "GlobalAveragePool";
+  // In NC1HWC0 the C0 channels of a position are adjacent: they reduce lane-parallel.
+  if (task.op_type == "GlobalAveragePool" && !task.outputs.empty() && is_fractal(task.outputs[0]) && rank == 4) {
+    p.outer = shape[0] * ((shape[1] + kLayoutC0 - 1) / kLayoutC0);
+    p.reduced = shape[2] * shape[3];
+    p.inner = kLayoutC0;
+  }
+  const auto on_chip = OnChip::of(task);
+  p.in_on_chip = on_chip.input(0);
+  p.out_on_chip = on_chip.output(0);
   return p;
 }
 
@@ -120,6 +135,14 @@ sdk::Measurement ReduceModel::check(const sdk::Config& c) const {
   return {};
 }
 
+double ReduceModel::read_cycles(double bytes, int64_t active) const {
+  return gm_to_ub_cycles(soc_, bytes, active, p_.in_on_chip ? bytes : 0);
+}
+
+double ReduceModel::write_cycles(double bytes, int64_t active) const {
+  return ub_to_gm_cycles(soc_, bytes, active, p_.out_on_chip ? bytes : 0);
+}
+
 double ReduceModel::core_cycles(int64_t kept, int64_t reduced, int64_t ub_factor, bool db, int64_t active) const {
   const int b = p_.bytes;
   const int64_t blk = block_elements(b);
@@ -131,15 +154,15 @@ double ReduceModel::core_cycles(int64_t kept, int64_t reduced, int64_t ub_factor
     if (row <= ub_factor) {
       const int64_t rows = std::min(kept, ub_factor / row);
       tiles = ceil_div64(kept, rows);
-      s.in = gm_to_ub_cycles(soc_, static_cast<double>(rows * reduced * b), active);
+      s.in = read_cycles(static_cast<double>(rows * reduced * b), active);
       s.vec = row_reduce_cycles(soc_, rows, row, b);
-      s.out = ub_to_gm_cycles(soc_, static_cast<double>(rows * b), active);
+      s.out = write_cycles(static_cast<double>(rows * b), active);
     } else {
       const int64_t chunks = ceil_div64(row, ub_factor);
       tiles = kept * chunks;
-      s.in = gm_to_ub_cycles(soc_, static_cast<double>(ceil_div64(reduced, chunks) * b), active);
+      s.in = read_cycles(static_cast<double>(ceil_div64(reduced, chunks) * b), active);
       s.vec = vector_cycles(soc_, VecClass::simple, ub_factor, b) + row_reduce_cycles(soc_, 1, 1, b) / chunks;
-      s.out = ub_to_gm_cycles(soc_, static_cast<double>(b), active) / chunks;
+      s.out = write_cycles(static_cast<double>(b), active) / chunks;
     }
   } else {
     // Kept inner columns stay in lanes: rows of the reduced axis add up lane-parallel.
@@ -149,9 +172,9 @@ double ReduceModel::core_cycles(int64_t kept, int64_t reduced, int64_t ub_factor
     const int64_t row_tiles = ceil_div64(reduced, rows);
     tiles = col_tiles * row_tiles;
     const int64_t used = std::min(kept, cols);
-    s.in = gm_to_ub_cycles(soc_, static_cast<double>(rows * used * b), active);
+    s.in = read_cycles(static_cast<double>(rows * used * b), active);
     s.vec = vector_cycles(soc_, VecClass::simple, rows * cols, b);
-    s.out = ub_to_gm_cycles(soc_, static_cast<double>(used * b), active) / row_tiles;
+    s.out = write_cycles(static_cast<double>(used * b), active) / row_tiles;
   }
   if (p_.mean) s.vec += vector_cycles(soc_, VecClass::simple, blk, b) / 4;
   return pipeline_cycles(s, tiles, db);
@@ -172,7 +195,8 @@ double ReduceModel::time_us(const sdk::Config& c) const {
   double us_after = 0;
   if (c[kAtomic] != 0) {
     // Zero the output first; atomic adds to the same lines serialise in L2.
-    cycles += ub_to_gm_cycles(soc_, partials, 1) + static_cast<double>(bd) * partials / soc_.ub_to_gm_rate;
+    cycles += write_cycles(partials, 1) +
+              static_cast<double>(bd) * partials / (p_.out_on_chip ? soc_.ub_to_l2_rate : soc_.ub_to_gm_rate);
   } else {
     // Partials go to a workspace; a second kernel folds them.
     cycles += ub_to_gm_cycles(soc_, partials, bd);
@@ -186,7 +210,7 @@ double ReduceModel::time_us(const sdk::Config& c) const {
 
 double ReduceModel::roofline_us() const {
   return vector_roofline_us(soc_, p_.gm_bytes(),
-                            vector_cycles(soc_, VecClass::simple, p_.kept() * p_.reduced, p_.bytes));
+                            vector_cycles(soc_, VecClass::simple, p_.kept() * p_.reduced, p_.bytes), p_.on_chip_bytes());
 }
 
 }  // namespace aoe::sim

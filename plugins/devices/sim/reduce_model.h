@@ -20,9 +20,11 @@ struct ReduceProblem {
   int bytes = 2;
   bool max = false;    // combines by max: no atomic add
   bool mean = false;   // scales the result once more
+  bool in_on_chip = false, out_on_chip = false;  // kept in L2 by the strategy around the op
 
   int64_t kept() const { return outer * inner; }
   double gm_bytes() const;
+  double on_chip_bytes() const;
 };
 
 ReduceProblem reduce_problem(const sdk::OpTask& task, const Soc& soc);
@@ -43,6 +45,9 @@ class ReduceModel final : public OpModel {
  private:
   sdk::Config default_config() const;
   int64_t blocks(bool split_reduced) const;
+  // GM moves of the input and of the output, from L2 where kept there.
+  double read_cycles(double bytes, int64_t active) const;
+  double write_cycles(double bytes, int64_t active) const;
   // One core reducing `kept` outputs over `reduced` inputs each.
   double core_cycles(int64_t kept, int64_t reduced, int64_t ub_factor, bool db, int64_t active) const;
 

@@ -3,17 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <set>
 
 #include "aoe/sdk/error.h"
-#include "conv_model.h"
-#include "elementwise_model.h"
-#include "layernorm_model.h"
-#include "matmul_model.h"
-#include "pool_model.h"
-#include "reduce_model.h"
+#include "epilogue.h"
 #include "soc_files.h"
-#include "softmax_model.h"
-#include "transpose_model.h"
+#include "subgraph_model.h"
 
 namespace aoe::sim {
 namespace {
@@ -53,20 +48,6 @@ class SocSharingModel final : public OpModel {
 // timings do not depend on which tasks were prepared before it.
 uint64_t task_seed(uint64_t seed, const sdk::OpTask& task) {
   return seed ^ std::stoull(task.hash(), nullptr, 16);
-}
-
-std::unique_ptr<OpModel> op_model(const Soc& soc, const sdk::OpTask& task) {
-  if (task.op_type == "MatMul" || task.op_type == "Gemm")
-    return std::make_unique<MatMulModel>(soc, matmul_problem(task, soc));
-  if (task.op_type == "Conv") return std::make_unique<ConvModel>(soc, conv_problem(task, soc));
-  if (is_elementwise_op(task.op_type))
-    return std::make_unique<ElementwiseModel>(soc, elementwise_problem(task, soc));
-  if (is_reduce_op(task.op_type)) return std::make_unique<ReduceModel>(soc, reduce_problem(task, soc));
-  if (task.op_type == "Softmax") return std::make_unique<NormModel>(soc, softmax_problem(task, soc));
-  if (task.op_type == "LayerNormalization") return std::make_unique<NormModel>(soc, layernorm_problem(task, soc));
-  if (is_pool_op(task.op_type)) return std::make_unique<PoolModel>(soc, pool_problem(task, soc));
-  if (task.op_type == "Transpose") return std::make_unique<TransposeModel>(soc, transpose_problem(task, soc));
-  throw sdk::Error(sdk::StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
 }
 
 }  // namespace
@@ -148,6 +129,7 @@ nlohmann::json SimDevice::describe() const {
   out["fused_op_types"] = fused_op_types();
   out["noise"] = options_.noise;
   out["concurrent_build"] = true;  // build() only evaluates the model: safe from any thread
+  out["subgraphs"] = true;         // prepare_subgraph() times whole subgraphs under a strategy
   return out;
 }
 
@@ -157,6 +139,13 @@ std::unique_ptr<OpModel> SimDevice::model(const sdk::OpTask& task) const {
 
 std::unique_ptr<sdk::DeviceTask> SimDevice::prepare(const sdk::OpTask& task) {
   return std::make_unique<SimTask>(owned_soc_, op_model(soc_, task), options_, task_seed(options_.seed, task));
+}
+
+std::unique_ptr<sdk::DeviceTask> SimDevice::prepare_subgraph(const sdk::SubgraphTask& task) {
+  const auto fusable = fused_op_types();
+  auto model = std::make_unique<SubgraphModel>(soc_, task, std::set<std::string>(fusable.begin(), fusable.end()));
+  return std::make_unique<SimTask>(owned_soc_, std::move(model), options_,
+                                   options_.seed ^ std::stoull(task.hash(), nullptr, 16));
 }
 
 AOE_REGISTER_DEVICE(SimDevice, "ascend910", "Ascend 910 (DaVinci, 32 AI cores) simulator");

@@ -68,6 +68,10 @@ class SimDevice final : public sdk::Device {
   nlohmann::json describe() const override;
   // Throws unsupported for an op (or fused op, or dtype) the SoC model lacks.
   std::unique_ptr<sdk::DeviceTask> prepare(const sdk::OpTask& task) override;
+  // The whole subgraph under a strategy (fusion, layouts, L2, tilings), its
+  // kernels timed one after another (subgraph_model.h). Throws unsupported
+  // naming the node for an op without a model or a tensor of unknown dims.
+  std::unique_ptr<sdk::DeviceTask> prepare_subgraph(const sdk::SubgraphTask& task) override;
   // The op's model alone, for callers that want its figures; it refers to
   // this device's SoC.
   std::unique_ptr<OpModel> model(const sdk::OpTask& task) const;

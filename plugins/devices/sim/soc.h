@@ -26,6 +26,7 @@ struct Soc {
   double gm_to_l1_rate = 0;   // one core's MTE2 reading GM through L2
   double ddr_rate = 0;        // one core's fair share of HBM
   double l1_to_l0a_rate = 0, l1_to_l0b_rate = 0, l0c_to_ub_rate = 0, ub_to_gm_rate = 0;
+  double ub_to_l2_rate = 0;  // MTE3 writing a tensor the strategy keeps in L2
   double vector_bytes_per_cycle = 0;       // one full-width vector repeat
   double transcendental_elems_per_cycle = 0;
 
@@ -40,6 +41,8 @@ struct Soc {
   double cycles_per_us() const { return clock_ghz * 1e3; }
   double hbm_bytes_per_cycle() const { return hbm_gbps / clock_ghz; }
   double hbm_bytes_per_us() const { return hbm_gbps * 1e3; }
+  // Every core reading L2 at once: the chip's bound on L2 traffic.
+  double l2_bytes_per_us() const { return gm_to_l1_rate * ai_cores * cycles_per_us(); }
   double cube_flops_per_cycle() const { return 2.0 * cube_m * cube_k * cube_n; }
   double peak_flops_per_us() const { return cube_flops_per_cycle() * ai_cores * cycles_per_us(); }
 };

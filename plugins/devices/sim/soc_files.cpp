@@ -143,6 +143,7 @@ Soc load_soc_file(const fs::path& file) {
   r.positive("l1_to_l0b_rate", s.l1_to_l0b_rate);
   r.positive("l0c_to_ub_rate", s.l0c_to_ub_rate);
   r.positive("ub_to_gm_rate", s.ub_to_gm_rate);
+  r.positive("ub_to_l2_rate", s.ub_to_l2_rate);
   r.positive("vector_bytes_per_cycle", s.vector_bytes_per_cycle);
   r.positive("transcendental_elems_per_cycle", s.transcendental_elems_per_cycle);
 

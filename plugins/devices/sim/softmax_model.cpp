@@ -1,6 +1,7 @@
 #include "softmax_model.h"
 
 #include "aoe/sdk/error.h"
+#include "on_chip.h"
 #include "vector_model.h"
 
 namespace aoe::sim {
@@ -39,6 +40,9 @@ NormProblem softmax_problem(const sdk::OpTask& task, const Soc& soc) {
   p.row_reduces = 2;
   p.split_simple_passes = 2;
   p.split_transcendental_passes = 1;
+  const auto on_chip = OnChip::of(task);
+  p.in_on_chip = on_chip.input(0);
+  p.out_on_chip = on_chip.output(0);
   return p;
 }
 

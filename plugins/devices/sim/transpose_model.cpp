@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "aoe/sdk/error.h"
+#include "on_chip.h"
 #include "vector_model.h"
 
 namespace aoe::sim {
@@ -38,6 +39,9 @@ TransposeProblem transpose_problem(const sdk::OpTask& task, const Soc& soc) {
   }
   TransposeProblem p;
   for (auto d : shape) p.elements *= d;
+  const auto on_chip = OnChip::of(task);
+  p.in_on_chip = on_chip.input(0);
+  p.out_on_chip = on_chip.output(0);
   p.bytes = sdk::dtype_bytes(task.inputs[0].dtype);
   if (p.bytes == 0) throw Error(StatusCode::invalid_argument, "Transpose has an input of undefined dtype");
   // Fuse trailing axes that stay in order at the end: they form the run.
@@ -118,9 +122,9 @@ double TransposeModel::time_us(const sdk::Config& c) const {
   const auto [in_bytes, in_issue] = moved(p_.in_last);
   const auto [out_bytes, out_issue] = moved(p_.last_axis_moves && !conv ? 1 : p_.out_last);
   TileStages s;
-  s.in = gm_to_ub_cycles(soc_, in_bytes, active) + in_issue;
-  s.out = ub_to_gm_cycles(soc_, out_bytes, active) + out_issue;
-  s.hbm = hbm_share_cycles(soc_, in_bytes + out_bytes, active);
+  s.in = gm_to_ub_cycles(soc_, in_bytes, active, p_.in_on_chip ? in_bytes : 0) + in_issue;
+  s.out = ub_to_gm_cycles(soc_, out_bytes, active, p_.out_on_chip ? out_bytes : 0) + out_issue;
+  s.hbm = hbm_share_cycles(soc_, (p_.in_on_chip ? 0 : in_bytes) + (p_.out_on_chip ? 0 : out_bytes), active);
   if (conv) {
     // Both sides pad to 16; the transposed copy is one pass over the padded tile.
     const double pad = static_cast<double>(align_up64(p_.in_last, kConvSide) * align_up64(p_.out_last, kConvSide)) /
@@ -130,6 +134,6 @@ double TransposeModel::time_us(const sdk::Config& c) const {
   return kernel_us(soc_, pipeline_cycles(s, tiles, c[kDb] != 0), roofline_us());
 }
 
-double TransposeModel::roofline_us() const { return p_.gm_bytes() / soc_.hbm_bytes_per_us(); }
+double TransposeModel::roofline_us() const { return memory_roofline_us(soc_, p_.gm_bytes(), p_.on_chip_bytes()); }
 
 }  // namespace aoe::sim

@@ -22,7 +22,9 @@ struct TransposeProblem {
   bool last_axis_moves = false;
   int bytes = 2;
 
+  bool in_on_chip = false, out_on_chip = false;  // kept in L2 by the strategy around the op
   double gm_bytes() const { return 2.0 * static_cast<double>(elements) * bytes; }
+  double on_chip_bytes() const { return static_cast<double>(elements) * bytes * ((in_on_chip ? 1 : 0) + (out_on_chip ? 1 : 0)); }
 };
 
 TransposeProblem transpose_problem(const sdk::OpTask& task, const Soc& soc);

@@ -44,14 +44,17 @@ double row_reduce_cycles(const Soc& soc, int64_t rows, int64_t row_elements, int
   return static_cast<double>(rows) * (fold + kRowReduceLatency);
 }
 
-double gm_to_ub_cycles(const Soc& soc, double bytes, int64_t active) {
+// The port reads L2 hits and HBM data alike; only the HBM part waits for its share.
+double gm_to_ub_cycles(const Soc& soc, double bytes, int64_t active, double on_chip) {
   const double share = soc.hbm_bytes_per_cycle() / static_cast<double>(std::max<int64_t>(1, active));
-  return bytes / std::min(soc.gm_to_l1_rate, share) + soc.dma_cycles;
+  if (on_chip <= 0) return bytes / std::min(soc.gm_to_l1_rate, share) + soc.dma_cycles;
+  return std::max(bytes / soc.gm_to_l1_rate, (bytes - on_chip) / share) + soc.dma_cycles;
 }
 
-double ub_to_gm_cycles(const Soc& soc, double bytes, int64_t active) {
+double ub_to_gm_cycles(const Soc& soc, double bytes, int64_t active, double on_chip) {
   const double share = soc.hbm_bytes_per_cycle() / static_cast<double>(std::max<int64_t>(1, active));
-  return bytes / std::min(soc.ub_to_gm_rate, share) + soc.dma_cycles;
+  const double to_hbm = (bytes - on_chip) / std::min(soc.ub_to_gm_rate, share);
+  return to_hbm + (on_chip > 0 ? on_chip / soc.ub_to_l2_rate : 0) + soc.dma_cycles;
 }
 
 double hbm_share_cycles(const Soc& soc, double bytes, int64_t active) {
@@ -69,8 +72,12 @@ double kernel_us(const Soc& soc, double core_cycles, double roofline_us) {
   return soc.launch_us + std::max(core_cycles / soc.cycles_per_us(), roofline_us);
 }
 
-double vector_roofline_us(const Soc& soc, double gm_bytes, double vector_cycles_total) {
-  return std::max(gm_bytes / soc.hbm_bytes_per_us(), vector_cycles_total / soc.ai_cores / soc.cycles_per_us());
+double vector_roofline_us(const Soc& soc, double gm_bytes, double vector_cycles_total, double on_chip) {
+  return std::max(memory_roofline_us(soc, gm_bytes, on_chip), vector_cycles_total / soc.ai_cores / soc.cycles_per_us());
+}
+
+double memory_roofline_us(const Soc& soc, double gm_bytes, double on_chip) {
+  return std::max((gm_bytes - on_chip) / soc.hbm_bytes_per_us(), on_chip / soc.l2_bytes_per_us());
 }
 
 sdk::Measurement refuse(const std::string& why) { return sdk::Measurement::failed(sdk::ResultStatus::invalid, why); }

@@ -35,9 +35,11 @@ double vector_cycles(const Soc& soc, VecClass op, int64_t elements, int bytes);
 double row_reduce_cycles(const Soc& soc, int64_t rows, int64_t row_elements, int bytes);
 
 // One GM <-> UB move of `bytes` by one of `active` cores: its MTE port and
-// its share of HBM both bound it, plus the fixed DMA cost.
-double gm_to_ub_cycles(const Soc& soc, double bytes, int64_t active);
-double ub_to_gm_cycles(const Soc& soc, double bytes, int64_t active);
+// its share of HBM both bound it, plus the fixed DMA cost. `on_chip` of the
+// bytes belong to tensors kept in L2: they skip HBM (and are written at the
+// L2 rate).
+double gm_to_ub_cycles(const Soc& soc, double bytes, int64_t active, double on_chip = 0);
+double ub_to_gm_cycles(const Soc& soc, double bytes, int64_t active, double on_chip = 0);
 
 // Cycles `bytes` of GM traffic take at one of `active` cores' share of HBM.
 double hbm_share_cycles(const Soc& soc, double bytes, int64_t active);
@@ -56,8 +58,11 @@ double pipeline_cycles(const TileStages& tile, int64_t tiles, bool db);
 // Launch plus the busiest core, never below the roofline.
 double kernel_us(const Soc& soc, double core_cycles, double roofline_us);
 
-// max(bytes / HBM, vector cycles spread over every core).
-double vector_roofline_us(const Soc& soc, double gm_bytes, double vector_cycles_total);
+// max(bytes / HBM, vector cycles spread over every core); `on_chip` of the
+// GM bytes are served by L2 instead, bounded by every core's L2 port.
+double vector_roofline_us(const Soc& soc, double gm_bytes, double vector_cycles_total, double on_chip = 0);
+// The memory part of it alone.
+double memory_roofline_us(const Soc& soc, double gm_bytes, double on_chip = 0);
 
 sdk::Measurement refuse(const std::string& why);
 // The default tiling is the smallest when nothing fits; throws unsupported

@@ -1,0 +1,32 @@
+#include <memory>
+
+#include "aoe/sdk/error.h"
+#include "conv_model.h"
+#include "elementwise_model.h"
+#include "layernorm_model.h"
+#include "matmul_model.h"
+#include "op_model.h"
+#include "pool_model.h"
+#include "reduce_model.h"
+#include "softmax_model.h"
+#include "transdata_model.h"
+#include "transpose_model.h"
+
+namespace aoe::sim {
+
+std::unique_ptr<OpModel> op_model(const Soc& soc, const sdk::OpTask& task) {
+  if (task.op_type == "MatMul" || task.op_type == "Gemm")
+    return std::make_unique<MatMulModel>(soc, matmul_problem(task, soc));
+  if (task.op_type == "Conv") return std::make_unique<ConvModel>(soc, conv_problem(task, soc));
+  if (is_elementwise_op(task.op_type))
+    return std::make_unique<ElementwiseModel>(soc, elementwise_problem(task, soc));
+  if (is_reduce_op(task.op_type)) return std::make_unique<ReduceModel>(soc, reduce_problem(task, soc));
+  if (task.op_type == "Softmax") return std::make_unique<NormModel>(soc, softmax_problem(task, soc));
+  if (task.op_type == "LayerNormalization") return std::make_unique<NormModel>(soc, layernorm_problem(task, soc));
+  if (is_pool_op(task.op_type)) return std::make_unique<PoolModel>(soc, pool_problem(task, soc));
+  if (task.op_type == "Transpose") return std::make_unique<TransposeModel>(soc, transpose_problem(task, soc));
+  if (task.op_type == "TransData") return std::make_unique<TransDataModel>(soc, transdata_problem(task, soc));
+  throw sdk::Error(sdk::StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
+}
+
+}  // namespace aoe::sim
