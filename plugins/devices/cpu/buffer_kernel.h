@@ -20,6 +20,7 @@ class BufferKernel : public Kernel {
     std::memcpy(out, outputs_[index].data(), outputs_[index].bytes());
   }
   float* output_data() override { return outputs_[0].data(); }
+  const float* kept_output(size_t index) const override { return outputs_[index].data(); }
   Footprint footprint() const override {
     Footprint f;
     for (const auto& o : outputs_) f.emplace_back(o.data(), o.bytes());

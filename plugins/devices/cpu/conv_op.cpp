@@ -46,6 +46,9 @@ class ConvKernel final : public Kernel {
     threads_ = static_cast<int>(c[ConvOp::kThreads]);
     const int64_t out_channels = blocked_ ? channel_blocks(s.m, lanes_) * lanes_ : s.m;
     out_.resize(s.n * out_channels * s.oh * s.ow);
+    // Leaving in a blocked layout not its own: reordered on every run.
+    const int leave = op.output_blocking();
+    if (leave > 0 && leave != (blocked_ ? lanes_ : 0)) left_.resize(layout_elements(s.n, s.m, s.oh * s.ow, leave));
     if (!direct_) {
       gemm_ = op.gemm_config(c);
       ws_ = std::make_unique<GemmWorkspace>(gemm_, gemm_.threads);
@@ -69,7 +72,10 @@ class ConvKernel final : public Kernel {
   void bind(const std::vector<const float*>& inputs) override {
     const ConvShape& s = op_.s_;
     inputs_ = inputs;
-    src_ = inputs[0];
+    before_.clear();
+    operands_blocked_.clear();
+    operands_blocked_.reserve(op_.fused_inputs_.size());
+    src_ = take(inputs[0], 0, s.c, s.h * s.w, src_blocked_);
     weights_ = inputs[1];
     bias_ = op_.has_bias_ ? inputs[2] : nullptr;
     chain_ = Chain{};
@@ -79,13 +85,15 @@ class ConvKernel final : public Kernel {
         chain_.steps.push_back({EltOp::add, 0, 0, 0});
         chain_.operands.push_back({bias_, &op_.bias_layout_});
       }
-      add_fused(inputs, op_.nchw_layouts_, {});
+      std::vector<const float*> plain = inputs;
+      for (size_t i : op_.fused_inputs_) {
+        operands_blocked_.emplace_back();
+        plain[i] = take(inputs[i], i, s.m, s.oh * s.ow, operands_blocked_.back());
+      }
+      add_fused(plain, op_.nchw_layouts_, {});
     } else {
-      // Blocked: activations, weights and full-shape operands reordered once, here.
+      // Blocked: weights reordered once, here; activations as take() says.
       const int64_t cb = channel_blocks(s.c, lanes_), ob = channel_blocks(s.m, lanes_);
-      src_blocked_.resize(s.n * cb * lanes_ * s.h * s.w);
-      to_blocked(inputs[0], src_blocked_.data(), s.n, s.c, s.h * s.w, lanes_);
-      src_ = src_blocked_.data();
       if (s.depthwise()) {
         w_blocked_.resize(cb * s.kh * s.kw * lanes_);
         depthwise_weights_to_blocked(s, inputs[1], w_blocked_.data(), lanes_);
@@ -103,19 +111,25 @@ class ConvKernel final : public Kernel {
       for (size_t r = 0; r < blocked_layout_.row_offset.size(); ++r)
         blocked_layout_.row_offset[r] = static_cast<int64_t>(r) * s.oh * s.ow * lanes_;
       blocked_layout_.col_step = 1;
-      operands_blocked_.clear();
-      for (size_t i : op_.fused_inputs_) {
-        operands_blocked_.emplace_back(s.n * ob * lanes_ * s.oh * s.ow);
-        to_blocked(inputs[i], operands_blocked_.back().data(), s.n, s.m, s.oh * s.ow, lanes_);
-      }
       std::vector<const float*> data;
-      for (const auto& b : operands_blocked_) data.push_back(b.data());
+      for (size_t i : op_.fused_inputs_) {
+        operands_blocked_.emplace_back();
+        data.push_back(take(inputs[i], i, s.m, s.oh * s.ow, operands_blocked_.back()));
+      }
       add_fused(inputs, {}, data);
     }
+    after_.clear();
+    if (left_.size()) after_.push_back({out_.data(), left_.data(), blocked_ ? lanes_ : 0, op_.output_blocking(), s.n, s.m, s.oh * s.ow});
     if (direct_ && s.depthwise() && !blocked_) scratch_.resize(threads_ * (s.h + s.ph + s.ph_end) * (s.w + s.pw + s.pw_end));
   }
 
   void run(ThreadPool& pool) override {
+    for (const auto& r : before_) r.run(pool, threads_);
+    compute(pool);
+    for (const auto& r : after_) r.run(pool, threads_);
+  }
+
+  void compute(ThreadPool& pool) {
     const ConvShape& s = op_.s_;
     const Chain* chain = chain_.empty() ? nullptr : &chain_;
     if (!direct_) {
@@ -131,20 +145,28 @@ class ConvKernel final : public Kernel {
 
   void read_output(size_t, float* out) const override {
     const ConvShape& s = op_.s_;
-    if (blocked_) from_blocked(out_.data(), out, s.n, s.m, s.oh * s.ow, lanes_);
+    const int lanes = left_.size() ? op_.output_blocking() : blocked_ ? lanes_ : 0;
+    if (lanes) from_blocked(kept_output(0), out, s.n, s.m, s.oh * s.ow, lanes);
     else std::memcpy(out, out_.data(), out_.bytes());
   }
-  float* output_data() override { return out_.data(); }
+  float* output_data() override { return left_.size() ? left_.data() : out_.data(); }
+  const float* kept_output(size_t) const override { return left_.size() ? left_.data() : out_.data(); }
 
   Footprint footprint() const override {
     const ConvShape& s = op_.s_;
+    const int own = blocked_ ? lanes_ : 0;
+    auto floats = [](int64_t n) { return static_cast<size_t>(n) * sizeof(float); };
     Footprint f = ws_ ? ws_->footprint() : Footprint{};
     f.emplace_back(out_.data(), out_.bytes());
-    f.emplace_back(src_, static_cast<size_t>(blocked_ ? src_blocked_.size() : s.n * s.c * s.h * s.w) * sizeof(float));
-    f.emplace_back(weights_, static_cast<size_t>(blocked_ ? w_blocked_.size() : elements(op_.inputs_[1])) * sizeof(float));
-    for (const auto& b : operands_blocked_) f.emplace_back(b.data(), b.bytes());
-    if (!blocked_)
-      for (size_t i : op_.fused_inputs_) f.emplace_back(inputs_[i], static_cast<size_t>(elements(op_.inputs_[i])) * sizeof(float));
+    f.emplace_back(src_, floats(layout_elements(s.n, s.c, s.h * s.w, own)));
+    f.emplace_back(weights_, floats(blocked_ ? w_blocked_.size() : elements(op_.inputs_[1])));
+    for (size_t k = 0; k < op_.fused_inputs_.size(); ++k) {
+      const size_t i = op_.fused_inputs_[k];
+      if (operands_blocked_[k].size()) f.emplace_back(operands_blocked_[k].data(), operands_blocked_[k].bytes());
+      else f.emplace_back(inputs_[i], floats(own ? layout_elements(s.n, s.m, s.oh * s.ow, own) : elements(op_.inputs_[i])));
+    }
+    for (const auto& r : before_) f.emplace_back(r.src, floats(layout_elements(r.n, r.channels, r.spatial, r.from)));
+    if (left_.size()) f.emplace_back(left_.data(), left_.bytes());
     return f;
   }
 
@@ -163,6 +185,21 @@ class ConvKernel final : public Kernel {
     }
   }
 
+  // Activation input `i` of `channels` x `spatial` in the kernel's own
+  // layout: as given when it arrives so; else reordered into `copy`, here
+  // once when it arrives in the model's layout (as a runtime keeping
+  // activations blocked would), or on every run when it arrives blocked
+  // otherwise (the conversion is the kernel's cost).
+  const float* take(const float* given, size_t i, int64_t channels, int64_t spatial, Buffer& copy) {
+    const ConvShape& s = op_.s_;
+    const int arrive = op_.input_blocking(i), own = blocked_ ? lanes_ : 0;
+    if (arrive == own) return given;
+    copy.resize(layout_elements(s.n, channels, spatial, own));
+    if (arrive == 0) to_blocked(given, copy.data(), s.n, channels, spatial, own);
+    else before_.push_back({given, copy.data(), arrive, own, s.n, channels, spatial});
+    return copy.data();
+  }
+
   const ConvOp& op_;
   sdk::Config c_;
   bool blocked_ = false, direct_ = false;
@@ -175,8 +212,9 @@ class ConvKernel final : public Kernel {
   const float* src_ = nullptr;
   const float* weights_ = nullptr;
   const float* bias_ = nullptr;
-  Buffer out_, src_blocked_, w_blocked_, bias_padded_, scratch_;
-  std::vector<Buffer> operands_blocked_;
+  Buffer out_, src_blocked_, w_blocked_, bias_padded_, scratch_, left_;
+  std::vector<Buffer> operands_blocked_;  // fused operands not given in the kernel's layout
+  std::vector<Relayout> before_, after_;  // reorders timed with the kernel
   OperandLayout blocked_layout_;
   Chain chain_;
 };
@@ -223,6 +261,17 @@ ConvOp::ConvOp(const sdk::OpTask& task, const HostCpu& host) : host_(host) {
   outputs_ = {out_};
   if (!task.outputs.empty() && task.outputs[0].shape != out_)
     invalid("Conv output is " + to_string(task.outputs[0].shape) + ", expected " + to_string(out_));
+
+  // Activations marked NCHWc arrive (or leave) blocked; weights are the model's.
+  input_blocking_.assign(inputs_.size(), 0);
+  input_blocking_[0] = blocking_of(task.inputs[0], host, "Conv");
+  for (size_t i : fused.inputs) {
+    input_blocking_[i] = blocking_of(task.inputs[i], host, "Conv");
+    if (input_blocking_[i] && inputs_[i] != out_)
+      invalid("Conv fused operand '" + task.inputs[i].name + "' is marked NCHWc but is not of the output's shape " +
+              to_string(out_));
+  }
+  if (!task.outputs.empty()) output_blocking_ = blocking_of(task.outputs[0], host, "Conv");
 
   bias_layout_.col_step = 0;
   for (int64_t n = 0; n < s_.n; ++n)

@@ -15,6 +15,8 @@
 #include "cpu_options.h"
 #include "evaluate.h"
 #include "host_cpu.h"
+#include "subgraph_op.h"
+#include "subgraph_run.h"
 #include "thread_pool.h"
 
 namespace aoe::cpu {
@@ -56,6 +58,32 @@ class CpuTask final : public sdk::DeviceTask {
   std::unique_ptr<ThreadPool> pool_;  // isolation "none" only; workers make their own
 };
 
+// A subgraph: a strategy over it (fusion, layouts, tilings), each
+// candidate run end to end and checked against the nodes run one by one.
+class CpuSubgraphTask final : public sdk::DeviceTask {
+ public:
+  CpuSubgraphTask(std::shared_ptr<const HostCpu> host, std::unique_ptr<SubgraphOp> op, CpuOptions options);
+
+  sdk::TuningSpace space() const override { return op_->space(); }
+  sdk::Measurement check(const sdk::Config& config) const override;
+  sdk::Built build(const sdk::Config& config) override;
+  std::vector<sdk::Measurement> measure(const std::vector<sdk::Candidate*>& batch,
+                                        const sdk::MeasureOptions& options) override;
+
+  const SubgraphOp& op() const { return *op_; }
+
+ private:
+  const SubgraphData& data();
+
+  std::shared_ptr<const HostCpu> host_;
+  std::unique_ptr<SubgraphOp> op_;
+  CpuOptions options_;
+  std::atomic<uint64_t> built_{0};
+  std::once_flag data_once_;
+  std::unique_ptr<SubgraphData> data_;
+  std::unique_ptr<ThreadPool> pool_;  // isolation "none" only
+};
+
 class CpuDevice final : public sdk::Device {
  public:
   explicit CpuDevice(const sdk::CreateArgs& args);
@@ -65,6 +93,9 @@ class CpuDevice final : public sdk::Device {
   // Throws unsupported for an op, fused op or dtype the kernels lack.
   std::unique_ptr<sdk::DeviceTask> prepare(const sdk::OpTask& task) override;
   std::unique_ptr<CpuTask> prepare_cpu(const sdk::OpTask& task);
+  // Throws unsupported naming the node for unknown dims or an op without a kernel.
+  std::unique_ptr<sdk::DeviceTask> prepare_subgraph(const sdk::SubgraphTask& task) override;
+  std::unique_ptr<CpuSubgraphTask> prepare_cpu_subgraph(const sdk::SubgraphTask& task);
   const HostCpu& host() const { return *host_; }
 
  private:

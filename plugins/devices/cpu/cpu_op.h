@@ -25,9 +25,11 @@ using Footprint = std::vector<std::pair<const void*, size_t>>;
 class Kernel {
  public:
   virtual ~Kernel() = default;
-  // Takes the op's inputs in the model's layout (row-major, as the task
-  // lists them); reorders or packs what the config keeps in its own layout.
-  // Not timed: it stands for what a runtime does once per model.
+  // Takes the op's inputs as the task lists them: in the model's layout
+  // (row-major), or blocked where CpuOp::input_blocking() says so. Reorders
+  // or packs what the config keeps in its own layout; not timed: it stands
+  // for what a runtime does once per model. Blocked inputs, and all inputs
+  // of kernels without a layout choice, are read where they lie at run().
   virtual void bind(const std::vector<const float*>& inputs) = 0;
   // The timed part.
   virtual void run(ThreadPool& pool) = 0;
@@ -35,6 +37,11 @@ class Kernel {
   virtual void read_output(size_t index, float* out) const = 0;
   // For the fault option that perturbs a result: the first output as the kernel keeps it.
   virtual float* output_data() = 0;
+  // Output `index` where the kernel leaves it after run(): blocked where
+  // CpuOp::output_blocking() says so, else in the model's layout (a
+  // blocked config's own output when the task does not say). The next
+  // kernel of a subgraph reads it there.
+  virtual const float* kept_output(size_t index) const = 0;
   virtual Footprint footprint() const = 0;
 };
 
@@ -51,6 +58,10 @@ class CpuOp {
   const std::vector<Shape>& input_shapes() const { return inputs_; }
   const std::vector<Shape>& output_shapes() const { return outputs_; }
   virtual ValueRange input_range(size_t) const { return {}; }
+  // Lanes of the blocked layout input `i` arrives in (the task marks it
+  // "NCHWc"), 0 for the model's layout; likewise the output it leaves in.
+  int input_blocking(size_t i) const { return i < input_blocking_.size() ? input_blocking_[i] : 0; }
+  int output_blocking() const { return output_blocking_; }
 
   // Empty when `config` can run, else why not. Assumes the config is in the space's domain.
   virtual std::string check(const sdk::Config& config) const = 0;
@@ -63,6 +74,8 @@ class CpuOp {
  protected:
   sdk::TuningSpace space_;
   std::vector<Shape> inputs_, outputs_;
+  std::vector<int> input_blocking_;  // ops with a layout choice only
+  int output_blocking_ = 0;
 };
 
 // The op of a task. Throws sdk::Error(unsupported) for what the kernels

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <random>
 
+#include "blocked.h"
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -26,6 +28,14 @@ void flush_range(const void* p, size_t bytes) {
 #endif
 }
 
+std::string fmt(double v) {
+  char s[32];
+  std::snprintf(s, sizeof s, "%.6g", v);
+  return s;
+}
+
+}  // namespace
+
 void inject(Fault fault) {
   switch (fault) {
     case Fault::crash: {
@@ -42,13 +52,22 @@ void inject(Fault fault) {
   }
 }
 
-std::string fmt(double v) {
-  char s[32];
-  std::snprintf(s, sizeof s, "%.6g", v);
-  return s;
+std::vector<const float*> arrange_inputs(const CpuOp& op, const std::vector<const float*>& inputs,
+                                         std::vector<Buffer>& owned) {
+  std::vector<const float*> out = inputs;
+  owned.clear();
+  owned.reserve(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const int lanes = op.input_blocking(i);
+    if (!lanes) continue;
+    const Shape& s = op.input_shapes()[i];
+    const int64_t spatial = elements(Shape(s.begin() + 2, s.end()));
+    owned.emplace_back(layout_elements(s[0], s[1], spatial, lanes));
+    to_blocked(inputs[i], owned.back().data(), s[0], s[1], spatial, lanes);
+    out[i] = owned.back().data();
+  }
+  return out;
 }
-
-}  // namespace
 
 TaskData make_task_data(const CpuOp& op, uint64_t seed) {
   TaskData d;
@@ -94,7 +113,8 @@ std::string compare(const float* got, const float* want, int64_t n, double rtol)
 std::vector<std::vector<float>> run_once(const CpuOp& op, const sdk::Config& config,
                                          const std::vector<const float*>& inputs, ThreadPool& pool) {
   auto kernel = op.build(config);
-  kernel->bind(inputs);
+  std::vector<Buffer> arranged;
+  kernel->bind(arrange_inputs(op, inputs, arranged));
   kernel->run(pool);
   std::vector<std::vector<float>> out;
   for (size_t i = 0; i < op.output_shapes().size(); ++i) {
@@ -109,15 +129,22 @@ sdk::Measurement evaluate(const CpuOp& op, const sdk::Config& config, const Task
   auto kernel = op.build(config);
   std::vector<const float*> in;
   for (const auto& v : data.inputs) in.push_back(v.data());
-  kernel->bind(in);
+  std::vector<Buffer> arranged;
+  kernel->bind(arrange_inputs(op, in, arranged));
+  return evaluate_kernel(*kernel, data.expected, options, pool, fault);
+}
+
+sdk::Measurement evaluate_kernel(Kernel& bound, const std::vector<std::vector<float>>& expected,
+                                 const EvaluateOptions& options, ThreadPool& pool, Fault fault) {
+  Kernel* kernel = &bound;
   inject(fault);
   // Checked after the first run and again after timing: a race shows in either.
   auto verify = [&]() -> std::string {
-    for (size_t i = 0; i < data.expected.size(); ++i) {
-      std::vector<float> got(data.expected[i].size());
+    for (size_t i = 0; i < expected.size(); ++i) {
+      std::vector<float> got(expected[i].size());
       kernel->read_output(i, got.data());
-      auto why = compare(got.data(), data.expected[i].data(), static_cast<int64_t>(got.size()), options.rtol);
-      if (!why.empty()) return (data.expected.size() > 1 ? "output " + std::to_string(i) + ": " : "") + why;
+      auto why = compare(got.data(), expected[i].data(), static_cast<int64_t>(got.size()), options.rtol);
+      if (!why.empty()) return (expected.size() > 1 ? "output " + std::to_string(i) + ": " : "") + why;
     }
     return {};
   };

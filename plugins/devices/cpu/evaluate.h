@@ -8,6 +8,7 @@
 
 #include "aoe/sdk/measurement.h"
 #include "aoe/sdk/tuning_space.h"
+#include "buffer.h"
 #include "cpu_op.h"
 #include "thread_pool.h"
 #include "timing.h"
@@ -25,6 +26,13 @@ TaskData make_task_data(const CpuOp& op, uint64_t seed);
 
 // Test aid: a fault a candidate is made to show (see the device option `fault`).
 enum class Fault { none, crash, abort, hang, wrong };
+// Crashes, aborts or hangs as `fault` says; returns for none and wrong.
+void inject(Fault fault);
+
+// Inputs in the model's layout as the op takes them: those it takes
+// blocked (CpuOp::input_blocking), reordered into `owned`.
+std::vector<const float*> arrange_inputs(const CpuOp& op, const std::vector<const float*>& inputs,
+                                         std::vector<Buffer>& owned);
 
 struct EvaluateOptions {
   TimingOptions timing;
@@ -38,6 +46,11 @@ std::string compare(const float* got, const float* want, int64_t n, double rtol)
 // ok with the timing, or wrong_result. Runs on `pool`.
 sdk::Measurement evaluate(const CpuOp& op, const sdk::Config& config, const TaskData& data,
                           const EvaluateOptions& options, ThreadPool& pool, Fault fault = Fault::none);
+
+// The same for a bound kernel (or a whole subgraph run as one): shows the
+// fault, runs once, checks every output against `expected`, times it.
+sdk::Measurement evaluate_kernel(Kernel& kernel, const std::vector<std::vector<float>>& expected,
+                                 const EvaluateOptions& options, ThreadPool& pool, Fault fault = Fault::none);
 
 // Builds, binds and runs once: the outputs of a config on given inputs.
 std::vector<std::vector<float>> run_once(const CpuOp& op, const sdk::Config& config,

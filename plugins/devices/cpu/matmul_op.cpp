@@ -83,6 +83,7 @@ class MatMulKernel final : public Kernel {
 
   void read_output(size_t, float* out) const override { std::memcpy(out, out_.data(), out_.bytes()); }
   float* output_data() override { return out_.data(); }
+  const float* kept_output(size_t) const override { return out_.data(); }
 
   Footprint footprint() const override {
     Footprint f = ws_.footprint();

@@ -86,6 +86,14 @@ FusedOps fused_ops(const sdk::OpTask& task) {
   return f;
 }
 
+int blocking_of(const sdk::TensorDesc& tensor, const HostCpu& host, const std::string& op) {
+  if (tensor.format != "NCHWc") return 0;
+  if (tensor.shape.size() < 3)
+    invalid(op + " tensor '" + tensor.name + "' is marked NCHWc but has " + std::to_string(tensor.shape.size()) +
+            " dims, not N x C x spatial");
+  return isa_kernels(host.best_isa())->lanes;
+}
+
 sdk::Knob threads_knob(const HostCpu& host) {
   return sdk::Knob::integer("threads", sdk::KnobTag::schedule, 1, std::max(1, host.threads));
 }

@@ -38,6 +38,10 @@ struct FusedOps {
 };
 FusedOps fused_ops(const sdk::OpTask& task);
 
+// Lanes of the blocked layout a tensor comes in: the widest ISA's when the
+// task marks it "NCHWc" (N x C x spatial), else 0 (the model's layout).
+int blocking_of(const sdk::TensorDesc& tensor, const HostCpu& host, const std::string& op);
+
 // Knob helpers.
 sdk::Knob threads_knob(const HostCpu& host);
 sdk::Knob isa_knob();  // categorical over every ISA, so a config reads the same on any machine

@@ -68,18 +68,29 @@ class PoolKernel final : public Kernel {
     lanes_ = blocked ? isa.lanes : 1;
     const int64_t planes = blocked ? channel_blocks(op.c_, lanes_) * lanes_ : op.c_;
     out_.resize(op.n_ * planes * out_plane());
-    if (blocked) in_.resize(op.n_ * planes * in_plane());
+    const int leave = op.output_blocking();
+    if (leave > 0 && leave != own()) left_.resize(layout_elements(op.n_, op.c_, out_plane(), leave));
   }
 
+  // Input as it arrives when in the kernel's own layout; else reordered
+  // once here (the model's layout) or on every run (another blocked one).
   void bind(const std::vector<const float*>& inputs) override {
     src_ = inputs[0];
-    if (blocked_) {
-      to_blocked(inputs[0], in_.data(), op_.n_, op_.c_, in_plane(), lanes_);
+    given_ = inputs[0];
+    before_.clear();
+    after_.clear();
+    const int arrive = op_.input_blocking(0);
+    if (arrive != own()) {
+      in_.resize(layout_elements(op_.n_, op_.c_, in_plane(), own()));
+      if (arrive == 0) to_blocked(inputs[0], in_.data(), op_.n_, op_.c_, in_plane(), lanes_);
+      else before_.push_back({inputs[0], in_.data(), arrive, own(), op_.n_, op_.c_, in_plane()});
       src_ = in_.data();
     }
+    if (left_.size()) after_.push_back({out_.data(), left_.data(), own(), op_.output_blocking(), op_.n_, op_.c_, out_plane()});
   }
 
   void run(ThreadPool& pool) override {
+    for (const auto& r : before_) r.run(pool, threads_);
     const int64_t planes = op_.n_ * (blocked_ ? channel_blocks(op_.c_, lanes_) : op_.c_);
     const int64_t in_step = in_plane() * lanes_, out_step = out_plane() * lanes_;
     pool.run(planes, threads_, [&](int64_t p, int) {
@@ -88,27 +99,37 @@ class PoolKernel final : public Kernel {
       a.dst = out_.data() + p * out_step;
       (blocked_ ? isa_.pool_blocked : isa_.pool_plane)(a);
     });
+    for (const auto& r : after_) r.run(pool, threads_);
   }
 
   void read_output(size_t, float* out) const override {
-    if (blocked_) from_blocked(out_.data(), out, op_.n_, op_.c_, out_plane(), lanes_);
+    const int lanes = left_.size() ? op_.output_blocking() : own();
+    if (lanes) from_blocked(kept_output(0), out, op_.n_, op_.c_, out_plane(), lanes);
     else std::memcpy(out, out_.data(), static_cast<size_t>(op_.n_ * op_.c_ * out_plane()) * sizeof(float));
   }
-  float* output_data() override { return out_.data(); }
+  float* output_data() override { return left_.size() ? left_.data() : out_.data(); }
+  const float* kept_output(size_t) const override { return left_.size() ? left_.data() : out_.data(); }
   Footprint footprint() const override {
-    return {{src_, static_cast<size_t>(op_.n_ * op_.c_ * in_plane()) * sizeof(float)}, {out_.data(), out_.bytes()}};
+    auto floats = [](int64_t n) { return static_cast<size_t>(n) * sizeof(float); };
+    Footprint f = {{src_, floats(layout_elements(op_.n_, op_.c_, in_plane(), own()))}, {out_.data(), out_.bytes()}};
+    if (!before_.empty()) f.emplace_back(given_, floats(layout_elements(op_.n_, op_.c_, in_plane(), op_.input_blocking(0))));
+    if (left_.size()) f.emplace_back(left_.data(), left_.bytes());
+    return f;
   }
 
  private:
   int64_t in_plane() const { return op_.w_.in[0] * op_.w_.in[1] * op_.w_.in[2]; }
   int64_t out_plane() const { return op_.w_.out[0] * op_.w_.out[1] * op_.w_.out[2]; }
+  int own() const { return blocked_ ? lanes_ : 0; }
 
   const PoolOp& op_;
   const IsaKernels& isa_;
   bool blocked_;
   int threads_, lanes_ = 1;
   const float* src_ = nullptr;
-  Buffer in_, out_;
+  const float* given_ = nullptr;
+  Buffer in_, out_, left_;
+  std::vector<Relayout> before_, after_;  // reorders timed with the kernel
 };
 
 PoolOp::PoolOp(const sdk::OpTask& task, const HostCpu& host) : host_(host) {
@@ -128,6 +149,8 @@ PoolOp::PoolOp(const sdk::OpTask& task, const HostCpu& host) : host_(host) {
   count_include_pad_ = int_attr(task.attrs, "count_include_pad", 0) != 0;
   n_ = in[0];
   c_ = in[1];
+  input_blocking_ = {blocking_of(task.inputs[0], host, t)};
+  if (!task.outputs.empty()) output_blocking_ = blocking_of(task.outputs[0], host, t);
   const Shape spatial(in.begin() + 2, in.end());
   w_ = window_of(t, spatial, ints_attr(task.attrs, "kernel_shape", {}), task.attrs,
                  int_attr(task.attrs, "ceil_mode", 0) != 0);

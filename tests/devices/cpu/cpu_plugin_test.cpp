@@ -74,6 +74,31 @@ TEST_F(CpuPlugin, EvaluatesCandidatesAcrossTheBoundary) {
   EXPECT_TRUE(results[3].ok()) << results[3].message;
 }
 
+TEST_F(CpuPlugin, RunsASubgraphAcrossTheBoundary) {
+  const sdk::DeviceClient client(ref_, sdk::Host(&services_));
+  sdk::SubgraphTask sg;
+  sg.name = "mlp";
+  auto tensor = [&](const std::string& name, std::vector<int64_t> shape, bool constant = false) {
+    auto t = test::f32(std::move(shape), constant);
+    t.name = name;
+    sg.graph.tensors[name] = t;
+  };
+  tensor("x", {16, 32});
+  tensor("w", {32, 24}, true);
+  tensor("h", {16, 24});
+  tensor("y", {16, 24});
+  sg.graph.inputs = {"x"};
+  sg.graph.outputs = {"y"};
+  sg.graph.nodes = {{"fc", "MatMul", {"x", "w"}, {"h"}, {}}, {"act", "Relu", {"h"}, {"y"}, {}}};
+  const auto task = client.prepare_subgraph(sg);
+  const auto& space = task->space();
+  ASSERT_EQ(space.knobs.size(), 1u);
+  EXPECT_EQ(space.knobs[0].name, "fuse:act");
+  const auto results = task->evaluate({{1}, {0}}, {}, 1);
+  ASSERT_EQ(results.size(), 2u);
+  for (const auto& r : results) EXPECT_TRUE(r.ok()) << r.message;
+}
+
 TEST_F(CpuPlugin, AnUnsupportedOpComesBackAsAStatus) {
   const sdk::DeviceClient client(ref_, sdk::Host(&services_));
   try {

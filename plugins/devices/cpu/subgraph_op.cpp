@@ -1,0 +1,396 @@
+#include "subgraph_op.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "aoe/sdk/error.h"
+#include "aoe/sdk/fusion.h"
+#include "op_util.h"
+
+namespace aoe::cpu {
+namespace {
+
+const std::set<std::string> kViewOps = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Dropout"};
+
+// Ops whose kernels choose a layout (their `format` knob).
+bool has_layout_choice(const std::string& op_type) {
+  return op_type == "Conv" || op_type == "MaxPool" || op_type == "AveragePool";
+}
+
+std::vector<std::string> present(const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  for (const auto& n : names)
+    if (!n.empty()) out.push_back(n);
+  return out;
+}
+
+std::string where(const sdk::Node& node) { return "node '" + node.name + "' (" + node.op_type + ")"; }
+
+// Every tensor in the model's layout: what the references and the kernels
+// without a layout choice take.
+sdk::OpTask plain(sdk::OpTask task) {
+  for (auto* list : {&task.inputs, &task.outputs})
+    for (auto& t : *list)
+      if (t.format == "NCHWc") t.format = "NCHW";
+  return task;
+}
+
+sdk::OpTask node_task(const sdk::Graph& g, const sdk::Node& node) {
+  sdk::OpTask t;
+  t.name = node.name;
+  t.op_type = node.op_type;
+  t.attrs = node.attrs;
+  for (const auto& in : present(node.inputs)) t.inputs.push_back(g.tensor(in));
+  for (const auto& out : present(node.outputs)) t.outputs.push_back(g.tensor(out));
+  return plain(t);
+}
+
+int knob_index(const sdk::TuningSpace& space, const std::string& name) {
+  for (size_t i = 0; i < space.knobs.size(); ++i)
+    if (space.knobs[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+// Kernels in an order that runs each after those it reads from: fusion
+// lists them by anchor, and a chain may read a value produced by a later
+// anchor (a residual Add fused after a Conv reads the other branch).
+std::vector<sdk::FusedOp> in_dependency_order(std::vector<sdk::FusedOp> kernels) {
+  std::map<std::string, size_t> producer;
+  for (size_t k = 0; k < kernels.size(); ++k)
+    for (const auto& t : kernels[k].task.outputs) producer[t.name] = k;
+  std::vector<std::set<size_t>> needs(kernels.size());
+  for (size_t k = 0; k < kernels.size(); ++k)
+    for (const auto& t : kernels[k].task.inputs)
+      if (auto it = producer.find(t.name); it != producer.end() && it->second != k) needs[k].insert(it->second);
+  std::vector<sdk::FusedOp> out;
+  std::vector<bool> done(kernels.size(), false);
+  while (out.size() < kernels.size()) {
+    bool progressed = false;
+    for (size_t k = 0; k < kernels.size(); ++k) {
+      if (done[k] || !std::all_of(needs[k].begin(), needs[k].end(), [&](size_t p) { return done[p]; })) continue;
+      done[k] = true;
+      out.push_back(kernels[k]);
+      progressed = true;
+      break;
+    }
+    if (!progressed) throw sdk::Error(sdk::StatusCode::internal, "the fused kernels of the subgraph depend on each other in a cycle");
+  }
+  return out;
+}
+
+void batch_norm_reference(const sdk::Node& node, const sdk::Graph& g, std::map<std::string, std::vector<float>>& values) {
+  const auto ins = present(node.inputs);
+  const auto& x = values.at(ins[0]);
+  const auto& shape = g.tensor(ins[0]).shape;
+  const auto& scale = values.at(ins[1]);
+  const auto& bias = values.at(ins[2]);
+  const auto& mean = values.at(ins[3]);
+  const auto& var = values.at(ins[4]);
+  const double eps = float_attr(node.attrs, "epsilon", 1e-5);
+  const int64_t n = shape[0], c = shape[1], spatial = elements(Shape(shape.begin() + 2, shape.end()));
+  std::vector<float> y(x.size());
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t ch = 0; ch < c; ++ch) {
+      const double k = scale[ch] / std::sqrt(static_cast<double>(var[ch]) + eps);
+      for (int64_t s = 0; s < spatial; ++s) {
+        const size_t at = static_cast<size_t>((i * c + ch) * spatial + s);
+        y[at] = static_cast<float>((x[at] - static_cast<double>(mean[ch])) * k + bias[ch]);
+      }
+    }
+  values[present(node.outputs)[0]] = std::move(y);
+}
+
+}  // namespace
+
+bool is_view_op(const std::string& op_type) { return kViewOps.count(op_type) > 0; }
+
+SubgraphOp::SubgraphOp(const sdk::SubgraphTask& task, std::shared_ptr<const HostCpu> host)
+    : task_(task), host_(std::move(host)) {
+  const auto& g = task_.graph;
+  if (g.nodes.empty()) invalid("subgraph '" + task_.name + "' has no nodes");
+  for (const auto& t : fusable_op_types()) fusable_.insert(t);
+  lanes_ = isa_kernels(host_->best_isa())->lanes;
+
+  std::set<std::string> written;
+  for (const auto& node : g.nodes) {
+    check_node(node);
+    for (const auto& o : present(node.outputs)) written.insert(o);
+  }
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const auto ins = present(g.nodes[i].inputs);
+    for (size_t k = 0; k < ins.size(); ++k) {
+      if (written.count(ins[k]) || given_.count(ins[k]) || g.tensor(ins[k]).dtype != sdk::DType::f32) continue;
+      ValueRange r;
+      if (node_ops_[i]) r = node_ops_[i]->input_range(k);
+      if (g.nodes[i].op_type == "BatchNormalization" && k == 4) r = {0.5f, 2.0f};  // a variance
+      given_[ins[k]] = r;
+    }
+  }
+
+  // The default lowering: every fusion the device makes.
+  const auto kernels = sdk::fuse(g, fusable_);
+  std::vector<sdk::Knob> fuse_knobs, layout_knobs, tiling_knobs;
+  std::vector<int64_t> tiling_defaults;
+  std::vector<std::string> layout_order;
+  auto consider_layout = [&](const std::string& name) {
+    if (std::find(layout_order.begin(), layout_order.end(), name) == layout_order.end()) layout_order.push_back(name);
+  };
+  for (const auto& k : kernels) {
+    const sdk::Node& anchor = *std::find_if(g.nodes.begin(), g.nodes.end(),
+                                            [&](const sdk::Node& n) { return n.name == k.node_names.front(); });
+    if (anchor.op_type == "BatchNormalization")
+      unsupported("subgraph '" + task_.name + "', " + where(anchor) +
+                  ": the cpu device runs BatchNormalization only folded into the Conv before it");
+    if (is_view_op(anchor.op_type)) continue;
+    std::unique_ptr<CpuOp> op;
+    try {
+      op = make_op(plain(k.task), *host_);
+    } catch (const sdk::Error& e) {
+      throw sdk::Error(e.code(), "subgraph '" + task_.name + "', kernel '" + k.task.name + "': " + e.what());
+    }
+    for (size_t j = 1; j < k.node_names.size(); ++j)
+      if (k.op_types[j] != "BatchNormalization")
+        fuse_knobs.push_back(sdk::Knob::integer(sdk::kFuseKnob + k.node_names[j], sdk::KnobTag::impl, 0, 1));
+    if (has_layout_choice(anchor.op_type)) {
+      // What the kernel reads, and what it may write as the chain is cut
+      // anywhere (never a Conv's value before the BatchNormalization it folds).
+      consider_layout(k.task.inputs[0].name);
+      if (anchor.op_type == "Conv")
+        for (size_t i : fused_ops(k.task).inputs) consider_layout(k.task.inputs[i].name);
+      for (size_t j = 0; j < k.node_names.size(); ++j) {
+        if (j + 1 < k.op_types.size() && k.op_types[j + 1] == "BatchNormalization") continue;
+        for (const auto& n : g.nodes)
+          if (n.name == k.node_names[j])
+            for (const auto& o : present(n.outputs)) consider_layout(o);
+      }
+    }
+    if (task_.op_configs.is_object() && task_.op_configs.contains(anchor.name)) {
+      tiling_knobs.push_back(sdk::Knob::categorical(sdk::kTilingKnob + anchor.name, sdk::KnobTag::schedule, {"default", "tuned"}));
+      // Tuned by default, unless this machine cannot run the bank's tiling.
+      bool runs = true;
+      try {
+        runs = op->check(kernel_config(anchor.name, *op, true)).empty();
+      } catch (const sdk::Error&) {
+        runs = false;
+      }
+      tiling_defaults.push_back(runs ? 1 : 0);
+    }
+  }
+  std::set<std::string> outside(g.inputs.begin(), g.inputs.end());
+  outside.insert(g.outputs.begin(), g.outputs.end());
+  std::set<std::string> by_views, from_views;
+  for (const auto& node : g.nodes)
+    if (is_view_op(node.op_type)) {
+      for (const auto& i : present(node.inputs)) by_views.insert(i);
+      for (const auto& o : present(node.outputs)) from_views.insert(o);
+    }
+  for (const auto& name : layout_order) {
+    const auto& t = g.tensor(name);
+    // The subgraph's own inputs and outputs keep the model's layout: the
+    // model around it reads and writes them so. A view aliases plain data.
+    // Whole channel blocks only: no padding lanes between kernels.
+    if (outside.count(name) || t.constant || !written.count(name) || by_views.count(name) || from_views.count(name))
+      continue;
+    if (t.shape.size() != 4 || t.shape[1] % lanes_ != 0) continue;
+    layout_tensors_.insert(name);
+    layout_knobs.push_back(sdk::Knob::categorical(sdk::kLayoutKnob + name, sdk::KnobTag::format, {"NCHW", "NCHWc"}));
+  }
+
+  space_.version = "1";
+  for (const auto& k : fuse_knobs) space_.knobs.push_back(k), space_.default_config.push_back(1);
+  for (const auto& k : layout_knobs) space_.knobs.push_back(k), space_.default_config.push_back(0);
+  for (size_t i = 0; i < tiling_knobs.size(); ++i)
+    space_.knobs.push_back(tiling_knobs[i]), space_.default_config.push_back(tiling_defaults[i]);
+  try {
+    lower(space_.default_config);
+  } catch (const sdk::Error& e) {
+    throw sdk::Error(sdk::StatusCode::unsupported, "subgraph '" + task_.name + "' cannot run as it is: " + e.what());
+  }
+}
+
+void SubgraphOp::check_node(const sdk::Node& node) {
+  const auto& g = task_.graph;
+  for (const auto* list : {&node.inputs, &node.outputs})
+    for (const auto& name : present(*list)) {
+      if (!g.tensors.count(name)) invalid(where(node) + " touches '" + name + "', which the subgraph does not describe");
+      const auto& t = g.tensor(name);
+      if (!t.fully_known())
+        unsupported("subgraph '" + task_.name + "', " + where(node) + ": tensor '" + name + "' has unknown dims " +
+                    to_string(t.shape) + "; the cpu device runs static shapes only");
+    }
+  const auto ins = present(node.inputs), outs = present(node.outputs);
+  if (is_view_op(node.op_type)) {
+    if (ins.empty() || outs.size() != 1)
+      unsupported("subgraph '" + task_.name + "', " + where(node) + ": a view takes one input and gives one output");
+    if (g.tensor(ins[0]).dtype != sdk::DType::f32 || g.tensor(ins[0]).elements() != g.tensor(outs[0]).elements())
+      unsupported("subgraph '" + task_.name + "', " + where(node) + ": the cpu device views float32 data of the same size only");
+    node_ops_.push_back(nullptr);
+    return;
+  }
+  if (node.op_type == "BatchNormalization") {
+    if (ins.size() != 5 || outs.size() != 1 || node.inputs[0] != ins[0])
+      unsupported("subgraph '" + task_.name + "', " + where(node) + ": the cpu device folds inference BatchNormalization only");
+    const auto& x = g.tensor(ins[0]).shape;
+    for (size_t k = 1; k < 5; ++k)
+      if (x.size() < 2 || g.tensor(ins[k]).elements() != x[1] || g.tensor(ins[k]).dtype != sdk::DType::f32)
+        invalid(where(node) + ": input '" + ins[k] + "' does not hold one float per channel");
+    node_ops_.push_back(nullptr);
+    return;
+  }
+  try {
+    node_ops_.push_back(make_op(node_task(g, node), *host_));
+  } catch (const sdk::Error& e) {
+    throw sdk::Error(e.code(), "subgraph '" + task_.name + "', " + where(node) + ": " + e.what());
+  }
+}
+
+sdk::Config SubgraphOp::kernel_config(const std::string& anchor, const CpuOp& op, bool tuned) const {
+  sdk::Config c = op.space().default_config;
+  if (!tuned) return c;
+  const std::string knob = sdk::kTilingKnob + anchor;
+  const auto& want = task_.op_configs.at(anchor);
+  if (!want.is_object()) invalid(knob + ": op_configs[\"" + anchor + "\"] is not an object of knob values");
+  for (const auto& [name, value] : want.items()) {
+    const int i = knob_index(op.space(), name);
+    if (i < 0) invalid(knob + ": the kernel anchored there has no knob '" + name + "'");
+    const auto& k = op.space().knobs[static_cast<size_t>(i)];
+    int64_t v = -1;
+    if (value.is_string()) {
+      const auto it = std::find(k.labels.begin(), k.labels.end(), value.get<std::string>());
+      if (it != k.labels.end()) v = it - k.labels.begin();
+    } else if (value.is_number_integer() && k.kind != sdk::DomainKind::categorical) {
+      v = value.get<int64_t>();
+    }
+    if (v < 0 || !k.allows(v)) invalid(knob + ": " + name + " = " + value.dump() + " is not a value the kernel's knob takes");
+    c[static_cast<size_t>(i)] = v;
+  }
+  return c;
+}
+
+int SubgraphOp::stored_lanes(const std::string& tensor, const sdk::SubgraphDecisions& d) const {
+  if (!layout_tensors_.count(tensor)) return 0;
+  auto it = d.layouts.find(tensor);
+  return it != d.layouts.end() && it->second == "NCHWc" ? lanes_ : 0;
+}
+
+Plan SubgraphOp::lower(const sdk::Config& config) const {
+  const auto& g = task_.graph;
+  const auto d = sdk::SubgraphDecisions::of(space_, config);
+  const auto kernels = in_dependency_order(
+      sdk::fuse(g, fusable_, {}, [&](const sdk::Node& n) { return !d.unfused.count(n.name); }));
+  Plan plan;
+  std::map<std::string, int> stored;  // tensor (or converted copy) -> lanes
+  for (const auto& [name, t] : g.tensors) stored[name] = 0;
+  auto label = [&](int lanes) { return lanes == 0 ? std::string("NCHW") : lanes == lanes_ ? std::string("NCHWc") : "NCHW" + std::to_string(lanes) + "c"; };
+  auto conversion = [&](const std::string& from, const std::string& to, int from_lanes, int to_lanes, const std::string& tensor) {
+    PlanStep s;
+    s.kind = PlanStep::Kind::convert;
+    s.name = from + " -> " + to;
+    s.reads = {from};
+    s.writes = {to};
+    s.from = from_lanes;
+    s.to = to_lanes;
+    const auto& shape = g.tensor(tensor).shape;
+    s.n = shape[0];
+    s.channels = shape[1];
+    s.spatial = elements(Shape(shape.begin() + 2, shape.end()));
+    plan.steps.push_back(std::move(s));
+    stored[to] = to_lanes;
+  };
+  // The tensor in layout `need`: itself, or its converted copy (made once).
+  auto source = [&](const std::string& name, int need) {
+    const int have = stored.at(name);
+    if (have == need) return name;
+    const std::string copy = name + "@" + label(need);
+    if (!stored.count(copy)) conversion(name, copy, have, need, name);
+    return copy;
+  };
+
+  for (const auto& k : kernels) {
+    if (is_view_op(k.task.op_type)) {
+      PlanStep s;
+      s.kind = PlanStep::Kind::view;
+      s.name = k.node_names.front();
+      s.nodes = k.node_names;
+      s.reads = {source(k.task.inputs[0].name, 0)};
+      s.writes = {k.task.outputs[0].name};
+      plan.steps.push_back(std::move(s));
+      continue;
+    }
+    const sdk::OpTask task = sdk::under(k.task, d);
+    const std::string& anchor = k.node_names.front();
+    sdk::OpTask run = plain(task);
+    sdk::Config tiling;
+    std::shared_ptr<const CpuOp> op;
+    try {
+      const auto probe = make_op(run, *host_);
+      tiling = kernel_config(anchor, *probe, d.tuned.count(anchor) > 0);
+      // A blocked config takes and leaves its activations blocked.
+      const int format = knob_index(probe->space(), "format");
+      if (has_layout_choice(task.op_type) && format >= 0 && tiling[static_cast<size_t>(format)] == 1) {
+        run.inputs[0].format = "NCHWc";
+        run.outputs[0].format = "NCHWc";
+        if (task.op_type == "Conv")
+          for (size_t i : fused_ops(run).inputs)
+            if (!run.inputs[i].constant && run.inputs[i].shape == run.outputs[0].shape) run.inputs[i].format = "NCHWc";
+      }
+      op = make_op(run, *host_);
+    } catch (const sdk::Error& e) {
+      invalid("kernel '" + task.name + "': " + e.what());
+    }
+    if (auto why = op->check(tiling); !why.empty())
+      invalid("kernel '" + task.name + "' refuses " + op->space().describe(tiling).dump() + ": " + why);
+    PlanStep s;
+    s.kind = PlanStep::Kind::kernel;
+    s.name = task.name;
+    s.nodes = k.node_names;
+    s.task = task;
+    s.config = tiling;
+    if (k.op_types.size() > 1 && k.op_types[1] == "BatchNormalization") s.batch_norm = k.node_names[1];
+    for (size_t i = 0; i < run.inputs.size(); ++i) s.reads.push_back(source(run.inputs[i].name, op->input_blocking(i)));
+    std::vector<std::pair<std::string, int>> after;  // outputs to convert: name, kernel's lanes
+    for (size_t j = 0; j < run.outputs.size(); ++j) {
+      const std::string& name = run.outputs[j].name;
+      const int leave = j == 0 ? op->output_blocking() : 0, want = stored_lanes(name, d);
+      if (leave == want) {
+        s.writes.push_back(name);
+        stored[name] = want;
+      } else {
+        s.writes.push_back(name + "@kernel");
+        stored[name + "@kernel"] = leave;
+        after.emplace_back(name, leave);
+      }
+    }
+    s.op = std::move(op);
+    plan.steps.push_back(std::move(s));
+    for (const auto& [name, leave] : after) conversion(name + "@kernel", name, leave, stored_lanes(name, d), name);
+  }
+  return plan;
+}
+
+void SubgraphOp::reference(std::map<std::string, std::vector<float>>& values) const {
+  const auto& g = task_.graph;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const auto& node = g.nodes[i];
+    const auto ins = present(node.inputs), outs = present(node.outputs);
+    if (is_view_op(node.op_type)) {
+      values[outs[0]] = values.at(ins[0]);
+      continue;
+    }
+    if (node.op_type == "BatchNormalization") {
+      batch_norm_reference(node, g, values);
+      continue;
+    }
+    const CpuOp& op = *node_ops_[i];
+    std::vector<const float*> in;
+    for (const auto& name : ins) in.push_back(values.at(name).data());
+    std::vector<std::vector<float>> results;
+    for (const auto& shape : op.output_shapes()) results.emplace_back(static_cast<size_t>(elements(shape)));
+    std::vector<float*> out;
+    for (auto& r : results) out.push_back(r.data());
+    op.reference(in, out);
+    for (size_t j = 0; j < outs.size() && j < results.size(); ++j) values[outs[j]] = std::move(results[j]);
+  }
+}
+
+}  // namespace aoe::cpu

@@ -1,0 +1,136 @@
+#include "subgraph_run.h"
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "aoe/sdk/error.h"
+#include "op_util.h"
+
+namespace aoe::cpu {
+
+SubgraphData make_subgraph_data(const SubgraphOp& op, uint64_t seed) {
+  SubgraphData d;
+  std::mt19937_64 rng(seed);
+  for (const auto& [name, range] : op.given()) {
+    std::uniform_real_distribution<float> u(range.lo, range.hi);
+    std::vector<float> v(static_cast<size_t>(op.graph().tensor(name).elements()));
+    for (auto& x : v) x = u(rng);
+    d.given[name] = std::move(v);
+  }
+  std::map<std::string, std::vector<float>> values = d.given;
+  op.reference(values);
+  for (const auto& o : op.graph().outputs) d.expected.push_back(values.at(o));
+  return d;
+}
+
+SubgraphKernel::SubgraphKernel(const SubgraphOp& op, const Plan& plan, const SubgraphData& data) : op_(op) {
+  for (const auto& [name, v] : data.given) {
+    tensors_[name] = v.data();
+    given_.emplace_back(v.data(), v.size() * sizeof(float));
+  }
+  for (const auto& s : plan.steps) {
+    Step step;
+    switch (s.kind) {
+      case PlanStep::Kind::view:
+        tensors_[s.writes[0]] = at(s.reads[0]);
+        continue;
+      case PlanStep::Kind::convert: {
+        owned_.push_back(std::make_unique<Buffer>(layout_elements(s.n, s.channels, s.spatial, s.to)));
+        step.convert = {at(s.reads[0]), owned_.back()->data(), s.from, s.to, s.n, s.channels, s.spatial};
+        step.threads = default_threads(op.host(), static_cast<double>(owned_.back()->size()));
+        tensors_[s.writes[0]] = owned_.back()->data();
+        break;
+      }
+      case PlanStep::Kind::kernel: {
+        step.op = s.op;
+        step.kernel = s.op->build(s.config);
+        std::vector<const float*> inputs;
+        for (const auto& r : s.reads) inputs.push_back(at(r));
+        if (!s.batch_norm.empty()) fold_batch_norm(s, data, inputs);
+        step.kernel->bind(inputs);
+        for (size_t j = 0; j < s.writes.size(); ++j) tensors_[s.writes[j]] = step.kernel->kept_output(j);
+        break;
+      }
+    }
+    steps_.push_back(std::move(step));
+  }
+}
+
+const float* SubgraphKernel::at(const std::string& tensor) const {
+  auto it = tensors_.find(tensor);
+  if (it == tensors_.end())
+    throw sdk::Error(sdk::StatusCode::internal, "the subgraph plan reads '" + tensor + "' before it is written");
+  return it->second;
+}
+
+// y = ((W * x + b) - mean) * scale / sqrt(var + eps) + B, folded once, as
+// an inference runtime loads the model: W' = W * k, b' = (b - mean) * k + B.
+void SubgraphKernel::fold_batch_norm(const PlanStep& step, const SubgraphData& data, std::vector<const float*>& inputs) {
+  const auto& g = op_.graph();
+  const sdk::Node* bn = nullptr;
+  const sdk::Node* conv = nullptr;
+  for (const auto& n : g.nodes) {
+    if (n.name == step.batch_norm) bn = &n;
+    if (n.name == step.nodes.front()) conv = &n;
+  }
+  if (!bn || !conv) throw sdk::Error(sdk::StatusCode::internal, "no BatchNormalization '" + step.batch_norm + "' to fold");
+  const auto& w = data.given.at(conv->inputs[1]);
+  const auto& scale = data.given.at(bn->inputs[1]);
+  const auto& shift = data.given.at(bn->inputs[2]);
+  const auto& mean = data.given.at(bn->inputs[3]);
+  const auto& var = data.given.at(bn->inputs[4]);
+  const bool conv_bias = conv->inputs.size() > 2 && !conv->inputs[2].empty();
+  const double eps = float_attr(bn->attrs, "epsilon", 1e-5);
+  const size_t m = scale.size(), per = w.size() / m;
+  auto weights = std::make_unique<Buffer>(static_cast<int64_t>(w.size()));
+  auto bias = std::make_unique<Buffer>(static_cast<int64_t>(m));
+  for (size_t c = 0; c < m; ++c) {
+    const double k = scale[c] / std::sqrt(static_cast<double>(var[c]) + eps);
+    for (size_t i = 0; i < per; ++i) weights->data()[c * per + i] = static_cast<float>(w[c * per + i] * k);
+    const double b = conv_bias ? data.given.at(conv->inputs[2])[c] : 0.0;
+    bias->data()[c] = static_cast<float>((b - mean[c]) * k + shift[c]);
+  }
+  inputs[1] = weights->data();
+  inputs[2] = bias->data();
+  owned_.push_back(std::move(weights));
+  owned_.push_back(std::move(bias));
+}
+
+void SubgraphKernel::run(ThreadPool& pool) {
+  for (auto& s : steps_) {
+    if (s.kernel) s.kernel->run(pool);
+    else s.convert.run(pool, s.threads);
+  }
+}
+
+void SubgraphKernel::read_output(size_t index, float* out) const {
+  const auto& name = op_.graph().outputs[index];
+  std::memcpy(out, at(name), static_cast<size_t>(op_.graph().tensor(name).elements()) * sizeof(float));
+}
+
+// The graph's outputs are the plan's last writes of them, in memory the
+// subgraph owns: the fault option may perturb the first.
+float* SubgraphKernel::output_data() { return const_cast<float*>(kept_output(0)); }
+
+const float* SubgraphKernel::kept_output(size_t index) const { return at(op_.graph().outputs[index]); }
+
+Footprint SubgraphKernel::footprint() const {
+  Footprint f = given_;
+  for (const auto& s : steps_)
+    if (s.kernel) {
+      const auto k = s.kernel->footprint();
+      f.insert(f.end(), k.begin(), k.end());
+    }
+  for (const auto& b : owned_) f.emplace_back(b->data(), b->bytes());
+  return f;
+}
+
+sdk::Measurement evaluate_subgraph(const SubgraphOp& op, const sdk::Config& config, const SubgraphData& data,
+                                   const EvaluateOptions& options, ThreadPool& pool, Fault fault) {
+  const Plan plan = op.lower(config);
+  SubgraphKernel kernel(op, plan, data);
+  return evaluate_kernel(kernel, data.expected, options, pool, fault);
+}
+
+}  // namespace aoe::cpu

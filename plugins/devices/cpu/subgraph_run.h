@@ -1,0 +1,64 @@
+// A lowered subgraph run for real: its tensors allocated, inputs and
+// constants from a seeded generator (a BatchNormalization folded into its
+// Conv's weights and bias), every step run in order, outputs checked
+// against the nodes run one by one in double precision.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "aoe/sdk/measurement.h"
+#include "blocked.h"
+#include "buffer.h"
+#include "evaluate.h"
+#include "subgraph_op.h"
+
+namespace aoe::cpu {
+
+// What a subgraph's candidates run on and must give.
+struct SubgraphData {
+  std::map<std::string, std::vector<float>> given;  // inputs and constants, in the model's layout
+  std::vector<std::vector<float>> expected;         // per graph output
+};
+
+// Random given tensors in their ranges from `seed`, then the reference outputs.
+SubgraphData make_subgraph_data(const SubgraphOp& op, uint64_t seed);
+
+// A plan's kernels built and bound on the data: the whole subgraph as one
+// kernel (bind() does nothing: it is bound when made). Outputs are the
+// graph's, in the model's layout.
+class SubgraphKernel final : public Kernel {
+ public:
+  SubgraphKernel(const SubgraphOp& op, const Plan& plan, const SubgraphData& data);
+
+  void bind(const std::vector<const float*>&) override {}
+  void run(ThreadPool& pool) override;
+  void read_output(size_t index, float* out) const override;
+  float* output_data() override;
+  const float* kept_output(size_t index) const override;
+  Footprint footprint() const override;
+
+ private:
+  struct Step {
+    std::shared_ptr<const CpuOp> op;  // the kernel refers to it
+    std::unique_ptr<Kernel> kernel;
+    Relayout convert;
+    int threads = 1;
+  };
+  const float* at(const std::string& tensor) const;
+  void fold_batch_norm(const PlanStep& step, const SubgraphData& data, std::vector<const float*>& inputs);
+
+  const SubgraphOp& op_;
+  std::vector<Step> steps_;
+  std::map<std::string, const float*> tensors_;
+  std::vector<std::unique_ptr<Buffer>> owned_;  // conversions' outputs, folded weights
+  Footprint given_;
+};
+
+// ok with the time of the whole subgraph, or wrong_result; as evaluate() for an op.
+sdk::Measurement evaluate_subgraph(const SubgraphOp& op, const sdk::Config& config, const SubgraphData& data,
+                                   const EvaluateOptions& options, ThreadPool& pool, Fault fault = Fault::none);
+
+}  // namespace aoe::cpu

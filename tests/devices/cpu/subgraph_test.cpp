@@ -1,0 +1,405 @@
+// Subgraphs on the cpu device: the strategy space a subgraph gets, the plan
+// each config lowers to, every config's output against the nodes run one by
+// one, faulty candidates, and the op-level tasks a strategy leaves blocked.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "aoe/sdk/error.h"
+#include "conv_op.h"
+#include "cpu_device.h"
+#include "subgraph_op.h"
+#include "subgraph_run.h"
+#include "tasks.h"
+
+namespace aoe::cpu {
+namespace {
+
+using test::with;
+
+nlohmann::json quick(nlohmann::json extra = nlohmann::json::object()) {
+  nlohmann::json o = {{"max_seconds", 0.05}, {"max_repeats", 10}};
+  o.update(extra);
+  return o;
+}
+
+CpuDevice device(nlohmann::json options = quick()) { return CpuDevice(sdk::CreateArgs{"cpu", std::move(options)}); }
+
+// A graph built node by node; tensors described as they first appear.
+class GraphBuilder {
+ public:
+  GraphBuilder& input(const std::string& name, std::vector<int64_t> shape) {
+    tensor(name, std::move(shape), false);
+    g_.inputs.push_back(name);
+    return *this;
+  }
+  GraphBuilder& constant(const std::string& name, std::vector<int64_t> shape) {
+    tensor(name, std::move(shape), true);
+    return *this;
+  }
+  GraphBuilder& node(const std::string& name, const std::string& op, std::vector<std::string> inputs,
+                     const std::string& output, std::vector<int64_t> shape, nlohmann::json attrs = nlohmann::json::object()) {
+    tensor(output, std::move(shape), false);
+    g_.nodes.push_back({name, op, std::move(inputs), {output}, std::move(attrs)});
+    return *this;
+  }
+  GraphBuilder& output(const std::string& name) {
+    g_.outputs.push_back(name);
+    return *this;
+  }
+  sdk::SubgraphTask task(const std::string& name, nlohmann::json op_configs = nlohmann::json::object()) const {
+    sdk::SubgraphTask t;
+    t.name = name;
+    t.graph = g_;
+    t.graph.name = name;
+    t.op_configs = std::move(op_configs);
+    return t;
+  }
+
+ private:
+  void tensor(const std::string& name, std::vector<int64_t> shape, bool constant) {
+    sdk::TensorDesc t;
+    t.name = name;
+    t.shape = std::move(shape);
+    t.format = t.shape.size() == 4 ? "NCHW" : "ND";
+    t.constant = constant;
+    g_.tensors[name] = t;
+  }
+  sdk::Graph g_;
+};
+
+const nlohmann::json kPads = {{"pads", {1, 1, 1, 1}}};
+
+// x -> conv1 -> relu -> conv2 -> add(x): a ResNet basic block.
+sdk::SubgraphTask residual(nlohmann::json op_configs = nlohmann::json::object(), int64_t n = 1) {
+  return GraphBuilder()
+      .input("x", {n, 32, 14, 14})
+      .constant("w1", {32, 32, 3, 3})
+      .constant("b1", {32})
+      .constant("w2", {32, 32, 3, 3})
+      .constant("b2", {32})
+      .node("conv1", "Conv", {"x", "w1", "b1"}, "t1", {n, 32, 14, 14}, kPads)
+      .node("relu", "Relu", {"t1"}, "t2", {n, 32, 14, 14})
+      .node("conv2", "Conv", {"t2", "w2", "b2"}, "t3", {n, 32, 14, 14}, kPads)
+      .node("add", "Add", {"t3", "x"}, "y", {n, 32, 14, 14})
+      .output("y")
+      .task("residual", std::move(op_configs));
+}
+
+// x -> matmul -> add(bias) -> gelu -> matmul: a transformer's feed-forward.
+sdk::SubgraphTask feed_forward() {
+  return GraphBuilder()
+      .input("x", {64, 128})
+      .constant("w1", {128, 256})
+      .constant("b1", {256})
+      .constant("w2", {256, 128})
+      .node("fc1", "MatMul", {"x", "w1"}, "h1", {64, 256})
+      .node("bias", "Add", {"h1", "b1"}, "h2", {64, 256})
+      .node("gelu", "Gelu", {"h2"}, "h3", {64, 256})
+      .node("fc2", "MatMul", {"h3", "w2"}, "y", {64, 128})
+      .output("y")
+      .task("feed_forward");
+}
+
+// x -> conv -> BatchNormalization -> relu -> maxpool -> flatten.
+sdk::SubgraphTask conv_bn_pool() {
+  return GraphBuilder()
+      .input("x", {2, 16, 12, 12})
+      .constant("w", {32, 16, 3, 3})
+      .constant("scale", {32})
+      .constant("shift", {32})
+      .constant("mean", {32})
+      .constant("var", {32})
+      .node("conv", "Conv", {"x", "w"}, "c", {2, 32, 12, 12}, kPads)
+      .node("bn", "BatchNormalization", {"c", "scale", "shift", "mean", "var"}, "n", {2, 32, 12, 12},
+            {{"epsilon", 1e-3}})
+      .node("relu", "Relu", {"n"}, "r", {2, 32, 12, 12})
+      .node("pool", "MaxPool", {"r"}, "p", {2, 32, 6, 6}, {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}})
+      .node("flat", "Flatten", {"p"}, "y", {2, 32 * 6 * 6})
+      .output("y")
+      .task("conv_bn_pool");
+}
+
+std::shared_ptr<const HostCpu> host() { return std::make_shared<const HostCpu>(detect_host_cpu()); }
+
+std::vector<std::string> knob_names(const sdk::TuningSpace& space) {
+  std::vector<std::string> out;
+  for (const auto& k : space.knobs) out.push_back(k.name);
+  return out;
+}
+
+// The config's outputs against the reference, run once.
+std::string check_outputs(const SubgraphOp& op, const sdk::Config& config, const SubgraphData& data, ThreadPool& pool) {
+  SubgraphKernel kernel(op, op.lower(config), data);
+  kernel.run(pool);
+  for (size_t i = 0; i < data.expected.size(); ++i) {
+    std::vector<float> got(data.expected[i].size());
+    kernel.read_output(i, got.data());
+    auto why = compare(got.data(), data.expected[i].data(), static_cast<int64_t>(got.size()), 1e-4);
+    if (!why.empty()) return why;
+  }
+  return {};
+}
+
+const PlanStep& kernel_of(const Plan& plan, const std::string& anchor) {
+  for (const auto& s : plan.steps)
+    if (s.kind == PlanStep::Kind::kernel && s.nodes.front() == anchor) return s;
+  ADD_FAILURE() << "no kernel anchored at " << anchor;
+  return plan.steps.front();
+}
+
+bool runs_blocked(const PlanStep& step) { return step.op->space().describe(step.config).at("format") == "NCHWc"; }
+
+TEST(CpuSubgraph, NamesKnobsAsTheConventionSays) {
+  const SubgraphOp block(residual(), host());
+  EXPECT_EQ(knob_names(block.space()),
+            (std::vector<std::string>{"fuse:relu", "fuse:add", "layout:t1", "layout:t2", "layout:t3"}));
+  EXPECT_EQ(block.space().default_config, (sdk::Config{1, 1, 0, 0, 0}));
+  EXPECT_EQ(block.space().knobs[2].labels, (std::vector<std::string>{"NCHW", "NCHWc"}));
+
+  // No layouts for 2-D activations; no knob for a BatchNormalization folded into its Conv.
+  const SubgraphOp ffn(feed_forward(), host());
+  EXPECT_EQ(knob_names(ffn.space()), (std::vector<std::string>{"fuse:bias", "fuse:gelu"}));
+  const SubgraphOp bn(conv_bn_pool(), host());
+  EXPECT_EQ(knob_names(bn.space()), (std::vector<std::string>{"fuse:relu", "layout:n", "layout:r"}));
+  for (const auto& name : knob_names(bn.space())) EXPECT_EQ(name.find("l2:"), std::string::npos);
+}
+
+TEST(CpuSubgraph, DefaultConfigPassesTheOutputCheck) {
+  ThreadPool pool(2);
+  for (const auto& task : {residual(), feed_forward(), conv_bn_pool(), residual({}, 2)}) {
+    const SubgraphOp op(task, host());
+    const auto data = make_subgraph_data(op, 3);
+    EXPECT_EQ(check_outputs(op, op.space().default_config, data, pool), "") << task.name;
+  }
+}
+
+TEST(CpuSubgraph, EveryConfigOfTheSmallSpacesPassesTheOutputCheck) {
+  ThreadPool pool(2);
+  const nlohmann::json tuned = {{"tile", "4x2"}, {"direct_order", "spatial_outer"}};
+  for (const auto& task : {residual({{"conv2", tuned}}), feed_forward(), conv_bn_pool()}) {
+    const SubgraphOp op(task, host());
+    const auto data = make_subgraph_data(op, 5);
+    size_t count = 0;
+    sdk::for_each_config(op.space(), [&](const sdk::Config& c) {
+      ++count;
+      EXPECT_EQ(check_outputs(op, c, data, pool), "") << task.name << " " << op.space().describe(c).dump();
+    });
+    EXPECT_EQ(static_cast<double>(count), op.space().size());
+  }
+}
+
+TEST(CpuSubgraph, BlockedTensorBetweenConvsNeedsNoConversion) {
+  const SubgraphOp op(residual(), host());
+  const auto& space = op.space();
+  const Plan plain = op.lower(space.default_config);
+  if (!runs_blocked(kernel_of(plain, "conv1")) || !runs_blocked(kernel_of(plain, "conv2")))
+    GTEST_SKIP() << "the default convolutions run on NCHW here";
+  // NCHW between them: x in, t2 out of conv1 and into conv2, y out.
+  EXPECT_EQ(plain.conversions(), 4u);
+  const Plan blocked = op.lower(with(space, space.default_config, "layout:t2", "NCHWc"));
+  EXPECT_EQ(blocked.conversions(), 2u);
+  for (const auto& s : blocked.steps)
+    if (s.kind == PlanStep::Kind::convert) EXPECT_EQ(s.name.find("t2"), std::string::npos) << s.name;
+  EXPECT_EQ(blocked.kernels(), plain.kernels());
+  // x converts once, though conv1 and the fused Add both read it blocked.
+  size_t x_conversions = 0;
+  for (const auto& s : plain.steps) x_conversions += s.kind == PlanStep::Kind::convert && s.reads[0] == "x";
+  EXPECT_EQ(x_conversions, 1u);
+  // What operator tuning sees afterwards: the blocked tensor marked so.
+  const auto& conv2 = kernel_of(blocked, "conv2");
+  EXPECT_EQ(conv2.task.inputs[0].format, "NCHWc");
+  EXPECT_EQ(kernel_of(blocked, "conv1").task.outputs[0].format, "NCHWc");
+}
+
+TEST(CpuSubgraph, UnfusingAddsAKernel) {
+  const SubgraphOp block(residual(), host());
+  const auto& s = block.space();
+  EXPECT_EQ(block.lower(s.default_config).kernels(), 2u);
+  EXPECT_EQ(block.lower(with(s, s.default_config, "fuse:relu", 0)).kernels(), 3u);
+  EXPECT_EQ(block.lower(with(s, with(s, s.default_config, "fuse:relu", 0), "fuse:add", 0)).kernels(), 4u);
+
+  const SubgraphOp ffn(feed_forward(), host());
+  const auto& f = ffn.space();
+  EXPECT_EQ(ffn.lower(f.default_config).kernels(), 2u);
+  // The bias Add on its own anchors a chain of its own: Gelu joins it.
+  const Plan split = ffn.lower(with(f, f.default_config, "fuse:bias", 0));
+  EXPECT_EQ(split.kernels(), 3u);
+  EXPECT_EQ(kernel_of(split, "bias").nodes, (std::vector<std::string>{"bias", "gelu"}));
+  EXPECT_EQ(ffn.lower(with(f, with(f, f.default_config, "fuse:bias", 0), "fuse:gelu", 0)).kernels(), 4u);
+}
+
+TEST(CpuSubgraph, TunedTilingAppliesTheBanksConfig) {
+  const nlohmann::json tuned = {{"tile", "4x1"}, {"direct_order", "spatial_outer"}, {"threads", 1}};
+  const SubgraphOp op(residual({{"conv1", tuned}}), host());
+  const auto& space = op.space();
+  EXPECT_EQ(knob_names(space).back(), "tiling:conv1");
+  EXPECT_EQ(space.knobs.back().labels, (std::vector<std::string>{"default", "tuned"}));
+  EXPECT_EQ(space.default_config.back(), 1);  // tuned when the bank has it
+  const Plan plan = op.lower(space.default_config);
+  const auto& k = kernel_of(plan, "conv1");
+  const auto got = k.op->space().describe(k.config);
+  for (const auto& [knob, value] : tuned.items()) EXPECT_EQ(got.at(knob), value) << knob;
+  const Plan untuned = op.lower(with(space, space.default_config, "tiling:conv1", "default"));
+  EXPECT_EQ(kernel_of(untuned, "conv1").config, kernel_of(untuned, "conv1").op->space().default_config);
+  EXPECT_EQ(kernel_of(plan, "conv2").config, kernel_of(untuned, "conv2").config);  // no bank entry: its default
+
+  ThreadPool pool(2);
+  EXPECT_EQ(check_outputs(op, space.default_config, make_subgraph_data(op, 1), pool), "");
+}
+
+TEST(CpuSubgraph, TilingTheKernelDoesNotTakeIsInvalid) {
+  auto dev = device();
+  auto task = dev.prepare_cpu_subgraph(residual({{"conv2", {{"tile", "99x9"}}}}));
+  const auto& space = task->space();
+  EXPECT_EQ(space.default_config.back(), 0);  // "default": the bank's tiling cannot run
+  const auto verdict = task->check(with(space, space.default_config, "tiling:conv2", "tuned"));
+  EXPECT_EQ(verdict.status, sdk::ResultStatus::invalid);
+  EXPECT_NE(verdict.message.find("tiling:conv2"), std::string::npos) << verdict.message;
+  EXPECT_NE(verdict.message.find("tile"), std::string::npos) << verdict.message;
+  EXPECT_FALSE(task->build(with(space, space.default_config, "tiling:conv2", "tuned")).candidate);
+}
+
+std::vector<sdk::Measurement> measure(sdk::DeviceTask& task, const std::vector<sdk::Config>& configs) {
+  std::vector<std::unique_ptr<sdk::Candidate>> built;
+  std::vector<sdk::Candidate*> batch;
+  for (const auto& c : configs) {
+    auto b = task.build(c);
+    EXPECT_TRUE(b.candidate) << b.failure.message;
+    batch.push_back(b.candidate.get());
+    built.push_back(std::move(b.candidate));
+  }
+  return task.measure(batch, {1, 3, true});
+}
+
+TEST(CpuSubgraph, MeasuresTheWholeSubgraphInWorkers) {
+  auto dev = device();
+  for (const auto& sg : {residual(), feed_forward()}) {
+    auto task = dev.prepare_subgraph(sg);
+    const auto space = task->space();
+    const auto results = measure(*task, {space.default_config, space.knobs.empty() ? space.default_config
+                                                                                   : with(space, space.default_config, space.knobs[0].name, 0)});
+    for (const auto& m : results) {
+      EXPECT_EQ(m.status, sdk::ResultStatus::ok) << sg.name << ": " << m.message;
+      EXPECT_GT(m.time_us, 0);
+    }
+  }
+}
+
+TEST(CpuSubgraph, FaultyCandidatesAreReported) {
+  const struct {
+    const char* fault;
+    sdk::ResultStatus status;
+  } cases[] = {{"crash", sdk::ResultStatus::run_failed},
+               {"hang", sdk::ResultStatus::timeout},
+               {"wrong", sdk::ResultStatus::wrong_result}};
+  for (const auto& c : cases) {
+    auto dev = device(quick({{"fault", c.fault}, {"fault_every", 2}, {"timeout_s", 2}}));
+    auto task = dev.prepare_subgraph(residual());
+    const auto d = task->space().default_config;
+    const auto results = measure(*task, {d, d, d});
+    ASSERT_EQ(results.size(), 3u);
+    EXPECT_EQ(results[0].status, sdk::ResultStatus::ok) << c.fault << ": " << results[0].message;
+    EXPECT_EQ(results[1].status, c.status) << c.fault << ": " << results[1].message;
+    EXPECT_EQ(results[2].status, sdk::ResultStatus::ok) << c.fault << ": " << results[2].message;
+  }
+}
+
+std::string refusal(const sdk::SubgraphTask& task) {
+  try {
+    device().prepare_subgraph(task);
+  } catch (const sdk::Error& e) {
+    EXPECT_EQ(e.code(), sdk::StatusCode::unsupported) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "prepared";
+  return {};
+}
+
+TEST(CpuSubgraph, RefusesWhatItCannotRun) {
+  auto unknown_op = GraphBuilder()
+                        .input("x", {1, 16, 8, 8})
+                        .node("relu", "Relu", {"x"}, "r", {1, 16, 8, 8})
+                        .node("resize", "Resize", {"r"}, "y", {1, 16, 16, 16})
+                        .output("y")
+                        .task("unknown_op");
+  auto why = refusal(unknown_op);
+  EXPECT_NE(why.find("'resize'"), std::string::npos) << why;
+  EXPECT_NE(why.find("Resize"), std::string::npos) << why;
+
+  auto dynamic = GraphBuilder()
+                     .input("x", {-1, 128})
+                     .constant("w", {128, 64})
+                     .node("fc", "MatMul", {"x", "w"}, "y", {-1, 64})
+                     .output("y")
+                     .task("dynamic");
+  why = refusal(dynamic);
+  EXPECT_NE(why.find("'fc'"), std::string::npos) << why;
+  EXPECT_NE(why.find("MatMul"), std::string::npos) << why;
+  EXPECT_NE(why.find("unknown dims"), std::string::npos) << why;
+
+  auto lone_bn = GraphBuilder()
+                     .input("x", {1, 16, 8, 8})
+                     .constant("s", {16}).constant("b", {16}).constant("m", {16}).constant("v", {16})
+                     .node("bn", "BatchNormalization", {"x", "s", "b", "m", "v"}, "y", {1, 16, 8, 8})
+                     .output("y")
+                     .task("lone_bn");
+  why = refusal(lone_bn);
+  EXPECT_NE(why.find("'bn'"), std::string::npos) << why;
+}
+
+TEST(CpuSubgraph, DeviceSaysItRunsSubgraphs) { EXPECT_TRUE(device().describe().at("subgraphs").get<bool>()); }
+
+// Op tasks as a strategy leaves them (sdk::under): activations marked NCHWc
+// arrive and leave blocked; every config, blocked or not, still matches.
+TEST(CpuSubgraph, OpTasksMarkedBlockedMatchTheirReference) {
+  ThreadPool pool(2);
+  auto blocked = [](std::vector<int64_t> shape) {
+    auto t = test::f32(std::move(shape));
+    t.format = "NCHWc";
+    return t;
+  };
+  auto conv = test::op("Conv", {blocked({1, 32, 10, 10}), test::f32({32, 32, 3, 3}, true), test::f32({32}, true),
+                                blocked({1, 32, 10, 10})},
+                       kPads, {"Add", "Relu"});
+  conv.outputs = {blocked({1, 32, 10, 10})};
+  const ConvOp c(conv, test::host());
+  EXPECT_GT(c.input_blocking(0), 0);
+  EXPECT_EQ(c.input_blocking(1), 0);
+  EXPECT_GT(c.output_blocking(), 0);
+  auto configs = test::sample_configs(c, 12);
+  configs.push_back(with(c.space(), with(c.space(), c.space().default_config, "format", "NCHW"), "algo", "gemm"));
+  test::expect_matches_reference(c, configs, pool);
+
+  auto pool_task = test::op("MaxPool", {blocked({2, 24, 9, 9})}, {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}});
+  pool_task.outputs = {blocked({2, 24, 4, 4})};
+  const auto p = make_op(pool_task, test::host());
+  test::expect_matches_reference(*p, test::sample_configs(*p, 6), pool);
+}
+
+// Figures, not assertions: the default strategy against the best of the
+// exhaustive small space. Run with --gtest_also_run_disabled_tests.
+TEST(CpuSubgraphFigures, DISABLED_DefaultAgainstBestOfTheSpace) {
+  auto dev = device({{"max_seconds", 0.5}, {"max_repeats", 200}});
+  for (const auto& sg : {residual(), residual({}, 8), feed_forward()}) {
+    auto task = dev.prepare_cpu_subgraph(sg);
+    const auto& space = task->space();
+    std::vector<sdk::Config> configs;
+    sdk::for_each_config(space, [&](const sdk::Config& c) { configs.push_back(c); });
+    const auto results = measure(*task, configs);
+    double best = 1e30, def = 0;
+    size_t best_at = 0;
+    for (size_t i = 0; i < configs.size(); ++i) {
+      ASSERT_EQ(results[i].status, sdk::ResultStatus::ok) << results[i].message;
+      if (configs[i] == space.default_config) def = results[i].time_us;
+      if (results[i].time_us < best) best = results[i].time_us, best_at = i;
+    }
+    const auto x = sg.graph.tensor(sg.graph.inputs[0]).shape;
+    std::printf("%-13s x%-18s %3zu configs  default %8.1f us  best %8.1f us (%.2fx)  %s\n", sg.name.c_str(),
+                nlohmann::json(x).dump().c_str(), configs.size(), def, best, def / best,
+                space.describe(configs[best_at]).dump().c_str());
+  }
+}
+
+}  // namespace
+}  // namespace aoe::cpu
