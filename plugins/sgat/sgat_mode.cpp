@@ -67,7 +67,9 @@ std::string line_for(const TunedSubgraph& t) {
                 r.before_us > 0 ? (r.after_us - r.before_us) / r.before_us * 100 : 0.0,
                 static_cast<unsigned long long>(r.evaluations));
   const std::string replayed = r.replayed ? " (" + std::to_string(r.replayed) + " from the reloaded journal)" : "";
-  return head + figures + replayed + ", bank: " + repo_word(r.outcome);
+  const size_t tiled = t.group.task.op_configs.size();
+  const std::string tilings = tiled ? ", " + std::to_string(tiled) + " kernels tiled from the operator bank" : "";
+  return head + figures + replayed + tilings + ", bank: " + repo_word(r.outcome);
 }
 
 class SgatMode : public aoe::sdk::TuningMode {
