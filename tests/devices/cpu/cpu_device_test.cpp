@@ -8,23 +8,18 @@
 
 #include "aoe/sdk/error.h"
 #include "cpu_device.h"
+#include "device_runs.h"
 #include "tasks.h"
 
 namespace aoe::cpu {
 namespace {
 
+using test::device;
+using test::evaluate;
 using test::f32;
 using test::op;
+using test::quick;
 using test::with;
-
-// Short timing caps: these tests check behaviour, never speed.
-nlohmann::json quick(nlohmann::json extra = nlohmann::json::object()) {
-  nlohmann::json o = {{"max_seconds", 0.05}, {"max_repeats", 10}};
-  o.update(extra);
-  return o;
-}
-
-CpuDevice device(nlohmann::json options = quick()) { return CpuDevice(sdk::CreateArgs{"cpu", std::move(options)}); }
 
 std::string error_of(const std::function<void()>& body, sdk::StatusCode expected) {
   try {
@@ -35,19 +30,6 @@ std::string error_of(const std::function<void()>& body, sdk::StatusCode expected
   }
   ADD_FAILURE() << "no error";
   return {};
-}
-
-std::vector<sdk::Measurement> evaluate(sdk::DeviceTask& task, const std::vector<sdk::Config>& configs,
-                                       sdk::MeasureOptions options = {1, 3, false}) {
-  std::vector<std::unique_ptr<sdk::Candidate>> built;
-  std::vector<sdk::Candidate*> batch;
-  for (const auto& c : configs) {
-    auto b = task.build(c);
-    EXPECT_TRUE(b.candidate) << b.failure.message;
-    batch.push_back(b.candidate.get());
-    built.push_back(std::move(b.candidate));
-  }
-  return task.measure(batch, options);
 }
 
 sdk::OpTask small_matmul() { return op("MatMul", {f32({48, 64}), f32({64, 40})}); }

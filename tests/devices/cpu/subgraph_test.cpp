@@ -10,20 +10,15 @@
 #include "cpu_device.h"
 #include "subgraph_op.h"
 #include "subgraph_run.h"
+#include "device_runs.h"
 #include "tasks.h"
 
 namespace aoe::cpu {
 namespace {
 
+using test::device;
+using test::quick;
 using test::with;
-
-nlohmann::json quick(nlohmann::json extra = nlohmann::json::object()) {
-  nlohmann::json o = {{"max_seconds", 0.05}, {"max_repeats", 10}};
-  o.update(extra);
-  return o;
-}
-
-CpuDevice device(nlohmann::json options = quick()) { return CpuDevice(sdk::CreateArgs{"cpu", std::move(options)}); }
 
 // A graph built node by node; tensors described as they first appear.
 class GraphBuilder {
@@ -261,15 +256,7 @@ TEST(CpuSubgraph, TilingTheKernelDoesNotTakeIsInvalid) {
 }
 
 std::vector<sdk::Measurement> measure(sdk::DeviceTask& task, const std::vector<sdk::Config>& configs) {
-  std::vector<std::unique_ptr<sdk::Candidate>> built;
-  std::vector<sdk::Candidate*> batch;
-  for (const auto& c : configs) {
-    auto b = task.build(c);
-    EXPECT_TRUE(b.candidate) << b.failure.message;
-    batch.push_back(b.candidate.get());
-    built.push_back(std::move(b.candidate));
-  }
-  return task.measure(batch, {1, 3, true});
+  return test::evaluate(task, configs, {1, 3, true});
 }
 
 TEST(CpuSubgraph, MeasuresTheWholeSubgraphInWorkers) {
