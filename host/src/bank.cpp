@@ -42,6 +42,20 @@ class DirectoryLock {
   int fd_ = -1;
 };
 
+// An entry file's content; throws Error(io) naming the file when it is corrupt.
+nlohmann::json read_entry_file(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  nlohmann::json content;
+  try {
+    content = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(StatusCode::io, "corrupt bank entry " + file.string() + ": " + e.what());
+  }
+  if (!content.is_object() || !content.contains("key") || !content["key"].is_object() || !content.contains("after_us"))
+    throw Error(StatusCode::io, "corrupt bank entry " + file.string() + ": no key or after_us");
+  return content;
+}
+
 }  // namespace
 
 std::filesystem::path Bank::default_root(const std::string& kind, const std::string& tune_bank_path,
@@ -87,26 +101,42 @@ std::vector<std::string> Bank::soc_versions() const {
   return out;
 }
 
+std::vector<std::filesystem::path> Bank::entry_files(const std::string& soc_version) const {
+  std::vector<std::filesystem::path> files;
+  const auto dir = root_ / soc_version;
+  if (!std::filesystem::is_directory(dir)) return files;
+  for (const auto& f : std::filesystem::directory_iterator(dir))
+    if (f.is_regular_file() && f.path().extension() == ".json") files.push_back(f.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
 std::vector<Bank::Entry> Bank::entries() const {
   std::vector<Entry> out;
-  for (const auto& soc : soc_versions()) {
-    std::vector<std::filesystem::path> files;
-    for (const auto& f : std::filesystem::directory_iterator(root_ / soc))
-      if (f.is_regular_file() && f.path().extension() == ".json") files.push_back(f.path());
-    std::sort(files.begin(), files.end());
-    for (const auto& file : files) {
-      std::ifstream in(file);
+  for (const auto& soc : soc_versions())
+    for (const auto& file : entry_files(soc)) out.push_back({file, read_entry_file(file)});
+  return out;
+}
+
+std::vector<Bank::Entry> Bank::select(const nlohmann::json& query, const SkipCorrupt& skipped) const {
+  const auto holds_query = [&](const nlohmann::json& key) {
+    for (const auto& [field, value] : query.items())
+      if (field != "kind" && (!key.contains(field) || key[field] != value)) return false;
+    return true;
+  };
+  const auto socs = query.contains("soc_version") ? std::vector<std::string>{field(query, "soc_version")} : soc_versions();
+  std::vector<Entry> out;
+  for (const auto& soc : socs)
+    for (const auto& file : entry_files(soc)) {
       nlohmann::json content;
       try {
-        content = nlohmann::json::parse(in);
-      } catch (const nlohmann::json::exception& e) {
-        throw Error(StatusCode::io, "corrupt bank entry " + file.string() + ": " + e.what());
+        content = read_entry_file(file);
+      } catch (const Error& e) {
+        skipped(file, e.what());
+        continue;
       }
-      if (!content.is_object() || !content.contains("key") || !content.contains("after_us"))
-        throw Error(StatusCode::io, "corrupt bank entry " + file.string() + ": no key or after_us");
-      out.push_back({file, std::move(content)});
+      if (holds_query(content["key"])) out.push_back({file, std::move(content)});
     }
-  }
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,8 +42,15 @@ class Bank {
   // The soc_versions the bank holds entries for.
   std::vector<std::string> soc_versions() const;
 
+  // The entries whose key holds every field of query but "kind" (the bank
+  // is of one kind already), by file name. A corrupt entry is handed to
+  // `skipped` with why, and left out: one bad file must not cost the rest.
+  using SkipCorrupt = std::function<void(const std::filesystem::path& file, const std::string& reason)>;
+  std::vector<Entry> select(const nlohmann::json& query, const SkipCorrupt& skipped) const;
+
  private:
   std::optional<nlohmann::json> read_entry(const std::filesystem::path& file, const nlohmann::json& key) const;
+  std::vector<std::filesystem::path> entry_files(const std::string& soc_version) const;
   std::filesystem::path root_;
 };
 

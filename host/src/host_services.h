@@ -4,9 +4,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "aoe/abi/host_services.h"
@@ -53,6 +55,8 @@ class HostServices {
   const Bank* bank_ = nullptr;
   std::map<std::string, const Bank*> banks_by_kind_;
   const Bank* bank_for(const nlohmann::json& key) const;
+  // Corrupt entries already warned of: every op of a type lists the same files.
+  std::set<std::filesystem::path> reported_corrupt_;
   std::map<std::string, std::unique_ptr<Context>> contexts_;
 };
 

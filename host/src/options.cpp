@@ -37,6 +37,8 @@ const std::vector<OptionSpec>& option_specs() {
       {"reload", "", OptionType::boolean, "False",
        "sgat: continue the newest interrupted job of this model from its workspace, without measuring again", {}},
       {"repeat_tune", "REPEAT_TUNE", OptionType::boolean, "False", "tune again ops already in the bank; keep the faster", {}},
+      {"warm_start", "", OptionType::boolean, "True",
+       "opat: open each op's search with configs banked for the same op type on nearby shapes", {}},
       {"output", "", OptionType::path, "", "bank merge: the bank directory to write (-o)", {}},
       {"log_level", "AOE_LOG_LEVEL", OptionType::text, "info", "console detail", {"trace", "debug", "info", "warn", "error"}},
   };

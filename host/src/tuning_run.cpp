@@ -225,6 +225,7 @@ int run_tuning(const Settings& settings, PluginRegistry& registry, HostServices&
                         {"seed", settings.integer("seed")},
                         {"searcher", settings.text("searcher")},
                         {"repeat_tune", settings.boolean("repeat_tune")},
+                        {"warm_start", settings.boolean("warm_start")},
                         {"tune_ops_file", settings.text("tune_ops_file")},
                         {"cluster", settings.text("cluster")},
                         {"gradient_profile", settings.text("gradient_profile")},

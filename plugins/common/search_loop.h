@@ -1,9 +1,11 @@
 // The search every tuning mode runs on a prepared task: ask the searcher for
 // configs until a stop condition or an interruption, keep the fastest.
-// Configs the device refuses cost a check, not a measurement.
+// Configs the device refuses cost a check, not a measurement. Seeds (a warm
+// start) go first and reach the searcher as observations before it proposes.
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -25,6 +27,8 @@ struct SearchTally {
   uint64_t evaluations = 0;
   uint64_t refused = 0;     // configs the device's constraint check refused
   std::string stop_reason;  // budget, stall, time limit, searcher done, too many invalid configs
+  uint64_t seeds_measured = 0;
+  double best_seed_us = 0;  // the fastest seed that ran; 0 when none did
 };
 
 // Times configs that passed the device's check, one result each.
@@ -33,10 +37,13 @@ using MeasureBatch = std::function<std::vector<aoe::sdk::Measurement>(const std:
 using SearchProgress = std::function<void(uint64_t evaluations, double best_us)>;
 
 // False when interrupted. `searcher` is started; `best` holds the best so far.
+// Seeds spend the budget as the searcher's own proposals do.
 inline bool run_search(const aoe::sdk::Host& host, aoe::sdk::SearcherClient& searcher, const aoe::sdk::TaskClient& task,
                        const StopLimits& limits, uint32_t batch_size, const MeasureBatch& measure,
-                       const SearchProgress& progress, Best& best, SearchTally& tally) {
+                       const SearchProgress& progress, Best& best, SearchTally& tally,
+                       const std::vector<aoe::sdk::Config>& seeds = {}) {
   SearchStop stop(limits);
+  size_t next_seed = 0;
   // A searcher that only ever proposes invalid configs must not spin forever.
   const uint64_t max_refused = 50 * std::max<uint64_t>(limits.budget, 1);
   for (;;) {
@@ -47,7 +54,16 @@ inline bool run_search(const aoe::sdk::Host& host, aoe::sdk::SearcherClient& sea
       tally.stop_reason = "too many invalid configs";
       break;
     }
-    const auto batch = searcher.propose(std::min<uint64_t>(batch_size, stop.left()));
+    const uint64_t room = std::min<uint64_t>(batch_size, stop.left());
+    const bool seeding = next_seed < seeds.size();
+    std::vector<aoe::sdk::Config> batch;
+    if (seeding) {
+      const size_t end = next_seed + std::min<size_t>(room, seeds.size() - next_seed);
+      batch.assign(seeds.begin() + static_cast<std::ptrdiff_t>(next_seed), seeds.begin() + static_cast<std::ptrdiff_t>(end));
+      next_seed = end;
+    } else {
+      batch = searcher.propose(room);
+    }
     if (batch.empty()) {
       tally.stop_reason = "searcher done";
       break;
@@ -72,6 +88,10 @@ inline bool run_search(const aoe::sdk::Host& host, aoe::sdk::SearcherClient& sea
       const bool new_best = results[i].ok() && results[i].time_us < best.time_us;
       if (new_best) best = {runnable[i], results[i].time_us};
       stop.measured(new_best);
+      if (!seeding) continue;
+      ++tally.seeds_measured;
+      if (results[i].ok() && (tally.best_seed_us == 0 || results[i].time_us < tally.best_seed_us))
+        tally.best_seed_us = results[i].time_us;
     }
     tally.evaluations = stop.evaluations();
     if (progress) progress(tally.evaluations, best.time_us);

@@ -31,6 +31,14 @@ json modified_operator(const TunedTask& t) {
   return {{"op_name", t.group.task.name}, {"op_type", t.group.task.op_type}, {"tune_performance", performance}};
 }
 
+// Present for searched ops only: a bank hit opens no search to seed.
+void add_warm_start(json& op, const TaskResult& r) {
+  if (r.stop_reason.empty()) return;
+  json warm = {{"seeds", r.warm_seeds}};
+  if (r.best_seed_us > 0) warm["best_seed_us"] = r.best_seed_us;
+  op["warm_start"] = std::move(warm);
+}
+
 }  // namespace
 
 json opat_report(const std::vector<TunedTask>& tasks, const std::string& status) {
@@ -69,6 +77,7 @@ json opat_report(const std::vector<TunedTask>& tasks, const std::string& status)
                          {"refused_configs", r.refused},
                          {"stop_reason", r.stop_reason},
                          {"config", r.config}});
+    add_warm_start(operators.back(), r);
   }
   return {{"model_baseline_performance(ms)", baseline_us / 1000},
           {"model_result_performance(ms)", result_us / 1000},

@@ -6,6 +6,7 @@
 
 #include "bank_keys.h"
 #include "report_fields.h"
+#include "warm_start.h"
 
 namespace aoe::opat {
 namespace {
@@ -49,18 +50,31 @@ std::optional<Best> bank_config(const TaskClient& task, const json& entry) {
   return Best{values, m.time_us};
 }
 
-bool search(const aoe::sdk::Job& job, const TaskClient& task, const std::string& op_type, const TuneOptions& options,
-            const SearchProgress& progress, Best& best, TaskResult& result) {
-  auto searcher = job.searcher(op_type);
+std::vector<Config> seeds_for(const aoe::sdk::Job& job, const TaskClient& task, const aoe::sdk::OpTask& op,
+                              const json& key, const TuneOptions& options) {
+  if (!options.warm_start) return {};
+  auto seeds = warm_start_seeds(job.host(), task, op, key, options.limits.budget);
+  if (!seeds.empty())
+    job.host().info("warm start: " + std::to_string(seeds.size()) + (seeds.size() == 1 ? " config" : " configs") +
+                    " from banked " + op.op_type + " of nearby shapes");
+  return seeds;
+}
+
+bool search(const aoe::sdk::Job& job, const TaskClient& task, const aoe::sdk::OpTask& op, const json& key,
+            const TuneOptions& options, const SearchProgress& progress, Best& best, TaskResult& result) {
+  const auto seeds = seeds_for(job, task, op, key, options);
+  auto searcher = job.searcher(op.op_type);
   searcher->start(task.space(), {options.seed, options.limits.budget});
   aoe::modes::SearchTally tally;
   const bool finished = aoe::modes::run_search(
       job.host(), *searcher, task, options.limits, options.batch,
       [&](const std::vector<Config>& runnable) { return task.evaluate(runnable, {}, options.build_threads); },
-      progress, best, tally);
+      progress, best, tally, seeds);
   result.evaluations = tally.evaluations;
   result.refused = tally.refused;
   result.stop_reason = tally.stop_reason;
+  result.warm_seeds = tally.seeds_measured;
+  result.best_seed_us = tally.best_seed_us;
   return finished;
 }
 
@@ -109,7 +123,7 @@ TaskResult tune_task(const aoe::sdk::Job& job, const TaskGroup& group, const Tun
   result.bank_entry = op.hash();
   Best best = banked ? *banked : Best{space.default_config, base.time_us};
   if (!banked || options.repeat_tune) {
-    if (!search(job, *task, op.op_type, options, progress, best, result)) {
+    if (!search(job, *task, op, key, options, progress, best, result)) {
       result.outcome = Outcome::interrupted;
       return result;
     }

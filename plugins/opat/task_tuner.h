@@ -24,6 +24,7 @@ struct TuneOptions {
   StopLimits limits;
   uint64_t seed = 0;
   bool repeat_tune = false;
+  bool warm_start = true;  // open each search with configs banked for nearby shapes
   std::string soc_version;
   uint32_t batch = 8;          // configs built and timed together (TUNING_PARALLEL_NUM)
   unsigned build_threads = 1;  // configs built at once, when the device allows (TE_PARALLEL_COMPILER)
@@ -39,6 +40,8 @@ struct TaskResult {
   uint64_t evaluations = 0;
   uint64_t refused = 0;     // configs the device's constraint check refused, not measured
   std::string stop_reason;  // budget, stall, time limit, searcher done; empty when not searched
+  uint64_t warm_seeds = 0;   // configs from banked ops of nearby shapes, measured first
+  double best_seed_us = 0;   // the fastest of them; 0 when none ran
   std::string bank_entry;   // hash of the bank key
 };
 

@@ -2,7 +2,10 @@
 // the trip across the boundary.
 #include <gtest/gtest.h>
 
+#include <cstddef>
+
 #include "aoe/abi/version.h"
+#include "aoe/sdk/host.h"
 #include "aoe/sdk/measurement.h"
 #include "aoe/sdk/op_task.h"
 #include "aoe/sdk/tuning_space.h"
@@ -98,6 +101,31 @@ TEST(Measurement, CrossesTheBoundaryIntact) {
   // An overlong message is cut, never overflows the fixed field.
   const Measurement longer = from_abi(to_abi(Measurement::failed(ResultStatus::run_failed, std::string(1000, 'x'))));
   EXPECT_EQ(longer.message.size(), AOE_MEASUREMENT_MESSAGE_SIZE - 1);
+}
+
+// A host table that lists one entry, as SDK 1.2 hosts do.
+aoe_host_services listing_host() {
+  aoe_host_services s{};
+  s.struct_size = sizeof(aoe_host_services);
+  s.bank_entries = [](void*, const char*, aoe_sink* out) -> aoe_status* {
+    write_to(out, R"([{"key": {"op_type": "MatMul"}, "after_us": 1}])");
+    return nullptr;
+  };
+  return s;
+}
+
+TEST(Host, ListsBankEntriesThroughA12Table) {
+  const aoe_host_services table = listing_host();
+  const auto entries = Host(&table).bank_entries({{"kind", "op"}, {"op_type", "MatMul"}});
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0]["key"]["op_type"], "MatMul");
+}
+
+TEST(Host, AnOlderHostsTableListsNothingAndIsNotReadPastItsEnd) {
+  aoe_host_services table = listing_host();
+  table.struct_size = offsetof(aoe_host_services, bank_entries);  // a 1.1 host's table
+  EXPECT_TRUE(Host(&table).bank_entries({{"kind", "op"}}).empty());
+  EXPECT_TRUE(Host().bank_entries({{"kind", "op"}}).empty());
 }
 
 TEST(Abi, HeadersCompileAsC) { EXPECT_EQ(aoe_abi_is_c(), AOE_SDK_VERSION_MAJOR); }

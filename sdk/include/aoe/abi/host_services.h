@@ -48,6 +48,13 @@ typedef struct aoe_host_services {
   /* Stores entry_json (its "key" plus config and times) unless an entry at
      least as fast is there; *out_outcome is one of AOE_BANK_*. */
   aoe_status* (*bank_record)(void* ctx, const char* entry_json, int32_t* out_outcome);
+
+  /* SDK 1.2. Writes a JSON array of the entries whose key holds every field of
+     query_json but "kind", which picks the bank as in bank_lookup: e.g.
+     {"kind":"op","soc_version":..,"op_type":"MatMul"} lists every banked MatMul,
+     for a mode to rank by shape. Corrupt entries are logged and left out.
+     A plugin reads it only when struct_size covers it. */
+  aoe_status* (*bank_entries)(void* ctx, const char* query_json, aoe_sink* out_entries_json);
 } aoe_host_services;
 
 #ifdef __cplusplus

@@ -1,4 +1,4 @@
-/* The 1.0 layouts, frozen: a change here breaks every plugin already built. */
+/* The released layouts, frozen: a change here breaks every plugin already built. */
 #ifndef AOE_ABI_LAYOUT_H
 #define AOE_ABI_LAYOUT_H
 
@@ -18,12 +18,25 @@
 #else
 #define AOE_FREEZE(cond, what) _Static_assert(cond, what)
 #endif
-/* Structs may only grow at their end; these are the 1.0 sizes on LP64. */
+/* Structs may only grow at their end; these are the 1.0 sizes on LP64, and
+   the offsets of what later minors appended. */
 AOE_FREEZE(sizeof(aoe_sink) == 24, "aoe_sink 1.0 layout");
 AOE_FREEZE(sizeof(aoe_measurement) == 272, "aoe_measurement 1.0 layout");
 AOE_FREEZE(offsetof(aoe_measurement, message) == 28, "aoe_measurement 1.0 layout");
 AOE_FREEZE(sizeof(aoe_measure_options) == 16, "aoe_measure_options 1.0 layout");
-AOE_FREEZE(sizeof(aoe_host_services) == 88, "aoe_host_services 1.0 layout");
+/* The host's table grows with the SDK: a plugin of an older minor reads only its members. */
+AOE_FREEZE(offsetof(aoe_host_services, ctx) == 8, "aoe_host_services 1.0 layout");
+AOE_FREEZE(offsetof(aoe_host_services, log) == 16, "aoe_host_services 1.0 layout");
+AOE_FREEZE(offsetof(aoe_host_services, progress) == 24, "aoe_host_services 1.0 layout");
+AOE_FREEZE(offsetof(aoe_host_services, cancelled) == 32, "aoe_host_services 1.0 layout");
+AOE_FREEZE(offsetof(aoe_host_services, status_create) == 40, "aoe_host_services 1.0 layout");
+AOE_FREEZE(offsetof(aoe_host_services, status_code) == 48, "aoe_host_services 1.0 layout");
+AOE_FREEZE(offsetof(aoe_host_services, status_message) == 56, "aoe_host_services 1.0 layout");
+AOE_FREEZE(offsetof(aoe_host_services, status_destroy) == 64, "aoe_host_services 1.0 layout");
+AOE_FREEZE(offsetof(aoe_host_services, bank_lookup) == 72, "aoe_host_services 1.0 layout");
+AOE_FREEZE(offsetof(aoe_host_services, bank_record) == 80, "aoe_host_services 1.0 layout");
+AOE_FREEZE(offsetof(aoe_host_services, bank_entries) == 88, "aoe_host_services 1.2 layout");
+AOE_FREEZE(sizeof(aoe_host_services) == 96, "aoe_host_services 1.2 layout");
 AOE_FREEZE(sizeof(aoe_device_vtable) == 72, "aoe_device_vtable 1.0 layout");
 AOE_FREEZE(sizeof(aoe_device_ref) == 24, "aoe_device_ref 1.0 layout");
 AOE_FREEZE(sizeof(aoe_searcher_options) == 24, "aoe_searcher_options 1.0 layout");

@@ -3,8 +3,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "aoe/abi/host_services.h"
 #include "aoe/sdk/error.h"
@@ -62,6 +64,19 @@ class Host {
     check(s_->bank_record(s_->ctx, entry.dump().c_str(), &outcome), "bank record");
     return static_cast<BankOutcome>(outcome);
   }
+  // The entries whose key holds every field of query (see bank_entries in
+  // the C table). None from a host older than SDK 1.2, which lacks the call:
+  // a plugin then runs as it would without the bank's other entries.
+  std::vector<nlohmann::json> bank_entries(const nlohmann::json& query) const {
+    if (!offers(offsetof(aoe_host_services, bank_entries) + sizeof s_->bank_entries) || !s_->bank_entries) return {};
+    StringSink out;
+    check(s_->bank_entries(s_->ctx, query.dump().c_str(), out.get()), "bank entries");
+    const auto list = nlohmann::json::parse(out.str());
+    return {list.begin(), list.end()};
+  }
+
+  // Whether the host's table reaches this far: older hosts hand shorter ones.
+  bool offers(size_t end_of_member) const { return s_ && s_->struct_size >= end_of_member; }
 
  private:
   const aoe_host_services* s_;

@@ -1,0 +1,173 @@
+#include "warm_start.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+namespace aoe::opat {
+namespace {
+
+using aoe::sdk::Config;
+using aoe::sdk::DomainKind;
+using aoe::sdk::Knob;
+using nlohmann::json;
+
+std::optional<json> parsed(const std::string& signature) {
+  json out = json::parse(signature, nullptr, /*allow_exceptions=*/false);
+  if (out.is_discarded() || !out.is_object()) return std::nullopt;
+  return out;
+}
+
+// Sum of |log(a/b)| over the dims of corresponding tensors; none when a
+// tensor's dtype, format or rank differs.
+std::optional<double> tensors_distance(const json& a, const json& b) {
+  if (!a.is_array() || !b.is_array() || a.size() != b.size()) return std::nullopt;
+  double sum = 0;
+  for (size_t t = 0; t < a.size(); ++t) {
+    if (a[t].value("dtype", "") != b[t].value("dtype", "") || a[t].value("format", "") != b[t].value("format", ""))
+      return std::nullopt;
+    const auto da = a[t].value("shape", std::vector<int64_t>{}), db = b[t].value("shape", std::vector<int64_t>{});
+    if (da.size() != db.size()) return std::nullopt;
+    for (size_t d = 0; d < da.size(); ++d) {
+      if (da[d] == db[d]) continue;
+      if (da[d] <= 0 || db[d] <= 0) return std::nullopt;
+      sum += std::abs(std::log(static_cast<double>(da[d]) / static_cast<double>(db[d])));
+    }
+  }
+  return sum;
+}
+
+std::optional<double> distance_or_throw(const json& a, const json& b) {
+  for (const char* same : {"op_type", "fused_ops", "attrs"})
+    if (a.value(same, json()) != b.value(same, json())) return std::nullopt;
+  const auto inputs = tensors_distance(a.value("inputs", json()), b.value("inputs", json()));
+  const auto outputs = tensors_distance(a.value("outputs", json()), b.value("outputs", json()));
+  if (!inputs || !outputs) return std::nullopt;
+  return *inputs + *outputs;
+}
+
+// A signature of unexpected structure (a hand-edited bank) is unlike any op.
+std::optional<double> distance(const json& a, const json& b) {
+  try {
+    return distance_or_throw(a, b);
+  } catch (const json::exception&) {
+    return std::nullopt;
+  }
+}
+
+// The allowed value nearest x: by ratio when both are sizes (positive), so
+// 48 maps to 64 rather than 32 in {32, 64}; else by difference.
+int64_t nearest_allowed(const Knob& knob, double x) {
+  const bool sizes = x > 0 && knob.values.front() > 0;
+  int64_t best = knob.values.front();
+  double best_gap = std::numeric_limits<double>::infinity();
+  for (const int64_t v : knob.values) {
+    const double gap = sizes ? std::abs(std::log(x / static_cast<double>(v))) : std::abs(x - static_cast<double>(v));
+    if (gap < best_gap) best = v, best_gap = gap;
+  }
+  return best;
+}
+
+int64_t mapped_value(const Knob& knob, const json& value, int64_t fallback) {
+  if (knob.values.empty()) return fallback;
+  if (knob.kind == DomainKind::categorical) {
+    if (value.is_string()) {
+      const auto it = std::find(knob.labels.begin(), knob.labels.end(), value.get<std::string>());
+      return it == knob.labels.end() ? fallback : static_cast<int64_t>(it - knob.labels.begin());
+    }
+    return value.is_number_integer() && knob.allows(value.get<int64_t>()) ? value.get<int64_t>() : fallback;
+  }
+  if (!value.is_number()) return fallback;
+  if (value.is_number_integer() && knob.allows(value.get<int64_t>())) return value.get<int64_t>();
+  return nearest_allowed(knob, value.get<double>());
+}
+
+}  // namespace
+
+std::optional<double> shape_distance(const std::string& signature, const std::string& other) {
+  const auto a = parsed(signature), b = parsed(other);
+  if (!a || !b) return std::nullopt;
+  return distance(*a, *b);
+}
+
+Config map_config(const aoe::sdk::TuningSpace& space, const json& config_by_name) {
+  Config out = space.default_config;
+  out.resize(space.knobs.size());
+  if (!config_by_name.is_object()) return out;
+  for (size_t i = 0; i < space.knobs.size(); ++i) {
+    const auto it = config_by_name.find(space.knobs[i].name);
+    if (it != config_by_name.end()) out[i] = mapped_value(space.knobs[i], *it, out[i]);
+  }
+  return out;
+}
+
+std::vector<Seed> ranked_seeds(const aoe::sdk::TuningSpace& space, const std::string& signature,
+                               const std::vector<json>& entries) {
+  const auto own = parsed(signature);
+  if (!own) return {};
+  struct Candidate {
+    Seed seed;
+    double after_us;
+  };
+  std::vector<Candidate> candidates;
+  for (const auto& entry : entries) {
+    if (!entry.is_object() || !entry.contains("key") || !entry["key"].is_object()) continue;
+    const json& sig = entry["key"].value("signature", json());
+    if (!sig.is_string() || sig.get<std::string>() == signature) continue;
+    const auto other = parsed(sig.get<std::string>());
+    const auto d = other ? distance(*own, *other) : std::nullopt;
+    if (!d) continue;
+    const Config config = map_config(space, entry.value("config", json()));
+    if (config == space.default_config) continue;
+    const json& after = entry.value("after_us", json());
+    candidates.push_back({{config, *d}, after.is_number() ? after.get<double>() : 0.0});
+  }
+  // Nearest first; between equally near ops, the one that ran faster.
+  std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+    return a.seed.distance != b.seed.distance ? a.seed.distance < b.seed.distance : a.after_us < b.after_us;
+  });
+  std::vector<Seed> out;
+  std::set<Config> taken;
+  for (auto& c : candidates)
+    if (taken.insert(c.seed.config).second) out.push_back(std::move(c.seed));
+  return out;
+}
+
+size_t seed_count(uint64_t budget) {
+  if (budget < 2) return 0;
+  return static_cast<size_t>(std::clamp<uint64_t>(budget / 4, 1, 4));
+}
+
+std::vector<Config> warm_start_seeds(const aoe::sdk::Host& host, const aoe::sdk::TaskClient& task,
+                                     const aoe::sdk::OpTask& op, const json& key, uint64_t budget) {
+  const size_t wanted = seed_count(budget);
+  if (wanted == 0) return {};
+  std::vector<json> entries;
+  try {
+    entries = host.bank_entries({{"kind", "op"},
+                                 {"soc_version", key.at("soc_version")},
+                                 {"space_version", key.at("space_version")},
+                                 {"op_type", op.op_type}});
+  } catch (const std::exception& e) {
+    // The search runs as well without a head start.
+    host.warn(std::string("warm start skipped: ") + e.what());
+    return {};
+  }
+  std::vector<Config> seeds;
+  size_t refused = 0;
+  auto candidates = ranked_seeds(task.space(), op.signature(), entries);
+  for (auto& seed : candidates) {
+    if (seeds.size() == wanted) break;
+    if (task.check(seed.config).ok())
+      seeds.push_back(std::move(seed.config));
+    else
+      ++refused;
+  }
+  host.debug("warm start: " + std::to_string(entries.size()) + " banked " + op.op_type + ", " +
+             std::to_string(candidates.size()) + " configs of alike shapes, " + std::to_string(refused) +
+             " refused by the device");
+  return seeds;
+}
+
+}  // namespace aoe::opat
