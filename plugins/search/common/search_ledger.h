@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "../ga/draw.h"
 #include "aoe/sdk/measurement.h"
@@ -29,6 +30,7 @@ class Ledger {
 
   void reset(uint64_t budget, uint64_t space_size, bool countable) {
     entries_.clear();
+    outside_.clear();
     budget_ = budget;
     max_proposals_ = budget > std::numeric_limits<uint64_t>::max() / kProposalsPerBudget
                          ? std::numeric_limits<uint64_t>::max()
@@ -61,23 +63,24 @@ class Ledger {
     ++pending_;
   }
 
-  // Records a result; false when the config already had one, which stands.
-  // Results of configs not proposed here (a warm start) count as knowledge
-  // and as measurements.
+  // Records a result; false when the config already had one, which stands
+  // and was charged already: a repeated report spends no budget. Results of
+  // configs not proposed here (a warm start) count as knowledge and as
+  // measurements.
   bool observe(const Genome& g, const sdk::Measurement& m) {
     const bool refused = m.status == sdk::ResultStatus::invalid;
-    if (!refused) ++measured_;
     auto [it, added] = entries_.try_emplace(g);
     Entry& e = it->second;
     if (!added && e.outcome != Outcome::pending) return false;
     if (!added) --pending_;
+    if (!refused) ++measured_;
     e.outcome = refused ? Outcome::invalid : m.ok() ? Outcome::ok : Outcome::failed;
     if (m.ok()) e.time_us = m.time_us;
     return true;
   }
-  // A result for a config outside the space still spends the budget.
-  void observe_outside(const sdk::Measurement& m) {
-    if (m.status != sdk::ResultStatus::invalid) ++measured_;
+  // A result for a config outside the space still spends the budget, once.
+  void observe_outside(const sdk::Config& c, const sdk::Measurement& m) {
+    if (outside_.insert(c).second && m.status != sdk::ResultStatus::invalid) ++measured_;
   }
 
   // A config not yet proposed or observed, uniformly; none once all are.
@@ -106,6 +109,7 @@ class Ledger {
 
  private:
   std::map<Genome, Entry> entries_;
+  std::set<sdk::Config> outside_;  // configs outside the space that were reported
   uint64_t budget_ = 0;
   uint64_t max_proposals_ = 0;
   uint64_t space_size_ = 0;

@@ -87,7 +87,7 @@ void EnsembleSearcher::observe(const sdk::Config& config, const sdk::Measurement
   for (Arm& arm : arms_) arm.searcher->observe(config, result);
   const auto g = space_.encode(config);
   if (!g) {
-    ledger_.observe_outside(result);
+    ledger_.observe_outside(config, result);
     return;
   }
   if (!ledger_.observe(*g, result)) return;  // told twice: the first result stands

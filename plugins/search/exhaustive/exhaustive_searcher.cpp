@@ -30,6 +30,7 @@ void ExhaustiveSearcher::start(const sdk::TuningSpace& space, const sdk::SearchO
   proposed_ = 0;
   measured_ = 0;
   pending_.clear();
+  observed_.clear();
   observed_ahead_.clear();
 }
 
@@ -52,6 +53,7 @@ std::vector<sdk::Config> ExhaustiveSearcher::propose(size_t max_count) {
 }
 
 void ExhaustiveSearcher::observe(const sdk::Config& config, const sdk::Measurement& result) {
+  if (!observed_.insert(config).second) return;  // told twice: the first result stands, charged once
   // A config the device refused before running it cost no measurement.
   if (result.status != sdk::ResultStatus::invalid) ++measured_;
   if (pending_.erase(config)) return;

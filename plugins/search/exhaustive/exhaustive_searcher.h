@@ -38,6 +38,7 @@ class ExhaustiveSearcher final : public sdk::Searcher {
   uint64_t proposed_ = 0;
   uint64_t measured_ = 0;                 // observations other than `invalid`
   std::set<sdk::Config> pending_;         // proposed, not yet observed
+  std::set<sdk::Config> observed_;        // every config with a result: charged once
   std::set<sdk::Config> observed_ahead_;  // observed though the walk had not reached them: skipped
 };
 

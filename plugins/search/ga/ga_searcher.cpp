@@ -55,7 +55,15 @@ void GaSearcher::start(const sdk::TuningSpace& space, const sdk::SearchOptions& 
   draw_.seed(options.seed);
   memory_.reset(shapes_);
   variation_ = ga::Variation(shapes_, p_.mutation, p_.neighbour);
+  exploration_ = common::Exploration({}, budget_);
+  std::vector<uint32_t> sizes;
+  std::vector<bool> ordered;
+  for (const auto& shape : shapes_) sizes.push_back(shape.size), ordered.push_back(shape.ordered);
+  novelty_ = common::ValueNovelty(sizes, ordered);
+  design_.clear();
+  if (default_) design_.push_back(*default_);
   records_.clear();
+  outside_.clear();
   best_.reset();
   generation_ = 0;
   wanted_ = p_.population;
@@ -83,18 +91,24 @@ std::vector<sdk::Config> GaSearcher::propose(size_t max_count) {
 void GaSearcher::observe(const sdk::Config& config, const sdk::Measurement& result) {
   // A config the device refused before running it cost no measurement.
   const bool refused = result.status == sdk::ResultStatus::invalid;
-  if (!refused) ++measured_;
   Genome g;
-  if (!genome_of(config, g)) return;
+  if (!genome_of(config, g)) {
+    // A result for a config outside the space still spends the budget, once.
+    if (outside_.insert(config).second && !refused) ++measured_;
+    return;
+  }
   auto [it, added] = records_.try_emplace(g);
   Record& r = it->second;
-  if (!added && r.state != State::pending) return;  // told twice: the first result stands
+  if (!added && r.state != State::pending) return;  // told twice: the first result stands, charged once
+  if (!refused) ++measured_;
   if (!added) settle(r, refused);
   memory_.record(g, refused);
+  novelty_.record(g, refused);
   if (refused) {
     r.state = State::invalid;
-    // Only our own children are repaired: a config measured elsewhere has no parents to go back to.
-    if (!added) {
+    // Only our own bred children are repaired: a config measured elsewhere
+    // or an immigrant has no parents to go back to.
+    if (!added && !r.immigrant) {
       if (auto target = repair_target(r)) repairs_.push_back({g, std::move(*target)});
     }
     return;
@@ -102,6 +116,7 @@ void GaSearcher::observe(const sdk::Config& config, const sdk::Measurement& resu
   r.state = State::measured;
   // Failures that got past the constraint check rank below every timed config.
   r.fitness = result.ok() ? result.time_us : std::numeric_limits<double>::infinity();
+  exploration_.record(r.fitness);
   fresh_.push_back({g, r.fitness});
   if (result.ok() && (!best_ || r.fitness < best_->fitness)) best_ = Member{g, r.fitness};
 }
@@ -159,7 +174,7 @@ std::optional<GaSearcher::Candidate> GaSearcher::next(bool must) {
 std::optional<GaSearcher::Candidate> GaSearcher::founder() {
   const size_t k = founders_++;
   const auto mutants = static_cast<size_t>(std::lround(p_.default_share * static_cast<double>(p_.population)));
-  if (!default_ || k > mutants) return any_unseen();
+  if (!default_ || k > mutants) return immigrant();
   if (k == 0 && !seen(*default_)) return Candidate{*default_, {}};
   Genome g = *default_;
   variation_.mutate_one(g, memory_, draw_);
@@ -167,8 +182,11 @@ std::optional<GaSearcher::Candidate> GaSearcher::founder() {
   return unseen(std::move(g), {*default_});
 }
 
+// Children, and random immigrants in the share the exploration gives: few
+// while the population improves, up to half once it has stalled.
 std::optional<GaSearcher::Candidate> GaSearcher::breed() {
   if (population_.empty()) return any_unseen();
+  if (draw_.chance(exploration_.share())) return immigrant();
   const Member& a = tournament();
   const Member* b = &tournament();
   for (int i = 0; i < 2 && b == &a && population_.size() > 1; ++i) b = &tournament();
@@ -190,11 +208,22 @@ std::optional<GaSearcher::Candidate> GaSearcher::any_unseen() {
   return Candidate{std::move(*g), {}};
 }
 
-std::optional<GaSearcher::Genome> GaSearcher::random_unseen() {
+// Uniform, as random search draws, rather than steered by the constraint memory.
+// The first population's are spread out over the space.
+std::optional<GaSearcher::Candidate> GaSearcher::immigrant() {
+  const auto unseen = [&](const Genome& x) { return seen(x); };
+  auto g = generation_ == 0 ? novelty_.spread(draw_, unseen, design_) : novelty_.unseen(draw_, unseen);
+  if (!g) g = random_unseen(true);
+  if (g && generation_ == 0) design_.push_back(*g);
+  if (!g) return std::nullopt;
+  return Candidate{std::move(*g), {}, true};
+}
+
+std::optional<GaSearcher::Genome> GaSearcher::random_unseen(bool uniform) {
   if (exhausted()) return std::nullopt;
   // Past 2^63 configs the records can never fill the space: drawing always ends.
   for (int i = 0; i < kRandomTries || !indexed_; ++i) {
-    Genome g = variation_.random(memory_, draw_);
+    Genome g = uniform ? uniform_genome() : variation_.random(memory_, draw_);
     if (!seen(g)) return g;
   }
   // A nearly exhausted space: walk it from a random place.
@@ -255,6 +284,7 @@ void GaSearcher::issue(const Candidate& c) {
   Record& r = records_[c.genome];
   r.generation = generation_;
   r.guides = c.guides;
+  r.immigrant = c.immigrant;
   ++proposed_;
   ++pending_;
   ++live_;
@@ -277,6 +307,12 @@ sdk::Config GaSearcher::config_of(const Genome& g) const {
   sdk::Config c(g.size());
   for (size_t k = 0; k < g.size(); ++k) c[k] = values_[k][g[k]];
   return c;
+}
+
+GaSearcher::Genome GaSearcher::uniform_genome() {
+  Genome g(shapes_.size());
+  for (size_t k = 0; k < shapes_.size(); ++k) g[k] = static_cast<uint32_t>(draw_.below(shapes_[k].size));
+  return g;
 }
 
 // Mixed radix, first knob fastest.

@@ -10,8 +10,10 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
+#include "../common/exploration.h"
 #include "aoe/sdk/searcher.h"
 #include "constraint_memory.h"
 #include "draw.h"
@@ -28,7 +30,7 @@ struct GaParameters {
   double crossover = 0.9;       // else a child is a mutated copy of its first parent
   double mutation = 0;          // per knob; 1 / the number of knobs that have a choice
   double neighbour = 0.8;       // ordered knobs: share of mutations to an adjacent value
-  double default_share = 0.25;  // of the first population: mutants of the default config
+  double default_share = 0.125;  // of the first population: mutants of the default config
   size_t collision_retries = 16;
 };
 
@@ -49,6 +51,7 @@ class GaSearcher final : public sdk::Searcher {
     double fitness = std::numeric_limits<double>::infinity();
     uint64_t generation = 0;
     std::vector<Genome> guides;  // a bred child's parents, or the target a repaired child moves toward
+    bool immigrant = false;      // drawn uniformly to explore: never repaired
   };
   struct Member {
     Genome genome;
@@ -57,6 +60,7 @@ class GaSearcher final : public sdk::Searcher {
   struct Candidate {
     Genome genome;
     std::vector<Genome> guides;
+    bool immigrant = false;
   };
   struct Repair {
     Genome from;
@@ -72,7 +76,8 @@ class GaSearcher final : public sdk::Searcher {
   std::optional<Candidate> breed();
   std::optional<Candidate> unseen(Genome child, std::vector<Genome> guides);
   std::optional<Candidate> any_unseen();
-  std::optional<Genome> random_unseen();
+  std::optional<Genome> random_unseen(bool uniform = false);
+  std::optional<Candidate> immigrant();
   std::optional<Candidate> repaired(const Repair& job);
   std::optional<Genome> repair_target(const Record& r) const;
   const Member& tournament();
@@ -82,6 +87,7 @@ class GaSearcher final : public sdk::Searcher {
   bool genome_of(const sdk::Config& c, Genome& out) const;
   sdk::Config config_of(const Genome& g) const;
   Genome decode(uint64_t index) const;
+  Genome uniform_genome();
 
   GaParameters requested_;
   GaParameters p_;  // with every derived value filled in
@@ -104,7 +110,11 @@ class GaSearcher final : public sdk::Searcher {
   ga::Draw draw_;
   ga::ConstraintMemory memory_;
   ga::Variation variation_;
+  common::Exploration exploration_;
+  common::ValueNovelty novelty_;
+  std::vector<Genome> design_;  // the default and the random founders
   std::map<Genome, Record> records_;  // everything proposed or observed: never proposed again
+  std::set<sdk::Config> outside_;     // configs outside the space that were reported
   std::optional<Member> best_;
 
   // The generation being bred.

@@ -25,7 +25,7 @@ void RandomSearcher::start(const sdk::TuningSpace& space, const sdk::SearchOptio
   moved_.clear();
   seen_.clear();
   outstanding_.clear();
-  elsewhere_.clear();
+  observed_.clear();
 }
 
 // Invalid configs were refused before running: they do not spend the budget.
@@ -74,7 +74,7 @@ std::optional<sdk::Config> RandomSearcher::next_indexed() {
     moved_[j] = displaced;
     moved_.erase(i);
     sdk::Config c = decode(picked);
-    if (!elsewhere_.count(c)) return c;
+    if (!observed_.count(c)) return c;
   }
   return std::nullopt;
 }
@@ -85,7 +85,7 @@ sdk::Config RandomSearcher::next_sampled() {
     sdk::Config c;
     c.reserve(domains_.size());
     for (const auto& d : domains_) c.push_back(d[below(d.size())]);
-    if (!elsewhere_.count(c) && seen_.insert(c).second) return c;
+    if (!observed_.count(c) && seen_.insert(c).second) return c;
   }
 }
 
@@ -101,8 +101,9 @@ sdk::Config RandomSearcher::decode(uint64_t index) const {
 }
 
 void RandomSearcher::observe(const sdk::Config& config, const sdk::Measurement& result) {
+  if (!observed_.insert(config).second) return;  // told twice: the first result stands, charged once
+  outstanding_.erase(config);
   if (result.status != sdk::ResultStatus::invalid) ++measured_;
-  if (outstanding_.erase(config) == 0) elsewhere_.insert(config);
 }
 
 }  // namespace aoe::search

@@ -19,7 +19,8 @@ class RandomSearcher final : public sdk::Searcher {
   std::vector<sdk::Config> propose(size_t max_count) override;
   // Results do not steer uniform sampling; invalid ones give back budget. A
   // config measured without being proposed here (a warm start, or another
-  // searcher's) counts against the budget and is never proposed.
+  // searcher's) counts against the budget and is never proposed. A second
+  // result for a config is ignored: it was charged once.
   void observe(const sdk::Config& config, const sdk::Measurement& result) override;
 
  private:
@@ -41,7 +42,7 @@ class RandomSearcher final : public sdk::Searcher {
   std::unordered_map<uint64_t, uint64_t> moved_;  // the displaced entries of a lazy Fisher-Yates shuffle
   std::set<sdk::Config> seen_;                    // sampled configs only
   std::set<sdk::Config> outstanding_;             // proposed, not yet observed
-  std::set<sdk::Config> elsewhere_;               // observed without being proposed here
+  std::set<sdk::Config> observed_;                // ours or not: never proposed again, charged once
 };
 
 }  // namespace aoe::search

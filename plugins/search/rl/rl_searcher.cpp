@@ -28,6 +28,18 @@ constexpr uint64_t kProposalsPerBudget = 50;
 // gradient alone leaves such a region slowly while every draw there is free.
 constexpr uint64_t kMissesBeforeRecentre = 16;
 constexpr double kRecentreKeep = 0.5;  // of each learned logit
+// A random draw that beats everything leans the policy toward it, keeping
+// most of what it has learnt: the draw is one result, not a lost region.
+constexpr double kLeanKeep = 0.9;
+// The most of the proposals drawn at random, once the policy has stalled: the
+// policy, not chance, is what this searcher is about.
+constexpr double kExploreCeiling = 0.5;
+// The share of the other proposals that try a neighbour of the best config
+// rather than a policy draw: the policy spreads its mass over whole value
+// ranges and so reaches the last few percent near the best config slowly,
+// where one-knob steps from it get there in a few results.
+constexpr double kLocalShare = 0.4;
+constexpr int kLocalTries = 16;  // random moves from the best config before giving up on a local step
 
 // A time that is not a positive number cannot be a speed-up: it scores as a failure.
 bool timed(const sdk::Measurement& m) { return m.ok() && std::isfinite(m.time_us) && m.time_us > 0; }
@@ -51,10 +63,24 @@ void RlSearcher::start(const sdk::TuningSpace& space, const sdk::SearchOptions& 
   rng_.seed(options.seed);
   budget_ = options.budget;
   proposed_ = 0;
-  invalid_ = 0;
+  measured_ = 0;
   exhausted_ = space_size_ <= 0;
   seen_.clear();
   pending_.clear();
+  drawn_.clear();
+  outside_.clear();
+  common::ExplorationParameters exploring;
+  exploring.ceiling = kExploreCeiling;
+  exploration_ = common::Exploration(exploring, budget_);
+  std::vector<uint32_t> sizes;
+  for (const auto& d : domains_) sizes.push_back(static_cast<uint32_t>(d.size()));
+  novelty_ = common::ValueNovelty(sizes, ordinal_);
+  design_.clear();
+  if (default_) {
+    const Choices c = choices_of(*default_);
+    design_.emplace_back(c.begin(), c.end());
+  }
+  explore_draw_.seed(options.seed ^ 0x5eed5eed5eed5eedull);
   fresh_.clear();
   reference_us_.reset();
   baseline_ = 0;
@@ -62,12 +88,13 @@ void RlSearcher::start(const sdk::TuningSpace& space, const sdk::SearchOptions& 
   best_.reset();
   best_us_ = 0;
   misses_ = 0;
+  recentre_ = false;
 }
 
 // Configs that may still be proposed: the budget less what counts against it
-// (all proposed but those refused as invalid), and the cap on all proposals.
+// (results but invalid ones, and proposals still out), and the cap on all proposals.
 uint64_t RlSearcher::room() const {
-  const uint64_t counted = proposed_ - invalid_;
+  const uint64_t counted = measured_ + pending_.size();
   const uint64_t left = budget_ > counted ? budget_ - counted : 0;
   const uint64_t cap = budget_ > std::numeric_limits<uint64_t>::max() / kProposalsPerBudget
                            ? std::numeric_limits<uint64_t>::max()
@@ -92,25 +119,57 @@ std::vector<sdk::Config> RlSearcher::propose(size_t max_count) {
   return out;
 }
 
+// A config it did not propose (a warm start, another searcher's) is
+// knowledge as much as its own: it counts, it is never proposed, it teaches
+// the policy, and when it beats everything the policy leans toward it.
 void RlSearcher::observe(const sdk::Config& config, const sdk::Measurement& result) {
-  if (pending_.erase(config) == 0) return;  // not ours, or already told
-  if (result.status == sdk::ResultStatus::invalid) ++invalid_;
+  const bool refused = result.status == sdk::ResultStatus::invalid;
+  if (!in_space(config)) {
+    // A result for a config outside the space still spends the budget, once.
+    if (outside_.insert(config).second && !refused) ++measured_;
+    return;
+  }
+  const bool ours = pending_.erase(config) != 0;
+  if (!ours && !seen_.insert(config).second) return;  // already told
+  const bool off_policy = !ours || drawn_.erase(config) != 0;
+  if (!refused) ++measured_;
+  const Choices choices = choices_of(config);
+  novelty_.record(std::vector<uint32_t>(choices.begin(), choices.end()), refused);
   const bool ran = timed(result);
-  if (ran && (!best_ || result.time_us < best_us_)) {
+  // A tie moves the best too, so local steps walk across a plateau.
+  if (ran && (!best_ || result.time_us <= best_us_)) {
     best_ = choices_of(config);
     best_us_ = result.time_us;
   }
+  const bool new_best =
+      !refused && exploration_.record(ran ? result.time_us : std::numeric_limits<double>::infinity());
   if (default_ && config == *default_) {
     // Not drawn from the policy, so no gradient: it only sets the reference.
     if (ran && !reference_us_) reference_us_ = result.time_us;
+    return;
+  }
+  // A config not drawn from the policy takes no gradient: REINFORCE's
+  // estimate holds for the policy's own draws. It still counts, is never
+  // proposed, and when it beats everything the policy re-centres on it.
+  if (off_policy) {
+    recentre_ = recentre_ || (new_best && ran);
     return;
   }
   misses_ = ran ? 0 : misses_ + 1;
   fresh_.push_back({choices_of(config), ran, result.time_us});
 }
 
+bool RlSearcher::in_space(const sdk::Config& config) const {
+  if (config.size() != domains_.size() || space_size_ <= 0) return false;
+  for (size_t i = 0; i < config.size(); ++i)
+    if (!std::binary_search(domains_[i].begin(), domains_[i].end(), config[i])) return false;
+  return true;
+}
+
 // One policy-gradient step on everything observed since the last one.
 void RlSearcher::learn() {
+  if (recentre_ && best_) policy_.recentre(*best_, kLeanKeep);
+  recentre_ = false;
   if (fresh_.empty()) return;
   if (!reference_us_) {
     // The default did not run: the first time seen stands in for it.
@@ -166,6 +225,18 @@ void RlSearcher::learn() {
 std::optional<sdk::Config> RlSearcher::next() {
   if (default_ && !seen_.count(*default_)) return *default_;
   if (static_cast<double>(seen_.size()) >= space_size_) return std::nullopt;
+  // A few random configs first, then a share that grows while the policy stalls.
+  const bool designing = !exploration_.designed();
+  if (exploration_.random_next(explore_draw_))
+    if (auto config = random_unseen(designing)) {
+      drawn_.insert(*config);
+      return config;
+    }
+  if (best_ && explore_draw_.chance(kLocalShare))
+    if (auto config = local_unseen(*best_)) {
+      drawn_.insert(*config);
+      return config;
+    }
   Choices c;
   for (int t = 0; t < kResamples; ++t) {
     c = policy_.sample(rng_);
@@ -173,6 +244,56 @@ std::optional<sdk::Config> RlSearcher::next() {
     if (!seen_.count(config)) return config;
   }
   return nearest_unseen(best_ ? *best_ : c);
+}
+
+// Uniform, as random search draws; near a uniform draw when those keep repeating.
+std::optional<sdk::Config> RlSearcher::random_unseen(bool designing) {
+  const auto seen = [&](const std::vector<uint32_t>& g) {
+    return seen_.count(config_of(Choices(g.begin(), g.end()))) != 0;
+  };
+  const auto novel =
+      designing ? novelty_.spread(explore_draw_, seen, design_) : novelty_.unseen(explore_draw_, seen);
+  if (novel) {
+    if (designing) design_.push_back(*novel);
+    return config_of(Choices(novel->begin(), novel->end()));
+  }
+  Choices c(domains_.size());
+  for (int t = 0; t < kResamples; ++t) {
+    for (size_t i = 0; i < c.size(); ++i) c[i] = static_cast<size_t>(explore_draw_.below(domains_[i].size()));
+    auto config = config_of(c);
+    if (!seen_.count(config)) return config;
+  }
+  return nearest_unseen(c);
+}
+
+// A one-knob step from `from` not yet seen, in random order; once every
+// one has been, one or two knobs moved at random.
+std::optional<sdk::Config> RlSearcher::local_unseen(const Choices& from) {
+  std::vector<Choices> steps;
+  for (size_t i = 0; i < from.size(); ++i)
+    for (size_t q : moves(i, from[i])) {
+      Choices c = from;
+      c[i] = q;
+      steps.push_back(std::move(c));
+    }
+  while (!steps.empty()) {
+    const size_t k = static_cast<size_t>(explore_draw_.below(steps.size()));
+    auto config = config_of(steps[k]);
+    if (!seen_.count(config)) return config;
+    steps[k] = std::move(steps.back());
+    steps.pop_back();
+  }
+  for (int t = 0; t < kLocalTries; ++t) {
+    Choices c = from;
+    for (int m = 0; m < 2; ++m) {
+      const size_t i = static_cast<size_t>(explore_draw_.below(c.size()));
+      const auto near = moves(i, c[i]);
+      if (!near.empty()) c[i] = near[explore_draw_.below(near.size())];
+    }
+    auto config = config_of(c);
+    if (!seen_.count(config)) return config;
+  }
+  return std::nullopt;
 }
 
 // Breadth-first over one-knob moves (one position on an ordinal knob, any

@@ -9,6 +9,8 @@
 #include <set>
 #include <vector>
 
+#include "../common/exploration.h"
+#include "../ga/draw.h"
 #include "aoe/sdk/searcher.h"
 #include "autoregressive_policy.h"
 
@@ -31,9 +33,12 @@ class RlSearcher final : public sdk::Searcher {
   };
 
   uint64_t room() const;
+  bool in_space(const sdk::Config& config) const;
   void learn();
   std::optional<sdk::Config> next();
   std::optional<sdk::Config> nearest_unseen(const Choices& from) const;
+  std::optional<sdk::Config> random_unseen(bool designing);
+  std::optional<sdk::Config> local_unseen(const Choices& from);
   std::vector<size_t> moves(size_t knob, size_t from) const;  // positions one step away
   sdk::Config config_of(const Choices& choices) const;
 
@@ -44,11 +49,17 @@ class RlSearcher final : public sdk::Searcher {
   std::mt19937_64 rng_;
   uint64_t budget_ = 0;
   uint64_t proposed_ = 0;
-  uint64_t invalid_ = 0;  // observed invalid: refused before running, so free
+  uint64_t measured_ = 0;  // observed results but invalid ones (refused before running, so free), ours or not
   double space_size_ = 0;
   bool exhausted_ = false;
-  std::set<sdk::Config> seen_;     // every config proposed
+  std::set<sdk::Config> seen_;     // every config proposed or observed
   std::set<sdk::Config> pending_;  // proposed, not yet observed
+  std::set<sdk::Config> drawn_;    // of those, the ones drawn at random rather than from the policy
+  std::set<sdk::Config> outside_;  // configs outside the space that were reported
+  common::Exploration exploration_;
+  common::ValueNovelty novelty_;
+  std::vector<std::vector<uint32_t>> design_;  // the default and the random configs proposed first
+  ga::Draw explore_draw_;
   std::vector<Outcome> fresh_;     // observed since the last update, in order
   std::optional<double> reference_us_;
   double baseline_ = 0;  // moving average of the reward of configs that ran; the default's reward is 0
@@ -56,6 +67,7 @@ class RlSearcher final : public sdk::Searcher {
   std::optional<Choices> best_;   // the fastest config that ran
   double best_us_ = 0;
   uint64_t misses_ = 0;  // policy draws in a row, as observed, that did not run
+  bool recentre_ = false;  // a config not drawn from the policy beat everything: lean toward it
 };
 
 }  // namespace aoe::search

@@ -11,6 +11,7 @@
 #include <optional>
 #include <vector>
 
+#include "../common/exploration.h"
 #include "../common/neighbourhood.h"
 #include "../common/search_ledger.h"
 #include "../common/space_coding.h"
@@ -67,6 +68,9 @@ class SaSearcher final : public sdk::Searcher {
   void place(Chain& chain, const Genome& g);
   void step(Chain& chain, const Genome& g, const sdk::Measurement& result);
   void remember(const Genome& g, double time_us);
+  void remember_landing(const Genome& g, double time_us);
+  void move_stalest_chain_to(const Genome& g);
+  std::optional<Genome> explore(bool designing);
   double progress() const;
 
   SaParameters requested_;
@@ -76,6 +80,9 @@ class SaSearcher final : public sdk::Searcher {
   common::Ledger ledger_;
   common::Neighbourhood neighbours_;
   sa::AnnealingSchedule schedule_;
+  common::Exploration exploration_;
+  common::ValueNovelty novelty_;
+  std::vector<Genome> design_;  // the random configs proposed before the chains, spread apart
   ga::Draw draw_;
   std::optional<Genome> default_;
 
@@ -83,6 +90,10 @@ class SaSearcher final : public sdk::Searcher {
   size_t cursor_ = 0;                 // the chain that moves next
   std::map<Genome, size_t> origins_;  // a proposal still out, and the chain it belongs to
   std::vector<Elite> elites_;         // the fastest measured configs, fastest first
+  // The fastest random configs (or results from elsewhere) that ran and no
+  // chain has started from, fastest first: some restarts start there.
+  std::vector<Elite> landings_;
+  uint64_t restarts_ = 0;  // chains moved for being stuck
 };
 
 }  // namespace aoe::search

@@ -26,7 +26,7 @@ constexpr uint32_t kCondemned = 8;
 constexpr double kTieBreak = 1e-9;
 
 SurrogateParameters resolve(SurrogateParameters p, uint64_t budget) {
-  if (p.initial == 0) p.initial = static_cast<size_t>(std::clamp<uint64_t>(budget / 10, 4, 12));
+  if (p.initial == 0) p.initial = static_cast<size_t>(std::clamp<uint64_t>(budget / 40, 4, 12));
   p.trees = std::max<size_t>(p.trees, 1);
   p.max_samples = std::max<size_t>(p.max_samples, 16);
   p.diversity = std::max(p.diversity, 1e-6);
@@ -54,6 +54,13 @@ void SurrogateSearcher::start(const sdk::TuningSpace& space, const sdk::SearchOp
   features_ = surrogate::KnobFeatures(space_);
   draw_.seed(options.seed);
   default_ = space_.empty() ? std::nullopt : space_.encode(space.default_config);
+  common::ExplorationParameters exploring;
+  exploring.floor = p_.explore;
+  exploration_ = common::Exploration(exploring, options.budget);
+  std::vector<uint32_t> sizes;
+  std::vector<bool> ordered;
+  for (size_t k = 0; k < space_.knobs(); ++k) sizes.push_back(space_.size(k)), ordered.push_back(space_.ordered(k));
+  novelty_ = common::ValueNovelty(sizes, ordered);
   time_model_ = surrogate::ExtraTrees();
   validity_model_ = surrogate::ExtraTrees();
   results_ = fitted_on_ = timed_ = 0;
@@ -65,7 +72,6 @@ void SurrogateSearcher::start(const sdk::TuningSpace& space, const sdk::SearchOp
   for (size_t k = 0; k < space_.knobs(); ++k) values_[k].resize(space_.size(k));
   pool_.clear();
   scored_ = 0;
-  pool_random_ = 0;
   pooled_.clear();
   expanded_.clear();
 }
@@ -93,13 +99,17 @@ std::vector<sdk::Config> SurrogateSearcher::propose(size_t max_count) {
 void SurrogateSearcher::observe(const sdk::Config& config, const sdk::Measurement& result) {
   const auto g = space_.encode(config);
   if (!g) {
-    ledger_.observe_outside(result);
+    ledger_.observe_outside(config, result);
     return;
   }
   if (!ledger_.observe(*g, result)) return;  // told twice: the first result stands
   outstanding_.erase(*g);
   unfitted_.push_back(*g);
   ++results_;
+  if (result.status != sdk::ResultStatus::invalid) {
+    exploration_.record(timed(result) ? result.time_us : std::numeric_limits<double>::infinity());
+  }
+  novelty_.record(*g, result.status == sdk::ResultStatus::invalid);
   for (size_t k = 0; k < g->size(); ++k) {
     ValueCount& v = values_[k][(*g)[k]];
     ++v.seen;
@@ -192,21 +202,22 @@ void SurrogateSearcher::model_batch(size_t count, std::vector<sdk::Config>& out)
   };
 
   for (size_t k = 0; k < count; ++k) {
-    size_t pick = n;
-    if (pool_random_ > 0 && draw_.chance(p_.explore)) {
-      const size_t i = draw_.below(pool_random_);
-      if (!taken[i]) pick = i;
+    // Where the search has measured least, in the share the exploration gives.
+    if (draw_.chance(exploration_.share())) {
+      if (auto g = novelty_.unseen(draw_, [&](const Genome& x) { return ledger_.seen(x); })) {
+        issue(*g, out);
+        continue;
+      }
     }
-    if (pick == n) {
-      double top = -1;
-      for (size_t i : order) {
-        if (taken[i]) continue;
-        if (score[i] <= top) break;
-        const double value = discounted(i);
-        if (value > top) {
-          top = value;
-          pick = i;
-        }
+    size_t pick = n;
+    double top = -1;
+    for (size_t i : order) {
+      if (taken[i] || ledger_.seen(pool_[i].genome)) continue;  // an exploring pick may have taken it
+      if (score[i] <= top) break;
+      const double value = discounted(i);
+      if (value > top) {
+        top = value;
+        pick = i;
       }
     }
     if (pick == n) {  // the pool is spent: the space is nearly exhausted
@@ -278,7 +289,6 @@ void SurrogateSearcher::refill_pool() {
   expanded_.clear();
   if (!ledger_.exhausted())
     for (size_t i = 0; i < p_.random_candidates; ++i) add_candidate(space_.random(draw_));
-  pool_random_ = pool_.size();
   add_neighbours_of_elites();
 }
 

@@ -12,6 +12,7 @@
 #include <set>
 #include <vector>
 
+#include "../common/exploration.h"
 #include "../common/neighbourhood.h"
 #include "../common/search_ledger.h"
 #include "../common/space_coding.h"
@@ -24,7 +25,7 @@ namespace aoe::search {
 
 // Zero means "derive it": see README.md for each value's default.
 struct SurrogateParameters {
-  size_t initial = 0;               // measured configs before the model leads: clamp(budget / 10, 4, 12)
+  size_t initial = 0;               // measured configs before the model leads: clamp(budget / 40, 4, 12)
   size_t trees = 32;                // per model
   size_t split_features = 0;        // features a node tries: max(2, ceil(sqrt(features)))
   size_t min_split = 3;             // samples a node needs to split
@@ -33,7 +34,7 @@ struct SurrogateParameters {
   size_t random_candidates = 1024;  // configs drawn uniformly into the pool at each fit
   size_t parents = 8;               // the fastest configs whose neighbours join the pool
   size_t mutants = 24;              // further configs per parent, two or three knobs moved
-  double explore = 0.05;            // share of picks drawn uniformly from the pool's random part
+  double explore = 0.05;            // share of picks drawn at random while the search improves (to 0.7 as it stalls)
   double diversity = 0.15;          // reach of a pick's penalty on candidates near it, in knob ranges
 };
 
@@ -87,6 +88,8 @@ class SurrogateSearcher final : public sdk::Searcher {
   surrogate::KnobFeatures features_;
   ga::Draw draw_;
   std::optional<Genome> default_;
+  common::Exploration exploration_;
+  common::ValueNovelty novelty_;
 
   surrogate::ExtraTrees time_model_;             // log time of configs that ran
   surrogate::ExtraTrees validity_model_;         // 1 for a config that ran, 0 for one refused or failed
@@ -101,7 +104,6 @@ class SurrogateSearcher final : public sdk::Searcher {
 
   // Scored while the models stand: refilled at each fit, grown as new elites appear.
   std::vector<Candidate> pool_;
-  size_t pool_random_ = 0;  // the first candidates, drawn uniformly
   size_t scored_ = 0;       // the candidates the models have scored: all but the latest
   std::set<Genome> pooled_;
   std::set<Genome> expanded_;  // elites whose neighbours are in the pool

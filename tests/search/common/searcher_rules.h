@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 #include <string>
@@ -189,6 +190,83 @@ TYPED_TEST_P(SearcherRules, ProposesThroughTheCTable) {
   }
   EXPECT_EQ(all, run_searcher<TypeParam>(medium_space(), 42, 100, medium_cost).proposed);
 }
+
+// What a searcher makes of results it did not ask for, as a warm start or an
+// ensemble tells it, as a typed suite of its own so that every searcher, the
+// baselines too, is held to it:
+//   INSTANTIATE_TYPED_TEST_SUITE_P(Sa, ObservationRules, SaSearcher);
+template <class S>
+class ObservationRules : public ::testing::Test {};
+TYPED_TEST_SUITE_P(ObservationRules);
+
+// Results of configs it did not propose, told before and between its
+// batches, are knowledge: they count against the budget, those configs are
+// never proposed, and the search carries on to its end.
+TYPED_TEST_P(ObservationRules, TakesResultsItDidNotProposeAsKnowledge) {
+  const auto space = medium_space();
+  std::vector<Config> every;
+  sdk::for_each_config(space, [&](const Config& c) { every.push_back(c); });
+  constexpr uint64_t kBudget = 200;
+  for (uint64_t seed : {1, 2}) {
+    TypeParam s;
+    s.start(space, {seed, kBudget});
+    std::set<Config> told, proposed;
+    uint64_t measured = 0;
+    size_t cursor = seed * 7;  // walks the space in strides for configs to tell
+    const auto tell = [&](const Config& c) {
+      const Measurement m = medium_cost(c);
+      s.observe(c, m);
+      measured += m.status != ResultStatus::invalid;
+    };
+    for (int guard = 0; guard < 100000; ++guard) {
+      for (int k = 0; k < 3 && measured + 3 < kBudget; ++k) {
+        Config c;
+        do c = every[(cursor += 37) % every.size()];
+        while (proposed.count(c) || told.count(c));
+        told.insert(c);
+        tell(c);
+      }
+      const auto batch = s.propose(8);
+      if (batch.empty()) break;
+      for (const auto& c : batch) {
+        EXPECT_FALSE(told.count(c)) << "proposed a config it was told of";
+        EXPECT_TRUE(proposed.insert(c).second) << "proposed a config twice";
+        tell(c);
+      }
+    }
+    EXPECT_EQ(measured, kBudget);
+    EXPECT_GT(told.size(), 50u);
+  }
+}
+
+// A result reported twice, for a config it proposed, one it did not, or one
+// outside the space, is charged to the budget once: the first result stands.
+TYPED_TEST_P(ObservationRules, ChargesARepeatedResultOnce) {
+  const auto space = medium_space();
+  // The proposals left in a budget of 10 once each result is told `times` times.
+  const auto left_after = [&](int times) {
+    TypeParam s;
+    s.start(space, {1, 10});
+    const auto first = s.propose(4);
+    EXPECT_EQ(first.size(), 4u);
+    Config elsewhere{20, 8, 8, 0};
+    while (std::find(first.begin(), first.end(), elsewhere) != first.end()) ++elsewhere[0];
+    const Config outside{99, 1, 1, 0};
+    for (int t = 0; t < times; ++t) {
+      s.observe(first[0], Measurement::timed(50 + t));
+      s.observe(elsewhere, Measurement::timed(40 + t));
+      s.observe(outside, Measurement::timed(30 + t));
+    }
+    size_t left = 0;
+    for (auto batch = s.propose(8); !batch.empty(); batch = s.propose(8)) left += batch.size();
+    return left;
+  };
+  EXPECT_EQ(left_after(1), 4u);  // 10, less 3 results and 3 proposals still out
+  EXPECT_EQ(left_after(2), left_after(1));
+  EXPECT_EQ(left_after(3), left_after(1));
+}
+
+REGISTER_TYPED_TEST_SUITE_P(ObservationRules, TakesResultsItDidNotProposeAsKnowledge, ChargesARepeatedResultOnce);
 
 REGISTER_TYPED_TEST_SUITE_P(SearcherRules, NeverProposesAConfigTwice, StartsFromTheDefaultConfig,
                             SpendsItsBudgetOnMeasurementsNotOnInvalidConfigs, CountsProposalsNotYetObserved,

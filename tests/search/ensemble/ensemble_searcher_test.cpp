@@ -24,6 +24,7 @@ struct SearcherName<EnsembleSearcher> {
   static constexpr const char* value = "ensemble";
 };
 INSTANTIATE_TYPED_TEST_SUITE_P(Ensemble, SearcherRules, EnsembleSearcher);
+INSTANTIATE_TYPED_TEST_SUITE_P(Ensemble, ObservationRules, EnsembleSearcher);
 
 namespace {
 

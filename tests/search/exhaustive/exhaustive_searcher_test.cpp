@@ -1,6 +1,7 @@
 // The exhaustive searcher: the default first, then every config once in
 // mixed-radix order, bounded by a budget that refused configs do not spend.
 #include "exhaustive_searcher.h"
+#include "searcher_rules.h"
 
 #include <gtest/gtest.h>
 
@@ -190,3 +191,12 @@ TEST(ExhaustiveSearcher, ProposesThroughTheCTable) {
 
 }  // namespace
 }  // namespace aoe::search
+
+// Of the rules every searcher follows, those of ObservationRules; the others
+// (starting from the default config, drawing by the seed) are not this searcher's.
+namespace aoe::search::testing {
+
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(SearcherRules);
+INSTANTIATE_TYPED_TEST_SUITE_P(Exhaustive, ObservationRules, ExhaustiveSearcher);
+
+}  // namespace aoe::search::testing

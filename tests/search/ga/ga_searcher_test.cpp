@@ -16,6 +16,7 @@
 #include "aoe/sdk/searcher_client.h"
 #include "constraint_memory.h"
 #include "random_searcher.h"
+#include "searcher_rules.h"
 
 namespace aoe::search {
 namespace {
@@ -396,3 +397,14 @@ TEST(GaSearcher, ProposesThroughTheCTable) {
 
 }  // namespace
 }  // namespace aoe::search
+
+namespace aoe::search::testing {
+
+template <>
+struct SearcherName<GaSearcher> {
+  static constexpr const char* value = "ga";
+};
+INSTANTIATE_TYPED_TEST_SUITE_P(Ga, SearcherRules, GaSearcher);
+INSTANTIATE_TYPED_TEST_SUITE_P(Ga, ObservationRules, GaSearcher);
+
+}  // namespace aoe::search::testing

@@ -8,6 +8,7 @@
 #include "aoe/sdk/plugin.h"
 #include "aoe/sdk/searcher_client.h"
 #include "random_searcher.h"
+#include "searcher_rules.h"
 
 namespace aoe::search {
 namespace {
@@ -183,3 +184,12 @@ TEST(RandomSearcher, ProposesThroughTheCTable) {
 
 }  // namespace
 }  // namespace aoe::search
+
+// Of the rules every searcher follows, those of ObservationRules; the others
+// (starting from the default config, drawing by the seed) are not this searcher's.
+namespace aoe::search::testing {
+
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(SearcherRules);
+INSTANTIATE_TYPED_TEST_SUITE_P(Random, ObservationRules, RandomSearcher);
+
+}  // namespace aoe::search::testing

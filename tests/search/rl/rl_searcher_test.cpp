@@ -16,6 +16,7 @@
 #include "aoe/sdk/plugin.h"
 #include "aoe/sdk/searcher_client.h"
 #include "rl_searcher.h"
+#include "searcher_rules.h"
 
 namespace aoe::search {
 namespace {
@@ -371,13 +372,16 @@ TEST(RlSearcher, MovesAwayFromWhatNeverRunsWhenEverythingThatRunsIsSlower) {
                               5.0 * std::abs(std::log2(static_cast<double>(c[2])) - 3));
   };
   constexpr int kSeeds = 20;
+  // Room for some 50 draws of the policy's own: the rest of the proposals
+  // are random or local steps, which teach it nothing.
+  constexpr uint64_t kBudget = 128;
   double start = 0, end = 0;
   for (uint64_t seed = 1; seed <= kSeeds; ++seed) {
     RlSearcher s;
-    s.start(space, {seed, 64});
+    s.start(space, {seed, kBudget});
     start += s.policy().marginal(1)[2] / kSeeds;
-    const auto t = tune(s, space, slower, seed, 64);
-    EXPECT_EQ(t.counted, 64u);
+    const auto t = tune(s, space, slower, seed, kBudget);
+    EXPECT_EQ(t.counted, kBudget);
     s.propose(1);  // learns from the last batch
     end += s.policy().marginal(1)[2] / kSeeds;
   }
@@ -471,3 +475,14 @@ TEST(RlSearcher, ProposesThroughTheCTable) {
 
 }  // namespace
 }  // namespace aoe::search
+
+namespace aoe::search::testing {
+
+template <>
+struct SearcherName<RlSearcher> {
+  static constexpr const char* value = "rl";
+};
+INSTANTIATE_TYPED_TEST_SUITE_P(Rl, SearcherRules, RlSearcher);
+INSTANTIATE_TYPED_TEST_SUITE_P(Rl, ObservationRules, RlSearcher);
+
+}  // namespace aoe::search::testing

@@ -20,6 +20,7 @@ struct SearcherName<SaSearcher> {
   static constexpr const char* value = "sa";
 };
 INSTANTIATE_TYPED_TEST_SUITE_P(Sa, SearcherRules, SaSearcher);
+INSTANTIATE_TYPED_TEST_SUITE_P(Sa, ObservationRules, SaSearcher);
 
 namespace {
 

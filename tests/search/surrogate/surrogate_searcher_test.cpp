@@ -22,6 +22,7 @@ struct SearcherName<SurrogateSearcher> {
   static constexpr const char* value = "surrogate";
 };
 INSTANTIATE_TYPED_TEST_SUITE_P(Surrogate, SearcherRules, SurrogateSearcher);
+INSTANTIATE_TYPED_TEST_SUITE_P(Surrogate, ObservationRules, SurrogateSearcher);
 
 namespace {
 
