@@ -6,6 +6,7 @@
 
 #include "bank_keys.h"
 #include "report_fields.h"
+#include "side_by_side.h"
 #include "warm_start.h"
 
 namespace aoe::opat {
@@ -128,21 +129,21 @@ TaskResult tune_task(const aoe::sdk::Job& job, const TaskGroup& group, const Tun
       return result;
     }
   }
+  // A win by the noise of its moment is not kept (side_by_side.h).
+  const bool improved = aoe::modes::confirm_best(*task, banked, base.time_us, best, result.before_us);
   result.after_us = best.time_us;
   result.config = space.describe(best.config);
   result.changed_tags = changed_tags(space, space.default_config, best.config);
 
-  const bool improved = banked ? best.time_us < banked->time_us : best.time_us < base.time_us;
   if (!improved) {
     result.outcome = banked ? Outcome::reserved : Outcome::unsatisfied;
-    if (!banked) result.after_us = base.time_us, result.config = space.describe(space.default_config);
     return result;
   }
   const json record = {{"key", key},
                        {"op_type", op.op_type},
                        {"config", result.config},
                        {"config_values", best.config},
-                       {"before_us", base.time_us},
+                       {"before_us", result.before_us},
                        {"after_us", best.time_us},
                        {"provenance",
                         {{"model", job.options().value("model_name", "")},

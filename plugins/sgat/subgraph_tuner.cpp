@@ -5,6 +5,7 @@
 
 #include "bank_keys.h"
 #include "report_fields.h"
+#include "side_by_side.h"
 
 namespace aoe::sgat {
 namespace {
@@ -163,8 +164,8 @@ SubgraphResult tune_subgraph(const aoe::sdk::Job& job, const aoe::sdk::SubgraphT
       return result;
     }
   }
-  const bool improved = banked ? best.time_us < banked->time_us : best.time_us < base.time_us;
-  if (!improved && !banked) best = {space.default_config, base.time_us};
+  // Timed again beside the incumbent, afresh: a journal answer would not be a pair.
+  const bool improved = aoe::modes::confirm_best(*task, banked, base.time_us, best, result.before_us);
   result.after_us = best.time_us;
   result.config = space.describe(best.config);
   result.decisions = SubgraphDecisions::of(space, best.config);
@@ -176,7 +177,7 @@ SubgraphResult tune_subgraph(const aoe::sdk::Job& job, const aoe::sdk::SubgraphT
                        {"config", result.config},
                        {"config_by_knob", values_by_name(space, best.config)},
                        {"decisions", result.decisions},
-                       {"before_us", base.time_us},
+                       {"before_us", result.before_us},
                        {"after_us", best.time_us},
                        {"provenance",
                         {{"model", job.options().value("model_name", "")},
