@@ -28,4 +28,27 @@ inline uint64_t count(const std::string& text, const std::string& option) {
   return n;
 }
 
+// argv walked option by option: value() takes the word after the option, or
+// throws naming the option that lacks one.
+class Args {
+ public:
+  Args(int argc, char** argv) : argc_(argc), argv_(argv) {}
+  bool next() {
+    if (++i_ >= argc_) return false;
+    option_ = argv_[i_];
+    return true;
+  }
+  const std::string& option() const { return option_; }
+  std::string value() {
+    if (i_ + 1 >= argc_) throw std::invalid_argument(option_ + " needs a value");
+    return argv_[++i_];
+  }
+
+ private:
+  int argc_;
+  char** argv_;
+  int i_ = 0;
+  std::string option_;
+};
+
 }  // namespace aoe::bench

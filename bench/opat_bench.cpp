@@ -43,7 +43,7 @@ constexpr const char* kUsage =
     "  --device   device target (default ascend910)\n"
     "  --work     scratch directory for the runs' banks and result files (default: a fresh one in $TMPDIR)\n"
     "  --keep     keep the scratch directory (it is kept anyway when a run fails)\n"
-    "Runs aoe-host once per searcher (ga, rl, random, and the default: ga for cube ops, rl for vector ops),\n"
+    "Runs aoe-host once per searcher (ga, rl, random, and the host's default),\n"
     "each with a fresh bank, then with --searcher exhaustive --budget 2000000 as the reference optimum.\n";
 
 struct Options {
@@ -56,12 +56,9 @@ struct Options {
 
 Options parse(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
-      return argv[++i];
-    };
+  for (aoe::bench::Args args(argc, argv); args.next();) {
+    const std::string& arg = args.option();
+    const auto value = [&] { return args.value(); };
     if (arg == "--models") o.models = split_list(value());
     else if (arg == "--budget") o.budget = count(value(), arg);
     else if (arg == "--device") o.device = value();
@@ -255,7 +252,7 @@ int main(int argc, char** argv) {
 
     bool all_ran = true;
     const std::vector<std::pair<std::string, std::string>> searchers = {
-        {"default (ga/rl)", ""}, {"ga", "ga"}, {"rl", "rl"}, {"random", "random"}};
+        {"default", ""}, {"ga", "ga"}, {"rl", "rl"}, {"random", "random"}};
     for (const auto& model : opts.models) {
       const auto host_args = [&](uint64_t budget, const std::string& searcher) {
         std::vector<std::string> args = {AOE_BENCH_HOST, "--plugin", "opat", "--device", opts.device,

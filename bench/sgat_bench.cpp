@@ -53,12 +53,9 @@ struct Options {
 
 Options parse(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
-      return argv[++i];
-    };
+  for (aoe::bench::Args args(argc, argv); args.next();) {
+    const std::string& arg = args.option();
+    const auto value = [&] { return args.value(); };
     if (arg == "--models") o.models = split_list(value());
     else if (arg == "--devices") o.devices = split_list(value());
     else if (arg == "--budget") o.budget = count(value(), arg);

@@ -59,12 +59,9 @@ struct Options {
 
 Options parse(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
-      return argv[++i];
-    };
+  for (aoe::bench::Args args(argc, argv); args.next();) {
+    const std::string& arg = args.option();
+    const auto value = [&] { return args.value(); };
     if (arg == "--budgets") {
       o.budgets.clear();
       for (const auto& b : split_list(value())) o.budgets.push_back(count(b, arg));
