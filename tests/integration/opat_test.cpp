@@ -15,11 +15,6 @@ namespace {
 
 using nlohmann::json;
 
-json read_json(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  return json::parse(in);
-}
-
 std::filesystem::path only_plan(const std::filesystem::path& dir) {
   std::vector<std::filesystem::path> plans;
   if (std::filesystem::exists(dir / "aoe_workspace"))
@@ -216,9 +211,7 @@ TEST_F(AoeHostTest, CorruptBankEntryIsReportedAndKept) {
   std::ofstream(corrupt) << "{ not json";
   const auto r = tune("mlp.onnx");
   EXPECT_NE(r.err.find(corrupt.string()), std::string::npos) << r.err;
-  std::ifstream in(corrupt);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(text, "{ not json");
+  EXPECT_EQ(read_text(corrupt), "{ not json");
 }
 
 TEST_F(AoeHostTest, BankShowListsEveryEntry) {

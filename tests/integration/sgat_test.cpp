@@ -34,11 +34,6 @@ std::vector<std::filesystem::path> files_named(const std::filesystem::path& dir,
   return out;
 }
 
-json read_json(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  return json::parse(in);
-}
-
 // repo_key -> occurrences, from a result's tuned subgraphs.
 std::map<std::string, json> by_repo_key(const json& sgat) {
   std::map<std::string, json> out;

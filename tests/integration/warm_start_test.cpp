@@ -10,16 +10,6 @@ namespace {
 
 using nlohmann::json;
 
-json read_json(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  return json::parse(in);
-}
-
-std::string read_text(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 std::set<std::filesystem::path> bank_files(const std::filesystem::path& bank) {
   std::set<std::filesystem::path> out;
   if (!std::filesystem::exists(bank)) return out;
