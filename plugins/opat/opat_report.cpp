@@ -8,19 +8,6 @@ namespace {
 using aoe::modes::percent;
 using nlohmann::json;
 
-const char* outcome_name(Outcome o) {
-  switch (o) {
-    case Outcome::added: return "add";
-    case Outcome::updated: return "update";
-    case Outcome::reserved: return "reserved";
-    case Outcome::unsatisfied: return "unsatisfied";
-    case Outcome::failed: return "failed";
-    case Outcome::unsupported: return "unsupported";
-    case Outcome::interrupted: return "interrupted";
-  }
-  return "failed";
-}
-
 // AOE lists a modified op once, with its figures under each kind of change made.
 json modified_operator(const TunedTask& t) {
   json performance = json::object();
@@ -70,7 +57,7 @@ json opat_report(const std::vector<TunedTask>& tasks, const std::string& status)
                          {"op_type", t.group.task.op_type},
                          {"nodes", t.group.node_names},
                          {"signature_hash", r.bank_entry},
-                         {"repo", outcome_name(r.outcome)},
+                         {"repo", aoe::modes::repo_word(r.outcome)},
                          {"performance_before_tune(us)", r.before_us},
                          {"performance_after_tune(us)", r.after_us},
                          {"evaluations", r.evaluations},

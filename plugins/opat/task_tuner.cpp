@@ -81,19 +81,6 @@ bool search(const aoe::sdk::Job& job, const TaskClient& task, const aoe::sdk::Op
 
 }  // namespace
 
-const char* to_string(Outcome outcome) {
-  switch (outcome) {
-    case Outcome::added: return "added";
-    case Outcome::updated: return "updated";
-    case Outcome::reserved: return "reserved";
-    case Outcome::unsatisfied: return "unsatisfied";
-    case Outcome::failed: return "failed";
-    case Outcome::unsupported: return "unsupported";
-    case Outcome::interrupted: return "interrupted";
-  }
-  return "failed";
-}
-
 TaskResult tune_task(const aoe::sdk::Job& job, const TaskGroup& group, const TuneOptions& options,
                      const SearchProgress& progress) {
   const auto& op = group.task;
@@ -153,10 +140,7 @@ TaskResult tune_task(const aoe::sdk::Job& job, const TaskGroup& group, const Tun
                          {"seed", options.seed},
                          {"tuned_at", utc_now()}}}};
   const auto stored = job.host().bank_record(record);
-  // The bank decides: another process may have stored a faster entry meanwhile.
-  result.outcome = stored == aoe::sdk::BankOutcome::added     ? Outcome::added
-                   : stored == aoe::sdk::BankOutcome::updated ? Outcome::updated
-                                                              : Outcome::reserved;
+  result.outcome = aoe::modes::stored_as(stored);
   return result;
 }
 

@@ -9,16 +9,14 @@
 #include "aoe/sdk/tuning_mode.h"
 #include "op_tasks.h"
 #include "search_loop.h"
+#include "tuning_outcome.h"
 
 namespace aoe::opat {
 
 using aoe::modes::SearchProgress;
 using aoe::modes::StopLimits;
 
-// How a task ended, in AOE's bank vocabulary.
-enum class Outcome { added, updated, reserved, unsatisfied, failed, unsupported, interrupted };
-
-const char* to_string(Outcome outcome);
+using aoe::modes::Outcome;
 
 struct TuneOptions {
   StopLimits limits;

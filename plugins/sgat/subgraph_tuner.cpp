@@ -100,19 +100,6 @@ bool search(const aoe::sdk::Job& job, const TaskClient& task, const TuneOptions&
 
 }  // namespace
 
-const char* repo_word(Outcome outcome) {
-  switch (outcome) {
-    case Outcome::added: return "add";
-    case Outcome::updated: return "update";
-    case Outcome::reserved: return "reserved";
-    case Outcome::unsatisfied: return "unsatisfied";
-    case Outcome::failed: return "failed";
-    case Outcome::unsupported: return "unsupported";
-    case Outcome::interrupted: return "interrupted";
-  }
-  return "failed";
-}
-
 std::optional<SubgraphDecisions> banked_decisions(const aoe::sdk::Job& job, const aoe::sdk::SubgraphTask& subgraph,
                                                  const std::string& soc_version) {
   try {
@@ -187,9 +174,7 @@ SubgraphResult tune_subgraph(const aoe::sdk::Job& job, const aoe::sdk::SubgraphT
                          {"seed", options.seed},
                          {"tuned_at", utc_now()}}}};
   const auto stored = job.host().bank_record(record);
-  result.outcome = stored == aoe::sdk::BankOutcome::added     ? Outcome::added
-                   : stored == aoe::sdk::BankOutcome::updated ? Outcome::updated
-                                                              : Outcome::reserved;
+  result.outcome = aoe::modes::stored_as(stored);
   return result;
 }
 

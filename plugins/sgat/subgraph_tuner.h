@@ -14,13 +14,12 @@
 #include "aoe/sdk/tuning_mode.h"
 #include "journal.h"
 #include "search_loop.h"
+#include "tuning_outcome.h"
 
 namespace aoe::sgat {
 
-// How a subgraph ended, in AOE's bank vocabulary.
-enum class Outcome { added, updated, reserved, unsatisfied, failed, unsupported, interrupted };
-
-const char* repo_word(Outcome outcome);  // AOE's "add", "update", ...
+using aoe::modes::Outcome;
+using aoe::modes::repo_word;
 
 struct TuneOptions {
   aoe::modes::StopLimits limits;

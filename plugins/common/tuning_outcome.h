@@ -1,0 +1,42 @@
+// How a tuned task ended, in AOE's bank vocabulary: one list for every mode,
+// with the words its logs and its result file use.
+#pragma once
+
+#include "aoe/sdk/host.h"
+
+namespace aoe::modes {
+
+enum class Outcome { added, updated, reserved, unsatisfied, failed, unsupported, interrupted };
+
+// As a log line says it: "added", "updated", ...
+inline const char* to_string(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::added: return "added";
+    case Outcome::updated: return "updated";
+    case Outcome::reserved: return "reserved";
+    case Outcome::unsatisfied: return "unsatisfied";
+    case Outcome::failed: return "failed";
+    case Outcome::unsupported: return "unsupported";
+    case Outcome::interrupted: return "interrupted";
+  }
+  return "failed";
+}
+
+// As AOE's result file says it: "add", "update", ...
+inline const char* repo_word(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::added: return "add";
+    case Outcome::updated: return "update";
+    default: return to_string(outcome);
+  }
+}
+
+// What the bank did with a record. It decides: another process may have
+// stored a faster entry meanwhile.
+inline Outcome stored_as(aoe::sdk::BankOutcome stored) {
+  return stored == aoe::sdk::BankOutcome::added     ? Outcome::added
+         : stored == aoe::sdk::BankOutcome::updated ? Outcome::updated
+                                                    : Outcome::reserved;
+}
+
+}  // namespace aoe::modes
