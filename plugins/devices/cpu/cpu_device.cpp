@@ -29,14 +29,16 @@ std::shared_ptr<const HostCpu> capped_host(const CpuOptions& options) {
   return std::make_shared<const HostCpu>(std::move(host));
 }
 
-using Evaluate = std::function<sdk::Measurement(const CpuCandidate&, const EvaluateOptions&, ThreadPool&)>;
+using Bind = std::function<BoundKernel(const CpuCandidate&)>;
 
-// Each candidate evaluated in a worker process (or here, with isolation
-// "none"), each worker with its own thread pool.
+// Each candidate built, bound and checked by a first run; those that pass
+// are then timed in turns, so their ratios hold on a loaded machine. In one
+// worker process for the batch (or here, with isolation "none"); when that
+// worker dies or overruns, in a worker each, to find the one that did it.
 std::vector<sdk::Measurement> measure_candidates(const std::vector<sdk::Candidate*>& batch,
                                                  const sdk::MeasureOptions& options, const CpuOptions& cpu,
                                                  int host_threads, std::unique_ptr<ThreadPool>& own_pool,
-                                                 const Evaluate& evaluate) {
+                                                 const std::vector<std::vector<float>>& expected, const Bind& bind) {
   std::vector<const CpuCandidate*> candidates;
   for (auto* c : batch) candidates.push_back(dynamic_cast<const CpuCandidate*>(c));
   EvaluateOptions eval;
@@ -46,29 +48,74 @@ std::vector<sdk::Measurement> measure_candidates(const std::vector<sdk::Candidat
   eval.rtol = cpu.rtol;
   const int threads = std::max(1, host_threads);
   std::unique_ptr<ThreadPool> worker_pool;  // made in each worker, on its first job
-  auto job = [&](size_t i) -> sdk::Measurement {
-    const CpuCandidate* c = candidates[i];
-    if (!c) return sdk::Measurement::failed(sdk::ResultStatus::run_failed, "not a candidate of this device");
-    ThreadPool* pool;
-    if (cpu.isolate) {
-      if (!worker_pool) worker_pool = std::make_unique<ThreadPool>(threads);
-      pool = worker_pool.get();
-    } else {
-      if (!own_pool) own_pool = std::make_unique<ThreadPool>(threads);
-      pool = own_pool.get();
+  auto pool = [&]() -> ThreadPool& {
+    auto& p = cpu.isolate ? worker_pool : own_pool;
+    if (!p) p = std::make_unique<ThreadPool>(threads);
+    return *p;
+  };
+  // The candidates at `indices`, each reported as soon as it is known.
+  auto measure = [&](const std::vector<size_t>& indices, WorkerProgress& progress) {
+    std::vector<BoundKernel> bound;
+    std::vector<Kernel*> passed;
+    std::vector<size_t> passed_at;
+    bound.reserve(indices.size());
+    for (size_t i : indices) {
+      progress.begin(1);
+      const CpuCandidate* c = candidates[i];
+      if (!c) {
+        progress.report(i, sdk::Measurement::failed(sdk::ResultStatus::run_failed, "not a candidate of this device"));
+        continue;
+      }
+      try {
+        bound.push_back(bind(*c));
+        if (auto failed = first_run(*bound.back().kernel, expected, eval, pool(), c->fault())) {
+          progress.report(i, *failed);
+          continue;
+        }
+        passed.push_back(bound.back().kernel.get());
+        passed_at.push_back(i);
+      } catch (const std::exception& e) {
+        progress.report(i, sdk::Measurement::failed(sdk::ResultStatus::run_failed, e.what()));
+      }
     }
+    if (passed.empty()) return;
+    progress.begin(passed.size());
     try {
-      return evaluate(*c, eval, *pool);
+      const auto timed = time_checked(passed, expected, eval, pool());
+      for (size_t j = 0; j < passed.size(); ++j) progress.report(passed_at[j], timed[j]);
     } catch (const std::exception& e) {
-      return sdk::Measurement::failed(sdk::ResultStatus::run_failed, e.what());
+      for (size_t i : passed_at) progress.report(i, sdk::Measurement::failed(sdk::ResultStatus::run_failed, e.what()));
     }
   };
+  std::vector<size_t> all(candidates.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  std::vector<sdk::Measurement> out;
   if (!cpu.isolate) {
-    std::vector<sdk::Measurement> out;
-    for (size_t i = 0; i < candidates.size(); ++i) out.push_back(job(i));
+    struct Collect final : WorkerProgress {
+      std::vector<sdk::Measurement>& out;
+      explicit Collect(std::vector<sdk::Measurement>& o) : out(o) {}
+      void begin(size_t) override {}
+      void report(size_t i, const sdk::Measurement& m) override { out[i] = m; }
+    } collect(out);
+    out.resize(candidates.size());
+    measure(all, collect);
     return out;
   }
-  return run_isolated(candidates.size(), job, WorkerOptions{cpu.timeout_s});
+  const WorkerOptions worker{cpu.timeout_s};
+  if (candidates.size() > 1 && run_together(candidates.size(), [&](WorkerProgress& p) { measure(all, p); }, worker, out))
+    return out;
+  // One at a time: a single-job worker reports its one result as its job's.
+  return run_isolated(candidates.size(),
+                      [&](size_t i) {
+                        struct One final : WorkerProgress {
+                          sdk::Measurement m;
+                          void begin(size_t) override {}
+                          void report(size_t, const sdk::Measurement& r) override { m = r; }
+                        } one;
+                        measure({i}, one);
+                        return one.m;
+                      },
+                      worker);
 }
 
 }  // namespace
@@ -100,10 +147,8 @@ const TaskData& CpuTask::data() {
 std::vector<sdk::Measurement> CpuTask::measure(const std::vector<sdk::Candidate*>& batch,
                                                const sdk::MeasureOptions& options) {
   const TaskData& inputs = data();  // in the parent, once: every worker inherits it
-  return measure_candidates(batch, options, options_, host_->threads, pool_,
-                            [&](const CpuCandidate& c, const EvaluateOptions& eval, ThreadPool& pool) {
-                              return evaluate(*op_, c.config(), inputs, eval, pool, c.fault());
-                            });
+  return measure_candidates(batch, options, options_, host_->threads, pool_, inputs.expected,
+                            [&](const CpuCandidate& c) { return bind_kernel(*op_, c.config(), inputs); });
 }
 
 CpuSubgraphTask::CpuSubgraphTask(std::shared_ptr<const HostCpu> host, std::unique_ptr<SubgraphOp> op,
@@ -137,10 +182,8 @@ const SubgraphData& CpuSubgraphTask::data() {
 std::vector<sdk::Measurement> CpuSubgraphTask::measure(const std::vector<sdk::Candidate*>& batch,
                                                        const sdk::MeasureOptions& options) {
   const SubgraphData& given = data();  // in the parent, once, references included
-  return measure_candidates(batch, options, options_, host_->threads, pool_,
-                            [&](const CpuCandidate& c, const EvaluateOptions& eval, ThreadPool& pool) {
-                              return evaluate_subgraph(*op_, c.config(), given, eval, pool, c.fault());
-                            });
+  return measure_candidates(batch, options, options_, host_->threads, pool_, given.expected,
+                            [&](const CpuCandidate& c) { return bind_subgraph(*op_, c.config(), given); });
 }
 
 CpuDevice::CpuDevice(const sdk::CreateArgs& args) : CpuDevice(CpuOptions::parse(args.options)) {}

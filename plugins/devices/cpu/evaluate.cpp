@@ -124,46 +124,72 @@ std::vector<std::vector<float>> run_once(const CpuOp& op, const sdk::Config& con
   return out;
 }
 
-sdk::Measurement evaluate(const CpuOp& op, const sdk::Config& config, const TaskData& data,
-                          const EvaluateOptions& options, ThreadPool& pool, Fault fault) {
-  auto kernel = op.build(config);
+BoundKernel bind_kernel(const CpuOp& op, const sdk::Config& config, const TaskData& data) {
+  BoundKernel b{op.build(config), {}};
   std::vector<const float*> in;
   for (const auto& v : data.inputs) in.push_back(v.data());
-  std::vector<Buffer> arranged;
-  kernel->bind(arrange_inputs(op, in, arranged));
-  return evaluate_kernel(*kernel, data.expected, options, pool, fault);
+  b.kernel->bind(arrange_inputs(op, in, b.arranged));
+  return b;
 }
 
-sdk::Measurement evaluate_kernel(Kernel& bound, const std::vector<std::vector<float>>& expected,
-                                 const EvaluateOptions& options, ThreadPool& pool, Fault fault) {
-  Kernel* kernel = &bound;
+namespace {
+
+std::string mismatch(const Kernel& kernel, const std::vector<std::vector<float>>& expected, double rtol) {
+  for (size_t i = 0; i < expected.size(); ++i) {
+    std::vector<float> got(expected[i].size());
+    kernel.read_output(i, got.data());
+    auto why = compare(got.data(), expected[i].data(), static_cast<int64_t>(got.size()), rtol);
+    if (!why.empty()) return (expected.size() > 1 ? "output " + std::to_string(i) + ": " : "") + why;
+  }
+  return {};
+}
+
+}  // namespace
+
+std::optional<sdk::Measurement> first_run(Kernel& kernel, const std::vector<std::vector<float>>& expected,
+                                          const EvaluateOptions& options, ThreadPool& pool, Fault fault) {
   inject(fault);
-  // Checked after the first run and again after timing: a race shows in either.
-  auto verify = [&]() -> std::string {
-    for (size_t i = 0; i < expected.size(); ++i) {
-      std::vector<float> got(expected[i].size());
-      kernel->read_output(i, got.data());
-      auto why = compare(got.data(), expected[i].data(), static_cast<int64_t>(got.size()), options.rtol);
-      if (!why.empty()) return (expected.size() > 1 ? "output " + std::to_string(i) + ": " : "") + why;
+  kernel.run(pool);
+  if (fault == Fault::wrong) kernel.output_data()[0] += 1.0f + std::abs(kernel.output_data()[0]);
+  if (auto why = mismatch(kernel, expected, options.rtol); !why.empty())
+    return sdk::Measurement::failed(sdk::ResultStatus::wrong_result, why);
+  return std::nullopt;
+}
+
+std::vector<sdk::Measurement> time_checked(const std::vector<Kernel*>& kernels,
+                                           const std::vector<std::vector<float>>& expected,
+                                           const EvaluateOptions& options, ThreadPool& pool) {
+  std::vector<std::function<void()>> runs;
+  std::vector<Footprint> footprints;
+  for (Kernel* k : kernels) {
+    runs.push_back([k, &pool] { k->run(pool); });
+    footprints.push_back(k->footprint());
+  }
+  const auto timings = time_in_turns(runs,
+                                     [&](size_t k) {
+                                       for (const auto& [p, bytes] : footprints[k]) flush_range(p, bytes);
+                                     },
+                                     options.timing);
+  std::vector<sdk::Measurement> out;
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    if (auto why = mismatch(*kernels[k], expected, options.rtol); !why.empty()) {
+      out.push_back(sdk::Measurement::failed(sdk::ResultStatus::wrong_result, "after timing: " + why));
+      continue;
     }
-    return {};
-  };
-  kernel->run(pool);
-  if (fault == Fault::wrong) kernel->output_data()[0] += 1.0f + std::abs(kernel->output_data()[0]);
-  if (auto why = verify(); !why.empty()) return sdk::Measurement::failed(sdk::ResultStatus::wrong_result, why);
-  const Footprint footprint = kernel->footprint();
-  const Timing t = time_kernel([&] { kernel->run(pool); },
-                               [&] {
-                                 for (const auto& [p, bytes] : footprint) flush_range(p, bytes);
-                               },
-                               options.timing);
-  if (auto why = verify(); !why.empty())
-    return sdk::Measurement::failed(sdk::ResultStatus::wrong_result, "after timing: " + why);
-  sdk::Measurement m = sdk::Measurement::timed(t.median_us, t.noise, t.samples);
-  if (!t.stable)
-    m.message = "median not within +-" + fmt(options.timing.stable_within * 100) + "% after " +
-                std::to_string(t.samples) + " samples (+-" + fmt(t.interval * 100) + "%)";
-  return m;
+    const Timing& t = timings[k];
+    sdk::Measurement m = sdk::Measurement::timed(t.median_us, t.noise, t.samples);
+    if (!t.stable)
+      m.message = "median not within +-" + fmt(options.timing.stable_within * 100) + "% after " +
+                  std::to_string(t.samples) + " samples (+-" + fmt(t.interval * 100) + "%)";
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+sdk::Measurement evaluate_kernel(Kernel& kernel, const std::vector<std::vector<float>>& expected,
+                                 const EvaluateOptions& options, ThreadPool& pool, Fault fault) {
+  if (auto failed = first_run(kernel, expected, options, pool, fault)) return *failed;
+  return time_checked({&kernel}, expected, options, pool).front();
 }
 
 }  // namespace aoe::cpu

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,12 +45,27 @@ struct EvaluateOptions {
 // NaN matches NaN and an infinity the same infinity.
 std::string compare(const float* got, const float* want, int64_t n, double rtol);
 
-// ok with the timing, or wrong_result. Runs on `pool`.
-sdk::Measurement evaluate(const CpuOp& op, const sdk::Config& config, const TaskData& data,
-                          const EvaluateOptions& options, ThreadPool& pool, Fault fault = Fault::none);
+// A candidate's kernel bound to its inputs, with those it takes reordered.
+struct BoundKernel {
+  std::unique_ptr<Kernel> kernel;
+  std::vector<Buffer> arranged;
+};
 
-// The same for a bound kernel (or a whole subgraph run as one): shows the
-// fault, runs once, checks every output against `expected`, times it.
+// The op's kernel for `config`, bound to the task's inputs.
+BoundKernel bind_kernel(const CpuOp& op, const sdk::Config& config, const TaskData& data);
+
+// Shows the fault, runs once and checks every output against `expected`:
+// nothing when they match, else the wrong_result to report.
+std::optional<sdk::Measurement> first_run(Kernel& kernel, const std::vector<std::vector<float>>& expected,
+                                          const EvaluateOptions& options, ThreadPool& pool, Fault fault);
+
+// Kernels that passed first_run, timed in turns (time_in_turns) and checked
+// again: a race shows after timing. One result each.
+std::vector<sdk::Measurement> time_checked(const std::vector<Kernel*>& kernels,
+                                           const std::vector<std::vector<float>>& expected,
+                                           const EvaluateOptions& options, ThreadPool& pool);
+
+// One kernel through both: ok with the timing, or wrong_result.
 sdk::Measurement evaluate_kernel(Kernel& kernel, const std::vector<std::vector<float>>& expected,
                                  const EvaluateOptions& options, ThreadPool& pool, Fault fault = Fault::none);
 

@@ -126,11 +126,8 @@ Footprint SubgraphKernel::footprint() const {
   return f;
 }
 
-sdk::Measurement evaluate_subgraph(const SubgraphOp& op, const sdk::Config& config, const SubgraphData& data,
-                                   const EvaluateOptions& options, ThreadPool& pool, Fault fault) {
-  const Plan plan = op.lower(config);
-  SubgraphKernel kernel(op, plan, data);
-  return evaluate_kernel(kernel, data.expected, options, pool, fault);
+BoundKernel bind_subgraph(const SubgraphOp& op, const sdk::Config& config, const SubgraphData& data) {
+  return {std::make_unique<SubgraphKernel>(op, op.lower(config), data), {}};
 }
 
 }  // namespace aoe::cpu

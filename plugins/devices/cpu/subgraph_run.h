@@ -57,8 +57,8 @@ class SubgraphKernel final : public Kernel {
   Footprint given_;
 };
 
-// ok with the time of the whole subgraph, or wrong_result; as evaluate() for an op.
-sdk::Measurement evaluate_subgraph(const SubgraphOp& op, const sdk::Config& config, const SubgraphData& data,
-                                   const EvaluateOptions& options, ThreadPool& pool, Fault fault = Fault::none);
+// The whole subgraph lowered for `config`, bound to the data: run and timed
+// as one kernel, as bind_kernel() gives an op's.
+BoundKernel bind_subgraph(const SubgraphOp& op, const sdk::Config& config, const SubgraphData& data);
 
 }  // namespace aoe::cpu

@@ -45,37 +45,50 @@ double median_interval(std::vector<double> s) {
 }
 
 Timing time_kernel(const std::function<void()>& run, const std::function<void()>& flush, const TimingOptions& o) {
-  for (uint32_t i = 0; i < o.warmup; ++i) run();
-  Timing t;
+  return time_in_turns({run}, [&](size_t) { flush(); }, o).front();
+}
+
+std::vector<Timing> time_in_turns(const std::vector<std::function<void()>>& runs,
+                                  const std::function<void(size_t)>& flush, const TimingOptions& o) {
+  const size_t n = runs.size();
+  std::vector<Timing> t(n);
+  for (const auto& run : runs)
+    for (uint32_t i = 0; i < o.warmup; ++i) run();
   // Group short warm runs so the clock's resolution and call costs vanish.
-  if (!o.cold) {
-    const auto t0 = Clock::now();
-    run();
-    const double once = std::max(since_us(t0), 0.01);
-    t.runs_per_sample = static_cast<uint32_t>(std::clamp(std::ceil(o.min_sample_us / once), 1.0, 10000.0));
-  }
-  std::vector<double> samples;
+  if (!o.cold)
+    for (size_t k = 0; k < n; ++k) {
+      const auto t0 = Clock::now();
+      runs[k]();
+      const double once = std::max(since_us(t0), 0.01);
+      t[k].runs_per_sample = static_cast<uint32_t>(std::clamp(std::ceil(o.min_sample_us / once), 1.0, 10000.0));
+    }
+  std::vector<std::vector<double>> samples(n);
   const auto start = Clock::now();
   const uint32_t min_repeats = std::max<uint32_t>(1, o.min_repeats);
   const uint32_t max_repeats = std::max(min_repeats, o.max_repeats);
-  for (;;) {
-    if (o.cold) flush();
-    const auto t0 = Clock::now();
-    for (uint32_t r = 0; r < t.runs_per_sample; ++r) run();
-    samples.push_back(since_us(t0) / t.runs_per_sample);
-    if (samples.size() < min_repeats) continue;
-    t.interval = median_interval(samples);
-    if (t.interval <= o.stable_within) {
-      t.stable = true;
-      break;
+  for (uint32_t round = 0;; ++round) {
+    // Each kernel leads in turn: none always follows the same other one.
+    for (size_t j = 0; j < n; ++j) {
+      const size_t k = (j + round) % n;
+      if (o.cold) flush(k);
+      const auto t0 = Clock::now();
+      for (uint32_t r = 0; r < t[k].runs_per_sample; ++r) runs[k]();
+      samples[k].push_back(since_us(t0) / t[k].runs_per_sample);
     }
-    if (samples.size() >= max_repeats || since_us(start) >= o.max_seconds * 1e6) break;
+    if (round + 1 < min_repeats) continue;
+    const bool all_stable = std::all_of(samples.begin(), samples.end(), [&](const std::vector<double>& s) {
+      return median_interval(s) <= o.stable_within;
+    });
+    if (all_stable || round + 1 >= max_repeats || since_us(start) >= o.max_seconds * 1e6 * static_cast<double>(n)) break;
   }
-  t.samples = static_cast<uint32_t>(samples.size());
-  t.median_us = median_of(samples);
-  t.noise = relative_iqr(samples);
-  if (samples.size() >= 2) t.interval = median_interval(samples);
-  t.stable = t.interval <= o.stable_within;
+  for (size_t k = 0; k < n; ++k) {
+    const auto& s = samples[k];
+    t[k].samples = static_cast<uint32_t>(s.size());
+    t[k].median_us = median_of(s);
+    t[k].noise = relative_iqr(s);
+    t[k].interval = s.size() >= 2 ? median_interval(s) : 1;
+    t[k].stable = t[k].interval <= o.stable_within;
+  }
   return t;
 }
 

@@ -31,6 +31,13 @@ struct Timing {
 // `run` is timed; `flush`, called before each run when cold, is not.
 Timing time_kernel(const std::function<void()>& run, const std::function<void()>& flush, const TimingOptions& options);
 
+// Several kernels timed in turns, one sample of each a round, until every
+// median is known or a cap is reached (max_seconds counts once per kernel).
+// On a shared machine a spell of load then slows them all alike, so their
+// ratios hold where times taken one after another would not.
+std::vector<Timing> time_in_turns(const std::vector<std::function<void()>>& runs,
+                                  const std::function<void(size_t)>& flush, const TimingOptions& options);
+
 // Statistics of samples (any order).
 double median_of(std::vector<double> samples);
 double relative_iqr(std::vector<double> samples);

@@ -59,13 +59,30 @@ int receive(int fd, Message& m) {
   return 1;
 }
 
-[[noreturn]] void child(int fd, size_t first, size_t count, const std::function<sdk::Measurement(size_t)>& job) {
-  // A worker never outlives the process that times it.
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() == 1) _exit(4);
-  // A candidate that crashes on purpose or by mistake leaves no core file behind.
-  const rlimit no_core{0, 0};
-  setrlimit(RLIMIT_CORE, &no_core);
+// A result as it crosses the pipe, and back.
+Message result_message(size_t index, const sdk::Measurement& m) {
+  Message result;
+  result.kind = kResult;
+  result.index = static_cast<uint32_t>(index);
+  result.status = static_cast<int32_t>(m.status);
+  result.repeats = m.repeats;
+  result.time_us = m.time_us;
+  result.noise = m.noise;
+  std::strncpy(result.text, m.message.c_str(), sizeof result.text - 1);
+  return result;
+}
+
+sdk::Measurement measurement_of(const Message& m) {
+  sdk::Measurement r;
+  r.status = static_cast<sdk::ResultStatus>(m.status);
+  r.time_us = m.time_us;
+  r.noise = m.noise;
+  r.repeats = m.repeats;
+  r.message.assign(m.text, strnlen(m.text, sizeof m.text));
+  return r;
+}
+
+void child(int fd, size_t first, size_t count, const std::function<sdk::Measurement(size_t)>& job) {
   for (size_t i = first; i < count; ++i) {
     Message begin;
     begin.kind = kBegin;
@@ -77,18 +94,59 @@ int receive(int fd, Message& m) {
     } catch (const std::exception& e) {
       m = sdk::Measurement::failed(sdk::ResultStatus::run_failed, e.what());
     }
-    Message result;
-    result.kind = kResult;
-    result.index = static_cast<uint32_t>(i);
-    result.status = static_cast<int32_t>(m.status);
-    result.repeats = m.repeats;
-    result.time_us = m.time_us;
-    result.noise = m.noise;
-    std::strncpy(result.text, m.message.c_str(), sizeof result.text - 1);
-    send(fd, result);
+    send(fd, result_message(i, m));
   }
-  // No destructors or atexit handlers: they belong to the parent.
-  _exit(0);
+}
+
+// The settings every worker makes first.
+void become_worker() {
+  // A worker never outlives the process that times it.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() == 1) _exit(4);
+  // A candidate that crashes on purpose or by mistake leaves no core file behind.
+  const rlimit no_core{0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);
+}
+
+class PipeProgress final : public WorkerProgress {
+ public:
+  explicit PipeProgress(int fd) : fd_(fd) {}
+  void begin(size_t jobs) override {
+    Message m;
+    m.kind = kBegin;
+    m.repeats = static_cast<uint32_t>(jobs);
+    send(fd_, m);
+  }
+  void report(size_t index, const sdk::Measurement& result) override { send(fd_, result_message(index, result)); }
+
+ private:
+  int fd_;
+};
+
+// A forked worker and the read end of its pipe; the child side runs `body`.
+struct Worker {
+  pid_t pid = -1;
+  int fd = -1;
+};
+Worker fork_worker(const std::function<void(int)>& body) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0)
+    throw sdk::Error(sdk::StatusCode::internal, std::string("cannot make a pipe for a worker: ") + std::strerror(errno));
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    throw sdk::Error(sdk::StatusCode::internal, std::string("cannot fork a worker: ") + std::strerror(errno));
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    become_worker();
+    body(fds[1]);
+    // No destructors or atexit handlers: they belong to the parent.
+    _exit(0);
+  }
+  close(fds[1]);
+  return {pid, fds[0]};
 }
 
 std::string death_of(int status) {
@@ -110,25 +168,12 @@ std::vector<sdk::Measurement> run_isolated(size_t count, const std::function<sdk
   std::vector<sdk::Measurement> results(count);
   size_t next = 0;
   while (next < count) {
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0)
-      throw sdk::Error(sdk::StatusCode::internal, std::string("cannot make a pipe for a worker: ") + std::strerror(errno));
-    const pid_t pid = fork();
-    if (pid < 0) {
-      close(fds[0]);
-      close(fds[1]);
-      throw sdk::Error(sdk::StatusCode::internal, std::string("cannot fork a worker: ") + std::strerror(errno));
-    }
-    if (pid == 0) {
-      close(fds[0]);
-      child(fds[1], next, count, job);
-    }
-    close(fds[1]);
+    const auto [pid, fd] = fork_worker([&](int out) { child(out, next, count, job); });
     long current = -1;  // the job the worker has started and not finished
     auto deadline = Clock::now() + std::chrono::duration<double>(options.timeout_s);
     for (;;) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-      pollfd p{fds[0], POLLIN, 0};
+      pollfd p{fd, POLLIN, 0};
       const int ready = left > 0 ? poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000 * 1000))) : 0;
       if (ready < 0 && errno == EINTR) continue;
       if (ready == 0 && Clock::now() < deadline) continue;
@@ -144,7 +189,7 @@ std::vector<sdk::Measurement> run_isolated(size_t count, const std::function<sdk
         break;
       }
       Message m;
-      const int got = receive(fds[0], m);
+      const int got = receive(fd, m);
       if (got <= 0) {
         int status = 0;
         waitpid(pid, &status, 0);
@@ -159,20 +204,53 @@ std::vector<sdk::Measurement> run_isolated(size_t count, const std::function<sdk
         current = static_cast<long>(m.index);
         deadline = Clock::now() + std::chrono::duration<double>(options.timeout_s);
       } else if (m.kind == kResult && m.index < count) {
-        sdk::Measurement r;
-        r.status = static_cast<sdk::ResultStatus>(m.status);
-        r.time_us = m.time_us;
-        r.noise = m.noise;
-        r.repeats = m.repeats;
-        r.message.assign(m.text, strnlen(m.text, sizeof m.text));
-        results[m.index] = r;
+        results[m.index] = measurement_of(m);
         next = m.index + 1;
         current = -1;
       }
     }
-    close(fds[0]);
+    close(fd);
   }
   return results;
+}
+
+bool run_together(size_t count, const std::function<void(WorkerProgress&)>& jobs, const WorkerOptions& options,
+                  std::vector<sdk::Measurement>& results) {
+  using Clock = std::chrono::steady_clock;
+  const auto [pid, fd] = fork_worker([&](int out) {
+    PipeProgress progress(out);
+    jobs(progress);
+  });
+  results.assign(count, {});
+  std::vector<bool> came(count, false);
+  size_t arrived = 0;
+  auto deadline = Clock::now() + std::chrono::duration<double>(options.timeout_s);
+  bool overran = false;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    pollfd p{fd, POLLIN, 0};
+    const int ready = left > 0 ? poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000 * 1000))) : 0;
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0 && Clock::now() < deadline) continue;
+    if (ready == 0) {
+      kill(pid, SIGKILL);
+      overran = true;
+      break;
+    }
+    Message m;
+    if (receive(fd, m) <= 0) break;
+    if (m.kind == kBegin) {
+      deadline = Clock::now() + std::chrono::duration<double>(options.timeout_s * std::max<uint32_t>(1, m.repeats));
+    } else if (m.kind == kResult && m.index < count && !came[m.index]) {
+      results[m.index] = measurement_of(m);
+      came[m.index] = true;
+      ++arrived;
+    }
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  close(fd);
+  return !overran && arrived == count && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 }  // namespace aoe::cpu

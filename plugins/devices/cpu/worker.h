@@ -22,4 +22,20 @@ struct WorkerOptions {
 std::vector<sdk::Measurement> run_isolated(size_t count, const std::function<sdk::Measurement(size_t)>& job,
                                            const WorkerOptions& options);
 
+// What jobs run together in one worker tell the process that waits on them.
+class WorkerProgress {
+ public:
+  virtual ~WorkerProgress() = default;
+  // `jobs` jobs are about to run as one step: the time-out allows that many.
+  virtual void begin(size_t jobs) = 0;
+  virtual void report(size_t index, const sdk::Measurement& result) = 0;
+};
+
+// Every job of `jobs` in one worker process, which reports each result as
+// it has it. True when all `count` came; false when the worker died or
+// overran a step, and the caller runs the jobs one by one with
+// run_isolated to learn which one did it.
+bool run_together(size_t count, const std::function<void(WorkerProgress&)>& jobs, const WorkerOptions& options,
+                  std::vector<sdk::Measurement>& results);
+
 }  // namespace aoe::cpu
