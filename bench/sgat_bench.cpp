@@ -1,10 +1,12 @@
 // Model time on each device with no tuning, OPAT alone, SGAT alone, and SGAT
 // then OPAT, each pipeline in its own bank, all four timed the same way:
 // SGAT's sum over the model's subgraphs, measured on the device as wholes
-// with the strategies and operator tilings their banks hold. The four are
-// timed in turn, round after round, in an order that rotates, and each
-// subgraph keeps its fastest round: on a shared machine a busy spell slows
-// whatever runs during it, and only its quiet moments compare alike.
+// with the strategies and operator tilings their banks hold. Each subgraph
+// is timed in one batch beside the same subgraph untuned (default strategy,
+// default tilings), which the device times in turns with it; a pipeline's
+// figure is its model time over the untuned model's from the same batches,
+// the median over rounds, times the untuned model's median time. On a
+// shared machine a busy spell then slows both sides of every ratio alike.
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,7 +15,6 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -36,7 +37,7 @@ constexpr const char* kUsage =
     "  --devices     device targets (default ascend910,cpu)\n"
     "  --budget      evaluations per task, for SGAT and OPAT alike, on the simulator (default 48)\n"
     "  --cpu_budget  the same on the cpu, where each evaluation really runs (default 8)\n"
-    "  --rounds      timing rounds of the four tuned models (default 5); each subgraph keeps its fastest\n"
+    "  --rounds      timing rounds of the four tuned models (default 5); each keeps its median ratio to untuned\n"
     "  --work        scratch directory for the banks and result files (default: a fresh one in $TMPDIR)\n"
     "Pipelines, each with a fresh bank:\n"
     "  none       an empty bank: the default strategy and default tilings\n"
@@ -90,27 +91,16 @@ json run(const std::string& job_type, const std::string& model, const std::strin
   throw std::runtime_error("no result file in " + dir.string());
 }
 
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 struct Pipeline {
   const char* name;
   fs::path bank;
-  std::map<std::string, double> fastest_us;  // per subgraph, over the rounds
-  std::map<std::string, double> instances;    // per subgraph: how often the model runs it
-
-  // One timing run's figures (an SGAT section) folded in.
-  void add_round(const json& sgat) {
-    for (const auto& sg : sgat.at("sgat_tuned_subgraphs")) {
-      const auto name = sg.at("subgraph_name").get<std::string>();
-      const double us = sg.at("performance_after_tune(us)").get<double>();
-      const auto it = fastest_us.find(name);
-      fastest_us[name] = it == fastest_us.end() ? us : std::min(it->second, us);
-      instances[name] = static_cast<double>(sg.at("occurrences").size());
-    }
-  }
-  double model_ms() const {
-    double us = 0;
-    for (const auto& [name, t] : fastest_us) us += t * instances.at(name);
-    return us / 1000;
-  }
+  std::vector<double> ratios;  // per round: model time over the untuned model's, timed beside it
 };
 
 // Tunes the model into each pipeline's bank: none, OPAT, SGAT, SGAT+OPAT.
@@ -137,15 +127,21 @@ int main(int argc, char** argv) {
       for (const auto& model : opts.models) {
         const fs::path w = opts.work / device / model;
         auto pipelines = tune(model, device, budget, w);
+        std::vector<double> untuned_ms;
         for (uint64_t round = 0; round < opts.rounds; ++round)
           for (size_t i = 0; i < pipelines.size(); ++i) {
             auto& p = pipelines[(i + round) % pipelines.size()];
             const fs::path dir = w / "runs" / ("time_" + std::string(p.bank.filename()) + "_" + std::to_string(round));
-            p.add_round(run("1", model, device, 0, dir, p.bank));
+            const json sgat = run("1", model, device, 0, dir, p.bank);
+            const double untuned = sgat.at("model_untuned_performance(ms)").get<double>();
+            p.ratios.push_back(sgat.at("model_result_performance(ms)").get<double>() / untuned);
+            untuned_ms.push_back(untuned);
           }
-        const double none = pipelines[0].model_ms(), opat = pipelines[1].model_ms(), both = pipelines[3].model_ms();
-        std::printf("%-12s %-10s %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f\n", model.c_str(), device.c_str(), none,
-                    opat, pipelines[2].model_ms(), both, opat / none, both / opat);
+        const double base = median(untuned_ms);
+        std::vector<double> ms;
+        for (const auto& p : pipelines) ms.push_back(base * median(p.ratios));
+        std::printf("%-12s %-10s %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f\n", model.c_str(), device.c_str(), ms[0],
+                    ms[1], ms[2], ms[3], ms[1] / ms[0], ms[3] / ms[1]);
         std::fflush(stdout);
       }
     }

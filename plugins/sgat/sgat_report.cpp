@@ -27,7 +27,7 @@ json modified_subgraph(const TunedSubgraph& t) {
 json sgat_report(const std::vector<TunedSubgraph>& done, const std::string& status) {
   json added = json::array(), updated = json::array(), failed = json::array(), subgraphs = json::array();
   int add = 0, update = 0, reserved = 0, unsatisfied = 0;
-  double baseline_us = 0, result_us = 0;
+  double baseline_us = 0, result_us = 0, untuned_us = 0;
   for (const auto& t : done) {
     const auto& r = t.result;
     if (r.outcome == Outcome::interrupted) continue;
@@ -44,6 +44,7 @@ json sgat_report(const std::vector<TunedSubgraph>& done, const std::string& stat
     const double instances = static_cast<double>(t.group.occurrences.size());
     baseline_us += r.before_us * instances;
     result_us += r.after_us * instances;
+    untuned_us += r.untuned_us * instances;
     subgraphs.push_back({{"subgraph_name", t.group.task.name},
                          {"repo_key", t.group.task.hash()},
                          {"occurrences", t.group.occurrences},
@@ -51,6 +52,7 @@ json sgat_report(const std::vector<TunedSubgraph>& done, const std::string& stat
                          {"repo", repo_word(r.outcome)},
                          {"performance_before_tune(us)", r.before_us},
                          {"performance_after_tune(us)", r.after_us},
+                         {"performance_untuned(us)", r.untuned_us},
                          {"evaluations", r.evaluations},
                          {"replayed_evaluations", r.replayed},
                          {"refused_configs", r.refused},
@@ -60,6 +62,7 @@ json sgat_report(const std::vector<TunedSubgraph>& done, const std::string& stat
   return {{"model_baseline_performance(ms)", baseline_us / 1000},
           {"model_result_performance(ms)", result_us / 1000},
           {"model_performance_improvement", percent(baseline_us, result_us)},
+          {"model_untuned_performance(ms)", untuned_us / 1000},
           {"sgat_tuning_result", status},
           {"sgat_tuned_subgraphs", subgraphs},
           {"repo_modified_subgraphs", {{"add_repo_subgraphs", added}, {"update_repo_subgraphs", updated}}},

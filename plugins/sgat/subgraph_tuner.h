@@ -34,6 +34,7 @@ struct SubgraphResult {
   Outcome outcome = Outcome::failed;
   std::string reason;
   double before_us = 0;  // the default strategy
+  double untuned_us = 0; // the default strategy with every kernel's default tiling, timed beside it
   double after_us = 0;   // the strategy the model runs with now
   nlohmann::json config = nlohmann::json::object();     // knob -> value, as users read it
   nlohmann::json decisions = nlohmann::json::object();  // SubgraphDecisions of that config

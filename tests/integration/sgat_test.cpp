@@ -177,12 +177,24 @@ TEST_F(AoeHostTest, OpatAfterSgatFollowsItsStrategy) {
   const json tuned = only_result()["SGAT"];
   const int stored = tuned["repo_summary"]["repo_add_num"].get<int>();
   ASSERT_GT(stored, 0) << tuned.dump(2);
+  // No operator bank yet: the default strategy is the subgraph untuned.
+  for (const auto& sg : tuned["sgat_tuned_subgraphs"])
+    EXPECT_EQ(sg["performance_untuned(us)"], sg["performance_before_tune(us)"]) << sg.dump(2);
   for (const auto& f : result_files()) std::filesystem::remove(f);
 
   const auto opat = aoe_host(tune_args("bert_layer.onnx"));
   ASSERT_EQ(opat.exit_code, 0) << opat.err;
   EXPECT_NE(opat.err.find("following the subgraph bank's strategy for " + std::to_string(stored)), std::string::npos)
       << opat.err;
+  for (const auto& f : result_files()) std::filesystem::remove(f);
+
+  // Timed with both banks: the untuned model beside the tuned one, which
+  // now runs OPAT's tilings inside SGAT's strategies.
+  const auto timed = aoe_host(sgat_args("bert_layer.onnx", {"--budget", "0"}));
+  ASSERT_EQ(timed.exit_code, 0) << timed.err;
+  const json both = only_result()["SGAT"];
+  EXPECT_GT(both["model_untuned_performance(ms)"].get<double>(), both["model_result_performance(ms)"].get<double>())
+      << both.dump(2);
 }
 
 }  // namespace
