@@ -258,8 +258,8 @@ sdk::Config SubgraphOp::kernel_config(const std::string& anchor, const CpuOp& op
     if (value.is_string()) {
       const auto it = std::find(k.labels.begin(), k.labels.end(), value.get<std::string>());
       if (it != k.labels.end()) v = it - k.labels.begin();
-    } else if (value.is_number_integer() && k.kind != sdk::DomainKind::categorical) {
-      v = value.get<int64_t>();
+    } else if (value.is_number_integer()) {
+      v = value.get<int64_t>();  // the config's value: a categorical knob's by its index, as the bank keeps it
     }
     if (v < 0 || !k.allows(v)) invalid(knob + ": " + name + " = " + value.dump() + " is not a value the kernel's knob takes");
     c[static_cast<size_t>(i)] = v;

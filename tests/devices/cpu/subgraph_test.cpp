@@ -243,6 +243,18 @@ TEST(CpuSubgraph, TunedTilingAppliesTheBanksConfig) {
   EXPECT_EQ(check_outputs(op, space.default_config, make_subgraph_data(op, 1), pool), "");
 }
 
+TEST(CpuSubgraph, TunedTilingTakesTheBanksValuesAsTheyAreStored) {
+  // SGAT passes the bank's config values: a categorical knob by its index.
+  const SubgraphOp labelled(residual({{"conv1", {{"tile", "4x1"}, {"direct_order", "spatial_outer"}}}}), host());
+  const Plan plan = labelled.lower(labelled.space().default_config);
+  const auto& k = kernel_of(plan, "conv1");
+  nlohmann::json values = nlohmann::json::object();
+  for (size_t i = 0; i < k.config.size(); ++i) values[k.op->space().knobs[i].name] = k.config[i];
+  const SubgraphOp op(residual({{"conv1", values}}), host());
+  EXPECT_EQ(op.space().default_config.back(), 1) << "the bank's tiling runs, so it is the default";
+  EXPECT_EQ(kernel_of(op.lower(op.space().default_config), "conv1").config, k.config);
+}
+
 TEST(CpuSubgraph, TilingTheKernelDoesNotTakeIsInvalid) {
   auto dev = device();
   auto task = dev.prepare_cpu_subgraph(residual({{"conv2", {{"tile", "99x9"}}}}));
