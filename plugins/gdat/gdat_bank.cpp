@@ -1,21 +1,13 @@
 #include "gdat_bank.h"
 
 #include <cmath>
-#include <cstdio>
 #include <stdexcept>
+
+#include "aoe/sdk/op_task.h"
 
 namespace aoe::gdat {
 
-std::string fnv1a_hex(const std::string& text) {
-  uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-  return hex;
-}
+using aoe::sdk::fnv1a_hex;
 
 nlohmann::json bank_key(const GradientProfile& profile, const Cluster& cluster) {
   // Readable where it can be, hashed where it would be long.

@@ -17,8 +17,6 @@ namespace aoe::gdat {
 // Bumps when the meaning of a stored split changes (the timeline or the cost model).
 inline constexpr const char* kSpaceVersion = "1";
 
-std::string fnv1a_hex(const std::string& text);
-
 // {"kind","soc_version" (the cluster's name),"space_version","signature","hash"}
 nlohmann::json bank_key(const GradientProfile& profile, const Cluster& cluster);
 

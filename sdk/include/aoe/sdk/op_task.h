@@ -12,6 +12,18 @@
 
 namespace aoe::sdk {
 
+// FNV-1a 64 of `text`, as 16 hex digits: how a signature becomes a bank key.
+inline std::string fnv1a_hex(const std::string& text) {
+  uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
+}
+
 struct OpTask {
   std::string name;     // the node (or fused nodes) in the model; not part of the signature
   std::string op_type;  // the anchor op: "MatMul", "Conv", ...
@@ -34,17 +46,7 @@ struct OpTask {
     return sig.dump();
   }
 
-  // FNV-1a 64 of the signature, as 16 hex digits.
-  std::string hash() const {
-    uint64_t h = 14695981039346656037ull;
-    for (unsigned char c : signature()) {
-      h ^= c;
-      h *= 1099511628211ull;
-    }
-    char hex[17];
-    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-    return hex;
-  }
+  std::string hash() const { return fnv1a_hex(signature()); }
 };
 
 inline void to_json(nlohmann::json& j, const OpTask& t) {

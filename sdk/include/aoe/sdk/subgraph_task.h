@@ -43,17 +43,8 @@ struct SubgraphTask {
   // node order, so the same block in any model gives the same string.
   std::string signature() const;
 
-  // FNV-1a 64 of the signature, as 16 hex digits: the repo_key.
-  std::string hash() const {
-    uint64_t h = 14695981039346656037ull;
-    for (unsigned char c : signature()) {
-      h ^= c;
-      h *= 1099511628211ull;
-    }
-    char hex[17];
-    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-    return hex;
-  }
+  // fnv1a_hex of the signature: the repo_key.
+  std::string hash() const { return fnv1a_hex(signature()); }
 };
 
 inline std::string SubgraphTask::signature() const {
