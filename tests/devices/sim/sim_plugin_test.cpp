@@ -6,26 +6,11 @@
 
 #include "aoe/sdk/device_client.h"
 #include "aoe/sdk/plugin.h"
+#include "host_services.h"
 #include "op_tasks.h"
-
-// What this test's host makes of a status; opaque to the plugin.
-struct aoe_status {
-  int32_t code;
-  std::string message;
-};
 
 namespace aoe::sim {
 namespace {
-
-aoe_host_services test_host_services() {
-  aoe_host_services s{};
-  s.struct_size = sizeof s;
-  s.status_create = [](void*, int32_t code, const char* message) { return new aoe_status{code, message}; };
-  s.status_code = [](const aoe_status* status) { return status->code; };
-  s.status_message = [](const aoe_status* status) { return status->message.c_str(); };
-  s.status_destroy = [](aoe_status* status) { delete status; };
-  return s;
-}
 
 class SimPlugin : public ::testing::Test {
  protected:
@@ -44,7 +29,7 @@ class SimPlugin : public ::testing::Test {
     aoe_plugin_shutdown();
   }
 
-  aoe_host_services services_ = test_host_services();
+  aoe_host_services services_ = aoe::test::host_services();
   const aoe_component* component_ = nullptr;
   aoe_device_ref ref_{};
 };
