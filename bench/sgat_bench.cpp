@@ -36,7 +36,7 @@ constexpr const char* kUsage =
     "  --models      models of the build's models directory, without .onnx (default resnet50,bert_layer)\n"
     "  --devices     device targets (default ascend910,cpu)\n"
     "  --budget      evaluations per task, for SGAT and OPAT alike, on the simulator (default 48)\n"
-    "  --cpu_budget  the same on the cpu, where each evaluation really runs (default 8)\n"
+    "  --cpu_budget  the same on the cpu, where each evaluation really runs (default 24)\n"
     "  --rounds      timing rounds of the four tuned models (default 5); each keeps its median ratio to untuned\n"
     "  --work        scratch directory for the banks and result files (default: a fresh one in $TMPDIR)\n"
     "Pipelines, each with a fresh bank:\n"
@@ -49,7 +49,7 @@ constexpr const char* kUsage =
 struct Options {
   std::vector<std::string> models = {"resnet50", "bert_layer"};
   std::vector<std::string> devices = {"ascend910", "cpu"};
-  uint64_t budget = 48, cpu_budget = 8, rounds = 5;
+  uint64_t budget = 48, cpu_budget = 24, rounds = 5;
   fs::path work;
 };
 
