@@ -31,6 +31,17 @@ std::shared_ptr<const HostCpu> capped_host(const CpuOptions& options) {
 
 using Bind = std::function<BoundKernel(const CpuCandidate&)>;
 
+// Results put in their places as they are reported.
+class Collect final : public WorkerProgress {
+ public:
+  explicit Collect(std::vector<sdk::Measurement>& out) : out_(out) {}
+  void begin(size_t) override {}
+  void report(size_t index, const sdk::Measurement& m) override { out_[index] = m; }
+
+ private:
+  std::vector<sdk::Measurement>& out_;
+};
+
 // Each candidate built, bound and checked by a first run; those that pass
 // are then timed in turns, so their ratios hold on a loaded machine. In one
 // worker process for the batch (or here, with isolation "none"); when that
@@ -89,31 +100,21 @@ std::vector<sdk::Measurement> measure_candidates(const std::vector<sdk::Candidat
   };
   std::vector<size_t> all(candidates.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-  std::vector<sdk::Measurement> out;
+  std::vector<sdk::Measurement> out(candidates.size());
   if (!cpu.isolate) {
-    struct Collect final : WorkerProgress {
-      std::vector<sdk::Measurement>& out;
-      explicit Collect(std::vector<sdk::Measurement>& o) : out(o) {}
-      void begin(size_t) override {}
-      void report(size_t i, const sdk::Measurement& m) override { out[i] = m; }
-    } collect(out);
-    out.resize(candidates.size());
-    measure(all, collect);
+    Collect into(out);
+    measure(all, into);
     return out;
   }
   const WorkerOptions worker{cpu.timeout_s};
   if (candidates.size() > 1 && run_together(candidates.size(), [&](WorkerProgress& p) { measure(all, p); }, worker, out))
     return out;
-  // One at a time: a single-job worker reports its one result as its job's.
   return run_isolated(candidates.size(),
                       [&](size_t i) {
-                        struct One final : WorkerProgress {
-                          sdk::Measurement m;
-                          void begin(size_t) override {}
-                          void report(size_t, const sdk::Measurement& r) override { m = r; }
-                        } one;
-                        measure({i}, one);
-                        return one.m;
+                        std::vector<sdk::Measurement> one(candidates.size());
+                        Collect into(one);
+                        measure({i}, into);
+                        return one[i];
                       },
                       worker);
 }

@@ -186,10 +186,4 @@ std::vector<sdk::Measurement> time_checked(const std::vector<Kernel*>& kernels,
   return out;
 }
 
-sdk::Measurement evaluate_kernel(Kernel& kernel, const std::vector<std::vector<float>>& expected,
-                                 const EvaluateOptions& options, ThreadPool& pool, Fault fault) {
-  if (auto failed = first_run(kernel, expected, options, pool, fault)) return *failed;
-  return time_checked({&kernel}, expected, options, pool).front();
-}
-
 }  // namespace aoe::cpu

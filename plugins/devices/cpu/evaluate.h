@@ -1,5 +1,5 @@
-// Running one candidate for real: build its kernel, run it on the task's
-// inputs, check every output against the reference, then time it.
+// Running candidates for real: build each kernel, run it on the task's
+// inputs, check every output against the reference, then time them in turns.
 #pragma once
 
 #include <cstdint>
@@ -64,10 +64,6 @@ std::optional<sdk::Measurement> first_run(Kernel& kernel, const std::vector<std:
 std::vector<sdk::Measurement> time_checked(const std::vector<Kernel*>& kernels,
                                            const std::vector<std::vector<float>>& expected,
                                            const EvaluateOptions& options, ThreadPool& pool);
-
-// One kernel through both: ok with the timing, or wrong_result.
-sdk::Measurement evaluate_kernel(Kernel& kernel, const std::vector<std::vector<float>>& expected,
-                                 const EvaluateOptions& options, ThreadPool& pool, Fault fault = Fault::none);
 
 // Builds, binds and runs once: the outputs of a config on given inputs.
 std::vector<std::vector<float>> run_once(const CpuOp& op, const sdk::Config& config,

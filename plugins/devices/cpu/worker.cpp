@@ -149,6 +149,26 @@ Worker fork_worker(const std::function<void(int)>& body) {
   return {pid, fds[0]};
 }
 
+using Clock = std::chrono::steady_clock;
+enum class Wait { message, closed, overran };
+
+// The worker's next message, or the end of its pipe, or `deadline` passed.
+Wait next_message(int fd, Clock::time_point deadline, Message& m) {
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    pollfd p{fd, POLLIN, 0};
+    const int ready = left > 0 ? poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000 * 1000))) : 0;
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0 && Clock::now() < deadline) continue;
+    if (ready == 0) return Wait::overran;
+    return receive(fd, m) > 0 ? Wait::message : Wait::closed;
+  }
+}
+
+Clock::time_point after(double seconds) {
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
 std::string death_of(int status) {
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
@@ -164,20 +184,16 @@ std::string death_of(int status) {
 
 std::vector<sdk::Measurement> run_isolated(size_t count, const std::function<sdk::Measurement(size_t)>& job,
                                            const WorkerOptions& options) {
-  using Clock = std::chrono::steady_clock;
   std::vector<sdk::Measurement> results(count);
   size_t next = 0;
   while (next < count) {
     const auto [pid, fd] = fork_worker([&](int out) { child(out, next, count, job); });
     long current = -1;  // the job the worker has started and not finished
-    auto deadline = Clock::now() + std::chrono::duration<double>(options.timeout_s);
+    auto deadline = after(options.timeout_s);
     for (;;) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-      pollfd p{fd, POLLIN, 0};
-      const int ready = left > 0 ? poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000 * 1000))) : 0;
-      if (ready < 0 && errno == EINTR) continue;
-      if (ready == 0 && Clock::now() < deadline) continue;
-      if (ready == 0) {
+      Message m;
+      const Wait got = next_message(fd, deadline, m);
+      if (got == Wait::overran) {
         kill(pid, SIGKILL);
         waitpid(pid, nullptr, 0);
         const size_t late = current >= 0 ? static_cast<size_t>(current) : next;
@@ -188,9 +204,7 @@ std::vector<sdk::Measurement> run_isolated(size_t count, const std::function<sdk
         next = late + 1;
         break;
       }
-      Message m;
-      const int got = receive(fd, m);
-      if (got <= 0) {
+      if (got == Wait::closed) {
         int status = 0;
         waitpid(pid, &status, 0);
         if (current >= 0 || next < count) {
@@ -202,7 +216,7 @@ std::vector<sdk::Measurement> run_isolated(size_t count, const std::function<sdk
       }
       if (m.kind == kBegin) {
         current = static_cast<long>(m.index);
-        deadline = Clock::now() + std::chrono::duration<double>(options.timeout_s);
+        deadline = after(options.timeout_s);
       } else if (m.kind == kResult && m.index < count) {
         results[m.index] = measurement_of(m);
         next = m.index + 1;
@@ -216,7 +230,6 @@ std::vector<sdk::Measurement> run_isolated(size_t count, const std::function<sdk
 
 bool run_together(size_t count, const std::function<void(WorkerProgress&)>& jobs, const WorkerOptions& options,
                   std::vector<sdk::Measurement>& results) {
-  using Clock = std::chrono::steady_clock;
   const auto [pid, fd] = fork_worker([&](int out) {
     PipeProgress progress(out);
     jobs(progress);
@@ -224,23 +237,18 @@ bool run_together(size_t count, const std::function<void(WorkerProgress&)>& jobs
   results.assign(count, {});
   std::vector<bool> came(count, false);
   size_t arrived = 0;
-  auto deadline = Clock::now() + std::chrono::duration<double>(options.timeout_s);
+  auto deadline = after(options.timeout_s);
   bool overran = false;
   for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    pollfd p{fd, POLLIN, 0};
-    const int ready = left > 0 ? poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000 * 1000))) : 0;
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready == 0 && Clock::now() < deadline) continue;
-    if (ready == 0) {
+    Message m;
+    const Wait got = next_message(fd, deadline, m);
+    if (got == Wait::overran) {
       kill(pid, SIGKILL);
       overran = true;
-      break;
     }
-    Message m;
-    if (receive(fd, m) <= 0) break;
+    if (got != Wait::message) break;
     if (m.kind == kBegin) {
-      deadline = Clock::now() + std::chrono::duration<double>(options.timeout_s * std::max<uint32_t>(1, m.repeats));
+      deadline = after(options.timeout_s * std::max<uint32_t>(1, m.repeats));
     } else if (m.kind == kResult && m.index < count && !came[m.index]) {
       results[m.index] = measurement_of(m);
       came[m.index] = true;
