@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "matmul_task.h"
 #include "warm_start.h"
 
 namespace aoe::opat {
@@ -15,16 +16,8 @@ using aoe::sdk::Knob;
 using aoe::sdk::KnobTag;
 using aoe::sdk::OpTask;
 using aoe::sdk::TuningSpace;
+using aoe::test::matmul;
 using nlohmann::json;
-
-OpTask matmul(int64_t m, int64_t k, int64_t n) {
-  OpTask t;
-  t.name = "MatMul_0";
-  t.op_type = "MatMul";
-  t.inputs = {{"a", {m, k}, DType::f16}, {"b", {k, n}, DType::f16, "ND", true}};
-  t.outputs = {{"y", {m, n}, DType::f16}};
-  return t;
-}
 
 TuningSpace matmul_space() {
   TuningSpace s;

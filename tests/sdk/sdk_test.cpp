@@ -9,20 +9,14 @@
 #include "aoe/sdk/measurement.h"
 #include "aoe/sdk/op_task.h"
 #include "aoe/sdk/tuning_space.h"
+#include "matmul_task.h"
 
 extern "C" int aoe_abi_is_c(void);
 
 namespace aoe::sdk {
 namespace {
 
-OpTask matmul(int64_t m, int64_t k, int64_t n) {
-  OpTask t;
-  t.name = "MatMul_0";
-  t.op_type = "MatMul";
-  t.inputs = {{"a", {m, k}, DType::f16}, {"b", {k, n}, DType::f16, "ND", true}};
-  t.outputs = {{"y", {m, n}, DType::f16}};
-  return t;
-}
+using aoe::test::matmul;
 
 TEST(Signature, IgnoresNamesAndKeepsShapes) {
   OpTask a = matmul(128, 768, 3072), b = matmul(128, 768, 3072);

@@ -1,7 +1,7 @@
-// The rules every searcher follows, as a typed test suite: instantiate it
-// with the searcher's class after specialising SearcherName for it.
-//   template <> struct SearcherName<SaSearcher> { static constexpr const char* value = "sa"; };
-//   INSTANTIATE_TYPED_TEST_SUITE_P(Sa, SearcherRules, SaSearcher);
+// The rules every searcher follows, as typed test suites. A searcher is held
+// to both by its class and the name its plugin registers, inside
+// aoe::search::testing:
+//   AOE_SEARCHER_RULES(Sa, SaSearcher, "sa");
 #pragma once
 
 #include <gtest/gtest.h>
@@ -267,6 +267,15 @@ TYPED_TEST_P(ObservationRules, ChargesARepeatedResultOnce) {
 }
 
 REGISTER_TYPED_TEST_SUITE_P(ObservationRules, TakesResultsItDidNotProposeAsKnowledge, ChargesARepeatedResultOnce);
+
+// Both suites for one searcher: SearcherRules reads the registered name.
+#define AOE_SEARCHER_RULES(Prefix, Class, registered_name)             \
+  template <>                                                            \
+  struct SearcherName<Class> {                                           \
+    static constexpr const char* value = registered_name;               \
+  };                                                                     \
+  INSTANTIATE_TYPED_TEST_SUITE_P(Prefix, SearcherRules, Class);          \
+  INSTANTIATE_TYPED_TEST_SUITE_P(Prefix, ObservationRules, Class)
 
 REGISTER_TYPED_TEST_SUITE_P(SearcherRules, NeverProposesAConfigTwice, StartsFromTheDefaultConfig,
                             SpendsItsBudgetOnMeasurementsNotOnInvalidConfigs, CountsProposalsNotYetObserved,

@@ -19,12 +19,7 @@
 
 namespace aoe::search::testing {
 
-template <>
-struct SearcherName<EnsembleSearcher> {
-  static constexpr const char* value = "ensemble";
-};
-INSTANTIATE_TYPED_TEST_SUITE_P(Ensemble, SearcherRules, EnsembleSearcher);
-INSTANTIATE_TYPED_TEST_SUITE_P(Ensemble, ObservationRules, EnsembleSearcher);
+AOE_SEARCHER_RULES(Ensemble, EnsembleSearcher, "ensemble");
 
 namespace {
 

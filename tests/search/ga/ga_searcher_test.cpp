@@ -400,11 +400,6 @@ TEST(GaSearcher, ProposesThroughTheCTable) {
 
 namespace aoe::search::testing {
 
-template <>
-struct SearcherName<GaSearcher> {
-  static constexpr const char* value = "ga";
-};
-INSTANTIATE_TYPED_TEST_SUITE_P(Ga, SearcherRules, GaSearcher);
-INSTANTIATE_TYPED_TEST_SUITE_P(Ga, ObservationRules, GaSearcher);
+AOE_SEARCHER_RULES(Ga, GaSearcher, "ga");
 
 }  // namespace aoe::search::testing

@@ -478,11 +478,6 @@ TEST(RlSearcher, ProposesThroughTheCTable) {
 
 namespace aoe::search::testing {
 
-template <>
-struct SearcherName<RlSearcher> {
-  static constexpr const char* value = "rl";
-};
-INSTANTIATE_TYPED_TEST_SUITE_P(Rl, SearcherRules, RlSearcher);
-INSTANTIATE_TYPED_TEST_SUITE_P(Rl, ObservationRules, RlSearcher);
+AOE_SEARCHER_RULES(Rl, RlSearcher, "rl");
 
 }  // namespace aoe::search::testing

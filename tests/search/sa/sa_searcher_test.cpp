@@ -15,12 +15,7 @@
 
 namespace aoe::search::testing {
 
-template <>
-struct SearcherName<SaSearcher> {
-  static constexpr const char* value = "sa";
-};
-INSTANTIATE_TYPED_TEST_SUITE_P(Sa, SearcherRules, SaSearcher);
-INSTANTIATE_TYPED_TEST_SUITE_P(Sa, ObservationRules, SaSearcher);
+AOE_SEARCHER_RULES(Sa, SaSearcher, "sa");
 
 namespace {
 

@@ -17,12 +17,7 @@
 
 namespace aoe::search::testing {
 
-template <>
-struct SearcherName<SurrogateSearcher> {
-  static constexpr const char* value = "surrogate";
-};
-INSTANTIATE_TYPED_TEST_SUITE_P(Surrogate, SearcherRules, SurrogateSearcher);
-INSTANTIATE_TYPED_TEST_SUITE_P(Surrogate, ObservationRules, SurrogateSearcher);
+AOE_SEARCHER_RULES(Surrogate, SurrogateSearcher, "surrogate");
 
 namespace {
 
