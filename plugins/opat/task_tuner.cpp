@@ -42,14 +42,6 @@ std::vector<std::string> changed_tags(const TuningSpace& space, const Config& fr
   return {tags.begin(), tags.end()};
 }
 
-// The bank's config, timed again here: the bank may come from another machine.
-std::optional<Best> bank_config(const TaskClient& task, const json& entry) {
-  const auto values = entry.value("config_values", Config{});
-  if (!task.space().in_domain(values)) return std::nullopt;
-  const Measurement m = task.evaluate({values}, {})[0];
-  if (!m.ok()) return std::nullopt;
-  return Best{values, m.time_us};
-}
 
 std::vector<Config> seeds_for(const aoe::sdk::Job& job, const TaskClient& task, const aoe::sdk::OpTask& op,
                               const json& key, const TuneOptions& options) {
@@ -94,9 +86,6 @@ TaskResult tune_task(const aoe::sdk::Job& job, const TaskGroup& group, const Tun
     return r;
   }
   const TuningSpace& space = task->space();
-  const Measurement base = task->evaluate({space.default_config}, {})[0];
-  if (!base.ok()) return failed(std::string("the default config did not run: ") + to_string(base.status) + " " + base.message);
-
   const json key = aoe::modes::op_bank_key(op, options.soc_version, space.version);
   std::optional<json> entry;
   try {
@@ -104,7 +93,18 @@ TaskResult tune_task(const aoe::sdk::Job& job, const TaskGroup& group, const Tun
   } catch (const Error& e) {
     return failed(e.what());
   }
-  std::optional<Best> banked = entry ? bank_config(*task, *entry) : std::nullopt;
+  // The default and the bank's config, timed in one batch: the device
+  // compares them side by side. The bank's is timed again here: the bank may
+  // come from another machine.
+  std::vector<Config> first = {space.default_config};
+  const Config bank_values = entry ? entry->value("config_values", Config{}) : Config{};
+  const bool has_bank_values = entry && space.in_domain(bank_values);
+  if (has_bank_values && bank_values != space.default_config) first.push_back(bank_values);
+  const auto timed = task->evaluate(first, {});
+  const Measurement& base = timed.front();
+  if (!base.ok()) return failed(std::string("the default config did not run: ") + to_string(base.status) + " " + base.message);
+  std::optional<Best> banked;
+  if (has_bank_values && timed.back().ok()) banked = Best{bank_values, timed.back().time_us};
 
   TaskResult result;
   result.before_us = base.time_us;
