@@ -4,6 +4,7 @@
 // bank must still win when both are timed together.
 #pragma once
 
+#include <limits>
 #include <optional>
 
 #include "aoe/sdk/device_client.h"
@@ -18,15 +19,26 @@ namespace aoe::modes {
 // (the simulator) take any win.
 inline constexpr double kNoisyMargin = 0.01;
 
-// True when `best` beats the incumbent (the banked config, else the default
-// timed at `default_us`) by the search's figures and again timed beside it,
-// by kNoisyMargin where the timings are noisy;
-// `best`, and `before_us` against the default, then carry the pair's
-// figures. Otherwise `best` becomes the incumbent.
-inline bool confirm_best(const aoe::sdk::TaskClient& task, const std::optional<Best>& banked, double default_us,
-                         Best& best, double& before_us) {
-  const Best incumbent = banked ? *banked : Best{task.space().default_config, default_us};
-  bool holds = best.time_us < incumbent.time_us;
+// Where a search starts. A noiseless device's figures compare across
+// batches, so the incumbent's stands. A noisy one's do not: the incumbent
+// was timed beside other configs than the search's, and what else a batch
+// holds moves a config's time (each evicts the others' data from cache). The
+// search then starts from nothing, and its own winner goes to confirm_best.
+inline Best search_start(const Best& incumbent, const aoe::sdk::Measurement& first) {
+  if (first.noise > 0) return Best{{}, std::numeric_limits<double>::infinity()};
+  return incumbent;
+}
+
+// True when `best`, the search's winner, beats the incumbent (the banked
+// config, else the default timed as `first`) timed beside it, by
+// kNoisyMargin where the timings are noisy; on a noiseless device it must
+// beat the incumbent's figure first. `best`, and `before_us` against the
+// default, then carry the pair's figures. Otherwise `best` becomes the incumbent.
+inline bool confirm_best(const aoe::sdk::TaskClient& task, const std::optional<Best>& banked,
+                         const aoe::sdk::Measurement& first, Best& best, double& before_us) {
+  const Best incumbent = banked ? *banked : Best{task.space().default_config, first.time_us};
+  bool holds = !best.config.empty() && best.config != incumbent.config &&
+               (first.noise > 0 || best.time_us < incumbent.time_us);
   if (holds) {
     const auto again = task.evaluate({incumbent.config, best.config}, {});
     const bool noisy = again[0].noise > 0 || again[1].noise > 0;

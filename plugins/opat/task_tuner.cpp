@@ -109,7 +109,7 @@ TaskResult tune_task(const aoe::sdk::Job& job, const TaskGroup& group, const Tun
   TaskResult result;
   result.before_us = base.time_us;
   result.bank_entry = op.hash();
-  Best best = banked ? *banked : Best{space.default_config, base.time_us};
+  Best best = aoe::modes::search_start(banked ? *banked : Best{space.default_config, base.time_us}, base);
   if (!banked || options.repeat_tune) {
     if (!search(job, *task, op, key, options, progress, best, result)) {
       result.outcome = Outcome::interrupted;
@@ -117,7 +117,7 @@ TaskResult tune_task(const aoe::sdk::Job& job, const TaskGroup& group, const Tun
     }
   }
   // A win by the noise of its moment is not kept (side_by_side.h).
-  const bool improved = aoe::modes::confirm_best(*task, banked, base.time_us, best, result.before_us);
+  const bool improved = aoe::modes::confirm_best(*task, banked, base, best, result.before_us);
   result.after_us = best.time_us;
   result.config = space.describe(best.config);
   result.changed_tags = changed_tags(space, space.default_config, best.config);

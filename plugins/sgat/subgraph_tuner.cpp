@@ -105,6 +105,23 @@ json values_by_name(const TuningSpace& space, const Config& c) {
   return out;
 }
 
+// Each decision of the default strategy changed alone, when they take at
+// most half the budget: a strategy's decisions are mostly independent (fuse
+// this edge, run that core as one kernel), so these show which ones pay on
+// their own before the searcher combines them.
+std::vector<Config> single_changes(const TuningSpace& space, uint64_t budget) {
+  std::vector<Config> out;
+  for (size_t i = 0; i < space.knobs.size(); ++i)
+    for (int64_t v : space.knobs[i].values)
+      if (v != space.default_config[i]) {
+        Config c = space.default_config;
+        c[i] = v;
+        out.push_back(std::move(c));
+      }
+  if (out.size() > budget / 2) out.clear();
+  return out;
+}
+
 bool search(const aoe::sdk::Job& job, const TaskClient& task, const TuneOptions& options, Measurer& measure,
             const SearchProgress& progress, Best& best, SubgraphResult& result) {
   auto searcher = job.searcher("Subgraph");
@@ -112,7 +129,8 @@ bool search(const aoe::sdk::Job& job, const TaskClient& task, const TuneOptions&
   aoe::modes::SearchTally tally;
   const bool finished = aoe::modes::run_search(
       job.host(), *searcher, task, options.limits, options.batch,
-      [&](const std::vector<Config>& runnable) { return measure(runnable); }, progress, best, tally);
+      [&](const std::vector<Config>& runnable) { return measure(runnable); }, progress, best, tally,
+      single_changes(task.space(), options.limits.budget));
   result.evaluations = tally.evaluations;
   result.refused = tally.refused;
   result.stop_reason = tally.stop_reason;
@@ -154,13 +172,15 @@ SubgraphResult tune_subgraph(const aoe::sdk::Job& job, const aoe::sdk::SubgraphT
   }
   // The default, the subgraph untuned and a bank hit, timed in one batch:
   // the device compares them side by side. A hit is timed again here: the
-  // bank may come from another machine.
+  // bank may come from another machine. Not journaled: on a noisy device a
+  // figure from this batch does not compare with the search's (side_by_side.h),
+  // so a search that proposes the default times it among its own.
   std::vector<Config> first = {space.default_config};
   const size_t untuned_at = slot(first, untuned(space));
   const std::optional<size_t> banked_at =
       entry ? std::optional<size_t>(slot(first, config_by_name(space, entry->value("config_by_knob", json::object()))))
             : std::nullopt;
-  const auto timed = measure(first);
+  const auto timed = task->evaluate(first, {}, options.build_threads);
   const Measurement& base = timed[0];
   if (!base.ok())
     return failed(std::string("the default strategy did not run: ") + to_string(base.status) + " " + base.message);
@@ -169,7 +189,7 @@ SubgraphResult tune_subgraph(const aoe::sdk::Job& job, const aoe::sdk::SubgraphT
   if (banked_at && timed[*banked_at].ok()) banked = Best{first[*banked_at], timed[*banked_at].time_us};
 
   result.before_us = base.time_us;
-  Best best = banked ? *banked : Best{space.default_config, base.time_us};
+  Best best = aoe::modes::search_start(banked ? *banked : Best{space.default_config, base.time_us}, base);
   if (!banked || options.repeat_tune) {
     if (!search(job, *task, options, measure, progress, best, result)) {
       result.outcome = Outcome::interrupted;
@@ -177,7 +197,7 @@ SubgraphResult tune_subgraph(const aoe::sdk::Job& job, const aoe::sdk::SubgraphT
     }
   }
   // Timed again beside the incumbent, afresh: a journal answer would not be a pair.
-  const bool improved = aoe::modes::confirm_best(*task, banked, base.time_us, best, result.before_us);
+  const bool improved = aoe::modes::confirm_best(*task, banked, base, best, result.before_us);
   result.after_us = best.time_us;
   result.config = space.describe(best.config);
   result.decisions = SubgraphDecisions::of(space, best.config);

@@ -184,6 +184,17 @@ SubgraphOp::SubgraphOp(const sdk::SubgraphTask& task, std::shared_ptr<const Host
       for (const auto& i : present(node.inputs)) by_views.insert(i);
       for (const auto& o : present(node.outputs)) from_views.insert(o);
     }
+  // Attention cores: off by default, as an operator-by-operator runtime runs them.
+  std::vector<sdk::Knob> attention_knobs;
+  for (auto& p : find_attention(g)) {
+    try {
+      attention_ops_.push_back(std::make_shared<const AttentionOp>(p, g, *host_));
+    } catch (const sdk::Error&) {
+      continue;  // its unfused kernels still run it
+    }
+    attention_knobs.push_back(sdk::Knob::integer(sdk::kFuseKnob + p.softmax, sdk::KnobTag::impl, 0, 1));
+    attention_.push_back(std::move(p));
+  }
   for (const auto& name : layout_order) {
     const auto& t = g.tensor(name);
     // The subgraph's own inputs and outputs keep the model's layout: the
@@ -198,6 +209,7 @@ SubgraphOp::SubgraphOp(const sdk::SubgraphTask& task, std::shared_ptr<const Host
 
   space_.version = "1";
   for (const auto& k : fuse_knobs) space_.knobs.push_back(k), space_.default_config.push_back(1);
+  for (const auto& k : attention_knobs) space_.knobs.push_back(k), space_.default_config.push_back(0);
   for (const auto& k : layout_knobs) space_.knobs.push_back(k), space_.default_config.push_back(0);
   for (size_t i = 0; i < tiling_knobs.size(); ++i)
     space_.knobs.push_back(tiling_knobs[i]), space_.default_config.push_back(tiling_defaults[i]);
@@ -273,11 +285,53 @@ int SubgraphOp::stored_lanes(const std::string& tensor, const sdk::SubgraphDecis
   return it != d.layouts.end() && it->second == "NCHWc" ? lanes_ : 0;
 }
 
+// The kernels of a strategy: the fusion it keeps, and each attention core
+// it runs as one kernel in place of the kernels of its nodes (`attention`:
+// the kernel's name -> its index in attention_).
+std::vector<sdk::FusedOp> SubgraphOp::kernels_of(const sdk::SubgraphDecisions& d,
+                                                 std::map<std::string, size_t>& attention) const {
+  const auto& g = task_.graph;
+  std::set<std::string> inside, written;  // nodes of the attention kernels, and what they write
+  for (const auto& p : attention_)
+    if (!d.unfused.count(p.softmax)) inside.insert(p.nodes.begin(), p.nodes.end());
+  for (const auto& n : g.nodes)
+    if (inside.count(n.name)) written.insert(n.outputs.begin(), n.outputs.end());
+  std::set<std::string> produced;
+  for (const auto& n : g.nodes) produced.insert(n.outputs.begin(), n.outputs.end());
+  // No chain crosses an attention kernel's edge.
+  auto may_fuse = [&](const sdk::Node& n) {
+    if (d.unfused.count(n.name)) return false;
+    for (const auto& in : n.inputs)
+      if (!in.empty() && produced.count(in) && written.count(in) != inside.count(n.name)) return false;
+    return true;
+  };
+  std::vector<sdk::FusedOp> out;
+  for (auto& k : sdk::fuse(g, fusable_, {}, may_fuse)) {
+    const auto in = std::count_if(k.node_names.begin(), k.node_names.end(), [&](const std::string& n) { return inside.count(n) > 0; });
+    if (in != 0 && in != static_cast<std::ptrdiff_t>(k.node_names.size()))
+      throw sdk::Error(sdk::StatusCode::internal, "kernel '" + k.task.name + "' crosses an attention kernel's edge");
+    if (in == 0) out.push_back(std::move(k));
+  }
+  for (size_t a = 0; a < attention_.size(); ++a) {
+    const auto& p = attention_[a];
+    if (d.unfused.count(p.softmax)) continue;
+    sdk::FusedOp k;
+    k.task.op_type = "Attention";
+    for (const auto& n : p.nodes) k.task.name += (k.task.name.empty() ? "" : "+") + n;
+    for (const auto& r : attention_ops_[a]->reads()) k.task.inputs.push_back(g.tensor(r));
+    k.task.outputs = {g.tensor(attention_ops_[a]->writes())};
+    k.node_names = p.nodes;
+    attention[k.task.name] = a;
+    out.push_back(std::move(k));
+  }
+  return in_dependency_order(std::move(out));
+}
+
 Plan SubgraphOp::lower(const sdk::Config& config) const {
   const auto& g = task_.graph;
   const auto d = sdk::SubgraphDecisions::of(space_, config);
-  const auto kernels = in_dependency_order(
-      sdk::fuse(g, fusable_, {}, [&](const sdk::Node& n) { return !d.unfused.count(n.name); }));
+  std::map<std::string, size_t> attention;
+  const auto kernels = kernels_of(d, attention);
   Plan plan;
   std::map<std::string, int> stored;  // tensor (or converted copy) -> lanes
   for (const auto& [name, t] : g.tensors) stored[name] = 0;
@@ -307,6 +361,20 @@ Plan SubgraphOp::lower(const sdk::Config& config) const {
   };
 
   for (const auto& k : kernels) {
+    if (auto a = attention.find(k.task.name); a != attention.end()) {
+      PlanStep s;
+      s.kind = PlanStep::Kind::kernel;
+      s.name = k.task.name;
+      s.nodes = k.node_names;
+      s.task = k.task;
+      s.op = attention_ops_[a->second];
+      s.config = s.op->space().default_config;
+      for (const auto& in : k.task.inputs) s.reads.push_back(source(in.name, 0));
+      s.writes = {k.task.outputs[0].name};
+      stored[s.writes[0]] = 0;
+      plan.steps.push_back(std::move(s));
+      continue;
+    }
     if (is_view_op(k.task.op_type)) {
       PlanStep s;
       s.kind = PlanStep::Kind::view;

@@ -11,8 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "aoe/sdk/fusion.h"
 #include "aoe/sdk/subgraph_task.h"
 #include "aoe/sdk/tuning_space.h"
+#include "attention_op.h"
+#include "attention_pattern.h"
 #include "cpu_op.h"
 #include "host_cpu.h"
 
@@ -79,6 +82,7 @@ class SubgraphOp {
   void check_node(const sdk::Node& node);
   sdk::Config kernel_config(const std::string& anchor, const CpuOp& op, bool tuned) const;
   int stored_lanes(const std::string& tensor, const sdk::SubgraphDecisions& d) const;
+  std::vector<sdk::FusedOp> kernels_of(const sdk::SubgraphDecisions& d, std::map<std::string, size_t>& attention) const;
 
   sdk::SubgraphTask task_;
   std::shared_ptr<const HostCpu> host_;
@@ -87,6 +91,9 @@ class SubgraphOp {
   std::vector<std::unique_ptr<CpuOp>> node_ops_;    // per node: its reference (null: view, BatchNormalization)
   std::map<std::string, ValueRange> given_;
   std::set<std::string> layout_tensors_;            // those with a layout: knob
+  // Attention cores one kernel can run (a fuse:<Softmax> knob each).
+  std::vector<AttentionPattern> attention_;
+  std::vector<std::shared_ptr<const AttentionOp>> attention_ops_;
   sdk::TuningSpace space_;
 };
 

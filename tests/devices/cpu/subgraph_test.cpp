@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "aoe/sdk/error.h"
+#include "attention_op.h"
 #include "conv_op.h"
 #include "cpu_device.h"
 #include "subgraph_op.h"
@@ -28,8 +29,9 @@ class GraphBuilder {
     g_.inputs.push_back(name);
     return *this;
   }
-  GraphBuilder& constant(const std::string& name, std::vector<int64_t> shape) {
+  GraphBuilder& constant(const std::string& name, std::vector<int64_t> shape, sdk::DType dtype = sdk::DType::f32) {
     tensor(name, std::move(shape), true);
+    g_.tensors[name].dtype = dtype;
     return *this;
   }
   GraphBuilder& node(const std::string& name, const std::string& op, std::vector<std::string> inputs,
@@ -113,6 +115,38 @@ sdk::SubgraphTask conv_bn_pool() {
       .node("flat", "Flatten", {"p"}, "y", {2, 32 * 6 * 6})
       .output("y")
       .task("conv_bn_pool");
+}
+
+// Self-attention as PyTorch exports it: Q, K, V projections, heads split by
+// Reshape and Transpose, scaled and masked scores, softmax, context merged back.
+sdk::SubgraphTask attention(bool probs_as_output = false, int64_t seq = 24, int64_t hidden = 32, int64_t heads = 4) {
+  const int64_t dim = hidden / heads;
+  GraphBuilder b;
+  b.input("x", {1, seq, hidden})
+      .input("mask", {1, 1, 1, seq})
+      .constant("heads_shape", {4}, sdk::DType::i64)
+      .constant("hidden_shape", {3}, sdk::DType::i64)
+      .constant("root", {});
+  for (const std::string p : {"q", "k", "v"}) {
+    const std::vector<int64_t> perm = p == "k" ? std::vector<int64_t>{0, 2, 3, 1} : std::vector<int64_t>{0, 2, 1, 3};
+    const std::vector<int64_t> shape = p == "k" ? std::vector<int64_t>{1, heads, dim, seq} : std::vector<int64_t>{1, heads, seq, dim};
+    b.constant("w" + p, {hidden, hidden})
+        .constant("b" + p, {hidden})
+        .node(p + "_proj", "MatMul", {"x", "w" + p}, p + "0", {1, seq, hidden})
+        .node(p + "_bias", "Add", {p + "0", "b" + p}, p + "1", {1, seq, hidden})
+        .node(p + "_heads", "Reshape", {p + "1", "heads_shape"}, p + "2", {1, seq, heads, dim})
+        .node(p + "_transpose", "Transpose", {p + "2"}, p, shape, {{"perm", perm}});
+  }
+  b.node("scores", "MatMul", {"q", "k"}, "s0", {1, heads, seq, seq})
+      .node("scale", "Div", {"s0", "root"}, "s1", {1, heads, seq, seq})
+      .node("masked", "Add", {"s1", "mask"}, "s2", {1, heads, seq, seq})
+      .node("softmax", "Softmax", {"s2"}, "probs", {1, heads, seq, seq}, {{"axis", -1}})
+      .node("context", "MatMul", {"probs", "v"}, "c0", {1, heads, seq, dim})
+      .node("merge", "Transpose", {"c0"}, "c1", {1, seq, heads, dim}, {{"perm", {0, 2, 1, 3}}})
+      .node("flatten", "Reshape", {"c1", "hidden_shape"}, "y", {1, seq, hidden})
+      .output("y");
+  if (probs_as_output) b.output("probs");
+  return b.task("attention");
 }
 
 std::shared_ptr<const HostCpu> host() { return std::make_shared<const HostCpu>(detect_host_cpu()); }
@@ -222,6 +256,57 @@ TEST(CpuSubgraph, UnfusingAddsAKernel) {
   EXPECT_EQ(split.kernels(), 3u);
   EXPECT_EQ(kernel_of(split, "bias").nodes, (std::vector<std::string>{"bias", "gelu"}));
   EXPECT_EQ(ffn.lower(with(f, with(f, f.default_config, "fuse:bias", 0), "fuse:gelu", 0)).kernels(), 4u);
+}
+
+TEST(CpuSubgraph, AttentionCoreRunsAsOneKernelWhenChosen) {
+  const SubgraphOp op(attention(), host());
+  const auto& s = op.space();
+  const auto names = knob_names(s);
+  ASSERT_NE(std::find(names.begin(), names.end(), "fuse:softmax"), names.end());
+  // Off by default: the default strategy runs the ops one by one, as operator tuning sees them.
+  EXPECT_EQ(s.default_config[static_cast<size_t>(std::find(names.begin(), names.end(), "fuse:softmax") - names.begin())], 0);
+  EXPECT_EQ(op.lower(s.default_config).kernels(), 10u);  // 3 projections, 4 Transposes, scores, softmax, context
+
+  const Plan fused = op.lower(with(s, s.default_config, "fuse:softmax", 1));
+  ASSERT_EQ(fused.kernels(), 4u);
+  const auto& core = kernel_of(fused, "scores");
+  EXPECT_EQ(core.nodes, (std::vector<std::string>{"scores", "scale", "masked", "softmax", "context", "q_transpose",
+                                                  "k_transpose", "v_transpose", "merge"}));
+  // It reads the projections through their views and writes where the merge Transpose did.
+  EXPECT_EQ(core.reads, (std::vector<std::string>{"q2", "k2", "v2", "root", "mask"}));
+  EXPECT_EQ(core.writes, (std::vector<std::string>{"c1"}));
+}
+
+TEST(CpuSubgraph, AttentionCoreMatchesTheNodesRunOneByOne) {
+  ThreadPool pool(2);
+  const SubgraphOp op(attention(), host());
+  const auto data = make_subgraph_data(op, 7);
+  size_t fused = 0;
+  sdk::for_each_config(op.space(), [&](const sdk::Config& c) {
+    const auto d = sdk::SubgraphDecisions::of(op.space(), c);
+    fused += d.unfused.count("softmax") ? 0 : 1;
+    EXPECT_EQ(check_outputs(op, c, data, pool), "") << op.space().describe(c).dump();
+  });
+  EXPECT_GT(fused, 0u);
+
+  // The kernel's own settings, against its own reference.
+  const auto patterns = find_attention(op.graph());
+  ASSERT_EQ(patterns.size(), 1u);
+  const AttentionOp core(patterns[0], op.graph(), test::host());
+  auto configs = test::sample_configs(core, 8);
+  configs.push_back(with(core.space(), core.space().default_config, "rows", 8));
+  configs.push_back(with(core.space(), core.space().default_config, "pack_v", "none"));
+  test::expect_matches_reference(core, configs, pool);
+}
+
+TEST(CpuSubgraph, AttentionWhoseScoresAreReadElsewhereIsNotFused) {
+  const SubgraphOp op(attention(true), host());
+  const auto names = knob_names(op.space());
+  EXPECT_EQ(std::find(names.begin(), names.end(), "fuse:softmax"), names.end());
+  auto other_axis = attention();
+  for (auto& n : other_axis.graph.nodes)
+    if (n.name == "softmax") n.attrs["axis"] = 2;
+  EXPECT_TRUE(find_attention(other_axis.graph).empty());
 }
 
 TEST(CpuSubgraph, TunedTilingAppliesTheBanksConfig) {
@@ -397,6 +482,21 @@ TEST(CpuSubgraphFigures, DISABLED_DefaultAgainstBestOfTheSpace) {
     std::printf("%-13s x%-18s %3zu configs  default %8.1f us  best %8.1f us (%.2fx)  %s\n", sg.name.c_str(),
                 nlohmann::json(x).dump().c_str(), configs.size(), def, best, def / best,
                 space.describe(configs[best_at]).dump().c_str());
+  }
+}
+
+// The attention core at BERT-base's size, one kernel against the ops one by
+// one, timed side by side.
+TEST(CpuSubgraphFigures, DISABLED_AttentionCoreAtBertBaseSize) {
+  auto dev = device({{"max_seconds", 1.0}, {"max_repeats", 200}});
+  auto task = dev.prepare_cpu_subgraph(attention(false, 128, 768, 12));
+  const auto& space = task->space();
+  const sdk::Config fused = with(space, space.default_config, "fuse:softmax", 1);
+  for (int round = 0; round < 3; ++round) {
+    const auto r = measure(*task, {space.default_config, fused});
+    ASSERT_TRUE(r[0].ok() && r[1].ok()) << r[0].message << r[1].message;
+    std::printf("ops one by one %8.1f us   attention kernel %8.1f us   ratio %.3f\n", r[0].time_us, r[1].time_us,
+                r[1].time_us / r[0].time_us);
   }
 }
 
