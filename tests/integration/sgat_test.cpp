@@ -171,6 +171,35 @@ TEST_F(AoeHostTest, SgatOnTheCpuChecksEveryCandidatesOutput) {
       << bad.dump(2);
 }
 
+// The strategies of a transformer layer on the cpu include its attention
+// core as one kernel; SGAT tries each decision alone first, so that one is
+// measured, and every candidate passes the cpu's output check.
+TEST_F(AoeHostTest, SgatOnTheCpuTriesTheAttentionCoreAsOneKernel) {
+  auto args = sgat_args("bert_layer.onnx", {"--budget", "16"});
+  args[3] = "cpu";
+  const auto r = aoe_host(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json sgat = only_result()["SGAT"];
+  EXPECT_TRUE(sgat["tuning_failed_subgraphs"].empty()) << sgat.dump(2);
+  const auto plans = files_named(dir_, "_sgat_plan.json");
+  ASSERT_EQ(plans.size(), 1u);
+  std::ifstream in(plans[0]);
+  const json plan = json::parse(in);
+  bool offered = false;
+  for (const auto& sg : plan["subgraphs"])
+    for (const auto& [knob, value] : sg["config"].items())
+      offered = offered || knob == "fuse:encoder.layer.0/attention.self/probs/Softmax";
+  EXPECT_TRUE(offered) << plan.dump(2);
+
+  const auto journals = files_named(dir_, "journal.jsonl");
+  ASSERT_EQ(journals.size(), 1u);
+  std::ifstream lines(journals[0]);
+  size_t measured = 0;
+  for (std::string line; std::getline(lines, line); ++measured)
+    EXPECT_EQ(json::parse(line)["status"], 0) << line;
+  EXPECT_GE(measured, 9u) << "the default's 8 single changes in the attention block, and more";
+}
+
 TEST_F(AoeHostTest, OpatAfterSgatFollowsItsStrategy) {
   const auto sgat = aoe_host(sgat_args("bert_layer.onnx"));
   ASSERT_EQ(sgat.exit_code, 0) << sgat.err;

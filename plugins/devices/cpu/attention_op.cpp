@@ -173,21 +173,26 @@ AttentionOp::AttentionOp(const AttentionPattern& pattern, const sdk::Graph& grap
     throw sdk::Error(sdk::StatusCode::internal, "the default attention config is refused: " + why);
 }
 
-// The widest ISA's largest micro-kernel, threads for the work, and query
-// rows in blocks small enough that every thread gets two.
+// Threads for the work; query rows in blocks small enough that every
+// thread gets two; the widest ISA's micro-kernel that pads the two small
+// GEMMs least (the first, the largest, on a tie): a 14-row tile over 128
+// rows computes 12 padding rows, an 8-row one none.
 sdk::Config AttentionOp::default_config() const {
   sdk::Config c(kKnobCount, 0);
-  const auto& catalog = ukernel_catalog();
-  for (size_t i = 0; i < catalog.size(); ++i)
-    if (catalog[i].isa == host_.best_isa()) {
-      c[kUKernel] = static_cast<int64_t>(i);
-      break;
-    }
   const double flops = 2.0 * static_cast<double>(batches_ * sq_ * sk_ * (d_ + dv_));
   c[kThreads] = default_threads(host_, flops / 20.0);
   const int64_t blocks = std::max<int64_t>(1, (2 * c[kThreads] + batches_ - 1) / batches_);
   c[kRows] = at_most(space_.knobs[kRows], std::max<int64_t>(1, sq_ / blocks));
   if (c[kRows] < sq_ && blocks == 1) c[kRows] = space_.knobs[kRows].values.back();
+  const int64_t rows = std::min(c[kRows], sq_);
+  const auto& catalog = ukernel_catalog();
+  int64_t least = 0;
+  for (size_t i = 0; i < catalog.size(); ++i) {
+    if (catalog[i].isa != host_.best_isa()) continue;
+    const int64_t mr = catalog[i].mr, nr = catalog[i].nr;
+    const int64_t work = round_up(rows, mr) * (round_up(sk_, nr) * d_ + round_up(dv_, nr) * sk_);
+    if (least == 0 || work < least) least = work, c[kUKernel] = static_cast<int64_t>(i);
+  }
   c[kPackV] = 0;
   return c;
 }

@@ -117,24 +117,33 @@ sdk::SubgraphTask conv_bn_pool() {
       .task("conv_bn_pool");
 }
 
-// Self-attention as PyTorch exports it: Q, K, V projections, heads split by
-// Reshape and Transpose, scaled and masked scores, softmax, context merged back.
-sdk::SubgraphTask attention(bool probs_as_output = false, int64_t seq = 24, int64_t hidden = 32, int64_t heads = 4) {
-  const int64_t dim = hidden / heads;
+// Self-attention as PyTorch exports it: Q, K, V projections (or, without
+// them, Q, K, V as inputs), heads split by Reshape and Transpose, scaled and
+// masked scores, softmax, context merged back.
+struct AttentionShape {
+  int64_t seq = 24, hidden = 32, heads = 4;
+  bool projections = true;
+  bool probs_as_output = false;
+};
+sdk::SubgraphTask attention(const AttentionShape& a = {}) {
+  const int64_t seq = a.seq, hidden = a.hidden, heads = a.heads, dim = hidden / heads;
   GraphBuilder b;
-  b.input("x", {1, seq, hidden})
-      .input("mask", {1, 1, 1, seq})
+  b.input("mask", {1, 1, 1, seq})
       .constant("heads_shape", {4}, sdk::DType::i64)
       .constant("hidden_shape", {3}, sdk::DType::i64)
       .constant("root", {});
+  if (a.projections) b.input("x", {1, seq, hidden});
   for (const std::string p : {"q", "k", "v"}) {
     const std::vector<int64_t> perm = p == "k" ? std::vector<int64_t>{0, 2, 3, 1} : std::vector<int64_t>{0, 2, 1, 3};
     const std::vector<int64_t> shape = p == "k" ? std::vector<int64_t>{1, heads, dim, seq} : std::vector<int64_t>{1, heads, seq, dim};
-    b.constant("w" + p, {hidden, hidden})
-        .constant("b" + p, {hidden})
-        .node(p + "_proj", "MatMul", {"x", "w" + p}, p + "0", {1, seq, hidden})
-        .node(p + "_bias", "Add", {p + "0", "b" + p}, p + "1", {1, seq, hidden})
-        .node(p + "_heads", "Reshape", {p + "1", "heads_shape"}, p + "2", {1, seq, heads, dim})
+    if (a.projections)
+      b.constant("w" + p, {hidden, hidden})
+          .constant("b" + p, {hidden})
+          .node(p + "_proj", "MatMul", {"x", "w" + p}, p + "0", {1, seq, hidden})
+          .node(p + "_bias", "Add", {p + "0", "b" + p}, p + "1", {1, seq, hidden});
+    else
+      b.input(p + "1", {1, seq, hidden});
+    b.node(p + "_heads", "Reshape", {p + "1", "heads_shape"}, p + "2", {1, seq, heads, dim})
         .node(p + "_transpose", "Transpose", {p + "2"}, p, shape, {{"perm", perm}});
   }
   b.node("scores", "MatMul", {"q", "k"}, "s0", {1, heads, seq, seq})
@@ -145,7 +154,7 @@ sdk::SubgraphTask attention(bool probs_as_output = false, int64_t seq = 24, int6
       .node("merge", "Transpose", {"c0"}, "c1", {1, seq, heads, dim}, {{"perm", {0, 2, 1, 3}}})
       .node("flatten", "Reshape", {"c1", "hidden_shape"}, "y", {1, seq, hidden})
       .output("y");
-  if (probs_as_output) b.output("probs");
+  if (a.probs_as_output) b.output("probs");
   return b.task("attention");
 }
 
@@ -279,15 +288,19 @@ TEST(CpuSubgraph, AttentionCoreRunsAsOneKernelWhenChosen) {
 
 TEST(CpuSubgraph, AttentionCoreMatchesTheNodesRunOneByOne) {
   ThreadPool pool(2);
+  // Q, K and V from the projections, and as the subgraph's own inputs; heads of 8 and of 5.
+  for (const auto& shape : {AttentionShape{}, AttentionShape{20, 30, 6, false, false}}) {
+    const SubgraphOp whole(attention(shape), host());
+    const auto data = make_subgraph_data(whole, 7);
+    size_t fused = 0;
+    sdk::for_each_config(whole.space(), [&](const sdk::Config& c) {
+      const auto d = sdk::SubgraphDecisions::of(whole.space(), c);
+      fused += d.unfused.count("softmax") ? 0 : 1;
+      EXPECT_EQ(check_outputs(whole, c, data, pool), "") << whole.space().describe(c).dump();
+    });
+    EXPECT_GT(fused, 0u);
+  }
   const SubgraphOp op(attention(), host());
-  const auto data = make_subgraph_data(op, 7);
-  size_t fused = 0;
-  sdk::for_each_config(op.space(), [&](const sdk::Config& c) {
-    const auto d = sdk::SubgraphDecisions::of(op.space(), c);
-    fused += d.unfused.count("softmax") ? 0 : 1;
-    EXPECT_EQ(check_outputs(op, c, data, pool), "") << op.space().describe(c).dump();
-  });
-  EXPECT_GT(fused, 0u);
 
   // The kernel's own settings, against its own reference.
   const auto patterns = find_attention(op.graph());
@@ -300,7 +313,7 @@ TEST(CpuSubgraph, AttentionCoreMatchesTheNodesRunOneByOne) {
 }
 
 TEST(CpuSubgraph, AttentionWhoseScoresAreReadElsewhereIsNotFused) {
-  const SubgraphOp op(attention(true), host());
+  const SubgraphOp op(attention({24, 32, 4, true, true}), host());
   const auto names = knob_names(op.space());
   EXPECT_EQ(std::find(names.begin(), names.end(), "fuse:softmax"), names.end());
   auto other_axis = attention();
@@ -486,17 +499,20 @@ TEST(CpuSubgraphFigures, DISABLED_DefaultAgainstBestOfTheSpace) {
 }
 
 // The attention core at BERT-base's size, one kernel against the ops one by
-// one, timed side by side.
+// one, timed side by side: the core alone, and with the projections.
 TEST(CpuSubgraphFigures, DISABLED_AttentionCoreAtBertBaseSize) {
   auto dev = device({{"max_seconds", 1.0}, {"max_repeats", 200}});
-  auto task = dev.prepare_cpu_subgraph(attention(false, 128, 768, 12));
-  const auto& space = task->space();
-  const sdk::Config fused = with(space, space.default_config, "fuse:softmax", 1);
-  for (int round = 0; round < 3; ++round) {
-    const auto r = measure(*task, {space.default_config, fused});
-    ASSERT_TRUE(r[0].ok() && r[1].ok()) << r[0].message << r[1].message;
-    std::printf("ops one by one %8.1f us   attention kernel %8.1f us   ratio %.3f\n", r[0].time_us, r[1].time_us,
-                r[1].time_us / r[0].time_us);
+  for (const bool projections : {false, true}) {
+    auto task = dev.prepare_cpu_subgraph(attention({128, 768, 12, projections, false}));
+    const auto& space = task->space();
+    const sdk::Config fused = with(space, space.default_config, "fuse:softmax", 1);
+    for (int round = 0; round < 3; ++round) {
+      const auto r = measure(*task, {space.default_config, fused});
+      ASSERT_TRUE(r[0].ok() && r[1].ok()) << r[0].message << r[1].message;
+      std::printf("%-17s ops one by one %8.1f us   attention kernel %8.1f us   ratio %.3f\n",
+                  projections ? "with projections" : "core alone", r[0].time_us, r[1].time_us,
+                  r[1].time_us / r[0].time_us);
+    }
   }
 }
 
