@@ -142,6 +142,11 @@ int main(int argc, char** argv) {
         for (const auto& p : pipelines) ms.push_back(base * median(p.ratios));
         std::printf("%-12s %-10s %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f\n", model.c_str(), device.c_str(), ms[0],
                     ms[1], ms[2], ms[3], ms[1] / ms[0], ms[3] / ms[1]);
+        // The spread behind the last column: each round's SGAT+OPAT over its OPAT.
+        std::printf("%-23s S+O/OPAT per round:", "");
+        for (uint64_t round = 0; round < opts.rounds; ++round)
+          std::printf(" %.3f", pipelines[3].ratios[round] / pipelines[1].ratios[round]);
+        std::printf("\n");
         std::fflush(stdout);
       }
     }

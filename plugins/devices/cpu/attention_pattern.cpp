@@ -134,21 +134,25 @@ class Matcher {
     return perm.size() == rank ? perm : std::vector<int64_t>{};
   }
 
-  // `tensor` as `reader` reads it: through the Transpose that makes it when
-  // only `reader` reads its result, else as stored.
+  // `tensor` as `reader` reads it: through the Transposes that make it
+  // (PyTorch's keys often pass two), each read by the next alone.
   StridedView read_view(const std::string& tensor, size_t reader, std::vector<std::string>& nodes) const {
-    StridedView view{tensor, g_.tensor(tensor).shape, strides_of(g_.tensor(tensor).shape)};
-    auto it = producer_.find(tensor);
-    if (it == producer_.end() || !only_reader(tensor, reader)) return view;
-    const sdk::Node& t = g_.nodes[it->second];
-    if (t.op_type != "Transpose" || live(t.inputs).size() != 1) return view;
-    const Shape& source = g_.tensor(t.inputs[0]).shape;
-    const auto perm = perm_of(t, source.size());
-    if (perm.empty() || perm.size() != view.shape.size()) return view;
-    const auto from = strides_of(source);
-    for (size_t d = 0; d < perm.size(); ++d) view.strides[d] = from[static_cast<size_t>(perm[d])];
-    view.tensor = t.inputs[0];
-    nodes.push_back(t.name);
+    StridedView view{tensor, g_.tensor(tensor).shape, {}};
+    std::vector<int64_t> dim(view.shape.size());  // logical dim -> dim of view.tensor
+    for (size_t d = 0; d < dim.size(); ++d) dim[d] = static_cast<int64_t>(d);
+    for (auto it = producer_.find(view.tensor); it != producer_.end() && only_reader(view.tensor, reader);
+         it = producer_.find(view.tensor)) {
+      const sdk::Node& t = g_.nodes[it->second];
+      if (t.op_type != "Transpose" || live(t.inputs).size() != 1) break;
+      const auto perm = perm_of(t, g_.tensor(t.inputs[0]).shape.size());
+      if (perm.empty() || perm.size() != dim.size()) break;
+      for (auto& d : dim) d = perm[static_cast<size_t>(d)];
+      view.tensor = t.inputs[0];
+      reader = it->second;
+      nodes.push_back(t.name);
+    }
+    const auto from = strides_of(g_.tensor(view.tensor).shape);
+    for (int64_t d : dim) view.strides.push_back(from[static_cast<size_t>(d)]);
     return view;
   }
 

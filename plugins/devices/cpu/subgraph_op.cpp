@@ -185,15 +185,26 @@ SubgraphOp::SubgraphOp(const sdk::SubgraphTask& task, std::shared_ptr<const Host
       for (const auto& o : present(node.outputs)) from_views.insert(o);
     }
   // Attention cores: off by default, as an operator-by-operator runtime runs them.
+  // One its kernel cannot run, or whose kernel would cut a chain, keeps its ops.
   std::vector<sdk::Knob> attention_knobs;
   for (auto& p : find_attention(g)) {
     try {
       attention_ops_.push_back(std::make_shared<const AttentionOp>(p, g, *host_));
     } catch (const sdk::Error&) {
-      continue;  // its unfused kernels still run it
+      continue;
     }
-    attention_knobs.push_back(sdk::Knob::integer(sdk::kFuseKnob + p.softmax, sdk::KnobTag::impl, 0, 1));
     attention_.push_back(std::move(p));
+    sdk::SubgraphDecisions alone;  // this core as one kernel, the others as their ops
+    for (size_t a = 0; a + 1 < attention_.size(); ++a) alone.unfused.insert(attention_[a].softmax);
+    try {
+      std::map<std::string, size_t> names;
+      kernels_of(alone, names);
+    } catch (const sdk::Error&) {
+      attention_.pop_back();
+      attention_ops_.pop_back();
+      continue;
+    }
+    attention_knobs.push_back(sdk::Knob::integer(sdk::kFuseKnob + attention_.back().softmax, sdk::KnobTag::impl, 0, 1));
   }
   for (const auto& name : layout_order) {
     const auto& t = g.tensor(name);

@@ -124,6 +124,7 @@ struct AttentionShape {
   int64_t seq = 24, hidden = 32, heads = 4;
   bool projections = true;
   bool probs_as_output = false;
+  bool keys_in_two_steps = false;  // heads first, then K^T, as PyTorch's k.transpose(-1, -2)
 };
 sdk::SubgraphTask attention(const AttentionShape& a = {}) {
   const int64_t seq = a.seq, hidden = a.hidden, heads = a.heads, dim = hidden / heads;
@@ -143,8 +144,12 @@ sdk::SubgraphTask attention(const AttentionShape& a = {}) {
           .node(p + "_bias", "Add", {p + "0", "b" + p}, p + "1", {1, seq, hidden});
     else
       b.input(p + "1", {1, seq, hidden});
-    b.node(p + "_heads", "Reshape", {p + "1", "heads_shape"}, p + "2", {1, seq, heads, dim})
-        .node(p + "_transpose", "Transpose", {p + "2"}, p, shape, {{"perm", perm}});
+    b.node(p + "_heads", "Reshape", {p + "1", "heads_shape"}, p + "2", {1, seq, heads, dim});
+    if (p == "k" && a.keys_in_two_steps)
+      b.node("k_transpose", "Transpose", {"k2"}, "k3", {1, heads, seq, dim}, {{"perm", {0, 2, 1, 3}}})
+          .node("k_swap", "Transpose", {"k3"}, "k", shape, {{"perm", {0, 1, 3, 2}}});
+    else
+      b.node(p + "_transpose", "Transpose", {p + "2"}, p, shape, {{"perm", perm}});
   }
   b.node("scores", "MatMul", {"q", "k"}, "s0", {1, heads, seq, seq})
       .node("scale", "Div", {"s0", "root"}, "s1", {1, heads, seq, seq})
@@ -284,12 +289,20 @@ TEST(CpuSubgraph, AttentionCoreRunsAsOneKernelWhenChosen) {
   // It reads the projections through their views and writes where the merge Transpose did.
   EXPECT_EQ(core.reads, (std::vector<std::string>{"q2", "k2", "v2", "root", "mask"}));
   EXPECT_EQ(core.writes, (std::vector<std::string>{"c1"}));
+
+  // Keys through two Transposes: both fold into how K is read.
+  const auto two_steps = find_attention(attention({24, 32, 4, true, false, true}).graph);
+  ASSERT_EQ(two_steps.size(), 1u);
+  const auto& nodes = two_steps[0].nodes;
+  EXPECT_NE(std::find(nodes.begin(), nodes.end(), "k_swap"), nodes.end());
+  EXPECT_NE(std::find(nodes.begin(), nodes.end(), "k_transpose"), nodes.end());
+  EXPECT_EQ(two_steps[0].k.tensor, "k2");
 }
 
 TEST(CpuSubgraph, AttentionCoreMatchesTheNodesRunOneByOne) {
   ThreadPool pool(2);
   // Q, K and V from the projections, and as the subgraph's own inputs; heads of 8 and of 5.
-  for (const auto& shape : {AttentionShape{}, AttentionShape{20, 30, 6, false, false}}) {
+  for (const auto& shape : {AttentionShape{}, AttentionShape{20, 30, 6, false, false, true}}) {
     const SubgraphOp whole(attention(shape), host());
     const auto data = make_subgraph_data(whole, 7);
     size_t fused = 0;
@@ -313,7 +326,7 @@ TEST(CpuSubgraph, AttentionCoreMatchesTheNodesRunOneByOne) {
 }
 
 TEST(CpuSubgraph, AttentionWhoseScoresAreReadElsewhereIsNotFused) {
-  const SubgraphOp op(attention({24, 32, 4, true, true}), host());
+  const SubgraphOp op(attention({24, 32, 4, true, true, false}), host());
   const auto names = knob_names(op.space());
   EXPECT_EQ(std::find(names.begin(), names.end(), "fuse:softmax"), names.end());
   auto other_axis = attention();
@@ -503,7 +516,7 @@ TEST(CpuSubgraphFigures, DISABLED_DefaultAgainstBestOfTheSpace) {
 TEST(CpuSubgraphFigures, DISABLED_AttentionCoreAtBertBaseSize) {
   auto dev = device({{"max_seconds", 1.0}, {"max_repeats", 200}});
   for (const bool projections : {false, true}) {
-    auto task = dev.prepare_cpu_subgraph(attention({128, 768, 12, projections, false}));
+    auto task = dev.prepare_cpu_subgraph(attention({128, 768, 12, projections, false, false}));
     const auto& space = task->space();
     const sdk::Config fused = with(space, space.default_config, "fuse:softmax", 1);
     for (int round = 0; round < 3; ++round) {
