@@ -174,16 +174,18 @@ AttentionOp::AttentionOp(const AttentionPattern& pattern, const sdk::Graph& grap
 }
 
 // Threads for the work; query rows in blocks small enough that every
-// thread gets two; the widest ISA's micro-kernel that pads the two small
-// GEMMs least (the first, the largest, on a tie): a 14-row tile over 128
-// rows computes 12 padding rows, an 8-row one none.
+// thread gets two and a block of scores fits in half of L2; the widest
+// ISA's micro-kernel that pads the two small GEMMs least (the first, the
+// largest, on a tie): a 14-row tile over 128 rows computes 12 padding rows,
+// an 8-row one none.
 sdk::Config AttentionOp::default_config() const {
   sdk::Config c(kKnobCount, 0);
   const double flops = 2.0 * static_cast<double>(batches_ * sq_ * sk_ * (d_ + dv_));
   c[kThreads] = default_threads(host_, flops / 20.0);
   const int64_t blocks = std::max<int64_t>(1, (2 * c[kThreads] + batches_ - 1) / batches_);
-  c[kRows] = at_most(space_.knobs[kRows], std::max<int64_t>(1, sq_ / blocks));
-  if (c[kRows] < sq_ && blocks == 1) c[kRows] = space_.knobs[kRows].values.back();
+  const int64_t want = std::min((sq_ + blocks - 1) / blocks, host_.l2_bytes() / 2 / (sk_ * 4));
+  const auto& row_values = space_.knobs[kRows].values;
+  c[kRows] = want >= sq_ ? row_values.back() : at_most(space_.knobs[kRows], want);
   const int64_t rows = std::min(c[kRows], sq_);
   const auto& catalog = ukernel_catalog();
   int64_t least = 0;

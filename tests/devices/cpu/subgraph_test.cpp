@@ -325,6 +325,19 @@ TEST(CpuSubgraph, AttentionCoreMatchesTheNodesRunOneByOne) {
   test::expect_matches_reference(core, configs, pool);
 }
 
+TEST(CpuSubgraph, AttentionBlocksOfScoresFitInL2) {
+  const auto bert = attention({128, 768, 12, true, false, false});
+  const AttentionOp whole_heads(find_attention(bert.graph).at(0), bert.graph, test::host());
+  EXPECT_EQ(test::knob(whole_heads.space(), whole_heads.space().default_config, "rows"), 128);
+
+  const auto long_rows = attention({8192, 32, 4, false, false, false});
+  const AttentionOp blocked(find_attention(long_rows.graph).at(0), long_rows.graph, test::host());
+  const int64_t rows = test::knob(blocked.space(), blocked.space().default_config, "rows");
+  EXPECT_LT(rows, 8192);
+  EXPECT_TRUE(rows * 8192 * 4 <= test::host().l2_bytes() / 2 || rows == blocked.space().knobs[AttentionOp::kRows].values.front())
+      << rows;
+}
+
 TEST(CpuSubgraph, AttentionWhoseScoresAreReadElsewhereIsNotFused) {
   const SubgraphOp op(attention({24, 32, 4, true, true, false}), host());
   const auto names = knob_names(op.space());
