@@ -37,6 +37,7 @@ class Matcher {
     if (rank < 2 || axis != rank - 1) return {};
 
     // Back from the Softmax through the elementwise chain to the scores MatMul.
+    // Each value on the way has one reader, so no operand is one of them (x * x).
     std::string value = softmax.inputs[0];
     size_t reader = s;
     std::vector<size_t> chain;

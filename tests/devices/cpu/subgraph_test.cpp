@@ -346,6 +346,14 @@ TEST(CpuSubgraph, AttentionWhoseScoresAreReadElsewhereIsNotFused) {
   for (auto& n : other_axis.graph.nodes)
     if (n.name == "softmax") n.attrs["axis"] = 2;
   EXPECT_TRUE(find_attention(other_axis.graph).empty());
+  // Scores times themselves: the chain's operand is made inside the kernel.
+  auto squared = attention();
+  for (auto& n : squared.graph.nodes)
+    if (n.name == "masked") n = {"masked", "Mul", {"s1", "s1"}, {"s2"}, nlohmann::json::object()};
+  EXPECT_TRUE(find_attention(squared.graph).empty());
+  ThreadPool pool(1);
+  const SubgraphOp op_squared(squared, host());
+  EXPECT_EQ(check_outputs(op_squared, op_squared.space().default_config, make_subgraph_data(op_squared, 3), pool), "");
 }
 
 TEST(CpuSubgraph, TunedTilingAppliesTheBanksConfig) {
