@@ -125,39 +125,40 @@ struct AttentionShape {
   bool projections = true;
   bool probs_as_output = false;
   bool keys_in_two_steps = false;  // heads first, then K^T, as PyTorch's k.transpose(-1, -2)
+  int64_t batch = 1;               // each with its own mask
 };
 sdk::SubgraphTask attention(const AttentionShape& a = {}) {
-  const int64_t seq = a.seq, hidden = a.hidden, heads = a.heads, dim = hidden / heads;
+  const int64_t n = a.batch, seq = a.seq, hidden = a.hidden, heads = a.heads, dim = hidden / heads;
   GraphBuilder b;
-  b.input("mask", {1, 1, 1, seq})
+  b.input("mask", {n, 1, 1, seq})
       .constant("heads_shape", {4}, sdk::DType::i64)
       .constant("hidden_shape", {3}, sdk::DType::i64)
       .constant("root", {});
-  if (a.projections) b.input("x", {1, seq, hidden});
+  if (a.projections) b.input("x", {n, seq, hidden});
   for (const std::string p : {"q", "k", "v"}) {
     const std::vector<int64_t> perm = p == "k" ? std::vector<int64_t>{0, 2, 3, 1} : std::vector<int64_t>{0, 2, 1, 3};
-    const std::vector<int64_t> shape = p == "k" ? std::vector<int64_t>{1, heads, dim, seq} : std::vector<int64_t>{1, heads, seq, dim};
+    const std::vector<int64_t> shape = p == "k" ? std::vector<int64_t>{n, heads, dim, seq} : std::vector<int64_t>{n, heads, seq, dim};
     if (a.projections)
       b.constant("w" + p, {hidden, hidden})
           .constant("b" + p, {hidden})
-          .node(p + "_proj", "MatMul", {"x", "w" + p}, p + "0", {1, seq, hidden})
-          .node(p + "_bias", "Add", {p + "0", "b" + p}, p + "1", {1, seq, hidden});
+          .node(p + "_proj", "MatMul", {"x", "w" + p}, p + "0", {n, seq, hidden})
+          .node(p + "_bias", "Add", {p + "0", "b" + p}, p + "1", {n, seq, hidden});
     else
-      b.input(p + "1", {1, seq, hidden});
-    b.node(p + "_heads", "Reshape", {p + "1", "heads_shape"}, p + "2", {1, seq, heads, dim});
+      b.input(p + "1", {n, seq, hidden});
+    b.node(p + "_heads", "Reshape", {p + "1", "heads_shape"}, p + "2", {n, seq, heads, dim});
     if (p == "k" && a.keys_in_two_steps)
-      b.node("k_transpose", "Transpose", {"k2"}, "k3", {1, heads, seq, dim}, {{"perm", {0, 2, 1, 3}}})
+      b.node("k_transpose", "Transpose", {"k2"}, "k3", {n, heads, seq, dim}, {{"perm", {0, 2, 1, 3}}})
           .node("k_swap", "Transpose", {"k3"}, "k", shape, {{"perm", {0, 1, 3, 2}}});
     else
       b.node(p + "_transpose", "Transpose", {p + "2"}, p, shape, {{"perm", perm}});
   }
-  b.node("scores", "MatMul", {"q", "k"}, "s0", {1, heads, seq, seq})
-      .node("scale", "Div", {"s0", "root"}, "s1", {1, heads, seq, seq})
-      .node("masked", "Add", {"s1", "mask"}, "s2", {1, heads, seq, seq})
-      .node("softmax", "Softmax", {"s2"}, "probs", {1, heads, seq, seq}, {{"axis", -1}})
-      .node("context", "MatMul", {"probs", "v"}, "c0", {1, heads, seq, dim})
-      .node("merge", "Transpose", {"c0"}, "c1", {1, seq, heads, dim}, {{"perm", {0, 2, 1, 3}}})
-      .node("flatten", "Reshape", {"c1", "hidden_shape"}, "y", {1, seq, hidden})
+  b.node("scores", "MatMul", {"q", "k"}, "s0", {n, heads, seq, seq})
+      .node("scale", "Div", {"s0", "root"}, "s1", {n, heads, seq, seq})
+      .node("masked", "Add", {"s1", "mask"}, "s2", {n, heads, seq, seq})
+      .node("softmax", "Softmax", {"s2"}, "probs", {n, heads, seq, seq}, {{"axis", -1}})
+      .node("context", "MatMul", {"probs", "v"}, "c0", {n, heads, seq, dim})
+      .node("merge", "Transpose", {"c0"}, "c1", {n, seq, heads, dim}, {{"perm", {0, 2, 1, 3}}})
+      .node("flatten", "Reshape", {"c1", "hidden_shape"}, "y", {n, seq, hidden})
       .output("y");
   if (a.probs_as_output) b.output("probs");
   return b.task("attention");
@@ -301,8 +302,8 @@ TEST(CpuSubgraph, AttentionCoreRunsAsOneKernelWhenChosen) {
 
 TEST(CpuSubgraph, AttentionCoreMatchesTheNodesRunOneByOne) {
   ThreadPool pool(2);
-  // Q, K and V from the projections, and as the subgraph's own inputs; heads of 8 and of 5.
-  for (const auto& shape : {AttentionShape{}, AttentionShape{20, 30, 6, false, false, true}}) {
+  // Q, K and V from the projections, and as the subgraph's own inputs, a batch of 3; heads of 8 and of 5.
+  for (const auto& shape : {AttentionShape{}, AttentionShape{20, 30, 6, false, false, true, 3}}) {
     const SubgraphOp whole(attention(shape), host());
     const auto data = make_subgraph_data(whole, 7);
     size_t fused = 0;
