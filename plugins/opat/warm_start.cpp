@@ -71,15 +71,8 @@ int64_t nearest_allowed(const Knob& knob, double x) {
 
 int64_t mapped_value(const Knob& knob, const json& value, int64_t fallback) {
   if (knob.values.empty()) return fallback;
-  if (knob.kind == DomainKind::categorical) {
-    if (value.is_string()) {
-      const auto it = std::find(knob.labels.begin(), knob.labels.end(), value.get<std::string>());
-      return it == knob.labels.end() ? fallback : static_cast<int64_t>(it - knob.labels.begin());
-    }
-    return value.is_number_integer() && knob.allows(value.get<int64_t>()) ? value.get<int64_t>() : fallback;
-  }
-  if (!value.is_number()) return fallback;
-  if (value.is_number_integer() && knob.allows(value.get<int64_t>())) return value.get<int64_t>();
+  if (const auto exact = knob.value_of(value)) return *exact;
+  if (knob.kind == DomainKind::categorical || !value.is_number()) return fallback;
   return nearest_allowed(knob, value.get<double>());
 }
 

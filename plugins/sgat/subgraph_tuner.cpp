@@ -73,7 +73,8 @@ Config config_by_name(const TuningSpace& space, const json& by_knob) {
   Config c = space.default_config;
   for (size_t i = 0; i < space.knobs.size(); ++i) {
     const auto it = by_knob.find(space.knobs[i].name);
-    if (it != by_knob.end() && it->is_number_integer() && space.knobs[i].allows(it->get<int64_t>())) c[i] = it->get<int64_t>();
+    if (it == by_knob.end()) continue;
+    if (const auto v = space.knobs[i].value_of(*it)) c[i] = *v;
   }
   return c;
 }

@@ -64,6 +64,20 @@ TEST(TuningSpace, DomainsAndRoundTrip) {
   EXPECT_EQ(back.knobs[2].tag, KnobTag::format);
 }
 
+TEST(TuningSpace, KnobReadsAValueAsBanksAndUsersWriteIt) {
+  const auto order = Knob::categorical("order", KnobTag::schedule, {"n_outer", "m_outer"});
+  EXPECT_EQ(order.value_of("m_outer"), 1);
+  EXPECT_EQ(order.value_of(1), 1) << "the index, as a config holds it";
+  EXPECT_EQ(order.value_of(true), 1);
+  EXPECT_FALSE(order.value_of("k_outer"));
+  EXPECT_FALSE(order.value_of(2));
+  const auto mc = Knob::power_of_two("mc", KnobTag::schedule, 16, 256);
+  EXPECT_EQ(mc.value_of(64), 64);
+  EXPECT_FALSE(mc.value_of(48));
+  EXPECT_FALSE(mc.value_of(64.5));
+  EXPECT_FALSE(mc.value_of(nlohmann::json::array()));
+}
+
 TEST(TuningSpace, RejectsADefaultOutsideIt) {
   nlohmann::json j = {{"knobs", {{{"name", "x"}, {"values", {1, 2}}}}}, {"default", {3}}};
   EXPECT_THROW(j.get<TuningSpace>(), Error);

@@ -276,16 +276,10 @@ sdk::Config SubgraphOp::kernel_config(const std::string& anchor, const CpuOp& op
   for (const auto& [name, value] : want.items()) {
     const int i = knob_index(op.space(), name);
     if (i < 0) invalid(knob + ": the kernel anchored there has no knob '" + name + "'");
-    const auto& k = op.space().knobs[static_cast<size_t>(i)];
-    int64_t v = -1;
-    if (value.is_string()) {
-      const auto it = std::find(k.labels.begin(), k.labels.end(), value.get<std::string>());
-      if (it != k.labels.end()) v = it - k.labels.begin();
-    } else if (value.is_number_integer()) {
-      v = value.get<int64_t>();  // the config's value: a categorical knob's by its index, as the bank keeps it
-    }
-    if (v < 0 || !k.allows(v)) invalid(knob + ": " + name + " = " + value.dump() + " is not a value the kernel's knob takes");
-    c[static_cast<size_t>(i)] = v;
+    // A label, or the config's value: a categorical knob's by its index, as the bank keeps it.
+    const auto v = op.space().knobs[static_cast<size_t>(i)].value_of(value);
+    if (!v) invalid(knob + ": " + name + " = " + value.dump() + " is not a value the kernel's knob takes");
+    c[static_cast<size_t>(i)] = *v;
   }
   return c;
 }

@@ -256,18 +256,9 @@ std::string SubgraphModel::tuned_config(const std::string& anchor, const OpModel
     const auto k = std::find_if(space.knobs.begin(), space.knobs.end(), [&](const sdk::Knob& kn) { return kn.name == name; });
     if (k == space.knobs.end())
       return "the bank's tiling of '" + anchor + "' sets knob '" + name + "', which its kernel does not have";
-    int64_t v = -1;
-    if (value.is_string()) {
-      const auto l = std::find(k->labels.begin(), k->labels.end(), value.get<std::string>());
-      if (l != k->labels.end()) v = l - k->labels.begin();
-    } else if (value.is_number_integer()) {
-      v = value.get<int64_t>();
-    } else if (value.is_boolean()) {
-      v = value.get<bool>() ? 1 : 0;
-    }
-    if (std::find(k->values.begin(), k->values.end(), v) == k->values.end())
-      return "the bank's tiling of '" + anchor + "' sets " + name + " = " + value.dump() + ", not allowed there";
-    out[static_cast<size_t>(k - space.knobs.begin())] = v;
+    const auto v = k->value_of(value);
+    if (!v) return "the bank's tiling of '" + anchor + "' sets " + name + " = " + value.dump() + ", not allowed there";
+    out[static_cast<size_t>(k - space.knobs.begin())] = *v;
   }
   const auto verdict = model.check(out);
   if (!verdict.ok()) return "the bank's tiling of '" + anchor + "' does not fit its kernel here: " + verdict.message;

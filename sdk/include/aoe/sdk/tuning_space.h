@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,23 @@ struct Knob {
     if (kind == DomainKind::categorical && v >= 0 && v < static_cast<int64_t>(labels.size()))
       return labels[static_cast<size_t>(v)];
     return v;
+  }
+  // A value as a bank or a user writes it: a label, an allowed number, or
+  // true / false for 1 / 0; nothing for what the knob does not take.
+  std::optional<int64_t> value_of(const nlohmann::json& shown) const {
+    int64_t v = -1;
+    if (shown.is_string()) {
+      const auto it = std::find(labels.begin(), labels.end(), shown.get<std::string>());
+      if (it == labels.end()) return std::nullopt;
+      v = it - labels.begin();
+    } else if (shown.is_number_integer()) {
+      v = shown.get<int64_t>();
+    } else if (shown.is_boolean()) {
+      v = shown.get<bool>() ? 1 : 0;
+    } else {
+      return std::nullopt;
+    }
+    return allows(v) ? std::optional<int64_t>(v) : std::nullopt;
   }
 };
 
