@@ -22,6 +22,13 @@ std::vector<std::string> sgat_args(const std::string& model, std::vector<std::st
   return args;
 }
 
+// SGAT on the cpu device, which runs every candidate for real.
+std::vector<std::string> cpu_sgat_args(const std::string& model, const std::string& budget) {
+  auto args = sgat_args(model, {"--budget", budget});
+  args[3] = "cpu";
+  return args;
+}
+
 std::vector<std::filesystem::path> files_named(const std::filesystem::path& dir, const std::string& suffix) {
   std::vector<std::filesystem::path> out;
   if (!std::filesystem::exists(dir)) return out;
@@ -152,8 +159,7 @@ TEST_F(AoeHostTest, SgatReloadWithoutAnEarlierJobSaysWhatToDo) {
 }
 
 TEST_F(AoeHostTest, SgatOnTheCpuChecksEveryCandidatesOutput) {
-  auto args = sgat_args("conv_block.onnx", {"--budget", "6"});
-  args[3] = "cpu";
+  auto args = cpu_sgat_args("conv_block.onnx", "6");
   const auto ok = aoe_host(args);
   ASSERT_EQ(ok.exit_code, 0) << ok.err;
   const json sgat = only_result()["SGAT"];
@@ -175,9 +181,7 @@ TEST_F(AoeHostTest, SgatOnTheCpuChecksEveryCandidatesOutput) {
 // core as one kernel; SGAT tries each decision alone first, so that one is
 // measured, and every candidate passes the cpu's output check.
 TEST_F(AoeHostTest, SgatOnTheCpuTriesTheAttentionCoreAsOneKernel) {
-  auto args = sgat_args("bert_layer.onnx", {"--budget", "16"});
-  args[3] = "cpu";
-  const auto r = aoe_host(args);
+  const auto r = aoe_host(cpu_sgat_args("bert_layer.onnx", "16"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json sgat = only_result()["SGAT"];
   EXPECT_TRUE(sgat["tuning_failed_subgraphs"].empty()) << sgat.dump(2);
