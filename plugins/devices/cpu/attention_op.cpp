@@ -139,6 +139,7 @@ AttentionOp::AttentionOp(const AttentionPattern& pattern, const sdk::Graph& grap
   sk_ = p.scores[rank - 1];
   d_ = p.q.shape[rank - 1];
   dv_ = p.v.shape[rank - 1];
+  if (elements(p.scores) == 0 || d_ == 0 || dv_ == 0) unsupported("an attention core over empty tensors");
   q_at_ = batch_starts(p.q, batch_dims);
   k_at_ = batch_starts(p.k, batch_dims);
   v_at_ = batch_starts(p.v, batch_dims);

@@ -347,6 +347,12 @@ TEST(CpuSubgraph, AttentionWhoseScoresAreReadElsewhereIsNotFused) {
   for (auto& n : other_axis.graph.nodes)
     if (n.name == "softmax") n.attrs["axis"] = 2;
   EXPECT_TRUE(find_attention(other_axis.graph).empty());
+  // No heads at all: the ops run it, one by one.
+  const auto empty = attention({24, 32, 4, true, false, false, 0});
+  EXPECT_THROW(AttentionOp(find_attention(empty.graph).at(0), empty.graph, test::host()), sdk::Error);
+  const SubgraphOp op_empty(empty, host());
+  const auto empty_names = knob_names(op_empty.space());
+  EXPECT_EQ(std::find(empty_names.begin(), empty_names.end(), "fuse:softmax"), empty_names.end());
   // Scores times themselves: the chain's operand is made inside the kernel.
   auto squared = attention();
   for (auto& n : squared.graph.nodes)
