@@ -42,7 +42,6 @@ std::vector<std::string> changed_tags(const TuningSpace& space, const Config& fr
   return {tags.begin(), tags.end()};
 }
 
-
 std::vector<Config> seeds_for(const aoe::sdk::Job& job, const TaskClient& task, const aoe::sdk::OpTask& op,
                               const json& key, const TuneOptions& options) {
   if (!options.warm_start) return {};

@@ -13,8 +13,6 @@ namespace {
 
 const std::vector<int64_t> kRowValues = {8, 16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 1024, 2048, 4096};
 
-int64_t round_up(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
-
 // Start of each batch index in a view: its batch dims' strides.
 std::vector<int64_t> batch_starts(const StridedView& view, size_t batch_dims) {
   const Shape batch(view.shape.begin(), view.shape.begin() + static_cast<std::ptrdiff_t>(batch_dims));

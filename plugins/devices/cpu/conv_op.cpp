@@ -19,8 +19,6 @@ const std::vector<int64_t> kNcValues = {64, 128, 256, 512, 1024, 2048, 4096, 819
 
 enum Order : int64_t { kOcOuter, kSpatialOuter };
 
-int64_t round_up(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
-
 std::vector<std::string> tile_labels() {
   std::vector<std::string> out;
   for (const auto& t : conv_tile_union()) out.push_back(t.label());

@@ -6,9 +6,6 @@
 namespace aoe::cpu {
 namespace {
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
-
 // Rows [i0, i0 + mc) and cols [k0, k0 + kc) of A as slivers of mr rows:
 // sliver s holds kc columns of mr values, zero-padded past mc.
 void pack_a(const StridedMatrix& a, int64_t i0, int64_t mc, int64_t k0, int64_t kc, int mr, float* dst) {

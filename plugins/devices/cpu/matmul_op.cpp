@@ -17,8 +17,6 @@ const std::vector<int64_t> kNcValues = {64, 128, 256, 512, 1024, 2048, 4096, 819
 
 enum PackB : int64_t { kPackPerCall, kPackOnce, kPackNone };
 
-int64_t round_up(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
-
 std::vector<std::string> ukernel_labels() {
   std::vector<std::string> out;
   for (const auto& u : ukernel_catalog()) out.push_back(u.label());

@@ -13,8 +13,6 @@ namespace {
 
 enum Format : int64_t { kNchw, kNchwc };
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 }  // namespace
 
 Window3 window_of(const std::string& op, const Shape& spatial, const std::vector<int64_t>& kernel,

@@ -10,6 +10,9 @@ namespace aoe::cpu {
 using Shape = std::vector<int64_t>;
 
 int64_t elements(const Shape& shape);
+// Blocks of `b` that cover `a`, and `a` rounded up to whole blocks.
+inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+inline int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
 // Row-major strides, in elements.
 std::vector<int64_t> strides_of(const Shape& shape);
 // The numpy broadcast of `shapes`; throws sdk::Error(invalid_argument) naming `what` when they clash.
