@@ -25,6 +25,7 @@ class AttentionOp final : public CpuOp {
   // out's stored tensor. Throws sdk::Error(unsupported) for what it cannot run.
   AttentionOp(const AttentionPattern& pattern, const sdk::Graph& graph, const HostCpu& host);
 
+  const AttentionPattern& pattern() const { return pattern_; }
   // The tensors it reads, in input order, and the one it writes.
   const std::vector<std::string>& reads() const { return reads_; }
   const std::string& writes() const { return pattern_.out.tensor; }

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "chain.h"
+#include "op_util.h"
 
 namespace aoe::cpu {
 namespace {
@@ -25,7 +26,7 @@ class Matcher {
 
   std::optional<AttentionPattern> at_softmax(size_t s) const {
     const sdk::Node& softmax = g_.nodes[s];
-    if (softmax.op_type != "Softmax" || live(softmax.inputs).size() != 1 || live(softmax.outputs).size() != 1) return {};
+    if (softmax.op_type != "Softmax" || present(softmax.inputs).size() != 1 || present(softmax.outputs).size() != 1) return {};
     AttentionPattern p;
     p.softmax = softmax.name;
     p.scores = g_.tensor(softmax.inputs[0]).shape;
@@ -47,9 +48,9 @@ class Matcher {
       if (it == producer_.end()) return {};
       const sdk::Node& n = g_.nodes[it->second];
       if (n.op_type == "MatMul") break;
-      if (!is_elementwise_op(n.op_type) || chain.size() == 4 || live(n.outputs).size() != 1) return {};
+      if (!is_elementwise_op(n.op_type) || chain.size() == 4 || present(n.outputs).size() != 1) return {};
       if (g_.tensor(n.outputs[0]).shape != p.scores) return {};
-      const auto ins = live(n.inputs);
+      const auto ins = present(n.inputs);
       std::string operand;
       if (is_binary_op(n.op_type)) {
         if (ins.size() != 2) return {};
@@ -73,7 +74,7 @@ class Matcher {
     if (!context_at) return {};
     const sdk::Node& context = g_.nodes[*context_at];
     if (context.op_type != "MatMul" || context.inputs.size() != 2 || context.inputs[0] != probs ||
-        scores.inputs.size() != 2 || live(context.outputs).size() != 1)
+        scores.inputs.size() != 2 || present(context.outputs).size() != 1)
       return {};
 
     const Shape batch(p.scores.begin(), p.scores.end() - 2);
@@ -104,13 +105,6 @@ class Matcher {
   }
 
  private:
-  static std::vector<std::string> live(const std::vector<std::string>& names) {
-    std::vector<std::string> out;
-    for (const auto& n : names)
-      if (!n.empty()) out.push_back(n);
-    return out;
-  }
-
   bool from_node(const std::string& tensor) const { return producer_.count(tensor) > 0; }
 
   // The one node reading `tensor`, when the graph's outputs do not need it either.
@@ -144,7 +138,7 @@ class Matcher {
     for (auto it = producer_.find(view.tensor); it != producer_.end() && only_reader(view.tensor, reader);
          it = producer_.find(view.tensor)) {
       const sdk::Node& t = g_.nodes[it->second];
-      if (t.op_type != "Transpose" || live(t.inputs).size() != 1) break;
+      if (t.op_type != "Transpose" || present(t.inputs).size() != 1) break;
       const auto perm = perm_of(t, g_.tensor(t.inputs[0]).shape.size());
       if (perm.empty() || perm.size() != dim.size()) break;
       for (auto& d : dim) d = perm[static_cast<size_t>(d)];
@@ -164,7 +158,7 @@ class Matcher {
     const auto reader = sole_reader(tensor);
     if (!reader) return view;
     const sdk::Node& t = g_.nodes[*reader];
-    if (t.op_type != "Transpose" || live(t.outputs).size() != 1) return view;
+    if (t.op_type != "Transpose" || present(t.outputs).size() != 1) return view;
     const auto perm = perm_of(t, view.shape.size());
     if (perm.empty()) return view;
     // Output index j takes the context's dim perm[j]: that dim steps by the output's stride j.

@@ -30,6 +30,13 @@ void require_inputs(const sdk::OpTask& task, size_t at_least, size_t at_most) {
             std::to_string(task.inputs.size()));
 }
 
+std::vector<std::string> present(const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  for (const auto& n : names)
+    if (!n.empty()) out.push_back(n);
+  return out;
+}
+
 int64_t int_attr(const nlohmann::json& attrs, const char* key, int64_t fallback) {
   if (!attrs.is_object() || !attrs.contains(key)) return fallback;
   const auto& v = attrs.at(key);

@@ -24,6 +24,9 @@ namespace aoe::cpu {
 void require_f32(const sdk::OpTask& task, const std::vector<size_t>& any_dtype = {});
 void require_inputs(const sdk::OpTask& task, size_t at_least, size_t at_most);
 
+// The tensors a node names, without the "" of omitted optional ones.
+std::vector<std::string> present(const std::vector<std::string>& names);
+
 int64_t int_attr(const nlohmann::json& attrs, const char* key, int64_t fallback);
 double float_attr(const nlohmann::json& attrs, const char* key, double fallback);
 std::vector<int64_t> ints_attr(const nlohmann::json& attrs, const char* key, std::vector<int64_t> fallback);

@@ -17,13 +17,6 @@ bool has_layout_choice(const std::string& op_type) {
   return op_type == "Conv" || op_type == "MaxPool" || op_type == "AveragePool";
 }
 
-std::vector<std::string> present(const std::vector<std::string>& names) {
-  std::vector<std::string> out;
-  for (const auto& n : names)
-    if (!n.empty()) out.push_back(n);
-  return out;
-}
-
 std::string where(const sdk::Node& node) { return "node '" + node.name + "' (" + node.op_type + ")"; }
 
 // Every tensor in the model's layout: what the references and the kernels
@@ -185,26 +178,24 @@ SubgraphOp::SubgraphOp(const sdk::SubgraphTask& task, std::shared_ptr<const Host
       for (const auto& o : present(node.outputs)) from_views.insert(o);
     }
   // Attention cores: off by default, as an operator-by-operator runtime runs them.
-  // One its kernel cannot run, or whose kernel would cut a chain, keeps its ops.
+  // A core its kernel cannot run, or whose kernel would cut a fusion chain, keeps its ops.
   std::vector<sdk::Knob> attention_knobs;
-  for (auto& p : find_attention(g)) {
+  for (const auto& p : find_attention(g)) {
     try {
-      attention_ops_.push_back(std::make_shared<const AttentionOp>(p, g, *host_));
+      attention_.push_back(std::make_shared<const AttentionOp>(p, g, *host_));
     } catch (const sdk::Error&) {
       continue;
     }
-    attention_.push_back(std::move(p));
     sdk::SubgraphDecisions alone;  // this core as one kernel, the others as their ops
-    for (size_t a = 0; a + 1 < attention_.size(); ++a) alone.unfused.insert(attention_[a].softmax);
+    for (size_t a = 0; a + 1 < attention_.size(); ++a) alone.unfused.insert(attention_[a]->pattern().softmax);
     try {
-      std::map<std::string, size_t> names;
-      kernels_of(alone, names);
+      std::map<std::string, std::shared_ptr<const AttentionOp>> kernels;
+      kernels_of(alone, kernels);
     } catch (const sdk::Error&) {
       attention_.pop_back();
-      attention_ops_.pop_back();
       continue;
     }
-    attention_knobs.push_back(sdk::Knob::integer(sdk::kFuseKnob + attention_.back().softmax, sdk::KnobTag::impl, 0, 1));
+    attention_knobs.push_back(sdk::Knob::integer(sdk::kFuseKnob + p.softmax, sdk::KnobTag::impl, 0, 1));
   }
   for (const auto& name : layout_order) {
     const auto& t = g.tensor(name);
@@ -292,13 +283,13 @@ int SubgraphOp::stored_lanes(const std::string& tensor, const sdk::SubgraphDecis
 
 // The kernels of a strategy: the fusion it keeps, and each attention core
 // it runs as one kernel in place of the kernels of its nodes (`attention`:
-// the kernel's name -> its index in attention_).
+// the kernel's name -> its op).
 std::vector<sdk::FusedOp> SubgraphOp::kernels_of(const sdk::SubgraphDecisions& d,
-                                                 std::map<std::string, size_t>& attention) const {
+                                                 std::map<std::string, std::shared_ptr<const AttentionOp>>& attention) const {
   const auto& g = task_.graph;
   std::set<std::string> inside, written;  // nodes of the attention kernels, and what they write
-  for (const auto& p : attention_)
-    if (!d.unfused.count(p.softmax)) inside.insert(p.nodes.begin(), p.nodes.end());
+  for (const auto& op : attention_)
+    if (!d.unfused.count(op->pattern().softmax)) inside.insert(op->pattern().nodes.begin(), op->pattern().nodes.end());
   for (const auto& n : g.nodes)
     if (inside.count(n.name)) written.insert(n.outputs.begin(), n.outputs.end());
   std::set<std::string> produced;
@@ -317,16 +308,16 @@ std::vector<sdk::FusedOp> SubgraphOp::kernels_of(const sdk::SubgraphDecisions& d
       throw sdk::Error(sdk::StatusCode::internal, "kernel '" + k.task.name + "' crosses an attention kernel's edge");
     if (in == 0) out.push_back(std::move(k));
   }
-  for (size_t a = 0; a < attention_.size(); ++a) {
-    const auto& p = attention_[a];
+  for (const auto& op : attention_) {
+    const auto& p = op->pattern();
     if (d.unfused.count(p.softmax)) continue;
     sdk::FusedOp k;
     k.task.op_type = "Attention";
     for (const auto& n : p.nodes) k.task.name += (k.task.name.empty() ? "" : "+") + n;
-    for (const auto& r : attention_ops_[a]->reads()) k.task.inputs.push_back(g.tensor(r));
-    k.task.outputs = {g.tensor(attention_ops_[a]->writes())};
+    for (const auto& r : op->reads()) k.task.inputs.push_back(g.tensor(r));
+    k.task.outputs = {g.tensor(op->writes())};
     k.node_names = p.nodes;
-    attention[k.task.name] = a;
+    attention[k.task.name] = op;
     out.push_back(std::move(k));
   }
   return in_dependency_order(std::move(out));
@@ -335,7 +326,7 @@ std::vector<sdk::FusedOp> SubgraphOp::kernels_of(const sdk::SubgraphDecisions& d
 Plan SubgraphOp::lower(const sdk::Config& config) const {
   const auto& g = task_.graph;
   const auto d = sdk::SubgraphDecisions::of(space_, config);
-  std::map<std::string, size_t> attention;
+  std::map<std::string, std::shared_ptr<const AttentionOp>> attention;
   const auto kernels = kernels_of(d, attention);
   Plan plan;
   std::map<std::string, int> stored;  // tensor (or converted copy) -> lanes
@@ -372,7 +363,7 @@ Plan SubgraphOp::lower(const sdk::Config& config) const {
       s.name = k.task.name;
       s.nodes = k.node_names;
       s.task = k.task;
-      s.op = attention_ops_[a->second];
+      s.op = a->second;
       s.config = s.op->space().default_config;
       for (const auto& in : k.task.inputs) s.reads.push_back(source(in.name, 0));
       s.writes = {k.task.outputs[0].name};

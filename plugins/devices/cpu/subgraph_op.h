@@ -82,7 +82,8 @@ class SubgraphOp {
   void check_node(const sdk::Node& node);
   sdk::Config kernel_config(const std::string& anchor, const CpuOp& op, bool tuned) const;
   int stored_lanes(const std::string& tensor, const sdk::SubgraphDecisions& d) const;
-  std::vector<sdk::FusedOp> kernels_of(const sdk::SubgraphDecisions& d, std::map<std::string, size_t>& attention) const;
+  std::vector<sdk::FusedOp> kernels_of(const sdk::SubgraphDecisions& d,
+                                       std::map<std::string, std::shared_ptr<const AttentionOp>>& attention) const;
 
   sdk::SubgraphTask task_;
   std::shared_ptr<const HostCpu> host_;
@@ -92,8 +93,7 @@ class SubgraphOp {
   std::map<std::string, ValueRange> given_;
   std::set<std::string> layout_tensors_;            // those with a layout: knob
   // Attention cores one kernel can run (a fuse:<Softmax> knob each).
-  std::vector<AttentionPattern> attention_;
-  std::vector<std::shared_ptr<const AttentionOp>> attention_ops_;
+  std::vector<std::shared_ptr<const AttentionOp>> attention_;
   sdk::TuningSpace space_;
 };
 
