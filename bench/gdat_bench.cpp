@@ -1,7 +1,8 @@
 // GDAT's answer against what frameworks do, under the same cost model: the
-// predicted communication tail and step time of ResNet-50 and BERT-base
-// (per-tensor sizes from the shared CSV profiles, ready times from a FLOP and
-// byte count of each layer at batch 32) on fast and slow clusters of 8 to 64
+// predicted communication tail and step time of ResNet-50 and BERT-base's
+// twelve encoder layers (the trainable tensors of the generated models,
+// ready times from a FLOP and byte count of each node at batch 32) on fast
+// and slow clusters of 8 to 64
 // ranks, for every baseline, for the searcher plugins at a budget, and for
 // the exact optimum by dynamic programming (within HCCL's 8 segments, which
 // is GDAT's answer, and without a limit).
@@ -33,7 +34,7 @@ using namespace aoe::gdat;
 using aoe::bench::SearcherPlugin;
 
 struct Settings {
-  fs::path data_dir = AOE_BENCH_GDAT_DATA;
+  fs::path models_dir = AOE_BENCH_MODELS_DIR;
   fs::path clusters_dir = AOE_BENCH_GDAT_CLUSTERS;
   fs::path plugin_dir = AOE_BENCH_PLUGIN_DIR;
   std::vector<std::string> clusters = {"nvlink8_a100",   "ascend910_8p_hccs",  "ethernet16_25g",
@@ -136,8 +137,9 @@ void print_table(const char* title, const std::vector<std::pair<std::string, std
 void usage() {
   std::printf(
       "gdat_bench [--budget N] [--batch B] [--max-segments K] [--searchers ga,rl,random] [--clusters a,b]\n"
-      "           [--data DIR] [--clusters-dir DIR] [--plugin-dir DIR]\n"
-      "Tail and step time (ms) of ResNet-50 and BERT-base under each split, predicted by the cost model.\n");
+      "           [--models-dir DIR] [--clusters-dir DIR] [--plugin-dir DIR]\n"
+      "Tail and step time (ms) of ResNet-50 and BERT-base's encoder (resnet50.onnx and bert_encoder12.onnx\n"
+      "of the models folder) under each split, predicted by the cost model.\n");
 }
 
 std::vector<std::string> split_list(const std::string& text) {
@@ -167,18 +169,16 @@ int main(int argc, char** argv) {
     else if (arg == "--max-segments") s.max_segments = std::stoi(value);
     else if (arg == "--searchers") s.searchers = split_list(value);
     else if (arg == "--clusters") s.clusters = split_list(value);
-    else if (arg == "--data") s.data_dir = value;
+    else if (arg == "--models-dir") s.models_dir = value;
     else if (arg == "--clusters-dir") s.clusters_dir = value;
     else if (arg == "--plugin-dir") s.plugin_dir = value;
     else return usage(), 2;
   }
-  // The repository keeps a copy of the shared profiles for its tests.
-  if (!fs::exists(s.data_dir / "resnet50_tensors.csv")) s.data_dir = AOE_BENCH_GDAT_DATA_COPY;
   try {
     const auto searchers = load_searchers(s.plugin_dir, s.searchers);
     std::vector<std::pair<std::string, GradientProfile>> models;
-    for (const char* m : {"resnet50", "bert_base"})
-      models.emplace_back(m, aoe::gdat::test::reference_profile(s.data_dir / (std::string(m) + "_tensors.csv"), m, s.batch));
+    for (const char* m : {"resnet50", "bert_encoder12"})
+      models.emplace_back(m, aoe::gdat::test::reference_profile(s.models_dir / (std::string(m) + ".onnx"), s.batch));
     std::printf("Predicted by the cost model: FIFO allreduces on one link, each starting once its last gradient is\n"
                 "ready and the previous one is done. Batch %d; searchers get %llu evaluations in HCCL's space of\n"
                 "at most %d segments; DP<=%d is GDAT's answer, DP-any the optimum without a segment limit.\n"

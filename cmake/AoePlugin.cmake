@@ -21,5 +21,5 @@ function(aoe_add_plugin target)
   if(DEFINED AOE_PLUGIN_OUTPUT_DIR)  # in the aoe source tree
     set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${AOE_PLUGIN_OUTPUT_DIR})
   endif()
-  install(TARGETS ${target} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/aoe/plugins)
+  install(TARGETS ${target} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/aoe/plugins COMPONENT runtime)
 endfunction()

@@ -84,7 +84,7 @@ std::string help_text() {
     if (!spec.default_value.empty()) out << " (default " << spec.default_value << ")";
     out << "\n";
   }
-  out << "\nPlugins are loaded from --plugin-dir, AOE_PLUGIN_PATH, then lib/aoe/plugins beside the binary.\n"
+  out << "\nPlugins are loaded from --plugin-dir, AOE_PLUGIN_PATH, then " AOE_BIN_TO_PLUGINS " from the binary's folder.\n"
          "\nExit codes:\n"
          "  0    finished (tuned, or nothing to improve)\n"
          "  1    tuning failed\n"

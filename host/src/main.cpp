@@ -22,11 +22,12 @@ namespace {
 
 using namespace aoe::host;
 
-// --plugin-dir and AOE_PLUGIN_PATH first, then lib/aoe/plugins beside bin/.
+// --plugin-dir and AOE_PLUGIN_PATH first, then the installed plugins, found
+// from the binary's own folder (AOE_BIN_TO_PLUGINS, from the install layout).
 std::vector<std::filesystem::path> plugin_dirs(const Settings& settings) {
   auto dirs = settings.paths("plugin_dir");
   const std::filesystem::path exe = boost::dll::program_location().string();
-  dirs.push_back(exe.parent_path().parent_path() / "lib" / "aoe" / "plugins");
+  dirs.push_back((exe.parent_path() / AOE_BIN_TO_PLUGINS).lexically_normal());
   return dirs;
 }
 

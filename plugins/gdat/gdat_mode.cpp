@@ -40,11 +40,11 @@ const std::set<std::string>& baseline_names() {
   return names;
 }
 
-// The cluster files shipped beside the plugin: <lib>/aoe/plugins -> share/aoe/gdat/clusters.
+// The cluster files shipped beside the plugin, at AOE_PLUGIN_DATA_DIR from its folder.
 std::filesystem::path shipped_clusters() {
   Dl_info info{};
   if (!dladdr(reinterpret_cast<void*>(&shipped_clusters), &info) || !info.dli_fname) return {};
-  return (std::filesystem::absolute(info.dli_fname).parent_path() / "../../../share/aoe/gdat/clusters").lexically_normal();
+  return (std::filesystem::absolute(info.dli_fname).parent_path() / AOE_PLUGIN_DATA_DIR).lexically_normal();
 }
 
 // A path, or the name of a shipped file: --cluster ascend910_8p_hccs.

@@ -2,9 +2,12 @@
 // and BERT-base, a second run hitting the bank, gradient profile files, errors
 // on bad cluster files, and measurement under mpirun with two ranks.
 #include <fstream>
+#include <functional>
 #include <set>
 
 #include "aoe_host_fixture.h"
+#include "model_gradients.h"
+#include "reference_profiles.h"
 
 namespace aoe::test {
 namespace {
@@ -12,7 +15,21 @@ namespace {
 using nlohmann::json;
 
 const std::filesystem::path kClusters = AOE_GDAT_CLUSTERS_DIR;
-const std::filesystem::path kData = AOE_GDAT_TEST_DATA;
+
+// A sizes-only profile in the per-tensor listing format (definition order,
+// no ready times) of the model's trainable tensors, each name renamed by
+// `rename` (which may give more than one).
+std::string sizes_csv(const std::string& model,
+                      const std::function<std::vector<std::string>(const std::string&)>& rename) {
+  const auto p = gdat::test::reference_profile(std::filesystem::path(AOE_MODELS_DIR) / model);
+  std::string out = "index,name,shape,numel,bytes_fp32\n";
+  size_t index = 0;
+  for (auto it = p.grads.rbegin(); it != p.grads.rend(); ++it)
+    for (const auto& name : rename(gdat::comparable_name(it->name)))
+      out += std::to_string(index++) + "," + name + ",," + std::to_string(it->bytes / 4) + "," +
+             std::to_string(it->bytes) + "\n";
+  return out;
+}
 
 json read_json(const std::filesystem::path& file) {
   std::ifstream in(file);
@@ -160,7 +177,10 @@ TEST_F(GdatTest, BertBaseOnAMeasuredTableByJobType4) {
 TEST_F(GdatTest, GradientProfileFiles) {
   const auto cluster = (kClusters / "hier64_nvlink_roce.yaml").string();
   // Sizes from the file, ready times of the same tensors in the model.
-  auto r = gdat("resnet50.onnx", cluster, {"--gradient_profile", (kData / "resnet50_tensors.csv").string()});
+  const auto sizes = write("resnet50_tensors.csv", sizes_csv("resnet50.onnx", [](const std::string& name) {
+                              return std::vector<std::string>{name};
+                            }));
+  auto r = gdat("resnet50.onnx", cluster, {"--gradient_profile", sizes.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json g = newest_gdat();
   EXPECT_EQ(g["gradients"]["count"], 161);
@@ -184,7 +204,16 @@ TEST_F(GdatTest, GradientProfileFiles) {
   expect_consistent_result(g, 4, 0);
 
   // BERT-base's 12 layers are not in the 2-layer model, and the file has no times.
-  r = gdat("bert_base.onnx", cluster, {"--gradient_profile", (kData / "bert_base_tensors.csv").string()});
+  const auto twelve = write("bert_base_tensors.csv", sizes_csv("bert_base.onnx", [](const std::string& name) {
+                              std::vector<std::string> names{name};
+                              const std::string first = "encoder.layer.0.";
+                              if (name.rfind(first, 0) == 0)
+                                for (int layer = 2; layer < 12; ++layer)
+                                  names.push_back("encoder.layer." + std::to_string(layer) + "." +
+                                                  name.substr(first.size()));
+                              return names;
+                            }));
+  r = gdat("bert_base.onnx", cluster, {"--gradient_profile", twelve.string()});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("bert_base_tensors.csv"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("ready_us"), std::string::npos) << r.err;

@@ -345,7 +345,9 @@ onnx::ModelProto resnet50() {
 // BERT-base has 12 encoder layers; two keep the file and a tuning run small while every
 // op signature of a layer is there (the layers are identical, so more only repeats tasks).
 // bert_layer has one: a second model that shares its blocks with bert_base.
+// bert_encoder12 has all twelve, for gradient communication, where their sizes matter.
 constexpr int kBertLayers = 2;
+constexpr int kBertBaseLayers = 12;
 
 // LayerNorm decomposed the way PyTorch exports it at opset 13 (LayerNormalization is an
 // opset 17 op): mean, centre, mean of squares, epsilon, sqrt, divide, scale, shift.
@@ -532,7 +534,8 @@ int main(int argc, char** argv) {
   if (argc != 2) {
     std::cerr << "usage: " << (argc ? argv[0] : "make_models") << " <out_dir>\n"
               << "writes mlp.onnx, bert_ffn.onnx, bert_ffn_dynamic.onnx, conv_block.onnx, and resnet50.onnx,\n"
-              << "bert_base.onnx, bert_layer.onnx and mobilenet_v2.onnx with their weights as external data in\n"
+              << "bert_base.onnx, bert_layer.onnx, bert_encoder12.onnx and mobilenet_v2.onnx with their weights\n"
+              << "as external data in\n"
               << "<model>.weights\n";
     return 2;
   }
@@ -546,6 +549,7 @@ int main(int argc, char** argv) {
     write(resnet50(), dir / "resnet50.onnx");
     write(bert_encoder("bert_base", kBertLayers), dir / "bert_base.onnx");
     write(bert_encoder("bert_layer", 1), dir / "bert_layer.onnx");
+    write(bert_encoder("bert_encoder12", kBertBaseLayers), dir / "bert_encoder12.onnx");
     write(mobilenet_v2(), dir / "mobilenet_v2.onnx");
   } catch (const std::exception& e) {
     std::cerr << "make_models: " << e.what() << '\n';

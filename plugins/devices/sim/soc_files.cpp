@@ -85,13 +85,18 @@ class SocReader {
   std::set<std::string> read_;
 };
 
-// Plugins live in <prefix>/lib/aoe/plugins, the files in <prefix>/share/aoe/sim/socs:
-// found from the library itself, so an installed tree can be moved.
+// The files lie at AOE_PLUGIN_DATA_DIR from the plugin's own folder (set by
+// the build from the install layout), so an installed tree can be moved.
+// A program that compiles these sources in (a bench, a test) names its own folder.
 fs::path shipped_soc_dir() {
+#ifndef AOE_PLUGIN_DATA_DIR
+  return {};
+#else
   Dl_info info{};
   if (!dladdr(reinterpret_cast<void*>(&shipped_soc_dir), &info) || !info.dli_fname) return {};
   const fs::path library = fs::absolute(info.dli_fname);
-  return (library.parent_path() / "../../../share/aoe/sim/socs").lexically_normal();
+  return (library.parent_path() / AOE_PLUGIN_DATA_DIR).lexically_normal();
+#endif
 }
 
 bool is_path(std::string_view name) {

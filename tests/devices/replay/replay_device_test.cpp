@@ -1,6 +1,8 @@
-// The replay device on the three recorded spaces of ../shared/data/kernel_tuner
-// and on small hand-written cachefiles: counts, exact times, failures,
-// constraints, the simulated clock, and errors that name what is wrong.
+// The replay device on the project's own recordings of simulator spaces (both
+// of Kernel Tuner's layouts), on three spaces recorded on real GPUs (found
+// through AOE_KERNEL_TUNER_DATA, skipped without it), and on small
+// hand-written cachefiles: counts, exact times, failures, constraints, the
+// simulated clock, and errors that name what is wrong.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #include "aoe/sdk/error.h"
+#include "recorded_data.h"
 #include "replay_device.h"
 
 namespace aoe::replay {
@@ -26,7 +29,7 @@ namespace fs = std::filesystem;
 using sdk::Config;
 using sdk::ResultStatus;
 
-const fs::path kData = AOE_KERNEL_TUNER_DATA;
+const fs::path kData = test::benchmark_hub_data();
 
 // The README table of the data, and the kernel each file records.
 struct Recording {
@@ -108,6 +111,7 @@ class ScratchDir : public ::testing::Test {
 };
 
 TEST(ReplayDevice, ReadsAllThreeSpaces) {
+  AOE_REQUIRE_BENCHMARK_HUB_DATA();
   for (const auto& r : kRecordings)
     for (bool with_kernel : {true, false}) {
       SCOPED_TRACE(std::string(r.cachefile) + (with_kernel ? " with its kernel description" : " alone"));
@@ -141,6 +145,7 @@ TEST(ReplayDevice, ReadsAllThreeSpaces) {
 }
 
 TEST(ReplayDevice, DescribesTheRecordedGpuAndKernel) {
+  AOE_REQUIRE_BENCHMARK_HUB_DATA();
   const auto d = device(kRecordings[0]).describe();
   EXPECT_EQ(d.at("soc_version"), "NVIDIA A100-PCIE-40GB");
   EXPECT_EQ(d.at("kernel"), "convolution_kernel");
@@ -155,6 +160,7 @@ TEST(ReplayDevice, DescribesTheRecordedGpuAndKernel) {
 // The default is the description's when it runs, else the cachefile's first
 // timed config: an honest baseline, not the best.
 TEST(ReplayDevice, TheDefaultIsTheDescriptionsOrTheFirstTimedConfig) {
+  AOE_REQUIRE_BENCHMARK_HUB_DATA();
   const RecordedSpace& conv = device(kRecordings[0]).recorded();
   EXPECT_EQ(conv.space().describe(conv.space().default_config),
             (nlohmann::json{{"block_size_x", 16}, {"block_size_y", 16}, {"tile_size_x", 1}, {"tile_size_y", 1},
@@ -175,6 +181,7 @@ TEST(ReplayDevice, TheDefaultIsTheDescriptionsOrTheFirstTimedConfig) {
 }
 
 TEST(ReplayDevice, RecordedTimesComeBackExactly) {
+  AOE_REQUIRE_BENCHMARK_HUB_DATA();
   for (const auto& r : kRecordings) {
     SCOPED_TRACE(r.cachefile);
     auto task = device(r).prepare_replay(op(r.op));
@@ -189,6 +196,7 @@ TEST(ReplayDevice, RecordedTimesComeBackExactly) {
 }
 
 TEST(ReplayDevice, RecordedFailuresFailWithTheirStatus) {
+  AOE_REQUIRE_BENCHMARK_HUB_DATA();
   auto task = device(kRecordings[0]).prepare_replay(op("convolution_kernel"));
   const RecordedSpace& s = task->recorded();
   size_t compile = 0, runtime = 0;
@@ -215,6 +223,7 @@ TEST(ReplayDevice, RecordedFailuresFailWithTheirStatus) {
 }
 
 TEST(ReplayDevice, ConfigsTheConditionsRejectOrNobodyRecordedAreInvalid) {
+  AOE_REQUIRE_BENCHMARK_HUB_DATA();
   // block_size_x 64 with padding breaks "use_padding==0 or block_size_x % 32 != 0".
   const RecordedSpace& s = device(kRecordings[0]).recorded();
   const Config padded_64{64, 1, 1, 1, 0, 1, 1, 1, 15, 15};
@@ -234,6 +243,7 @@ TEST(ReplayDevice, ConfigsTheConditionsRejectOrNobodyRecordedAreInvalid) {
 // those the GPU refuses as InvalidConfig), so the description's conditions
 // should accept exactly the measured configs.
 TEST(ReplayDevice, TheDescriptionsConditionsAgreeWithTheRecording) {
+  AOE_REQUIRE_BENCHMARK_HUB_DATA();
   for (const auto& r : kRecordings) {
     const auto d = device(r).recorded().constraint_disagreements();
     std::cout << "[          ] " << r.cachefile << " vs " << r.kernel
@@ -244,6 +254,7 @@ TEST(ReplayDevice, TheDescriptionsConditionsAgreeWithTheRecording) {
 }
 
 TEST(ReplayDevice, TheSimulatedClockSumsTheRecordedCosts) {
+  AOE_REQUIRE_BENCHMARK_HUB_DATA();
   ReplayDevice& d = device(kRecordings[0]);
   const double device_before = d.simulated_time_s();
   const double described_before = d.describe().at("simulated_time_s").get<double>();
@@ -271,6 +282,7 @@ TEST(ReplayDevice, TheSimulatedClockSumsTheRecordedCosts) {
 }
 
 TEST(ReplayDevice, RecordedNoiseDrawsFromTheRecordedRepeats) {
+  AOE_REQUIRE_BENCHMARK_HUB_DATA();
   auto with_noise = [](uint64_t seed) {
     ReplayOptions o = options_for(kRecordings[1], true);
     o.noise = ReplayOptions::Noise::recorded;
@@ -297,6 +309,7 @@ TEST(ReplayDevice, RecordedNoiseDrawsFromTheRecordedRepeats) {
 }
 
 TEST(ReplayDevice, RunsOnlyTheRecordedKernel) {
+  AOE_REQUIRE_BENCHMARK_HUB_DATA();
   const std::string e = error_of([] { device(kRecordings[0]).prepare(op("convolution")); });
   EXPECT_NE(e.find("'convolution_kernel'"), std::string::npos) << e;
   EXPECT_NE(e.find("'convolution'"), std::string::npos) << e;
@@ -308,6 +321,7 @@ TEST(ReplayDevice, RunsOnlyTheRecordedKernel) {
 }
 
 TEST(ReplayOptions, AnOptionItDoesNotTakeIsNamed) {
+  AOE_REQUIRE_BENCHMARK_HUB_DATA();
   const auto cache = (kData / kRecordings[0].cachefile).string();
   auto parse = [](nlohmann::json j) { ReplayOptions::parse(j, "replay"); };
   EXPECT_NE(error_of([&] { parse({{"cachefile", cache}, {"colour", 1}}); }).find("no option 'colour'"),
@@ -325,6 +339,7 @@ TEST(ReplayOptions, AnOptionItDoesNotTakeIsNamed) {
 using ReplayFiles = ScratchDir;
 
 TEST_F(ReplayFiles, ATruncatedGzipIsAnErrorNamingTheFile) {
+  AOE_REQUIRE_BENCHMARK_HUB_DATA();
   const std::string whole = bytes_of(kData / kRecordings[0].cachefile);
   const fs::path cut = write("cut.json.gz", whole.substr(0, whole.size() / 2));
   ReplayOptions o;
@@ -335,6 +350,7 @@ TEST_F(ReplayFiles, ATruncatedGzipIsAnErrorNamingTheFile) {
 }
 
 TEST_F(ReplayFiles, ACorruptGzipIsAnErrorNamingTheFile) {
+  AOE_REQUIRE_BENCHMARK_HUB_DATA();
   std::string bytes = bytes_of(kData / kRecordings[0].cachefile);
   for (size_t i = bytes.size() / 3; i < bytes.size() / 3 + 64; ++i) bytes[i] = static_cast<char>(bytes[i] ^ 0x5a);
   ReplayOptions o;
@@ -352,6 +368,7 @@ TEST_F(ReplayFiles, ACorruptGzipIsAnErrorNamingTheFile) {
 }
 
 TEST_F(ReplayFiles, AKernelDescriptionOfOtherParametersIsRefused) {
+  AOE_REQUIRE_BENCHMARK_HUB_DATA();
   ReplayOptions o = options_for(kRecordings[2], false);
   o.kernel = kData / kRecordings[0].kernel;
   const std::string e = error_of([&] { ReplayDevice d(o); });

@@ -8,11 +8,12 @@
 #include "aoe/sdk/device_client.h"
 #include "aoe/sdk/plugin.h"
 #include "host_services.h"
+#include "recorded_data.h"
 
 namespace aoe::replay {
 namespace {
 
-const std::string kData = AOE_KERNEL_TUNER_DATA;
+const std::string kData = test::benchmark_hub_data().string();
 
 class ReplayPlugin : public ::testing::Test {
  protected:
@@ -46,6 +47,7 @@ class ReplayPlugin : public ::testing::Test {
 };
 
 TEST_F(ReplayPlugin, ReplaysThroughTheCTable) {
+  AOE_REQUIRE_BENCHMARK_HUB_DATA();
   ASSERT_EQ(create({{"cachefile", kData + "/convolution_milo_A100.json.gz"},
                     {"kernel", kData + "/convolution_milo.kernel.json"}}),
             (std::pair<int32_t, std::string>{0, ""}));
@@ -70,6 +72,7 @@ TEST_F(ReplayPlugin, ReplaysThroughTheCTable) {
 }
 
 TEST_F(ReplayPlugin, ErrorsComeBackAsStatusesNamingTheOption) {
+  AOE_REQUIRE_BENCHMARK_HUB_DATA();
   const auto unknown = create({{"cachefile", kData + "/convolution_milo_A100.json.gz"}, {"soc", "x"}});
   EXPECT_EQ(unknown.first, AOE_STATUS_INVALID_ARGUMENT);
   EXPECT_NE(unknown.second.find("no option 'soc'"), std::string::npos) << unknown.second;
@@ -79,6 +82,7 @@ TEST_F(ReplayPlugin, ErrorsComeBackAsStatusesNamingTheOption) {
 }
 
 TEST_F(ReplayPlugin, AnotherOpIsUnsupported) {
+  AOE_REQUIRE_BENCHMARK_HUB_DATA();
   ASSERT_EQ(create({{"cachefile", kData + "/dedispersion_milo_A4000.json.gz"}}).first, 0);
   const sdk::DeviceClient client(ref_, sdk::Host(&services_));
   sdk::OpTask task;
