@@ -46,9 +46,16 @@ using aoe::sdk::TuningSpace;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// The recorded GPU spaces: AOE_KERNEL_TUNER_DATA from the environment, else
+// as CMake was given it; empty when neither names a folder.
+fs::path default_data_dir() {
+  if (const char* env = std::getenv("AOE_KERNEL_TUNER_DATA"); env && *env) return env;
+  return AOE_KERNEL_TUNER_DATA;
+}
+
 struct Settings {
   fs::path plugin_dir = AOE_BENCH_PLUGIN_DIR;
-  fs::path data_dir = AOE_KERNEL_TUNER_DATA;
+  fs::path data_dir = default_data_dir();
   std::vector<std::string> searchers;  // empty: all
   std::string spaces = "all";          // all, replay or sim
   uint64_t runs = 25;
@@ -175,7 +182,11 @@ std::vector<aoe::sdk::OpTask> sim_tasks() {
 
 std::vector<Space> load_spaces(const Settings& settings) {
   std::vector<Space> out;
-  if (settings.spaces == "all" || settings.spaces == "replay") {
+  const bool replay = settings.spaces == "all" || settings.spaces == "replay";
+  if (replay && settings.data_dir.empty())
+    std::printf("searcher_scores: the recorded GPU spaces are skipped: set AOE_KERNEL_TUNER_DATA or --data to the\n"
+                "folder of Kernel Tuner's benchmark_hub cachefiles (convolution_milo_A100.json.gz and the others)\n");
+  if (replay && !settings.data_dir.empty()) {
     const fs::path& d = settings.data_dir;
     out.push_back(replay_space("replay convolution A100", d / "convolution_milo_A100.json.gz",
                                d / "convolution_milo.kernel.json"));
@@ -396,7 +407,7 @@ int usage(const char* argv0, int code) {
                "          [--seed N] [--grid N] [--data DIR]\n"
                "Scores every searcher plugin of DIR (default %s) on the recorded Kernel Tuner spaces\n"
                "of --data (default %s) and eight simulator spaces: 0 is random search, 1 the optimum.\n",
-               argv0, AOE_BENCH_PLUGIN_DIR, AOE_KERNEL_TUNER_DATA);
+               argv0, AOE_BENCH_PLUGIN_DIR, default_data_dir().empty() ? "AOE_KERNEL_TUNER_DATA, unset" : default_data_dir().c_str());
   return code;
 }
 
