@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "../tests/common/aoe_result.h"
+
 namespace aoe::bench {
 
 struct Run {

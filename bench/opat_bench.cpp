@@ -138,7 +138,7 @@ Outcome read_outcome(const Run& run) {
   o.unique_tasks = logged_count(log, "] ", " op tasks to tune");
   const auto path = result_file(run.dir);
   if (!path) return o;
-  o.result = json::parse(read_text(*path));
+  o.result = aoe::test::result_sections(json::parse(read_text(*path)));
   const json& opat = o.result->at("OPAT");
   o.baseline_ms = opat.value("model_baseline_performance(ms)", 0.0);
   o.result_ms = opat.value("model_result_performance(ms)", 0.0);

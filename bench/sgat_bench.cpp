@@ -85,7 +85,7 @@ json run(const std::string& job_type, const std::string& model, const std::strin
   for (const auto& e : fs::directory_iterator(dir))
     if (e.path().filename().string().rfind("aoe_result_", 0) == 0) {
       std::ifstream in(e.path());
-      const json file = json::parse(in);
+      const json file = aoe::test::result_sections(json::parse(in));
       return file.at(job_type == "1" ? "SGAT" : "OPAT");
     }
   throw std::runtime_error("no result file in " + dir.string());

@@ -164,7 +164,7 @@ std::map<std::string, Task> tasks_of(const Run& run) {
   if (run.exit_code != 0 || file.empty())
     throw std::runtime_error("aoe-host exited " + std::to_string(run.exit_code) + " in " + run.dir.string() + ": " +
                              read_text(run.dir / "stderr.txt"));
-  const json result = json::parse(read_text(file));
+  const json result = aoe::test::result_sections(json::parse(read_text(file)));
   std::map<std::string, Task> out;
   for (const auto& op : result.at("OPAT").at("opat_tuned_operators")) {
     const json warm = op.value("warm_start", json::object());

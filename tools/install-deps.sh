@@ -11,6 +11,7 @@ packages=(
   libopenblas-dev                        # the cpu device's benchmark compares with OpenBLAS
   libonnx-testdata                       # ONNX's node tests: the cpu device's conformance test
   pkg-config
+  python3 python3-jsonschema             # result files are validated against their JSON Schema
   dpkg-dev file                          # cpack -G DEB finds the packages' library dependencies
   libopenmpi-dev openmpi-bin             # gdat measures allreduce splits under mpirun
 )

@@ -66,7 +66,17 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
   return cl;
 }
 
-std::string help_text() {
+namespace {
+
+std::string joined(const std::vector<std::string>& values) {
+  std::string out;
+  for (const auto& v : values) out += (out.empty() ? "" : ", ") + v;
+  return out;
+}
+
+}  // namespace
+
+std::string help_text(const std::map<std::string, std::vector<std::string>>& loaded) {
   std::ostringstream out;
   out << "aoe-host: tunes a model's operators, subgraphs or gradient communication on a device.\n\n"
          "Usage:\n"
@@ -75,13 +85,17 @@ std::string help_text() {
          "  aoe-host bank show [DIR]              list the knowledge bank's entries (default: the configured bank)\n"
          "  aoe-host bank merge A B -o OUT        merge two banks of one soc_version; the faster config wins\n"
          "  aoe-host --version | --help\n\n"
-         "Options (command line > environment > --config YAML file > default):\n"
+         "Options (command line > environment > --config YAML file > default; values that are names\n"
+         "or from a fixed list are accepted in any case):\n"
          "  --config FILE                YAML file of `key: value` settings, keys as below\n";
   for (const auto& spec : option_specs()) {
     std::string flag = "--" + spec.key;
     out << "  " << flag << std::string(flag.size() < 29 ? 29 - flag.size() : 1, ' ') << spec.help;
     if (!spec.env.empty()) out << " [env " << spec.env << "]";
     if (!spec.default_value.empty()) out << " (default " << spec.default_value << ")";
+    const auto names = loaded.find(spec.key);
+    if (!spec.choices.empty()) out << "; one of " << joined(spec.choices);
+    if (names != loaded.end()) out << "; loaded: " << joined(names->second);
     out << "\n";
   }
   out << "\nPlugins are loaded from --plugin-dir, AOE_PLUGIN_PATH, then " AOE_BIN_TO_PLUGINS " from the binary's folder.\n"

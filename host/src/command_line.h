@@ -17,7 +17,9 @@ struct CommandLine {
 
 // Throws aoe::sdk::Error(invalid_argument) for a malformed command line.
 CommandLine parse_command_line(const std::vector<std::string>& args);
-std::string help_text();
+// loaded: option key -> the names the loaded plugins accept for it (plugin,
+// device, searcher); empty when the plugins could not be loaded.
+std::string help_text(const std::map<std::string, std::vector<std::string>>& loaded = {});
 
 // Exit codes, as --help documents them.
 enum ExitCode : int {

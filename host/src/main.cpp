@@ -40,9 +40,26 @@ void load_plugins(PluginRegistry& registry, const Settings& settings) {
   }
 }
 
+// What the plugins found with these options accept for --plugin, --device
+// and --searcher; nothing when the options cannot be read.
+std::map<std::string, std::vector<std::string>> loaded_names(const CommandLine& cl) {
+  try {
+    const Settings settings = Settings::resolve(cl.options, Settings::process_environment(), cl.config_file);
+    HostServices services([] { return false; });
+    PluginRegistry registry([&](const std::string& name) { return services.table_for(name); });
+    spdlog::set_level(spdlog::level::off);  // help is no place for load warnings
+    load_plugins(registry, settings);
+    return {{"plugin", registry.names(AOE_KIND_TUNING_MODE)},
+            {"device", registry.names(AOE_KIND_DEVICE)},
+            {"searcher", registry.names(AOE_KIND_SEARCHER)}};
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
 int run(const std::vector<std::string>& args) {
   const CommandLine cl = parse_command_line(args);
-  if (cl.command == "help") return std::cout << help_text(), exit_ok;
+  if (cl.command == "help") return std::cout << help_text(loaded_names(cl)), exit_ok;
   if (cl.command == "version") {
     std::cout << "aoe-host " << AOE_HOST_VERSION << " (SDK " << AOE_SDK_VERSION_MAJOR << "." << AOE_SDK_VERSION_MINOR
               << ")\n";

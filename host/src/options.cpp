@@ -7,14 +7,19 @@ const std::vector<OptionSpec>& option_specs() {
   static const std::vector<OptionSpec> specs = {
       {"plugin", "", OptionType::text, "",
        "tuning mode: opat (operators), sgat (subgraphs), gdat (gradients); or use --job_type / AOE_MODE", {}},
-      {"job_type", "AOE_MODE", OptionType::text, "", "AOE job type: 1 subgraph (sgat), 2 operator (opat), 4 gradient (gdat)",
+      {"job_type", "AOE_MODE", OptionType::text, "2",
+       "AOE job type, when --plugin is not given: 1 subgraph (sgat), 2 operator (opat), 4 gradient (gdat)",
        {"1", "2", "4"}},
       {"device", "", OptionType::text, "ascend910", "target device, as listed by `aoe-host plugins`", {}},
       {"model", "", OptionType::path, "", "the model to tune (ONNX)", {}},
       {"singleop", "", OptionType::path, "", "tune ops described in AOE single-op JSON instead of a model", {}},
-      {"framework", "", OptionType::text, "5", "model framework, AOE numbering: 5 = ONNX", {"5"}},
+      {"framework", "", OptionType::text, "5",
+       "model framework, AOE numbering: 5 = ONNX (0 Caffe, 1 MindSpore and 3 TensorFlow are not read yet)", {"5"}},
       {"input_shape", "", OptionType::text, "", "shapes for dynamic inputs: \"x:1,3,224,224;y:1,10\"", {}},
-      {"searcher", "", OptionType::text, "", "search strategy for every task (default: chosen per op)", {}},
+      {"searcher", "", OptionType::text, "",
+       "search strategy: one for every task, or per op class cube=NAME,vector=NAME, or AOE's RL,GA "
+       "(GA for cube ops: Conv, MatMul, Gemm, attention; RL for the rest); default surrogate",
+       {}},
       {"budget", "", OptionType::integer, "64", "measured evaluations per op task", {}},
       {"time_limit", "", OptionType::integer, "0", "seconds of search per op task; 0: no limit", {}},
       {"stall", "", OptionType::integer, "0", "end a task's search after this many evaluations without a new best; 0: never", {}},
@@ -30,9 +35,13 @@ const std::vector<OptionSpec>& option_specs() {
       {"seed", "", OptionType::integer, "0", "random seed: the same seed repeats the same search", {}},
       {"plugin_dir", "AOE_PLUGIN_PATH", OptionType::path_list, "",
        "more directories to load plugins from (':'-separated in the environment)", {}},
+      {"result_file", "", OptionType::path, "",
+       "write the result file exactly here (default: aoe_result_<mode>_<timestamp>_pid<pid>.json in work_path)", {}},
+      {"device_id", "ASCEND_DEVICE_ID", OptionType::integer, "0",
+       "the device's number on this machine; the simulators, cpu and replay have only device 0", {}},
       {"work_path", "ASCEND_WORK_PATH", OptionType::path, "", "where result files and the workspace go (default: .)", {}},
       {"bank_path", "TUNE_BANK_PATH", OptionType::path, "", "knowledge bank directory (else ASCEND_CACHE_PATH, else "
-       "$HOME/Ascend/latest/data/aoe/custom/op)", {}},
+       "$HOME/Ascend/latest/data/aoe/custom/<kind>/<soc_version>)", {}},
       {"cache_path", "ASCEND_CACHE_PATH", OptionType::path, "", "fallback root of the knowledge bank", {}},
       {"reload", "", OptionType::boolean, "False",
        "sgat: continue the newest interrupted job of this model from its workspace, without measuring again", {}},
@@ -43,6 +52,30 @@ const std::vector<OptionSpec>& option_specs() {
       {"log_level", "AOE_LOG_LEVEL", OptionType::text, "info", "console detail", {"trace", "debug", "info", "warn", "error"}},
   };
   return specs;
+}
+
+const std::string* aoe_option_not_supported(const std::string& key) {
+  static const std::string no_om = "aoe-host writes no offline (.om) model; it tunes and fills the knowledge bank";
+  static const std::map<std::string, std::string> notes = {
+      {"weight", "Caffe models (--framework 0) are not read yet; convert the model to ONNX"},
+      {"soc_version", "the SoC comes from --device (e.g. --device ascend910b); `aoe-host plugins` lists them"},
+      {"precision_mode", no_om},
+      {"op_select_implmode", no_om},
+      {"optypelist_for_implmode", no_om},
+      {"insert_op_conf", no_om},
+      {"out_nodes", no_om},
+      {"input_format", "inputs are read as the ONNX model declares them"},
+      {"dynamic_batch_size", "give dynamic inputs one shape with --input_shape"},
+      {"dynamic_image_size", "give dynamic inputs one shape with --input_shape"},
+      {"dynamic_dims", "give dynamic inputs one shape with --input_shape"},
+      {"tune_optimization_level", "the search effort is set with --budget, --time_limit and --stall"},
+      {"Fdeeper_opat", "the search effort is set with --budget, --time_limit and --stall"},
+      {"ip", "remote tuning hosts are not supported yet"},
+      {"port", "remote tuning hosts are not supported yet"},
+      {"log", "use --log_level (trace, debug, info, warn, error)"},
+  };
+  const auto it = notes.find(key);
+  return it == notes.end() ? nullptr : &it->second;
 }
 
 const OptionSpec* find_option(const std::string& key) {

@@ -1,6 +1,7 @@
 // Every setting aoe-host knows: its key, environment variable, type and help.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -20,5 +21,9 @@ struct OptionSpec {
 // In the order --help lists them.
 const std::vector<OptionSpec>& option_specs();
 const OptionSpec* find_option(const std::string& key);
+
+// AOE's options that aoe-host does not take (yet), with why and what to do
+// instead, so an AOE user's flag is refused by name rather than as unknown.
+const std::string* aoe_option_not_supported(const std::string& key);
 
 }  // namespace aoe::host

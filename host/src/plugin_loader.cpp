@@ -233,9 +233,23 @@ bool PluginRegistry::load_file(const std::filesystem::path& file) {
   return false;  // the library unloads as `plugin` goes
 }
 
+// AOE's users write RL, GA or Ascend910 where the plugins say rl, ga,
+// ascend910: a name that matches one component ignoring case is that one.
+std::string PluginRegistry::canonical_name(int32_t kind, const std::string& name) const {
+  if (by_name_.count({kind, name})) return name;
+  const auto folded = [](std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    return s;
+  };
+  std::vector<std::string> matches;
+  for (const auto& known : names(kind))
+    if (folded(known) == folded(name)) matches.push_back(known);
+  return matches.size() == 1 ? matches.front() : name;
+}
+
 const Component& PluginRegistry::find(int32_t kind, const std::string& name) const {
   const std::string kind_text = kind_name(kind);
-  const auto it = by_name_.find({kind, name});
+  const auto it = by_name_.find({kind, canonical_name(kind, name)});
   if (it == by_name_.end()) {
     const auto available = names(kind);
     if (available.empty())

@@ -74,7 +74,10 @@ class PluginRegistry {
   // The component of that kind and name. Throws aoe::sdk::Error: not_found
   // (listing what there is), or invalid_argument when two libraries provide
   // the name (naming both paths).
+  // The name matches ignoring case when exactly one component's does.
   const Component& find(int32_t kind, const std::string& name) const;
+  // name as the component spells it, when one matches it ignoring case; else name.
+  std::string canonical_name(int32_t kind, const std::string& name) const;
   // Every component name of a kind, sorted.
   std::vector<std::string> names(int32_t kind) const;
 

@@ -20,16 +20,31 @@ std::string result_timestamp(std::chrono::system_clock::time_point when) {
   return text;
 }
 
-ResultFile::ResultFile(const std::filesystem::path& dir, const std::string& mode,
-                       std::chrono::system_clock::time_point start) {
-  section_name_ = mode;
-  std::transform(section_name_.begin(), section_name_.end(), section_name_.begin(), ::toupper);
-  std::filesystem::create_directories(dir);
-  path_ = dir / ("aoe_result_" + mode + "_" + result_timestamp(start) + "_pid" + std::to_string(::getpid()) + ".json");
+namespace {
+
+std::string section_name(std::string mode) {
+  std::transform(mode.begin(), mode.end(), mode.begin(), ::toupper);
+  return mode;
 }
 
+}  // namespace
+
+ResultFile::ResultFile(const std::filesystem::path& dir, const std::string& mode,
+                       std::chrono::system_clock::time_point start)
+    : ResultFile(dir / ("aoe_result_" + mode + "_" + result_timestamp(start) + "_pid" + std::to_string(::getpid()) +
+                        ".json"),
+                 mode) {}
+
+ResultFile::ResultFile(const std::filesystem::path& file, const std::string& mode)
+    : section_name_(section_name(mode)), path_(file) {
+  if (path_.has_parent_path()) std::filesystem::create_directories(path_.parent_path());
+}
+
+// AOE's shape: a list of one-key objects, "basic" first, then the mode's section.
 void ResultFile::write(const nlohmann::json& basic, const nlohmann::json& section) const {
-  const nlohmann::json content = {{"basic", basic}, {section_name_, section}};
+  nlohmann::json content = nlohmann::json::array();
+  content.push_back(nlohmann::json::object({{"basic", basic}}));
+  content.push_back(nlohmann::json::object({{section_name_, section}}));
   write_atomically(path_, content.dump(4) + "\n");
 }
 

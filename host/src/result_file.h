@@ -1,5 +1,6 @@
-// The AOE-style result file, aoe_result_<mode>_<YYYYMMDD_HHMMSSmmm>_pid<pid>.json,
-// rewritten whole (atomically) each time tuning reports progress.
+// The AOE result file, aoe_result_<mode>_<YYYYMMDD_HHMMSSmmm>_pid<pid>.json:
+// [{"basic": {...}}, {"OPAT": {...}}], rewritten whole (atomically) each time
+// tuning reports progress.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -14,7 +15,10 @@ std::string result_timestamp(std::chrono::system_clock::time_point when);
 
 class ResultFile {
  public:
+  // In dir, named by AOE's pattern from the mode and the start time.
   ResultFile(const std::filesystem::path& dir, const std::string& mode, std::chrono::system_clock::time_point start);
+  // Exactly file (--result_file), so scripts need no glob.
+  ResultFile(const std::filesystem::path& file, const std::string& mode);
 
   const std::filesystem::path& path() const { return path_; }
   // basic: tuning_name, tuning_time(s), model, device...; section: the mode's report.

@@ -1,6 +1,8 @@
-// Makes searcher instances on a tuning mode's demand: the user's --searcher,
-// else the default for the op.
+// Makes searcher instances on a tuning mode's demand: the searcher the user
+// chose for the task's op class (cube or vector), else the default.
 #pragma once
+
+#include <nlohmann/json.hpp>
 
 #include <string>
 
@@ -14,19 +16,32 @@ class PluginRegistry;
 // The searcher used when the user names none.
 std::string default_searcher_for(const std::string& op_type);
 
+// The user's --searcher per op class, "" where the default applies. Takes one
+// name for every task, "cube=ga,vector=rl" (either part may be left out), or
+// AOE's list "RL,GA": GA tunes cube ops and RL vector ops, as in Auto Tune.
+// Throws aoe::sdk::Error(invalid_argument) naming what it cannot read.
+struct SearcherChoice {
+  std::string cube, vector;
+};
+SearcherChoice parse_searcher_choice(const std::string& text);
+
 class SearcherFactory {
  public:
-  SearcherFactory(const PluginRegistry& registry, aoe::sdk::Host host, std::string user_choice);
+  // Throws aoe::sdk::Error: invalid_argument for an unreadable choice,
+  // not_found for a searcher no plugin provides.
+  SearcherFactory(const PluginRegistry& registry, aoe::sdk::Host host, const std::string& user_choice);
+  SearcherFactory(const SearcherFactory&) = delete;  // its table points at it
+  SearcherFactory& operator=(const SearcherFactory&) = delete;
   const aoe_searcher_factory* table() const { return &table_; }
-  // Fails early, before any tuning, when the user's choice does not exist.
-  void check_user_choice() const;
+  // {"cube": name, "vector": name}: what each op class is tuned with.
+  nlohmann::json routing() const { return {{"cube", choice_.cube}, {"vector", choice_.vector}}; }
 
  private:
   aoe_searcher_ref create(const char* name, const char* op_type) const;
 
   const PluginRegistry& registry_;
   aoe::sdk::Host host_;
-  std::string user_choice_;
+  SearcherChoice choice_;  // resolved: every class named, as the plugins spell it
   aoe_searcher_factory table_;
 };
 

@@ -44,6 +44,9 @@ void validate(const OptionSpec& spec, const SettingValue& v) {
       std::find(spec.choices.begin(), spec.choices.end(), v.text) == spec.choices.end()) {
     std::string allowed;
     for (const auto& c : spec.choices) allowed += (allowed.empty() ? "" : ", ") + c;
+    if (spec.key == "framework")
+      bad_value(spec.key, v.source, "AOE's framework " + v.text +
+                                        " is not read yet: aoe-host reads ONNX models (5); export the model to ONNX");
     bad_value(spec.key, v.source, "'" + v.text + "' is not one of " + allowed);
   }
   if (spec.type == OptionType::integer) {
@@ -120,15 +123,28 @@ Settings Settings::resolve(const std::map<std::string, std::string>& command_lin
     if (it != environment.end() && !it->second.empty()) s.set(spec.key, it->second, "environment " + spec.env);
   }
   for (const auto& [key, text] : command_line) {
+    if (const std::string* note = aoe_option_not_supported(key))
+      throw Error(StatusCode::invalid_argument, "AOE's option --" + key + " is not supported by aoe-host: " + *note);
     if (!find_option(key)) throw Error(StatusCode::invalid_argument, "unknown option --" + key + " (see --help)");
     s.set(key, text, "command line --" + key);
   }
-  for (const auto& spec : option_specs()) validate(spec, s.values_.at(spec.key));
+  for (const auto& spec : option_specs()) {
+    s.canonicalize(spec);
+    validate(spec, s.values_.at(spec.key));
+  }
   return s;
 }
 
 void Settings::set(const std::string& key, const std::string& text, const std::string& source) {
   values_[key] = {text, source};
+}
+
+// Enumerated values are accepted in any case (AOE's users write RL, True,
+// INFO) and kept as the option spells them.
+void Settings::canonicalize(const OptionSpec& spec) {
+  auto& v = values_.at(spec.key);
+  for (const auto& choice : spec.choices)
+    if (lower(choice) == lower(v.text)) v.text = choice;
 }
 
 bool Settings::has(const std::string& key) const { return values_.at(key).source != "default"; }

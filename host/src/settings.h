@@ -10,6 +10,8 @@
 
 namespace aoe::host {
 
+struct OptionSpec;
+
 struct SettingValue {
   std::string text;
   std::string source;  // "command line", "environment TUNE_BANK_PATH", "config file x.yaml", "default"
@@ -34,6 +36,7 @@ class Settings {
 
  private:
   void set(const std::string& key, const std::string& text, const std::string& source);
+  void canonicalize(const OptionSpec& spec);
   std::map<std::string, SettingValue> values_;
 };
 

@@ -43,11 +43,12 @@ class Instance {
   void (*destroy_)(void*);
 };
 
+// --plugin names the mode; else --job_type (AOE_MODE), which defaults to 2,
+// operator tuning, as MindSpore's aoe_config does.
 std::string tuning_mode_name(const Settings& s) {
   if (s.has("plugin")) return s.text("plugin");
   static const std::map<std::string, std::string> by_job_type = {{"1", "sgat"}, {"2", "opat"}, {"4", "gdat"}};
-  if (s.has("job_type")) return by_job_type.at(s.text("job_type"));
-  throw ExitError(exit_usage, "no tuning mode: pass --plugin opat (or --job_type 2, or set AOE_MODE)");
+  return by_job_type.at(s.text("job_type"));
 }
 
 const Component& find_or_exit(const PluginRegistry& registry, int32_t kind, const std::string& name) {
@@ -150,13 +151,18 @@ struct Publisher {
   }
 };
 
-void print_summary(const std::string& model_name, const json& report, bool incomplete) {
+// AOE's end line, with the figure the result file gives.
+void print_summary(const std::string& model_name, const json& report, const std::string& status) {
   const double before = report.value("model_baseline_performance(ms)", 0.0);
   const double after = report.value("model_result_performance(ms)", 0.0);
-  if (incomplete) {
+  if (status == "tuning incomplete") {
     spdlog::warn("{} process interrupted: tuning incomplete; finished ops are kept in the bank", model_name);
+  } else if (status == "tuning failed") {
+    spdlog::error("{} process finished: tuning failed for some ops (see the result file); the others are kept in the bank",
+                  model_name);
   } else if (before > 0 && after > 0 && after < before) {
-    spdlog::info("{} process finished. Performance improved by {:.2f}%", model_name, (before - after) / before * 100);
+    spdlog::info("{} process finished. Performance improved by {}", model_name,
+                 report.value("model_performance_improvement", std::string("?")));
   } else if (before > 0) {
     spdlog::info("{} process finished. Performance was not improved: no tuned config beat the defaults", model_name);
   } else {
@@ -169,27 +175,44 @@ void print_summary(const std::string& model_name, const json& report, bool incom
 int run_tuning(const Settings& settings, PluginRegistry& registry, HostServices& services) {
   const auto started_wall = std::chrono::system_clock::now();
   const auto started = std::chrono::steady_clock::now();
-  const std::string mode = tuning_mode_name(settings);
-  const Component& mode_component = find_or_exit(registry, AOE_KIND_TUNING_MODE, mode);
+  if (settings.has("output"))
+    throw ExitError(exit_usage, "--output (" + settings.source("output") +
+                                    "): aoe-host writes no offline (.om) model as AOE's --output does; it tunes into "
+                                    "the knowledge bank. -o/--output is for `aoe-host bank merge`");
+  const Component& mode_component = find_or_exit(registry, AOE_KIND_TUNING_MODE, tuning_mode_name(settings));
+  const std::string& mode = mode_component.name;
   const Component& device_component = find_or_exit(registry, AOE_KIND_DEVICE, settings.text("device"));
+  const std::string& device_name = device_component.name;
   const aoe::sdk::Host host = services.host();
-  SearcherFactory searchers(registry, host, settings.text("searcher"));
-  try {
-    searchers.check_user_choice();
-  } catch (const Error& e) {
-    throw ExitError(exit_plugin, e.what());
-  }
+  // An unreadable --searcher is the user's to fix; a name no plugin has, a plugin matter.
+  const SearcherFactory searchers = [&] {
+    try {
+      parse_searcher_choice(settings.text("searcher"));
+    } catch (const Error& e) {
+      throw ExitError(exit_usage, e.what());
+    }
+    try {
+      return SearcherFactory(registry, host, settings.text("searcher"));
+    } catch (const Error& e) {
+      throw ExitError(exit_plugin, e.what());
+    }
+  }();
 
   const std::filesystem::path model = model_path(settings);
   const aoe::sdk::Graph graph = load_model(settings);
   const std::string model_name = model.stem().string();
   spdlog::info("model {}: {} nodes, opset {}", model.string(), graph.nodes.size(), graph.opset);
 
+  // Every device this build ships runs one device, number 0: another number
+  // names hardware that is not there.
+  if (settings.integer("device_id") != 0)
+    throw ExitError(exit_usage, "device_id " + settings.text("device_id") + " (" + settings.source("device_id") +
+                                    "): device " + device_name + " has only device 0; unset ASCEND_DEVICE_ID or set 0");
   const auto* device_table = static_cast<const aoe_device_vtable*>(device_component.vtable);
   Instance device(registry.create(device_component, device_options(settings).dump()), device_table->destroy);
   const aoe_device_ref device_ref{sizeof(aoe_device_ref), device.get(), device_table};
   const json soc = aoe::sdk::DeviceClient(device_ref, host).describe();
-  const std::string soc_version = soc.value("soc_version", settings.text("device"));
+  const std::string soc_version = soc.value("soc_version", device_name);
 
   const Bank bank(bank_root(settings, bank_kind(mode)));
   services.set_bank(&bank);
@@ -198,13 +221,14 @@ int run_tuning(const Settings& settings, PluginRegistry& registry, HostServices&
   services.set_bank_of_kind("op", &op_bank);
   services.set_bank_of_kind("graph", &graph_bank);
   const std::filesystem::path work = settings.has("work_path") ? settings.text("work_path") : ".";
-  const ResultFile result(work, mode, started_wall);
+  const ResultFile result = settings.has("result_file") ? ResultFile(settings.text("result_file"), mode)
+                                                        : ResultFile(work, mode, started_wall);
   const auto workspace = workspace_dir(settings, work, model_name, result_timestamp(started_wall));
   Publisher publisher{result,
                       {{"tuning_name", model_name},
                        {"tuning_time(s)", 0},
                        {"model", model.string()},
-                       {"device", settings.text("device")},
+                       {"device", device_name},
                        {"soc_version", soc_version},
                        {"bank_path", bank.root().string()},
                        {"aoe_version", AOE_HOST_VERSION},
@@ -214,7 +238,7 @@ int run_tuning(const Settings& settings, PluginRegistry& registry, HostServices&
                       is_mpi_peer()};
   const std::string status_key = mode + "_tuning_result";
   publisher.write(json::object(), status_key, "tuning incomplete");
-  spdlog::info("device {} ({}), bank {}, result file {}", settings.text("device"), soc_version, bank.root().string(),
+  spdlog::info("device {} ({}), bank {}, result file {}", device_name, soc_version, bank.root().string(),
                result.path().string());
 
   const json options = {{"budget", settings.integer("budget")},
@@ -224,6 +248,7 @@ int run_tuning(const Settings& settings, PluginRegistry& registry, HostServices&
                         {"build_threads", settings.integer("build_threads")},
                         {"seed", settings.integer("seed")},
                         {"searcher", settings.text("searcher")},
+                        {"searchers", searchers.routing()},
                         {"repeat_tune", settings.boolean("repeat_tune")},
                         {"warm_start", settings.boolean("warm_start")},
                         {"tune_ops_file", settings.text("tune_ops_file")},
@@ -247,17 +272,19 @@ int run_tuning(const Settings& settings, PluginRegistry& registry, HostServices&
   try {
     host.check(mode_table->run(tuning_mode.get(), &job, out.get()), mode);
   } catch (const Error& e) {
-    publisher.write(json::object(), status_key, std::string("tuning failed: ") + e.what());
+    publisher.write({{"error", e.what()}}, status_key, "tuning failed");
     // Bad input handed through to the mode (a tune_ops_file, say) is the user's to fix.
     throw ExitError(e.code() == aoe::sdk::StatusCode::invalid_argument ? exit_usage : exit_tuning_failed, e.what());
   }
   json report = json::parse(out.str());
-  const bool incomplete = interrupted();
-  publisher.write(report, status_key, incomplete ? "tuning incomplete" : "");
-  if (publisher.silent) return incomplete ? exit_interrupted : exit_ok;
-  print_summary(model_name, report, incomplete);
+  if (interrupted()) report[status_key] = "tuning incomplete";
+  publisher.write(report, status_key, "");
+  const std::string status = report.value(status_key, std::string());
+  const int code = status == "tuning incomplete" ? exit_interrupted : status == "tuning failed" ? exit_tuning_failed : exit_ok;
+  if (publisher.silent) return code;
+  print_summary(model_name, report, status);
   spdlog::info("result file: {}", result.path().string());
-  return incomplete ? exit_interrupted : exit_ok;
+  return code;
 }
 
 }  // namespace aoe::host

@@ -225,8 +225,7 @@ class GdatRun {
 
   void search() {
     SearchSummary s;
-    s.searcher = opts_.value("searcher", std::string());
-    if (s.searcher.empty()) s.searcher = "default";
+    s.searcher = job_.searcher_name("AllReduce");
     const auto& l = o_.cluster.limits;
     const SplitSpace space(o_.profile.size(), l.max_segments, baseline().split);
     const uint64_t budget = opts_.value("budget", uint64_t{64});
@@ -235,7 +234,7 @@ class GdatRun {
       o_.search = s;
       return;
     }
-    auto searcher = job_.searcher("AllReduce", opts_.value("searcher", std::string()));
+    auto searcher = job_.searcher("AllReduce");
     auto evaluate = [&](const Split& split) -> std::optional<double> {
       if (!fits(split, prefix_, l)) return std::nullopt;
       return comm_end(o_.profile, prefix_, *cost_, split);
@@ -381,7 +380,7 @@ class GdatRun {
                         {"provenance",
                          {{"cluster_file", o_.cluster.file},
                           {"gradient_source", o_.profile.source},
-                          {"searcher", opts_.value("searcher", std::string())},
+                          {"searcher", job_.searcher_name("AllReduce")},
                           {"seed", opts_.value("seed", uint64_t{0})}}}};
     try {
       switch (job_.host().bank_record(entry)) {

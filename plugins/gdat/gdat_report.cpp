@@ -3,11 +3,13 @@
 #include <cmath>
 #include <cstdio>
 
+#include "report_fields.h"
 #include "units.h"
 
 namespace aoe::gdat {
 namespace {
 
+using aoe::modes::percent;
 using nlohmann::json;
 
 double ms(double us) { return std::round(us * 10) / 1e4; }
@@ -15,12 +17,6 @@ double ms(double us) { return std::round(us * 10) / 1e4; }
 std::string ms_text(double us) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3f ms", us / 1000);
-  return text;
-}
-
-std::string percent(double before, double after) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f%%", before > 0 ? (before - after) / before * 100 : 0.0);
   return text;
 }
 

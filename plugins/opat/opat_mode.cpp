@@ -13,6 +13,7 @@
 #include "op_tasks.h"
 #include "opat_report.h"
 #include "patterns.h"
+#include "report_fields.h"
 #include "task_tuner.h"
 #include "tune_ops.h"
 #include "tuned_plan.h"
@@ -44,10 +45,11 @@ std::string line_for(const TunedTask& t) {
   if (r.outcome == Outcome::failed) return head + ": not tuned: " + r.reason;
   if (r.outcome == Outcome::interrupted) return head + ": interrupted";
   char figures[160];
-  std::snprintf(figures, sizeof figures, ": %.2f us -> %.2f us (%+.1f%%), %llu evaluations, bank: ", r.before_us,
-                r.after_us, r.before_us > 0 ? (r.after_us - r.before_us) / r.before_us * 100 : 0.0,
+  std::snprintf(figures, sizeof figures, ": %.2f us -> %.2f us (improved by %s), %llu evaluations", r.before_us,
+                r.after_us, aoe::modes::percent(r.before_us, r.after_us).c_str(),
                 static_cast<unsigned long long>(r.evaluations));
-  return head + figures + to_string(r.outcome);
+  const std::string by = r.searcher.empty() ? "" : " (" + r.searcher + ")";
+  return head + figures + by + ", bank: " + to_string(r.outcome);
 }
 
 // One line for what the device cannot run, by op type, instead of one per node.
@@ -150,12 +152,12 @@ class OpatMode : public aoe::sdk::TuningMode {
         job.host().debug(line_for(done.back()));
       else
         job.host().info(line_for(done.back()));
-      job.publish(opat_report(done, "tuning incomplete"));
+      job.publish(opat_report(done, false));
       if (!workspace.empty()) write_plan(plan_file, tuned_plan(model, done));
     }
     log_unsupported(job, done);
     const bool complete = done.size() == groups.size() && !job.host().cancelled();
-    return opat_report(done, complete ? "tuning successful" : "tuning incomplete");
+    return opat_report(done, complete);
   }
 };
 

@@ -8,13 +8,16 @@ namespace {
 using aoe::modes::percent;
 using nlohmann::json;
 
-// AOE lists a modified op once, with its figures under each kind of change made.
+// AOE lists a modified op once, with its figures under each kind of change
+// made (Format, Schedule, Impl) and whether the bank gained or changed an entry.
 json modified_operator(const TunedTask& t) {
+  const std::string mode = t.result.outcome == Outcome::added ? "add" : "update";
   json performance = json::object();
   for (const auto& tag : t.result.changed_tags)
     performance[tag] = {{"performance_before_tune(us)", t.result.before_us},
                         {"performance_after_tune(us)", t.result.after_us},
-                        {"performance_improvement", percent(t.result.before_us, t.result.after_us)}};
+                        {"performance_improvement", percent(t.result.before_us, t.result.after_us)},
+                        {"update_mode", mode}};
   return {{"op_name", t.group.task.name}, {"op_type", t.group.task.op_type}, {"tune_performance", performance}};
 }
 
@@ -28,19 +31,22 @@ void add_warm_start(json& op, const TaskResult& r) {
 
 }  // namespace
 
-json opat_report(const std::vector<TunedTask>& tasks, const std::string& status) {
-  json added = json::array(), updated = json::array(), failed = json::array(), unsupported = json::array(),
-       operators = json::array();
+json opat_report(const std::vector<TunedTask>& tasks, bool complete) {
+  json modified = json::array(), failed = json::array(), unsupported = json::array(), operators = json::array();
   int add = 0, update = 0, reserved = 0, unsatisfied = 0;
   double baseline_us = 0, result_us = 0;
   for (const auto& t : tasks) {
     const auto& r = t.result;
+    const json op = {{"op_name", t.group.task.name}, {"op_type", t.group.task.op_type}};
     if (r.outcome == Outcome::failed) {
-      failed.push_back({{"op_name", t.group.task.name}, {"op_type", t.group.task.op_type}, {"reason", r.reason}});
+      failed.push_back(t.group.task.name);
+      operators.push_back(op);
+      operators.back().update({{"nodes", t.group.node_names}, {"repo", "failed"}, {"reason", r.reason}});
       continue;
     }
     if (r.outcome == Outcome::unsupported) {
-      unsupported.push_back({{"op_name", t.group.task.name}, {"op_type", t.group.task.op_type}, {"reason", r.reason}});
+      unsupported.push_back(op);
+      unsupported.back()["reason"] = r.reason;
       continue;
     }
     if (r.outcome == Outcome::interrupted) continue;
@@ -48,33 +54,35 @@ json opat_report(const std::vector<TunedTask>& tasks, const std::string& status)
     update += r.outcome == Outcome::updated;
     reserved += r.outcome == Outcome::reserved;
     unsatisfied += r.outcome == Outcome::unsatisfied;
-    if (r.outcome == Outcome::added) added.push_back(modified_operator(t));
-    if (r.outcome == Outcome::updated) updated.push_back(modified_operator(t));
+    if (r.outcome == Outcome::added || r.outcome == Outcome::updated) modified.push_back(modified_operator(t));
     const double instances = static_cast<double>(t.group.node_names.size());
     baseline_us += r.before_us * instances;
     result_us += r.after_us * instances;
-    operators.push_back({{"op_name", t.group.task.name},
-                         {"op_type", t.group.task.op_type},
-                         {"nodes", t.group.node_names},
-                         {"signature_hash", r.bank_entry},
-                         {"repo", aoe::modes::repo_word(r.outcome)},
-                         {"performance_before_tune(us)", r.before_us},
-                         {"performance_after_tune(us)", r.after_us},
-                         {"evaluations", r.evaluations},
-                         {"refused_configs", r.refused},
-                         {"stop_reason", r.stop_reason},
-                         {"config", r.config}});
+    operators.push_back(op);
+    operators.back().update({{"nodes", t.group.node_names},
+                             {"signature_hash", r.bank_entry},
+                             {"repo", aoe::modes::repo_word(r.outcome)},
+                             {"performance_before_tune(us)", r.before_us},
+                             {"performance_after_tune(us)", r.after_us},
+                             {"performance_improvement", percent(r.before_us, r.after_us)},
+                             {"searcher", r.searcher},
+                             {"evaluations", r.evaluations},
+                             {"refused_configs", r.refused},
+                             {"stop_reason", r.stop_reason},
+                             {"config", r.config}});
     add_warm_start(operators.back(), r);
   }
-  return {{"model_baseline_performance(ms)", baseline_us / 1000},
-          {"model_result_performance(ms)", result_us / 1000},
-          {"model_performance_improvement", percent(baseline_us, result_us)},
-          {"opat_tuning_result", status},
-          {"opat_tuned_operators", operators},
-          {"repo_modified_operators", {{"add_repo_operators", added}, {"update_repo_operators", updated}}},
-          {"repo_summary", aoe::modes::repo_summary(add, update, reserved, unsatisfied)},
-          {"tuning_failed_operators", failed},
-          {"unsupported_operators", unsupported}};
+  const std::string status = aoe::modes::tuning_result(complete, !failed.empty());
+  json report = {{"model_baseline_performance(ms)", baseline_us / 1000},
+                 {"model_result_performance(ms)", result_us / 1000},
+                 {"model_performance_improvement", percent(baseline_us, result_us)},
+                 {"opat_tuning_result", status},
+                 {"opat_tuned_operators", operators},
+                 {"repo_modified_operators", modified},
+                 {"repo_summary", aoe::modes::repo_summary(add, update, reserved, unsatisfied)},
+                 {"unsupported_operators", unsupported}};
+  if (status == "tuning failed") report["tuning_failed_operators"] = failed;
+  return report;
 }
 
 }  // namespace aoe::opat

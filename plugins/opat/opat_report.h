@@ -11,7 +11,8 @@
 
 namespace aoe::opat {
 
-// status: "tuning successful", "tuning incomplete", ...
-nlohmann::json opat_report(const std::vector<TunedTask>& tasks, const std::string& status);
+// complete: every task was tried. The status follows from it and the tasks:
+// "tuning incomplete", "tuning failed" (some task failed) or "tuning successful".
+nlohmann::json opat_report(const std::vector<TunedTask>& tasks, bool complete);
 
 }  // namespace aoe::opat

@@ -56,6 +56,7 @@ bool search(const aoe::sdk::Job& job, const TaskClient& task, const aoe::sdk::Op
             const TuneOptions& options, const SearchProgress& progress, Best& best, TaskResult& result) {
   const auto seeds = seeds_for(job, task, op, key, options);
   auto searcher = job.searcher(op.op_type);
+  result.searcher = job.searcher_name(op.op_type);
   searcher->start(task.space(), {options.seed, options.limits.budget});
   aoe::modes::SearchTally tally;
   const bool finished = aoe::modes::run_search(
@@ -134,7 +135,7 @@ TaskResult tune_task(const aoe::sdk::Job& job, const TaskGroup& group, const Tun
                        {"provenance",
                         {{"model", job.options().value("model_name", "")},
                          {"op_name", op.name},
-                         {"searcher", job.options().value("searcher", "")},
+                         {"searcher", result.searcher},
                          {"evaluations", result.evaluations},
                          {"seed", options.seed},
                          {"tuned_at", utc_now()}}}};

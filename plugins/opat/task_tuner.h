@@ -38,6 +38,7 @@ struct TaskResult {
   uint64_t evaluations = 0;
   uint64_t refused = 0;     // configs the device's constraint check refused, not measured
   std::string stop_reason;  // budget, stall, time limit, searcher done; empty when not searched
+  std::string searcher;     // the searcher that searched it; empty when not searched
   uint64_t warm_seeds = 0;   // configs from banked ops of nearby shapes, measured first
   double best_seed_us = 0;   // the fastest of them; 0 when none ran
   std::string bank_entry;   // hash of the bank key

@@ -14,6 +14,7 @@
 #include "partition.h"
 #include "patterns.h"
 #include "plan_file.h"
+#include "report_fields.h"
 #include "sgat_report.h"
 #include "subgraph_tuner.h"
 
@@ -63,8 +64,8 @@ std::string line_for(const TunedSubgraph& t) {
   if (r.outcome == Outcome::failed || r.outcome == Outcome::unsupported) return head + ": not tuned: " + r.reason;
   if (r.outcome == Outcome::interrupted) return head + ": interrupted";
   char figures[160];
-  std::snprintf(figures, sizeof figures, ": %.2f us -> %.2f us (%+.1f%%), %llu evaluations", r.before_us, r.after_us,
-                r.before_us > 0 ? (r.after_us - r.before_us) / r.before_us * 100 : 0.0,
+  std::snprintf(figures, sizeof figures, ": %.2f us -> %.2f us (improved by %s), %llu evaluations", r.before_us,
+                r.after_us, aoe::modes::percent(r.before_us, r.after_us).c_str(),
                 static_cast<unsigned long long>(r.evaluations));
   const std::string replayed = r.replayed ? " (" + std::to_string(r.replayed) + " from the reloaded journal)" : "";
   const size_t tiled = t.group.task.op_configs.size();
@@ -115,11 +116,11 @@ class SgatMode : public aoe::sdk::TuningMode {
       };
       done.push_back({group, tune_subgraph(job, group.task, options, journal, on_batch)});
       job.host().info(line_for(done.back()));
-      job.publish(sgat_report(done, "tuning incomplete"));
+      job.publish(sgat_report(done, false));
       aoe::modes::write_plan(plan_file, tuned_plan(model, done));
     }
     const bool complete = done.size() == groups.size() && !job.host().cancelled();
-    return sgat_report(done, complete ? "tuning successful" : "tuning incomplete");
+    return sgat_report(done, complete);
   }
 };
 

@@ -14,25 +14,37 @@ json node_names(const aoe::sdk::SubgraphTask& t) {
   return out;
 }
 
+// AOE's repo_key is a decimal string; the bank names its file by the same
+// 64-bit hash in hex, kept beside it as bank_entry.
+std::string repo_key(const aoe::sdk::SubgraphTask& t) {
+  return std::to_string(std::stoull(t.hash(), nullptr, 16));
+}
+
 json modified_subgraph(const TunedSubgraph& t) {
   return {{"subgraph_name", t.group.task.name},
-          {"repo_key", t.group.task.hash()},
-          {"performance_before_tune(us)", t.result.before_us},
-          {"performance_after_tune(us)", t.result.after_us},
+          {"repo_key", repo_key(t.group.task)},
+          {"bank_entry", t.group.task.hash()},
+          {"performance_before_tune(ms)", t.result.before_us / 1000},
+          {"performance_after_tune(ms)", t.result.after_us / 1000},
           {"performance_improvement", percent(t.result.before_us, t.result.after_us)}};
 }
 
 }  // namespace
 
-json sgat_report(const std::vector<TunedSubgraph>& done, const std::string& status) {
+json sgat_report(const std::vector<TunedSubgraph>& done, bool complete) {
   json added = json::array(), updated = json::array(), failed = json::array(), subgraphs = json::array();
   int add = 0, update = 0, reserved = 0, unsatisfied = 0;
   double baseline_us = 0, result_us = 0, untuned_us = 0;
   for (const auto& t : done) {
     const auto& r = t.result;
     if (r.outcome == Outcome::interrupted) continue;
+    const json head = {{"subgraph_name", t.group.task.name}, {"repo_key", repo_key(t.group.task)},
+                       {"bank_entry", t.group.task.hash()}, {"occurrences", t.group.occurrences},
+                       {"nodes", node_names(t.group.task)}};
     if (r.outcome == Outcome::failed || r.outcome == Outcome::unsupported) {
-      failed.push_back({{"subgraph_name", t.group.task.name}, {"repo_key", t.group.task.hash()}, {"reason", r.reason}});
+      failed.push_back(t.group.task.name);
+      subgraphs.push_back(head);
+      subgraphs.back().update({{"repo", "failed"}, {"reason", r.reason}});
       continue;
     }
     add += r.outcome == Outcome::added;
@@ -45,29 +57,30 @@ json sgat_report(const std::vector<TunedSubgraph>& done, const std::string& stat
     baseline_us += r.before_us * instances;
     result_us += r.after_us * instances;
     untuned_us += r.untuned_us * instances;
-    subgraphs.push_back({{"subgraph_name", t.group.task.name},
-                         {"repo_key", t.group.task.hash()},
-                         {"occurrences", t.group.occurrences},
-                         {"nodes", node_names(t.group.task)},
-                         {"repo", repo_word(r.outcome)},
-                         {"performance_before_tune(us)", r.before_us},
-                         {"performance_after_tune(us)", r.after_us},
-                         {"performance_untuned(us)", r.untuned_us},
-                         {"evaluations", r.evaluations},
-                         {"replayed_evaluations", r.replayed},
-                         {"refused_configs", r.refused},
-                         {"stop_reason", r.stop_reason},
-                         {"decisions", r.decisions}});
+    subgraphs.push_back(head);
+    subgraphs.back().update({{"repo", repo_word(r.outcome)},
+                             {"performance_before_tune(ms)", r.before_us / 1000},
+                             {"performance_after_tune(ms)", r.after_us / 1000},
+                             {"performance_improvement", percent(r.before_us, r.after_us)},
+                             {"performance_untuned(ms)", r.untuned_us / 1000},
+                             {"searcher", r.searcher},
+                             {"evaluations", r.evaluations},
+                             {"replayed_evaluations", r.replayed},
+                             {"refused_configs", r.refused},
+                             {"stop_reason", r.stop_reason},
+                             {"decisions", r.decisions}});
   }
-  return {{"model_baseline_performance(ms)", baseline_us / 1000},
-          {"model_result_performance(ms)", result_us / 1000},
-          {"model_performance_improvement", percent(baseline_us, result_us)},
-          {"model_untuned_performance(ms)", untuned_us / 1000},
-          {"sgat_tuning_result", status},
-          {"sgat_tuned_subgraphs", subgraphs},
-          {"repo_modified_subgraphs", {{"add_repo_subgraphs", added}, {"update_repo_subgraphs", updated}}},
-          {"repo_summary", aoe::modes::repo_summary(add, update, reserved, unsatisfied)},
-          {"tuning_failed_subgraphs", failed}};
+  const std::string status = aoe::modes::tuning_result(complete, !failed.empty());
+  json report = {{"model_baseline_performance(ms)", baseline_us / 1000},
+                 {"model_result_performance(ms)", result_us / 1000},
+                 {"model_performance_improvement", percent(baseline_us, result_us)},
+                 {"model_untuned_performance(ms)", untuned_us / 1000},
+                 {"sgat_tuning_result", status},
+                 {"sgat_tuned_subgraphs", subgraphs},
+                 {"repo_modified_subgraphs", {{"add_repo_subgraphs", added}, {"update_repo_subgraphs", updated}}},
+                 {"repo_summary", aoe::modes::repo_summary(add, update, reserved, unsatisfied)}};
+  if (status == "tuning failed") report["tuning_failed_subgraphs"] = failed;
+  return report;
 }
 
 json tuned_plan(const std::string& model, const std::vector<TunedSubgraph>& done) {

@@ -24,7 +24,9 @@ struct TunedSubgraph {
   SubgraphResult result;
 };
 
-nlohmann::json sgat_report(const std::vector<TunedSubgraph>& done, const std::string& status);
+// complete: every subgraph was tried. The status follows from it and the
+// subgraphs: "tuning incomplete", "tuning failed" or "tuning successful".
+nlohmann::json sgat_report(const std::vector<TunedSubgraph>& done, bool complete);
 
 nlohmann::json tuned_plan(const std::string& model, const std::vector<TunedSubgraph>& done);
 

@@ -126,6 +126,7 @@ std::vector<Config> single_changes(const TuningSpace& space, uint64_t budget) {
 bool search(const aoe::sdk::Job& job, const TaskClient& task, const TuneOptions& options, Measurer& measure,
             const SearchProgress& progress, Best& best, SubgraphResult& result) {
   auto searcher = job.searcher("Subgraph");
+  result.searcher = job.searcher_name("Subgraph");
   searcher->start(task.space(), {options.seed, options.limits.budget});
   aoe::modes::SearchTally tally;
   const bool finished = aoe::modes::run_search(
@@ -215,7 +216,7 @@ SubgraphResult tune_subgraph(const aoe::sdk::Job& job, const aoe::sdk::SubgraphT
                        {"provenance",
                         {{"model", job.options().value("model_name", "")},
                          {"subgraph", subgraph.name},
-                         {"searcher", job.options().value("searcher", "")},
+                         {"searcher", result.searcher},
                          {"evaluations", result.evaluations},
                          {"seed", options.seed},
                          {"tuned_at", utc_now()}}}};

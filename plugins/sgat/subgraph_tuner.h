@@ -42,6 +42,7 @@ struct SubgraphResult {
   uint64_t replayed = 0;     // answered by the journal of an earlier, interrupted run
   uint64_t refused = 0;
   std::string stop_reason;
+  std::string searcher;  // the searcher that searched it; empty when not searched
 };
 
 using aoe::modes::SearchProgress;

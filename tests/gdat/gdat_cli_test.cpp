@@ -63,7 +63,7 @@ class GdatTest : public AoeHostTest {
     auto files = result_files();
     std::sort(files.begin(), files.end());
     EXPECT_FALSE(files.empty());
-    return files.empty() ? json::object() : read_json(files.back())["GDAT"];
+    return files.empty() ? json::object() : result_sections(read_json(files.back()))["GDAT"];
   }
 };
 

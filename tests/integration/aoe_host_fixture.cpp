@@ -53,12 +53,14 @@ std::vector<std::filesystem::path> AoeHostTest::result_files() const {
   return out;
 }
 
-nlohmann::json AoeHostTest::only_result() const {
+nlohmann::json AoeHostTest::only_result_file() const {
   const auto files = result_files();
   EXPECT_EQ(files.size(), 1u);
-  if (files.empty()) return nlohmann::json::object();
+  if (files.empty()) return nlohmann::json::array();
   std::ifstream in(files.front());
   return nlohmann::json::parse(in);
 }
+
+nlohmann::json AoeHostTest::only_result() const { return result_sections(only_result_file()); }
 
 }  // namespace aoe::test

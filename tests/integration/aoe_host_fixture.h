@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/aoe_result.h"
 #include "run_process.h"
 
 namespace aoe::test {
@@ -43,7 +44,11 @@ class AoeHostTest : public ::testing::Test {
   static std::vector<std::string> tune_args(const std::string& model, std::vector<std::string> extra = {});
 
   std::vector<std::filesystem::path> result_files() const;
-  nlohmann::json only_result() const;  // fails the test unless exactly one result file exists
+  // The result file's sections by name ("basic", "OPAT", ...); fails the
+  // test unless exactly one result file exists.
+  nlohmann::json only_result() const;
+  // The same file as written: AOE's list of one-key sections.
+  nlohmann::json only_result_file() const;
 
   static std::filesystem::path model(const std::string& name);
 

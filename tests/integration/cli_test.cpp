@@ -81,14 +81,17 @@ TEST_F(AoeHostTest, TunesTheMlpAndWritesAnAoeResult) {
   EXPECT_EQ(s["total_num"].get<int>(), s["repo_add_num"].get<int>() + s["repo_hit_num"].get<int>() +
                                            s["repo_unsatisfied_num"].get<int>());
   EXPECT_EQ(s["repo_hit_num"].get<int>(), s["repo_update_num"].get<int>() + s["repo_reserved_num"].get<int>());
-  EXPECT_EQ(s["repo_add_num"].get<size_t>(), opat["repo_modified_operators"]["add_repo_operators"].size());
-  for (const auto& op : opat["repo_modified_operators"]["add_repo_operators"]) {
+  // A fresh bank: every modified op was added.
+  EXPECT_EQ(s["repo_add_num"].get<size_t>(), opat["repo_modified_operators"].size());
+  for (const auto& op : opat["repo_modified_operators"]) {
     ASSERT_FALSE(op["tune_performance"].empty()) << op.dump();
     for (const auto& [tag, perf] : op["tune_performance"].items()) {
       EXPECT_TRUE(tag == "Format" || tag == "Schedule" || tag == "Impl") << tag;
       EXPECT_LT(perf["performance_after_tune(us)"].get<double>(), perf["performance_before_tune(us)"].get<double>());
+      EXPECT_EQ(perf["update_mode"], "add") << op.dump();
     }
   }
+  EXPECT_FALSE(opat.contains("tuning_failed_operators")) << "only a failed run lists failed ops";
   // Every added op left an entry in the bank, under the SoC's own folder.
   size_t entries = 0;
   for (const auto& e : std::filesystem::recursive_directory_iterator(bank_))

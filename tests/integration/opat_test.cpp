@@ -260,6 +260,7 @@ TEST_F(AoeHostTest, TunesOnTheCpuAndSurvivesCrashingAndHangingCandidates) {
     EXPECT_EQ(opat["opat_tuning_result"], "tuning successful");
     ASSERT_EQ(opat["opat_tuned_operators"].size(), 3u) << opat.dump(2);
     for (const auto& op : opat["opat_tuned_operators"]) {
+      ASSERT_TRUE(op.contains("performance_before_tune(us)")) << op.dump();
       EXPECT_GT(op["performance_before_tune(us)"].get<double>(), 0) << op.dump();
       EXPECT_GT(op["performance_after_tune(us)"].get<double>(), 0) << op.dump();
     }

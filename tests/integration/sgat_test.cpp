@@ -61,7 +61,7 @@ TEST_F(AoeHostTest, SgatSplitsResnetIntoBlocksDeterministically) {
   const auto results = result_files();
   ASSERT_EQ(results.size(), 1u);
   EXPECT_NE(results[0].filename().string().find("aoe_result_sgat_"), std::string::npos);
-  const json sgat = read_json(results[0])["SGAT"];
+  const json sgat = result_sections(read_json(results[0]))["SGAT"];
   EXPECT_EQ(sgat["sgat_tuning_result"], "tuning successful") << sgat.dump(2);
   expect_count_invariants(sgat);
   // 16 bottleneck blocks (the stem joins the first, the head the last). In
@@ -147,7 +147,7 @@ TEST_F(AoeHostTest, SgatReloadContinuesWithoutMeasuringAgain) {
   const auto x = by_repo_key(resumed), y = by_repo_key(only_result()["SGAT"]);
   ASSERT_EQ(x.size(), y.size());
   for (const auto& [key, s] : x) {
-    EXPECT_DOUBLE_EQ(s["performance_after_tune(us)"].get<double>(), y.at(key)["performance_after_tune(us)"].get<double>());
+    EXPECT_DOUBLE_EQ(s["performance_after_tune(ms)"].get<double>(), y.at(key)["performance_after_tune(ms)"].get<double>());
     EXPECT_EQ(s["decisions"], y.at(key)["decisions"]);
   }
 }
@@ -165,16 +165,24 @@ TEST_F(AoeHostTest, SgatOnTheCpuChecksEveryCandidatesOutput) {
   const json sgat = only_result()["SGAT"];
   EXPECT_EQ(sgat["sgat_tuning_result"], "tuning successful");
   EXPECT_FALSE(sgat["sgat_tuned_subgraphs"].empty()) << sgat.dump(2);
-  EXPECT_TRUE(sgat["tuning_failed_subgraphs"].empty()) << sgat.dump(2);
+  EXPECT_FALSE(sgat.contains("tuning_failed_subgraphs")) << sgat.dump(2);
   for (const auto& f : result_files()) std::filesystem::remove(f);
 
-  // Every candidate computes a wrong answer: none is accepted.
+  // Every candidate computes a wrong answer: none is accepted, the run says
+  // "tuning failed" as AOE does, lists the subgraphs by name and exits 1.
   args.insert(args.end(), {"--device_options", R"({"fault": "wrong", "fault_every": 1})"});
   const auto wrong = aoe_host(args, {{"TUNE_BANK_PATH", (dir_ / "other").string()}});
+  EXPECT_EQ(wrong.exit_code, 1) << wrong.err;
   const json bad = only_result()["SGAT"];
-  ASSERT_FALSE(bad["tuning_failed_subgraphs"].empty()) << bad.dump(2) << wrong.err;
-  EXPECT_NE(bad["tuning_failed_subgraphs"][0]["reason"].get<std::string>().find("wrong_result"), std::string::npos)
-      << bad.dump(2);
+  EXPECT_EQ(bad["sgat_tuning_result"], "tuning failed");
+  ASSERT_TRUE(bad.contains("tuning_failed_subgraphs")) << bad.dump(2) << wrong.err;
+  ASSERT_FALSE(bad["tuning_failed_subgraphs"].empty()) << bad.dump(2);
+  const std::string first = bad["tuning_failed_subgraphs"][0];
+  bool reason_given = false;
+  for (const auto& s : bad["sgat_tuned_subgraphs"])
+    if (s["subgraph_name"] == first)
+      reason_given = s["repo"] == "failed" && s["reason"].get<std::string>().find("wrong_result") != std::string::npos;
+  EXPECT_TRUE(reason_given) << bad.dump(2);
 }
 
 // The strategies of a transformer layer on the cpu include its attention
@@ -184,7 +192,7 @@ TEST_F(AoeHostTest, SgatOnTheCpuTriesTheAttentionCoreAsOneKernel) {
   const auto r = aoe_host(cpu_sgat_args("bert_layer.onnx", "16"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json sgat = only_result()["SGAT"];
-  EXPECT_TRUE(sgat["tuning_failed_subgraphs"].empty()) << sgat.dump(2);
+  EXPECT_FALSE(sgat.contains("tuning_failed_subgraphs")) << sgat.dump(2);
   const auto plans = files_named(dir_, "_sgat_plan.json");
   ASSERT_EQ(plans.size(), 1u);
   std::ifstream in(plans[0]);
@@ -212,7 +220,7 @@ TEST_F(AoeHostTest, OpatAfterSgatFollowsItsStrategy) {
   ASSERT_GT(stored, 0) << tuned.dump(2);
   // No operator bank yet: the default strategy is the subgraph untuned.
   for (const auto& sg : tuned["sgat_tuned_subgraphs"])
-    EXPECT_EQ(sg["performance_untuned(us)"], sg["performance_before_tune(us)"]) << sg.dump(2);
+    EXPECT_EQ(sg["performance_untuned(ms)"], sg["performance_before_tune(ms)"]) << sg.dump(2);
   for (const auto& f : result_files()) std::filesystem::remove(f);
 
   const auto opat = aoe_host(tune_args("bert_layer.onnx"));

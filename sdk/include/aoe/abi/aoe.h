@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The whole C ABI of the aoe SDK. */
 #ifndef AOE_ABI_AOE_H
 #define AOE_ABI_AOE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A device plugin's function table: where candidates are built and timed. */
 #ifndef AOE_ABI_DEVICE_H
 #define AOE_ABI_DEVICE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Symbol visibility for the plugin entry points. */
 #ifndef AOE_ABI_EXPORT_H
 #define AOE_ABI_EXPORT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the host lends a plugin at init: logging, progress, cancellation,
    statuses and the knowledge bank. Plugins never link against the host. */
 #ifndef AOE_ABI_HOST_SERVICES_H

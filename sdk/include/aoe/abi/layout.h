@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The released layouts, frozen: a change here breaks every plugin already built. */
 #ifndef AOE_ABI_LAYOUT_H
 #define AOE_ABI_LAYOUT_H

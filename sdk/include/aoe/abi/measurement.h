@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The outcome of building or timing one candidate: data, never an error. */
 #ifndef AOE_ABI_MEASUREMENT_H
 #define AOE_ABI_MEASUREMENT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The library-level contract: the descriptor and the four entry points. */
 #ifndef AOE_ABI_PLUGIN_H
 #define AOE_ABI_PLUGIN_H

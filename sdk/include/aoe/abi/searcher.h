@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A searcher plugin's function table: ask/tell over a tuning space. */
 #ifndef AOE_ABI_SEARCHER_H
 #define AOE_ABI_SEARCHER_H

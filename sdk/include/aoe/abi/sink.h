@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A writer the caller owns: how variable-sized text (JSON) leaves a call. */
 #ifndef AOE_ABI_SINK_H
 #define AOE_ABI_SINK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Errors as values: a call returns NULL for success or a status made by the host. */
 #ifndef AOE_ABI_STATUS_H
 #define AOE_ABI_STATUS_H

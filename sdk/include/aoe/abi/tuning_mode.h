@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A tuning-mode plugin's function table: what to tune, in which order. */
 #ifndef AOE_ABI_TUNING_MODE_H
 #define AOE_ABI_TUNING_MODE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The SDK version a plugin is built against and a host is built with. */
 #ifndef AOE_ABI_VERSION_H
 #define AOE_ABI_VERSION_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where C++ meets the C ABI: every exception stops here and becomes a status.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a device plugin author implements: a Device that prepares op (and
 // subgraph) tasks, and a DeviceTask that checks, builds and times candidates.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A device behind its C table, as C++ objects: used by the host and by
 // tuning-mode plugins alike.
 #pragma once

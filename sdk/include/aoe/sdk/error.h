@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C++ face of aoe_status: an exception on either side, a value across.
 #pragma once
 

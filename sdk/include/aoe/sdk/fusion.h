@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fusion before tuning, as an inference compiler does it: a cube op (Conv,
 // MatMul, Gemm) or an elementwise op absorbs the chain of elementwise ops
 // that follows it, and a Conv absorbs the BatchNormalization after it by

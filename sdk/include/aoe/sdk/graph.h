@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The graph IR every plugin shares: tensors, nodes, attributes, shapes, dtypes, formats.
 #pragma once
 

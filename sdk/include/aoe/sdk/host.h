@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The host services table in C++: logging, progress, cancellation, statuses, bank.
 #pragma once
 

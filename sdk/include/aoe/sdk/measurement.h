@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A candidate's outcome in C++, and its conversion to and from the ABI struct.
 #pragma once
 

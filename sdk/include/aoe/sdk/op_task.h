@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One unit of operator tuning, and its signature: the stable key of the bank.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Turns a plugin author's classes into the C tables and entry points.
 // Include it in the plugin's sources, then one line per component:
 //   AOE_REGISTER_SEARCHER(MySearcher, "mine", "what it does");

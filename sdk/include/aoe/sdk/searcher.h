@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a searcher plugin author implements: ask/tell over a tuning space.
 #pragma once
 

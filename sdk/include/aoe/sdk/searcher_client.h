@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A searcher behind its C table, as a C++ object that owns it.
 #pragma once
 

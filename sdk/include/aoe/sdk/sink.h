@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An aoe_sink that appends to a std::string, and writing a string into one.
 #pragma once
 

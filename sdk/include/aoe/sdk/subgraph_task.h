@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One unit of subgraph tuning: a connected piece of the model, tuned as a
 // whole, and its signature, the stable key (repo_key) of the graph bank.
 //

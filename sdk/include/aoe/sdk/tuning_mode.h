@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a tuning-mode plugin author implements, and the job it is given.
 #pragma once
 
@@ -10,6 +11,7 @@
 #include "aoe/sdk/device_client.h"
 #include "aoe/sdk/graph.h"
 #include "aoe/sdk/host.h"
+#include "aoe/sdk/op_class.h"
 #include "aoe/sdk/searcher_client.h"
 
 namespace aoe::sdk {
@@ -35,6 +37,15 @@ class Job {
                                        op_type.c_str(), &ref),
                 "searcher for " + op_type);
     return std::make_unique<SearcherClient>(ref, host_);
+  }
+
+  // The searcher the host makes for op_type: options["searchers"] maps each
+  // op class (cube, vector) to the name the user chose or the host's default.
+  // Empty from a host that does not say.
+  std::string searcher_name(const std::string& op_type) const {
+    const auto it = options_.find("searchers");
+    if (it == options_.end() || !it->is_object()) return {};
+    return it->value(op_class(op_type), std::string());
   }
 
   // Hands the report so far to the host, which rewrites the result file.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A tuning space: named knobs over integer, power-of-two or categorical
 // domains, and the device's default config. A config is one value per knob.
 #pragma once

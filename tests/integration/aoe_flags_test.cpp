@@ -1,0 +1,89 @@
+// AOE's flags as AOE users pass them: the job type without --plugin, names
+// in any case, RL,GA per op class, a named result file, the exit code of a
+// failed run, and AOE options aoe-host does not take refused by name.
+#include <regex>
+
+#include "aoe_host_fixture.h"
+
+namespace aoe::test {
+namespace {
+
+using nlohmann::json;
+
+TEST_F(AoeHostTest, AoeStyleCommandLineTunesOperatorsWithGaForCubeAndRlForVectorOps) {
+  // No --plugin, no --job_type: operator tuning, as MindSpore's aoe_config defaults.
+  const auto file = dir_ / "out" / "result.json";
+  const auto r = aoe_host({"--model", model("bert_layer.onnx").string(), "--device", "Ascend910", "--searcher",
+                           "RL,GA", "--budget", "4", "--log_level", "INFO", "--result_file", file.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(result_files().empty()) << "--result_file names the only result file";
+  const json opat = result_sections(read_json(file))["OPAT"];
+  size_t cube = 0, vector = 0;
+  for (const auto& op : opat["opat_tuned_operators"]) {
+    const std::string type = op["op_type"], searcher = op["searcher"];
+    const bool is_cube = type == "MatMul" || type == "Gemm";
+    EXPECT_EQ(searcher, is_cube ? "ga" : "rl") << op.dump();
+    (is_cube ? cube : vector) += 1;
+  }
+  // The layer's projections and attention MatMuls; its Transposes, Softmax and LayerNorms.
+  EXPECT_GE(cube, 4u);
+  EXPECT_GE(vector, 3u);
+  EXPECT_NE(r.err.find("(ga), bank:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(rl), bank:"), std::string::npos) << r.err;
+}
+
+TEST_F(AoeHostTest, SearcherPerClassByName) {
+  const auto r = tune("bert_layer.onnx", {"--searcher", "vector=Random,cube=sa", "--budget", "4"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const auto& op : only_result()["OPAT"]["opat_tuned_operators"])
+    EXPECT_EQ(op["searcher"], op["op_type"] == "MatMul" || op["op_type"] == "Gemm" ? "sa" : "random") << op.dump();
+}
+
+TEST_F(AoeHostTest, UnreadableSearcherListsAreRefusedNamingTheItem) {
+  for (const auto& [choice, says] : std::vector<std::pair<std::string, std::string>>{
+           {"ga,sa", "'sa' in a list says no op class"},
+           {"cube=ga,cube=rl", "cube ops are given two searchers"},
+           {"matrix=ga", "'matrix' is not an op class"}}) {
+    const auto r = tune("mlp.onnx", {"--searcher", choice});
+    EXPECT_EQ(r.exit_code, 2) << choice << "\n" << r.err;
+    EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
+  }
+  const auto missing = tune("mlp.onnx", {"--searcher", "cube=nosuch"});
+  EXPECT_EQ(missing.exit_code, 3) << missing.err;
+  EXPECT_NE(missing.err.find("no searcher named 'nosuch'"), std::string::npos) << missing.err;
+}
+
+TEST_F(AoeHostTest, JobTypeSelectsTheModeAndModeNamesTakeAnyCase) {
+  const auto r = aoe_host({"--plugin", "SGAT", "--model", model("mlp.onnx").string(), "--budget", "4"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(only_result().contains("SGAT"));
+}
+
+TEST_F(AoeHostTest, AoeOptionsNotSupportedAreRefusedByName) {
+  const auto weight = tune("mlp.onnx", {"--weight", "x.caffemodel"});
+  EXPECT_EQ(weight.exit_code, 2);
+  EXPECT_NE(weight.err.find("AOE's option --weight is not supported"), std::string::npos) << weight.err;
+  const auto caffe = tune("mlp.onnx", {"--framework", "0"});
+  EXPECT_EQ(caffe.exit_code, 2);
+  EXPECT_NE(caffe.err.find("framework 0 is not read yet"), std::string::npos) << caffe.err;
+  const auto om = tune("mlp.onnx", {"--output", "m.om"});
+  EXPECT_EQ(om.exit_code, 2);
+  EXPECT_NE(om.err.find("no offline (.om) model"), std::string::npos) << om.err;
+  const auto device = tune("mlp.onnx", {}, {{"ASCEND_DEVICE_ID", "3"}});
+  EXPECT_EQ(device.exit_code, 2);
+  EXPECT_NE(device.err.find("has only device 0"), std::string::npos) << device.err;
+  EXPECT_EQ(tune("mlp.onnx", {"--budget", "4"}, {{"ASCEND_DEVICE_ID", "0"}}).exit_code, 0);
+  EXPECT_TRUE(result_files().size() == 1);
+}
+
+TEST_F(AoeHostTest, HelpListsTheAcceptedValuesOfEachOption) {
+  const auto r = aoe_host({"--help"});
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(--job_type .*one of 1, 2, 4)"))) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(--device .*loaded: .*ascend910.*cpu)"))) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(--searcher .*loaded: .*ga.*rl)"))) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(--plugin .*loaded: gdat, opat, sgat)"))) << r.out;
+}
+
+}  // namespace
+}  // namespace aoe::test
