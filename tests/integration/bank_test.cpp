@@ -65,7 +65,7 @@ class BankTest : public AoeHostTest {
  protected:
   ProcessResult sgat(const std::string& model) const {
     return aoe_host({"--job_type", "1", "--device", "ascend910", "--model", AoeHostTest::model(model).string(),
-                     "--budget", "4"});
+                     "--budget", "24"});
   }
   ProcessResult gdat(const std::string& model) const {
     return aoe_host({"--plugin", "gdat", "--model", AoeHostTest::model(model).string(), "--cluster",
@@ -104,7 +104,7 @@ class BankTest : public AoeHostTest {
 
 TEST_F(BankTest, EachKindKeepsItsEntriesInItsOwnFolder) {
   ASSERT_EQ(tune("mlp.onnx").exit_code, 0);
-  const auto s = sgat("resnet50.onnx");
+  const auto s = sgat("bert_layer.onnx");
   ASSERT_EQ(s.exit_code, 0) << s.err;
   const auto g = gdat("resnet50.onnx");
   ASSERT_EQ(g.exit_code, 0) << g.err;
@@ -159,7 +159,7 @@ TEST_F(BankTest, OtherKindsOfTheOldLayoutWaitForTheirOwnRun) {
   EXPECT_TRUE(fs::exists(old));
   const auto r = gdat("resnet50.onnx");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(take_result("GDAT")["repo_entry"]["outcome"], "reserved");
+  EXPECT_EQ(take_result("GDAT")["repo_entry"]["outcome"], "hit");
   EXPECT_FALSE(fs::exists(old));
   EXPECT_TRUE(fs::exists(bank_ / "gradient/ascend910-8p" / old.filename()));
   EXPECT_NE(r.err.find("moved 1 gradient entries"), std::string::npos) << r.err;
@@ -178,7 +178,7 @@ TEST_F(BankTest, CachePathAlonePutsEntriesUnderAoeData) {
 
 TEST_F(BankTest, ShowAndMergeTakeEitherRootAndKeepKindsApart) {
   ASSERT_EQ(tune("mlp.onnx", {"--bank_path", (dir_ / "a").string()}).exit_code, 0);
-  ASSERT_EQ(sgat("resnet50.onnx").exit_code, 0);  // into bank_: graph and op entries
+  ASSERT_EQ(sgat("bert_layer.onnx").exit_code, 0);  // into bank_: graph and op entries
   const auto ops_a = json_files(dir_ / "a/op/Ascend910").size();
   for (const auto& dir : {dir_ / "a", dir_ / "a/op"}) {
     const auto r = aoe_host({"bank", "show", dir.string()});
