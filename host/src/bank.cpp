@@ -1,6 +1,7 @@
 #include "bank.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -299,6 +300,106 @@ Bank::MergeCounts Bank::record_all(const std::vector<const json*>& entries) cons
       }
     sync_directory(dir);
     index.put_many_locked(written);
+  }
+  return counts;
+}
+
+std::vector<Bank::Stored> Bank::stored() const {
+  std::vector<Stored> out;
+  std::lock_guard<std::mutex> guard(state_->mutex);
+  for (const auto& soc : soc_versions()) {
+    auto& index = state_->index(root_ / soc);
+    index.refresh(nullptr);
+    for (const auto* listed : index.candidates(json::object())) {
+      const auto item = index.verified(*listed);
+      out.push_back({root_ / soc / item.file, soc, item.after_us, item.fields, item.mtime_ns, item.size});
+    }
+  }
+  return out;
+}
+
+Bank::MergeCounts Bank::take_all(const std::vector<const Stored*>& entries) const {
+  migrate_old_layout();
+  MergeCounts counts;
+  std::map<std::string, std::vector<const Stored*>> by_soc;
+  for (const auto* e : entries) by_soc[e->soc_version].push_back(e);
+  std::lock_guard<std::mutex> guard(state_->mutex);
+  for (const auto& [soc, list] : by_soc) {
+    const auto dir = root_ / soc;
+    std::filesystem::create_directories(dir);
+    BankFolderLock lock(dir);
+    auto& index = state_->index(dir);
+    index.refresh_locked(nullptr);
+    struct Best {
+      const Stored* from = nullptr;  // null: the folder's entry stays
+      double after_us = 0;
+    };
+    std::map<std::string, Best> best;
+    for (const auto* e : list) {
+      const std::string name = e->file.filename().string();
+      auto it = best.find(name);
+      if (it == best.end())
+        if (const auto* there = index.find(name))
+          // A corrupt entry there throws: it is never overwritten.
+          it = best.emplace(name, Best{nullptr, index.verified(*there).after_us}).first;
+      if (it == best.end()) {
+        best.emplace(name, Best{e, e->after_us});
+        ++counts.added;
+      } else if (it->second.after_us <= e->after_us) {
+        ++counts.kept;
+      } else {
+        it->second = {e, e->after_us};
+        ++counts.replaced;
+      }
+    }
+    std::vector<std::pair<std::filesystem::path, std::filesystem::path>> renames;  // copies, then replacements
+    std::vector<BankIndex::Item> taken;
+    bool copied = false;
+    try {
+      for (const auto& [name, b] : best) {
+        if (!b.from) continue;
+        const auto target = dir / name;
+        const bool exists = index.find(name) != nullptr;
+        const auto tmp = temporary_for(target);
+        BankIndex::Item item;
+        item.file = name;
+        item.after_us = b.from->after_us;
+        item.fields = b.from->fields;
+        item.mtime_ns = b.from->mtime_ns;
+        item.size = b.from->size;
+        if (::link(b.from->file.c_str(), (exists ? tmp : target).c_str()) == 0) {
+          if (exists) renames.emplace_back(tmp, target);
+        } else {
+          // Another filesystem, or one without hard links: a copy, flushed below.
+          std::ifstream in(b.from->file, std::ios::binary);
+          std::stringstream text;
+          text << in.rdbuf();
+          if (!in) throw Error(StatusCode::io, "cannot read " + b.from->file.string());
+          write_unsynced(tmp, text.str());
+          renames.emplace_back(tmp, target);
+          copied = true;
+          item.mtime_ns = -1;  // stat'ed once renamed
+        }
+        taken.push_back(std::move(item));
+      }
+    } catch (...) {
+      for (const auto& [tmp, target] : renames) std::remove(tmp.c_str());
+      throw;
+    }
+    if (copied) sync_filesystem(dir);
+    for (const auto& [tmp, target] : renames)
+      if (std::rename(tmp.c_str(), target.c_str()) != 0) {
+        std::remove(tmp.c_str());
+        throw Error(StatusCode::io, "cannot write " + target.string());
+      }
+    sync_directory(dir);
+    for (auto& item : taken)
+      if (item.mtime_ns < 0) {
+        struct stat st;
+        if (::stat((dir / item.file).c_str(), &st) == 0)
+          item.mtime_ns = int64_t(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec, item.size = uint64_t(st.st_size);
+      }
+    index.put_items_locked(std::move(taken));
   }
   return counts;
 }

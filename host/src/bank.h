@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -60,6 +61,24 @@ class Bank {
   // record() for each entry in order, with one lock and one index write per
   // soc_version folder and one flush to disk for all the files.
   MergeCounts record_all(const std::vector<const nlohmann::json*>& entries) const;
+
+  // An entry file as an index knows it: what merge needs, without reading it.
+  struct Stored {
+    std::filesystem::path file;
+    std::string soc_version;
+    double after_us = 0;
+    std::vector<std::pair<std::string, std::string>> fields;  // see BankIndex::Item
+    int64_t mtime_ns = 0;
+    uint64_t size = 0;
+  };
+  // Every entry by its folder's index, each file that changed since it was
+  // indexed read again (a corrupt one throws aoe::sdk::Error(io) naming it).
+  std::vector<Stored> stored() const;
+  // What record_all() does, for entry files of other banks: each SoC folder
+  // under one lock, the files taken hard-linked (copied where the filesystem
+  // cannot link: bank files are replaced, never rewritten in place, so a
+  // link is as good as a copy), the index written once.
+  MergeCounts take_all(const std::vector<const Stored*>& entries) const;
 
   std::filesystem::path entry_path(const nlohmann::json& key) const;
 

@@ -103,34 +103,93 @@ int show(const std::filesystem::path& dir, std::ostream& out) {
   return exit_ok;
 }
 
+// What merge takes from a bank: per kind, its entry files as their indexes
+// know them (the files are not read: each that changed since indexed is),
+// those of the old layout read.
+struct Listing {
+  std::map<std::string, std::vector<Bank::Stored>> by_kind;
+  size_t size = 0;
+};
+
+void list_tree(const std::filesystem::path& dir, Listing& out) {
+  std::error_code ec;
+  const auto name = dir.filename().string();
+  if (is_kind(name)) {
+    for (auto& s : Bank(dir).stored()) {
+      out.by_kind[name].push_back(std::move(s));
+      ++out.size;
+    }
+    return;
+  }
+  std::vector<std::filesystem::path> subs;
+  for (const auto& sub : std::filesystem::directory_iterator(dir, ec))
+    if (sub.is_directory(ec)) subs.push_back(sub.path());
+  std::sort(subs.begin(), subs.end());
+  for (const auto& sub : subs) {
+    const auto sub_name = sub.filename().string();
+    if (is_kind(sub_name) || sub_name == "aoe_data") {
+      list_tree(sub, out);
+      continue;
+    }
+    std::vector<Found> found;
+    read_soc_folder(sub, "", found);
+    for (auto& f : found) {
+      const auto& key = f.entry.content["key"];
+      const auto& after = f.entry.content["after_us"];
+      Bank::Stored s{f.entry.file, key.value("soc_version", f.soc), after.is_number() ? after.get<double>() : 0,
+                     BankIndex::indexed_fields(key), 0, 0};
+      std::error_code e;
+      s.size = std::filesystem::file_size(f.entry.file, e);
+      out.by_kind[f.kind].push_back(std::move(s));
+      ++out.size;
+    }
+  }
+}
+
+Listing list_bank(const std::filesystem::path& dir) {
+  Listing out;
+  try {
+    list_tree(dir, out);
+  } catch (const aoe::sdk::Error& e) {
+    throw ExitError(exit_tuning_failed, e.what());
+  }
+  return out;
+}
+
+std::vector<std::string> socs_of(const std::vector<Bank::Stored>& entries) {
+  std::set<std::string> socs;
+  for (const auto& e : entries) socs.insert(e.soc_version);
+  return {socs.begin(), socs.end()};
+}
+
 int merge(const std::filesystem::path& a, const std::filesystem::path& b, const std::filesystem::path& into,
           std::ostream& out) {
   for (const auto& bank : {a, b})
     if (!std::filesystem::is_directory(bank))
       throw ExitError(exit_usage, "bank merge: " + bank.string() + " is not a bank directory");
-  // Read both before writing anything: a corrupt input stops the merge untouched.
-  const auto from_a = read_bank(a);
-  const auto from_b = read_bank(b);
-  const auto socs_a = socs_by_kind(from_a), socs_b = socs_by_kind(from_b);
-  for (const auto& [kind, socs] : socs_a)
-    if (socs_b.count(kind) && socs_b.at(kind) != socs)
-      throw ExitError(exit_usage, "bank merge: " + a.string() + " holds " + kind + " entries of " + join(socs) +
-                                      " but " + b.string() + " holds " + join(socs_b.at(kind)) +
-                                      ": merge banks of the same soc_version");
+  // Both listed before anything is written: a corrupt input stops the merge untouched.
+  const auto from_a = list_bank(a);
+  const auto from_b = list_bank(b);
+  for (const auto& [kind, entries] : from_a.by_kind)
+    if (from_b.by_kind.count(kind) && socs_of(from_b.by_kind.at(kind)) != socs_of(entries))
+      throw ExitError(exit_usage, "bank merge: " + a.string() + " holds " + kind + " entries of " +
+                                      join(socs_of(entries)) + " but " + b.string() + " holds " +
+                                      join(socs_of(from_b.by_kind.at(kind))) + ": merge banks of the same soc_version");
   // Each kind in its own folder of OUT; OUT naming a kind's folder stands for its parent.
   const auto root = is_kind(into.filename().string()) ? into.parent_path() : into;
-  std::map<std::string, std::vector<const json*>> by_kind;
-  for (const auto* found : {&from_a, &from_b})
-    for (const auto& f : *found) by_kind[f.kind].push_back(&f.entry.content);
+  std::map<std::string, std::vector<const Bank::Stored*>> by_kind;
+  for (const auto* listing : {&from_a, &from_b})
+    for (const auto& [kind, entries] : listing->by_kind)
+      for (const auto& e : entries) by_kind[kind].push_back(&e);
   Bank::MergeCounts total;
   for (const auto& [kind, entries] : by_kind) {
-    const auto counts = Bank(root / kind, root, kind).record_all(entries);
+    const auto counts = Bank(root / kind, root, kind).take_all(entries);
     total.added += counts.added;
     total.replaced += counts.replaced;
     total.kept += counts.kept;
   }
-  out << "merged " << from_a.size() << " entries of " << a.string() << " and " << from_b.size() << " of "
-      << b.string() << " into " << root.string() << ": " << total.added << " added, " << total.replaced
+  out << "merged " << from_a.size << " entries of " << a.string() << " and " << from_b.size << " of " << b.string()
+      << " into " << root.string() << ": " << total.added << " added, " << total.replaced
       << " replaced by a faster config, " << total.kept << " kept (the faster was already there)\n";
   return exit_ok;
 }

@@ -408,6 +408,22 @@ void BankIndex::put_many_locked(const std::vector<std::pair<std::string, const j
   write_whole_locked();
 }
 
+void BankIndex::put_items_locked(std::vector<Item> items) {
+  for (auto& item : items) insert(std::move(item));
+  struct stat st;
+  stamp_ = {stat_of(dir_, st) ? mtime_of(st) : -1, items_.size(), now_ns()};
+  write_whole_locked();
+}
+
+BankIndex::Item BankIndex::verified(const Item& item) const {
+  const auto path = dir_ / item.file;
+  struct stat st;
+  if (!item.corrupt && stat_of(path, st) && mtime_of(st) == item.mtime_ns && uint64_t(st.st_size) == item.size)
+    return item;
+  Item fresh = item_of(item.file, read_bank_entry_file(path));
+  return fresh;
+}
+
 std::vector<const BankIndex::Item*> BankIndex::candidates(const json& query) const {
   std::vector<std::pair<std::string, std::string>> wanted;
   for (const auto& [name, value] : query.items())

@@ -63,6 +63,13 @@ class BankIndex {
   // Under the lock: many entries written, the index rewritten once.
   void put_many_locked(const std::vector<std::pair<std::string, const nlohmann::json*>>& written);
 
+  // Under the lock: items whose files are in the folder already (linked in).
+  void put_items_locked(std::vector<Item> items);
+  // The item of a file as it is now: the index's when the file's size and
+  // mtime are those indexed, else the file read again. A corrupt file
+  // throws aoe::sdk::Error(io) naming it.
+  Item verified(const Item& item) const;
+
   // The fields of a key an index line holds.
   static std::vector<std::pair<std::string, std::string>> indexed_fields(const nlohmann::json& key);
 
