@@ -92,6 +92,11 @@ void sync_directory(const std::filesystem::path& dir) {
 struct Bank::State {
   std::mutex mutex;  // the indexes, between the plugins' threads
   std::map<std::string, std::unique_ptr<BankIndex>> indexes;
+  struct Answer {
+    uint64_t generation = 0;
+    std::string text;  // the entries, comma-separated
+  };
+  std::map<std::pair<std::string, std::string>, Answer> answers;  // (soc, query) -> answer
   std::once_flag migrated;
 
   BankIndex& index(const std::filesystem::path& dir) {
@@ -216,6 +221,47 @@ std::vector<Bank::Entry> Bank::select(const json& query, const SkipCorrupt& skip
     }
   }
   return out;
+}
+
+std::string Bank::select_text(const json& query, const SkipCorrupt& skipped) const {
+  migrate_old_layout();
+  const auto holds_query = [&](const json& key) {
+    for (const auto& [name, value] : query.items())
+      if (name != "kind" && (!key.contains(name) || key[name] != value)) return false;
+    return true;
+  };
+  const auto socs = query.contains("soc_version") ? std::vector<std::string>{field(query, "soc_version")} : soc_versions();
+  const std::string asked = query.dump();
+  std::string out = "[";
+  for (const auto& soc : socs) {
+    const auto dir = root_ / soc;
+    std::lock_guard<std::mutex> guard(state_->mutex);
+    auto& index = state_->index(dir);
+    index.refresh(nullptr);  // corrupt entries are candidates, reported below
+    auto& answer = state_->answers[{soc, asked}];
+    if (answer.generation != index.generation() || index.generation() == 0) {
+      std::string text;
+      bool corrupt = false;
+      for (const auto* item : index.candidates(query)) {
+        const auto file = dir / item->file;
+        json content;
+        try {
+          content = read_bank_entry_file(file);
+        } catch (const Error& e) {
+          std::error_code ec;
+          if (std::filesystem::exists(file, ec)) skipped(file, e.what()), corrupt = true;
+          continue;
+        }
+        if (!holds_query(content["key"])) continue;
+        if (!text.empty()) text += ",";
+        text += content.dump();
+      }
+      // With a corrupt entry, asked again: it may be repaired by then.
+      answer = {corrupt ? 0 : index.generation(), std::move(text)};
+    }
+    if (!answer.text.empty()) out += (out.size() > 1 ? "," : "") + answer.text;
+  }
+  return out + "]";
 }
 
 BankOutcome Bank::record(const json& entry) const {

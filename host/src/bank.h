@@ -99,6 +99,11 @@ class Bank {
   using SkipCorrupt = std::function<void(const std::filesystem::path& file, const std::string& reason)>;
   std::vector<Entry> select(const nlohmann::json& query, const SkipCorrupt& skipped) const;
 
+  // select()'s entries as a JSON array's text, as the host hands them to
+  // plugins. An answer without corrupt entries is kept until the folder's
+  // index changes: OPAT's warm start asks the same of every task of an op type.
+  std::string select_text(const nlohmann::json& query, const SkipCorrupt& skipped) const;
+
   // Moves this kind's entries of the old layout under legacy_root into root,
   // once per bank object; lookup, record and select do it before they look.
   void migrate_old_layout() const;

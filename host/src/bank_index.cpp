@@ -161,6 +161,7 @@ BankIndex::Item BankIndex::item_of(const std::string& file, const json& entry) c
 }
 
 void BankIndex::insert(Item item) {
+  ++generation_;
   auto it = items_.find(item.file);
   if (it == items_.end()) {
     auto& added = items_.emplace(item.file, std::move(item)).first->second;
@@ -269,6 +270,7 @@ bool BankIndex::load_file() {
   if (!stamped_last) return false;
   if (!tail_only) {
     items_.clear();
+    ++generation_;
     drop_field_maps();
     lines_ = 0;
   }
@@ -291,6 +293,7 @@ void BankIndex::refresh(const Corrupt& corrupt) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir_, ec)) {
     items_.clear();
+    ++generation_;
     drop_field_maps();
     valid_ = false;
     return;
@@ -348,6 +351,7 @@ void BankIndex::rebuild_locked(const Corrupt& corrupt) {
     items.emplace(name, std::move(item));
   }
   items_ = std::move(items);
+  ++generation_;
   drop_field_maps();
   stamp_ = {dir_mtime, items_.size(), verified};
   loaded_ = {};

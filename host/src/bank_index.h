@@ -56,6 +56,8 @@ class BankIndex {
   std::vector<const Item*> candidates(const nlohmann::json& query) const;
   const Item* find(const std::string& file) const;
   size_t size() const { return items_.size(); }
+  // Changes whenever an item does: what was worked out from the items holds while it stays.
+  uint64_t generation() const { return generation_; }
 
   // Under the folder's lock, after the entry file was written: the index
   // file gains the entry's line (append) or is rewritten when mostly stale lines.
@@ -101,6 +103,7 @@ class BankIndex {
   FileId loaded_;        // the index file as last read or written
   size_t lines_ = 0;     // entry lines in the index file, superseded ones too
   bool valid_ = false;
+  uint64_t generation_ = 0;
   // field -> value -> items, built when a query first filters by the field.
   mutable std::unordered_map<std::string, std::unordered_map<std::string, std::vector<const Item*>>> by_field_;
 };
