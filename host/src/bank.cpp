@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <unordered_map>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -97,6 +98,12 @@ struct Bank::State {
     std::string text;  // the entries, comma-separated
   };
   std::map<std::pair<std::string, std::string>, Answer> answers;  // (soc, query) -> answer
+  struct Text {
+    int64_t mtime_ns = 0;
+    uint64_t size = 0;
+    std::string text;  // the entry file's content, compact
+  };
+  std::unordered_map<std::string, Text> texts;  // soc/file -> the entry as last read
   std::once_flag migrated;
 
   BankIndex& index(const std::filesystem::path& dir) {
@@ -242,8 +249,22 @@ std::string Bank::select_text(const json& query, const SkipCorrupt& skipped) con
     if (answer.generation != index.generation() || index.generation() == 0) {
       std::string text;
       bool corrupt = false;
+      std::vector<std::string> wanted;
+      for (const auto& [name, value] : query.items())
+        if (name != "kind" && name != "soc_version") wanted.push_back(name);
       for (const auto* item : index.candidates(query)) {
         const auto file = dir / item->file;
+        // The index matched every field asked and the file is as indexed:
+        // the text read last time is the entry.
+        auto& cached = state_->texts[soc + "/" + item->file];
+        const bool exact = !item->corrupt && std::all_of(wanted.begin(), wanted.end(), [&](const std::string& name) {
+          return std::any_of(item->fields.begin(), item->fields.end(), [&](const auto& f) { return f.first == name; });
+        });
+        if (exact && !cached.text.empty() && cached.mtime_ns == item->mtime_ns && cached.size == item->size) {
+          if (!text.empty()) text += ",";
+          text += cached.text;
+          continue;
+        }
         json content;
         try {
           content = read_bank_entry_file(file);
@@ -253,8 +274,9 @@ std::string Bank::select_text(const json& query, const SkipCorrupt& skipped) con
           continue;
         }
         if (!holds_query(content["key"])) continue;
+        cached = {item->mtime_ns, item->size, content.dump()};
         if (!text.empty()) text += ",";
-        text += content.dump();
+        text += cached.text;
       }
       // With a corrupt entry, asked again: it may be repaired by then.
       answer = {corrupt ? 0 : index.generation(), std::move(text)};

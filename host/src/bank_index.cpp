@@ -185,9 +185,11 @@ const BankIndex::Item* BankIndex::find(const std::string& file) const {
 // or renaming an entry file (every write of one is a rename) changes the
 // folder's mtime, so this catches entries written behind the index's back at
 // the cost of one stat(); writing the index itself does not, as it lives in a
-// subfolder. A file rewritten in place keeps the folder's mtime, but queries
-// open the files they match and check the key in them, so that costs at most
-// a stale after_us here, never a wrong entry. The mtime alone misses a change
+// subfolder. A file rewritten in place (by hand: the bank always replaces
+// files) keeps the folder's mtime, but a process opens the files a query
+// matches and checks the key in them, so that costs at most a stale after_us
+// here, never a wrong entry; its new size and mtime make the next rebuild
+// read it again. The mtime alone misses a change
 // made in the same timestamp tick as the one recorded: a view verified less
 // than kRacyNs after that mtime is checked once against the folder's listing
 // (names only, no file read) when that time has passed.
