@@ -428,7 +428,7 @@ Bank::MergeCounts Bank::take_all(const std::vector<const Stored*>& entries) cons
         if (!b.from) continue;
         const auto target = dir / name;
         const bool exists = index.find(name) != nullptr;
-        const auto tmp = temporary_for(target);
+        const auto tmp = exists ? temporary_for(target) : target;  // named only where one is needed
         BankIndex::Item item;
         item.file = name;
         item.after_us = b.from->after_us;
@@ -439,12 +439,13 @@ Bank::MergeCounts Bank::take_all(const std::vector<const Stored*>& entries) cons
           if (exists) renames.emplace_back(tmp, target);
         } else {
           // Another filesystem, or one without hard links: a copy, flushed below.
+          const auto copy = exists ? tmp : temporary_for(target);
           std::ifstream in(b.from->file, std::ios::binary);
           std::stringstream text;
           text << in.rdbuf();
           if (!in) throw Error(StatusCode::io, "cannot read " + b.from->file.string());
-          write_unsynced(tmp, text.str());
-          renames.emplace_back(tmp, target);
+          write_unsynced(copy, text.str());
+          renames.emplace_back(copy, target);
           copied = true;
           item.mtime_ns = -1;  // stat'ed once renamed
         }
