@@ -1,15 +1,23 @@
 #include "bank.h"
 
 #include <fcntl.h>
-#include <sys/file.h>
+#include <sys/stat.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdio>
 #include <fstream>
+#include <map>
+#include <unordered_map>
+#include <mutex>
+#include <set>
 #include <sstream>
 
 #include "aoe/sdk/error.h"
 #include "atomic_file.h"
+#include "bank_index.h"
 
 namespace aoe::host {
 namespace {
@@ -17,67 +25,145 @@ namespace {
 using aoe::sdk::BankOutcome;
 using aoe::sdk::Error;
 using aoe::sdk::StatusCode;
+using nlohmann::json;
 
-std::string field(const nlohmann::json& key, const char* name) {
+std::string field(const json& key, const char* name) {
   if (!key.contains(name)) throw Error(StatusCode::invalid_argument, std::string("bank key lacks '") + name + "'");
   const auto& v = key.at(name);
   return v.is_string() ? v.get<std::string>() : v.dump();
 }
 
-// Serialises read-compare-write across processes sharing the bank.
-class DirectoryLock {
- public:
-  explicit DirectoryLock(const std::filesystem::path& dir) {
-    const auto path = dir / ".lock";
-    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ < 0 || ::flock(fd_, LOCK_EX) != 0)
-      throw Error(StatusCode::io, "cannot lock the bank at " + dir.string());
-  }
-  ~DirectoryLock() {
-    ::flock(fd_, LOCK_UN);
-    ::close(fd_);
-  }
+std::string file_name(const json& key) { return field(key, "hash") + ".s" + field(key, "space_version") + ".json"; }
 
- private:
-  int fd_ = -1;
-};
+double after_us(const json& entry) {
+  const auto& v = entry.at("after_us");
+  return v.is_number() ? v.get<double>() : 0;
+}
 
-// An entry file's content; throws Error(io) naming the file when it is corrupt.
-nlohmann::json read_entry_file(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  nlohmann::json content;
-  try {
-    content = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(StatusCode::io, "corrupt bank entry " + file.string() + ": " + e.what());
+// Corrupt files of the old layout, warned of once per process: each kind's
+// bank looks through the same folders.
+void warn_corrupt_once(const std::filesystem::path& file, const std::string& reason) {
+  static std::mutex mutex;
+  static std::set<std::filesystem::path> warned;
+  std::lock_guard<std::mutex> guard(mutex);
+  if (warned.insert(file).second) spdlog::warn("{}; left where it is", reason);
+}
+
+// A file written beside its target, not yet renamed over it.
+std::filesystem::path temporary_for(const std::filesystem::path& file) {
+  static std::atomic<unsigned> counter{0};
+  return file.parent_path() /
+         ("." + file.filename().string() + ".tmp" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+}
+
+void write_unsynced(const std::filesystem::path& file, const std::string& content) {
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw Error(StatusCode::io, "cannot write " + file.string());
+  size_t written = 0;
+  while (written < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
+    if (n <= 0) break;
+    written += static_cast<size_t>(n);
   }
-  if (!content.is_object() || !content.contains("key") || !content["key"].is_object() || !content.contains("after_us"))
-    throw Error(StatusCode::io, "corrupt bank entry " + file.string() + ": no key or after_us");
-  return content;
+  ::close(fd);
+  if (written != content.size()) {
+    std::remove(file.c_str());
+    throw Error(StatusCode::io, "cannot write " + file.string());
+  }
+}
+
+// Flushes every file written to the filesystem holding dir (one syncfs for
+// a batch, where write_atomically fsyncs each file).
+void sync_filesystem(const std::filesystem::path& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::syncfs(fd);
+  ::close(fd);
+}
+
+void sync_directory(const std::filesystem::path& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
 }
 
 }  // namespace
 
+struct Bank::State {
+  std::mutex mutex;  // the indexes, between the plugins' threads
+  std::map<std::string, std::unique_ptr<BankIndex>> indexes;
+  struct Answer {
+    uint64_t generation = 0;
+    std::string text;  // the entries, comma-separated
+  };
+  std::map<std::pair<std::string, std::string>, Answer> answers;  // (soc, query) -> answer
+  struct Text {
+    int64_t mtime_ns = 0;
+    uint64_t size = 0;
+    std::string text;  // the entry file's content, compact
+  };
+  std::unordered_map<std::string, Text> texts;  // soc/file -> the entry as last read
+  std::once_flag migrated;
+
+  BankIndex& index(const std::filesystem::path& dir) {
+    auto& slot = indexes[dir.filename().string()];
+    if (!slot) slot = std::make_unique<BankIndex>(dir);
+    return *slot;
+  }
+};
+
+Bank::Bank(std::filesystem::path root, std::filesystem::path legacy_root, std::string kind)
+    : root_(std::move(root)), legacy_root_(std::move(legacy_root)), kind_(std::move(kind)),
+      state_(std::make_shared<State>()) {
+  if (kind_.empty()) {
+    const auto name = root_.filename().string();
+    if (std::find(kinds().begin(), kinds().end(), name) != kinds().end()) kind_ = name;
+  }
+}
+
+const std::vector<std::string>& Bank::kinds() {
+  static const std::vector<std::string> names = {"op", "graph", "gradient"};
+  return names;
+}
+
+bool Bank::is_layout_folder(const std::string& name) {
+  return name == "aoe_data" || std::find(kinds().begin(), kinds().end(), name) != kinds().end();
+}
+
+std::filesystem::path Bank::default_kinds_root(const std::string& tune_bank_path, const std::string& cache_path,
+                                               const std::string& home) {
+  if (!tune_bank_path.empty()) return tune_bank_path;
+  if (!cache_path.empty()) return std::filesystem::path(cache_path) / "aoe_data";
+  return std::filesystem::path(home) / "Ascend/latest/data/aoe/custom";
+}
+
 std::filesystem::path Bank::default_root(const std::string& kind, const std::string& tune_bank_path,
                                          const std::string& cache_path, const std::string& home) {
-  if (!tune_bank_path.empty()) return tune_bank_path;
-  if (!cache_path.empty()) return cache_path;
-  return std::filesystem::path(home) / "Ascend/latest/data/aoe/custom" / kind;
+  return default_kinds_root(tune_bank_path, cache_path, home) / kind;
 }
 
-std::filesystem::path Bank::entry_path(const nlohmann::json& key) const {
-  return root_ / field(key, "soc_version") / (field(key, "hash") + ".s" + field(key, "space_version") + ".json");
+Bank Bank::configured(const std::string& kind, const std::string& tune_bank_path, const std::string& cache_path,
+                      const std::string& home) {
+  // The old layout put every kind in <TUNE_BANK_PATH or ASCEND_CACHE_PATH>/<soc>;
+  // its $HOME default was already a folder per kind.
+  const std::string legacy = !tune_bank_path.empty() ? tune_bank_path : cache_path;
+  return Bank(default_root(kind, tune_bank_path, cache_path, home), legacy, kind);
 }
 
-std::optional<nlohmann::json> Bank::read_entry(const std::filesystem::path& file, const nlohmann::json& key) const {
+std::filesystem::path Bank::entry_path(const json& key) const {
+  return root_ / field(key, "soc_version") / file_name(key);
+}
+
+std::optional<json> Bank::read_entry(const std::filesystem::path& file, const json& key) const {
   std::ifstream in(file);
   if (!in) return std::nullopt;
   std::stringstream text;
   text << in.rdbuf();
-  nlohmann::json entry;
+  json entry;
   try {
-    entry = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::exception& e) {
+    entry = json::parse(text.str());
+  } catch (const json::exception& e) {
     throw Error(StatusCode::io, "corrupt bank entry " + file.string() + ": " + e.what() +
                                     " (move it aside to tune that op again)");
   }
@@ -88,69 +174,401 @@ std::optional<nlohmann::json> Bank::read_entry(const std::filesystem::path& file
   return entry;
 }
 
-std::optional<nlohmann::json> Bank::lookup(const nlohmann::json& key) const {
+std::optional<json> Bank::lookup(const json& key) const {
+  migrate_old_layout();
   return read_entry(entry_path(key), key);
 }
 
 std::vector<std::string> Bank::soc_versions() const {
   std::vector<std::string> out;
-  if (!std::filesystem::is_directory(root_)) return out;
-  for (const auto& dir : std::filesystem::directory_iterator(root_))
-    if (dir.is_directory()) out.push_back(dir.path().filename().string());
+  std::error_code ec;
+  if (!std::filesystem::is_directory(root_, ec)) return out;
+  for (const auto& dir : std::filesystem::directory_iterator(root_, ec))
+    if (dir.is_directory(ec)) out.push_back(dir.path().filename().string());
   std::sort(out.begin(), out.end());
   return out;
-}
-
-std::vector<std::filesystem::path> Bank::entry_files(const std::string& soc_version) const {
-  std::vector<std::filesystem::path> files;
-  const auto dir = root_ / soc_version;
-  if (!std::filesystem::is_directory(dir)) return files;
-  for (const auto& f : std::filesystem::directory_iterator(dir))
-    if (f.is_regular_file() && f.path().extension() == ".json") files.push_back(f.path());
-  std::sort(files.begin(), files.end());
-  return files;
 }
 
 std::vector<Bank::Entry> Bank::entries() const {
   std::vector<Entry> out;
   for (const auto& soc : soc_versions())
-    for (const auto& file : entry_files(soc)) out.push_back({file, read_entry_file(file)});
+    for (const auto& file : bank_entry_files(root_ / soc)) out.push_back({file, read_bank_entry_file(file)});
   return out;
 }
 
-std::vector<Bank::Entry> Bank::select(const nlohmann::json& query, const SkipCorrupt& skipped) const {
-  const auto holds_query = [&](const nlohmann::json& key) {
-    for (const auto& [field, value] : query.items())
-      if (field != "kind" && (!key.contains(field) || key[field] != value)) return false;
+std::vector<Bank::Entry> Bank::select(const json& query, const SkipCorrupt& skipped) const {
+  migrate_old_layout();
+  const auto holds_query = [&](const json& key) {
+    for (const auto& [name, value] : query.items())
+      if (name != "kind" && (!key.contains(name) || key[name] != value)) return false;
     return true;
   };
   const auto socs = query.contains("soc_version") ? std::vector<std::string>{field(query, "soc_version")} : soc_versions();
   std::vector<Entry> out;
-  for (const auto& soc : socs)
-    for (const auto& file : entry_files(soc)) {
-      nlohmann::json content;
+  for (const auto& soc : socs) {
+    const auto dir = root_ / soc;
+    std::vector<std::string> files;
+    {
+      std::lock_guard<std::mutex> guard(state_->mutex);
+      auto& index = state_->index(dir);
+      index.refresh(nullptr);  // corrupt entries are candidates, reported below
+      for (const auto* item : index.candidates(query)) files.push_back(item->file);
+    }
+    for (const auto& name : files) {
+      const auto file = dir / name;
+      json content;
       try {
-        content = read_entry_file(file);
+        content = read_bank_entry_file(file);
       } catch (const Error& e) {
-        skipped(file, e.what());
+        std::error_code ec;
+        if (std::filesystem::exists(file, ec)) skipped(file, e.what());  // else removed since indexed
         continue;
       }
       if (holds_query(content["key"])) out.push_back({file, std::move(content)});
     }
+  }
   return out;
 }
 
-BankOutcome Bank::record(const nlohmann::json& entry) const {
+std::string Bank::select_text(const json& query, const SkipCorrupt& skipped) const {
+  migrate_old_layout();
+  const auto holds_query = [&](const json& key) {
+    for (const auto& [name, value] : query.items())
+      if (name != "kind" && (!key.contains(name) || key[name] != value)) return false;
+    return true;
+  };
+  const auto socs = query.contains("soc_version") ? std::vector<std::string>{field(query, "soc_version")} : soc_versions();
+  const std::string asked = query.dump();
+  std::string out = "[";
+  for (const auto& soc : socs) {
+    const auto dir = root_ / soc;
+    std::lock_guard<std::mutex> guard(state_->mutex);
+    auto& index = state_->index(dir);
+    index.refresh(nullptr);  // corrupt entries are candidates, reported below
+    auto& answer = state_->answers[{soc, asked}];
+    if (answer.generation != index.generation() || index.generation() == 0) {
+      std::string text;
+      bool corrupt = false;
+      std::vector<std::string> wanted;
+      for (const auto& [name, value] : query.items())
+        if (name != "kind" && name != "soc_version") wanted.push_back(name);
+      for (const auto* item : index.candidates(query)) {
+        const auto file = dir / item->file;
+        // The index matched every field asked and the file is as indexed:
+        // the text read last time is the entry.
+        auto& cached = state_->texts[soc + "/" + item->file];
+        const bool exact = !item->corrupt && std::all_of(wanted.begin(), wanted.end(), [&](const std::string& name) {
+          return std::any_of(item->fields.begin(), item->fields.end(), [&](const auto& f) { return f.first == name; });
+        });
+        if (exact && !cached.text.empty() && cached.mtime_ns == item->mtime_ns && cached.size == item->size) {
+          if (!text.empty()) text += ",";
+          text += cached.text;
+          continue;
+        }
+        json content;
+        try {
+          content = read_bank_entry_file(file);
+        } catch (const Error& e) {
+          std::error_code ec;
+          if (std::filesystem::exists(file, ec)) skipped(file, e.what()), corrupt = true;
+          continue;
+        }
+        if (!holds_query(content["key"])) continue;
+        cached = {item->mtime_ns, item->size, content.dump()};
+        if (!text.empty()) text += ",";
+        text += cached.text;
+      }
+      // With a corrupt entry, asked again: it may be repaired by then.
+      answer = {corrupt ? 0 : index.generation(), std::move(text)};
+    }
+    if (!answer.text.empty()) out += (out.size() > 1 ? "," : "") + answer.text;
+  }
+  return out + "]";
+}
+
+BankOutcome Bank::record(const json& entry) const {
   if (!entry.contains("key") || !entry.contains("after_us"))
     throw Error(StatusCode::invalid_argument, "bank entry lacks 'key' or 'after_us'");
+  migrate_old_layout();
   const auto file = entry_path(entry["key"]);
   std::filesystem::create_directories(file.parent_path());
-  DirectoryLock lock(file.parent_path());
+  std::lock_guard<std::mutex> guard(state_->mutex);
+  BankFolderLock lock(file.parent_path());
+  auto& index = state_->index(file.parent_path());
+  index.refresh_locked(nullptr);
   const auto existing = read_entry(file, entry["key"]);
-  if (existing && existing->at("after_us").get<double>() <= entry.at("after_us").get<double>())
-    return BankOutcome::kept_existing;
+  if (existing && after_us(*existing) <= after_us(entry)) return BankOutcome::kept_existing;
   write_atomically(file, entry.dump(2) + "\n");
+  index.put_locked(file.filename().string(), entry);
   return existing ? BankOutcome::updated : BankOutcome::added;
+}
+
+Bank::MergeCounts Bank::record_all(const std::vector<const json*>& entries) const {
+  migrate_old_layout();
+  MergeCounts counts;
+  std::map<std::string, std::vector<const json*>> by_soc;
+  for (const auto* entry : entries) {
+    if (!entry->contains("key") || !entry->contains("after_us"))
+      throw Error(StatusCode::invalid_argument, "bank entry lacks 'key' or 'after_us'");
+    by_soc[field(entry->at("key"), "soc_version")].push_back(entry);
+  }
+  std::lock_guard<std::mutex> guard(state_->mutex);
+  for (const auto& [soc, list] : by_soc) {
+    const auto dir = root_ / soc;
+    std::filesystem::create_directories(dir);
+    BankFolderLock lock(dir);
+    auto& index = state_->index(dir);
+    index.refresh_locked(nullptr);
+    // The fastest so far per file: the folder's own entry, then the batch's.
+    struct Best {
+      const json* entry = nullptr;  // null: the folder's entry stays
+      double after_us = 0;
+    };
+    std::map<std::string, Best> best;
+    for (const auto* entry : list) {
+      const std::string name = file_name(entry->at("key"));
+      auto it = best.find(name);
+      if (it == best.end() && index.find(name)) {
+        // Read, not taken from the index: the file is the truth, and a
+        // corrupt one stops the merge as record() would.
+        if (const auto existing = read_entry(dir / name, entry->at("key")))
+          it = best.emplace(name, Best{nullptr, after_us(*existing)}).first;
+      }
+      if (it == best.end()) {
+        best.emplace(name, Best{entry, after_us(*entry)});
+        ++counts.added;
+      } else if (it->second.after_us <= after_us(*entry)) {
+        ++counts.kept;
+      } else {
+        it->second = {entry, after_us(*entry)};
+        ++counts.replaced;
+      }
+    }
+    std::vector<std::pair<std::filesystem::path, std::filesystem::path>> renames;
+    std::vector<std::pair<std::string, const json*>> written;
+    try {
+      for (const auto& [name, b] : best) {
+        if (!b.entry) continue;
+        const auto tmp = temporary_for(dir / name);
+        renames.emplace_back(tmp, dir / name);
+        write_unsynced(tmp, b.entry->dump(2) + "\n");
+        written.emplace_back(name, b.entry);
+      }
+    } catch (...) {
+      for (const auto& [tmp, target] : renames) std::remove(tmp.c_str());
+      throw;
+    }
+    // Every file on disk before any takes its name: a crash leaves the
+    // folder as it was or with whole entries, never a torn one.
+    sync_filesystem(dir);
+    for (const auto& [tmp, target] : renames)
+      if (std::rename(tmp.c_str(), target.c_str()) != 0) {
+        std::remove(tmp.c_str());
+        throw Error(StatusCode::io, "cannot write " + target.string());
+      }
+    sync_directory(dir);
+    index.put_many_locked(written);
+  }
+  return counts;
+}
+
+std::vector<Bank::Stored> Bank::stored() const {
+  std::vector<Stored> out;
+  std::lock_guard<std::mutex> guard(state_->mutex);
+  for (const auto& soc : soc_versions()) {
+    auto& index = state_->index(root_ / soc);
+    index.refresh(nullptr);
+    for (const auto* listed : index.candidates(json::object())) {
+      const auto item = index.verified(*listed);
+      out.push_back({root_ / soc / item.file, soc, item.after_us, item.fields, item.mtime_ns, item.size});
+    }
+  }
+  return out;
+}
+
+Bank::MergeCounts Bank::take_all(const std::vector<const Stored*>& entries) const {
+  migrate_old_layout();
+  MergeCounts counts;
+  std::map<std::string, std::vector<const Stored*>> by_soc;
+  for (const auto* e : entries) by_soc[e->soc_version].push_back(e);
+  std::lock_guard<std::mutex> guard(state_->mutex);
+  for (const auto& [soc, list] : by_soc) {
+    const auto dir = root_ / soc;
+    std::filesystem::create_directories(dir);
+    BankFolderLock lock(dir);
+    auto& index = state_->index(dir);
+    index.refresh_locked(nullptr);
+    struct Best {
+      const Stored* from = nullptr;  // null: the folder's entry stays
+      double after_us = 0;
+    };
+    std::map<std::string, Best> best;
+    for (const auto* e : list) {
+      const std::string name = e->file.filename().string();
+      auto it = best.find(name);
+      if (it == best.end())
+        if (const auto* there = index.find(name))
+          // A corrupt entry there throws: it is never overwritten.
+          it = best.emplace(name, Best{nullptr, index.verified(*there).after_us}).first;
+      if (it == best.end()) {
+        best.emplace(name, Best{e, e->after_us});
+        ++counts.added;
+      } else if (it->second.after_us <= e->after_us) {
+        ++counts.kept;
+      } else {
+        it->second = {e, e->after_us};
+        ++counts.replaced;
+      }
+    }
+    std::vector<std::pair<std::filesystem::path, std::filesystem::path>> renames;  // copies, then replacements
+    std::vector<BankIndex::Item> taken;
+    bool copied = false;
+    try {
+      for (const auto& [name, b] : best) {
+        if (!b.from) continue;
+        const auto target = dir / name;
+        const bool exists = index.find(name) != nullptr;
+        const auto tmp = exists ? temporary_for(target) : target;  // named only where one is needed
+        BankIndex::Item item;
+        item.file = name;
+        item.after_us = b.from->after_us;
+        item.fields = b.from->fields;
+        item.mtime_ns = b.from->mtime_ns;
+        item.size = b.from->size;
+        if (::link(b.from->file.c_str(), (exists ? tmp : target).c_str()) == 0) {
+          if (exists) renames.emplace_back(tmp, target);
+        } else {
+          // Another filesystem, or one without hard links: a copy, flushed below.
+          const auto copy = exists ? tmp : temporary_for(target);
+          std::ifstream in(b.from->file, std::ios::binary);
+          std::stringstream text;
+          text << in.rdbuf();
+          if (!in) throw Error(StatusCode::io, "cannot read " + b.from->file.string());
+          write_unsynced(copy, text.str());
+          renames.emplace_back(copy, target);
+          copied = true;
+          item.mtime_ns = -1;  // stat'ed once renamed
+        }
+        taken.push_back(std::move(item));
+      }
+    } catch (...) {
+      for (const auto& [tmp, target] : renames) std::remove(tmp.c_str());
+      throw;
+    }
+    if (copied) sync_filesystem(dir);
+    for (const auto& [tmp, target] : renames)
+      if (std::rename(tmp.c_str(), target.c_str()) != 0) {
+        std::remove(tmp.c_str());
+        throw Error(StatusCode::io, "cannot write " + target.string());
+      }
+    sync_directory(dir);
+    for (auto& item : taken)
+      if (item.mtime_ns < 0) {
+        struct stat st;
+        if (::stat((dir / item.file).c_str(), &st) == 0)
+          item.mtime_ns = int64_t(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec, item.size = uint64_t(st.st_size);
+      }
+    index.put_items_locked(std::move(taken));
+  }
+  return counts;
+}
+
+void Bank::migrate_old_layout() const {
+  if (legacy_root_.empty() || kind_.empty()) return;
+  std::call_once(state_->migrated, [&] {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(legacy_root_, ec)) return;
+    std::vector<std::filesystem::path> folders;
+    for (const auto& dir : std::filesystem::directory_iterator(legacy_root_, ec))
+      if (dir.is_directory(ec) && !is_layout_folder(dir.path().filename().string())) folders.push_back(dir.path());
+    std::sort(folders.begin(), folders.end());
+    for (const auto& old_dir : folders) {
+      try {
+        migrate_folder(old_dir);
+      } catch (const std::exception& e) {
+        spdlog::warn("bank: the {} entries of {} stay there: {}", kind_, old_dir.string(), e.what());
+      }
+    }
+  });
+}
+
+// The entry files of a folder of the old layout.
+std::vector<std::filesystem::path> old_entry_files(const std::filesystem::path& dir) {
+  auto files = bank_entry_files(dir);
+  files.erase(std::remove_if(files.begin(), files.end(),
+                             [](const auto& f) { return !bank_entry_name(f.filename().string()); }),
+              files.end());
+  return files;
+}
+
+void Bank::migrate_folder(const std::filesystem::path& old_dir) const {
+  if (old_entry_files(old_dir).empty()) return;
+  // The old folder's lock first, then the new one's, always in this order.
+  std::optional<BankFolderLock> old_lock(std::in_place, old_dir);
+  struct Found {
+    std::filesystem::path file;
+    json content;
+  };
+  std::vector<Found> ours;
+  for (const auto& file : old_entry_files(old_dir)) {
+    json content;
+    try {
+      content = read_bank_entry_file(file);
+    } catch (const Error& e) {
+      warn_corrupt_once(file, e.what());
+      continue;
+    }
+    if (content["key"].value("kind", "op") == kind_) ours.push_back({file, std::move(content)});
+  }
+  if (ours.empty()) return;
+  const auto new_dir = root_ / old_dir.filename();
+  std::filesystem::create_directories(new_dir);
+  std::lock_guard<std::mutex> guard(state_->mutex);
+  BankFolderLock new_lock(new_dir);
+  auto& index = state_->index(new_dir);
+  index.refresh_locked(nullptr);
+  std::vector<std::pair<std::string, const json*>> moved;
+  size_t superseded = 0;
+  for (const auto& f : ours) {
+    const auto target = new_dir / f.file.filename();
+    std::error_code ec;
+    if (std::filesystem::exists(target, ec)) {
+      // Tuned again since: the faster of the two stays.
+      json there;
+      try {
+        there = read_bank_entry_file(target);
+      } catch (const Error& e) {
+        spdlog::warn("bank: {} stays where it is: {}", f.file.string(), e.what());
+        continue;
+      }
+      if (after_us(there) <= after_us(f.content)) {
+        std::filesystem::remove(f.file, ec);
+        ++superseded;
+        continue;
+      }
+    }
+    std::filesystem::rename(f.file, target, ec);
+    if (ec) {
+      spdlog::warn("bank: cannot move {} to {}: {}", f.file.string(), target.string(), ec.message());
+      continue;
+    }
+    moved.emplace_back(target.filename().string(), &f.content);
+  }
+  if (!moved.empty()) index.put_many_locked(moved);
+  spdlog::info("bank: moved {} {} entries from {} to {}{}", moved.size(), kind_, old_dir.string(), new_dir.string(),
+               superseded ? " (" + std::to_string(superseded) + " more were slower than the entry there, dropped)" : "");
+  // Nothing of the old layout left: the folder goes too.
+  if (bank_entry_files(old_dir).empty()) {
+    std::error_code ec;
+    bool only_lock = true;
+    for (const auto& f : std::filesystem::directory_iterator(old_dir, ec))
+      if (f.path().filename() != ".lock") only_lock = false;
+    if (only_lock) {
+      old_lock.reset();
+      std::filesystem::remove(old_dir / ".lock", ec);
+      std::filesystem::remove(old_dir, ec);
+    }
+  }
 }
 
 }  // namespace aoe::host

@@ -1,11 +1,21 @@
-// The knowledge bank: tuned configs keyed by signature, soc_version and space
-// version, one JSON file per entry, written atomically under a lock.
+// The knowledge bank of one kind ("op", "graph", "gradient"): tuned configs
+// keyed by signature, soc_version and space version, one JSON file per entry
+// in a folder per soc_version, written atomically under a lock, with an index
+// per folder (bank_index.h) so queries open only the entries they match.
+//
+// Layout, as AOE keeps it: <kinds root>/<kind>/<soc_version>/<hash>.s<space>.json
+// where the kinds root is TUNE_BANK_PATH, else ${ASCEND_CACHE_PATH}/aoe_data,
+// else $HOME/Ascend/latest/data/aoe/custom. Banks written before kept every
+// kind in one folder, <TUNE_BANK_PATH or ASCEND_CACHE_PATH>/<soc_version>/;
+// a bank opened on such a root moves its kind's entries into its own folder.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,19 +26,59 @@ namespace aoe::host {
 
 class Bank {
  public:
-  explicit Bank(std::filesystem::path root) : root_(std::move(root)) {}
+  // root: the kind's folder (holding a folder per soc_version). legacy_root:
+  // where entries of the old mixed layout may lie (<legacy_root>/<soc>/),
+  // empty for none; kind: the kind the bank holds, by default root's name
+  // when it is a kind's.
+  explicit Bank(std::filesystem::path root, std::filesystem::path legacy_root = {}, std::string kind = {});
 
-  // The bank root by priority: TUNE_BANK_PATH > ASCEND_CACHE_PATH > $HOME default.
+  // The kind's folder by priority: TUNE_BANK_PATH > ASCEND_CACHE_PATH > $HOME default.
   static std::filesystem::path default_root(const std::string& kind, const std::string& tune_bank_path,
                                             const std::string& cache_path, const std::string& home);
+  // The folder holding the kinds' folders, by the same priority.
+  static std::filesystem::path default_kinds_root(const std::string& tune_bank_path, const std::string& cache_path,
+                                                  const std::string& home);
+  // The bank of a kind by the same priority, with the root of the old layout it replaces.
+  static Bank configured(const std::string& kind, const std::string& tune_bank_path, const std::string& cache_path,
+                         const std::string& home);
+  // "op", "graph", "gradient": the kinds' folder names.
+  static const std::vector<std::string>& kinds();
+  // A kind's name or "aoe_data": a folder that is no soc_version of the old layout.
+  static bool is_layout_folder(const std::string& name);
 
   const std::filesystem::path& root() const { return root_; }
+  const std::string& kind() const { return kind_; }
 
   // key: {"soc_version","space_version","signature","hash", ...}. A corrupt
   // entry file throws aoe::sdk::Error(io) naming it; it is never replaced.
   std::optional<nlohmann::json> lookup(const nlohmann::json& key) const;
   // Stores entry (with "key" and "after_us") unless an entry at least as fast is there.
   aoe::sdk::BankOutcome record(const nlohmann::json& entry) const;
+
+  struct MergeCounts {
+    size_t added = 0, replaced = 0, kept = 0;
+  };
+  // record() for each entry in order, with one lock and one index write per
+  // soc_version folder and one flush to disk for all the files.
+  MergeCounts record_all(const std::vector<const nlohmann::json*>& entries) const;
+
+  // An entry file as an index knows it: what merge needs, without reading it.
+  struct Stored {
+    std::filesystem::path file;
+    std::string soc_version;
+    double after_us = 0;
+    std::vector<std::pair<std::string, std::string>> fields;  // see BankIndex::Item
+    int64_t mtime_ns = 0;
+    uint64_t size = 0;
+  };
+  // Every entry by its folder's index, each file that changed since it was
+  // indexed read again (a corrupt one throws aoe::sdk::Error(io) naming it).
+  std::vector<Stored> stored() const;
+  // What record_all() does, for entry files of other banks: each SoC folder
+  // under one lock, the files taken hard-linked (copied where the filesystem
+  // cannot link: bank files are replaced, never rewritten in place, so a
+  // link is as good as a copy), the index written once.
+  MergeCounts take_all(const std::vector<const Stored*>& entries) const;
 
   std::filesystem::path entry_path(const nlohmann::json& key) const;
 
@@ -43,15 +93,29 @@ class Bank {
   std::vector<std::string> soc_versions() const;
 
   // The entries whose key holds every field of query but "kind" (the bank
-  // is of one kind already), by file name. A corrupt entry is handed to
-  // `skipped` with why, and left out: one bad file must not cost the rest.
+  // is of one kind already), by file name; the index picks the files to
+  // open. A corrupt entry is handed to `skipped` with why, and left out:
+  // one bad file must not cost the rest.
   using SkipCorrupt = std::function<void(const std::filesystem::path& file, const std::string& reason)>;
   std::vector<Entry> select(const nlohmann::json& query, const SkipCorrupt& skipped) const;
 
+  // select()'s entries as a JSON array's text, as the host hands them to
+  // plugins. An answer without corrupt entries is kept until the folder's
+  // index changes: OPAT's warm start asks the same of every task of an op type.
+  std::string select_text(const nlohmann::json& query, const SkipCorrupt& skipped) const;
+
+  // Moves this kind's entries of the old layout under legacy_root into root,
+  // once per bank object; lookup, record and select do it before they look.
+  void migrate_old_layout() const;
+
  private:
+  struct State;
   std::optional<nlohmann::json> read_entry(const std::filesystem::path& file, const nlohmann::json& key) const;
-  std::vector<std::filesystem::path> entry_files(const std::string& soc_version) const;
+  void migrate_folder(const std::filesystem::path& old_dir) const;
   std::filesystem::path root_;
+  std::filesystem::path legacy_root_;
+  std::string kind_;
+  std::shared_ptr<State> state_;
 };
 
 }  // namespace aoe::host

@@ -74,12 +74,9 @@ const aoe_host_services* HostServices::table_for(const std::string& plugin_name)
       const auto query = nlohmann::json::parse(query_json);
       const Bank* bank = self.owner->bank_for(query);
       if (!bank) throw aoe::sdk::Error(aoe::sdk::StatusCode::unsupported, "no knowledge bank in this run");
-      auto list = nlohmann::json::array();
-      for (auto& entry : bank->select(query, [&](const std::filesystem::path& file, const std::string& reason) {
-             if (self.owner->reported_corrupt_.insert(file).second) self.logger->warn("{} (left out)", reason);
-           }))
-        list.push_back(std::move(entry.content));
-      aoe::sdk::write_to(out, list.dump());
+      aoe::sdk::write_to(out, bank->select_text(query, [&](const std::filesystem::path& file, const std::string& reason) {
+        if (self.owner->reported_corrupt_.insert(file).second) self.logger->warn("{} (left out)", reason);
+      }));
     });
   };
   return &c.table;

@@ -40,8 +40,8 @@ const std::vector<OptionSpec>& option_specs() {
       {"device_id", "ASCEND_DEVICE_ID", OptionType::integer, "0",
        "the device's number on this machine; the simulators, cpu and replay have only device 0", {}},
       {"work_path", "ASCEND_WORK_PATH", OptionType::path, "", "where result files and the workspace go (default: .)", {}},
-      {"bank_path", "TUNE_BANK_PATH", OptionType::path, "", "knowledge bank directory (else ASCEND_CACHE_PATH, else "
-       "$HOME/Ascend/latest/data/aoe/custom/<kind>/<soc_version>)", {}},
+      {"bank_path", "TUNE_BANK_PATH", OptionType::path, "", "knowledge bank root: op/, graph/ and gradient/ folders "
+       "under it (else ASCEND_CACHE_PATH/aoe_data, else $HOME/Ascend/latest/data/aoe/custom)", {}},
       {"cache_path", "ASCEND_CACHE_PATH", OptionType::path, "", "fallback root of the knowledge bank", {}},
       {"reload", "", OptionType::boolean, "False",
        "sgat: continue the newest interrupted job of this model from its workspace, without measuring again", {}},

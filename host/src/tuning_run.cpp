@@ -103,9 +103,11 @@ std::string bank_kind(const std::string& mode) {
   return kinds.count(mode) ? kinds.at(mode) : mode;
 }
 
-std::filesystem::path bank_root(const Settings& s, const std::string& kind) {
+// The kind's bank in its own folder; entries of the old mixed layout under
+// the same root move there when the run first reads or writes the bank.
+Bank bank_root(const Settings& s, const std::string& kind) {
   const char* home = std::getenv("HOME");
-  return Bank::default_root(kind, s.text("bank_path"), s.text("cache_path"), home ? home : ".");
+  return Bank::configured(kind, s.text("bank_path"), s.text("cache_path"), home ? home : ".");
 }
 
 // A fresh workspace, or with --reload the newest one of the same model, so

@@ -5,26 +5,16 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <string>
 
+#include "aoe/sdk/improvement.h"
+
 namespace aoe::modes {
 
-// AOE's "35.35%" for 134 us -> 99 us: (before - after) / after, the formula
-// of every example AOE documents (the speed-up, not the share of time saved).
-inline double improvement(double before, double after) { return after > 0 ? (before - after) / after * 100 : 0.0; }
-
-// Cut, not rounded, to two decimals: AOE's 5.600486 -> 3.610442 ms is
-// "55.11%" where rounding gives 55.12. The nudge keeps 12.34 from printing
-// as 12.33 when 1234 is not exact in binary.
-inline std::string percent(double before, double after) {
-  const double v = improvement(before, after);
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f%%", std::trunc(v * 100 + (v < 0 ? -1e-6 : 1e-6)) / 100);
-  return text;
-}
+using aoe::sdk::improvement;
+using aoe::sdk::percent;
 
 // A mode's *_tuning_result: a run cut short is incomplete; a finished run
 // that could not tune some task failed, as AOE reports it, though the tasks
