@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "aoe/sdk/op_task.h"
+#include "bank_keys.h"
 #include "bench_args.h"
 #include "host_runner.h"
 
@@ -150,6 +151,7 @@ class Synthesizer {
     key["op_type"] = type;
     key["signature"] = signature;
     key["hash"] = hash;
+    key["family"] = aoe::modes::op_family(sig);
     entry["op_type"] = type;
     const double before = std::uniform_real_distribution<double>(5, 500)(rng_);
     entry["before_us"] = before;

@@ -46,17 +46,22 @@ void read_soc_folder(const std::filesystem::path& dir, const std::string& kind, 
   }
 }
 
-void read_tree(const std::filesystem::path& dir, std::vector<Found>& out) {
+// The folders in dir, by name.
+std::vector<std::filesystem::path> subfolders(const std::filesystem::path& dir) {
   std::error_code ec;
-  if (is_kind(dir.filename().string())) {
-    for (const auto& soc : Bank(dir).soc_versions()) read_soc_folder(dir / soc, dir.filename().string(), out);
-    return;
-  }
   std::vector<std::filesystem::path> subs;
   for (const auto& sub : std::filesystem::directory_iterator(dir, ec))
     if (sub.is_directory(ec)) subs.push_back(sub.path());
   std::sort(subs.begin(), subs.end());
-  for (const auto& sub : subs) {
+  return subs;
+}
+
+void read_tree(const std::filesystem::path& dir, std::vector<Found>& out) {
+  if (is_kind(dir.filename().string())) {
+    for (const auto& soc : Bank(dir).soc_versions()) read_soc_folder(dir / soc, dir.filename().string(), out);
+    return;
+  }
+  for (const auto& sub : subfolders(dir)) {
     const auto name = sub.filename().string();
     if (is_kind(name) || name == "aoe_data")
       read_tree(sub, out);
@@ -113,7 +118,6 @@ struct Listing {
 };
 
 void list_tree(const std::filesystem::path& dir, Listing& out) {
-  std::error_code ec;
   const auto name = dir.filename().string();
   if (is_kind(name)) {
     for (auto& s : Bank(dir).stored()) {
@@ -122,11 +126,7 @@ void list_tree(const std::filesystem::path& dir, Listing& out) {
     }
     return;
   }
-  std::vector<std::filesystem::path> subs;
-  for (const auto& sub : std::filesystem::directory_iterator(dir, ec))
-    if (sub.is_directory(ec)) subs.push_back(sub.path());
-  std::sort(subs.begin(), subs.end());
-  for (const auto& sub : subs) {
+  for (const auto& sub : subfolders(dir)) {
     const auto sub_name = sub.filename().string();
     if (is_kind(sub_name) || sub_name == "aoe_data") {
       list_tree(sub, out);

@@ -5,6 +5,8 @@
 #include <limits>
 #include <set>
 
+#include "bank_keys.h"
+
 namespace aoe::opat {
 namespace {
 
@@ -141,7 +143,8 @@ std::vector<Config> warm_start_seeds(const aoe::sdk::Host& host, const aoe::sdk:
     entries = host.bank_entries({{"kind", "op"},
                                  {"soc_version", key.at("soc_version")},
                                  {"space_version", key.at("space_version")},
-                                 {"op_type", op.op_type}});
+                                 {"op_type", op.op_type},
+                                 {"family", key.value("family", aoe::modes::op_family(op))}});
   } catch (const std::exception& e) {
     // The search runs as well without a head start.
     host.warn(std::string("warm start skipped: ") + e.what());

@@ -301,10 +301,12 @@ TEST_F(GdatTest, MeasuresUnderMpirunWithTwoRanks) {
     if (c["name"] == chosen) chosen_end = c["measured_communication_end(ms)"];
   EXPECT_LE(chosen_end, candidates.back()["measured_communication_end(ms)"].get<double>());
 
+  // Rank 0 alone writes the bank, and only a split that beat the baseline
+  // when measured: on a busy machine the measurement may keep the baseline.
   const auto entries = bank_entries(bank_);
-  ASSERT_EQ(entries.size(), 1u);  // rank 0 alone writes the bank
-  EXPECT_EQ(read_json(entries[0])["source"], "measured");
-
+  const bool added = g["repo_entry"]["outcome"] == "add";
+  ASSERT_EQ(entries.size(), added ? 1u : 0u) << g["repo_entry"].dump();
+  if (added) EXPECT_EQ(read_json(entries[0])["source"], "measured");
 }
 
 }  // namespace

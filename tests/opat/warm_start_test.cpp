@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "bank_keys.h"
 #include "matmul_task.h"
 #include "warm_start.h"
 
@@ -56,6 +57,24 @@ TEST(ShapeDistance, OpsUnlikeEachOtherHaveNone) {
     EXPECT_FALSE(shape_distance(base.signature(), unlike->signature())) << unlike->signature();
   EXPECT_FALSE(shape_distance(base.signature(), "{ not json"));
   EXPECT_FALSE(shape_distance(base.signature(), R"({"op_type":"MatMul","inputs":[3],"outputs":[]})"));
+}
+
+// The bank is asked for the op's family: it must hold every op that
+// shape_distance can rank, and none that it cannot.
+TEST(OpFamily, JoinsOpsApartInDimsAloneAndNothingElse) {
+  const OpTask base = matmul(128, 768, 768);
+  EXPECT_EQ(aoe::modes::op_family(base), aoe::modes::op_family(matmul(256, 64, 3072)));
+  OpTask other_type = base, fused = base, attrs = base, dtype = base, rank = base, format = base, inputs = base;
+  other_type.op_type = "Gemm";
+  fused.fused_ops = {"Relu"};
+  attrs.attrs["transB"] = 1;
+  dtype.inputs[0].dtype = DType::f32;
+  rank.inputs[0].shape = {1, 128, 768};
+  format.outputs[0].format = "FRACTAL_NZ";
+  inputs.inputs.pop_back();
+  for (const OpTask* unlike : {&other_type, &fused, &attrs, &dtype, &rank, &format, &inputs})
+    EXPECT_NE(aoe::modes::op_family(base), aoe::modes::op_family(*unlike)) << unlike->signature();
+  EXPECT_EQ(aoe::modes::op_bank_key(base, "Ascend910", "1")["family"], aoe::modes::op_family(base));
 }
 
 TEST(MapConfig, KeepsAllowedValuesAndMovesOthersToTheNearest) {
