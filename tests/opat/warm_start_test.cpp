@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 #include "bank_keys.h"
 #include "matmul_task.h"
@@ -43,18 +44,24 @@ TEST(ShapeDistance, SumsLogRatiosOverEveryDim) {
   EXPECT_EQ(shape_distance(matmul(8, 8, 8).signature(), matmul(8, 8, 8).signature()), 0.0);
 }
 
+// base changed in each way that makes a config of one mean something else on
+// the other: type, fused ops, attributes, dtype, rank, format, tensor count.
+std::vector<OpTask> unlike(const OpTask& base) {
+  std::vector<OpTask> out(7, base);
+  out[0].op_type = "Gemm";
+  out[1].fused_ops = {"Relu"};
+  out[2].attrs["transB"] = 1;
+  out[3].inputs[0].dtype = DType::f32;
+  out[4].inputs[0].shape = {1, 128, 768};
+  out[5].outputs[0].format = "FRACTAL_NZ";
+  out[6].inputs.pop_back();
+  return out;
+}
+
 TEST(ShapeDistance, OpsUnlikeEachOtherHaveNone) {
   const OpTask base = matmul(128, 768, 768);
-  OpTask other_type = base, fused = base, attrs = base, dtype = base, rank = base, format = base, inputs = base;
-  other_type.op_type = "Gemm";
-  fused.fused_ops = {"Relu"};
-  attrs.attrs["transB"] = 1;
-  dtype.inputs[0].dtype = DType::f32;
-  rank.inputs[0].shape = {1, 128, 768};
-  format.outputs[0].format = "FRACTAL_NZ";
-  inputs.inputs.pop_back();
-  for (const OpTask* unlike : {&other_type, &fused, &attrs, &dtype, &rank, &format, &inputs})
-    EXPECT_FALSE(shape_distance(base.signature(), unlike->signature())) << unlike->signature();
+  for (const OpTask& other : unlike(base))
+    EXPECT_FALSE(shape_distance(base.signature(), other.signature())) << other.signature();
   EXPECT_FALSE(shape_distance(base.signature(), "{ not json"));
   EXPECT_FALSE(shape_distance(base.signature(), R"({"op_type":"MatMul","inputs":[3],"outputs":[]})"));
 }
@@ -64,16 +71,8 @@ TEST(ShapeDistance, OpsUnlikeEachOtherHaveNone) {
 TEST(OpFamily, JoinsOpsApartInDimsAloneAndNothingElse) {
   const OpTask base = matmul(128, 768, 768);
   EXPECT_EQ(aoe::modes::op_family(base), aoe::modes::op_family(matmul(256, 64, 3072)));
-  OpTask other_type = base, fused = base, attrs = base, dtype = base, rank = base, format = base, inputs = base;
-  other_type.op_type = "Gemm";
-  fused.fused_ops = {"Relu"};
-  attrs.attrs["transB"] = 1;
-  dtype.inputs[0].dtype = DType::f32;
-  rank.inputs[0].shape = {1, 128, 768};
-  format.outputs[0].format = "FRACTAL_NZ";
-  inputs.inputs.pop_back();
-  for (const OpTask* unlike : {&other_type, &fused, &attrs, &dtype, &rank, &format, &inputs})
-    EXPECT_NE(aoe::modes::op_family(base), aoe::modes::op_family(*unlike)) << unlike->signature();
+  for (const OpTask& other : unlike(base))
+    EXPECT_NE(aoe::modes::op_family(base), aoe::modes::op_family(other)) << other.signature();
   EXPECT_EQ(aoe::modes::op_bank_key(base, "Ascend910", "1")["family"], aoe::modes::op_family(base));
 }
 
