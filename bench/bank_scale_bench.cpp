@@ -152,6 +152,7 @@ class Synthesizer {
     key["signature"] = signature;
     key["hash"] = hash;
     key["family"] = aoe::modes::op_family(sig);
+    key["dims"] = aoe::modes::op_dims(sig);
     entry["op_type"] = type;
     const double before = std::uniform_real_distribution<double>(5, 500)(rng_);
     entry["before_us"] = before;

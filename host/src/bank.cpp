@@ -6,6 +6,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <atomic>
 #include <cstdio>
 #include <fstream>
@@ -38,6 +41,30 @@ std::string file_name(const json& key) { return field(key, "hash") + ".s" + fiel
 double after_us(const json& entry) {
   const auto& v = entry.at("after_us");
   return v.is_number() ? v.get<double>() : 0;
+}
+
+// Whether a key holds every field of query but "kind" (the bank is of one kind).
+bool holds_query(const json& query, const json& key) {
+  for (const auto& [name, value] : query.items())
+    if (name != "kind" && (!key.contains(name) || key[name] != value)) return false;
+  return true;
+}
+
+// A key's "dims" as the index holds it (JSON text), appended to out; false
+// when that is no array of integers.
+bool parse_dims(const std::string& text, std::vector<int64_t>& out) {
+  const char* p = text.c_str();
+  if (*p++ != '[') return false;
+  for (size_t i = 0;; ++i) {
+    if (*p == ']') return p[1] == 0;
+    if (i > 0 && *p++ != ',') return false;
+    char* end = nullptr;
+    errno = 0;
+    const long long v = std::strtoll(p, &end, 10);
+    if (end == p || errno != 0) return false;
+    out.push_back(v);
+    p = end;
+  }
 }
 
 // Corrupt files of the old layout, warned of once per process: each kind's
@@ -98,6 +125,37 @@ struct Bank::State {
     std::string text;  // the entries, comma-separated
   };
   std::map<std::pair<std::string, std::string>, Answer> answers;  // (soc, query) -> answer
+  // The "dims" of the entries a query matches, read from the index once per
+  // generation of it: warm start asks for the nearest of a family task after task.
+  struct Dims {
+    uint64_t generation = 0;
+    std::vector<const BankIndex::Item*> items;
+    std::vector<size_t> start;  // items[k]'s dims are dims[start[k] .. start[k + 1])
+    std::vector<int64_t> dims;
+    std::vector<double> logs;  // ln of each positive dim
+  };
+  std::map<std::pair<std::string, std::string>, Dims> dims_by_query;
+
+  const Dims& dims_of(const std::string& soc, const std::string& asked, const BankIndex& index, const json& query) {
+    auto& known = dims_by_query[{soc, asked}];
+    if (known.generation == index.generation() && index.generation() != 0) return known;
+    known = {index.generation(), {}, {0}, {}, {}};
+    for (const auto* item : index.candidates(query)) {
+      // A corrupt entry's dims are unknown; select_text reports it.
+      const auto f = std::find_if(item->fields.begin(), item->fields.end(), [](const auto& p) { return p.first == "dims"; });
+      if (item->corrupt || f == item->fields.end()) continue;
+      const size_t before = known.dims.size();
+      if (!parse_dims(f->second, known.dims)) {
+        known.dims.resize(before);
+        continue;
+      }
+      known.items.push_back(item);
+      known.start.push_back(known.dims.size());
+    }
+    known.logs.resize(known.dims.size());
+    for (size_t i = 0; i < known.dims.size(); ++i) known.logs[i] = known.dims[i] > 0 ? std::log(double(known.dims[i])) : 0;
+    return known;
+  }
   struct Text {
     int64_t mtime_ns = 0;
     uint64_t size = 0;
@@ -196,16 +254,14 @@ std::vector<Bank::Entry> Bank::entries() const {
   return out;
 }
 
+std::vector<std::string> Bank::socs_of(const json& query) const {
+  return query.contains("soc_version") ? std::vector<std::string>{field(query, "soc_version")} : soc_versions();
+}
+
 std::vector<Bank::Entry> Bank::select(const json& query, const SkipCorrupt& skipped) const {
   migrate_old_layout();
-  const auto holds_query = [&](const json& key) {
-    for (const auto& [name, value] : query.items())
-      if (name != "kind" && (!key.contains(name) || key[name] != value)) return false;
-    return true;
-  };
-  const auto socs = query.contains("soc_version") ? std::vector<std::string>{field(query, "soc_version")} : soc_versions();
   std::vector<Entry> out;
-  for (const auto& soc : socs) {
+  for (const auto& soc : socs_of(query)) {
     const auto dir = root_ / soc;
     std::vector<std::string> files;
     {
@@ -224,65 +280,100 @@ std::vector<Bank::Entry> Bank::select(const json& query, const SkipCorrupt& skip
         if (std::filesystem::exists(file, ec)) skipped(file, e.what());  // else removed since indexed
         continue;
       }
-      if (holds_query(content["key"])) out.push_back({file, std::move(content)});
+      if (holds_query(query, content["key"])) out.push_back({file, std::move(content)});
     }
   }
   return out;
 }
 
+std::string Bank::entry_text(const std::string& soc, const BankIndex::Item& item, const json& query,
+                             const SkipCorrupt& skipped, bool& corrupt) const {
+  const auto file = root_ / soc / item.file;
+  // The index matched every field asked and the file is as indexed: the
+  // text read last time is the entry.
+  auto& cached = state_->texts[soc + "/" + item.file];
+  const bool exact = !item.corrupt && std::all_of(query.items().begin(), query.items().end(), [&](const auto& asked) {
+    return asked.key() == "kind" || asked.key() == "soc_version" ||
+           std::any_of(item.fields.begin(), item.fields.end(), [&](const auto& f) { return f.first == asked.key(); });
+  });
+  if (exact && !cached.text.empty() && cached.mtime_ns == item.mtime_ns && cached.size == item.size) return cached.text;
+  json content;
+  try {
+    content = read_bank_entry_file(file);
+  } catch (const Error& e) {
+    std::error_code ec;
+    if (std::filesystem::exists(file, ec)) skipped(file, e.what()), corrupt = true;  // else removed since indexed
+    return {};
+  }
+  if (!holds_query(query, content["key"])) return {};
+  cached = {item.mtime_ns, item.size, content.dump()};
+  return cached.text;
+}
+
 std::string Bank::select_text(const json& query, const SkipCorrupt& skipped) const {
   migrate_old_layout();
-  const auto holds_query = [&](const json& key) {
-    for (const auto& [name, value] : query.items())
-      if (name != "kind" && (!key.contains(name) || key[name] != value)) return false;
-    return true;
-  };
-  const auto socs = query.contains("soc_version") ? std::vector<std::string>{field(query, "soc_version")} : soc_versions();
   const std::string asked = query.dump();
   std::string out = "[";
-  for (const auto& soc : socs) {
-    const auto dir = root_ / soc;
+  for (const auto& soc : socs_of(query)) {
     std::lock_guard<std::mutex> guard(state_->mutex);
-    auto& index = state_->index(dir);
+    auto& index = state_->index(root_ / soc);
     index.refresh(nullptr);  // corrupt entries are candidates, reported below
     auto& answer = state_->answers[{soc, asked}];
     if (answer.generation != index.generation() || index.generation() == 0) {
       std::string text;
       bool corrupt = false;
-      std::vector<std::string> wanted;
-      for (const auto& [name, value] : query.items())
-        if (name != "kind" && name != "soc_version") wanted.push_back(name);
-      for (const auto* item : index.candidates(query)) {
-        const auto file = dir / item->file;
-        // The index matched every field asked and the file is as indexed:
-        // the text read last time is the entry.
-        auto& cached = state_->texts[soc + "/" + item->file];
-        const bool exact = !item->corrupt && std::all_of(wanted.begin(), wanted.end(), [&](const std::string& name) {
-          return std::any_of(item->fields.begin(), item->fields.end(), [&](const auto& f) { return f.first == name; });
-        });
-        if (exact && !cached.text.empty() && cached.mtime_ns == item->mtime_ns && cached.size == item->size) {
-          if (!text.empty()) text += ",";
-          text += cached.text;
-          continue;
-        }
-        json content;
-        try {
-          content = read_bank_entry_file(file);
-        } catch (const Error& e) {
-          std::error_code ec;
-          if (std::filesystem::exists(file, ec)) skipped(file, e.what()), corrupt = true;
-          continue;
-        }
-        if (!holds_query(content["key"])) continue;
-        cached = {item->mtime_ns, item->size, content.dump()};
-        if (!text.empty()) text += ",";
-        text += cached.text;
-      }
+      for (const auto* item : index.candidates(query))
+        if (const auto entry = entry_text(soc, *item, query, skipped, corrupt); !entry.empty())
+          text += (text.empty() ? "" : ",") + entry;
       // With a corrupt entry, asked again: it may be repaired by then.
       answer = {corrupt ? 0 : index.generation(), std::move(text)};
     }
     if (!answer.text.empty()) out += (out.size() > 1 ? "," : "") + answer.text;
   }
+  return out + "]";
+}
+
+std::string Bank::nearest_text(const json& query, const std::vector<int64_t>& dims, size_t count,
+                               const SkipCorrupt& skipped) const {
+  migrate_old_layout();
+  std::vector<double> logs(dims.size());
+  for (size_t i = 0; i < dims.size(); ++i) logs[i] = dims[i] > 0 ? std::log(double(dims[i])) : 0;
+  struct Near {
+    double distance, after_us;
+    std::string soc;
+    const BankIndex::Item* item;
+  };
+  std::vector<Near> near;
+  std::lock_guard<std::mutex> guard(state_->mutex);
+  const std::string asked = query.dump();
+  for (const auto& soc : socs_of(query)) {
+    auto& index = state_->index(root_ / soc);
+    index.refresh(nullptr);
+    const auto& known = state_->dims_of(soc, asked, index, query);
+    for (size_t k = 0; k < known.items.size(); ++k) {
+      if (known.start[k + 1] - known.start[k] != dims.size()) continue;
+      double sum = 0;
+      bool alike = true;
+      for (size_t i = 0, at = known.start[k]; i < dims.size() && alike; ++i, ++at) {
+        if (known.dims[at] == dims[i]) continue;
+        if (known.dims[at] <= 0 || dims[i] <= 0) alike = false;
+        sum += std::abs(known.logs[at] - logs[i]);
+      }
+      if (alike) near.push_back({sum, known.items[k]->after_us, soc, known.items[k]});
+    }
+  }
+  const auto nearer = [](const Near& a, const Near& b) {
+    if (a.distance != b.distance) return a.distance < b.distance;
+    if (a.after_us != b.after_us) return a.after_us < b.after_us;
+    return a.item->file < b.item->file;
+  };
+  const size_t kept = std::min(count, near.size());
+  std::partial_sort(near.begin(), near.begin() + static_cast<std::ptrdiff_t>(kept), near.end(), nearer);
+  std::string out = "[";
+  bool corrupt = false;
+  for (size_t i = 0; i < kept; ++i)
+    if (const auto entry = entry_text(near[i].soc, *near[i].item, query, skipped, corrupt); !entry.empty())
+      out += (out.size() > 1 ? "," : "") + entry;
   return out + "]";
 }
 

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "aoe/sdk/host.h"
+#include "bank_index.h"
 
 namespace aoe::host {
 
@@ -104,12 +105,24 @@ class Bank {
   // index changes: OPAT's warm start asks the same of every task of an op type.
   std::string select_text(const nlohmann::json& query, const SkipCorrupt& skipped) const;
 
+  // select_text() cut to the `count` entries whose key's "dims" lies
+  // nearest dims (sum of |ln(a / b)| over positions), nearest first, then the
+  // faster; the index ranks them, so only those files are opened.
+  std::string nearest_text(const nlohmann::json& query, const std::vector<int64_t>& dims, size_t count,
+                           const SkipCorrupt& skipped) const;
+
   // Moves this kind's entries of the old layout under legacy_root into root,
   // once per bank object; lookup, record and select do it before they look.
   void migrate_old_layout() const;
 
  private:
   struct State;
+  std::vector<std::string> socs_of(const nlohmann::json& query) const;
+  // An indexed entry's compact text when its key holds query, else empty; the
+  // text read before when the file is as indexed. A corrupt file goes to
+  // skipped and sets `corrupt`. With State's mutex held.
+  std::string entry_text(const std::string& soc, const BankIndex::Item& item, const nlohmann::json& query,
+                         const SkipCorrupt& skipped, bool& corrupt) const;
   std::optional<nlohmann::json> read_entry(const std::filesystem::path& file, const nlohmann::json& key) const;
   void migrate_folder(const std::filesystem::path& old_dir) const;
   std::filesystem::path root_;

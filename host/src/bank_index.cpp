@@ -466,14 +466,17 @@ std::vector<const BankIndex::Item*> BankIndex::candidates(const json& query) con
       bool ok = true;
       for (const auto& [name, value] : wanted) {
         const auto f = std::find_if(item->fields.begin(), item->fields.end(), [&](const auto& p) { return p.first == name; });
-        if (f != item->fields.end() && "=" + f->second != value) {
+        // value is "=" and the JSON text
+        if (f != item->fields.end() && std::string_view(value).substr(1) != f->second) {
           ok = false;
           break;
         }
       }
       if (ok) out.push_back(item);
     }
-  std::sort(out.begin(), out.end(), [](const Item* a, const Item* b) { return a->file < b->file; });
+  // The buckets are in file order but for items added since they were built.
+  const auto by_file = [](const Item* a, const Item* b) { return a->file < b->file; };
+  if (!std::is_sorted(out.begin(), out.end(), by_file)) std::sort(out.begin(), out.end(), by_file);
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include "host_services.h"
 
+#include <algorithm>
+
 #include "aoe/sdk/boundary.h"
 #include "aoe/sdk/sink.h"
 #include "bank.h"
@@ -74,12 +76,29 @@ const aoe_host_services* HostServices::table_for(const std::string& plugin_name)
       const auto query = nlohmann::json::parse(query_json);
       const Bank* bank = self.owner->bank_for(query);
       if (!bank) throw aoe::sdk::Error(aoe::sdk::StatusCode::unsupported, "no knowledge bank in this run");
-      aoe::sdk::write_to(out, bank->select_text(query, [&](const std::filesystem::path& file, const std::string& reason) {
-        if (self.owner->reported_corrupt_.insert(file).second) self.logger->warn("{} (left out)", reason);
-      }));
+      aoe::sdk::write_to(out, bank->select_text(query, self.owner->corrupt_reporter(self)));
+    });
+  };
+  c.table.bank_nearest = [](void* ctx, const char* query_json, const char* dims_json, uint64_t count, aoe_sink* out) {
+    auto& self = context(ctx);
+    return aoe::sdk::guarded(aoe::sdk::Host(&self.table), [&] {
+      const auto query = nlohmann::json::parse(query_json);
+      const auto dims = nlohmann::json::parse(dims_json);
+      if (!dims.is_array() || !std::all_of(dims.begin(), dims.end(), [](const auto& d) { return d.is_number_integer(); }))
+        throw aoe::sdk::Error(aoe::sdk::StatusCode::invalid_argument, "bank_nearest: dims must be a list of integers");
+      const Bank* bank = self.owner->bank_for(query);
+      if (!bank) throw aoe::sdk::Error(aoe::sdk::StatusCode::unsupported, "no knowledge bank in this run");
+      aoe::sdk::write_to(out, bank->nearest_text(query, dims.get<std::vector<int64_t>>(), static_cast<size_t>(count),
+                                                 self.owner->corrupt_reporter(self)));
     });
   };
   return &c.table;
+}
+
+std::function<void(const std::filesystem::path&, const std::string&)> HostServices::corrupt_reporter(Context& c) {
+  return [this, &c](const std::filesystem::path& file, const std::string& reason) {
+    if (reported_corrupt_.insert(file).second) c.logger->warn("{} (left out)", reason);
+  };
 }
 
 const Bank* HostServices::bank_for(const nlohmann::json& key) const {

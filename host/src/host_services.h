@@ -57,6 +57,8 @@ class HostServices {
   const Bank* bank_for(const nlohmann::json& key) const;
   // Corrupt entries already warned of: every op of a type lists the same files.
   std::set<std::filesystem::path> reported_corrupt_;
+  // Warns of a corrupt entry a query met, once per file, in the plugin's log.
+  std::function<void(const std::filesystem::path&, const std::string&)> corrupt_reporter(Context& c);
   std::map<std::string, std::unique_ptr<Context>> contexts_;
 };
 

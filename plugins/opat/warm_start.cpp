@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
 
 #include "bank_keys.h"
@@ -14,6 +15,12 @@ using aoe::sdk::Config;
 using aoe::sdk::DomainKind;
 using aoe::sdk::Knob;
 using nlohmann::json;
+
+// Bank entries asked per seed wanted, at first: some configs are the
+// default, repeat one another or are refused by the device.
+constexpr size_t kEntriesPerSeed = 4;
+// The most asked for, however many of those are of no use.
+constexpr size_t kMostEntries = 256;
 
 std::optional<json> parsed(const std::string& signature) {
   json out = json::parse(signature, nullptr, /*allow_exceptions=*/false);
@@ -138,30 +145,44 @@ std::vector<Config> warm_start_seeds(const aoe::sdk::Host& host, const aoe::sdk:
                                      const aoe::sdk::OpTask& op, const json& key, uint64_t budget) {
   const size_t wanted = seed_count(budget);
   if (wanted == 0) return {};
+  const json signature = json::parse(op.signature());
+  const json query = {{"kind", "op"},
+                      {"soc_version", key.at("soc_version")},
+                      {"space_version", key.at("space_version")},
+                      {"op_type", op.op_type},
+                      {"family", key.value("family", aoe::modes::op_family(signature))}};
+  const auto dims = aoe::modes::op_dims(signature);
   std::vector<json> entries;
-  try {
-    entries = host.bank_entries({{"kind", "op"},
-                                 {"soc_version", key.at("soc_version")},
-                                 {"space_version", key.at("space_version")},
-                                 {"op_type", op.op_type},
-                                 {"family", key.value("family", aoe::modes::op_family(op))}});
-  } catch (const std::exception& e) {
-    // The search runs as well without a head start.
-    host.warn(std::string("warm start skipped: ") + e.what());
-    return {};
-  }
   std::vector<Config> seeds;
-  size_t refused = 0;
-  auto candidates = ranked_seeds(task.space(), op.signature(), entries);
-  for (auto& seed : candidates) {
-    if (seeds.size() == wanted) break;
-    if (task.check(seed.config).ok())
-      seeds.push_back(std::move(seed.config));
-    else
-      ++refused;
+  std::map<Config, bool> accepted;  // the device's answer per config, asked once
+  size_t candidates = 0;
+  // The nearest entries the bank's index ranks, more of them while too few
+  // give seeds; the whole family from a host without bank_nearest.
+  for (size_t asked = wanted * kEntriesPerSeed;; asked *= 2) {
+    try {
+      auto nearest = host.bank_nearest(query, dims, asked);
+      entries = nearest ? std::move(*nearest) : host.bank_entries(query);
+      if (!nearest) asked = kMostEntries;
+    } catch (const std::exception& e) {
+      // The search runs as well without a head start.
+      host.warn(std::string("warm start skipped: ") + e.what());
+      return {};
+    }
+    const auto ranked = ranked_seeds(task.space(), op.signature(), entries);
+    candidates = ranked.size();
+    seeds.clear();
+    for (const auto& seed : ranked) {
+      if (seeds.size() == wanted) break;
+      auto answer = accepted.find(seed.config);
+      if (answer == accepted.end()) answer = accepted.emplace(seed.config, task.check(seed.config).ok()).first;
+      if (answer->second) seeds.push_back(seed.config);
+    }
+    if (seeds.size() == wanted || entries.size() < asked || asked >= kMostEntries) break;
   }
-  host.debug("warm start: " + std::to_string(entries.size()) + " banked " + op.op_type + ", " +
-             std::to_string(candidates.size()) + " configs of alike shapes, " + std::to_string(refused) +
+  const size_t refused =
+      std::count_if(accepted.begin(), accepted.end(), [](const auto& answer) { return !answer.second; });
+  host.debug("warm start: " + std::to_string(entries.size()) + " banked " + op.op_type + " of its family, " +
+             std::to_string(candidates) + " configs of alike shapes, " + std::to_string(refused) +
              " refused by the device");
   return seeds;
 }

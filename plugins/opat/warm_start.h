@@ -46,8 +46,9 @@ std::vector<Seed> ranked_seeds(const aoe::sdk::TuningSpace& space, const std::st
 size_t seed_count(uint64_t budget);
 
 // The seeds for a task: the nearest ranked_seeds the device accepts, at most
-// seed_count(budget). `key` is the task's op bank key. None from a host
-// without SDK 1.2's bank_entries.
+// seed_count(budget), from the entries of the op's family the bank finds
+// nearest (SDK 1.3's bank_nearest; an older host's bank_entries lists the
+// whole family). `key` is the task's op bank key.
 std::vector<aoe::sdk::Config> warm_start_seeds(const aoe::sdk::Host& host, const aoe::sdk::TaskClient& task,
                                                const aoe::sdk::OpTask& op, const nlohmann::json& key,
                                                uint64_t budget);

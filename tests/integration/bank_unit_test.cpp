@@ -117,6 +117,39 @@ TEST_F(BankUnitTest, SelectOpensOnlyWhatTheIndexMatchesAndRecordKeepsItWhole) {
   EXPECT_EQ(fresh.size(), 20u);
 }
 
+// bank_nearest's answer: the entries of the query nearest in dims by the sum
+// of |ln(a / b)|, ranked from the index alone.
+TEST_F(BankUnitTest, NearestRanksByDimsFromTheIndexWithoutOpeningTheRest) {
+  const Bank bank(dir_ / "op");
+  const std::vector<std::vector<int64_t>> dims = {{64, 64}, {128, 64}, {16, 64}, {64, 60}, {-1, 64}, {64, 64, 1}};
+  for (size_t n = 0; n < dims.size(); ++n) {
+    json e = op_entry("MatMul", int(n), 10 + double(n));
+    e["key"]["dims"] = dims[n];
+    bank.record(e);
+  }
+  bank.record(op_entry("MatMul", 9, 1));  // no dims: not ranked
+  const auto files = [&](size_t count) {
+    std::vector<std::string> out;
+    for (const auto& e : json::parse(bank.nearest_text(kMatMulQuery, {64, 64}, count, nullptr)))
+      out.push_back(e["key"]["hash"]);
+    return out;
+  };
+  // 64x64 itself, then 64x60 (ln 64/60), then 128 and 16 (ln 2 and ln 4):
+  // -1 differs from 64 where a dim is unknown, and 3 dims are not 2.
+  EXPECT_EQ(files(10), (std::vector<std::string>{hash_of("MatMul", 0), hash_of("MatMul", 3), hash_of("MatMul", 1),
+                                                 hash_of("MatMul", 2)}));
+  EXPECT_EQ(files(2), (std::vector<std::string>{hash_of("MatMul", 0), hash_of("MatMul", 3)}));
+  // Entries beyond the answer are never opened: made unreadable, nothing is reported.
+  write_file(dir_ / "op/Ascend910" / file_of("MatMul", 2), "{ not json");
+  std::vector<fs::path> skipped;
+  const Bank again(dir_ / "op");
+  EXPECT_EQ(json::parse(again.nearest_text(kMatMulQuery, {64, 64}, 2, [&](const fs::path& f, const std::string&) {
+              skipped.push_back(f);
+            })).size(),
+            2u);
+  EXPECT_TRUE(skipped.empty());
+}
+
 TEST_F(BankUnitTest, AMissingOrCorruptIndexIsRebuilt) {
   {
     const Bank bank(dir_ / "op");

@@ -76,6 +76,18 @@ TEST(OpFamily, JoinsOpsApartInDimsAloneAndNothingElse) {
   EXPECT_EQ(aoe::modes::op_bank_key(base, "Ascend910", "1")["family"], aoe::modes::op_family(base));
 }
 
+// The bank ranks a family's entries by op_dims alone (bank_nearest): within
+// a family that must be shape_distance.
+TEST(OpDims, WithinAFamilyTheirLogDistanceIsTheShapeDistance) {
+  const OpTask a = matmul(128, 768, 768), b = matmul(256, 64, 3072);
+  EXPECT_EQ(aoe::modes::op_dims(a), (std::vector<int64_t>{128, 768, 768, 768, 128, 768}));
+  const auto da = aoe::modes::op_dims(a), db = aoe::modes::op_dims(b);
+  double sum = 0;
+  for (size_t i = 0; i < da.size(); ++i) sum += std::abs(std::log(double(da[i]) / double(db[i])));
+  EXPECT_NEAR(sum, *shape_distance(a.signature(), b.signature()), 1e-12);
+  EXPECT_EQ(aoe::modes::op_bank_key(a, "Ascend910", "1")["dims"], json(da));
+}
+
 TEST(MapConfig, KeepsAllowedValuesAndMovesOthersToTheNearest) {
   const TuningSpace space = matmul_space();
   EXPECT_EQ(map_config(space, {{"block_dim", 7}, {"m_l0", 16}, {"db_l0", "on"}}), (Config{7, 16, 1}));

@@ -56,6 +56,16 @@ typedef struct aoe_host_services {
      for a mode to rank by shape. Corrupt entries are logged and left out.
      A plugin reads it only when struct_size covers it. */
   aoe_status* (*bank_entries)(void* ctx, const char* query_json, aoe_sink* out_entries_json);
+
+  /* SDK 1.3. bank_entries' answer cut to the `count` entries whose key's
+     "dims" (a JSON array of integers: an op's dims, its tensors' in order)
+     lies nearest dims_json: by the sum over positions of |ln(a / b)|,
+     nearest first, then the faster after_us. Entries whose "dims" is missing,
+     of another length, or differs where a value is not positive are left
+     out. The bank's index holds "dims", so only the answer's entry files are
+     opened however large the bank. */
+  aoe_status* (*bank_nearest)(void* ctx, const char* query_json, const char* dims_json, uint64_t count,
+                              aoe_sink* out_entries_json);
 } aoe_host_services;
 
 #ifdef __cplusplus

@@ -37,7 +37,8 @@ AOE_FREEZE(offsetof(aoe_host_services, status_destroy) == 64, "aoe_host_services
 AOE_FREEZE(offsetof(aoe_host_services, bank_lookup) == 72, "aoe_host_services 1.0 layout");
 AOE_FREEZE(offsetof(aoe_host_services, bank_record) == 80, "aoe_host_services 1.0 layout");
 AOE_FREEZE(offsetof(aoe_host_services, bank_entries) == 88, "aoe_host_services 1.2 layout");
-AOE_FREEZE(sizeof(aoe_host_services) == 96, "aoe_host_services 1.2 layout");
+AOE_FREEZE(offsetof(aoe_host_services, bank_nearest) == 96, "aoe_host_services 1.3 layout");
+AOE_FREEZE(sizeof(aoe_host_services) == 104, "aoe_host_services 1.3 layout");
 AOE_FREEZE(sizeof(aoe_device_vtable) == 72, "aoe_device_vtable 1.0 layout");
 AOE_FREEZE(sizeof(aoe_device_ref) == 24, "aoe_device_ref 1.0 layout");
 AOE_FREEZE(sizeof(aoe_searcher_options) == 24, "aoe_searcher_options 1.0 layout");

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -74,6 +75,19 @@ class Host {
     check(s_->bank_entries(s_->ctx, query.dump().c_str(), out.get()), "bank entries");
     const auto list = nlohmann::json::parse(out.str());
     return {list.begin(), list.end()};
+  }
+  // The `count` entries holding query's fields whose key's "dims" lies
+  // nearest `dims` (see bank_nearest in the C table), nearest first. None
+  // (no value) from a host older than SDK 1.3: ask bank_entries instead.
+  std::optional<std::vector<nlohmann::json>> bank_nearest(const nlohmann::json& query, const std::vector<int64_t>& dims,
+                                                          uint64_t count) const {
+    if (!offers(offsetof(aoe_host_services, bank_nearest) + sizeof s_->bank_nearest) || !s_->bank_nearest)
+      return std::nullopt;
+    StringSink out;
+    check(s_->bank_nearest(s_->ctx, query.dump().c_str(), nlohmann::json(dims).dump().c_str(), count, out.get()),
+          "bank nearest");
+    const auto list = nlohmann::json::parse(out.str());
+    return std::vector<nlohmann::json>(list.begin(), list.end());
   }
 
   // Whether the host's table reaches this far: older hosts hand shorter ones.
