@@ -133,15 +133,16 @@ struct Bank::State {
     std::vector<size_t> start;  // items[k]'s dims are dims[start[k] .. start[k + 1])
     std::vector<int64_t> dims;
     std::vector<double> logs;  // ln of each positive dim
+    std::vector<const BankIndex::Item*> corrupt;  // unreadable when indexed: reported, never ranked
   };
   std::map<std::pair<std::string, std::string>, Dims> dims_by_query;
 
   const Dims& dims_of(const std::string& soc, const std::string& asked, const BankIndex& index, const json& query) {
     auto& known = dims_by_query[{soc, asked}];
     if (known.generation == index.generation() && index.generation() != 0) return known;
-    known = {index.generation(), {}, {0}, {}, {}};
+    known = {index.generation(), {}, {0}, {}, {}, {}};
     for (const auto* item : index.candidates(query)) {
-      // A corrupt entry's dims are unknown; select_text reports it.
+      if (item->corrupt) known.corrupt.push_back(item);
       const auto f = std::find_if(item->fields.begin(), item->fields.end(), [](const auto& p) { return p.first == "dims"; });
       if (item->corrupt || f == item->fields.end()) continue;
       const size_t before = known.dims.size();
@@ -302,7 +303,7 @@ std::string Bank::entry_text(const std::string& soc, const BankIndex::Item& item
     content = read_bank_entry_file(file);
   } catch (const Error& e) {
     std::error_code ec;
-    if (std::filesystem::exists(file, ec)) skipped(file, e.what()), corrupt = true;  // else removed since indexed
+    if (skipped && std::filesystem::exists(file, ec)) skipped(file, e.what()), corrupt = true;  // else removed since indexed
     return {};
   }
   if (!holds_query(query, content["key"])) return {};
@@ -350,6 +351,13 @@ std::string Bank::nearest_text(const json& query, const std::vector<int64_t>& di
     auto& index = state_->index(root_ / soc);
     index.refresh(nullptr);
     const auto& known = state_->dims_of(soc, asked, index, query);
+    for (const auto* item : known.corrupt) {
+      try {
+        read_bank_entry_file(root_ / soc / item->file);
+      } catch (const Error& e) {
+        if (skipped) skipped(root_ / soc / item->file, e.what());
+      }
+    }
     for (size_t k = 0; k < known.items.size(); ++k) {
       if (known.start[k + 1] - known.start[k] != dims.size()) continue;
       double sum = 0;
