@@ -42,9 +42,9 @@ constexpr const char* kUsage =
     "  --work     scratch directory (default: a fresh one in $TMPDIR)\n"
     "  --keep     keep the scratch directory\n"
     "Tunes the model once into a bank, then per size: copies it, adds the synthetic entries, runs\n"
-    "the model again (untimed: the bank's index is built), then --repeats timed runs; the same on\n"
-    "the model's entries alone is the baseline. Then times `aoe-host bank merge` of two banks of\n"
-    "the size (half of their keys shared).\n";
+    "the model again (untimed: the bank's index is built), then --repeats timed runs, each beside a\n"
+    "run on the model's entries alone (the baseline). Then times `aoe-host bank merge` of two banks\n"
+    "of the size (half of their keys shared).\n";
 
 struct Options {
   std::vector<size_t> sizes = {1000, 10000, 100000};
@@ -186,8 +186,18 @@ std::vector<json> add_entries(Synthesizer& synth, const fs::path& soc_dir, size_
   return out;
 }
 
+// Medians with their spread, of wall-clock and of CPU (user + system) seconds.
+struct Spread {
+  double median = 0, min = 0, max = 0;
+  static Spread of(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return {v[v.size() / 2], v.front(), v.back()};
+  }
+};
+
 struct Figures {
-  double first = 0, median = 0, min = 0, max = 0;
+  double first = 0;
+  Spread wall, cpu;
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
@@ -211,18 +221,21 @@ class Bench {
     return r;
   }
 
-  // One untimed run (the index is built, ops the first run left unbanked
-  // are tried again), then the timed ones.
-  Figures all_hit_runs(const fs::path& bank, const std::string& label) {
-    Figures f;
+  // One untimed run of each (the index is built, ops the first run left
+  // unbanked are tried again), then the timed ones, the bank's and the
+  // baseline's in turn, so a busy machine weighs on both alike.
+  std::pair<Figures, Figures> all_hit_runs(const fs::path& bank, const fs::path& base_bank, const std::string& label) {
+    Figures f, b;
     f.first = run(bank, label + "_first").wall_s;
-    std::vector<double> times;
-    for (size_t i = 0; i < o_.repeats; ++i) times.push_back(run(bank, label + "_" + std::to_string(i)).wall_s);
-    std::sort(times.begin(), times.end());
-    f.median = times[times.size() / 2];
-    f.min = times.front();
-    f.max = times.back();
-    return f;
+    b.first = run(base_bank, label + "_base_first").wall_s;
+    std::vector<double> wall, cpu, base_wall, base_cpu;
+    for (size_t i = 0; i < o_.repeats; ++i) {
+      const auto r = run(bank, label + "_" + std::to_string(i));
+      const auto rb = run(base_bank, label + "_base_" + std::to_string(i));
+      wall.push_back(r.wall_s), cpu.push_back(r.cpu_s), base_wall.push_back(rb.wall_s), base_cpu.push_back(rb.cpu_s);
+    }
+    f.wall = Spread::of(wall), f.cpu = Spread::of(cpu), b.wall = Spread::of(base_wall), b.cpu = Spread::of(base_cpu);
+    return {f, b};
   }
 
   int main() {
@@ -245,25 +258,27 @@ class Bench {
 
     const fs::path base_bank = o_.work / "bank_0";
     fs::copy(seed, base_bank, fs::copy_options::recursive);
-    const Figures base = all_hit_runs(base_bank, "base");
-    std::printf("%9s  %11s  %31s  %28s  %22s\n", "entries", "first run s", "all-hit run s: median [min-max]",
-                "overhead: median [min-max]", "merge s: unindexed/indexed");
-    const auto row = [&](size_t n, const Figures& f, double cold, double warm) {
+    std::printf("%9s  %11s  %24s  %24s  %22s  %22s  %13s\n", "entries", "first run s", "wall s: median [min-max]",
+                "cpu s: median [min-max]", "wall overhead [min-max]", "cpu overhead [min-max]", "merge s: u / i");
+    const auto row = [&](size_t n, const Figures& f, const Figures& base, double cold, double warm) {
       char merge[48] = "-";
       if (cold >= 0) std::snprintf(merge, sizeof merge, "%.2f / %.2f", cold, warm);
-      std::printf("%9zu  %11.2f  %13.3f [%.3f-%.3f]  %+9.1f%% [%+.1f%% %+.1f%%]  %22s\n", n + real.size(), f.first,
-                  f.median, f.min, f.max, (f.median / base.median - 1) * 100, (f.min / base.median - 1) * 100,
-                  (f.max / base.median - 1) * 100, merge);
+      const auto pct = [](double a, double b) { return (a / b - 1) * 100; };
+      std::printf("%9zu  %11.2f  %8.3f [%.3f-%.3f]  %8.3f [%.3f-%.3f]  %+7.1f%% [%+.0f%% %+.0f%%]  %+7.1f%% [%+.0f%% %+.0f%%]  %13s\n",
+                  n + real.size(), f.first, f.wall.median, f.wall.min, f.wall.max, f.cpu.median, f.cpu.min, f.cpu.max,
+                  pct(f.wall.median, base.wall.median), pct(f.wall.min, base.wall.median),
+                  pct(f.wall.max, base.wall.median), pct(f.cpu.median, base.cpu.median),
+                  pct(f.cpu.min, base.cpu.median), pct(f.cpu.max, base.cpu.median), merge);
       std::fflush(stdout);
     };
-    row(0, base, -1, -1);
 
     Synthesizer synth(real, 20261125);
     for (const size_t n : o_.sizes) {
       const fs::path bank = o_.work / ("bank_" + std::to_string(n));
       fs::copy(seed, bank, fs::copy_options::recursive);
       const auto a_entries = add_entries(synth, bank / "op" / soc_dir.filename(), n);
-      const Figures f = all_hit_runs(bank, "n" + std::to_string(n));
+      const auto [f, base] = all_hit_runs(bank, base_bank, "n" + std::to_string(n));
+      row(0, base, base, -1, -1);
 
       // B: half of A's keys with other timings, half its own.
       const fs::path other = o_.work / ("other_" + std::to_string(n));
@@ -289,13 +304,15 @@ class Bench {
           throw std::runtime_error("bank merge failed, see " + (merged.dir / "stderr.txt").string());
         if (!o_.keep) fs::remove_all(out);
       }
-      row(n, f, merge_s[0], merge_s[1]);
+      row(n, f, base, merge_s[0], merge_s[1]);
       if (!o_.keep)
         for (const auto& dir : {bank, other}) fs::remove_all(dir);
     }
-    std::printf("\noverhead: the all-hit run's median over the baseline's median (%.3f s, the model's %zu entries alone);\n"
-                "merge: two banks of the size, half their keys shared, first with the second never indexed, then again\n",
-                base.median, real.size());
+    std::printf("\nper size, two rows: the model's %zu entries alone (the baseline), then with the synthetic ones;\n"
+                "overhead: the all-hit run's median over the baseline's median, runs of the two taken in turn;\n"
+                "cpu: the run's user + system time, which a busy machine's wall clock hides;\n"
+                "merge: two banks of the size, half their keys shared, u: the second never indexed, i: both indexed\n",
+                real.size());
     if (!o_.keep) fs::remove_all(o_.work);
     return 0;
   }

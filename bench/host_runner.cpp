@@ -1,6 +1,7 @@
 #include "host_runner.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -63,10 +64,13 @@ Run run_host(std::vector<std::string> args, const fs::path& dir, const fs::path&
     _exit(127);
   }
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) throw std::runtime_error(std::string("waitpid failed: ") + std::strerror(errno));
+  struct rusage usage {};
+  while (wait4(pid, &status, 0, &usage) < 0)
+    if (errno != EINTR) throw std::runtime_error(std::string("wait4 failed: ") + std::strerror(errno));
   Run run;
   run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const auto seconds = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) * 1e-6; };
+  run.cpu_s = seconds(usage.ru_utime) + seconds(usage.ru_stime);
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   run.dir = dir;
   return run;

@@ -13,6 +13,7 @@ namespace aoe::bench {
 struct Run {
   int exit_code = -1;
   double wall_s = 0;
+  double cpu_s = 0;  // the child's user + system time: what a busy machine's wall clock hides
   std::filesystem::path dir;  // holds stdout.txt, stderr.txt and the result file
 };
 

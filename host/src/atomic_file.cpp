@@ -10,7 +10,7 @@
 
 namespace aoe::host {
 
-void write_atomically(const std::filesystem::path& file, const std::string& content) {
+void write_atomically(const std::filesystem::path& file, const std::string& content, bool flush) {
   static std::atomic<unsigned> counter{0};
   const auto tmp = file.parent_path() /
                    ("." + file.filename().string() + ".tmp" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
@@ -22,7 +22,7 @@ void write_atomically(const std::filesystem::path& file, const std::string& cont
     if (n <= 0) break;
     written += static_cast<size_t>(n);
   }
-  const bool ok = written == content.size() && ::fsync(fd) == 0;
+  const bool ok = written == content.size() && (!flush || ::fsync(fd) == 0);
   ::close(fd);
   if (!ok || std::rename(tmp.c_str(), file.c_str()) != 0) {
     std::remove(tmp.c_str());

@@ -7,6 +7,7 @@
 namespace aoe::host {
 
 // Writes a temporary beside the target, flushes it to disk, renames it over.
-void write_atomically(const std::filesystem::path& file, const std::string& content);
+// flush false leaves the flushing to the caller: one syncfs for a batch.
+void write_atomically(const std::filesystem::path& file, const std::string& content, bool flush = true);
 
 }  // namespace aoe::host

@@ -268,7 +268,7 @@ std::vector<Bank::Entry> Bank::select(const json& query, const SkipCorrupt& skip
     {
       std::lock_guard<std::mutex> guard(state_->mutex);
       auto& index = state_->index(dir);
-      index.refresh(nullptr);  // corrupt entries are candidates, reported below
+      index.refresh(nullptr, query);  // corrupt entries are candidates, reported below
       for (const auto* item : index.candidates(query)) files.push_back(item->file);
     }
     for (const auto& name : files) {
@@ -318,7 +318,7 @@ std::string Bank::select_text(const json& query, const SkipCorrupt& skipped) con
   for (const auto& soc : socs_of(query)) {
     std::lock_guard<std::mutex> guard(state_->mutex);
     auto& index = state_->index(root_ / soc);
-    index.refresh(nullptr);  // corrupt entries are candidates, reported below
+    index.refresh(nullptr, query);  // corrupt entries are candidates, reported below
     auto& answer = state_->answers[{soc, asked}];
     if (answer.generation != index.generation() || index.generation() == 0) {
       std::string text;
@@ -349,7 +349,7 @@ std::string Bank::nearest_text(const json& query, const std::vector<int64_t>& di
   const std::string asked = query.dump();
   for (const auto& soc : socs_of(query)) {
     auto& index = state_->index(root_ / soc);
-    index.refresh(nullptr);
+    index.refresh(nullptr, query);
     const auto& known = state_->dims_of(soc, asked, index, query);
     for (const auto* item : known.corrupt) {
       try {
@@ -394,8 +394,10 @@ BankOutcome Bank::record(const json& entry) const {
   std::lock_guard<std::mutex> guard(state_->mutex);
   BankFolderLock lock(file.parent_path());
   auto& index = state_->index(file.parent_path());
-  index.refresh_locked(nullptr);
-  const auto existing = read_entry(file, entry["key"]);
+  // The part of the entry's family alone: what its line joins.
+  const auto& key = entry["key"];
+  index.refresh_locked(nullptr, key.contains("family") ? json{{"family", key["family"]}} : json::object());
+  const auto existing = read_entry(file, key);
   if (existing && after_us(*existing) <= after_us(entry)) return BankOutcome::kept_existing;
   write_atomically(file, entry.dump(2) + "\n");
   index.put_locked(file.filename().string(), entry);
@@ -478,7 +480,8 @@ std::vector<Bank::Stored> Bank::stored() const {
     auto& index = state_->index(root_ / soc);
     index.refresh(nullptr);
     for (const auto* listed : index.candidates(json::object())) {
-      const auto item = index.verified(*listed);
+      // One unreadable when indexed throws, naming it, unless repaired since.
+      const auto item = listed->corrupt ? index.verified(*listed) : *listed;
       out.push_back({root_ / soc / item.file, soc, item.after_us, item.fields, item.mtime_ns, item.size});
     }
   }
@@ -500,6 +503,16 @@ Bank::MergeCounts Bank::take_all(const std::vector<const Stored*>& entries) cons
     struct Best {
       const Stored* from = nullptr;  // null: the folder's entry stays
       double after_us = 0;
+      bool checked = false;  // after_us is the file's as it is now
+    };
+    // A time that decides between two entries is the file's: the index's
+    // when the file is as it saw it, else read again (a corrupt one throws).
+    const auto checked_after_us = [](const Stored& s) {
+      struct stat st;
+      if (::stat(s.file.c_str(), &st) == 0 && uint64_t(st.st_size) == s.size &&
+          int64_t(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec == s.mtime_ns)
+        return s.after_us;
+      return after_us(read_bank_entry_file(s.file));
     };
     std::map<std::string, Best> best;
     for (const auto* e : list) {
@@ -508,14 +521,18 @@ Bank::MergeCounts Bank::take_all(const std::vector<const Stored*>& entries) cons
       if (it == best.end())
         if (const auto* there = index.find(name))
           // A corrupt entry there throws: it is never overwritten.
-          it = best.emplace(name, Best{nullptr, index.verified(*there).after_us}).first;
+          it = best.emplace(name, Best{nullptr, index.verified(*there).after_us, true}).first;
       if (it == best.end()) {
-        best.emplace(name, Best{e, e->after_us});
+        best.emplace(name, Best{e, e->after_us, false});
         ++counts.added;
-      } else if (it->second.after_us <= e->after_us) {
+        continue;
+      }
+      if (!it->second.checked) it->second = {it->second.from, checked_after_us(*it->second.from), true};
+      const double time = checked_after_us(*e);
+      if (it->second.after_us <= time) {
         ++counts.kept;
       } else {
-        it->second = {e, e->after_us};
+        it->second = {e, time, true};
         ++counts.replaced;
       }
     }

@@ -72,8 +72,9 @@ class Bank {
     int64_t mtime_ns = 0;
     uint64_t size = 0;
   };
-  // Every entry by its folder's index, each file that changed since it was
-  // indexed read again (a corrupt one throws aoe::sdk::Error(io) naming it).
+  // Every entry as its folder's index knows it; one unreadable when indexed
+  // is read again (still corrupt, it throws aoe::sdk::Error(io) naming it).
+  // take_all() checks the files whose times decide between two entries.
   std::vector<Stored> stored() const;
   // What record_all() does, for entry files of other banks: each SoC folder
   // under one lock, the files taken hard-linked (copied where the filesystem

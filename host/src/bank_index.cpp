@@ -5,7 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <dirent.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <charconv>
 #include <cctype>
 #include <chrono>
 #include <cstdio>
@@ -25,7 +29,10 @@ using aoe::sdk::Error;
 using aoe::sdk::StatusCode;
 using nlohmann::json;
 
-constexpr std::string_view kHeader = "aoe-bank-index 1";
+constexpr std::string_view kHeader = "aoe-bank-index 2";
+constexpr std::string_view kPartHeader = "aoe-bank-index-part 2";
+// The single index file of before parts: its lines are read to spare a rebuild reading every entry.
+constexpr std::string_view kOldHeader = "aoe-bank-index 1";
 // Longer than the timestamp tick of the filesystems banks live on (a jiffy,
 // at most 10 ms, on Linux's local filesystems): a change this long after the
 // folder's recorded mtime shows in the mtime (see fresh_in_memory()).
@@ -52,19 +59,13 @@ std::vector<std::string_view> split_tabs(std::string_view line) {
 }
 
 bool to_int(std::string_view text, int64_t& out) {
-  if (text.empty()) return false;
-  char* end = nullptr;
-  const std::string s(text);
-  out = std::strtoll(s.c_str(), &end, 10);
-  return end == s.c_str() + s.size();
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return !text.empty() && ec == std::errc() && end == text.data() + text.size();
 }
 
 bool to_double(std::string_view text, double& out) {
-  if (text.empty()) return false;
-  char* end = nullptr;
-  const std::string s(text);
-  out = std::strtod(s.c_str(), &end);
-  return end == s.c_str() + s.size();
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return !text.empty() && ec == std::errc() && end == text.data() + text.size();
 }
 
 bool plain(const std::string& text) { return text.find_first_of("\t\n\r") == std::string::npos && !text.empty(); }
@@ -84,6 +85,99 @@ std::string line_of(const BankIndex::Item& item) {
   return line + "\n";
 }
 
+
+bool read_whole(const std::filesystem::path& path, std::string& text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return !in.bad() && !text.empty();
+}
+
+bool write_all(int fd, const std::string& text) {
+  size_t written = 0;
+  while (written < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    written += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// The entry files in a folder (regular *.json), counted from its listing alone.
+size_t bank_entry_count(const std::filesystem::path& dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return 0;
+  size_t n = 0;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string_view name(e->d_name);
+    if (name.size() < 5 || name.substr(name.size() - 5) != ".json") continue;
+    if (e->d_type == DT_REG) {
+      ++n;
+    } else if (e->d_type == DT_UNKNOWN) {
+      struct stat st;
+      if (stat_of(dir / e->d_name, st) && S_ISREG(st.st_mode)) ++n;
+    }
+  }
+  ::closedir(d);
+  return n;
+}
+
+bool part_name_ok(std::string_view name) {
+  return name == "_" || (name.size() == 16 && std::all_of(name.begin(), name.end(), [](char c) {
+                           return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+                         }));
+}
+
+// The part of a family as a key holds it (JSON text): its 16 hex digits, "_" for anything else.
+std::string part_of_family(std::string_view family_json) {
+  if (family_json.size() == 18 && family_json.front() == '"' && family_json.back() == '"' &&
+      part_name_ok(family_json.substr(1, 16)))
+    return std::string(family_json.substr(1, 16));
+  return "_";
+}
+
+std::string part_of(const BankIndex::Item& item) {
+  for (const auto& [name, value] : item.fields)
+    if (name == "family") return part_of_family(value);
+  return "_";
+}
+
+// The E and X lines of an index file after its header, later lines replacing
+// earlier ones of the same file, into `into`; false when the file is missing,
+// of another header or holds a line of another shape (S and P lines are skipped).
+bool read_item_lines(const std::filesystem::path& path, std::string_view header,
+                     std::map<std::string, BankIndex::Item>& into, size_t& lines) {
+  std::string text;
+  if (!read_whole(path, text) || text.compare(0, header.size() + 1, std::string(header) + "\n") != 0 ||
+      text.back() != '\n')
+    return false;
+  for (size_t pos = header.size() + 1; pos < text.size();) {
+    const size_t end = text.find('\n', pos);
+    const auto cells = split_tabs(std::string_view(text.data() + pos, end - pos));
+    pos = end + 1;
+    BankIndex::Item item;
+    int64_t size = 0;
+    if (cells[0] == "E" && cells.size() >= 5 && cells.size() % 2 == 1) {
+      item.file = std::string(cells[1]);
+      if (!to_double(cells[2], item.after_us) || !to_int(cells[3], item.mtime_ns) || !to_int(cells[4], size))
+        return false;
+      for (size_t c = 5; c + 1 < cells.size(); c += 2) item.fields.emplace_back(cells[c], cells[c + 1]);
+    } else if (cells[0] == "X" && cells.size() == 4) {
+      item.file = std::string(cells[1]);
+      item.corrupt = true;
+      if (!to_int(cells[2], item.mtime_ns) || !to_int(cells[3], size)) return false;
+    } else if (cells[0] == "S" || cells[0] == "P") {
+      continue;
+    } else {
+      return false;
+    }
+    item.size = static_cast<uint64_t>(size);
+    ++lines;
+    into[item.file] = std::move(item);
+  }
+  return true;
+}
 }  // namespace
 
 std::vector<std::filesystem::path> bank_entry_files(const std::filesystem::path& dir) {
@@ -160,8 +254,12 @@ BankIndex::Item BankIndex::item_of(const std::string& file, const json& entry) c
   return item;
 }
 
-void BankIndex::insert(Item item) {
-  ++generation_;
+std::filesystem::path BankIndex::part_file(const std::string& name) const {
+  return dir_ / ".index" / ("part-" + name + ".tsv");
+}
+
+void BankIndex::insert(Item item, bool changes) {
+  if (changes) ++generation_;
   auto it = items_.find(item.file);
   if (it == items_.end()) {
     auto& added = items_.emplace(item.file, std::move(item)).first->second;
@@ -181,6 +279,12 @@ const BankIndex::Item* BankIndex::find(const std::string& file) const {
   return it == items_.end() ? nullptr : &it->second;
 }
 
+size_t BankIndex::size() const {
+  size_t n = 0;
+  for (const auto& [name, part] : parts_) n += part.entries;
+  return n;
+}
+
 // Fresh: the folder's mtime is the one the index recorded. Adding, removing
 // or renaming an entry file (every write of one is a rename) changes the
 // folder's mtime, so this catches entries written behind the index's back at
@@ -189,10 +293,10 @@ const BankIndex::Item* BankIndex::find(const std::string& file) const {
 // files) keeps the folder's mtime, but a process opens the files a query
 // matches and checks the key in them, so that costs at most a stale after_us
 // here, never a wrong entry; its new size and mtime make the next rebuild
-// read it again. The mtime alone misses a change
-// made in the same timestamp tick as the one recorded: a view verified less
-// than kRacyNs after that mtime is checked once against the folder's listing
-// (names only, no file read) when that time has passed.
+// read it again. The mtime alone misses a change made in the same timestamp
+// tick as the one recorded: a view verified less than kRacyNs after that
+// mtime is checked once against the folder's count of entries (names only,
+// no file read) when that time has passed.
 bool BankIndex::fresh_in_memory() {
   if (!valid_) return false;
   struct stat st;
@@ -207,82 +311,53 @@ bool BankIndex::settled() {
   if (stamp_.verified_ns - stamp_.dir_mtime_ns >= kRacyNs) return true;
   const int64_t now = now_ns();
   if (now - stamp_.dir_mtime_ns < kRacyNs) return true;  // looked at again once the tick is surely over
-  std::set<std::string> names;
-  for (const auto& f : bank_entry_files(dir_)) names.insert(f.filename().string());
-  if (names.size() != items_.size()) return false;
-  for (const auto& [name, item] : items_)
-    if (!names.count(name)) return false;
+  if (bank_entry_count(dir_) != size()) return false;
   stamp_.verified_ns = now;
   return true;
 }
 
-bool BankIndex::load_file() {
+bool BankIndex::load_manifest() {
+  valid_ = false;
   struct stat ix;
   if (!stat_of(file(), ix)) return false;
   const FileId id{uint64_t(ix.st_ino), uint64_t(ix.st_size), mtime_of(ix)};
-  std::ifstream in(file(), std::ios::binary);
-  if (!in) return false;
-  // Lines appended by another process since this one last read the file are
-  // read alone; anything else reads it whole.
-  const bool tail_only = valid_ && id.ino == loaded_.ino && id.size > loaded_.size;
-  if (tail_only) in.seekg(static_cast<std::streamoff>(loaded_.size));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  valid_ = false;
-  if (!tail_only && text.compare(0, kHeader.size() + 1, std::string(kHeader) + "\n") != 0) return false;
-  if (text.empty() || text.back() != '\n') return false;
-
-  std::vector<Item> read;
+  std::string text;
+  if (!read_whole(file(), text) || text.compare(0, kHeader.size() + 1, std::string(kHeader) + "\n") != 0 ||
+      text.back() != '\n')
+    return false;
+  std::map<std::string, Part> parts;
   Stamp stamp;
   bool stamped_last = false;
-  size_t pos = tail_only ? 0 : kHeader.size() + 1;
-  while (pos < text.size()) {
+  for (size_t pos = kHeader.size() + 1; pos < text.size();) {
     const size_t end = text.find('\n', pos);
-    const std::string_view line(text.data() + pos, end - pos);
+    const auto cells = split_tabs(std::string_view(text.data() + pos, end - pos));
     pos = end + 1;
-    const auto cells = split_tabs(line);
     stamped_last = false;
-    if (cells[0] == "S" && cells.size() == 4) {
-      int64_t entries = 0;
-      if (!to_int(cells[1], stamp.dir_mtime_ns) || !to_int(cells[2], entries) || !to_int(cells[3], stamp.verified_ns))
-        return false;
-      stamp.entries = static_cast<size_t>(entries);
+    int64_t n[4];
+    if (cells[0] == "P" && cells.size() == 6 && part_name_ok(cells[1]) && to_int(cells[2], n[0]) &&
+        to_int(cells[3], n[1]) && to_int(cells[4], n[2]) && to_int(cells[5], n[3])) {
+      Part& part = parts[std::string(cells[1])];
+      part.entries = static_cast<size_t>(n[0]);
+      part.id = {uint64_t(n[1]), uint64_t(n[2]), n[3]};
+    } else if (cells[0] == "S" && cells.size() == 4 && to_int(cells[1], n[0]) && to_int(cells[2], n[1]) &&
+               to_int(cells[3], n[2])) {
+      stamp = {n[0], static_cast<size_t>(n[1]), n[2]};
       stamped_last = true;
-    } else if (cells[0] == "E" && cells.size() >= 5 && cells.size() % 2 == 1) {
-      Item item;
-      item.file = std::string(cells[1]);
-      int64_t size = 0;
-      if (!to_double(cells[2], item.after_us) || !to_int(cells[3], item.mtime_ns) || !to_int(cells[4], size))
-        return false;
-      item.size = static_cast<uint64_t>(size);
-      for (size_t c = 5; c + 1 < cells.size(); c += 2) item.fields.emplace_back(cells[c], cells[c + 1]);
-      read.push_back(std::move(item));
-    } else if (cells[0] == "X" && cells.size() == 4) {
-      Item item;
-      item.file = std::string(cells[1]);
-      item.corrupt = true;
-      int64_t size = 0;
-      if (!to_int(cells[2], item.mtime_ns) || !to_int(cells[3], size)) return false;
-      item.size = static_cast<uint64_t>(size);
-      read.push_back(std::move(item));
     } else {
       return false;
     }
   }
-  // Cut short (a writer died mid-append): unreadable.
+  // Cut short (a writer died mid-write: index.tsv is replaced whole, so only by hand): unreadable.
   if (!stamped_last) return false;
-  if (!tail_only) {
-    items_.clear();
-    ++generation_;
-    drop_field_maps();
-    lines_ = 0;
-  }
-  lines_ += read.size();
-  for (auto& item : read) insert(std::move(item));
-  // The lines not adding up to the count the stamp gives: unreadable.
-  if (stamp.entries != items_.size()) return false;
-
+  size_t entries = 0;
+  for (const auto& [name, part] : parts) entries += part.entries;
+  if (entries != stamp.entries) return false;
   struct stat st;
   if (!stat_of(dir_, st) || mtime_of(st) != stamp.dir_mtime_ns) return false;
+  items_.clear();
+  ++generation_;
+  drop_field_maps();
+  parts_ = std::move(parts);
   stamp_ = stamp;
   if (!settled()) return false;
   loaded_ = id;
@@ -290,11 +365,41 @@ bool BankIndex::load_file() {
   return true;
 }
 
-void BankIndex::refresh(const Corrupt& corrupt) {
-  if (fresh_in_memory() || load_file()) return;
+bool BankIndex::load_parts(const json& query) {
+  std::vector<std::string> wanted;
+  const auto family = query.is_object() ? query.find("family") : query.end();
+  if (family != query.end()) {
+    wanted = {part_of_family(family->dump()), "_"};
+  } else {
+    for (const auto& [name, part] : parts_) wanted.push_back(name);
+  }
+  for (const auto& name : wanted) {
+    const auto it = parts_.find(name);
+    if (it == parts_.end() || it->second.loaded) continue;  // none of its entries, or read already
+    if (!load_part(name, it->second)) return false;
+  }
+  return true;
+}
+
+bool BankIndex::load_part(const std::string& name, Part& part) {
+  const auto path = part_file(name);
+  struct stat st;
+  if (!stat_of(path, st) || !(FileId{uint64_t(st.st_ino), uint64_t(st.st_size), mtime_of(st)} == part.id)) return false;
+  std::map<std::string, Item> read;
+  size_t lines = 0;
+  if (!read_item_lines(path, kPartHeader, read, lines) || read.size() != part.entries) return false;
+  for (auto& [file, item] : read) insert(std::move(item), /*changes=*/false);
+  part.lines = lines;
+  part.loaded = true;
+  return true;
+}
+
+void BankIndex::refresh(const Corrupt& corrupt, const json& query) {
+  if ((fresh_in_memory() || load_manifest()) && load_parts(query)) return;
   std::error_code ec;
   if (!std::filesystem::is_directory(dir_, ec)) {
     items_.clear();
+    parts_.clear();
     ++generation_;
     drop_field_maps();
     valid_ = false;
@@ -302,15 +407,15 @@ void BankIndex::refresh(const Corrupt& corrupt) {
   }
   try {
     BankFolderLock lock(dir_);
-    refresh_locked(corrupt);
+    refresh_locked(corrupt, query);
   } catch (const Error&) {
     // A bank this user may read but not write: index it in memory alone.
     rebuild_locked(corrupt);
   }
 }
 
-void BankIndex::refresh_locked(const Corrupt& corrupt) {
-  if (fresh_in_memory() || load_file()) return;
+void BankIndex::refresh_locked(const Corrupt& corrupt, const json& query) {
+  if ((fresh_in_memory() || load_manifest()) && load_parts(query)) return;
   rebuild_locked(corrupt);
   try {
     write_whole_locked();
@@ -327,6 +432,15 @@ void BankIndex::rebuild_locked(const Corrupt& corrupt) {
   struct stat st;
   const int64_t dir_mtime = stat_of(dir_, st) ? mtime_of(st) : -1;
   const int64_t verified = now_ns();
+  // What the index's files say, however stale, spares reading the entries
+  // they saw with the size and mtime they have now.
+  std::map<std::string, Item> seen = std::move(items_);
+  for (const auto& f : std::filesystem::directory_iterator(file().parent_path(), ec)) {
+    const auto name = f.path().filename().string();
+    size_t lines = 0;
+    if (name.rfind("part-", 0) == 0) read_item_lines(f.path(), kPartHeader, seen, lines);
+    else if (name == "index.tsv") read_item_lines(f.path(), kOldHeader, seen, lines);
+  }
   std::map<std::string, Item> items;
   for (const auto& path : bank_entry_files(dir_)) {
     const std::string name = path.filename().string();
@@ -335,9 +449,9 @@ void BankIndex::rebuild_locked(const Corrupt& corrupt) {
     const int64_t mtime = mtime_of(fs);
     const uint64_t size = static_cast<uint64_t>(fs.st_size);
     // An entry the index saw with this size and mtime is not read again.
-    if (const auto old = items_.find(name);
-        old != items_.end() && !old->second.corrupt && old->second.mtime_ns == mtime && old->second.size == size) {
-      items.emplace(name, old->second);
+    if (const auto old = seen.find(name);
+        old != seen.end() && !old->second.corrupt && old->second.mtime_ns == mtime && old->second.size == size) {
+      items.emplace(name, std::move(old->second));
       continue;
     }
     Item item;
@@ -353,69 +467,119 @@ void BankIndex::rebuild_locked(const Corrupt& corrupt) {
     items.emplace(name, std::move(item));
   }
   items_ = std::move(items);
+  parts_.clear();
+  for (const auto& [name, item] : items_) {
+    Part& part = parts_[part_of(item)];
+    ++part.entries;
+    ++part.lines;
+    part.loaded = true;
+  }
   ++generation_;
   drop_field_maps();
   stamp_ = {dir_mtime, items_.size(), verified};
   loaded_ = {};
-  lines_ = items_.size();
   valid_ = true;
 }
 
-void BankIndex::write_whole_locked() {
+void BankIndex::write_part_locked(const std::string& name) {
+  std::string text;
+  for (const auto& [file, item] : items_)
+    if (part_of(item) == name) text += line_of(item);
+  write_part_text_locked(name, text);
+}
+
+void BankIndex::write_part_text_locked(const std::string& name, const std::string& lines) {
+  Part& part = parts_[name];
+  const auto path = part_file(name);
+  // Unflushed: index.tsv, written after it, names its size and mtime, so a
+  // part a crash left short is seen stale and rebuilt.
+  write_atomically(path, std::string(kPartHeader) + "\n" + lines, /*flush=*/false);
+  struct stat st;
+  if (stat_of(path, st)) part.id = {uint64_t(st.st_ino), uint64_t(st.st_size), mtime_of(st)};
+  part.lines = part.entries;
+}
+
+void BankIndex::write_manifest_locked() {
   std::string text(kHeader);
   text += "\n";
-  for (const auto& [name, item] : items_) text += line_of(item);
-  char stamp[96];
-  std::snprintf(stamp, sizeof stamp, "S\t%lld\t%zu\t%lld\n", static_cast<long long>(stamp_.dir_mtime_ns),
-                items_.size(), static_cast<long long>(stamp_.verified_ns));
-  text += stamp;
-  std::filesystem::create_directories(file().parent_path());
+  char line[256];
+  for (const auto& [name, part] : parts_) {
+    if (part.entries == 0) continue;
+    std::snprintf(line, sizeof line, "P\t%s\t%zu\t%llu\t%llu\t%lld\n", name.c_str(), part.entries,
+                  static_cast<unsigned long long>(part.id.ino), static_cast<unsigned long long>(part.id.size),
+                  static_cast<long long>(part.id.mtime_ns));
+    text += line;
+  }
+  std::snprintf(line, sizeof line, "S\t%lld\t%zu\t%lld\n", static_cast<long long>(stamp_.dir_mtime_ns), size(),
+                static_cast<long long>(stamp_.verified_ns));
+  text += line;
   write_atomically(file(), text);
   struct stat ix;
   if (stat_of(file(), ix)) loaded_ = {uint64_t(ix.st_ino), uint64_t(ix.st_size), mtime_of(ix)};
-  lines_ = items_.size();
 }
 
-void BankIndex::append_locked(const std::string& lines) {
-  const int fd = ::open(file().c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
-  if (fd < 0) return write_whole_locked();
-  size_t written = 0;
-  while (written < lines.size()) {
-    const ssize_t n = ::write(fd, lines.data() + written, lines.size() - written);
-    if (n <= 0) break;
-    written += static_cast<size_t>(n);
+void BankIndex::write_whole_locked() {
+  std::filesystem::create_directories(file().parent_path());
+  std::map<std::string, std::string> texts;
+  for (const auto& [file, item] : items_) texts[part_of(item)] += line_of(item);
+  for (const auto& [name, text] : texts) write_part_text_locked(name, text);
+  // Parts of families no longer in the folder.
+  std::error_code ec;
+  for (const auto& f : std::filesystem::directory_iterator(file().parent_path(), ec)) {
+    const auto name = f.path().filename().string();
+    if (name.rfind("part-", 0) != 0 || name.size() < 9) continue;
+    const auto part = parts_.find(name.substr(5, name.size() - 9));
+    if (part == parts_.end() || part->second.entries == 0) std::filesystem::remove(f.path(), ec);
   }
-  ::close(fd);
-  // A short write leaves a line without its stamp: readers rebuild.
-  if (written != lines.size()) return write_whole_locked();
-  struct stat ix;
-  if (stat_of(file(), ix)) loaded_ = {uint64_t(ix.st_ino), uint64_t(ix.st_size), mtime_of(ix)};
+  write_manifest_locked();
 }
 
 void BankIndex::put_locked(const std::string& name, const json& entry) {
   Item item = item_of(name, entry);
+  const std::string part_name = part_of(item);
   const std::string line = line_of(item);
+  const bool added = items_.find(name) == items_.end();
   insert(std::move(item));
+  Part& part = parts_[part_name];
+  part.entries += added ? 1 : 0;
+  ++part.lines;
   struct stat st;
-  stamp_ = {stat_of(dir_, st) ? mtime_of(st) : -1, items_.size(), now_ns()};
-  ++lines_;
+  stamp_ = {stat_of(dir_, st) ? mtime_of(st) : -1, size(), now_ns()};
   // Appending costs a line; once most lines are superseded, rewrite it whole.
-  if (lines_ > 2 * items_.size() + 64 || loaded_.mtime_ns < 0) return write_whole_locked();
-  char stamp[96];
-  std::snprintf(stamp, sizeof stamp, "S\t%lld\t%zu\t%lld\n", static_cast<long long>(stamp_.dir_mtime_ns),
-                items_.size(), static_cast<long long>(stamp_.verified_ns));
-  append_locked(line + stamp);
+  const auto path = part_file(part_name);
+  bool appended = false;
+  if (part.id.mtime_ns >= 0 && part.lines <= 2 * part.entries + 64) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd >= 0) {
+      appended = write_all(fd, line);
+      struct stat ps;
+      if (appended && ::fstat(fd, &ps) == 0) part.id = {uint64_t(ps.st_ino), uint64_t(ps.st_size), mtime_of(ps)};
+      else appended = false;
+      ::close(fd);
+    }
+  }
+  // A short write leaves the part unlike index.tsv's record of it: readers rebuild.
+  if (!appended) write_part_locked(part_name);
+  write_manifest_locked();
 }
 
 void BankIndex::put_many_locked(const std::vector<std::pair<std::string, const json*>>& written) {
   for (const auto& [name, entry] : written) insert(item_of(name, *entry));
-  struct stat st;
-  stamp_ = {stat_of(dir_, st) ? mtime_of(st) : -1, items_.size(), now_ns()};
-  write_whole_locked();
+  recount_and_write_locked();
 }
 
 void BankIndex::put_items_locked(std::vector<Item> items) {
   for (auto& item : items) insert(std::move(item));
+  recount_and_write_locked();
+}
+
+void BankIndex::recount_and_write_locked() {
+  parts_.clear();
+  for (const auto& [name, item] : items_) {
+    Part& part = parts_[part_of(item)];
+    ++part.entries;
+    part.loaded = true;
+  }
   struct stat st;
   stamp_ = {stat_of(dir_, st) ? mtime_of(st) : -1, items_.size(), now_ns()};
   write_whole_locked();

@@ -40,15 +40,22 @@ struct Indexed {
   std::set<std::string> files;
   long stamped = -1;
 };
+// index.tsv's stamp, and the files its parts (part-*.tsv) list.
 Indexed read_index(const fs::path& soc_dir) {
   Indexed out;
-  std::ifstream in(soc_dir / ".index" / "index.tsv");
-  for (std::string line; std::getline(in, line);) {
-    std::vector<std::string> cells;
-    std::stringstream cut(line);
-    for (std::string cell; std::getline(cut, cell, '\t');) cells.push_back(cell);
-    if (cells.size() >= 2 && (cells[0] == "E" || cells[0] == "X")) out.files.insert(cells[1]);
-    if (cells.size() == 4 && cells[0] == "S") out.stamped = std::stol(cells[2]);
+  const fs::path dir = soc_dir / ".index";
+  if (!fs::is_directory(dir)) return out;
+  for (const auto& f : fs::directory_iterator(dir)) {
+    const std::string name = f.path().filename().string();
+    if (name != "index.tsv" && name.rfind("part-", 0) != 0) continue;
+    std::ifstream in(f.path());
+    for (std::string line; std::getline(in, line);) {
+      std::vector<std::string> cells;
+      std::stringstream cut(line);
+      for (std::string cell; std::getline(cut, cell, '\t');) cells.push_back(cell);
+      if (cells.size() >= 2 && (cells[0] == "E" || cells[0] == "X")) out.files.insert(cells[1]);
+      if (cells.size() == 4 && cells[0] == "S") out.stamped = std::stol(cells[2]);
+    }
   }
   return out;
 }

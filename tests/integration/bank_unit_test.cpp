@@ -57,6 +57,11 @@ std::set<std::string> names(const std::vector<Bank::Entry>& entries) {
   return out;
 }
 
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
 std::set<std::string> json_files(const fs::path& dir) {
   std::set<std::string> out;
   if (!fs::is_directory(dir)) return out;
@@ -148,6 +153,31 @@ TEST_F(BankUnitTest, NearestRanksByDimsFromTheIndexWithoutOpeningTheRest) {
             })).size(),
             2u);
   EXPECT_TRUE(skipped.empty());
+}
+
+// A family's query reads its family's part of the index alone: a large bank
+// costs a run no more than the families it asks for.
+TEST_F(BankUnitTest, AFamilyIsReadFromItsOwnPartOfTheIndex) {
+  const Bank bank(dir_ / "op");
+  const std::string a(16, 'a'), b(16, 'b');
+  for (int n = 0; n < 6; ++n) {
+    json e = op_entry("MatMul", n, 10 + n);
+    e["key"]["family"] = n % 2 ? a : b;
+    bank.record(e);
+  }
+  const fs::path parts = dir_ / "op/Ascend910/.index";
+  ASSERT_TRUE(fs::exists(parts / ("part-" + a + ".tsv")));
+  ASSERT_TRUE(fs::exists(parts / ("part-" + b + ".tsv")));
+  // b's part made unreadable behind the index's back: asking for a does not notice.
+  write_file(parts / ("part-" + b + ".tsv"), "not an index\n");
+  json of_a = kMatMulQuery;
+  of_a["family"] = a;
+  EXPECT_EQ(select(Bank(dir_ / "op"), of_a).size(), 3u);
+  EXPECT_EQ(read_text(parts / ("part-" + b + ".tsv")), "not an index\n");
+  // Asking for every MatMul reads b's part, finds it stale and rebuilds it.
+  EXPECT_EQ(select(Bank(dir_ / "op"), kMatMulQuery).size(), 6u);
+  EXPECT_NE(read_text(parts / ("part-" + b + ".tsv")), "not an index\n");
+  EXPECT_EQ(select(Bank(dir_ / "op"), of_a).size(), 3u);
 }
 
 TEST_F(BankUnitTest, AMissingOrCorruptIndexIsRebuilt) {
