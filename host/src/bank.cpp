@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "aoe/sdk/error.h"
+#include "aoe/sdk/path_component.h"
 #include "atomic_file.h"
 #include "bank_index.h"
 
@@ -36,7 +37,17 @@ std::string field(const json& key, const char* name) {
   return v.is_string() ? v.get<std::string>() : v.dump();
 }
 
-std::string file_name(const json& key) { return field(key, "hash") + ".s" + field(key, "space_version") + ".json"; }
+// A key's field that names a folder or a file, checked: a foreign bank's
+// keys must not lead outside the bank.
+std::string path_field(const json& key, const char* name) {
+  std::string value = field(key, name);
+  aoe::sdk::check_path_component(value, std::string("bank key ") + name);
+  return value;
+}
+
+std::string file_name(const json& key) {
+  return path_field(key, "hash") + ".s" + path_field(key, "space_version") + ".json";
+}
 
 double after_us(const json& entry) {
   const auto& v = entry.at("after_us");
@@ -211,7 +222,7 @@ Bank Bank::configured(const std::string& kind, const std::string& tune_bank_path
 }
 
 std::filesystem::path Bank::entry_path(const json& key) const {
-  return root_ / field(key, "soc_version") / file_name(key);
+  return root_ / path_field(key, "soc_version") / file_name(key);
 }
 
 std::optional<json> Bank::read_entry(const std::filesystem::path& file, const json& key) const {
@@ -256,7 +267,7 @@ std::vector<Bank::Entry> Bank::entries() const {
 }
 
 std::vector<std::string> Bank::socs_of(const json& query) const {
-  return query.contains("soc_version") ? std::vector<std::string>{field(query, "soc_version")} : soc_versions();
+  return query.contains("soc_version") ? std::vector<std::string>{path_field(query, "soc_version")} : soc_versions();
 }
 
 std::vector<Bank::Entry> Bank::select(const json& query, const SkipCorrupt& skipped) const {
@@ -411,7 +422,7 @@ Bank::MergeCounts Bank::record_all(const std::vector<const json*>& entries) cons
   for (const auto* entry : entries) {
     if (!entry->contains("key") || !entry->contains("after_us"))
       throw Error(StatusCode::invalid_argument, "bank entry lacks 'key' or 'after_us'");
-    by_soc[field(entry->at("key"), "soc_version")].push_back(entry);
+    by_soc[path_field(entry->at("key"), "soc_version")].push_back(entry);
   }
   std::lock_guard<std::mutex> guard(state_->mutex);
   for (const auto& [soc, list] : by_soc) {
@@ -492,7 +503,13 @@ Bank::MergeCounts Bank::take_all(const std::vector<const Stored*>& entries) cons
   migrate_old_layout();
   MergeCounts counts;
   std::map<std::string, std::vector<const Stored*>> by_soc;
-  for (const auto* e : entries) by_soc[e->soc_version].push_back(e);
+  for (const auto* e : entries) {
+    // All checked before anything is written: a crafted entry stops the merge untouched.
+    if (!aoe::sdk::safe_path_component(e->soc_version))
+      throw Error(StatusCode::invalid_argument, "bank entry " + e->file.string() + ": soc_version '" + e->soc_version +
+                                                    "' cannot name a folder: fix or remove the entry");
+    by_soc[e->soc_version].push_back(e);
+  }
   std::lock_guard<std::mutex> guard(state_->mutex);
   for (const auto& [soc, list] : by_soc) {
     const auto dir = root_ / soc;

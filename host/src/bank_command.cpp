@@ -7,6 +7,7 @@
 
 #include "aoe/sdk/error.h"
 #include "aoe/sdk/improvement.h"
+#include "aoe/sdk/path_component.h"
 #include "bank.h"
 #include "bank_index.h"
 #include "command_line.h"
@@ -137,7 +138,12 @@ void list_tree(const std::filesystem::path& dir, Listing& out) {
     for (auto& f : found) {
       const auto& key = f.entry.content["key"];
       const auto& after = f.entry.content["after_us"];
-      Bank::Stored s{f.entry.file, key.value("soc_version", f.soc), after.is_number() ? after.get<double>() : 0,
+      const auto soc = key.contains("soc_version") ? key["soc_version"] : json(f.soc);
+      if (!soc.is_string() || !aoe::sdk::safe_path_component(soc.get<std::string>()))
+        throw aoe::sdk::Error(aoe::sdk::StatusCode::invalid_argument,
+                              "bank entry " + f.entry.file.string() + ": soc_version " + soc.dump().substr(0, 160) +
+                                  " cannot name a folder: fix or remove the entry");
+      Bank::Stored s{f.entry.file, soc.get<std::string>(), after.is_number() ? after.get<double>() : 0,
                      BankIndex::indexed_fields(key), 0, 0};
       std::error_code e;
       s.size = std::filesystem::file_size(f.entry.file, e);

@@ -32,6 +32,7 @@ std::vector<std::filesystem::path> plugin_dirs(const Settings& settings) {
 }
 
 void load_plugins(PluginRegistry& registry, const Settings& settings) {
+  registry.allow_insecure(settings.boolean("allow_insecure_plugins"));
   for (const auto& dir : plugin_dirs(settings)) {
     if (std::filesystem::is_directory(dir))
       registry.load_directory(dir);

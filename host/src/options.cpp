@@ -35,6 +35,8 @@ const std::vector<OptionSpec>& option_specs() {
       {"seed", "", OptionType::integer, "0", "random seed: the same seed repeats the same search", {}},
       {"plugin_dir", "AOE_PLUGIN_PATH", OptionType::path_list, "",
        "more directories to load plugins from (':'-separated in the environment)", {}},
+      {"allow_insecure_plugins", "AOE_ALLOW_INSECURE_PLUGINS", OptionType::boolean, "False",
+       "load plugins from files or directories other users may write (refused by default)", {}},
       {"result_file", "", OptionType::path, "",
        "write the result file exactly here (default: aoe_result_<mode>_<timestamp>_pid<pid>.json in work_path)", {}},
       {"device_id", "ASCEND_DEVICE_ID", OptionType::integer, "0",

@@ -3,6 +3,8 @@
 #include "plugin_loader.h"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -36,6 +38,23 @@ class Refused : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// A file, or the directory it lies in, that a user other than its owner (or
+// another user than this one and root owns) may change: refused, naming it.
+void check_not_writable_by_others(const std::filesystem::path& file) {
+  const auto dir = std::filesystem::absolute(file).parent_path();
+  for (const auto& path : {file, dir}) {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) continue;  // open_library reports a missing file
+    // A sticky directory (/tmp) lets no one else replace this user's file.
+    const bool world_writable = (st.st_mode & S_IWOTH) && !(S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX));
+    const bool foreign_owner = st.st_uid != 0 && st.st_uid != ::geteuid();
+    if (world_writable || foreign_owner)
+      throw Refused(path.string() + (world_writable ? " is writable by every user" : " belongs to another user") +
+                    ", so its code could be anyone's: fix its permissions (chmod o-w, chown), or pass "
+                    "--allow_insecure_plugins true to load it anyway");
+  }
+}
 
 struct EntryPoints {
   aoe_plugin_query_fn query = nullptr;
@@ -210,6 +229,7 @@ bool PluginRegistry::load_file(const std::filesystem::path& file) {
   auto plugin = std::make_unique<LoadedPlugin>();
   std::string refusal;
   try {
+    if (!allow_insecure_) check_not_writable_by_others(file);
     plugin->path = file;
     plugin->library = open_library(file);
     for (const auto& loaded : plugins_)

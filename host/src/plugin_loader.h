@@ -65,6 +65,10 @@ class PluginRegistry {
   // Loads every shared library in dir (not recursive, in name order). A bad
   // library becomes a Refusal; the rest still load.
   void load_directory(const std::filesystem::path& dir);
+  // Loading code from a file or a directory other users may write lets them
+  // run code as this user: such plugins are refused (as ld.so ignores such
+  // paths for privileged programs) unless allowed here (--allow_insecure_plugins).
+  void allow_insecure(bool allowed) { allow_insecure_ = allowed; }
   // Loads one library; false (and a Refusal) when it is refused.
   bool load_file(const std::filesystem::path& file);
 
@@ -88,6 +92,7 @@ class PluginRegistry {
   ServicesFor services_;
   std::vector<std::unique_ptr<LoadedPlugin>> plugins_;
   std::vector<Refusal> refusals_;
+  bool allow_insecure_ = false;
   // name -> the components of that name across libraries, per kind
   std::map<std::pair<int32_t, std::string>, std::vector<const Component*>> by_name_;
 };

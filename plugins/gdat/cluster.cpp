@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "aoe/sdk/error.h"
+#include "aoe/sdk/path_component.h"
 #include "units.h"
 
 namespace aoe::gdat {
@@ -170,8 +171,9 @@ Cluster read_cluster(const YAML::Node& root, const std::string& origin, const st
   Cluster c;
   c.file = origin;
   c.name = r.text_or("name", default_name);
-  if (c.name.empty() || c.name.find_first_of("/\\") != std::string::npos)
-    r.fail("name", "expected a name without '/' (it names the bank folder)");
+  if (!aoe::sdk::safe_path_component(c.name))
+    r.fail("name", "expected letters, digits and . _ - + alone, 1 to 128, not starting with '.' (it names the bank "
+                   "folder), got '" + c.name.substr(0, 160) + "'");
   if (!r.has("ranks")) r.fail("ranks", "missing: how many processes allreduce the gradients");
   c.ranks = static_cast<int>(r.integer("ranks", 2, 1 << 20));
   const auto topology = r.text_or("topology", "flat");

@@ -239,6 +239,10 @@ TEST_F(GdatTest, BadClusterFilesStopTheRunNamingTheFileAndTheKey) {
       {"link: {bandwidth: 25 Gb/s}\n", "ranks"},
       {"ranks: 8\ntopology: mesh\nlink: {bandwidth: 25 Gb/s}\n", "topology"},
       {"ranks: 8\nlink: {bandwidth: 25 Gb/s}\ntuning: {baseline: nccl}\n", "tuning.baseline"},
+      // The name is the bank folder's: nothing that leads out of the bank.
+      {"name: ..\nranks: 8\nlink: {bandwidth: 25 Gb/s}\n", "name"},
+      {"name: ../../x\nranks: 8\nlink: {bandwidth: 25 Gb/s}\n", "name"},
+      {"name: .hidden\nranks: 8\nlink: {bandwidth: 25 Gb/s}\n", "name"},
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     const auto file = write("bad" + std::to_string(i) + ".yaml", cases[i].yaml);

@@ -215,6 +215,30 @@ TEST_F(BankTest, ShowAndMergeTakeEitherRootAndKeepKindsApart) {
   }
 }
 
+// A foreign bank's key names a folder in the old layout: one that leads out
+// of OUT stops the merge, naming the entry, before anything is written.
+TEST_F(BankTest, AMergedKeyThatLeadsOutOfTheBankIsRefusedNamingTheEntry) {
+  ASSERT_EQ(tune("mlp.onnx", {"--bank_path", (dir_ / "a").string()}).exit_code, 0);
+  const auto good = json_files(dir_ / "a/op/Ascend910");
+  ASSERT_FALSE(good.empty());
+  for (const std::string& soc : std::vector<std::string>{"../../escaped", "..", "/tmp/abs", "a/b", std::string(200, 'x')}) {
+    fs::remove_all(dir_ / "crafted");
+    fs::create_directories(dir_ / "crafted/Ascend910");
+    json entry = read_json(*good.begin());
+    entry["key"]["soc_version"] = soc;
+    const auto evil = dir_ / "crafted/Ascend910/00000000deadbeef.s1.json";
+    std::ofstream(evil) << entry.dump(2);
+    fs::remove_all(dir_ / "out");
+    const auto r = aoe_host({"bank", "merge", (dir_ / "a").string(), (dir_ / "crafted").string(), "-o",
+                             (dir_ / "out/inner").string()});
+    EXPECT_NE(r.exit_code, 0) << soc;
+    EXPECT_NE(r.err.find(evil.string()), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("cannot name a folder"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir_ / "escaped")) << soc;
+    EXPECT_TRUE(json_files(dir_ / "out", true).empty()) << soc;
+  }
+}
+
 TEST_F(BankTest, AnIndexDeletedOrCorruptIsRebuilt) {
   bank_op(matmul(128, 2304));
   const auto folder = bank_ / "op/Ascend910";

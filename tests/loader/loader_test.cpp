@@ -1,6 +1,7 @@
 // The plugin loader against real libraries, valid and broken.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <string>
@@ -171,6 +172,30 @@ TEST_F(LoaderTest, RefusesAFileThatIsNotALibrary) {
   const std::string reason = refusal_of(file);
   EXPECT_EQ(reason.rfind("not a loadable shared library: ", 0), 0u) << reason;
   EXPECT_NE(reason.find(file.string()), std::string::npos) << "the loader's own text is missing: " << reason;
+}
+
+// Code others may change runs as whoever loads it: refused unless allowed.
+TEST_F(LoaderTest, RefusesAPluginOthersMayWriteUnlessAllowed) {
+  const fs::path dir = fs::temp_directory_path() / ("aoe_loader_insecure_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path copy = dir / "libaoe_good.so";
+  fs::copy_file(library("good"), copy);
+  for (const auto& [path, perms] : {std::pair{dir, fs::perms::others_write}, std::pair{copy, fs::perms::others_write}}) {
+    fs::permissions(path, perms, fs::perm_options::add);
+    PluginRegistry strict{services.services_for()};
+    EXPECT_FALSE(strict.load_file(copy));
+    ASSERT_EQ(strict.refusals().size(), 1u);
+    EXPECT_NE(strict.refusals()[0].reason.find(path.string() + " is writable by every user"), std::string::npos)
+        << strict.refusals()[0].reason;
+    EXPECT_NE(strict.refusals()[0].reason.find("--allow_insecure_plugins"), std::string::npos);
+    EXPECT_TRUE(strict.plugins().empty());
+    PluginRegistry allowed{services.services_for()};
+    allowed.allow_insecure(true);
+    EXPECT_TRUE(allowed.load_file(copy)) << (allowed.refusals().empty() ? "" : allowed.refusals()[0].reason);
+    fs::permissions(path, perms, fs::perm_options::remove);
+  }
+  fs::remove_all(dir);
 }
 
 TEST_F(LoaderTest, SkipsAMissingDirectory) {
