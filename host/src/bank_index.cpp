@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 #include <string_view>
@@ -47,13 +48,14 @@ bool stat_of(const std::filesystem::path& path, struct stat& st) { return ::stat
 
 int64_t mtime_of(const struct stat& st) { return int64_t(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec; }
 
-std::vector<std::string_view> split_tabs(std::string_view line) {
-  std::vector<std::string_view> out;
+// The cells of a line, into `out` (cleared first: one vector serves every line).
+void split_tabs(std::string_view line, std::vector<std::string_view>& out) {
+  out.clear();
   size_t start = 0;
   for (;;) {
     const size_t tab = line.find('\t', start);
     out.push_back(line.substr(start, tab == std::string_view::npos ? std::string_view::npos : tab - start));
-    if (tab == std::string_view::npos) return out;
+    if (tab == std::string_view::npos) return;
     start = tab + 1;
   }
 }
@@ -87,10 +89,13 @@ std::string line_of(const BankIndex::Item& item) {
 
 
 bool read_whole(const std::filesystem::path& path, std::string& text) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return false;
-  text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  return !in.bad() && !text.empty();
+  const auto size = static_cast<std::streamoff>(in.tellg());
+  if (size <= 0) return false;
+  text.resize(static_cast<size_t>(size));
+  in.seekg(0);
+  return static_cast<bool>(in.read(text.data(), size));
 }
 
 bool write_all(int fd, const std::string& text) {
@@ -143,18 +148,19 @@ std::string part_of(const BankIndex::Item& item) {
   return "_";
 }
 
-// The E and X lines of an index file after its header, later lines replacing
-// earlier ones of the same file, into `into`; false when the file is missing,
+// The E and X lines of an index file after its header, in order, handed to
+// `into` (a later line of a file replaces an earlier one); false when the file is missing,
 // of another header or holds a line of another shape (S and P lines are skipped).
 bool read_item_lines(const std::filesystem::path& path, std::string_view header,
-                     std::map<std::string, BankIndex::Item>& into, size_t& lines) {
+                     const std::function<void(BankIndex::Item&&)>& into, size_t& lines) {
   std::string text;
   if (!read_whole(path, text) || text.compare(0, header.size() + 1, std::string(header) + "\n") != 0 ||
       text.back() != '\n')
     return false;
+  std::vector<std::string_view> cells;
   for (size_t pos = header.size() + 1; pos < text.size();) {
     const size_t end = text.find('\n', pos);
-    const auto cells = split_tabs(std::string_view(text.data() + pos, end - pos));
+    split_tabs(std::string_view(text.data() + pos, end - pos), cells);
     pos = end + 1;
     BankIndex::Item item;
     int64_t size = 0;
@@ -174,7 +180,7 @@ bool read_item_lines(const std::filesystem::path& path, std::string_view header,
     }
     item.size = static_cast<uint64_t>(size);
     ++lines;
-    into[item.file] = std::move(item);
+    into(std::move(item));
   }
   return true;
 }
@@ -328,9 +334,10 @@ bool BankIndex::load_manifest() {
   std::map<std::string, Part> parts;
   Stamp stamp;
   bool stamped_last = false;
+  std::vector<std::string_view> cells;
   for (size_t pos = kHeader.size() + 1; pos < text.size();) {
     const size_t end = text.find('\n', pos);
-    const auto cells = split_tabs(std::string_view(text.data() + pos, end - pos));
+    split_tabs(std::string_view(text.data() + pos, end - pos), cells);
     pos = end + 1;
     stamped_last = false;
     int64_t n[4];
@@ -385,10 +392,12 @@ bool BankIndex::load_part(const std::string& name, Part& part) {
   const auto path = part_file(name);
   struct stat st;
   if (!stat_of(path, st) || !(FileId{uint64_t(st.st_ino), uint64_t(st.st_size), mtime_of(st)} == part.id)) return false;
-  std::map<std::string, Item> read;
+  // Straight into the view: parts hold other files, so its growth is the part's count.
+  const size_t before = items_.size();
   size_t lines = 0;
-  if (!read_item_lines(path, kPartHeader, read, lines) || read.size() != part.entries) return false;
-  for (auto& [file, item] : read) insert(std::move(item), /*changes=*/false);
+  if (!read_item_lines(path, kPartHeader, [&](Item&& item) { insert(std::move(item), /*changes=*/false); }, lines) ||
+      items_.size() - before != part.entries)
+    return false;
   part.lines = lines;
   part.loaded = true;
   return true;
@@ -438,8 +447,9 @@ void BankIndex::rebuild_locked(const Corrupt& corrupt) {
   for (const auto& f : std::filesystem::directory_iterator(file().parent_path(), ec)) {
     const auto name = f.path().filename().string();
     size_t lines = 0;
-    if (name.rfind("part-", 0) == 0) read_item_lines(f.path(), kPartHeader, seen, lines);
-    else if (name == "index.tsv") read_item_lines(f.path(), kOldHeader, seen, lines);
+    const auto keep = [&](Item&& item) { seen[item.file] = std::move(item); };
+    if (name.rfind("part-", 0) == 0) read_item_lines(f.path(), kPartHeader, keep, lines);
+    else if (name == "index.tsv") read_item_lines(f.path(), kOldHeader, keep, lines);
   }
   std::map<std::string, Item> items;
   for (const auto& path : bank_entry_files(dir_)) {
