@@ -147,6 +147,11 @@ struct Bank::State {
     std::vector<const BankIndex::Item*> corrupt;  // unreadable when indexed: reported, never ranked
   };
   std::map<std::pair<std::string, std::string>, Dims> dims_by_query;
+  struct Ranked {
+    uint64_t generation = 0;
+    std::vector<std::pair<double, const BankIndex::Item*>> order;  // by distance, then after_us, then file
+  };
+  std::map<std::pair<std::string, std::string>, Ranked> ranked;  // (soc, query and dims) -> its entries ranked
 
   const Dims& dims_of(const std::string& soc, const std::string& asked, const BankIndex& index, const json& query) {
     auto& known = dims_by_query[{soc, asked}];
@@ -350,14 +355,11 @@ std::string Bank::nearest_text(const json& query, const std::vector<int64_t>& di
   migrate_old_layout();
   std::vector<double> logs(dims.size());
   for (size_t i = 0; i < dims.size(); ++i) logs[i] = dims[i] > 0 ? std::log(double(dims[i])) : 0;
-  struct Near {
-    double distance, after_us;
-    std::string soc;
-    const BankIndex::Item* item;
-  };
-  std::vector<Near> near;
   std::lock_guard<std::mutex> guard(state_->mutex);
   const std::string asked = query.dump();
+  std::string out = "[";
+  bool corrupt = false;
+  size_t taken = 0;
   for (const auto& soc : socs_of(query)) {
     auto& index = state_->index(root_ / soc);
     index.refresh(nullptr, query);
@@ -369,30 +371,34 @@ std::string Bank::nearest_text(const json& query, const std::vector<int64_t>& di
         if (skipped) skipped(root_ / soc / item->file, e.what());
       }
     }
-    for (size_t k = 0; k < known.items.size(); ++k) {
-      if (known.start[k + 1] - known.start[k] != dims.size()) continue;
-      double sum = 0;
-      bool alike = true;
-      for (size_t i = 0, at = known.start[k]; i < dims.size() && alike; ++i, ++at) {
-        if (known.dims[at] == dims[i]) continue;
-        if (known.dims[at] <= 0 || dims[i] <= 0) alike = false;
-        sum += std::abs(known.logs[at] - logs[i]);
+    // Ranked once per dims and index generation: warm start asks again for
+    // more when too few of the nearest give seeds.
+    auto& ranked = state_->ranked[{soc, asked + json(dims).dump()}];
+    if (ranked.generation != index.generation() || index.generation() == 0) {
+      ranked = {index.generation(), {}};
+      for (size_t k = 0; k < known.items.size(); ++k) {
+        if (known.start[k + 1] - known.start[k] != dims.size()) continue;
+        double sum = 0;
+        bool alike = true;
+        for (size_t i = 0, at = known.start[k]; i < dims.size() && alike; ++i, ++at) {
+          if (known.dims[at] == dims[i]) continue;
+          if (known.dims[at] <= 0 || dims[i] <= 0) alike = false;
+          sum += std::abs(known.logs[at] - logs[i]);
+        }
+        if (alike) ranked.order.emplace_back(sum, known.items[k]);
       }
-      if (alike) near.push_back({sum, known.items[k]->after_us, soc, known.items[k]});
+      // Nearest first, then the faster, then by file name.
+      std::sort(ranked.order.begin(), ranked.order.end(), [](const auto& a, const auto& b) {
+        if (a.first != b.first) return a.first < b.first;
+        if (a.second->after_us != b.second->after_us) return a.second->after_us < b.second->after_us;
+        return a.second->file < b.second->file;
+      });
     }
+    // One SoC when the query names it, as warm start's does; else each SoC's nearest in turn.
+    for (size_t i = 0; i < ranked.order.size() && taken < count; ++i, ++taken)
+      if (const auto entry = entry_text(soc, *ranked.order[i].second, query, skipped, corrupt); !entry.empty())
+        out += (out.size() > 1 ? "," : "") + entry;
   }
-  const auto nearer = [](const Near& a, const Near& b) {
-    if (a.distance != b.distance) return a.distance < b.distance;
-    if (a.after_us != b.after_us) return a.after_us < b.after_us;
-    return a.item->file < b.item->file;
-  };
-  const size_t kept = std::min(count, near.size());
-  std::partial_sort(near.begin(), near.begin() + static_cast<std::ptrdiff_t>(kept), near.end(), nearer);
-  std::string out = "[";
-  bool corrupt = false;
-  for (size_t i = 0; i < kept; ++i)
-    if (const auto entry = entry_text(near[i].soc, *near[i].item, query, skipped, corrupt); !entry.empty())
-      out += (out.size() > 1 ? "," : "") + entry;
   return out + "]";
 }
 

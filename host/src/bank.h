@@ -108,7 +108,8 @@ class Bank {
 
   // select_text() cut to the `count` entries whose key's "dims" lies
   // nearest dims (sum of |ln(a / b)| over positions), nearest first, then the
-  // faster; the index ranks them, so only those files are opened.
+  // faster; the index ranks them, so only those files are opened. A query
+  // without soc_version takes each SoC folder's nearest in turn.
   std::string nearest_text(const nlohmann::json& query, const std::vector<int64_t>& dims, size_t count,
                            const SkipCorrupt& skipped) const;
 

@@ -31,6 +31,8 @@ using aoe::sdk::StatusCode;
 using nlohmann::json;
 
 constexpr std::string_view kHeader = "aoe-bank-index 2";
+// The field maps' bucket of items without the field: no JSON text holds a raw control character.
+const std::string kMissing = "\x01";
 constexpr std::string_view kPartHeader = "aoe-bank-index-part 2";
 // The single index file of before parts: its lines are read to spare a rebuild reading every entry.
 constexpr std::string_view kOldHeader = "aoe-bank-index 1";
@@ -272,7 +274,7 @@ void BankIndex::insert(Item item, bool changes) {
     // Keep the field maps already built: a new entry joins its buckets.
     for (auto& [name, values] : by_field_) {
       const auto f = std::find_if(added.fields.begin(), added.fields.end(), [&](const auto& p) { return p.first == name; });
-      values[f == added.fields.end() ? std::string() : "=" + f->second].push_back(&added);
+      (f == added.fields.end() ? values[kMissing] : values[f->second]).push_back(&added);
     }
     return;
   }
@@ -608,7 +610,7 @@ std::vector<const BankIndex::Item*> BankIndex::candidates(const json& query) con
   std::vector<std::pair<std::string, std::string>> wanted;
   for (const auto& [name, value] : query.items())
     if (name != "kind" && name != "soc_version" && name != "hash" && name != "signature" && plain(name))
-      wanted.emplace_back(name, "=" + value.dump());
+      wanted.emplace_back(name, value.dump());
   std::vector<const Item*> out;
   if (wanted.empty()) {
     for (const auto& [name, item] : items_) out.push_back(&item);
@@ -625,12 +627,12 @@ std::vector<const BankIndex::Item*> BankIndex::candidates(const json& query) con
       auto& values = by_field_[name];
       for (const auto& [file, item] : items_) {
         const auto f = std::find_if(item.fields.begin(), item.fields.end(), [&](const auto& p) { return p.first == name; });
-        values[f == item.fields.end() ? std::string() : "=" + f->second].push_back(&item);
+        (f == item.fields.end() ? values[kMissing] : values[f->second]).push_back(&item);
       }
       built = by_field_.find(name);
     }
     const auto hit = built->second.find(value);
-    const auto unknown = built->second.find(std::string());
+    const auto unknown = built->second.find(kMissing);
     const auto* a = hit == built->second.end() ? &none : &hit->second;
     const auto* b = unknown == built->second.end() ? &none : &unknown->second;
     if (a->size() + b->size() < best) best = a->size() + b->size(), smallest[0] = a, smallest[1] = b;
@@ -640,8 +642,7 @@ std::vector<const BankIndex::Item*> BankIndex::candidates(const json& query) con
       bool ok = true;
       for (const auto& [name, value] : wanted) {
         const auto f = std::find_if(item->fields.begin(), item->fields.end(), [&](const auto& p) { return p.first == name; });
-        // value is "=" and the JSON text
-        if (f != item->fields.end() && std::string_view(value).substr(1) != f->second) {
+        if (f != item->fields.end() && value != f->second) {
           ok = false;
           break;
         }

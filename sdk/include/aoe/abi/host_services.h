@@ -60,7 +60,8 @@ typedef struct aoe_host_services {
   /* SDK 1.3. bank_entries' answer cut to the `count` entries whose key's
      "dims" (a JSON array of integers: an op's dims, its tensors' in order)
      lies nearest dims_json: by the sum over positions of |ln(a / b)|,
-     nearest first, then the faster after_us. Entries whose "dims" is missing,
+     nearest first, then the faster after_us (per SoC folder in turn when
+     the query names no soc_version). Entries whose "dims" is missing,
      of another length, or differs where a value is not positive are left
      out. The bank's index holds "dims", so only the answer's entry files are
      opened however large the bank. */
