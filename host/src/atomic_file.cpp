@@ -4,11 +4,23 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 
 #include "aoe/sdk/error.h"
 
 namespace aoe::host {
+
+bool write_all(int fd, const std::string& content) {
+  size_t written = 0;
+  while (written < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    written += static_cast<size_t>(n);
+  }
+  return true;
+}
 
 void write_atomically(const std::filesystem::path& file, const std::string& content, bool flush) {
   static std::atomic<unsigned> counter{0};
@@ -16,13 +28,7 @@ void write_atomically(const std::filesystem::path& file, const std::string& cont
                    ("." + file.filename().string() + ".tmp" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw aoe::sdk::Error(aoe::sdk::StatusCode::io, "cannot write " + tmp.string());
-  size_t written = 0;
-  while (written < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
-    if (n <= 0) break;
-    written += static_cast<size_t>(n);
-  }
-  const bool ok = written == content.size() && (!flush || ::fsync(fd) == 0);
+  const bool ok = write_all(fd, content) && (!flush || ::fsync(fd) == 0);
   ::close(fd);
   if (!ok || std::rename(tmp.c_str(), file.c_str()) != 0) {
     std::remove(tmp.c_str());

@@ -97,14 +97,9 @@ std::filesystem::path temporary_for(const std::filesystem::path& file) {
 void write_unsynced(const std::filesystem::path& file, const std::string& content) {
   const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw Error(StatusCode::io, "cannot write " + file.string());
-  size_t written = 0;
-  while (written < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
-    if (n <= 0) break;
-    written += static_cast<size_t>(n);
-  }
+  const bool ok = write_all(fd, content);
   ::close(fd);
-  if (written != content.size()) {
+  if (!ok) {
     std::remove(file.c_str());
     throw Error(StatusCode::io, "cannot write " + file.string());
   }
@@ -531,11 +526,7 @@ Bank::MergeCounts Bank::take_all(const std::vector<const Stored*>& entries) cons
     // A time that decides between two entries is the file's: the index's
     // when the file is as it saw it, else read again (a corrupt one throws).
     const auto checked_after_us = [](const Stored& s) {
-      struct stat st;
-      if (::stat(s.file.c_str(), &st) == 0 && uint64_t(st.st_size) == s.size &&
-          int64_t(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec == s.mtime_ns)
-        return s.after_us;
-      return after_us(read_bank_entry_file(s.file));
+      return bank_file_as_indexed(s.file, s.mtime_ns, s.size) ? s.after_us : after_us(read_bank_entry_file(s.file));
     };
     std::map<std::string, Best> best;
     for (const auto* e : list) {

@@ -100,17 +100,6 @@ bool read_whole(const std::filesystem::path& path, std::string& text) {
   return static_cast<bool>(in.read(text.data(), size));
 }
 
-bool write_all(int fd, const std::string& text) {
-  size_t written = 0;
-  while (written < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    written += static_cast<size_t>(n);
-  }
-  return true;
-}
-
 // The entry files in a folder (regular *.json), counted from its listing alone.
 size_t bank_entry_count(const std::filesystem::path& dir) {
   DIR* d = ::opendir(dir.c_str());
@@ -218,6 +207,11 @@ nlohmann::json read_bank_entry_file(const std::filesystem::path& file) {
   if (!content.is_object() || !content.contains("key") || !content["key"].is_object() || !content.contains("after_us"))
     throw Error(StatusCode::io, "corrupt bank entry " + file.string() + ": no key or after_us");
   return content;
+}
+
+bool bank_file_as_indexed(const std::filesystem::path& file, int64_t mtime_ns, uint64_t size) {
+  struct stat st;
+  return stat_of(file, st) && mtime_of(st) == mtime_ns && uint64_t(st.st_size) == size;
 }
 
 int64_t bank_mtime_ns(const std::filesystem::path& path) {
@@ -479,13 +473,7 @@ void BankIndex::rebuild_locked(const Corrupt& corrupt) {
     items.emplace(name, std::move(item));
   }
   items_ = std::move(items);
-  parts_.clear();
-  for (const auto& [name, item] : items_) {
-    Part& part = parts_[part_of(item)];
-    ++part.entries;
-    ++part.lines;
-    part.loaded = true;
-  }
+  recount_parts();
   ++generation_;
   drop_field_maps();
   stamp_ = {dir_mtime, items_.size(), verified};
@@ -585,13 +573,18 @@ void BankIndex::put_items_locked(std::vector<Item> items) {
   recount_and_write_locked();
 }
 
-void BankIndex::recount_and_write_locked() {
+void BankIndex::recount_parts() {
   parts_.clear();
   for (const auto& [name, item] : items_) {
     Part& part = parts_[part_of(item)];
     ++part.entries;
+    ++part.lines;
     part.loaded = true;
   }
+}
+
+void BankIndex::recount_and_write_locked() {
+  recount_parts();
   struct stat st;
   stamp_ = {stat_of(dir_, st) ? mtime_of(st) : -1, items_.size(), now_ns()};
   write_whole_locked();
@@ -599,9 +592,7 @@ void BankIndex::recount_and_write_locked() {
 
 BankIndex::Item BankIndex::verified(const Item& item) const {
   const auto path = dir_ / item.file;
-  struct stat st;
-  if (!item.corrupt && stat_of(path, st) && mtime_of(st) == item.mtime_ns && uint64_t(st.st_size) == item.size)
-    return item;
+  if (!item.corrupt && bank_file_as_indexed(path, item.mtime_ns, item.size)) return item;
   Item fresh = item_of(item.file, read_bank_entry_file(path));
   return fresh;
 }

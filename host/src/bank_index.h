@@ -112,6 +112,7 @@ class BankIndex {
   void write_part_locked(const std::string& name);
   void write_part_text_locked(const std::string& name, const std::string& lines);
   void write_manifest_locked();  // rewrite index.tsv from parts_ and stamp_
+  void recount_parts();             // parts_ from items_, every item loaded
   void recount_and_write_locked();  // parts_ and stamp_ from items_, then written whole
   Item item_of(const std::string& file, const nlohmann::json& entry) const;
   // changes false: an item read from a part, which changes no answer given before.
@@ -137,6 +138,8 @@ std::vector<std::filesystem::path> bank_entry_files(const std::filesystem::path&
 bool bank_entry_name(const std::string& name);
 // An entry file's content; throws aoe::sdk::Error(io) naming the file when it is corrupt.
 nlohmann::json read_bank_entry_file(const std::filesystem::path& file);
+// Whether a file has the mtime and size an index saw it with.
+bool bank_file_as_indexed(const std::filesystem::path& file, int64_t mtime_ns, uint64_t size);
 // The modification time of a path in nanoseconds, -1 when it cannot be read.
 int64_t bank_mtime_ns(const std::filesystem::path& path);
 
