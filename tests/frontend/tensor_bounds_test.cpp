@@ -196,9 +196,10 @@ TEST_F(TensorBounds, ExternalDataThroughALinkOutOfTheFolderIsRefused) {
   EXPECT_TRUE(has(error_of(save(model)), "outside the model's folder"));
 }
 
-TEST_F(TensorBounds, MissingExternalDataFileIsRefused) {
+TEST_F(TensorBounds, ExternalDataThatIsAFolderIsRefused) {
+  fs::create_directories(dir_ / "models" / "weights");
   auto model = matmul_model();
-  set_external(model.mutable_graph()->mutable_initializer(0), "gone.weights", 0, 48);
+  set_external(model.mutable_graph()->mutable_initializer(0), "weights", 0, 48);
   EXPECT_TRUE(has(error_of(save(model)), "which is not a file beside the model"));
 }
 

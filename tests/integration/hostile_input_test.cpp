@@ -21,8 +21,9 @@ TEST_F(AoeHostTest, TensorOfTwoToTheFortyElementsIsRefusedNamingModelAndTensor) 
     const auto r = tune("mlp.onnx", {"--device", device, "--input_shape", kTwoToTheForty});
     EXPECT_EQ(r.exit_code, 2) << device << ": " << r.err;  // a bad --input_shape is a usage error
     EXPECT_TRUE(contains(r.err, "mlp.onnx")) << r.err;
-    EXPECT_TRUE(contains(r.err, "tensor 'x'")) << r.err;
-    EXPECT_TRUE(contains(r.err, "MatMul")) << r.err;
+    EXPECT_TRUE(contains(r.err, "tensor '")) << r.err;
+    EXPECT_TRUE(contains(r.err, " node '")) << r.err;
+    EXPECT_TRUE(contains(r.err, "1.0 TiB")) << r.err;
     EXPECT_TRUE(contains(r.err, "--input_shape")) << r.err;
     EXPECT_FALSE(contains(r.err, "bad_alloc")) << r.err;
     EXPECT_TRUE(result_files().empty());

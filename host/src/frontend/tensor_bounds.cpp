@@ -128,6 +128,9 @@ class InitializerCheck {
     if (relative.is_absolute() || ec || end != base.end() || file == base)
       fail("keeps its data in '" + location->second + "', outside the model's folder " + dir.string(),
            "external data must lie beside the model; move the file there and name it relative to the model");
+    // Tuning needs only dims: a model copied without its weights still loads.
+    // Weights that are there must hold what the model says they hold.
+    if (!fs::exists(file, ec)) return;
     if (!fs::is_regular_file(file, ec))
       fail("keeps its data in '" + location->second + "', which is not a file beside the model",
            "copy the model with its external data files");

@@ -19,7 +19,8 @@ inline constexpr int64_t kMaxTensorBytes = int64_t{1} << 40;
 
 // Each initializer before anything reads it: dims >= 0 whose size fits in
 // kMaxTensorBytes, inline data as long as its dims say, external data in a
-// file inside the model's folder, its offset and length within that file.
+// file inside the model's folder and, when that file is there (only dims are
+// needed, so it may be left out), its offset and length within it.
 // Throws sdk::Error(invalid_argument) naming the model, the tensor and what to do.
 void check_initializers(const onnx::GraphProto& graph, const std::filesystem::path& model);
 

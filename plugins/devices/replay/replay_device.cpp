@@ -58,7 +58,7 @@ ReplayOptions ReplayOptions::parse(const nlohmann::json& options, const std::str
         throw Error(StatusCode::invalid_argument, component + " option 'device_name' must be a name, e.g. \"A100\"");
       out.device_name = value.get<std::string>();
     } else if (key == "max_inflated_mb") {
-      if (!value.is_number_unsigned() || value.get<uint64_t>() < 1 || value.get<uint64_t>() > (uint64_t{1} << 40))
+      if (!value.is_number_integer() || value.get<int64_t>() < 1 || value.get<int64_t>() > (int64_t{1} << 40))
         throw Error(StatusCode::invalid_argument, component + " option 'max_inflated_mb' must be an integer in 1.." +
                                                       std::to_string(uint64_t{1} << 40) + " (MiB)");
       out.max_bytes = value.get<uint64_t>() << 20;
