@@ -14,6 +14,7 @@ packages=(
   python3 python3-jsonschema             # result files are validated against their JSON Schema
   dpkg-dev file                          # cpack -G DEB finds the packages' library dependencies
   libopenmpi-dev openmpi-bin             # gdat measures allreduce splits under mpirun
+  clang-16 libclang-rt-16-dev llvm-16    # the asan preset and the fuzzers (libFuzzer)
 )
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"

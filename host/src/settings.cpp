@@ -64,19 +64,9 @@ void validate(const OptionSpec& spec, const SettingValue& v) {
     bad_value(spec.key, v.source, "'" + v.text + "' is not True or False");
 }
 
-// A YAML file of `key: value` pairs, same keys as the command line.
-std::map<std::string, std::string> read_config_file(const std::filesystem::path& file) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(file.string());
-  } catch (const YAML::BadFile&) {
-    throw Error(StatusCode::io, "cannot read config file " + file.string());
-  } catch (const YAML::Exception& e) {
-    throw Error(StatusCode::invalid_argument, "config file " + file.string() + ": " + e.what());
-  }
+// The `key: value` pairs of a YAML map, each list value joined with ':'.
+std::map<std::string, std::string> config_pairs(const YAML::Node& root, const std::filesystem::path& file) {
   std::map<std::string, std::string> out;
-  if (root.IsNull()) return out;
-  if (!root.IsMap()) throw Error(StatusCode::invalid_argument, "config file " + file.string() + ": expected `key: value` lines");
   for (const auto& item : root) {
     const auto key = item.first.as<std::string>();
     if (key == "config") throw Error(StatusCode::invalid_argument, "config file " + file.string() + ": 'config' cannot nest");
@@ -91,6 +81,28 @@ std::map<std::string, std::string> read_config_file(const std::filesystem::path&
     }
   }
   return out;
+}
+
+// A YAML file of `key: value` pairs, same keys as the command line.
+std::map<std::string, std::string> read_config_file(const std::filesystem::path& file) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(file.string());
+  } catch (const YAML::BadFile&) {
+    throw Error(StatusCode::io, "cannot read config file " + file.string());
+  } catch (const YAML::Exception& e) {
+    throw Error(StatusCode::invalid_argument, "config file " + file.string() + ": " + e.what());
+  }
+  if (root.IsNull()) return {};
+  if (!root.IsMap()) throw Error(StatusCode::invalid_argument, "config file " + file.string() + ": expected `key: value` lines");
+  // A key or a list item that is itself a map or a list is no string: yaml-cpp
+  // throws its own exception, which must name the file as the rest do.
+  try {
+    return config_pairs(root, file);
+  } catch (const YAML::Exception& e) {
+    throw Error(StatusCode::invalid_argument, "config file " + file.string() + ": " + e.what() +
+                                                  "; write `key: value` or `key: [value, ...]` lines");
+  }
 }
 
 }  // namespace

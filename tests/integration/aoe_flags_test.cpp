@@ -35,7 +35,8 @@ TEST_F(AoeHostTest, AoeStyleCommandLineTunesOperatorsWithGaForCubeAndRlForVector
 TEST_F(AoeHostTest, SearcherPerClassByName) {
   const auto r = tune("bert_layer.onnx", {"--searcher", "vector=Random,cube=sa", "--budget", "4"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const auto& op : only_result()["OPAT"]["opat_tuned_operators"])
+  const auto result = only_result();  // a loop over a temporary's member would outlive it
+  for (const auto& op : result["OPAT"]["opat_tuned_operators"])
     EXPECT_EQ(op["searcher"], op["op_type"] == "MatMul" || op["op_type"] == "Gemm" ? "sa" : "random") << op.dump();
 }
 

@@ -112,7 +112,8 @@ TEST_F(AoeHostTest, ProgressNamesTaskAndElapsedTime) {
 
 TEST_F(AoeHostTest, StallEndsASearchEarly) {
   ASSERT_EQ(tune("mlp.onnx", {"--budget", "500", "--stall", "4", "--searcher", "random"}).exit_code, 0);
-  for (const auto& op : only_result()["OPAT"]["opat_tuned_operators"]) {
+  const auto result = only_result();  // a loop over a temporary's member would outlive it
+  for (const auto& op : result["OPAT"]["opat_tuned_operators"]) {
     EXPECT_EQ(op["stop_reason"], "stall") << op.dump();
     EXPECT_LT(op["evaluations"].get<int>(), 500);
   }

@@ -90,7 +90,7 @@ TEST_F(ResultFileTest, OpatAndSgatFilesMatchTheDocumentedShapes) {
   ASSERT_FALSE(s["repo_modified_subgraphs"]["add_repo_subgraphs"].empty()) << s.dump(2);
   for (const auto& sg : s["repo_modified_subgraphs"]["add_repo_subgraphs"]) {
     EXPECT_TRUE(std::regex_match(sg["repo_key"].get<std::string>(), std::regex("[0-9]+"))) << sg.dump();
-    EXPECT_EQ(std::to_string(std::stoull(sg["bank_entry"].get<std::string>(), nullptr, 16)), sg["repo_key"]);
+    EXPECT_EQ(std::to_string(std::stoull(sg["bank_entry"].get<std::string>(), nullptr, 16)), sg["repo_key"].get<std::string>());
   }
 }
 

@@ -20,6 +20,7 @@
 
 #include "aoe/sdk/error.h"
 #include "shape_folding.h"
+#include "tensor_bounds.h"
 
 namespace aoe::host {
 namespace {
@@ -462,11 +463,15 @@ sdk::Graph load_onnx(const std::filesystem::path& path, const InputShapes& input
   auto& graph = *model.mutable_graph();
   // The checker insists on a graph name; a nameless graph is still a usable one.
   if (graph.name().empty()) graph.set_name(path.stem().string());
+  // Before the checker and inference, which read initializers and multiply dims.
+  check_initializers(graph, path);
   check_model(model, path);
   apply_input_shapes(graph, input_shapes, path);
   require_known_inputs(graph, path);
   infer_shapes(model, path);
-  return to_graph(graph, opset);
+  sdk::Graph out = to_graph(graph, opset);
+  check_tensor_sizes(out, path);
+  return out;
 }
 
 }  // namespace aoe::host

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "aoe/sdk/error.h"
+#include "aoe/sdk/tensor_size.h"
 
 namespace aoe::host {
 namespace {
@@ -31,7 +32,7 @@ class OpReader {
       fail("needs \"op\": the op type, e.g. \"MatMul\"");
     sdk::Node node;
     node.op_type = op_["op"].get<std::string>();
-    node.name = op_.value("name", node.op_type + "_" + where_.substr(where_.rfind(' ') + 1));
+    node.name = text_or(op_, "name", node.op_type + "_" + where_.substr(where_.rfind(' ') + 1), "op");
     node.inputs = tensors(graph, "input_desc", node.name + ":in");
     node.outputs = tensors(graph, "output_desc", node.name + ":out");
     if (op_.contains("attr")) {
@@ -50,6 +51,14 @@ class OpReader {
     throw Error(StatusCode::invalid_argument, where_ + " " + what);
   }
 
+  // j[key] when it is a string, fallback when j has no key; json's own value()
+  // would throw its type_error at a number, which names neither file nor key.
+  std::string text_or(const json& j, const char* key, const std::string& fallback, const std::string& field) const {
+    if (!j.contains(key)) return fallback;
+    if (!j[key].is_string()) fail(field + " has \"" + key + "\" " + j[key].dump() + ": it must be a string");
+    return j[key].get<std::string>();
+  }
+
   std::vector<std::string> tensors(sdk::Graph& graph, const char* key, const std::string& prefix) const {
     std::vector<std::string> names;
     if (!op_.contains(key)) return names;
@@ -65,12 +74,17 @@ class OpReader {
           fail(field + " has dim " + dim.dump() + ": dims must be integers >= 1");
         t.shape.push_back(dim.get<int64_t>());
       }
+      // Devices size buffers from the dims: their product must be a size.
+      if (!sdk::checked_elements(t.shape))
+        fail(field + " has dims whose product overflows a 64-bit count: give the op's real shape");
       try {
-        t.dtype = dtype_of(d.value("type", "float16"));
+        t.dtype = dtype_of(text_or(d, "type", "float16", field));
       } catch (const Error& e) {
         fail(field + ": " + e.what());
       }
-      t.format = d.value("format", "ND");
+      t.format = text_or(d, "format", "ND", field);
+      if (d.contains("const") && !d["const"].is_boolean())
+        fail(field + " has \"const\" " + d["const"].dump() + ": it must be true or false");
       t.constant = d.value("const", false);
       graph.tensors[t.name] = t;
       names.push_back(t.name);

@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "aoe/sdk/error.h"
+#include "memory_fit.h"
 #include "worker.h"
 
 namespace aoe::cpu {
@@ -206,6 +207,7 @@ nlohmann::json CpuDevice::describe() const {
 }
 
 std::unique_ptr<CpuTask> CpuDevice::prepare_cpu(const sdk::OpTask& task) {
+  require_fits_memory(task, physical_memory_bytes());
   return std::make_unique<CpuTask>(host_, make_op(task, *host_), options_);
 }
 

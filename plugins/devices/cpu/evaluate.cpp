@@ -39,6 +39,9 @@ std::string fmt(double v) {
 void inject(Fault fault) {
   switch (fault) {
     case Fault::crash: {
+      // Dies of the signal itself, as a faulty kernel would, even where a
+      // sanitizer's handler would turn it into an exit code.
+      std::signal(SIGSEGV, SIG_DFL);
       volatile int* nowhere = nullptr;
       *nowhere = 1;
       break;

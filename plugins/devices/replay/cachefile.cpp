@@ -1,5 +1,7 @@
 #include "cachefile.h"
 
+#include <cstring>
+
 #include "aoe/sdk/error.h"
 #include "json_file.h"
 
@@ -18,7 +20,8 @@ class Reader {
     if (!doc.is_object()) fail("is not a Kernel Tuner cachefile: its top level is not an object");
     Cachefile out;
     out.path = file_;
-    out.device_name = text(doc, "device_name");
+    out.device_name = optional_text(doc, "device_name");
+    if (out.device_name.empty()) out.device_name = device_name_from_file(file_);
     out.kernel_name = text(doc, "kernel_name");
     out.problem_size = nlohmann::json(doc.value("problem_size", json()));
     out.objective = doc.value("objective", "time");
@@ -46,6 +49,13 @@ class Reader {
     const json& v = field(j, name);
     if (!v.is_string() || v.get<std::string>().empty()) fail(std::string("has a \"") + name + "\" that is not a name");
     return v.get<std::string>();
+  }
+
+  // A name the file may leave empty or out, but not give as something else.
+  std::string optional_text(const json& j, const char* name) const {
+    if (!j.contains(name) || j[name].is_null()) return {};
+    if (!j[name].is_string()) fail(std::string("has a \"") + name + "\" that is not a name");
+    return j[name].get<std::string>();
   }
 
   std::vector<std::string> keys(const json& doc) const {
@@ -126,6 +136,16 @@ const char* to_string(Outcome outcome) {
   return "timed";
 }
 
-Cachefile read_cachefile(const std::filesystem::path& file) { return Reader(file).read(read_json_file(file)); }
+Cachefile read_cachefile(const std::filesystem::path& file, uint64_t max_bytes) {
+  return Reader(file).read(read_json_file(file, max_bytes));
+}
+
+std::string device_name_from_file(const std::filesystem::path& file) {
+  std::string stem = file.filename().string();
+  for (const char* ext : {".gz", ".json"})
+    if (stem.size() > std::strlen(ext) && stem.ends_with(ext)) stem.resize(stem.size() - std::strlen(ext));
+  const auto last = stem.rfind('_');
+  return last == std::string::npos || last + 1 == stem.size() ? stem : stem.substr(last + 1);
+}
 
 }  // namespace aoe::replay

@@ -4,9 +4,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include "json_file.h"
 
 namespace aoe::replay {
 
@@ -39,8 +42,15 @@ struct Cachefile {
   std::vector<Record> records;                       // in the file's order
 };
 
-// Reads a .json or .json.gz cachefile; every error names the file, and the
-// entry at fault when there is one.
-Cachefile read_cachefile(const std::filesystem::path& file);
+// Reads a .json or .json.gz cachefile, of at most max_bytes once inflated;
+// every error names the file, and the entry at fault when there is one. A
+// file whose device_name is empty or missing (some of benchmark_hub's are)
+// is named by device_name_from_file().
+Cachefile read_cachefile(const std::filesystem::path& file, uint64_t max_bytes = kDefaultMaxBytes);
+
+// The device a cachefile's name says it was recorded on, benchmark_hub's
+// <kernel>_<device>.json[.gz]: "convolution_milo_A100.json.gz" -> "A100";
+// the whole stem when it has no '_'.
+std::string device_name_from_file(const std::filesystem::path& file);
 
 }  // namespace aoe::replay

@@ -15,7 +15,8 @@ using sdk::ResultStatus;
 using sdk::StatusCode;
 
 std::shared_ptr<const RecordedSpace> load(const ReplayOptions& options) {
-  Cachefile cache = read_cachefile(options.cachefile);
+  Cachefile cache = read_cachefile(options.cachefile, options.max_bytes);
+  if (!options.device_name.empty()) cache.device_name = options.device_name;
   std::optional<KernelDescription> kernel;
   if (options.kernel) kernel = read_kernel_description(*options.kernel);
   return std::make_shared<const RecordedSpace>(std::move(cache), std::move(kernel));
@@ -52,9 +53,19 @@ ReplayOptions ReplayOptions::parse(const nlohmann::json& options, const std::str
       if (!value.is_number_integer() || (!value.is_number_unsigned() && value.get<int64_t>() < 0))
         throw Error(StatusCode::invalid_argument, component + " option 'seed' must be an integer >= 0");
       out.seed = value.get<uint64_t>();
+    } else if (key == "device_name") {
+      if (!value.is_string() || value.get<std::string>().empty())
+        throw Error(StatusCode::invalid_argument, component + " option 'device_name' must be a name, e.g. \"A100\"");
+      out.device_name = value.get<std::string>();
+    } else if (key == "max_inflated_mb") {
+      if (!value.is_number_integer() || value.get<int64_t>() < 1 || value.get<int64_t>() > (int64_t{1} << 40))
+        throw Error(StatusCode::invalid_argument, component + " option 'max_inflated_mb' must be an integer in 1.." +
+                                                      std::to_string(uint64_t{1} << 40) + " (MiB)");
+      out.max_bytes = value.get<uint64_t>() << 20;
     } else {
-      throw Error(StatusCode::invalid_argument,
-                  component + " has no option '" + key + "' (it takes cachefile, kernel, noise, seed)");
+      throw Error(StatusCode::invalid_argument, component + " has no option '" + key +
+                                                    "' (it takes cachefile, kernel, noise, seed, device_name, "
+                                                    "max_inflated_mb)");
     }
   }
   if (out.cachefile.empty())

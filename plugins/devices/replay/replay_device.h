@@ -21,13 +21,16 @@
 namespace aoe::replay {
 
 // Options: `cachefile` (required), `kernel` (the BAT/T4 .kernel.json),
-// `noise` ("off" or "recorded"), `seed`.
+// `noise` ("off" or "recorded"), `seed`, `device_name` (the device the
+// cachefile was recorded on, when it does not say), `max_inflated_mb`.
 struct ReplayOptions {
   enum class Noise { off, recorded };
   std::filesystem::path cachefile;
   std::optional<std::filesystem::path> kernel;
   Noise noise = Noise::off;
   uint64_t seed = 0;
+  std::string device_name;  // empty: the cachefile's, else its file name's
+  uint64_t max_bytes = kDefaultMaxBytes;
 
   static ReplayOptions parse(const nlohmann::json& options, const std::string& component);
 };

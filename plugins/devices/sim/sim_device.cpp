@@ -7,6 +7,7 @@
 
 #include "aoe/sdk/error.h"
 #include "epilogue.h"
+#include "memory_fit.h"
 #include "soc_files.h"
 #include "subgraph_model.h"
 
@@ -138,6 +139,7 @@ std::unique_ptr<OpModel> SimDevice::model(const sdk::OpTask& task) const {
 }
 
 std::unique_ptr<sdk::DeviceTask> SimDevice::prepare(const sdk::OpTask& task) {
+  require_fits_memory(soc_, task);
   return std::make_unique<SimTask>(owned_soc_, op_model(soc_, task), options_, task_seed(options_.seed, task));
 }
 

@@ -15,6 +15,7 @@ nlohmann::json describe(const Soc& s) {
         {"ub", s.ub_bytes}, {"l2", s.l2_bytes}}},
       {"l0_align_bytes", s.l0_align_bytes},
       {"hbm_gbps", s.hbm_gbps},
+      {"hbm_bytes", s.hbm_bytes},
       {"rates_bytes_per_cycle_per_core",
        {{"gm_to_l1", s.gm_to_l1_rate}, {"ddr", s.ddr_rate}, {"l1_to_l0a", s.l1_to_l0a_rate},
         {"l1_to_l0b", s.l1_to_l0b_rate}, {"l0c_to_ub", s.l0c_to_ub_rate}, {"ub_to_gm", s.ub_to_gm_rate}, {"ub_to_l2", s.ub_to_l2_rate},

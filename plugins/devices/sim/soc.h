@@ -23,6 +23,7 @@ struct Soc {
   int64_t l0_align_bytes = 0;
 
   double hbm_gbps = 0;        // the whole chip
+  int64_t hbm_bytes = 0;      // the chip's global memory; 0: not known, nothing refused
   double gm_to_l1_rate = 0;   // one core's MTE2 reading GM through L2
   double ddr_rate = 0;        // one core's fair share of HBM
   double l1_to_l0a_rate = 0, l1_to_l0b_rate = 0, l0c_to_ub_rate = 0, ub_to_gm_rate = 0;

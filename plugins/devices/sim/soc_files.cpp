@@ -142,6 +142,7 @@ Soc load_soc_file(const fs::path& file) {
   r.positive("l0_align_bytes", s.l0_align_bytes);
 
   r.positive("hbm_gbps", s.hbm_gbps);
+  r.positive("hbm_bytes", s.hbm_bytes);
   r.positive("gm_to_l1_rate", s.gm_to_l1_rate);
   r.positive("ddr_rate", s.ddr_rate);
   r.positive("l1_to_l0a_rate", s.l1_to_l0a_rate);

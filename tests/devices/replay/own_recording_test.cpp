@@ -131,7 +131,8 @@ TEST(OwnRecording, ReplaysThroughTheCTable) {
   {
     const sdk::DeviceClient client(ref, sdk::Host(&services));
     const auto soc = client.describe().at("soc_version").get<std::string>();
-    EXPECT_EQ(soc, sim::SimDevice(sim::load_soc("ascend910"), sim::SimOptions{}).describe().at("soc_version"));
+    EXPECT_EQ(soc,
+              sim::SimDevice(sim::load_soc("ascend910"), sim::SimOptions{}).describe().at("soc_version").get<std::string>());
     const auto prepared = client.prepare(recorded_task());
     const auto results = prepared->evaluate({prepared->space().default_config}, {});
     ASSERT_TRUE(results[0].ok()) << results[0].message;

@@ -1,0 +1,102 @@
+// Cachefiles that would make the replay device inflate without end, and real
+// ones that do not name their device.
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "aoe/sdk/error.h"
+#include "cachefile.h"
+#include "replay_device.h"
+
+namespace aoe::replay {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string gzip(const std::string& bytes) {
+  z_stream z{};
+  deflateInit2(&z, Z_BEST_COMPRESSION, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&z, bytes.size()), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
+  z.avail_in = static_cast<uInt>(bytes.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+const char* const kSpace = R"({"device_name": "", "kernel_name": "k",
+    "tune_params_keys": ["bx"], "tune_params": {"bx": [16, 32]},
+    "cache": {"16": {"bx": 16, "time": 1.0}, "32": {"bx": 32, "time": 2.0}}})";
+
+class HostileCachefile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("aoe_hostile_cachefile_" + std::to_string(getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path write(const std::string& name, const std::string& bytes) const {
+    std::ofstream(dir_ / name, std::ios::binary) << bytes;
+    return dir_ / name;
+  }
+  fs::path dir_;
+};
+
+TEST_F(HostileCachefile, InflatingPastTheLimitStopsWithAClearError) {
+  // 64 MiB of spaces in well under a megabyte: inflated only up to the limit.
+  const fs::path bomb = write("bomb_A100.json.gz", gzip(std::string(64 << 20, ' ')));
+  ASSERT_LT(fs::file_size(bomb), 1u << 20);
+  try {
+    read_cachefile(bomb, 8 << 20);
+    ADD_FAILURE() << "inflated";
+  } catch (const sdk::Error& e) {
+    const std::string why = e.what();
+    EXPECT_NE(why.find(bomb.string()), std::string::npos) << why;
+    EXPECT_NE(why.find("inflates to more than 8 MiB"), std::string::npos) << why;
+    EXPECT_NE(why.find("max_inflated_mb"), std::string::npos) << why;
+  }
+}
+
+TEST_F(HostileCachefile, ThePlainFileLimitHoldsToo) {
+  const fs::path big = write("big_A100.json", std::string(2 << 20, ' '));
+  EXPECT_THROW(read_cachefile(big, 1 << 20), sdk::Error);
+}
+
+TEST_F(HostileCachefile, TheLimitIsAnOptionInMib) {
+  const fs::path bomb = write("bomb_A100.json.gz", gzip(std::string(3 << 20, ' ') + kSpace));
+  EXPECT_THROW(ReplayDevice(ReplayOptions::parse({{"cachefile", bomb.string()}, {"max_inflated_mb", 2}}, "replay")),
+               sdk::Error);
+  EXPECT_NO_THROW(ReplayDevice(ReplayOptions::parse({{"cachefile", bomb.string()}, {"max_inflated_mb", 4}}, "replay")));
+  EXPECT_THROW(ReplayOptions::parse({{"cachefile", bomb.string()}, {"max_inflated_mb", 0}}, "replay"), sdk::Error);
+  EXPECT_EQ(ReplayOptions::parse({{"cachefile", bomb.string()}}, "replay").max_bytes, uint64_t{1} << 30);
+}
+
+TEST_F(HostileCachefile, AnEmptyDeviceNameIsTakenFromTheFileName) {
+  const fs::path file = write("convolution_milo_A4000.json.gz", gzip(kSpace));
+  EXPECT_EQ(read_cachefile(file).device_name, "A4000");
+  ReplayDevice device(ReplayOptions::parse({{"cachefile", file.string()}}, "replay"));
+  EXPECT_EQ(device.describe().at("soc_version"), "A4000");
+  EXPECT_EQ(device_name_from_file("plain.json"), "plain");
+}
+
+TEST_F(HostileCachefile, TheDeviceNameOptionNamesTheDevice) {
+  const fs::path file = write("space.json", kSpace);
+  ReplayDevice device(ReplayOptions::parse({{"cachefile", file.string()}, {"device_name", "RTX 4090"}}, "replay"));
+  EXPECT_EQ(device.describe().at("soc_version"), "RTX 4090");
+}
+
+TEST_F(HostileCachefile, ADeviceNameThatIsNoNameIsStillRefused) {
+  const std::string numbered = std::string(kSpace).replace(std::string(kSpace).find("\"\""), 2, "7");
+  EXPECT_THROW(read_cachefile(write("n_A100.json", numbered)), sdk::Error);
+}
+
+}  // namespace
+}  // namespace aoe::replay
