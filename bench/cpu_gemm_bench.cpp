@@ -272,7 +272,7 @@ void bench_gemm(const Args& args, const HostCpu& host, ThreadPool& pool, Peak& p
     // The tuned kernel must agree with OpenBLAS.
     std::vector<float> got(c.size());
     kt->read_output(0, got.data());
-    const auto why = compare(got.data(), c.data(), static_cast<int64_t>(c.size()), 1e-4);
+    const auto why = compare(got.data(), c.data(), static_cast<int64_t>(c.size()), Tolerance{});
     print_row(r, peak.refresh(), op.space().describe(best).dump() + (why.empty() ? "" : "  MISMATCH: " + why));
     over_default.push_back(r.def / r.tuned);
     (s.m * s.n * s.k >= int64_t{512} * 512 * 512 && s.m >= 512 && s.n >= 512 ? over_blas_large : over_blas_small)
@@ -363,7 +363,7 @@ void bench_conv(const Args& args, const HostCpu& host, ThreadPool& pool, Peak& p
     r.def = t[0], r.tuned = t[1], r.blas = t[2];
     std::vector<float> got(y.size());
     kt->read_output(0, got.data());
-    const auto why = compare(got.data(), y.data(), static_cast<int64_t>(y.size()), 1e-4);
+    const auto why = compare(got.data(), y.data(), static_cast<int64_t>(y.size()), Tolerance{});
     print_row(r, peak.refresh(), op.space().describe(best).dump() + (why.empty() ? "" : "  MISMATCH: " + why));
     over_default.push_back(r.def / r.tuned);
     over_blas.push_back(r.blas / r.tuned);

@@ -20,7 +20,7 @@
 
 #include "aoe/sdk/error.h"
 #include "aoe/sdk/path_component.h"
-#include "atomic_file.h"
+#include "aoe/sdk/atomic_file.h"
 #include "bank_index.h"
 
 namespace aoe::host {
@@ -29,6 +29,10 @@ namespace {
 using aoe::sdk::BankOutcome;
 using aoe::sdk::Error;
 using aoe::sdk::StatusCode;
+using aoe::sdk::sync_directory;
+using aoe::sdk::temporary_beside;
+using aoe::sdk::write_all;
+using aoe::sdk::write_atomically;
 using nlohmann::json;
 
 std::string field(const json& key, const char* name) {
@@ -87,13 +91,6 @@ void warn_corrupt_once(const std::filesystem::path& file, const std::string& rea
   if (warned.insert(file).second) spdlog::warn("{}; left where it is", reason);
 }
 
-// A file written beside its target, not yet renamed over it.
-std::filesystem::path temporary_for(const std::filesystem::path& file) {
-  static std::atomic<unsigned> counter{0};
-  return file.parent_path() /
-         ("." + file.filename().string() + ".tmp" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-}
-
 void write_unsynced(const std::filesystem::path& file, const std::string& content) {
   const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw Error(StatusCode::io, "cannot write " + file.string());
@@ -111,13 +108,6 @@ void sync_filesystem(const std::filesystem::path& dir) {
   const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return;
   ::syncfs(fd);
-  ::close(fd);
-}
-
-void sync_directory(const std::filesystem::path& dir) {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;
-  ::fsync(fd);
   ::close(fd);
 }
 
@@ -462,7 +452,7 @@ Bank::MergeCounts Bank::record_all(const std::vector<const json*>& entries) cons
     try {
       for (const auto& [name, b] : best) {
         if (!b.entry) continue;
-        const auto tmp = temporary_for(dir / name);
+        const auto tmp = temporary_beside(dir / name);
         renames.emplace_back(tmp, dir / name);
         write_unsynced(tmp, b.entry->dump(2) + "\n");
         written.emplace_back(name, b.entry);
@@ -558,7 +548,7 @@ Bank::MergeCounts Bank::take_all(const std::vector<const Stored*>& entries) cons
         if (!b.from) continue;
         const auto target = dir / name;
         const bool exists = index.find(name) != nullptr;
-        const auto tmp = exists ? temporary_for(target) : target;  // named only where one is needed
+        const auto tmp = exists ? temporary_beside(target) : target;  // named only where one is needed
         BankIndex::Item item;
         item.file = name;
         item.after_us = b.from->after_us;
@@ -569,7 +559,7 @@ Bank::MergeCounts Bank::take_all(const std::vector<const Stored*>& entries) cons
           if (exists) renames.emplace_back(tmp, target);
         } else {
           // Another filesystem, or one without hard links: a copy, flushed below.
-          const auto copy = exists ? tmp : temporary_for(target);
+          const auto copy = exists ? tmp : temporary_beside(target);
           std::ifstream in(b.from->file, std::ios::binary);
           std::stringstream text;
           text << in.rdbuf();

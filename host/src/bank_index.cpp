@@ -21,13 +21,15 @@
 #include <string_view>
 
 #include "aoe/sdk/error.h"
-#include "atomic_file.h"
+#include "aoe/sdk/atomic_file.h"
 
 namespace aoe::host {
 namespace {
 
 using aoe::sdk::Error;
 using aoe::sdk::StatusCode;
+using aoe::sdk::write_all;
+using aoe::sdk::write_atomically;
 using nlohmann::json;
 
 constexpr std::string_view kHeader = "aoe-bank-index 2";

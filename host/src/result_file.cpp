@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <ctime>
 
-#include "atomic_file.h"
+#include "aoe/sdk/atomic_file.h"
 
 namespace aoe::host {
+
+using aoe::sdk::write_atomically;
 
 std::string result_timestamp(std::chrono::system_clock::time_point when) {
   const auto t = std::chrono::system_clock::to_time_t(when);

@@ -257,6 +257,7 @@ int run_tuning(const Settings& settings, PluginRegistry& registry, HostServices&
                         {"cluster", settings.text("cluster")},
                         {"gradient_profile", settings.text("gradient_profile")},
                         {"reload", settings.boolean("reload")},
+                        {"device", device_name},
                         {"soc_version", soc_version},
                         {"model_name", model_name},
                         {"workspace", std::filesystem::absolute(workspace).string()}};

@@ -14,6 +14,7 @@
 #include <optional>
 #include <set>
 
+#include "aoe/sdk/atomic_file.h"
 #include "aoe/sdk/plugin.h"
 #include "baselines.h"
 #include "cluster.h"
@@ -401,8 +402,9 @@ class GdatRun {
     try {
       write_profile_csv(dir / (o_.model + "_gradient_profile.csv"), o_.profile);
       const json report = gdat_report(o_, "");
-      std::ofstream out(dir / (o_.model + "_gdat_split.json"));
-      out << json{{"model", o_.model}, {"cluster", o_.cluster.name}, {"result", report["result"]}}.dump(2) << "\n";
+      aoe::sdk::write_atomically(
+          dir / (o_.model + "_gdat_split.json"),
+          json{{"model", o_.model}, {"cluster", o_.cluster.name}, {"result", report["result"]}}.dump(2) + "\n");
     } catch (const std::exception& e) {
       job_.host().warn(std::string("workspace not written: ") + e.what());
     }

@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 
+#include "aoe/sdk/atomic_file.h"
 #include "aoe/sdk/error.h"
 
 namespace aoe::gdat {
@@ -166,9 +167,7 @@ GradientProfile profile_from_file(const ProfileFile& file, const std::string& or
 }
 
 void write_profile_csv(const std::filesystem::path& file, const GradientProfile& p) {
-  std::filesystem::create_directories(file.parent_path());
-  std::ofstream out(file);
-  if (!out) throw Error(StatusCode::io, "cannot write " + file.string());
+  std::ostringstream out;
   char line[64];
   out << "# gradients in ready order; " << p.source << "\n";
   std::snprintf(line, sizeof line, "%.3f", p.forward_us);
@@ -180,6 +179,8 @@ void write_profile_csv(const std::filesystem::path& file, const GradientProfile&
     std::snprintf(line, sizeof line, "%.3f", g.ready_us);
     out << g.name << "," << g.bytes << "," << line << "\n";
   }
+  std::filesystem::create_directories(file.parent_path());
+  aoe::sdk::write_atomically(file, out.str());
 }
 
 }  // namespace aoe::gdat

@@ -96,9 +96,13 @@ class SgatMode : public aoe::sdk::TuningMode {
                     " subgraphs, " + std::to_string(groups.size()) + " distinct");
 
     const bool reload = opts.value("reload", false);
-    Journal journal(workspace / "sgat" / "journal.jsonl", reload);
+    Journal journal(workspace / "sgat" / "journal.jsonl", reload,
+                    {model, opts.value("device", std::string()), options.soc_version});
     if (reload)
-      job.host().info("reload: " + std::to_string(journal.loaded()) + " measurements from " + workspace.string());
+      job.host().info("reload: " + std::to_string(journal.loaded()) + " measurements from " + workspace.string() +
+                      (journal.foreign() ? "; " + std::to_string(journal.foreign()) +
+                                               " of another model, device or SoC kept and not used"
+                                         : std::string()));
     const auto plan_file = workspace / "tunespace" / "result" / (model + "_sgat_plan.json");
 
     std::vector<TunedSubgraph> done;

@@ -41,7 +41,7 @@ class Measurer {
     std::vector<Config> fresh;
     std::vector<size_t> where;
     for (size_t i = 0; i < configs.size(); ++i) {
-      if (auto known = journal_.find(key_, configs[i])) {
+      if (auto known = journal_.find(key_, task_.space().version, configs[i])) {
         out[i] = known->result;
         result_.replayed += known->earlier_run;
       } else {
@@ -52,7 +52,7 @@ class Measurer {
     if (!fresh.empty()) {
       const auto measured = task_.evaluate(fresh, {}, threads_);
       for (size_t j = 0; j < fresh.size(); ++j) {
-        journal_.record(key_, fresh[j], measured[j]);
+        journal_.record(key_, task_.space().version, fresh[j], measured[j]);
         out[where[j]] = measured[j];
       }
     }

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "../common/aoe_result.h"
-#include "run_process.h"
+#include "child_process.h"
 
 namespace aoe::test {
 

@@ -290,5 +290,56 @@ TEST_F(BankTest, TwoProcessesRecordingKeepTheIndexWhole) {
   EXPECT_EQ(indexed.stamped, long(files.size()));
 }
 
+// Both processes search the same tasks and record them into one empty bank
+// at once: every entry reads whole, the bank holds one entry per task either
+// run banked, the faster of the two, and the index counts what is on disk.
+TEST_F(BankTest, TwoProcessesTuningTheSameModelLoseNothing) {
+  auto a = start_aoe_host(tune_args("bert_ffn.onnx", {"--seed", "3", "--searcher", "rl"}));
+  auto b = start_aoe_host(tune_args("bert_ffn.onnx", {"--seed", "4", "--searcher", "random"}));
+  const auto ra = a->wait(), rb = b->wait();
+  ASSERT_EQ(ra.exit_code, 0) << ra.err;
+  ASSERT_EQ(rb.exit_code, 0) << rb.err;
+  const auto results = result_files();
+  ASSERT_EQ(results.size(), 2u);
+
+  std::map<std::string, double> banked_by_runs;  // signature hash -> the faster time a run banked
+  for (const auto& file : results) {
+    json opat;
+    for (const auto& section : read_json(file))
+      if (section.contains("OPAT")) opat = section["OPAT"];
+    ASSERT_EQ(opat["opat_tuning_result"], "tuning successful") << opat.dump(2);
+    const json& s = opat["repo_summary"];
+    EXPECT_EQ(s["total_num"].get<int>(),
+              s["repo_add_num"].get<int>() + s["repo_hit_num"].get<int>() + s["repo_unsatisfied_num"].get<int>());
+    for (const auto& op : opat["opat_tuned_operators"]) {
+      if (op["repo"] != "add" && op["repo"] != "update") continue;
+      const auto hash = op["signature_hash"].get<std::string>();
+      const double us = op["performance_after_tune(us)"].get<double>();
+      banked_by_runs[hash] = banked_by_runs.count(hash) ? std::min(banked_by_runs[hash], us) : us;
+    }
+  }
+  ASSERT_FALSE(banked_by_runs.empty());
+
+  const auto folder = bank_ / "op/Ascend910";
+  std::map<std::string, double> in_bank;
+  for (const auto& f : json_files(folder)) {
+    json entry;
+    ASSERT_NO_THROW(entry = read_json(f)) << f;
+    const auto hash = entry["key"]["hash"].get<std::string>();
+    EXPECT_FALSE(in_bank.count(hash)) << "two entries for " << hash;
+    in_bank[hash] = entry["after_us"].get<double>();
+  }
+  ASSERT_EQ(in_bank.size(), banked_by_runs.size());
+  for (const auto& [hash, us] : banked_by_runs) {
+    ASSERT_TRUE(in_bank.count(hash)) << hash << " was banked by a run and is missing";
+    EXPECT_DOUBLE_EQ(in_bank[hash], us) << hash;
+  }
+  const auto indexed = read_index(folder);
+  EXPECT_EQ(indexed.files, names(json_files(folder)));
+  EXPECT_EQ(indexed.stamped, long(in_bank.size()));
+  for (const auto& name : fs::directory_iterator(folder))
+    EXPECT_EQ(name.path().filename().string().find(".tmp"), std::string::npos) << name.path();
+}
+
 }  // namespace
 }  // namespace aoe::test

@@ -152,6 +152,33 @@ TEST_F(AoeHostTest, SgatReloadContinuesWithoutMeasuringAgain) {
   }
 }
 
+// The journal of a job on one SoC answers nothing for a reload on another:
+// the same subgraph and config measure differently there.
+TEST_F(AoeHostTest, SgatReloadOnAnotherSocMeasuresAgain) {
+  const auto first = aoe_host(sgat_args("conv_block.onnx"));
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  for (const auto& f : result_files()) std::filesystem::remove(f);
+
+  auto other = sgat_args("conv_block.onnx", {"--reload"});
+  other[3] = "ascend910b";
+  const auto r = aoe_host(other, {{"TUNE_BANK_PATH", (dir_ / "other_bank").string()}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("reload: 0 measurements"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("of another model, device or SoC kept and not used"), std::string::npos) << r.err;
+  const json sgat = only_result()["SGAT"];
+  ASSERT_FALSE(sgat["sgat_tuned_subgraphs"].empty());
+  for (const auto& s : sgat["sgat_tuned_subgraphs"]) EXPECT_EQ(s["replayed_evaluations"], 0) << s.dump(2);
+  for (const auto& f : result_files()) std::filesystem::remove(f);
+
+  // Back on the first SoC, its measurements answer again.
+  const auto again = aoe_host(sgat_args("conv_block.onnx", {"--reload"}), {{"TUNE_BANK_PATH", (dir_ / "b3").string()}});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  const json back = only_result()["SGAT"];  // a loop over a temporary's member would outlive it
+  uint64_t replayed = 0;
+  for (const auto& s : back["sgat_tuned_subgraphs"]) replayed += s["replayed_evaluations"].get<uint64_t>();
+  EXPECT_GT(replayed, 0u);
+}
+
 TEST_F(AoeHostTest, SgatReloadWithoutAnEarlierJobSaysWhatToDo) {
   const auto r = aoe_host(sgat_args("conv_block.onnx", {"--reload"}));
   EXPECT_EQ(r.exit_code, 2) << r.err;

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "aoe/sdk/op_task.h"
-#include "atomic_file.h"
+#include "aoe/sdk/atomic_file.h"
 #include "sim_device.h"
 #include "soc_files.h"
 
@@ -155,12 +155,12 @@ int record(const Options& o) {
 
   fs::create_directories(o.out);
   const fs::path cachefile = o.out / (o.name + "_" + o.soc + ".json");
-  aoe::host::write_atomically(cachefile, text + "\n");
+  aoe::sdk::write_atomically(cachefile, text + "\n");
   std::printf("wrote %s: %zu of %.0f configs of %s on %s\n", cachefile.string().c_str(), recorded, space.size(),
               op.op_type.c_str(), soc_version.c_str());
   if (o.layout == "current") {
     const fs::path kernel = o.out / (o.name + ".kernel.json");
-    aoe::host::write_atomically(kernel, description(o, space, op.op_type).dump(4) + "\n");
+    aoe::sdk::write_atomically(kernel, description(o, space, op.op_type).dump(4) + "\n");
     std::printf("wrote %s\n", kernel.string().c_str());
   }
   return 0;

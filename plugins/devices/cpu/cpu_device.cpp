@@ -57,7 +57,7 @@ std::vector<sdk::Measurement> measure_candidates(const std::vector<sdk::Candidat
   eval.timing = cpu.timing;
   eval.timing.warmup = options.warmup;
   eval.timing.min_repeats = std::max<uint32_t>(1, options.repeats);
-  eval.rtol = cpu.rtol;
+  eval.tolerance = cpu.tolerance;
   const int threads = std::max(1, host_threads);
   std::unique_ptr<ThreadPool> worker_pool;  // made in each worker, on its first job
   auto pool = [&]() -> ThreadPool& {

@@ -60,7 +60,9 @@ CpuOptions CpuOptions::parse(const nlohmann::json& options) {
     } else if (key == "max_seconds") {
       o.timing.max_seconds = positive(key, v);
     } else if (key == "rtol") {
-      o.rtol = positive(key, v);
+      o.tolerance.rtol = positive(key, v);
+    } else if (key == "atol") {
+      o.tolerance.atol = positive(key, v);
     } else if (key == "seed") {
       if (!v.is_number_integer() || (v.is_number_integer() && !v.is_number_unsigned() && v.get<int64_t>() < 0))
         bad(key, "an integer >= 0");
@@ -80,7 +82,7 @@ CpuOptions CpuOptions::parse(const nlohmann::json& options) {
       throw sdk::Error(sdk::StatusCode::invalid_argument,
                        "cpu has no option '" + key +
                            "' (it takes isolation, timeout_s, cache, stable_within, max_repeats, max_seconds, rtol, "
-                           "seed, threads, isa, fault, fault_every)");
+                           "atol, seed, threads, isa, fault, fault_every)");
     }
   }
   if (!o.isolate && (o.fault == Fault::crash || o.fault == Fault::abort || o.fault == Fault::hang))
@@ -97,7 +99,8 @@ nlohmann::json CpuOptions::describe() const {
                       {"stable_within", timing.stable_within},
                       {"max_repeats", timing.max_repeats},
                       {"max_seconds", timing.max_seconds},
-                      {"rtol", rtol},
+                      {"rtol", tolerance.rtol},
+                      {"atol", tolerance.atol},
                       {"seed", seed}};
   if (fault != Fault::none) j["fault"] = fault_name(fault), j["fault_every"] = fault_every;
   return j;

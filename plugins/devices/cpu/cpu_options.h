@@ -17,7 +17,7 @@ struct CpuOptions {
   bool isolate = true;           // isolation: "process" (default) or "none"
   double timeout_s = 20;         // per candidate, in its worker
   TimingOptions timing;          // cache, stable_within, max_repeats, max_seconds
-  double rtol = 1e-4;            // correctness tolerance
+  Tolerance tolerance;           // rtol, atol: each output element against the reference
   uint64_t seed = 0;             // of the random inputs
   int threads = 0;               // cap on the threads knob; 0: every CPU this process may use
   std::optional<Isa> isa;        // cap on the instruction sets used

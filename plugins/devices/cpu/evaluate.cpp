@@ -91,10 +91,7 @@ TaskData make_task_data(const CpuOp& op, uint64_t seed) {
   return d;
 }
 
-std::string compare(const float* got, const float* want, int64_t n, double rtol) {
-  double scale = 0;
-  for (int64_t i = 0; i < n; ++i)
-    if (std::isfinite(want[i])) scale = std::max(scale, static_cast<double>(std::abs(want[i])));
+std::string compare(const float* got, const float* want, int64_t n, const Tolerance& tolerance) {
   int64_t worst = -1;
   double worst_excess = 0;
   for (int64_t i = 0; i < n; ++i) {
@@ -102,7 +99,7 @@ std::string compare(const float* got, const float* want, int64_t n, double rtol)
     if (std::isnan(w) && std::isnan(g)) continue;
     if (std::isinf(w) && g == w) continue;
     const double err = std::abs(g - w);
-    const double allowed = rtol * (std::abs(w) + scale);
+    const double allowed = tolerance.atol + tolerance.rtol * std::abs(w);
     if (!(err <= allowed)) {
       const double excess = std::isfinite(err) ? err / std::max(allowed, 1e-30) : INFINITY;
       if (worst < 0 || excess > worst_excess) worst = i, worst_excess = excess;
@@ -110,7 +107,7 @@ std::string compare(const float* got, const float* want, int64_t n, double rtol)
   }
   if (worst < 0) return {};
   return "element " + std::to_string(worst) + " is " + fmt(got[worst]) + ", the reference " + fmt(want[worst]) +
-         " (tolerance " + fmt(rtol) + " of its size plus the output's largest, " + fmt(scale) + ")";
+         " (allowed " + fmt(tolerance.atol) + " + " + fmt(tolerance.rtol) + " of its size)";
 }
 
 std::vector<std::vector<float>> run_once(const CpuOp& op, const sdk::Config& config,
@@ -137,11 +134,12 @@ BoundKernel bind_kernel(const CpuOp& op, const sdk::Config& config, const TaskDa
 
 namespace {
 
-std::string mismatch(const Kernel& kernel, const std::vector<std::vector<float>>& expected, double rtol) {
+std::string mismatch(const Kernel& kernel, const std::vector<std::vector<float>>& expected,
+                     const Tolerance& tolerance) {
   for (size_t i = 0; i < expected.size(); ++i) {
     std::vector<float> got(expected[i].size());
     kernel.read_output(i, got.data());
-    auto why = compare(got.data(), expected[i].data(), static_cast<int64_t>(got.size()), rtol);
+    auto why = compare(got.data(), expected[i].data(), static_cast<int64_t>(got.size()), tolerance);
     if (!why.empty()) return (expected.size() > 1 ? "output " + std::to_string(i) + ": " : "") + why;
   }
   return {};
@@ -154,7 +152,7 @@ std::optional<sdk::Measurement> first_run(Kernel& kernel, const std::vector<std:
   inject(fault);
   kernel.run(pool);
   if (fault == Fault::wrong) kernel.output_data()[0] += 1.0f + std::abs(kernel.output_data()[0]);
-  if (auto why = mismatch(kernel, expected, options.rtol); !why.empty())
+  if (auto why = mismatch(kernel, expected, options.tolerance); !why.empty())
     return sdk::Measurement::failed(sdk::ResultStatus::wrong_result, why);
   return std::nullopt;
 }
@@ -175,7 +173,7 @@ std::vector<sdk::Measurement> time_checked(const std::vector<Kernel*>& kernels,
                                      options.timing);
   std::vector<sdk::Measurement> out;
   for (size_t k = 0; k < kernels.size(); ++k) {
-    if (auto why = mismatch(*kernels[k], expected, options.rtol); !why.empty()) {
+    if (auto why = mismatch(*kernels[k], expected, options.tolerance); !why.empty()) {
       out.push_back(sdk::Measurement::failed(sdk::ResultStatus::wrong_result, "after timing: " + why));
       continue;
     }

@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "aoe/sdk/error.h"
+#include "aoe/sdk/path_component.h"
 
 namespace aoe::replay {
 namespace {
@@ -143,7 +144,9 @@ nlohmann::json ReplayDevice::describe() const {
   const Record& best = recorded_->optimum();
   const Record& base = *recorded_->record(space.default_config);
   nlohmann::json out = {
-      {"soc_version", cache.device_name},
+      // The bank's folder for this device: its name with what cannot name a folder replaced.
+      {"soc_version", sdk::path_component_from(cache.device_name)},
+      {"device_name", cache.device_name},
       {"kernel", cache.kernel_name},
       {"cachefile", cache.path.string()},
       {"kernel_description", options_.kernel ? nlohmann::json(options_.kernel->string()) : nlohmann::json()},

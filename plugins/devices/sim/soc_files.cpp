@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "aoe/sdk/error.h"
+#include "aoe/sdk/path_component.h"
 
 namespace aoe::sim {
 namespace {
@@ -35,6 +36,12 @@ class SocReader {
   }
 
   void text(const char* key, std::string& out) { out = scalar<std::string>(key, "a string"); }
+  // A name that becomes a folder of the bank: refused unless it is one plain component.
+  void folder_name(const char* key, std::string& out) {
+    text(key, out);
+    if (!aoe::sdk::safe_path_component(out))
+      fail_key(key, "cannot name a bank folder: use letters, digits and . _ - + alone (1 to 128, not starting with '.')");
+  }
 
   // Sizes, rates, counts and clocks: zero would divide or mean no hardware.
   template <class T>
@@ -126,7 +133,7 @@ Soc load_soc_file(const fs::path& file) {
   SocReader r(file);
   Soc s;
   r.text("target", s.target);
-  r.text("soc_version", s.soc_version);
+  r.folder_name("soc_version", s.soc_version);
   r.positive("ai_cores", s.ai_cores);
   r.positive("clock_ghz", s.clock_ghz);
   r.positive("cube_m", s.cube_m);

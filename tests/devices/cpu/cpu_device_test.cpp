@@ -178,5 +178,23 @@ TEST(CpuDevice, AWrongResultIsCaught) {
   }
 }
 
+// Each element against its own reference: a small output wrong by 10% is
+// caught beside a large one, and float32 noise near zero passes.
+TEST(CpuDevice, EachOutputElementIsCheckedOnItsOwn) {
+  const std::vector<float> want = {1000.0f, 0.5f, 0.0f, -2.0f};
+  std::vector<float> got = want;
+  EXPECT_EQ(compare(got.data(), want.data(), 4, {}), "");
+  got[1] = 0.55f;
+  const auto why = compare(got.data(), want.data(), 4, {});
+  EXPECT_NE(why.find("element 1 is 0.55"), std::string::npos) << why;
+  got = want;
+  got[2] = 5e-4f;  // within atol 1e-3 of zero
+  got[3] = -2.0001f;  // within rtol 1e-4 of 2
+  EXPECT_EQ(compare(got.data(), want.data(), 4, {}), "");
+  got[2] = 2e-3f;
+  EXPECT_NE(compare(got.data(), want.data(), 4, {}).find("element 2"), std::string::npos);
+  EXPECT_EQ(compare(got.data(), want.data(), 4, {1e-4, 1e-2}), "");
+}
+
 }  // namespace
 }  // namespace aoe::cpu

@@ -179,7 +179,7 @@ std::string check_outputs(const SubgraphOp& op, const sdk::Config& config, const
   for (size_t i = 0; i < data.expected.size(); ++i) {
     std::vector<float> got(data.expected[i].size());
     kernel.read_output(i, got.data());
-    auto why = compare(got.data(), data.expected[i].data(), static_cast<int64_t>(got.size()), 1e-4);
+    auto why = compare(got.data(), data.expected[i].data(), static_cast<int64_t>(got.size()), Tolerance{});
     if (!why.empty()) return why;
   }
   return {};

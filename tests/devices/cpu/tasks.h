@@ -80,7 +80,7 @@ inline std::vector<sdk::Config> sample_configs(const CpuOp& op, size_t count, ui
 
 // Runs each config on the task's random inputs and compares it with the reference.
 inline void expect_matches_reference(const CpuOp& op, const std::vector<sdk::Config>& configs, ThreadPool& pool,
-                                     double rtol = 1e-4) {
+                                     const Tolerance& tolerance = {}) {
   const TaskData data = make_task_data(op, 7);
   std::vector<const float*> in;
   for (const auto& v : data.inputs) in.push_back(v.data());
@@ -88,7 +88,7 @@ inline void expect_matches_reference(const CpuOp& op, const std::vector<sdk::Con
     ASSERT_EQ(op.check(c), "") << op.space().describe(c).dump();
     const auto out = run_once(op, c, in, pool);
     for (size_t i = 0; i < out.size(); ++i)
-      EXPECT_EQ(compare(out[i].data(), data.expected[i].data(), static_cast<int64_t>(out[i].size()), rtol), "")
+      EXPECT_EQ(compare(out[i].data(), data.expected[i].data(), static_cast<int64_t>(out[i].size()), tolerance), "")
           << "output " << i << " of " << op.space().describe(c).dump();
   }
 }

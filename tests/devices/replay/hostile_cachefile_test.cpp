@@ -9,6 +9,7 @@
 #include <string>
 
 #include "aoe/sdk/error.h"
+#include "aoe/sdk/path_component.h"
 #include "cachefile.h"
 #include "replay_device.h"
 
@@ -90,7 +91,20 @@ TEST_F(HostileCachefile, AnEmptyDeviceNameIsTakenFromTheFileName) {
 TEST_F(HostileCachefile, TheDeviceNameOptionNamesTheDevice) {
   const fs::path file = write("space.json", kSpace);
   ReplayDevice device(ReplayOptions::parse({{"cachefile", file.string()}, {"device_name", "RTX 4090"}}, "replay"));
-  EXPECT_EQ(device.describe().at("soc_version"), "RTX 4090");
+  EXPECT_EQ(device.describe().at("soc_version"), "RTX_4090");
+  EXPECT_EQ(device.describe().at("device_name"), "RTX 4090");
+}
+
+// A device name is a name, not a path: what would lead out of the bank's
+// folder is replaced before it becomes the bank's soc_version.
+TEST_F(HostileCachefile, ADeviceNameThatLeadsOutOfTheBankBecomesOneHarmlessFolder) {
+  const std::string sneaky = std::string(kSpace).replace(std::string(kSpace).find("\"\""), 2, "\"../../etc/x\"");
+  ReplayDevice device(ReplayOptions::parse({{"cachefile", write("s.json", sneaky).string()}}, "replay"));
+  const auto soc = device.describe().at("soc_version").get<std::string>();
+  EXPECT_EQ(soc, "_._.._etc_x");
+  EXPECT_TRUE(sdk::safe_path_component(soc));
+  EXPECT_EQ(sdk::path_component_from(".hidden"), "_hidden");
+  EXPECT_EQ(sdk::path_component_from(std::string(300, 'a')).size(), 128u);
 }
 
 TEST_F(HostileCachefile, ADeviceNameThatIsNoNameIsStillRefused) {

@@ -147,7 +147,8 @@ TEST(ReplayDevice, ReadsAllThreeSpaces) {
 TEST(ReplayDevice, DescribesTheRecordedGpuAndKernel) {
   AOE_REQUIRE_BENCHMARK_HUB_DATA();
   const auto d = device(kRecordings[0]).describe();
-  EXPECT_EQ(d.at("soc_version"), "NVIDIA A100-PCIE-40GB");
+  EXPECT_EQ(d.at("soc_version"), "NVIDIA_A100-PCIE-40GB");
+  EXPECT_EQ(d.at("device_name"), "NVIDIA A100-PCIE-40GB");
   EXPECT_EQ(d.at("kernel"), "convolution_kernel");
   EXPECT_EQ(d.at("configs").at("recorded"), 4362);
   EXPECT_EQ(d.at("configs").at("valid"), 4201);

@@ -53,7 +53,7 @@ TEST_F(ReplayPlugin, ReplaysThroughTheCTable) {
             (std::pair<int32_t, std::string>{0, ""}));
   EXPECT_EQ(component_->kind, AOE_KIND_DEVICE);
   const sdk::DeviceClient client(ref_, sdk::Host(&services_));
-  EXPECT_EQ(client.describe().at("soc_version"), "NVIDIA A100-PCIE-40GB");
+  EXPECT_EQ(client.describe().at("soc_version"), "NVIDIA_A100-PCIE-40GB");
   sdk::OpTask task;
   task.op_type = "convolution_kernel";
   const auto prepared = client.prepare(task);

@@ -493,14 +493,16 @@ TEST(ConvModel, DefaultIsValidForAnyShape) {
     ASSERT_TRUE(model.space().in_domain(d)) << task.signature();
     EXPECT_TRUE(model.check(d).ok()) << task.signature() << ": " << model.check(d).message;
     EXPECT_GE(model.time_us(d), model.roofline_us());
-    EXPECT_EQ(model.time_us(d), model.time_us(d));
+    // A model built again gives the same time: nothing carried between builds.
+    EXPECT_EQ(model_of(task).time_us(d), model.time_us(d)) << task.signature();
   }
 }
 
-TEST(ConvModel, TuningBeatsTheDefaultOnRealShapes) {
-  size_t improved = 0;
-  const auto convs = real_convs();
-  for (const auto& [name, task] : convs) {
+// Figures: the default against the exhaustive best of each real shape. No
+// headroom is demanded (that would reward a weak default); the default is
+// checked against CANN's rules above, the tuner against this optimum in OPAT's tests.
+TEST(ConvModel, DefaultAgainstTheExhaustiveBestOnRealShapes) {
+  for (const auto& [name, task] : real_convs()) {
     const auto model = model_of(task);
     const auto& d = model.space().default_config;
     const double default_us = model.time_us(d);
@@ -510,10 +512,9 @@ TEST(ConvModel, TuningBeatsTheDefaultOnRealShapes) {
                 name, model.space().size(), best.valid, default_us, best.us, default_us / best.us,
                 model.roofline_us(), "", model.space().describe(d).dump().c_str(), "",
                 model.space().describe(best.config).dump().c_str());
-    EXPECT_LE(best.us, default_us) << name;
-    if (best.us < default_us * (1 - 1e-6)) ++improved;
+    EXPECT_LE(best.us, default_us) << name << ": the enumeration missed the default";
+    EXPECT_GE(best.us, model.roofline_us()) << name;
   }
-  EXPECT_GE(improved * 3, convs.size() * 2);
 }
 
 // ---- through the device -----------------------------------------------------------

@@ -168,6 +168,16 @@ TEST_F(SocFiles, AnUnknownKeyOrAWrongNameOrBrokenYamlIsRefused) {
   EXPECT_NE(error_of(broken).find("is not valid YAML"), std::string::npos);
 }
 
+// soc_version names the bank's folder for this SoC: one plain component or nothing.
+TEST_F(SocFiles, ASocVersionThatLeadsOutOfTheBankIsRefused) {
+  for (const std::string bad : {"../../tmp/x", "..", ".hidden", "Ascend 910"}) {
+    const auto file = variant("ascend910", [&](const std::string& line) -> std::optional<std::string> {
+      return line.rfind("soc_version:", 0) == 0 ? "soc_version: \"" + bad + "\"" : line;
+    });
+    EXPECT_NE(error_of(file).find("key 'soc_version' cannot name a bank folder"), std::string::npos) << bad;
+  }
+}
+
 TEST_F(SocFiles, ASocOnTheSearchPathIsFoundAndPickedByAscendSim) {
   variant("mychip", [this](const std::string& line) -> std::optional<std::string> {
     if (line.rfind("ai_cores:", 0) == 0) return "ai_cores: 5";

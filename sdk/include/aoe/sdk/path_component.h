@@ -23,6 +23,17 @@ inline bool safe_path_component(std::string_view value) {
   return true;
 }
 
+// A display name made into a component: a Kernel Tuner cachefile's device_name
+// ("NVIDIA RTX A4000") becomes "NVIDIA_RTX_A4000"; every character outside the
+// set becomes '_', as does a leading '.', and it is cut at 128. Empty for an empty name.
+inline std::string path_component_from(std::string_view name) {
+  std::string out(name.substr(0, 128));
+  for (char& c : out)
+    if (!safe_path_component(std::string_view(&c, 1)) && c != '.') c = '_';
+  if (!out.empty() && out.front() == '.') out.front() = '_';
+  return out;
+}
+
 // Throws Error(invalid_argument): "<what> '<value>' cannot name a folder or file: ..."
 inline void check_path_component(std::string_view value, const std::string& what) {
   if (safe_path_component(value)) return;
