@@ -19,6 +19,7 @@
 #include <string_view>
 
 #include "aoe/sdk/error.h"
+#include "guarded_schemas.h"
 #include "shape_folding.h"
 #include "tensor_bounds.h"
 
@@ -260,7 +261,7 @@ void run_inference(onnx::ModelProto& model, const fs::path& path) {
   const onnx::ShapeInferenceOptions options(/*check_type_val=*/false, /*strict_mode_val=*/0,
                                             /*data_prop_val=*/true);
   try {
-    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
+    onnx::shape_inference::InferShapes(model, &guarded_schemas(), options);
   } catch (const std::exception& e) {
     throw Error(StatusCode::invalid_argument, "shape inference failed on ONNX model " + quoted(path) + ": " +
                                                   first_line(e.what()) +
