@@ -1,6 +1,7 @@
 #include "confidence_interval.h"
 
 #include <cmath>
+#include <numbers>
 #include <numeric>
 #include <stdexcept>
 
@@ -10,7 +11,7 @@ namespace {
 // P(0 <= T <= x) for Student's t: its density integrated by Simpson's rule
 // in the variable u = atan(t), which keeps the heavy tail of df = 1 finite.
 double t_mass_from_zero(double x, double df) {
-  const double norm = std::exp(std::lgamma((df + 1) / 2) - std::lgamma(df / 2)) / std::sqrt(df * M_PI);
+  const double norm = std::exp(std::lgamma((df + 1) / 2) - std::lgamma(df / 2)) / std::sqrt(df * std::numbers::pi);
   const auto density_u = [&](double u) {  // f(tan u) · d(tan u)/du
     const double t = std::tan(u), c = std::cos(u);
     return norm * std::pow(1 + t * t / df, -(df + 1) / 2) / (c * c);
