@@ -459,9 +459,11 @@ const char* const kRowFormat = "  %-12s %-22s %-22s %-19s %14s %14s\n";
 
 void print_space(const Space& space, const Baselines& b) {
   const bool seconds = space.cost_unit == "s";
-  std::printf("\n%s (%s): %.0f configs, %zu run, optimum %.4g us, median %.4g us, default %.4g us, target %.4g us\n",
-              space.name.c_str(), space.set.c_str(), space.space.size(), space.values.size(), b.plain.optimum(),
-              b.plain.median(), space.values[*space.default_index], b.target);
+  const auto failing = std::count(space.values.begin(), space.values.end(), kInf);
+  std::printf("\n%s (%s): %.0f configs, %zu valid of which %td fail to build or run, optimum %.4g us, median %.4g us,\n"
+              "  default %.4g us, target %.4g us\n",
+              space.name.c_str(), space.set.c_str(), space.space.size(), space.values.size(), failing,
+              b.plain.optimum(), b.plain.median(), space.values[*space.default_index], b.target);
   if (seconds)
     std::printf("  budget %.0f s of recorded tuning time and searcher time (random search: %llu evaluations at %.2f s each)\n",
                 b.budget, static_cast<unsigned long long>(b.draws), b.plain.mean_cost());
