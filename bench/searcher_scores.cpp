@@ -3,9 +3,11 @@
 // auto-tuning" (FGCS 2024, the autotuning_methodology project): against
 // random search without replacement and the optimum, over the time random
 // search needs to come close to the optimum, on exhaustively known spaces —
-// the three recorded Kernel Tuner spaces, replayed with their recorded
-// costs, and eight simulator spaces.
+// Kernel Tuner recordings replayed with their recorded costs (a development
+// set and a validation set) and eight simulator spaces. The searcher's own
+// compute time is charged on the clock, as the methodology does.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -28,6 +30,8 @@
 #include "aoe/sdk/host.h"
 #include "aoe/sdk/op_task.h"
 #include "aoe/sdk/searcher_client.h"
+#include "confidence_interval.h"
+#include "random_baseline.h"
 #include "replay_device.h"
 #include "searcher_plugins.h"
 #include "sim_device.h"
@@ -35,7 +39,10 @@
 
 namespace {
 
+using aoe::bench::Interval;
+using aoe::bench::RandomBaseline;
 using aoe::bench::SearcherPlugin;
+using aoe::bench::confidence_interval_95;
 using aoe::bench::load_searchers;
 
 namespace fs = std::filesystem;
@@ -57,7 +64,7 @@ struct Settings {
   fs::path plugin_dir = AOE_BENCH_PLUGIN_DIR;
   fs::path data_dir = default_data_dir();
   std::vector<std::string> searchers;  // empty: all
-  std::string spaces = "all";          // all, replay or sim
+  std::string spaces = "all";          // all, replay (development and validation), development, validation or sim
   uint64_t runs = 25;
   uint64_t seed = 1;
   size_t grid = 50;
@@ -77,6 +84,7 @@ struct Outcome {
 // check and run, the baseline is computed from `values`.
 struct Space {
   std::string name;
+  std::string set;        // development, validation or simulator
   std::string cost_unit;  // "s" of the recorded session, or "evals"
   TuningSpace space;
   std::function<Measurement(const Config&)> check;
@@ -85,18 +93,23 @@ struct Space {
   // +inf when it failed to build or run, and its cost.
   std::vector<double> values;
   std::vector<double> costs;
+  std::optional<size_t> default_index;  // the default config's entry in values: what the searchers measure first
 };
 
-Space replay_space(const std::string& name, const fs::path& cachefile, const fs::path& kernel) {
+// A recording in Kernel Tuner's current layout (with its kernel description)
+// or its older one (the cachefile alone).
+Space replay_space(const std::string& name, const std::string& set, const fs::path& cachefile,
+                   std::optional<fs::path> kernel) {
   aoe::replay::ReplayOptions options;
   options.cachefile = cachefile;
-  options.kernel = kernel;
+  options.kernel = std::move(kernel);
   auto device = std::make_shared<aoe::replay::ReplayDevice>(options);
   aoe::sdk::OpTask op;
   op.op_type = device->recorded().cachefile().kernel_name;
   std::shared_ptr<aoe::replay::ReplayTask> task = device->prepare_replay(op);
   Space s;
   s.name = name;
+  s.set = set;
   s.cost_unit = "s";
   s.space = task->space();
   s.check = [task](const Config& c) { return task->check(c); };
@@ -110,6 +123,7 @@ Space replay_space(const std::string& name, const fs::path& cachefile, const fs:
   for (const auto& r : recorded.cachefile().records) {
     const auto config = recorded.config_of(r);
     if (!config || !recorded.check(*config).ok()) continue;
+    if (*config == s.space.default_config) s.default_index = s.values.size();
     s.values.push_back(r.outcome == aoe::replay::Outcome::timed ? r.time_ms * 1000 : kInf);
     s.costs.push_back(r.cost_ms() / 1000);
   }
@@ -121,12 +135,14 @@ Space sim_space(const aoe::sim::SimDevice& device, const aoe::sdk::OpTask& task)
   std::shared_ptr<aoe::sim::OpModel> model = device.model(task);
   Space s;
   s.name = task.name;
+  s.set = "simulator";
   s.cost_unit = "evals";
   s.space = model->space();
   s.check = [model](const Config& c) { return model->check(c); };
   s.run = [model](const Config& c) { return Outcome{Measurement::timed(model->time_us(c)), 1}; };
   aoe::sdk::for_each_config(s.space, [&](const Config& c) {
     if (!model->check(c).ok()) return;
+    if (c == s.space.default_config) s.default_index = s.values.size();
     s.values.push_back(model->time_us(c));
     s.costs.push_back(1);
   });
@@ -182,18 +198,28 @@ std::vector<aoe::sdk::OpTask> sim_tasks() {
 
 std::vector<Space> load_spaces(const Settings& settings) {
   std::vector<Space> out;
-  const bool replay = settings.spaces == "all" || settings.spaces == "replay";
-  if (replay && settings.data_dir.empty())
+  const bool development = settings.spaces == "all" || settings.spaces == "replay" || settings.spaces == "development";
+  const bool validation = settings.spaces == "all" || settings.spaces == "replay" || settings.spaces == "validation";
+  const fs::path& d = settings.data_dir;
+  if ((development || validation) && d.empty())
     std::printf("searcher_scores: the recorded GPU spaces are skipped: set AOE_KERNEL_TUNER_DATA or --data to the\n"
                 "folder of Kernel Tuner's benchmark_hub cachefiles (convolution_milo_A100.json.gz and the others)\n");
-  if (replay && !settings.data_dir.empty()) {
-    const fs::path& d = settings.data_dir;
-    out.push_back(replay_space("replay convolution A100", d / "convolution_milo_A100.json.gz",
+  if (development && !d.empty()) {
+    out.push_back(replay_space("replay convolution A100", "development", d / "convolution_milo_A100.json.gz",
                                d / "convolution_milo.kernel.json"));
-    out.push_back(replay_space("replay convolution A4000", d / "convolution_milo_A4000.json.gz",
+    out.push_back(replay_space("replay convolution A4000", "development", d / "convolution_milo_A4000.json.gz",
                                d / "convolution_milo.kernel.json"));
-    out.push_back(replay_space("replay dedispersion A4000", d / "dedispersion_milo_A4000.json.gz",
+    out.push_back(replay_space("replay dedispersion A4000", "development", d / "dedispersion_milo_A4000.json.gz",
                                d / "dedispersion_milo.kernel.json"));
+  }
+  // Kernel Tuner's older layout: the cachefile alone. Scored, never tuned on.
+  const fs::path v = d / "validation";
+  if (validation && !d.empty() && !fs::is_directory(v))
+    std::printf("searcher_scores: the validation spaces are skipped: %s is not a folder\n", v.c_str());
+  if (validation && !d.empty() && fs::is_directory(v)) {
+    out.push_back(replay_space("replay convolution 2080Ti", "validation", v / "convolution_RTX_2080_Ti.json.gz", {}));
+    out.push_back(replay_space("replay gemm 2080Ti", "validation", v / "gemm_RTX_2080_Ti.json.gz", {}));
+    out.push_back(replay_space("replay pnpoly 2080Ti", "validation", v / "pnpoly_RTX_2080_Ti.json.gz", {}));
   }
   if (settings.spaces == "all" || settings.spaces == "sim") {
     // The source tree's SoC files, after any the user names.
@@ -206,117 +232,87 @@ std::vector<Space> load_spaces(const Settings& settings) {
   return out;
 }
 
-// ---------------------------------------------------------------- the baseline
+// ---------------------------------------------------------------- the baselines
 
-// Random search without replacement over the configs a tuner runs, computed
-// exactly: after m draws from N, the best is worse than the i-th best with
-// probability C(N - i, m) / C(N, m).
-class RandomBaseline {
- public:
-  RandomBaseline(const Space& space, double cutoff) {
-    sorted_ = space.values;
-    std::sort(sorted_.begin(), sorted_.end());
-    valid_ = static_cast<size_t>(std::count_if(sorted_.begin(), sorted_.end(), [](double v) { return v < kInf; }));
-    if (valid_ == 0) throw std::runtime_error(space.name + ": no config runs");
-    optimum_ = sorted_[0];
-    median_ = valid_ % 2 ? sorted_[valid_ / 2] : (sorted_[valid_ / 2 - 1] + sorted_[valid_ / 2]) / 2;
-    unmeasured_ = std::accumulate(sorted_.begin(), sorted_.begin() + static_cast<std::ptrdiff_t>(valid_), 0.0) /
-                  static_cast<double>(valid_);
-    mean_cost_ = std::accumulate(space.costs.begin(), space.costs.end(), 0.0) / static_cast<double>(space.costs.size());
-    target_ = optimum_ + (median_ - optimum_) * (1 - cutoff);
-    // The expected best only falls with more draws: bisect for the first draw count that meets the target.
-    uint64_t lo = 1, hi = sorted_.size();
-    while (lo < hi) {
-      const uint64_t mid = lo + (hi - lo) / 2;
-      if (expected_best(mid) <= target_) hi = mid;
-      else lo = mid + 1;
-    }
-    draws_to_target_ = lo;
+// The two random-search curves a searcher is held to, and the time budget.
+struct Baselines {
+  RandomBaseline plain;      // random search from its first draw: the methodology's, and what sets the budget
+  RandomBaseline from_default;  // random search whose first draw is the default config, as the searchers' is
+  double target = 0;         // the time random search is expected to reach at the end of the budget
+  uint64_t draws = 0;        // random search's evaluations in the budget
+  double budget = 0;         // in the space's cost unit
+
+  Baselines(const Space& space, double cutoff)
+      : plain(space.values, space.costs), from_default(space.values, space.costs, first_draw(space)) {
+    target = plain.optimum() + (plain.median() - plain.optimum()) * (1 - cutoff);
+    draws = plain.draws_to(target);
+    budget = static_cast<double>(draws) * plain.mean_cost();
   }
 
-  // What a searcher is credited with before it has measured anything: the
-  // expected time of a config drawn at random, as random search after 0 draws.
-  double unmeasured() const { return unmeasured_; }
-  double optimum() const { return optimum_; }
-  double median() const { return median_; }
-  double target() const { return target_; }
-  double mean_cost() const { return mean_cost_; }
-  uint64_t draws_to_target() const { return draws_to_target_; }
-  // The time budget: what random search needs, in expectation, to reach the target.
-  double budget() const { return static_cast<double>(draws_to_target_) * mean_cost_; }
-
-  // Expected best of the draws completed by `time`, at the mean cost per
-  // draw: a searcher's result counts from when it is measured, and so does
-  // random search's.
-  double at_time(double time) const {
-    return expected_best(static_cast<uint64_t>(std::floor(time / mean_cost_ * (1 + 1e-12))));
+  static size_t first_draw(const Space& space) {
+    if (!space.default_index) throw std::runtime_error(space.name + ": the default config does not run");
+    return *space.default_index;
   }
-
-  // E[best of m draws]; a draw of only failures counts as unmeasured().
-  double expected_best(uint64_t m) const {
-    const size_t n = sorted_.size();
-    if (m == 0) return unmeasured_;
-    if (m >= n) return optimum_;
-    // E = x_1 + sum_i (x_{i+1} - x_i) S_i + (unmeasured - x_valid) S_valid, S_i = P(best is worse than x_i).
-    double survive = 1, expected = sorted_[0];
-    for (size_t i = 1; i <= valid_; ++i) {
-      const double left = static_cast<double>(n - i);  // configs worse than the i-th
-      survive *= left < static_cast<double>(m) ? 0 : (left - static_cast<double>(m) + 1) / (left + 1);
-      if (survive == 0) break;
-      const double next = i < valid_ ? sorted_[i] : unmeasured_;
-      expected += (next - sorted_[i - 1]) * survive;
-    }
-    return expected;
-  }
-
- private:
-  std::vector<double> sorted_;  // ascending; failures (+inf) last
-  size_t valid_ = 0;
-  double optimum_ = 0, median_ = 0, unmeasured_ = 0, mean_cost_ = 1, target_ = 0;
-  uint64_t draws_to_target_ = 1;
 };
 
-// ---------------------------------------------------------------- runs
-
-struct Run {
-  double score = 0;
-  std::optional<uint64_t> to_5, to_1;  // measured evaluations to within 5% / 1% of the optimum
-};
-
-// One search as the tuner runs it: batches of proposals, configs the device
-// refuses observed as invalid at no cost and outside the budget, the rest
-// built and measured one after another on the clock. It ends once the clock
-// passes the time budget, or the searcher stops.
-// A time of the score's grid and random search's expected best there.
+// A time of the score's grid and both random curves' expected best there.
 struct GridPoint {
   double time;
-  double random;
+  double random_from_default;
+  double random_plain;
 };
 
-std::vector<GridPoint> score_grid(const RandomBaseline& baseline, size_t points) {
+std::vector<GridPoint> score_grid(const Baselines& b, size_t points) {
   std::vector<GridPoint> out;
   for (size_t k = 1; k <= points; ++k) {
-    const double t = baseline.budget() * static_cast<double>(k) / static_cast<double>(points);
-    out.push_back({t, baseline.at_time(t)});
+    const double t = b.budget * static_cast<double>(k) / static_cast<double>(points);
+    out.push_back({t, b.from_default.at_time(t), b.plain.at_time(t)});
   }
   return out;
 }
 
-Run run_once(const SearcherPlugin& plugin, const Space& space, const RandomBaseline& baseline,
+// ---------------------------------------------------------------- runs
+
+struct Run {
+  double fair = 0;        // P against random search that starts from the default
+  double head_start = 0;  // P against random search from a random first draw
+  std::optional<uint64_t> to_5, to_1;  // measured evaluations to within 5% / 1% of the optimum
+  double searcher_s = 0;  // wall time in start, propose and observe
+  uint64_t evaluations = 0, proposals = 0;
+};
+
+// One search as the tuner runs it: batches of proposals, configs the device
+// refuses observed as invalid at no cost and outside the budget, the rest
+// built and measured one after another on the clock. Where the space's cost
+// is in seconds, the searcher's own time goes on the clock too. A run ends
+// once the clock passes the time budget, or the searcher stops.
+Run run_once(const SearcherPlugin& plugin, const Space& space, const Baselines& baselines,
              const std::vector<GridPoint>& grid, uint64_t seed, const Settings& settings) {
-  const double budget_time = baseline.budget();
+  using Clock = std::chrono::steady_clock;
+  const bool charge_searcher = space.cost_unit == "s";
+  const double optimum = baselines.plain.optimum();
   // Twice the draws random search makes in the time budget, so the time, not the count, ends a run.
-  const uint64_t budget = 2 * baseline.draws_to_target() + settings.batch;
+  const uint64_t budget = 2 * baselines.draws + settings.batch;
   const uint64_t max_refused = 50 * budget;
-  auto searcher = plugin.create();
-  searcher->start(space.space, {seed, budget});
-  std::vector<std::pair<double, double>> improvements;  // (clock, new best)
-  double clock = 0, best = kInf;
-  uint64_t measured = 0, refused = 0;
   Run run;
-  while (clock < budget_time && measured < budget && refused <= max_refused) {
-    const auto batch = searcher->propose(std::min<uint64_t>(settings.batch, budget - measured));
+  double clock = 0, best = kInf;
+  // Times a call into the searcher, and charges it.
+  const auto timed = [&](auto&& call) {
+    const auto begin = Clock::now();
+    call();
+    const double s = std::chrono::duration<double>(Clock::now() - begin).count();
+    run.searcher_s += s;
+    if (charge_searcher) clock += s;
+  };
+  auto searcher = plugin.create();
+  timed([&] { searcher->start(space.space, {seed, budget}); });
+  std::vector<std::pair<double, double>> improvements;  // (clock, new best)
+  uint64_t refused = 0;
+  while (clock < baselines.budget && run.evaluations < budget && refused <= max_refused) {
+    std::vector<Config> batch;
+    timed([&] { batch = searcher->propose(std::min<uint64_t>(settings.batch, budget - run.evaluations)); });
     if (batch.empty()) break;
+    run.proposals += batch.size();
     std::vector<Config> runnable;
     for (const auto& config : batch) {
       const Measurement verdict = space.space.in_domain(config)
@@ -326,45 +322,47 @@ Run run_once(const SearcherPlugin& plugin, const Space& space, const RandomBasel
         runnable.push_back(config);
       } else {
         ++refused;
-        searcher->observe(config, verdict);
+        timed([&] { searcher->observe(config, verdict); });
       }
     }
     std::vector<Measurement> results;
     for (const auto& config : runnable) {
       Outcome o = space.run(config);
       clock += o.cost;
-      ++measured;
+      ++run.evaluations;
       if (o.result.ok() && o.result.time_us < best) {
         best = o.result.time_us;
         improvements.emplace_back(clock, best);
       }
-      if (clock <= budget_time) {
-        if (!run.to_5 && best <= baseline.optimum() * 1.05) run.to_5 = measured;
-        if (!run.to_1 && best <= baseline.optimum() * 1.01) run.to_1 = measured;
+      if (clock <= baselines.budget) {
+        if (!run.to_5 && best <= optimum * 1.05) run.to_5 = run.evaluations;
+        if (!run.to_1 && best <= optimum * 1.01) run.to_1 = run.evaluations;
       }
       results.push_back(std::move(o.result));
     }
-    for (size_t i = 0; i < runnable.size(); ++i) searcher->observe(runnable[i], results[i]);
+    timed([&] {
+      for (size_t i = 0; i < runnable.size(); ++i) searcher->observe(runnable[i], results[i]);
+    });
   }
-  // P(t) = (R(t) - F(t)) / (R(t) - f_opt) on the grid.
-  double sum = 0;
-  size_t points = 0, next = 0;
-  double found = baseline.unmeasured();
-  for (const auto& [t, random] : grid) {
-    while (next < improvements.size() && improvements[next].first <= t) found = improvements[next++].second;
-    const double span = random - baseline.optimum();
-    if (span <= 1e-12 * baseline.optimum()) continue;  // random search is sure to be optimal there
+  // P(t) = (R(t) - F(t)) / (R(t) - f_opt) on the grid, against each random curve.
+  double fair = 0, head_start = 0;
+  size_t fair_points = 0, head_start_points = 0, next = 0;
+  double found = baselines.plain.unmeasured();
+  const auto add = [&](double random, double& sum, size_t& points) {
+    const double span = random - optimum;
+    if (span <= 1e-12 * optimum) return;  // random search is sure to be optimal there
     sum += (random - found) / span;
     ++points;
+  };
+  for (const auto& point : grid) {
+    while (next < improvements.size() && improvements[next].first <= point.time) found = improvements[next++].second;
+    add(point.random_from_default, fair, fair_points);
+    add(point.random_plain, head_start, head_start_points);
   }
-  run.score = points ? sum / static_cast<double>(points) : 0;
+  run.fair = fair_points ? fair / static_cast<double>(fair_points) : 0;
+  run.head_start = head_start_points ? head_start / static_cast<double>(head_start_points) : 0;
   return run;
 }
-
-struct Summary {
-  double mean = 0, sd = 0;
-  std::string to_5, to_1;
-};
 
 std::string reached(const std::vector<Run>& runs, std::optional<uint64_t> Run::*field) {
   double sum = 0;
@@ -380,15 +378,59 @@ std::string reached(const std::vector<Run>& runs, std::optional<uint64_t> Run::*
   return text;
 }
 
-Summary summarise(const std::vector<Run>& runs) {
-  Summary s;
-  for (const auto& r : runs) s.mean += r.score;
-  s.mean /= static_cast<double>(runs.size());
-  for (const auto& r : runs) s.sd += (r.score - s.mean) * (r.score - s.mean);
-  s.sd = runs.size() > 1 ? std::sqrt(s.sd / static_cast<double>(runs.size() - 1)) : 0;
-  s.to_5 = reached(runs, &Run::to_5);
-  s.to_1 = reached(runs, &Run::to_1);
-  return s;
+// "0.612 [0.580, 0.644]"
+std::string with_interval(const Interval& i) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%6.3f [%6.3f,%6.3f]", i.mean, i.low(), i.high());
+  return text;
+}
+
+// One searcher's runs over the spaces of one set, run by run (seed by seed).
+struct SetTally {
+  std::vector<double> fair, head_start;  // per run: the sum over the set's spaces
+  size_t spaces = 0;
+  double searcher_s = 0;
+  uint64_t evaluations = 0, proposals = 0;
+
+  void add(const std::vector<Run>& runs) {
+    fair.resize(runs.size(), 0);
+    head_start.resize(runs.size(), 0);
+    for (size_t r = 0; r < runs.size(); ++r) {
+      fair[r] += runs[r].fair;
+      head_start[r] += runs[r].head_start;
+      searcher_s += runs[r].searcher_s;
+      evaluations += runs[r].evaluations;
+      proposals += runs[r].proposals;
+    }
+    ++spaces;
+  }
+  // Per run, the mean P over the set's spaces.
+  std::vector<double> mean_over_spaces(const std::vector<double>& sums) const {
+    std::vector<double> out;
+    for (double s : sums) out.push_back(s / static_cast<double>(spaces));
+    return out;
+  }
+};
+
+std::vector<double> field_of(const std::vector<Run>& runs, double Run::*field) {
+  std::vector<double> out;
+  for (const auto& r : runs) out.push_back(r.*field);
+  return out;
+}
+
+// The searcher's seconds per measured evaluation and its proposals per second: "  1.2e-05     6e+04".
+std::string searcher_speed(double seconds, uint64_t evaluations, uint64_t proposals) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%9.3g %9.3g", evaluations ? seconds / static_cast<double>(evaluations) : 0.0,
+                seconds > 0 ? static_cast<double>(proposals) / seconds : 0.0);
+  return text;
+}
+
+std::string searcher_speed(const std::vector<Run>& runs) {
+  double seconds = 0;
+  uint64_t evaluations = 0, proposals = 0;
+  for (const auto& r : runs) seconds += r.searcher_s, evaluations += r.evaluations, proposals += r.proposals;
+  return searcher_speed(seconds, evaluations, proposals);
 }
 
 // ---------------------------------------------------------------- main
@@ -403,24 +445,46 @@ std::vector<std::string> split(const std::string& list) {
 
 int usage(const char* argv0, int code) {
   std::fprintf(code ? stderr : stdout,
-               "usage: %s [--runs N] [--searchers a,b] [--plugin-dir DIR] [--spaces all|replay|sim]\n"
-               "          [--seed N] [--grid N] [--data DIR]\n"
+               "usage: %s [--runs N] [--searchers a,b] [--plugin-dir DIR]\n"
+               "          [--spaces all|replay|development|validation|sim] [--seed N] [--grid N] [--data DIR]\n"
                "Scores every searcher plugin of DIR (default %s) on the recorded Kernel Tuner spaces\n"
-               "of --data (default %s) and eight simulator spaces: 0 is random search, 1 the optimum.\n",
+               "of --data (default %s): the development set in it, the validation set in its validation/\n"
+               "folder; and on eight simulator spaces: 0 is random search, 1 the optimum.\n",
                argv0, AOE_BENCH_PLUGIN_DIR, default_data_dir().empty() ? "AOE_KERNEL_TUNER_DATA, unset" : default_data_dir().c_str());
   return code;
 }
 
-void print_space(const Space& space, const RandomBaseline& b) {
+// searcher, fair P, head-start P, s/eval and props/s, evals to 5%, to 1%
+const char* const kRowFormat = "  %-12s %-22s %-22s %-19s %14s %14s\n";
+
+void print_space(const Space& space, const Baselines& b) {
   const bool seconds = space.cost_unit == "s";
-  std::printf("\n%s: %.0f configs, %zu run, optimum %.4g us, median %.4g us, target %.4g us\n", space.name.c_str(),
-              space.space.size(), space.values.size(), b.optimum(), b.median(), b.target());
+  const auto failing = std::count(space.values.begin(), space.values.end(), kInf);
+  std::printf("\n%s (%s): %.0f configs, %zu valid of which %td fail to build or run, optimum %.4g us, median %.4g us,\n"
+              "  default %.4g us, target %.4g us\n",
+              space.name.c_str(), space.set.c_str(), space.space.size(), space.values.size(), failing,
+              b.plain.optimum(), b.plain.median(), space.values[*space.default_index], b.target);
   if (seconds)
-    std::printf("  budget %.0f s of recorded tuning time (random search: %llu evaluations at %.2f s each)\n",
-                b.budget(), static_cast<unsigned long long>(b.draws_to_target()), b.mean_cost());
+    std::printf("  budget %.0f s of recorded tuning time and searcher time (random search: %llu evaluations at %.2f s each)\n",
+                b.budget, static_cast<unsigned long long>(b.draws), b.plain.mean_cost());
   else
-    std::printf("  budget %llu evaluations\n", static_cast<unsigned long long>(b.draws_to_target()));
-  std::printf("  %-14s %7s %6s %16s %16s\n", "searcher", "score", "sd", "evals to 5%", "evals to 1%");
+    std::printf("  budget %llu evaluations (searcher time reported, not charged)\n", static_cast<unsigned long long>(b.draws));
+  std::printf(kRowFormat, "searcher", "fair P [95% CI]", "head-start P [95% CI]", "   s/eval   props/s",
+              "evals to 5%", "evals to 1%");
+}
+
+void print_set(const std::string& set, const std::vector<SearcherPlugin>& searchers,
+               std::map<std::string, SetTally>& tallies) {
+  const size_t spaces = tallies.begin()->second.spaces;
+  std::printf("\n%s set: mean P over its %zu spaces, 95%% CI over the runs\n", set.c_str(), spaces);
+  std::printf("  %-12s %-22s %-22s %s\n", "searcher", "fair P [95% CI]", "head-start P [95% CI]", "   s/eval   props/s");
+  for (const auto& searcher : searchers) {
+    const SetTally& t = tallies[searcher.name];
+    std::printf("  %-12s %-22s %-22s %s\n", searcher.name.c_str(),
+                with_interval(confidence_interval_95(t.mean_over_spaces(t.fair))).c_str(),
+                with_interval(confidence_interval_95(t.mean_over_spaces(t.head_start))).c_str(),
+                searcher_speed(t.searcher_s, t.evaluations, t.proposals).c_str());
+  }
 }
 
 }  // namespace
@@ -441,8 +505,9 @@ int main(int argc, char** argv) {
     else if (arg == "--data") settings.data_dir = value;
     else return usage(argv[0], 2);
   }
+  const std::vector<std::string> space_choices = {"all", "replay", "development", "validation", "sim"};
   if (settings.runs == 0 || settings.grid == 0 ||
-      (settings.spaces != "all" && settings.spaces != "replay" && settings.spaces != "sim"))
+      std::find(space_choices.begin(), space_choices.end(), settings.spaces) == space_choices.end())
     return usage(argv[0], 2);
 
   try {
@@ -468,33 +533,35 @@ int main(int argc, char** argv) {
                 searchers.size(), spaces.size(), static_cast<unsigned long long>(settings.runs),
                 static_cast<unsigned long long>(settings.seed),
                 static_cast<unsigned long long>(settings.seed + settings.runs - 1), settings.batch);
-    std::printf("score: mean over %zu times t in (0, budget] of (R(t) - F(t)) / (R(t) - optimum); R is random search\n"
-                "without replacement, computed exactly; the budget is the time it needs to be expected within\n"
-                "%.0f%% of the way from the median to the optimum\n",
-                settings.grid, settings.cutoff * 100);
+    std::printf(
+        "P: mean over %zu times t in (0, budget] of (R(t) - F(t)) / (R(t) - optimum), F the searcher's best by t.\n"
+        "fair P: R is random search without replacement whose first draw is the default config, as the searchers'\n"
+        "is; head-start P: R draws its first config at random too. Both R computed exactly. The budget is the time\n"
+        "plain random search needs to be expected within %.0f%% of the way from the median to the optimum. Where the\n"
+        "cost is seconds, the searcher's wall time in start/propose/observe is on the clock. 95%% CI: mean +- t(0.975,\n"
+        "runs-1) sd/sqrt(runs) over the runs. s/eval: searcher seconds per measured evaluation; props/s: proposals\n"
+        "per searcher second.\n",
+        settings.grid, settings.cutoff * 100);
 
-    std::map<std::string, std::vector<double>> per_searcher;
+    std::vector<std::string> sets;  // in the order they are scored
+    std::map<std::string, std::map<std::string, SetTally>> tallies;  // set -> searcher -> its runs
     for (const auto& space : spaces) {
-      const RandomBaseline baseline(space, settings.cutoff);
-      const auto grid = score_grid(baseline, settings.grid);
-      print_space(space, baseline);
+      const Baselines baselines(space, settings.cutoff);
+      const auto grid = score_grid(baselines, settings.grid);
+      print_space(space, baselines);
+      if (std::find(sets.begin(), sets.end(), space.set) == sets.end()) sets.push_back(space.set);
       for (const auto& searcher : searchers) {
         std::vector<Run> runs;
         for (uint64_t r = 0; r < settings.runs; ++r)
-          runs.push_back(run_once(searcher, space, baseline, grid, settings.seed + r, settings));
-        const Summary s = summarise(runs);
-        std::printf("  %-14s %7.3f %6.3f %16s %16s\n", searcher.name.c_str(), s.mean, s.sd, s.to_5.c_str(),
-                    s.to_1.c_str());
+          runs.push_back(run_once(searcher, space, baselines, grid, settings.seed + r, settings));
+        std::printf(kRowFormat, searcher.name.c_str(), with_interval(confidence_interval_95(field_of(runs, &Run::fair))).c_str(),
+                    with_interval(confidence_interval_95(field_of(runs, &Run::head_start))).c_str(),
+                    searcher_speed(runs).c_str(), reached(runs, &Run::to_5).c_str(), reached(runs, &Run::to_1).c_str());
         std::fflush(stdout);
-        per_searcher[searcher.name].push_back(s.mean);
+        tallies[space.set][searcher.name].add(runs);
       }
     }
-    std::printf("\nmean score over the %zu spaces\n", spaces.size());
-    for (const auto& searcher : searchers) {
-      const auto& scores = per_searcher[searcher.name];
-      std::printf("  %-14s %7.3f\n", searcher.name.c_str(),
-                  std::accumulate(scores.begin(), scores.end(), 0.0) / static_cast<double>(scores.size()));
-    }
+    for (const auto& set : sets) print_set(set, searchers, tallies[set]);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "searcher_scores: %s\n", e.what());
     return 1;

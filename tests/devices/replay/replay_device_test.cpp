@@ -426,5 +426,84 @@ TEST_F(ReplayFiles, ReplaysASmallCachefileWithChoicesAndInvalidConfigs) {
   EXPECT_EQ(described.at("optimum").at("config"), (nlohmann::json{{"bx", 16}, {"mode", "fast"}, {"f", "0.5"}}));
 }
 
+// Kernel Tuner's older layout as its own tuning runs wrote it: the parameters
+// in the cachefile and no description, no objective, failures with no
+// repeats, fields the device does not use (GFLOP/s, strategy_time), and the
+// first entry a failure, so the default is the first config that ran.
+TEST_F(ReplayFiles, ReplaysTheOlderLayoutWithFailuresAsItIs) {
+  ReplayOptions o;
+  o.cachefile = write("older_GPU.json", R"({"device_name": "Older GPU", "kernel_name": "older_kernel",
+      "problem_size": [4096, 4096], "tune_params_keys": ["bx", "tile"], "tune_params": {"bx": [16, 32], "tile": [1, 2, 3]},
+      "cache": {
+        "16,1": {"bx": 16, "tile": 1, "time": "CompilationFailedConfig", "compile_time": 40.0,
+                 "verification_time": 0, "benchmark_time": 0, "strategy_time": 0, "framework_time": 2.0},
+        "16,2": {"bx": 16, "tile": 2, "time": 3.0, "times": [3.0, 3.0], "compile_time": 100.0, "verification_time": 0,
+                 "benchmark_time": 30.0, "GFLOP/s": 12.5, "strategy_time": 9.0, "framework_time": 20.0},
+        "32,1": {"bx": 32, "tile": 1, "time": "RuntimeFailedConfig", "compile_time": 50.0, "verification_time": 0,
+                 "benchmark_time": 5.0, "strategy_time": 0, "framework_time": 1.0},
+        "32,2": {"bx": 32, "tile": 2, "time": 2.0, "times": [1.5, 2.5], "compile_time": 80.0, "verification_time": 4.0,
+                 "benchmark_time": 20.0, "GFLOP/s": 18.75, "strategy_time": 0, "framework_time": 10.0}}})");
+  ReplayDevice d(o);
+  const auto& recorded = d.recorded();
+  EXPECT_EQ(recorded.space().size(), 6);
+  EXPECT_EQ(recorded.counts().recorded, 4u);
+  EXPECT_EQ(recorded.counts().valid, 2u);
+  EXPECT_EQ(recorded.counts().compile_failed, 1u);
+  EXPECT_EQ(recorded.counts().runtime_failed, 1u);
+  EXPECT_EQ(recorded.cachefile().objective, "time");
+  EXPECT_EQ(recorded.space().default_config, (Config{16, 2}));
+  EXPECT_EQ(recorded.default_source(), "the first timed config in the cachefile");
+  EXPECT_EQ(recorded.check({16, 3}).message, "not recorded in older_GPU.json");
+
+  auto task = d.prepare_replay(op("older_kernel"));
+  EXPECT_EQ(evaluate(*task, {16, 1}).status, ResultStatus::build_failed);
+  EXPECT_DOUBLE_EQ(task->simulated_time_s(), 0.042);
+  EXPECT_EQ(evaluate(*task, {32, 1}).status, ResultStatus::run_failed);
+  EXPECT_DOUBLE_EQ(task->simulated_time_s(), 0.098);
+  EXPECT_EQ(evaluate(*task, {16, 2}).time_us, 3000);  // strategy_time is the searcher's: not charged
+  EXPECT_DOUBLE_EQ(task->simulated_time_s(), 0.248);
+  EXPECT_EQ(evaluate(*task, {32, 2}).time_us, 2000);
+  EXPECT_DOUBLE_EQ(task->cost_s({32, 2}), 0.114);
+  const auto described = d.describe();
+  EXPECT_EQ(described.at("soc_version"), "Older_GPU");
+  EXPECT_EQ(described.at("problem_size"), (nlohmann::json{4096, 4096}));
+  EXPECT_EQ(described.at("optimum").at("config"), (nlohmann::json{{"bx", 32}, {"tile", 2}}));
+}
+
+// The validation spaces of the data folder, in the older layout, as they are.
+TEST(ReplayDevice, ReadsTheValidationSpacesWithoutDescriptions) {
+  AOE_REQUIRE_BENCHMARK_HUB_DATA();
+  const fs::path dir = kData / "validation";
+  if (!fs::is_directory(dir)) GTEST_SKIP() << "no validation/ folder in " << kData;
+  struct Expected {
+    const char* file;
+    const char* kernel;
+    size_t recorded, compile_failed, runtime_failed;
+  };
+  for (const Expected& e : {Expected{"convolution_RTX_2080_Ti.json.gz", "convolution_kernel", 6768, 1426, 86},
+                            Expected{"gemm_RTX_2080_Ti.json.gz", "Xgemm", 17956, 0, 0},
+                            Expected{"pnpoly_RTX_2080_Ti.json.gz", "cn_pnpoly", 4092, 0, 358}}) {
+    ReplayOptions o;
+    o.cachefile = dir / e.file;
+    ReplayDevice d(o);
+    const auto& counts = d.recorded().counts();
+    EXPECT_EQ(d.recorded().cachefile().kernel_name, e.kernel);
+    EXPECT_EQ(counts.recorded, e.recorded) << e.file;
+    EXPECT_EQ(counts.compile_failed, e.compile_failed) << e.file;
+    EXPECT_EQ(counts.runtime_failed, e.runtime_failed) << e.file;
+    EXPECT_EQ(counts.valid, e.recorded - e.compile_failed - e.runtime_failed) << e.file;
+    // Every recorded config is one of the space's, and valid: failures fail when run, not when checked.
+    auto task = d.prepare_replay(op(e.kernel));
+    for (const Record& r : d.recorded().cachefile().records) {
+      const auto config = d.recorded().config_of(r);
+      ASSERT_TRUE(config) << e.file << " " << r.key;
+      ASSERT_TRUE(d.recorded().check(*config).ok()) << e.file << " " << r.key;
+    }
+    const Config& base = d.recorded().space().default_config;
+    EXPECT_EQ(d.recorded().record(base)->outcome, Outcome::timed) << e.file;
+    EXPECT_EQ(evaluate(*task, base).time_us, d.recorded().record(base)->time_ms * 1000) << e.file;
+  }
+}
+
 }  // namespace
 }  // namespace aoe::replay
