@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <atomic>
 #include <cstdio>
 #include <fstream>
 #include <map>
