@@ -28,6 +28,7 @@
 
 #include "aoe/abi/aoe.h"
 #include "aoe/sdk/host.h"
+#include "aoe/sdk/op_class.h"
 #include "aoe/sdk/op_task.h"
 #include "aoe/sdk/searcher_client.h"
 #include "confidence_interval.h"
@@ -85,6 +86,7 @@ struct Outcome {
 struct Space {
   std::string name;
   std::string set;        // development, validation or simulator
+  std::string op_class;   // cube or vector, as AOE routes ops to searchers
   std::string cost_unit;  // "s" of the recorded session, or "evals"
   TuningSpace space;
   std::function<Measurement(const Config&)> check;
@@ -98,8 +100,8 @@ struct Space {
 
 // A recording in Kernel Tuner's current layout (with its kernel description)
 // or its older one (the cachefile alone).
-Space replay_space(const std::string& name, const std::string& set, const fs::path& cachefile,
-                   std::optional<fs::path> kernel) {
+Space replay_space(const std::string& name, const std::string& set, const std::string& op_class,
+                   const fs::path& cachefile, std::optional<fs::path> kernel) {
   aoe::replay::ReplayOptions options;
   options.cachefile = cachefile;
   options.kernel = std::move(kernel);
@@ -110,6 +112,7 @@ Space replay_space(const std::string& name, const std::string& set, const fs::pa
   Space s;
   s.name = name;
   s.set = set;
+  s.op_class = op_class;
   s.cost_unit = "s";
   s.space = task->space();
   s.check = [task](const Config& c) { return task->check(c); };
@@ -136,6 +139,7 @@ Space sim_space(const aoe::sim::SimDevice& device, const aoe::sdk::OpTask& task)
   Space s;
   s.name = task.name;
   s.set = "simulator";
+  s.op_class = aoe::sdk::op_class(task.op_type);
   s.cost_unit = "evals";
   s.space = model->space();
   s.check = [model](const Config& c) { return model->check(c); };
@@ -205,11 +209,11 @@ std::vector<Space> load_spaces(const Settings& settings) {
     std::printf("searcher_scores: the recorded GPU spaces are skipped: set AOE_KERNEL_TUNER_DATA or --data to the\n"
                 "folder of Kernel Tuner's benchmark_hub cachefiles (convolution_milo_A100.json.gz and the others)\n");
   if (development && !d.empty()) {
-    out.push_back(replay_space("replay convolution A100", "development", d / "convolution_milo_A100.json.gz",
+    out.push_back(replay_space("replay convolution A100", "development", "cube", d / "convolution_milo_A100.json.gz",
                                d / "convolution_milo.kernel.json"));
-    out.push_back(replay_space("replay convolution A4000", "development", d / "convolution_milo_A4000.json.gz",
+    out.push_back(replay_space("replay convolution A4000", "development", "cube", d / "convolution_milo_A4000.json.gz",
                                d / "convolution_milo.kernel.json"));
-    out.push_back(replay_space("replay dedispersion A4000", "development", d / "dedispersion_milo_A4000.json.gz",
+    out.push_back(replay_space("replay dedispersion A4000", "development", "vector", d / "dedispersion_milo_A4000.json.gz",
                                d / "dedispersion_milo.kernel.json"));
   }
   // Kernel Tuner's older layout: the cachefile alone. Scored, never tuned on.
@@ -217,9 +221,9 @@ std::vector<Space> load_spaces(const Settings& settings) {
   if (validation && !d.empty() && !fs::is_directory(v))
     std::printf("searcher_scores: the validation spaces are skipped: %s is not a folder\n", v.c_str());
   if (validation && !d.empty() && fs::is_directory(v)) {
-    out.push_back(replay_space("replay convolution 2080Ti", "validation", v / "convolution_RTX_2080_Ti.json.gz", {}));
-    out.push_back(replay_space("replay gemm 2080Ti", "validation", v / "gemm_RTX_2080_Ti.json.gz", {}));
-    out.push_back(replay_space("replay pnpoly 2080Ti", "validation", v / "pnpoly_RTX_2080_Ti.json.gz", {}));
+    out.push_back(replay_space("replay convolution 2080Ti", "validation", "cube", v / "convolution_RTX_2080_Ti.json.gz", {}));
+    out.push_back(replay_space("replay gemm 2080Ti", "validation", "cube", v / "gemm_RTX_2080_Ti.json.gz", {}));
+    out.push_back(replay_space("replay pnpoly 2080Ti", "validation", "vector", v / "pnpoly_RTX_2080_Ti.json.gz", {}));
   }
   if (settings.spaces == "all" || settings.spaces == "sim") {
     // The source tree's SoC files, after any the user names.
@@ -460,9 +464,9 @@ const char* const kRowFormat = "  %-12s %-22s %-22s %-19s %14s %14s\n";
 void print_space(const Space& space, const Baselines& b) {
   const bool seconds = space.cost_unit == "s";
   const auto failing = std::count(space.values.begin(), space.values.end(), kInf);
-  std::printf("\n%s (%s): %.0f configs, %zu valid of which %td fail to build or run, optimum %.4g us, median %.4g us,\n"
+  std::printf("\n%s (%s, %s ops): %.0f configs, %zu valid of which %td fail to build or run, optimum %.4g us, median %.4g us,\n"
               "  default %.4g us, target %.4g us\n",
-              space.name.c_str(), space.set.c_str(), space.space.size(), space.values.size(), failing,
+              space.name.c_str(), space.set.c_str(), space.op_class.c_str(), space.space.size(), space.values.size(), failing,
               b.plain.optimum(), b.plain.median(), space.values[*space.default_index], b.target);
   if (seconds)
     std::printf("  budget %.0f s of recorded tuning time and searcher time (random search: %llu evaluations at %.2f s each)\n",
@@ -473,10 +477,11 @@ void print_space(const Space& space, const Baselines& b) {
               "evals to 5%", "evals to 1%");
 }
 
-void print_set(const std::string& set, const std::vector<SearcherPlugin>& searchers,
-               std::map<std::string, SetTally>& tallies) {
+// `group` is a set, or a set's spaces of one op class ("simulator set, cube ops").
+void print_group(const std::string& group, const std::vector<SearcherPlugin>& searchers,
+                 std::map<std::string, SetTally>& tallies) {
   const size_t spaces = tallies.begin()->second.spaces;
-  std::printf("\n%s set: mean P over its %zu spaces, 95%% CI over the runs\n", set.c_str(), spaces);
+  std::printf("\n%s: mean P over its %zu spaces, 95%% CI over the runs\n", group.c_str(), spaces);
   std::printf("  %-12s %-22s %-22s %s\n", "searcher", "fair P [95% CI]", "head-start P [95% CI]", "   s/eval   props/s");
   for (const auto& searcher : searchers) {
     const SetTally& t = tallies[searcher.name];
@@ -543,13 +548,17 @@ int main(int argc, char** argv) {
         "per searcher second.\n",
         settings.grid, settings.cutoff * 100);
 
-    std::vector<std::string> sets;  // in the order they are scored
-    std::map<std::string, std::map<std::string, SetTally>> tallies;  // set -> searcher -> its runs
+    // Each set, then each set's spaces by op class: the evidence for a default per class.
+    std::vector<std::string> sets, classes;  // in the order they are scored
+    std::map<std::string, std::map<std::string, SetTally>> tallies;  // group -> searcher -> its runs
     for (const auto& space : spaces) {
       const Baselines baselines(space, settings.cutoff);
       const auto grid = score_grid(baselines, settings.grid);
       print_space(space, baselines);
-      if (std::find(sets.begin(), sets.end(), space.set) == sets.end()) sets.push_back(space.set);
+      const std::string set = space.set + " set";
+      const std::string set_class = set + ", " + space.op_class + " ops";
+      if (std::find(sets.begin(), sets.end(), set) == sets.end()) sets.push_back(set);
+      if (std::find(classes.begin(), classes.end(), set_class) == classes.end()) classes.push_back(set_class);
       for (const auto& searcher : searchers) {
         std::vector<Run> runs;
         for (uint64_t r = 0; r < settings.runs; ++r)
@@ -558,10 +567,13 @@ int main(int argc, char** argv) {
                     with_interval(confidence_interval_95(field_of(runs, &Run::head_start))).c_str(),
                     searcher_speed(runs).c_str(), reached(runs, &Run::to_5).c_str(), reached(runs, &Run::to_1).c_str());
         std::fflush(stdout);
-        tallies[space.set][searcher.name].add(runs);
+        tallies[set][searcher.name].add(runs);
+        tallies[set_class][searcher.name].add(runs);
       }
     }
-    for (const auto& set : sets) print_set(set, searchers, tallies[set]);
+    for (const auto& set : sets) print_group(set, searchers, tallies[set]);
+    std::sort(classes.begin(), classes.end());
+    for (const auto& group : classes) print_group(group, searchers, tallies[group]);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "searcher_scores: %s\n", e.what());
     return 1;

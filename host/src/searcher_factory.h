@@ -13,9 +13,6 @@ namespace aoe::host {
 
 class PluginRegistry;
 
-// The searcher used when the user names none.
-std::string default_searcher_for(const std::string& op_type);
-
 // The user's --searcher per op class, "" where the default applies. Takes one
 // name for every task, "cube=ga,vector=rl" (either part may be left out), or
 // AOE's list "RL,GA": GA tunes cube ops and RL vector ops, as in Auto Tune.
@@ -25,11 +22,16 @@ struct SearcherChoice {
 };
 SearcherChoice parse_searcher_choice(const std::string& text);
 
+// The searchers used where the user names none, by the device's target
+// (its describe()'s soc_version): the Ascend SoCs have their own.
+SearcherChoice default_searchers(const std::string& soc_version);
+
 class SearcherFactory {
  public:
   // Throws aoe::sdk::Error: invalid_argument for an unreadable choice,
   // not_found for a searcher no plugin provides.
-  SearcherFactory(const PluginRegistry& registry, aoe::sdk::Host host, const std::string& user_choice);
+  SearcherFactory(const PluginRegistry& registry, aoe::sdk::Host host, const std::string& user_choice,
+                  const std::string& soc_version);
   SearcherFactory(const SearcherFactory&) = delete;  // its table points at it
   SearcherFactory& operator=(const SearcherFactory&) = delete;
   const aoe_searcher_factory* table() const { return &table_; }

@@ -186,19 +186,12 @@ int run_tuning(const Settings& settings, PluginRegistry& registry, HostServices&
   const Component& device_component = find_or_exit(registry, AOE_KIND_DEVICE, settings.text("device"));
   const std::string& device_name = device_component.name;
   const aoe::sdk::Host host = services.host();
-  // An unreadable --searcher is the user's to fix; a name no plugin has, a plugin matter.
-  const SearcherFactory searchers = [&] {
-    try {
-      parse_searcher_choice(settings.text("searcher"));
-    } catch (const Error& e) {
-      throw ExitError(exit_usage, e.what());
-    }
-    try {
-      return SearcherFactory(registry, host, settings.text("searcher"));
-    } catch (const Error& e) {
-      throw ExitError(exit_plugin, e.what());
-    }
-  }();
+  // An unreadable --searcher is the user's to fix, before the model is read.
+  try {
+    parse_searcher_choice(settings.text("searcher"));
+  } catch (const Error& e) {
+    throw ExitError(exit_usage, e.what());
+  }
 
   const std::filesystem::path model = model_path(settings);
   const aoe::sdk::Graph graph = load_model(settings);
@@ -215,6 +208,14 @@ int run_tuning(const Settings& settings, PluginRegistry& registry, HostServices&
   const aoe_device_ref device_ref{sizeof(aoe_device_ref), device.get(), device_table};
   const json soc = aoe::sdk::DeviceClient(device_ref, host).describe();
   const std::string soc_version = soc.value("soc_version", device_name);
+  // A name no plugin has is a plugin matter.
+  const SearcherFactory searchers = [&] {
+    try {
+      return SearcherFactory(registry, host, settings.text("searcher"), soc_version);
+    } catch (const Error& e) {
+      throw ExitError(exit_plugin, e.what());
+    }
+  }();
 
   const Bank bank(bank_root(settings, bank_kind(mode)));
   services.set_bank(&bank);

@@ -40,6 +40,28 @@ TEST_F(AoeHostTest, SearcherPerClassByName) {
     EXPECT_EQ(op["searcher"], op["op_type"] == "MatMul" || op["op_type"] == "Gemm" ? "sa" : "random") << op.dump();
 }
 
+// Without --searcher: on an Ascend SoC rl tunes the cube ops and the
+// surrogate the rest; elsewhere the surrogate tunes every op.
+TEST_F(AoeHostTest, DefaultSearchersFollowTheDeviceAndTheOpClass) {
+  const auto ascend = tune("bert_layer.onnx", {"--budget", "4"});
+  ASSERT_EQ(ascend.exit_code, 0) << ascend.err;
+  const auto on_ascend = only_result();
+  size_t cube = 0;
+  for (const auto& op : on_ascend["OPAT"]["opat_tuned_operators"]) {
+    const bool is_cube = op["op_type"] == "MatMul" || op["op_type"] == "Gemm";
+    EXPECT_EQ(op["searcher"], is_cube ? "rl" : "surrogate") << op.dump();
+    cube += is_cube;
+  }
+  EXPECT_GE(cube, 4u);
+  for (const auto& f : result_files()) std::filesystem::remove(f);
+
+  const auto cpu = tune("mlp.onnx", {"--device", "cpu", "--budget", "2"});
+  ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+  const auto on_cpu = only_result();
+  EXPECT_FALSE(on_cpu["OPAT"]["opat_tuned_operators"].empty());
+  for (const auto& op : on_cpu["OPAT"]["opat_tuned_operators"]) EXPECT_EQ(op["searcher"], "surrogate") << op.dump();
+}
+
 TEST_F(AoeHostTest, UnreadableSearcherListsAreRefusedNamingTheItem) {
   for (const auto& [choice, says] : std::vector<std::pair<std::string, std::string>>{
            {"ga,sa", "'sa' in a list says no op class"},

@@ -2,6 +2,7 @@
 // bank across runs and processes, interruption, and the run's artefacts.
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <regex>
@@ -136,21 +137,28 @@ TEST_F(AoeHostTest, TheDefaultSearcherReachesTheExhaustiveOptimum) {
     }
     for (const auto& f : result_files()) std::filesystem::remove(f);
 
+    // Where the space is larger than the budget, a search is a draw: the
+    // median of three seeds must come within 5% of the optimum.
     const int budget = 300;
-    const auto tuned = tune(model, {"--budget", std::to_string(budget)},
-                            {{"TUNE_BANK_PATH", (dir_ / ("default_" + model)).string()}});
-    ASSERT_EQ(tuned.exit_code, 0) << tuned.err;
-    const json ops = only_result()["OPAT"]["opat_tuned_operators"];
-    ASSERT_EQ(ops.size(), optimum.size());
-    for (const auto& op : ops) {
-      const auto& [best_us, space] = optimum.at(op["op_name"].get<std::string>());
-      const double us = op["performance_after_tune(us)"].get<double>();
-      if (space <= budget)
-        EXPECT_DOUBLE_EQ(us, best_us) << op.dump(2);
-      else
-        EXPECT_LE(us, 1.05 * best_us) << op.dump(2);
+    std::map<std::string, std::vector<double>> found;  // op -> its time on each seed
+    for (const std::string seed : {"1", "2", "3"}) {
+      const auto tuned = tune(model, {"--budget", std::to_string(budget), "--seed", seed},
+                              {{"TUNE_BANK_PATH", (dir_ / ("default_" + seed + model)).string()}});
+      ASSERT_EQ(tuned.exit_code, 0) << tuned.err;
+      const json ops = only_result()["OPAT"]["opat_tuned_operators"];
+      ASSERT_EQ(ops.size(), optimum.size());
+      for (const auto& op : ops) {
+        const auto& [best_us, space] = optimum.at(op["op_name"].get<std::string>());
+        const double us = op["performance_after_tune(us)"].get<double>();
+        if (space <= budget) EXPECT_DOUBLE_EQ(us, best_us) << "seed " << seed << ": " << op.dump(2);
+        found[op["op_name"].get<std::string>()].push_back(us);
+      }
+      for (const auto& f : result_files()) std::filesystem::remove(f);
     }
-    for (const auto& f : result_files()) std::filesystem::remove(f);
+    for (auto& [name, times] : found) {
+      std::sort(times.begin(), times.end());
+      EXPECT_LE(times[1], 1.05 * optimum.at(name).first) << name << ": the median of three seeds";
+    }
   }
 }
 
