@@ -11,14 +11,19 @@ const std::vector<OptionSpec>& option_specs() {
        "AOE job type, when --plugin is not given: 1 subgraph (sgat), 2 operator (opat), 4 gradient (gdat)",
        {"1", "2", "4"}},
       {"device", "", OptionType::text, "ascend910", "target device, as listed by `aoe-host plugins`", {}},
-      {"model", "", OptionType::path, "", "the model to tune (ONNX)", {}},
+      {"model", "", OptionType::path, "", "the model to tune (ONNX, or a Caffe prototxt with --framework 0)", {}},
       {"singleop", "", OptionType::path, "", "tune ops described in AOE single-op JSON instead of a model", {}},
       {"framework", "", OptionType::text, "5",
-       "model framework, AOE numbering: 5 = ONNX (0 Caffe, 1 MindSpore and 3 TensorFlow are not read yet)", {"5"}},
+       "model framework, AOE numbering: 5 = ONNX, 0 = Caffe (--model prototxt, --weight caffemodel); "
+       "1 MindSpore and 3 TensorFlow are not read yet", {"0", "5"}},
+      {"weight", "", OptionType::path, "",
+       "Caffe (--framework 0): the trained weights (.caffemodel) of the --model prototxt; without it the "
+       "weights are known by their shapes alone", {}},
       {"input_shape", "", OptionType::text, "", "shapes for dynamic inputs: \"x:1,3,224,224;y:1,10\"", {}},
       {"searcher", "", OptionType::text, "",
        "search strategy: one for every task, or per op class cube=NAME,vector=NAME, or AOE's RL,GA "
-       "(GA for cube ops: Conv, MatMul, Gemm, attention; RL for the rest); default surrogate",
+       "(GA for cube ops: Conv, MatMul, Gemm, attention; RL for the rest); default: on Ascend SoCs rl for "
+       "cube ops and surrogate for the rest, elsewhere surrogate",
        {}},
       {"budget", "", OptionType::integer, "64", "measured evaluations per op task", {}},
       {"time_limit", "", OptionType::integer, "0", "seconds of search per op task; 0: no limit", {}},
@@ -59,14 +64,13 @@ const std::vector<OptionSpec>& option_specs() {
 const std::string* aoe_option_not_supported(const std::string& key) {
   static const std::string no_om = "aoe-host writes no offline (.om) model; it tunes and fills the knowledge bank";
   static const std::map<std::string, std::string> notes = {
-      {"weight", "Caffe models (--framework 0) are not read yet; convert the model to ONNX"},
       {"soc_version", "the SoC comes from --device (e.g. --device ascend910b); `aoe-host plugins` lists them"},
       {"precision_mode", no_om},
       {"op_select_implmode", no_om},
       {"optypelist_for_implmode", no_om},
       {"insert_op_conf", no_om},
       {"out_nodes", no_om},
-      {"input_format", "inputs are read as the ONNX model declares them"},
+      {"input_format", "inputs are read as the model declares them"},
       {"dynamic_batch_size", "give dynamic inputs one shape with --input_shape"},
       {"dynamic_image_size", "give dynamic inputs one shape with --input_shape"},
       {"dynamic_dims", "give dynamic inputs one shape with --input_shape"},

@@ -45,8 +45,9 @@ void validate(const OptionSpec& spec, const SettingValue& v) {
     std::string allowed;
     for (const auto& c : spec.choices) allowed += (allowed.empty() ? "" : ", ") + c;
     if (spec.key == "framework")
-      bad_value(spec.key, v.source, "AOE's framework " + v.text +
-                                        " is not read yet: aoe-host reads ONNX models (5); export the model to ONNX");
+      bad_value(spec.key, v.source,
+                "AOE's framework " + v.text + (v.text == "1" ? " (MindSpore)" : v.text == "3" ? " (TensorFlow)" : "") +
+                    " is not read yet: aoe-host reads ONNX (5) and Caffe (0) models; export the model to ONNX");
     bad_value(spec.key, v.source, "'" + v.text + "' is not one of " + allowed);
   }
   if (spec.type == OptionType::integer) {

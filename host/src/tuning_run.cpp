@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <map>
+#include <optional>
 
 #include "aoe/abi/version.h"
 #include "aoe/sdk/device_client.h"
@@ -12,6 +13,7 @@
 #include "bank.h"
 #include "command_line.h"
 #include "exit_error.h"
+#include "frontend/caffe_frontend.h"
 #include "frontend/onnx_frontend.h"
 #include "frontend/singleop_frontend.h"
 #include "host_services.h"
@@ -76,8 +78,18 @@ aoe::sdk::Graph load_model(const Settings& s) {
       throw ExitError(exit_model, e.what());
     }
   }
+  const bool caffe = s.text("framework") == "0";
+  const std::filesystem::path model = s.text("model");
+  if (s.has("weight") && !caffe)
+    throw ExitError(exit_usage, "--weight (" + s.source("weight") + ") is a Caffe model's weights: pass --framework 0 "
+                                "with the prototxt as --model");
+  if (!caffe && model.extension() == ".prototxt")
+    throw ExitError(exit_usage, "--model " + model.string() + " is a Caffe prototxt: pass --framework 0 (and its "
+                                "caffemodel as --weight)");
   try {
-    return load_onnx(s.text("model"), parse_input_shape(s.text("input_shape")));
+    const InputShapes shapes = parse_input_shape(s.text("input_shape"));
+    if (caffe) return load_caffe(model, s.has("weight") ? std::optional(std::filesystem::path(s.text("weight"))) : std::nullopt, shapes);
+    return load_onnx(model, shapes);
   } catch (const Error& e) {
     throw ExitError(e.code() == aoe::sdk::StatusCode::invalid_argument && s.has("input_shape") ? exit_usage : exit_model,
                     e.what());

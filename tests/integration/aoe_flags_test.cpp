@@ -2,6 +2,7 @@
 // in any case, RL,GA per op class, a named result file, the exit code of a
 // failed run, and AOE options aoe-host does not take refused by name.
 #include <regex>
+#include <set>
 
 #include "aoe_host_fixture.h"
 
@@ -85,10 +86,13 @@ TEST_F(AoeHostTest, JobTypeSelectsTheModeAndModeNamesTakeAnyCase) {
 TEST_F(AoeHostTest, AoeOptionsNotSupportedAreRefusedByName) {
   const auto weight = tune("mlp.onnx", {"--weight", "x.caffemodel"});
   EXPECT_EQ(weight.exit_code, 2);
-  EXPECT_NE(weight.err.find("AOE's option --weight is not supported"), std::string::npos) << weight.err;
-  const auto caffe = tune("mlp.onnx", {"--framework", "0"});
-  EXPECT_EQ(caffe.exit_code, 2);
-  EXPECT_NE(caffe.err.find("framework 0 is not read yet"), std::string::npos) << caffe.err;
+  EXPECT_NE(weight.err.find("is a Caffe model's weights: pass --framework 0"), std::string::npos) << weight.err;
+  const auto mindspore = tune("mlp.onnx", {"--framework", "1"});
+  EXPECT_EQ(mindspore.exit_code, 2);
+  EXPECT_NE(mindspore.err.find("framework 1 (MindSpore) is not read yet"), std::string::npos) << mindspore.err;
+  const auto tensorflow = tune("mlp.onnx", {"--framework", "3"});
+  EXPECT_EQ(tensorflow.exit_code, 2);
+  EXPECT_NE(tensorflow.err.find("framework 3 (TensorFlow) is not read yet"), std::string::npos) << tensorflow.err;
   const auto om = tune("mlp.onnx", {"--output", "m.om"});
   EXPECT_EQ(om.exit_code, 2);
   EXPECT_NE(om.err.find("no offline (.om) model"), std::string::npos) << om.err;
@@ -97,6 +101,37 @@ TEST_F(AoeHostTest, AoeOptionsNotSupportedAreRefusedByName) {
   EXPECT_NE(device.err.find("has only device 0"), std::string::npos) << device.err;
   EXPECT_EQ(tune("mlp.onnx", {"--budget", "4"}, {{"ASCEND_DEVICE_ID", "0"}}).exit_code, 0);
   EXPECT_TRUE(result_files().size() == 1);
+}
+
+// The command line of AOE's quick start, on the Caffe version of conv_block:
+// the same tasks, so the same bank entries, as the ONNX one.
+TEST_F(AoeHostTest, CaffeModelsTuneAsAoesQuickStartTunesThem) {
+  const auto onnx = tune("conv_block.onnx", {"--budget", "4"});
+  ASSERT_EQ(onnx.exit_code, 0) << onnx.err;
+  std::set<std::string> onnx_tasks;
+  const auto from_onnx = only_result();
+  for (const auto& op : from_onnx["OPAT"]["opat_tuned_operators"]) onnx_tasks.insert(op["signature_hash"].get<std::string>());
+  for (const auto& f : result_files()) std::filesystem::remove(f);
+
+  const auto caffe = aoe_host({"--framework", "0", "--model", model("conv_block.prototxt").string(), "--weight",
+                               model("conv_block.caffemodel").string(), "--job_type", "2", "--device", "ascend910",
+                               "--budget", "4"},
+                              {{"TUNE_BANK_PATH", (dir_ / "caffe_bank").string()}});
+  ASSERT_EQ(caffe.exit_code, 0) << caffe.err;
+  std::set<std::string> caffe_tasks;
+  const auto from_caffe = only_result();
+  for (const auto& op : from_caffe["OPAT"]["opat_tuned_operators"]) caffe_tasks.insert(op["signature_hash"].get<std::string>());
+  EXPECT_EQ(caffe_tasks, onnx_tasks);
+  EXPECT_EQ(caffe_tasks.size(), 2u);
+
+  // A prototxt taken for ONNX, and a caffemodel of another network, are the user's to fix.
+  const auto unflagged = aoe_host({"--model", model("conv_block.prototxt").string(), "--budget", "4"});
+  EXPECT_EQ(unflagged.exit_code, 2) << unflagged.err;
+  EXPECT_NE(unflagged.err.find("is a Caffe prototxt: pass --framework 0"), std::string::npos) << unflagged.err;
+  const auto mismatched = aoe_host({"--framework", "0", "--model", model("conv_block.prototxt").string(), "--weight",
+                                    model("mlp.caffemodel").string(), "--budget", "4"});
+  EXPECT_NE(mismatched.exit_code, 0);
+  EXPECT_NE(mismatched.err.find("Caffe layer 'conv1' (Convolution)"), std::string::npos) << mismatched.err;
 }
 
 TEST_F(AoeHostTest, HelpListsTheAcceptedValuesOfEachOption) {

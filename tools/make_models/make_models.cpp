@@ -1,5 +1,6 @@
 // Writes the example ONNX models that the README, tests and benchmarks use; inline weights are
 // seeded noise, external ones zeros.
+#include <google/protobuf/text_format.h>
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
 
@@ -17,6 +18,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "caffe_models.h"
 
 namespace {
 
@@ -243,14 +246,18 @@ onnx::ModelProto conv_block() {
   b.weight("bn_var", {64}, 0.4f, 1.0f);  // stays positive
   b.weight("conv2_w", {64, 64, 1, 1}, fan_in_scale(64));
   b.weight("conv2_b", {64}, 0.1f);
+  // Every Conv attribute written out, as PyTorch exports them (and the Caffe frontend reads them).
   b.node("Conv", {"x", "conv1_w"}, {"conv1"},
-         {attr("kernel_shape", std::vector<int64_t>{3, 3}), attr("pads", std::vector<int64_t>{1, 1, 1, 1}),
+         {attr("dilations", std::vector<int64_t>{1, 1}), attr("group", int64_t{1}),
+          attr("kernel_shape", std::vector<int64_t>{3, 3}), attr("pads", std::vector<int64_t>{1, 1, 1, 1}),
           attr("strides", std::vector<int64_t>{1, 1})});
   b.node("BatchNormalization", {"conv1", "bn_scale", "bn_bias", "bn_mean", "bn_var"}, {"bn1"},
          {attr("epsilon", 1e-5f)});
   b.node("Relu", {"bn1"}, {"act1"});
   b.node("Conv", {"act1", "conv2_w", "conv2_b"}, {"conv2"},
-         {attr("kernel_shape", std::vector<int64_t>{1, 1}), attr("strides", std::vector<int64_t>{1, 1})});
+         {attr("dilations", std::vector<int64_t>{1, 1}), attr("group", int64_t{1}),
+          attr("kernel_shape", std::vector<int64_t>{1, 1}), attr("pads", std::vector<int64_t>{0, 0, 0, 0}),
+          attr("strides", std::vector<int64_t>{1, 1})});
   b.node("Add", {"conv2", "x"}, {"residual"});
   b.node("Relu", {"residual"}, {"y"});
   return b.model();
@@ -528,6 +535,17 @@ void write(const onnx::ModelProto& model, const fs::path& path) {
   std::cout << "wrote " << path.string() << '\n';
 }
 
+// A Caffe network as a prototxt (text) or a caffemodel (binary).
+void write_caffe(const aoe::caffe::NetParameter& net, const fs::path& path, bool binary) {
+  replace_with(path, [&](std::ofstream& out) {
+    std::string bytes;
+    const bool ok = binary ? net.SerializeToString(&bytes) : google::protobuf::TextFormat::PrintToString(net, &bytes);
+    if (!ok) out.setstate(std::ios::failbit);
+    out << bytes;
+  });
+  std::cout << "wrote " << path.string() << '\n';
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -536,7 +554,7 @@ int main(int argc, char** argv) {
               << "writes mlp.onnx, bert_ffn.onnx, bert_ffn_dynamic.onnx, conv_block.onnx, and resnet50.onnx,\n"
               << "bert_base.onnx, bert_layer.onnx, bert_encoder12.onnx and mobilenet_v2.onnx with their weights\n"
               << "as external data in\n"
-              << "<model>.weights\n";
+              << "<model>.weights; and Caffe's conv_block and mlp (.prototxt, .caffemodel) and resnet50.prototxt\n";
     return 2;
   }
   try {
@@ -551,6 +569,11 @@ int main(int argc, char** argv) {
     write(bert_encoder("bert_layer", 1), dir / "bert_layer.onnx");
     write(bert_encoder("bert_encoder12", kBertBaseLayers), dir / "bert_encoder12.onnx");
     write(mobilenet_v2(), dir / "mobilenet_v2.onnx");
+    write_caffe(aoe::models::conv_block_caffe(false), dir / "conv_block.prototxt", false);
+    write_caffe(aoe::models::conv_block_caffe(true), dir / "conv_block.caffemodel", true);
+    write_caffe(aoe::models::mlp_caffe(false), dir / "mlp.prototxt", false);
+    write_caffe(aoe::models::mlp_caffe(true), dir / "mlp.caffemodel", true);
+    write_caffe(aoe::models::resnet50_caffe(), dir / "resnet50.prototxt", false);
   } catch (const std::exception& e) {
     std::cerr << "make_models: " << e.what() << '\n';
     return 1;

@@ -1,18 +1,13 @@
 // The ONNX frontend: protobuf in, checked and shape-inferred, graph IR out.
 #include "onnx_frontend.h"
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
-#include <climits>
-#include <cstring>
 #include <fstream>
 #include <optional>
 #include <set>
@@ -20,6 +15,7 @@
 
 #include "aoe/sdk/error.h"
 #include "guarded_schemas.h"
+#include "model_file.h"
 #include "shape_folding.h"
 #include "tensor_bounds.h"
 
@@ -72,36 +68,16 @@ int64_t parse_dim(std::string_view raw, const std::string& text, const std::stri
 
 // ---- reading and checking the file --------------------------------------------------------
 
-std::string quoted(const fs::path& path) { return "'" + path.string() + "'"; }
-
 onnx::ModelProto read_model(const fs::path& path) {
-  std::error_code ec;
-  if (!fs::exists(path, ec))
-    throw Error(StatusCode::not_found,
-                "ONNX model " + quoted(path) + " does not exist; check the --model path");
-  if (fs::is_directory(path, ec))
-    throw Error(StatusCode::invalid_argument,
-                "ONNX model " + quoted(path) + " is a directory; pass the .onnx file itself");
-  const auto size = fs::file_size(path, ec);
-  if (!ec && size >= static_cast<uintmax_t>(INT_MAX))
-    throw Error(StatusCode::unsupported,
-                "ONNX model " + quoted(path) + " is " + std::to_string(size) +
-                    " bytes; protobuf cannot parse a message of 2 GB or more: save the model with its "
-                    "weights as external data");
-
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw Error(StatusCode::io, "cannot open ONNX model " + quoted(path) + ": " + std::strerror(errno) +
-                                    "; check that it is readable");
-  google::protobuf::io::IstreamInputStream raw(&in);
-  google::protobuf::io::CodedInputStream coded(&raw);
-  // Older protobufs refuse messages over 64 MB by default; real models are bigger.
-  coded.SetTotalBytesLimit(INT_MAX);
+  std::ifstream in = open_model_file(path, "ONNX model", "--model");
   onnx::ModelProto model;
-  if (!model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage() || !model.has_graph())
+  if (!parse_binary_message(model, in) || !model.has_graph()) {
+    std::error_code ec;
+    const auto size = fs::file_size(path, ec);
     throw Error(StatusCode::invalid_argument,
                 "cannot parse ONNX model " + quoted(path) + " (" + std::to_string(ec ? 0 : size) +
                     " bytes): the file is truncated, corrupt or not an ONNX model; export or copy it again");
+  }
   return model;
 }
 
@@ -460,6 +436,10 @@ InputShapes parse_input_shape(const std::string& text) {
 
 sdk::Graph load_onnx(const std::filesystem::path& path, const InputShapes& input_shapes) {
   onnx::ModelProto model = read_model(path);
+  return load_onnx_model(model, path, input_shapes);
+}
+
+sdk::Graph load_onnx_model(onnx::ModelProto& model, const std::filesystem::path& path, const InputShapes& input_shapes) {
   const int64_t opset = default_opset(model, path);
   auto& graph = *model.mutable_graph();
   // The checker insists on a graph name; a nameless graph is still a usable one.

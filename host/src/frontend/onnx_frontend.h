@@ -9,6 +9,10 @@
 
 #include "aoe/sdk/graph.h"
 
+namespace onnx {
+class ModelProto;
+}
+
 namespace aoe::host {
 
 // Input name -> the fixed dims it is tuned for, as given by --input_shape.
@@ -27,5 +31,10 @@ InputShapes parse_input_shape(const std::string& text);
 // A value whose rank stays unknown has shape {-1}, so it is never taken for a scalar.
 // Throws sdk::Error naming the file and what to do when the model cannot be used.
 sdk::Graph load_onnx(const std::filesystem::path& model, const InputShapes& input_shapes = {});
+
+// The same for a model already in memory that another frontend built; `path`
+// is the file it came from, for messages and external data. Moves from `model`.
+sdk::Graph load_onnx_model(onnx::ModelProto& model, const std::filesystem::path& path,
+                           const InputShapes& input_shapes = {});
 
 }  // namespace aoe::host

@@ -1,0 +1,734 @@
+// The Caffe frontend: each layer becomes the ONNX nodes an exporter would
+// write, in an ONNX model built in memory, so one checker and one shape
+// inference serve both formats. The weights enter that model as inputs of
+// known shape, never with their data: tuning needs their shapes only.
+#include "caffe_frontend.h"
+
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/text_format.h>
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "aoe/sdk/error.h"
+#include "caffe.pb.h"
+#include "model_file.h"
+
+namespace aoe::host {
+namespace {
+
+namespace fs = std::filesystem;
+namespace caffe = aoe::caffe;
+using sdk::Error;
+using sdk::StatusCode;
+using Dims = std::vector<int64_t>;
+using Layer = caffe::LayerParameter;
+
+// Softmax takes one axis from opset 13 on, as Caffe's does.
+constexpr int64_t kOpset = 13;
+// No real network has a tensor of more elements; past it a file is hostile or broken.
+constexpr int64_t kMaxElements = int64_t{1} << 40;
+
+// ---- reading the files --------------------------------------------------------------------
+
+// The first error the text parser reports, with where it is.
+class FirstError : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, google::protobuf::io::ColumnNumber column, const std::string& message) override {
+    if (text_.empty())
+      text_ = "line " + std::to_string(line + 1) + ", column " + std::to_string(column + 1) + ": " + message;
+  }
+  const std::string& text() const { return text_; }
+
+ private:
+  std::string text_;
+};
+
+caffe::NetParameter read_prototxt(const fs::path& path) {
+  std::ifstream in = open_model_file(path, "Caffe prototxt", "--model");
+  std::stringstream text;
+  text << in.rdbuf();
+  caffe::NetParameter net;
+  google::protobuf::TextFormat::Parser parser;
+  FirstError errors;
+  parser.RecordErrorsTo(&errors);
+  // Training and solver fields (weight_filler, param, transform_param, ...) say nothing of the shapes.
+  parser.AllowUnknownField(true);
+  if (!parser.ParseFromString(text.str(), &net))
+    throw Error(StatusCode::invalid_argument, "cannot read Caffe prototxt " + quoted(path) + ": " + errors.text() +
+                                                  "; pass the network description (deploy.prototxt) as --model");
+  return net;
+}
+
+caffe::NetParameter read_caffemodel(const fs::path& path) {
+  std::ifstream in = open_model_file(path, "Caffe weights", "--weight");
+  caffe::NetParameter net;
+  if (!parse_binary_message(net, in))
+    throw Error(StatusCode::invalid_argument, "cannot parse Caffe weights " + quoted(path) +
+                                                  ": the file is truncated, corrupt or not a caffemodel; pass the "
+                                                  ".caffemodel trained with this prototxt as --weight");
+  return net;
+}
+
+// ---- the layers, in one form ------------------------------------------------------------
+
+const char* v1_type_name(caffe::V1LayerParameter::LayerType type) {
+  using T = caffe::V1LayerParameter;
+  static const std::map<int, const char*> names = {
+      {T::ABSVAL, "AbsVal"},        {T::ACCURACY, "Accuracy"},         {T::ARGMAX, "ArgMax"},
+      {T::BNLL, "BNLL"},            {T::CONCAT, "Concat"},             {T::CONTRASTIVE_LOSS, "ContrastiveLoss"},
+      {T::CONVOLUTION, "Convolution"}, {T::DATA, "Data"},              {T::DECONVOLUTION, "Deconvolution"},
+      {T::DROPOUT, "Dropout"},      {T::DUMMY_DATA, "DummyData"},      {T::EUCLIDEAN_LOSS, "EuclideanLoss"},
+      {T::ELTWISE, "Eltwise"},      {T::EXP, "Exp"},                   {T::FLATTEN, "Flatten"},
+      {T::HDF5_DATA, "HDF5Data"},   {T::HDF5_OUTPUT, "HDF5Output"},    {T::HINGE_LOSS, "HingeLoss"},
+      {T::IM2COL, "Im2col"},        {T::IMAGE_DATA, "ImageData"},      {T::INFOGAIN_LOSS, "InfogainLoss"},
+      {T::INNER_PRODUCT, "InnerProduct"}, {T::LRN, "LRN"},             {T::MEMORY_DATA, "MemoryData"},
+      {T::MULTINOMIAL_LOGISTIC_LOSS, "MultinomialLogisticLoss"},       {T::MVN, "MVN"},
+      {T::POOLING, "Pooling"},      {T::POWER, "Power"},               {T::RELU, "ReLU"},
+      {T::SIGMOID, "Sigmoid"},      {T::SIGMOID_CROSS_ENTROPY_LOSS, "SigmoidCrossEntropyLoss"},
+      {T::SILENCE, "Silence"},      {T::SOFTMAX, "Softmax"},           {T::SOFTMAX_LOSS, "SoftmaxWithLoss"},
+      {T::SPLIT, "Split"},          {T::SLICE, "Slice"},               {T::TANH, "TanH"},
+      {T::WINDOW_DATA, "WindowData"}, {T::THRESHOLD, "Threshold"}};
+  const auto it = names.find(type);
+  return it == names.end() ? "" : it->second;
+}
+
+Layer from_v1(const caffe::V1LayerParameter& v1) {
+  Layer l;
+  l.set_name(v1.name());
+  l.set_type(v1_type_name(v1.type()));
+  *l.mutable_bottom() = v1.bottom();
+  *l.mutable_top() = v1.top();
+  *l.mutable_include() = v1.include();
+  *l.mutable_exclude() = v1.exclude();
+  *l.mutable_blobs() = v1.blobs();
+  if (v1.has_concat_param()) *l.mutable_concat_param() = v1.concat_param();
+  if (v1.has_convolution_param()) *l.mutable_convolution_param() = v1.convolution_param();
+  if (v1.has_dropout_param()) *l.mutable_dropout_param() = v1.dropout_param();
+  if (v1.has_eltwise_param()) *l.mutable_eltwise_param() = v1.eltwise_param();
+  if (v1.has_inner_product_param()) *l.mutable_inner_product_param() = v1.inner_product_param();
+  if (v1.has_lrn_param()) *l.mutable_lrn_param() = v1.lrn_param();
+  if (v1.has_pooling_param()) *l.mutable_pooling_param() = v1.pooling_param();
+  if (v1.has_relu_param()) *l.mutable_relu_param() = v1.relu_param();
+  if (v1.has_softmax_param()) *l.mutable_softmax_param() = v1.softmax_param();
+  return l;
+}
+
+std::vector<Layer> layers_of(const caffe::NetParameter& net) {
+  std::vector<Layer> out(net.layer().begin(), net.layer().end());
+  for (const auto& v1 : net.layers()) out.push_back(from_v1(v1));
+  return out;
+}
+
+// A layer runs in the deployed network unless its rules keep it to training.
+bool runs_at_test(const Layer& l) {
+  const auto test = [](const caffe::NetStateRule& r) { return !r.has_phase() || r.phase() == caffe::TEST; };
+  if (l.include_size() > 0) return std::any_of(l.include().begin(), l.include().end(), test);
+  return std::none_of(l.exclude().begin(), l.exclude().end(), test);
+}
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// Losses and metrics need labels: a deployed network has none.
+bool training_only(const std::string& type) { return ends_with(type, "Loss") || type == "Accuracy" || type == "Silence"; }
+
+bool data_layer(const std::string& type) {
+  static const std::set<std::string> types = {"Data",       "ImageData", "MemoryData", "HDF5Data",
+                                              "WindowData", "DummyData", "AnnotatedData"};
+  return types.count(type) > 0;
+}
+
+std::string dims_text(const Dims& dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + (dims[i] < 0 ? std::string("?") : std::to_string(dims[i]));
+  return s + "]";
+}
+
+Dims blob_dims(const caffe::BlobProto& b) {
+  if (b.has_shape()) return Dims(b.shape().dim().begin(), b.shape().dim().end());
+  return {b.num(), b.channels(), b.height(), b.width()};
+}
+
+// Dims without their 1s: a legacy 4-D blob (1,1,N,K) holds an (N,K) matrix.
+Dims squeezed(const Dims& dims) {
+  Dims out;
+  for (int64_t d : dims)
+    if (d != 1) out.push_back(d);
+  return out;
+}
+
+// ---- the translation --------------------------------------------------------------------
+
+class Translator {
+ public:
+  Translator(const fs::path& prototxt, const caffe::NetParameter* weights, onnx::GraphProto& graph)
+      : path_(prototxt), graph_(graph), checking_(weights != nullptr) {
+    if (!weights) return;
+    for (const auto& l : weights->layer()) blobs_[l.name()] = &l.blobs();
+    for (const auto& l : weights->layers()) blobs_[l.name()] = &l.blobs();
+  }
+
+  void input(const std::string& blob, const Dims& dims) {
+    const std::string name = define(blob, "", dims);
+    auto* value = graph_.add_input();
+    value->set_name(name);
+    set_type(*value, dims);
+  }
+
+  // Translates `l`; true when it took `next` too (a Scale folded into a BatchNorm).
+  bool layer(const Layer& l, const Layer* next) {
+    const std::string& t = l.type();
+    if (t == "Convolution" || t == "Deconvolution") convolution(l, t == "Deconvolution");
+    else if (t == "Pooling") pooling(l);
+    else if (t == "InnerProduct") inner_product(l);
+    else if (t == "ReLU") relu(l);
+    else if (t == "PReLU") prelu(l);
+    else if (t == "BatchNorm") return batch_norm(l, next);
+    else if (t == "Scale") scale(l);
+    else if (t == "Eltwise") eltwise(l);
+    else if (t == "Concat") concat(l);
+    else if (t == "Softmax") softmax(l);
+    else if (t == "LRN") lrn(l);
+    else if (t == "Flatten") flatten(l);
+    else if (t == "Reshape") reshape(l);
+    else if (t == "Sigmoid" || t == "TanH" || t == "AbsVal") unary(l, t == "Sigmoid" ? "Sigmoid" : t == "TanH" ? "Tanh" : "Abs");
+    else if (t == "Dropout" || t == "Split") alias(l);
+    else
+      fail(l, "has a type aoe does not read; it reads Input, Convolution, Deconvolution, InnerProduct, Pooling, "
+              "ReLU, PReLU, BatchNorm, Scale, Eltwise, Concat, Softmax, LRN, Dropout, Split, Flatten, Reshape, "
+              "Sigmoid, TanH and AbsVal (losses and data layers of training are left out)");
+    return false;
+  }
+
+  // What no layer reads is what the network gives.
+  void finish() {
+    for (const auto& name : produced_)
+      if (!consumed_.count(name)) {
+        auto* value = graph_.add_output();
+        value->set_name(name);
+        set_type(*value, dims(name));
+      }
+    if (graph_.output_size() == 0)
+      throw Error(StatusCode::invalid_argument, "Caffe prototxt " + quoted(path_) + " has no layer whose output is left over");
+  }
+
+  const std::vector<std::string>& weights() const { return weights_; }
+
+ private:
+  [[noreturn]] void fail(const Layer& l, const std::string& what) const {
+    throw Error(StatusCode::invalid_argument,
+                "Caffe layer '" + l.name() + "' (" + l.type() + ") of " + quoted(path_) + " " + what);
+  }
+
+  // ---- values ----
+
+  // The value holding bottom i now; a layer that reads it consumes it.
+  const std::string& bottom(const Layer& l, int i, bool consume = true) {
+    if (l.bottom_size() <= i) fail(l, "has " + std::to_string(l.bottom_size()) + " bottoms; it needs " + std::to_string(i + 1));
+    const auto it = current_.find(l.bottom(i));
+    if (it == current_.end())
+      fail(l, "reads bottom '" + l.bottom(i) + "', which no earlier layer or input gives: check the layer order and names");
+    if (consume) consumed_.insert(it->second);
+    return it->second;
+  }
+
+  const Dims& dims(const std::string& value) const { return dims_.at(value); }
+
+  // A name not taken yet: `wanted`, else with the layer's name, else numbered.
+  std::string unique(const std::string& wanted, const std::string& layer) {
+    std::string name = wanted;
+    if (taken_.count(name) && !layer.empty()) name = wanted + "/" + layer;
+    for (int i = 2; taken_.count(name); ++i) name = wanted + "/" + std::to_string(i);
+    taken_.insert(name);
+    return name;
+  }
+
+  std::string define(const std::string& blob, const std::string& layer, const Dims& d) {
+    int64_t elements = 1;
+    for (int64_t x : d) {
+      if (x > kMaxElements || (x > 0 && elements > kMaxElements / x))
+        throw Error(StatusCode::invalid_argument, "Caffe blob '" + blob + "' of " + quoted(path_) + " would have shape " +
+                                                      dims_text(d) + ", over 2^40 elements: the prototxt is not a real network");
+      if (x > 0) elements *= x;
+    }
+    const std::string name = unique(blob, layer);
+    current_[blob] = name;
+    dims_[name] = d;
+    if (!layer.empty()) produced_.push_back(name);
+    return name;
+  }
+
+  std::string top(const Layer& l, int i, const Dims& d) {
+    if (l.top_size() <= i) fail(l, "has " + std::to_string(l.top_size()) + " tops; it needs " + std::to_string(i + 1));
+    return define(l.top(i), l.name(), d);
+  }
+
+  static void set_type(onnx::ValueInfoProto& value, const Dims& d) {
+    auto* tensor = value.mutable_type()->mutable_tensor_type();
+    tensor->set_elem_type(onnx::TensorProto::FLOAT);
+    auto* shape = tensor->mutable_shape();
+    for (int64_t x : d) {
+      auto* dim = shape->add_dim();
+      if (x > 0) dim->set_dim_value(x);
+    }
+  }
+
+  // A learned parameter: a graph input of its shape, checked against the
+  // caffemodel's blob `blob` when there is one (`blob` < 0: the model has none).
+  std::string weight(const Layer& l, const std::string& what, const Dims& d, int blob) {
+    if (blob >= 0 && checking_) {
+      const auto it = blobs_.find(l.name());
+      if (it == blobs_.end() || it->second->size() <= blob)
+        fail(l, "has no blob " + std::to_string(blob) + " (" + what +
+                    ") in the caffemodel: --weight is not the caffemodel of this prototxt");
+      const Dims got = blob_dims(it->second->Get(blob));
+      if (squeezed(got) != squeezed(d))
+        fail(l, "has " + what + " of shape " + dims_text(got) + " in the caffemodel, but the prototxt makes it " +
+                    dims_text(d) + ": --weight is not the caffemodel of this prototxt");
+    }
+    const std::string name = unique(l.name() + "/" + what, "");
+    auto* value = graph_.add_input();
+    value->set_name(name);
+    set_type(*value, d);
+    weights_.push_back(name);
+    return name;
+  }
+
+  std::string int64_constant(const std::string& name, const Dims& values) {
+    const std::string unique_name = unique(name, "");
+    auto* t = graph_.add_initializer();
+    t->set_name(unique_name);
+    t->set_data_type(onnx::TensorProto::INT64);
+    t->add_dims(static_cast<int64_t>(values.size()));
+    for (int64_t v : values) t->add_int64_data(v);
+    return unique_name;
+  }
+
+  onnx::NodeProto& node(const Layer& l, const std::string& op, const std::vector<std::string>& inputs,
+                        const std::string& output) {
+    auto* n = graph_.add_node();
+    // The layer's name, numbered for its second node and on.
+    std::string name = l.name();
+    for (int i = 2; !node_names_.insert(name).second; ++i) name = l.name() + "/" + std::to_string(i);
+    n->set_name(name);
+    n->set_op_type(op);
+    for (const auto& i : inputs) n->add_input(i);
+    n->add_output(output);
+    return *n;
+  }
+
+  static void attr(onnx::NodeProto& n, const std::string& name, const Dims& values) {
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INTS);
+    for (int64_t v : values) a->add_ints(v);
+  }
+  static void attr(onnx::NodeProto& n, const std::string& name, int64_t value) {
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(value);
+  }
+  static void attr(onnx::NodeProto& n, const std::string& name, float value) {
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::FLOAT);
+    a->set_f(value);
+  }
+
+  // An image-shaped input, [N, C, H, W], and its channel count.
+  const Dims& image(const Layer& l, const std::string& value) {
+    const Dims& d = dims(value);
+    if (d.size() != 4) fail(l, "reads " + dims_text(d) + "; aoe reads this layer on 4-D [N,C,H,W] blobs only");
+    return d;
+  }
+
+  int64_t axis_of(const Layer& l, int64_t axis, size_t rank) {
+    const int64_t r = static_cast<int64_t>(rank);
+    if (axis < -r || axis >= r) fail(l, "names axis " + std::to_string(axis) + " of a " + std::to_string(rank) + "-D blob");
+    return axis < 0 ? axis + r : axis;
+  }
+
+  // ---- layers ----
+
+  void convolution(const Layer& l, bool transposed) {
+    const auto& p = l.convolution_param();
+    const std::string x = bottom(l, 0);
+    const Dims& in = image(l, x);
+    const auto pick = [](const auto& values, int i, int64_t otherwise) -> int64_t {
+      if (values.empty()) return otherwise;
+      return values.size() > i ? values.Get(i) : values.Get(0);
+    };
+    const int64_t kh = p.has_kernel_h() ? p.kernel_h() : pick(p.kernel_size(), 0, 0);
+    const int64_t kw = p.has_kernel_w() ? p.kernel_w() : pick(p.kernel_size(), 1, 0);
+    const int64_t sh = p.has_stride_h() ? p.stride_h() : pick(p.stride(), 0, 1);
+    const int64_t sw = p.has_stride_w() ? p.stride_w() : pick(p.stride(), 1, 1);
+    const int64_t ph = p.has_pad_h() ? p.pad_h() : pick(p.pad(), 0, 0);
+    const int64_t pw = p.has_pad_w() ? p.pad_w() : pick(p.pad(), 1, 0);
+    const int64_t dh = pick(p.dilation(), 0, 1), dw = pick(p.dilation(), 1, 1);
+    const int64_t group = p.group(), outputs = p.num_output(), channels = in[1];
+    if (kh <= 0 || kw <= 0 || sh <= 0 || sw <= 0 || dh <= 0 || dw <= 0)
+      fail(l, "needs a kernel size, and strides and dilations of at least 1");
+    if (p.axis() != 1) fail(l, "convolves along axis " + std::to_string(p.axis()) + "; aoe reads axis 1 only");
+    if (group <= 0 || outputs <= 0 || channels % group != 0 || outputs % group != 0)
+      fail(l, "has " + std::to_string(outputs) + " outputs in " + std::to_string(group) + " groups over " +
+                  std::to_string(channels) + " channels: both counts must divide by the groups");
+    const auto out_dim = [&](int64_t size, int64_t k, int64_t s, int64_t pad, int64_t d) {
+      const int64_t extent = d * (k - 1) + 1;
+      return transposed ? s * (size - 1) + extent - 2 * pad : (size + 2 * pad - extent) / s + 1;
+    };
+    const Dims out = {in[0], outputs, out_dim(in[2], kh, sh, ph, dh), out_dim(in[3], kw, sw, pw, dw)};
+    if (out[2] <= 0 || out[3] <= 0) fail(l, "leaves no output of the input " + dims_text(in));
+    const Dims w = transposed ? Dims{channels, outputs / group, kh, kw} : Dims{outputs, channels / group, kh, kw};
+    std::vector<std::string> inputs = {x, weight(l, "weight", w, 0)};
+    if (p.bias_term()) inputs.push_back(weight(l, "bias", {outputs}, 1));
+    // The attributes as PyTorch exports them, so both give one bank entry.
+    auto& n = node(l, transposed ? "ConvTranspose" : "Conv", inputs, top(l, 0, out));
+    attr(n, "dilations", Dims{dh, dw});
+    attr(n, "group", group);
+    attr(n, "kernel_shape", Dims{kh, kw});
+    attr(n, "pads", Dims{ph, pw, ph, pw});
+    attr(n, "strides", Dims{sh, sw});
+  }
+
+  void pooling(const Layer& l) {
+    const auto& p = l.pooling_param();
+    if (p.pool() == caffe::PoolingParameter::STOCHASTIC) fail(l, "pools stochastically, which only training does");
+    const bool max = p.pool() == caffe::PoolingParameter::MAX;
+    const std::string x = bottom(l, 0);
+    const Dims& in = image(l, x);
+    if (p.global_pooling()) {
+      node(l, max ? "GlobalMaxPool" : "GlobalAveragePool", {x}, top(l, 0, {in[0], in[1], 1, 1}));
+      return;
+    }
+    const int64_t kh = p.has_kernel_h() ? p.kernel_h() : p.kernel_size();
+    const int64_t kw = p.has_kernel_w() ? p.kernel_w() : p.kernel_size();
+    const int64_t sh = p.has_stride_h() ? p.stride_h() : p.stride();
+    const int64_t sw = p.has_stride_w() ? p.stride_w() : p.stride();
+    const int64_t ph = p.has_pad_h() ? p.pad_h() : p.pad();
+    const int64_t pw = p.has_pad_w() ? p.pad_w() : p.pad();
+    if (kh <= 0 || kw <= 0 || sh <= 0 || sw <= 0) fail(l, "needs a kernel size and strides of at least 1");
+    if (ph >= kh || pw >= kw) fail(l, "pads by as much as its kernel");
+    // Caffe rounds up unless told otherwise, and never starts a window in the padding alone.
+    const bool ceil = p.round_mode() == caffe::PoolingParameter::CEIL;
+    const auto out_dim = [&](int64_t size, int64_t k, int64_t s, int64_t pad) {
+      const int64_t span = size + 2 * pad - k;
+      int64_t out = (ceil ? (span + s - 1) / s : span / s) + 1;
+      if (pad > 0 && (out - 1) * s >= size + pad) --out;
+      return out;
+    };
+    const Dims out = {in[0], in[1], out_dim(in[2], kh, sh, ph), out_dim(in[3], kw, sw, pw)};
+    if (in[2] + 2 * ph < kh || in[3] + 2 * pw < kw) fail(l, "has a kernel larger than its input " + dims_text(in));
+    auto& n = node(l, max ? "MaxPool" : "AveragePool", {x}, top(l, 0, out));
+    attr(n, "kernel_shape", Dims{kh, kw});
+    attr(n, "pads", Dims{ph, pw, ph, pw});
+    attr(n, "strides", Dims{sh, sw});
+    // Where rounding up gives another size than ONNX's default rounding down.
+    if ((in[2] + 2 * ph - kh) / sh + 1 != out[2] || (in[3] + 2 * pw - kw) / sw + 1 != out[3]) attr(n, "ceil_mode", int64_t{1});
+    if (!max && (ph > 0 || pw > 0)) attr(n, "count_include_pad", int64_t{1});
+  }
+
+  void inner_product(const Layer& l) {
+    const auto& p = l.inner_product_param();
+    std::string x = bottom(l, 0);
+    const Dims in = dims(x);
+    if (p.axis() != 1 || in.size() < 2) fail(l, "multiplies along axis " + std::to_string(p.axis()) + " of " + dims_text(in) + "; aoe reads axis 1 only");
+    int64_t features = 1;
+    for (size_t i = 1; i < in.size(); ++i) features *= in[i];
+    const int64_t outputs = p.num_output();
+    if (outputs <= 0) fail(l, "has no num_output");
+    if (in.size() > 2) {
+      // Caffe flattens what follows the axis implicitly; ONNX exporters write the Flatten.
+      const std::string flat = define(l.name() + "/flatten", l.name(), {in[0], features});
+      attr(node(l, "Flatten", {x}, flat), "axis", int64_t{1});
+      consumed_.insert(flat);
+      x = flat;
+    }
+    std::vector<std::string> inputs = {x, weight(l, "weight", p.transpose() ? Dims{features, outputs} : Dims{outputs, features}, 0)};
+    if (p.bias_term()) inputs.push_back(weight(l, "bias", {outputs}, 1));
+    auto& n = node(l, "Gemm", inputs, top(l, 0, {in[0], outputs}));
+    attr(n, "alpha", 1.0f);
+    attr(n, "beta", 1.0f);
+    if (!p.transpose()) attr(n, "transB", int64_t{1});
+  }
+
+  void relu(const Layer& l) {
+    const std::string x = bottom(l, 0);
+    const float slope = l.relu_param().negative_slope();
+    auto& n = node(l, slope != 0 ? "LeakyRelu" : "Relu", {x}, top(l, 0, dims(x)));
+    if (slope != 0) attr(n, "alpha", slope);
+  }
+
+  void prelu(const Layer& l) {
+    const std::string x = bottom(l, 0);
+    const Dims in = dims(x);
+    if (in.size() < 2) fail(l, "reads " + dims_text(in) + "; it needs channels on axis 1");
+    // The slopes broadcast over what follows the channels.
+    Dims slope = {l.prelu_param().channel_shared() ? 1 : in[1]};
+    slope.resize(in.size() - 1, 1);
+    node(l, "PRelu", {x, weight(l, "slope", slope, 0)}, top(l, 0, in));
+  }
+
+  // Caffe's BatchNorm only normalises; the Scale after it, if any, is its
+  // gamma and beta: together one BatchNormalization, as in ONNX exports.
+  bool batch_norm(const Layer& l, const Layer* next) {
+    const std::string x = bottom(l, 0);
+    const Dims in = dims(x);
+    if (in.size() < 2) fail(l, "reads " + dims_text(in) + "; it needs channels on axis 1");
+    const int64_t c = in[1];
+    const bool folds = next && next->type() == "Scale" && next->bottom_size() == 1 && next->top_size() == 1 &&
+                       l.top_size() == 1 &&
+                       next->bottom(0) == l.top(0) && next->scale_param().axis() == 1 && next->scale_param().num_axes() == 1;
+    const std::string mean = weight(l, "mean", {c}, 0), var = weight(l, "variance", {c}, 1);
+    std::string gamma, beta;
+    if (folds) {
+      gamma = weight(*next, "scale", {c}, 0);
+      beta = weight(*next, "bias", {c}, next->scale_param().bias_term() ? 1 : -1);
+    } else {
+      gamma = weight(l, "scale", {c}, -1);
+      beta = weight(l, "bias", {c}, -1);
+    }
+    const std::string out = folds ? define(next->top(0), next->name(), in) : top(l, 0, in);
+    attr(node(l, "BatchNormalization", {x, gamma, beta, mean, var}, out), "epsilon", l.batch_norm_param().eps());
+    return folds;
+  }
+
+  void scale(const Layer& l) {
+    const auto& p = l.scale_param();
+    const std::string x = bottom(l, 0);
+    const Dims in = dims(x);
+    if (l.bottom_size() != 1 || p.axis() != 1 || p.num_axes() != 1 || in.size() < 2)
+      fail(l, "is read with one bottom, axis 1 and num_axes 1 only");
+    Dims per_channel = {in[1]};
+    per_channel.resize(in.size() - 1, 1);
+    const std::string scaled = p.bias_term() ? define(l.name() + "/scaled", l.name(), in) : top(l, 0, in);
+    node(l, "Mul", {x, weight(l, "scale", per_channel, 0)}, scaled);
+    if (!p.bias_term()) return;
+    consumed_.insert(scaled);
+    node(l, "Add", {scaled, weight(l, "bias", per_channel, 1)}, top(l, 0, in));
+  }
+
+  void eltwise(const Layer& l) {
+    const auto& p = l.eltwise_param();
+    if (l.bottom_size() < 2) fail(l, "needs two bottoms or more");
+    if (std::any_of(p.coeff().begin(), p.coeff().end(), [](float c) { return c != 1.0f; }))
+      fail(l, "weighs its bottoms by coefficients other than 1, which aoe does not read");
+    std::vector<std::string> in;
+    for (int i = 0; i < l.bottom_size(); ++i) in.push_back(bottom(l, i));
+    const Dims d = dims(in[0]);
+    for (const auto& v : in)
+      if (dims(v) != d) fail(l, "adds blobs of shapes " + dims_text(d) + " and " + dims_text(dims(v)));
+    if (p.operation() == caffe::EltwiseParameter::MAX) {
+      node(l, "Max", in, top(l, 0, d));
+      return;
+    }
+    const char* op = p.operation() == caffe::EltwiseParameter::SUM ? "Add" : "Mul";
+    std::string acc = in[0];
+    for (size_t i = 1; i < in.size(); ++i) {
+      const bool last = i + 1 == in.size();
+      const std::string out = last ? top(l, 0, d) : define(l.name() + "/" + std::to_string(i), l.name(), d);
+      node(l, op, {acc, in[i]}, out);
+      if (!last) consumed_.insert(out);
+      acc = out;
+    }
+  }
+
+  void concat(const Layer& l) {
+    const auto& p = l.concat_param();
+    std::vector<std::string> in;
+    for (int i = 0; i < l.bottom_size(); ++i) in.push_back(bottom(l, i));
+    if (in.empty()) fail(l, "has no bottom");
+    Dims d = dims(in[0]);
+    const int64_t axis = axis_of(l, p.has_axis() || !p.has_concat_dim() ? p.axis() : p.concat_dim(), d.size());
+    for (size_t i = 1; i < in.size(); ++i) {
+      const Dims& o = dims(in[i]);
+      for (size_t k = 0; k < d.size(); ++k)
+        if (o.size() != d.size() || (static_cast<int64_t>(k) != axis && o[k] != d[k]))
+          fail(l, "joins " + dims_text(d) + " and " + dims_text(o) + " along axis " + std::to_string(axis));
+      d[axis] += o[axis];
+    }
+    attr(node(l, "Concat", in, top(l, 0, d)), "axis", axis);
+  }
+
+  void softmax(const Layer& l) {
+    const std::string x = bottom(l, 0);
+    const Dims in = dims(x);
+    attr(node(l, "Softmax", {x}, top(l, 0, in)), "axis", axis_of(l, l.softmax_param().axis(), in.size()));
+  }
+
+  void lrn(const Layer& l) {
+    const auto& p = l.lrn_param();
+    if (p.norm_region() != caffe::LRNParameter::ACROSS_CHANNELS) fail(l, "normalises within channels, which aoe does not read");
+    const std::string x = bottom(l, 0);
+    auto& n = node(l, "LRN", {x}, top(l, 0, image(l, x)));
+    attr(n, "alpha", p.alpha());
+    attr(n, "beta", p.beta());
+    attr(n, "bias", p.k());
+    attr(n, "size", static_cast<int64_t>(p.local_size()));
+  }
+
+  void flatten(const Layer& l) {
+    const std::string x = bottom(l, 0);
+    const Dims in = dims(x);
+    const int64_t first = axis_of(l, l.flatten_param().axis(), in.size());
+    const int64_t last = axis_of(l, l.flatten_param().end_axis(), in.size());
+    if (last < first) fail(l, "ends before it starts");
+    Dims out(in.begin(), in.begin() + first);
+    int64_t joined = 1;
+    for (int64_t i = first; i <= last; ++i) joined *= in[i];
+    out.push_back(joined);
+    out.insert(out.end(), in.begin() + last + 1, in.end());
+    if (first == 1 && last + 1 == static_cast<int64_t>(in.size())) {
+      attr(node(l, "Flatten", {x}, top(l, 0, out)), "axis", int64_t{1});
+      return;
+    }
+    node(l, "Reshape", {x, int64_constant(l.name() + "/shape", out)}, top(l, 0, out));
+  }
+
+  void reshape(const Layer& l) {
+    const auto& p = l.reshape_param();
+    if (p.axis() != 0 || p.num_axes() != -1) fail(l, "reshapes part of its blob (axis, num_axes), which aoe does not read");
+    const std::string x = bottom(l, 0);
+    const Dims in = dims(x);
+    Dims out(p.shape().dim().begin(), p.shape().dim().end());
+    int64_t known = 1, total = 1, inferred = -1;
+    for (int64_t d : in) total *= d;
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (out[i] == 0) {
+        if (i >= in.size()) fail(l, "copies dim " + std::to_string(i) + " of " + dims_text(in));
+        out[i] = in[i];
+      }
+      if (out[i] == -1) {
+        if (inferred >= 0) fail(l, "infers two dims");
+        inferred = static_cast<int64_t>(i);
+      } else if (out[i] <= 0) {
+        fail(l, "asks for dim " + std::to_string(out[i]));
+      } else {
+        known *= out[i];
+      }
+    }
+    if (inferred >= 0 && known > 0 && total % known == 0) out[inferred] = total / known;
+    int64_t product = 1;
+    for (int64_t d : out) product *= d;
+    if (product != total) fail(l, "cannot make " + dims_text(in) + " into " + dims_text(Dims(p.shape().dim().begin(), p.shape().dim().end())));
+    node(l, "Reshape", {x, int64_constant(l.name() + "/shape", out)}, top(l, 0, out));
+  }
+
+  void unary(const Layer& l, const char* op) {
+    const std::string x = bottom(l, 0);
+    node(l, op, {x}, top(l, 0, dims(x)));
+  }
+
+  // Identity at test time: every top is the bottom.
+  void alias(const Layer& l) {
+    const std::string x = bottom(l, 0, false);
+    for (const auto& t : l.top()) current_[t] = x;
+  }
+
+  fs::path path_;
+  onnx::GraphProto& graph_;
+  bool checking_;                                                // against a caffemodel's blobs
+  std::map<std::string, const google::protobuf::RepeatedPtrField<caffe::BlobProto>*> blobs_;  // by layer name
+  std::map<std::string, std::string> current_;                   // Caffe blob -> the value holding it now
+  std::map<std::string, Dims> dims_;                             // value -> its shape
+  std::set<std::string> taken_, consumed_, node_names_;
+  std::vector<std::string> produced_, weights_;
+};
+
+// ---- inputs ---------------------------------------------------------------------------------
+
+struct NetInput {
+  std::string name;
+  Dims dims;  // -1 where unknown
+};
+
+std::vector<NetInput> declared_inputs(const caffe::NetParameter& net, const std::vector<Layer>& layers, const fs::path& path) {
+  std::vector<NetInput> out;
+  for (int i = 0; i < net.input_size(); ++i) {
+    Dims d;
+    if (i < net.input_shape_size()) d.assign(net.input_shape(i).dim().begin(), net.input_shape(i).dim().end());
+    else if (net.input_dim_size() >= 4 * (i + 1)) d.assign(net.input_dim().begin() + 4 * i, net.input_dim().begin() + 4 * i + 4);
+    out.push_back({net.input(i), d});
+  }
+  for (const Layer& l : layers) {
+    if (!runs_at_test(l)) continue;
+    if (l.type() == "Input")
+      for (int t = 0; t < l.top_size(); ++t) {
+        const auto& shapes = l.input_param().shape();
+        Dims d;
+        if (!shapes.empty()) {
+          const auto& s = shapes.Get(t < shapes.size() ? t : 0);
+          d.assign(s.dim().begin(), s.dim().end());
+        }
+        out.push_back({l.top(t), d});
+      }
+    // A data layer's first top is the batch of images; the rest (labels) only training reads.
+    if (data_layer(l.type()) && l.top_size() > 0) out.push_back({l.top(0), {}});
+  }
+  if (out.empty())
+    throw Error(StatusCode::invalid_argument, "Caffe prototxt " + quoted(path) +
+                                                  " declares no input (an Input layer, or input: with input_shape)");
+  return out;
+}
+
+void apply_shapes(std::vector<NetInput>& inputs, const InputShapes& shapes, const fs::path& path) {
+  std::string names;
+  for (const auto& i : inputs) names += (names.empty() ? "" : ", ") + i.name;
+  for (const auto& [name, dims] : shapes) {
+    const auto it = std::find_if(inputs.begin(), inputs.end(), [&](const NetInput& i) { return i.name == name; });
+    if (it == inputs.end())
+      throw Error(StatusCode::invalid_argument, "--input_shape names '" + name + "', which is not an input of Caffe prototxt " +
+                                                    quoted(path) + "; its inputs: " + names);
+    it->dims = dims;
+  }
+  for (auto& i : inputs) {
+    const bool known = !i.dims.empty() && std::all_of(i.dims.begin(), i.dims.end(), [](int64_t d) { return d >= 1; });
+    if (!known)
+      throw Error(StatusCode::invalid_argument, "input '" + i.name + "' of Caffe prototxt " + quoted(path) + " has no fixed shape (" +
+                                                    dims_text(i.dims) + "): give it with --input_shape, e.g. \"" + i.name +
+                                                    ":1,3,224,224\"");
+  }
+}
+
+}  // namespace
+
+sdk::Graph load_caffe(const fs::path& prototxt, const std::optional<fs::path>& caffemodel, const InputShapes& input_shapes) {
+  const caffe::NetParameter net = read_prototxt(prototxt);
+  const std::optional<caffe::NetParameter> trained =
+      caffemodel ? std::optional<caffe::NetParameter>(read_caffemodel(*caffemodel)) : std::nullopt;
+  const std::vector<Layer> layers = layers_of(net);
+  std::vector<NetInput> inputs = declared_inputs(net, layers, prototxt);
+  apply_shapes(inputs, input_shapes, prototxt);
+
+  onnx::ModelProto model;
+  model.set_ir_version(7);
+  model.set_producer_name("aoe caffe frontend");
+  model.add_opset_import()->set_version(kOpset);
+  auto& graph = *model.mutable_graph();
+  graph.set_name(net.name().empty() ? prototxt.stem().string() : net.name());
+  Translator translate(prototxt, trained ? &*trained : nullptr, graph);
+  for (const auto& i : inputs) translate.input(i.name, i.dims);
+  std::vector<const Layer*> running;
+  for (const Layer& l : layers)
+    if (runs_at_test(l) && l.type() != "Input" && !data_layer(l.type()) && !training_only(l.type())) running.push_back(&l);
+  for (size_t i = 0; i < running.size(); ++i)
+    if (translate.layer(*running[i], i + 1 < running.size() ? running[i + 1] : nullptr)) ++i;
+  translate.finish();
+
+  sdk::Graph out = load_onnx_model(model, prototxt);
+  // The weights were inputs only so that their shapes were known.
+  for (const auto& w : translate.weights()) {
+    out.tensors.at(w).constant = true;
+    out.inputs.erase(std::remove(out.inputs.begin(), out.inputs.end(), w), out.inputs.end());
+  }
+  return out;
+}
+
+}  // namespace aoe::host
