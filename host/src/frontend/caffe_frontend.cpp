@@ -33,6 +33,8 @@ using Layer = caffe::LayerParameter;
 constexpr int64_t kOpset = 13;
 // No real network has a tensor of more elements; past it a file is hostile or broken.
 constexpr int64_t kMaxElements = int64_t{1} << 40;
+// Nor a window (kernel, stride, pad, dilation) this wide: with it, no size arithmetic overflows.
+constexpr int64_t kMaxWindow = int64_t{1} << 20;
 
 // ---- reading the files --------------------------------------------------------------------
 
@@ -156,6 +158,16 @@ Dims blob_dims(const caffe::BlobProto& b) {
   return {b.num(), b.channels(), b.height(), b.width()};
 }
 
+// The product of the dims, or -1 past kMaxElements; an unknown dim counts 1.
+int64_t elements_of(const Dims& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    if (d > kMaxElements || (d > 0 && n > kMaxElements / d)) return -1;
+    if (d > 0) n *= d;
+  }
+  return n;
+}
+
 // Dims without their 1s: a legacy 4-D blob (1,1,N,K) holds an (N,K) matrix.
 Dims squeezed(const Dims& dims) {
   Dims out;
@@ -250,14 +262,15 @@ class Translator {
     return name;
   }
 
+  // Every tensor's element count is checked before any arithmetic on it can overflow.
+  void check_size(const std::string& what, const Dims& d) const {
+    if (elements_of(d) < 0)
+      throw Error(StatusCode::invalid_argument, "Caffe " + what + " of " + quoted(path_) + " would have shape " +
+                                                    dims_text(d) + ", over 2^40 elements: the prototxt is not a real network");
+  }
+
   std::string define(const std::string& blob, const std::string& layer, const Dims& d) {
-    int64_t elements = 1;
-    for (int64_t x : d) {
-      if (x > kMaxElements || (x > 0 && elements > kMaxElements / x))
-        throw Error(StatusCode::invalid_argument, "Caffe blob '" + blob + "' of " + quoted(path_) + " would have shape " +
-                                                      dims_text(d) + ", over 2^40 elements: the prototxt is not a real network");
-      if (x > 0) elements *= x;
-    }
+    check_size("blob '" + blob + "'", d);
     const std::string name = unique(blob, layer);
     current_[blob] = name;
     dims_[name] = d;
@@ -293,6 +306,7 @@ class Translator {
         fail(l, "has " + what + " of shape " + dims_text(got) + " in the caffemodel, but the prototxt makes it " +
                     dims_text(d) + ": --weight is not the caffemodel of this prototxt");
     }
+    check_size("weight '" + what + "' of layer '" + l.name() + "'", d);
     const std::string name = unique(l.name() + "/" + what, "");
     auto* value = graph_.add_input();
     value->set_name(name);
@@ -376,6 +390,8 @@ class Translator {
     const int64_t group = p.group(), outputs = p.num_output(), channels = in[1];
     if (kh <= 0 || kw <= 0 || sh <= 0 || sw <= 0 || dh <= 0 || dw <= 0)
       fail(l, "needs a kernel size, and strides and dilations of at least 1");
+    if (std::max({kh, kw, sh, sw, ph, pw, dh, dw}) > kMaxWindow)
+      fail(l, "has a kernel, stride, pad or dilation over 2^20");
     if (p.axis() != 1) fail(l, "convolves along axis " + std::to_string(p.axis()) + "; aoe reads axis 1 only");
     if (group <= 0 || outputs <= 0 || channels % group != 0 || outputs % group != 0)
       fail(l, "has " + std::to_string(outputs) + " outputs in " + std::to_string(group) + " groups over " +
@@ -415,6 +431,7 @@ class Translator {
     const int64_t ph = p.has_pad_h() ? p.pad_h() : p.pad();
     const int64_t pw = p.has_pad_w() ? p.pad_w() : p.pad();
     if (kh <= 0 || kw <= 0 || sh <= 0 || sw <= 0) fail(l, "needs a kernel size and strides of at least 1");
+    if (std::max({kh, kw, sh, sw, ph, pw}) > kMaxWindow) fail(l, "has a kernel, stride or pad over 2^20");
     if (ph >= kh || pw >= kw) fail(l, "pads by as much as its kernel");
     // Caffe rounds up unless told otherwise, and never starts a window in the padding alone.
     const bool ceil = p.round_mode() == caffe::PoolingParameter::CEIL;
@@ -553,6 +570,7 @@ class Translator {
         if (o.size() != d.size() || (static_cast<int64_t>(k) != axis && o[k] != d[k]))
           fail(l, "joins " + dims_text(d) + " and " + dims_text(o) + " along axis " + std::to_string(axis));
       d[axis] += o[axis];
+      check_size("layer '" + l.name() + "' output", d);
     }
     attr(node(l, "Concat", in, top(l, 0, d)), "axis", axis);
   }
@@ -598,8 +616,9 @@ class Translator {
     const std::string x = bottom(l, 0);
     const Dims in = dims(x);
     Dims out(p.shape().dim().begin(), p.shape().dim().end());
-    int64_t known = 1, total = 1, inferred = -1;
-    for (int64_t d : in) total *= d;
+    check_size("layer '" + l.name() + "' shape", out);
+    int64_t known = 1, inferred = -1;
+    const int64_t total = elements_of(in);
     for (size_t i = 0; i < out.size(); ++i) {
       if (out[i] == 0) {
         if (i >= in.size()) fail(l, "copies dim " + std::to_string(i) + " of " + dims_text(in));
@@ -611,13 +630,12 @@ class Translator {
       } else if (out[i] <= 0) {
         fail(l, "asks for dim " + std::to_string(out[i]));
       } else {
+        if (out[i] > kMaxElements / known) fail(l, "asks for more elements than 2^40");
         known *= out[i];
       }
     }
-    if (inferred >= 0 && known > 0 && total % known == 0) out[inferred] = total / known;
-    int64_t product = 1;
-    for (int64_t d : out) product *= d;
-    if (product != total) fail(l, "cannot make " + dims_text(in) + " into " + dims_text(Dims(p.shape().dim().begin(), p.shape().dim().end())));
+    if (inferred >= 0 && total % known == 0) out[inferred] = total / known;
+    if (elements_of(out) != total) fail(l, "cannot make " + dims_text(in) + " into " + dims_text(Dims(p.shape().dim().begin(), p.shape().dim().end())));
     node(l, "Reshape", {x, int64_constant(l.name() + "/shape", out)}, top(l, 0, out));
   }
 
