@@ -17,6 +17,7 @@
 #include "aoe/sdk/atomic_file.h"
 #include "aoe/sdk/plugin.h"
 #include "baselines.h"
+#include "chrome_trace.h"
 #include "cluster.h"
 #include "gdat_bank.h"
 #include "gdat_report.h"
@@ -405,6 +406,9 @@ class GdatRun {
       aoe::sdk::write_atomically(
           dir / (o_.model + "_gdat_split.json"),
           json{{"model", o_.model}, {"cluster", o_.cluster.name}, {"result", report["result"]}}.dump(2) + "\n");
+      // The chosen split's step beside the baseline it is compared with.
+      aoe::sdk::write_atomically(dir / (o_.model + "_gdat_trace.json"),
+                                 chrome_trace(o_.profile, {&o_.answer, &baseline()}).dump() + "\n");
     } catch (const std::exception& e) {
       job_.host().warn(std::string("workspace not written: ") + e.what());
     }

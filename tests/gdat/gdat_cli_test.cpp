@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <set>
 
 #include "aoe_host_fixture.h"
@@ -140,6 +141,30 @@ TEST_F(GdatTest, ResNet50OnAscendWritesTheSplitTheResultFileAndTheBank) {
     artefacts.push_back(e.path().filename().string());
   EXPECT_NE(std::find(artefacts.begin(), artefacts.end(), "resnet50_gradient_profile.csv"), artefacts.end());
   EXPECT_NE(std::find(artefacts.begin(), artefacts.end(), "resnet50_gdat_split.json"), artefacts.end());
+
+  // The Chrome trace: the chosen split and its baseline, each with compute and one event per bucket.
+  std::filesystem::path trace_file;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir_ / "aoe_workspace"))
+    if (e.path().filename() == "resnet50_gdat_trace.json") trace_file = e.path();
+  ASSERT_FALSE(trace_file.empty());
+  const json trace = read_json(trace_file);
+  EXPECT_EQ(trace["displayTimeUnit"], "ms");
+  std::map<int, size_t> buckets;  // pid -> allreduce events
+  std::set<int> with_backward;
+  for (const auto& e : trace["traceEvents"]) {
+    for (const char* field : {"name", "ph", "pid"}) EXPECT_TRUE(e.contains(field)) << e.dump();
+    if (e["ph"] != "X") continue;
+    for (const char* field : {"cat", "ts", "dur", "tid", "args"}) EXPECT_TRUE(e.contains(field)) << e.dump();
+    EXPECT_GE(e["ts"].get<double>(), 0);
+    EXPECT_GE(e["dur"].get<double>(), 0);
+    if (e["cat"] == "allreduce") {
+      ++buckets[e["pid"].get<int>()];
+      EXPECT_GT(e["args"]["bytes"].get<uint64_t>(), 0u) << e.dump();
+    }
+    if (e["name"] == "backward") with_backward.insert(e["pid"].get<int>());
+  }
+  EXPECT_EQ(with_backward, (std::set<int>{1, 2}));
+  EXPECT_EQ(buckets[1], g["result"]["split"]["segments"].get<size_t>()) << trace.dump();
 }
 
 TEST_F(GdatTest, SecondRunHitsTheBankAndRepeatTuneSearchesAgain) {
