@@ -90,8 +90,30 @@ std::map<std::string, std::vector<std::string>> socs_by_kind(const std::vector<F
   return out;
 }
 
-int show(const std::filesystem::path& dir, std::ostream& out) {
+// {"bank": dir, "entries": [{kind, soc_version, op_type, hash, before_us, after_us, improvement, model, config, file}]}
+json show_json(const std::filesystem::path& dir, const std::vector<Found>& found) {
+  json entries = json::array();
+  for (const auto& f : found) {
+    const auto& c = f.entry.content;
+    const double before = c.value("before_us", 0.0), after = c.value("after_us", 0.0);
+    const json key = c.value("key", json::object());
+    entries.push_back({{"kind", f.kind},
+                       {"soc_version", key.value("soc_version", f.soc)},
+                       {"op_type", c.value("op_type", "")},
+                       {"hash", key.value("hash", "")},
+                       {"before_us", before},
+                       {"after_us", after},
+                       {"improvement", aoe::sdk::percent(before, after)},
+                       {"model", c.value("provenance", json::object()).value("model", "")},
+                       {"config", c.value("config", json::object())},
+                       {"file", f.entry.file.string()}});
+  }
+  return {{"bank", dir.string()}, {"entries", entries}};
+}
+
+int show(const std::filesystem::path& dir, std::ostream& out, bool as_json) {
   const auto found = read_bank(dir);
+  if (as_json) return out << show_json(dir, found).dump(2) << "\n", exit_ok;
   std::set<std::string> socs;
   for (const auto& f : found) socs.insert(f.soc);
   out << "bank " << dir.string() << ": " << found.size() << " entries ("
@@ -214,7 +236,8 @@ int run_bank_command(const std::vector<std::string>& arguments, const Settings& 
   const std::string usage = "usage: aoe-host bank show [DIR] | aoe-host bank merge A B -o OUT";
   if (arguments.empty()) throw ExitError(exit_usage, usage);
   if (arguments[0] == "show" && arguments.size() <= 2)
-    return show(arguments.size() == 2 ? std::filesystem::path(arguments[1]) : configured_bank(settings), out);
+    return show(arguments.size() == 2 ? std::filesystem::path(arguments[1]) : configured_bank(settings), out,
+                settings.boolean("json"));
   if (arguments[0] == "merge" && arguments.size() == 3) {
     if (!settings.has("output")) throw ExitError(exit_usage, "bank merge needs -o OUT: " + usage);
     try {

@@ -74,7 +74,7 @@ int run(const std::vector<std::string>& args) {
   HostServices services([] { return interrupted(); });
   PluginRegistry registry([&](const std::string& name) { return services.table_for(name); });
   load_plugins(registry, settings);
-  if (cl.command == "plugins") return print_plugins(registry, std::cout), exit_ok;
+  if (cl.command == "plugins") return print_plugins(registry, std::cout, settings.boolean("json")), exit_ok;
   for (const auto& refusal : registry.refusals())
     spdlog::warn("plugin {} refused: {}", refusal.path.string(), refusal.reason);
   return run_tuning(settings, registry, services);

@@ -56,6 +56,7 @@ const std::vector<OptionSpec>& option_specs() {
       {"warm_start", "", OptionType::boolean, "True",
        "opat: open each op's search with configs banked for the same op type on nearby shapes", {}},
       {"output", "", OptionType::path, "", "bank merge: the bank directory to write (-o)", {}},
+      {"json", "", OptionType::boolean, "False", "plugins, bank show: print JSON instead of a table", {}},
       {"log_level", "AOE_LOG_LEVEL", OptionType::text, "info", "console detail", {"trace", "debug", "info", "warn", "error"}},
   };
   return specs;

@@ -2,6 +2,7 @@
 // configuration precedence, and errors on bad input.
 #include <fstream>
 #include <regex>
+#include <set>
 
 #include "aoe_host_fixture.h"
 
@@ -45,6 +46,22 @@ TEST_F(AoeHostTest, PluginsShowsEachRefusalAndStillLoadsTheRest) {
     EXPECT_TRUE(std::regex_search(r.out, std::regex("refused " + mixed + "/libaoe_" + refused + "\\.so: \\S")))
         << refused << "\n" << r.out;
   EXPECT_NE(r.out.find("SDK 2.0"), std::string::npos) << r.out;
+}
+
+TEST_F(AoeHostTest, PluginsAsJsonForPrograms) {
+  const std::string mixed = std::string(AOE_TEST_PLUGINS_DIR) + "/mixed";
+  const auto r = aoe_host({"plugins", "--json", "--plugin-dir", mixed});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto listed = nlohmann::json::parse(r.out);
+  std::set<std::string> devices;
+  for (const auto& c : listed["components"]) {
+    for (const char* field : {"name", "kind", "summary", "plugin", "version", "sdk", "path"})
+      EXPECT_TRUE(c.contains(field)) << c.dump();
+    if (c["kind"] == "device") devices.insert(c["name"].get<std::string>());
+  }
+  EXPECT_TRUE(devices.count("ascend910") && devices.count("cpu")) << r.out;
+  EXPECT_EQ(listed["refused"].size(), 5u) << r.out;
+  for (const auto& refusal : listed["refused"]) EXPECT_FALSE(refusal["reason"].get<std::string>().empty());
 }
 
 TEST_F(AoeHostTest, TwoPluginsWithOneNameIsAnErrorNamingBoth) {

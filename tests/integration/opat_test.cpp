@@ -266,6 +266,22 @@ TEST_F(AoeHostTest, BankShowListsEveryEntry) {
   EXPECT_NE(r.out.find("mlp"), std::string::npos) << r.out;
 }
 
+TEST_F(AoeHostTest, BankShowAsJsonHasEveryEntryWithItsFile) {
+  ASSERT_EQ(tune("mlp.onnx").exit_code, 0);
+  const auto r = aoe_host({"bank", "show", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto shown = json::parse(r.out);
+  const auto files = bank_files(bank_);
+  ASSERT_EQ(shown["entries"].size(), files.size()) << r.out;
+  for (const auto& e : shown["entries"]) {
+    EXPECT_EQ(e["soc_version"], "Ascend910");
+    EXPECT_EQ(e["model"], "mlp");
+    EXPECT_TRUE(std::filesystem::exists(e["file"].get<std::string>())) << e.dump();
+    EXPECT_GE(e["before_us"].get<double>(), e["after_us"].get<double>()) << e.dump();
+    EXPECT_FALSE(e["config"].empty());
+  }
+}
+
 TEST_F(AoeHostTest, BankMergeKeepsTheFasterOfEachEntry) {
   ASSERT_EQ(tune("mlp.onnx", {"--bank_path", (dir_ / "a").string(), "--seed", "11"}).exit_code, 0);
   ASSERT_EQ(tune("mlp.onnx", {"--bank_path", (dir_ / "b").string(), "--budget", "200"}).exit_code, 0);
