@@ -35,13 +35,16 @@ struct SearchTally {
 using MeasureBatch = std::function<std::vector<aoe::sdk::Measurement>(const std::vector<aoe::sdk::Config>&)>;
 // Called after each measured batch: evaluations so far and the best time yet.
 using SearchProgress = std::function<void(uint64_t evaluations, double best_us)>;
+// Called for each measured config with its result, its evaluation index (from
+// 1) and whether it was a seed: what measurements.jsonl records.
+using SearchRecord = std::function<void(const aoe::sdk::Config&, const aoe::sdk::Measurement&, uint64_t evaluation, bool seed)>;
 
 // False when interrupted. `searcher` is started; `best` holds the best so far.
 // Seeds spend the budget as the searcher's own proposals do.
 inline bool run_search(const aoe::sdk::Host& host, aoe::sdk::SearcherClient& searcher, const aoe::sdk::TaskClient& task,
                        const StopLimits& limits, uint32_t batch_size, const MeasureBatch& measure,
                        const SearchProgress& progress, Best& best, SearchTally& tally,
-                       const std::vector<aoe::sdk::Config>& seeds = {}) {
+                       const std::vector<aoe::sdk::Config>& seeds = {}, const SearchRecord& record = {}) {
   SearchStop stop(limits);
   size_t next_seed = 0;
   // A searcher that only ever proposes invalid configs must not spin forever.
@@ -88,6 +91,7 @@ inline bool run_search(const aoe::sdk::Host& host, aoe::sdk::SearcherClient& sea
       const bool new_best = results[i].ok() && results[i].time_us < best.time_us;
       if (new_best) best = {runnable[i], results[i].time_us};
       stop.measured(new_best);
+      if (record) record(runnable[i], results[i], stop.evaluations(), seeding);
       if (!seeding) continue;
       ++tally.seeds_measured;
       if (results[i].ok() && (tally.best_seed_us == 0 || results[i].time_us < tally.best_seed_us))

@@ -132,10 +132,12 @@ class OpatMode : public aoe::sdk::TuningMode {
  public:
   nlohmann::json run(const aoe::sdk::Job& job) override {
     const auto& opts = job.options();
-    const TuneOptions options = tune_options(opts, job);
+    TuneOptions options = tune_options(opts, job);
     const auto groups = selected_tasks(job);
     const std::string model = opts.value("model_name", "");
     const std::filesystem::path workspace = opts.value("workspace", "");
+    aoe::modes::MeasurementLog log(workspace.empty() ? workspace : workspace / "measurements.jsonl");
+    options.log = &log;
     const auto plan_file = workspace / "tunespace" / "result" / (model + "_tuned_plan.json");
     job.host().info(std::to_string(groups.size()) + " op tasks to tune");
 

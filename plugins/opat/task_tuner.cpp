@@ -59,10 +59,15 @@ bool search(const aoe::sdk::Job& job, const TaskClient& task, const aoe::sdk::Op
   result.searcher = job.searcher_name(op.op_type);
   searcher->start(task.space(), {options.seed, options.limits.budget});
   aoe::modes::SearchTally tally;
+  aoe::modes::SearchRecord record;
+  if (options.log)
+    record = [&](const Config& config, const Measurement& m, uint64_t evaluation, bool seed) {
+      options.log->record(op.name, op.hash(), result.searcher, task.space().describe(config), m, evaluation, seed);
+    };
   const bool finished = aoe::modes::run_search(
       job.host(), *searcher, task, options.limits, options.batch,
       [&](const std::vector<Config>& runnable) { return task.evaluate(runnable, {}, options.build_threads); },
-      progress, best, tally, seeds);
+      progress, best, tally, seeds, record);
   result.evaluations = tally.evaluations;
   result.refused = tally.refused;
   result.stop_reason = tally.stop_reason;

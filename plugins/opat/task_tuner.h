@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "aoe/sdk/tuning_mode.h"
+#include "measurement_log.h"
 #include "op_tasks.h"
 #include "search_loop.h"
 #include "tuning_outcome.h"
@@ -26,6 +27,7 @@ struct TuneOptions {
   std::string soc_version;
   uint32_t batch = 8;          // configs built and timed together (TUNING_PARALLEL_NUM)
   unsigned build_threads = 1;  // configs built at once, when the device allows (TE_PARALLEL_COMPILER)
+  aoe::modes::MeasurementLog* log = nullptr;  // every measured candidate, when set
 };
 
 struct TaskResult {

@@ -84,7 +84,9 @@ class SgatMode : public aoe::sdk::TuningMode {
                                                "says \"subgraphs\": true");
     const std::filesystem::path workspace = opts.value("workspace", "");
     if (workspace.empty()) throw Error(StatusCode::invalid_argument, "SGAT needs a workspace directory");
-    const TuneOptions options = tune_options(opts, described);
+    TuneOptions options = tune_options(opts, described);
+    aoe::modes::MeasurementLog log(workspace / "measurements.jsonl");
+    options.log = &log;
     const std::string model = opts.value("model_name", "");
 
     const auto fusable = aoe::modes::fused_op_types(described);

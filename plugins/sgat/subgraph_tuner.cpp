@@ -123,16 +123,23 @@ std::vector<Config> single_changes(const TuningSpace& space, uint64_t budget) {
   return out;
 }
 
-bool search(const aoe::sdk::Job& job, const TaskClient& task, const TuneOptions& options, Measurer& measure,
-            const SearchProgress& progress, Best& best, SubgraphResult& result) {
+bool search(const aoe::sdk::Job& job, const aoe::sdk::SubgraphTask& subgraph, const TaskClient& task,
+            const TuneOptions& options, Measurer& measure, const SearchProgress& progress, Best& best,
+            SubgraphResult& result) {
   auto searcher = job.searcher("Subgraph");
   result.searcher = job.searcher_name("Subgraph");
   searcher->start(task.space(), {options.seed, options.limits.budget});
   aoe::modes::SearchTally tally;
+  aoe::modes::SearchRecord record;
+  if (options.log)
+    record = [&](const Config& config, const aoe::sdk::Measurement& m, uint64_t evaluation, bool seed) {
+      options.log->record(subgraph.name, subgraph.hash(), result.searcher, task.space().describe(config), m,
+                          evaluation, seed);
+    };
   const bool finished = aoe::modes::run_search(
       job.host(), *searcher, task, options.limits, options.batch,
       [&](const std::vector<Config>& runnable) { return measure(runnable); }, progress, best, tally,
-      single_changes(task.space(), options.limits.budget));
+      single_changes(task.space(), options.limits.budget), record);
   result.evaluations = tally.evaluations;
   result.refused = tally.refused;
   result.stop_reason = tally.stop_reason;
@@ -193,7 +200,7 @@ SubgraphResult tune_subgraph(const aoe::sdk::Job& job, const aoe::sdk::SubgraphT
   result.before_us = base.time_us;
   Best best = aoe::modes::search_start(banked ? *banked : Best{space.default_config, base.time_us}, base);
   if (!banked || options.repeat_tune) {
-    if (!search(job, *task, options, measure, progress, best, result)) {
+    if (!search(job, subgraph, *task, options, measure, progress, best, result)) {
       result.outcome = Outcome::interrupted;
       return result;
     }

@@ -12,6 +12,7 @@
 
 #include "aoe/sdk/subgraph_task.h"
 #include "aoe/sdk/tuning_mode.h"
+#include "measurement_log.h"
 #include "journal.h"
 #include "search_loop.h"
 #include "tuning_outcome.h"
@@ -28,6 +29,7 @@ struct TuneOptions {
   std::string soc_version;
   uint32_t batch = 8;
   unsigned build_threads = 1;
+  aoe::modes::MeasurementLog* log = nullptr;  // every measured candidate, when set
 };
 
 struct SubgraphResult {
