@@ -325,12 +325,13 @@ class Translator {
     return unique_name;
   }
 
+  // Named `wanted`, else the layer's name, numbered for its second node and on.
   onnx::NodeProto& node(const Layer& l, const std::string& op, const std::vector<std::string>& inputs,
-                        const std::string& output) {
+                        const std::string& output, const std::string& wanted = "") {
     auto* n = graph_.add_node();
-    // The layer's name, numbered for its second node and on.
-    std::string name = l.name();
-    for (int i = 2; !node_names_.insert(name).second; ++i) name = l.name() + "/" + std::to_string(i);
+    const std::string base = wanted.empty() ? l.name() : wanted;
+    std::string name = base;
+    for (int i = 2; !node_names_.insert(name).second; ++i) name = base + "/" + std::to_string(i);
     n->set_name(name);
     n->set_op_type(op);
     for (const auto& i : inputs) n->add_input(i);
@@ -464,7 +465,7 @@ class Translator {
     if (in.size() > 2) {
       // Caffe flattens what follows the axis implicitly; ONNX exporters write the Flatten.
       const std::string flat = define(l.name() + "/flatten", l.name(), {in[0], features});
-      attr(node(l, "Flatten", {x}, flat), "axis", int64_t{1});
+      attr(node(l, "Flatten", {x}, flat, l.name() + "/flatten"), "axis", int64_t{1});
       consumed_.insert(flat);
       x = flat;
     }
