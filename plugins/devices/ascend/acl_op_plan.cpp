@@ -159,6 +159,12 @@ class Planner {
 
 }  // namespace
 
+std::vector<std::string> fusable_op_types() {
+  std::vector<std::string> out;
+  for (const auto& [onnx, cann] : fusable()) out.push_back(onnx);
+  return out;
+}
+
 const std::vector<std::string>& impl_modes() {
   static const std::vector<std::string> modes = {"high_performance", "high_precision"};
   return modes;

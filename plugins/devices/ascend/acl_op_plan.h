@@ -39,6 +39,9 @@ struct FormatChoice {
   std::vector<StorageFormat> formats;
 };
 
+// The ONNX op types the device runs fused after an anchor, each as one more ACL op.
+std::vector<std::string> fusable_op_types();
+
 // The implementation modes of ACL_OP_SELECT_IMPL_MODE, in the Impl knob's order.
 const std::vector<std::string>& impl_modes();
 

@@ -121,7 +121,8 @@ nlohmann::json AscendDevice::describe() const {
           {"device_id", runtime_->device_id()},
           {"device_count", runtime_->device_count()},
           {"acl_library", runtime_->library_path().string()},
-          {"tunes", {"Format", "Impl"}}};
+          {"tunes", {"Format", "Impl"}},
+          {"fused_op_types", fusable_op_types()}};
 }
 
 std::unique_ptr<sdk::DeviceTask> AscendDevice::prepare(const sdk::OpTask& task) {
