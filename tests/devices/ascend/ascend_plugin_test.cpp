@@ -176,6 +176,18 @@ TEST_F(AscendPlugin, AMissingLibraryIsAClearError) {
   services_.status_destroy(status);
 }
 
+TEST_F(AscendPlugin, ALibraryWithoutTheEntryPointsIsRefusedNamingThem) {
+  load();
+  void* self = nullptr;
+  const json options = {{"acl_library", AOE_ASCEND_PLUGIN_FILE}};
+  aoe_status* status = create_("ascend", options.dump().c_str(), &self);
+  ASSERT_NE(status, nullptr);
+  const std::string message = services_.status_message(status);
+  services_.status_destroy(status);
+  EXPECT_NE(message.find("lacks AscendCL entry points the device calls: aclInit, aclFinalize,"), std::string::npos)
+      << message;
+}
+
 TEST_F(AscendPlugin, AnUnknownOptionIsNamed) {
   const std::string error = create({{"devcie_id", 1}});
   EXPECT_NE(error.find("unknown ascend device option 'devcie_id'"), std::string::npos) << error;
