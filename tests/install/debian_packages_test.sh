@@ -25,7 +25,7 @@ lacks() { dpkg-deb -c "$1" | awk '{print $6}' | grep -Eq "^\./$2" && fail "$(bas
 echo "== $runtime"
 [ "$(field "$runtime" Package)" = aoe ] || fail "the runtime package is not named aoe"
 holds "$runtime" "usr/bin/aoe-host"
-for p in opat sgat gdat sim cpu replay random ga rl sa surrogate ensemble exhaustive; do
+for p in opat sgat gdat sim cpu replay ascend random ga rl sa surrogate ensemble exhaustive; do
   holds "$runtime" "usr/$libdir/aoe/plugins/libaoe_$p.so"
 done
 holds "$runtime" "usr/share/aoe/sim/socs/ascend910.yaml"
@@ -46,5 +46,5 @@ echo "$depends" | grep -q "nlohmann-json3-dev" || fail "aoe-dev does not depend 
 
 echo "== unpacked into $scratch/root"
 dpkg-deb -x "$runtime" "$scratch/root" && dpkg-deb -x "$dev" "$scratch/root" || fail "cannot unpack the packages"
-check_plugins_listed "$scratch/root/usr/bin/aoe-host" "$scratch/plugins.txt" opat sgat gdat ascend910 cpu replay
+check_plugins_listed "$scratch/root/usr/bin/aoe-host" "$scratch/plugins.txt" opat sgat gdat ascend910 cpu replay ascend
 echo "PASS: aoe and aoe-dev hold what they should and run unpacked"
