@@ -9,15 +9,21 @@
 
 namespace aoe::cpu {
 
-SubgraphData make_subgraph_data(const SubgraphOp& op, uint64_t seed) {
-  SubgraphData d;
+std::map<std::string, std::vector<float>> random_given(const SubgraphOp& op, uint64_t seed) {
+  std::map<std::string, std::vector<float>> given;
   std::mt19937_64 rng(seed);
   for (const auto& [name, range] : op.given()) {
     std::uniform_real_distribution<float> u(range.lo, range.hi);
     std::vector<float> v(static_cast<size_t>(op.graph().tensor(name).elements()));
     for (auto& x : v) x = u(rng);
-    d.given[name] = std::move(v);
+    given[name] = std::move(v);
   }
+  return given;
+}
+
+SubgraphData make_subgraph_data(const SubgraphOp& op, uint64_t seed) {
+  SubgraphData d;
+  d.given = random_given(op, seed);
   std::map<std::string, std::vector<float>> values = d.given;
   op.reference(values);
   for (const auto& o : op.graph().outputs) d.expected.push_back(values.at(o));
