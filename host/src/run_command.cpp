@@ -171,6 +171,8 @@ int run_model_command(const Settings& settings, PluginRegistry& registry, HostSe
   report["device"] = component.name;
   report["soc_version"] = described.value("soc_version", component.name);
   report["bank_path"] = bank_root(settings, "op").root().string();
+  report["inputs"] = json::array();
+  for (const auto& [name, array] : inputs) report["inputs"].push_back({{"name", name}, {"shape", array.shape}});
   report["bank"] = {{"hit", tilings.hits.size()}, {"miss", tilings.misses.size()},
                     {"hits", tilings.hits},       {"misses", tilings.misses}};
 
