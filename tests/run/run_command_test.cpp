@@ -147,9 +147,9 @@ TEST_F(RunCommand, ABankEntryChangesWhichKernelConfigRuns) {
   // which every machine runs.
   json entry = read_json(entries.front());
   json values = untuned["config_values"];
-  const json knobs = untuned["config"];
-  ASSERT_TRUE(knobs.contains("isa")) << untuned.dump(2);
-  if (knobs["isa"] == "generic") GTEST_SKIP() << "this machine's default instruction set is already generic";
+  const json described = untuned["config"];
+  ASSERT_TRUE(described.contains("isa")) << untuned.dump(2);
+  if (described["isa"] == "generic") GTEST_SKIP() << "this machine's default instruction set is already generic";
   // config_values follow the space's knob order, which the report names.
   size_t isa = 0;
   for (size_t i = 0; i < untuned["knobs"].size(); ++i)
