@@ -32,7 +32,7 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
     if (arg == "-h" || arg == "--help") return cl.command = "help", cl;
     if (arg == "--version") return cl.command = "version", cl;
     if (arg.rfind("--", 0) != 0 && arg != "-o") {
-      if (i == 0 && (arg == "plugins" || arg == "tune" || arg == "bank")) {
+      if (i == 0 && (arg == "plugins" || arg == "tune" || arg == "bank" || arg == "run")) {
         cl.command = arg;
         continue;
       }
@@ -81,6 +81,9 @@ std::string help_text(const std::map<std::string, std::vector<std::string>>& loa
   out << "aoe-host: tunes a model's operators, subgraphs or gradient communication on a device.\n\n"
          "Usage:\n"
          "  aoe-host --plugin opat --device ascend910 --model m.onnx [options]\n"
+         "  aoe-host run --device cpu --model m.onnx [--inputs x.npz|random] [--iterations N] [--threads N]\n"
+         "               [--outputs out.npz] [--check] [--tune_on_miss]\n"
+         "                                       run the whole model with the operator bank's configs\n"
          "  aoe-host plugins [--plugin-dir DIR]   list the plugins found and any refused\n"
          "  aoe-host bank show [DIR]              list the knowledge bank's entries (default: the configured bank)\n"
          "  aoe-host bank merge A B -o OUT        merge two banks of one soc_version; the faster config wins\n"
@@ -104,7 +107,7 @@ std::string help_text(const std::map<std::string, std::vector<std::string>>& loa
          "  1    tuning failed\n"
          "  2    bad command line, environment or config file\n"
          "  3    a requested plugin is missing or was refused\n"
-         "  4    the model cannot be read\n"
+         "  4    the model cannot be read, or run: an op the device has no kernel for\n"
          "  130  interrupted (Ctrl-C / SIGTERM); the result file says `tuning incomplete`\n";
   return out.str();
 }

@@ -9,7 +9,7 @@
 namespace aoe::host {
 
 struct CommandLine {
-  std::string command;  // "tune" (the default), "plugins", "bank", "help", "version"
+  std::string command;  // "tune" (the default), "run", "plugins", "bank", "help", "version"
   std::vector<std::string> arguments;  // what follows `bank`: show [DIR] | merge A B
   std::map<std::string, std::string> options;  // key -> value, keys with '_' not '-'
   std::filesystem::path config_file;

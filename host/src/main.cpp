@@ -15,6 +15,7 @@
 #include "interrupt.h"
 #include "plugin_list.h"
 #include "plugin_loader.h"
+#include "run_command.h"
 #include "settings.h"
 #include "tuning_run.h"
 
@@ -77,6 +78,16 @@ int run(const std::vector<std::string>& args) {
   if (cl.command == "plugins") return print_plugins(registry, std::cout, settings.boolean("json")), exit_ok;
   for (const auto& refusal : registry.refusals())
     spdlog::warn("plugin {} refused: {}", refusal.path.string(), refusal.reason);
+  if (cl.command == "run") {
+    // --tune_on_miss: operator tuning of the same model into the same bank, then the run.
+    const auto tune_misses = [&] {
+      auto options = cl.options;
+      options["plugin"] = "opat";
+      const Settings tuning = Settings::resolve(options, Settings::process_environment(), cl.config_file);
+      return run_tuning(tuning, registry, services);
+    };
+    return run_model_command(settings, registry, services, tune_misses);
+  }
   return run_tuning(settings, registry, services);
 }
 

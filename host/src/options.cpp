@@ -57,6 +57,16 @@ const std::vector<OptionSpec>& option_specs() {
        "opat: open each op's search with configs banked for the same op type on nearby shapes", {}},
       {"output", "", OptionType::path, "", "bank merge: the bank directory to write (-o)", {}},
       {"json", "", OptionType::boolean, "False", "plugins, bank show: print JSON instead of a table", {}},
+      {"inputs", "", OptionType::text, "random",
+       "run: the model's inputs, an .npz file of float32 arrays named as the inputs, or random (drawn from --seed)", {}},
+      {"iterations", "", OptionType::integer, "10", "run: timed runs of the whole model (after one untimed)", {}},
+      {"threads", "", OptionType::integer, "0", "run: threads for the whole model; 0: every CPU the process may use", {}},
+      {"outputs", "", OptionType::path, "", "run: write the model's outputs to this .npz file", {}},
+      {"check", "", OptionType::boolean, "False",
+       "run: compare the outputs with the device's reference kernels (atol + rtol*|ref|)", {}},
+      {"tune_on_miss", "", OptionType::boolean, "False",
+       "run: tune the ops the operator bank misses (opat, with --budget and --searcher), bank them, then run", {}},
+      {"run_report", "", OptionType::path, "", "run: write the run report here (default: aoe_run_<model>.json in work_path)", {}},
       {"log_level", "AOE_LOG_LEVEL", OptionType::text, "info", "console detail", {"trace", "debug", "info", "warn", "error"}},
   };
   return specs;

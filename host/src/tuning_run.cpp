@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <map>
-#include <optional>
 
 #include "aoe/abi/version.h"
 #include "aoe/sdk/device_client.h"
@@ -13,13 +12,13 @@
 #include "bank.h"
 #include "command_line.h"
 #include "exit_error.h"
-#include "frontend/caffe_frontend.h"
 #include "frontend/onnx_frontend.h"
 #include "frontend/singleop_frontend.h"
 #include "host_services.h"
 #include "interrupt.h"
 #include "plugin_loader.h"
 #include "result_file.h"
+#include "run_setup.h"
 #include "searcher_factory.h"
 #include "settings.h"
 
@@ -29,97 +28,12 @@ namespace {
 using aoe::sdk::Error;
 using nlohmann::json;
 
-// A plugin object destroyed through its own table.
-class Instance {
- public:
-  Instance(void* self, void (*destroy)(void*)) : self_(self), destroy_(destroy) {}
-  Instance(const Instance&) = delete;
-  Instance& operator=(const Instance&) = delete;
-  ~Instance() {
-    if (self_) destroy_(self_);
-  }
-  void* get() const { return self_; }
-
- private:
-  void* self_;
-  void (*destroy_)(void*);
-};
-
 // --plugin names the mode; else --job_type (AOE_MODE), which defaults to 2,
 // operator tuning, as MindSpore's aoe_config does.
 std::string tuning_mode_name(const Settings& s) {
   if (s.has("plugin")) return s.text("plugin");
   static const std::map<std::string, std::string> by_job_type = {{"1", "sgat"}, {"2", "opat"}, {"4", "gdat"}};
   return by_job_type.at(s.text("job_type"));
-}
-
-const Component& find_or_exit(const PluginRegistry& registry, int32_t kind, const std::string& name) {
-  try {
-    return registry.find(kind, name);
-  } catch (const Error& e) {
-    throw ExitError(exit_plugin, e.what());
-  }
-}
-
-// The file the run tunes: an ONNX model, or ops described for single-op tuning.
-std::filesystem::path model_path(const Settings& s) {
-  if (s.has("model") && s.has("singleop"))
-    throw ExitError(exit_usage, "pass either --model or --singleop, not both");
-  if (!s.has("model") && !s.has("singleop"))
-    throw ExitError(exit_usage, "no model: pass --model m.onnx (or --singleop op.json to tune one op)");
-  return s.has("model") ? s.text("model") : s.text("singleop");
-}
-
-aoe::sdk::Graph load_model(const Settings& s) {
-  if (s.has("singleop")) {
-    try {
-      return load_singleop(s.text("singleop"));
-    } catch (const Error& e) {
-      throw ExitError(exit_model, e.what());
-    }
-  }
-  const bool caffe = s.text("framework") == "0";
-  const std::filesystem::path model = s.text("model");
-  if (s.has("weight") && !caffe)
-    throw ExitError(exit_usage, "--weight (" + s.source("weight") + ") is a Caffe model's weights: pass --framework 0 "
-                                "with the prototxt as --model");
-  if (!caffe && model.extension() == ".prototxt")
-    throw ExitError(exit_usage, "--model " + model.string() + " is a Caffe prototxt: pass --framework 0 (and its "
-                                "caffemodel as --weight)");
-  try {
-    const InputShapes shapes = parse_input_shape(s.text("input_shape"));
-    if (caffe) return load_caffe(model, s.has("weight") ? std::optional(std::filesystem::path(s.text("weight"))) : std::nullopt, shapes);
-    return load_onnx(model, shapes);
-  } catch (const Error& e) {
-    throw ExitError(e.code() == aoe::sdk::StatusCode::invalid_argument && s.has("input_shape") ? exit_usage : exit_model,
-                    e.what());
-  }
-}
-
-json device_options(const Settings& s) {
-  if (!s.has("device_options")) return json::object();
-  json options;
-  try {
-    options = json::parse(s.text("device_options"));
-  } catch (const json::exception& e) {
-    throw ExitError(exit_usage, "device_options (" + s.source("device_options") + ") is not JSON: " + e.what());
-  }
-  if (!options.is_object())
-    throw ExitError(exit_usage, "device_options (" + s.source("device_options") + ") must be a JSON object");
-  return options;
-}
-
-// Each mode keeps its own bank, as AOE keeps custom/op and custom/graph apart.
-std::string bank_kind(const std::string& mode) {
-  static const std::map<std::string, std::string> kinds = {{"opat", "op"}, {"sgat", "graph"}, {"gdat", "gradient"}};
-  return kinds.count(mode) ? kinds.at(mode) : mode;
-}
-
-// The kind's bank in its own folder; entries of the old mixed layout under
-// the same root move there when the run first reads or writes the bank.
-Bank bank_root(const Settings& s, const std::string& kind) {
-  const char* home = std::getenv("HOME");
-  return Bank::configured(kind, s.text("bank_path"), s.text("cache_path"), home ? home : ".");
 }
 
 // A fresh workspace, or with --reload the newest one of the same model, so
@@ -266,6 +180,7 @@ int run_tuning(const Settings& settings, PluginRegistry& registry, HostServices&
                         {"searchers", searchers.routing()},
                         {"repeat_tune", settings.boolean("repeat_tune")},
                         {"warm_start", settings.boolean("warm_start")},
+                        {"bank_default", settings.boolean("tune_on_miss")},
                         {"tune_ops_file", settings.text("tune_ops_file")},
                         {"cluster", settings.text("cluster")},
                         {"gradient_profile", settings.text("gradient_profile")},

@@ -71,6 +71,7 @@ TuneOptions tune_options(const nlohmann::json& opts, const aoe::sdk::Job& job) {
   options.seed = opts.value("seed", uint64_t{0});
   options.repeat_tune = opts.value("repeat_tune", false);
   options.warm_start = opts.value("warm_start", true);
+  options.bank_default = opts.value("bank_default", false);
   options.soc_version = opts.value("soc_version", "");
   options.batch = static_cast<uint32_t>(std::max<uint64_t>(1, opts.value("parallel_num", uint64_t{8})));
   const bool concurrent = job.device().describe().value("concurrent_build", false);

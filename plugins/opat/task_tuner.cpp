@@ -127,9 +127,15 @@ TaskResult tune_task(const aoe::sdk::Job& job, const TaskGroup& group, const Tun
   result.config = space.describe(best.config);
   result.changed_tags = changed_tags(space, space.default_config, best.config);
 
-  if (!improved) {
+  if (!improved && (banked || !options.bank_default)) {
     result.outcome = banked ? Outcome::reserved : Outcome::unsatisfied;
     return result;
+  }
+  if (!improved) {  // bank_default: the default, as the best this search knows
+    best = {space.default_config, result.before_us};
+    result.after_us = result.before_us;
+    result.config = space.describe(best.config);
+    result.changed_tags.clear();
   }
   const json record = {{"key", key},
                        {"op_type", op.op_type},
@@ -145,7 +151,7 @@ TaskResult tune_task(const aoe::sdk::Job& job, const TaskGroup& group, const Tun
                          {"seed", options.seed},
                          {"tuned_at", utc_now()}}}};
   const auto stored = job.host().bank_record(record);
-  result.outcome = aoe::modes::stored_as(stored);
+  result.outcome = improved ? aoe::modes::stored_as(stored) : Outcome::unsatisfied;
   return result;
 }
 

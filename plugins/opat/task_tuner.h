@@ -24,6 +24,9 @@ struct TuneOptions {
   uint64_t seed = 0;
   bool repeat_tune = false;
   bool warm_start = true;  // open each search with configs banked for nearby shapes
+  // Bank the default when no config beats it, so a model run finds every
+  // tuned op in the bank (the run's --tune_on_miss). Counted unsatisfied still.
+  bool bank_default = false;
   std::string soc_version;
   uint32_t batch = 8;          // configs built and timed together (TUNING_PARALLEL_NUM)
   unsigned build_threads = 1;  // configs built at once, when the device allows (TE_PARALLEL_COMPILER)

@@ -2,8 +2,7 @@
 
 #include <optional>
 
-#include "aoe/sdk/fusion.h"
-#include "bank_keys.h"
+#include "bank_tilings.h"
 
 namespace aoe::sgat {
 
@@ -14,31 +13,9 @@ namespace {
 // Anchor -> tiling, for the kernels of the subgraph under `decisions`.
 json tilings(const aoe::sdk::Job& job, const aoe::sdk::SubgraphTask& subgraph, const std::set<std::string>& fusable,
              const std::string& soc_version, const aoe::sdk::SubgraphDecisions& decisions) {
-  json out = json::object();
-  const auto may_fuse = [&](const aoe::sdk::Node& n) { return !decisions.unfused.count(n.name); };
-  for (const auto& kernel : aoe::sdk::fuse(subgraph.graph, fusable, {}, may_fuse)) {
-    const auto op = aoe::sdk::under(kernel.task, decisions);
-    std::unique_ptr<aoe::sdk::TaskClient> task;
-    try {
-      task = job.device().prepare(op);
-    } catch (const aoe::sdk::Error&) {
-      continue;  // no kernel for it (a view op) or none the device runs: nothing tuned
-    }
-    const json key = aoe::modes::op_bank_key(op, soc_version, task->space().version);
-    std::optional<json> entry;
-    try {
-      entry = job.host().bank_lookup(key);
-    } catch (const aoe::sdk::Error& e) {
-      job.host().warn(std::string(e.what()) + "; its tiling is left out of " + subgraph.name);
-    }
-    if (!entry) continue;
-    const auto values = entry->value("config_values", aoe::sdk::Config{});
-    if (!task->space().in_domain(values)) continue;
-    json by_knob = json::object();
-    for (size_t i = 0; i < values.size(); ++i) by_knob[task->space().knobs[i].name] = values[i];
-    out[kernel.node_names.front()] = by_knob;
-  }
-  return out;
+  const auto lookup = [&](const json& key) { return job.host().bank_lookup(key); };
+  const auto warn = [&](const std::string& why) { job.host().warn(why + " (in " + subgraph.name + ")"); };
+  return aoe::modes::bank_tilings(subgraph.graph, fusable, job.device(), soc_version, decisions, lookup, warn).op_configs;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include "aoe/sdk/error.h"
 #include "memory_fit.h"
+#include "model_run.h"
 #include "worker.h"
 
 namespace aoe::cpu {
@@ -219,6 +220,11 @@ std::unique_ptr<CpuSubgraphTask> CpuDevice::prepare_cpu_subgraph(const sdk::Subg
 
 std::unique_ptr<sdk::DeviceTask> CpuDevice::prepare_subgraph(const sdk::SubgraphTask& task) {
   return prepare_cpu_subgraph(task);
+}
+
+nlohmann::json CpuDevice::run_graph(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inputs,
+                                    const std::vector<sdk::TensorView>& outputs) {
+  return run_model(run, inputs, outputs, host_, options_.tolerance);
 }
 
 }  // namespace aoe::cpu

@@ -96,6 +96,10 @@ class CpuDevice final : public sdk::Device {
   // Throws unsupported naming the node for unknown dims or an op without a kernel.
   std::unique_ptr<sdk::DeviceTask> prepare_subgraph(const sdk::SubgraphTask& task) override;
   std::unique_ptr<CpuSubgraphTask> prepare_cpu_subgraph(const sdk::SubgraphTask& task);
+  // The whole model in this process, lowered as prepare_subgraph() lowers a
+  // subgraph, with the bank's tilings; see model_run.h.
+  nlohmann::json run_graph(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inputs,
+                           const std::vector<sdk::TensorView>& outputs) override;
   const HostCpu& host() const { return *host_; }
 
  private:

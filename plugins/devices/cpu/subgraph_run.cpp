@@ -5,41 +5,85 @@
 #include <random>
 
 #include "aoe/sdk/error.h"
+#include "arena_plan.h"
 #include "op_util.h"
 
 namespace aoe::cpu {
 
-SubgraphData make_subgraph_data(const SubgraphOp& op, uint64_t seed) {
-  SubgraphData d;
+std::map<std::string, std::vector<float>> random_given(const SubgraphOp& op, uint64_t seed) {
+  std::map<std::string, std::vector<float>> given;
   std::mt19937_64 rng(seed);
   for (const auto& [name, range] : op.given()) {
     std::uniform_real_distribution<float> u(range.lo, range.hi);
     std::vector<float> v(static_cast<size_t>(op.graph().tensor(name).elements()));
     for (auto& x : v) x = u(rng);
-    d.given[name] = std::move(v);
+    given[name] = std::move(v);
   }
+  return given;
+}
+
+SubgraphData make_subgraph_data(const SubgraphOp& op, uint64_t seed) {
+  SubgraphData d;
+  d.given = random_given(op, seed);
   std::map<std::string, std::vector<float>> values = d.given;
   op.reference(values);
   for (const auto& o : op.graph().outputs) d.expected.push_back(values.at(o));
   return d;
 }
 
+namespace {
+
+// The conversions' outputs by step, from the step that writes one to the
+// last that reads it or a view of it; the graph's outputs live to the end.
+std::map<size_t, Lifetime> conversion_lifetimes(const Plan& plan, const std::vector<std::string>& graph_outputs) {
+  std::map<size_t, Lifetime> out;
+  std::map<std::string, size_t> written_by;  // a converted tensor, or a view of one -> the conversion's step
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const auto& s = plan.steps[i];
+    for (const auto& r : s.reads)
+      if (auto it = written_by.find(r); it != written_by.end()) out[it->second].last = i;
+    if (s.kind == PlanStep::Kind::convert) {
+      out[i] = {i, i, layout_elements(s.n, s.channels, s.spatial, s.to)};
+      written_by[s.writes[0]] = i;
+    } else if (s.kind == PlanStep::Kind::view) {
+      if (auto it = written_by.find(s.reads[0]); it != written_by.end()) written_by[s.writes[0]] = it->second;
+    }
+  }
+  for (const auto& o : graph_outputs)
+    if (auto it = written_by.find(o); it != written_by.end()) out[it->second].last = plan.steps.size();
+  return out;
+}
+
+}  // namespace
+
 SubgraphKernel::SubgraphKernel(const SubgraphOp& op, const Plan& plan, const SubgraphData& data) : op_(op) {
   for (const auto& [name, v] : data.given) {
     tensors_[name] = v.data();
     given_.emplace_back(v.data(), v.size() * sizeof(float));
   }
-  for (const auto& s : plan.steps) {
+  // The conversions write into one arena, sharing memory where their lifetimes allow.
+  const auto lifetimes = conversion_lifetimes(plan, op.graph().outputs);
+  std::vector<Lifetime> buffers;
+  for (const auto& [step, life] : lifetimes) buffers.push_back(life);
+  const ArenaPlan arena = plan_arena(buffers);
+  std::map<size_t, int64_t> offset_of;
+  size_t placed = 0;
+  for (const auto& [step, life] : lifetimes) offset_of[step] = arena.offsets[placed++];
+  if (!buffers.empty()) owned_.push_back(std::make_unique<Buffer>(arena.elements));
+  float* const arena_data = buffers.empty() ? nullptr : owned_.back()->data();
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const auto& s = plan.steps[i];
     Step step;
     switch (s.kind) {
       case PlanStep::Kind::view:
         tensors_[s.writes[0]] = at(s.reads[0]);
         continue;
       case PlanStep::Kind::convert: {
-        owned_.push_back(std::make_unique<Buffer>(layout_elements(s.n, s.channels, s.spatial, s.to)));
-        step.convert = {at(s.reads[0]), owned_.back()->data(), s.from, s.to, s.n, s.channels, s.spatial};
-        step.threads = default_threads(op.host(), static_cast<double>(owned_.back()->size()));
-        tensors_[s.writes[0]] = owned_.back()->data();
+        float* dst = arena_data + offset_of.at(i);
+        const int64_t elements = lifetimes.at(i).elements;
+        step.convert = {at(s.reads[0]), dst, s.from, s.to, s.n, s.channels, s.spatial};
+        step.threads = default_threads(op.host(), static_cast<double>(elements));
+        tensors_[s.writes[0]] = dst;
         break;
       }
       case PlanStep::Kind::kernel: {

@@ -23,6 +23,9 @@ struct SubgraphData {
   std::vector<std::vector<float>> expected;         // per graph output
 };
 
+// Random given tensors (inputs and constants) in their ranges from `seed`.
+std::map<std::string, std::vector<float>> random_given(const SubgraphOp& op, uint64_t seed);
+
 // Random given tensors in their ranges from `seed`, then the reference outputs.
 SubgraphData make_subgraph_data(const SubgraphOp& op, uint64_t seed);
 

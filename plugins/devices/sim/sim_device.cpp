@@ -150,6 +150,37 @@ std::unique_ptr<sdk::DeviceTask> SimDevice::prepare_subgraph(const sdk::Subgraph
                                    options_.seed ^ std::stoull(task.hash(), nullptr, 16));
 }
 
+nlohmann::json SimDevice::run_graph(const sdk::GraphRun& run, const std::vector<sdk::TensorView>&,
+                                    const std::vector<sdk::TensorView>&) {
+  if (run.check)
+    throw sdk::Error(sdk::StatusCode::unsupported, "the simulator models time only: it has no outputs to check");
+  sdk::SubgraphTask task;
+  task.name = run.graph.name.empty() ? "model" : run.graph.name;
+  task.graph = run.graph;
+  task.op_configs = run.op_configs.is_object() ? run.op_configs : nlohmann::json::object();
+  const auto prepared = prepare_subgraph(task);
+  const auto space = prepared->space();
+  const sdk::Config& strategy = space.default_config;
+  sdk::Built built = prepared->build(strategy);
+  if (!built.candidate) throw sdk::Error(sdk::StatusCode::internal, "the model cannot run: " + built.failure.message);
+  sdk::MeasureOptions once;
+  once.warmup = 0;
+  once.repeats = 1;
+  const auto timed = prepared->measure({built.candidate.get()}, once);
+  if (timed.empty() || !timed[0].ok()) throw sdk::Error(sdk::StatusCode::internal, "the model cannot run: " + (timed.empty() ? std::string("no result") : timed[0].message));
+  const double ms = timed[0].time_us / 1000.0;
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const auto& anchor : sdk::SubgraphDecisions::of(space, strategy).tuned)
+    kernels.push_back({{"anchor", anchor}, {"config_source", "bank"}});
+  return {{"device", soc_.soc_version},
+          {"modelled", true},
+          {"outputs_computed", false},
+          {"iterations", 1},
+          {"latency_ms", {{"min", ms}, {"median", ms}, {"p90", ms}, {"runs", 1}}},
+          {"tuned_kernel_count", kernels.size()},
+          {"kernels", kernels}};
+}
+
 AOE_REGISTER_DEVICE(SimDevice, "ascend910", "Ascend 910 (DaVinci, 32 AI cores) simulator");
 AOE_REGISTER_DEVICE(SimDevice, "ascend910b", "Ascend 910B, Atlas A2 (910B2, 24 AI cube cores) simulator");
 AOE_REGISTER_DEVICE(SimDevice, "ascend310", "Ascend 310 (2 AI cores) simulator");

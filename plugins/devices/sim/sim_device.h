@@ -72,6 +72,10 @@ class SimDevice final : public sdk::Device {
   // kernels timed one after another (subgraph_model.h). Throws unsupported
   // naming the node for an op without a model or a tensor of unknown dims.
   std::unique_ptr<sdk::DeviceTask> prepare_subgraph(const sdk::SubgraphTask& task) override;
+  // The whole model's modelled time under the default strategy with the
+  // bank's tilings; a model of time computes no outputs.
+  nlohmann::json run_graph(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inputs,
+                           const std::vector<sdk::TensorView>& outputs) override;
   // The op's model alone, for callers that want its figures; it refers to
   // this device's SoC.
   std::unique_ptr<OpModel> model(const sdk::OpTask& task) const;

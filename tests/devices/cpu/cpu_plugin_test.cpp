@@ -2,6 +2,7 @@
 // evaluated across the boundary (concurrent builds included), errors as statuses.
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstring>
 #include <string>
 
@@ -103,6 +104,86 @@ TEST_F(CpuPlugin, ABadOptionIsRefusedAtCreate) {
   EXPECT_NE(status->message.find("'cache'"), std::string::npos);
   delete status;
   EXPECT_EQ(self, nullptr);
+}
+
+}  // namespace
+}  // namespace aoe::cpu
+
+namespace aoe::cpu {
+namespace {
+
+// x[2,8] -> Relu -> y: the smallest model to run whole.
+sdk::GraphRun relu_run() {
+  sdk::GraphRun run;
+  run.graph.name = "relu";
+  run.graph.inputs = {"x"};
+  run.graph.outputs = {"y"};
+  run.graph.tensors["x"] = {"x", {2, 8}};
+  run.graph.tensors["y"] = {"y", {2, 8}};
+  run.graph.nodes.push_back({"Relu_0", "Relu", {"x"}, {"y"}});
+  run.iterations = 2;
+  run.threads = 1;
+  run.check = true;
+  return run;
+}
+
+TEST_F(CpuPlugin, RunsAWholeModelAcrossTheBoundary) {
+  const sdk::DeviceClient client(ref_, sdk::Host(&services_));
+  ASSERT_TRUE(client.runs_graphs());
+  std::vector<float> x(16), y(16, 7.0f);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) - 8.0f;
+  const auto report = client.run_graph(relu_run(), {{"x", x.data(), x.size()}}, {{"y", y.data(), y.size()}});
+  EXPECT_TRUE(report["check"]["match"].get<bool>()) << report.dump(2);
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(y[i], x[i] > 0 ? x[i] : 0.0f) << i;
+  EXPECT_EQ(report["latency_ms"]["runs"], 2);
+}
+
+TEST_F(CpuPlugin, AMissingOrMisSizedTensorIsAnErrorNamingIt) {
+  const sdk::DeviceClient client(ref_, sdk::Host(&services_));
+  std::vector<float> x(15), y(16);
+  try {
+    client.run_graph(relu_run(), {{"x", x.data(), x.size()}}, {{"y", y.data(), y.size()}});
+    FAIL() << "a short input ran";
+  } catch (const sdk::Error& e) {
+    EXPECT_EQ(e.code(), sdk::StatusCode::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("input 'x' has 15 values"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(client.run_graph(relu_run(), {}, {{"y", y.data(), y.size()}}), sdk::Error);
+}
+
+TEST_F(CpuPlugin, ATableOfAnSdkBefore14DoesNotRunModels) {
+  aoe_device_vtable older = *ref_.vtable;
+  older.struct_size = offsetof(aoe_device_vtable, run_graph);  // a 1.3 plugin's table
+  const sdk::DeviceClient client({sizeof(aoe_device_ref), ref_.self, &older}, sdk::Host(&services_));
+  EXPECT_FALSE(client.runs_graphs());
+  std::vector<float> x(16), y(16);
+  try {
+    client.run_graph(relu_run(), {{"x", x.data(), x.size()}}, {{"y", y.data(), y.size()}});
+    FAIL() << "a 1.3 table was called past its end";
+  } catch (const sdk::Error& e) {
+    EXPECT_EQ(e.code(), sdk::StatusCode::unsupported);
+    EXPECT_NE(std::string(e.what()).find("before 1.4"), std::string::npos) << e.what();
+  }
+}
+
+// A device that leaves run_graph to the SDK's default says it does not run models.
+class TimesOnly final : public sdk::Device {
+ public:
+  nlohmann::json describe() const override { return nlohmann::json::object(); }
+  std::unique_ptr<sdk::DeviceTask> prepare(const sdk::OpTask&) override { return nullptr; }
+};
+
+TEST_F(CpuPlugin, ADeviceWithoutRunGraphSaysSo) {
+  TimesOnly device;
+  const sdk::DeviceClient client({sizeof(aoe_device_ref), &device, sdk::detail::device_vtable()}, sdk::Host(&services_));
+  std::vector<float> x(16), y(16);
+  try {
+    client.run_graph(relu_run(), {{"x", x.data(), x.size()}}, {{"y", y.data(), y.size()}});
+    FAIL() << "a device without run_graph ran a model";
+  } catch (const sdk::Error& e) {
+    EXPECT_EQ(e.code(), sdk::StatusCode::unsupported);
+    EXPECT_NE(std::string(e.what()).find("does not run models"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

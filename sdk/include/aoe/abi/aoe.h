@@ -12,6 +12,7 @@
 #include "aoe/abi/searcher.h"
 #include "aoe/abi/sink.h"
 #include "aoe/abi/status.h"
+#include "aoe/abi/tensor.h"
 #include "aoe/abi/tuning_mode.h"
 #include "aoe/abi/version.h"
 

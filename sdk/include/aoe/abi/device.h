@@ -8,6 +8,7 @@
 #include "aoe/abi/measurement.h"
 #include "aoe/abi/sink.h"
 #include "aoe/abi/status.h"
+#include "aoe/abi/tensor.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -35,6 +36,14 @@ typedef struct aoe_device_vtable {
   aoe_status* (*measure)(void* self, void* task, void* const* candidates, uint32_t count,
                          const aoe_measure_options* options, aoe_measurement* out_results);
   void (*release_candidate)(void* self, void* candidate);
+  /* SDK 1.4. Runs a whole model: run_json holds the graph, the bank's
+     tilings per fused op (anchor node -> {knob: value}) and how to run it
+     (iterations, threads, check, seed). inputs: the graph's inputs by name;
+     outputs: the graph's outputs in order, allocated by the caller. Writes
+     a run report (JSON). AOE_STATUS_UNSUPPORTED when the device does not
+     run models; a table shorter than this member has no run_graph. */
+  aoe_status* (*run_graph)(void* self, const char* run_json, const aoe_tensor* inputs, uint32_t input_count,
+                           aoe_tensor* outputs, uint32_t output_count, aoe_sink* out_report_json);
 } aoe_device_vtable;
 
 typedef struct aoe_device_ref {

@@ -11,6 +11,7 @@
 #include "aoe/abi/plugin.h"
 #include "aoe/abi/searcher.h"
 #include "aoe/abi/sink.h"
+#include "aoe/abi/tensor.h"
 #include "aoe/abi/tuning_mode.h"
 
 #if defined(__x86_64__) || defined(__aarch64__)
@@ -39,7 +40,9 @@ AOE_FREEZE(offsetof(aoe_host_services, bank_record) == 80, "aoe_host_services 1.
 AOE_FREEZE(offsetof(aoe_host_services, bank_entries) == 88, "aoe_host_services 1.2 layout");
 AOE_FREEZE(offsetof(aoe_host_services, bank_nearest) == 96, "aoe_host_services 1.3 layout");
 AOE_FREEZE(sizeof(aoe_host_services) == 104, "aoe_host_services 1.3 layout");
-AOE_FREEZE(sizeof(aoe_device_vtable) == 72, "aoe_device_vtable 1.0 layout");
+AOE_FREEZE(offsetof(aoe_device_vtable, run_graph) == 72, "aoe_device_vtable 1.0 layout");
+AOE_FREEZE(sizeof(aoe_device_vtable) == 80, "aoe_device_vtable 1.4 layout");
+AOE_FREEZE(sizeof(aoe_tensor) == 32, "aoe_tensor 1.4 layout");
 AOE_FREEZE(sizeof(aoe_device_ref) == 24, "aoe_device_ref 1.0 layout");
 AOE_FREEZE(sizeof(aoe_searcher_options) == 24, "aoe_searcher_options 1.0 layout");
 AOE_FREEZE(sizeof(aoe_searcher_vtable) == 40, "aoe_searcher_vtable 1.0 layout");

@@ -10,6 +10,7 @@
 
 #include "aoe/sdk/measurement.h"
 #include "aoe/sdk/error.h"
+#include "aoe/sdk/graph_run.h"
 #include "aoe/sdk/op_task.h"
 #include "aoe/sdk/subgraph_task.h"
 #include "aoe/sdk/tuning_space.h"
@@ -56,6 +57,16 @@ class Device {
   // subgraph_task.h says) and whose candidates run it end to end. SDK 1.1.
   virtual std::unique_ptr<DeviceTask> prepare_subgraph(const SubgraphTask& task) {
     throw Error(StatusCode::unsupported, "the device does not measure subgraphs (" + task.name + ")");
+  }
+  // Runs the whole model with the bank's tilings: reads `inputs` (the
+  // graph's, by name), fills `outputs` (the graph's, in order, sized by the
+  // caller) and returns the run report (latency, memory, which kernels ran
+  // tuned). SDK 1.4.
+  virtual nlohmann::json run_graph(const GraphRun& run, const std::vector<TensorView>& inputs,
+                                   const std::vector<TensorView>& outputs) {
+    (void)inputs;
+    (void)outputs;
+    throw Error(StatusCode::unsupported, "the device does not run models (" + run.graph.name + ")");
   }
 };
 

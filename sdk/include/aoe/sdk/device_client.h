@@ -6,12 +6,14 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstddef>
 #include <exception>
 #include <memory>
 #include <thread>
 #include <vector>
 
 #include "aoe/abi/device.h"
+#include "aoe/sdk/graph_run.h"
 #include "aoe/sdk/host.h"
 #include "aoe/sdk/measurement.h"
 #include "aoe/sdk/op_task.h"
@@ -125,6 +127,32 @@ class DeviceClient {
   // Throws Error(unsupported) when the device does not measure subgraphs.
   std::unique_ptr<TaskClient> prepare_subgraph(const SubgraphTask& task) const {
     return prepare_json(nlohmann::json(task));
+  }
+
+  // Whether the device's table has run_graph (SDK 1.4 and later).
+  bool runs_graphs() const {
+    return device_.vtable->struct_size >= offsetof(aoe_device_vtable, run_graph) + sizeof(device_.vtable->run_graph) &&
+           device_.vtable->run_graph != nullptr;
+  }
+
+  // The run report. Throws Error(unsupported) when the device does not run
+  // models, or was built before the SDK could ask it to.
+  nlohmann::json run_graph(const GraphRun& run, const std::vector<TensorView>& inputs,
+                           const std::vector<TensorView>& outputs) const {
+    if (!runs_graphs())
+      throw Error(StatusCode::unsupported, "the device was built against an SDK before 1.4, which cannot run models");
+    auto table = [](const std::vector<TensorView>& views) {
+      std::vector<aoe_tensor> out;
+      for (const auto& v : views) out.push_back({sizeof(aoe_tensor), v.name.c_str(), v.data, v.count});
+      return out;
+    };
+    auto in = table(inputs), out = table(outputs);
+    const std::string run_json = nlohmann::json(run).dump();
+    StringSink report;
+    host_.check(device_.vtable->run_graph(device_.self, run_json.c_str(), in.data(), static_cast<uint32_t>(in.size()),
+                                          out.data(), static_cast<uint32_t>(out.size()), report.get()),
+                "run_graph");
+    return nlohmann::json::parse(report.str());
   }
 
   const aoe_device_ref& ref() const { return device_; }

@@ -152,6 +152,21 @@ inline const aoe_device_vtable* device_vtable() {
         });
       },
       [](void*, void* candidate) { delete static_cast<Candidate*>(candidate); },
+      [](void* self, const char* run_json, const aoe_tensor* inputs, uint32_t input_count, aoe_tensor* outputs,
+         uint32_t output_count, aoe_sink* out_report) {
+        return guarded(plugin_host(), [&] {
+          const auto run = nlohmann::json::parse(run_json).get<GraphRun>();
+          auto views = [](const aoe_tensor* tensors, uint32_t count) {
+            std::vector<TensorView> out;
+            for (uint32_t i = 0; i < count; ++i)
+              out.push_back({tensors[i].name ? tensors[i].name : "", tensors[i].data, static_cast<size_t>(tensors[i].count)});
+            return out;
+          };
+          const auto report = static_cast<Device*>(self)->run_graph(run, views(inputs, input_count),
+                                                                    views(outputs, output_count));
+          write_to(out_report, report.dump());
+        });
+      },
   };
   return &table;
 }

@@ -1,0 +1,177 @@
+// Whole-model latency on the host CPU, side by side on the same machine in
+// one bench run: aoe untuned (an empty bank), aoe tuned (the bench tunes
+// first, with the budget it prints) and ONNX Runtime through the
+// onnxruntime-node package where it is installed. Each through its own
+// process, so each peak RSS is its own.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench_args.h"
+#include "host_runner.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using aoe::bench::count;
+using aoe::bench::run_host;
+using aoe::bench::split_list;
+using nlohmann::json;
+
+constexpr const char* kUsage =
+    "usage: model_runtime_bench [--models a,b] [--threads 1,2] [--iterations N] [--budget N] [--onnxruntime DIR]\n"
+    "                           [--work DIR]\n"
+    "  --models       models of the build's models directory, without .onnx (default resnet50,mobilenet_v2,bert_layer)\n"
+    "  --threads      thread counts to run each model with (default 1,2)\n"
+    "  --iterations   timed runs per figure (default 10)\n"
+    "  --budget       OPAT evaluations per op for the tuned column (default 16)\n"
+    "  --onnxruntime  a node_modules folder holding onnxruntime-node (default ./node_modules, or\n"
+    "                 AOE_ONNXRUNTIME_NODE); without it the ONNX Runtime column is skipped\n"
+    "  --work         scratch directory for the banks and reports (default: a fresh one in $TMPDIR)\n";
+
+struct Options {
+  std::vector<std::string> models = {"resnet50", "mobilenet_v2", "bert_layer"};
+  std::vector<uint64_t> threads = {1, 2};
+  uint64_t iterations = 10, budget = 16;
+  fs::path onnxruntime, work;
+};
+
+Options parse(int argc, char** argv) {
+  Options o;
+  const char* env = std::getenv("AOE_ONNXRUNTIME_NODE");
+  o.onnxruntime = env && *env ? env : "node_modules";
+  for (aoe::bench::Args args(argc, argv); args.next();) {
+    const std::string& arg = args.option();
+    if (arg == "--models") o.models = split_list(args.value());
+    else if (arg == "--threads") {
+      o.threads.clear();
+      for (const auto& t : split_list(args.value())) o.threads.push_back(count(t, "--threads"));
+    } else if (arg == "--iterations") o.iterations = count(args.value(), arg);
+    else if (arg == "--budget") o.budget = count(args.value(), arg);
+    else if (arg == "--onnxruntime") o.onnxruntime = args.value();
+    else if (arg == "--work") o.work = args.value();
+    else throw std::invalid_argument("unknown option " + arg + "\n" + kUsage);
+  }
+  if (o.work.empty()) o.work = fs::temp_directory_path() / ("model_runtime_bench_" + std::to_string(::getpid()));
+  return o;
+}
+
+struct Figure {
+  double median_ms = 0;
+  double peak_mib = 0;
+};
+
+json read_json(const fs::path& file) {
+  std::ifstream in(file);
+  return json::parse(in);
+}
+
+// aoe-host run; the report's median latency and peak RSS. extra: --tune_on_miss and its budget.
+std::optional<Figure> aoe_run(const Options& o, const std::string& model, uint64_t threads, const fs::path& dir,
+                              const fs::path& bank, std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {AOE_BENCH_HOST, "run", "--device", "cpu", "--model",
+                                   std::string(AOE_BENCH_MODELS_DIR) + "/" + model + ".onnx", "--threads",
+                                   std::to_string(threads), "--iterations", std::to_string(o.iterations),
+                                   "--run_report", (dir / "report.json").string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const auto run = run_host(args, dir, bank);
+  if (run.exit_code != 0) {
+    std::fprintf(stderr, "%s: aoe-host run exited %d (see %s)\n", model.c_str(), run.exit_code, dir.c_str());
+    return std::nullopt;
+  }
+  const json r = read_json(dir / "report.json");
+  return Figure{r["latency_ms"]["median"].get<double>(), r["memory"]["peak_rss_bytes"].get<double>() / 1048576.0};
+}
+
+// `name` found on PATH, as a shell finds it; empty when it is not there.
+fs::path on_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');)
+    if (!dir.empty() && ::access((fs::path(dir) / name).c_str(), X_OK) == 0) return fs::path(dir) / name;
+  return {};
+}
+
+std::optional<Figure> ort_run(const Options& o, const std::string& model, const json& inputs, uint64_t threads,
+                              const fs::path& dir) {
+  json shapes = json::object();
+  for (const auto& in : inputs) shapes[in["name"].get<std::string>()] = in["shape"];
+  const auto run = run_host({on_path("node").string(), AOE_BENCH_ORT_SCRIPT, std::string(AOE_BENCH_MODELS_DIR) + "/" + model + ".onnx",
+                             shapes.dump(), std::to_string(o.iterations), std::to_string(threads)},
+                            dir, dir / "unused_bank");
+  if (run.exit_code != 0) {
+    std::fprintf(stderr, "%s: ONNX Runtime exited %d (see %s)\n", model.c_str(), run.exit_code, dir.c_str());
+    return std::nullopt;
+  }
+  std::ifstream out(dir / "stdout.txt");
+  std::string line, last;
+  while (std::getline(out, line))
+    if (!line.empty()) last = line;
+  const json r = json::parse(last);
+  return Figure{r["median"].get<double>(), r["peak_rss_bytes"].get<double>() / 1048576.0};
+}
+
+std::string cell(const std::optional<Figure>& f) {
+  if (!f) return "        -         ";
+  char text[64];
+  std::snprintf(text, sizeof text, "%8.2f ms %6.0f MiB", f->median_ms, f->peak_mib);
+  return text;
+}
+
+std::string ratio(const std::optional<Figure>& a, const std::optional<Figure>& b) {
+  if (!a || !b || b->median_ms <= 0) return "   -  ";
+  char text[32];
+  std::snprintf(text, sizeof text, "%5.2fx", a->median_ms / b->median_ms);
+  return text;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const Options o = parse(argc, argv);
+    const bool have_node = !on_path("node").empty();
+    const bool have_ort = have_node && fs::exists(o.onnxruntime / "onnxruntime-node");
+    if (have_ort) ::setenv("AOE_ONNXRUNTIME_NODE", fs::absolute(o.onnxruntime).c_str(), 1);
+    else
+      std::printf("ONNX Runtime: skipped, %s (npm install --ignore-scripts onnxruntime-node)\n",
+                  have_node ? ("no onnxruntime-node under " + fs::absolute(o.onnxruntime).string()).c_str()
+                            : "no node on PATH");
+    std::printf("aoe tuned: --tune_on_miss with OPAT, --budget %llu per op, its own bank per model and thread count\n",
+                static_cast<unsigned long long>(o.budget));
+    std::printf("median of %llu runs after one untimed; peak RSS of each process\n\n",
+                static_cast<unsigned long long>(o.iterations));
+    std::printf("%-14s %7s  %-20s %-20s %-20s %8s %8s\n", "model", "threads", "aoe untuned", "aoe tuned",
+                "ONNX Runtime", "untuned/", "tuned/");
+    std::printf("%-14s %7s  %-20s %-20s %-20s %8s %8s\n", "", "", "", "", "", "ORT", "ORT");
+    for (const auto& model : o.models)
+      for (uint64_t threads : o.threads) {
+        const fs::path base = o.work / (model + "_t" + std::to_string(threads));
+        const auto untuned = aoe_run(o, model, threads, base / "untuned", base / "empty_bank");
+        // Tuned in one process, timed in the next, all hits: the tuning's memory is not the run's.
+        const auto tuning = aoe_run(o, model, threads, base / "tuning", base / "bank",
+                                    {"--tune_on_miss", "--budget", std::to_string(o.budget)});
+        const auto tuned = tuning ? aoe_run(o, model, threads, base / "tuned", base / "bank") : std::nullopt;
+        std::optional<Figure> ort;
+        if (have_ort && untuned)
+          ort = ort_run(o, model, read_json(base / "untuned" / "report.json")["inputs"], threads, base / "ort");
+        std::printf("%-14s %7llu  %-20s %-20s %-20s %8s %8s\n", model.c_str(), static_cast<unsigned long long>(threads),
+                    cell(untuned).c_str(), cell(tuned).c_str(), cell(ort).c_str(), ratio(untuned, ort).c_str(),
+                    ratio(tuned, ort).c_str());
+        std::fflush(stdout);
+      }
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "model_runtime_bench: %s\n", e.what());
+    return 2;
+  }
+}

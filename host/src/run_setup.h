@@ -1,0 +1,45 @@
+// What a tuning run and a model run both set up from settings: the model,
+// the device, the bank.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+
+#include "aoe/sdk/graph.h"
+#include "bank.h"
+#include "plugin_loader.h"
+#include "settings.h"
+
+namespace aoe::host {
+
+// A plugin object destroyed through its own table.
+class Instance {
+ public:
+  Instance(void* self, void (*destroy)(void*)) : self_(self), destroy_(destroy) {}
+  Instance(const Instance&) = delete;
+  Instance& operator=(const Instance&) = delete;
+  ~Instance() {
+    if (self_) destroy_(self_);
+  }
+  void* get() const { return self_; }
+
+ private:
+  void* self_;
+  void (*destroy_)(void*);
+};
+
+// The component of `kind` named `name`; ExitError(exit_plugin) when none is loaded.
+const Component& find_or_exit(const PluginRegistry& registry, int32_t kind, const std::string& name);
+// --model, or --singleop for single-op tuning; ExitError(exit_usage) for neither or both.
+std::filesystem::path model_path(const Settings& s);
+// The graph, shapes fixed by --input_shape; ExitError(exit_model or exit_usage) when it cannot be read.
+aoe::sdk::Graph load_model(const Settings& s);
+// --device_options as a JSON object; ExitError(exit_usage) otherwise.
+nlohmann::json device_options(const Settings& s);
+// The bank folder a tuning mode keeps (op, graph, gradient).
+std::string bank_kind(const std::string& mode);
+Bank bank_root(const Settings& s, const std::string& kind);
+
+}  // namespace aoe::host

@@ -1,0 +1,160 @@
+#include "model_run.h"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <string>
+
+#include "aoe/sdk/error.h"
+#include "subgraph_op.h"
+#include "subgraph_run.h"
+#include "thread_pool.h"
+
+namespace aoe::cpu {
+namespace {
+
+using nlohmann::json;
+
+[[noreturn]] void invalid(const std::string& why) { throw sdk::Error(sdk::StatusCode::invalid_argument, why); }
+
+// The graph's given tensors: the caller's inputs, the weights drawn from the
+// seed (the model's own values do not cross the boundary).
+std::map<std::string, std::vector<float>> given_tensors(const SubgraphOp& op, const sdk::GraphRun& run,
+                                                        const std::vector<sdk::TensorView>& inputs) {
+  auto given = random_given(op, run.seed);
+  for (const auto& name : run.graph.inputs) {
+    const auto view = std::find_if(inputs.begin(), inputs.end(), [&](const sdk::TensorView& v) { return v.name == name; });
+    if (view == inputs.end()) invalid("no data for the model's input '" + name + "'");
+    const auto want = static_cast<size_t>(run.graph.tensor(name).elements());
+    if (view->count != want || !view->data)
+      invalid("input '" + name + "' has " + std::to_string(view->count) + " values, the model takes " +
+              std::to_string(want));
+    given[name].assign(view->data, view->data + want);
+  }
+  return given;
+}
+
+void require_outputs(const sdk::Graph& graph, const std::vector<sdk::TensorView>& outputs) {
+  if (outputs.size() != graph.outputs.size())
+    invalid(std::to_string(outputs.size()) + " output buffers for a model of " + std::to_string(graph.outputs.size()) +
+            " outputs");
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const auto want = static_cast<size_t>(graph.tensor(graph.outputs[i]).elements());
+    if (outputs[i].count != want || !outputs[i].data)
+      invalid("output '" + graph.outputs[i] + "' needs " + std::to_string(want) + " values, its buffer holds " +
+              std::to_string(outputs[i].count));
+  }
+}
+
+json knob_names(const sdk::TuningSpace& space) {
+  json names = json::array();
+  for (const auto& k : space.knobs) names.push_back(k.name);
+  return names;
+}
+
+// Which kernels run the bank's tiling: those whose anchor the default
+// strategy marks tuned (the bank has a config this machine runs).
+json kernels_report(const Plan& plan, const sdk::SubgraphDecisions& decisions,
+                    const json& op_configs) {
+  json out = json::array();
+  for (const auto& s : plan.steps) {
+    if (s.kind != PlanStep::Kind::kernel) continue;
+    const std::string& anchor = s.nodes.front();
+    const bool tuned = decisions.tuned.count(anchor) > 0;
+    json k = {{"name", s.name},
+              {"op_type", s.task.op_type.empty() ? "Attention" : s.task.op_type},
+              {"anchor", anchor},
+              {"config_source", tuned ? "bank" : "default"},
+              {"config", s.op->space().describe(s.config)},
+              {"config_values", s.config},
+              {"knobs", knob_names(s.op->space())}};
+    if (!tuned && op_configs.contains(anchor)) k["bank_config_refused"] = op_configs[anchor];
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+json latency_report(std::vector<double> ms) {
+  std::sort(ms.begin(), ms.end());
+  auto at = [&](double q) { return ms[std::min(ms.size() - 1, static_cast<size_t>(q * static_cast<double>(ms.size() - 1) + 0.5))]; };
+  return {{"min", ms.front()}, {"median", at(0.5)}, {"p90", at(0.9)}, {"runs", ms.size()}};
+}
+
+json check_report(const SubgraphOp& op, std::map<std::string, std::vector<float>> values,
+                  const std::vector<sdk::TensorView>& outputs, const Tolerance& tolerance) {
+  op.reference(values);
+  json per_output = json::array();
+  bool all = true;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const auto& name = op.graph().outputs[i];
+    const std::string why =
+        compare(outputs[i].data, values.at(name).data(), static_cast<int64_t>(outputs[i].count), tolerance);
+    all = all && why.empty();
+    json o = {{"name", name}, {"match", why.empty()}};
+    if (!why.empty()) o["mismatch"] = why;
+    per_output.push_back(std::move(o));
+  }
+  return {{"match", all}, {"atol", tolerance.atol}, {"rtol", tolerance.rtol}, {"outputs", per_output}};
+}
+
+int64_t peak_rss_bytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<int64_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
+}
+
+}  // namespace
+
+json run_model(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inputs,
+               const std::vector<sdk::TensorView>& outputs, std::shared_ptr<const HostCpu> host,
+               const Tolerance& tolerance) {
+  if (run.iterations < 1 || run.iterations > 1000000) invalid("iterations must lie in [1, 1000000]");
+  if (run.warmup < 0 || run.warmup > 1000000) invalid("warmup must lie in [0, 1000000]");
+  if (run.threads < 0 || run.threads > host->threads)
+    invalid("threads is " + std::to_string(run.threads) + " but this process may use " + std::to_string(host->threads) +
+            " CPUs");
+  require_outputs(run.graph, outputs);
+  sdk::SubgraphTask task;
+  task.name = run.graph.name.empty() ? "model" : run.graph.name;
+  task.graph = run.graph;
+  task.op_configs = run.op_configs.is_object() ? run.op_configs : json::object();
+  const SubgraphOp op(task, host);
+  const sdk::Config strategy = op.space().default_config;
+  const Plan plan = op.lower(strategy);
+  SubgraphData data;
+  data.given = given_tensors(op, run, inputs);
+  // Every tensor is allocated here, once: the iterations below allocate nothing.
+  SubgraphKernel kernel(op, plan, data);
+  const int threads = run.threads > 0 ? static_cast<int>(run.threads) : host->threads;
+  ThreadPool pool(threads);
+  for (int64_t i = 0; i < run.warmup; ++i) kernel.run(pool);
+  std::vector<double> ms;
+  ms.reserve(static_cast<size_t>(run.iterations));
+  for (int64_t i = 0; i < run.iterations; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    kernel.run(pool);
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) kernel.read_output(i, outputs[i].data);
+
+  int64_t tensor_bytes = 0;
+  for (const auto& [ptr, bytes] : kernel.footprint()) tensor_bytes += static_cast<int64_t>(bytes);
+  const json kernels = kernels_report(plan, sdk::SubgraphDecisions::of(op.space(), strategy), task.op_configs);
+  size_t tuned = 0;
+  for (const auto& k : kernels) tuned += k["config_source"] == "bank" ? 1 : 0;
+  json report = {{"device", "cpu"},
+                 {"threads", threads},
+                 {"iterations", run.iterations},
+                 {"latency_ms", latency_report(ms)},
+                 {"memory", {{"peak_rss_bytes", peak_rss_bytes()}, {"tensor_bytes", tensor_bytes}}},
+                 {"weights", "drawn from seed " + std::to_string(run.seed)},
+                 {"kernel_count", kernels.size()},
+                 {"tuned_kernel_count", tuned},
+                 {"kernels", kernels}};
+  if (run.check) report["check"] = check_report(op, data.given, outputs, tolerance);
+  return report;
+}
+
+}  // namespace aoe::cpu

@@ -1,0 +1,177 @@
+// `aoe-host run`: the whole model with the bank's configs, through the real binary.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+#include "aoe_host_fixture.h"
+#include "tiny_models.h"
+
+namespace aoe::test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+class RunCommand : public AoeHostTest {
+ protected:
+  void SetUp() override {
+    AoeHostTest::SetUp();
+    write_conv_model(dir_ / "conv.onnx");
+    write_relu_model(dir_ / "relu.onnx");
+  }
+
+  // `run` on the cpu device, one thread, two timed iterations, the report at `report`.
+  ProcessResult run(const std::string& model, const std::string& report, std::vector<std::string> extra = {}) const {
+    std::vector<std::string> args = {"run",       "--device",     "cpu", "--model",      (dir_ / model).string(),
+                                     "--threads", "1",            "--iterations", "2", "--run_report",
+                                     (dir_ / report).string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return aoe_host(args);
+  }
+
+  json report(const std::string& name) const { return read_json(dir_ / name); }
+
+  std::vector<fs::path> op_bank_entries() const {
+    std::vector<fs::path> out;
+    if (!fs::exists(bank_ / "op")) return out;
+    for (const auto& e : fs::recursive_directory_iterator(bank_ / "op"))
+      if (e.is_regular_file() && e.path().extension() == ".json" && e.path().filename().string().find(".s") != std::string::npos)
+        out.push_back(e.path());
+    return out;
+  }
+};
+
+std::string details(const ProcessResult& r) { return "stdout:\n" + r.out + "\nstderr:\n" + r.err; }
+
+TEST_F(RunCommand, MatchesTheReferenceAndReportsLatencyAndMemory) {
+  const auto r = run("conv.onnx", "report.json", {"--check"});
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  const json rep = report("report.json");
+  EXPECT_TRUE(rep["check"]["match"].get<bool>()) << rep.dump(2);
+  EXPECT_EQ(rep["latency_ms"]["runs"], 2);
+  EXPECT_LE(rep["latency_ms"]["min"].get<double>(), rep["latency_ms"]["median"].get<double>());
+  EXPECT_LE(rep["latency_ms"]["median"].get<double>(), rep["latency_ms"]["p90"].get<double>());
+  EXPECT_GT(rep["memory"]["peak_rss_bytes"].get<int64_t>(), 0);
+  // Conv, Relu and Add fuse into one kernel; an empty bank leaves it at its default.
+  ASSERT_EQ(rep["kernels"].size(), 1u) << rep.dump(2);
+  EXPECT_EQ(rep["kernels"][0]["name"], "Conv_0+Relu_1+Add_2");
+  EXPECT_EQ(rep["kernels"][0]["config_source"], "default");
+  EXPECT_EQ(rep["tuned_kernel_count"], 0);
+  EXPECT_EQ(rep["bank"]["miss"], 1);
+  EXPECT_NE(r.out.find("latency over 2 runs: min"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("peak memory"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("outputs match the reference"), std::string::npos) << r.out;
+}
+
+TEST_F(RunCommand, ReadsInputsAndWritesOutputsAsNpz) {
+  // relu.onnx's output is named as conv.onnx's input: its .npz feeds the next run.
+  ASSERT_EQ(run("relu.onnx", "relu.json", {"--outputs", (dir_ / "x.npz").string()}).exit_code, 0);
+  const auto first = run("conv.onnx", "a.json", {"--inputs", (dir_ / "x.npz").string(), "--outputs",
+                                                 (dir_ / "y1.npz").string(), "--check"});
+  ASSERT_EQ(first.exit_code, 0) << details(first);
+  EXPECT_TRUE(report("a.json")["check"]["match"].get<bool>());
+  const auto again = run("conv.onnx", "b.json", {"--inputs", (dir_ / "x.npz").string(), "--outputs",
+                                                 (dir_ / "y2.npz").string()});
+  ASSERT_EQ(again.exit_code, 0) << details(again);
+  EXPECT_EQ(read_text(dir_ / "y1.npz"), read_text(dir_ / "y2.npz"));
+  EXPECT_GT(fs::file_size(dir_ / "y1.npz"), 4u * 4 * 8 * 8);
+  // Other inputs give other outputs: the file is read, not ignored.
+  const auto random = run("conv.onnx", "c.json", {"--outputs", (dir_ / "y3.npz").string()});
+  ASSERT_EQ(random.exit_code, 0) << details(random);
+  EXPECT_NE(read_text(dir_ / "y1.npz"), read_text(dir_ / "y3.npz"));
+}
+
+TEST_F(RunCommand, AMismatchedInputShapeIsAnErrorNamingTheInput) {
+  write_small_relu_model(dir_ / "small.onnx");
+  ASSERT_EQ(run("small.onnx", "small.json", {"--outputs", (dir_ / "small.npz").string()}).exit_code, 0);
+  const auto r = run("conv.onnx", "r.json", {"--inputs", (dir_ / "small.npz").string()});
+  EXPECT_EQ(r.exit_code, 2) << details(r);
+  EXPECT_NE(r.err.find("input 'x'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("[1,2]"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("[1,3,8,8]"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "r.json"));
+}
+
+TEST_F(RunCommand, AnUnsupportedOpIsAnErrorNamingIt) {
+  write_hardmax_model(dir_ / "hardmax.onnx");
+  const auto r = run("hardmax.onnx", "r.json");
+  EXPECT_EQ(r.exit_code, 4) << details(r);
+  EXPECT_NE(r.err.find("Hardmax"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "r.json"));
+}
+
+TEST_F(RunCommand, ADeviceThatCannotComputeOutputsSaysSo) {
+  const auto r = aoe_host({"run", "--device", "ascend910", "--model", (dir_ / "conv.onnx").string(), "--check"});
+  EXPECT_NE(r.exit_code, 0) << details(r);
+  EXPECT_NE(r.err.find("models time only"), std::string::npos) << r.err;
+}
+
+TEST_F(RunCommand, TheSimulatorAnswersWithItsModelledTime) {
+  const auto r = aoe_host({"run", "--device", "ascend910", "--model", (dir_ / "conv.onnx").string(), "--run_report",
+                           (dir_ / "sim.json").string()});
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  const json rep = report("sim.json");
+  EXPECT_TRUE(rep["modelled"].get<bool>());
+  EXPECT_GT(rep["latency_ms"]["median"].get<double>(), 0.0);
+  EXPECT_NE(r.out.find("(modelled)"), std::string::npos) << r.out;
+}
+
+TEST_F(RunCommand, TuneOnMissFillsAnEmptyBankAndTheNextRunIsAllHits) {
+  const auto first = run("conv.onnx", "first.json", {"--tune_on_miss", "--budget", "3", "--check"});
+  ASSERT_EQ(first.exit_code, 0) << details(first);
+  EXPECT_FALSE(op_bank_entries().empty());
+  const json tuned = report("first.json");
+  EXPECT_EQ(tuned["bank"]["miss"], 0) << tuned.dump(2);
+  EXPECT_TRUE(tuned["check"]["match"].get<bool>());
+
+  const auto second = run("conv.onnx", "second.json");
+  ASSERT_EQ(second.exit_code, 0) << details(second);
+  const json rep = report("second.json");
+  EXPECT_EQ(rep["bank"]["miss"], 0) << rep.dump(2);
+  EXPECT_EQ(rep["bank"]["hit"], 1);
+  EXPECT_EQ(rep["tuned_kernel_count"], rep["kernel_count"]);
+  for (const auto& k : rep["kernels"]) EXPECT_EQ(k["config_source"], "bank") << k.dump();
+  EXPECT_NE(second.out.find("tuned: Conv_0+Relu_1+Add_2"), std::string::npos) << second.out;
+}
+
+TEST_F(RunCommand, ABankEntryChangesWhichKernelConfigRuns) {
+  ASSERT_EQ(run("relu.onnx", "default.json").exit_code, 0);
+  const json untuned = report("default.json")["kernels"][0];
+  ASSERT_EQ(untuned["config_source"], "default");
+  // A bank entry for the op, made by tuning it.
+  ASSERT_EQ(run("relu.onnx", "tuned.json", {"--tune_on_miss", "--budget", "2"}).exit_code, 0);
+  const auto entries = op_bank_entries();
+  ASSERT_EQ(entries.size(), 1u);
+  // Its config set to the default's but for the instruction set: generic,
+  // which every machine runs.
+  json entry = read_json(entries.front());
+  json values = untuned["config_values"];
+  const json described = untuned["config"];
+  ASSERT_TRUE(described.contains("isa")) << untuned.dump(2);
+  if (described["isa"] == "generic") GTEST_SKIP() << "this machine's default instruction set is already generic";
+  // config_values follow the space's knob order, which the report names.
+  size_t isa = 0;
+  for (size_t i = 0; i < untuned["knobs"].size(); ++i)
+    if (untuned["knobs"][i] == "isa") isa = i;
+  values[isa] = 0;
+  entry["config_values"] = values;
+  std::ofstream(entries.front()) << entry.dump();
+
+  const auto r = run("relu.onnx", "banked.json");
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  const json banked = report("banked.json")["kernels"][0];
+  EXPECT_EQ(banked["config_source"], "bank");
+  EXPECT_EQ(banked["config_values"], values);
+  EXPECT_EQ(banked["config"]["isa"], "generic");
+  EXPECT_NE(banked["config_values"], untuned["config_values"]);
+}
+
+TEST_F(RunCommand, ABadIterationCountIsAUsageError) {
+  const auto r = run("conv.onnx", "r.json", {"--iterations", "0"});
+  EXPECT_EQ(r.exit_code, 2) << details(r);
+  EXPECT_NE(r.err.find("iterations"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace aoe::test

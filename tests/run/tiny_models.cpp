@@ -1,0 +1,92 @@
+#include "tiny_models.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace aoe::test {
+namespace {
+
+using Dims = std::vector<int64_t>;
+
+onnx::ModelProto empty_model() {
+  onnx::ModelProto model;
+  model.set_ir_version(onnx::IR_VERSION);
+  auto* import = model.add_opset_import();
+  import->set_domain("");
+  import->set_version(13);
+  model.mutable_graph()->set_name("tiny");
+  return model;
+}
+
+void set_dims(onnx::ValueInfoProto* value, const std::string& name, const Dims& dims) {
+  value->set_name(name);
+  auto* type = value->mutable_type()->mutable_tensor_type();
+  type->set_elem_type(onnx::TensorProto::FLOAT);
+  for (auto d : dims) type->mutable_shape()->add_dim()->set_dim_value(d);
+}
+
+void add_weights(onnx::GraphProto* graph, const std::string& name, const Dims& dims) {
+  auto* t = graph->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  int64_t n = 1;
+  for (auto d : dims) t->add_dims(d), n *= d;
+  for (int64_t i = 0; i < n; ++i) t->add_float_data(0.01f * static_cast<float>(i % 17));
+}
+
+onnx::NodeProto* add_node(onnx::GraphProto* graph, const std::string& name, const std::string& op,
+                          const std::vector<std::string>& inputs, const std::vector<std::string>& outputs) {
+  auto* n = graph->add_node();
+  n->set_name(name);
+  n->set_op_type(op);
+  for (const auto& in : inputs) n->add_input(in);
+  for (const auto& out : outputs) n->add_output(out);
+  return n;
+}
+
+void save(const onnx::ModelProto& model, const std::filesystem::path& file) {
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  if (!model.SerializeToOstream(&out)) throw std::runtime_error("cannot write " + file.string());
+}
+
+void write_unary_model(const std::filesystem::path& file, const std::string& op, const std::string& in,
+                       const std::string& out, const Dims& dims) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), in, dims);
+  set_dims(g->add_output(), out, dims);
+  add_node(g, op + "_0", op, {in}, {out});
+  save(model, file);
+}
+
+}  // namespace
+
+void write_conv_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {1, 3, 8, 8});
+  set_dims(g->add_output(), "y", {1, 4, 8, 8});
+  add_weights(g, "W", {4, 3, 3, 3});
+  add_weights(g, "B", {4});
+  add_weights(g, "S", {1, 4, 8, 8});
+  auto* conv = add_node(g, "Conv_0", "Conv", {"x", "W", "B"}, {"c"});
+  auto* pads = conv->add_attribute();
+  pads->set_name("pads");
+  pads->set_type(onnx::AttributeProto::INTS);
+  for (int i = 0; i < 4; ++i) pads->add_ints(1);
+  add_node(g, "Relu_1", "Relu", {"c"}, {"r"});
+  add_node(g, "Add_2", "Add", {"r", "S"}, {"y"});
+  save(model, file);
+}
+
+void write_relu_model(const std::filesystem::path& file) { write_unary_model(file, "Relu", "a", "x", {1, 3, 8, 8}); }
+
+void write_small_relu_model(const std::filesystem::path& file) { write_unary_model(file, "Relu", "a", "x", {1, 2}); }
+
+void write_hardmax_model(const std::filesystem::path& file) { write_unary_model(file, "Hardmax", "x", "y", {1, 4}); }
+
+}  // namespace aoe::test
