@@ -124,15 +124,20 @@ int run_tuning(const Settings& settings, PluginRegistry& registry, HostServices&
   const std::string model_name = model.stem().string();
   spdlog::info("model {}: {} nodes, opset {}", model.string(), graph.nodes.size(), graph.opset);
 
-  // Every device this build ships runs one device, number 0: another number
-  // names hardware that is not there.
-  if (settings.integer("device_id") != 0)
-    throw ExitError(exit_usage, "device_id " + settings.text("device_id") + " (" + settings.source("device_id") +
-                                    "): device " + device_name + " has only device 0; unset ASCEND_DEVICE_ID or set 0");
   const auto* device_table = static_cast<const aoe_device_vtable*>(device_component.vtable);
   Instance device(registry.create(device_component, device_options(settings).dump()), device_table->destroy);
   const aoe_device_ref device_ref{sizeof(aoe_device_ref), device.get(), device_table};
   const json soc = aoe::sdk::DeviceClient(device_ref, host).describe();
+  // A device with more than one (the ascend driver's) says which it opened;
+  // the simulators, cpu and replay have only device 0.
+  const int64_t opened = soc.value("device_id", int64_t{0});
+  if (settings.has("device_id") && settings.integer("device_id") != opened)
+    throw ExitError(exit_usage, "device_id " + settings.text("device_id") + " (" + settings.source("device_id") +
+                                    "): device " + device_name +
+                                    (soc.contains("device_id") ? " opened device " + std::to_string(opened) +
+                                                                     "; give the number as ASCEND_DEVICE_ID or "
+                                                                     "--device_options '{\"device_id\": N}'"
+                                                               : " has only device 0; unset ASCEND_DEVICE_ID or set 0"));
   const std::string soc_version = soc.value("soc_version", device_name);
   // A name no plugin has is a plugin matter.
   const SearcherFactory searchers = [&] {

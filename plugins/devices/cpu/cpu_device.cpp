@@ -4,7 +4,6 @@
 #include <functional>
 
 #include "aoe/sdk/error.h"
-#include "memory_fit.h"
 #include "model_run.h"
 #include "worker.h"
 
@@ -208,7 +207,6 @@ nlohmann::json CpuDevice::describe() const {
 }
 
 std::unique_ptr<CpuTask> CpuDevice::prepare_cpu(const sdk::OpTask& task) {
-  require_fits_memory(task, physical_memory_bytes());
   return std::make_unique<CpuTask>(host_, make_op(task, *host_), options_);
 }
 

@@ -5,6 +5,7 @@
 #include "conv_op.h"
 #include "eltwise_op.h"
 #include "matmul_op.h"
+#include "memory_fit.h"
 #include "norm_ops.h"
 #include "op_util.h"
 #include "pool_op.h"
@@ -34,6 +35,8 @@ std::vector<std::string> supported_op_types() {
 std::vector<std::string> fusable_op_types() { return elementwise_op_types(); }
 
 std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
+  // Before any kernel sizes a buffer from the shapes: a subgraph's ops too.
+  require_fits_memory(task, physical_memory_bytes());
   const std::string& t = task.op_type;
   if (t == "MatMul" || t == "Gemm") return std::make_unique<MatMulOp>(task, host);
   if (t == "Conv") return std::make_unique<ConvOp>(task, host);

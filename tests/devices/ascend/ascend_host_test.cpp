@@ -105,5 +105,17 @@ TEST_F(AscendHost, FailingCandidatesAreRecordedAndTheRunGoesOn) {
   EXPECT_EQ(opat["repo_summary"]["repo_unsatisfied_num"], 2) << opat.dump(2);
 }
 
+// ASCEND_DEVICE_ID picks the NPU as CANN's tools take it; --device_id the
+// device was not told of is refused, naming how to give it.
+TEST_F(AscendHost, AscendDeviceIdPicksTheNpu) {
+  const auto second = aoe_host(tune_ascend("mlp.onnx"), with_double({{"ACL_DOUBLE_DEVICE_COUNT", "2"}, {"ASCEND_DEVICE_ID", "1"}}));
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  const auto beyond = aoe_host(tune_ascend("mlp.onnx"), with_double({{"ACL_DOUBLE_DEVICE_COUNT", "2"}, {"ASCEND_DEVICE_ID", "2"}}));
+  EXPECT_NE(beyond.exit_code, 0);
+  const auto flag_only = aoe_host(tune_ascend("mlp.onnx", {"--device_id", "1"}), with_double({{"ACL_DOUBLE_DEVICE_COUNT", "2"}}));
+  EXPECT_EQ(flag_only.exit_code, 2) << flag_only.err;
+  EXPECT_NE(flag_only.err.find("opened device 0; give the number as ASCEND_DEVICE_ID"), std::string::npos) << flag_only.err;
+}
+
 }  // namespace
 }  // namespace aoe::test
