@@ -27,8 +27,6 @@ class MeasurementLog {
     out_.open(file, std::ios::app);
   }
 
-  bool active() const { return out_.is_open(); }
-
   // task: the op or subgraph as the result file names it; signature: its bank
   // key's hash; evaluation: its index in the task's search, from 1.
   void record(const std::string& task, const std::string& signature, const std::string& searcher,
