@@ -60,7 +60,7 @@ const std::vector<OptionSpec>& option_specs() {
       {"inputs", "", OptionType::text, "random",
        "run: the model's inputs, an .npz file of float32 arrays named as the inputs, or random (drawn from --seed)", {}},
       {"iterations", "", OptionType::integer, "10", "run: timed runs of the whole model (after one untimed)", {}},
-      {"threads", "", OptionType::integer, "0", "run: threads for the whole model; 0: every CPU the process may use", {}},
+      {"threads", "", OptionType::integer, "0", "run: threads for the whole model; 0: one per physical core the process may use", {}},
       {"outputs", "", OptionType::path, "", "run: write the model's outputs to this .npz file", {}},
       {"check", "", OptionType::boolean, "False",
        "run: compare the outputs with the device's reference kernels (atol + rtol*|ref|)", {}},

@@ -19,6 +19,7 @@ std::shared_ptr<const HostCpu> capped_host(const CpuOptions& options) {
                        "cpu option 'threads' is " + std::to_string(options.threads) + " but this process may use " +
                            std::to_string(host.threads) + " CPUs");
     host.threads = options.threads;
+    host.physical_cores = std::min(host.physical_cores, host.threads);
   }
   if (options.isa) {
     if (!host.runs(*options.isa))

@@ -1,12 +1,15 @@
 #include "host_cpu.h"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <string>
+#include <utility>
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -123,6 +126,22 @@ void read_cpuid(HostCpu& cpu) {
 }
 #endif
 
+// Cores, not hyperthreads, among the CPUs this process may run on: two
+// threads on one core share its units, so a whole-model run uses one per core.
+int count_physical_cores(int fallback) {
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return fallback;
+  std::set<std::pair<std::string, std::string>> cores;  // (package, core)
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &allowed)) continue;
+    const std::string dir = "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/topology/";
+    const std::string core = read_line(dir + "core_id");
+    if (core.empty()) return fallback;  // no topology in sysfs: every CPU is a core
+    cores.emplace(read_line(dir + "physical_package_id"), core);
+  }
+  return cores.empty() ? fallback : static_cast<int>(cores.size());
+}
+
 int64_t cache_size(const std::vector<Cache>& caches, int level, int64_t fallback) {
   for (const auto& c : caches)
     if (c.level == level && c.type != "Instruction" && c.size_bytes > 0) return c.size_bytes;
@@ -160,6 +179,7 @@ HostCpu detect_host_cpu() {
   if (cpu.brand.empty()) cpu.brand = "unknown";
   cpu.online_cpus = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
   cpu.threads = available_threads();
+  cpu.physical_cores = std::min(cpu.threads, count_physical_cores(cpu.threads));
   cpu.caches = read_caches();
   for (Isa isa : {Isa::generic, Isa::avx2, Isa::avx512})
     if (isa_kernels(isa)) cpu.isas.push_back(isa);
@@ -181,6 +201,7 @@ nlohmann::json describe(const HostCpu& cpu) {
           {"stepping", cpu.stepping},
           {"online_cpus", cpu.online_cpus},
           {"threads", cpu.threads},
+          {"physical_cores", cpu.physical_cores},
           {"caches", caches},
           {"l1d_bytes", cpu.l1d_bytes()},
           {"l2_bytes", cpu.l2_bytes()},

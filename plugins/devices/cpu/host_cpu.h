@@ -25,6 +25,7 @@ struct HostCpu {
   int family = 0, model = 0, stepping = 0;
   int online_cpus = 1;  // sysconf
   int threads = 1;      // CPUs this process may run on (sched_getaffinity)
+  int physical_cores = 1;  // cores among those CPUs: hyperthread siblings count once
   std::vector<Cache> caches;
   std::vector<std::string> features;  // the ISA flags cpuid reports
   std::vector<Isa> isas;              // kernel sets this build has and this CPU runs

@@ -127,7 +127,7 @@ json run_model(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inp
   data.given = given_tensors(op, run, inputs);
   // Every tensor is allocated here, once: the iterations below allocate nothing.
   SubgraphKernel kernel(op, plan, data);
-  const int threads = run.threads > 0 ? static_cast<int>(run.threads) : host->threads;
+  const int threads = run.threads > 0 ? static_cast<int>(run.threads) : host->physical_cores;
   ThreadPool pool(threads);
   for (int64_t i = 0; i < run.warmup; ++i) kernel.run(pool);
   std::vector<double> ms;

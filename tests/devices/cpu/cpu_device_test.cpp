@@ -37,6 +37,8 @@ sdk::OpTask small_matmul() { return op("MatMul", {f32({48, 64}), f32({64, 40})})
 TEST(CpuDevice, DescribesThisMachine) {
   const auto d = device().describe();
   EXPECT_EQ(d.at("threads"), available_threads());
+  EXPECT_GE(d.at("physical_cores").get<int>(), 1);
+  EXPECT_LE(d.at("physical_cores").get<int>(), d.at("threads").get<int>());
   EXPECT_EQ(d.at("online_cpus"), sysconf(_SC_NPROCESSORS_ONLN));
   EXPECT_GT(d.at("l1d_bytes").get<int64_t>(), 0);
   EXPECT_GE(d.at("l2_bytes").get<int64_t>(), d.at("l1d_bytes").get<int64_t>());
@@ -58,6 +60,7 @@ TEST(CpuDevice, DescribesThisMachine) {
 TEST(CpuDevice, CapsThreadsAndInstructionSets) {
   const auto d = device(quick({{"threads", 1}, {"isa", "generic"}})).describe();
   EXPECT_EQ(d.at("threads"), 1);
+  EXPECT_EQ(d.at("physical_cores"), 1);
   EXPECT_EQ(d.at("best_isa"), "generic");
   auto dev = device(quick({{"threads", 1}, {"isa", "generic"}}));
   auto task = dev.prepare(small_matmul());
