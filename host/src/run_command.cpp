@@ -106,6 +106,9 @@ void print_report(const json& report, const std::filesystem::path& report_path, 
                   report["memory"].value("tensor_bytes", 0.0) / 1048576.0);
     out << text << "\n";
   }
+  if (report.contains("weights") && report["weights"].is_object())
+    out << "weights: " << report["weights"].value("from_model", 0) << " from the model, "
+        << report["weights"].value("drawn_from_seed", 0) << " drawn from --seed\n";
   for (const auto& k : kernels)
     if (k.value("config_source", "") == "bank") out << "  tuned: " << k.value("name", k.value("anchor", "")) << "\n";
   if (report.contains("check"))
@@ -125,7 +128,8 @@ int run_model_command(const Settings& settings, PluginRegistry& registry, HostSe
   const int64_t threads = bounded(settings, "threads", 0, 4096);
   const Component& component = find_or_exit(registry, AOE_KIND_DEVICE, settings.text("device"));
   const std::filesystem::path model = settings.text("model");
-  const aoe::sdk::Graph graph = load_model(settings);
+  ModelWeights weights;
+  const aoe::sdk::Graph graph = load_model(settings, &weights);
   auto inputs = model_inputs(settings, graph);
 
   const aoe::sdk::Host host = services.host();
@@ -153,6 +157,9 @@ int run_model_command(const Settings& settings, PluginRegistry& registry, HostSe
   run.seed = static_cast<uint64_t>(settings.integer("seed"));
   std::vector<aoe::sdk::TensorView> in, out;
   for (auto& [name, array] : inputs) in.push_back({name, array.data.data(), array.data.size()});
+  // The model's weights follow its inputs, by name; those it does not carry are drawn from --seed.
+  for (auto& [name, values] : weights)
+    if (graph.tensors.count(name) && graph.tensor(name).constant) in.push_back({name, values.data(), values.size()});
   std::vector<std::pair<std::string, FloatArray>> results;
   for (const auto& name : graph.outputs)
     results.emplace_back(name, FloatArray{graph.tensor(name).shape,

@@ -33,7 +33,7 @@ std::filesystem::path model_path(const Settings& s) {
   return s.has("model") ? s.text("model") : s.text("singleop");
 }
 
-aoe::sdk::Graph load_model(const Settings& s) {
+aoe::sdk::Graph load_model(const Settings& s, ModelWeights* weights) {
   if (s.has("singleop")) {
     try {
       return load_singleop(s.text("singleop"));
@@ -54,7 +54,7 @@ aoe::sdk::Graph load_model(const Settings& s) {
     if (caffe)
       return load_caffe(model, s.has("weight") ? std::optional(std::filesystem::path(s.text("weight"))) : std::nullopt,
                         shapes);
-    return load_onnx(model, shapes);
+    return load_onnx(model, shapes, weights);
   } catch (const Error& e) {
     throw ExitError(e.code() == aoe::sdk::StatusCode::invalid_argument && s.has("input_shape") ? exit_usage : exit_model,
                     e.what());

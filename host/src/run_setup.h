@@ -9,6 +9,7 @@
 
 #include "aoe/sdk/graph.h"
 #include "bank.h"
+#include "frontend/model_weights.h"
 #include "plugin_loader.h"
 #include "settings.h"
 
@@ -35,7 +36,9 @@ const Component& find_or_exit(const PluginRegistry& registry, int32_t kind, cons
 // --model, or --singleop for single-op tuning; ExitError(exit_usage) for neither or both.
 std::filesystem::path model_path(const Settings& s);
 // The graph, shapes fixed by --input_shape; ExitError(exit_model or exit_usage) when it cannot be read.
-aoe::sdk::Graph load_model(const Settings& s);
+// With `weights`, an ONNX model's float32 weights are read into it as well
+// (a Caffe model's and a single op's are not: they stay empty).
+aoe::sdk::Graph load_model(const Settings& s, ModelWeights* weights = nullptr);
 // --device_options as a JSON object; ExitError(exit_usage) otherwise.
 nlohmann::json device_options(const Settings& s);
 // The bank folder a tuning mode keeps (op, graph, gradient).

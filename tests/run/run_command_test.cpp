@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "aoe_host_fixture.h"
+#include "npz_file.h"
 #include "tiny_models.h"
 
 namespace aoe::test {
@@ -80,6 +81,29 @@ TEST_F(RunCommand, ReadsInputsAndWritesOutputsAsNpz) {
   const auto random = run("conv.onnx", "c.json", {"--outputs", (dir_ / "y3.npz").string()});
   ASSERT_EQ(random.exit_code, 0) << details(random);
   EXPECT_NE(read_text(dir_ / "y1.npz"), read_text(dir_ / "y3.npz"));
+}
+
+// The model's own weights reach the kernels, inline or kept as external data;
+// before, they were drawn from --seed and y held random values.
+TEST_F(RunCommand, RunsWithTheModelsOwnWeights) {
+  for (const bool external : {false, true}) {
+    const std::string name = external ? "external.onnx" : "inline.onnx";
+    write_weights_model(dir_ / name, external);
+    const auto out = dir_ / (name + ".npz");
+    const auto r = run(name, name + ".json", {"--outputs", out.string(), "--check"});
+    ASSERT_EQ(r.exit_code, 0) << details(r);
+    const auto y = host::read_npz(out).at("y").data;
+    EXPECT_EQ(y, (std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8})) << name;
+    EXPECT_EQ(report(name + ".json")["weights"]["from_model"], 2) << name;
+    EXPECT_EQ(report(name + ".json")["weights"]["drawn_from_seed"], 0) << name;
+    EXPECT_NE(r.out.find("weights: 2 from the model, 0 drawn from --seed"), std::string::npos) << r.out;
+  }
+  // Tuning needs only dims, running needs the values: a missing data file is an error naming it.
+  fs::remove(dir_ / "external.weights");
+  const auto r = run("external.onnx", "missing.json");
+  EXPECT_EQ(r.exit_code, 4) << details(r);
+  EXPECT_NE(r.err.find("initializer 'W'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("external.weights"), std::string::npos) << r.err;
 }
 
 TEST_F(RunCommand, AMismatchedInputShapeIsAnErrorNamingTheInput) {

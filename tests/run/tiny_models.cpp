@@ -65,6 +65,39 @@ void write_unary_model(const std::filesystem::path& file, const std::string& op,
 
 }  // namespace
 
+void write_weights_model(const std::filesystem::path& file, bool external) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {1, 8});
+  set_dims(g->add_output(), "y", {1, 8});
+  auto* z = g->add_initializer();
+  z->set_name("Z");
+  z->set_data_type(onnx::TensorProto::FLOAT);
+  z->add_dims(1), z->add_dims(8);
+  for (int i = 0; i < 8; ++i) z->add_float_data(0.0f);
+  auto* w = g->add_initializer();
+  w->set_name("W");
+  w->set_data_type(onnx::TensorProto::FLOAT);
+  w->add_dims(1), w->add_dims(8);
+  std::vector<float> values;
+  for (int i = 1; i <= 8; ++i) values.push_back(static_cast<float>(i));
+  const std::string bytes(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float));
+  if (external) {
+    const std::string name = file.stem().string() + ".weights";
+    std::ofstream(file.parent_path() / name, std::ios::binary) << "pad!" << bytes;  // at offset 4
+    w->set_data_location(onnx::TensorProto::EXTERNAL);
+    auto* location = w->add_external_data();
+    location->set_key("location"), location->set_value(name);
+    auto* offset = w->add_external_data();
+    offset->set_key("offset"), offset->set_value("4");
+  } else {
+    w->set_raw_data(bytes);
+  }
+  add_node(g, "Mul_0", "Mul", {"x", "Z"}, {"m"});
+  add_node(g, "Add_1", "Add", {"m", "W"}, {"y"});
+  save(model, file);
+}
+
 void write_conv_model(const std::filesystem::path& file) {
   auto model = empty_model();
   auto* g = model.mutable_graph();

@@ -11,6 +11,9 @@ void write_conv_model(const std::filesystem::path& file);
 void write_relu_model(const std::filesystem::path& file);
 // a[1,2] -> Relu -> x[1,2]: an array named as the conv model's input, of another shape.
 void write_small_relu_model(const std::filesystem::path& file);
+// x[1,8] -> Mul(Z) -> Add(W) -> y[1,8], Z zeros and W = 1..8: y is W, whatever x.
+// With `external`, W is kept in "<file stem>.weights" beside the model.
+void write_weights_model(const std::filesystem::path& file, bool external);
 // x[1,4] -> Hardmax -> y: an op the cpu device has no kernel for.
 void write_hardmax_model(const std::filesystem::path& file);
 

@@ -16,6 +16,7 @@
 #include "aoe/sdk/error.h"
 #include "guarded_schemas.h"
 #include "model_file.h"
+#include "model_weights.h"
 #include "shape_folding.h"
 #include "tensor_bounds.h"
 
@@ -434,18 +435,20 @@ InputShapes parse_input_shape(const std::string& text) {
   return shapes;
 }
 
-sdk::Graph load_onnx(const std::filesystem::path& path, const InputShapes& input_shapes) {
+sdk::Graph load_onnx(const std::filesystem::path& path, const InputShapes& input_shapes, ModelWeights* weights) {
   onnx::ModelProto model = read_model(path);
-  return load_onnx_model(model, path, input_shapes);
+  return load_onnx_model(model, path, input_shapes, weights);
 }
 
-sdk::Graph load_onnx_model(onnx::ModelProto& model, const std::filesystem::path& path, const InputShapes& input_shapes) {
+sdk::Graph load_onnx_model(onnx::ModelProto& model, const std::filesystem::path& path, const InputShapes& input_shapes,
+                           ModelWeights* weights) {
   const int64_t opset = default_opset(model, path);
   auto& graph = *model.mutable_graph();
   // The checker insists on a graph name; a nameless graph is still a usable one.
   if (graph.name().empty()) graph.set_name(path.stem().string());
   // Before the checker and inference, which read initializers and multiply dims.
   check_initializers(graph, path);
+  if (weights) *weights = float_initializers(graph, path);
   check_model(model, path);
   apply_input_shapes(graph, input_shapes, path);
   require_known_inputs(graph, path);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "aoe/sdk/graph.h"
+#include "model_weights.h"
 
 namespace onnx {
 class ModelProto;
@@ -30,11 +31,14 @@ InputShapes parse_input_shape(const std::string& text);
 // Initializers, and outputs of Constant nodes, are tensors with constant = true.
 // A value whose rank stays unknown has shape {-1}, so it is never taken for a scalar.
 // Throws sdk::Error naming the file and what to do when the model cannot be used.
-sdk::Graph load_onnx(const std::filesystem::path& model, const InputShapes& input_shapes = {});
+// With `weights`, the float32 initializers' values are read into it too (for
+// running the model), external data included.
+sdk::Graph load_onnx(const std::filesystem::path& model, const InputShapes& input_shapes = {},
+                     ModelWeights* weights = nullptr);
 
 // The same for a model already in memory that another frontend built; `path`
 // is the file it came from, for messages and external data. Moves from `model`.
 sdk::Graph load_onnx_model(onnx::ModelProto& model, const std::filesystem::path& path,
-                           const InputShapes& input_shapes = {});
+                           const InputShapes& input_shapes = {}, ModelWeights* weights = nullptr);
 
 }  // namespace aoe::host

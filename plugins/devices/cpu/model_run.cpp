@@ -19,21 +19,35 @@ using nlohmann::json;
 
 [[noreturn]] void invalid(const std::string& why) { throw sdk::Error(sdk::StatusCode::invalid_argument, why); }
 
-// The graph's given tensors: the caller's inputs, the weights drawn from the
-// seed (the model's own values do not cross the boundary).
-std::map<std::string, std::vector<float>> given_tensors(const SubgraphOp& op, const sdk::GraphRun& run,
-                                                        const std::vector<sdk::TensorView>& inputs) {
-  auto given = random_given(op, run.seed);
-  for (const auto& name : run.graph.inputs) {
-    const auto view = std::find_if(inputs.begin(), inputs.end(), [&](const sdk::TensorView& v) { return v.name == name; });
-    if (view == inputs.end()) invalid("no data for the model's input '" + name + "'");
-    const auto want = static_cast<size_t>(run.graph.tensor(name).elements());
-    if (view->count != want || !view->data)
-      invalid("input '" + name + "' has " + std::to_string(view->count) + " values, the model takes " +
+// The graph's given tensors: the caller's inputs, then the weights it hands
+// over by name (the model's own values); weights it does not are drawn from
+// the seed. Returns how many weights came from the caller.
+size_t given_tensors(const SubgraphOp& op, const sdk::GraphRun& run, const std::vector<sdk::TensorView>& views,
+                     std::map<std::string, std::vector<float>>& given) {
+  given = random_given(op, run.seed);
+  const auto take = [&](const sdk::TensorView& view, const std::string& what) {
+    const auto want = static_cast<size_t>(run.graph.tensor(view.name).elements());
+    if (view.count != want || !view.data)
+      invalid(what + " '" + view.name + "' has " + std::to_string(view.count) + " values, the model takes " +
               std::to_string(want));
-    given[name].assign(view->data, view->data + want);
+    given[view.name].assign(view.data, view.data + want);
+  };
+  for (const auto& name : run.graph.inputs) {
+    const auto view = std::find_if(views.begin(), views.end(), [&](const sdk::TensorView& v) { return v.name == name; });
+    if (view == views.end()) invalid("no data for the model's input '" + name + "'");
+    take(*view, "input");
   }
-  return given;
+  size_t weights = 0;
+  for (const auto& view : views) {
+    if (std::find(run.graph.inputs.begin(), run.graph.inputs.end(), view.name) != run.graph.inputs.end()) continue;
+    if (!run.graph.tensors.count(view.name) || !run.graph.tensor(view.name).constant)
+      invalid("'" + view.name + "' is neither an input nor a weight of the model");
+    // A weight no kernel reads as data (a shape, folded at load) needs no values.
+    if (!given.count(view.name)) continue;
+    take(view, "weight");
+    ++weights;
+  }
+  return weights;
 }
 
 void require_outputs(const sdk::Graph& graph, const std::vector<sdk::TensorView>& outputs) {
@@ -124,7 +138,12 @@ json run_model(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inp
   const sdk::Config strategy = op.space().default_config;
   const Plan plan = op.lower(strategy);
   SubgraphData data;
-  data.given = given_tensors(op, run, inputs);
+  const size_t model_weights = given_tensors(op, run, inputs, data.given);
+  const auto is_input = [&](const std::string& n) {
+    return std::find(run.graph.inputs.begin(), run.graph.inputs.end(), n) != run.graph.inputs.end();
+  };
+  const auto weight_count = static_cast<size_t>(
+      std::count_if(op.given().begin(), op.given().end(), [&](const auto& g) { return !is_input(g.first); }));
   // Every tensor is allocated here, once: the iterations below allocate nothing.
   SubgraphKernel kernel(op, plan, data);
   const int threads = run.threads > 0 ? static_cast<int>(run.threads) : host->physical_cores;
@@ -149,7 +168,9 @@ json run_model(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inp
                  {"iterations", run.iterations},
                  {"latency_ms", latency_report(ms)},
                  {"memory", {{"peak_rss_bytes", peak_rss_bytes()}, {"tensor_bytes", tensor_bytes}}},
-                 {"weights", "drawn from seed " + std::to_string(run.seed)},
+                 {"weights", {{"from_model", model_weights},
+                              {"drawn_from_seed", weight_count - model_weights},
+                              {"seed", run.seed}}},
                  {"kernel_count", kernels.size()},
                  {"tuned_kernel_count", tuned},
                  {"kernels", kernels}};

@@ -1,0 +1,72 @@
+#include "model_weights.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <cstring>
+#include <fstream>
+
+#include "aoe/sdk/error.h"
+
+namespace aoe::host {
+namespace {
+
+namespace fs = std::filesystem;
+using sdk::Error;
+using sdk::StatusCode;
+using T = onnx::TensorProto;
+
+[[noreturn]] void fail(const fs::path& model, const T& t, const std::string& why) {
+  throw Error(StatusCode::invalid_argument,
+              "ONNX model '" + model.string() + "': initializer '" + t.name() + "' " + why);
+}
+
+int64_t elements(const T& t) {
+  int64_t n = 1;
+  for (auto d : t.dims()) n *= d;  // bounded by check_initializers
+  return n;
+}
+
+// Little-endian bytes, as ONNX stores them and as the host is.
+std::vector<float> from_bytes(const char* bytes, size_t count) {
+  std::vector<float> out(count);
+  if (count) std::memcpy(out.data(), bytes, count * sizeof(float));
+  return out;
+}
+
+std::vector<float> external(const T& t, const fs::path& model, size_t count) {
+  std::string location;
+  int64_t offset = 0;
+  for (const auto& e : t.external_data()) {
+    if (e.key() == "location") location = e.value();
+    if (e.key() == "offset") offset = std::stoll(e.value());  // a byte count >= 0: check_initializers
+  }
+  const fs::path file = (model.parent_path().empty() ? fs::path(".") : model.parent_path()) / location;
+  std::ifstream in(file, std::ios::binary);
+  if (!in)
+    fail(model, t, "keeps its data in '" + location + "', which is not beside the model; running needs the "
+                   "weights: copy the model with its external data files");
+  std::vector<float> out(count);
+  in.seekg(offset);
+  in.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(count * sizeof(float)));
+  if (static_cast<size_t>(in.gcount()) != count * sizeof(float))
+    fail(model, t, "reads past the end of '" + location + "'; copy the data file again with the model");
+  return out;
+}
+
+}  // namespace
+
+ModelWeights float_initializers(const onnx::GraphProto& graph, const fs::path& model) {
+  ModelWeights weights;
+  for (const auto& t : graph.initializer()) {
+    if (t.data_type() != T::FLOAT) continue;
+    const auto count = static_cast<size_t>(elements(t));
+    if (t.data_location() == T::EXTERNAL) weights[t.name()] = external(t, model, count);
+    else if (t.has_raw_data()) weights[t.name()] = from_bytes(t.raw_data().data(), count);
+    else if (static_cast<size_t>(t.float_data_size()) == count)
+      weights[t.name()].assign(t.float_data().begin(), t.float_data().end());
+    else fail(model, t, "holds no values; re-export the model with its weights");
+  }
+  return weights;
+}
+
+}  // namespace aoe::host

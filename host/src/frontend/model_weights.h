@@ -1,0 +1,26 @@
+// A model's own weights, for running it: the float32 initializers by name.
+// Tuning needs only their dims; `aoe-host run` hands their values to the
+// device so that the outputs are the model's.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace onnx {
+class GraphProto;
+}
+
+namespace aoe::host {
+
+using ModelWeights = std::map<std::string, std::vector<float>>;
+
+// Every FLOAT initializer of `graph`, from its raw data, its float_data or
+// its external data file beside `model`. Call after check_initializers,
+// which bounds each one's size, offset and length. An external data file
+// that is absent (tuning allows it) is an sdk::Error naming the tensor and
+// the file: running needs the values.
+ModelWeights float_initializers(const onnx::GraphProto& graph, const std::filesystem::path& model);
+
+}  // namespace aoe::host
