@@ -53,7 +53,7 @@ aoe::sdk::Graph load_model(const Settings& s, ModelWeights* weights) {
     const InputShapes shapes = parse_input_shape(s.text("input_shape"));
     if (caffe)
       return load_caffe(model, s.has("weight") ? std::optional(std::filesystem::path(s.text("weight"))) : std::nullopt,
-                        shapes);
+                        shapes, weights);
     return load_onnx(model, shapes, weights);
   } catch (const Error& e) {
     throw ExitError(e.code() == aoe::sdk::StatusCode::invalid_argument && s.has("input_shape") ? exit_usage : exit_model,

@@ -36,8 +36,8 @@ const Component& find_or_exit(const PluginRegistry& registry, int32_t kind, cons
 // --model, or --singleop for single-op tuning; ExitError(exit_usage) for neither or both.
 std::filesystem::path model_path(const Settings& s);
 // The graph, shapes fixed by --input_shape; ExitError(exit_model or exit_usage) when it cannot be read.
-// With `weights`, an ONNX model's float32 weights are read into it as well
-// (a Caffe model's and a single op's are not: they stay empty).
+// With `weights`, the model's float32 weights are read into it as well (a
+// Caffe prototxt's from its --weight caffemodel; a single op has none).
 aoe::sdk::Graph load_model(const Settings& s, ModelWeights* weights = nullptr);
 // --device_options as a JSON object; ExitError(exit_usage) otherwise.
 nlohmann::json device_options(const Settings& s);

@@ -106,6 +106,29 @@ TEST_F(RunCommand, RunsWithTheModelsOwnWeights) {
   EXPECT_NE(r.err.find("external.weights"), std::string::npos) << r.err;
 }
 
+// A Caffe model runs with its caffemodel's values, the BatchNorm's running
+// sums divided by their factor; without --weight they are drawn.
+TEST_F(RunCommand, RunsACaffeModelWithItsCaffemodel) {
+  const fs::path models = AOE_MODELS_DIR;
+  const std::vector<std::string> caffe = {"--framework", "0", "--model", (models / "conv_block.prototxt").string()};
+  std::vector<std::string> args = {"run", "--device", "cpu", "--threads", "1", "--iterations", "1", "--check",
+                                   "--run_report", (dir_ / "caffe.json").string()};
+  args.insert(args.end(), caffe.begin(), caffe.end());
+  auto with_weights = args;
+  with_weights.insert(with_weights.end(), {"--weight", (models / "conv_block.caffemodel").string()});
+  const auto r = aoe_host(with_weights);
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  const json rep = report("caffe.json");
+  EXPECT_TRUE(rep["check"]["match"].get<bool>()) << rep["check"].dump();
+  // conv1's weight; bn1's mean and variance; its Scale's scale and bias; conv2's weight and bias.
+  EXPECT_EQ(rep["weights"]["from_model"], 7) << rep["weights"].dump();
+  EXPECT_EQ(rep["weights"]["drawn_from_seed"], 0) << rep["weights"].dump();
+  const auto shapes_only = aoe_host(args);
+  ASSERT_EQ(shapes_only.exit_code, 0) << details(shapes_only);
+  EXPECT_EQ(report("caffe.json")["weights"]["from_model"], 0);
+  EXPECT_EQ(report("caffe.json")["weights"]["drawn_from_seed"], 7);
+}
+
 TEST_F(RunCommand, AMismatchedInputShapeIsAnErrorNamingTheInput) {
   write_small_relu_model(dir_ / "small.onnx");
   ASSERT_EQ(run("small.onnx", "small.json", {"--outputs", (dir_ / "small.npz").string()}).exit_code, 0);

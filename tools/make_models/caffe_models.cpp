@@ -57,9 +57,13 @@ void batch_norm(NetParameter& net, const std::string& name, const std::string& x
   auto& scale = layer(net, name + "_scale", "Scale", {x}, x);
   scale.mutable_scale_param()->set_bias_term(true);
   if (!weights) return;
-  blob(bn, {channels}, true);
-  blob(bn, {channels}, true);
-  blob(bn, {1}, true);
+  blob(bn, {channels}, true);  // the running mean's sum
+  auto* variance = bn.add_blobs();  // the running variance's sum: positive, as a variance is
+  variance->mutable_shape()->add_dim(channels);
+  for (int64_t i = 0; i < channels; ++i) variance->add_data(0.5f + static_cast<float>(i % 7) / 4.0f);
+  auto* factor = bn.add_blobs();  // the sums' weight: mean and variance are the sums over it
+  factor->mutable_shape()->add_dim(1);
+  factor->add_data(2.0f);
   blob(scale, {channels}, true);
   blob(scale, {channels}, true);
 }

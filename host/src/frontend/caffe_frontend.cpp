@@ -232,6 +232,8 @@ class Translator {
   }
 
   const std::vector<std::string>& weights() const { return weights_; }
+  // The caffemodel's values of the weights, by graph name.
+  ModelWeights& values() { return values_; }
 
  private:
   [[noreturn]] void fail(const Layer& l, const std::string& what) const {
@@ -308,10 +310,29 @@ class Translator {
     }
     check_size("weight '" + what + "' of layer '" + l.name() + "'", d);
     const std::string name = unique(l.name() + "/" + what, "");
+    if (blob >= 0 && checking_) values_[name] = blob_values(l, what, blobs_.at(l.name())->Get(blob), d);
     auto* value = graph_.add_input();
     value->set_name(name);
     set_type(*value, d);
     weights_.push_back(name);
+    return name;
+  }
+
+  // A blob's values, as many as the shape `d` holds (its dims were checked against `d`).
+  std::vector<float> blob_values(const Layer& l, const std::string& what, const caffe::BlobProto& b, const Dims& d) {
+    int64_t count = 1;
+    for (int64_t x : d) count *= x;  // bounded by check_size
+    if (b.data_size() == count) return {b.data().begin(), b.data().end()};
+    if (b.double_data_size() == count) return {b.double_data().begin(), b.double_data().end()};
+    fail(l, "has " + what + " of " + std::to_string(std::max(b.data_size(), b.double_data_size())) +
+                " values in the caffemodel, but its shape " + dims_text(d) + " holds " + std::to_string(count) +
+                ": the caffemodel is damaged or not of this prototxt");
+  }
+
+  // A weight whose value the layer fixes (a BatchNorm's scale 1 and bias 0).
+  std::string fixed_weight(const Layer& l, const std::string& what, const Dims& d, float value) {
+    const std::string name = weight(l, what, d, -1);
+    values_[name].assign(static_cast<size_t>(d.at(0)), value);
     return name;
   }
 
@@ -505,17 +526,29 @@ class Translator {
                        l.top_size() == 1 &&
                        next->bottom(0) == l.top(0) && next->scale_param().axis() == 1 && next->scale_param().num_axes() == 1;
     const std::string mean = weight(l, "mean", {c}, 0), var = weight(l, "variance", {c}, 1);
+    divide_by_scale_factor(l, {mean, var});
     std::string gamma, beta;
     if (folds) {
       gamma = weight(*next, "scale", {c}, 0);
-      beta = weight(*next, "bias", {c}, next->scale_param().bias_term() ? 1 : -1);
+      beta = next->scale_param().bias_term() ? weight(*next, "bias", {c}, 1) : fixed_weight(*next, "bias", {c}, 0.0f);
     } else {
-      gamma = weight(l, "scale", {c}, -1);
-      beta = weight(l, "bias", {c}, -1);
+      gamma = fixed_weight(l, "scale", {c}, 1.0f);
+      beta = fixed_weight(l, "bias", {c}, 0.0f);
     }
     const std::string out = folds ? define(next->top(0), next->name(), in) : top(l, 0, in);
     attr(node(l, "BatchNormalization", {x, gamma, beta, mean, var}, out), "epsilon", l.batch_norm_param().eps());
     return folds;
+  }
+
+  // Caffe keeps a BatchNorm's running sums with their weight in blob 2:
+  // mean and variance are blob / factor (0 when the factor is 0).
+  void divide_by_scale_factor(const Layer& l, const std::vector<std::string>& names) {
+    if (!checking_) return;
+    const auto& blobs = *blobs_.at(l.name());
+    if (blobs.size() < 3 || blobs.Get(2).data_size() < 1) return;
+    const float factor = blobs.Get(2).data(0);
+    for (const auto& name : names)
+      for (float& v : values_.at(name)) v = factor == 0.0f ? 0.0f : v / factor;
   }
 
   void scale(const Layer& l) {
@@ -659,6 +692,7 @@ class Translator {
   std::map<std::string, Dims> dims_;                             // value -> its shape
   std::set<std::string> taken_, consumed_, node_names_;
   std::vector<std::string> produced_, weights_;
+  ModelWeights values_;
 };
 
 // ---- inputs ---------------------------------------------------------------------------------
@@ -718,7 +752,8 @@ void apply_shapes(std::vector<NetInput>& inputs, const InputShapes& shapes, cons
 
 }  // namespace
 
-sdk::Graph load_caffe(const fs::path& prototxt, const std::optional<fs::path>& caffemodel, const InputShapes& input_shapes) {
+sdk::Graph load_caffe(const fs::path& prototxt, const std::optional<fs::path>& caffemodel, const InputShapes& input_shapes,
+                      ModelWeights* weights) {
   const caffe::NetParameter net = read_prototxt(prototxt);
   const std::optional<caffe::NetParameter> trained =
       caffemodel ? std::optional<caffe::NetParameter>(read_caffemodel(*caffemodel)) : std::nullopt;
@@ -747,6 +782,7 @@ sdk::Graph load_caffe(const fs::path& prototxt, const std::optional<fs::path>& c
     out.tensors.at(w).constant = true;
     out.inputs.erase(std::remove(out.inputs.begin(), out.inputs.end(), w), out.inputs.end());
   }
+  if (weights) *weights = std::move(translate.values());
   return out;
 }
 

@@ -17,7 +17,10 @@ namespace aoe::host {
 // Without a caffemodel the weights are known by their shapes alone, as
 // operator tuning needs; with one, each layer's blobs must have the shapes
 // the prototxt gives them. Throws sdk::Error naming the file and the layer.
+// With `weights`, the caffemodel's values are read into it as well (a
+// BatchNorm's mean and variance divided by its scale factor, as Caffe does;
+// a BatchNorm's fixed scale 1 and bias 0 with or without a caffemodel).
 sdk::Graph load_caffe(const std::filesystem::path& prototxt, const std::optional<std::filesystem::path>& caffemodel,
-                      const InputShapes& input_shapes = {});
+                      const InputShapes& input_shapes = {}, ModelWeights* weights = nullptr);
 
 }  // namespace aoe::host
