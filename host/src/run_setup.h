@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 #include "aoe/sdk/graph.h"
 #include "bank.h"
@@ -36,6 +37,8 @@ const Component& find_or_exit(const PluginRegistry& registry, int32_t kind, cons
 std::filesystem::path model_path(const Settings& s);
 // The graph, shapes fixed by --input_shape; ExitError(exit_model or exit_usage) when it cannot be read.
 aoe::sdk::Graph load_model(const Settings& s);
+// The same for an ONNX model in memory, shown as `name` in messages; --input_shape applies.
+aoe::sdk::Graph load_model_bytes(const Settings& s, std::string_view bytes, const std::filesystem::path& name);
 // --device_options as a JSON object; ExitError(exit_usage) otherwise.
 nlohmann::json device_options(const Settings& s);
 // The bank folder a tuning mode keeps (op, graph, gradient).

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "aoe/sdk/graph.h"
@@ -31,6 +32,12 @@ InputShapes parse_input_shape(const std::string& text);
 // A value whose rank stays unknown has shape {-1}, so it is never taken for a scalar.
 // Throws sdk::Error naming the file and what to do when the model cannot be used.
 sdk::Graph load_onnx(const std::filesystem::path& model, const InputShapes& input_shapes = {});
+
+// The same for a serialized model handed over in memory; `name` stands for
+// the file in messages. Throws sdk::Error(invalid_argument) when the bytes are
+// no ONNX model or over protobuf's 2 GB.
+sdk::Graph load_onnx_bytes(std::string_view bytes, const std::filesystem::path& name,
+                           const InputShapes& input_shapes = {});
 
 // The same for a model already in memory that another frontend built; `path`
 // is the file it came from, for messages and external data. Moves from `model`.
