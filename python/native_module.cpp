@@ -36,8 +36,8 @@ class NativeSession {
     for (const auto& [key, value] : options) list.push_back({key.c_str(), value.c_str()});
     aoe_session* session = nullptr;
     const int32_t status = aoe_session_create(list.data(), list.size(), &session);
-    if (status != AOE_STATUS_OK) return {status, aoe_last_error(), nullptr};
-    return {status, {}, std::make_unique<NativeSession>(session)};
+    if (status != AOE_STATUS_OK) return std::make_tuple(status, std::string(aoe_last_error()), nullptr);
+    return std::make_tuple(status, std::string(), std::make_unique<NativeSession>(session));
   }
 
   Answer tune_file(const std::string& mode, const std::string& path) {

@@ -180,21 +180,26 @@ class Session:
             self._native.set_progress(None)
         self._cancelled.clear()
         outcome = {}
+        finished = threading.Event()
 
         def work():
             try:
                 outcome["answer"] = call()
             except BaseException as e:  # handed to the caller's thread
                 outcome["error"] = e
+            finally:
+                finished.set()
 
+        # The tuning runs on a thread of its own so that Ctrl-C reaches this
+        # one; it waits on an Event, not on Thread.join, which a
+        # KeyboardInterrupt can leave believing a running thread ended.
         worker = threading.Thread(target=work, name="aoe tuning", daemon=True)
         worker.start()
         interrupt = None
         try:
             while True:
                 try:
-                    worker.join(0.1)
-                    if not worker.is_alive():
+                    if finished.wait(0.1):
                         break
                 except KeyboardInterrupt as e:
                     # As Ctrl-C stops aoe-host: stop the tuning, keep what it finished.
@@ -204,6 +209,7 @@ class Session:
             self._native.set_progress(None)
             if reporter is not None:
                 reporter.close()
+        worker.join()
         if "error" in outcome:
             raise outcome["error"]
         code, message, result = outcome["answer"]

@@ -28,7 +28,7 @@ static aoe_session* open_session(const char* name) {
   aoe_session* session = NULL;
   snprintf(work, sizeof work, "%s/%s", work_dir, name);
   snprintf(bank, sizeof bank, "%s/%s/bank", work_dir, name);
-  aoe_option options[] = {{"device", "ascend910"}, {"budget", "8"},    {"parallel_num", "4"},
+  aoe_option options[] = {{"device", "ascend910"}, {"budget", "16"},
                           {"work_path", work},      {"bank_path", bank}, {"log_level", "warn"}};
   int32_t status = aoe_session_create(options, sizeof options / sizeof options[0], &session);
   if (status != AOE_STATUS_OK) fprintf(stderr, "aoe_session_create: %s\n", aoe_last_error());

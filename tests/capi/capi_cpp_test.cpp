@@ -26,7 +26,7 @@ fs::path work_root() {
 }
 
 std::map<std::string, std::string> options_in(const fs::path& dir) {
-  return {{"device", "ascend910"}, {"budget", "8"},       {"parallel_num", "4"},
+  return {{"device", "ascend910"}, {"budget", "16"},
           {"work_path", dir.string()}, {"bank_path", (dir / "bank").string()}, {"log_level", "warn"}};
 }
 

@@ -12,7 +12,7 @@ MODEL = os.environ["AOE_MODEL"]
 
 
 def session_in(tmp_path, **extra):
-    options = dict(device="ascend910", budget=8, parallel_num=4, work_path=tmp_path,
+    options = dict(device="ascend910", budget=16, work_path=tmp_path,
                    bank_path=tmp_path / "bank", log_level="warn", progress=False)
     options.update(extra)
     return aoe.Session(**options)
