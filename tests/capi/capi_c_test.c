@@ -35,11 +35,14 @@ static aoe_session* open_session(const char* name) {
   return session;
 }
 
+/* A function, so that comparing with a minor of 0 is no constant comparison. */
+static int at_least(uint32_t have, uint32_t want) { return have >= want; }
+
 static void test_version(void) {
   uint32_t major = 0, minor = 0;
   aoe_api_version(&major, &minor);
   CHECK(major == AOE_API_VERSION_MAJOR);
-  CHECK(minor >= AOE_API_VERSION_MINOR);
+  CHECK(at_least(minor, AOE_API_VERSION_MINOR));
 }
 
 static void test_bad_options(void) {
