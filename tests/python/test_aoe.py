@@ -103,3 +103,11 @@ def test_ctrl_c_cancels_and_raises_keyboard_interrupt(tmp_path):
     assert session.result["OPAT"]["opat_tuning_result"] == "tuning incomplete"
     # The session tunes again afterwards, to the end.
     assert session.tune(MODEL, mode="opat")["OPAT"]["opat_tuning_result"] == "tuning successful"
+
+
+def test_options_from_a_config_file(tmp_path):
+    config = tmp_path / "aoe.yaml"
+    config.write_text("device: ascend910\nbudget: 16\nsearcher: nosuchsearcher\n")
+    session = aoe.Session(config=config, work_path=tmp_path, bank_path=tmp_path / "bank", progress=False)
+    with pytest.raises(aoe.Error, match="nosuchsearcher"):
+        session.tune(MODEL, mode="opat")
