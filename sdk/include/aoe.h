@@ -59,7 +59,8 @@ typedef struct aoe_progress {
   uint64_t total;
   const char* note;
 } aoe_progress;
-/* Called on the tuning thread; the strings last for the call only. */
+/* Called during the tuning, on the thread that called tune or on a thread
+   of the tuning mode's; the strings last for the call only. */
 typedef void (*aoe_progress_fn)(void* user, const aoe_progress* progress);
 /* NULL fn: no callback. Not while a tuning of the session runs. */
 AOE_EXPORT int32_t aoe_session_set_progress(aoe_session* session, aoe_progress_fn fn, void* user);

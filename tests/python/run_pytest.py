@@ -4,7 +4,7 @@ import sys
 try:
     import pytest
 except ImportError:
-    print("pytest is not installed for %s (apt-get install python3-pytest)" % sys.executable)
+    print("pytest is not installed for %s (apt-get install python3-pytest for Debian's python3, then configure with -DPython3_EXECUTABLE=/usr/bin/python3)" % sys.executable)
     sys.exit(77)
 
 sys.exit(pytest.main(sys.argv[1:]))
