@@ -42,6 +42,12 @@ const aoe_host_services* HostServices::table_for(const std::string& plugin_name)
   c.table.progress = [](void* ctx, const char* stage, uint64_t done, uint64_t total, const char* note) {
     auto& c = context(ctx);
     c.owner->progress_.report(*c.logger, stage ? stage : "", done, total, note ? note : "");
+    // A listener's exception must not unwind into the plugin that reported.
+    if (c.owner->progress_listener_) try {
+        c.owner->progress_listener_(stage ? stage : "", done, total, note ? note : "");
+      } catch (const std::exception& e) {
+        c.logger->warn("progress listener failed: {}", e.what());
+      }
   };
   c.table.cancelled = [](void* ctx) -> int32_t { return context(ctx).owner->cancelled_() ? 1 : 0; };
   c.table.status_create = new_status;

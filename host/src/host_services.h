@@ -27,6 +27,9 @@ class Bank;
 class HostServices {
  public:
   using CancelCheck = std::function<bool()>;
+  // Told of each progress report too, after the console line (the C API's callback).
+  using ProgressListener =
+      std::function<void(const std::string& stage, uint64_t done, uint64_t total, const std::string& note)>;
 
   explicit HostServices(CancelCheck cancelled);
   HostServices(const HostServices&) = delete;
@@ -37,6 +40,9 @@ class HostServices {
   // Banks of other kinds ("op", "graph"...), reached by the key's "kind":
   // SGAT reads the operator bank's tilings, OPAT the subgraph bank's strategies.
   void set_bank_of_kind(const std::string& kind, const Bank* bank) { banks_by_kind_[kind] = bank; }
+
+  void set_progress_listener(ProgressListener listener) { progress_listener_ = std::move(listener); }
+  bool cancelled() const { return cancelled_(); }
 
   const aoe_host_services* table_for(const std::string& plugin_name);
   // The host's own table, for reading statuses it receives.
@@ -52,6 +58,7 @@ class HostServices {
 
   CancelCheck cancelled_;
   ProgressPrinter progress_;
+  ProgressListener progress_listener_;
   const Bank* bank_ = nullptr;
   std::map<std::string, const Bank*> banks_by_kind_;
   const Bank* bank_for(const nlohmann::json& key) const;

@@ -15,6 +15,7 @@
 #include "interrupt.h"
 #include "plugin_list.h"
 #include "plugin_loader.h"
+#include "plugin_search.h"
 #include "run_command.h"
 #include "settings.h"
 #include "tuning_run.h"
@@ -23,23 +24,10 @@ namespace {
 
 using namespace aoe::host;
 
-// --plugin-dir and AOE_PLUGIN_PATH first, then the installed plugins, found
-// from the binary's own folder (AOE_BIN_TO_PLUGINS, from the install layout).
-std::vector<std::filesystem::path> plugin_dirs(const Settings& settings) {
-  auto dirs = settings.paths("plugin_dir");
+// The installed plugins, found from the binary's own folder (AOE_BIN_TO_PLUGINS, from the install layout).
+std::filesystem::path installed_plugins() {
   const std::filesystem::path exe = boost::dll::program_location().string();
-  dirs.push_back((exe.parent_path() / AOE_BIN_TO_PLUGINS).lexically_normal());
-  return dirs;
-}
-
-void load_plugins(PluginRegistry& registry, const Settings& settings) {
-  registry.allow_insecure(settings.boolean("allow_insecure_plugins"));
-  for (const auto& dir : plugin_dirs(settings)) {
-    if (std::filesystem::is_directory(dir))
-      registry.load_directory(dir);
-    else if (settings.has("plugin_dir"))
-      spdlog::warn("plugin directory {} does not exist", dir.string());
-  }
+  return exe.parent_path() / AOE_BIN_TO_PLUGINS;
 }
 
 // What the plugins found with these options accept for --plugin, --device
@@ -50,7 +38,7 @@ std::map<std::string, std::vector<std::string>> loaded_names(const CommandLine& 
     HostServices services([] { return false; });
     PluginRegistry registry([&](const std::string& name) { return services.table_for(name); });
     spdlog::set_level(spdlog::level::off);  // help is no place for load warnings
-    load_plugins(registry, settings);
+    load_plugins(registry, settings, installed_plugins());
     return {{"plugin", registry.names(AOE_KIND_TUNING_MODE)},
             {"device", registry.names(AOE_KIND_DEVICE)},
             {"searcher", registry.names(AOE_KIND_SEARCHER)}};
@@ -74,7 +62,7 @@ int run(const std::vector<std::string>& args) {
   install_interrupt_handlers();
   HostServices services([] { return interrupted(); });
   PluginRegistry registry([&](const std::string& name) { return services.table_for(name); });
-  load_plugins(registry, settings);
+  load_plugins(registry, settings, installed_plugins());
   if (cl.command == "plugins") return print_plugins(registry, std::cout, settings.boolean("json")), exit_ok;
   for (const auto& refusal : registry.refusals())
     spdlog::warn("plugin {} refused: {}", refusal.path.string(), refusal.reason);
@@ -84,11 +72,11 @@ int run(const std::vector<std::string>& args) {
       auto options = cl.options;
       options["plugin"] = "opat";
       const Settings tuning = Settings::resolve(options, Settings::process_environment(), cl.config_file);
-      return run_tuning(tuning, registry, services);
+      return run_tuning(tuning, registry, services).exit_code;
     };
     return run_model_command(settings, registry, services, tune_misses);
   }
-  return run_tuning(settings, registry, services);
+  return run_tuning(settings, registry, services).exit_code;
 }
 
 }  // namespace

@@ -43,11 +43,13 @@ ResultFile::ResultFile(const std::filesystem::path& file, const std::string& mod
 }
 
 // AOE's shape: a list of one-key objects, "basic" first, then the mode's section.
-void ResultFile::write(const nlohmann::json& basic, const nlohmann::json& section) const {
+nlohmann::json ResultFile::document(const nlohmann::json& basic, const nlohmann::json& section) const {
   nlohmann::json content = nlohmann::json::array();
   content.push_back(nlohmann::json::object({{"basic", basic}}));
   content.push_back(nlohmann::json::object({{section_name_, section}}));
-  write_atomically(path_, content.dump(4) + "\n");
+  return content;
 }
+
+void ResultFile::write(const nlohmann::json& document) const { write_atomically(path_, document.dump(4) + "\n"); }
 
 }  // namespace aoe::host

@@ -22,7 +22,8 @@ class ResultFile {
 
   const std::filesystem::path& path() const { return path_; }
   // basic: tuning_name, tuning_time(s), model, device...; section: the mode's report.
-  void write(const nlohmann::json& basic, const nlohmann::json& section) const;
+  nlohmann::json document(const nlohmann::json& basic, const nlohmann::json& section) const;
+  void write(const nlohmann::json& document) const;
 
  private:
   std::string section_name_;  // "OPAT", "SGAT", ...

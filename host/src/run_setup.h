@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 #include "aoe/sdk/graph.h"
 #include "bank.h"
@@ -39,6 +40,8 @@ std::filesystem::path model_path(const Settings& s);
 // With `weights`, the model's float32 weights are read into it as well (a
 // Caffe prototxt's from its --weight caffemodel; a single op has none).
 aoe::sdk::Graph load_model(const Settings& s, ModelWeights* weights = nullptr);
+// The same for an ONNX model in memory, shown as `name` in messages; --input_shape applies.
+aoe::sdk::Graph load_model_bytes(const Settings& s, std::string_view bytes, const std::filesystem::path& name);
 // --device_options as a JSON object; ExitError(exit_usage) otherwise.
 nlohmann::json device_options(const Settings& s);
 // The bank folder a tuning mode keeps (op, graph, gradient).

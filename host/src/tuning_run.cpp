@@ -15,7 +15,6 @@
 #include "frontend/onnx_frontend.h"
 #include "frontend/singleop_frontend.h"
 #include "host_services.h"
-#include "interrupt.h"
 #include "plugin_loader.h"
 #include "result_file.h"
 #include "run_setup.h"
@@ -69,13 +68,14 @@ struct Publisher {
   json basic;
   std::chrono::steady_clock::time_point started;
   bool silent = false;  // an MPI peer: no result file
+  json* last;           // what was written last, for the caller of run_tuning
 
   void write(json section, const std::string& status_key, const std::string& status) {
-    if (silent) return;
     basic["tuning_time(s)"] =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (!status.empty()) section[status_key] = status;
-    file.write(basic, section);
+    *last = file.document(basic, section);
+    if (!silent) file.write(*last);
   }
 };
 
@@ -100,7 +100,8 @@ void print_summary(const std::string& model_name, const json& report, const std:
 
 }  // namespace
 
-int run_tuning(const Settings& settings, PluginRegistry& registry, HostServices& services) {
+TuningOutcome run_tuning(const Settings& settings, PluginRegistry& registry, HostServices& services,
+                         const ModelInMemory* in_memory) {
   const auto started_wall = std::chrono::system_clock::now();
   const auto started = std::chrono::steady_clock::now();
   if (settings.has("output"))
@@ -119,8 +120,11 @@ int run_tuning(const Settings& settings, PluginRegistry& registry, HostServices&
     throw ExitError(exit_usage, e.what());
   }
 
-  const std::filesystem::path model = model_path(settings);
-  const aoe::sdk::Graph graph = load_model(settings);
+  if (in_memory && (settings.has("model") || settings.has("singleop")))
+    throw ExitError(exit_usage, "a model in memory is tuned alone: drop --model and --singleop (" +
+                                    settings.source(settings.has("model") ? "model" : "singleop") + ")");
+  const std::filesystem::path model = in_memory ? std::filesystem::path(in_memory->name + ".onnx") : model_path(settings);
+  const aoe::sdk::Graph graph = in_memory ? load_model_bytes(settings, in_memory->bytes, model) : load_model(settings);
   const std::string model_name = model.stem().string();
   spdlog::info("model {}: {} nodes, opset {}", model.string(), graph.nodes.size(), graph.opset);
 
@@ -158,6 +162,7 @@ int run_tuning(const Settings& settings, PluginRegistry& registry, HostServices&
   const ResultFile result = settings.has("result_file") ? ResultFile(settings.text("result_file"), mode)
                                                         : ResultFile(work, mode, started_wall);
   const auto workspace = workspace_dir(settings, work, model_name, result_timestamp(started_wall));
+  TuningOutcome outcome{exit_ok, json::array(), result.path()};
   Publisher publisher{result,
                       {{"tuning_name", model_name},
                        {"tuning_time(s)", 0},
@@ -169,7 +174,8 @@ int run_tuning(const Settings& settings, PluginRegistry& registry, HostServices&
                        {"sdk_version", std::to_string(AOE_SDK_VERSION_MAJOR) + "." +
                                            std::to_string(AOE_SDK_VERSION_MINOR)}},
                       started,
-                      is_mpi_peer()};
+                      is_mpi_peer(),
+                      &outcome.result};
   const std::string status_key = mode + "_tuning_result";
   publisher.write(json::object(), status_key, "tuning incomplete");
   spdlog::info("device {} ({}), bank {}, result file {}", device_name, soc_version, bank.root().string(),
@@ -213,14 +219,15 @@ int run_tuning(const Settings& settings, PluginRegistry& registry, HostServices&
     throw ExitError(e.code() == aoe::sdk::StatusCode::invalid_argument ? exit_usage : exit_tuning_failed, e.what());
   }
   json report = json::parse(out.str());
-  if (interrupted()) report[status_key] = "tuning incomplete";
+  if (services.cancelled()) report[status_key] = "tuning incomplete";
   publisher.write(report, status_key, "");
   const std::string status = report.value(status_key, std::string());
-  const int code = status == "tuning incomplete" ? exit_interrupted : status == "tuning failed" ? exit_tuning_failed : exit_ok;
-  if (publisher.silent) return code;
+  outcome.exit_code =
+      status == "tuning incomplete" ? exit_interrupted : status == "tuning failed" ? exit_tuning_failed : exit_ok;
+  if (publisher.silent) return outcome;
   print_summary(model_name, report, status);
   spdlog::info("result file: {}", result.path().string());
-  return code;
+  return outcome;
 }
 
 }  // namespace aoe::host

@@ -18,9 +18,11 @@ rm -rf "$scratch" && mkdir -p "$scratch/packages" || fail "cannot make $scratch"
 launch=()
 [ -n "$launcher" ] && launch=(-DCMAKE_CXX_COMPILER_LAUNCHER="$launcher" -DCMAKE_C_COMPILER_LAUNCHER="$launcher")
 echo "== configure $source with CMAKE_INSTALL_LIBDIR=$libdir"
+# The Python package installs into the prefix's lib/pythonX.Y/site-packages,
+# which is not Debian's dist-packages: the packages leave it out.
 logged "$scratch/configure.log" "$cmake" -S "$source" -B "$build" -DCMAKE_BUILD_TYPE="$build_type" \
   -DCMAKE_INSTALL_PREFIX=/usr -DCMAKE_INSTALL_LIBDIR="$libdir" -DCMAKE_CXX_COMPILER="$cxx" "${launch[@]}" \
-  -DAOE_BUILD_TESTS=OFF -DAOE_BUILD_BENCH=OFF -DAOE_BUILD_TOOLS=OFF
+  -DAOE_BUILD_TESTS=OFF -DAOE_BUILD_BENCH=OFF -DAOE_BUILD_TOOLS=OFF -DAOE_BUILD_PYTHON=OFF
 echo "== build"
 logged "$scratch/build.log" "$cmake" --build "$build" -j2
 echo "== cpack -G DEB"

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <climits>
 #include <fstream>
 #include <optional>
 #include <set>
@@ -438,6 +439,19 @@ InputShapes parse_input_shape(const std::string& text) {
 sdk::Graph load_onnx(const std::filesystem::path& path, const InputShapes& input_shapes, ModelWeights* weights) {
   onnx::ModelProto model = read_model(path);
   return load_onnx_model(model, path, input_shapes, weights);
+}
+
+sdk::Graph load_onnx_bytes(std::string_view bytes, const std::filesystem::path& name, const InputShapes& input_shapes) {
+  if (bytes.size() > static_cast<size_t>(INT_MAX))
+    throw Error(StatusCode::invalid_argument, "ONNX model " + quoted(name) + " in memory is " +
+                                                  std::to_string(bytes.size()) +
+                                                  " bytes, over protobuf's 2 GB: keep its weights as external data");
+  onnx::ModelProto model;
+  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())) || !model.has_graph())
+    throw Error(StatusCode::invalid_argument, "cannot parse ONNX model " + quoted(name) + " in memory (" +
+                                                  std::to_string(bytes.size()) +
+                                                  " bytes): they are truncated or not a serialized ONNX ModelProto");
+  return load_onnx_model(model, name, input_shapes);
 }
 
 sdk::Graph load_onnx_model(onnx::ModelProto& model, const std::filesystem::path& path, const InputShapes& input_shapes,

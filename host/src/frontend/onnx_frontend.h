@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "aoe/sdk/graph.h"
@@ -35,6 +36,12 @@ InputShapes parse_input_shape(const std::string& text);
 // running the model), external data included.
 sdk::Graph load_onnx(const std::filesystem::path& model, const InputShapes& input_shapes = {},
                      ModelWeights* weights = nullptr);
+
+// The same for a serialized model handed over in memory; `name` stands for
+// the file in messages. Throws sdk::Error(invalid_argument) when the bytes are
+// no ONNX model or over protobuf's 2 GB.
+sdk::Graph load_onnx_bytes(std::string_view bytes, const std::filesystem::path& name,
+                           const InputShapes& input_shapes = {});
 
 // The same for a model already in memory that another frontend built; `path`
 // is the file it came from, for messages and external data. Moves from `model`.
