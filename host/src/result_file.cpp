@@ -47,7 +47,11 @@ void ResultFile::write(const nlohmann::json& basic, const nlohmann::json& sectio
   nlohmann::json content = nlohmann::json::array();
   content.push_back(nlohmann::json::object({{"basic", basic}}));
   content.push_back(nlohmann::json::object({{section_name_, section}}));
-  write_atomically(path_, content.dump(4) + "\n");
+  const std::string text = content.dump(4) + "\n";
+  write_atomically(path_, text);
+  if (mirror_.empty()) return;
+  std::filesystem::create_directories(mirror_.parent_path());
+  write_atomically(mirror_, text);
 }
 
 }  // namespace aoe::host
