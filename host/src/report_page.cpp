@@ -17,7 +17,7 @@ window.onerror = function (message, source, line) {
 };
 </script>
 <style>
-body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #222; max-width: 1100px; }
+body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #222; max-width: 1120px; }
 h1 { font-size: 22px; } h2 { font-size: 18px; margin-top: 28px; border-bottom: 1px solid #ddd; }
 h3 { font-size: 15px; margin: 18px 0 4px; word-break: break-all; }
 table { border-collapse: collapse; margin: 8px 0; } td, th { padding: 2px 10px; text-align: left; border-bottom: 1px solid #eee; }
@@ -289,7 +289,7 @@ constexpr const char* page_script = R"html(</script>
       var yr = range(curve.map(function (c) { return c.time; }).concat(isFinite(before[name]) ? [before[name]] : []));
       [['e', 'evaluation', 'convergence-evals'], ['t', 'seconds since the first measurement', 'convergence-time']].forEach(function (axis) {
         var xa = range(curve.map(function (c) { return c[axis[0]]; }));
-        var s = frame(axis[2], 430, 230, xa, yr, axis[1], 'time (us)', 'y');
+        var s = frame(axis[2], 350, 220, xa, yr, axis[1], 'time (us)', 'y');
         curve.forEach(function (c) {
           s.appendChild(sv('circle', {'class': c.seed ? 'pt seed' : 'pt', cx: s.px(c[axis[0]]), cy: s.py(c.time), r: 2.5}));
         });
@@ -308,7 +308,7 @@ constexpr const char* page_script = R"html(</script>
       var edge = function (i) { var v = X.lo + (X.hi - X.lo) * i / bins; return wide(xr) ? Math.exp(v) : v; };
       for (var i = 0; i < bins; ++i) counts.push(0);
       times.forEach(function (v) { counts[Math.min(bins - 1, Math.floor((X.f(v) - X.lo) / (X.hi - X.lo) * bins))]++; });
-      var h = frame('distribution', 430, 230, xr, [0, Math.max.apply(null, counts)], 'measured time (us)', 'configs', 'x');
+      var h = frame('distribution', 350, 220, xr, [0, Math.max.apply(null, counts)], 'measured time (us)', 'configs', 'x');
       counts.forEach(function (c, i) {
         var x0 = h.px(edge(i)), x1 = h.px(edge(i + 1));
         h.appendChild(sv('rect', {'class': 'bar', x: x0 + 0.5, width: Math.max(0.5, x1 - x0 - 1), y: h.py(c), height: h.py(0) - h.py(c)}));
