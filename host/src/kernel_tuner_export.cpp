@@ -1,5 +1,6 @@
 #include "kernel_tuner_export.h"
 
+#include <ctime>
 #include <fstream>
 #include <map>
 #include <set>
@@ -28,6 +29,18 @@ std::string cache_key(const ordered_json& config) {
   for (const auto& [name, value] : config.items())
     key += (key.empty() ? "" : ",") + (value.is_string() ? value.get<std::string>() : value.dump());
   return key;
+}
+
+// Kernel Tuner's timestamp, str(datetime.now(timezone.utc)): "2026-11-26 07:59:05.748000+00:00".
+std::string utc_timestamp(double epoch_s) {
+  if (!(epoch_s >= 0 && epoch_s < 1e11)) epoch_s = 0;  // a crafted log's figure: no cast out of range
+  const auto whole = static_cast<std::time_t>(epoch_s);
+  std::tm utc{};
+  gmtime_r(&whole, &utc);
+  char text[64];
+  const size_t n = std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", &utc);
+  std::snprintf(text + n, sizeof text - n, ".%06d+00:00", static_cast<int>((epoch_s - whole) * 1e6));
+  return text;
 }
 
 ordered_json ordered(const json& j) { return ordered_json::parse(j.dump()); }
@@ -134,7 +147,7 @@ ordered_json kernel_tuner_cachefile(const std::filesystem::path& workspace, cons
     }
     for (const char* cost : {"compile_time", "verification_time", "benchmark_time", "strategy_time", "framework_time"})
       entry[cost] = 0;
-    entry["timestamp"] = line.value("wall_time_s", 0.0);
+    entry["timestamp"] = utc_timestamp(line.value("wall_time_s", 0.0));
     cache[key] = std::move(entry);
   }
   ordered_json params = ordered_json::object();

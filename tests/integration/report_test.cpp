@@ -120,9 +120,14 @@ TEST_F(ReportTest, InterruptedRunGivesAReportOfWhatItMeasured) {
   const std::string forever = std::string(AOE_TEST_PLUGINS_DIR) + "/forever";
   auto child = start_aoe_host(tune_args("mlp.onnx", {"--searcher", "forever", "--plugin-dir", forever, "--budget",
                                                      "100000000", "--time_limit", "60"}));
-  for (int i = 0; i < 6000 && child->err_so_far().find("[task 1/3]") == std::string::npos; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Interrupted once the first task has logged a measurement.
+  const auto logged = [&] {
+    std::error_code ec;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(dir_ / "aoe_workspace", ec))
+      if (e.path().filename() == "measurements.jsonl" && e.file_size(ec) > 0) return true;
+    return false;
+  };
+  for (int i = 0; i < 6000 && !logged(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   child->signal(SIGINT);
   ASSERT_EQ(child->wait(60).exit_code, 130);
   const std::string html = report(dir_ / "report.html");
