@@ -16,6 +16,7 @@ packages=(
   dpkg-dev file                          # cpack -G DEB finds the packages' library dependencies
   libopenmpi-dev openmpi-bin             # gdat measures allreduce splits under mpirun
   clang-16 libclang-rt-16-dev llvm-16    # the asan preset and the fuzzers (libFuzzer)
+  chromium                               # the HTML report's test loads it in a headless browser
 )
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"

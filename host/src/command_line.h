@@ -9,8 +9,8 @@
 namespace aoe::host {
 
 struct CommandLine {
-  std::string command;  // "tune" (the default), "run", "plugins", "bank", "help", "version"
-  std::vector<std::string> arguments;  // what follows `bank`: show [DIR] | merge A B
+  std::string command;  // "tune" (the default), "run", "plugins", "bank", "report", "help", "version"
+  std::vector<std::string> arguments;  // what follows `bank` (show [DIR] | merge A B) or `report` (WORKSPACE)
   std::map<std::string, std::string> options;  // key -> value, keys with '_' not '-'
   std::filesystem::path config_file;
 };

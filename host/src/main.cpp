@@ -13,9 +13,11 @@
 #include "exit_error.h"
 #include "host_services.h"
 #include "interrupt.h"
+#include "kernel_tuner_export.h"
 #include "plugin_list.h"
 #include "plugin_loader.h"
 #include "plugin_search.h"
+#include "report_command.h"
 #include "run_command.h"
 #include "settings.h"
 #include "tuning_run.h"
@@ -59,6 +61,8 @@ int run(const std::vector<std::string>& args) {
   spdlog::set_level(spdlog::level::from_str(settings.text("log_level")));
 
   if (cl.command == "bank") return run_bank_command(cl.arguments, settings, std::cout);
+  if (cl.command == "report") return run_report_command(cl.arguments, settings, std::cout);
+  if (cl.command == "export") return run_export_command(cl.arguments, settings, std::cout);
   install_interrupt_handlers();
   HostServices services([] { return interrupted(); });
   PluginRegistry registry([&](const std::string& name) { return services.table_for(name); });

@@ -50,6 +50,12 @@ nlohmann::json ResultFile::document(const nlohmann::json& basic, const nlohmann:
   return content;
 }
 
-void ResultFile::write(const nlohmann::json& document) const { write_atomically(path_, document.dump(4) + "\n"); }
+void ResultFile::write(const nlohmann::json& document) const {
+  const std::string text = document.dump(4) + "\n";
+  write_atomically(path_, text);
+  if (mirror_.empty()) return;
+  std::filesystem::create_directories(mirror_.parent_path());
+  write_atomically(mirror_, text);
+}
 
 }  // namespace aoe::host

@@ -21,6 +21,9 @@ class ResultFile {
   ResultFile(const std::filesystem::path& file, const std::string& mode);
 
   const std::filesystem::path& path() const { return path_; }
+  // Also writes the same content to `file` (the workspace's aoe_result.json),
+  // so `aoe-host report` finds a run's result from its workspace alone.
+  void mirror_to(const std::filesystem::path& file) { mirror_ = file; }
   // basic: tuning_name, tuning_time(s), model, device...; section: the mode's report.
   nlohmann::json document(const nlohmann::json& basic, const nlohmann::json& section) const;
   void write(const nlohmann::json& document) const;
@@ -28,6 +31,7 @@ class ResultFile {
  private:
   std::string section_name_;  // "OPAT", "SGAT", ...
   std::filesystem::path path_;
+  std::filesystem::path mirror_;
 };
 
 }  // namespace aoe::host

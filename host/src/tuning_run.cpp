@@ -16,6 +16,7 @@
 #include "frontend/singleop_frontend.h"
 #include "host_services.h"
 #include "plugin_loader.h"
+#include "report_data.h"
 #include "result_file.h"
 #include "run_setup.h"
 #include "searcher_factory.h"
@@ -159,10 +160,11 @@ TuningOutcome run_tuning(const Settings& settings, PluginRegistry& registry, Hos
   services.set_bank_of_kind("op", &op_bank);
   services.set_bank_of_kind("graph", &graph_bank);
   const std::filesystem::path work = settings.has("work_path") ? settings.text("work_path") : ".";
-  const ResultFile result = settings.has("result_file") ? ResultFile(settings.text("result_file"), mode)
-                                                        : ResultFile(work, mode, started_wall);
+  ResultFile result = settings.has("result_file") ? ResultFile(settings.text("result_file"), mode)
+                                                  : ResultFile(work, mode, started_wall);
   const auto workspace = workspace_dir(settings, work, model_name, result_timestamp(started_wall));
   TuningOutcome outcome{exit_ok, json::array(), result.path()};
+  result.mirror_to(workspace / workspace_result_name);
   Publisher publisher{result,
                       {{"tuning_name", model_name},
                        {"tuning_time(s)", 0},
