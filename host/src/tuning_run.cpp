@@ -178,6 +178,7 @@ int run_tuning(const Settings& settings, PluginRegistry& registry, HostServices&
   const json options = {{"budget", settings.integer("budget")},
                         {"time_limit", settings.integer("time_limit")},
                         {"stall", settings.integer("stall")},
+                        {"rank_timeout", settings.integer("rank_timeout")},
                         {"parallel_num", settings.integer("parallel_num")},
                         {"build_threads", settings.integer("build_threads")},
                         {"seed", settings.integer("seed")},
