@@ -107,7 +107,7 @@ std::unique_ptr<RankFarm> RankFarm::join(std::string& why_not) {
 RankFarm::~RankFarm() {
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (!finalized) MPI_Finalize();
+  if (!finalized && !lost_a_rank_) MPI_Finalize();
 }
 
 std::vector<std::string> RankFarm::gather(const std::string& text) const {

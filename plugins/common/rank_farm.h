@@ -59,12 +59,15 @@ class RankFarm {
   void report(int64_t task, const std::string& outcome) const;
   // A worker at work: tells rank 0 it is alive, at most once a second.
   void heartbeat() const;
+  // A rank was lost: MPI_Finalize would wait for it forever, so it is skipped.
+  void lost_a_rank() const { lost_a_rank_ = true; }
 
  private:
   RankFarm(int rank, int size) : rank_(rank), size_(size) {}
   int rank_ = 0;
   int size_ = 1;
   mutable double last_heartbeat_s_ = 0;
+  mutable bool lost_a_rank_ = false;
 };
 
 }  // namespace aoe::modes

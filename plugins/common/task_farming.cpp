@@ -130,6 +130,7 @@ std::vector<size_t> lead_tasks(const RankFarm& farm, const std::vector<size_t>& 
       const size_t task = *busy[rank];
       busy[rank].reset();
       lost[rank] = true;
+      farm.lost_a_rank();
       const std::string why = "rank " + std::to_string(rank) + " was lost while tuning it (silent for " +
                               std::to_string(static_cast<int>(run.lost_after_s)) + " s)";
       if (++losses[task] == 1 && !run.cancelled()) {

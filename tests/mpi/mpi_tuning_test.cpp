@@ -110,7 +110,7 @@ class MpiTuningTest : public AoeHostTest {
     ASSERT_EQ(serial.exit_code, 0) << serial.err;
     const json alone = only_result()[section];
     const auto alone_bank = bank_files(bank_);
-    ASSERT_FALSE(alone_bank.empty());
+    if (mode == "opat") ASSERT_FALSE(alone_bank.empty());  // SGAT keeps the defaults at this budget
     std::filesystem::remove_all(bank_);
     for (const auto& f : result_files()) std::filesystem::remove(f);
 
