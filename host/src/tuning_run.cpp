@@ -186,6 +186,7 @@ TuningOutcome run_tuning(const Settings& settings, PluginRegistry& registry, Hos
   const json options = {{"budget", settings.integer("budget")},
                         {"time_limit", settings.integer("time_limit")},
                         {"stall", settings.integer("stall")},
+                        {"rank_timeout", settings.integer("rank_timeout")},
                         {"parallel_num", settings.integer("parallel_num")},
                         {"build_threads", settings.integer("build_threads")},
                         {"seed", settings.integer("seed")},

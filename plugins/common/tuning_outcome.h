@@ -2,6 +2,8 @@
 // with the words its logs and its result file use.
 #pragma once
 
+#include <string>
+
 #include "aoe/sdk/host.h"
 
 namespace aoe::modes {
@@ -20,6 +22,15 @@ inline const char* to_string(Outcome outcome) {
     case Outcome::interrupted: return "interrupted";
   }
   return "failed";
+}
+
+// The word back to the outcome, for an outcome sent between ranks; an
+// unknown word is a failure.
+inline Outcome outcome_from_string(const std::string& word) {
+  for (Outcome o : {Outcome::added, Outcome::updated, Outcome::reserved, Outcome::unsatisfied, Outcome::failed,
+                    Outcome::unsupported, Outcome::interrupted})
+    if (word == to_string(o)) return o;
+  return Outcome::failed;
 }
 
 // As AOE's result file says it: "add", "update", ...

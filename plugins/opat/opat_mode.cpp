@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "aoe/sdk/fusion.h"
@@ -13,6 +14,8 @@
 #include "op_tasks.h"
 #include "opat_report.h"
 #include "patterns.h"
+#include "rank_farm.h"
+#include "task_farming.h"
 #include "report_fields.h"
 #include "task_tuner.h"
 #include "tune_ops.h"
@@ -129,12 +132,34 @@ std::string best_note(const std::string& op, uint64_t evaluations, uint64_t budg
   return op + text;
 }
 
+// What a task costs to tune, roughly: its tensors' elements. Under mpirun
+// the largest go out first, so no rank is left with a big one at the end.
+double size_estimate(const TaskGroup& group) {
+  double elements = 0;
+  for (const auto* side : {&group.task.inputs, &group.task.outputs})
+    for (const auto& t : *side) {
+      double n = 1;
+      for (auto d : t.shape) n *= static_cast<double>(std::max<int64_t>(d, 1));
+      elements += n;
+    }
+  return elements;
+}
+
+std::string rank_text(const std::vector<size_t>& tuned) {
+  std::string out;
+  for (size_t rank = 0; rank < tuned.size(); ++rank)
+    out += (out.empty() ? "" : ", ") + std::to_string(rank) + ": " + std::to_string(tuned[rank]);
+  return out;
+}
+
 class OpatMode : public aoe::sdk::TuningMode {
  public:
   nlohmann::json run(const aoe::sdk::Job& job) override {
     const auto& opts = job.options();
     TuneOptions options = tune_options(opts, job);
     const auto groups = selected_tasks(job);
+    std::string why_not;
+    if (const auto farm = aoe::modes::RankFarm::join(why_not)) return run_across(job, *farm, groups, options);
     const std::string model = opts.value("model_name", "");
     const std::filesystem::path workspace = opts.value("workspace", "");
     aoe::modes::MeasurementLog log(workspace.empty() ? workspace : workspace / "measurements.jsonl");
@@ -162,9 +187,83 @@ class OpatMode : public aoe::sdk::TuningMode {
     const bool complete = done.size() == groups.size() && !job.host().cancelled();
     return opat_report(done, complete);
   }
+
+ private:
+  // Under mpirun: every rank measures the tasks rank 0 hands it on its own
+  // device; rank 0 banks each outcome and publishes the report as they come.
+  nlohmann::json run_across(const aoe::sdk::Job& job, const aoe::modes::RankFarm& farm,
+                            const std::vector<TaskGroup>& groups, TuneOptions options) {
+    const auto& opts = job.options();
+    std::vector<std::string> task_ids;
+    for (const auto& g : groups) task_ids.push_back(g.task.hash());
+    aoe::modes::check_same_target(farm, {{"device", opts.value("device", "")}, {"soc_version", opts.value("soc_version", "")}},
+                                  task_ids, job.device().describe().value("measures_on_host_cpus", false));
+    // One workspace, rank 0's, with a measurement log per rank.
+    const std::filesystem::path workspace = farm.broadcast(opts.value("workspace", ""));
+    const std::string log_name = farm.rank() == 0 ? "measurements.jsonl" : "measurements.rank" + std::to_string(farm.rank()) + ".jsonl";
+    aoe::modes::MeasurementLog log(workspace.empty() ? workspace : workspace / log_name);
+    options.log = &log;
+    auto measure = [&](size_t i, const std::function<void()>& between_batches) {
+      const auto name = short_name(groups[i].task.name);
+      job.host().progress("task", i + 1, groups.size(), name + " (" + groups[i].task.op_type + ")");
+      auto on_batch = [&](uint64_t evaluations, double best_us) {
+        job.host().progress("task", i + 1, groups.size(), best_note(name, evaluations, options.limits.budget, best_us));
+        between_batches();
+      };
+      return to_json(measure_task(job, groups[i], options, on_batch));
+    };
+    if (farm.rank() != 0) {
+      aoe::modes::follow_tasks(farm, groups.size(), [&](size_t i) { return measure(i, [&] { farm.heartbeat(); }); });
+      return opat_report({}, !job.host().cancelled());  // rank 0 reports for every rank
+    }
+
+    job.host().info(std::to_string(groups.size()) + " op tasks to tune across " + std::to_string(farm.size()) +
+                    " ranks of mpirun, on " + opts.value("device", "") + " (" + opts.value("soc_version", "") + ") each");
+    const std::string model = opts.value("model_name", "");
+    const auto plan_file = workspace / "tunespace" / "result" / (model + "_tuned_plan.json");
+    std::vector<std::optional<TunedTask>> by_task(groups.size());
+    auto finished_in_order = [&] {
+      std::vector<TunedTask> done;
+      for (const auto& t : by_task)
+        if (t) done.push_back(*t);
+      return done;
+    };
+    aoe::modes::FarmedRun farmed;
+    farmed.cancelled = [&] { return job.host().cancelled(); };
+    farmed.tune_here = measure;
+    farmed.lost_after_s = static_cast<double>(opts.value("rank_timeout", int64_t{60}));
+    farmed.failed = [](size_t, const std::string& reason) {
+      TaskResult lost;
+      lost.reason = reason;
+      return to_json(lost);
+    };
+    farmed.note = [&](const std::string& note) { job.host().warn(note); };
+    farmed.finished = [&](size_t i, const nlohmann::json& outcome, int rank) {
+      TunedTask t{groups[i], task_result_from_json(outcome)};
+      bank_result(job.host(), t.result);
+      const std::string line = line_for(t) + " (rank " + std::to_string(rank) + ")";
+      if (t.result.outcome == Outcome::unsupported)
+        job.host().debug(line);
+      else
+        job.host().info(line);
+      by_task[i] = std::move(t);
+      const auto done = finished_in_order();
+      job.publish(opat_report(done, false));
+      if (!workspace.empty()) write_plan(plan_file, tuned_plan(model, done));
+    };
+    std::vector<double> estimates;
+    for (const auto& g : groups) estimates.push_back(size_estimate(g));
+    const auto tuned = aoe::modes::lead_tasks(farm, aoe::modes::largest_first(estimates), farmed);
+    job.host().info("tasks per rank: " + rank_text(tuned));
+    const auto done = finished_in_order();
+    log_unsupported(job, done);
+    const bool complete = done.size() == groups.size() && !job.host().cancelled();
+    auto report = opat_report(done, complete);
+    report["mpi"] = {{"ranks", farm.size()}, {"tasks_per_rank", tuned}};
+    return report;
+  }
 };
 
 }  // namespace
 }  // namespace aoe::opat
-
 AOE_REGISTER_TUNING_MODE(aoe::opat::OpatMode, "opat", "operator tuning: tiling of each op, through the knowledge bank");

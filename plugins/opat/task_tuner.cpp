@@ -78,8 +78,8 @@ bool search(const aoe::sdk::Job& job, const TaskClient& task, const aoe::sdk::Op
 
 }  // namespace
 
-TaskResult tune_task(const aoe::sdk::Job& job, const TaskGroup& group, const TuneOptions& options,
-                     const SearchProgress& progress) {
+TaskResult measure_task(const aoe::sdk::Job& job, const TaskGroup& group, const TuneOptions& options,
+                        const SearchProgress& progress) {
   const auto& op = group.task;
   if (!shapes_known(op)) return failed("a tensor of the op has unknown dimensions: pass --input_shape");
   std::unique_ptr<TaskClient> task;
@@ -150,9 +150,54 @@ TaskResult tune_task(const aoe::sdk::Job& job, const TaskGroup& group, const Tun
                          {"evaluations", result.evaluations},
                          {"seed", options.seed},
                          {"tuned_at", utc_now()}}}};
-  const auto stored = job.host().bank_record(record);
-  result.outcome = improved ? aoe::modes::stored_as(stored) : Outcome::unsatisfied;
+  result.bank_record = record;
+  result.improved = improved;
+  result.outcome = Outcome::unsatisfied;  // until banked
   return result;
+}
+
+void bank_result(const aoe::sdk::Host& host, TaskResult& result) {
+  if (result.bank_record.is_null()) return;
+  const auto stored = host.bank_record(result.bank_record);
+  result.outcome = result.improved ? aoe::modes::stored_as(stored) : Outcome::unsatisfied;
+}
+
+TaskResult tune_task(const aoe::sdk::Job& job, const TaskGroup& group, const TuneOptions& options,
+                     const SearchProgress& progress) {
+  TaskResult result = measure_task(job, group, options, progress);
+  bank_result(job.host(), result);
+  return result;
+}
+
+json to_json(const TaskResult& r) {
+  return {{"outcome", to_string(r.outcome)}, {"reason", r.reason},
+          {"before_us", r.before_us},        {"after_us", r.after_us},
+          {"config", r.config},              {"changed_tags", r.changed_tags},
+          {"evaluations", r.evaluations},    {"refused", r.refused},
+          {"stop_reason", r.stop_reason},    {"searcher", r.searcher},
+          {"warm_seeds", r.warm_seeds},      {"best_seed_us", r.best_seed_us},
+          {"bank_entry", r.bank_entry},      {"bank_record", r.bank_record},
+          {"improved", r.improved}};
+}
+
+TaskResult task_result_from_json(const json& j) {
+  TaskResult r;
+  r.outcome = aoe::modes::outcome_from_string(j.at("outcome").get<std::string>());
+  r.reason = j.at("reason").get<std::string>();
+  r.before_us = j.at("before_us").get<double>();
+  r.after_us = j.at("after_us").get<double>();
+  r.config = j.at("config");
+  r.changed_tags = j.at("changed_tags").get<std::vector<std::string>>();
+  r.evaluations = j.at("evaluations").get<uint64_t>();
+  r.refused = j.at("refused").get<uint64_t>();
+  r.stop_reason = j.at("stop_reason").get<std::string>();
+  r.searcher = j.at("searcher").get<std::string>();
+  r.warm_seeds = j.at("warm_seeds").get<uint64_t>();
+  r.best_seed_us = j.at("best_seed_us").get<double>();
+  r.bank_entry = j.at("bank_entry").get<std::string>();
+  r.bank_record = j.at("bank_record");
+  r.improved = j.at("improved").get<bool>();
+  return r;
 }
 
 }  // namespace aoe::opat

@@ -47,14 +47,29 @@ struct TaskResult {
   uint64_t warm_seeds = 0;   // configs from banked ops of nearby shapes, measured first
   double best_seed_us = 0;   // the fastest of them; 0 when none ran
   std::string bank_entry;   // hash of the bank key
+  // What the search asks the bank to keep, until bank_result() stores it;
+  // null when nothing is to be banked. improved: it beat the default.
+  nlohmann::json bank_record;
+  bool improved = false;
 };
+
+// A task's result as one rank sends it to another.
+nlohmann::json to_json(const TaskResult& result);
+TaskResult task_result_from_json(const nlohmann::json& j);
 
 struct TunedTask {
   TaskGroup group;
   TaskResult result;
 };
 
+// Tunes and banks: measure_task() then bank_result().
 TaskResult tune_task(const aoe::sdk::Job& job, const TaskGroup& group, const TuneOptions& options,
                      const SearchProgress& progress = {});
+
+// Tunes without writing the bank: under mpirun the ranks measure, rank 0 banks.
+TaskResult measure_task(const aoe::sdk::Job& job, const TaskGroup& group, const TuneOptions& options,
+                        const SearchProgress& progress = {});
+// Stores result.bank_record, if any, and says what the bank did with it.
+void bank_result(const aoe::sdk::Host& host, TaskResult& result);
 
 }  // namespace aoe::opat

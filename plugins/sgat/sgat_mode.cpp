@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <optional>
 
 #include "aoe/sdk/plugin.h"
 #include "device_fusion.h"
@@ -14,9 +16,11 @@
 #include "partition.h"
 #include "patterns.h"
 #include "plan_file.h"
+#include "rank_farm.h"
 #include "report_fields.h"
 #include "sgat_report.h"
 #include "subgraph_tuner.h"
+#include "task_farming.h"
 
 namespace aoe::sgat {
 namespace {
@@ -73,6 +77,27 @@ std::string line_for(const TunedSubgraph& t) {
   return head + figures + replayed + tilings + ", bank: " + repo_word(r.outcome);
 }
 
+// What a subgraph costs to tune, roughly: its nodes' output elements.
+// Under mpirun the largest go out first.
+double size_estimate(const SubgraphGroup& group) {
+  double elements = 0;
+  for (const auto& node : group.task.graph.nodes)
+    for (const auto& out : node.outputs) {
+      const auto it = group.task.graph.tensors.find(out);
+      if (it == group.task.graph.tensors.end()) continue;
+      double n = 1;
+      for (auto d : it->second.shape) n *= static_cast<double>(std::max<int64_t>(d, 1));
+      elements += n;
+    }
+  return std::max(elements, static_cast<double>(group.task.graph.nodes.size()));
+}
+
+std::string note_for(uint64_t evaluations, double best_us) {
+  char note[64];
+  std::snprintf(note, sizeof note, ": best %.2f us, %llu evaluations", best_us, static_cast<unsigned long long>(evaluations));
+  return note;
+}
+
 class SgatMode : public aoe::sdk::TuningMode {
  public:
   json run(const aoe::sdk::Job& job) override {
@@ -82,11 +107,9 @@ class SgatMode : public aoe::sdk::TuningMode {
       throw Error(StatusCode::unsupported, "the device (" + opts.value("soc_version", std::string("?")) +
                                                ") does not measure subgraphs: SGAT needs a device whose describe() "
                                                "says \"subgraphs\": true");
-    const std::filesystem::path workspace = opts.value("workspace", "");
+    std::filesystem::path workspace = opts.value("workspace", "");
     if (workspace.empty()) throw Error(StatusCode::invalid_argument, "SGAT needs a workspace directory");
     TuneOptions options = tune_options(opts, described);
-    aoe::modes::MeasurementLog log(workspace / "measurements.jsonl");
-    options.log = &log;
     const std::string model = opts.value("model_name", "");
 
     const auto fusable = aoe::modes::fused_op_types(described);
@@ -97,8 +120,21 @@ class SgatMode : public aoe::sdk::TuningMode {
     job.host().info(std::to_string(job.graph().nodes.size()) + " nodes split into " + std::to_string(total) +
                     " subgraphs, " + std::to_string(groups.size()) + " distinct");
 
+    std::string why_not;
+    const auto farm = aoe::modes::RankFarm::join(why_not);
+    std::string suffix;  // under mpirun, a measurement log and a journal per rank, in rank 0's workspace
+    if (farm) {
+      std::vector<std::string> ids;
+      for (const auto& g : groups) ids.push_back(g.task.hash());
+      aoe::modes::check_same_target(*farm, {{"device", opts.value("device", "")}, {"soc_version", options.soc_version}}, ids,
+                                    described.value("measures_on_host_cpus", false));
+      workspace = farm->broadcast(workspace.string());
+      if (farm->rank() > 0) suffix = ".rank" + std::to_string(farm->rank());
+    }
+    aoe::modes::MeasurementLog log(workspace / ("measurements" + suffix + ".jsonl"));
+    options.log = &log;
     const bool reload = opts.value("reload", false);
-    Journal journal(workspace / "sgat" / "journal.jsonl", reload,
+    Journal journal(workspace / "sgat" / ("journal" + suffix + ".jsonl"), reload,
                     {model, opts.value("device", std::string()), options.soc_version});
     if (reload)
       job.host().info("reload: " + std::to_string(journal.loaded()) + " measurements from " + workspace.string() +
@@ -107,26 +143,71 @@ class SgatMode : public aoe::sdk::TuningMode {
                                          : std::string()));
     const auto plan_file = workspace / "tunespace" / "result" / (model + "_sgat_plan.json");
 
-    std::vector<TunedSubgraph> done;
-    for (size_t i = 0; i < groups.size(); ++i) {
-      if (job.host().cancelled()) break;
+    // Tunes subgraph i without banking it; between_batches runs after each search batch.
+    // Subgraph i with its kernels' tilings from the operator bank.
+    auto tiled_group = [&](size_t i) {
       SubgraphGroup group = groups[i];
       group.task.op_configs = op_configs_from_bank(job, group.task, fusable, options.soc_version,
                                                    banked_decisions(job, group.task, options.soc_version));
+      return group;
+    };
+    auto measure = [&](size_t i, const std::function<void()>& between_batches) {
+      const SubgraphGroup group = tiled_group(i);
       job.host().progress("subgraph", i + 1, groups.size(), group.task.name);
       auto on_batch = [&](uint64_t evaluations, double best_us) {
-        char note[64];
-        std::snprintf(note, sizeof note, ": best %.2f us, %llu evaluations", best_us,
-                      static_cast<unsigned long long>(evaluations));
-        job.host().progress("subgraph", i + 1, groups.size(), group.task.name + note);
+        job.host().progress("subgraph", i + 1, groups.size(), group.task.name + note_for(evaluations, best_us));
+        between_batches();
       };
-      done.push_back({group, tune_subgraph(job, group.task, options, journal, on_batch)});
-      job.host().info(line_for(done.back()));
+      return TunedSubgraph{group, measure_subgraph(job, group.task, options, journal, on_batch)};
+    };
+    std::vector<std::optional<TunedSubgraph>> by_task(groups.size());
+    auto finished_in_order = [&] {
+      std::vector<TunedSubgraph> done;
+      for (const auto& t : by_task)
+        if (t) done.push_back(*t);
+      return done;
+    };
+    auto finish = [&](TunedSubgraph t, size_t i, const std::string& by) {
+      bank_subgraph_result(job.host(), t.result);
+      job.host().info(line_for(t) + by);
+      by_task[i] = std::move(t);
+      const auto done = finished_in_order();
       job.publish(sgat_report(done, false));
       aoe::modes::write_plan(plan_file, tuned_plan(model, done));
+    };
+
+    std::vector<size_t> tuned;
+    if (!farm) {
+      for (size_t i = 0; i < groups.size() && !job.host().cancelled(); ++i) finish(measure(i, [] {}), i, "");
+    } else if (farm->rank() > 0) {
+      aoe::modes::follow_tasks(*farm, groups.size(),
+                               [&](size_t i) { return to_json(measure(i, [&] { farm->heartbeat(); }).result); });
+      return sgat_report({}, !job.host().cancelled());  // rank 0 reports for every rank
+    } else {
+      job.host().info(std::to_string(groups.size()) + " subgraphs to tune across " + std::to_string(farm->size()) +
+                      " ranks of mpirun");
+      aoe::modes::FarmedRun farmed;
+      farmed.cancelled = [&] { return job.host().cancelled(); };
+      farmed.tune_here = [&](size_t i, const std::function<void()>& serve) { return to_json(measure(i, serve).result); };
+      farmed.lost_after_s = static_cast<double>(opts.value("rank_timeout", int64_t{60}));
+      farmed.failed = [](size_t, const std::string& reason) {
+        SubgraphResult lost;
+        lost.reason = reason;
+        return to_json(lost);
+      };
+      farmed.note = [&](const std::string& note) { job.host().warn(note); };
+      farmed.finished = [&](size_t i, const json& outcome, int rank) {
+        finish({tiled_group(i), subgraph_result_from_json(outcome)}, i, " (rank " + std::to_string(rank) + ")");
+      };
+      std::vector<double> estimates;
+      for (const auto& g : groups) estimates.push_back(size_estimate(g));
+      tuned = aoe::modes::lead_tasks(*farm, aoe::modes::largest_first(estimates), farmed);
     }
+    const auto done = finished_in_order();
     const bool complete = done.size() == groups.size() && !job.host().cancelled();
-    return sgat_report(done, complete);
+    json report = sgat_report(done, complete);
+    if (farm) report["mpi"] = {{"ranks", farm->size()}, {"tasks_per_rank", tuned}};
+    return report;
   }
 };
 

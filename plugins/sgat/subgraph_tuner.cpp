@@ -160,8 +160,8 @@ std::optional<SubgraphDecisions> banked_decisions(const aoe::sdk::Job& job, cons
   return std::nullopt;
 }
 
-SubgraphResult tune_subgraph(const aoe::sdk::Job& job, const aoe::sdk::SubgraphTask& subgraph,
-                             const TuneOptions& options, Journal& journal, const SearchProgress& progress) {
+SubgraphResult measure_subgraph(const aoe::sdk::Job& job, const aoe::sdk::SubgraphTask& subgraph,
+                                const TuneOptions& options, Journal& journal, const SearchProgress& progress) {
   std::unique_ptr<TaskClient> task;
   try {
     task = job.device().prepare_subgraph(subgraph);
@@ -227,9 +227,47 @@ SubgraphResult tune_subgraph(const aoe::sdk::Job& job, const aoe::sdk::SubgraphT
                          {"evaluations", result.evaluations},
                          {"seed", options.seed},
                          {"tuned_at", utc_now()}}}};
-  const auto stored = job.host().bank_record(record);
-  result.outcome = aoe::modes::stored_as(stored);
+  result.bank_record = record;
+  result.outcome = Outcome::unsatisfied;  // until banked
   return result;
+}
+
+void bank_subgraph_result(const aoe::sdk::Host& host, SubgraphResult& result) {
+  if (result.bank_record.is_null()) return;
+  result.outcome = aoe::modes::stored_as(host.bank_record(result.bank_record));
+}
+
+SubgraphResult tune_subgraph(const aoe::sdk::Job& job, const aoe::sdk::SubgraphTask& subgraph,
+                             const TuneOptions& options, Journal& journal, const SearchProgress& progress) {
+  SubgraphResult result = measure_subgraph(job, subgraph, options, journal, progress);
+  bank_subgraph_result(job.host(), result);
+  return result;
+}
+
+json to_json(const SubgraphResult& r) {
+  return {{"outcome", to_string(r.outcome)}, {"reason", r.reason},       {"before_us", r.before_us},
+          {"untuned_us", r.untuned_us},      {"after_us", r.after_us},   {"config", r.config},
+          {"decisions", r.decisions},        {"evaluations", r.evaluations}, {"replayed", r.replayed},
+          {"refused", r.refused},            {"stop_reason", r.stop_reason}, {"searcher", r.searcher},
+          {"bank_record", r.bank_record}};
+}
+
+SubgraphResult subgraph_result_from_json(const json& j) {
+  SubgraphResult r;
+  r.outcome = aoe::modes::outcome_from_string(j.at("outcome").get<std::string>());
+  r.reason = j.at("reason").get<std::string>();
+  r.before_us = j.at("before_us").get<double>();
+  r.untuned_us = j.at("untuned_us").get<double>();
+  r.after_us = j.at("after_us").get<double>();
+  r.config = j.at("config");
+  r.decisions = j.at("decisions");
+  r.evaluations = j.at("evaluations").get<uint64_t>();
+  r.replayed = j.at("replayed").get<uint64_t>();
+  r.refused = j.at("refused").get<uint64_t>();
+  r.stop_reason = j.at("stop_reason").get<std::string>();
+  r.searcher = j.at("searcher").get<std::string>();
+  r.bank_record = j.at("bank_record");
+  return r;
 }
 
 }  // namespace aoe::sgat

@@ -45,12 +45,25 @@ struct SubgraphResult {
   uint64_t refused = 0;
   std::string stop_reason;
   std::string searcher;  // the searcher that searched it; empty when not searched
+  // What the search asks the bank to keep, until bank_subgraph_result()
+  // stores it; null when nothing is to be banked.
+  nlohmann::json bank_record;
 };
+
+// A subgraph's result as one rank sends it to another.
+nlohmann::json to_json(const SubgraphResult& result);
+SubgraphResult subgraph_result_from_json(const nlohmann::json& j);
 
 using aoe::modes::SearchProgress;
 
+// Tunes and banks: measure_subgraph() then bank_subgraph_result().
 SubgraphResult tune_subgraph(const aoe::sdk::Job& job, const aoe::sdk::SubgraphTask& subgraph,
                              const TuneOptions& options, Journal& journal, const SearchProgress& progress = {});
+// Tunes without writing the bank: under mpirun the ranks measure, rank 0 banks.
+SubgraphResult measure_subgraph(const aoe::sdk::Job& job, const aoe::sdk::SubgraphTask& subgraph,
+                                const TuneOptions& options, Journal& journal, const SearchProgress& progress = {});
+// Stores result.bank_record, if any, and says what the bank did with it.
+void bank_subgraph_result(const aoe::sdk::Host& host, SubgraphResult& result);
 
 // The strategy the subgraph bank holds for the subgraph on this device, if any.
 std::optional<aoe::sdk::SubgraphDecisions> banked_decisions(const aoe::sdk::Job& job,

@@ -201,6 +201,8 @@ nlohmann::json CpuDevice::describe() const {
   d["measurement"] = options_.describe();
   // Building a candidate only checks its config: safe from any thread.
   d["concurrent_build"] = true;
+  // Its timings are this machine's cores: tuners running beside it on them skew them.
+  d["measures_on_host_cpus"] = true;
   // Whole subgraphs run for real: fuse:, layout: (NCHW, NCHWc) and tiling: knobs.
   d["subgraphs"] = true;
   d["subgraph_knobs"] = {"fuse", "layout", "tiling"};
