@@ -464,7 +464,8 @@ class Translator {
 
   // A 4-D feature map's N, C, H, W.
   std::array<int64_t, 4> image(const tf::NodeDef& n, const Value& x, DataLayout l) const {
-    if (x.dims.size() != 4) fail(n, "reads " + dims_text(x.dims) + "; it needs a 4-D " + sdk::to_string(l) + " feature map");
+    if (x.dims.size() != 4 || *std::min_element(x.dims.begin(), x.dims.end()) < 1)
+      fail(n, "reads " + dims_text(x.dims) + "; it needs a 4-D " + sdk::to_string(l) + " feature map, no dim empty");
     return sdk::nchw_dims(x.dims, l);
   }
 
