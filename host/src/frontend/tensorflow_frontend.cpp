@@ -42,10 +42,12 @@ constexpr int64_t kMaxReadValues = 64;
 tf::GraphDef read_graph(const fs::path& path) {
   std::ifstream in = open_model_file(path, "TensorFlow graph", "--model");
   tf::GraphDef graph;
-  if (!parse_binary_message(graph, in))
+  // Protobuf keeps fields of another message as unknown ones: another format may parse, but as no node.
+  if (!parse_binary_message(graph, in) || graph.node_size() == 0)
     throw Error(StatusCode::invalid_argument,
                 "cannot parse TensorFlow graph " + quoted(path) +
-                    ": the file is truncated, corrupt or not a GraphDef; pass a frozen graph (.pb) as --model");
+                    ": the file is truncated, corrupt or not a GraphDef (it has no node); pass a frozen graph (.pb) as "
+                    "--model");
   return graph;
 }
 
