@@ -10,6 +10,7 @@
 #include "frontend/caffe_frontend.h"
 #include "frontend/onnx_frontend.h"
 #include "frontend/singleop_frontend.h"
+#include "frontend/tensorflow_frontend.h"
 
 namespace aoe::host {
 
@@ -42,6 +43,7 @@ aoe::sdk::Graph load_model(const Settings& s, ModelWeights* weights) {
     }
   }
   const bool caffe = s.text("framework") == "0";
+  const bool tensorflow = s.text("framework") == "3";
   const std::filesystem::path model = s.text("model");
   if (s.has("weight") && !caffe)
     throw ExitError(exit_usage, "--weight (" + s.source("weight") + ") is a Caffe model's weights: pass --framework 0 "
@@ -49,11 +51,14 @@ aoe::sdk::Graph load_model(const Settings& s, ModelWeights* weights) {
   if (!caffe && model.extension() == ".prototxt")
     throw ExitError(exit_usage, "--model " + model.string() + " is a Caffe prototxt: pass --framework 0 (and its "
                                 "caffemodel as --weight)");
+  if (!tensorflow && model.extension() == ".pb")
+    throw ExitError(exit_usage, "--model " + model.string() + " is a TensorFlow graph: pass --framework 3");
   try {
     const InputShapes shapes = parse_input_shape(s.text("input_shape"));
     if (caffe)
       return load_caffe(model, s.has("weight") ? std::optional(std::filesystem::path(s.text("weight"))) : std::nullopt,
                         shapes, weights);
+    if (tensorflow) return load_tensorflow(model, shapes);
     return load_onnx(model, shapes, weights);
   } catch (const Error& e) {
     throw ExitError(e.code() == aoe::sdk::StatusCode::invalid_argument && s.has("input_shape") ? exit_usage : exit_model,

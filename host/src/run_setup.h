@@ -38,7 +38,8 @@ const Component& find_or_exit(const PluginRegistry& registry, int32_t kind, cons
 std::filesystem::path model_path(const Settings& s);
 // The graph, shapes fixed by --input_shape; ExitError(exit_model or exit_usage) when it cannot be read.
 // With `weights`, the model's float32 weights are read into it as well (a
-// Caffe prototxt's from its --weight caffemodel; a single op has none).
+// Caffe prototxt's from its --weight caffemodel; a TensorFlow graph's are not
+// read yet and a single op has none: those stay empty).
 aoe::sdk::Graph load_model(const Settings& s, ModelWeights* weights = nullptr);
 // The same for an ONNX model in memory, shown as `name` in messages; --input_shape applies.
 aoe::sdk::Graph load_model_bytes(const Settings& s, std::string_view bytes, const std::filesystem::path& name);

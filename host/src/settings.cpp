@@ -46,8 +46,9 @@ void validate(const OptionSpec& spec, const SettingValue& v) {
     for (const auto& c : spec.choices) allowed += (allowed.empty() ? "" : ", ") + c;
     if (spec.key == "framework")
       bad_value(spec.key, v.source,
-                "AOE's framework " + v.text + (v.text == "1" ? " (MindSpore)" : v.text == "3" ? " (TensorFlow)" : "") +
-                    " is not read yet: aoe-host reads ONNX (5) and Caffe (0) models; export the model to ONNX");
+                "AOE's framework " + v.text + (v.text == "1" ? " (MindSpore)" : "") +
+                    " is not read yet: aoe-host reads ONNX (5), Caffe (0) and TensorFlow (3) models; export the "
+                    "model to ONNX");
     bad_value(spec.key, v.source, "'" + v.text + "' is not one of " + allowed);
   }
   if (spec.type == OptionType::integer) {

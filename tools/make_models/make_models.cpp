@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "caffe_models.h"
+#include "tensorflow_models.h"
 
 namespace {
 
@@ -546,6 +547,14 @@ void write_caffe(const aoe::caffe::NetParameter& net, const fs::path& path, bool
   std::cout << "wrote " << path.string() << '\n';
 }
 
+// A TensorFlow frozen graph, binary as TensorFlow writes it.
+void write_tensorflow(const aoe::tensorflow::GraphDef& graph, const fs::path& path) {
+  replace_with(path, [&](std::ofstream& out) {
+    if (!graph.SerializeToOstream(&out)) out.setstate(std::ios::failbit);
+  });
+  std::cout << "wrote " << path.string() << '\n';
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -554,7 +563,8 @@ int main(int argc, char** argv) {
               << "writes mlp.onnx, bert_ffn.onnx, bert_ffn_dynamic.onnx, conv_block.onnx, and resnet50.onnx,\n"
               << "bert_base.onnx, bert_layer.onnx, bert_encoder12.onnx and mobilenet_v2.onnx with their weights\n"
               << "as external data in\n"
-              << "<model>.weights; and Caffe's conv_block and mlp (.prototxt, .caffemodel) and resnet50.prototxt\n";
+              << "<model>.weights; Caffe's conv_block and mlp (.prototxt, .caffemodel) and resnet50.prototxt;\n"
+              << "and TensorFlow's conv_block.pb and mlp.pb (frozen graphs, NHWC)\n";
     return 2;
   }
   try {
@@ -574,6 +584,8 @@ int main(int argc, char** argv) {
     write_caffe(aoe::models::mlp_caffe(false), dir / "mlp.prototxt", false);
     write_caffe(aoe::models::mlp_caffe(true), dir / "mlp.caffemodel", true);
     write_caffe(aoe::models::resnet50_caffe(), dir / "resnet50.prototxt", false);
+    write_tensorflow(aoe::models::conv_block_tensorflow(), dir / "conv_block.pb");
+    write_tensorflow(aoe::models::mlp_tensorflow(), dir / "mlp.pb");
   } catch (const std::exception& e) {
     std::cerr << "make_models: " << e.what() << '\n';
     return 1;

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "aoe/sdk/data_layout.h"
 #include "aoe/sdk/error.h"
 
 namespace aoe::ascend {
@@ -112,6 +113,8 @@ class Planner {
     const auto& x = plan_.shapes[0];
     const auto& w = plan_.shapes[1];
     if (x.size() != 4 || w.size() != 4) unsupported("the ascend device runs 2-D Conv only");
+    if (sdk::data_layout(task_.attrs, "Conv") == sdk::DataLayout::nhwc)
+      unsupported("the ascend device runs Conv on NCHW feature maps only; this one reads NHWC (data_format)");
     if (task_.attrs.value("auto_pad", std::string("NOTSET")) != "NOTSET")
       unsupported("the ascend device runs Conv with explicit pads only (auto_pad NOTSET)");
     const int64_t group = task_.attrs.value("group", int64_t{1});

@@ -1,5 +1,6 @@
 #include "cpu_op.h"
 
+#include "aoe/sdk/data_layout.h"
 #include "aoe/sdk/error.h"
 #include "chain.h"
 #include "conv_op.h"
@@ -38,6 +39,10 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   // Before any kernel sizes a buffer from the shapes: a subgraph's ops too.
   require_fits_memory(task, physical_memory_bytes());
   const std::string& t = task.op_type;
+  // The kernels index feature maps channels first; NHWC ones are refused, not misread.
+  if (sdk::data_layout(task.attrs, t) == sdk::DataLayout::nhwc)
+    unsupported("the cpu device runs " + t + " on NCHW feature maps only, and '" + task.name +
+                "' reads NHWC (data_format): tune it on a simulated Ascend SoC, or export the model channels first");
   if (t == "MatMul" || t == "Gemm") return std::make_unique<MatMulOp>(task, host);
   if (t == "Conv") return std::make_unique<ConvOp>(task, host);
   if (is_elementwise_op(t)) return std::make_unique<EltwiseOp>(task, host);

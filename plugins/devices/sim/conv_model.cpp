@@ -7,6 +7,7 @@
 #include <string>
 #include <tuple>
 
+#include "aoe/sdk/data_layout.h"
 #include "aoe/sdk/error.h"
 #include "on_chip.h"
 #include "vector_model.h"
@@ -155,11 +156,16 @@ ConvProblem conv_problem(const sdk::OpTask& task, const Soc& soc) {
   const auto& x = task.inputs[0].shape;
   const auto& wt = task.inputs[1].shape;
   if (x.size() != 4 || wt.size() != 4)
-    throw Error(StatusCode::unsupported, soc.target + " simulator models Conv as a 2-D convolution only (4-D NCHW input " +
-                                             "and weights); '" + task.name + "' has a " + std::to_string(x.size()) +
-                                             "-D input and " + std::to_string(wt.size()) + "-D weights");
+    throw Error(StatusCode::unsupported, soc.target + " simulator models Conv as a 2-D convolution only (4-D NCHW or " +
+                                             "NHWC input and OIHW weights); '" + task.name + "' has a " +
+                                             std::to_string(x.size()) + "-D input and " + std::to_string(wt.size()) +
+                                             "-D weights");
   ConvProblem p;
-  p.n = x[0], p.c = x[1], p.h = x[2], p.w = x[3];
+  // The cube reads NC1HWC0 whichever layout the model gives: CANN's graph
+  // converts NCHW and NHWC feature maps alike (TransData), outside the kernel.
+  p.layout = sdk::data_layout(task.attrs, "Conv");
+  const auto dims = sdk::nchw_dims(x, p.layout);
+  p.n = dims[0], p.c = dims[1], p.h = dims[2], p.w = dims[3];
   p.cout = wt[0];
   p.kh = wt[2], p.kw = wt[3];
   p.x_dtype = task.inputs[0].dtype;

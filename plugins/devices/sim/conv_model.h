@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "aoe/sdk/data_layout.h"
 #include "aoe/sdk/graph.h"
 #include "aoe/sdk/op_task.h"
 #include "epilogue.h"
@@ -28,7 +29,8 @@ enum class ConvFeed {
 // fractals x n1g N fractals. A depthwise conv is the extreme case: 16
 // channels per block, 15/16 of each weight fractal zero.
 struct ConvProblem {
-  int64_t n = 1, c = 1, h = 1, w = 1;  // input, NCHW
+  int64_t n = 1, c = 1, h = 1, w = 1;  // input, in NCHW order whatever its layout
+  sdk::DataLayout layout = sdk::DataLayout::nchw;  // the input's and output's, as the task gives them
   int64_t cout = 1;                     // ONNX's M
   int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
   int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;

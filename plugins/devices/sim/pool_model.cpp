@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "aoe/sdk/data_layout.h"
 #include "aoe/sdk/error.h"
 #include "on_chip.h"
 #include "vector_model.h"
@@ -33,9 +34,12 @@ PoolProblem pool_problem(const sdk::OpTask& task, const Soc& soc) {
     throw Error(StatusCode::unsupported, soc.target + " simulator does not model ops fused after " + task.op_type);
   require_known_inputs(task.inputs, 1, task.op_type);
   const auto& s = task.inputs[0].shape;
-  if (s.size() != 4) throw Error(StatusCode::invalid_argument, task.op_type + " is modelled on 4-D NCHW input only");
+  if (s.size() != 4) throw Error(StatusCode::invalid_argument, task.op_type + " is modelled on 4-D NCHW or NHWC input only");
   PoolProblem p;
-  p.n = s[0], p.c = s[1], p.h = s[2], p.w = s[3];
+  const auto layout = sdk::data_layout(task.attrs, task.op_type);
+  p.nhwc = layout == sdk::DataLayout::nhwc;
+  const auto dims = sdk::nchw_dims(s, layout);
+  p.n = dims[0], p.c = dims[1], p.h = dims[2], p.w = dims[3];
   const auto kernel = attr_ints(task.attrs, "kernel_shape", {});
   if (kernel.size() != 2) throw Error(StatusCode::invalid_argument, task.op_type + " needs a 2-D kernel_shape");
   const auto strides = attr_ints(task.attrs, "strides", {1, 1});
@@ -73,8 +77,9 @@ PoolModel::PoolModel(const Soc& soc, PoolProblem problem) : soc_(soc), p_(proble
 PoolModel::Tiling PoolModel::tiling(const sdk::Config& c) const {
   Tiling t;
   const bool fractal = c[kFormat] == kNc1hwc0;
-  t.lanes = fractal ? p_.c0() : 1;
-  t.planes = p_.n * (fractal ? ceil_div64(p_.c, p_.c0()) : p_.c);
+  // NC1HWC0 puts C0 channels, NHWC (ND) all of them, beside each position; NCHW (ND) one.
+  t.lanes = fractal ? p_.c0() : p_.nhwc ? p_.c : 1;
+  t.planes = p_.n * (fractal ? ceil_div64(p_.c, p_.c0()) : p_.nhwc ? 1 : p_.c);
   t.rows = std::min(c[kUbFactor], p_.ho);
   t.planes_per_tile = std::min(t.planes, std::max<int64_t>(1, c[kUbFactor] / p_.ho));
   t.tiles = ceil_div64(t.planes, t.planes_per_tile) * ceil_div64(p_.ho, t.rows);
@@ -135,8 +140,8 @@ double PoolModel::time_us(const sdk::Config& c) const {
   else
     s.hbm = hbm_share_cycles(soc_, planes * static_cast<double>((in_rows * p_.w + t.rows * p_.wo) * t.lanes * p_.bytes), active);
   const int64_t taps = p_.kh * p_.kw;
-  if (c[kFormat] == kNc1hwc0) {
-    // One instruction per tap: block strides step over the kernel stride.
+  if (c[kFormat] == kNc1hwc0 || p_.nhwc) {
+    // One instruction per tap: block strides step over the kernel stride (channels last, over every channel).
     s.vec = static_cast<double>(taps) *
             vector_cycles(soc_, VecClass::simple, t.planes_per_tile * t.rows * p_.wo * t.lanes, p_.bytes);
   } else {

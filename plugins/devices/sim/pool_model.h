@@ -13,7 +13,8 @@
 namespace aoe::sim {
 
 struct PoolProblem {
-  int64_t n = 1, c = 1, h = 1, w = 1;
+  int64_t n = 1, c = 1, h = 1, w = 1;  // in NCHW order whatever the layout
+  bool nhwc = false;  // channels last: an ND tile holds every channel of its positions
   int64_t kh = 1, kw = 1, sh = 1, sw = 1;
   int64_t ho = 1, wo = 1;
   int bytes = 2;

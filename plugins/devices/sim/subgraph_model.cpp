@@ -5,6 +5,7 @@
 #include <memory>
 #include <numeric>
 
+#include "aoe/sdk/data_layout.h"
 #include "aoe/sdk/error.h"
 #include "aoe/sdk/fusion.h"
 #include "elementwise_model.h"
@@ -116,6 +117,11 @@ void SubgraphModel::require_modelled() const {
     if (!modelled)
       throw Error(StatusCode::unsupported, soc_.target + " simulator does not model op '" + n.op_type +
                                                "' of node '" + n.name + "' in subgraph " + task_.name);
+    // The layout knobs pad a feature map's axis 1 into NC1HWC0: channels last would be misread.
+    if (sdk::data_layout(n.attrs, n.op_type) == sdk::DataLayout::nhwc)
+      throw Error(StatusCode::unsupported, soc_.target + " simulator lays out subgraphs of NCHW feature maps only; node '" +
+                                               n.name + "' (" + n.op_type + ") of subgraph " + task_.name +
+                                               " is NHWC: tune its ops with operator tuning (--job_type 2)");
   }
 }
 

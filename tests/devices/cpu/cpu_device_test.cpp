@@ -96,6 +96,13 @@ TEST(CpuDevice, UnsupportedOpsAndDtypes) {
   error_of([&] { dev.prepare(f16); }, sdk::StatusCode::unsupported);
   error_of([&] { dev.prepare(op("MatMul", {f32({4, 4}), f32({4, 4}), f32({4})}, {}, {"Frobnicate"})); },
            sdk::StatusCode::unsupported);
+  // Channels-last feature maps (a TensorFlow graph's) are refused, not read as NCHW.
+  const auto nhwc = error_of([&] {
+    dev.prepare(op("Conv", {f32({1, 8, 8, 4}), f32({4, 4, 3, 3}, true)}, {{"kernel_shape", {3, 3}}, {"data_format", "NHWC"}}));
+  }, sdk::StatusCode::unsupported);
+  EXPECT_NE(nhwc.find("on NCHW feature maps only"), std::string::npos) << nhwc;
+  error_of([&] { dev.prepare(op("MaxPool", {f32({1, 8, 8, 4})}, {{"kernel_shape", {2, 2}}, {"data_format", "NHWC"}})); },
+           sdk::StatusCode::unsupported);
 }
 
 TEST(CpuDevice, TimesCandidatesInWorkers) {

@@ -133,6 +133,26 @@ TEST(ConvModel, SpaceSpeaksCannConvTilingVocabulary) {
 // UB->GM 64, HBM 1200 for the chip; 200 cycles per GM transfer, 30 per L0
 // load, 20 per mmad, 6 per vector instruction; 1 GHz; launch 3 us.
 
+// An NHWC conv (a TensorFlow graph's) reads its dims by its data_format;
+// the cube reads NC1HWC0 either way, so it tiles and costs as its NCHW twin.
+TEST(ConvModel, NhwcConvTilesAsItsNchwTwin) {
+  const sdk::OpTask nchw = conv({1, 64, 56, 56, 128, 3, 2, 1});
+  sdk::OpTask nhwc = nchw;
+  nhwc.inputs[0].shape = {1, 56, 56, 64};
+  nhwc.attrs["data_format"] = "NHWC";
+  const auto a = model_of(nchw), b = model_of(nhwc);
+  EXPECT_EQ(b.problem().c, 64);
+  EXPECT_EQ(b.problem().h, 56);
+  EXPECT_EQ(b.problem().ho, 28);
+  EXPECT_EQ(b.problem().layout, sdk::DataLayout::nhwc);
+  EXPECT_EQ(b.space().knobs.size(), a.space().knobs.size());
+  EXPECT_EQ(b.space().default_config, a.space().default_config);
+  EXPECT_DOUBLE_EQ(b.time_us(b.space().default_config), a.time_us(a.space().default_config));
+  // Read as NCHW, the same dims would be 56 channels the weights do not have.
+  nhwc.attrs.erase("data_format");
+  EXPECT_EQ(code_of([&] { model_of(nhwc); }), sdk::StatusCode::invalid_argument);
+}
+
 TEST(ConvModel, PointwiseByHand) {
   // 1x1 stride 1, 64 -> 64 channels on 16 x 16: load2d, a 256 x 64 x 64 matmul.
   const auto model = model_of(conv({1, 64, 16, 16, 64, 1}));

@@ -195,6 +195,23 @@ TEST(VectorModels, PoolHandComputed) {
   EXPECT_NEAR(m->time_us(nd), 3 + (8 * 8 * 16 * 2 / 110.0 + 200 + nd_vec + out) / 1000, 1e-9);
 }
 
+TEST(VectorModels, NhwcPoolHandComputed) {
+  // The same pool on NHWC: in ND every position already holds its 16
+  // channels side by side, so one instruction per tap covers the tile, as NC1HWC0's does.
+  const auto m = model_of(op("MaxPool", {tensor({1, 8, 8, 16}, DType::f16)},
+                             {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}, {"data_format", "NHWC"}}));
+  const sdk::Config nd{1, 4, 0, PoolModel::kNd};
+  ASSERT_TRUE(m->check(nd).ok()) << m->check(nd).message;
+  const double in = 8 * 8 * 16 * 2 / 110.0 + 200;
+  const double out = 4 * 4 * 16 * 2 / 64.0 + 200;
+  const double vec = 4 * (2 + 6);
+  EXPECT_NEAR(m->time_us(nd), 3 + (in + vec + out) / 1000, 1e-9);
+  EXPECT_NEAR(m->time_us({1, 4, 0, PoolModel::kNc1hwc0}), m->time_us(nd), 1e-9);
+  EXPECT_THROW(model_of(op("MaxPool", {tensor({1, 8, 8, 16}, DType::f16)},
+                           {{"kernel_shape", {2, 2}}, {"data_format", "NCWH"}})),
+               sdk::Error);
+}
+
 TEST(VectorModels, TransposeHandComputed) {
   // 64 x 1024 fp16 swapped on one core, one tile: reads 64 runs of 2 KiB,
   // writes 1024 runs of 128 B, each run 2 issue cycles; vnchwconv once over it.
