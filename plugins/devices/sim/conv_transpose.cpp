@@ -60,13 +60,15 @@ sdk::OpTask conv_transpose_as_conv(const sdk::OpTask& task, const Soc& soc) {
     if (!output_shape.empty() || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
       const int64_t target = !output_shape.empty() ? output_shape[a] : in * s;
       const int64_t total = *span + op + reach + 1 - target;
-      if (total < 0) bad("output_shape is larger than the op can produce");
+      // Split as ONNX's reference does, flooring: a negative total (an
+      // output_shape past what the pads give) extends the output at the end.
+      const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
       const bool upper = auto_pad == "SAME_UPPER";
-      p = upper ? AxisPads{total / 2, total - total / 2} : AxisPads{total - total / 2, total / 2};
+      p = upper ? AxisPads{half, total - half} : AxisPads{total - half, half};
     } else if (auto_pad == "VALID") {
       p = {0, 0};
     }
-    if (p.begin < 0 || p.end < 0) bad("pads must be >= 0");
+    if (output_shape.empty() && (p.begin < 0 || p.end < 0)) bad("pads must be >= 0");
     if (p.begin > reach || p.end > reach + op)
       throw Error(StatusCode::unsupported, soc.target + " simulator models ConvTranspose pads up to the dilated kernel's extent; '" +
                                                task.name + "' crops more");

@@ -73,6 +73,12 @@ TEST(ExportOps, ConvTransposeRunsAsTheConvOverItsDilatedInput) {
                           {tensor({1, 8, 10, 10})},
                           {{"strides", {2, 2}}, {"group", 4}, {"pads", {1, 1, 1, 1}}, {"output_padding", {1, 1}}});
   EXPECT_EQ(conv_problem(conv_transpose_as_conv(grouped, soc()), soc()).ho, 10);
+  // output_shape one past what no pads give: ONNX's floored split extends the end.
+  const auto shaped = op("ConvTranspose", {tensor({1, 1, 3, 3}), tensor({1, 2, 3, 3}, sdk::DType::f16, true)},
+                         {tensor({1, 2, 10, 8})}, {{"strides", {3, 2}}, {"output_shape", {10, 8}}});
+  const auto p2 = conv_problem(conv_transpose_as_conv(shaped, soc()), soc());
+  EXPECT_EQ(p2.ho, 10);
+  EXPECT_EQ(p2.wo, 8);
 }
 
 TEST(ExportOps, ConvTransposeRefusesWhatDisagrees) {
