@@ -33,11 +33,16 @@ void add_warm_start(json& op, const TaskResult& r) {
 
 json opat_report(const std::vector<TunedTask>& tasks, bool complete) {
   json modified = json::array(), failed = json::array(), unsupported = json::array(), operators = json::array();
+  // Every model node whose time the model figures leave out: its op was
+  // neither tuned nor timed (the device does not run it, or it failed).
+  json untimed = json::array();
   int add = 0, update = 0, reserved = 0, unsatisfied = 0;
   double baseline_us = 0, result_us = 0;
   for (const auto& t : tasks) {
     const auto& r = t.result;
     const json op = {{"op_name", t.group.task.name}, {"op_type", t.group.task.op_type}};
+    if (r.outcome == Outcome::failed || r.outcome == Outcome::unsupported || r.outcome == Outcome::interrupted)
+      for (const auto& node : t.group.node_names) untimed.push_back(node);
     if (r.outcome == Outcome::failed) {
       failed.push_back(t.group.task.name);
       operators.push_back(op);
@@ -80,7 +85,8 @@ json opat_report(const std::vector<TunedTask>& tasks, bool complete) {
                  {"opat_tuned_operators", operators},
                  {"repo_modified_operators", modified},
                  {"repo_summary", aoe::modes::repo_summary(add, update, reserved, unsatisfied)},
-                 {"unsupported_operators", unsupported}};
+                 {"unsupported_operators", unsupported},
+                 {"untimed_operators", untimed}};
   if (status == "tuning failed") report["tuning_failed_operators"] = failed;
   return report;
 }

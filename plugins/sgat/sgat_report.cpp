@@ -33,10 +33,15 @@ json modified_subgraph(const TunedSubgraph& t) {
 
 json sgat_report(const std::vector<TunedSubgraph>& done, bool complete) {
   json added = json::array(), updated = json::array(), failed = json::array(), subgraphs = json::array();
+  // The nodes of every subgraph the model figures leave out: neither tuned
+  // nor timed (the device does not run one of its ops, or it failed).
+  json untimed = json::array();
   int add = 0, update = 0, reserved = 0, unsatisfied = 0;
   double baseline_us = 0, result_us = 0, untuned_us = 0;
   for (const auto& t : done) {
     const auto& r = t.result;
+    if (r.outcome == Outcome::failed || r.outcome == Outcome::unsupported || r.outcome == Outcome::interrupted)
+      for (const auto& n : t.group.task.graph.nodes) untimed.push_back(n.name);
     if (r.outcome == Outcome::interrupted) continue;
     const json head = {{"subgraph_name", t.group.task.name}, {"repo_key", repo_key(t.group.task)},
                        {"bank_entry", t.group.task.hash()}, {"occurrences", t.group.occurrences},
@@ -78,7 +83,8 @@ json sgat_report(const std::vector<TunedSubgraph>& done, bool complete) {
                  {"sgat_tuning_result", status},
                  {"sgat_tuned_subgraphs", subgraphs},
                  {"repo_modified_subgraphs", {{"add_repo_subgraphs", added}, {"update_repo_subgraphs", updated}}},
-                 {"repo_summary", aoe::modes::repo_summary(add, update, reserved, unsatisfied)}};
+                 {"repo_summary", aoe::modes::repo_summary(add, update, reserved, unsatisfied)},
+                 {"untimed_operators", untimed}};
   if (status == "tuning failed") report["tuning_failed_subgraphs"] = failed;
   return report;
 }

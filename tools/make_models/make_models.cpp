@@ -492,6 +492,108 @@ onnx::ModelProto mobilenet_v2() {
   return b.model();
 }
 
+std::string hard_swish(ModelBuilder& b, const std::string& name, const std::string& in) {
+  b.node("HardSwish", {in}, {name});
+  return name;
+}
+
+// Conv + BatchNormalization (folded by the fuser) + an activation.
+std::string conv_bn_act(ModelBuilder& b, const std::string& p, const std::string& in, int64_t cin, int64_t cout,
+                        int64_t kernel, int64_t stride, const std::string& act, int64_t group = 1) {
+  const std::string y = batch_norm(b, p + ".bn", conv(b, p + ".conv", in, cin, cout, kernel, stride, group), cout);
+  if (act == "hardswish") return hard_swish(b, p + "/hardswish", y);
+  if (act == "relu6") return relu6(b, p + "/relu6", y);
+  return relu(b, p + "/relu", y);
+}
+
+// Depthwise 3x3 then pointwise 1x1, each with BN and an activation: PP-LCNet's block.
+std::string depthwise_separable(ModelBuilder& b, const std::string& p, const std::string& in, int64_t cin,
+                                int64_t cout, int64_t stride, const std::string& act) {
+  const std::string dw = conv_bn_act(b, p + ".dw", in, cin, cin, 3, stride, act, cin);
+  return conv_bn_act(b, p + ".pw", dw, cin, cout, 1, 1, act);
+}
+
+// Resize by a whole factor on H and W (opset 13 on: X, roi left out, scales).
+std::string upsample(ModelBuilder& b, const std::string& name, const std::string& in, float factor,
+                     const std::string& mode) {
+  b.constant(name + ".scales", {4}, {1.0f, 1.0f, factor, factor});
+  onnx::AttributeProto m;
+  m.set_name("mode");
+  m.set_type(onnx::AttributeProto::STRING);
+  m.set_s(mode);
+  b.node("Resize", {in, "", name + ".scales"}, {name}, {m});
+  return name;
+}
+
+// A 2x2 stride-2 ConvTranspose with bias: the DB head's upsampling.
+std::string deconv(ModelBuilder& b, const std::string& name, const std::string& in, int64_t cin, int64_t cout) {
+  b.weight(name + ".weight", {cin, cout, 2, 2}, fan_in_scale(cin * 4));
+  b.weight(name + ".bias", {cout}, 0.1f);
+  b.node("ConvTranspose", {in, name + ".weight", name + ".bias"}, {name},
+         {attr("kernel_shape", Ints{2, 2}), attr("strides", Ints{2, 2})});
+  return name;
+}
+
+// A small PP-OCR-style text detector (DBNet): a depthwise-separable
+// backbone with HardSwish, an FPN neck that upsamples (Resize nearest and
+// linear), adds and concatenates, and a DB head of ConvTransposes with a
+// BatchNormalization no Conv folds, ending in a Sigmoid probability map.
+onnx::ModelProto ocr_det() {
+  ModelBuilder b("ocr_det", 14, 0x0c7de7);
+  b.input("image", {1, 3, 160, 160});
+  b.output("prob", {1, 1, 160, 160});
+  b.constant("relu6_min", {}, {0.0f});
+  b.constant("relu6_max", {}, {6.0f});
+  std::string x = conv_bn_act(b, "stem", "image", 3, 16, 3, 2, "hardswish");   // 80
+  const std::string c2 = depthwise_separable(b, "stage2", x, 16, 24, 2, "hardswish");  // 40
+  const std::string c3 = depthwise_separable(b, "stage3", c2, 24, 32, 2, "hardswish");  // 20
+  const std::string c4 = depthwise_separable(b, "stage4", c3, 32, 48, 2, "relu6");  // 10
+  const std::string in2 = conv(b, "neck.in2", c2, 24, 24, 1, 1);
+  const std::string in3 = conv(b, "neck.in3", c3, 32, 24, 1, 1);
+  const std::string in4 = conv(b, "neck.in4", c4, 48, 24, 1, 1);
+  b.node("Add", {in3, upsample(b, "neck.up4", in4, 2.0f, "nearest")}, {"neck.p3"});
+  b.node("Add", {in2, upsample(b, "neck.up3", "neck.p3", 2.0f, "nearest")}, {"neck.p2"});
+  const std::string p3 = upsample(b, "neck.p3_up", "neck.p3", 2.0f, "linear");
+  const std::string p4 = upsample(b, "neck.p4_up", in4, 4.0f, "nearest");
+  b.node("Concat", {"neck.p2", p3, p4}, {"neck.fuse"}, {attr("axis", int64_t{1})});
+  x = relu(b, "neck/relu", batch_norm(b, "neck.bn", "neck.fuse", 72));
+  x = conv_bn_act(b, "head.conv", x, 72, 18, 3, 1, "relu");  // 40
+  x = relu(b, "head.up1/relu", batch_norm(b, "head.up1.bn", deconv(b, "head.up1", x, 18, 18), 18));  // 80
+  b.node("Sigmoid", {deconv(b, "head.up2", x, 18, 1)}, {"prob"});  // 160
+  return b.model();
+}
+
+// A small PP-OCR-style text direction classifier: depthwise-separable
+// blocks with HardSwish and Relu6, a squeeze-excite gate (HardSigmoid), a
+// channel split and swapped concat, a mean over the map and a Gemm.
+onnx::ModelProto ocr_cls() {
+  ModelBuilder b("ocr_cls", 14, 0x0c7c15);
+  b.input("image", {1, 3, 48, 192});
+  b.output("probs", {1, 2});
+  b.constant("relu6_min", {}, {0.0f});
+  b.constant("relu6_max", {}, {6.0f});
+  std::string x = conv_bn_act(b, "stem", "image", 3, 16, 3, 2, "hardswish");  // 24 x 96
+  x = conv_bn_act(b, "block1.dw", x, 16, 16, 3, 1, "relu6", 16);
+  b.node("GlobalAveragePool", {x}, {"se.pool"});
+  b.weight("se.fc1.weight", {4, 16, 1, 1}, fan_in_scale(16));
+  b.node("Conv", {"se.pool", "se.fc1.weight"}, {"se.fc1"});
+  b.weight("se.fc2.weight", {16, 4, 1, 1}, fan_in_scale(4));
+  b.node("Conv", {relu(b, "se/relu", "se.fc1"), "se.fc2.weight"}, {"se.fc2"});
+  b.node("HardSigmoid", {"se.fc2"}, {"se.gate"}, {attr("alpha", 0.2f), attr("beta", 0.5f)});
+  b.node("Mul", {x, "se.gate"}, {"se.out"});
+  x = conv_bn_act(b, "block1.pw", "se.out", 16, 32, 1, 1, "hardswish");
+  b.ints("shuffle.split", {16, 16});
+  b.node("Split", {x, "shuffle.split"}, {"shuffle.a", "shuffle.b"}, {attr("axis", int64_t{1})});
+  b.node("Concat", {"shuffle.b", "shuffle.a"}, {"shuffle"}, {attr("axis", int64_t{1})});
+  x = depthwise_separable(b, "block2", "shuffle", 32, 64, 2, "hardswish");  // 12 x 48
+  b.node("ReduceMean", {x}, {"pool"}, {attr("axes", Ints{2, 3}), attr("keepdims", int64_t{0})});
+  b.weight("fc.weight", {2, 64}, fan_in_scale(64));
+  b.weight("fc.bias", {2}, 0.1f);
+  b.node("Gemm", {"pool", "fc.weight", "fc.bias"}, {"logits"}, {attr("transB", int64_t{1})});
+  b.node("Softmax", {"logits"}, {"probs"}, {attr("axis", int64_t{1})});
+  return b.model();
+}
+
 // Through a temporary file, so an interrupted run never leaves half a file behind.
 void replace_with(const fs::path& path, const std::function<void(std::ofstream&)>& fill,
                   const std::function<void(const fs::path&)>& check = {}) {
@@ -562,6 +664,7 @@ int main(int argc, char** argv) {
     std::cerr << "usage: " << (argc ? argv[0] : "make_models") << " <out_dir>\n"
               << "writes mlp.onnx, bert_ffn.onnx, bert_ffn_dynamic.onnx, conv_block.onnx, and resnet50.onnx,\n"
               << "bert_base.onnx, bert_layer.onnx, bert_encoder12.onnx and mobilenet_v2.onnx with their weights\n"
+              << "(ocr_det.onnx and ocr_cls.onnx, PP-OCR-style detector and classifier, inline)\n"
               << "as external data in\n"
               << "<model>.weights; Caffe's conv_block and mlp (.prototxt, .caffemodel) and resnet50.prototxt;\n"
               << "and TensorFlow's conv_block.pb and mlp.pb (frozen graphs, NHWC)\n";
@@ -579,6 +682,8 @@ int main(int argc, char** argv) {
     write(bert_encoder("bert_layer", 1), dir / "bert_layer.onnx");
     write(bert_encoder("bert_encoder12", kBertBaseLayers), dir / "bert_encoder12.onnx");
     write(mobilenet_v2(), dir / "mobilenet_v2.onnx");
+    write(ocr_det(), dir / "ocr_det.onnx");
+    write(ocr_cls(), dir / "ocr_cls.onnx");
     write_caffe(aoe::models::conv_block_caffe(false), dir / "conv_block.prototxt", false);
     write_caffe(aoe::models::conv_block_caffe(true), dir / "conv_block.caffemodel", true);
     write_caffe(aoe::models::mlp_caffe(false), dir / "mlp.prototxt", false);

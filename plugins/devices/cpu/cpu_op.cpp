@@ -2,8 +2,11 @@
 
 #include "aoe/sdk/data_layout.h"
 #include "aoe/sdk/error.h"
+#include "batch_norm_op.h"
 #include "chain.h"
+#include "concat_split_ops.h"
 #include "conv_op.h"
+#include "conv_transpose_op.h"
 #include "eltwise_op.h"
 #include "matmul_op.h"
 #include "memory_fit.h"
@@ -11,6 +14,7 @@
 #include "op_util.h"
 #include "pool_op.h"
 #include "reduce_op.h"
+#include "resize_op.h"
 #include "transpose_op.h"
 
 namespace aoe::cpu {
@@ -18,7 +22,8 @@ namespace {
 
 const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", "LayerNormalization",
                                            "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin",
-                                           "GlobalAveragePool", "GlobalMaxPool", "MaxPool", "AveragePool", "Transpose"};
+                                           "GlobalAveragePool", "GlobalMaxPool", "MaxPool", "AveragePool", "Transpose",
+                                           "ConvTranspose", "BatchNormalization", "Concat", "Split", "Resize"};
 
 bool is_reduce(const std::string& t) {
   return t == "ReduceSum" || t == "ReduceMean" || t == "ReduceMax" || t == "ReduceMin" || t == "GlobalAveragePool" ||
@@ -51,6 +56,11 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (t == "LayerNormalization") return std::make_unique<LayerNormOp>(task, host);
   if (t == "MaxPool" || t == "AveragePool") return std::make_unique<PoolOp>(task, host);
   if (t == "Transpose") return std::make_unique<TransposeOp>(task, host);
+  if (t == "ConvTranspose") return std::make_unique<ConvTransposeOp>(task, host);
+  if (t == "BatchNormalization") return std::make_unique<BatchNormOp>(task, host);
+  if (t == "Concat") return std::make_unique<ConcatOp>(task, host);
+  if (t == "Split") return std::make_unique<SplitOp>(task, host);
+  if (t == "Resize") return std::make_unique<ResizeOp>(task, host);
   unsupported("the cpu device has no kernel for op '" + t + "'");
 }
 

@@ -1,7 +1,10 @@
 #include <memory>
 
 #include "aoe/sdk/error.h"
+#include "batch_norm_model.h"
 #include "conv_model.h"
+#include "conv_transpose.h"
+#include "data_move_model.h"
 #include "elementwise_model.h"
 #include "layernorm_model.h"
 #include "matmul_model.h"
@@ -18,6 +21,11 @@ std::unique_ptr<OpModel> op_model(const Soc& soc, const sdk::OpTask& task) {
   if (task.op_type == "MatMul" || task.op_type == "Gemm")
     return std::make_unique<MatMulModel>(soc, matmul_problem(task, soc));
   if (task.op_type == "Conv") return std::make_unique<ConvModel>(soc, conv_problem(task, soc));
+  if (task.op_type == "ConvTranspose")
+    return std::make_unique<ConvModel>(soc, conv_problem(conv_transpose_as_conv(task, soc), soc));
+  if (task.op_type == "BatchNormalization")
+    return std::make_unique<ElementwiseModel>(soc, batch_norm_problem(task, soc));
+  if (is_data_move_op(task.op_type)) return std::make_unique<DataMoveModel>(soc, data_move_problem(task, soc));
   if (is_elementwise_op(task.op_type))
     return std::make_unique<ElementwiseModel>(soc, elementwise_problem(task, soc));
   if (is_reduce_op(task.op_type)) return std::make_unique<ReduceModel>(soc, reduce_problem(task, soc));

@@ -8,6 +8,7 @@
 #include "aoe/sdk/data_layout.h"
 #include "aoe/sdk/error.h"
 #include "aoe/sdk/fusion.h"
+#include "data_move_model.h"
 #include "elementwise_model.h"
 #include "on_chip.h"
 #include "vector_model.h"
@@ -26,10 +27,10 @@ const std::set<std::string> kViewOps = {"Reshape", "Flatten", "Squeeze", "Unsque
 // Their output is a new, tiny constant-like value rather than a view.
 const std::set<std::string> kValueOps = {"Shape", "Size", "Constant"};
 // Cube and pooling kernels read and write feature maps in NC1HWC0 only.
-const std::set<std::string> kFractalOps = {"Conv", "MaxPool", "AveragePool"};
+const std::set<std::string> kFractalOps = {"Conv", "ConvTranspose", "MaxPool", "AveragePool"};
 // Kernels that work in either layout: the one of their output.
 bool is_flexible(const std::string& op_type) {
-  return is_elementwise_op(op_type) || op_type == "GlobalAveragePool";
+  return is_elementwise_op(op_type) || op_type == "GlobalAveragePool" || op_type == "BatchNormalization";
 }
 
 std::string joined(const std::vector<std::string>& names) {
@@ -102,7 +103,7 @@ SubgraphModel::SubgraphModel(const Soc& soc, sdk::SubgraphTask task, std::set<st
 // Unknown dims and ops without a model are refused by node, before any lowering.
 void SubgraphModel::require_modelled() const {
   const auto& g = task_.graph;
-  const std::set<std::string> cube = {"Conv", "MatMul", "Gemm"};
+  const std::set<std::string> cube = {"Conv", "ConvTranspose", "MatMul", "Gemm"};
   for (const auto& n : g.nodes) {
     for (const auto* names : {&n.inputs, &n.outputs})
       for (const auto& t : *names)
@@ -113,7 +114,8 @@ void SubgraphModel::require_modelled() const {
                           fusable_.count(n.op_type) || n.op_type == "BatchNormalization" ||
                           n.op_type == "Softmax" || n.op_type == "LayerNormalization" || n.op_type == "Transpose" ||
                           n.op_type == "ReduceSum" || n.op_type == "ReduceMean" || n.op_type == "ReduceMax" ||
-                          n.op_type == "GlobalAveragePool" || n.op_type == "MaxPool" || n.op_type == "AveragePool";
+                          n.op_type == "GlobalAveragePool" || n.op_type == "MaxPool" || n.op_type == "AveragePool" ||
+                          is_data_move_op(n.op_type);
     if (!modelled)
       throw Error(StatusCode::unsupported, soc_.target + " simulator does not model op '" + n.op_type +
                                                "' of node '" + n.name + "' in subgraph " + task_.name);

@@ -1,0 +1,192 @@
+#include "concat_split_ops.h"
+
+#include <cstring>
+
+#include "aoe/sdk/tensor_size.h"
+#include "buffer_kernel.h"
+#include "op_util.h"
+#include "reference.h"
+
+namespace aoe::cpu {
+namespace {
+
+int64_t product(const Shape& s, size_t from, size_t to) {
+  int64_t n = 1;
+  for (size_t i = from; i < to; ++i) n *= s[i];
+  return n;
+}
+
+// Same rank as `a`, equal dims but on `axis`.
+void require_alike(const sdk::OpTask& task, const Shape& a, const Shape& b, size_t axis, const std::string& what) {
+  bool same = a.size() == b.size();
+  for (size_t d = 0; same && d < a.size(); ++d) same = d == axis || a[d] == b[d];
+  if (!same)
+    invalid(task.op_type + " '" + task.name + "': " + what + " " + to_string(b) + " does not match " + to_string(a) +
+            " but on axis " + std::to_string(axis));
+}
+
+}  // namespace
+
+class ConcatKernel final : public BufferKernel {
+ public:
+  ConcatKernel(const ConcatOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {}
+
+  void run(ThreadPool& pool) override {
+    const auto& shapes = op_.input_shapes();
+    const int64_t row = op_.output_shapes()[0][op_.axis_] * op_.inner_;
+    std::vector<int64_t> offsets;
+    int64_t at = 0;
+    for (const auto& s : shapes) {
+      offsets.push_back(at);
+      at += s[op_.axis_] * op_.inner_;
+    }
+    const auto n = static_cast<int64_t>(shapes.size());
+    float* y = outputs_[0].data();
+    pool.run(op_.outer_ * n, threads_, [&](int64_t task, int) {
+      const int64_t o = task / n;
+      const auto i = static_cast<size_t>(task % n);
+      const int64_t run = shapes[i][op_.axis_] * op_.inner_;
+      std::memcpy(y + o * row + offsets[i], inputs_[i] + o * run, static_cast<size_t>(run) * sizeof(float));
+    });
+  }
+
+ private:
+  const ConcatOp& op_;
+  int threads_;
+};
+
+ConcatOp::ConcatOp(const sdk::OpTask& task, const HostCpu& host) {
+  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after Concat");
+  require_f32(task);
+  if (task.inputs.empty()) invalid("Concat '" + task.name + "' has no inputs");
+  if (!task.attrs.contains("axis")) invalid("Concat '" + task.name + "' has no axis attribute");
+  const Shape first = task.inputs[0].shape;
+  if (first.empty()) invalid("Concat '" + task.name + "' cannot join scalars");
+  axis_ = static_cast<size_t>(normalize_axis(int_attr(task.attrs, "axis", 0), static_cast<int64_t>(first.size()), "Concat axis"));
+  Shape out = first;
+  out[axis_] = 0;
+  for (const auto& t : task.inputs) {
+    require_alike(task, first, t.shape, axis_, "input");
+    const auto sum = sdk::checked_add(out[axis_], t.shape[axis_]);
+    if (!sum) invalid("Concat '" + task.name + "': the joined axis overflows");
+    out[axis_] = *sum;
+    inputs_.push_back(t.shape);
+  }
+  if (!task.outputs.empty() && task.outputs[0].shape != out)
+    invalid("Concat '" + task.name + "' output is " + to_string(task.outputs[0].shape) + ", its inputs join to " + to_string(out));
+  outputs_ = {out};
+  outer_ = product(out, 0, axis_);
+  inner_ = product(out, axis_ + 1, out.size());
+  space_.version = "1";
+  space_.knobs.resize(kKnobCount);
+  space_.knobs[kThreads] = threads_knob(host);
+  space_.default_config = {default_threads(host, static_cast<double>(elements(out)) * 0.25)};
+}
+
+std::string ConcatOp::check(const sdk::Config&) const { return {}; }
+
+std::unique_ptr<Kernel> ConcatOp::build(const sdk::Config& c) const {
+  return std::make_unique<ConcatKernel>(*this, static_cast<int>(c[kThreads]));
+}
+
+// Each output element from the input whose span of the axis holds it.
+void ConcatOp::reference(const std::vector<const float*>& in, const std::vector<float*>& out) const {
+  const Shape& o = outputs_[0];
+  std::vector<int64_t> index(o.size(), 0);
+  size_t flat = 0;
+  if (elements(o) == 0) return;
+  do {
+    int64_t along = index[axis_];
+    size_t i = 0;
+    while (along >= inputs_[i][axis_]) along -= inputs_[i++][axis_];
+    auto at = index;
+    at[axis_] = along;
+    const auto strides = strides_of(inputs_[i]);
+    int64_t offset = 0;
+    for (size_t d = 0; d < at.size(); ++d) offset += at[d] * strides[d];
+    out[0][flat++] = in[i][offset];
+  } while (next_index(index, o));
+}
+
+class SplitKernel final : public BufferKernel {
+ public:
+  SplitKernel(const SplitOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {}
+
+  void run(ThreadPool& pool) override {
+    const auto& shapes = op_.output_shapes();
+    const int64_t row = op_.input_shapes()[0][op_.axis_] * op_.inner_;
+    std::vector<int64_t> offsets;
+    int64_t at = 0;
+    for (const auto& s : shapes) {
+      offsets.push_back(at);
+      at += s[op_.axis_] * op_.inner_;
+    }
+    const auto n = static_cast<int64_t>(shapes.size());
+    const float* x = inputs_[0];
+    pool.run(op_.outer_ * n, threads_, [&](int64_t task, int) {
+      const int64_t o = task / n;
+      const auto i = static_cast<size_t>(task % n);
+      const int64_t run = shapes[i][op_.axis_] * op_.inner_;
+      std::memcpy(outputs_[i].data() + o * run, x + o * row + offsets[i], static_cast<size_t>(run) * sizeof(float));
+    });
+  }
+
+ private:
+  const SplitOp& op_;
+  int threads_;
+};
+
+SplitOp::SplitOp(const sdk::OpTask& task, const HostCpu& host) {
+  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after Split");
+  require_f32(task, {1});
+  require_inputs(task, 1, 2);
+  const Shape in = task.inputs[0].shape;
+  if (in.empty()) invalid("Split '" + task.name + "' cannot split a scalar");
+  if (task.outputs.empty()) invalid("Split '" + task.name + "' has no outputs");
+  axis_ = static_cast<size_t>(normalize_axis(int_attr(task.attrs, "axis", 0), static_cast<int64_t>(in.size()), "Split axis"));
+  int64_t total = 0;
+  for (const auto& t : task.outputs) {
+    if (!t.fully_known()) invalid("Split '" + task.name + "' needs its outputs' shapes: they give the split sizes");
+    require_alike(task, in, t.shape, axis_, "output");
+    total += t.shape[axis_];
+    outputs_.push_back(t.shape);
+  }
+  if (total != in[axis_])
+    invalid("Split '" + task.name + "' outputs take " + std::to_string(total) + " along axis " + std::to_string(axis_) +
+            ", the input has " + std::to_string(in[axis_]));
+  for (const auto& t : task.inputs) inputs_.push_back(t.shape);
+  outer_ = product(in, 0, axis_);
+  inner_ = product(in, axis_ + 1, in.size());
+  space_.version = "1";
+  space_.knobs.resize(kKnobCount);
+  space_.knobs[kThreads] = threads_knob(host);
+  space_.default_config = {default_threads(host, static_cast<double>(elements(in)) * 0.25)};
+}
+
+std::string SplitOp::check(const sdk::Config&) const { return {}; }
+
+std::unique_ptr<Kernel> SplitOp::build(const sdk::Config& c) const {
+  return std::make_unique<SplitKernel>(*this, static_cast<int>(c[kThreads]));
+}
+
+// Each output element from its place in the input: shifted along the axis
+// by the outputs before it.
+void SplitOp::reference(const std::vector<const float*>& in, const std::vector<float*>& out) const {
+  const auto strides = strides_of(inputs_[0]);
+  int64_t shift = 0;
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    const Shape& o = outputs_[i];
+    if (elements(o) > 0) {
+      std::vector<int64_t> index(o.size(), 0);
+      size_t flat = 0;
+      do {
+        int64_t offset = 0;
+        for (size_t d = 0; d < o.size(); ++d) offset += (index[d] + (d == axis_ ? shift : 0)) * strides[d];
+        out[i][flat++] = in[0][offset];
+      } while (next_index(index, o));
+    }
+    shift += o[axis_];
+  }
+}
+
+}  // namespace aoe::cpu

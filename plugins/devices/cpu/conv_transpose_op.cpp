@@ -1,0 +1,190 @@
+#include "conv_transpose_op.h"
+
+#include "aoe/sdk/tensor_size.h"
+#include "buffer.h"
+#include "op_util.h"
+#include "reference.h"
+
+namespace aoe::cpu {
+
+class ConvTransposeKernel final : public Kernel {
+ public:
+  ConvTransposeKernel(const ConvTransposeOp& op, std::unique_ptr<Kernel> conv)
+      : op_(op), conv_(std::move(conv)), dilated_(elements(op.dilated_)), weights_(elements(op.conv_weights_)) {}
+
+  void bind(const std::vector<const float*>& inputs) override {
+    const Shape& x = op_.inputs_[0];
+    const Shape& d = op_.dilated_;
+    const size_t spatial = x.size() - 2;
+    // Each input pixel lands every stride-th position of the dilated map.
+    std::vector<int64_t> index(x.size(), 0);
+    const auto d_strides = strides_of(d);
+    int64_t flat = 0;
+    do {
+      int64_t at = index[0] * d_strides[0] + index[1] * d_strides[1];
+      for (size_t a = 0; a < spatial; ++a) at += index[2 + a] * op_.strides_[a] * d_strides[2 + a];
+      dilated_.data()[at] = inputs[0][flat++];
+    } while (next_index(index, x));
+    // w[ci][co_g][k...] -> conv[g * M/G + co_g][ci - g * C/G][flipped k...]
+    const Shape& w = op_.inputs_[1];
+    const Shape& cw = op_.conv_weights_;
+    const int64_t taps = elements(w) / (w[0] * w[1]);
+    const int64_t c_per_group = w[0] / op_.group_;
+    for (int64_t ci = 0; ci < w[0]; ++ci)
+      for (int64_t co = 0; co < w[1]; ++co)
+        for (int64_t k = 0; k < taps; ++k) {
+          const int64_t g = ci / c_per_group;
+          const int64_t out_channel = g * w[1] + co, in_channel = ci - g * c_per_group;
+          weights_.data()[(out_channel * cw[1] + in_channel) * taps + (taps - 1 - k)] = inputs[1][(ci * w[1] + co) * taps + k];
+        }
+    std::vector<const float*> conv_inputs = {dilated_.data(), weights_.data()};
+    if (inputs.size() > 2) conv_inputs.push_back(inputs[2]);
+    conv_->bind(conv_inputs);
+  }
+  void run(ThreadPool& pool) override { conv_->run(pool); }
+  void read_output(size_t index, float* out) const override { conv_->read_output(index, out); }
+  float* output_data() override { return conv_->output_data(); }
+  const float* kept_output(size_t index) const override { return conv_->kept_output(index); }
+  Footprint footprint() const override { return conv_->footprint(); }
+
+ private:
+  const ConvTransposeOp& op_;
+  std::unique_ptr<Kernel> conv_;
+  Buffer dilated_, weights_;
+};
+
+ConvTransposeOp::ConvTransposeOp(const sdk::OpTask& task, const HostCpu& host) {
+  const std::string who = "ConvTranspose '" + task.name + "'";
+  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after ConvTranspose");
+  require_f32(task);
+  require_inputs(task, 2, 3);
+  const Shape x = task.inputs[0].shape, w = task.inputs[1].shape;
+  if (x.size() != 3 && x.size() != 4)
+    unsupported("the cpu device runs 1-D and 2-D ConvTranspose, not " + std::to_string(static_cast<int64_t>(x.size()) - 2) + "-D");
+  if (w.size() != x.size()) invalid(who + ": weights " + to_string(w) + " do not match input " + to_string(x));
+  const size_t spatial = x.size() - 2;
+  group_ = int_attr(task.attrs, "group", 1);
+  if (group_ < 1 || w[0] != x[1] || x[1] % group_ != 0)
+    invalid(who + ": weights " + to_string(w) + " do not fit input " + to_string(x) + " in group " + std::to_string(group_));
+  const auto channels_out = sdk::checked_mul(w[1], group_);
+  if (!channels_out) invalid(who + ": output channels overflow");
+  auto per_axis = [&](const char* key, int64_t fallback) {
+    auto v = ints_attr(task.attrs, key, std::vector<int64_t>(spatial, fallback));
+    if (v.size() != spatial) invalid(who + ": " + key + " must give " + std::to_string(spatial) + " values");
+    return v;
+  };
+  strides_ = per_axis("strides", 1);
+  dilations_ = per_axis("dilations", 1);
+  const auto output_padding = per_axis("output_padding", 0);
+  const auto kernel = ints_attr(task.attrs, "kernel_shape", Shape(w.begin() + 2, w.end()));
+  if (kernel != Shape(w.begin() + 2, w.end())) invalid(who + ": kernel_shape disagrees with the weights " + to_string(w));
+  auto pads = ints_attr(task.attrs, "pads", std::vector<int64_t>(2 * spatial, 0));
+  if (pads.size() != 2 * spatial) invalid(who + ": pads must give " + std::to_string(2 * spatial) + " values");
+  const auto output_shape = ints_attr(task.attrs, "output_shape", {});
+  if (!output_shape.empty() && output_shape.size() != spatial)
+    invalid(who + ": output_shape must give " + std::to_string(spatial) + " spatial dims");
+  const std::string auto_pad = string_attr(task.attrs, "auto_pad", "NOTSET");
+  if (auto_pad != "NOTSET" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER" && auto_pad != "VALID")
+    invalid(who + ": auto_pad " + auto_pad + " is none of NOTSET, SAME_UPPER, SAME_LOWER, VALID");
+
+  Shape out = {x[0], *channels_out};
+  std::vector<int64_t> conv_pads(2 * spatial);
+  dilated_ = {x[0], x[1]};
+  for (size_t a = 0; a < spatial; ++a) {
+    const int64_t in = x[2 + a], k = w[2 + a], s = strides_[a], d = dilations_[a], op = output_padding[a];
+    if (s < 1 || d < 1 || s > (1 << 16) || d > (1 << 16)) invalid(who + ": strides and dilations must be in 1..65536");
+    if (op < 0 || op >= std::max(s, d)) invalid(who + ": output_padding must be >= 0 and below the stride or the dilation");
+    if (in < 1 || k < 1) invalid(who + ": empty input or kernel");
+    const auto span = sdk::checked_mul(in - 1, s);
+    if (!span || *span > (int64_t{1} << 40)) invalid(who + ": the dilated input overflows");
+    const int64_t reach = d * (k - 1);
+    int64_t begin = pads[a], end = pads[a + spatial];
+    if (!output_shape.empty() || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      const int64_t target = !output_shape.empty() ? output_shape[a] : in * s;
+      const int64_t total = *span + op + reach + 1 - target;
+      // Split as ONNX's reference does, flooring: a negative total (an
+      // output_shape past what the pads give) extends the output at the end.
+      const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+      begin = auto_pad == "SAME_UPPER" ? half : total - half;
+      end = total - begin;
+    } else if (auto_pad == "VALID") {
+      begin = end = 0;
+    }
+    if (output_shape.empty() && (begin < 0 || end < 0)) invalid(who + ": pads must be >= 0");
+    if (begin > reach || end > reach + op)
+      unsupported("the cpu device runs ConvTranspose pads up to the dilated kernel's extent; " + who + " crops more");
+    pads_begin_.push_back(begin);
+    dilated_.push_back(*span + 1);
+    conv_pads[a] = reach - begin;
+    conv_pads[a + spatial] = reach - end + op;
+    out.push_back(*span + op + reach + 1 - begin - end);
+  }
+  if (!task.outputs.empty() && task.outputs[0].shape != out)
+    invalid(who + " output is " + to_string(task.outputs[0].shape) + ", its attributes give " + to_string(out));
+  conv_weights_ = {*channels_out, x[1] / group_};
+  conv_weights_.insert(conv_weights_.end(), w.begin() + 2, w.end());
+
+  sdk::OpTask conv;
+  conv.name = task.name;
+  conv.op_type = "Conv";
+  conv.inputs = task.inputs;
+  conv.inputs[0].shape = dilated_;
+  conv.inputs[1].shape = conv_weights_;
+  conv.outputs = task.outputs;
+  if (conv.outputs.empty()) conv.outputs.push_back(task.inputs[0]);
+  conv.outputs[0].shape = out;
+  conv.attrs = {{"group", group_}, {"dilations", dilations_}, {"pads", conv_pads},
+                {"strides", std::vector<int64_t>(spatial, 1)}, {"kernel_shape", kernel}};
+  conv_ = std::make_unique<ConvOp>(conv, host);
+  for (const auto& t : task.inputs) inputs_.push_back(t.shape);
+  outputs_ = {out};
+  space_ = conv_->space();
+}
+
+std::string ConvTransposeOp::check(const sdk::Config& config) const { return conv_->check(config); }
+
+std::unique_ptr<Kernel> ConvTransposeOp::build(const sdk::Config& config) const {
+  return std::make_unique<ConvTransposeKernel>(*this, conv_->build(config));
+}
+
+// ONNX's definition: each input pixel scatters its kernel-weighted value to
+// the outputs at stride * i + dilation * k - pad.
+void ConvTransposeOp::reference(const std::vector<const float*>& in, const std::vector<float*>& out) const {
+  const Shape &x = inputs_[0], &w = inputs_[1], &o = outputs_[0];
+  const size_t spatial = x.size() - 2;
+  std::vector<double> sum(static_cast<size_t>(elements(o)), 0.0);
+  const auto o_strides = strides_of(o);
+  const int64_t c_per_group = x[1] / group_;
+  const Shape kernel(w.begin() + 2, w.end());
+  const Shape pixels(x.begin() + 2, x.end());
+  const int64_t taps = elements(kernel);
+  for (int64_t n = 0; n < x[0]; ++n)
+    for (int64_t ci = 0; ci < x[1]; ++ci) {
+      const int64_t g = ci / c_per_group;
+      std::vector<int64_t> p(spatial, 0);
+      int64_t pixel = 0;
+      do {
+        const double v = in[0][(n * x[1] + ci) * elements(pixels) + pixel++];
+        std::vector<int64_t> k(spatial, 0);
+        int64_t tap = 0;
+        do {
+          int64_t at = n * o_strides[0];
+          bool inside = true;
+          for (size_t a = 0; a < spatial; ++a) {
+            const int64_t pos = p[a] * strides_[a] + k[a] * dilations_[a] - pads_begin_[a];
+            inside = inside && pos >= 0 && pos < o[2 + a];
+            at += pos * o_strides[2 + a];
+          }
+          if (inside)
+            for (int64_t co = 0; co < w[1]; ++co)
+              sum[static_cast<size_t>(at + (g * w[1] + co) * o_strides[1])] += v * in[1][(ci * w[1] + co) * taps + tap];
+          ++tap;
+        } while (next_index(k, kernel));
+      } while (next_index(p, pixels));
+    }
+  if (in.size() > 2 && in[2])
+    for (size_t i = 0; i < sum.size(); ++i) sum[i] += in[2][(static_cast<int64_t>(i) / o_strides[1]) % o[1]];
+  store(sum, out[0]);
+}
+
+}  // namespace aoe::cpu

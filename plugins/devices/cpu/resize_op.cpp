@@ -1,0 +1,193 @@
+#include "resize_op.h"
+
+#include <cmath>
+
+#include "buffer_kernel.h"
+#include "op_util.h"
+#include "reference.h"
+
+namespace aoe::cpu {
+
+class ResizeKernel final : public BufferKernel {
+ public:
+  ResizeKernel(const ResizeOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {
+    const Shape& out = op.outputs_[0];
+    taps_.resize(out.size());
+    for (size_t a = 0; a < out.size(); ++a)
+      for (int64_t x = 0; x < out[a]; ++x) taps_[a].push_back(op.tap(a, x));
+  }
+
+  void run(ThreadPool& pool) override {
+    const Shape& in = op_.inputs_[0];
+    const Shape& out = op_.outputs_[0];
+    const size_t rank = out.size();
+    const int64_t cols = out[rank - 1];
+    const int64_t rows = elements(out) / std::max<int64_t>(1, cols);
+    const auto in_strides = strides_of(in);
+    const float* x = inputs_[0];
+    float* y = outputs_[0].data();
+    pool.run(rows, threads_, [&](int64_t r, int) {
+      // The leading axes' taps: up to two source rows per axis, weights multiplied.
+      int64_t row_at[64];
+      float row_weight[64];
+      int count = 1;
+      row_at[0] = 0;
+      row_weight[0] = 1;
+      int64_t rest = r;
+      for (size_t a = rank - 1; a-- > 0;) {
+        const auto& t = taps_[a][static_cast<size_t>(rest % out[a])];
+        rest /= out[a];
+        const int two = t.weight[1] != 0 && count * 2 <= 64 ? 2 : 1;
+        for (int i = 0; i < count; ++i) {
+          for (int k = two - 1; k >= 0; --k) {
+            row_at[i + k * count] = row_at[i] + t.at[k] * in_strides[a];
+            row_weight[i + k * count] = row_weight[i] * static_cast<float>(t.weight[k]);
+          }
+        }
+        count *= two;
+      }
+      const auto& last = taps_[rank - 1];
+      float* dst = y + r * cols;
+      for (int64_t c = 0; c < cols; ++c) {
+        const auto& t = last[static_cast<size_t>(c)];
+        float sum = 0;
+        for (int i = 0; i < count; ++i) {
+          const float* src = x + row_at[i];
+          sum += row_weight[i] * (static_cast<float>(t.weight[0]) * src[t.at[0]] +
+                                  (t.weight[1] != 0 ? static_cast<float>(t.weight[1]) * src[t.at[1]] : 0.0f));
+        }
+        dst[c] = sum;
+      }
+    });
+  }
+
+ private:
+  const ResizeOp& op_;
+  int threads_;
+  std::vector<std::vector<ResizeOp::Tap>> taps_;
+};
+
+ResizeOp::ResizeOp(const sdk::OpTask& task, const HostCpu& host) {
+  const std::string who = "Resize '" + task.name + "'";
+  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after Resize");
+  require_f32(task, {1, 2, 3});
+  require_inputs(task, 1, 4);
+  const std::string mode = string_attr(task.attrs, "mode", "nearest");
+  if (mode != "nearest" && mode != "linear") unsupported("the cpu device runs Resize nearest and linear, not " + mode);
+  linear_ = mode == "linear";
+  transform_ = string_attr(task.attrs, "coordinate_transformation_mode", "half_pixel");
+  if (transform_ != "half_pixel" && transform_ != "pytorch_half_pixel" && transform_ != "align_corners" &&
+      transform_ != "asymmetric" && transform_ != "tf_half_pixel_for_nn" && transform_ != "half_pixel_symmetric")
+    unsupported("the cpu device does not run Resize with coordinate_transformation_mode " + transform_);
+  nearest_mode_ = string_attr(task.attrs, "nearest_mode", "round_prefer_floor");
+  if (nearest_mode_ != "round_prefer_floor" && nearest_mode_ != "round_prefer_ceil" && nearest_mode_ != "floor" &&
+      nearest_mode_ != "ceil")
+    invalid(who + ": nearest_mode " + nearest_mode_ + " is none of round_prefer_floor, round_prefer_ceil, floor, ceil");
+  if (int_attr(task.attrs, "antialias", 0) != 0) unsupported("the cpu device does not run antialiased Resize");
+  if (task.attrs.contains("axes")) unsupported("the cpu device runs Resize over every axis, not an 'axes' subset");
+  const Shape in = task.inputs[0].shape;
+  if (in.empty() || task.outputs.empty() || !task.outputs[0].fully_known())
+    invalid(who + " needs a ranked input and its output's shape");
+  const Shape out = task.outputs[0].shape;
+  if (out.size() != in.size()) invalid(who + ": output " + to_string(out) + " has another rank than its input " + to_string(in));
+  if (in.size() > 6) unsupported("the cpu device runs Resize up to rank 6");
+  for (size_t a = 0; a < in.size(); ++a)
+    if (in[a] < 1 || out[a] < 1) invalid(who + ": input " + to_string(in) + " and output " + to_string(out) + " must not be empty");
+  std::vector<double> given;
+  if (task.attrs.contains("scales") && task.attrs.at("scales").is_array()) {
+    for (const auto& v : task.attrs.at("scales")) {
+      if (!v.is_number() || !(v.get<double>() > 0)) invalid(who + ": scales must be positive numbers");
+      given.push_back(v.get<double>());
+    }
+    if (given.size() != in.size()) invalid(who + ": " + std::to_string(given.size()) + " scales for rank " + std::to_string(in.size()));
+  }
+  for (size_t a = 0; a < in.size(); ++a) {
+    scales_.push_back(given.empty() ? static_cast<double>(out[a]) / static_cast<double>(in[a]) : given[a]);
+    if (!given.empty() && static_cast<int64_t>(std::floor(in[a] * given[a])) != out[a])
+      invalid(who + ": scale " + std::to_string(given[a]) + " of axis " + std::to_string(a) + " gives " +
+              std::to_string(static_cast<int64_t>(std::floor(in[a] * given[a]))) + ", the output has " + std::to_string(out[a]));
+  }
+  for (const auto& t : task.inputs) inputs_.push_back(t.shape);
+  outputs_ = {out};
+  space_.version = "1";
+  space_.knobs.resize(kKnobCount);
+  space_.knobs[kThreads] = threads_knob(host);
+  space_.default_config = {default_threads(host, static_cast<double>(elements(out)) * (linear_ ? 2.0 : 0.5))};
+}
+
+double ResizeOp::source(size_t a, int64_t x) const {
+  const double in = static_cast<double>(inputs_[0][a]), out = static_cast<double>(outputs_[0][a]), s = scales_[a];
+  const double xd = static_cast<double>(x);
+  // ONNX takes align_corners' resized length as input x scale, unrounded.
+  const double resized = in * s;
+  if (transform_ == "align_corners") return resized == 1 ? 0 : xd * (in - 1) / (resized - 1);
+  if (transform_ == "asymmetric") return xd / s;
+  if (transform_ == "tf_half_pixel_for_nn") return (xd + 0.5) / s;
+  if (transform_ == "pytorch_half_pixel") return out > 1 ? (xd + 0.5) / s - 0.5 : 0;
+  if (transform_ == "half_pixel_symmetric") {
+    const double adjustment = out / (in * s);
+    return in / 2 * (1 - adjustment) + (xd + 0.5) / s - 0.5;
+  }
+  return (xd + 0.5) / s - 0.5;
+}
+
+ResizeOp::Tap ResizeOp::tap(size_t a, int64_t x) const {
+  const int64_t last = inputs_[0][a] - 1;
+  const double at = source(a, x);
+  Tap t;
+  if (inputs_[0][a] == outputs_[0][a] && scales_[a] == 1.0) {
+    t.at[0] = x;
+    return t;
+  }
+  if (!linear_) {
+    double pick;
+    const double frac = at - std::floor(at);
+    if (nearest_mode_ == "floor") pick = std::floor(at);
+    else if (nearest_mode_ == "ceil") pick = std::ceil(at);
+    else if (frac == 0.5) pick = nearest_mode_ == "round_prefer_ceil" ? std::ceil(at) : std::floor(at);
+    else pick = std::round(at);
+    t.at[0] = std::clamp<int64_t>(static_cast<int64_t>(pick), 0, last);
+    return t;
+  }
+  const double base = std::floor(at);
+  const double w = at - base;
+  t.at[0] = std::clamp<int64_t>(static_cast<int64_t>(base), 0, last);
+  t.at[1] = std::clamp<int64_t>(static_cast<int64_t>(base) + 1, 0, last);
+  t.weight[0] = 1 - w;
+  t.weight[1] = w;
+  if (t.at[0] == t.at[1]) t.weight[0] = 1, t.weight[1] = 0;
+  return t;
+}
+
+std::string ResizeOp::check(const sdk::Config&) const { return {}; }
+
+std::unique_ptr<Kernel> ResizeOp::build(const sdk::Config& c) const {
+  return std::make_unique<ResizeKernel>(*this, static_cast<int>(c[kThreads]));
+}
+
+// Every output element as the weighted sum over all 2^rank corners of its
+// source position, in double.
+void ResizeOp::reference(const std::vector<const float*>& in, const std::vector<float*>& outs) const {
+  const Shape& o = outputs_[0];
+  const auto strides = strides_of(inputs_[0]);
+  const size_t rank = o.size();
+  std::vector<int64_t> index(rank, 0);
+  size_t flat = 0;
+  do {
+    double sum = 0;
+    for (int corner = 0; corner < (1 << rank); ++corner) {
+      double weight = 1;
+      int64_t offset = 0;
+      for (size_t a = 0; a < rank; ++a) {
+        const Tap t = tap(a, index[a]);
+        const int k = (corner >> a) & 1;
+        weight *= t.weight[k];
+        offset += t.at[k] * strides[a];
+      }
+      if (weight != 0) sum += weight * in[0][offset];
+    }
+    outs[0][flat++] = static_cast<float>(sum);
+  } while (next_index(index, o));
+}
+
+}  // namespace aoe::cpu

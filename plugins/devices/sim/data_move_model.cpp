@@ -1,0 +1,280 @@
+#include "data_move_model.h"
+
+#include <algorithm>
+#include <set>
+
+#include "aoe/sdk/error.h"
+#include "aoe/sdk/tensor_size.h"
+#include "on_chip.h"
+#include "vector_model.h"
+
+namespace aoe::sim {
+namespace {
+
+using sdk::Error;
+using sdk::StatusCode;
+using Shape = std::vector<int64_t>;
+
+// An MTE burst moves whole 32 B blocks and pays a small issue cost (as Transpose's).
+constexpr double kBurstCycles = 2;
+
+const std::set<std::string> kOps = {"Concat", "Split", "Slice", "Pad", "Gather", "Resize"};
+
+[[noreturn]] void bad(const sdk::OpTask& task, const std::string& why) {
+  throw Error(StatusCode::invalid_argument, task.op_type + " '" + task.name + "': " + why);
+}
+
+std::string text(const Shape& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? "," : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+int64_t count(const sdk::OpTask& task, const Shape& s) {
+  const auto n = sdk::checked_elements(s);
+  if (!n) bad(task, "shape " + text(s) + " has an unknown dim or more elements than a 64-bit count holds");
+  return *n;
+}
+
+int64_t product(const Shape& s, size_t from, size_t to) {
+  int64_t n = 1;
+  for (size_t i = from; i < to && i < s.size(); ++i) n *= s[i];
+  return n;
+}
+
+size_t axis_of(const sdk::OpTask& task, int64_t axis, size_t rank) {
+  const auto r = static_cast<int64_t>(rank);
+  if (axis < -r || axis >= r) bad(task, "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+  return static_cast<size_t>(axis < 0 ? axis + r : axis);
+}
+
+const Shape& output_shape(const sdk::OpTask& task) {
+  if (task.outputs.empty() || !task.outputs[0].fully_known() || task.outputs[0].shape.empty())
+    bad(task, "needs its output's shape (its sizes come from input values the task does not carry)");
+  return task.outputs[0].shape;
+}
+
+// Same rank, and equal dims but on `except` (SIZE_MAX: none).
+void require_alike(const sdk::OpTask& task, const Shape& a, const Shape& b, size_t except, const char* what) {
+  if (a.size() != b.size()) bad(task, std::string(what) + " " + text(b) + " has another rank than " + text(a));
+  for (size_t d = 0; d < a.size(); ++d)
+    if (d != except && a[d] != b[d]) bad(task, std::string(what) + " " + text(b) + " disagrees with " + text(a) + " on axis " + std::to_string(d));
+}
+
+// The contiguous run where two shapes of equal rank differ last: that axis's
+// extent in `s` times everything after it.
+int64_t run_where_differs(const Shape& in, const Shape& out, const Shape& s) {
+  for (size_t d = in.size(); d-- > 0;)
+    if (in[d] != out[d]) return s[d] * product(s, d + 1, s.size());
+  return product(s, 0, s.size());
+}
+
+void concat(const sdk::OpTask& task, DataMoveProblem& p) {
+  if (!task.attrs.contains("axis")) bad(task, "has no axis attribute");
+  const Shape& first = task.inputs[0].shape;
+  if (first.empty()) bad(task, "cannot concatenate scalars");
+  const size_t axis = axis_of(task, attr_int(task.attrs, "axis", 0), first.size());
+  Shape out = first;
+  out[axis] = 0;
+  const int64_t inner = product(first, axis + 1, first.size());
+  p.in_run = INT64_MAX;
+  for (const auto& t : task.inputs) {
+    require_alike(task, first, t.shape, axis, "input");
+    const auto sum = sdk::checked_add(out[axis], t.shape[axis]);
+    if (!sum) bad(task, "the concatenated axis overflows");
+    out[axis] = *sum;
+    p.in_run = std::min(p.in_run, std::max<int64_t>(1, t.shape[axis] * inner));
+  }
+  if (!task.outputs.empty() && task.outputs[0].fully_known() && task.outputs[0].shape != out)
+    bad(task, "output is " + text(task.outputs[0].shape) + ", the inputs concatenate to " + text(out));
+  p.out_elements = p.in_elements = count(task, out);
+  p.out_run = p.in_run;
+}
+
+void split(const sdk::OpTask& task, DataMoveProblem& p) {
+  const Shape& in = task.inputs[0].shape;
+  if (in.empty()) bad(task, "cannot split a scalar");
+  if (task.outputs.empty()) bad(task, "has no outputs");
+  const size_t axis = axis_of(task, attr_int(task.attrs, "axis", 0), in.size());
+  const int64_t inner = product(in, axis + 1, in.size());
+  int64_t total = 0;
+  p.out_run = INT64_MAX;
+  for (const auto& t : task.outputs) {
+    if (!t.fully_known()) bad(task, "needs its outputs' shapes");
+    require_alike(task, in, t.shape, axis, "output");
+    total += t.shape[axis];
+    p.out_run = std::min(p.out_run, std::max<int64_t>(1, t.shape[axis] * inner));
+  }
+  if (total != in[axis])
+    bad(task, "outputs take " + std::to_string(total) + " along axis " + std::to_string(axis) + ", the input has " +
+                  std::to_string(in[axis]));
+  p.out_elements = p.in_elements = count(task, in);
+  p.in_run = p.out_run;
+}
+
+void slice(const sdk::OpTask& task, DataMoveProblem& p) {
+  const Shape& in = task.inputs[0].shape;
+  const Shape& out = output_shape(task);
+  if (out.size() != in.size()) bad(task, "output " + text(out) + " has another rank than its input " + text(in));
+  for (size_t d = 0; d < in.size(); ++d)
+    if (out[d] > in[d]) bad(task, "output " + text(out) + " is larger than its input " + text(in) + " on axis " + std::to_string(d));
+  count(task, in);
+  p.out_elements = p.in_elements = count(task, out);
+  p.in_run = p.out_run = std::max<int64_t>(1, run_where_differs(in, out, out));
+}
+
+void pad(const sdk::OpTask& task, DataMoveProblem& p) {
+  const auto mode = task.attrs.value("mode", std::string("constant"));
+  if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap")
+    bad(task, "mode '" + mode + "' is none of constant, reflect, edge, wrap");
+  const Shape& in = task.inputs[0].shape;
+  const Shape& out = output_shape(task);
+  if (out.size() != in.size()) bad(task, "output " + text(out) + " has another rank than its input " + text(in));
+  p.in_elements = count(task, in);
+  p.out_elements = count(task, out);
+  p.in_run = std::max<int64_t>(1, run_where_differs(in, out, in));
+  // The padded tile is assembled in UB and leaves whole.
+  p.out_run = std::max<int64_t>(1, p.out_elements);
+}
+
+void gather(const sdk::OpTask& task, DataMoveProblem& p) {
+  require_known_inputs(task.inputs, 2, "Gather");
+  const Shape& data = task.inputs[0].shape;
+  const Shape& indices = task.inputs[1].shape;
+  if (data.empty()) bad(task, "cannot gather from a scalar");
+  const size_t axis = axis_of(task, attr_int(task.attrs, "axis", 0), data.size());
+  Shape out(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(axis));
+  out.insert(out.end(), indices.begin(), indices.end());
+  out.insert(out.end(), data.begin() + static_cast<std::ptrdiff_t>(axis) + 1, data.end());
+  if (!task.outputs.empty() && task.outputs[0].fully_known() && task.outputs[0].shape != out)
+    bad(task, "output is " + text(task.outputs[0].shape) + ", data " + text(data) + " gathered by indices " +
+                  text(indices) + " on axis " + std::to_string(axis) + " is " + text(out));
+  count(task, data);
+  p.out_elements = count(task, out);
+  p.in_elements = p.out_elements + count(task, indices);
+  p.in_run = p.out_run = std::max<int64_t>(1, product(data, axis + 1, data.size()));
+}
+
+void resize(const sdk::OpTask& task, DataMoveProblem& p, const Soc& soc) {
+  const auto mode = task.attrs.value("mode", std::string("nearest"));
+  if (mode != "nearest" && mode != "linear")
+    throw Error(StatusCode::unsupported, soc.target + " simulator models Resize nearest and linear, not '" + mode + "' (" + task.name + ")");
+  const Shape& in = task.inputs[0].shape;
+  const Shape& out = output_shape(task);
+  if (out.size() != in.size()) bad(task, "output " + text(out) + " has another rank than its input " + text(in));
+  int resized = 0;
+  for (size_t d = 0; d < in.size(); ++d) {
+    if (out[d] < 1) bad(task, "output " + text(out) + " has an empty axis");
+    resized += in[d] != out[d];
+  }
+  p.in_elements = count(task, in);
+  p.out_elements = count(task, out);
+  p.in_run = std::max<int64_t>(1, in.back());
+  p.out_run = std::max<int64_t>(1, out.back());
+  // Nearest picks one source per output (one gather pass); linear weighs
+  // 2^axes of them (a multiply and an add each).
+  p.simple_passes = mode == "nearest" ? 1 : 2 * (1 << std::min(resized, 3));
+}
+
+}  // namespace
+
+bool is_data_move_op(const std::string& op_type) { return kOps.count(op_type) != 0; }
+
+DataMoveProblem data_move_problem(const sdk::OpTask& task, const Soc& soc) {
+  if (!is_data_move_op(task.op_type))
+    throw Error(StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
+  if (!task.fused_ops.empty())
+    throw Error(StatusCode::unsupported, soc.target + " simulator does not model ops fused after " + task.op_type);
+  require_known_inputs(task.inputs, 1, task.op_type);
+  DataMoveProblem p;
+  p.op_type = task.op_type;
+  p.bytes = sdk::dtype_bytes(task.inputs[0].dtype);
+  if (p.bytes == 0) bad(task, "has an input of undefined dtype");
+  if (task.op_type == "Concat") concat(task, p);
+  else if (task.op_type == "Split") split(task, p);
+  else if (task.op_type == "Slice") slice(task, p);
+  else if (task.op_type == "Pad") pad(task, p);
+  else if (task.op_type == "Gather") gather(task, p);
+  else resize(task, p, soc);
+  if (p.out_elements == 0) bad(task, "has an empty output");
+  const auto on_chip = OnChip::of(task);
+  p.in_on_chip = on_chip.input(0);
+  p.out_on_chip = on_chip.output(0);
+  return p;
+}
+
+DataMoveModel::DataMoveModel(const Soc& soc, DataMoveProblem problem) : soc_(soc), p_(std::move(problem)) {
+  space_.version = "1";
+  space_.knobs.resize(kKnobCount);
+  space_.knobs[kBlockDim] = block_dim_knob(soc_);
+  space_.knobs[kUbFactor] = ub_factor_knob(soc_, "ub_factor", p_.out_elements, p_.bytes);
+  space_.knobs[kDb] = db_knob();
+  space_.default_config = default_config();
+  require_default_fits(soc_, p_.op_type, check(space_.default_config));
+}
+
+// A tile stages its output; Resize also holds the source rows it reads and,
+// linear, a weight buffer.
+int64_t DataMoveModel::ub_bytes(int64_t ub_factor, bool db) const {
+  const int buffers = p_.simple_passes == 0 ? 1 : p_.simple_passes == 1 ? 2 : 3;
+  return align_up64(ub_factor * p_.bytes, kUbAlignBytes) * buffers * (db ? 2 : 1);
+}
+
+// Every core with a 32 KiB share, db on, the biggest tile that fits and no
+// bigger than a core's slice.
+sdk::Config DataMoveModel::default_config() const {
+  const int64_t blocks = ceil_div64(p_.out_elements, block_elements(p_.bytes));
+  const int64_t cores =
+      std::clamp<int64_t>(p_.out_elements * p_.bytes / (32 << 10), 1, std::min<int64_t>(soc_.ai_cores, blocks));
+  const int64_t slice = ceil_div64(p_.out_elements, cores);
+  const auto& ub = space_.knobs[kUbFactor];
+  int64_t factor = largest_fitting(ub, [&](int64_t f) { return ub_bytes(f, true) <= soc_.ub_bytes; });
+  while (factor > ub.values.front() && factor / 2 >= slice) factor /= 2;
+  return {cores, factor, 1};
+}
+
+sdk::Measurement DataMoveModel::check(const sdk::Config& c) const {
+  if (!space_.in_domain(c)) return refuse("a value lies outside its knob's domain");
+  const bool db = c[kDb] != 0;
+  if (c[kUbFactor] * p_.bytes % kUbAlignBytes != 0)
+    return refuse("ub_factor " + std::to_string(c[kUbFactor]) + " breaks UB's 32 B alignment");
+  const int64_t need = ub_bytes(c[kUbFactor], db);
+  if (need > soc_.ub_bytes) return ub_overflow(std::string(db ? "double-buffered " : "") + "staged tiles", need, soc_.ub_bytes);
+  const int64_t blocks = ceil_div64(p_.out_elements, block_elements(p_.bytes));
+  if (c[kBlockDim] > blocks) return too_many_cores(c[kBlockDim], blocks, "32 B blocks of output");
+  return {};
+}
+
+double DataMoveModel::vector_total() const {
+  return p_.simple_passes * vector_cycles(soc_, VecClass::simple, p_.out_elements, p_.bytes);
+}
+
+// Reads and writes of a tile leave GM in runs; each run pays whole blocks
+// and an issue cost, so short runs (a narrow concat, a gather of rows)
+// cost more than their bytes.
+double DataMoveModel::time_us(const sdk::Config& c) const {
+  const int64_t active = c[kBlockDim];
+  const int64_t slice = align_up64(ceil_div64(p_.out_elements, active), block_elements(p_.bytes));
+  const int64_t tiles = ceil_div64(slice, c[kUbFactor]);
+  const int64_t tile = ceil_div64(slice, tiles);
+  const double read_ratio = static_cast<double>(p_.in_elements) / static_cast<double>(p_.out_elements);
+  auto moved = [&](double elements, int64_t run) {
+    const int64_t r = std::max<int64_t>(1, std::min<int64_t>(run, std::max<int64_t>(1, static_cast<int64_t>(elements))));
+    const double bursts = std::max(1.0, elements / static_cast<double>(r));
+    return std::pair{bursts * static_cast<double>(align_up64(r * p_.bytes, kUbAlignBytes)), bursts * kBurstCycles};
+  };
+  const auto [in_bytes, in_issue] = moved(static_cast<double>(tile) * read_ratio, p_.in_run);
+  const auto [out_bytes, out_issue] = moved(static_cast<double>(tile), p_.out_run);
+  TileStages s;
+  s.in = gm_to_ub_cycles(soc_, in_bytes, active, p_.in_on_chip ? in_bytes : 0) + in_issue;
+  s.out = ub_to_gm_cycles(soc_, out_bytes, active, p_.out_on_chip ? out_bytes : 0) + out_issue;
+  s.hbm = hbm_share_cycles(soc_, (p_.in_on_chip ? 0 : in_bytes) + (p_.out_on_chip ? 0 : out_bytes), active);
+  s.vec = p_.simple_passes * vector_cycles(soc_, VecClass::simple, tile, p_.bytes);
+  return kernel_us(soc_, pipeline_cycles(s, tiles, c[kDb] != 0), roofline_us());
+}
+
+double DataMoveModel::roofline_us() const {
+  return vector_roofline_us(soc_, p_.gm_bytes(), vector_total(), p_.on_chip_bytes());
+}
+
+}  // namespace aoe::sim

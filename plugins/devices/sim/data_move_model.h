@@ -1,0 +1,59 @@
+// Ops that move data without arithmetic, or with a few taps per output
+// element: Concat, Split, Slice, Pad, Gather and Resize (nearest, linear).
+// Each core streams its share of the output through UB in tiles; reads and
+// writes leave GM in contiguous runs whose length the op's shapes fix, so
+// short runs pay whole 32 B blocks and an issue cost each.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "aoe/sdk/op_task.h"
+#include "op_model.h"
+#include "soc.h"
+
+namespace aoe::sim {
+
+struct DataMoveProblem {
+  std::string op_type;
+  int64_t out_elements = 1;  // elements written
+  int64_t in_elements = 1;   // elements read (Resize linear reads each source row once per tap)
+  int64_t in_run = 1;        // contiguous elements per read burst
+  int64_t out_run = 1;       // contiguous elements per write burst
+  int simple_passes = 0;     // vector passes over each output tile (Resize's taps)
+  int bytes = 2;
+  bool in_on_chip = false, out_on_chip = false;  // kept in L2 by the strategy around the op
+
+  double gm_bytes() const { return static_cast<double>(in_elements + out_elements) * bytes; }
+  double on_chip_bytes() const {
+    return static_cast<double>(bytes) * ((in_on_chip ? in_elements : 0) + (out_on_chip ? out_elements : 0));
+  }
+};
+
+bool is_data_move_op(const std::string& op_type);
+// Throws unsupported for an op or mode not modelled, invalid_argument for
+// shapes or attributes that disagree (naming the op).
+DataMoveProblem data_move_problem(const sdk::OpTask& task, const Soc& soc);
+
+class DataMoveModel final : public OpModel {
+ public:
+  enum Knob : size_t { kBlockDim, kUbFactor, kDb, kKnobCount };
+
+  DataMoveModel(const Soc& soc, DataMoveProblem problem);
+
+  const sdk::TuningSpace& space() const override { return space_; }
+  sdk::Measurement check(const sdk::Config& config) const override;
+  double time_us(const sdk::Config& config) const override;
+  double roofline_us() const override;
+
+ private:
+  sdk::Config default_config() const;
+  int64_t ub_bytes(int64_t ub_factor, bool db) const;
+  double vector_total() const;
+
+  const Soc& soc_;
+  DataMoveProblem p_;
+  sdk::TuningSpace space_;
+};
+
+}  // namespace aoe::sim

@@ -1,0 +1,163 @@
+// The ops real exports carry besides convs and matmuls: ConvTranspose (as
+// the Conv over the dilated input), standalone BatchNormalization, and the
+// data movers (Concat, Split, Slice, Pad, Gather, Resize). Each has a
+// default that fits and a time; bad shapes and axes are refused naming the op.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "aoe/sdk/error.h"
+#include "conv_model.h"
+#include "conv_transpose.h"
+#include "data_move_model.h"
+#include "op_tasks.h"
+#include "soc_files.h"
+
+namespace aoe::sim {
+namespace {
+
+using test::tensor;
+
+const Soc& soc() { return ascend910(); }
+
+sdk::OpTask op(std::string type, std::vector<sdk::TensorDesc> inputs, std::vector<sdk::TensorDesc> outputs,
+               nlohmann::json attrs = nlohmann::json::object()) {
+  sdk::OpTask t;
+  t.name = "node7";
+  t.op_type = std::move(type);
+  t.inputs = std::move(inputs);
+  t.outputs = std::move(outputs);
+  t.attrs = std::move(attrs);
+  return t;
+}
+
+// The message of the sdk::Error `f` throws, and that it has `code`.
+template <typename F>
+std::string refusal(F f, sdk::StatusCode code) {
+  try {
+    f();
+  } catch (const sdk::Error& e) {
+    EXPECT_EQ(e.code(), code) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "no error";
+  return {};
+}
+
+double default_time(const sdk::OpTask& task) {
+  const auto model = op_model(soc(), task);
+  EXPECT_TRUE(model->check(model->space().default_config).ok());
+  const double t = model->time_us(model->space().default_config);
+  EXPECT_GE(t, model->roofline_us());
+  return t;
+}
+
+TEST(ExportOps, ConvTransposeRunsAsTheConvOverItsDilatedInput) {
+  // 2x2 stride 2, as DB heads upsample: 40x40 -> 80x80.
+  const auto task = op("ConvTranspose", {tensor({1, 18, 40, 40}), tensor({18, 18, 2, 2}, sdk::DType::f16, true)},
+                       {tensor({1, 18, 80, 80})}, {{"strides", {2, 2}}, {"kernel_shape", {2, 2}}});
+  const auto conv = conv_transpose_as_conv(task, soc());
+  EXPECT_EQ(conv.op_type, "Conv");
+  EXPECT_EQ(conv.inputs[0].shape, (std::vector<int64_t>{1, 18, 79, 79}));
+  EXPECT_EQ(conv.attrs["pads"], nlohmann::json({1, 1, 1, 1}));
+  const auto p = conv_problem(conv, soc());
+  EXPECT_EQ(p.ho, 80);
+  EXPECT_EQ(p.wo, 80);
+  EXPECT_EQ(p.cout, 18);
+  // Tuned like a Conv: the same knobs.
+  EXPECT_GT(op_model(soc(), task)->space().knobs.size(), 5u);
+  EXPECT_GT(default_time(task), 0);
+  // output_padding and grouped weights: [C, M/G, k, k].
+  const auto grouped = op("ConvTranspose", {tensor({1, 8, 5, 5}), tensor({8, 2, 3, 3}, sdk::DType::f16, true)},
+                          {tensor({1, 8, 10, 10})},
+                          {{"strides", {2, 2}}, {"group", 4}, {"pads", {1, 1, 1, 1}}, {"output_padding", {1, 1}}});
+  EXPECT_EQ(conv_problem(conv_transpose_as_conv(grouped, soc()), soc()).ho, 10);
+  // output_shape one past what no pads give: ONNX's floored split extends the end.
+  const auto shaped = op("ConvTranspose", {tensor({1, 1, 3, 3}), tensor({1, 2, 3, 3}, sdk::DType::f16, true)},
+                         {tensor({1, 2, 10, 8})}, {{"strides", {3, 2}}, {"output_shape", {10, 8}}});
+  const auto p2 = conv_problem(conv_transpose_as_conv(shaped, soc()), soc());
+  EXPECT_EQ(p2.ho, 10);
+  EXPECT_EQ(p2.wo, 8);
+}
+
+TEST(ExportOps, ConvTransposeRefusesWhatDisagrees) {
+  auto bad_output = op("ConvTranspose", {tensor({1, 4, 8, 8}), tensor({4, 4, 2, 2})}, {tensor({1, 4, 15, 16})},
+                       {{"strides", {2, 2}}});
+  EXPECT_NE(refusal([&] { conv_transpose_as_conv(bad_output, soc()); }, sdk::StatusCode::invalid_argument)
+                .find("ConvTranspose 'node7': output dim 2 is 15, its attributes give 16"),
+            std::string::npos);
+  auto bad_stride = op("ConvTranspose", {tensor({1, 4, 8, 8}), tensor({4, 4, 2, 2})}, {}, {{"strides", {0, 2}}});
+  EXPECT_NE(refusal([&] { conv_transpose_as_conv(bad_stride, soc()); }, sdk::StatusCode::invalid_argument).find("ConvTranspose 'node7'"),
+            std::string::npos);
+  auto huge = op("ConvTranspose", {tensor({1, 4, int64_t{1} << 40, 8}), tensor({4, 4, 2, 2})}, {}, {{"strides", {65536, 2}}});
+  EXPECT_NE(refusal([&] { conv_transpose_as_conv(huge, soc()); }, sdk::StatusCode::invalid_argument).find("overflows"),
+            std::string::npos);
+}
+
+TEST(ExportOps, StandaloneBatchNormalizationIsTimedAsAnElementwiseKernel) {
+  const auto c = tensor({72}, sdk::DType::f16, true);
+  const auto bn = op("BatchNormalization", {tensor({1, 72, 40, 40}), c, c, c, c}, {tensor({1, 72, 40, 40})});
+  const double t = default_time(bn);
+  // Twice the map costs more.
+  EXPECT_GT(default_time(op("BatchNormalization", {tensor({2, 72, 40, 40}), c, c, c, c}, {tensor({2, 72, 40, 40})})), t);
+  EXPECT_NE(refusal([&] { op_model(soc(), op("BatchNormalization", {tensor({1, 72, 4, 4}), c, c, c, tensor({8})}, {})); },
+                    sdk::StatusCode::invalid_argument)
+                .find("BatchNormalization 'node7': input 4"),
+            std::string::npos);
+}
+
+TEST(ExportOps, DataMoversHaveATunableSplitAndATime) {
+  const std::vector<sdk::OpTask> tasks = {
+      op("Concat", {tensor({1, 24, 40, 40}), tensor({1, 24, 40, 40}), tensor({1, 24, 40, 40})}, {tensor({1, 72, 40, 40})},
+         {{"axis", 1}}),
+      op("Split", {tensor({1, 32, 24, 96})}, {tensor({1, 16, 24, 96}), tensor({1, 16, 24, 96})}, {{"axis", 1}}),
+      op("Slice", {tensor({1, 32, 24, 96})}, {tensor({1, 32, 24, 48})}),
+      op("Pad", {tensor({1, 32, 24, 96})}, {tensor({1, 32, 26, 98})}, {{"mode", "reflect"}}),
+      op("Gather", {tensor({30522, 768}), tensor({128}, sdk::DType::i64)}, {tensor({128, 768})}),
+      op("Resize", {tensor({1, 24, 20, 20}), tensor({4}, sdk::DType::f32, true)}, {tensor({1, 24, 40, 40})}),
+      op("Resize", {tensor({1, 24, 20, 20}), tensor({4}, sdk::DType::f32, true)}, {tensor({1, 24, 40, 40})},
+         {{"mode", "linear"}}),
+  };
+  std::vector<double> times;
+  for (const auto& t : tasks) {
+    SCOPED_TRACE(t.op_type);
+    const auto model = op_model(soc(), t);
+    EXPECT_EQ(model->space().knobs[DataMoveModel::kBlockDim].name, "block_dim");
+    times.push_back(default_time(t));
+    // One core is slower than the default's spread.
+    auto one = model->space().default_config;
+    one[DataMoveModel::kBlockDim] = 1;
+    if (model->check(one).ok() && model->space().default_config[DataMoveModel::kBlockDim] > 1)
+      EXPECT_GT(model->time_us(one), times.back());
+  }
+  // Linear weighs more taps than nearest.
+  EXPECT_GT(times[6], times[5]);
+}
+
+TEST(ExportOps, DataMoversRefuseBadAxesAndShapesNamingTheOp) {
+  const auto x = tensor({1, 24, 40, 40});
+  auto message = [&](const sdk::OpTask& t) {
+    return refusal([&] { op_model(soc(), t); }, sdk::StatusCode::invalid_argument);
+  };
+  EXPECT_NE(message(op("Concat", {x, x}, {}, {{"axis", 4}})).find("Concat 'node7': axis 4 is out of range for rank 4"),
+            std::string::npos);
+  EXPECT_NE(message(op("Concat", {x, tensor({1, 24, 40, 41})}, {}, {{"axis", 1}})).find("disagrees"), std::string::npos);
+  EXPECT_NE(message(op("Split", {x}, {tensor({1, 20, 40, 40})}, {{"axis", 1}})).find("Split 'node7': outputs take 20"),
+            std::string::npos);
+  EXPECT_NE(message(op("Gather", {x, tensor({3}, sdk::DType::i64)}, {}, {{"axis", -5}})).find("Gather 'node7'"),
+            std::string::npos);
+  EXPECT_NE(message(op("Slice", {x}, {})).find("Slice 'node7': needs its output's shape"), std::string::npos);
+  EXPECT_NE(message(op("Pad", {x}, {tensor({1, 24, 42, 42})}, {{"mode", "mirror"}})).find("Pad 'node7': mode 'mirror'"),
+            std::string::npos);
+  const auto huge = tensor({int64_t{1} << 40, int64_t{1} << 40});
+  EXPECT_NE(message(op("Concat", {huge, huge}, {}, {{"axis", 0}})).find("more elements than a 64-bit count holds"),
+            std::string::npos);
+  EXPECT_EQ(refusal([&] { op_model(soc(), op("Resize", {x}, {tensor({1, 24, 80, 80})}, {{"mode", "cubic"}})); },
+                    sdk::StatusCode::unsupported)
+                .find("cubic") != std::string::npos,
+            true);
+}
+
+}  // namespace
+}  // namespace aoe::sim

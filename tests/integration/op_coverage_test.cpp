@@ -1,0 +1,82 @@
+// Every op of the OCR-style models (ConvTranspose, Resize, standalone
+// BatchNormalization, Concat, Split, HardSwish, HardSigmoid, ...) is tuned or timed on
+// the simulator and on the cpu device: nothing is left out of the model
+// time, and the result file says so.
+#include <set>
+
+#include "aoe_host_fixture.h"
+
+namespace aoe::test {
+namespace {
+
+using nlohmann::json;
+
+std::set<std::string> op_types(const json& opat) {
+  std::set<std::string> out;
+  for (const auto& op : opat["opat_tuned_operators"]) out.insert(op["op_type"].get<std::string>());
+  return out;
+}
+
+void expect_all_covered(const json& opat, const std::string& where) {
+  EXPECT_EQ(opat["opat_tuning_result"], "tuning successful") << where << opat.dump(2);
+  EXPECT_TRUE(opat["untimed_operators"].empty()) << where << opat["untimed_operators"].dump();
+  EXPECT_TRUE(opat["unsupported_operators"].empty()) << where << opat["unsupported_operators"].dump(2);
+  EXPECT_GT(opat["model_baseline_performance(ms)"].get<double>(), 0) << where;
+}
+
+TEST_F(AoeHostTest, OcrDetectorIsCoveredOnSimulatorAndCpu) {
+  for (const std::string device : {"ascend910", "cpu"}) {
+    const auto r = tune("ocr_det.onnx", {"--device", device, "--budget", "1"});
+    ASSERT_EQ(r.exit_code, 0) << device << r.err;
+    const json opat = only_result()["OPAT"];
+    expect_all_covered(opat, device + ": ");
+    const auto types = op_types(opat);
+    for (const char* t : {"ConvTranspose", "Resize", "BatchNormalization", "Concat", "Sigmoid", "Conv"})
+      EXPECT_TRUE(types.count(t)) << device << " did not tune or time " << t;
+    EXPECT_EQ(r.err.find("not tuned, the device does not run them"), std::string::npos) << r.err;
+    for (const auto& f : result_files()) std::filesystem::remove(f);
+  }
+}
+
+TEST_F(AoeHostTest, OcrClassifierIsCoveredOnSimulatorAndCpu) {
+  for (const std::string device : {"ascend910", "cpu"}) {
+    const auto r = tune("ocr_cls.onnx", {"--device", device, "--budget", "1"});
+    ASSERT_EQ(r.exit_code, 0) << device << r.err;
+    const json opat = only_result()["OPAT"];
+    expect_all_covered(opat, device + ": ");
+    const auto types = op_types(opat);
+    for (const char* t : {"Split", "Concat", "GlobalAveragePool", "ReduceMean", "Softmax", "Gemm"})
+      EXPECT_TRUE(types.count(t)) << device << " did not tune or time " << t;
+    for (const auto& f : result_files()) std::filesystem::remove(f);
+  }
+}
+
+TEST_F(AoeHostTest, SubgraphTuningCoversTheOcrDetectorOnTheSimulator) {
+  const auto r = aoe_host({"--plugin", "sgat", "--device", "ascend910", "--model", model("ocr_det.onnx").string(),
+                           "--budget", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json sgat = only_result()["SGAT"];
+  EXPECT_EQ(sgat["sgat_tuning_result"], "tuning successful") << sgat.dump(2);
+  EXPECT_TRUE(sgat["untimed_operators"].empty()) << sgat["untimed_operators"].dump();
+  EXPECT_GT(sgat["model_baseline_performance(ms)"].get<double>(), 0);
+}
+
+// An op the device has no kernel for is named in untimed_operators, and the
+// model time is what the rest took.
+TEST_F(AoeHostTest, ResultFileNamesWhatNoDeviceTimed) {
+  std::ofstream(dir_ / "ops.json") << R"([
+    {"op": "Gather", "name": "lookup", "input_desc": [{"shape": [64, 32], "type": "float32"}, {"shape": [8], "type": "int64"}],
+     "output_desc": [{"shape": [8, 32], "type": "float32"}]},
+    {"op": "Relu", "name": "act", "input_desc": [{"shape": [8, 32], "type": "float32"}],
+     "output_desc": [{"shape": [8, 32], "type": "float32"}]}])";
+  const auto r = aoe_host({"--plugin", "opat", "--device", "cpu", "--singleop", (dir_ / "ops.json").string(),
+                           "--budget", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json opat = only_result()["OPAT"];
+  EXPECT_EQ(opat["untimed_operators"], json::array({"lookup"})) << opat.dump(2);
+  EXPECT_GT(opat["model_baseline_performance(ms)"].get<double>(), 0);
+  EXPECT_NE(r.err.find("not tuned, the device does not run them: Gather x1"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace aoe::test
