@@ -70,13 +70,34 @@ SearcherChoice parse_searcher_choice(const std::string& text) {
 }
 
 SearcherFactory::SearcherFactory(const PluginRegistry& registry, aoe::sdk::Host host, const std::string& user_choice,
-                                 const std::string& soc_version)
+                                 const std::string& soc_version, const std::string& searcher_options)
     : registry_(registry), host_(host), choice_(parse_searcher_choice(user_choice)) {
   // The user's names must exist before any tuning; a missing default fails
   // only where a task asks for it.
   const SearcherChoice defaults = default_searchers(soc_version);
   choice_.cube = choice_.cube.empty() ? defaults.cube : registry_.find(AOE_KIND_SEARCHER, choice_.cube).name;
   choice_.vector = choice_.vector.empty() ? defaults.vector : registry_.find(AOE_KIND_SEARCHER, choice_.vector).name;
+  const auto loaded = registry_.names(AOE_KIND_SEARCHER);
+  if (!searcher_options.empty()) {
+    try {
+      options_ = nlohmann::json::parse(searcher_options);
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(StatusCode::invalid_argument, std::string("searcher_options is not JSON: ") + e.what());
+    }
+    if (!options_.is_object())
+      throw Error(StatusCode::invalid_argument,
+                  "searcher_options must be a JSON object, as {\"population\": 32} or {\"ga\": {...}}");
+    options_by_searcher_ = !options_.empty();
+    for (const auto& [key, value] : options_.items())
+      if (!value.is_object() || std::find(loaded.begin(), loaded.end(), key) == loaded.end())
+        options_by_searcher_ = false;
+  }
+  for (const std::string& name : {choice_.cube, choice_.vector}) {
+    if (std::find(loaded.begin(), loaded.end(), name) == loaded.end()) continue;  // fails where a task asks for it
+    const Component& c = registry_.find(AOE_KIND_SEARCHER, name);
+    const auto* vtable = static_cast<const aoe_searcher_vtable*>(c.vtable);
+    vtable->destroy(registry_.create(c, options_for(name)));
+  }
   table_.struct_size = sizeof(aoe_searcher_factory);
   table_.ctx = this;
   table_.create = [](void* ctx, const char* name, const char* op_type, aoe_searcher_ref* out) {
@@ -89,7 +110,13 @@ aoe_searcher_ref SearcherFactory::create(const char* name, const char* op_type) 
   const bool cube = std::string(aoe::sdk::op_class(op_type ? op_type : "")) == "cube";
   const std::string chosen = name && *name ? name : cube ? choice_.cube : choice_.vector;
   const Component& c = registry_.find(AOE_KIND_SEARCHER, chosen);
-  return {sizeof(aoe_searcher_ref), registry_.create(c, "{}"), static_cast<const aoe_searcher_vtable*>(c.vtable)};
+  return {sizeof(aoe_searcher_ref), registry_.create(c, options_for(c.name)),
+          static_cast<const aoe_searcher_vtable*>(c.vtable)};
+}
+
+std::string SearcherFactory::options_for(const std::string& searcher) const {
+  if (!options_by_searcher_) return options_.dump();
+  return options_.contains(searcher) ? options_[searcher].dump() : "{}";
 }
 
 }  // namespace aoe::host

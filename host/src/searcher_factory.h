@@ -28,10 +28,14 @@ SearcherChoice default_searchers(const std::string& soc_version);
 
 class SearcherFactory {
  public:
-  // Throws aoe::sdk::Error: invalid_argument for an unreadable choice,
-  // not_found for a searcher no plugin provides.
+  // `searcher_options` (--searcher_options) is JSON: one object of
+  // hyperparameters for every searcher used, or objects keyed by searcher
+  // name ({"ga": {...}, "rl": {...}}). Each searcher chosen is made once here
+  // with its options, so an unknown key fails before any tuning.
+  // Throws aoe::sdk::Error: invalid_argument for an unreadable choice or
+  // options a searcher refuses, not_found for a searcher no plugin provides.
   SearcherFactory(const PluginRegistry& registry, aoe::sdk::Host host, const std::string& user_choice,
-                  const std::string& soc_version);
+                  const std::string& soc_version, const std::string& searcher_options = "");
   SearcherFactory(const SearcherFactory&) = delete;  // its table points at it
   SearcherFactory& operator=(const SearcherFactory&) = delete;
   const aoe_searcher_factory* table() const { return &table_; }
@@ -40,10 +44,13 @@ class SearcherFactory {
 
  private:
   aoe_searcher_ref create(const char* name, const char* op_type) const;
+  std::string options_for(const std::string& searcher) const;
 
   const PluginRegistry& registry_;
   aoe::sdk::Host host_;
   SearcherChoice choice_;  // resolved: every class named, as the plugins spell it
+  nlohmann::json options_ = nlohmann::json::object();
+  bool options_by_searcher_ = false;  // options_ keyed by searcher name
   aoe_searcher_factory table_;
 };
 

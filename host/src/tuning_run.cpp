@@ -147,9 +147,9 @@ TuningOutcome run_tuning(const Settings& settings, PluginRegistry& registry, Hos
   // A name no plugin has is a plugin matter.
   const SearcherFactory searchers = [&] {
     try {
-      return SearcherFactory(registry, host, settings.text("searcher"), soc_version);
+      return SearcherFactory(registry, host, settings.text("searcher"), soc_version, settings.text("searcher_options"));
     } catch (const Error& e) {
-      throw ExitError(exit_plugin, e.what());
+      throw ExitError(e.code() == aoe::sdk::StatusCode::invalid_argument ? exit_usage : exit_plugin, e.what());
     }
   }();
 

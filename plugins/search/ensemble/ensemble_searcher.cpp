@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "../common/hyperparameters.h"
 #include "ga_searcher.h"
 #include "random_searcher.h"
 #include "sa_searcher.h"
@@ -34,6 +35,13 @@ std::vector<EnsembleSearcher::Member> EnsembleSearcher::default_members() {
 
 EnsembleSearcher::EnsembleSearcher(std::vector<Member> members, EnsembleParameters parameters)
     : members_(std::move(members)), p_(parameters) {}
+
+EnsembleSearcher::EnsembleSearcher(const sdk::CreateArgs& args) : EnsembleSearcher(default_members()) {
+  common::read_hyperparameters("ensemble", args.options,
+                               {{"exploration", &p_.exploration, 0, 100},
+                                {"window", &p_.window, 1, 1 << 20},
+                                {"retries", &p_.retries, 0, 1 << 10}});
+}
 
 void EnsembleSearcher::start(const sdk::TuningSpace& space, const sdk::SearchOptions& options) {
   space_ = common::SpaceCoding(space);

@@ -19,6 +19,7 @@
 #include "../common/search_ledger.h"
 #include "../common/space_coding.h"
 #include "../ga/draw.h"
+#include "aoe/sdk/plugin.h"
 #include "aoe/sdk/searcher.h"
 #include "auc_bandit.h"
 
@@ -42,6 +43,8 @@ class EnsembleSearcher final : public sdk::Searcher {
 
   EnsembleSearcher() : EnsembleSearcher(default_members()) {}
   explicit EnsembleSearcher(std::vector<Member> members, EnsembleParameters parameters = {});
+  // --searcher_options: the fields of EnsembleParameters by name; the members keep their defaults.
+  explicit EnsembleSearcher(const sdk::CreateArgs& args);
 
   void start(const sdk::TuningSpace& space, const sdk::SearchOptions& options) override;
   std::vector<sdk::Config> propose(size_t max_count) override;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "../common/hyperparameters.h"
 #include "aoe/sdk/plugin.h"
 
 namespace aoe::search {
@@ -17,6 +18,10 @@ uint64_t saturating_mul(uint64_t a, uint64_t b) {
 }
 
 }  // namespace
+
+ExhaustiveSearcher::ExhaustiveSearcher(const sdk::CreateArgs& args) {
+  common::read_hyperparameters("exhaustive", args.options, {});
+}
 
 void ExhaustiveSearcher::start(const sdk::TuningSpace& space, const sdk::SearchOptions& options) {
   domains_.clear();

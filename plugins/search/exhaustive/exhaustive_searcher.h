@@ -7,12 +7,17 @@
 #include <set>
 #include <vector>
 
+#include "aoe/sdk/plugin.h"
 #include "aoe/sdk/searcher.h"
 
 namespace aoe::search {
 
 class ExhaustiveSearcher final : public sdk::Searcher {
  public:
+  ExhaustiveSearcher() = default;
+  // --searcher_options: it has no hyperparameters, so any key is refused.
+  explicit ExhaustiveSearcher(const sdk::CreateArgs& args);
+
   void start(const sdk::TuningSpace& space, const sdk::SearchOptions& options) override;
   std::vector<sdk::Config> propose(size_t max_count) override;
   void observe(const sdk::Config& config, const sdk::Measurement& result) override;

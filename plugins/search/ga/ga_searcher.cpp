@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "../common/hyperparameters.h"
+
 namespace aoe::search {
 namespace {
 
@@ -26,6 +28,19 @@ GaParameters resolve(GaParameters p, uint64_t budget, size_t choice_knobs) {
 }
 
 }  // namespace
+
+GaSearcher::GaSearcher(const sdk::CreateArgs& args) {
+  auto& p = requested_;
+  common::read_hyperparameters("ga", args.options,
+                               {{"population", &p.population, 0, 1 << 16},
+                                {"elites", &p.elites, 0, 1 << 16},
+                                {"tournament", &p.tournament, 1, 1 << 16},
+                                {"crossover", &p.crossover, 0, 1},
+                                {"mutation", &p.mutation, 0, 1},
+                                {"neighbour", &p.neighbour, 0, 1},
+                                {"default_share", &p.default_share, 0, 1},
+                                {"collision_retries", &p.collision_retries, 0, 1 << 16}});
+}
 
 void GaSearcher::start(const sdk::TuningSpace& space, const sdk::SearchOptions& options) {
   values_.clear();

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "../common/exploration.h"
+#include "aoe/sdk/plugin.h"
 #include "aoe/sdk/searcher.h"
 #include "constraint_memory.h"
 #include "draw.h"
@@ -38,6 +39,8 @@ class GaSearcher final : public sdk::Searcher {
  public:
   GaSearcher() = default;
   explicit GaSearcher(GaParameters parameters) : requested_(parameters) {}
+  // --searcher_options: the fields of GaParameters by name.
+  explicit GaSearcher(const sdk::CreateArgs& args);
 
   void start(const sdk::TuningSpace& space, const sdk::SearchOptions& options) override;
   std::vector<sdk::Config> propose(size_t max_count) override;

@@ -2,7 +2,13 @@
 
 #include <algorithm>
 
+#include "../common/hyperparameters.h"
+
 namespace aoe::search {
+
+RandomSearcher::RandomSearcher(const sdk::CreateArgs& args) {
+  common::read_hyperparameters("random", args.options, {});
+}
 
 void RandomSearcher::start(const sdk::TuningSpace& space, const sdk::SearchOptions& options) {
   domains_.clear();

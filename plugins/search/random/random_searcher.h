@@ -9,12 +9,17 @@
 #include <unordered_map>
 #include <vector>
 
+#include "aoe/sdk/plugin.h"
 #include "aoe/sdk/searcher.h"
 
 namespace aoe::search {
 
 class RandomSearcher final : public sdk::Searcher {
  public:
+  RandomSearcher() = default;
+  // --searcher_options: it has no hyperparameters, so any key is refused.
+  explicit RandomSearcher(const sdk::CreateArgs& args);
+
   void start(const sdk::TuningSpace& space, const sdk::SearchOptions& options) override;
   std::vector<sdk::Config> propose(size_t max_count) override;
   // Results do not steer uniform sampling; invalid ones give back budget. A

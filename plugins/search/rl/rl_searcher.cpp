@@ -5,6 +5,7 @@
 #include <deque>
 #include <limits>
 
+#include "../common/hyperparameters.h"
 #include "aoe/sdk/plugin.h"
 
 namespace aoe::search {
@@ -46,6 +47,16 @@ bool timed(const sdk::Measurement& m) { return m.ok() && std::isfinite(m.time_us
 
 }  // namespace
 
+RlSearcher::RlSearcher(const sdk::CreateArgs& args) {
+  auto& p = settings_;
+  common::read_hyperparameters("rl", args.options,
+                               {{"ordinal_rate", &p.ordinal_rate, 0, 1000},
+                                {"categorical_rate", &p.categorical_rate, 0, 1000},
+                                {"entropy_weight", &p.entropy_weight, 0, 100},
+                                {"prior_weight", &p.prior_weight, 0, 100},
+                                {"kernel_fraction", &p.kernel_fraction, 0, 1}});
+}
+
 void RlSearcher::start(const sdk::TuningSpace& space, const sdk::SearchOptions& options) {
   domains_.clear();
   ordinal_.clear();
@@ -58,7 +69,7 @@ void RlSearcher::start(const sdk::TuningSpace& space, const sdk::SearchOptions& 
   space_size_ = space.size();
   default_.reset();
   if (space_size_ > 0 && space.in_domain(space.default_config)) default_ = space.default_config;
-  policy_ = space_size_ > 0 ? AutoregressivePolicy(shapes, default_ ? choices_of(*default_) : Choices{}, {})
+  policy_ = space_size_ > 0 ? AutoregressivePolicy(shapes, default_ ? choices_of(*default_) : Choices{}, settings_)
                             : AutoregressivePolicy();
   rng_.seed(options.seed);
   budget_ = options.budget;

@@ -11,6 +11,7 @@
 
 #include "../common/exploration.h"
 #include "../ga/draw.h"
+#include "aoe/sdk/plugin.h"
 #include "aoe/sdk/searcher.h"
 #include "autoregressive_policy.h"
 
@@ -18,6 +19,10 @@ namespace aoe::search {
 
 class RlSearcher final : public sdk::Searcher {
  public:
+  RlSearcher() = default;
+  // --searcher_options: the policy's Settings by name.
+  explicit RlSearcher(const sdk::CreateArgs& args);
+
   void start(const sdk::TuningSpace& space, const sdk::SearchOptions& options) override;
   std::vector<sdk::Config> propose(size_t max_count) override;
   void observe(const sdk::Config& config, const sdk::Measurement& result) override;
@@ -45,6 +50,7 @@ class RlSearcher final : public sdk::Searcher {
   std::vector<std::vector<int64_t>> domains_;
   std::vector<bool> ordinal_;
   std::optional<sdk::Config> default_;  // proposed first; its time is the reward's reference
+  AutoregressivePolicy::Settings settings_;
   AutoregressivePolicy policy_;
   std::mt19937_64 rng_;
   uint64_t budget_ = 0;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "../common/hyperparameters.h"
+
 namespace aoe::search {
 namespace {
 
@@ -26,6 +28,18 @@ double log_time_of(const sdk::Measurement& m) {
 }
 
 }  // namespace
+
+SaSearcher::SaSearcher(const sdk::CreateArgs& args) {
+  auto& p = requested_;
+  common::read_hyperparameters("sa", args.options,
+                               {{"chains", &p.chains, 0, 1 << 12},
+                                {"initial_acceptance", &p.initial_acceptance, 1e-6, 1 - 1e-6},
+                                {"final_ratio", &p.final_ratio, 1e-9, 1},
+                                {"pair_moves", &p.pair_moves, 0, 1},
+                                {"jumps", &p.jumps, 0, 1},
+                                {"patience", &p.patience, 0, 1 << 20},
+                                {"elites", &p.elites, 1, 1 << 12}});
+}
 
 void SaSearcher::start(const sdk::TuningSpace& space, const sdk::SearchOptions& options) {
   p_ = resolve(requested_, options.budget);

@@ -17,6 +17,7 @@
 #include "../common/space_coding.h"
 #include "../ga/draw.h"
 #include "annealing_schedule.h"
+#include "aoe/sdk/plugin.h"
 #include "aoe/sdk/searcher.h"
 
 namespace aoe::search {
@@ -36,6 +37,8 @@ class SaSearcher final : public sdk::Searcher {
  public:
   SaSearcher() = default;
   explicit SaSearcher(SaParameters parameters) : requested_(parameters) {}
+  // --searcher_options: the fields of SaParameters by name.
+  explicit SaSearcher(const sdk::CreateArgs& args);
 
   void start(const sdk::TuningSpace& space, const sdk::SearchOptions& options) override;
   std::vector<sdk::Config> propose(size_t max_count) override;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "../common/hyperparameters.h"
+
 #include "acquisition.h"
 
 namespace aoe::search {
@@ -45,6 +47,22 @@ void thin(std::vector<T>& rows, size_t keep, size_t head, ga::Draw& draw) {
 }
 
 }  // namespace
+
+SurrogateSearcher::SurrogateSearcher(const sdk::CreateArgs& args) {
+  auto& p = requested_;
+  common::read_hyperparameters("surrogate", args.options,
+                               {{"initial", &p.initial, 0, 1 << 16},
+                                {"trees", &p.trees, 1, 1024},
+                                {"split_features", &p.split_features, 0, 1024},
+                                {"min_split", &p.min_split, 2, 1 << 16},
+                                {"refit_growth", &p.refit_growth, 0, 100},
+                                {"max_samples", &p.max_samples, 1, 1 << 20},
+                                {"random_candidates", &p.random_candidates, 1, 1 << 20},
+                                {"parents", &p.parents, 1, 1 << 12},
+                                {"mutants", &p.mutants, 0, 1 << 12},
+                                {"explore", &p.explore, 0, 1},
+                                {"diversity", &p.diversity, 0, 1}});
+}
 
 void SurrogateSearcher::start(const sdk::TuningSpace& space, const sdk::SearchOptions& options) {
   p_ = resolve(requested_, options.budget);

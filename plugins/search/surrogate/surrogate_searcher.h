@@ -17,6 +17,7 @@
 #include "../common/search_ledger.h"
 #include "../common/space_coding.h"
 #include "../ga/draw.h"
+#include "aoe/sdk/plugin.h"
 #include "aoe/sdk/searcher.h"
 #include "extra_trees.h"
 #include "knob_features.h"
@@ -42,6 +43,8 @@ class SurrogateSearcher final : public sdk::Searcher {
  public:
   SurrogateSearcher() = default;
   explicit SurrogateSearcher(SurrogateParameters parameters) : requested_(parameters) {}
+  // --searcher_options: the fields of SurrogateParameters by name.
+  explicit SurrogateSearcher(const sdk::CreateArgs& args);
 
   void start(const sdk::TuningSpace& space, const sdk::SearchOptions& options) override;
   std::vector<sdk::Config> propose(size_t max_count) override;
