@@ -3,7 +3,6 @@
 // models and devices, and prints per model and device what share of the
 // model time no kernel of that device covers: the ops neither tuned nor
 // timed, weighed by the time a device that times every op gives them.
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -113,12 +112,6 @@ Coverage cover(const std::string& model, const std::string& device, const fs::pa
   return c;
 }
 
-fs::path make_scratch() {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = (fs::path(tmp && *tmp ? tmp : "/tmp") / "coverage_bench.XXXXXX").string();
-  if (!mkdtemp(pattern.data())) throw std::runtime_error(std::string("mkdtemp failed: ") + std::strerror(errno));
-  return pattern;
-}
 
 void print_model(const std::string& model, const Options& opts, const std::map<std::string, Coverage>& by_device) {
   // The reference: the first device that timed every node.
@@ -168,12 +161,9 @@ int main(int argc, char** argv) {
   try {
     Options opts = parse(argc, argv);
     const fs::path models_dir = AOE_BENCH_MODELS_DIR;
-    for (const auto& model : opts.models)
-      if (!fs::exists(models_dir / (model + ".onnx")))
-        throw std::invalid_argument("no model " + (models_dir / (model + ".onnx")).string() +
-                                    "; build the aoe_models target, or pick from that directory");
+    aoe::bench::require_models(models_dir, opts.models);
     const bool own_scratch = opts.work.empty();
-    if (own_scratch) opts.work = make_scratch();
+    if (own_scratch) opts.work = aoe::bench::make_scratch("coverage_bench");
     std::printf("aoe-host %s, OPAT with budget 1 (each op's default config timed)\n", AOE_BENCH_HOST);
     bool all_ran = true;
     for (const auto& model : opts.models) {

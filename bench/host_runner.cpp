@@ -1,5 +1,11 @@
 #include "host_runner.h"
 
+#include <stdlib.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
 #include "child_process.h"
 
 namespace aoe::bench {
@@ -16,6 +22,20 @@ Run run_host(std::vector<std::string> args, const std::filesystem::path& dir, co
   // No timeout a benchmark would hit: a run is waited for as long as it takes.
   const auto r = test::ChildProcess(args, options).wait(1e9);
   return Run{r.exit_code, r.wall_s, r.cpu_s, dir};
+}
+
+std::filesystem::path make_scratch(const std::string& name) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern = (std::filesystem::path(tmp && *tmp ? tmp : "/tmp") / (name + ".XXXXXX")).string();
+  if (!mkdtemp(pattern.data())) throw std::runtime_error(std::string("mkdtemp failed: ") + std::strerror(errno));
+  return pattern;
+}
+
+void require_models(const std::filesystem::path& dir, const std::vector<std::string>& models) {
+  for (const auto& model : models)
+    if (!std::filesystem::exists(dir / (model + ".onnx")))
+      throw std::invalid_argument("no model " + (dir / (model + ".onnx")).string() +
+                                  "; build the aoe_models target, or pick from that directory");
 }
 
 }  // namespace aoe::bench

@@ -23,4 +23,11 @@ struct Run {
 // (bank paths, REPEAT_TUNE, parallelism, AOE_MODE) are dropped.
 Run run_host(std::vector<std::string> args, const std::filesystem::path& dir, const std::filesystem::path& bank);
 
+// A fresh directory <$TMPDIR or /tmp>/<name>.XXXXXX for a bench's runs.
+std::filesystem::path make_scratch(const std::string& name);
+
+// Throws std::invalid_argument naming the first of `models` (names without
+// .onnx) that `dir` lacks, and what to do.
+void require_models(const std::filesystem::path& dir, const std::vector<std::string>& models);
+
 }  // namespace aoe::bench

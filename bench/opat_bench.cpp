@@ -228,12 +228,6 @@ void print_table(const std::string& model, const Options& opts, const std::vecto
                 capped, static_cast<unsigned long long>(kExhaustiveBudget));
 }
 
-fs::path make_scratch() {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = (fs::path(tmp && *tmp ? tmp : "/tmp") / "opat_bench.XXXXXX").string();
-  if (!mkdtemp(pattern.data())) throw std::runtime_error(std::string("mkdtemp failed: ") + std::strerror(errno));
-  return pattern;
-}
 
 }  // namespace
 
@@ -241,12 +235,9 @@ int main(int argc, char** argv) {
   try {
     Options opts = parse(argc, argv);
     const fs::path models_dir = AOE_BENCH_MODELS_DIR;
-    for (const auto& model : opts.models)
-      if (!fs::exists(models_dir / (model + ".onnx")))
-        throw std::invalid_argument("no model " + (models_dir / (model + ".onnx")).string() +
-                                    "; build the aoe_models target, or pick from that directory");
+    aoe::bench::require_models(models_dir, opts.models);
     const bool own_scratch = opts.work.empty();
-    if (own_scratch) opts.work = make_scratch();
+    if (own_scratch) opts.work = aoe::bench::make_scratch("opat_bench");
     std::printf("aoe-host %s\nscratch %s\n", AOE_BENCH_HOST, opts.work.c_str());
     std::fflush(stdout);
 

@@ -3,7 +3,6 @@
 // it, with and without warm start, side by side; an exhaustive walk of the
 // new shapes gives the optimum both are held to.
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -199,12 +198,6 @@ struct Side {
   }
 };
 
-fs::path make_scratch() {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = (fs::path(tmp && *tmp ? tmp : "/tmp") / "warm_start_bench.XXXXXX").string();
-  if (!mkdtemp(pattern.data())) throw std::runtime_error(std::string("mkdtemp failed: ") + std::strerror(errno));
-  return pattern;
-}
 
 class Bench {
  public:
@@ -283,7 +276,7 @@ int main(int argc, char** argv) {
   try {
     Options opts = parse(argc, argv);
     const bool own_scratch = opts.work.empty();
-    if (own_scratch) opts.work = make_scratch();
+    if (own_scratch) opts.work = aoe::bench::make_scratch("warm_start_bench");
     fs::create_directories(opts.work);
     std::printf("aoe-host %s\nscratch %s\n", AOE_BENCH_HOST, opts.work.c_str());
     std::fflush(stdout);

@@ -7,6 +7,8 @@
 #include "aoe/sdk/boundary.h"
 #include "aoe/sdk/error.h"
 #include "aoe/sdk/op_class.h"
+#include "command_line.h"
+#include "exit_error.h"
 #include "plugin_loader.h"
 
 namespace aoe::host {
@@ -82,11 +84,10 @@ SearcherFactory::SearcherFactory(const PluginRegistry& registry, aoe::sdk::Host 
     try {
       options_ = nlohmann::json::parse(searcher_options);
     } catch (const nlohmann::json::exception& e) {
-      throw Error(StatusCode::invalid_argument, std::string("searcher_options is not JSON: ") + e.what());
+      throw ExitError(exit_usage, std::string("searcher_options is not JSON: ") + e.what());
     }
     if (!options_.is_object())
-      throw Error(StatusCode::invalid_argument,
-                  "searcher_options must be a JSON object, as {\"population\": 32} or {\"ga\": {...}}");
+      throw ExitError(exit_usage, "searcher_options must be a JSON object, as {\"population\": 32} or {\"ga\": {...}}");
     options_by_searcher_ = !options_.empty();
     for (const auto& [key, value] : options_.items())
       if (!value.is_object() || std::find(loaded.begin(), loaded.end(), key) == loaded.end())
@@ -96,7 +97,13 @@ SearcherFactory::SearcherFactory(const PluginRegistry& registry, aoe::sdk::Host 
     if (std::find(loaded.begin(), loaded.end(), name) == loaded.end()) continue;  // fails where a task asks for it
     const Component& c = registry_.find(AOE_KIND_SEARCHER, name);
     const auto* vtable = static_cast<const aoe_searcher_vtable*>(c.vtable);
-    vtable->destroy(registry_.create(c, options_for(name)));
+    try {
+      vtable->destroy(registry_.create(c, options_for(name)));
+    } catch (const Error& e) {
+      // A searcher refuses its options as invalid: the user's to fix.
+      if (e.code() == StatusCode::invalid_argument) throw ExitError(exit_usage, e.what());
+      throw;
+    }
   }
   table_.struct_size = sizeof(aoe_searcher_factory);
   table_.ctx = this;

@@ -32,8 +32,9 @@ class SearcherFactory {
   // hyperparameters for every searcher used, or objects keyed by searcher
   // name ({"ga": {...}, "rl": {...}}). Each searcher chosen is made once here
   // with its options, so an unknown key fails before any tuning.
-  // Throws aoe::sdk::Error: invalid_argument for an unreadable choice or
-  // options a searcher refuses, not_found for a searcher no plugin provides.
+  // Throws ExitError(exit_usage) for options that are not a JSON object or
+  // that a searcher refuses; aoe::sdk::Error: invalid_argument for an
+  // unreadable choice, not_found for a searcher no plugin provides.
   SearcherFactory(const PluginRegistry& registry, aoe::sdk::Host host, const std::string& user_choice,
                   const std::string& soc_version, const std::string& searcher_options = "");
   SearcherFactory(const SearcherFactory&) = delete;  // its table points at it

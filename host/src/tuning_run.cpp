@@ -15,6 +15,7 @@
 #include "frontend/onnx_frontend.h"
 #include "frontend/singleop_frontend.h"
 #include "host_services.h"
+#include "mpi_launch.h"
 #include "plugin_loader.h"
 #include "report_data.h"
 #include "result_file.h"
@@ -58,11 +59,7 @@ std::filesystem::path workspace_dir(const Settings& s, const std::filesystem::pa
 
 // Rewrites the result file whenever the tuning mode publishes its report.
 // Under mpirun every rank runs the job, and rank 0 speaks for all of them.
-bool is_mpi_peer() {
-  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
-    if (const char* rank = std::getenv(var); rank && std::atoi(rank) > 0) return true;
-  return false;
-}
+bool is_mpi_peer() { return aoe::modes::launch_from_environment().rank > 0; }
 
 struct Publisher {
   const ResultFile& file;
@@ -149,7 +146,7 @@ TuningOutcome run_tuning(const Settings& settings, PluginRegistry& registry, Hos
     try {
       return SearcherFactory(registry, host, settings.text("searcher"), soc_version, settings.text("searcher_options"));
     } catch (const Error& e) {
-      throw ExitError(e.code() == aoe::sdk::StatusCode::invalid_argument ? exit_usage : exit_plugin, e.what());
+      throw ExitError(exit_plugin, e.what());
     }
   }();
 

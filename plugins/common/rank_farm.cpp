@@ -22,22 +22,7 @@ namespace {
 using aoe::sdk::Error;
 using aoe::sdk::StatusCode;
 
-int env_int(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::atoi(v) : fallback;
-}
-
 }  // namespace
-
-Launch launch_from_environment() {
-  const std::pair<const char*, const char*> vars[] = {{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
-                                                      {"PMIX_RANK", "PMIX_SIZE"},
-                                                      {"PMI_RANK", "PMI_SIZE"},
-                                                      {"MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE"}};
-  for (const auto& [rank, size] : vars)
-    if (std::getenv(rank)) return {true, env_int(rank, 0), env_int(size, 1)};
-  return {};
-}
 
 #ifdef AOE_RANK_FARM_WITH_MPI
 

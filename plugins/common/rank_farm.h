@@ -10,15 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "mpi_launch.h"
+
 namespace aoe::modes {
 
-// What the launcher says about this process (Open MPI, PMIx, MPICH/PMI, MVAPICH).
-struct Launch {
-  bool under_mpirun = false;
-  int rank = 0;
-  int size = 1;
-};
-Launch launch_from_environment();
 
 // What a worker sends rank 0: a finished task, or word that it is still at work.
 struct TaskOutcome {

@@ -16,11 +16,6 @@
 namespace aoe::gdat {
 namespace {
 
-int env_int(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::atoi(v) : fallback;
-}
-
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -29,17 +24,6 @@ double median(std::vector<double> v) {
 }
 
 }  // namespace
-
-Launch launch_from_environment() {
-  // Open MPI, then PMIx, then MPICH / Intel MPI (PMI), then MVAPICH.
-  const std::pair<const char*, const char*> vars[] = {{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
-                                                      {"PMIX_RANK", "PMIX_SIZE"},
-                                                      {"PMI_RANK", "PMI_SIZE"},
-                                                      {"MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE"}};
-  for (const auto& [rank, size] : vars)
-    if (std::getenv(rank)) return {true, env_int(rank, 0), env_int(size, 1)};
-  return {};
-}
 
 #ifdef AOE_GDAT_WITH_MPI
 

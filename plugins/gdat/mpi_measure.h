@@ -12,17 +12,13 @@
 
 #include "cluster.h"
 #include "gradient_profile.h"
+#include "mpi_launch.h"
 #include "split.h"
 
 namespace aoe::gdat {
 
-// What the launcher says about this process (Open MPI, MPICH/PMI, PMIx).
-struct Launch {
-  bool under_mpirun = false;
-  int rank = 0;
-  int size = 1;
-};
-Launch launch_from_environment();
+using modes::Launch;
+using modes::launch_from_environment;
 
 // True when the plugin was built with MPI.
 bool measurement_built();
