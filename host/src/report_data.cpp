@@ -112,7 +112,9 @@ json gather_report_data(const std::filesystem::path& workspace) {
       throw ExitError(exit_usage, "report: " + result_file.string() + " is not a result file (a list of sections)");
     for (const auto& section : result)
       if (section.is_object() && section.size() == 1) {
-        const auto& [name, body] = *section.items().begin();
+        const auto first = section.begin();  // items() would be a temporary: its key dangles
+        const std::string name = first.key();
+        const json& body = first.value();
         if (name == "basic") data["basic"] = body;
         else data["mode"] = name, data["section"] = body;
       }

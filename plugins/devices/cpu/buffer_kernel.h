@@ -17,7 +17,7 @@ class BufferKernel : public Kernel {
   }
   void bind(const std::vector<const float*>& inputs) override { inputs_ = inputs; }
   void read_output(size_t index, float* out) const override {
-    std::memcpy(out, outputs_[index].data(), outputs_[index].bytes());
+    if (outputs_[index].bytes() > 0) std::memcpy(out, outputs_[index].data(), outputs_[index].bytes());  // empty: no buffers
   }
   float* output_data() override { return outputs_[0].data(); }
   const float* kept_output(size_t index) const override { return outputs_[index].data(); }

@@ -46,6 +46,7 @@ class ConcatKernel final : public BufferKernel {
       const int64_t o = task / n;
       const auto i = static_cast<size_t>(task % n);
       const int64_t run = shapes[i][op_.axis_] * op_.inner_;
+      if (run == 0) return;  // an empty part: nothing to copy, and its buffer has no data
       std::memcpy(y + o * row + offsets[i], inputs_[i] + o * run, static_cast<size_t>(run) * sizeof(float));
     });
   }
@@ -127,6 +128,7 @@ class SplitKernel final : public BufferKernel {
       const int64_t o = task / n;
       const auto i = static_cast<size_t>(task % n);
       const int64_t run = shapes[i][op_.axis_] * op_.inner_;
+      if (run == 0) return;  // an empty part: nothing to copy, and its buffer has no data
       std::memcpy(outputs_[i].data() + o * run, x + o * row + offsets[i], static_cast<size_t>(run) * sizeof(float));
     });
   }

@@ -83,7 +83,9 @@ void concat(const sdk::OpTask& task, DataMoveProblem& p) {
     const auto sum = sdk::checked_add(out[axis], t.shape[axis]);
     if (!sum) bad(task, "the concatenated axis overflows");
     out[axis] = *sum;
-    p.in_run = std::min(p.in_run, std::max<int64_t>(1, t.shape[axis] * inner));
+    // An overflow here is left to the element count below, which names it.
+    const auto run = sdk::checked_mul(t.shape[axis], inner);
+    p.in_run = std::min(p.in_run, std::max<int64_t>(1, run.value_or(INT64_MAX)));
   }
   if (!task.outputs.empty() && task.outputs[0].fully_known() && task.outputs[0].shape != out)
     bad(task, "output is " + text(task.outputs[0].shape) + ", the inputs concatenate to " + text(out));
