@@ -9,11 +9,7 @@
 #include "aoe/sdk/error.h"
 
 #ifdef AOE_RANK_FARM_WITH_MPI
-#include <dlfcn.h>
-// The C API only: the deprecated C++ bindings would need libmpi_cxx too.
-#define OMPI_SKIP_MPICXX 1
-#define MPICH_SKIP_MPICXX 1
-#include <mpi.h>
+#include "mpi_start.h"
 #endif
 
 namespace aoe::modes {
@@ -68,20 +64,7 @@ TaskOutcome take_outcome(const MPI_Status& status) {
 std::unique_ptr<RankFarm> RankFarm::join(std::string& why_not) {
   const Launch launch = launch_from_environment();
   if (!launch.under_mpirun || launch.size < 2) return nullptr;
-  int initialized = 0;
-  MPI_Initialized(&initialized);
-  if (!initialized) {
-    // The host opens plugins with RTLD_LOCAL; Open MPI's own components then
-    // cannot see libmpi's symbols unless it is promoted to global first.
-    Dl_info info{};
-    if (dladdr(reinterpret_cast<void*>(&MPI_Init_thread), &info) && info.dli_fname)
-      dlopen(info.dli_fname, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
-    int provided = 0;
-    if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
-      why_not = "MPI_Init_thread failed";
-      return nullptr;
-    }
-  }
+  if (!start_mpi(why_not)) return nullptr;
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

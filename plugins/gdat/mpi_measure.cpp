@@ -6,11 +6,7 @@
 #include <thread>
 
 #ifdef AOE_GDAT_WITH_MPI
-#include <dlfcn.h>
-// The C API only: the deprecated C++ bindings would need libmpi_cxx too.
-#define OMPI_SKIP_MPICXX 1
-#define MPICH_SKIP_MPICXX 1
-#include <mpi.h>
+#include "mpi_start.h"
 #endif
 
 namespace aoe::gdat {
@@ -34,20 +30,7 @@ std::unique_ptr<MpiWorld> MpiWorld::join(std::string& why_not) {
     why_not = "not launched under mpirun";
     return nullptr;
   }
-  int initialized = 0;
-  MPI_Initialized(&initialized);
-  if (!initialized) {
-    // The host opens plugins with RTLD_LOCAL; Open MPI's own components then
-    // cannot see libmpi's symbols unless it is promoted to global first.
-    Dl_info info{};
-    if (dladdr(reinterpret_cast<void*>(&MPI_Init_thread), &info) && info.dli_fname)
-      dlopen(info.dli_fname, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
-    int provided = 0;
-    if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
-      why_not = "MPI_Init_thread failed";
-      return nullptr;
-    }
-  }
+  if (!modes::start_mpi(why_not)) return nullptr;
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
