@@ -5,6 +5,7 @@
 #include <map>
 
 #include "catalog.h"
+#include "openblas_gemm.h"
 #include "op_util.h"
 #include "reference.h"
 
@@ -17,10 +18,17 @@ const std::vector<int64_t> kNcValues = {64, 128, 256, 512, 1024, 2048, 4096, 819
 
 enum PackB : int64_t { kPackPerCall, kPackOnce, kPackNone };
 
+// The device's micro-kernels, then OpenBLAS where built: one value past the
+// catalog stands for the whole product by OpenBLAS's sgemm.
 std::vector<std::string> ukernel_labels() {
   std::vector<std::string> out;
   for (const auto& u : ukernel_catalog()) out.push_back(u.label());
+  if (openblas_built()) out.push_back(kOpenBlasLabel);
   return out;
+}
+
+bool is_openblas(const sdk::Config& c) {
+  return static_cast<size_t>(c[MatMulOp::kUKernel]) == ukernel_catalog().size();
 }
 
 // Offsets, per element of the broadcast batch, of a matrix whose own batch
@@ -42,8 +50,13 @@ std::vector<int64_t> batch_offsets(const Shape& batch, const Shape& out_batch, i
 
 class MatMulKernel final : public Kernel {
  public:
-  MatMulKernel(const MatMulOp& op, const GemmConfig& cfg, bool pack_once)
-      : op_(op), cfg_(cfg), pack_once_(pack_once), out_(elements(op.output_shapes()[0])), ws_(cfg, cfg.threads) {}
+  MatMulKernel(const MatMulOp& op, const GemmConfig& cfg, bool pack_once, bool openblas)
+      : op_(op),
+        cfg_(cfg),
+        pack_once_(pack_once && !openblas),
+        openblas_(openblas),
+        out_(elements(op.output_shapes()[0])),
+        ws_(cfg, openblas ? 0 : cfg.threads) {}
 
   void bind(const std::vector<const float*>& inputs) override {
     inputs_ = inputs;
@@ -72,6 +85,7 @@ class MatMulKernel final : public Kernel {
 
   void run(ThreadPool& pool) override {
     const int64_t batches = static_cast<int64_t>(op_.a_offset_.size());
+    if (openblas_) return run_openblas(pool);
     if (cfg_.split == Split::batch) {
       pool.run(batches, cfg_.threads, [&](int64_t b, int thread) { gemm(cfg_, call(b), ws_, nullptr, thread); });
     } else {
@@ -108,9 +122,25 @@ class MatMulKernel final : public Kernel {
     return c;
   }
 
+  // Each product by OpenBLAS, then the epilogue over its rows.
+  void run_openblas(ThreadPool& pool) {
+    for (size_t b = 0; b < op_.a_offset_.size(); ++b) {
+      StridedMatrix a = op_.a_layout_, bm = op_.b_layout_;
+      a.data = inputs_[0] + op_.a_offset_[b];
+      bm.data = inputs_[1] + op_.b_offset_[b];
+      float* c = out_.data() + static_cast<int64_t>(b) * op_.m_ * op_.n_;
+      openblas_sgemm(a, bm, op_.m_, op_.n_, op_.k_, c, cfg_.threads);
+      if (chain_.empty()) continue;
+      const int64_t row0 = static_cast<int64_t>(b) * op_.m_;
+      pool.run(op_.m_, cfg_.threads,
+               [&](int64_t row, int) { chain_.apply(*cfg_.isa, c + row * op_.n_, row0 + row, 0, op_.n_); });
+    }
+  }
+
   const MatMulOp& op_;
   GemmConfig cfg_;
   bool pack_once_;
+  bool openblas_;
   Buffer out_;
   GemmWorkspace ws_;
   std::vector<const float*> inputs_;
@@ -228,7 +258,9 @@ MatMulOp::MatMulOp(const sdk::OpTask& task, const HostCpu& host) : host_(host), 
 }
 
 GemmConfig MatMulOp::gemm_config(const sdk::Config& c) const {
-  const auto& shape = ukernel_catalog()[static_cast<size_t>(c[kUKernel])];
+  // OpenBLAS's product keeps the default micro-kernel's ISA for the epilogue.
+  const sdk::Config& kernel_of = is_openblas(c) ? space_.default_config : c;
+  const auto& shape = ukernel_catalog()[static_cast<size_t>(kernel_of[kUKernel])];
   GemmConfig g;
   g.isa = &kernels_for(static_cast<int64_t>(shape.isa));
   g.ukernel = *find_ukernel(*g.isa, shape.mr, shape.nr);
@@ -244,6 +276,8 @@ GemmConfig MatMulOp::gemm_config(const sdk::Config& c) const {
 }
 
 std::string MatMulOp::check(const sdk::Config& c) const {
+  // OpenBLAS blocks and splits by itself: only the thread count is its.
+  if (is_openblas(c)) return {};
   const auto& shape = ukernel_catalog()[static_cast<size_t>(c[kUKernel])];
   if (auto why = isa_refusal(host_, static_cast<int64_t>(shape.isa)); !why.empty()) return why;
   if (static_cast<Split>(c[kSplit]) == Split::batch && batches() < 2)
@@ -259,7 +293,7 @@ std::string MatMulOp::check(const sdk::Config& c) const {
 }
 
 std::unique_ptr<Kernel> MatMulOp::build(const sdk::Config& c) const {
-  return std::make_unique<MatMulKernel>(*this, gemm_config(c), c[kPackB] == kPackOnce);
+  return std::make_unique<MatMulKernel>(*this, gemm_config(c), c[kPackB] == kPackOnce, is_openblas(c));
 }
 
 // A library's choice without tuning: the ISA's widest micro-kernel, kc so

@@ -4,6 +4,7 @@
 #include "aoe/sdk/error.h"
 #include "catalog.h"
 #include "matmul_op.h"
+#include "openblas_gemm.h"
 #include "tasks.h"
 
 namespace aoe::cpu {
@@ -99,6 +100,26 @@ TEST(Gemm, FusedEpilogueOps) {
   test::expect_matches_reference(ffn, test::sample_configs(ffn, 4), pool());
   const MatMulOp scores(op("MatMul", {f32({2, 4, 16, 8}), f32({2, 4, 8, 16}), f32({})}, {}, {"Div"}), host());
   test::expect_matches_reference(scores, test::sample_configs(scores, 4), pool());
+}
+
+// OpenBLAS's product as the "ukernel" value past the catalog: transposes,
+// batches, broadcast B, a vector, and the fused epilogue run after it.
+TEST(Gemm, OpenBlasIsAnImplementationThatMatchesTheReference) {
+  if (!openblas_built()) GTEST_SKIP() << "built without OpenBLAS (libopenblas-dev)";
+  const auto openblas = [](const MatMulOp& m, int threads) {
+    auto c = with(m.space(), m.space().default_config, "ukernel", kOpenBlasLabel);
+    return with(m.space(), c, "threads", threads);
+  };
+  const nlohmann::json attrs = {{"transA", 1}, {"transB", 1}, {"alpha", 0.5}, {"beta", 2.0}};
+  const MatMulOp gemm(op("Gemm", {f32({31, 19}), f32({23, 31}, true), f32({19, 23})}, attrs), host());
+  const MatMulOp batched(op("MatMul", {f32({3, 17, 40}), f32({3, 40, 33})}), host());
+  const MatMulOp broadcast(op("MatMul", {f32({2, 1, 9, 8}), f32({3, 8, 5})}), host());
+  const MatMulOp vector(op("MatMul", {f32({40}), f32({3, 40, 7})}), host());
+  const MatMulOp ffn(op("MatMul", {f32({16, 64}), f32({64, 96}, true), f32({96}, true)}, {}, {"Add", "Gelu"}), host());
+  for (const MatMulOp* m : {&gemm, &batched, &broadcast, &vector, &ffn}) {
+    EXPECT_EQ(m->check(openblas(*m, host().threads)), "");
+    test::expect_matches_reference(*m, {openblas(*m, 1), openblas(*m, host().threads)}, pool());
+  }
 }
 
 TEST(Gemm, PackingConstantWeightsOnce) {
