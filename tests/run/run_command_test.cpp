@@ -5,7 +5,9 @@
 #include <fstream>
 
 #include "aoe_host_fixture.h"
+#include "catalog.h"
 #include "npz_file.h"
+#include "openblas_gemm.h"
 #include "tiny_models.h"
 
 namespace aoe::test {
@@ -212,6 +214,33 @@ TEST_F(RunCommand, ABankEntryChangesWhichKernelConfigRuns) {
   EXPECT_EQ(banked["config_values"], values);
   EXPECT_EQ(banked["config"]["isa"], "generic");
   EXPECT_NE(banked["config_values"], untuned["config_values"]);
+}
+
+// OpenBLAS is a value of the GEMM's "ukernel" knob where the device was
+// built with it: a bank entry naming it runs it, and the outputs still match.
+TEST_F(RunCommand, ABankEntryCanChooseOpenBlasForAGemm) {
+  write_matmul_model(dir_ / "matmul.onnx");
+  ASSERT_EQ(run("matmul.onnx", "tuned.json", {"--tune_on_miss", "--budget", "2"}).exit_code, 0);
+  const json tuned = report("tuned.json")["kernels"][0];
+  ASSERT_EQ(tuned["op_type"], "MatMul") << tuned.dump(2);
+  const auto entries = op_bank_entries();
+  ASSERT_EQ(entries.size(), 1u);
+  size_t ukernel = tuned["knobs"].size();
+  for (size_t i = 0; i < tuned["knobs"].size(); ++i)
+    if (tuned["knobs"][i] == "ukernel") ukernel = i;
+  ASSERT_LT(ukernel, tuned["knobs"].size()) << tuned.dump(2);
+  if (!cpu::openblas_built()) GTEST_SKIP() << "the cpu device was built without OpenBLAS (libopenblas-dev)";
+  json entry = read_json(entries.front());
+  json values = tuned["config_values"];
+  values[ukernel] = static_cast<int64_t>(cpu::ukernel_catalog().size());  // the value past the micro-kernels
+  entry["config_values"] = values;
+  std::ofstream(entries.front()) << entry.dump();
+
+  const auto r = run("matmul.onnx", "openblas.json", {"--check"});
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  const json banked = report("openblas.json")["kernels"][0];
+  EXPECT_EQ(banked["config_source"], "bank");
+  EXPECT_EQ(banked["config"]["ukernel"], "openblas");
 }
 
 TEST_F(RunCommand, ABadIterationCountIsAUsageError) {

@@ -98,6 +98,19 @@ void write_weights_model(const std::filesystem::path& file, bool external) {
   save(model, file);
 }
 
+void write_matmul_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {4, 8});
+  set_dims(g->add_output(), "y", {4, 6});
+  add_weights(g, "W", {8, 6});
+  add_weights(g, "B", {6});
+  add_node(g, "MatMul_0", "MatMul", {"x", "W"}, {"m"});
+  add_node(g, "Add_1", "Add", {"m", "B"}, {"a"});
+  add_node(g, "Relu_2", "Relu", {"a"}, {"y"});
+  save(model, file);
+}
+
 void write_conv_model(const std::filesystem::path& file) {
   auto model = empty_model();
   auto* g = model.mutable_graph();

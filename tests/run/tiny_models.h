@@ -14,6 +14,8 @@ void write_small_relu_model(const std::filesystem::path& file);
 // x[1,8] -> Mul(Z) -> Add(W) -> y[1,8], Z zeros and W = 1..8: y is W, whatever x.
 // With `external`, W is kept in "<file stem>.weights" beside the model.
 void write_weights_model(const std::filesystem::path& file, bool external);
+// x[4,8] -> MatMul(W[8,6]) -> Add(B[6]) -> Relu -> y[4,6]: one GEMM with its epilogue.
+void write_matmul_model(const std::filesystem::path& file);
 // x[1,4] -> Hardmax -> y: an op the cpu device has no kernel for.
 void write_hardmax_model(const std::filesystem::path& file);
 
