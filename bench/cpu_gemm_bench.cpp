@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "conv.h"
 #include "conv_op.h"
 #include "cpu_op.h"
 #include "evaluate.h"
@@ -294,18 +295,7 @@ struct Im2colBlas {
         const float* img = x + (n * s.c + g * cg) * s.h * s.w;
         const float* b = img;
         if (!s.pointwise()) {
-          for (int64_t c = 0; c < cg; ++c)
-            for (int64_t kh = 0; kh < s.kh; ++kh)
-              for (int64_t kw = 0; kw < s.kw; ++kw) {
-                float* row = col.data() + ((c * s.kh + kh) * s.kw + kw) * pixels;
-                for (int64_t oh = 0; oh < s.oh; ++oh) {
-                  const int64_t ih = oh * s.sh - s.ph + kh * s.dh;
-                  for (int64_t ow = 0; ow < s.ow; ++ow) {
-                    const int64_t iw = ow * s.sw - s.pw + kw * s.dw;
-                    row[oh * s.ow + ow] = ih >= 0 && ih < s.h && iw >= 0 && iw < s.w ? img[(c * s.h + ih) * s.w + iw] : 0.0f;
-                  }
-                }
-              }
+          im2col(s, img, col.data());
           b = col.data();
         }
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(mg), static_cast<int>(pixels),

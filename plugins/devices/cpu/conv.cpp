@@ -5,6 +5,7 @@
 
 #include "blocked.h"
 #include "catalog.h"
+#include "openblas_gemm.h"
 
 namespace aoe::cpu {
 namespace {
@@ -79,6 +80,38 @@ void conv_gemm(const ConvShape& s, const GemmConfig& cfg, const float* src, cons
       call.epilogue = epilogue;
       call.epilogue_row = n * s.m + grp * mg;
       gemm(cfg, call, ws, &pool);
+    }
+}
+
+void im2col(const ConvShape& s, const float* image, float* col) {
+  const int64_t cg = s.c / s.group, pixels = s.oh * s.ow;
+  for (int64_t c = 0; c < cg; ++c)
+    for (int64_t kh = 0; kh < s.kh; ++kh)
+      for (int64_t kw = 0; kw < s.kw; ++kw) {
+        float* row = col + ((c * s.kh + kh) * s.kw + kw) * pixels;
+        for (int64_t oh = 0; oh < s.oh; ++oh) {
+          const int64_t ih = oh * s.sh - s.ph + kh * s.dh;
+          for (int64_t ow = 0; ow < s.ow; ++ow) {
+            const int64_t iw = ow * s.sw - s.pw + kw * s.dw;
+            row[oh * s.ow + ow] = ih >= 0 && ih < s.h && iw >= 0 && iw < s.w ? image[(c * s.h + ih) * s.w + iw] : 0.0f;
+          }
+        }
+      }
+}
+
+void conv_openblas(const ConvShape& s, int threads, const IsaKernels& isa, const float* src, const float* weights,
+                   float* dst, const Chain* epilogue, float* col, ThreadPool& pool) {
+  const int64_t cg = s.c / s.group, mg = s.m / s.group, kg = cg * s.kh * s.kw, pixels = s.oh * s.ow;
+  for (int64_t n = 0; n < s.n; ++n)
+    for (int64_t grp = 0; grp < s.group; ++grp) {
+      const float* image = src + (n * s.c + grp * cg) * s.h * s.w;
+      if (!s.pointwise()) im2col(s, image, col);
+      float* c = dst + (n * s.m + grp * mg) * pixels;
+      openblas_sgemm(StridedMatrix{weights + grp * mg * kg, kg, 1}, StridedMatrix{s.pointwise() ? image : col, pixels, 1},
+                     mg, pixels, kg, c, threads);
+      if (!epilogue) continue;
+      const int64_t row0 = n * s.m + grp * mg;
+      pool.run(mg, threads, [&](int64_t row, int) { epilogue->apply(isa, c + row * pixels, row0 + row, 0, pixels); });
     }
 }
 

@@ -29,6 +29,14 @@ struct ConvShape {
 void conv_gemm(const ConvShape& s, const GemmConfig& config, const float* src, const float* weights, float* dst,
                const Chain* epilogue, GemmWorkspace& ws, ThreadPool& pool);
 
+// One group's im2col matrix of one image: (c/group * kh * kw) rows of
+// oh * ow, zero where a tap falls in the padding.
+void im2col(const ConvShape& s, const float* image, float* col);
+// The same product by OpenBLAS's sgemm, im2col into `col` first (kg x oh*ow
+// floats; unused for 1x1 stride-1 convolutions), the epilogue row by row.
+void conv_openblas(const ConvShape& s, int threads, const IsaKernels& isa, const float* src, const float* weights,
+                   float* dst, const Chain* epilogue, float* col, ThreadPool& pool);
+
 enum class DirectOrder { oc_outer, spatial_outer };
 
 struct DirectConfig {

@@ -7,6 +7,7 @@
 #include "buffer.h"
 #include "catalog.h"
 #include "op_util.h"
+#include "openblas_gemm.h"
 #include "pool_op.h"
 #include "reference.h"
 
@@ -25,10 +26,16 @@ std::vector<std::string> tile_labels() {
   return out;
 }
 
+// The GEMM micro-kernels, then OpenBLAS (im2col + sgemm) where built.
 std::vector<std::string> ukernel_labels() {
   std::vector<std::string> out;
   for (const auto& u : ukernel_catalog()) out.push_back(u.label());
+  if (openblas_built()) out.push_back(kOpenBlasLabel);
   return out;
+}
+
+bool is_openblas(const sdk::Config& c) {
+  return c[ConvOp::kAlgo] == ConvOp::kGemm && static_cast<size_t>(c[ConvOp::kUKernel]) == ukernel_catalog().size();
 }
 
 }  // namespace
@@ -39,7 +46,9 @@ class ConvKernel final : public Kernel {
     const ConvShape& s = op.s_;
     blocked_ = c[ConvOp::kFormat] == ConvOp::kNchwc;
     direct_ = c[ConvOp::kAlgo] == ConvOp::kDirect;
-    isa_ = &kernels_for(direct_ ? c[ConvOp::kIsa] : static_cast<int64_t>(ukernel_catalog()[static_cast<size_t>(c[ConvOp::kUKernel])].isa));
+    openblas_ = is_openblas(c);
+    isa_ = &kernels_for(direct_ || openblas_ ? c[ConvOp::kIsa]
+                                             : static_cast<int64_t>(ukernel_catalog()[static_cast<size_t>(c[ConvOp::kUKernel])].isa));
     lanes_ = isa_->lanes;
     threads_ = static_cast<int>(c[ConvOp::kThreads]);
     const int64_t out_channels = blocked_ ? channel_blocks(s.m, lanes_) * lanes_ : s.m;
@@ -47,7 +56,9 @@ class ConvKernel final : public Kernel {
     // Leaving in a blocked layout not its own: reordered on every run.
     const int leave = op.output_blocking();
     if (leave > 0 && leave != (blocked_ ? lanes_ : 0)) left_.resize(layout_elements(s.n, s.m, s.oh * s.ow, leave));
-    if (!direct_) {
+    if (openblas_) {
+      if (!s.pointwise()) col_.resize(s.c / s.group * s.kh * s.kw * s.oh * s.ow);
+    } else if (!direct_) {
       gemm_ = op.gemm_config(c);
       ws_ = std::make_unique<GemmWorkspace>(gemm_, gemm_.threads);
     } else {
@@ -130,7 +141,9 @@ class ConvKernel final : public Kernel {
   void compute(ThreadPool& pool) {
     const ConvShape& s = op_.s_;
     const Chain* chain = chain_.empty() ? nullptr : &chain_;
-    if (!direct_) {
+    if (openblas_) {
+      conv_openblas(s, threads_, *isa_, src_, weights_, out_.data(), chain, col_.data(), pool);
+    } else if (!direct_) {
       conv_gemm(s, gemm_, src_, weights_, out_.data(), chain, *ws_, pool);
     } else if (s.depthwise() && !blocked_) {
       depthwise_nchw(s, *isa_, threads_, src_, weights_, bias_, out_.data(), chain, scratch_.data(), pool);
@@ -155,6 +168,7 @@ class ConvKernel final : public Kernel {
     const int own = blocked_ ? lanes_ : 0;
     auto floats = [](int64_t n) { return static_cast<size_t>(n) * sizeof(float); };
     Footprint f = ws_ ? ws_->footprint() : Footprint{};
+    if (col_.size()) f.emplace_back(col_.data(), col_.bytes());
     f.emplace_back(out_.data(), out_.bytes());
     f.emplace_back(src_, floats(layout_elements(s.n, s.c, s.h * s.w, own)));
     f.emplace_back(weights_, floats(blocked_ ? w_blocked_.size() : elements(op_.inputs_[1])));
@@ -200,7 +214,7 @@ class ConvKernel final : public Kernel {
 
   const ConvOp& op_;
   sdk::Config c_;
-  bool blocked_ = false, direct_ = false;
+  bool blocked_ = false, direct_ = false, openblas_ = false;
   const IsaKernels* isa_ = nullptr;
   int lanes_ = 1, threads_ = 1;
   GemmConfig gemm_;
@@ -211,6 +225,7 @@ class ConvKernel final : public Kernel {
   const float* weights_ = nullptr;
   const float* bias_ = nullptr;
   Buffer out_, src_blocked_, w_blocked_, bias_padded_, scratch_, left_;
+  Buffer col_;  // OpenBLAS's im2col matrix
   std::vector<Buffer> operands_blocked_;  // fused operands not given in the kernel's layout
   std::vector<Relayout> before_, after_;  // reorders timed with the kernel
   OperandLayout blocked_layout_;
@@ -322,6 +337,12 @@ std::string ConvOp::check(const sdk::Config& c) const {
   const bool blocked = c[kFormat] == kNchwc, direct = c[kAlgo] == kDirect;
   if (!direct) {
     if (blocked) return "algo=gemm reads NCHW; the blocked layout is for algo=direct";
+    if (is_openblas(c)) {
+      // OpenBLAS blocks by itself; isa is only the fused ops' after it.
+      if (c[kIsa] != static_cast<int64_t>(host_.best_isa()))
+        return std::string("with ukernel=openblas, isa is the fused ops': this CPU's widest, ") + isa_name(host_.best_isa());
+      return {};
+    }
     const auto& u = ukernel_catalog()[static_cast<size_t>(c[kUKernel])];
     if (auto why = isa_refusal(host_, static_cast<int64_t>(u.isa)); !why.empty()) return why;
     if (c[kIsa] != static_cast<int64_t>(u.isa)) return "with algo=gemm, isa is the micro-kernel's (" + u.label() + ")";

@@ -4,6 +4,7 @@
 
 #include "catalog.h"
 #include "conv_op.h"
+#include "openblas_gemm.h"
 #include "tasks.h"
 
 namespace aoe::cpu {
@@ -46,6 +47,16 @@ std::vector<sdk::Config> conv_configs(const ConvOp& o) {
       c = with(space, c, "kc", space.knobs[ConvOp::kKc].values.front());
       if (o.check(c).empty()) out.push_back(c);
     }
+  }
+  // OpenBLAS's im2col + sgemm, the fused ops after it in the widest ISA.
+  if (openblas_built()) {
+    auto c = with(space, space.default_config, "algo", "gemm");
+    c = with(space, c, "format", "NCHW");
+    c = with(space, c, "ukernel", kOpenBlasLabel);
+    c = with(space, c, "isa", isa_name(host().best_isa()));
+    EXPECT_EQ(o.check(c), "");
+    out.push_back(c);
+    out.push_back(with(space, c, "threads", host().threads));
   }
   return out;
 }
