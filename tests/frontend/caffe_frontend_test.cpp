@@ -11,27 +11,19 @@
 
 #include "aoe/sdk/error.h"
 #include "frontend/caffe_frontend.h"
+#include "graph_queries.h"
 
 namespace aoe::host {
 namespace {
+
+using test::node_named;
+using test::op_types;
 
 namespace fs = std::filesystem;
 using sdk::Error;
 using Shape = std::vector<int64_t>;
 
 const fs::path kModels = AOE_MODELS_DIR;
-
-std::vector<std::string> op_types(const sdk::Graph& g) {
-  std::vector<std::string> out;
-  for (const auto& n : g.nodes) out.push_back(n.op_type);
-  return out;
-}
-
-const sdk::Node& node_named(const sdk::Graph& g, const std::string& name) {
-  const auto it = std::find_if(g.nodes.begin(), g.nodes.end(), [&](const sdk::Node& n) { return n.name == name; });
-  if (it == g.nodes.end()) throw std::runtime_error("no node " + name);
-  return *it;
-}
 
 class CaffeFrontend : public ::testing::Test {
  protected:

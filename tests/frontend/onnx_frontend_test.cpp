@@ -12,9 +12,13 @@
 
 #include "aoe/sdk/error.h"
 #include "frontend/onnx_frontend.h"
+#include "graph_queries.h"
 
 namespace aoe::host {
 namespace {
+
+using test::node_named;
+using test::op_types;
 
 namespace fs = std::filesystem;
 using sdk::Error;
@@ -84,18 +88,6 @@ onnx::ModelProto tiny_model(int64_t rows = 4, int64_t cols = 3) {
   add_node(graph, "MatMul", {"x", "W"}, {"xw"});
   add_node(graph, "Relu", {"xw"}, {"y"});
   return model;
-}
-
-const sdk::Node& node_named(const sdk::Graph& graph, const std::string& name) {
-  auto it = std::find_if(graph.nodes.begin(), graph.nodes.end(), [&](const auto& n) { return n.name == name; });
-  if (it == graph.nodes.end()) throw std::runtime_error("no node " + name);
-  return *it;
-}
-
-std::vector<std::string> op_types(const sdk::Graph& graph) {
-  std::vector<std::string> ops;
-  for (const auto& n : graph.nodes) ops.push_back(n.op_type);
-  return ops;
 }
 
 // The matmul outputs, in node order.
