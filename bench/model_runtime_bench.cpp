@@ -65,8 +65,9 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
+// Latency over the timed runs (min, median, 90th percentile) and peak RSS.
 struct Figure {
-  double median_ms = 0;
+  double min_ms = 0, median_ms = 0, p90_ms = 0;
   double peak_mib = 0;
 };
 
@@ -89,7 +90,9 @@ std::optional<Figure> aoe_run(const Options& o, const std::string& model, uint64
     return std::nullopt;
   }
   const json r = read_json(dir / "report.json");
-  return Figure{r["latency_ms"]["median"].get<double>(), r["memory"]["peak_rss_bytes"].get<double>() / 1048576.0};
+  const json& ms = r["latency_ms"];
+  return Figure{ms["min"].get<double>(), ms["median"].get<double>(), ms["p90"].get<double>(),
+                r["memory"]["peak_rss_bytes"].get<double>() / 1048576.0};
 }
 
 // `name` found on PATH, as a shell finds it; empty when it is not there.
@@ -117,13 +120,14 @@ std::optional<Figure> ort_run(const Options& o, const std::string& model, const 
   while (std::getline(out, line))
     if (!line.empty()) last = line;
   const json r = json::parse(last);
-  return Figure{r["median"].get<double>(), r["peak_rss_bytes"].get<double>() / 1048576.0};
+  return Figure{r["min"].get<double>(), r["median"].get<double>(), r["p90"].get<double>(),
+                r["peak_rss_bytes"].get<double>() / 1048576.0};
 }
 
 std::string cell(const std::optional<Figure>& f) {
-  if (!f) return "        -         ";
-  char text[64];
-  std::snprintf(text, sizeof text, "%8.2f ms %6.0f MiB", f->median_ms, f->peak_mib);
+  if (!f) return "-";
+  char text[96];
+  std::snprintf(text, sizeof text, "%.2f ms (%.2f-%.2f) %.0f MiB", f->median_ms, f->min_ms, f->p90_ms, f->peak_mib);
   return text;
 }
 
@@ -148,11 +152,11 @@ int main(int argc, char** argv) {
                             : "no node on PATH");
     std::printf("aoe tuned: --tune_on_miss with OPAT, --budget %llu per op, its own bank per model and thread count\n",
                 static_cast<unsigned long long>(o.budget));
-    std::printf("median of %llu runs after one untimed; peak RSS of each process\n\n",
+    std::printf("median (min-p90) of %llu runs after one untimed; peak RSS of each process\n\n",
                 static_cast<unsigned long long>(o.iterations));
-    std::printf("%-14s %7s  %-20s %-20s %-20s %8s %8s\n", "model", "threads", "aoe untuned", "aoe tuned",
+    std::printf("%-14s %7s  %-32s %-32s %-32s %8s %8s\n", "model", "threads", "aoe untuned", "aoe tuned",
                 "ONNX Runtime", "untuned/", "tuned/");
-    std::printf("%-14s %7s  %-20s %-20s %-20s %8s %8s\n", "", "", "", "", "", "ORT", "ORT");
+    std::printf("%-14s %7s  %-32s %-32s %-32s %8s %8s\n", "", "", "", "", "", "ORT", "ORT");
     for (const auto& model : o.models)
       for (uint64_t threads : o.threads) {
         const fs::path base = o.work / (model + "_t" + std::to_string(threads));
@@ -164,7 +168,7 @@ int main(int argc, char** argv) {
         std::optional<Figure> ort;
         if (have_ort && untuned)
           ort = ort_run(o, model, read_json(base / "untuned" / "report.json")["inputs"], threads, base / "ort");
-        std::printf("%-14s %7llu  %-20s %-20s %-20s %8s %8s\n", model.c_str(), static_cast<unsigned long long>(threads),
+        std::printf("%-14s %7llu  %-32s %-32s %-32s %8s %8s\n", model.c_str(), static_cast<unsigned long long>(threads),
                     cell(untuned).c_str(), cell(tuned).c_str(), cell(ort).c_str(), ratio(untuned, ort).c_str(),
                     ratio(tuned, ort).c_str());
         std::fflush(stdout);
