@@ -307,14 +307,17 @@ TEST_F(GdatTest, MeasuresUnderMpirunWithTwoRanks) {
       AOE_HOST_BINARY, "--plugin", "gdat", "--model", model("resnet50.onnx").string(), "--cluster", cluster.string(),
       "--budget", "100"};
   // Open MPI is built without frame pointers: under AddressSanitizer, only
-  // the slow unwinder reaches its frames, which the suppressions name.
+  // the slow unwinder reaches its frames, which the suppressions name. Even
+  // so they are not always matched (not when the symbolizer cannot keep up
+  // on a loaded machine), so leaks are not checked in the ranks: the
+  // single-process GDAT tests check aoe's.
   const char* asan = std::getenv("ASAN_OPTIONS");
   const auto r = ChildProcess(argv, dir_,
                               {{"TUNE_BANK_PATH", bank_.string()},
                                {"HOME", dir_.string()},
                                {"OMPI_ALLOW_RUN_AS_ROOT", "1"},
                                {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"},
-                               {"ASAN_OPTIONS", std::string(asan ? asan : "") + ":fast_unwind_on_malloc=0"}})
+                               {"ASAN_OPTIONS", std::string(asan ? asan : "") + ":fast_unwind_on_malloc=0:detect_leaks=0"}})
                      .wait(240);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const json g = only_result()["GDAT"];
