@@ -8,7 +8,7 @@ packages=(
   nlohmann-json3-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev
   zlib1g-dev                             # the replay device reads gzip-compressed cachefiles
-  libopenblas-dev                        # the cpu device's benchmark compares with OpenBLAS
+  libopenblas-dev                        # OpenBLAS: a GEMM the cpu device may pick; its benchmark compares with it
   libonnx-testdata                       # ONNX's node tests: the cpu device's conformance test
   pkg-config
   python3 python3-jsonschema             # result files are validated against their JSON Schema
