@@ -201,6 +201,8 @@ ModelRunOutcome run_model(const Settings& settings, PluginRegistry& registry, Ho
   const std::filesystem::path work = settings.has("work_path") ? settings.text("work_path") : ".";
   outcome.report_path = settings.has("run_report") ? std::filesystem::path(settings.text("run_report"))
                                                    : work / ("aoe_run_" + model.stem().string() + ".json");
+  // As the result files are: the work folder is made when missing.
+  if (outcome.report_path.has_parent_path()) std::filesystem::create_directories(outcome.report_path.parent_path());
   aoe::sdk::write_atomically(outcome.report_path, report.dump(2) + "\n");
   if (run.check && !report["check"].value("match", false)) {
     spdlog::error("the outputs do not match the reference: {}", report["check"].dump());
