@@ -83,29 +83,32 @@ int32_t finish_tuning(aoe_session* s, const aoe::host::TuningOutcome& outcome) {
 // The caller's arrays, copied, each checked for what the C side alone can get
 // wrong; the model's shapes are checked by run_model.
 aoe::host::GivenInputs given_inputs(const aoe_input* inputs, size_t count) {
+  const auto refuse = [](const std::string& message) {
+    return aoe::sdk::Error(aoe::sdk::StatusCode::invalid_argument, message);
+  };
   aoe::host::GivenInputs given{"the call", {}, true};
   for (size_t i = 0; i < count; ++i) {
     const aoe_input& t = inputs[i];
-    if (!t.name) throw aoe::sdk::Error(aoe::sdk::StatusCode::invalid_argument, "input " + std::to_string(i) + " has a NULL name");
+    if (!t.name) throw refuse("input " + std::to_string(i) + " has a NULL name");
     const std::string name = t.name;
     if (!t.dims && t.rank)
-      throw aoe::sdk::Error(aoe::sdk::StatusCode::invalid_argument, "input '" + name + "' has NULL dims and rank " + std::to_string(t.rank));
+      throw refuse("input '" + name + "' has NULL dims and rank " + std::to_string(t.rank));
     aoe::host::FloatArray array;
     size_t elements = 1;
     for (size_t d = 0; d < t.rank; ++d) {
       const int64_t dim = t.dims[d];
-      if (dim < 0 || (dim > 0 && elements > std::numeric_limits<size_t>::max() / sizeof(float) / static_cast<uint64_t>(dim)))
-        throw aoe::sdk::Error(aoe::sdk::StatusCode::invalid_argument,
-                              "input '" + name + "': dim " + std::to_string(d) + " is " + std::to_string(dim) +
-                                  "; dims are 0 or more and their product must fit in memory");
+      const size_t most = std::numeric_limits<size_t>::max() / sizeof(float);
+      if (dim < 0 || (dim > 0 && elements > most / static_cast<uint64_t>(dim)))
+        throw refuse("input '" + name + "': dim " + std::to_string(d) + " is " + std::to_string(dim) +
+                     "; dims are 0 or more and their product must fit in memory");
       elements *= static_cast<size_t>(dim);
       array.shape.push_back(dim);
     }
     if (!t.data && elements)
-      throw aoe::sdk::Error(aoe::sdk::StatusCode::invalid_argument, "input '" + name + "' has NULL data");
+      throw refuse("input '" + name + "' has NULL data");
     if (elements) array.data.assign(t.data, t.data + elements);
     if (!given.arrays.emplace(name, std::move(array)).second)
-      throw aoe::sdk::Error(aoe::sdk::StatusCode::invalid_argument, "input '" + name + "' is given twice");
+      throw refuse("input '" + name + "' is given twice");
   }
   return given;
 }

@@ -111,7 +111,8 @@ ModelRunOutcome Session::run(Options options, GivenInputs inputs, const ModelInM
     std::atomic<bool>& flag;
     ~ClearCancel() { flag.store(false); }
   } clear{cancel_};
-  // tune_on_miss: operator tuning of the same model into the same bank, under this run's hold on the engine.
+  // tune_on_miss: operator tuning of the same model into the same bank,
+  // under this run's hold on the engine.
   const auto tune_misses = [&] {
     Options tuning = options;
     tuning["plugin"] = "opat";

@@ -49,8 +49,8 @@ std::vector<std::pair<std::string, FloatArray>> model_inputs(const Settings& s, 
   for (const auto& [name, array] : given.arrays)
     if (std::find(graph.inputs.begin(), graph.inputs.end(), name) == graph.inputs.end())
       throw ExitError(exit_usage, "inputs: " + given.source + " holds '" + name +
-                                      "', which is not an input of the model (its inputs: " + json(graph.inputs).dump() +
-                                      ")");
+                                      "', which is not an input of the model (its inputs: " +
+                                      json(graph.inputs).dump() + ")");
   std::vector<std::pair<std::string, FloatArray>> out;
   std::mt19937_64 rng(static_cast<uint64_t>(s.integer("seed")));
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
@@ -218,7 +218,8 @@ int run_model_command(const Settings& settings, PluginRegistry& registry, HostSe
   if (outcome.report.is_null()) return outcome.exit_code;  // --tune_on_miss failed
   if (settings.has("outputs")) {
     if (!outcome.report.value("outputs_computed", true))
-      throw ExitError(exit_usage, "outputs: device " + settings.text("device") + " models time only and computes no outputs");
+      throw ExitError(exit_usage,
+                      "outputs: device " + settings.text("device") + " models time only and computes no outputs");
     write_npz(settings.text("outputs"), outcome.outputs);
   }
   print_report(outcome.report, outcome.report_path, std::cout);
