@@ -202,3 +202,13 @@ def test_run_errors_name_the_input_or_op(tmp_path):
     with pytest.raises(aoe.Error, match="Hardmax"):
         session.run(onnx_model("Hardmax", [1, 4]), name="hardmax")
     assert session.run_report is None
+
+
+def test_run_tune_on_miss_banks_the_ops_first(tmp_path):
+    np = numpy_or_skip()
+    session = run_session_in(tmp_path, tune_on_miss=True, budget=4)
+    outputs = session.run(onnx_model("Relu", [2, 3]), inputs={"x": np.ones((2, 3))}, name="relu_tuned")
+    np.testing.assert_array_equal(outputs["y"], np.ones((2, 3), dtype=np.float32))
+    # The miss was tuned (its result file written) and banked before the run, which then hit.
+    assert list(tmp_path.glob("aoe_result_opat_*.json"))
+    assert session.run_report["bank"]["hit"] == 1 and session.run_report["bank"]["miss"] == 0
