@@ -18,6 +18,50 @@ namespace py = pybind11;
 namespace {
 
 using Answer = std::tuple<int32_t, std::string, std::string>;  // status, message, value
+using RunAnswer = std::tuple<int32_t, std::string, py::list, std::string>;  // status, message, outputs, report
+
+// The caller's arrays as aoe_input, pointing into copies this holds.
+struct Inputs {
+  std::vector<std::string> names;
+  std::vector<std::vector<int64_t>> dims;
+  std::vector<std::string> data;
+  std::vector<aoe_input> tensors;
+};
+
+Inputs read_inputs(const py::list& list) {
+  Inputs in;
+  for (const auto& item : list) {
+    const auto entry = item.cast<std::tuple<std::string, std::vector<int64_t>, py::bytes>>();
+    in.names.push_back(std::get<0>(entry));
+    in.dims.push_back(std::get<1>(entry));
+    in.data.push_back(std::string(std::get<2>(entry)));
+  }
+  for (size_t i = 0; i < in.names.size(); ++i) {
+    // The package hands over as many floats as the dims make; libaoe reads that many.
+    size_t elements = 1;
+    for (const int64_t d : in.dims[i]) elements *= d > 0 ? static_cast<size_t>(d) : 0;
+    if (in.data[i].size() != elements * sizeof(float))
+      throw py::value_error("input '" + in.names[i] + "': " + std::to_string(in.data[i].size()) +
+                            " bytes for dims of " + std::to_string(elements) + " float32 values");
+    in.tensors.push_back({in.names[i].c_str(), in.dims[i].data(), in.dims[i].size(),
+                          reinterpret_cast<const float*>(in.data[i].data())});
+  }
+  return in;
+}
+
+RunAnswer run_answer(int32_t status, aoe_run_result* result) {
+  py::list outputs;
+  if (status != AOE_STATUS_OK) return {status, std::string(aoe_last_error()), outputs, std::string()};
+  const std::unique_ptr<aoe_run_result, void (*)(aoe_run_result*)> owned(result, aoe_run_result_destroy);
+  for (size_t i = 0; i < aoe_run_result_output_count(result); ++i) {
+    size_t rank = 0, count = 0;
+    const int64_t* dims = aoe_run_result_output_dims(result, i, &rank);
+    const float* data = aoe_run_result_output_data(result, i, &count);
+    outputs.append(py::make_tuple(aoe_run_result_output_name(result, i), std::vector<int64_t>(dims, dims + rank),
+                                  py::bytes(reinterpret_cast<const char*>(data), count * sizeof(float))));
+  }
+  return {status, std::string(), outputs, std::string(aoe_run_result_report(result))};
+}
 
 Answer answer(int32_t status, std::string value = {}) {
   return {status, status == AOE_STATUS_OK ? std::string() : std::string(aoe_last_error()), std::move(value)};
@@ -58,6 +102,32 @@ class NativeSession {
                                       bytes.size());
     }
     return finish(status);
+  }
+
+  // inputs: [(name, dims, float32 bytes)]. Returns (status, message,
+  // [(name, dims, float32 bytes)], report JSON text).
+  RunAnswer run_file(const std::string& path, const py::list& inputs) {
+    const Inputs given = read_inputs(inputs);
+    aoe_run_result* result = nullptr;
+    int32_t status;
+    {
+      py::gil_scoped_release unlocked;
+      status = aoe_session_run_file(session_, path.c_str(), given.tensors.data(), given.tensors.size(), &result);
+    }
+    return run_answer(status, result);
+  }
+
+  RunAnswer run_bytes(const std::string& name, const py::bytes& model, const py::list& inputs) {
+    const std::string_view bytes(model);  // `model` is held by the caller throughout
+    const Inputs given = read_inputs(inputs);
+    aoe_run_result* result = nullptr;
+    int32_t status;
+    {
+      py::gil_scoped_release unlocked;
+      status = aoe_session_run_bytes(session_, name.c_str(), bytes.data(), bytes.size(), given.tensors.data(),
+                                     given.tensors.size(), &result);
+    }
+    return run_answer(status, result);
   }
 
   // Without the GIL's help: the flag is lock-free.
@@ -119,6 +189,8 @@ PYBIND11_MODULE(_native, m) {
       .def_static("create", &NativeSession::create)
       .def("tune_file", &NativeSession::tune_file)
       .def("tune_bytes", &NativeSession::tune_bytes)
+      .def("run_file", &NativeSession::run_file)
+      .def("run_bytes", &NativeSession::run_bytes)
       .def("cancel", &NativeSession::cancel)
       .def("set_progress", &NativeSession::set_progress)
       .def("bank_entries", &NativeSession::bank_entries)

@@ -13,6 +13,7 @@ packages=(
   pkg-config
   python3 python3-jsonschema             # result files are validated against their JSON Schema
   python3-dev pybind11-dev python3-pytest  # the Python package aoe and its tests
+  python3-numpy                          # Session.run takes and returns NumPy arrays
   dpkg-dev file                          # cpack -G DEB finds the packages' library dependencies
   libopenmpi-dev openmpi-bin             # gdat measures allreduce splits under mpirun
   clang-16 libclang-rt-16-dev llvm-16    # the asan preset and the fuzzers (libFuzzer)

@@ -2,6 +2,7 @@
 // caught here and becomes a status and this thread's last error.
 #include <boost/dll/runtime_symbol_info.hpp>
 
+#include <limits>
 #include <new>
 #include <string>
 
@@ -10,6 +11,11 @@
 #include "command_line.h"
 #include "exit_error.h"
 #include "session.h"
+
+struct aoe_run_result {
+  std::vector<std::pair<std::string, aoe::host::FloatArray>> outputs;
+  std::string report;
+};
 
 struct aoe_session {
   aoe::host::Session session;
@@ -72,6 +78,63 @@ int32_t finish_tuning(aoe_session* s, const aoe::host::TuningOutcome& outcome) {
     return fail(AOE_STATUS_CANCELLED, "tuning cancelled: tuning incomplete; finished ops are kept in the bank");
   return fail(status_of_exit(outcome.exit_code),
               "tuning failed for some ops; the result names them and the others are kept in the bank");
+}
+
+// The caller's arrays, copied, each checked for what the C side alone can get
+// wrong; the model's shapes are checked by run_model.
+aoe::host::GivenInputs given_inputs(const aoe_input* inputs, size_t count) {
+  const auto refuse = [](const std::string& message) {
+    return aoe::sdk::Error(aoe::sdk::StatusCode::invalid_argument, message);
+  };
+  aoe::host::GivenInputs given{"the call", {}, true};
+  for (size_t i = 0; i < count; ++i) {
+    const aoe_input& t = inputs[i];
+    if (!t.name) throw refuse("input " + std::to_string(i) + " has a NULL name");
+    const std::string name = t.name;
+    if (!t.dims && t.rank)
+      throw refuse("input '" + name + "' has NULL dims and rank " + std::to_string(t.rank));
+    aoe::host::FloatArray array;
+    size_t elements = 1;
+    for (size_t d = 0; d < t.rank; ++d) {
+      const int64_t dim = t.dims[d];
+      const size_t most = std::numeric_limits<size_t>::max() / sizeof(float);
+      if (dim < 0 || (dim > 0 && elements > most / static_cast<uint64_t>(dim)))
+        throw refuse("input '" + name + "': dim " + std::to_string(d) + " is " + std::to_string(dim) +
+                     "; dims are 0 or more and their product must fit in memory");
+      elements *= static_cast<size_t>(dim);
+      array.shape.push_back(dim);
+    }
+    if (!t.data && elements)
+      throw refuse("input '" + name + "' has NULL data");
+    if (elements) array.data.assign(t.data, t.data + elements);
+    if (!given.arrays.emplace(name, std::move(array)).second)
+      throw refuse("input '" + name + "' is given twice");
+  }
+  return given;
+}
+
+int32_t finish_run(aoe::host::ModelRunOutcome outcome, aoe_run_result** out_result) {
+  if (outcome.report.is_null())
+    return fail(status_of_exit(outcome.exit_code),
+                "tune_on_miss: tuning the ops the bank misses failed; the tuning's result file names them");
+  if (outcome.exit_code != aoe::host::exit_ok)
+    return fail(status_of_exit(outcome.exit_code), "check: the outputs do not match the reference: " +
+                                                       outcome.report.value("check", nlohmann::json()).dump() +
+                                                       " (run report " + outcome.report_path.string() + ")");
+  *out_result = new aoe_run_result{std::move(outcome.outputs), outcome.report.dump(2)};
+  return AOE_STATUS_OK;
+}
+
+int32_t check_run_arguments(aoe_session* session, const aoe_input* inputs, size_t count, aoe_run_result** out_result) {
+  if (!out_result) return null_argument("out_result");
+  *out_result = nullptr;
+  if (!session) return null_argument("session");
+  if (!inputs && count) return null_argument("inputs");
+  return AOE_STATUS_OK;
+}
+
+const std::pair<std::string, aoe::host::FloatArray>* output_at(const aoe_run_result* result, size_t index) {
+  return result && index < result->outputs.size() ? &result->outputs[index] : nullptr;
 }
 
 }  // namespace
@@ -169,5 +232,54 @@ AOE_EXPORT int32_t aoe_session_plugins(aoe_session* session, const char** out_js
     return int32_t{AOE_STATUS_OK};
   });
 }
+
+AOE_EXPORT int32_t aoe_session_run_file(aoe_session* session, const char* model_path, const aoe_input* inputs,
+                                        size_t count, aoe_run_result** out_result) {
+  if (const int32_t status = check_run_arguments(session, inputs, count, out_result); status != AOE_STATUS_OK)
+    return status;
+  if (!model_path) return null_argument("model_path");
+  return guarded([&] {
+    return finish_run(session->session.run_file(model_path, given_inputs(inputs, count)), out_result);
+  });
+}
+
+AOE_EXPORT int32_t aoe_session_run_bytes(aoe_session* session, const char* name, const void* data, size_t size,
+                                         const aoe_input* inputs, size_t count, aoe_run_result** out_result) {
+  if (const int32_t status = check_run_arguments(session, inputs, count, out_result); status != AOE_STATUS_OK)
+    return status;
+  if (!name) return null_argument("name");
+  if (!data && size) return null_argument("data");
+  return guarded([&] {
+    const std::string_view bytes(static_cast<const char*>(data), size);
+    return finish_run(session->session.run_bytes(name, bytes, given_inputs(inputs, count)), out_result);
+  });
+}
+
+AOE_EXPORT size_t aoe_run_result_output_count(const aoe_run_result* result) {
+  return result ? result->outputs.size() : 0;
+}
+
+AOE_EXPORT const char* aoe_run_result_output_name(const aoe_run_result* result, size_t index) {
+  const auto* output = output_at(result, index);
+  return output ? output->first.c_str() : nullptr;
+}
+
+AOE_EXPORT const int64_t* aoe_run_result_output_dims(const aoe_run_result* result, size_t index, size_t* out_rank) {
+  const auto* output = output_at(result, index);
+  if (out_rank) *out_rank = output ? output->second.shape.size() : 0;
+  return output ? output->second.shape.data() : nullptr;
+}
+
+AOE_EXPORT const float* aoe_run_result_output_data(const aoe_run_result* result, size_t index, size_t* out_count) {
+  const auto* output = output_at(result, index);
+  if (out_count) *out_count = output ? output->second.data.size() : 0;
+  return output ? output->second.data.data() : nullptr;
+}
+
+AOE_EXPORT const char* aoe_run_result_report(const aoe_run_result* result) {
+  return result ? result->report.c_str() : "";
+}
+
+AOE_EXPORT void aoe_run_result_destroy(aoe_run_result* result) { delete result; }
 
 }  // extern "C"

@@ -88,6 +88,40 @@ TuningOutcome Session::tune(Options options, const ModelInMemory* in_memory) {
   return run_tuning(settings, engine_->registry(), run.services(), in_memory);
 }
 
+ModelRunOutcome Session::run_file(const std::filesystem::path& model, GivenInputs inputs) {
+  Options options = options_;
+  options.erase("singleop");
+  options["model"] = model.string();
+  return run(std::move(options), std::move(inputs), nullptr);
+}
+
+ModelRunOutcome Session::run_bytes(const std::string& name, std::string_view bytes, GivenInputs inputs) {
+  aoe::sdk::check_path_component(name, "model name");
+  Options options = options_;
+  options.erase("model");
+  options.erase("singleop");
+  const ModelInMemory model{name, bytes};
+  return run(std::move(options), std::move(inputs), &model);
+}
+
+ModelRunOutcome Session::run(Options options, GivenInputs inputs, const ModelInMemory* in_memory) {
+  const Settings settings = Settings::resolve(options, Settings::process_environment(), config_file_);
+  Engine::Run run(*engine_, cancel_, progress_);
+  struct ClearCancel {
+    std::atomic<bool>& flag;
+    ~ClearCancel() { flag.store(false); }
+  } clear{cancel_};
+  // tune_on_miss: operator tuning of the same model into the same bank,
+  // under this run's hold on the engine.
+  const auto tune_misses = [&] {
+    Options tuning = options;
+    tuning["plugin"] = "opat";
+    const Settings tuning_settings = Settings::resolve(tuning, Settings::process_environment(), config_file_);
+    return run_tuning(tuning_settings, engine_->registry(), run.services(), in_memory).exit_code;
+  };
+  return run_model(settings, engine_->registry(), run.services(), tune_misses, std::move(inputs), in_memory);
+}
+
 std::string Session::plugins_json() const { return aoe::host::plugins_json(engine_->registry()).dump(); }
 
 std::string Session::bank_entries(const std::string& kind, const std::string& signature) const {

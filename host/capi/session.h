@@ -1,5 +1,6 @@
 // A C API session: options resolved as aoe-host resolves its command line,
-// the process's plugins, and tunings run by the same run_tuning as aoe-host's.
+// the process's plugins, and tunings and model runs by the same run_tuning
+// and run_model as aoe-host's.
 #pragma once
 
 #include <atomic>
@@ -10,6 +11,7 @@
 #include <string_view>
 
 #include "engine.h"
+#include "run_command.h"
 #include "settings.h"
 #include "tuning_run.h"
 
@@ -28,6 +30,12 @@ class Session {
   TuningOutcome tune_file(const std::string& mode, const std::filesystem::path& model);
   TuningOutcome tune_bytes(const std::string& mode, const std::string& name, std::string_view bytes);
 
+  // Runs the model as `aoe-host run` does, with the session's options; the
+  // inputs not given are drawn from its seed. Throws ExitError or
+  // aoe::sdk::Error naming the input or op when it cannot run.
+  ModelRunOutcome run_file(const std::filesystem::path& model, GivenInputs inputs);
+  ModelRunOutcome run_bytes(const std::string& name, std::string_view bytes, GivenInputs inputs);
+
   // Lock-free: from any thread or a signal handler.
   void cancel() noexcept { cancel_.store(true); }
   void set_progress(HostServices::ProgressListener listener) { progress_ = std::move(listener); }
@@ -38,6 +46,7 @@ class Session {
 
  private:
   TuningOutcome tune(Options options, const ModelInMemory* in_memory);
+  ModelRunOutcome run(Options options, GivenInputs inputs, const ModelInMemory* in_memory);
 
   Options options_;
   std::filesystem::path config_file_;

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <random>
@@ -17,6 +18,7 @@
 #include "host_services.h"
 #include "npz_file.h"
 #include "run_setup.h"
+#include "tuning_run.h"
 
 namespace aoe::host {
 namespace {
@@ -35,45 +37,52 @@ int64_t bounded(const Settings& s, const std::string& key, int64_t lo, int64_t h
   return v;
 }
 
-// The model's inputs: from an .npz file, each array's shape the input's, or
-// drawn uniformly from [-1, 1) with --seed.
-std::vector<std::pair<std::string, FloatArray>> model_inputs(const Settings& s, const aoe::sdk::Graph& graph) {
+// Every input of the model, in its order: the one given under its name, of
+// the input's shape, else (given.draw_missing) drawn uniformly from [-1, 1)
+// with --seed, in the model's order.
+std::vector<std::pair<std::string, FloatArray>> model_inputs(const Settings& s, const aoe::sdk::Graph& graph,
+                                                             GivenInputs given) {
   for (const auto& name : graph.inputs)
     if (graph.tensor(name).dtype != aoe::sdk::DType::f32)
       throw ExitError(exit_model, std::string("input '") + name + "' is " + to_string(graph.tensor(name).dtype) +
                                       "; run feeds float32 inputs only");
+  for (const auto& [name, array] : given.arrays)
+    if (std::find(graph.inputs.begin(), graph.inputs.end(), name) == graph.inputs.end())
+      throw ExitError(exit_usage, "inputs: " + given.source + " holds '" + name +
+                                      "', which is not an input of the model (its inputs: " +
+                                      json(graph.inputs).dump() + ")");
   std::vector<std::pair<std::string, FloatArray>> out;
-  const std::string source = s.text("inputs");
-  if (source == "random") {
-    std::mt19937_64 rng(static_cast<uint64_t>(s.integer("seed")));
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    for (const auto& name : graph.inputs) {
-      FloatArray a{graph.tensor(name).shape, std::vector<float>(static_cast<size_t>(graph.tensor(name).elements()))};
+  std::mt19937_64 rng(static_cast<uint64_t>(s.integer("seed")));
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (const auto& name : graph.inputs) {
+    const auto& shape = graph.tensor(name).shape;
+    auto it = given.arrays.find(name);
+    if (it == given.arrays.end()) {
+      if (!given.draw_missing)
+        throw ExitError(exit_usage, "inputs: " + given.source + " has no array for input '" + name + "'");
+      FloatArray a{shape, std::vector<float>(static_cast<size_t>(graph.tensor(name).elements()))};
       for (auto& x : a.data) x = u(rng);
       out.emplace_back(name, std::move(a));
+      continue;
     }
-    return out;
-  }
-  std::map<std::string, FloatArray> file;
-  try {
-    file = read_npz(source);
-  } catch (const Error& e) {
-    throw ExitError(exit_usage, std::string("inputs: ") + e.what());
-  }
-  for (const auto& [name, array] : file)
-    if (std::find(graph.inputs.begin(), graph.inputs.end(), name) == graph.inputs.end())
-      throw ExitError(exit_usage, "inputs: " + source + " holds '" + name + "', which is not an input of the model (its inputs: " +
-                                      json(graph.inputs).dump() + ")");
-  for (const auto& name : graph.inputs) {
-    auto it = file.find(name);
-    if (it == file.end()) throw ExitError(exit_usage, "inputs: " + source + " has no array for input '" + name + "'");
-    if (it->second.shape != graph.tensor(name).shape)
-      throw ExitError(exit_usage, "input '" + name + "': " + source + " holds shape " + dims_text(it->second.shape) +
-                                      ", the model takes " + dims_text(graph.tensor(name).shape) +
+    if (it->second.shape != shape)
+      throw ExitError(exit_usage, "input '" + name + "': " + given.source + " holds shape " +
+                                      dims_text(it->second.shape) + ", the model takes " + dims_text(shape) +
                                       " (dynamic dims are set with --input_shape)");
     out.emplace_back(name, std::move(it->second));
   }
   return out;
+}
+
+// --inputs: "random", or an .npz file holding every input.
+GivenInputs inputs_option(const Settings& s) {
+  const std::string source = s.text("inputs");
+  if (source == "random") return {"random", {}, true};
+  try {
+    return {source, read_npz(source), false};
+  } catch (const Error& e) {
+    throw ExitError(exit_usage, std::string("inputs: ") + e.what());
+  }
 }
 
 aoe::modes::BankTilings tilings_from_bank(const Settings& s, const aoe::sdk::Graph& graph,
@@ -120,17 +129,21 @@ void print_report(const json& report, const std::filesystem::path& report_path, 
 
 }  // namespace
 
-int run_model_command(const Settings& settings, PluginRegistry& registry, HostServices& services,
-                      const std::function<int()>& tune_misses) {
-  if (!settings.has("model")) throw ExitError(exit_usage, "run: no model: pass --model m.onnx");
+ModelRunOutcome run_model(const Settings& settings, PluginRegistry& registry, HostServices& services,
+                          const std::function<int()>& tune_misses, GivenInputs given, const ModelInMemory* in_memory) {
+  if (in_memory && (settings.has("model") || settings.has("singleop")))
+    throw ExitError(exit_usage, "run: a model in memory takes no --model or --singleop");
+  if (!in_memory && !settings.has("model")) throw ExitError(exit_usage, "run: no model: pass --model m.onnx");
   if (settings.has("singleop")) throw ExitError(exit_usage, "run takes --model, not --singleop");
   const int64_t iterations = bounded(settings, "iterations", 1, 1000000);
   const int64_t threads = bounded(settings, "threads", 0, 4096);
   const Component& component = find_or_exit(registry, AOE_KIND_DEVICE, settings.text("device"));
-  const std::filesystem::path model = settings.text("model");
+  const std::filesystem::path model =
+      in_memory ? std::filesystem::path(in_memory->name + ".onnx") : std::filesystem::path(settings.text("model"));
   ModelWeights weights;
-  const aoe::sdk::Graph graph = load_model(settings, &weights);
-  auto inputs = model_inputs(settings, graph);
+  const aoe::sdk::Graph graph =
+      in_memory ? load_model_bytes(settings, in_memory->bytes, model, &weights) : load_model(settings, &weights);
+  auto inputs = model_inputs(settings, graph, std::move(given));
 
   const aoe::sdk::Host host = services.host();
   const auto* table = static_cast<const aoe_device_vtable*>(component.vtable);
@@ -140,11 +153,12 @@ int run_model_command(const Settings& settings, PluginRegistry& registry, HostSe
     throw ExitError(exit_plugin, "device " + component.name + " cannot run models: it was built against an SDK before 1.4");
   const json described = device.describe();
 
+  ModelRunOutcome outcome;
   auto tilings = tilings_from_bank(settings, graph, device, described);
   if (settings.boolean("tune_on_miss") && !tilings.misses.empty()) {
     spdlog::info("{} of {} ops miss the operator bank: tuning them", tilings.misses.size(),
                  tilings.misses.size() + tilings.hits.size());
-    if (const int code = tune_misses(); code != exit_ok) return code;
+    if (const int code = tune_misses(); code != exit_ok) return outcome.exit_code = code, outcome;
     tilings = tilings_from_bank(settings, graph, device, described);
   }
 
@@ -160,13 +174,13 @@ int run_model_command(const Settings& settings, PluginRegistry& registry, HostSe
   // The model's weights follow its inputs, by name; those it does not carry are drawn from --seed.
   for (auto& [name, values] : weights)
     if (graph.tensors.count(name) && graph.tensor(name).constant) in.push_back({name, values.data(), values.size()});
-  std::vector<std::pair<std::string, FloatArray>> results;
+  auto& results = outcome.outputs;
   for (const auto& name : graph.outputs)
     results.emplace_back(name, FloatArray{graph.tensor(name).shape,
                                           std::vector<float>(static_cast<size_t>(graph.tensor(name).elements()))});
   for (auto& [name, array] : results) out.push_back({name, array.data.data(), array.data.size()});
 
-  json report;
+  json& report = outcome.report;
   try {
     report = device.run_graph(run, in, out);
   } catch (const Error& e) {
@@ -174,6 +188,7 @@ int run_model_command(const Settings& settings, PluginRegistry& registry, HostSe
                      : e.code() == StatusCode::invalid_argument ? exit_usage : exit_tuning_failed;
     throw ExitError(code, "device " + component.name + " cannot run " + model.string() + ": " + e.what());
   }
+  if (!report.value("outputs_computed", true)) results.clear();
   report["model"] = model.stem().string();
   report["device"] = component.name;
   report["soc_version"] = described.value("soc_version", component.name);
@@ -184,20 +199,31 @@ int run_model_command(const Settings& settings, PluginRegistry& registry, HostSe
                     {"hits", tilings.hits},       {"misses", tilings.misses}};
 
   const std::filesystem::path work = settings.has("work_path") ? settings.text("work_path") : ".";
-  const std::filesystem::path report_path = settings.has("run_report") ? std::filesystem::path(settings.text("run_report"))
-                                                                       : work / ("aoe_run_" + model.stem().string() + ".json");
-  aoe::sdk::write_atomically(report_path, report.dump(2) + "\n");
-  if (settings.has("outputs")) {
-    if (!report.value("outputs_computed", true))
-      throw ExitError(exit_usage, "outputs: device " + component.name + " models time only and computes no outputs");
-    write_npz(settings.text("outputs"), results);
-  }
-  print_report(report, report_path, std::cout);
+  outcome.report_path = settings.has("run_report") ? std::filesystem::path(settings.text("run_report"))
+                                                   : work / ("aoe_run_" + model.stem().string() + ".json");
+  // As the result files are: the work folder is made when missing.
+  if (outcome.report_path.has_parent_path()) std::filesystem::create_directories(outcome.report_path.parent_path());
+  aoe::sdk::write_atomically(outcome.report_path, report.dump(2) + "\n");
   if (run.check && !report["check"].value("match", false)) {
     spdlog::error("the outputs do not match the reference: {}", report["check"].dump());
-    return exit_tuning_failed;
+    outcome.exit_code = exit_tuning_failed;
   }
-  return exit_ok;
+  return outcome;
+}
+
+int run_model_command(const Settings& settings, PluginRegistry& registry, HostServices& services,
+                      const std::function<int()>& tune_misses) {
+  if (!settings.has("model")) throw ExitError(exit_usage, "run: no model: pass --model m.onnx");
+  const ModelRunOutcome outcome = run_model(settings, registry, services, tune_misses, inputs_option(settings));
+  if (outcome.report.is_null()) return outcome.exit_code;  // --tune_on_miss failed
+  if (settings.has("outputs")) {
+    if (!outcome.report.value("outputs_computed", true))
+      throw ExitError(exit_usage,
+                      "outputs: device " + settings.text("device") + " models time only and computes no outputs");
+    write_npz(settings.text("outputs"), outcome.outputs);
+  }
+  print_report(outcome.report, outcome.report_path, std::cout);
+  return outcome.exit_code;
 }
 
 }  // namespace aoe::host

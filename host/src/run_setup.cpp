@@ -66,12 +66,13 @@ aoe::sdk::Graph load_model(const Settings& s, ModelWeights* weights) {
   }
 }
 
-aoe::sdk::Graph load_model_bytes(const Settings& s, std::string_view bytes, const std::filesystem::path& name) {
+aoe::sdk::Graph load_model_bytes(const Settings& s, std::string_view bytes, const std::filesystem::path& name,
+                                 ModelWeights* weights) {
   if (s.text("framework") != "5")
     throw ExitError(exit_usage, "framework " + s.text("framework") + " (" + s.source("framework") +
                                     "): a model in memory is read as ONNX (framework 5)");
   try {
-    return load_onnx_bytes(bytes, name, parse_input_shape(s.text("input_shape")));
+    return load_onnx_bytes(bytes, name, parse_input_shape(s.text("input_shape")), weights);
   } catch (const Error& e) {
     throw ExitError(e.code() == aoe::sdk::StatusCode::invalid_argument && s.has("input_shape") ? exit_usage : exit_model,
                     e.what());

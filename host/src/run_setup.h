@@ -42,7 +42,8 @@ std::filesystem::path model_path(const Settings& s);
 // read yet and a single op has none: those stay empty).
 aoe::sdk::Graph load_model(const Settings& s, ModelWeights* weights = nullptr);
 // The same for an ONNX model in memory, shown as `name` in messages; --input_shape applies.
-aoe::sdk::Graph load_model_bytes(const Settings& s, std::string_view bytes, const std::filesystem::path& name);
+aoe::sdk::Graph load_model_bytes(const Settings& s, std::string_view bytes, const std::filesystem::path& name,
+                                 ModelWeights* weights = nullptr);
 // --device_options as a JSON object; ExitError(exit_usage) otherwise.
 nlohmann::json device_options(const Settings& s);
 // The bank folder a tuning mode keeps (op, graph, gradient).

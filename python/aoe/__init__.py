@@ -1,8 +1,11 @@
-"""Tune models from Python with aoe, the open auto-tuning engine.
+"""Tune and run models from Python with aoe, the open auto-tuning engine.
 
     import aoe
-    result = aoe.Session(device="cpu").tune("m.onnx", mode="opat")
+    session = aoe.Session(device="cpu")
+    result = session.tune("m.onnx", mode="opat")
     print(result["OPAT"]["opat_tuning_result"])
+    outputs = session.run("m.onnx", inputs={"x": x})  # NumPy arrays by name
+    print(session.run_report["latency_ms"]["median"])
 
 Options take aoe-host's names (``aoe-host --help``) as keyword arguments or,
 as MindSpore users write them, as ``aoe_config={"job_type": "2", ...}``.
@@ -116,7 +119,7 @@ def _default_progress():
 
 
 class Session:
-    """Settings and aoe's plugins, for tuning models one after another.
+    """Settings and aoe's plugins, for tuning and running models one after another.
 
     ``Session(device="cpu", budget=16, bank_path="bank")`` or
     ``Session(aoe_config={"job_type": "2"}, device="ascend910")``: options by
@@ -141,6 +144,7 @@ class Session:
         self._progress = progress
         self._cancelled = threading.Event()
         self._result = None
+        self._run_report = None
 
     def tune(self, model, mode=None, *, name=None):
         """Tunes a model and returns its result as a dict.
@@ -169,7 +173,64 @@ class Session:
             call = lambda: self._native.tune_file(mode, path)
         return self._run(call)
 
+    def run(self, model, inputs=None, *, name=None):
+        """Runs a model as ``aoe-host run`` does and returns its outputs.
+
+        The model runs on the session's device with the configs the session's
+        bank holds (the default for an op it misses), once untimed and
+        ``iterations`` times timed; the session's options ``iterations``,
+        ``threads``, ``seed``, ``check``, ``tune_on_miss`` and ``run_report``
+        apply. model: as for tune. inputs: {input name: array}, each of the
+        input's shape, turned to float32 (``numpy.asarray(a, numpy.float32)``);
+        an input left out is drawn from ``seed`` as ``aoe-host run`` draws it.
+
+        Returns {output name: numpy.ndarray of float32}, in the model's order;
+        empty on a device that models time only (the simulators). The run
+        report (latency, the kernels and whether each ran a tuned config) is
+        then ``self.run_report``. Raises aoe.Error naming the input (not the
+        model's, another shape) or the op the device cannot run; with
+        ``check``, when the outputs do not match the reference.
+        """
+        import numpy  # only running a model needs NumPy
+
+        given = []
+        for key, value in (inputs or {}).items():
+            array = numpy.ascontiguousarray(value, dtype=numpy.float32)
+            given.append((str(key), [int(d) for d in array.shape], array.tobytes()))
+        if hasattr(model, "SerializeToString"):
+            name = name or getattr(getattr(model, "graph", None), "name", "") or "model"
+            model = model.SerializeToString()
+        if isinstance(model, (bytes, bytearray, memoryview)):
+            data = bytes(model)
+            call = lambda: self._native.run_bytes(name or "model", data, given)
+        else:
+            path = os.fspath(model)
+            call = lambda: self._native.run_file(path, given)
+        (code, message, outputs, report), interrupt = self._in_worker(call)
+        if interrupt is not None:
+            raise interrupt
+        if code != _native.STATUS_OK:
+            raise Error(code, message)
+        self._run_report = json.loads(report)
+        return {out: numpy.frombuffer(data, dtype=numpy.float32).reshape(dims).copy()
+                for out, dims, data in outputs}
+
+    @property
+    def run_report(self):
+        """The last run's report as a dict (what ``aoe-host run`` writes); None before any."""
+        return self._run_report
+
     def _run(self, call):
+        (code, message, result), interrupt = self._in_worker(call)
+        self._result = _parse_result(result)
+        if interrupt is not None:
+            raise interrupt
+        if code != _native.STATUS_OK:
+            raise Error(code, message, self._result)
+        return self._result
+
+    def _in_worker(self, call):
+        """call()'s answer and the KeyboardInterrupt that cancelled it, if one did."""
         reporter = None
         if callable(self._progress):
             self._native.set_progress(self._progress)
@@ -190,7 +251,7 @@ class Session:
             finally:
                 finished.set()
 
-        # The tuning runs on a thread of its own so that Ctrl-C reaches this
+        # The call runs on a thread of its own so that Ctrl-C reaches this
         # one; it waits on an Event, not on Thread.join, which a
         # KeyboardInterrupt can leave believing a running thread ended.
         worker = threading.Thread(target=work, name="aoe tuning", daemon=True)
@@ -212,13 +273,7 @@ class Session:
         worker.join()
         if "error" in outcome:
             raise outcome["error"]
-        code, message, result = outcome["answer"]
-        self._result = _parse_result(result)
-        if interrupt is not None:
-            raise interrupt
-        if code != _native.STATUS_OK:
-            raise Error(code, message, self._result)
-        return self._result
+        return outcome["answer"], interrupt
 
     def cancel(self):
         """Asks the running tuning to stop, as Ctrl-C does; safe from any thread.

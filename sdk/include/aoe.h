@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* aoe's C API (libaoe): tune a model from inside a program, as aoe-host does from the shell. */
+/* aoe's C API (libaoe): tune and run a model from inside a program, as aoe-host does from the shell. */
 #ifndef AOE_H
 #define AOE_H
 
@@ -13,7 +13,7 @@
    with aoe_api_version at start. Structs start with struct_size and only
    grow at their end. */
 #define AOE_API_VERSION_MAJOR 1
-#define AOE_API_VERSION_MINOR 0
+#define AOE_API_VERSION_MINOR 1 /* 1.1: aoe_session_run_file / _bytes */
 
 #ifdef __cplusplus
 extern "C" {
@@ -98,6 +98,56 @@ AOE_EXPORT int32_t aoe_session_bank_entries(aoe_session* session, const char* ki
    "refused": [{path, reason}]}. *out_json is valid until the session's next
    call of this function or destroy. */
 AOE_EXPORT int32_t aoe_session_plugins(aoe_session* session, const char** out_json);
+
+/* ---- Since API 1.1: running a model, as `aoe-host run` does. ---- */
+
+/* A model input by name: a float32 array, row-major, rank dims at dims and
+   as many floats at data as their product (dims may be NULL when rank is 0:
+   a scalar). An array of these is read with this layout, so it never grows. */
+typedef struct aoe_input {
+  const char* name;
+  const int64_t* dims;
+  size_t rank;
+  const float* data;
+} aoe_input;
+
+/* A model run's outputs and its run report; its strings and arrays live
+   until aoe_run_result_destroy. */
+typedef struct aoe_run_result aoe_run_result;
+
+/* Runs the model at model_path on the session's device with the configs the
+   session's bank holds (its default for an op the bank misses), once untimed
+   and "iterations" times timed, with the session's options as `aoe-host run`
+   takes them ("iterations", "threads", "seed", "check", "tune_on_miss",
+   "run_report", "work_path"...); the run report is also written to its file.
+   inputs (count of them; NULL when count is 0) are the model's inputs by
+   name, each of the model's shape; an input left out is drawn from "seed" as
+   `aoe-host run --inputs random` draws it. AOE_STATUS_OK: *out_result holds
+   the outputs (none from a device that models time only, such as the
+   simulators; the report says "outputs_computed": false) until
+   aoe_run_result_destroy. Otherwise *out_result is NULL and the message names
+   the input (unknown name, other dims), the op the device cannot run, or the
+   reference the outputs do not match ("check"). */
+AOE_EXPORT int32_t aoe_session_run_file(aoe_session* session, const char* model_path, const aoe_input* inputs,
+                                        size_t count, aoe_run_result** out_result);
+/* The same for a serialized ONNX model of size bytes at data; name is the
+   run's name (the report's "model"; letters, digits, '_', '-', '.'). */
+AOE_EXPORT int32_t aoe_session_run_bytes(aoe_session* session, const char* name, const void* data, size_t size,
+                                         const aoe_input* inputs, size_t count, aoe_run_result** out_result);
+
+/* The model's outputs, in its order; 0 for NULL. */
+AOE_EXPORT size_t aoe_run_result_output_count(const aoe_run_result* result);
+/* Output index's name, dims (*out_rank of them) and data (*out_count floats,
+   row-major); NULL (and 0) for an index past the count. */
+AOE_EXPORT const char* aoe_run_result_output_name(const aoe_run_result* result, size_t index);
+AOE_EXPORT const int64_t* aoe_run_result_output_dims(const aoe_run_result* result, size_t index, size_t* out_rank);
+AOE_EXPORT const float* aoe_run_result_output_data(const aoe_run_result* result, size_t index, size_t* out_count);
+/* The run report's JSON, as written to its file: "latency_ms" {min, median,
+   p90, runs}, "kernels" [{name, nodes, config, config_source: "bank" or
+   "default"}], "tuned_kernel_count", "bank" {hit, miss}, "check"... */
+AOE_EXPORT const char* aoe_run_result_report(const aoe_run_result* result);
+/* NULL is ignored. */
+AOE_EXPORT void aoe_run_result_destroy(aoe_run_result* result);
 
 #ifdef __cplusplus
 }

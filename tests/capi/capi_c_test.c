@@ -1,6 +1,7 @@
 /* The C API from plain C99: the header compiles as C and libaoe links; a
    session's life cycle, tuning by path and by bytes, a cancel from another
-   thread mid-run, and options refused by name. */
+   thread mid-run, options refused by name, and running the model with given
+   or drawn inputs, inputs refused by name. */
 #define _POSIX_C_SOURCE 200809L
 #include <aoe.h>
 
@@ -30,6 +31,19 @@ static aoe_session* open_session(const char* name) {
   snprintf(bank, sizeof bank, "%s/%s/bank", work_dir, name);
   aoe_option options[] = {{"device", "ascend910"}, {"budget", "16"},
                           {"work_path", work},      {"bank_path", bank}, {"log_level", "warn"}};
+  int32_t status = aoe_session_create(options, sizeof options / sizeof options[0], &session);
+  if (status != AOE_STATUS_OK) fprintf(stderr, "aoe_session_create: %s\n", aoe_last_error());
+  return session;
+}
+
+/* A session on `device` that runs the model quickly, its files under work_dir/<name>. */
+static aoe_session* open_run_session(const char* name, const char* device) {
+  static char work[1024], bank[1024];
+  aoe_session* session = NULL;
+  snprintf(work, sizeof work, "%s/%s", work_dir, name);
+  snprintf(bank, sizeof bank, "%s/%s/bank", work_dir, name);
+  aoe_option options[] = {{"device", device},     {"iterations", "2"}, {"threads", "1"},
+                          {"work_path", work},    {"bank_path", bank}, {"log_level", "warn"}};
   int32_t status = aoe_session_create(options, sizeof options / sizeof options[0], &session);
   if (status != AOE_STATUS_OK) fprintf(stderr, "aoe_session_create: %s\n", aoe_last_error());
   return session;
@@ -163,6 +177,89 @@ static void test_cancel_from_another_thread(void) {
   aoe_session_destroy(race.session);
 }
 
+/* mlp's y[8,64] for x (NULL: x drawn from the seed) into out; 1 when the run succeeded. */
+static int run_mlp(aoe_session* session, const float* x, float* out) {
+  static const int64_t dims[] = {8, 256};
+  aoe_input inputs[1];
+  aoe_run_result* result = NULL;
+  size_t rank = 0, count = 0;
+  const int64_t* shape;
+  const float* data;
+  inputs[0].name = "x";
+  inputs[0].dims = dims;
+  inputs[0].rank = 2;
+  inputs[0].data = x;
+  if (aoe_session_run_file(session, model_path, inputs, x ? 1 : 0, &result) != AOE_STATUS_OK) {
+    fprintf(stderr, "aoe_session_run_file: %s\n", aoe_last_error());
+    ++failures;
+    return 0;
+  }
+  CHECK(aoe_run_result_output_count(result) == 1);
+  CHECK(strcmp(aoe_run_result_output_name(result, 0), "y") == 0);
+  shape = aoe_run_result_output_dims(result, 0, &rank);
+  CHECK(rank == 2 && shape[0] == 8 && shape[1] == 64);
+  data = aoe_run_result_output_data(result, 0, &count);
+  CHECK(count == 8 * 64 && data != NULL);
+  if (data && count == 8 * 64) memcpy(out, data, sizeof(float) * count);
+  CHECK(strstr(aoe_run_result_report(result), "\"latency_ms\"") != NULL);
+  CHECK(strstr(aoe_run_result_report(result), "\"model\": \"mlp\"") != NULL);
+  /* Past the outputs: nothing. */
+  CHECK(aoe_run_result_output_name(result, 1) == NULL);
+  CHECK(aoe_run_result_output_data(result, 1, &count) == NULL && count == 0);
+  aoe_run_result_destroy(result);
+  return 1;
+}
+
+static void test_run_on_cpu(void) {
+  static float x[8 * 256], first[8 * 64], again[8 * 64], drawn[8 * 64];
+  static const int64_t wrong_dims[] = {8, 255};
+  static const int64_t negative_dims[] = {8, -256};
+  aoe_session* session = open_run_session("run", "cpu");
+  aoe_run_result* result = NULL;
+  aoe_input bad;
+  size_t i;
+  int same = 1;
+  if (!session) return;
+  for (i = 0; i < 8 * 256; ++i) x[i] = (float)((int)(i % 11) - 5) / 5.0f;
+  /* The same input gives the same outputs; an input drawn from the seed others. */
+  if (run_mlp(session, x, first) && run_mlp(session, x, again) && run_mlp(session, NULL, drawn)) {
+    CHECK(memcmp(first, again, sizeof first) == 0);
+    for (i = 0; i < 8 * 64; ++i) same = same && first[i] == drawn[i];
+    CHECK(!same);
+  }
+
+  bad.name = "nosuchinput";
+  bad.dims = wrong_dims;
+  bad.rank = 2;
+  bad.data = x;
+  CHECK(aoe_session_run_file(session, model_path, &bad, 1, &result) == AOE_STATUS_INVALID_ARGUMENT);
+  CHECK(result == NULL);
+  CHECK(strstr(aoe_last_error(), "nosuchinput") != NULL);
+  bad.name = "x"; /* x with 255 columns: the model takes 256 */
+  CHECK(aoe_session_run_file(session, model_path, &bad, 1, &result) == AOE_STATUS_INVALID_ARGUMENT);
+  CHECK(strstr(aoe_last_error(), "input 'x'") != NULL && strstr(aoe_last_error(), "[8,255]") != NULL);
+  bad.dims = negative_dims;
+  CHECK(aoe_session_run_file(session, model_path, &bad, 1, &result) == AOE_STATUS_INVALID_ARGUMENT);
+  CHECK(strstr(aoe_last_error(), "input 'x'") != NULL);
+  CHECK(aoe_session_run_file(session, model_path, NULL, 0, NULL) == AOE_STATUS_INVALID_ARGUMENT);
+  CHECK(aoe_session_run_file(session, "no_such_model.onnx", NULL, 0, &result) == AOE_STATUS_INVALID_ARGUMENT);
+  CHECK(strstr(aoe_last_error(), "no_such_model.onnx") != NULL);
+  aoe_run_result_destroy(NULL);
+  aoe_session_destroy(session);
+}
+
+/* A device that models time computes no outputs: the run reports its time alone. */
+static void test_run_on_simulator(void) {
+  aoe_session* session = open_run_session("run_sim", "ascend910");
+  aoe_run_result* result = NULL;
+  if (!session) return;
+  CHECK(aoe_session_run_file(session, model_path, NULL, 0, &result) == AOE_STATUS_OK);
+  CHECK(aoe_run_result_output_count(result) == 0);
+  CHECK(strstr(aoe_run_result_report(result), "\"outputs_computed\": false") != NULL);
+  aoe_run_result_destroy(result);
+  aoe_session_destroy(session);
+}
+
 int main(int argc, char** argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: %s MODEL.onnx WORK_DIR\n", argv[0]);
@@ -175,6 +272,8 @@ int main(int argc, char** argv) {
   test_life_cycle();
   test_tune_by_path_and_bytes();
   test_cancel_from_another_thread();
+  test_run_on_cpu();
+  test_run_on_simulator();
   if (failures) fprintf(stderr, "%d checks failed\n", failures);
   return failures ? 1 : 0;
 }

@@ -1,5 +1,6 @@
 // The C API through its C++ wrapper (aoe.hpp): two sessions of one process
-// on their own banks, the bank after a cancelled tuning, errors as aoe::Error.
+// on their own banks, the bank after a cancelled tuning, errors as aoe::Error,
+// a model run with its outputs and report.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -115,6 +116,35 @@ TEST(CApiCpp, ErrorsCarryAoesMessage) {
     EXPECT_NE(std::string(e.what()).find("missing.onnx"), std::string::npos) << e.what();
   }
   EXPECT_THROW(session.bank_entries("kernels", "x"), aoe::Error);
+}
+
+TEST(CApiCpp, RunsTheModelAndRefusesAnInputOfAnotherShape) {
+  const fs::path dir = work_root() / "run";
+  aoe::Session session({{"device", "cpu"}, {"iterations", "3"}, {"threads", "1"}, {"work_path", dir.string()},
+                        {"bank_path", (dir / "bank").string()}, {"log_level", "warn"}});
+  aoe::Tensor x{{8, 256}, std::vector<float>(8 * 256)};
+  for (size_t i = 0; i < x.data.size(); ++i) x.data[i] = static_cast<float>(i % 13) / 13.0f - 0.5f;
+  const aoe::RunResult result = session.run_file(AOE_MODEL, {{"x", x}});
+  ASSERT_EQ(result.outputs.size(), 1u);
+  const aoe::Tensor& y = result.outputs.at("y");
+  EXPECT_EQ(y.dims, (std::vector<int64_t>{8, 64}));
+  EXPECT_EQ(y.data.size(), 8u * 64u);
+  // The same input again: the same outputs, and the report written to the work folder is the one returned.
+  EXPECT_EQ(session.run_file(AOE_MODEL, {{"x", x}}).outputs.at("y").data, y.data);
+  const json report = json::parse(result.report);
+  EXPECT_EQ(report["latency_ms"]["runs"], 3) << report.dump(2);
+  EXPECT_EQ(report["bank"]["hit"], 0) << "an empty bank: every kernel ran its default";
+  std::ifstream written(dir / "aoe_run_mlp.json");
+  EXPECT_EQ(json::parse(written)["model"], "mlp");
+
+  x.dims = {256, 8};
+  try {
+    session.run_file(AOE_MODEL, {{"x", x}});
+    FAIL() << "an input of another shape was run";
+  } catch (const aoe::Error& e) {
+    EXPECT_EQ(e.code(), AOE_STATUS_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(e.what()).find("input 'x'"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

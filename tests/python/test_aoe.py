@@ -1,7 +1,8 @@
-"""The aoe package as a user drives it: tune, the parsed result, errors, Ctrl-C."""
+"""The aoe package as a user drives it: tune, the parsed result, errors, Ctrl-C, running a model."""
 import json
 import os
 import signal
+import subprocess
 import time
 
 import pytest
@@ -111,3 +112,103 @@ def test_options_from_a_config_file(tmp_path):
     session = aoe.Session(config=config, work_path=tmp_path, bank_path=tmp_path / "bank", progress=False)
     with pytest.raises(aoe.Error, match="nosuchsearcher"):
         session.tune(MODEL, mode="opat")
+
+
+# ---- Running a model: Session.run against `aoe-host run` and exact outputs.
+
+AOE_HOST = os.environ.get("AOE_HOST")
+
+
+def numpy_or_skip():
+    return pytest.importorskip("numpy", reason="running a model takes NumPy arrays (apt-get install python3-numpy)")
+
+
+def run_session_in(tmp_path, **extra):
+    # One thread: the cpu device then adds in one order, run to run.
+    return session_in(tmp_path, device="cpu", threads=1, iterations=1, **extra)
+
+
+def host_run(tmp_path, inputs, outputs):
+    """`aoe-host run` of MODEL on the cpu device with the session's bank; its outputs as arrays."""
+    np = numpy_or_skip()
+    assert AOE_HOST, "AOE_HOST names the aoe-host binary"
+    subprocess.run([AOE_HOST, "run", "--device", "cpu", "--model", MODEL, "--inputs", str(inputs),
+                    "--outputs", str(outputs), "--threads", "1", "--iterations", "1",
+                    "--bank_path", str(tmp_path / "bank"), "--work_path", str(tmp_path), "--log_level", "warn"],
+                   check=True, capture_output=True)
+    with np.load(outputs) as arrays:
+        return {name: arrays[name] for name in arrays.files}
+
+
+def onnx_model(op_type, shape):
+    """A serialized one-node ONNX model x -> op_type -> y, float32 of shape, written field by field."""
+    def varint(n):
+        out = bytearray()
+        while True:
+            byte, n = n & 0x7F, n >> 7
+            out.append(byte | (0x80 if n else 0))
+            if not n:
+                return bytes(out)
+
+    def field(number, value):
+        if isinstance(value, int):
+            return varint(number << 3) + varint(value)
+        value = value.encode() if isinstance(value, str) else value
+        return varint(number << 3 | 2) + varint(len(value)) + value
+
+    dims = b"".join(field(1, field(1, d)) for d in shape)           # TensorShapeProto.dim.dim_value
+    tensor_type = field(1, field(1, 1) + field(2, dims))            # TypeProto.tensor_type: FLOAT, shape
+    value = lambda name: field(1, name) + field(2, tensor_type)     # ValueInfoProto
+    node = field(1, "x") + field(2, "y") + field(4, op_type)        # NodeProto: input, output, op_type
+    graph = field(1, node) + field(2, op_type.lower()) + field(11, value("x")) + field(12, value("y"))
+    return field(1, 8) + field(8, field(2, 13)) + field(7, graph)  # ir_version 8, opset 13, graph
+
+
+def test_run_matches_aoe_host_run(tmp_path):
+    np = numpy_or_skip()
+    x = np.linspace(-1, 1, 8 * 256, dtype=np.float32).reshape(8, 256)
+    session = run_session_in(tmp_path)
+    outputs = session.run(MODEL, inputs={"x": x})
+    assert list(outputs) == ["y"]
+    assert outputs["y"].shape == (8, 64) and outputs["y"].dtype == np.float32
+    np.savez(tmp_path / "x.npz", x=x)
+    np.testing.assert_array_equal(outputs["y"], host_run(tmp_path, tmp_path / "x.npz", tmp_path / "y.npz")["y"])
+    report = session.run_report
+    assert report["model"] == "mlp" and report["device"] == "cpu"
+    assert report["latency_ms"]["runs"] == 1 and report["kernels"]
+    # An input left out is drawn from the seed as `--inputs random` draws it.
+    drawn = session.run(MODEL)
+    np.testing.assert_array_equal(drawn["y"], host_run(tmp_path, "random", tmp_path / "drawn.npz")["y"])
+    assert not np.array_equal(drawn["y"], outputs["y"])
+
+
+def test_run_a_model_in_memory_gives_its_exact_outputs(tmp_path):
+    np = numpy_or_skip()
+    x = np.array([[-1.0, 0.5, 2.0], [0.0, -3.0, 4.0]], dtype=np.float64)  # turned to float32
+    session = run_session_in(tmp_path)
+    outputs = session.run(onnx_model("Relu", [2, 3]), inputs={"x": x}, name="relu_bytes")
+    np.testing.assert_array_equal(outputs["y"], np.maximum(x, 0).astype(np.float32))
+    assert session.run_report["model"] == "relu_bytes"
+
+
+def test_run_errors_name_the_input_or_op(tmp_path):
+    np = numpy_or_skip()
+    session = run_session_in(tmp_path)
+    with pytest.raises(aoe.Error, match="nosuchinput") as caught:
+        session.run(MODEL, inputs={"nosuchinput": np.zeros((8, 256))})
+    assert caught.value.status == "invalid argument"
+    with pytest.raises(aoe.Error, match=r"input 'x'.*\[8,255\]"):
+        session.run(MODEL, inputs={"x": np.zeros((8, 255))})
+    with pytest.raises(aoe.Error, match="Hardmax"):
+        session.run(onnx_model("Hardmax", [1, 4]), name="hardmax")
+    assert session.run_report is None
+
+
+def test_run_tune_on_miss_banks_the_ops_first(tmp_path):
+    np = numpy_or_skip()
+    session = run_session_in(tmp_path, tune_on_miss=True, budget=4)
+    outputs = session.run(onnx_model("Relu", [2, 3]), inputs={"x": np.ones((2, 3))}, name="relu_tuned")
+    np.testing.assert_array_equal(outputs["y"], np.ones((2, 3), dtype=np.float32))
+    # The miss was tuned (its result file written) and banked before the run, which then hit.
+    assert list(tmp_path.glob("aoe_result_opat_*.json"))
+    assert session.run_report["bank"]["hit"] == 1 and session.run_report["bank"]["miss"] == 0

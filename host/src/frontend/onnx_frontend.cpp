@@ -441,7 +441,8 @@ sdk::Graph load_onnx(const std::filesystem::path& path, const InputShapes& input
   return load_onnx_model(model, path, input_shapes, weights);
 }
 
-sdk::Graph load_onnx_bytes(std::string_view bytes, const std::filesystem::path& name, const InputShapes& input_shapes) {
+sdk::Graph load_onnx_bytes(std::string_view bytes, const std::filesystem::path& name, const InputShapes& input_shapes,
+                           ModelWeights* weights) {
   if (bytes.size() > static_cast<size_t>(INT_MAX))
     throw Error(StatusCode::invalid_argument, "ONNX model " + quoted(name) + " in memory is " +
                                                   std::to_string(bytes.size()) +
@@ -451,7 +452,7 @@ sdk::Graph load_onnx_bytes(std::string_view bytes, const std::filesystem::path& 
     throw Error(StatusCode::invalid_argument, "cannot parse ONNX model " + quoted(name) + " in memory (" +
                                                   std::to_string(bytes.size()) +
                                                   " bytes): they are truncated or not a serialized ONNX ModelProto");
-  return load_onnx_model(model, name, input_shapes);
+  return load_onnx_model(model, name, input_shapes, weights);
 }
 
 sdk::Graph load_onnx_model(onnx::ModelProto& model, const std::filesystem::path& path, const InputShapes& input_shapes,

@@ -41,7 +41,7 @@ sdk::Graph load_onnx(const std::filesystem::path& model, const InputShapes& inpu
 // the file in messages. Throws sdk::Error(invalid_argument) when the bytes are
 // no ONNX model or over protobuf's 2 GB.
 sdk::Graph load_onnx_bytes(std::string_view bytes, const std::filesystem::path& name,
-                           const InputShapes& input_shapes = {});
+                           const InputShapes& input_shapes = {}, ModelWeights* weights = nullptr);
 
 // The same for a model already in memory that another frontend built; `path`
 // is the file it came from, for messages and external data. Moves from `model`.
