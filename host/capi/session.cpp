@@ -42,6 +42,12 @@ void log_to_stderr() {
   spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] [%n] %v");
 }
 
+// A cancel asked of one call does not reach the next.
+struct ClearCancelOnExit {
+  std::atomic<bool>& flag;
+  ~ClearCancelOnExit() { flag.store(false); }
+};
+
 }  // namespace
 
 Session::Session(Options options, const std::filesystem::path& installed_plugins)
@@ -81,10 +87,7 @@ TuningOutcome Session::tune_bytes(const std::string& mode, const std::string& na
 TuningOutcome Session::tune(Options options, const ModelInMemory* in_memory) {
   const Settings settings = Settings::resolve(options, Settings::process_environment(), config_file_);
   Engine::Run run(*engine_, cancel_, progress_);
-  struct ClearCancel {
-    std::atomic<bool>& flag;
-    ~ClearCancel() { flag.store(false); }
-  } clear{cancel_};
+  const ClearCancelOnExit clear{cancel_};
   return run_tuning(settings, engine_->registry(), run.services(), in_memory);
 }
 
@@ -107,10 +110,7 @@ ModelRunOutcome Session::run_bytes(const std::string& name, std::string_view byt
 ModelRunOutcome Session::run(Options options, GivenInputs inputs, const ModelInMemory* in_memory) {
   const Settings settings = Settings::resolve(options, Settings::process_environment(), config_file_);
   Engine::Run run(*engine_, cancel_, progress_);
-  struct ClearCancel {
-    std::atomic<bool>& flag;
-    ~ClearCancel() { flag.store(false); }
-  } clear{cancel_};
+  const ClearCancelOnExit clear{cancel_};
   // tune_on_miss: operator tuning of the same model into the same bank,
   // under this run's hold on the engine.
   const auto tune_misses = [&] {
