@@ -112,7 +112,17 @@ SubgraphOp::SubgraphOp(const sdk::SubgraphTask& task, std::shared_ptr<const Host
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const auto ins = present(g.nodes[i].inputs);
     for (size_t k = 0; k < ins.size(); ++k) {
-      if (written.count(ins[k]) || given_.count(ins[k]) || g.tensor(ins[k]).dtype != sdk::DType::f32) continue;
+      // Integer tensors are values ops took as attributes, but for Gather's
+      // indices fed at run time: data, drawn over the rows they pick.
+      const bool run_time_indices = g.nodes[i].op_type == "Gather" && k == 1 && !g.tensor(ins[k]).constant;
+      if (written.count(ins[k]) || (g.tensor(ins[k]).dtype != sdk::DType::f32 && !run_time_indices)) continue;
+      if (given_.count(ins[k])) {
+        if (run_time_indices) {  // indices of several Gathers: rows all of them have
+          const ValueRange r = node_ops_[i]->input_range(k);
+          given_[ins[k]] = {std::max(given_[ins[k]].lo, r.lo), std::min(given_[ins[k]].hi, r.hi)};
+        }
+        continue;
+      }
       ValueRange r;
       if (node_ops_[i]) r = node_ops_[i]->input_range(k);
       if (g.nodes[i].op_type == "BatchNormalization" && k == 4) r = {0.5f, 2.0f};  // a variance
@@ -447,7 +457,12 @@ void SubgraphOp::reference(std::map<std::string, std::vector<float>>& values) co
     }
     const CpuOp& op = *node_ops_[i];
     std::vector<const float*> in;
-    for (const auto& name : ins) in.push_back(values.at(name).data());
+    for (const auto& name : ins) {
+      const auto value = values.find(name);
+      // An integer constant the op took as attribute values has none.
+      if (value == values.end() && g.tensor(name).constant && g.tensor(name).dtype != sdk::DType::f32) in.push_back(nullptr);
+      else in.push_back(values.at(name).data());
+    }
     std::vector<std::vector<float>> results;
     for (const auto& shape : op.output_shapes()) results.emplace_back(static_cast<size_t>(elements(shape)));
     std::vector<float*> out;
