@@ -1,6 +1,7 @@
 #include "axis_map_op.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <set>
 
@@ -119,8 +120,9 @@ SliceOp::SliceOp(const sdk::OpTask& task, const HostCpu& host) {
     int64_t e = ends[i] < 0 ? ends[i] + n : ends[i];
     s = step > 0 ? std::clamp<int64_t>(s, 0, n) : std::clamp<int64_t>(s, 0, std::max<int64_t>(n - 1, 0));
     e = step > 0 ? std::clamp<int64_t>(e, 0, n) : std::clamp<int64_t>(e, -1, n - 1);
-    const int64_t span = step > 0 ? e - s : s - e, stride = step > 0 ? step : -step;
-    out[static_cast<size_t>(a)] = n == 0 || span <= 0 ? 0 : (span + stride - 1) / stride;
+    // Steps come from the file: |INT64_MIN| and span + stride would overflow.
+    const int64_t span = step > 0 ? e - s : s - e, stride = step > 0 ? step : step == INT64_MIN ? INT64_MAX : -step;
+    out[static_cast<size_t>(a)] = n == 0 || span <= 0 ? 0 : 1 + (span - 1) / stride;
     starts_[static_cast<size_t>(a)] = s;
     steps_[static_cast<size_t>(a)] = step;
   }
