@@ -14,6 +14,13 @@ void write_small_relu_model(const std::filesystem::path& file);
 // x[1,8] -> Mul(Z) -> Add(W) -> y[1,8], Z zeros and W = 1..8: y is W, whatever x.
 // With `external`, W is kept in "<file stem>.weights" beside the model.
 void write_weights_model(const std::filesystem::path& file, bool external);
+// x[2,5] -> Slice(axis -1, from -1 back by 2) -> Pad(reflect, 1 before, 2 after the columns)
+// -> Gather(rows -1, 0) -> y[2,6]; x -> Pad(a row of 0.5 on top) -> z[3,5]. Every
+// value an op needs is a constant: initializers, and a Constant node for the
+// Slice's ends, as exporters write them.
+void write_data_move_model(const std::filesystem::path& file);
+// ids[4] (int64) -> Gather(table[5,3] = 0..14, axis 0) -> y[4,3]: an embedding lookup.
+void write_lookup_model(const std::filesystem::path& file);
 // x[1,4] -> Hardmax -> y: an op the cpu device has no kernel for.
 void write_hardmax_model(const std::filesystem::path& file);
 

@@ -144,7 +144,7 @@ SubgraphOp::SubgraphOp(const sdk::SubgraphTask& task, std::shared_ptr<const Host
     if (anchor.op_type == "BatchNormalization")
       unsupported("subgraph '" + task_.name + "', " + where(anchor) +
                   ": the cpu device runs BatchNormalization only folded into the Conv before it");
-    if (is_view_op(anchor.op_type)) continue;
+    if (is_view_op(anchor.op_type) || anchor.op_type == "Constant") continue;
     std::unique_ptr<CpuOp> op;
     try {
       op = make_op(plain(k.task), *host_);
@@ -243,6 +243,16 @@ void SubgraphOp::check_node(const sdk::Node& node) {
                     to_string(t.shape) + "; the cpu device runs static shapes only");
     }
   const auto ins = present(node.inputs), outs = present(node.outputs);
+  if (node.op_type == "Constant") {
+    // An integer Constant (Slice's bounds, as exporters write them) reaches
+    // the ops that read it as their attributes: nothing runs. A float one is data.
+    for (const auto& o : outs)
+      if (g.tensor(o).dtype == sdk::DType::f32)
+        unsupported("subgraph '" + task_.name + "', " + where(node) +
+                    ": the cpu device runs integer Constants only, which ops take as values; fold float ones into initializers");
+    node_ops_.push_back(nullptr);
+    return;
+  }
   if (is_view_op(node.op_type)) {
     if (ins.empty() || outs.size() != 1)
       unsupported("subgraph '" + task_.name + "', " + where(node) + ": a view takes one input and gives one output");
@@ -381,6 +391,7 @@ Plan SubgraphOp::lower(const sdk::Config& config) const {
       plan.steps.push_back(std::move(s));
       continue;
     }
+    if (k.task.op_type == "Constant") continue;  // integer values, taken as attributes
     if (is_view_op(k.task.op_type)) {
       PlanStep s;
       s.kind = PlanStep::Kind::view;
@@ -447,6 +458,7 @@ void SubgraphOp::reference(std::map<std::string, std::vector<float>>& values) co
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const auto& node = g.nodes[i];
     const auto ins = present(node.inputs), outs = present(node.outputs);
+    if (node.op_type == "Constant") continue;
     if (is_view_op(node.op_type)) {
       values[outs[0]] = values.at(ins[0]);
       continue;
