@@ -17,7 +17,10 @@ int64_t product(const Shape& s, size_t from, size_t to) {
 }
 
 [[noreturn]] void out_of_range(const std::string& name, double value, int64_t position, int64_t extent) {
-  invalid("Gather '" + name + "': index " + std::to_string(static_cast<int64_t>(value)) + " at position " +
+  // A run-time index may be anything a float holds: only whole ones in int64's range print as integers.
+  const bool whole = std::isfinite(value) && std::fabs(value) < 9e18;
+  invalid("Gather '" + name + "': index " + (whole ? std::to_string(static_cast<int64_t>(value)) : std::to_string(value)) +
+          " at position " +
           std::to_string(position) + " is out of range for an axis of " + std::to_string(extent) + " (it takes " +
           std::to_string(-extent) + " to " + std::to_string(extent - 1) + ")");
 }
@@ -81,6 +84,11 @@ GatherOp::GatherOp(const sdk::OpTask& task, const HostCpu& host) : name_(task.na
   count_ = elements(indices);
   if (count_ > 0 && extent_ == 0 && outer_ * inner_ > 0) invalid(who + " gathers from an empty axis " + std::to_string(axis_));
   constant_ = task.attrs.contains("indices");
+  // A whole-model run has no buffer for an integer constant: its values must be the attribute.
+  if (!constant_ && task.inputs[1].constant)
+    unsupported(who + ": its indices are a constant of " + std::to_string(count_) +
+                " values the frontend did not fold (it folds up to 1024); the cpu device runs Gather on folded "
+                "constant indices or on indices fed at run time");
   if (constant_) {
     const auto given = ints_attr(task.attrs, "indices", {});
     if (static_cast<int64_t>(given.size()) != count_)
@@ -124,10 +132,10 @@ void GatherOp::reference(const std::vector<const float*>& in, const std::vector<
   do {
     int64_t j = 0;
     for (size_t d = 0; d < q; ++d) j += index[axis_ + d] * index_strides[d];
-    int64_t i = constant_ ? indices_[static_cast<size_t>(j)]
-                          : static_cast<int64_t>(std::floor(static_cast<double>(in[1][j])));
+    const double v = constant_ ? static_cast<double>(indices_[static_cast<size_t>(j)]) : std::floor(static_cast<double>(in[1][j]));
+    if (!(v >= static_cast<double>(-extent_) && v < static_cast<double>(extent_))) out_of_range(name_, v, j, extent_);
+    int64_t i = static_cast<int64_t>(v);
     if (i < 0) i += extent_;
-    if (i < 0 || i >= extent_) out_of_range(name_, static_cast<double>(i), j, extent_);
     int64_t offset = i * strides[axis_];
     for (size_t d = 0; d < axis_; ++d) offset += index[d] * strides[d];
     for (size_t d = axis_ + 1; d < data.size(); ++d) offset += index[d + q - 1] * strides[d];

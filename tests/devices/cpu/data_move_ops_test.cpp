@@ -22,8 +22,8 @@ ThreadPool& pool() {
   return p;
 }
 
-sdk::TensorDesc i64(std::vector<int64_t> shape) {
-  sdk::TensorDesc t = f32(std::move(shape), true);
+sdk::TensorDesc i64(std::vector<int64_t> shape, bool constant = false) {
+  sdk::TensorDesc t = f32(std::move(shape), constant);
   t.dtype = sdk::DType::i64;
   return t;
 }
@@ -129,6 +129,8 @@ TEST(GatherOp, IndicesAtRunTime) {
 TEST(GatherOp, AnIndexOutOfRangeFailsNamingItsPosition) {
   const auto bad = refusal(op("Gather", {f32({4, 2}), i64({2})}, {{"indices", {0, 4}}}));
   EXPECT_NE(bad.find("Gather 'Gather': index 4 at position 1 is out of range for an axis of 4"), std::string::npos) << bad;
+  const auto unfolded = refusal(op("Gather", {f32({4, 2}), i64({2000}, true)}));
+  EXPECT_NE(unfolded.find("its indices are a constant of 2000 values the frontend did not fold"), std::string::npos) << unfolded;
   const auto o = make_op(op("Gather", {f32({4, 2}), i64({2})}), host());
   const Values x = iota(8), idx = {0, -5};
   try {
