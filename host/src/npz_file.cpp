@@ -48,7 +48,18 @@ uint32_t crc32(const std::string& bytes) {
   return c ^ 0xffffffffu;
 }
 
-// One .npy member: float32, little-endian, C order.
+// Integer arrays (token ids, Gather indices) become floats holding whole
+// numbers, as the devices take them; exact up to 2^24.
+template <typename Int>
+void ints_to_floats(const std::string& bytes, size_t at, std::vector<float>& out) {
+  for (size_t i = 0; i < out.size(); ++i) {
+    Int v;
+    std::memcpy(&v, bytes.data() + at + i * sizeof(Int), sizeof(Int));  // little-endian, as the host
+    out[i] = static_cast<float>(v);
+  }
+}
+
+// One .npy member: float32 (or int64, int32: see ints_to_floats), little-endian, C order.
 FloatArray parse_npy(const std::filesystem::path& file, const std::string& member, const std::string& npy) {
   const std::string where = "member '" + member + "'";
   if (npy.size() < 10 || npy.compare(0, 6, kNpyMagic, 6) != 0) bad(file, where + " is not a .npy array");
@@ -60,8 +71,13 @@ FloatArray parse_npy(const std::filesystem::path& file, const std::string& membe
   if (data_at > npy.size()) bad(file, where + " ends inside its header");
   const std::string header = npy.substr(8 + len_bytes, header_len);
   std::smatch m;
-  if (!std::regex_search(header, m, std::regex("'descr'\\s*:\\s*'([^']*)'")) || (m[1] != "<f4" && m[1] != "=f4"))
-    bad(file, where + " is not float32 (" + header + ")");
+  if (!std::regex_search(header, m, std::regex("'descr'\\s*:\\s*'([^']*)'")))
+    bad(file, where + " has no dtype (" + header + ")");
+  const std::string descr = m[1].str();
+  const size_t item = descr == "<f4" || descr == "=f4" || descr == "<i4" || descr == "=i4" ? 4
+                      : descr == "<i8" || descr == "=i8"                                   ? 8
+                                                                                           : 0;
+  if (item == 0) bad(file, where + " is not float32, int32 or int64 (" + header + ")");
   if (!std::regex_search(header, m, std::regex("'fortran_order'\\s*:\\s*False")))
     bad(file, where + " is in Fortran order; save it C-contiguous");
   if (!std::regex_search(header, m, std::regex("'shape'\\s*:\\s*\\(([^)]*)\\)"))) bad(file, where + " has no shape");
@@ -76,16 +92,18 @@ FloatArray parse_npy(const std::filesystem::path& file, const std::string& membe
       d = std::stoll(dim);
     } catch (const std::exception&) {
     }
-    if (d < 0 || (d > 0 && count > (npy.size() / sizeof(float)) / static_cast<uint64_t>(d)))
+    if (d < 0 || (d > 0 && count > (npy.size() / item) / static_cast<uint64_t>(d)))
       bad(file, where + " has a shape that does not fit its " + std::to_string(npy.size()) + " bytes");
     a.shape.push_back(d);
     count *= static_cast<uint64_t>(d);
   }
-  if (npy.size() - data_at != count * sizeof(float))
+  if (npy.size() - data_at != count * item)
     bad(file, where + " holds " + std::to_string(npy.size() - data_at) + " bytes of data, its shape needs " +
-                  std::to_string(count * sizeof(float)));
+                  std::to_string(count * item));
   a.data.resize(count);
-  if (count) std::memcpy(a.data.data(), npy.data() + data_at, count * sizeof(float));
+  if (descr[1] == 'i' && item == 8) ints_to_floats<int64_t>(npy, data_at, a.data);
+  else if (descr[1] == 'i') ints_to_floats<int32_t>(npy, data_at, a.data);
+  else if (count) std::memcpy(a.data.data(), npy.data() + data_at, count * sizeof(float));
   return a;
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <iostream>
 #include <random>
 
@@ -37,15 +38,52 @@ int64_t bounded(const Settings& s, const std::string& key, int64_t lo, int64_t h
   return v;
 }
 
+bool is_integer(aoe::sdk::DType t) {
+  using aoe::sdk::DType;
+  return t == DType::i8 || t == DType::i16 || t == DType::i32 || t == DType::i64 || t == DType::u8 ||
+         t == DType::u16 || t == DType::u32 || t == DType::u64;
+}
+
+// The rows an integer input may pick: the shortest axis of the Gathers that
+// take it as indices; 0 when anything else reads it.
+int64_t index_extent(const aoe::sdk::Graph& graph, const std::string& name) {
+  int64_t extent = -1;
+  for (const auto& node : graph.nodes)
+    for (size_t k = 0; k < node.inputs.size(); ++k) {
+      if (node.inputs[k] != name) continue;
+      if (node.op_type != "Gather" || k != 1 || node.inputs[0].empty()) return 0;
+      const auto& data = graph.tensor(node.inputs[0]).shape;
+      const auto rank = static_cast<int64_t>(data.size());
+      const auto& axis_attr = node.attrs.contains("axis") ? node.attrs.at("axis") : json(0);
+      int64_t axis = axis_attr.is_number_integer() ? axis_attr.get<int64_t>() : rank;
+      if (axis < 0) axis += rank;
+      if (axis < 0 || axis >= rank || data[static_cast<size_t>(axis)] < 1) return 0;
+      const int64_t n = data[static_cast<size_t>(axis)];
+      extent = extent < 0 ? n : std::min(extent, n);
+    }
+  return std::max<int64_t>(extent, 0);
+}
+
 // Every input of the model, in its order: the one given under its name, of
-// the input's shape, else (given.draw_missing) drawn uniformly from [-1, 1)
-// with --seed, in the model's order.
+// the input's shape, else (given.draw_missing) drawn with --seed, in the
+// model's order: floats uniformly from [-1, 1), Gather indices as whole
+// numbers over the rows they pick. Every buffer the devices take is float32,
+// so indices are too.
 std::vector<std::pair<std::string, FloatArray>> model_inputs(const Settings& s, const aoe::sdk::Graph& graph,
                                                              GivenInputs given) {
-  for (const auto& name : graph.inputs)
-    if (graph.tensor(name).dtype != aoe::sdk::DType::f32)
-      throw ExitError(exit_model, std::string("input '") + name + "' is " + to_string(graph.tensor(name).dtype) +
-                                      "; run feeds float32 inputs only");
+  std::map<std::string, int64_t> indices;  // integer input -> the rows it may pick
+  for (const auto& name : graph.inputs) {
+    const auto dtype = graph.tensor(name).dtype;
+    if (dtype == aoe::sdk::DType::f32) continue;
+    const int64_t extent = is_integer(dtype) ? index_extent(graph, name) : 0;
+    if (extent < 1)
+      throw ExitError(exit_model, std::string("input '") + name + "' is " + to_string(dtype) +
+                                      "; run feeds float32 inputs, and integer ones only as the indices of Gathers");
+    if (extent > (int64_t{1} << 24))
+      throw ExitError(exit_model, std::string("input '") + name + "' indexes " + std::to_string(extent) +
+                                      " rows, more than a float32 index holds exactly (2^24)");
+    indices[name] = extent;
+  }
   for (const auto& [name, array] : given.arrays)
     if (std::find(graph.inputs.begin(), graph.inputs.end(), name) == graph.inputs.end())
       throw ExitError(exit_usage, "inputs: " + given.source + " holds '" + name +
@@ -61,7 +99,12 @@ std::vector<std::pair<std::string, FloatArray>> model_inputs(const Settings& s, 
       if (!given.draw_missing)
         throw ExitError(exit_usage, "inputs: " + given.source + " has no array for input '" + name + "'");
       FloatArray a{shape, std::vector<float>(static_cast<size_t>(graph.tensor(name).elements()))};
-      for (auto& x : a.data) x = u(rng);
+      if (const auto rows = indices.find(name); rows != indices.end()) {
+        std::uniform_int_distribution<int64_t> row(0, rows->second - 1);
+        for (auto& x : a.data) x = static_cast<float>(row(rng));
+      } else {
+        for (auto& x : a.data) x = u(rng);
+      }
       out.emplace_back(name, std::move(a));
       continue;
     }

@@ -413,5 +413,57 @@ TEST_F(OnnxFrontend, ShapeArithmeticIsFolded) {
   EXPECT_EQ(graph.nodes.at(5).attrs.at("value"), nlohmann::json({{"dims", {2}}, {"dtype", "int64"}}));
 }
 
+// Slice's bounds, Pad's widths and fill, Gather's indices: constants of the
+// model (initializers, Constant nodes) become the node's attributes, under
+// the names opset 1 and 2 gave them; a value fed at run time does not.
+TEST_F(OnnxFrontend, ValueInputsThatAreConstantsBecomeAttributes) {
+  onnx::ModelProto model;
+  model.set_ir_version(onnx::IR_VERSION);
+  model.add_opset_import()->set_version(13);
+  auto* g = model.mutable_graph();
+  g->set_name("moves");
+  set_dims(g->add_input(), "x", onnx::TensorProto::FLOAT, {"2", "6"});
+  set_dims(g->add_input(), "ids", onnx::TensorProto::INT64, {"3"});
+  set_dims(g->add_output(), "picked", onnx::TensorProto::FLOAT, {"2", "1"});
+  set_dims(g->add_output(), "looked_up", onnx::TensorProto::FLOAT, {"3", "6"});
+  add_int64s(g, "starts", {1}, {1});
+  add_int64s(g, "axes", {1}, {-1});
+  add_int64s(g, "steps", {1}, {2});
+  auto* ends = add_node(g, "Constant", {}, {"ends"});
+  auto* ends_value = ends->add_attribute();
+  ends_value->set_name("value_ints");
+  ends_value->set_type(onnx::AttributeProto::INTS);
+  ends_value->add_ints(-1);
+  add_node(g, "Slice", {"x", "starts", "ends", "axes", "steps"}, {"sliced"})->set_name("slice");
+  add_int64s(g, "pads", {4}, {0, 1, 0, 1});
+  auto* fill = g->add_initializer();
+  fill->set_name("fill");
+  fill->set_data_type(onnx::TensorProto::FLOAT);
+  fill->add_float_data(0.5f);
+  add_node(g, "Pad", {"sliced", "pads", "fill"}, {"padded"})->set_name("pad");
+  add_int64s(g, "last", {1}, {-1});
+  auto* pick = add_node(g, "Gather", {"padded", "last"}, {"picked"});
+  pick->set_name("pick");
+  auto* axis = pick->add_attribute();
+  axis->set_name("axis");
+  axis->set_type(onnx::AttributeProto::INT);
+  axis->set_i(1);
+  add_node(g, "Gather", {"x", "ids"}, {"looked_up"})->set_name("lookup");
+  save(model, dir_ / "moves.onnx");
+
+  const auto graph = load_onnx(dir_ / "moves.onnx");
+  const auto& slice = node_named(graph, "slice").attrs;
+  EXPECT_EQ(slice.at("starts"), nlohmann::json({1}));
+  EXPECT_EQ(slice.at("ends"), nlohmann::json({-1}));
+  EXPECT_EQ(slice.at("axes"), nlohmann::json({-1}));
+  EXPECT_EQ(slice.at("steps"), nlohmann::json({2}));
+  EXPECT_EQ(graph.tensor("sliced").shape, (Shape{2, 2}));
+  EXPECT_EQ(node_named(graph, "pad").attrs.at("pads"), nlohmann::json({0, 1, 0, 1}));
+  EXPECT_EQ(node_named(graph, "pad").attrs.at("value"), 0.5);
+  EXPECT_EQ(node_named(graph, "pick").attrs.at("indices"), nlohmann::json({-1}));
+  EXPECT_EQ(node_named(graph, "pick").attrs.at("axis"), 1);
+  EXPECT_FALSE(node_named(graph, "lookup").attrs.contains("indices"));
+}
+
 }  // namespace
 }  // namespace aoe::host

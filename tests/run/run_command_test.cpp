@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cstring>
 #include <fstream>
 
 #include "aoe_host_fixture.h"
@@ -46,6 +47,25 @@ class RunCommand : public AoeHostTest {
 };
 
 std::string details(const ProcessResult& r) { return "stdout:\n" + r.out + "\nstderr:\n" + r.err; }
+
+// An .npz of one int64 array, as np.savez writes token ids: a float32 array
+// of the same bytes, its header's dtype and shape rewritten (same lengths,
+// so the archive's sizes hold).
+void write_int64_npz(const fs::path& file, const std::string& name, const std::vector<int64_t>& values) {
+  std::vector<float> bytes(values.size() * 2);
+  std::memcpy(bytes.data(), values.data(), values.size() * sizeof(int64_t));
+  host::write_npz(file, {{name, host::FloatArray{{static_cast<int64_t>(bytes.size())}, bytes}}});
+  std::string text = read_text(file);
+  const auto replace = [&](const std::string& from, const std::string& to) {
+    ASSERT_EQ(from.size(), to.size());
+    const auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  };
+  replace("'<f4'", "'<i8'");
+  replace("(" + std::to_string(bytes.size()) + ",)", "(" + std::to_string(values.size()) + ",)");
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << text;
+}
 
 TEST_F(RunCommand, MatchesTheReferenceAndReportsLatencyAndMemory) {
   const auto r = run("conv.onnx", "report.json", {"--check"});
@@ -140,6 +160,49 @@ TEST_F(RunCommand, AMismatchedInputShapeIsAnErrorNamingTheInput) {
   EXPECT_NE(r.err.find("[1,2]"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("[1,3,8,8]"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir_ / "r.json"));
+}
+
+// Slice, Pad and Gather whose values are the model's constants, through the
+// real binary: the outputs are the ones worked out by hand and the reference's.
+TEST_F(RunCommand, RunsSlicePadAndGatherWithTheModelsValues) {
+  write_data_move_model(dir_ / "moves.onnx");
+  std::vector<float> x(10);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+  host::write_npz(dir_ / "x.npz", {{"x", host::FloatArray{{2, 5}, x}}});
+  const auto r = run("moves.onnx", "moves.json",
+                     {"--inputs", (dir_ / "x.npz").string(), "--outputs", (dir_ / "out.npz").string(), "--check"});
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  EXPECT_TRUE(report("moves.json")["check"]["match"].get<bool>()) << report("moves.json").dump(2);
+  EXPECT_EQ(report("moves.json")["kernel_count"], 4);
+  const auto out = host::read_npz(dir_ / "out.npz");
+  // Slice: [[4,2,0],[9,7,5]]; reflect pad: columns 1,0,1,2,1,0 of it; Gather: the rows swapped.
+  EXPECT_EQ(out.at("y").data, (std::vector<float>{7, 9, 7, 5, 7, 9, 2, 4, 2, 0, 2, 4}));
+  EXPECT_EQ(out.at("z").data, (std::vector<float>{0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+}
+
+// Gather's indices as the model's integer input: given in an .npz (whole
+// numbers, negative ones too) or drawn over the table's rows; one out of
+// range fails the run naming the op and its position.
+TEST_F(RunCommand, FeedsAnIntegerInputAsGatherIndices) {
+  write_lookup_model(dir_ / "lookup.onnx");
+  host::write_npz(dir_ / "ids.npz", {{"ids", host::FloatArray{{4}, {4, -1, 0, 2}}}});
+  const auto r = run("lookup.onnx", "lookup.json",
+                     {"--inputs", (dir_ / "ids.npz").string(), "--outputs", (dir_ / "y.npz").string(), "--check"});
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  EXPECT_EQ(host::read_npz(dir_ / "y.npz").at("y").data,
+            (std::vector<float>{12, 13, 14, 12, 13, 14, 0, 1, 2, 6, 7, 8}));
+  write_int64_npz(dir_ / "ids64.npz", "ids", {4, -1, 0, 2});
+  const auto ints = run("lookup.onnx", "ints.json", {"--inputs", (dir_ / "ids64.npz").string(), "--outputs",
+                                                     (dir_ / "y64.npz").string()});
+  ASSERT_EQ(ints.exit_code, 0) << details(ints);
+  EXPECT_EQ(host::read_npz(dir_ / "y64.npz").at("y").data, host::read_npz(dir_ / "y.npz").at("y").data);
+  const auto drawn = run("lookup.onnx", "drawn.json", {"--check"});
+  ASSERT_EQ(drawn.exit_code, 0) << details(drawn);
+  EXPECT_TRUE(report("drawn.json")["check"]["match"].get<bool>());
+  host::write_npz(dir_ / "bad.npz", {{"ids", host::FloatArray{{4}, {0, 1, 5, 2}}}});
+  const auto bad = run("lookup.onnx", "bad.json", {"--inputs", (dir_ / "bad.npz").string()});
+  EXPECT_NE(bad.exit_code, 0) << details(bad);
+  EXPECT_NE(bad.err.find("Gather 'Gather_0': index 5 at position 2 is out of range"), std::string::npos) << bad.err;
 }
 
 TEST_F(RunCommand, AnUnsupportedOpIsAnErrorNamingIt) {

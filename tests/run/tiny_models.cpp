@@ -38,6 +38,14 @@ void add_weights(onnx::GraphProto* graph, const std::string& name, const Dims& d
   for (int64_t i = 0; i < n; ++i) t->add_float_data(0.01f * static_cast<float>(i % 17));
 }
 
+void add_int64s(onnx::GraphProto* graph, const std::string& name, const Dims& dims, const std::vector<int64_t>& values) {
+  auto* t = graph->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::INT64);
+  for (auto d : dims) t->add_dims(d);
+  for (auto v : values) t->add_int64_data(v);
+}
+
 onnx::NodeProto* add_node(onnx::GraphProto* graph, const std::string& name, const std::string& op,
                           const std::vector<std::string>& inputs, const std::vector<std::string>& outputs) {
   auto* n = graph->add_node();
@@ -134,5 +142,55 @@ void write_relu_model(const std::filesystem::path& file) { write_unary_model(fil
 void write_small_relu_model(const std::filesystem::path& file) { write_unary_model(file, "Relu", "a", "x", {1, 2}); }
 
 void write_hardmax_model(const std::filesystem::path& file) { write_unary_model(file, "Hardmax", "x", "y", {1, 4}); }
+
+void write_data_move_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {2, 5});
+  set_dims(g->add_output(), "y", {2, 6});
+  set_dims(g->add_output(), "z", {3, 5});
+  add_int64s(g, "starts", {1}, {-1});
+  // As exporters write some bounds: a Constant node, not an initializer.
+  auto* ends = add_node(g, "Constant_ends", "Constant", {}, {"ends"});
+  auto* value = ends->add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  value->mutable_t()->set_data_type(onnx::TensorProto::INT64);
+  value->mutable_t()->add_dims(1);
+  value->mutable_t()->add_int64_data(-1000);
+  add_int64s(g, "axes", {1}, {-1});
+  add_int64s(g, "steps", {1}, {-2});
+  add_node(g, "Slice_0", "Slice", {"x", "starts", "ends", "axes", "steps"}, {"s"});
+  add_int64s(g, "reflect_pads", {4}, {0, 1, 0, 2});
+  auto* reflect = add_node(g, "Pad_1", "Pad", {"s", "reflect_pads"}, {"p"});
+  auto* mode = reflect->add_attribute();
+  mode->set_name("mode");
+  mode->set_type(onnx::AttributeProto::STRING);
+  mode->set_s("reflect");
+  add_int64s(g, "rows", {2}, {-1, 0});
+  add_node(g, "Gather_2", "Gather", {"p", "rows"}, {"y"});
+  add_int64s(g, "top_pads", {4}, {1, 0, 0, 0});
+  auto* fill = g->add_initializer();
+  fill->set_name("fill");
+  fill->set_data_type(onnx::TensorProto::FLOAT);
+  fill->add_float_data(0.5f);
+  add_node(g, "Pad_3", "Pad", {"x", "top_pads", "fill"}, {"z"});
+  save(model, file);
+}
+
+void write_lookup_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "ids", {4});
+  g->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+  set_dims(g->add_output(), "y", {4, 3});
+  auto* table = g->add_initializer();
+  table->set_name("table");
+  table->set_data_type(onnx::TensorProto::FLOAT);
+  table->add_dims(5), table->add_dims(3);
+  for (int i = 0; i < 15; ++i) table->add_float_data(static_cast<float>(i));
+  add_node(g, "Gather_0", "Gather", {"table", "ids"}, {"y"});
+  save(model, file);
+}
 
 }  // namespace aoe::test

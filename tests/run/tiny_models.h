@@ -16,6 +16,13 @@ void write_small_relu_model(const std::filesystem::path& file);
 void write_weights_model(const std::filesystem::path& file, bool external);
 // x[4,8] -> MatMul(W[8,6]) -> Add(B[6]) -> Relu -> y[4,6]: one GEMM with its epilogue.
 void write_matmul_model(const std::filesystem::path& file);
+// x[2,5] -> Slice(axis -1, from -1 back by 2) -> Pad(reflect, 1 before, 2 after the columns)
+// -> Gather(rows -1, 0) -> y[2,6]; x -> Pad(a row of 0.5 on top) -> z[3,5]. Every
+// value an op needs is a constant: initializers, and a Constant node for the
+// Slice's ends, as exporters write them.
+void write_data_move_model(const std::filesystem::path& file);
+// ids[4] (int64) -> Gather(table[5,3] = 0..14, axis 0) -> y[4,3]: an embedding lookup.
+void write_lookup_model(const std::filesystem::path& file);
 // x[1,4] -> Hardmax -> y: an op the cpu device has no kernel for.
 void write_hardmax_model(const std::filesystem::path& file);
 

@@ -20,6 +20,7 @@
 #include "model_weights.h"
 #include "shape_folding.h"
 #include "tensor_bounds.h"
+#include "value_attributes.h"
 
 namespace aoe::host {
 namespace {
@@ -469,6 +470,7 @@ sdk::Graph load_onnx_model(onnx::ModelProto& model, const std::filesystem::path&
   require_known_inputs(graph, path);
   infer_shapes(model, path);
   sdk::Graph out = to_graph(graph, opset);
+  add_value_attributes(graph, opset, out);
   check_tensor_sizes(out, path);
   return out;
 }

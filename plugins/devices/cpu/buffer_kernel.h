@@ -25,7 +25,8 @@ class BufferKernel : public Kernel {
     Footprint f;
     for (const auto& o : outputs_) f.emplace_back(o.data(), o.bytes());
     for (size_t i = 0; i < inputs_.size(); ++i)
-      f.emplace_back(inputs_[i], static_cast<size_t>(elements(op_.input_shapes()[i])) * sizeof(float));
+      if (inputs_[i])  // a constant the op took as values (Slice's bounds) has no buffer
+        f.emplace_back(inputs_[i], static_cast<size_t>(elements(op_.input_shapes()[i])) * sizeof(float));
     return f;
   }
 

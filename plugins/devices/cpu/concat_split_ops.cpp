@@ -25,6 +25,28 @@ void require_alike(const sdk::OpTask& task, const Shape& a, const Shape& b, size
             " but on axis " + std::to_string(axis));
 }
 
+// The runs of a Concat or Split, shared among the threads: in the (outer,
+// axis x inner) view each part's share of an outer row is one contiguous run,
+// at its offset in the joined row. `copy(joined_at, part, part_at, count)`
+// moves one; an empty part has no run (and its buffer no data).
+template <typename Copy>
+void for_each_run(ThreadPool& pool, int threads, int64_t outer, const std::vector<Shape>& parts, size_t axis,
+                  int64_t inner, const Copy& copy) {
+  std::vector<int64_t> offsets;
+  int64_t row = 0;
+  for (const auto& s : parts) {
+    offsets.push_back(row);
+    row += s[axis] * inner;
+  }
+  const auto n = static_cast<int64_t>(parts.size());
+  pool.run(outer * n, threads, [&](int64_t task, int) {
+    const int64_t o = task / n;
+    const auto i = static_cast<size_t>(task % n);
+    const int64_t run = parts[i][axis] * inner;
+    if (run > 0) copy(o * row + offsets[i], i, o * run, run);
+  });
+}
+
 }  // namespace
 
 class ConcatKernel final : public BufferKernel {
@@ -32,23 +54,11 @@ class ConcatKernel final : public BufferKernel {
   ConcatKernel(const ConcatOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {}
 
   void run(ThreadPool& pool) override {
-    const auto& shapes = op_.input_shapes();
-    const int64_t row = op_.output_shapes()[0][op_.axis_] * op_.inner_;
-    std::vector<int64_t> offsets;
-    int64_t at = 0;
-    for (const auto& s : shapes) {
-      offsets.push_back(at);
-      at += s[op_.axis_] * op_.inner_;
-    }
-    const auto n = static_cast<int64_t>(shapes.size());
     float* y = outputs_[0].data();
-    pool.run(op_.outer_ * n, threads_, [&](int64_t task, int) {
-      const int64_t o = task / n;
-      const auto i = static_cast<size_t>(task % n);
-      const int64_t run = shapes[i][op_.axis_] * op_.inner_;
-      if (run == 0) return;  // an empty part: nothing to copy, and its buffer has no data
-      std::memcpy(y + o * row + offsets[i], inputs_[i] + o * run, static_cast<size_t>(run) * sizeof(float));
-    });
+    for_each_run(pool, threads_, op_.outer_, op_.input_shapes(), op_.axis_, op_.inner_,
+                 [&](int64_t joined, size_t i, int64_t part, int64_t count) {
+                   std::memcpy(y + joined, inputs_[i] + part, static_cast<size_t>(count) * sizeof(float));
+                 });
   }
 
  private:
@@ -114,23 +124,11 @@ class SplitKernel final : public BufferKernel {
   SplitKernel(const SplitOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {}
 
   void run(ThreadPool& pool) override {
-    const auto& shapes = op_.output_shapes();
-    const int64_t row = op_.input_shapes()[0][op_.axis_] * op_.inner_;
-    std::vector<int64_t> offsets;
-    int64_t at = 0;
-    for (const auto& s : shapes) {
-      offsets.push_back(at);
-      at += s[op_.axis_] * op_.inner_;
-    }
-    const auto n = static_cast<int64_t>(shapes.size());
     const float* x = inputs_[0];
-    pool.run(op_.outer_ * n, threads_, [&](int64_t task, int) {
-      const int64_t o = task / n;
-      const auto i = static_cast<size_t>(task % n);
-      const int64_t run = shapes[i][op_.axis_] * op_.inner_;
-      if (run == 0) return;  // an empty part: nothing to copy, and its buffer has no data
-      std::memcpy(outputs_[i].data() + o * run, x + o * row + offsets[i], static_cast<size_t>(run) * sizeof(float));
-    });
+    for_each_run(pool, threads_, op_.outer_, op_.output_shapes(), op_.axis_, op_.inner_,
+                 [&](int64_t joined, size_t i, int64_t part, int64_t count) {
+                   std::memcpy(outputs_[i].data() + part, x + joined, static_cast<size_t>(count) * sizeof(float));
+                 });
   }
 
  private:

@@ -2,12 +2,14 @@
 
 #include "aoe/sdk/data_layout.h"
 #include "aoe/sdk/error.h"
+#include "axis_map_op.h"
 #include "batch_norm_op.h"
 #include "chain.h"
 #include "concat_split_ops.h"
 #include "conv_op.h"
 #include "conv_transpose_op.h"
 #include "eltwise_op.h"
+#include "gather_op.h"
 #include "matmul_op.h"
 #include "memory_fit.h"
 #include "norm_ops.h"
@@ -23,7 +25,8 @@ namespace {
 const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", "LayerNormalization",
                                            "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin",
                                            "GlobalAveragePool", "GlobalMaxPool", "MaxPool", "AveragePool", "Transpose",
-                                           "ConvTranspose", "BatchNormalization", "Concat", "Split", "Resize"};
+                                           "ConvTranspose", "BatchNormalization", "Concat", "Split", "Resize",
+                                           "Slice", "Pad", "Gather"};
 
 bool is_reduce(const std::string& t) {
   return t == "ReduceSum" || t == "ReduceMean" || t == "ReduceMax" || t == "ReduceMin" || t == "GlobalAveragePool" ||
@@ -61,6 +64,9 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (t == "Concat") return std::make_unique<ConcatOp>(task, host);
   if (t == "Split") return std::make_unique<SplitOp>(task, host);
   if (t == "Resize") return std::make_unique<ResizeOp>(task, host);
+  if (t == "Slice") return std::make_unique<SliceOp>(task, host);
+  if (t == "Pad") return std::make_unique<PadOp>(task, host);
+  if (t == "Gather") return std::make_unique<GatherOp>(task, host);
   unsupported("the cpu device has no kernel for op '" + t + "'");
 }
 

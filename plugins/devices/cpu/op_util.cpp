@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "aoe/sdk/error.h"
+#include "aoe/sdk/tensor_size.h"
+#include "memory_fit.h"
 
 namespace aoe::cpu {
 
@@ -28,6 +30,19 @@ void require_inputs(const sdk::OpTask& task, size_t at_least, size_t at_most) {
     invalid(task.op_type + " takes " + std::to_string(at_least) +
             (at_most > at_least ? " to " + std::to_string(at_most) : std::string()) + " inputs, got " +
             std::to_string(task.inputs.size()));
+}
+
+void require_output_shape(const sdk::OpTask& task, const Shape& out) {
+  const std::string who = task.op_type + " '" + task.name + "'";
+  if (!task.outputs.empty() && task.outputs[0].fully_known()) {
+    if (task.outputs[0].shape != out)
+      invalid(who + ": output is " + to_string(task.outputs[0].shape) + ", its values give " + to_string(out));
+    return;
+  }
+  if (!sdk::checked_elements(out)) invalid(who + ": its values give output " + to_string(out) + ", too large to count");
+  sdk::OpTask sized = task;
+  sized.outputs = {sdk::TensorDesc{.name = "", .shape = out, .dtype = sdk::DType::f32}};
+  require_fits_memory(sized, physical_memory_bytes());
 }
 
 std::vector<std::string> present(const std::vector<std::string>& names) {

@@ -32,6 +32,11 @@ double float_attr(const nlohmann::json& attrs, const char* key, double fallback)
 std::vector<int64_t> ints_attr(const nlohmann::json& attrs, const char* key, std::vector<int64_t> fallback);
 std::string string_attr(const nlohmann::json& attrs, const char* key, const std::string& fallback);
 
+// The output shape an op works out from its values (Slice's bounds, Pad's
+// widths): equal to the task's where the task states it, else checked to
+// fit this machine's memory before anything is sized from it.
+void require_output_shape(const sdk::OpTask& task, const Shape& out);
+
 // The fused ops after the anchor: each binary one reads the next input
 // after the anchor's own, and its other attributes come from fused_attrs.
 struct FusedOps {

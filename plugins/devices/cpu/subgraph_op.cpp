@@ -112,7 +112,17 @@ SubgraphOp::SubgraphOp(const sdk::SubgraphTask& task, std::shared_ptr<const Host
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const auto ins = present(g.nodes[i].inputs);
     for (size_t k = 0; k < ins.size(); ++k) {
-      if (written.count(ins[k]) || given_.count(ins[k]) || g.tensor(ins[k]).dtype != sdk::DType::f32) continue;
+      // Integer tensors are values ops took as attributes, but for Gather's
+      // indices fed at run time: data, drawn over the rows they pick.
+      const bool run_time_indices = g.nodes[i].op_type == "Gather" && k == 1 && !g.tensor(ins[k]).constant;
+      if (written.count(ins[k]) || (g.tensor(ins[k]).dtype != sdk::DType::f32 && !run_time_indices)) continue;
+      if (given_.count(ins[k])) {
+        if (run_time_indices) {  // indices of several Gathers: rows all of them have
+          const ValueRange r = node_ops_[i]->input_range(k);
+          given_[ins[k]] = {std::max(given_[ins[k]].lo, r.lo), std::min(given_[ins[k]].hi, r.hi)};
+        }
+        continue;
+      }
       ValueRange r;
       if (node_ops_[i]) r = node_ops_[i]->input_range(k);
       if (g.nodes[i].op_type == "BatchNormalization" && k == 4) r = {0.5f, 2.0f};  // a variance
@@ -134,7 +144,7 @@ SubgraphOp::SubgraphOp(const sdk::SubgraphTask& task, std::shared_ptr<const Host
     if (anchor.op_type == "BatchNormalization")
       unsupported("subgraph '" + task_.name + "', " + where(anchor) +
                   ": the cpu device runs BatchNormalization only folded into the Conv before it");
-    if (is_view_op(anchor.op_type)) continue;
+    if (is_view_op(anchor.op_type) || anchor.op_type == "Constant") continue;
     std::unique_ptr<CpuOp> op;
     try {
       op = make_op(plain(k.task), *host_);
@@ -233,6 +243,16 @@ void SubgraphOp::check_node(const sdk::Node& node) {
                     to_string(t.shape) + "; the cpu device runs static shapes only");
     }
   const auto ins = present(node.inputs), outs = present(node.outputs);
+  if (node.op_type == "Constant") {
+    // An integer Constant (Slice's bounds, as exporters write them) reaches
+    // the ops that read it as their attributes: nothing runs. A float one is data.
+    for (const auto& o : outs)
+      if (g.tensor(o).dtype == sdk::DType::f32)
+        unsupported("subgraph '" + task_.name + "', " + where(node) +
+                    ": the cpu device runs integer Constants only, which ops take as values; fold float ones into initializers");
+    node_ops_.push_back(nullptr);
+    return;
+  }
   if (is_view_op(node.op_type)) {
     if (ins.empty() || outs.size() != 1)
       unsupported("subgraph '" + task_.name + "', " + where(node) + ": a view takes one input and gives one output");
@@ -371,6 +391,7 @@ Plan SubgraphOp::lower(const sdk::Config& config) const {
       plan.steps.push_back(std::move(s));
       continue;
     }
+    if (k.task.op_type == "Constant") continue;  // integer values, taken as attributes
     if (is_view_op(k.task.op_type)) {
       PlanStep s;
       s.kind = PlanStep::Kind::view;
@@ -437,6 +458,7 @@ void SubgraphOp::reference(std::map<std::string, std::vector<float>>& values) co
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const auto& node = g.nodes[i];
     const auto ins = present(node.inputs), outs = present(node.outputs);
+    if (node.op_type == "Constant") continue;
     if (is_view_op(node.op_type)) {
       values[outs[0]] = values.at(ins[0]);
       continue;
@@ -447,7 +469,12 @@ void SubgraphOp::reference(std::map<std::string, std::vector<float>>& values) co
     }
     const CpuOp& op = *node_ops_[i];
     std::vector<const float*> in;
-    for (const auto& name : ins) in.push_back(values.at(name).data());
+    for (const auto& name : ins) {
+      const auto value = values.find(name);
+      // An integer constant the op took as attribute values has none.
+      if (value == values.end() && g.tensor(name).constant && g.tensor(name).dtype != sdk::DType::f32) in.push_back(nullptr);
+      else in.push_back(values.at(name).data());
+    }
     std::vector<std::vector<float>> results;
     for (const auto& shape : op.output_shapes()) results.emplace_back(static_cast<size_t>(elements(shape)));
     std::vector<float*> out;

@@ -57,6 +57,10 @@ std::map<size_t, Lifetime> conversion_lifetimes(const Plan& plan, const std::vec
 }  // namespace
 
 SubgraphKernel::SubgraphKernel(const SubgraphOp& op, const Plan& plan, const SubgraphData& data) : op_(op) {
+  // Integer constants (Slice's bounds, Gather's indices) reach their ops as
+  // attribute values; the kernels read no buffer of them.
+  for (const auto& [name, t] : op.graph().tensors)
+    if (t.constant && t.dtype != sdk::DType::f32) tensors_[name] = nullptr;
   for (const auto& [name, v] : data.given) {
     tensors_[name] = v.data();
     given_.emplace_back(v.data(), v.size() * sizeof(float));

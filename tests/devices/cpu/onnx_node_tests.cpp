@@ -182,6 +182,24 @@ void run_one(const fs::path& dir, const HostCpu& host, ThreadPool& pool, Tally& 
       inputs.emplace_back(static_cast<size_t>(std::max<int64_t>(1, desc.elements())), 0.0f);
       continue;
     }
+    // Slice's bounds and Pad's widths, as the frontend folds them where the
+    // model holds them as constants.
+    static const char* const kSliceKeys[] = {"", "starts", "ends", "axes", "steps"};
+    const bool slice_bound = node.op_type == "Slice" && i >= 1 && i <= 4;
+    if (node.op_type == "Pad" && i == 3) return skip("Pad over an axes subset (opset 18)");
+    if (proto.data_type() == onnx::TensorProto::INT64 && (slice_bound || (node.op_type == "Pad" && i == 1))) {
+      task.attrs[slice_bound ? kSliceKeys[i] : "pads"] = ints_of(proto);
+      task.inputs.push_back(desc);
+      inputs.emplace_back(static_cast<size_t>(std::max<int64_t>(1, desc.elements())), 0.0f);
+      continue;
+    }
+    // Gather's indices at run time: the device's buffers hold them as floats.
+    if (proto.data_type() == onnx::TensorProto::INT64 && node.op_type == "Gather" && i == 1) {
+      const auto ids = ints_of(proto);
+      task.inputs.push_back(desc);
+      inputs.emplace_back(ids.begin(), ids.end());
+      continue;
+    }
     // Split's sizes are its outputs' extents; Resize's sizes its output's.
     const bool sizes = proto.data_type() == onnx::TensorProto::INT64 &&
                        ((node.op_type == "Split" && i == 1) || (node.op_type == "Resize" && i == 3));
@@ -194,6 +212,7 @@ void run_one(const fs::path& dir, const HostCpu& host, ThreadPool& pool, Tally& 
     auto values = floats_of(proto);
     if (node.op_type == "Resize" && i == 2 && !values.empty()) task.attrs["scales"] = values;
     if (node.op_type == "Clip" && i > 0) task.attrs[i == 1 ? "min" : "max"] = values.at(0);
+    if (node.op_type == "Pad" && i == 2) task.attrs["value"] = values.at(0);
     task.inputs.push_back(desc);
     inputs.push_back(std::move(values));
   }
@@ -284,9 +303,11 @@ TEST(OnnxNodeTests, EverySupportedFp32NodeTestPasses) {
   for (const auto& f : tally.failures) ADD_FAILURE() << f;
   EXPECT_GT(tally.run, 100) << "fewer node tests ran than the families the device covers have";
   // Families whose node tests need the harness to fold an input (Resize's
-  // scales, Split's sizes): each must still be checked by some test.
+  // scales, Split's sizes, Slice's bounds, Pad's widths): each must still be
+  // checked by some test.
   for (const char* op : {"ConvTranspose", "BatchNormalization", "Concat", "Split", "Resize", "Sigmoid", "HardSwish",
-                         "HardSigmoid", "Clip", "ReduceMean", "ReduceSum", "LayerNormalization", "Transpose"})
+                         "HardSigmoid", "Clip", "ReduceMean", "ReduceSum", "LayerNormalization", "Transpose", "Slice", "Pad",
+                         "Gather"})
     EXPECT_GT(tally.run_by_op[op], 0) << "no ONNX node test of " << op << " ran";
 }
 

@@ -1,0 +1,26 @@
+// Inputs whose values decide what an op computes (Slice's bounds, Pad's
+// widths and fill, Gather's indices), carried into the node as attributes
+// when the model holds them as constants, so an op task says what it computes.
+#pragma once
+
+#include <cstdint>
+
+#include "aoe/sdk/graph.h"
+
+namespace onnx {
+class GraphProto;
+}
+
+namespace aoe::host {
+
+// For each node of `graph` (converted from `proto`, node for node) whose
+// value inputs are constants or fold from them:
+//   Slice (opset 10+): inputs 1..4 -> "starts", "ends", "axes", "steps";
+//   Pad (opset 11+): input 1 -> "pads", input 2 -> "value";
+//   Gather: input 1 -> "indices" (flat, row-major; the input keeps its shape).
+// These are the names the older opsets' attributes have, so a device reads
+// both forms alike. An attribute the node already has is kept; a value not
+// known before the model runs adds nothing. Call after shape inference.
+void add_value_attributes(const onnx::GraphProto& proto, int64_t opset, sdk::Graph& graph);
+
+}  // namespace aoe::host

@@ -1,0 +1,233 @@
+#include "axis_map_op.h"
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <set>
+
+#include "buffer_kernel.h"
+#include "op_util.h"
+#include "reference.h"
+
+namespace aoe::cpu {
+namespace {
+
+std::string who(const sdk::OpTask& task) { return task.op_type + " '" + task.name + "'"; }
+
+// An attribute a newer opset takes as an input: folded by the frontend
+// when that input is a constant of the model, else not known before it runs.
+std::vector<int64_t> required_ints(const sdk::OpTask& task, const char* key) {
+  if (!task.attrs.contains(key)) {
+    if (task.inputs.size() > 1)
+      unsupported(who(task) + ": its " + key + " are computed while the model runs; the cpu device runs " +
+                  task.op_type + " only where they are constants of the model");
+    invalid(who(task) + " has no " + key);
+  }
+  return ints_attr(task.attrs, key, {});
+}
+
+}  // namespace
+
+class AxisMapKernel final : public BufferKernel {
+ public:
+  AxisMapKernel(const AxisMapOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {
+    const auto& last = op.maps_.back();
+    contiguous_ = !last.empty() && last.front() >= 0;
+    for (size_t c = 1; contiguous_ && c < last.size(); ++c) contiguous_ = last[c] == last[0] + static_cast<int64_t>(c);
+  }
+
+  void run(ThreadPool& pool) override {
+    const Shape& out = op_.output_shapes()[0];
+    const size_t rank = out.size();
+    const int64_t cols = out[rank - 1];
+    if (elements(out) == 0) return;  // an empty output: nothing to write, and its buffer has no data
+    const int64_t rows = elements(out) / cols;
+    const auto strides = strides_of(op_.input_shapes()[0]);
+    const auto& last = op_.maps_[rank - 1];
+    const float* x = inputs_[0];
+    float* y = outputs_[0].data();
+    pool.run(rows, threads_, [&](int64_t r, int) {
+      float* dst = y + r * cols;
+      int64_t offset = 0, rest = r;
+      bool fill = false;
+      for (size_t a = rank - 1; a-- > 0;) {
+        const int64_t at = op_.maps_[a][static_cast<size_t>(rest % out[a])];
+        rest /= out[a];
+        fill = fill || at < 0;
+        offset += at * strides[a];
+      }
+      if (fill) return std::fill(dst, dst + cols, op_.fill_);
+      if (contiguous_) return (void)std::memcpy(dst, x + offset + last[0], static_cast<size_t>(cols) * sizeof(float));
+      for (int64_t c = 0; c < cols; ++c) {
+        const int64_t at = last[static_cast<size_t>(c)];
+        dst[c] = at < 0 ? op_.fill_ : x[offset + at];
+      }
+    });
+  }
+
+ private:
+  const AxisMapOp& op_;
+  int threads_;
+  bool contiguous_ = false;  // the last axis reads one run of the source row
+};
+
+std::string AxisMapOp::check(const sdk::Config&) const { return {}; }
+
+std::unique_ptr<Kernel> AxisMapOp::build(const sdk::Config& c) const {
+  return std::make_unique<AxisMapKernel>(*this, static_cast<int>(c[kThreads]));
+}
+
+void AxisMapOp::finish(const HostCpu& host) {
+  space_.version = "1";
+  space_.knobs.resize(kKnobCount);
+  space_.knobs[kThreads] = threads_knob(host);
+  space_.default_config = {default_threads(host, static_cast<double>(elements(outputs_[0])) * 0.25)};
+}
+
+SliceOp::SliceOp(const sdk::OpTask& task, const HostCpu& host) {
+  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after Slice");
+  require_f32(task, {1, 2, 3, 4});
+  require_inputs(task, 1, 5);
+  const Shape in = task.inputs[0].shape;
+  if (in.empty()) invalid(who(task) + " cannot slice a scalar");
+  const auto rank = static_cast<int64_t>(in.size());
+  const auto starts = required_ints(task, "starts");
+  const auto ends = required_ints(task, "ends");
+  std::vector<int64_t> axes(starts.size()), steps(starts.size(), 1);
+  for (size_t i = 0; i < axes.size(); ++i) axes[i] = static_cast<int64_t>(i);
+  axes = ints_attr(task.attrs, "axes", axes);
+  steps = ints_attr(task.attrs, "steps", steps);
+  // Each value input the task lists must have come in as its attribute.
+  size_t folded = 0;
+  for (const char* key : {"starts", "ends", "axes", "steps"}) folded += task.attrs.contains(key) ? 1 : 0;
+  if (task.inputs.size() - 1 > folded)
+    unsupported(who(task) + ": its axes or steps are computed while the model runs; the cpu device runs Slice only "
+                            "where they are constants of the model");
+  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
+    invalid(who(task) + ": starts, ends, axes and steps must be as many (" + std::to_string(starts.size()) + ", " +
+            std::to_string(ends.size()) + ", " + std::to_string(axes.size()) + ", " + std::to_string(steps.size()) + ")");
+  starts_.assign(in.size(), 0);
+  steps_.assign(in.size(), 1);
+  Shape out = in;
+  std::set<int64_t> seen;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    const int64_t a = normalize_axis(axes[i], rank, who(task));
+    if (!seen.insert(a).second) invalid(who(task) + ": axis " + std::to_string(axes[i]) + " is sliced twice");
+    const int64_t step = steps[i], n = in[static_cast<size_t>(a)];
+    if (step == 0) invalid(who(task) + ": step 0 on axis " + std::to_string(axes[i]));
+    // As ONNX: negative bounds count from the end, then clamp; backwards, the start stays on an element.
+    int64_t s = starts[i] < 0 ? starts[i] + n : starts[i];
+    int64_t e = ends[i] < 0 ? ends[i] + n : ends[i];
+    s = step > 0 ? std::clamp<int64_t>(s, 0, n) : std::clamp<int64_t>(s, 0, std::max<int64_t>(n - 1, 0));
+    e = step > 0 ? std::clamp<int64_t>(e, 0, n) : std::clamp<int64_t>(e, -1, n - 1);
+    // Steps come from the file: |INT64_MIN| and span + stride would overflow.
+    const int64_t span = step > 0 ? e - s : s - e, stride = step > 0 ? step : step == INT64_MIN ? INT64_MAX : -step;
+    out[static_cast<size_t>(a)] = n == 0 || span <= 0 ? 0 : 1 + (span - 1) / stride;
+    starts_[static_cast<size_t>(a)] = s;
+    steps_[static_cast<size_t>(a)] = step;
+  }
+  require_output_shape(task, out);
+  for (const auto& t : task.inputs) inputs_.push_back(t.shape);
+  outputs_ = {out};
+  for (size_t a = 0; a < in.size(); ++a) {
+    std::vector<int64_t> map(static_cast<size_t>(out[a]));
+    for (int64_t o = 0; o < out[a]; ++o) map[static_cast<size_t>(o)] = starts_[a] + o * steps_[a];
+    maps_.push_back(std::move(map));
+  }
+  finish(host);
+}
+
+// Each output element from the input position start + index * step, per axis.
+void SliceOp::reference(const std::vector<const float*>& in, const std::vector<float*>& out) const {
+  const Shape& o = outputs_[0];
+  if (elements(o) == 0) return;
+  const auto strides = strides_of(inputs_[0]);
+  std::vector<int64_t> index(o.size(), 0);
+  size_t flat = 0;
+  do {
+    int64_t offset = 0;
+    for (size_t d = 0; d < o.size(); ++d) offset += (starts_[d] + index[d] * steps_[d]) * strides[d];
+    out[0][flat++] = in[0][offset];
+  } while (next_index(index, o));
+}
+
+PadOp::PadOp(const sdk::OpTask& task, const HostCpu& host) {
+  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after Pad");
+  require_f32(task, {1, 2});
+  require_inputs(task, 1, 3);
+  mode_ = string_attr(task.attrs, "mode", "constant");
+  if (mode_ != "constant" && mode_ != "reflect" && mode_ != "edge")
+    unsupported("the cpu device pads in constant, reflect and edge modes, not '" + mode_ + "' (" + who(task) + ")");
+  const Shape in = task.inputs[0].shape;
+  if (in.empty()) invalid(who(task) + " cannot pad a scalar");
+  const auto pads = required_ints(task, "pads");
+  if (task.inputs.size() > 2 && !task.attrs.contains("value"))
+    unsupported(who(task) + ": its constant_value is computed while the model runs; the cpu device runs Pad only "
+                            "where it is a constant of the model");
+  if (pads.size() != 2 * in.size())
+    invalid(who(task) + ": " + std::to_string(pads.size()) + " pads for rank " + std::to_string(in.size()) +
+            "; it takes a begin and an end per axis");
+  fill_ = static_cast<float>(float_attr(task.attrs, "value", 0.0));
+  Shape out = in;
+  for (size_t a = 0; a < in.size(); ++a) {
+    const int64_t n = in[a], b = pads[a], e = pads[a + in.size()];
+    if (__builtin_add_overflow(n, b, &out[a]) || __builtin_add_overflow(out[a], e, &out[a]))
+      invalid(who(task) + ": pads " + std::to_string(b) + " and " + std::to_string(e) + " overflow axis " + std::to_string(a));
+    if (out[a] < 0) invalid(who(task) + ": pads " + std::to_string(b) + " and " + std::to_string(e) + " crop axis " + std::to_string(a) + " of " + std::to_string(n) + " below nothing");
+    const bool grows = b > 0 || e > 0;
+    if (mode_ == "reflect" && grows && (n < 2 || b > n - 1 || e > n - 1))
+      invalid(who(task) + ": reflect pads of " + std::to_string(b) + " and " + std::to_string(e) + " on axis " +
+              std::to_string(a) + " need an axis longer than either (it has " + std::to_string(n) + ")");
+    if (mode_ == "edge" && grows && n == 0)
+      invalid(who(task) + ": edge pads axis " + std::to_string(a) + ", which is empty and has no edge");
+    begins_.push_back(b);
+  }
+  require_output_shape(task, out);
+  for (const auto& t : task.inputs) inputs_.push_back(t.shape);
+  outputs_ = {out};
+  for (size_t a = 0; a < in.size(); ++a) {
+    const int64_t n = in[a];
+    std::vector<int64_t> map(static_cast<size_t>(out[a]));
+    for (int64_t o = 0; o < out[a]; ++o) {
+      int64_t i = o - begins_[a];
+      if (mode_ == "edge") i = std::clamp<int64_t>(i, 0, n - 1);
+      else if (mode_ == "reflect") i = i < 0 ? -i : i >= n ? 2 * (n - 1) - i : i;
+      else if (i < 0 || i >= n) i = -1;
+      map[static_cast<size_t>(o)] = i;
+    }
+    maps_.push_back(std::move(map));
+  }
+  finish(host);
+}
+
+// Each output element by the ONNX definition: the source position shifted
+// back by the begin pad, then mirrored over the edge (reflect: with period
+// 2(n - 1), the edge not repeated), held at it (edge), or the value (constant).
+void PadOp::reference(const std::vector<const float*>& in, const std::vector<float*>& out) const {
+  const Shape& o = outputs_[0];
+  const Shape& x = inputs_[0];
+  if (elements(o) == 0) return;
+  const auto strides = strides_of(x);
+  std::vector<int64_t> index(o.size(), 0);
+  size_t flat = 0;
+  do {
+    int64_t offset = 0;
+    bool outside = false;
+    for (size_t d = 0; d < o.size(); ++d) {
+      int64_t i = index[d] - begins_[d];
+      const int64_t n = x[d];
+      if (i < 0 || i >= n) {
+        if (mode_ == "constant") outside = true;
+        else if (mode_ == "edge") i = i < 0 ? 0 : n - 1;
+        else {
+          const int64_t period = 2 * (n - 1), m = ((i % period) + period) % period;
+          i = m < n ? m : period - m;
+        }
+      }
+      offset += i * strides[d];
+    }
+    out[0][flat++] = outside ? fill_ : in[0][offset];
+  } while (next_index(index, o));
+}
+
+}  // namespace aoe::cpu

@@ -1,0 +1,145 @@
+// Slice, Pad and Gather on small hand-computed cases: the kernel and the
+// reference each give the values worked out here, for every threads count.
+#include <gtest/gtest.h>
+
+#include <climits>
+#include <numeric>
+
+#include "aoe/sdk/error.h"
+#include "tasks.h"
+#include "thread_pool.h"
+
+namespace aoe::cpu {
+namespace {
+
+using test::f32;
+using test::host;
+using test::op;
+using Values = std::vector<float>;
+
+ThreadPool& pool() {
+  static ThreadPool p(host().threads);
+  return p;
+}
+
+sdk::TensorDesc i64(std::vector<int64_t> shape, bool constant = false) {
+  sdk::TensorDesc t = f32(std::move(shape), constant);
+  t.dtype = sdk::DType::i64;
+  return t;
+}
+
+Values iota(size_t n) {
+  Values v(n);
+  std::iota(v.begin(), v.end(), 0.0f);
+  return v;
+}
+
+// The op's output on `inputs` from every threads count, and from its reference.
+void expect_gives(const sdk::OpTask& task, const std::vector<Values>& inputs, const Values& want) {
+  const auto o = make_op(task, host());
+  std::vector<const float*> in;
+  for (const auto& v : inputs) in.push_back(v.data());
+  Values ref(want.size(), -99.0f);
+  float* out = ref.data();
+  o->reference(in, {out});
+  EXPECT_EQ(ref, want) << "reference of " << task.attrs.dump();
+  for (int64_t threads = 1; threads <= std::min(host().threads, 3); ++threads) {
+    const auto got = run_once(*o, {threads}, in, pool());
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0], want) << "kernel of " << task.attrs.dump() << " on " << threads << " threads";
+  }
+}
+
+std::string refusal(const sdk::OpTask& task) {
+  try {
+    make_op(task, host());
+  } catch (const sdk::Error& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+// x[3,4] = 0..11; rows backwards by 2 from the last, columns 1 and 3.
+TEST(SliceOp, NegativeAxesStartsAndStepsAsOnnxClampsThem) {
+  auto t = op("Slice", {f32({3, 4}), i64({2}), i64({2}), i64({2}), i64({2})},
+              {{"starts", {-1, 1}}, {"ends", {INT64_MIN, 4}}, {"axes", {0, -1}}, {"steps", {-2, 2}}});
+  t.outputs = {f32({2, 2})};
+  expect_gives(t, {iota(12), {}, {}, {}, {}}, {9, 11, 1, 3});
+}
+
+// Opset 1: attributes only, no steps; an end past the axis is clamped.
+TEST(SliceOp, AttributesOfOpsetOneWithAnEndPastTheAxis) {
+  const auto t = op("Slice", {f32({2, 3})}, {{"starts", {1}}, {"ends", {1000}}, {"axes", {1}}});
+  expect_gives(t, {iota(6)}, {1, 2, 4, 5});
+}
+
+TEST(SliceOp, BoundsKnownOnlyAtRunTimeAreRefusedNamingTheOp) {
+  const auto why = refusal(op("Slice", {f32({2, 3}), i64({1}), i64({1})}));
+  EXPECT_NE(why.find("Slice 'Slice': its starts are computed while the model runs"), std::string::npos) << why;
+  const auto twice = refusal(op("Slice", {f32({2, 3})}, {{"starts", {0, 0}}, {"ends", {1, 1}}, {"axes", {1, -1}}}));
+  EXPECT_NE(twice.find("axis -1 is sliced twice"), std::string::npos) << twice;
+  auto wrong = op("Slice", {f32({2, 3})}, {{"starts", {0}}, {"ends", {2}}, {"axes", {1}}});
+  wrong.outputs = {f32({2, 3})};
+  EXPECT_NE(refusal(wrong).find("output is [2,3], its values give [2,2]"), std::string::npos) << refusal(wrong);
+}
+
+// [[1,2,3],[4,5,6]], two before and one after along the columns, mirrored
+// over the edge element.
+TEST(PadOp, ReflectMirrorsWithoutRepeatingTheEdge) {
+  const auto t = op("Pad", {f32({2, 3}), i64({4})}, {{"mode", "reflect"}, {"pads", {0, 2, 0, 1}}});
+  expect_gives(t, {{1, 2, 3, 4, 5, 6}, {}}, {3, 2, 1, 2, 3, 2, 6, 5, 4, 5, 6, 5});
+}
+
+TEST(PadOp, EdgeRepeatsTheBorder) {
+  const auto t = op("Pad", {f32({2, 3})}, {{"mode", "edge"}, {"pads", {1, 0, 0, 1}}});
+  expect_gives(t, {{1, 2, 3, 4, 5, 6}}, {1, 2, 3, 3, 1, 2, 3, 3, 4, 5, 6, 6});
+}
+
+// A row of the value before, a column before, the last column cropped.
+TEST(PadOp, ConstantFillsWithTheValueAndNegativePadsCrop) {
+  const auto t = op("Pad", {f32({2, 3}), i64({4}), f32({}, true)}, {{"pads", {1, 1, 0, -1}}, {"value", 7.5}});
+  expect_gives(t, {{1, 2, 3, 4, 5, 6}, {}, {0}}, {7.5f, 7.5f, 7.5f, 7.5f, 1, 2, 7.5f, 4, 5});
+}
+
+TEST(PadOp, RefusesWrapAndAReflectWiderThanTheAxis) {
+  const auto wrap = refusal(op("Pad", {f32({2, 3})}, {{"mode", "wrap"}, {"pads", {0, 0, 0, 0}}}));
+  EXPECT_NE(wrap.find("not 'wrap' (Pad 'Pad')"), std::string::npos) << wrap;
+  const auto wide = refusal(op("Pad", {f32({2, 3})}, {{"mode", "reflect"}, {"pads", {0, 3, 0, 0}}}));
+  EXPECT_NE(wide.find("reflect pads of 3 and 0 on axis 1"), std::string::npos) << wide;
+  const auto late = refusal(op("Pad", {f32({2, 3}), i64({4})}));
+  EXPECT_NE(late.find("its pads are computed while the model runs"), std::string::npos) << late;
+}
+
+// data[2,3,2] = 0..11 along axis -2 by [-1, 0]: the last row, then the first.
+TEST(GatherOp, ConstantNegativeIndicesOnANegativeAxis) {
+  auto t = op("Gather", {f32({2, 3, 2}), i64({2})}, {{"axis", -2}, {"indices", {-1, 0}}});
+  t.outputs = {f32({2, 2, 2})};
+  expect_gives(t, {iota(12), {0, 0}}, {4, 5, 0, 1, 10, 11, 6, 7});
+}
+
+// The same indices at run time, as floats holding whole numbers; and a 2-D
+// indices tensor on axis 0.
+TEST(GatherOp, IndicesAtRunTime) {
+  expect_gives(op("Gather", {f32({2, 3, 2}), i64({2})}, {{"axis", 1}}), {iota(12), {-1, 0}}, {4, 5, 0, 1, 10, 11, 6, 7});
+  Values want = iota(12);
+  std::rotate(want.begin(), want.begin() + 6, want.end());
+  expect_gives(op("Gather", {f32({2, 3, 2}), i64({2, 1})}), {iota(12), {1, -2}}, want);
+}
+
+TEST(GatherOp, AnIndexOutOfRangeFailsNamingItsPosition) {
+  const auto bad = refusal(op("Gather", {f32({4, 2}), i64({2})}, {{"indices", {0, 4}}}));
+  EXPECT_NE(bad.find("Gather 'Gather': index 4 at position 1 is out of range for an axis of 4"), std::string::npos) << bad;
+  const auto unfolded = refusal(op("Gather", {f32({4, 2}), i64({2000}, true)}));
+  EXPECT_NE(unfolded.find("its indices are a constant of 2000 values the frontend did not fold"), std::string::npos) << unfolded;
+  const auto o = make_op(op("Gather", {f32({4, 2}), i64({2})}), host());
+  const Values x = iota(8), idx = {0, -5};
+  try {
+    run_once(*o, o->space().default_config, {x.data(), idx.data()}, pool());
+    ADD_FAILURE() << "an index of -5 ran";
+  } catch (const sdk::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("index -5 at position 1"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace aoe::cpu
