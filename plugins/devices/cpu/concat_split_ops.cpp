@@ -10,12 +10,6 @@
 namespace aoe::cpu {
 namespace {
 
-int64_t product(const Shape& s, size_t from, size_t to) {
-  int64_t n = 1;
-  for (size_t i = from; i < to; ++i) n *= s[i];
-  return n;
-}
-
 // Same rank as `a`, equal dims but on `axis`.
 void require_alike(const sdk::OpTask& task, const Shape& a, const Shape& b, size_t axis, const std::string& what) {
   bool same = a.size() == b.size();
@@ -86,8 +80,8 @@ ConcatOp::ConcatOp(const sdk::OpTask& task, const HostCpu& host) {
   if (!task.outputs.empty() && task.outputs[0].shape != out)
     invalid("Concat '" + task.name + "' output is " + to_string(task.outputs[0].shape) + ", its inputs join to " + to_string(out));
   outputs_ = {out};
-  outer_ = product(out, 0, axis_);
-  inner_ = product(out, axis_ + 1, out.size());
+  outer_ = dims_product(out, 0, axis_);
+  inner_ = dims_product(out, axis_ + 1, out.size());
   space_.version = "1";
   space_.knobs.resize(kKnobCount);
   space_.knobs[kThreads] = threads_knob(host);
@@ -155,8 +149,8 @@ SplitOp::SplitOp(const sdk::OpTask& task, const HostCpu& host) {
     invalid("Split '" + task.name + "' outputs take " + std::to_string(total) + " along axis " + std::to_string(axis_) +
             ", the input has " + std::to_string(in[axis_]));
   for (const auto& t : task.inputs) inputs_.push_back(t.shape);
-  outer_ = product(in, 0, axis_);
-  inner_ = product(in, axis_ + 1, in.size());
+  outer_ = dims_product(in, 0, axis_);
+  inner_ = dims_product(in, axis_ + 1, in.size());
   space_.version = "1";
   space_.knobs.resize(kKnobCount);
   space_.knobs[kThreads] = threads_knob(host);

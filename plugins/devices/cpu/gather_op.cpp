@@ -10,12 +10,6 @@
 namespace aoe::cpu {
 namespace {
 
-int64_t product(const Shape& s, size_t from, size_t to) {
-  int64_t n = 1;
-  for (size_t i = from; i < to; ++i) n *= s[i];
-  return n;
-}
-
 [[noreturn]] void out_of_range(const std::string& name, double value, int64_t position, int64_t extent) {
   // A run-time index may be anything a float holds: only whole ones in int64's range print as integers.
   const bool whole = std::isfinite(value) && std::fabs(value) < 9e18;
@@ -78,9 +72,9 @@ GatherOp::GatherOp(const sdk::OpTask& task, const HostCpu& host) : name_(task.na
     invalid(who + ": output is " + to_string(task.outputs[0].shape) + ", data " + to_string(data) + " gathered by indices " +
             to_string(indices) + " on axis " + std::to_string(axis_) + " is " + to_string(out));
   require_output_shape(task, out);
-  outer_ = product(data, 0, axis_);
+  outer_ = dims_product(data, 0, axis_);
   extent_ = data[axis_];
-  inner_ = product(data, axis_ + 1, data.size());
+  inner_ = dims_product(data, axis_ + 1, data.size());
   count_ = elements(indices);
   if (count_ > 0 && extent_ == 0 && outer_ * inner_ > 0) invalid(who + " gathers from an empty axis " + std::to_string(axis_));
   constant_ = task.attrs.contains("indices");

@@ -12,6 +12,12 @@ int64_t elements(const Shape& shape) {
   return n;
 }
 
+int64_t dims_product(const Shape& shape, size_t from, size_t to) {
+  int64_t n = 1;
+  for (size_t i = from; i < to; ++i) n *= shape[i];
+  return n;
+}
+
 std::vector<int64_t> strides_of(const Shape& shape) {
   std::vector<int64_t> s(shape.size(), 1);
   for (size_t i = shape.size(); i-- > 1;) s[i - 1] = s[i] * shape[i];

@@ -10,6 +10,8 @@ namespace aoe::cpu {
 using Shape = std::vector<int64_t>;
 
 int64_t elements(const Shape& shape);
+// The product of dims [from, to): the extent of a run of axes.
+int64_t dims_product(const Shape& shape, size_t from, size_t to);
 // Blocks of `b` that cover `a`, and `a` rounded up to whole blocks.
 inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 inline int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
