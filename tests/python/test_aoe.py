@@ -128,6 +128,12 @@ def run_session_in(tmp_path, **extra):
     return session_in(tmp_path, device="cpu", threads=1, iterations=1, **extra)
 
 
+def without_preload():
+    """This environment less LD_PRELOAD: the sanitizer build preloads its shared ASan runtime into
+    Python, and aoe-host, linked with its own, refuses to start beside it."""
+    return {name: value for name, value in os.environ.items() if name != "LD_PRELOAD"}
+
+
 def host_run(tmp_path, inputs, outputs):
     """`aoe-host run` of MODEL on the cpu device with the session's bank; its outputs as arrays."""
     np = numpy_or_skip()
@@ -135,7 +141,7 @@ def host_run(tmp_path, inputs, outputs):
     subprocess.run([AOE_HOST, "run", "--device", "cpu", "--model", MODEL, "--inputs", str(inputs),
                     "--outputs", str(outputs), "--threads", "1", "--iterations", "1",
                     "--bank_path", str(tmp_path / "bank"), "--work_path", str(tmp_path), "--log_level", "warn"],
-                   check=True, capture_output=True)
+                   check=True, capture_output=True, env=without_preload())
     with np.load(outputs) as arrays:
         return {name: arrays[name] for name in arrays.files}
 
