@@ -256,7 +256,6 @@ ModelRunOutcome run_model(const Settings& settings, PluginRegistry& registry, Ho
 
 int run_model_command(const Settings& settings, PluginRegistry& registry, HostServices& services,
                       const std::function<int()>& tune_misses) {
-  if (!settings.has("model")) throw ExitError(exit_usage, "run: no model: pass --model m.onnx");
   const ModelRunOutcome outcome = run_model(settings, registry, services, tune_misses, inputs_option(settings));
   if (outcome.report.is_null()) return outcome.exit_code;  // --tune_on_miss failed
   if (settings.has("outputs")) {
