@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libgmock-dev
   zlib1g-dev                             # the replay device reads gzip-compressed cachefiles
   libopenblas-dev                        # OpenBLAS: a GEMM the cpu device may pick; its benchmark compares with it
+  libdnnl-dev                            # oneDNN: a Conv the cpu device may pick
   libonnx-testdata                       # ONNX's node tests: the cpu device's conformance test
   pkg-config
   python3 python3-jsonschema             # result files are validated against their JSON Schema

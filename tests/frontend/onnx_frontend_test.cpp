@@ -449,6 +449,7 @@ TEST_F(OnnxFrontend, ValueInputsThatAreConstantsBecomeAttributes) {
   axis->set_type(onnx::AttributeProto::INT);
   axis->set_i(1);
   add_node(g, "Gather", {"x", "ids"}, {"looked_up"})->set_name("lookup");
+  add_node(g, "Clip", {"x", "fill", ""}, {"clipped"})->set_name("clip");
   save(model, dir_ / "moves.onnx");
 
   const auto graph = load_onnx(dir_ / "moves.onnx");
@@ -463,6 +464,8 @@ TEST_F(OnnxFrontend, ValueInputsThatAreConstantsBecomeAttributes) {
   EXPECT_EQ(node_named(graph, "pick").attrs.at("indices"), nlohmann::json({-1}));
   EXPECT_EQ(node_named(graph, "pick").attrs.at("axis"), 1);
   EXPECT_FALSE(node_named(graph, "lookup").attrs.contains("indices"));
+  EXPECT_EQ(node_named(graph, "clip").attrs.at("min"), 0.5);
+  EXPECT_FALSE(node_named(graph, "clip").attrs.contains("max"));
 }
 
 }  // namespace

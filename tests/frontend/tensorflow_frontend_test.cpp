@@ -176,6 +176,8 @@ TEST_F(TensorFlowFrontend, EveryOpOfTheListWithItsShapes) {
   EXPECT_EQ(ir.tensor(node_named(ir, "dw").inputs[1]).shape, (Shape{16, 1, 3, 3}));
   EXPECT_EQ(node_named(ir, "dw").attrs["pads"], nlohmann::json({0, 0, 1, 1}));  // SAME pads the end first
   EXPECT_EQ(ir.tensor("max").shape, (Shape{1, 8, 8, 16}));
+  EXPECT_EQ(node_named(ir, "dw/relu6").attrs["min"], 0.0);
+  EXPECT_EQ(node_named(ir, "dw/relu6").attrs["max"], 6.0);
   EXPECT_EQ(node_named(ir, "avg").attrs["data_format"], "NHWC");
   EXPECT_EQ(ir.tensor("cat").shape, (Shape{1, 8, 8, 32}));
   EXPECT_EQ(node_named(ir, "cat").attrs["axis"], 3);

@@ -582,7 +582,8 @@ class Translator {
     emit(n, op, {use(x)}, define(n, x.dims, x.dtype));
   }
 
-  // Relu6 as opset 11 exports it: Clip with its bounds as constant inputs.
+  // Relu6 as opset 11 exports it: Clip with its bounds as constant inputs,
+  // their values also as attributes, as the ONNX frontend gives constant bounds.
   void relu6(const tf::NodeDef& n) {
     const Value x = input(n, 0);
     std::vector<std::string> inputs = {use(x)};
@@ -591,7 +592,9 @@ class Translator {
       graph_.tensors[name] = sdk::TensorDesc{name, {}, x.dtype, "ND", true};
       inputs.push_back(name);
     }
-    emit(n, "Clip", inputs, define(n, x.dims, x.dtype));
+    sdk::Node& clip = emit(n, "Clip", inputs, define(n, x.dims, x.dtype));
+    clip.attrs["min"] = 0.0;
+    clip.attrs["max"] = 6.0;
   }
 
   void pool(const tf::NodeDef& n, bool max) {

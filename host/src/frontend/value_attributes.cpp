@@ -13,7 +13,7 @@ namespace {
 
 using T = onnx::TensorProto;
 
-// A one-element float tensor: Pad's constant_value.
+// A one-element float tensor: Pad's constant_value, Clip's bounds.
 std::optional<double> float_scalar(const T& t) {
   if (t.data_type() != T::FLOAT || t.data_location() == T::EXTERNAL) return std::nullopt;
   for (auto d : t.dims())
@@ -56,6 +56,10 @@ void add_value_attributes(const onnx::GraphProto& proto, int64_t opset, sdk::Gra
     if (node.attrs.contains(attr)) return;
     if (const auto* v = ints(node, index)) node.attrs[attr] = v->values;
   };
+  const auto set_float = [&](sdk::Node& node, size_t index, const char* attr) {
+    if (index >= node.inputs.size() || node.inputs[index].empty() || node.attrs.contains(attr)) return;
+    if (const auto v = float_constant(proto, node.inputs[index])) node.attrs[attr] = *v;
+  };
   for (auto& node : graph.nodes) {
     if (node.op_type == "Slice" && opset >= 10) {
       set_ints(node, 1, "starts");
@@ -64,8 +68,10 @@ void add_value_attributes(const onnx::GraphProto& proto, int64_t opset, sdk::Gra
       set_ints(node, 4, "steps");
     } else if (node.op_type == "Pad" && opset >= 11) {
       set_ints(node, 1, "pads");
-      if (node.inputs.size() > 2 && !node.inputs[2].empty() && !node.attrs.contains("value"))
-        if (const auto v = float_constant(proto, node.inputs[2])) node.attrs["value"] = *v;
+      set_float(node, 2, "value");
+    } else if (node.op_type == "Clip" && opset >= 11) {
+      set_float(node, 1, "min");
+      set_float(node, 2, "max");
     } else if (node.op_type == "Gather") {
       set_ints(node, 1, "indices");
     }

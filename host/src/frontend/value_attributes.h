@@ -1,5 +1,5 @@
 // Inputs whose values decide what an op computes (Slice's bounds, Pad's
-// widths and fill, Gather's indices), carried into the node as attributes
+// widths and fill, Clip's bounds, Gather's indices), carried into the node as attributes
 // when the model holds them as constants, so an op task says what it computes.
 #pragma once
 
@@ -17,6 +17,7 @@ namespace aoe::host {
 // value inputs are constants or fold from them:
 //   Slice (opset 10+): inputs 1..4 -> "starts", "ends", "axes", "steps";
 //   Pad (opset 11+): input 1 -> "pads", input 2 -> "value";
+//   Clip (opset 11+): inputs 1, 2 -> "min", "max";
 //   Gather: input 1 -> "indices" (flat, row-major; the input keeps its shape).
 // These are the names the older opsets' attributes have, so a device reads
 // both forms alike. An attribute the node already has is kept; a value not

@@ -148,4 +148,9 @@ double apply_step(const ChainStep& s, double x, double y) {
   return x;
 }
 
+void apply_to_rows(const Chain& chain, const IsaKernels& isa, float* data, int64_t row0, int64_t rows, int64_t cols,
+                   int threads, ThreadPool& pool) {
+  pool.run(rows, threads, [&](int64_t row, int) { chain.apply(isa, data + row * cols, row0 + row, 0, cols); });
+}
+
 }  // namespace aoe::cpu

@@ -15,6 +15,7 @@
 
 #include "isa.h"
 #include "shape.h"
+#include "thread_pool.h"
 
 namespace aoe::cpu {
 
@@ -67,6 +68,12 @@ struct Chain {
     }
   }
 };
+
+// The chain over `rows` finished rows of `cols` values from `data`, the
+// first numbered `row0`, on `threads` of `pool`: for a kernel (OpenBLAS's,
+// oneDNN's) that hands its whole output to the fused ops at the end.
+void apply_to_rows(const Chain& chain, const IsaKernels& isa, float* data, int64_t row0, int64_t rows, int64_t cols,
+                   int threads, ThreadPool& pool);
 
 // The scalar semantics of a step, for the reference implementations.
 double apply_step(const ChainStep& step, double x, double y);

@@ -110,8 +110,7 @@ void conv_openblas(const ConvShape& s, int threads, const IsaKernels& isa, const
       openblas_sgemm(StridedMatrix{weights + grp * mg * kg, kg, 1}, StridedMatrix{s.pointwise() ? image : col, pixels, 1},
                      mg, pixels, kg, c, threads);
       if (!epilogue) continue;
-      const int64_t row0 = n * s.m + grp * mg;
-      pool.run(mg, threads, [&](int64_t row, int) { epilogue->apply(isa, c + row * pixels, row0 + row, 0, pixels); });
+      apply_to_rows(*epilogue, isa, c, n * s.m + grp * mg, mg, pixels, threads, pool);
     }
 }
 

@@ -6,6 +6,7 @@
 #include "blocked.h"
 #include "buffer.h"
 #include "catalog.h"
+#include "onednn_conv.h"
 #include "op_util.h"
 #include "openblas_gemm.h"
 #include "pool_op.h"
@@ -34,6 +35,13 @@ std::vector<std::string> ukernel_labels() {
   return out;
 }
 
+// The device's own algorithms, then oneDNN where built.
+std::vector<std::string> algo_labels() {
+  std::vector<std::string> out = {"gemm", "direct"};
+  if (onednn_built()) out.push_back(kOneDnnLabel);
+  return out;
+}
+
 bool is_openblas(const sdk::Config& c) {
   return c[ConvOp::kAlgo] == ConvOp::kGemm && static_cast<size_t>(c[ConvOp::kUKernel]) == ukernel_catalog().size();
 }
@@ -46,8 +54,9 @@ class ConvKernel final : public Kernel {
     const ConvShape& s = op.s_;
     blocked_ = c[ConvOp::kFormat] == ConvOp::kNchwc;
     direct_ = c[ConvOp::kAlgo] == ConvOp::kDirect;
+    onednn_ = c[ConvOp::kAlgo] == ConvOp::kOneDnn;
     openblas_ = is_openblas(c);
-    isa_ = &kernels_for(direct_ || openblas_ ? c[ConvOp::kIsa]
+    isa_ = &kernels_for(direct_ || openblas_ || onednn_ ? c[ConvOp::kIsa]
                                              : static_cast<int64_t>(ukernel_catalog()[static_cast<size_t>(c[ConvOp::kUKernel])].isa));
     lanes_ = isa_->lanes;
     threads_ = static_cast<int>(c[ConvOp::kThreads]);
@@ -56,7 +65,12 @@ class ConvKernel final : public Kernel {
     // Leaving in a blocked layout not its own: reordered on every run.
     const int leave = op.output_blocking();
     if (leave > 0 && leave != (blocked_ ? lanes_ : 0)) left_.resize(layout_elements(s.n, s.m, s.oh * s.ow, leave));
-    if (openblas_) {
+    if (onednn_) {
+      // Fused ops oneDNN applies as it writes the output; else all after it.
+      folded_ = std::all_of(op.fused_.begin(), op.fused_.end(), [](const ChainStep& x) { return OneDnnConv::takes(x); });
+      onednn_conv_ = std::make_unique<OneDnnConv>(s, blocked_ ? lanes_ : 0, op.has_bias_,
+                                                  folded_ ? op.fused_ : std::vector<ChainStep>{}, threads_);
+    } else if (openblas_) {
       if (!s.pointwise()) col_.resize(s.c / s.group * s.kh * s.kw * s.oh * s.ow);
     } else if (!direct_) {
       gemm_ = op.gemm_config(c);
@@ -89,8 +103,8 @@ class ConvKernel final : public Kernel {
     bias_ = op_.has_bias_ ? inputs[2] : nullptr;
     chain_ = Chain{};
     if (!blocked_) {
-      // NCHW: the epilogue adds the bias (GEMM; the NCHW depthwise kernel adds its own).
-      if (bias_ && !(direct_ && s.depthwise())) {
+      // NCHW: the epilogue adds the bias (GEMM; the NCHW depthwise kernel and oneDNN add their own).
+      if (bias_ && !(direct_ && s.depthwise()) && !onednn_) {
         chain_.steps.push_back({EltOp::add, 0, 0, 0});
         chain_.operands.push_back({bias_, &op_.bias_layout_});
       }
@@ -103,15 +117,17 @@ class ConvKernel final : public Kernel {
     } else {
       // Blocked: weights reordered once, here; activations as take() says.
       const int64_t cb = channel_blocks(s.c, lanes_), ob = channel_blocks(s.m, lanes_);
-      if (s.depthwise()) {
+      if (onednn_) {
+        // oneDNN reorders the weights into its own layout, and takes the bias as given.
+      } else if (s.depthwise()) {
         w_blocked_.resize(cb * s.kh * s.kw * lanes_);
         depthwise_weights_to_blocked(s, inputs[1], w_blocked_.data(), lanes_);
       } else {
         w_blocked_.resize(ob * cb * s.kh * s.kw * lanes_ * lanes_);
         weights_to_blocked(s, inputs[1], w_blocked_.data(), lanes_);
       }
-      weights_ = w_blocked_.data();
-      if (bias_) {
+      if (!onednn_) weights_ = w_blocked_.data();
+      if (bias_ && !onednn_) {
         bias_padded_.resize(ob * lanes_);
         std::memcpy(bias_padded_.data(), bias_, static_cast<size_t>(s.m) * sizeof(float));
         bias_ = bias_padded_.data();
@@ -127,6 +143,7 @@ class ConvKernel final : public Kernel {
       }
       add_fused(inputs, {}, data);
     }
+    if (onednn_) onednn_conv_->set_weights(inputs[1]);
     after_.clear();
     if (left_.size()) after_.push_back({out_.data(), left_.data(), blocked_ ? lanes_ : 0, op_.output_blocking(), s.n, s.m, s.oh * s.ow});
     if (direct_ && s.depthwise() && !blocked_) scratch_.resize(threads_ * (s.h + s.ph + s.ph_end) * (s.w + s.pw + s.pw_end));
@@ -141,7 +158,15 @@ class ConvKernel final : public Kernel {
   void compute(ThreadPool& pool) {
     const ConvShape& s = op_.s_;
     const Chain* chain = chain_.empty() ? nullptr : &chain_;
-    if (openblas_) {
+    if (onednn_) {
+      pool.park();
+      onednn_conv_->run(src_, bias_, out_.data());
+      if (chain) {
+        // The fused ops over the finished output, rows as the epilogue sees them.
+        const int64_t rows = blocked_ ? s.n * channel_blocks(s.m, lanes_) : s.n * s.m;
+        apply_to_rows(*chain, *isa_, out_.data(), 0, rows, s.oh * s.ow * (blocked_ ? lanes_ : 1), threads_, pool);
+      }
+    } else if (openblas_) {
       conv_openblas(s, threads_, *isa_, src_, weights_, out_.data(), chain, col_.data(), pool);
     } else if (!direct_) {
       conv_gemm(s, gemm_, src_, weights_, out_.data(), chain, *ws_, pool);
@@ -171,7 +196,7 @@ class ConvKernel final : public Kernel {
     if (col_.size()) f.emplace_back(col_.data(), col_.bytes());
     f.emplace_back(out_.data(), out_.bytes());
     f.emplace_back(src_, floats(layout_elements(s.n, s.c, s.h * s.w, own)));
-    f.emplace_back(weights_, floats(blocked_ ? w_blocked_.size() : elements(op_.inputs_[1])));
+    f.emplace_back(weights_, floats(w_blocked_.size() ? w_blocked_.size() : elements(op_.inputs_[1])));
     for (size_t k = 0; k < op_.fused_inputs_.size(); ++k) {
       const size_t i = op_.fused_inputs_[k];
       if (operands_blocked_[k].size()) f.emplace_back(operands_blocked_[k].data(), operands_blocked_[k].bytes());
@@ -191,6 +216,7 @@ class ConvKernel final : public Kernel {
       if (blocked.empty()) chain_.operands.push_back({inputs[op_.fused_inputs_[i]], &layouts[i]});
       else chain_.operands.push_back({blocked[i], &blocked_layout_});
     }
+    if (folded_) return;
     for (auto step : op_.fused_) {
       if (step.operand >= 0) step.operand += first;
       chain_.steps.push_back(step);
@@ -214,7 +240,9 @@ class ConvKernel final : public Kernel {
 
   const ConvOp& op_;
   sdk::Config c_;
-  bool blocked_ = false, direct_ = false, openblas_ = false;
+  bool blocked_ = false, direct_ = false, openblas_ = false, onednn_ = false;
+  bool folded_ = false;  // the fused ops run inside oneDNN's convolution
+  std::unique_ptr<OneDnnConv> onednn_conv_;
   const IsaKernels* isa_ = nullptr;
   int lanes_ = 1, threads_ = 1;
   GemmConfig gemm_;
@@ -305,7 +333,7 @@ ConvOp::ConvOp(const sdk::OpTask& task, const HostCpu& host) : host_(host) {
   space_.knobs.resize(kKnobCount);
   const int64_t mg = s_.m / s_.group, kg = s_.c / s_.group * s_.kh * s_.kw;
   space_.knobs[kFormat] = choice_knob("format", sdk::KnobTag::format, {"NCHW", "NCHWc"});
-  space_.knobs[kAlgo] = choice_knob("algo", sdk::KnobTag::impl, {"gemm", "direct"});
+  space_.knobs[kAlgo] = choice_knob("algo", sdk::KnobTag::impl, algo_labels());
   space_.knobs[kIsa] = isa_knob();
   space_.knobs[kUKernel] = choice_knob("ukernel", sdk::KnobTag::impl, ukernel_labels());
   space_.knobs[kMc] = sized_knob("mc", kMcValues, mg);
@@ -335,6 +363,14 @@ GemmConfig ConvOp::gemm_config(const sdk::Config& c) const {
 
 std::string ConvOp::check(const sdk::Config& c) const {
   const bool blocked = c[kFormat] == kNchwc, direct = c[kAlgo] == kDirect;
+  if (c[kAlgo] == kOneDnn) {
+    // oneDNN picks its own kernel; isa sets the blocked layout's width and the fused ops' kernels.
+    if (c[kIsa] != static_cast<int64_t>(host_.best_isa()))
+      return std::string("with algo=onednn, isa is the layout's and the fused ops': this CPU's widest, ") +
+             isa_name(host_.best_isa());
+    if (blocked && !full_operands_) return "the blocked layout takes fused operands of the output's full shape only";
+    return {};
+  }
   if (!direct) {
     if (blocked) return "algo=gemm reads NCHW; the blocked layout is for algo=direct";
     if (is_openblas(c)) {

@@ -19,7 +19,7 @@ class ConvOp final : public CpuOp {
     kFormat, kAlgo, kIsa, kUKernel, kMc, kKc, kNc, kTile, kDirectOrder, kThreads, kKnobCount
   };
   enum Format : int64_t { kNchw, kNchwc };
-  enum Algo : int64_t { kGemm, kDirect };
+  enum Algo : int64_t { kGemm, kDirect, kOneDnn };  // kOneDnn where built
 
   ConvOp(const sdk::OpTask& task, const HostCpu& host);
 

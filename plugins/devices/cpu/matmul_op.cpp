@@ -131,9 +131,7 @@ class MatMulKernel final : public Kernel {
       float* c = out_.data() + static_cast<int64_t>(b) * op_.m_ * op_.n_;
       openblas_sgemm(a, bm, op_.m_, op_.n_, op_.k_, c, cfg_.threads);
       if (chain_.empty()) continue;
-      const int64_t row0 = static_cast<int64_t>(b) * op_.m_;
-      pool.run(op_.m_, cfg_.threads,
-               [&](int64_t row, int) { chain_.apply(*cfg_.isa, c + row * op_.n_, row0 + row, 0, op_.n_); });
+      apply_to_rows(chain_, *cfg_.isa, c, static_cast<int64_t>(b) * op_.m_, op_.m_, op_.n_, cfg_.threads, pool);
     }
   }
 

@@ -58,7 +58,10 @@ void ThreadPool::take_tasks(const Region& r, int id) {
 void ThreadPool::work(int id) {
   uint32_t seen = 0;
   for (;;) {
-    for (int spins = 0; generation_.load(std::memory_order_acquire) == seen && spins < kSpins; ++spins) cpu_relax();
+    for (int spins = 0; generation_.load(std::memory_order_acquire) == seen && spins < kSpins &&
+                        !park_.load(std::memory_order_relaxed);
+         ++spins)
+      cpu_relax();
     Region r;
     {
       std::unique_lock<std::mutex> lock(mutex_);
@@ -85,6 +88,7 @@ void ThreadPool::run(int64_t tasks, int threads, const std::function<void(int64_
   int sleeping;
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    park_.store(false, std::memory_order_relaxed);
     r = {&body, tasks, threads, region_.generation + 1};
     region_ = r;
     done_.store(0, std::memory_order_relaxed);
@@ -100,5 +104,7 @@ void ThreadPool::run(int64_t tasks, int threads, const std::function<void(int64_
     else std::this_thread::yield();
   }
 }
+
+void ThreadPool::park() { park_.store(true, std::memory_order_relaxed); }
 
 }  // namespace aoe::cpu

@@ -28,6 +28,10 @@ class ThreadPool {
   // that is off its core leaves its share to the others.
   void run(int64_t tasks, int threads, const std::function<void(int64_t, int)>& body);
 
+  // Sends workers still spinning after the last region to sleep now: for a
+  // caller about to hand the cores to another runtime's threads (oneDNN's).
+  void park();
+
  private:
   struct Region {
     const std::function<void(int64_t, int)>* body = nullptr;
@@ -49,6 +53,7 @@ class ThreadPool {
   std::atomic<uint64_t> next_{0};
   std::atomic<int64_t> done_{0};
   std::atomic<bool> stop_{false};
+  std::atomic<bool> park_{false};  // set by park(), cleared by the next run()
 };
 
 // The threads this process may run on: its CPU affinity, else the online CPUs.

@@ -4,8 +4,10 @@
 
 #include "catalog.h"
 #include "conv_op.h"
+#include "onednn_conv.h"
 #include "openblas_gemm.h"
 #include "tasks.h"
+#include "worker.h"
 
 namespace aoe::cpu {
 namespace {
@@ -57,6 +59,16 @@ std::vector<sdk::Config> conv_configs(const ConvOp& o) {
     EXPECT_EQ(o.check(c), "");
     out.push_back(c);
     out.push_back(with(space, c, "threads", host().threads));
+  }
+  // oneDNN's convolution on either layout, on one thread and on all.
+  if (onednn_built()) {
+    auto c = with(space, space.default_config, "algo", kOneDnnLabel);
+    c = with(space, c, "isa", isa_name(host().best_isa()));
+    for (const char* format : {"NCHW", "NCHWc"})
+      for (int threads : {1, host().threads}) {
+        const auto f = with(space, with(space, c, "format", format), "threads", threads);
+        if (o.check(f).empty()) out.push_back(f);
+      }
   }
   return out;
 }
@@ -118,12 +130,58 @@ TEST(Conv, FusedResidualAndActivation) {
   test::expect_matches_reference(o, conv_configs(o), pool());
 }
 
+TEST(Conv, OneDnnAppliesActivationsAsItWrites) {
+  if (!onednn_built()) GTEST_SKIP() << "built without oneDNN (libdnnl-dev)";
+  const nlohmann::json clip = {{"pads", {1, 1, 1, 1}}, {"fused_attrs", {{{"min", 0.0}, {"max", 0.5}}}}};
+  for (const auto& [fused, attrs] : std::vector<std::pair<std::vector<std::string>, nlohmann::json>>{
+           {{"Relu"}, conv_attrs({1, 1}, {1, 1, 1, 1})}, {{"Clip"}, clip}, {{"Sigmoid", "Tanh"}, conv_attrs({2, 2}, {0, 0, 1, 1})}}) {
+    const ConvOp o(op("Conv", {f32({1, 10, 9, 9}), f32({12, 10, 3, 3}, true), f32({12}, true)}, attrs, fused), host());
+    auto c = with(o.space(), o.space().default_config, "algo", kOneDnnLabel);
+    c = with(o.space(), c, "isa", isa_name(host().best_isa()));
+    const auto blocked = with(o.space(), c, "format", "NCHWc"), plain = with(o.space(), c, "format", "NCHW");
+    EXPECT_EQ(o.check(blocked), "");
+    test::expect_matches_reference(o, {blocked, plain}, pool());
+  }
+}
+
+// GNU OpenMP hangs in a process forked after its parent ran a team: such a
+// worker runs oneDNN on one thread and refuses more by name, at once.
+TEST(Conv, OneDnnInAWorkerForkedAfterItsParentRanItTakesOneThread) {
+  if (!onednn_built()) GTEST_SKIP() << "built without oneDNN (libdnnl-dev)";
+  const ConvOp o(op("Conv", {f32({1, 16, 8, 8}), f32({16, 16, 3, 3}, true)}, conv_attrs({1, 1}, {1, 1, 1, 1})), host());
+  auto c = with(o.space(), o.space().default_config, "algo", kOneDnnLabel);
+  c = with(o.space(), with(o.space(), c, "isa", isa_name(host().best_isa())), "format", "NCHWc");
+  const auto team = with(o.space(), c, "threads", 2), alone = with(o.space(), c, "threads", 1);
+  test::expect_matches_reference(o, {team}, pool());  // this process starts a team
+  const auto data = make_task_data(o, 7);
+  std::vector<const float*> in;
+  for (const auto& v : data.inputs) in.push_back(v.data());
+  const auto results = run_isolated(
+      2,
+      [&](size_t i) {
+        try {
+          ThreadPool own(1);
+          run_once(o, i == 0 ? team : alone, in, own);
+          return sdk::Measurement::timed(1);
+        } catch (const sdk::Error& e) {
+          return sdk::Measurement::failed(sdk::ResultStatus::build_failed, e.what());
+        }
+      },
+      {});
+  EXPECT_EQ(results[0].status, sdk::ResultStatus::build_failed) << results[0].message;
+  EXPECT_NE(results[0].message.find("not fork-safe"), std::string::npos) << results[0].message;
+  EXPECT_TRUE(results[1].ok()) << results[1].message;
+}
+
 TEST(Conv, RefusesMismatchedKnobs) {
   const ConvOp o(op("Conv", {f32({1, 16, 6, 6}), f32({24, 16, 3, 3}, true)}, {{"pads", {1, 1, 1, 1}}}), host());
   const auto& space = o.space();
   const auto gemm = with(space, with(space, space.default_config, "algo", "gemm"), "format", "NCHW");
   EXPECT_NE(o.check(with(space, gemm, "format", "NCHWc")), "") << "gemm reads NCHW";
   EXPECT_NE(o.check(with(space, gemm, "algo", "direct")), "") << "direct runs blocked";
+  if (onednn_built() && host().isas.size() > 1)
+    EXPECT_NE(o.check(with(space, with(space, gemm, "algo", kOneDnnLabel), "isa", isa_name(host().isas.front()))), "")
+        << "oneDNN's layout is the widest ISA's";
 }
 
 TEST(Conv, DefaultsLikeALibrary) {
