@@ -1,5 +1,6 @@
 #include "onednn_conv.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 
 #include <atomic>
@@ -74,6 +75,17 @@ void use_threads(int threads) {
   });
   team_started.store(true);
 }
+
+// oneDNN, and the OpenMP and OpenCL runtimes it loads, keep threads and
+// state for the life of the process: pinned as the device loads, they stay
+// when a host unloads the device (no parked thread is left in unmapped
+// code, and what they allocated as they loaded stays theirs).
+const bool kPinned = [] {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&dnnl_engine_create), &info) && info.dli_fname)
+    return dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE) != nullptr;
+  return false;
+}();
 
 }  // namespace
 
