@@ -82,6 +82,8 @@ std::optional<Figure> aoe_run(const Options& o, const std::string& model, uint64
   std::vector<std::string> args = {AOE_BENCH_HOST, "run", "--device", "cpu", "--model",
                                    std::string(AOE_BENCH_MODELS_DIR) + "/" + model + ".onnx", "--threads",
                                    std::to_string(threads), "--iterations", std::to_string(o.iterations),
+                                   // The device, and so the tuning, has the threads the run has.
+                                   "--device_options", "{\"threads\": " + std::to_string(threads) + "}",
                                    "--run_report", (dir / "report.json").string()};
   args.insert(args.end(), extra.begin(), extra.end());
   const auto run = run_host(args, dir, bank);

@@ -9,6 +9,7 @@
 #include "catalog.h"
 #include "npz_file.h"
 #include "openblas_gemm.h"
+#include "thread_pool.h"
 #include "tiny_models.h"
 
 namespace aoe::test {
@@ -304,6 +305,30 @@ TEST_F(RunCommand, ABankEntryCanChooseOpenBlasForAGemm) {
   const json banked = report("openblas.json")["kernels"][0];
   EXPECT_EQ(banked["config_source"], "bank");
   EXPECT_EQ(banked["config"]["ukernel"], "openblas");
+}
+
+// OpenBLAS and oneDNN start the threads a config names: a run holds every
+// kernel to its own --threads.
+TEST_F(RunCommand, ABankConfigRunsOnAtMostTheRunsThreads) {
+  if (cpu::available_threads() < 2) GTEST_SKIP() << "one CPU: every config runs on one thread";
+  write_matmul_model(dir_ / "matmul.onnx");
+  ASSERT_EQ(run("matmul.onnx", "tuned.json", {"--tune_on_miss", "--budget", "2"}).exit_code, 0);
+  const json tuned = report("tuned.json")["kernels"][0];
+  const auto entries = op_bank_entries();
+  ASSERT_EQ(entries.size(), 1u);
+  size_t threads = tuned["knobs"].size();
+  for (size_t i = 0; i < tuned["knobs"].size(); ++i)
+    if (tuned["knobs"][i] == "threads") threads = i;
+  ASSERT_LT(threads, tuned["knobs"].size()) << tuned.dump(2);
+  json entry = read_json(entries.front());
+  entry["config_values"][threads] = 2;
+  std::ofstream(entries.front()) << entry.dump();
+
+  ASSERT_EQ(run("matmul.onnx", "one.json", {"--threads", "1", "--check"}).exit_code, 0);
+  EXPECT_EQ(report("one.json")["kernels"][0]["config"]["threads"], 1);
+  EXPECT_EQ(report("one.json")["kernels"][0]["config_source"], "bank");
+  ASSERT_EQ(run("matmul.onnx", "two.json", {"--threads", "2"}).exit_code, 0);
+  EXPECT_EQ(report("two.json")["kernels"][0]["config"]["threads"], 2);
 }
 
 TEST_F(RunCommand, ABadIterationCountIsAUsageError) {

@@ -119,6 +119,17 @@ int64_t peak_rss_bytes() {
   return static_cast<int64_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
 }
 
+// Each kernel on at most the run's threads, whatever its bank config was
+// measured with: the device's own kernels are held to the pool, but
+// OpenBLAS and oneDNN start the threads a config names.
+json capped_threads(json configs, int threads) {
+  for (auto& [anchor, config] : configs.items())
+    if (config.is_object() && config.contains("threads") && config["threads"].is_number_integer() &&
+        config["threads"].get<int64_t>() > threads)
+      config["threads"] = threads;
+  return configs;
+}
+
 }  // namespace
 
 json run_model(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inputs,
@@ -133,7 +144,8 @@ json run_model(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inp
   sdk::SubgraphTask task;
   task.name = run.graph.name.empty() ? "model" : run.graph.name;
   task.graph = run.graph;
-  task.op_configs = run.op_configs.is_object() ? run.op_configs : json::object();
+  const int threads = run.threads > 0 ? static_cast<int>(run.threads) : host->physical_cores;
+  task.op_configs = capped_threads(run.op_configs.is_object() ? run.op_configs : json::object(), threads);
   const SubgraphOp op(task, host);
   const sdk::Config strategy = op.space().default_config;
   const Plan plan = op.lower(strategy);
@@ -146,7 +158,6 @@ json run_model(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inp
       std::count_if(op.given().begin(), op.given().end(), [&](const auto& g) { return !is_input(g.first); }));
   // Every tensor is allocated here, once: the iterations below allocate nothing.
   SubgraphKernel kernel(op, plan, data);
-  const int threads = run.threads > 0 ? static_cast<int>(run.threads) : host->physical_cores;
   ThreadPool pool(threads);
   for (int64_t i = 0; i < run.warmup; ++i) kernel.run(pool);
   std::vector<double> ms;
