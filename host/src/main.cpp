@@ -4,6 +4,7 @@
 
 #include <boost/dll/runtime_symbol_info.hpp>
 
+#include <cstdlib>
 #include <iostream>
 
 #include "aoe/abi/version.h"
@@ -86,6 +87,11 @@ int run(const std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Kernels of several runtimes take turns on the same cores (a device's own
+  // thread pool, the OpenMP team under oneDNN): a team that spins after its
+  // region holds the cores the next kernel needs. Set before any plugin loads
+  // an OpenMP runtime, which reads it once; the user's own setting wins.
+  setenv("OMP_WAIT_POLICY", "passive", 0);
   spdlog::set_default_logger(spdlog::stderr_color_mt("aoe"));
   spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] [%n] %v");
   try {

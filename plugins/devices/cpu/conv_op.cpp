@@ -369,6 +369,8 @@ std::string ConvOp::check(const sdk::Config& c) const {
       return std::string("with algo=onednn, isa is the layout's and the fused ops': this CPU's widest, ") +
              isa_name(host_.best_isa());
     if (blocked && !full_operands_) return "the blocked layout takes fused operands of the output's full shape only";
+    if (!onednn_compiles(blocked ? isa_kernels(host_.best_isa())->lanes : 0))
+      return "oneDNN has only its reference convolution for this shape and layout";
     return {};
   }
   if (!direct) {
@@ -401,6 +403,20 @@ std::string ConvOp::check(const sdk::Config& c) const {
   }
   if (blocked && !full_operands_) return "the blocked layout takes fused operands of the output's full shape only";
   return {};
+}
+
+bool ConvOp::onednn_compiles(int lanes) const {
+  std::lock_guard<std::mutex> lock(onednn_mutex_);
+  int& known = onednn_compiles_[lanes ? 1 : 0];
+  if (known < 0) {
+    try {
+      OneDnnConv(s_, lanes, has_bias_, {}, 1);
+      known = 1;
+    } catch (const sdk::Error&) {
+      known = 0;
+    }
+  }
+  return known == 1;
 }
 
 std::unique_ptr<Kernel> ConvOp::build(const sdk::Config& c) const { return std::make_unique<ConvKernel>(*this, c); }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,9 @@ class ConvOp final : public CpuOp {
  private:
   friend class ConvKernel;
   sdk::Config default_config(const HostCpu& host) const;
+  // Whether oneDNN has more than its reference kernel for this shape on NCHW
+  // (lanes 0) or NCHWc: asked of oneDNN once per layout.
+  bool onednn_compiles(int lanes) const;
 
   const HostCpu& host_;
   ConvShape s_;
@@ -43,6 +47,8 @@ class ConvOp final : public CpuOp {
   std::vector<OperandLayout> nchw_layouts_;  // rows n * m, cols oh * ow
   bool full_operands_ = true;            // every fused operand has the output's shape
   OperandLayout bias_layout_;
+  mutable std::mutex onednn_mutex_;
+  mutable int onednn_compiles_[2] = {-1, -1};  // NCHW, NCHWc: unknown, no, yes
 };
 
 }  // namespace aoe::cpu

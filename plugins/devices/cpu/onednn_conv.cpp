@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 
 #include "aoe/sdk/error.h"
@@ -148,6 +149,9 @@ OneDnnConv::OneDnnConv(const ConvShape& s, int lanes, bool bias, const std::vect
   } catch (const dnnl::error& e) {
     throw sdk::Error(sdk::StatusCode::unsupported, std::string("oneDNN has no convolution for this shape: ") + e.what());
   }
+  // Its reference kernel is a loop nest no tuner would keep, and slow to time.
+  if (std::string(state_->pd.impl_info_str()).rfind("ref", 0) == 0)
+    throw sdk::Error(sdk::StatusCode::unsupported, "oneDNN has only its reference convolution for this shape and layout");
   state_->conv = dnnl::convolution_forward(state_->pd);
   state_->src = memory(state_->pd.src_desc(), cpu_engine(), DNNL_MEMORY_NONE);
   state_->dst = memory(state_->pd.dst_desc(), cpu_engine(), DNNL_MEMORY_NONE);
