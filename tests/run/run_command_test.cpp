@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 
@@ -36,6 +37,19 @@ class RunCommand : public AoeHostTest {
   }
 
   json report(const std::string& name) const { return read_json(dir_ / name); }
+  // The one op bank entry made the config `kernel` (of a run report) ran,
+  // but for `knob`, set to `value` as the bank keeps it.
+  void rewrite_banked_knob(const json& kernel, const std::string& knob, int64_t value) {
+    const auto entries = op_bank_entries();
+    ASSERT_EQ(entries.size(), 1u);
+    const json& knobs = kernel["knobs"];
+    const auto at = std::find(knobs.begin(), knobs.end(), knob);
+    ASSERT_NE(at, knobs.end()) << kernel.dump(2);
+    json entry = read_json(entries.front());
+    entry["config_values"] = kernel["config_values"];
+    entry["config_values"][static_cast<size_t>(at - knobs.begin())] = value;
+    std::ofstream(entries.front()) << entry.dump();
+  }
 
   std::vector<fs::path> op_bank_entries() const {
     std::vector<fs::path> out;
@@ -287,18 +301,9 @@ TEST_F(RunCommand, ABankEntryCanChooseOpenBlasForAGemm) {
   ASSERT_EQ(run("matmul.onnx", "tuned.json", {"--tune_on_miss", "--budget", "2"}).exit_code, 0);
   const json tuned = report("tuned.json")["kernels"][0];
   ASSERT_EQ(tuned["op_type"], "MatMul") << tuned.dump(2);
-  const auto entries = op_bank_entries();
-  ASSERT_EQ(entries.size(), 1u);
-  size_t ukernel = tuned["knobs"].size();
-  for (size_t i = 0; i < tuned["knobs"].size(); ++i)
-    if (tuned["knobs"][i] == "ukernel") ukernel = i;
-  ASSERT_LT(ukernel, tuned["knobs"].size()) << tuned.dump(2);
   if (!cpu::openblas_built()) GTEST_SKIP() << "the cpu device was built without OpenBLAS (libopenblas-dev)";
-  json entry = read_json(entries.front());
-  json values = tuned["config_values"];
-  values[ukernel] = static_cast<int64_t>(cpu::ukernel_catalog().size());  // the value past the micro-kernels
-  entry["config_values"] = values;
-  std::ofstream(entries.front()) << entry.dump();
+  // The value past the micro-kernels.
+  ASSERT_NO_FATAL_FAILURE(rewrite_banked_knob(tuned, "ukernel", static_cast<int64_t>(cpu::ukernel_catalog().size())));
 
   const auto r = run("matmul.onnx", "openblas.json", {"--check"});
   ASSERT_EQ(r.exit_code, 0) << details(r);
@@ -313,16 +318,7 @@ TEST_F(RunCommand, ABankConfigRunsOnAtMostTheRunsThreads) {
   if (cpu::available_threads() < 2) GTEST_SKIP() << "one CPU: every config runs on one thread";
   write_matmul_model(dir_ / "matmul.onnx");
   ASSERT_EQ(run("matmul.onnx", "tuned.json", {"--tune_on_miss", "--budget", "2"}).exit_code, 0);
-  const json tuned = report("tuned.json")["kernels"][0];
-  const auto entries = op_bank_entries();
-  ASSERT_EQ(entries.size(), 1u);
-  size_t threads = tuned["knobs"].size();
-  for (size_t i = 0; i < tuned["knobs"].size(); ++i)
-    if (tuned["knobs"][i] == "threads") threads = i;
-  ASSERT_LT(threads, tuned["knobs"].size()) << tuned.dump(2);
-  json entry = read_json(entries.front());
-  entry["config_values"][threads] = 2;
-  std::ofstream(entries.front()) << entry.dump();
+  ASSERT_NO_FATAL_FAILURE(rewrite_banked_knob(report("tuned.json")["kernels"][0], "threads", 2));
 
   ASSERT_EQ(run("matmul.onnx", "one.json", {"--threads", "1", "--check"}).exit_code, 0);
   EXPECT_EQ(report("one.json")["kernels"][0]["config"]["threads"], 1);
