@@ -144,6 +144,31 @@ std::string percent_line(const json& latency) {
   return text;
 }
 
+// Where a run's time goes: the costliest kernels (mean per run, as the
+// device measured each one) and the layout conversions between them.
+void print_time_by_kernel(const json& report, std::ostream& out) {
+  const json kernels = report.value("kernels", json::array());
+  std::vector<const json*> timed;
+  for (const auto& k : kernels)
+    if (k.contains("ms") && k["ms"].is_number()) timed.push_back(&k);
+  if (timed.empty()) return;
+  std::sort(timed.begin(), timed.end(), [](const json* a, const json* b) { return (*a)["ms"] > (*b)["ms"]; });
+  const double median = report["latency_ms"].value("median", 0.0);
+  const auto line = [&](const std::string& what, double ms) {
+    char text[96];
+    std::snprintf(text, sizeof text, "%9.3f ms %5.1f%%  ", ms, median > 0 ? 100.0 * ms / median : 0.0);
+    out << "  " << text << what << "\n";
+  };
+  const size_t shown = std::min<size_t>(timed.size(), 5);
+  out << "time by kernel, mean per run (the costliest " << shown << " of " << timed.size() << "; % of the median):\n";
+  for (size_t i = 0; i < shown; ++i)
+    line(timed[i]->value("name", std::string()) + " (" + timed[i]->value("op_type", std::string()) + ")",
+         (*timed[i])["ms"].get<double>());
+  if (report.contains("conversions") && report["conversions"].is_object())
+    line(std::to_string(report["conversions"].value("count", 0)) + " layout conversions",
+         report["conversions"].value("ms", 0.0));
+}
+
 void print_report(const json& report, const std::filesystem::path& report_path, std::ostream& out) {
   const auto& kernels = report.value("kernels", json::array());
   out << "model " << report.value("model", std::string()) << " on " << report.value("device", std::string()) << ": "
@@ -163,6 +188,7 @@ void print_report(const json& report, const std::filesystem::path& report_path, 
         << report["weights"].value("drawn_from_seed", 0) << " drawn from --seed\n";
   for (const auto& k : kernels)
     if (k.value("config_source", "") == "bank") out << "  tuned: " << k.value("name", k.value("anchor", "")) << "\n";
+  print_time_by_kernel(report, out);
   if (report.contains("check"))
     out << "check: outputs " << (report["check"].value("match", false) ? "match" : "DO NOT match")
         << " the reference (|got - ref| <= " << report["check"].value("atol", 0.0) << " + "

@@ -350,6 +350,31 @@ TEST_F(OnnxFrontend, LoadsModelsOver64MB) {
   EXPECT_EQ(graph.tensor("y").shape, (Shape{2, cols}));
 }
 
+// Running needs the weights' values: they move out of the model as it is
+// read, after every step that reads them (a Clip bound taken from one).
+TEST_F(OnnxFrontend, WeightsMoveOutOfTheModelOnceItIsRead) {
+  auto model = tiny_model(4, 3);
+  std::vector<float> w(12);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = 0.25f * static_cast<float>(i) - 1.0f;
+  model.mutable_graph()->mutable_initializer(0)->set_raw_data(w.data(), w.size() * sizeof(float));
+  auto* graph = model.mutable_graph();
+  auto* low = graph->add_initializer();
+  low->set_name("low");
+  low->set_data_type(onnx::TensorProto::FLOAT);
+  low->add_float_data(-0.5f);
+  graph->mutable_node(1)->set_op_type("Clip");
+  graph->mutable_node(1)->add_input("low");
+  ModelWeights weights;
+  const auto loaded = load_onnx_model(model, dir_ / "tiny.onnx", {}, &weights);
+  EXPECT_EQ(weights.at("W"), w);
+  EXPECT_EQ(weights.at("low"), std::vector<float>{-0.5f});
+  EXPECT_EQ(loaded.nodes.at(1).attrs.at("min"), -0.5);
+  for (const auto& t : model.graph().initializer()) {
+    EXPECT_TRUE(t.raw_data().empty()) << t.name();
+    EXPECT_EQ(t.float_data_size(), 0) << t.name();
+  }
+}
+
 // PyTorch computes reshape targets from the input's own shape:
 // Shape -> Gather -> Unsqueeze -> Concat -> Reshape, and Shape -> Expand.
 TEST_F(OnnxFrontend, ShapeArithmeticIsFolded) {

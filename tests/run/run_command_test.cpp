@@ -102,6 +102,24 @@ TEST_F(RunCommand, MatchesTheReferenceAndReportsLatencyAndMemory) {
   EXPECT_NE(r.out.find("outputs match the reference"), std::string::npos) << r.out;
 }
 
+// Each kernel's time and the conversions' are measured inside the timed
+// runs: together they take no more than a run does on average.
+TEST_F(RunCommand, ReportsWhereTheTimeGoes) {
+  write_data_move_model(dir_ / "moves.onnx");
+  const auto r = run("moves.onnx", "report.json");
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  const json rep = report("report.json");
+  ASSERT_GT(rep["kernels"].size(), 1u) << rep.dump(2);
+  double steps = rep["conversions"]["ms"].get<double>();
+  for (const auto& k : rep["kernels"]) {
+    ASSERT_TRUE(k.contains("ms")) << k.dump(2);
+    EXPECT_GT(k["ms"].get<double>(), 0.0) << k.dump(2);
+    steps += k["ms"].get<double>();
+  }
+  EXPECT_LE(steps, rep["latency_ms"]["mean"].get<double>() * (1 + 1e-9)) << rep.dump(2);
+  EXPECT_NE(r.out.find("time by kernel, mean per run (the costliest"), std::string::npos) << r.out;
+}
+
 TEST_F(RunCommand, ReadsInputsAndWritesOutputsAsNpz) {
   // relu.onnx's output is named as conv.onnx's input: its .npz feeds the next run.
   ASSERT_EQ(run("relu.onnx", "relu.json", {"--outputs", (dir_ / "x.npz").string()}).exit_code, 0);

@@ -55,9 +55,9 @@ std::vector<float> external(const T& t, const fs::path& model, size_t count) {
 
 }  // namespace
 
-ModelWeights float_initializers(const onnx::GraphProto& graph, const fs::path& model) {
+ModelWeights take_float_initializers(onnx::GraphProto& graph, const fs::path& model) {
   ModelWeights weights;
-  for (const auto& t : graph.initializer()) {
+  for (auto& t : *graph.mutable_initializer()) {
     if (t.data_type() != T::FLOAT) continue;
     const auto count = static_cast<size_t>(elements(t));
     if (t.data_location() == T::EXTERNAL) weights[t.name()] = external(t, model, count);
@@ -65,6 +65,8 @@ ModelWeights float_initializers(const onnx::GraphProto& graph, const fs::path& m
     else if (static_cast<size_t>(t.float_data_size()) == count)
       weights[t.name()].assign(t.float_data().begin(), t.float_data().end());
     else fail(model, t, "holds no values; re-export the model with its weights");
+    // Its bytes freed now, not with the model: the weights are held once while loading.
+    T().Swap(&t);
   }
   return weights;
 }

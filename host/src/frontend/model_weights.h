@@ -17,10 +17,11 @@ namespace aoe::host {
 using ModelWeights = std::map<std::string, std::vector<float>>;
 
 // Every FLOAT initializer of `graph`, from its raw data, its float_data or
-// its external data file beside `model`. Call after check_initializers,
-// which bounds each one's size, offset and length. An external data file
-// that is absent (tuning allows it) is an sdk::Error naming the tensor and
-// the file: running needs the values.
-ModelWeights float_initializers(const onnx::GraphProto& graph, const std::filesystem::path& model);
+// its external data file beside `model`, moved out: each one is left empty
+// as its values are taken, so call it last, once nothing reads `graph`.
+// Call after check_initializers, which bounds each one's size, offset and
+// length. An external data file that is absent (tuning allows it) is an
+// sdk::Error naming the tensor and the file: running needs the values.
+ModelWeights take_float_initializers(onnx::GraphProto& graph, const std::filesystem::path& model);
 
 }  // namespace aoe::host

@@ -464,7 +464,6 @@ sdk::Graph load_onnx_model(onnx::ModelProto& model, const std::filesystem::path&
   if (graph.name().empty()) graph.set_name(path.stem().string());
   // Before the checker and inference, which read initializers and multiply dims.
   check_initializers(graph, path);
-  if (weights) *weights = float_initializers(graph, path);
   check_model(model, path);
   apply_input_shapes(graph, input_shapes, path);
   require_known_inputs(graph, path);
@@ -472,6 +471,7 @@ sdk::Graph load_onnx_model(onnx::ModelProto& model, const std::filesystem::path&
   sdk::Graph out = to_graph(graph, opset);
   add_value_attributes(graph, opset, out);
   check_tensor_sizes(out, path);
+  if (weights) *weights = take_float_initializers(graph, path);
   return out;
 }
 

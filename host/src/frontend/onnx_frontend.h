@@ -44,7 +44,8 @@ sdk::Graph load_onnx_bytes(std::string_view bytes, const std::filesystem::path& 
                            const InputShapes& input_shapes = {}, ModelWeights* weights = nullptr);
 
 // The same for a model already in memory that another frontend built; `path`
-// is the file it came from, for messages and external data. Moves from `model`.
+// is the file it came from, for messages and external data. Moves from `model`
+// (with `weights`, its float initializers' values move there).
 sdk::Graph load_onnx_model(onnx::ModelProto& model, const std::filesystem::path& path,
                            const InputShapes& input_shapes = {}, ModelWeights* weights = nullptr);
 

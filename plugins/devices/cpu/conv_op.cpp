@@ -66,10 +66,9 @@ class ConvKernel final : public Kernel {
     const int leave = op.output_blocking();
     if (leave > 0 && leave != (blocked_ ? lanes_ : 0)) left_.resize(layout_elements(s.n, s.m, s.oh * s.ow, leave));
     if (onednn_) {
-      // Fused ops oneDNN applies as it writes the output; else all after it.
-      folded_ = std::all_of(op.fused_.begin(), op.fused_.end(), [](const ChainStep& x) { return OneDnnConv::takes(x); });
-      onednn_conv_ = std::make_unique<OneDnnConv>(s, blocked_ ? lanes_ : 0, op.has_bias_,
-                                                  folded_ ? op.fused_ : std::vector<ChainStep>{}, threads_);
+      // The fused ops oneDNN applies as it writes the output; the rest after it.
+      onednn_conv_ = std::make_unique<OneDnnConv>(s, blocked_ ? lanes_ : 0, op.has_bias_, op.fused_,
+                                                  op.operand_full_, threads_);
     } else if (openblas_) {
       if (!s.pointwise()) col_.resize(s.c / s.group * s.kh * s.kw * s.oh * s.ow);
     } else if (!direct_) {
@@ -109,9 +108,11 @@ class ConvKernel final : public Kernel {
         chain_.operands.push_back({bias_, &op_.bias_layout_});
       }
       std::vector<const float*> plain = inputs;
+      operands_.clear();
       for (size_t i : op_.fused_inputs_) {
         operands_blocked_.emplace_back();
         plain[i] = take(inputs[i], i, s.m, s.oh * s.ow, operands_blocked_.back());
+        operands_.push_back(plain[i]);
       }
       add_fused(plain, op_.nchw_layouts_, {});
     } else {
@@ -136,12 +137,12 @@ class ConvKernel final : public Kernel {
       for (size_t r = 0; r < blocked_layout_.row_offset.size(); ++r)
         blocked_layout_.row_offset[r] = static_cast<int64_t>(r) * s.oh * s.ow * lanes_;
       blocked_layout_.col_step = 1;
-      std::vector<const float*> data;
+      operands_.clear();
       for (size_t i : op_.fused_inputs_) {
         operands_blocked_.emplace_back();
-        data.push_back(take(inputs[i], i, s.m, s.oh * s.ow, operands_blocked_.back()));
+        operands_.push_back(take(inputs[i], i, s.m, s.oh * s.ow, operands_blocked_.back()));
       }
-      add_fused(inputs, {}, data);
+      add_fused(inputs, {}, operands_);
     }
     if (onednn_) onednn_conv_->set_weights(inputs[1]);
     after_.clear();
@@ -160,7 +161,7 @@ class ConvKernel final : public Kernel {
     const Chain* chain = chain_.empty() ? nullptr : &chain_;
     if (onednn_) {
       pool.park();
-      onednn_conv_->run(src_, bias_, out_.data());
+      onednn_conv_->run(src_, bias_, operands_, out_.data());
       if (chain) {
         // The fused ops over the finished output, rows as the epilogue sees them.
         const int64_t rows = blocked_ ? s.n * channel_blocks(s.m, lanes_) : s.n * s.m;
@@ -216,8 +217,9 @@ class ConvKernel final : public Kernel {
       if (blocked.empty()) chain_.operands.push_back({inputs[op_.fused_inputs_[i]], &layouts[i]});
       else chain_.operands.push_back({blocked[i], &blocked_layout_});
     }
-    if (folded_) return;
-    for (auto step : op_.fused_) {
+    // Those oneDNN applies as it writes the output are not the chain's.
+    for (size_t k = onednn_ ? onednn_conv_->taken() : 0; k < op_.fused_.size(); ++k) {
+      auto step = op_.fused_[k];
       if (step.operand >= 0) step.operand += first;
       chain_.steps.push_back(step);
     }
@@ -241,7 +243,7 @@ class ConvKernel final : public Kernel {
   const ConvOp& op_;
   sdk::Config c_;
   bool blocked_ = false, direct_ = false, openblas_ = false, onednn_ = false;
-  bool folded_ = false;  // the fused ops run inside oneDNN's convolution
+  std::vector<const float*> operands_;  // the fused ops' operands in the kernel's layout, by fused input
   std::unique_ptr<OneDnnConv> onednn_conv_;
   const IsaKernels* isa_ = nullptr;
   int lanes_ = 1, threads_ = 1;
@@ -326,7 +328,8 @@ ConvOp::ConvOp(const sdk::OpTask& task, const HostCpu& host) : host_(host) {
     auto layout = operand_layout(shape, out_, 2);
     if (!layout) unsupported("Conv fused operand " + to_string(shape) + " broadcasts over part of the spatial dims");
     nchw_layouts_.push_back(std::move(*layout));
-    full_operands_ = full_operands_ && align_rank(shape, out_.size()) == out_;
+    operand_full_.push_back(align_rank(shape, out_.size()) == out_);
+    full_operands_ = full_operands_ && operand_full_.back();
   }
 
   space_.version = "1";
@@ -410,7 +413,7 @@ bool ConvOp::onednn_compiles(int lanes) const {
   int& known = onednn_compiles_[lanes ? 1 : 0];
   if (known < 0) {
     try {
-      OneDnnConv(s_, lanes, has_bias_, {}, 1);
+      OneDnnConv(s_, lanes, has_bias_, {}, {}, 1);
       known = 1;
     } catch (const sdk::Error&) {
       known = 0;

@@ -45,6 +45,7 @@ class ConvOp final : public CpuOp {
   std::vector<ChainStep> fused_;         // operand = index into fused_inputs_
   std::vector<size_t> fused_inputs_;
   std::vector<OperandLayout> nchw_layouts_;  // rows n * m, cols oh * ow
+  std::vector<bool> operand_full_;       // per fused operand: it has the output's shape
   bool full_operands_ = true;            // every fused operand has the output's shape
   OperandLayout bias_layout_;
   mutable std::mutex onednn_mutex_;

@@ -19,35 +19,35 @@ using nlohmann::json;
 
 [[noreturn]] void invalid(const std::string& why) { throw sdk::Error(sdk::StatusCode::invalid_argument, why); }
 
-// The graph's given tensors: the caller's inputs, then the weights it hands
-// over by name (the model's own values); weights it does not are drawn from
-// the seed. Returns how many weights came from the caller.
-size_t given_tensors(const SubgraphOp& op, const sdk::GraphRun& run, const std::vector<sdk::TensorView>& views,
-                     std::map<std::string, std::vector<float>>& given) {
-  given = random_given(op, run.seed);
+// The graph's given tensors, as views of what the caller lends: its inputs,
+// then the weights it hands over by name (the model's own values), used in
+// place; the weights it does not are drawn from the seed into `drawn`.
+GivenViews given_tensors(const SubgraphOp& op, const sdk::GraphRun& run, const std::vector<sdk::TensorView>& views,
+                         std::map<std::string, std::vector<float>>& drawn) {
+  GivenViews given;
   const auto take = [&](const sdk::TensorView& view, const std::string& what) {
     const auto want = static_cast<size_t>(run.graph.tensor(view.name).elements());
     if (view.count != want || !view.data)
       invalid(what + " '" + view.name + "' has " + std::to_string(view.count) + " values, the model takes " +
               std::to_string(want));
-    given[view.name].assign(view.data, view.data + want);
+    given[view.name] = std::span<const float>(view.data, want);
   };
   for (const auto& name : run.graph.inputs) {
     const auto view = std::find_if(views.begin(), views.end(), [&](const sdk::TensorView& v) { return v.name == name; });
     if (view == views.end()) invalid("no data for the model's input '" + name + "'");
     take(*view, "input");
   }
-  size_t weights = 0;
   for (const auto& view : views) {
     if (std::find(run.graph.inputs.begin(), run.graph.inputs.end(), view.name) != run.graph.inputs.end()) continue;
     if (!run.graph.tensors.count(view.name) || !run.graph.tensor(view.name).constant)
       invalid("'" + view.name + "' is neither an input nor a weight of the model");
     // A weight no kernel reads as data (a shape, folded at load) needs no values.
-    if (!given.count(view.name)) continue;
+    if (!op.given().count(view.name)) continue;
     take(view, "weight");
-    ++weights;
   }
-  return weights;
+  drawn = random_given(op, run.seed, given);
+  for (const auto& [name, values] : drawn) given.emplace(name, std::span<const float>(values));
+  return given;
 }
 
 void require_outputs(const sdk::Graph& graph, const std::vector<sdk::TensorView>& outputs) {
@@ -69,11 +69,13 @@ json knob_names(const sdk::TuningSpace& space) {
 }
 
 // Which kernels run the bank's tiling: those whose anchor the default
-// strategy marks tuned (the bank has a config this machine runs).
-json kernels_report(const Plan& plan, const sdk::SubgraphDecisions& decisions,
-                    const json& op_configs) {
+// strategy marks tuned (the bank has a config this machine runs); and each
+// one's mean time per run, `step_ms` by plan step.
+json kernels_report(const Plan& plan, const sdk::SubgraphDecisions& decisions, const json& op_configs,
+                    const std::vector<double>& step_ms) {
   json out = json::array();
-  for (const auto& s : plan.steps) {
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const auto& s = plan.steps[i];
     if (s.kind != PlanStep::Kind::kernel) continue;
     const std::string& anchor = s.nodes.front();
     const bool tuned = decisions.tuned.count(anchor) > 0;
@@ -83,7 +85,8 @@ json kernels_report(const Plan& plan, const sdk::SubgraphDecisions& decisions,
               {"config_source", tuned ? "bank" : "default"},
               {"config", s.op->space().describe(s.config)},
               {"config_values", s.config},
-              {"knobs", knob_names(s.op->space())}};
+              {"knobs", knob_names(s.op->space())},
+              {"ms", step_ms[i]}};
     if (!tuned && op_configs.contains(anchor)) k["bank_config_refused"] = op_configs[anchor];
     out.push_back(std::move(k));
   }
@@ -93,11 +96,19 @@ json kernels_report(const Plan& plan, const sdk::SubgraphDecisions& decisions,
 json latency_report(std::vector<double> ms) {
   std::sort(ms.begin(), ms.end());
   auto at = [&](double q) { return ms[std::min(ms.size() - 1, static_cast<size_t>(q * static_cast<double>(ms.size() - 1) + 0.5))]; };
-  return {{"min", ms.front()}, {"median", at(0.5)}, {"p90", at(0.9)}, {"runs", ms.size()}};
+  double sum = 0;
+  for (const double t : ms) sum += t;
+  return {{"min", ms.front()},
+          {"median", at(0.5)},
+          {"p90", at(0.9)},
+          {"mean", sum / static_cast<double>(ms.size())},
+          {"runs", ms.size()}};
 }
 
-json check_report(const SubgraphOp& op, std::map<std::string, std::vector<float>> values,
-                  const std::vector<sdk::TensorView>& outputs, const Tolerance& tolerance) {
+json check_report(const SubgraphOp& op, const GivenViews& given, const std::vector<sdk::TensorView>& outputs,
+                  const Tolerance& tolerance) {
+  std::map<std::string, std::vector<float>> values;
+  for (const auto& [name, v] : given) values[name].assign(v.begin(), v.end());
   op.reference(values);
   json per_output = json::array();
   bool all = true;
@@ -147,31 +158,34 @@ json run_model(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inp
   const int threads = run.threads > 0 ? static_cast<int>(run.threads) : host->physical_cores;
   task.op_configs = capped_threads(run.op_configs.is_object() ? run.op_configs : json::object(), threads);
   const SubgraphOp op(task, host);
-  const sdk::Config strategy = op.space().default_config;
+  // Every fusion the device makes, each tensor kept as its kernel writes it.
+  const sdk::Config strategy = op.stored_as_written(op.space().default_config);
   const Plan plan = op.lower(strategy);
-  SubgraphData data;
-  const size_t model_weights = given_tensors(op, run, inputs, data.given);
-  const auto is_input = [&](const std::string& n) {
-    return std::find(run.graph.inputs.begin(), run.graph.inputs.end(), n) != run.graph.inputs.end();
-  };
-  const auto weight_count = static_cast<size_t>(
-      std::count_if(op.given().begin(), op.given().end(), [&](const auto& g) { return !is_input(g.first); }));
+  std::map<std::string, std::vector<float>> drawn;
+  const GivenViews given = given_tensors(op, run, inputs, drawn);
+  const size_t model_weights = given.size() - run.graph.inputs.size() - drawn.size();
   // Every tensor is allocated here, once: the iterations below allocate nothing.
-  SubgraphKernel kernel(op, plan, data);
+  SubgraphKernel kernel(op, plan, given);
   ThreadPool pool(threads);
   for (int64_t i = 0; i < run.warmup; ++i) kernel.run(pool);
   std::vector<double> ms;
   ms.reserve(static_cast<size_t>(run.iterations));
+  std::vector<double> step_ms(plan.steps.size(), 0.0);  // summed over the runs, then their mean
   for (int64_t i = 0; i < run.iterations; ++i) {
     const auto start = std::chrono::steady_clock::now();
-    kernel.run(pool);
+    kernel.run_profiled(pool, step_ms);
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   }
+  for (auto& t : step_ms) t /= static_cast<double>(run.iterations);
+  double conversion_ms = 0;
+  for (size_t i = 0; i < plan.steps.size(); ++i)
+    if (plan.steps[i].kind == PlanStep::Kind::convert) conversion_ms += step_ms[i];
   for (size_t i = 0; i < outputs.size(); ++i) kernel.read_output(i, outputs[i].data);
 
   int64_t tensor_bytes = 0;
   for (const auto& [ptr, bytes] : kernel.footprint()) tensor_bytes += static_cast<int64_t>(bytes);
-  const json kernels = kernels_report(plan, sdk::SubgraphDecisions::of(op.space(), strategy), task.op_configs);
+  const json kernels =
+      kernels_report(plan, sdk::SubgraphDecisions::of(op.space(), strategy), task.op_configs, step_ms);
   size_t tuned = 0;
   for (const auto& k : kernels) tuned += k["config_source"] == "bank" ? 1 : 0;
   json report = {{"device", "cpu"},
@@ -180,12 +194,13 @@ json run_model(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inp
                  {"latency_ms", latency_report(ms)},
                  {"memory", {{"peak_rss_bytes", peak_rss_bytes()}, {"tensor_bytes", tensor_bytes}}},
                  {"weights", {{"from_model", model_weights},
-                              {"drawn_from_seed", weight_count - model_weights},
+                              {"drawn_from_seed", drawn.size()},
                               {"seed", run.seed}}},
                  {"kernel_count", kernels.size()},
+                 {"conversions", {{"count", plan.conversions()}, {"ms", conversion_ms}}},
                  {"tuned_kernel_count", tuned},
                  {"kernels", kernels}};
-  if (run.check) report["check"] = check_report(op, data.given, outputs, tolerance);
+  if (run.check) report["check"] = check_report(op, given, outputs, tolerance);
   return report;
 }
 

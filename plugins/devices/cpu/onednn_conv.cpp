@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -58,6 +59,15 @@ bool eltwise_of(const ChainStep& step, algorithm& alg, float& alpha, float& beta
   }
 }
 
+// The oneDNN binary algorithm of a chain step with a whole operand.
+bool binary_of(const ChainStep& step, algorithm& alg) {
+  switch (step.op) {
+    case EltOp::add: alg = algorithm::binary_add; return true;
+    case EltOp::mul: alg = algorithm::binary_mul; return true;
+    default: return false;
+  }
+}
+
 // GNU OpenMP is not fork-safe: in a process forked after its parent ran a
 // team of threads, the next team never starts. Such a process (a timing
 // worker forked after a model ran) runs oneDNN on one thread, and refuses
@@ -96,17 +106,56 @@ struct OneDnnConv::State {
   dnnl::stream stream{cpu_engine()};
   memory src, weights, bias, dst;
   memory::desc user_weights;
-  std::unordered_map<int, memory> args;  // made once: run() only points src, bias and dst
+  std::unordered_map<int, memory> args;  // made once: run() only points src, bias, dst and the operands
+  std::vector<std::pair<int, memory>> operands;  // per binary post-op: its operand's index, its memory
+  size_t taken = 0;
   int threads = 1;
 };
 
-bool OneDnnConv::takes(const ChainStep& step) {
-  algorithm alg;
-  float alpha, beta;
-  return step.operand < 0 && eltwise_of(step, alg, alpha, beta);
+namespace {
+
+// The first `count` of `steps` as oneDNN post-ops; false where one is not
+// one oneDNN applies. Binary ones read a tensor laid out as `dst`.
+bool append_post_ops(const std::vector<ChainStep>& steps, size_t count, const std::vector<bool>& operand_full,
+                     const memory::desc& dst, dnnl::post_ops& ops) {
+  for (size_t i = 0; i < count; ++i) {
+    const ChainStep& step = steps[i];
+    algorithm alg;
+    float alpha, beta;
+    if (step.operand < 0 && eltwise_of(step, alg, alpha, beta)) ops.append_eltwise(1.0f, alg, alpha, beta);
+    else if (step.operand >= 0 && static_cast<size_t>(step.operand) < operand_full.size() &&
+             operand_full[static_cast<size_t>(step.operand)] && binary_of(step, alg))
+      ops.append_binary(alg, dst);
+    else return false;
+  }
+  return true;
 }
 
-OneDnnConv::OneDnnConv(const ConvShape& s, int lanes, bool bias, const std::vector<ChainStep>& post_ops, int threads)
+// The primitive with the first `count` post-ops, if oneDNN has more than its
+// reference kernel for it; else empty.
+std::optional<dnnl::convolution_forward::primitive_desc> conv_with(
+    const dnnl::convolution_forward::desc& desc, const std::vector<ChainStep>& steps, size_t count,
+    const std::vector<bool>& operand_full, const memory::desc& dst) {
+  dnnl::post_ops ops;
+  if (!append_post_ops(steps, count, operand_full, dst, ops)) return std::nullopt;
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(ops);
+  try {
+    dnnl::convolution_forward::primitive_desc pd(desc, attr, cpu_engine());
+    // Its reference kernel is a loop nest no tuner would keep, and slow to time.
+    if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0) return std::nullopt;
+    return pd;
+  } catch (const dnnl::error&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+size_t OneDnnConv::taken() const { return state_->taken; }
+
+OneDnnConv::OneDnnConv(const ConvShape& s, int lanes, bool bias, const std::vector<ChainStep>& post_ops,
+                       const std::vector<bool>& operand_full, int threads)
     : state_(std::make_unique<State>()) {
   if (threads > 1 && forked_after_team.load())
     throw sdk::Error(sdk::StatusCode::unsupported,
@@ -129,29 +178,22 @@ OneDnnConv::OneDnnConv(const ConvShape& s, int lanes, bool bias, const std::vect
   // oneDNN counts dilation from 0.
   const memory::dims strides = {s.sh, s.sw}, dilation = {s.dh - 1, s.dw - 1}, pad_l = {s.ph, s.pw},
                      pad_r = {s.ph_end, s.pw_end};
-  dnnl::post_ops ops;
-  for (const auto& step : post_ops) {
-    algorithm alg;
-    float alpha, beta;
-    if (step.operand >= 0 || !eltwise_of(step, alg, alpha, beta))
-      throw sdk::Error(sdk::StatusCode::internal, "oneDNN convolution given a fused op it does not take");
-    ops.append_eltwise(1.0f, alg, alpha, beta);
-  }
-  dnnl::primitive_attr attr;
-  attr.set_post_ops(ops);
   const auto prop = dnnl::prop_kind::forward_inference;
   const auto desc = bias ? dnnl::convolution_forward::desc(prop, algorithm::convolution_direct, src, any_weights, bias_md,
                                                            dst, strides, dilation, pad_l, pad_r)
                          : dnnl::convolution_forward::desc(prop, algorithm::convolution_direct, src, any_weights, dst,
                                                            strides, dilation, pad_l, pad_r);
-  try {
-    state_->pd = dnnl::convolution_forward::primitive_desc(desc, attr, cpu_engine());
-  } catch (const dnnl::error& e) {
-    throw sdk::Error(sdk::StatusCode::unsupported, std::string("oneDNN has no convolution for this shape: ") + e.what());
+  // The longest prefix of the fused ops oneDNN runs fast; none at worst.
+  for (size_t count = post_ops.size() + 1; count-- > 0;) {
+    if (auto pd = conv_with(desc, post_ops, count, operand_full, dst)) {
+      state_->pd = *pd;
+      state_->taken = count;
+      break;
+    }
+    if (count == 0)
+      throw sdk::Error(sdk::StatusCode::unsupported,
+                       "oneDNN has only its reference convolution for this shape and layout");
   }
-  // Its reference kernel is a loop nest no tuner would keep, and slow to time.
-  if (std::string(state_->pd.impl_info_str()).rfind("ref", 0) == 0)
-    throw sdk::Error(sdk::StatusCode::unsupported, "oneDNN has only its reference convolution for this shape and layout");
   state_->conv = dnnl::convolution_forward(state_->pd);
   state_->src = memory(state_->pd.src_desc(), cpu_engine(), DNNL_MEMORY_NONE);
   state_->dst = memory(state_->pd.dst_desc(), cpu_engine(), DNNL_MEMORY_NONE);
@@ -160,6 +202,12 @@ OneDnnConv::OneDnnConv(const ConvShape& s, int lanes, bool bias, const std::vect
   if (bias) {
     state_->bias = memory(bias_md, cpu_engine(), DNNL_MEMORY_NONE);
     state_->args.emplace(DNNL_ARG_BIAS, state_->bias);
+  }
+  for (size_t i = 0; i < state_->taken; ++i) {
+    if (post_ops[i].operand < 0) continue;
+    memory operand(dst, cpu_engine(), DNNL_MEMORY_NONE);
+    state_->operands.emplace_back(post_ops[i].operand, operand);
+    state_->args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) | DNNL_ARG_SRC_1, operand);
   }
 }
 
@@ -172,11 +220,12 @@ void OneDnnConv::set_weights(const float* weights) {
   state_->stream.wait();
 }
 
-void OneDnnConv::run(const float* src, const float* bias, float* dst) {
+void OneDnnConv::run(const float* src, const float* bias, const std::vector<const float*>& operands, float* dst) {
   State& st = *state_;
   st.src.set_data_handle(const_cast<float*>(src));
   st.dst.set_data_handle(dst);
   if (bias) st.bias.set_data_handle(const_cast<float*>(bias));
+  for (auto& [index, operand] : st.operands) operand.set_data_handle(const_cast<float*>(operands.at(static_cast<size_t>(index))));
   use_threads(st.threads);
   st.conv.execute(st.stream, st.args);
   st.stream.wait();
@@ -189,14 +238,14 @@ bool onednn_built() { return false; }
 
 struct OneDnnConv::State {};
 
-bool OneDnnConv::takes(const ChainStep&) { return false; }
+size_t OneDnnConv::taken() const { return 0; }
 
-OneDnnConv::OneDnnConv(const ConvShape&, int, bool, const std::vector<ChainStep>&, int) {
+OneDnnConv::OneDnnConv(const ConvShape&, int, bool, const std::vector<ChainStep>&, const std::vector<bool>&, int) {
   throw sdk::Error(sdk::StatusCode::unsupported, "this cpu device was built without oneDNN (libdnnl-dev)");
 }
 OneDnnConv::~OneDnnConv() = default;
 void OneDnnConv::set_weights(const float*) {}
-void OneDnnConv::run(const float*, const float*, float*) {}
+void OneDnnConv::run(const float*, const float*, const std::vector<const float*>&, float*) {}
 
 #endif
 

@@ -21,17 +21,23 @@ bool onednn_built();
 // [m][c/group][kh][kw], and are reordered once into the primitive's layout.
 class OneDnnConv {
  public:
-  // `post_ops`: unary steps (no operand) oneDNN applies to each output as it
-  // is written; OneDnnConv::takes() says which it can. It runs on `threads`
+  // `post_ops`: the ops fused after the convolution, in order; a binary one's
+  // operand indexes `operand_full`, which says whether that operand is a
+  // whole tensor of the output's shape in the output's layout (a residual).
+  // oneDNN applies the longest prefix it has a fast kernel for (unary
+  // activations, Add and Mul of whole operands) as it writes the output;
+  // taken() says how many, the caller runs the rest. It runs on `threads`
   // of oneDNN's own (OpenMP) threads.
-  OneDnnConv(const ConvShape& s, int lanes, bool bias, const std::vector<ChainStep>& post_ops, int threads);
+  OneDnnConv(const ConvShape& s, int lanes, bool bias, const std::vector<ChainStep>& post_ops,
+             const std::vector<bool>& operand_full, int threads);
   ~OneDnnConv();
   OneDnnConv(const OneDnnConv&) = delete;
   OneDnnConv& operator=(const OneDnnConv&) = delete;
 
-  static bool takes(const ChainStep& step);
+  size_t taken() const;
   void set_weights(const float* weights);
-  void run(const float* src, const float* bias, float* dst);
+  // `operands`: the fused ops' operands, as `post_ops` index them.
+  void run(const float* src, const float* bias, const std::vector<const float*>& operands, float* dst);
 
  private:
   struct State;

@@ -453,6 +453,16 @@ Plan SubgraphOp::lower(const sdk::Config& config) const {
   return plan;
 }
 
+sdk::Config SubgraphOp::stored_as_written(const sdk::Config& config) const {
+  sdk::Config out = config;
+  for (const auto& s : lower(config).steps) {
+    if (s.kind != PlanStep::Kind::kernel || s.task.outputs.empty() || s.op->output_blocking() != lanes_) continue;
+    const int knob = knob_index(space_, sdk::kLayoutKnob + s.task.outputs[0].name);
+    if (knob >= 0) out[static_cast<size_t>(knob)] = 1;  // NCHWc
+  }
+  return out;
+}
+
 void SubgraphOp::reference(std::map<std::string, std::vector<float>>& values) const {
   const auto& g = task_.graph;
   for (size_t i = 0; i < g.nodes.size(); ++i) {

@@ -71,6 +71,13 @@ class SubgraphOp {
   // tiling its kernel does not take, say).
   Plan lower(const sdk::Config& config) const;
 
+  // `config` with each tensor that has a layout knob kept as the kernel
+  // writing it leaves it: channel-blocked after a blocked kernel, so that
+  // blocked readers take it as it is and the others share one conversion.
+  // Never more conversions than `config`'s (the model's layout between
+  // kernels is a conversion out of each blocked kernel, and one back in).
+  sdk::Config stored_as_written(const sdk::Config& config) const;
+
   // Tensors the subgraph reads but no node writes (inputs, constants), with
   // the values random data is drawn from.
   const std::map<std::string, ValueRange>& given() const { return given_; }

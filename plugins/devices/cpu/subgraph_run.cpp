@@ -1,5 +1,6 @@
 #include "subgraph_run.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -10,12 +11,23 @@
 
 namespace aoe::cpu {
 
-std::map<std::string, std::vector<float>> random_given(const SubgraphOp& op, uint64_t seed) {
+GivenViews views_of(const std::map<std::string, std::vector<float>>& given) {
+  GivenViews views;
+  for (const auto& [name, v] : given) views.emplace(name, std::span<const float>(v));
+  return views;
+}
+
+std::map<std::string, std::vector<float>> random_given(const SubgraphOp& op, uint64_t seed, const GivenViews& lent) {
   std::map<std::string, std::vector<float>> given;
   std::mt19937_64 rng(seed);
   for (const auto& [name, range] : op.given()) {
+    const auto count = static_cast<size_t>(op.graph().tensor(name).elements());
+    if (lent.count(name)) {
+      rng.discard(count);  // a float from mt19937_64 takes one draw
+      continue;
+    }
     std::uniform_real_distribution<float> u(range.lo, range.hi);
-    std::vector<float> v(static_cast<size_t>(op.graph().tensor(name).elements()));
+    std::vector<float> v(count);
     for (auto& x : v) x = u(rng);
     given[name] = std::move(v);
   }
@@ -56,14 +68,14 @@ std::map<size_t, Lifetime> conversion_lifetimes(const Plan& plan, const std::vec
 
 }  // namespace
 
-SubgraphKernel::SubgraphKernel(const SubgraphOp& op, const Plan& plan, const SubgraphData& data) : op_(op) {
+SubgraphKernel::SubgraphKernel(const SubgraphOp& op, const Plan& plan, const GivenViews& given) : op_(op) {
   // Integer constants (Slice's bounds, Gather's indices) reach their ops as
   // attribute values; the kernels read no buffer of them.
   for (const auto& [name, t] : op.graph().tensors)
     if (t.constant && t.dtype != sdk::DType::f32) tensors_[name] = nullptr;
-  for (const auto& [name, v] : data.given) {
+  for (const auto& [name, v] : given) {
     tensors_[name] = v.data();
-    given_.emplace_back(v.data(), v.size() * sizeof(float));
+    given_.emplace_back(v.data(), v.size_bytes());
   }
   // The conversions write into one arena, sharing memory where their lifetimes allow.
   const auto lifetimes = conversion_lifetimes(plan, op.graph().outputs);
@@ -78,6 +90,7 @@ SubgraphKernel::SubgraphKernel(const SubgraphOp& op, const Plan& plan, const Sub
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const auto& s = plan.steps[i];
     Step step;
+    step.plan_step = i;
     switch (s.kind) {
       case PlanStep::Kind::view:
         tensors_[s.writes[0]] = at(s.reads[0]);
@@ -95,7 +108,7 @@ SubgraphKernel::SubgraphKernel(const SubgraphOp& op, const Plan& plan, const Sub
         step.kernel = s.op->build(s.config);
         std::vector<const float*> inputs;
         for (const auto& r : s.reads) inputs.push_back(at(r));
-        if (!s.batch_norm.empty()) fold_batch_norm(s, data, inputs);
+        if (!s.batch_norm.empty()) fold_batch_norm(s, given, inputs);
         step.kernel->bind(inputs);
         for (size_t j = 0; j < s.writes.size(); ++j) tensors_[s.writes[j]] = step.kernel->kept_output(j);
         break;
@@ -114,7 +127,7 @@ const float* SubgraphKernel::at(const std::string& tensor) const {
 
 // y = ((W * x + b) - mean) * scale / sqrt(var + eps) + B, folded once, as
 // an inference runtime loads the model: W' = W * k, b' = (b - mean) * k + B.
-void SubgraphKernel::fold_batch_norm(const PlanStep& step, const SubgraphData& data, std::vector<const float*>& inputs) {
+void SubgraphKernel::fold_batch_norm(const PlanStep& step, const GivenViews& given, std::vector<const float*>& inputs) {
   const auto& g = op_.graph();
   const sdk::Node* bn = nullptr;
   const sdk::Node* conv = nullptr;
@@ -123,11 +136,11 @@ void SubgraphKernel::fold_batch_norm(const PlanStep& step, const SubgraphData& d
     if (n.name == step.nodes.front()) conv = &n;
   }
   if (!bn || !conv) throw sdk::Error(sdk::StatusCode::internal, "no BatchNormalization '" + step.batch_norm + "' to fold");
-  const auto& w = data.given.at(conv->inputs[1]);
-  const auto& scale = data.given.at(bn->inputs[1]);
-  const auto& shift = data.given.at(bn->inputs[2]);
-  const auto& mean = data.given.at(bn->inputs[3]);
-  const auto& var = data.given.at(bn->inputs[4]);
+  const auto& w = given.at(conv->inputs[1]);
+  const auto& scale = given.at(bn->inputs[1]);
+  const auto& shift = given.at(bn->inputs[2]);
+  const auto& mean = given.at(bn->inputs[3]);
+  const auto& var = given.at(bn->inputs[4]);
   const bool conv_bias = conv->inputs.size() > 2 && !conv->inputs[2].empty();
   const double eps = float_attr(bn->attrs, "epsilon", 1e-5);
   const size_t m = scale.size(), per = w.size() / m;
@@ -136,7 +149,7 @@ void SubgraphKernel::fold_batch_norm(const PlanStep& step, const SubgraphData& d
   for (size_t c = 0; c < m; ++c) {
     const double k = scale[c] / std::sqrt(static_cast<double>(var[c]) + eps);
     for (size_t i = 0; i < per; ++i) weights->data()[c * per + i] = static_cast<float>(w[c * per + i] * k);
-    const double b = conv_bias ? data.given.at(conv->inputs[2])[c] : 0.0;
+    const double b = conv_bias ? given.at(conv->inputs[2])[c] : 0.0;
     bias->data()[c] = static_cast<float>((b - mean[c]) * k + shift[c]);
   }
   inputs[1] = weights->data();
@@ -145,10 +158,20 @@ void SubgraphKernel::fold_batch_norm(const PlanStep& step, const SubgraphData& d
   owned_.push_back(std::move(bias));
 }
 
+void SubgraphKernel::run_step(Step& s, ThreadPool& pool) {
+  if (s.kernel) s.kernel->run(pool);
+  else s.convert.run(pool, s.threads);
+}
+
 void SubgraphKernel::run(ThreadPool& pool) {
+  for (auto& s : steps_) run_step(s, pool);
+}
+
+void SubgraphKernel::run_profiled(ThreadPool& pool, std::vector<double>& ms) {
   for (auto& s : steps_) {
-    if (s.kernel) s.kernel->run(pool);
-    else s.convert.run(pool, s.threads);
+    const auto start = std::chrono::steady_clock::now();
+    run_step(s, pool);
+    ms.at(s.plan_step) += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   }
 }
 
@@ -175,7 +198,7 @@ Footprint SubgraphKernel::footprint() const {
 }
 
 BoundKernel bind_subgraph(const SubgraphOp& op, const sdk::Config& config, const SubgraphData& data) {
-  return {std::make_unique<SubgraphKernel>(op, op.lower(config), data), {}};
+  return {std::make_unique<SubgraphKernel>(op, op.lower(config), views_of(data.given)), {}};
 }
 
 }  // namespace aoe::cpu

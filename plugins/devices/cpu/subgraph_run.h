@@ -6,6 +6,7 @@
 
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -23,21 +24,32 @@ struct SubgraphData {
   std::vector<std::vector<float>> expected;         // per graph output
 };
 
-// Random given tensors (inputs and constants) in their ranges from `seed`.
-std::map<std::string, std::vector<float>> random_given(const SubgraphOp& op, uint64_t seed);
+// The given tensors a kernel reads, by name: held by whoever lends them
+// (SubgraphData, or the caller of a model run), never copied.
+using GivenViews = std::map<std::string, std::span<const float>>;
+GivenViews views_of(const std::map<std::string, std::vector<float>>& given);
+
+// Random given tensors (inputs and constants) in their ranges from `seed`,
+// but for those `lent` holds: their draws are skipped, so each drawn one has
+// the values it has when all are drawn.
+std::map<std::string, std::vector<float>> random_given(const SubgraphOp& op, uint64_t seed,
+                                                       const GivenViews& lent = {});
 
 // Random given tensors in their ranges from `seed`, then the reference outputs.
 SubgraphData make_subgraph_data(const SubgraphOp& op, uint64_t seed);
 
-// A plan's kernels built and bound on the data: the whole subgraph as one
-// kernel (bind() does nothing: it is bound when made). Outputs are the
-// graph's, in the model's layout.
+// A plan's kernels built and bound on the given tensors, which must outlive
+// it: the whole subgraph as one kernel (bind() does nothing: it is bound
+// when made). Outputs are the graph's, in the model's layout.
 class SubgraphKernel final : public Kernel {
  public:
-  SubgraphKernel(const SubgraphOp& op, const Plan& plan, const SubgraphData& data);
+  SubgraphKernel(const SubgraphOp& op, const Plan& plan, const GivenViews& given);
 
   void bind(const std::vector<const float*>&) override {}
   void run(ThreadPool& pool) override;
+  // run(), adding each step's wall time in ms to `ms`, indexed as the
+  // plan's steps (views take none).
+  void run_profiled(ThreadPool& pool, std::vector<double>& ms);
   void read_output(size_t index, float* out) const override;
   float* output_data() override;
   const float* kept_output(size_t index) const override;
@@ -49,9 +61,11 @@ class SubgraphKernel final : public Kernel {
     std::unique_ptr<Kernel> kernel;
     Relayout convert;
     int threads = 1;
+    size_t plan_step = 0;
   };
+  void run_step(Step& s, ThreadPool& pool);
   const float* at(const std::string& tensor) const;
-  void fold_batch_norm(const PlanStep& step, const SubgraphData& data, std::vector<const float*>& inputs);
+  void fold_batch_norm(const PlanStep& step, const GivenViews& given, std::vector<const float*>& inputs);
 
   const SubgraphOp& op_;
   std::vector<Step> steps_;

@@ -135,12 +135,30 @@ TEST(Conv, OneDnnAppliesActivationsAsItWrites) {
   const nlohmann::json clip = {{"pads", {1, 1, 1, 1}}, {"fused_attrs", {{{"min", 0.0}, {"max", 0.5}}}}};
   for (const auto& [fused, attrs] : std::vector<std::pair<std::vector<std::string>, nlohmann::json>>{
            {{"Relu"}, conv_attrs({1, 1}, {1, 1, 1, 1})}, {{"Clip"}, clip}, {{"Sigmoid", "Tanh"}, conv_attrs({2, 2}, {0, 0, 1, 1})}}) {
-    const ConvOp o(op("Conv", {f32({1, 10, 9, 9}), f32({12, 10, 3, 3}, true), f32({12}, true)}, attrs, fused), host());
+    // Channels a multiple of any blocking: oneDNN has a fast kernel for both layouts.
+    const ConvOp o(op("Conv", {f32({1, 16, 9, 9}), f32({32, 16, 3, 3}, true), f32({32}, true)}, attrs, fused), host());
     auto c = with(o.space(), o.space().default_config, "algo", kOneDnnLabel);
     c = with(o.space(), c, "isa", isa_name(host().best_isa()));
     const auto blocked = with(o.space(), c, "format", "NCHWc"), plain = with(o.space(), c, "format", "NCHW");
     EXPECT_EQ(o.check(blocked), "");
     test::expect_matches_reference(o, {blocked, plain}, pool());
+  }
+}
+
+// A residual Add and the Relu after it run inside oneDNN's convolution as it
+// writes the output (FusedResidualAndActivation checks the values); an
+// operand broadcast over the output is left to the device's chain, with
+// every op after it.
+TEST(Conv, OneDnnTakesTheLongestPrefixOfTheFusedOpsItRuns) {
+  if (!onednn_built()) GTEST_SKIP() << "built without oneDNN (libdnnl-dev)";
+  const ConvOp o(op("Conv", {f32({1, 16, 6, 6}), f32({24, 16, 3, 3}, true), f32({24}, true)}, conv_attrs({1, 1}, {1, 1, 1, 1})),
+                 host());
+  const ChainStep add{EltOp::add, 0, 0, 0}, relu{EltOp::relu, 0, 0, -1};
+  const int lanes = isa_kernels(host().best_isa())->lanes;
+  for (int layout : {0, lanes}) {
+    EXPECT_EQ(OneDnnConv(o.shape(), layout, true, {add, relu}, {true}, 1).taken(), 2u) << layout;
+    EXPECT_EQ(OneDnnConv(o.shape(), layout, true, {add, relu}, {false}, 1).taken(), 0u) << layout;
+    EXPECT_EQ(OneDnnConv(o.shape(), layout, true, {relu, add, relu}, {false}, 1).taken(), 1u) << layout;
   }
 }
 

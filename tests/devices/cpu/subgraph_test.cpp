@@ -174,7 +174,7 @@ std::vector<std::string> knob_names(const sdk::TuningSpace& space) {
 
 // The config's outputs against the reference, run once.
 std::string check_outputs(const SubgraphOp& op, const sdk::Config& config, const SubgraphData& data, ThreadPool& pool) {
-  SubgraphKernel kernel(op, op.lower(config), data);
+  SubgraphKernel kernel(op, op.lower(config), views_of(data.given));
   kernel.run(pool);
   for (size_t i = 0; i < data.expected.size(); ++i) {
     std::vector<float> got(data.expected[i].size());
@@ -254,6 +254,21 @@ TEST(CpuSubgraph, BlockedTensorBetweenConvsNeedsNoConversion) {
   const auto& conv2 = kernel_of(blocked, "conv2");
   EXPECT_EQ(conv2.task.inputs[0].format, "NCHWc");
   EXPECT_EQ(kernel_of(blocked, "conv1").task.outputs[0].format, "NCHWc");
+}
+
+// What `aoe-host run` plans: t2 stays blocked as conv1 writes it; the
+// subgraph's own input and output keep the model's layout.
+TEST(CpuSubgraph, StoredAsWrittenKeepsABlockedKernelsOutputBlocked) {
+  const SubgraphOp op(residual(), host());
+  const auto& space = op.space();
+  const Plan plain = op.lower(space.default_config);
+  if (!runs_blocked(kernel_of(plain, "conv1")))
+    GTEST_SKIP() << "the default convolutions run on NCHW here";
+  const auto kept = op.stored_as_written(space.default_config);
+  EXPECT_EQ(kept, with(space, space.default_config, "layout:t2", "NCHWc"));
+  EXPECT_LT(op.lower(kept).conversions(), plain.conversions());
+  ThreadPool pool(1);
+  EXPECT_EQ(check_outputs(op, kept, make_subgraph_data(op, 11), pool), "");
 }
 
 TEST(CpuSubgraph, UnfusingAddsAKernel) {
