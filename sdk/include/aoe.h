@@ -143,8 +143,9 @@ AOE_EXPORT const char* aoe_run_result_output_name(const aoe_run_result* result, 
 AOE_EXPORT const int64_t* aoe_run_result_output_dims(const aoe_run_result* result, size_t index, size_t* out_rank);
 AOE_EXPORT const float* aoe_run_result_output_data(const aoe_run_result* result, size_t index, size_t* out_count);
 /* The run report's JSON, as written to its file: "latency_ms" {min, median,
-   p90, runs}, "kernels" [{name, nodes, config, config_source: "bank" or
-   "default"}], "tuned_kernel_count", "bank" {hit, miss}, "check"... */
+   p90, mean, runs}, "kernels" [{name, nodes, config, config_source: "bank"
+   or "default", ms: mean per run}], "conversions" {count, ms},
+   "tuned_kernel_count", "bank" {hit, miss}, "check"... */
 AOE_EXPORT const char* aoe_run_result_report(const aoe_run_result* result);
 /* NULL is ignored. */
 AOE_EXPORT void aoe_run_result_destroy(aoe_run_result* result);

@@ -84,6 +84,20 @@ TEST(Elementwise, BinaryOpsBroadcast) {
   expect_ok(op("Mul", {f32({}), f32({})}), 1);
 }
 
+// Pow by a constant 2 runs as x * x: the same values as powf, negative bases too.
+TEST(Elementwise, PowByTwoIsASquare) {
+  const auto p = make_op(op("Pow", {f32({2, 100}), f32({1}, true)}), host());
+  std::vector<float> x(200), two = {2.0f}, want(200);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = (static_cast<float>(i) - 100.5f) / 7.0f;
+  p->reference({x.data(), two.data()}, {want.data()});
+  for (Isa isa : host().isas) {
+    const auto got = run_once(*p, with(p->space(), p->space().default_config, "isa", isa_name(isa)), {x.data(), two.data()},
+                              pool());
+    EXPECT_EQ(compare(got[0].data(), want.data(), 200, {1e-6, 1e-6}), "") << isa_name(isa);
+    EXPECT_FLOAT_EQ(got[0][0], x[0] * x[0]) << isa_name(isa);
+  }
+}
+
 TEST(Elementwise, FusedChains) {
   const nlohmann::json attrs = {{"fused_attrs", {nlohmann::json::object(), {{"min", 0.0}, {"max", 6.0}}, {{"alpha", 0.1}}}}};
   expect_ok(op("Add", {f32({4, 64, 9}), f32({4, 64, 9}), f32({64, 1})}, attrs, {"Mul", "Clip", "LeakyRelu"}), 4);

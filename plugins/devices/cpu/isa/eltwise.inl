@@ -106,6 +106,9 @@ inline void binary(EltOp op, float p0f, float* x, const float* y, int64_t y_step
     case EltOp::div: return binary_loop<EltOp::div>(x, y, y_step, n, p0);
     case EltOp::add_scaled: return binary_loop<EltOp::add_scaled>(x, y, y_step, n, p0);
     case EltOp::pow:
+      // A square (a LayerNorm's variance, as exporters write it) is a product
+      // in vectors, where libm's powf runs element by element.
+      if (y_step == 0 && y[0] == 2.0f) return binary_loop<EltOp::mul>(x, x, 1, n, p0);
       for (int64_t i = 0; i < n; ++i) x[i] = __builtin_powf(x[i], y[i * y_step]);
       return;
     default: return;
