@@ -167,6 +167,7 @@ json run_model(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inp
   // Every tensor is allocated here, once: the iterations below allocate nothing.
   SubgraphKernel kernel(op, plan, given);
   ThreadPool pool(threads);
+  pool.keep_awake(true);
   for (int64_t i = 0; i < run.warmup; ++i) kernel.run(pool);
   std::vector<double> ms;
   ms.reserve(static_cast<size_t>(run.iterations));
@@ -176,6 +177,7 @@ json run_model(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inp
     kernel.run_profiled(pool, step_ms);
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   }
+  pool.keep_awake(false);
   for (auto& t : step_ms) t /= static_cast<double>(run.iterations);
   double conversion_ms = 0;
   for (size_t i = 0; i < plan.steps.size(); ++i)

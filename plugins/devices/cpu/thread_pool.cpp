@@ -58,7 +58,8 @@ void ThreadPool::take_tasks(const Region& r, int id) {
 void ThreadPool::work(int id) {
   uint32_t seen = 0;
   for (;;) {
-    for (int spins = 0; generation_.load(std::memory_order_acquire) == seen && spins < kSpins &&
+    for (int spins = 0; generation_.load(std::memory_order_acquire) == seen &&
+                        (spins < kSpins || awake_.load(std::memory_order_relaxed)) &&
                         !park_.load(std::memory_order_relaxed);
          ++spins)
       cpu_relax();
@@ -106,5 +107,7 @@ void ThreadPool::run(int64_t tasks, int threads, const std::function<void(int64_
 }
 
 void ThreadPool::park() { park_.store(true, std::memory_order_relaxed); }
+
+void ThreadPool::keep_awake(bool awake) { awake_.store(awake, std::memory_order_relaxed); }
 
 }  // namespace aoe::cpu

@@ -32,6 +32,13 @@ class ThreadPool {
   // caller about to hand the cores to another runtime's threads (oneDNN's).
   void park();
 
+  // With `awake`, workers spin between regions however long the gap, until
+  // park() or the next region, rather than sleeping after a while: for a
+  // model run, whose kernels on one thread would otherwise leave them to
+  // sleep and each later region to wait for the wake-up (tens of µs on a
+  // virtual machine), as ONNX Runtime's spinning threads do not.
+  void keep_awake(bool awake);
+
  private:
   struct Region {
     const std::function<void(int64_t, int)>* body = nullptr;
@@ -54,6 +61,7 @@ class ThreadPool {
   std::atomic<int64_t> done_{0};
   std::atomic<bool> stop_{false};
   std::atomic<bool> park_{false};  // set by park(), cleared by the next run()
+  std::atomic<bool> awake_{false};  // keep_awake()
 };
 
 // The threads this process may run on: its CPU affinity, else the online CPUs.
