@@ -110,4 +110,9 @@ void ThreadPool::park() { park_.store(true, std::memory_order_relaxed); }
 
 void ThreadPool::keep_awake(bool awake) { awake_.store(awake, std::memory_order_relaxed); }
 
+int ThreadPool::sleeping_workers() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return sleepers_;
+}
+
 }  // namespace aoe::cpu

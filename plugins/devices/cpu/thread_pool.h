@@ -38,6 +38,8 @@ class ThreadPool {
   // sleep and each later region to wait for the wake-up (tens of µs on a
   // virtual machine), as ONNX Runtime's spinning threads do not.
   void keep_awake(bool awake);
+  // Workers asleep now, waiting for a region.
+  int sleeping_workers();
 
  private:
   struct Region {

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include "thread_pool.h"
@@ -35,6 +37,30 @@ TEST(ThreadPool, APoolOfOneRunsInline) {
     order.push_back(static_cast<int>(t));
   });
   EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3, 4}));
+}
+
+// Kept awake, a worker never sleeps between regions; park() sends it to
+// sleep all the same, and released it sleeps after its spin.
+TEST(ThreadPool, AWorkerKeptAwakeSleepsOnlyWhenParked) {
+  ThreadPool pool(3);
+  const auto region = [&] { pool.run(16, 3, [](int64_t, int) {}); };
+  const auto wait_for_sleepers = [&](int want) {
+    for (int i = 0; i < 10000 && pool.sleeping_workers() != want; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return pool.sleeping_workers();
+  };
+  pool.keep_awake(true);
+  region();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // far past any spin
+  EXPECT_EQ(pool.sleeping_workers(), 0);
+  pool.park();
+  EXPECT_EQ(wait_for_sleepers(2), 2);
+  region();  // woken, and awake again
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(pool.sleeping_workers(), 0);
+  pool.keep_awake(false);
+  EXPECT_EQ(wait_for_sleepers(2), 2);
+  region();
 }
 
 }  // namespace
