@@ -160,10 +160,7 @@ class ConvKernel final : public Kernel {
     const ConvShape& s = op_.s_;
     const Chain* chain = chain_.empty() ? nullptr : &chain_;
     if (onednn_) {
-      // The pool's workers sleep rather than spin against oneDNN's threads;
-      // on one thread oneDNN takes no other core, and they stay awake for
-      // the next kernel.
-      if (threads_ > 1) pool.park();
+      pool.yield_to(threads_);
       onednn_conv_->run(src_, bias_, operands_, out_.data());
       if (chain) {
         // The fused ops over the finished output, rows as the epilogue sees them.

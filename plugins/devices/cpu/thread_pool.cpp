@@ -108,6 +108,10 @@ void ThreadPool::run(int64_t tasks, int threads, const std::function<void(int64_
 
 void ThreadPool::park() { park_.store(true, std::memory_order_relaxed); }
 
+void ThreadPool::yield_to(int threads) {
+  if (threads > 1) park();
+}
+
 void ThreadPool::keep_awake(bool awake) { awake_.store(awake, std::memory_order_relaxed); }
 
 int ThreadPool::sleeping_workers() {

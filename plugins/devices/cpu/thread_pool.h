@@ -31,6 +31,10 @@ class ThreadPool {
   // Sends workers still spinning after the last region to sleep now: for a
   // caller about to hand the cores to another runtime's threads (oneDNN's).
   void park();
+  // park() if another runtime (oneDNN, OpenBLAS) is about to run on
+  // `threads` > 1 threads, which would share cores with spinning workers;
+  // on one thread it runs on the caller's, and the workers stay ready.
+  void yield_to(int threads);
 
   // With `awake`, workers spin between regions however long the gap, until
   // park() or the next region, rather than sleeping after a while: for a
