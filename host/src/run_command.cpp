@@ -146,8 +146,7 @@ std::string percent_line(const json& latency) {
 
 // Where a run's time goes: the costliest kernels (mean per run, as the
 // device measured each one) and the layout conversions between them.
-void print_time_by_kernel(const json& report, std::ostream& out) {
-  const json kernels = report.value("kernels", json::array());
+void print_time_by_kernel(const json& report, const json& kernels, std::ostream& out) {
   std::vector<const json*> timed;
   for (const auto& k : kernels)
     if (k.contains("ms") && k["ms"].is_number()) timed.push_back(&k);
@@ -188,7 +187,7 @@ void print_report(const json& report, const std::filesystem::path& report_path, 
         << report["weights"].value("drawn_from_seed", 0) << " drawn from --seed\n";
   for (const auto& k : kernels)
     if (k.value("config_source", "") == "bank") out << "  tuned: " << k.value("name", k.value("anchor", "")) << "\n";
-  print_time_by_kernel(report, out);
+  print_time_by_kernel(report, kernels, out);
   if (report.contains("check"))
     out << "check: outputs " << (report["check"].value("match", false) ? "match" : "DO NOT match")
         << " the reference (|got - ref| <= " << report["check"].value("atol", 0.0) << " + "

@@ -329,7 +329,6 @@ ConvOp::ConvOp(const sdk::OpTask& task, const HostCpu& host) : host_(host) {
     if (!layout) unsupported("Conv fused operand " + to_string(shape) + " broadcasts over part of the spatial dims");
     nchw_layouts_.push_back(std::move(*layout));
     operand_full_.push_back(align_rank(shape, out_.size()) == out_);
-    full_operands_ = full_operands_ && operand_full_.back();
   }
 
   space_.version = "1";
@@ -371,7 +370,7 @@ std::string ConvOp::check(const sdk::Config& c) const {
     if (c[kIsa] != static_cast<int64_t>(host_.best_isa()))
       return std::string("with algo=onednn, isa is the layout's and the fused ops': this CPU's widest, ") +
              isa_name(host_.best_isa());
-    if (blocked && !full_operands_) return "the blocked layout takes fused operands of the output's full shape only";
+    if (blocked && !full_operands()) return "the blocked layout takes fused operands of the output's full shape only";
     if (!onednn_compiles(blocked ? isa_kernels(host_.best_isa())->lanes : 0))
       return "oneDNN has only its reference convolution for this shape and layout";
     return {};
@@ -404,7 +403,7 @@ std::string ConvOp::check(const sdk::Config& c) const {
     if (std::none_of(tiles.begin(), tiles.end(), [&](const ConvTileShape& x) { return x.ow == t.ow && x.ocb == t.ocb; }))
       return "no " + std::string(isa_name(isa)) + " tile of " + t.label();
   }
-  if (blocked && !full_operands_) return "the blocked layout takes fused operands of the output's full shape only";
+  if (blocked && !full_operands()) return "the blocked layout takes fused operands of the output's full shape only";
   return {};
 }
 
@@ -458,13 +457,13 @@ sdk::Config ConvOp::default_config(const HostCpu& host) const {
     c[kAlgo] = kDirect;
     c[kFormat] = s_.c >= lanes ? kNchwc : kNchw;
     c[kTile] = tile_index(depthwise_tiles_of(isa).back() <= s_.ow ? depthwise_tiles_of(isa)[1] : 4, 1);
-    if (c[kFormat] == kNchwc && !full_operands_) c[kFormat] = kNchw;
+    if (c[kFormat] == kNchwc && !full_operands()) c[kFormat] = kNchw;
   } else {
     const int lanes = isa_kernels(isa)->lanes;
     c[kAlgo] = kGemm;
     c[kFormat] = kNchw;
     c[kTile] = tile_index(conv_tiles_of(isa).front().ow, conv_tiles_of(isa).front().ocb);
-    if (s_.group == 1 && s_.c >= lanes && s_.m >= lanes && full_operands_) {
+    if (s_.group == 1 && s_.c >= lanes && s_.m >= lanes && full_operands()) {
       c[kAlgo] = kDirect;
       c[kFormat] = kNchwc;
       // About half the registers as accumulators: two channel blocks when there are two.

@@ -3,6 +3,7 @@
 // depthwise kernels for group == channels.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -32,6 +33,8 @@ class ConvOp final : public CpuOp {
   GemmConfig gemm_config(const sdk::Config& config) const;
 
  private:
+  // Every fused operand has the output's shape (the blocked layout takes no other).
+  bool full_operands() const { return std::all_of(operand_full_.begin(), operand_full_.end(), [](bool f) { return f; }); }
   friend class ConvKernel;
   sdk::Config default_config(const HostCpu& host) const;
   // Whether oneDNN has more than its reference kernel for this shape on NCHW
@@ -46,7 +49,6 @@ class ConvOp final : public CpuOp {
   std::vector<size_t> fused_inputs_;
   std::vector<OperandLayout> nchw_layouts_;  // rows n * m, cols oh * ow
   std::vector<bool> operand_full_;       // per fused operand: it has the output's shape
-  bool full_operands_ = true;            // every fused operand has the output's shape
   OperandLayout bias_layout_;
   mutable std::mutex onednn_mutex_;
   mutable int onednn_compiles_[2] = {-1, -1};  // NCHW, NCHWc: unknown, no, yes
