@@ -2,7 +2,8 @@
 // one bench run: aoe untuned (an empty bank), aoe tuned (the bench tunes
 // first, with the budget it prints) and ONNX Runtime through the
 // onnxruntime-node package where it is installed. Each through its own
-// process, so each peak RSS is its own.
+// process, so each peak RSS is its own. All three run the same copy of each
+// model, whose external weights are seeded noise (see with_noise_weights).
 #include <unistd.h>
 
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -71,16 +73,41 @@ struct Figure {
   double peak_mib = 0;
 };
 
+// The model's copy in `dir` that every column runs. The generated models keep big
+// weights in a sparse file of zeros; ONNX Runtime maps such a file and never
+// counts its pages resident while aoe reads it into memory, so peak RSS would
+// not compare. The copy's external weights are seeded noise, as a trained
+// model's are; inline weights are already noise.
+fs::path with_noise_weights(const std::string& model, const fs::path& dir) {
+  const fs::path source = fs::path(AOE_BENCH_MODELS_DIR) / (model + ".onnx");
+  const fs::path weights = fs::path(source).replace_extension(".weights");
+  if (!fs::exists(weights)) return source;
+  fs::create_directories(dir);
+  const fs::path copy = dir / source.filename();
+  fs::copy_file(source, copy, fs::copy_options::overwrite_existing);
+  std::ofstream out(dir / weights.filename(), std::ios::binary | std::ios::trunc);
+  std::mt19937 rng(20261126);
+  std::uniform_real_distribution<float> noise(-0.05f, 0.05f);
+  std::vector<float> block(1 << 16);
+  for (uintmax_t left = fs::file_size(weights); left > 0;) {
+    for (float& v : block) v = noise(rng);
+    const auto bytes = static_cast<std::streamsize>(std::min<uintmax_t>(left, block.size() * sizeof(float)));
+    out.write(reinterpret_cast<const char*>(block.data()), bytes);
+    left -= static_cast<uintmax_t>(bytes);
+  }
+  if (!out.flush()) throw std::runtime_error("cannot write " + (dir / weights.filename()).string());
+  return copy;
+}
+
 json read_json(const fs::path& file) {
   std::ifstream in(file);
   return json::parse(in);
 }
 
 // aoe-host run; the report's median latency and peak RSS. extra: --tune_on_miss and its budget.
-std::optional<Figure> aoe_run(const Options& o, const std::string& model, uint64_t threads, const fs::path& dir,
+std::optional<Figure> aoe_run(const Options& o, const fs::path& model, uint64_t threads, const fs::path& dir,
                               const fs::path& bank, std::vector<std::string> extra = {}) {
-  std::vector<std::string> args = {AOE_BENCH_HOST, "run", "--device", "cpu", "--model",
-                                   std::string(AOE_BENCH_MODELS_DIR) + "/" + model + ".onnx", "--threads",
+  std::vector<std::string> args = {AOE_BENCH_HOST, "run", "--device", "cpu", "--model", model.string(), "--threads",
                                    std::to_string(threads), "--iterations", std::to_string(o.iterations),
                                    // The device, and so the tuning, has the threads the run has.
                                    "--device_options", "{\"threads\": " + std::to_string(threads) + "}",
@@ -88,7 +115,7 @@ std::optional<Figure> aoe_run(const Options& o, const std::string& model, uint64
   args.insert(args.end(), extra.begin(), extra.end());
   const auto run = run_host(args, dir, bank);
   if (run.exit_code != 0) {
-    std::fprintf(stderr, "%s: aoe-host run exited %d (see %s)\n", model.c_str(), run.exit_code, dir.c_str());
+    std::fprintf(stderr, "%s: aoe-host run exited %d (see %s)\n", model.stem().c_str(), run.exit_code, dir.c_str());
     return std::nullopt;
   }
   const json r = read_json(dir / "report.json");
@@ -106,15 +133,14 @@ fs::path on_path(const std::string& name) {
   return {};
 }
 
-std::optional<Figure> ort_run(const Options& o, const std::string& model, const json& inputs, uint64_t threads,
+std::optional<Figure> ort_run(const Options& o, const fs::path& model, const json& inputs, uint64_t threads,
                               const fs::path& dir) {
   json shapes = json::object();
   for (const auto& in : inputs) shapes[in["name"].get<std::string>()] = in["shape"];
-  const auto run = run_host({on_path("node").string(), AOE_BENCH_ORT_SCRIPT, std::string(AOE_BENCH_MODELS_DIR) + "/" + model + ".onnx",
-                             shapes.dump(), std::to_string(o.iterations), std::to_string(threads)},
+  const auto run = run_host({on_path("node").string(), AOE_BENCH_ORT_SCRIPT, model.string(), shapes.dump(), std::to_string(o.iterations), std::to_string(threads)},
                             dir, dir / "unused_bank");
   if (run.exit_code != 0) {
-    std::fprintf(stderr, "%s: ONNX Runtime exited %d (see %s)\n", model.c_str(), run.exit_code, dir.c_str());
+    std::fprintf(stderr, "%s: ONNX Runtime exited %d (see %s)\n", model.stem().c_str(), run.exit_code, dir.c_str());
     return std::nullopt;
   }
   std::ifstream out(dir / "stdout.txt");
@@ -154,14 +180,17 @@ int main(int argc, char** argv) {
                             : "no node on PATH");
     std::printf("aoe tuned: --tune_on_miss with OPAT, --budget %llu per op, its own bank per model and thread count\n",
                 static_cast<unsigned long long>(o.budget));
+    std::printf("each column runs the same copy of the model, its external weights seeded noise, under %s\n",
+                (o.work / "models").c_str());
     std::printf("median (min-p90) of %llu runs after one untimed; peak RSS of each process\n\n",
                 static_cast<unsigned long long>(o.iterations));
     std::printf("%-14s %7s  %-32s %-32s %-32s %8s %8s\n", "model", "threads", "aoe untuned", "aoe tuned",
                 "ONNX Runtime", "untuned/", "tuned/");
     std::printf("%-14s %7s  %-32s %-32s %-32s %8s %8s\n", "", "", "", "", "", "ORT", "ORT");
-    for (const auto& model : o.models)
+    for (const auto& name : o.models) {
+      const fs::path model = with_noise_weights(name, o.work / "models");
       for (uint64_t threads : o.threads) {
-        const fs::path base = o.work / (model + "_t" + std::to_string(threads));
+        const fs::path base = o.work / (name + "_t" + std::to_string(threads));
         const auto untuned = aoe_run(o, model, threads, base / "untuned", base / "empty_bank");
         // Tuned in one process, timed in the next, all hits: the tuning's memory is not the run's.
         const auto tuning = aoe_run(o, model, threads, base / "tuning", base / "bank",
@@ -170,11 +199,12 @@ int main(int argc, char** argv) {
         std::optional<Figure> ort;
         if (have_ort && untuned)
           ort = ort_run(o, model, read_json(base / "untuned" / "report.json")["inputs"], threads, base / "ort");
-        std::printf("%-14s %7llu  %-32s %-32s %-32s %8s %8s\n", model.c_str(), static_cast<unsigned long long>(threads),
+        std::printf("%-14s %7llu  %-32s %-32s %-32s %8s %8s\n", name.c_str(), static_cast<unsigned long long>(threads),
                     cell(untuned).c_str(), cell(tuned).c_str(), cell(ort).c_str(), ratio(untuned, ort).c_str(),
                     ratio(tuned, ort).c_str());
         std::fflush(stdout);
       }
+    }
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "model_runtime_bench: %s\n", e.what());

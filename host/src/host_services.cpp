@@ -98,6 +98,10 @@ const aoe_host_services* HostServices::table_for(const std::string& plugin_name)
                                                  self.owner->corrupt_reporter(self)));
     });
   };
+  c.table.release_tensor = [](void* ctx, const char* name) {
+    auto& c = context(ctx);
+    if (c.owner->tensor_releaser_ && name) c.owner->tensor_releaser_(name);
+  };
   return &c.table;
 }
 

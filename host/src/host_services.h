@@ -42,6 +42,10 @@ class HostServices {
   void set_bank_of_kind(const std::string& kind, const Bank* bank) { banks_by_kind_[kind] = bank; }
 
   void set_progress_listener(ProgressListener listener) { progress_listener_ = std::move(listener); }
+  // Frees a lent weight a device says it will not read again (release_tensor);
+  // none outside a model run.
+  using TensorReleaser = std::function<void(const std::string& name)>;
+  void set_tensor_releaser(TensorReleaser releaser) { tensor_releaser_ = std::move(releaser); }
   bool cancelled() const { return cancelled_(); }
 
   const aoe_host_services* table_for(const std::string& plugin_name);
@@ -59,6 +63,7 @@ class HostServices {
   CancelCheck cancelled_;
   ProgressPrinter progress_;
   ProgressListener progress_listener_;
+  TensorReleaser tensor_releaser_;
   const Bank* bank_ = nullptr;
   std::map<std::string, const Bank*> banks_by_kind_;
   const Bank* bank_for(const nlohmann::json& key) const;

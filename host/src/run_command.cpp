@@ -249,6 +249,14 @@ ModelRunOutcome run_model(const Settings& settings, PluginRegistry& registry, Ho
   for (auto& [name, array] : results) out.push_back({name, array.data.data(), array.data.size()});
 
   json& report = outcome.report;
+  // A weight the device has its own copy of is freed as soon as it says so.
+  services.set_tensor_releaser([&weights](const std::string& name) {
+    if (auto it = weights.find(name); it != weights.end()) std::vector<float>().swap(it->second);
+  });
+  struct ReleaseScope {
+    HostServices& services;
+    ~ReleaseScope() { services.set_tensor_releaser({}); }
+  } release_scope{services};
   try {
     report = device.run_graph(run, in, out);
   } catch (const Error& e) {

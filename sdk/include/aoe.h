@@ -145,6 +145,8 @@ AOE_EXPORT const float* aoe_run_result_output_data(const aoe_run_result* result,
 /* The run report's JSON, as written to its file: "latency_ms" {min, median,
    p90, mean, runs}, "kernels" [{name, nodes, config, config_source: "bank"
    or "default", ms: mean per run}], "conversions" {count, ms},
+   "memory" {peak_rss_bytes, tensor_bytes, arena_bytes}, "weights"
+   {from_model, released_after_binding, drawn_from_seed},
    "tuned_kernel_count", "bank" {hit, miss}, "check"... */
 AOE_EXPORT const char* aoe_run_result_report(const aoe_run_result* result);
 /* NULL is ignored. */

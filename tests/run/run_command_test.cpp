@@ -161,6 +161,22 @@ TEST_F(RunCommand, RunsWithTheModelsOwnWeights) {
   EXPECT_NE(r.err.find("external.weights"), std::string::npos) << r.err;
 }
 
+// A weight every kernel copied at bind is freed by the host once the device
+// says so; the run gives what a checked run, which frees none, gives. The
+// ConvTranspose reads the Relu's output on every run, not once at bind.
+TEST_F(RunCommand, FreesTheWeightsTheKernelsCopied) {
+  write_upsample_model(dir_ / "up.onnx");
+  const auto checked = run("up.onnx", "checked.json", {"--check", "--outputs", (dir_ / "checked.npz").string()});
+  ASSERT_EQ(checked.exit_code, 0) << details(checked);
+  EXPECT_TRUE(report("checked.json")["check"]["match"].get<bool>()) << report("checked.json").dump(2);
+  EXPECT_EQ(report("checked.json")["weights"]["released_after_binding"], 0);
+  const auto r = run("up.onnx", "freed.json", {"--outputs", (dir_ / "freed.npz").string()});
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  // The flipped copy of W is the kernel's own; B is read as lent.
+  EXPECT_EQ(report("freed.json")["weights"]["released_after_binding"], 1) << report("freed.json").dump(2);
+  EXPECT_EQ(read_text(dir_ / "checked.npz"), read_text(dir_ / "freed.npz"));
+}
+
 // A Caffe model runs with its caffemodel's values, the BatchNorm's running
 // sums divided by their factor; without --weight they are drawn.
 TEST_F(RunCommand, RunsACaffeModelWithItsCaffemodel) {

@@ -137,6 +137,22 @@ void write_conv_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
+void write_upsample_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {1, 2, 4, 4});
+  set_dims(g->add_output(), "y", {1, 3, 9, 9});
+  add_weights(g, "W", {2, 3, 3, 3});
+  add_weights(g, "B", {3});
+  add_node(g, "Relu_0", "Relu", {"x"}, {"r"});
+  auto* up = add_node(g, "ConvTranspose_1", "ConvTranspose", {"r", "W", "B"}, {"y"});
+  auto* strides = up->add_attribute();
+  strides->set_name("strides");
+  strides->set_type(onnx::AttributeProto::INTS);
+  for (int i = 0; i < 2; ++i) strides->add_ints(2);
+  save(model, file);
+}
+
 void write_relu_model(const std::filesystem::path& file) { write_unary_model(file, "Relu", "a", "x", {1, 3, 8, 8}); }
 
 void write_small_relu_model(const std::filesystem::path& file) { write_unary_model(file, "Relu", "a", "x", {1, 2}); }

@@ -7,6 +7,9 @@ namespace aoe::test {
 
 // x[1,3,8,8] -> Conv(W[4,3,3,3], B[4], pads 1) -> Relu -> Add(S[1,4,8,8]) -> y[1,4,8,8].
 void write_conv_model(const std::filesystem::path& file);
+// x[1,2,4,4] -> Relu -> ConvTranspose(W[2,3,3,3], B[3], strides 2) -> y[1,3,9,9]:
+// the ConvTranspose reads another kernel's output.
+void write_upsample_model(const std::filesystem::path& file);
 // a[1,3,8,8] -> Relu -> x: its output, written with --outputs, is the conv model's input.
 void write_relu_model(const std::filesystem::path& file);
 // a[1,2] -> Relu -> x[1,2]: an array named as the conv model's input, of another shape.

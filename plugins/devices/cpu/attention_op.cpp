@@ -115,6 +115,8 @@ class AttentionKernel final : public Kernel {
       f.emplace_back(inputs_[i], static_cast<size_t>(elements(op_.input_shapes()[i])) * sizeof(float));
     return f;
   }
+  int64_t placeable_elements(size_t) const override { return out_.size(); }
+  void place_output(size_t, float* at) override { out_.place(at); }
 
  private:
   const AttentionOp& op_;

@@ -29,6 +29,9 @@ class BufferKernel : public Kernel {
         f.emplace_back(inputs_[i], static_cast<size_t>(elements(op_.input_shapes()[i])) * sizeof(float));
     return f;
   }
+  // Every output is written whole by run(), in the model's layout.
+  int64_t placeable_elements(size_t index) const override { return outputs_[index].size(); }
+  void place_output(size_t index, float* at) override { outputs_[index].place(at); }
 
  protected:
   const CpuOp& op_;

@@ -207,6 +207,18 @@ class ConvKernel final : public Kernel {
     if (left_.size()) f.emplace_back(left_.data(), left_.bytes());
     return f;
   }
+  // Placed when kept as computed and without padding lanes, which are zero
+  // in a buffer of its own.
+  int64_t placeable_elements(size_t) const override {
+    return left_.size() || (blocked_ && op_.s_.m % lanes_ != 0) ? 0 : out_.size();
+  }
+  void place_output(size_t, float* at) override { out_.place(at); }
+  // Blocked kernels reorder the weights and pad the bias; oneDNN reorders the weights.
+  bool reads_at_run(size_t index) const override {
+    if (index == 1) return !blocked_ && !onednn_;
+    if (index == 2 && op_.has_bias_) return !blocked_ || onednn_;
+    return true;
+  }
 
  private:
   // The fused ops after the bias; operands read as laid out (NCHW) or from blocked copies.

@@ -13,17 +13,17 @@ class ConvTransposeKernel final : public Kernel {
       : op_(op), conv_(std::move(conv)), dilated_(elements(op.dilated_)), weights_(elements(op.conv_weights_)) {}
 
   void bind(const std::vector<const float*>& inputs) override {
+    x_ = inputs[0];
+    // Where each input pixel lands in the dilated map: every stride-th position.
     const Shape& x = op_.inputs_[0];
-    const Shape& d = op_.dilated_;
     const size_t spatial = x.size() - 2;
-    // Each input pixel lands every stride-th position of the dilated map.
     std::vector<int64_t> index(x.size(), 0);
-    const auto d_strides = strides_of(d);
-    int64_t flat = 0;
+    const auto d_strides = strides_of(op_.dilated_);
+    landing_.clear();
     do {
       int64_t at = index[0] * d_strides[0] + index[1] * d_strides[1];
       for (size_t a = 0; a < spatial; ++a) at += index[2 + a] * op_.strides_[a] * d_strides[2 + a];
-      dilated_.data()[at] = inputs[0][flat++];
+      landing_.push_back(at);
     } while (next_index(index, x));
     // w[ci][co_g][k...] -> conv[g * M/G + co_g][ci - g * C/G][flipped k...]
     const Shape& w = op_.inputs_[1];
@@ -41,16 +41,27 @@ class ConvTransposeKernel final : public Kernel {
     if (inputs.size() > 2) conv_inputs.push_back(inputs[2]);
     conv_->bind(conv_inputs);
   }
-  void run(ThreadPool& pool) override { conv_->run(pool); }
+  // The input is another kernel's output in a model: read on every run.
+  void run(ThreadPool& pool) override {
+    float* d = dilated_.data();
+    for (size_t i = 0; i < landing_.size(); ++i) d[landing_[i]] = x_[i];
+    conv_->run(pool);
+  }
   void read_output(size_t index, float* out) const override { conv_->read_output(index, out); }
   float* output_data() override { return conv_->output_data(); }
   const float* kept_output(size_t index) const override { return conv_->kept_output(index); }
   Footprint footprint() const override { return conv_->footprint(); }
+  int64_t placeable_elements(size_t index) const override { return conv_->placeable_elements(index); }
+  void place_output(size_t index, float* at) override { conv_->place_output(index, at); }
+  // The weights are flipped into a copy; the bias is the convolution's.
+  bool reads_at_run(size_t index) const override { return index != 1 && conv_->reads_at_run(index); }
 
  private:
   const ConvTransposeOp& op_;
   std::unique_ptr<Kernel> conv_;
   Buffer dilated_, weights_;
+  const float* x_ = nullptr;
+  std::vector<int64_t> landing_;  // per input element, its offset in dilated_
 };
 
 ConvTransposeOp::ConvTransposeOp(const sdk::OpTask& task, const HostCpu& host) {
@@ -139,9 +150,20 @@ ConvTransposeOp::ConvTransposeOp(const sdk::OpTask& task, const HostCpu& host) {
   for (const auto& t : task.inputs) inputs_.push_back(t.shape);
   outputs_ = {out};
   space_ = conv_->space();
+  // The convolution's default on NCHW (see check): the GEMM, or the depthwise direct kernel.
+  auto& d = space_.default_config;
+  if (d[ConvOp::kFormat] == ConvOp::kNchwc) {
+    d[ConvOp::kFormat] = ConvOp::kNchw;
+    if (!conv_->shape().depthwise()) d[ConvOp::kAlgo] = ConvOp::kGemm;
+  }
 }
 
-std::string ConvTransposeOp::check(const sdk::Config& config) const { return conv_->check(config); }
+// A blocked convolution takes a copy of a model-layout input once, at bind;
+// the dilated map changes on every run, so the convolution reads it as it lies.
+std::string ConvTransposeOp::check(const sdk::Config& config) const {
+  if (config[ConvOp::kFormat] == ConvOp::kNchwc) return "ConvTranspose runs its convolution on the NCHW layout";
+  return conv_->check(config);
+}
 
 std::unique_ptr<Kernel> ConvTransposeOp::build(const sdk::Config& config) const {
   return std::make_unique<ConvTransposeKernel>(*this, conv_->build(config));

@@ -43,6 +43,17 @@ class Kernel {
   // kernel of a subgraph reads it there.
   virtual const float* kept_output(size_t index) const = 0;
   virtual Footprint footprint() const = 0;
+  // Floats of output `index` as kept when the kernel may write it into
+  // memory its caller places (place_output), else 0: a kernel that relies
+  // on what it left in its own buffer keeps it. A model run shares one
+  // arena among the placed outputs whose lifetimes do not meet.
+  virtual int64_t placeable_elements(size_t) const { return 0; }
+  // Before bind(): output `index` is written at `at` (placeable_elements of
+  // it, 64-byte aligned), its own buffer freed; nullptr frees it until placed.
+  virtual void place_output(size_t, float*) {}
+  // Whether run() reads input `index` where bind() found it; false when
+  // bind() took its own copy (packed, reordered), so a lender may free it.
+  virtual bool reads_at_run(size_t) const { return true; }
 };
 
 // The values random test inputs are drawn from.

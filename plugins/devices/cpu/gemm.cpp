@@ -191,8 +191,8 @@ const float* PackedB::panel(int64_t jc, int64_t pc) const {
 GemmWorkspace::GemmWorkspace(const GemmConfig& config, int threads) {
   const int64_t mr = config.ukernel.mr, nr = config.ukernel.nr;
   for (int t = 0; t < std::max(1, threads); ++t) {
-    a_.emplace_back(round_up(config.mc, mr) * config.kc);
-    b_.emplace_back(config.kc * round_up(config.nc, nr));
+    a_.push_back(Buffer::scratch(round_up(config.mc, mr) * config.kc));
+    b_.push_back(Buffer::scratch(config.kc * round_up(config.nc, nr)));
   }
 }
 

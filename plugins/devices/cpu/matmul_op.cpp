@@ -104,6 +104,9 @@ class MatMulKernel final : public Kernel {
       f.emplace_back(inputs_[i], static_cast<size_t>(elements(op_.input_shapes()[i])) * sizeof(float));
     return f;
   }
+  int64_t placeable_elements(size_t) const override { return out_.size(); }
+  void place_output(size_t, float* at) override { out_.place(at); }
+  bool reads_at_run(size_t index) const override { return index != 1 || !pack_once_; }
 
  private:
   GemmCall call(int64_t b) {

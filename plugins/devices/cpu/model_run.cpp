@@ -124,6 +124,19 @@ json check_report(const SubgraphOp& op, const GivenViews& given, const std::vect
   return {{"match", all}, {"atol", tolerance.atol}, {"rtol", tolerance.rtol}, {"outputs", per_output}};
 }
 
+// The bytes a footprint covers, each once: kernels share their inputs, and
+// the arena's buffers overlap.
+int64_t distinct_bytes(Footprint f) {
+  std::sort(f.begin(), f.end());
+  int64_t total = 0;
+  uintptr_t reached = 0;
+  for (const auto& [ptr, bytes] : f) {
+    const auto begin = reinterpret_cast<uintptr_t>(ptr), end = begin + bytes;
+    if (end > reached) total += static_cast<int64_t>(end - std::max(begin, reached)), reached = end;
+  }
+  return total;
+}
+
 int64_t peak_rss_bytes() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
@@ -145,7 +158,7 @@ json capped_threads(json configs, int threads) {
 
 json run_model(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inputs,
                const std::vector<sdk::TensorView>& outputs, std::shared_ptr<const HostCpu> host,
-               const Tolerance& tolerance) {
+               const Tolerance& tolerance, const ReleaseWeight& release) {
   if (run.iterations < 1 || run.iterations > 1000000) invalid("iterations must lie in [1, 1000000]");
   if (run.warmup < 0 || run.warmup > 1000000) invalid("warmup must lie in [0, 1000000]");
   if (run.threads < 0 || run.threads > host->threads)
@@ -165,7 +178,10 @@ json run_model(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inp
   const GivenViews given = given_tensors(op, run, inputs, drawn);
   const size_t model_weights = given.size() - run.graph.inputs.size() - drawn.size();
   // Every tensor is allocated here, once: the iterations below allocate nothing.
-  SubgraphKernel kernel(op, plan, given);
+  size_t released = 0;
+  SubgraphKernel kernel(op, plan, given, [&](const std::string& name) {
+    if (!run.check && release && !drawn.count(name) && run.graph.tensor(name).constant) release(name), ++released;
+  });
   ThreadPool pool(threads);
   pool.keep_awake(true);
   for (int64_t i = 0; i < run.warmup; ++i) kernel.run(pool);
@@ -184,8 +200,7 @@ json run_model(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inp
     if (plan.steps[i].kind == PlanStep::Kind::convert) conversion_ms += step_ms[i];
   for (size_t i = 0; i < outputs.size(); ++i) kernel.read_output(i, outputs[i].data);
 
-  int64_t tensor_bytes = 0;
-  for (const auto& [ptr, bytes] : kernel.footprint()) tensor_bytes += static_cast<int64_t>(bytes);
+  const int64_t tensor_bytes = distinct_bytes(kernel.footprint());
   const json kernels =
       kernels_report(plan, sdk::SubgraphDecisions::of(op.space(), strategy), task.op_configs, step_ms);
   size_t tuned = 0;
@@ -194,8 +209,11 @@ json run_model(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inp
                  {"threads", threads},
                  {"iterations", run.iterations},
                  {"latency_ms", latency_report(ms)},
-                 {"memory", {{"peak_rss_bytes", peak_rss_bytes()}, {"tensor_bytes", tensor_bytes}}},
+                 {"memory", {{"peak_rss_bytes", peak_rss_bytes()},
+                             {"tensor_bytes", tensor_bytes},
+                             {"arena_bytes", kernel.arena_bytes()}}},
                  {"weights", {{"from_model", model_weights},
+                              {"released_after_binding", released},
                               {"drawn_from_seed", drawn.size()},
                               {"seed", run.seed}}},
                  {"kernel_count", kernels.size()},

@@ -6,7 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "aoe/sdk/graph_run.h"
@@ -15,11 +17,16 @@
 
 namespace aoe::cpu {
 
+// Told the name of each lent weight the run no longer reads, once every
+// kernel is bound: its lender may free it.
+using ReleaseWeight = std::function<void(const std::string& name)>;
+
 // The run report. Throws sdk::Error(invalid_argument) naming the tensor
 // for a missing or mis-sized input or output, unsupported naming the node
-// for an op without a kernel.
+// for an op without a kernel. A checked run releases nothing: the reference
+// reads every weight after the timed runs.
 nlohmann::json run_model(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inputs,
                          const std::vector<sdk::TensorView>& outputs, std::shared_ptr<const HostCpu> host,
-                         const Tolerance& tolerance);
+                         const Tolerance& tolerance, const ReleaseWeight& release = {});
 
 }  // namespace aoe::cpu

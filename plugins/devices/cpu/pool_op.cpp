@@ -114,6 +114,11 @@ class PoolKernel final : public Kernel {
     if (left_.size()) f.emplace_back(left_.data(), left_.bytes());
     return f;
   }
+  // As Conv's: kept as computed, without padding lanes.
+  int64_t placeable_elements(size_t) const override {
+    return left_.size() || (blocked_ && op_.c_ % lanes_ != 0) ? 0 : out_.size();
+  }
+  void place_output(size_t, float* at) override { out_.place(at); }
 
  private:
   int64_t in_plane() const { return op_.w_.in[0] * op_.w_.in[1] * op_.w_.in[2]; }

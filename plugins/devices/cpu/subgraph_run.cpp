@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <set>
 
 #include "aoe/sdk/error.h"
 #include "arena_plan.h"
@@ -45,48 +46,102 @@ SubgraphData make_subgraph_data(const SubgraphOp& op, uint64_t seed) {
 
 namespace {
 
-// The conversions' outputs by step, from the step that writes one to the
-// last that reads it or a view of it; the graph's outputs live to the end.
-std::map<size_t, Lifetime> conversion_lifetimes(const Plan& plan, const std::vector<std::string>& graph_outputs) {
-  std::map<size_t, Lifetime> out;
-  std::map<std::string, size_t> written_by;  // a converted tensor, or a view of one -> the conversion's step
+// A buffer of the arena: a conversion's output, or output `output` of a kernel
+// that lets the subgraph place it.
+struct ArenaBuffer {
+  size_t step = 0, output = 0;
+  Lifetime life;
+};
+
+// The arena's buffers, each from the step that writes it to the last that
+// reads it or a view of it; the graph's outputs live to the end. `kernels`:
+// by step, the kernel that runs it (none for the other kinds).
+std::vector<ArenaBuffer> arena_buffers(const Plan& plan, const std::vector<std::unique_ptr<Kernel>>& kernels,
+                                       const std::vector<std::string>& graph_outputs) {
+  std::vector<ArenaBuffer> out;
+  std::map<std::string, size_t> held_in;  // a tensor, or a view of one -> its buffer
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const auto& s = plan.steps[i];
     for (const auto& r : s.reads)
-      if (auto it = written_by.find(r); it != written_by.end()) out[it->second].last = i;
+      if (auto it = held_in.find(r); it != held_in.end()) out[it->second].life.last = i;
     if (s.kind == PlanStep::Kind::convert) {
-      out[i] = {i, i, layout_elements(s.n, s.channels, s.spatial, s.to)};
-      written_by[s.writes[0]] = i;
+      held_in[s.writes[0]] = out.size();
+      out.push_back({i, 0, {i, i, layout_elements(s.n, s.channels, s.spatial, s.to)}});
     } else if (s.kind == PlanStep::Kind::view) {
-      if (auto it = written_by.find(s.reads[0]); it != written_by.end()) written_by[s.writes[0]] = it->second;
+      if (auto it = held_in.find(s.reads[0]); it != held_in.end()) held_in[s.writes[0]] = it->second;
+    } else {
+      for (size_t j = 0; j < s.writes.size(); ++j)
+        if (const int64_t n = kernels[i]->placeable_elements(j); n > 0) {
+          held_in[s.writes[j]] = out.size();
+          out.push_back({i, j, {i, i, n}});
+        }
     }
   }
   for (const auto& o : graph_outputs)
-    if (auto it = written_by.find(o); it != written_by.end()) out[it->second].last = plan.steps.size();
+    if (auto it = held_in.find(o); it != held_in.end()) out[it->second].life.last = plan.steps.size();
   return out;
 }
 
 }  // namespace
 
-SubgraphKernel::SubgraphKernel(const SubgraphOp& op, const Plan& plan, const GivenViews& given) : op_(op) {
+// By given tensor, the last step that reads it or a view of it.
+std::map<std::string, size_t> last_readers(const Plan& plan, const GivenViews& given) {
+  std::map<std::string, std::string> root;  // a given tensor, or a view of one -> the given tensor
+  for (const auto& [name, v] : given) root[name] = name;
+  std::map<std::string, size_t> last;
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const auto& s = plan.steps[i];
+    if (s.kind == PlanStep::Kind::view) {  // reads nothing: names the same memory
+      if (auto it = root.find(s.reads[0]); it != root.end()) root[s.writes[0]] = it->second;
+      continue;
+    }
+    for (const auto& r : s.reads)
+      if (auto it = root.find(r); it != root.end()) last[it->second] = i;
+  }
+  return last;
+}
+
+SubgraphKernel::SubgraphKernel(const SubgraphOp& op, const Plan& plan, const GivenViews& given,
+                               const std::function<void(const std::string&)>& unread)
+    : op_(op) {
   // Integer constants (Slice's bounds, Gather's indices) reach their ops as
   // attribute values; the kernels read no buffer of them.
   for (const auto& [name, t] : op.graph().tensors)
     if (t.constant && t.dtype != sdk::DType::f32) tensors_[name] = nullptr;
-  for (const auto& [name, v] : given) {
-    tensors_[name] = v.data();
-    given_.emplace_back(v.data(), v.size_bytes());
+  for (const auto& [name, v] : given) tensors_[name] = v.data();
+  std::set<const float*> read_at_run;
+  // A given tensor no step reads at run is told to `unread` once its last reader is
+  // bound, not after every kernel is: each is freed as its copy is made.
+  const auto last_reader = last_readers(plan, given);
+  std::multimap<size_t, std::string> unread_after;
+  for (const auto& [name, step] : last_reader) unread_after.emplace(step, name);
+  for (const auto& [name, v] : given)
+    if (!last_reader.count(name)) unread_after.emplace(plan.steps.size(), name);  // BatchNormalization's, folded
+  const auto tell_unread = [&](size_t step) {
+    const auto [from, to] = unread_after.equal_range(step);
+    for (auto it = from; it != to; ++it)
+      if (const auto& v = given.at(it->second); read_at_run.count(v.data())) given_.emplace_back(v.data(), v.size_bytes());
+      else if (unread) unread(it->second);
+  };
+  // Every kernel built first, each freeing the outputs it lets the subgraph place.
+  std::vector<std::unique_ptr<Kernel>> kernels(plan.steps.size());
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const auto& s = plan.steps[i];
+    if (s.kind != PlanStep::Kind::kernel) continue;
+    kernels[i] = s.op->build(s.config);
+    for (size_t j = 0; j < s.writes.size(); ++j)
+      if (kernels[i]->placeable_elements(j) > 0) kernels[i]->place_output(j, nullptr);
   }
-  // The conversions write into one arena, sharing memory where their lifetimes allow.
-  const auto lifetimes = conversion_lifetimes(plan, op.graph().outputs);
-  std::vector<Lifetime> buffers;
-  for (const auto& [step, life] : lifetimes) buffers.push_back(life);
-  const ArenaPlan arena = plan_arena(buffers);
-  std::map<size_t, int64_t> offset_of;
-  size_t placed = 0;
-  for (const auto& [step, life] : lifetimes) offset_of[step] = arena.offsets[placed++];
-  if (!buffers.empty()) owned_.push_back(std::make_unique<Buffer>(arena.elements));
-  float* const arena_data = buffers.empty() ? nullptr : owned_.back()->data();
+  // The conversions and those outputs share one arena where their lifetimes allow:
+  // the peak is what is live at once, not the sum of every tensor.
+  const auto buffers = arena_buffers(plan, kernels, op.graph().outputs);
+  std::vector<Lifetime> lifetimes;
+  for (const auto& b : buffers) lifetimes.push_back(b.life);
+  const ArenaPlan arena = plan_arena(lifetimes);
+  if (!buffers.empty()) arena_ = std::make_unique<Buffer>(arena.elements);
+  std::map<std::pair<size_t, size_t>, float*> placed;  // (step, output) -> where it lies
+  for (size_t b = 0; b < buffers.size(); ++b)
+    placed[{buffers[b].step, buffers[b].output}] = arena_->data() + arena.offsets[b];
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const auto& s = plan.steps[i];
     Step step;
@@ -96,26 +151,33 @@ SubgraphKernel::SubgraphKernel(const SubgraphOp& op, const Plan& plan, const Giv
         tensors_[s.writes[0]] = at(s.reads[0]);
         continue;
       case PlanStep::Kind::convert: {
-        float* dst = arena_data + offset_of.at(i);
-        const int64_t elements = lifetimes.at(i).elements;
+        float* dst = placed.at({i, 0});
+        const int64_t elements = layout_elements(s.n, s.channels, s.spatial, s.to);
         step.convert = {at(s.reads[0]), dst, s.from, s.to, s.n, s.channels, s.spatial};
+        read_at_run.insert(at(s.reads[0]));
         step.threads = default_threads(op.host(), static_cast<double>(elements));
         tensors_[s.writes[0]] = dst;
         break;
       }
       case PlanStep::Kind::kernel: {
         step.op = s.op;
-        step.kernel = s.op->build(s.config);
+        step.kernel = std::move(kernels[i]);
+        for (size_t j = 0; j < s.writes.size(); ++j)
+          if (auto it = placed.find({i, j}); it != placed.end()) step.kernel->place_output(j, it->second);
         std::vector<const float*> inputs;
         for (const auto& r : s.reads) inputs.push_back(at(r));
         if (!s.batch_norm.empty()) fold_batch_norm(s, given, inputs);
         step.kernel->bind(inputs);
+        for (size_t k = 0; k < inputs.size(); ++k)
+          if (step.kernel->reads_at_run(k)) read_at_run.insert(inputs[k]);
         for (size_t j = 0; j < s.writes.size(); ++j) tensors_[s.writes[j]] = step.kernel->kept_output(j);
         break;
       }
     }
     steps_.push_back(std::move(step));
+    tell_unread(i);
   }
+  tell_unread(plan.steps.size());
 }
 
 const float* SubgraphKernel::at(const std::string& tensor) const {
@@ -194,6 +256,7 @@ Footprint SubgraphKernel::footprint() const {
       f.insert(f.end(), k.begin(), k.end());
     }
   for (const auto& b : owned_) f.emplace_back(b->data(), b->bytes());
+  if (arena_) f.emplace_back(arena_->data(), arena_->bytes());
   return f;
 }
 

@@ -4,6 +4,7 @@
 // against the nodes run one by one in double precision.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -43,7 +44,11 @@ SubgraphData make_subgraph_data(const SubgraphOp& op, uint64_t seed);
 // when made). Outputs are the graph's, in the model's layout.
 class SubgraphKernel final : public Kernel {
  public:
-  SubgraphKernel(const SubgraphOp& op, const Plan& plan, const GivenViews& given);
+  // `unread` is told each given tensor no step reads at run (every kernel
+  // that reads it packed or reordered it), as soon as its last reader is
+  // bound: its lender may free it then.
+  SubgraphKernel(const SubgraphOp& op, const Plan& plan, const GivenViews& given,
+                 const std::function<void(const std::string&)>& unread = {});
 
   void bind(const std::vector<const float*>&) override {}
   void run(ThreadPool& pool) override;
@@ -53,7 +58,10 @@ class SubgraphKernel final : public Kernel {
   void read_output(size_t index, float* out) const override;
   float* output_data() override;
   const float* kept_output(size_t index) const override;
+  // Of the given tensors, those it reads at run.
   Footprint footprint() const override;
+  // The arena the tensors between kernels share by lifetime.
+  int64_t arena_bytes() const { return arena_ ? static_cast<int64_t>(arena_->bytes()) : 0; }
 
  private:
   struct Step {
@@ -70,7 +78,8 @@ class SubgraphKernel final : public Kernel {
   const SubgraphOp& op_;
   std::vector<Step> steps_;
   std::map<std::string, const float*> tensors_;
-  std::vector<std::unique_ptr<Buffer>> owned_;  // conversions' outputs, folded weights
+  std::vector<std::unique_ptr<Buffer>> owned_;  // folded weights
+  std::unique_ptr<Buffer> arena_;
   Footprint given_;
 };
 

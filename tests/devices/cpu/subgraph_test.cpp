@@ -3,6 +3,8 @@
 // one, faulty candidates, and the op-level tasks a strategy leaves blocked.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "aoe/sdk/error.h"
@@ -269,6 +271,42 @@ TEST(CpuSubgraph, StoredAsWrittenKeepsABlockedKernelsOutputBlocked) {
   EXPECT_LT(op.lower(kept).conversions(), plain.conversions());
   ThreadPool pool(1);
   EXPECT_EQ(check_outputs(op, kept, make_subgraph_data(op, 11), pool), "");
+}
+
+// A kernel's output shares one arena with the other tensors between kernels,
+// its memory reused once its last reader has run; the outputs still match.
+TEST(CpuSubgraph, TensorsBetweenKernelsShareOneArenaByLifetime) {
+  const SubgraphOp op(attention(), host());
+  const auto& config = op.space().default_config;
+  const Plan plan = op.lower(config);
+  int64_t written = 0;  // every tensor a kernel writes, each in memory of its own
+  for (const auto& s : plan.steps)
+    if (s.kind == PlanStep::Kind::kernel)
+      for (const auto& w : s.writes) written += op.graph().tensor(w).elements() * int64_t{sizeof(float)};
+  const auto data = make_subgraph_data(op, 5);
+  const SubgraphKernel kernel(op, plan, views_of(data.given));
+  EXPECT_GT(kernel.arena_bytes(), 0);
+  EXPECT_LT(kernel.arena_bytes(), written);
+  ThreadPool pool(1);
+  EXPECT_EQ(check_outputs(op, config, data, pool), "");
+}
+
+// The weights folded or packed at bind are named once their last reader is
+// bound, and no run reads them again: overwritten, the outputs still match.
+TEST(CpuSubgraph, NamesTheWeightsNoKernelReadsOnceBound) {
+  const SubgraphOp op(conv_bn_pool(), host());
+  auto data = make_subgraph_data(op, 9);
+  std::vector<std::string> unread;
+  SubgraphKernel kernel(op, op.lower(op.space().default_config), views_of(data.given),
+                        [&](const std::string& name) { unread.push_back(name); });
+  std::sort(unread.begin(), unread.end());
+  EXPECT_EQ(unread, (std::vector<std::string>{"mean", "scale", "shift", "var", "w"}));
+  for (const auto& name : unread) std::fill(data.given[name].begin(), data.given[name].end(), std::nanf(""));
+  ThreadPool pool(1);
+  kernel.run(pool);
+  std::vector<float> got(data.expected[0].size());
+  kernel.read_output(0, got.data());
+  EXPECT_EQ(compare(got.data(), data.expected[0].data(), static_cast<int64_t>(got.size()), Tolerance{}), "");
 }
 
 TEST(CpuSubgraph, UnfusingAddsAKernel) {

@@ -67,6 +67,13 @@ typedef struct aoe_host_services {
      opened however large the bank. */
   aoe_status* (*bank_nearest)(void* ctx, const char* query_json, const char* dims_json, uint64_t count,
                               aoe_sink* out_entries_json);
+
+  /* SDK 1.5. Within run_graph: the device will not read again the weight
+     the host lent by this name (it keeps its own packed or reordered copy),
+     so the host may free it before run_graph returns and a model's weights
+     are not held twice. Inputs and outputs are never released; a name the
+     host did not lend as a weight is ignored. A hint: a device need not call it. */
+  void (*release_tensor)(void* ctx, const char* name);
 } aoe_host_services;
 
 #ifdef __cplusplus

@@ -90,6 +90,12 @@ class Host {
     return std::vector<nlohmann::json>(list.begin(), list.end());
   }
 
+  // Within run_graph: the lent weight `name` is not read again (see
+  // release_tensor in the C table). A host older than SDK 1.5 keeps it.
+  void release_tensor(const std::string& name) const {
+    if (offers(offsetof(aoe_host_services, release_tensor) + sizeof s_->release_tensor) && s_->release_tensor)
+      s_->release_tensor(s_->ctx, name.c_str());
+  }
   // Whether the host's table reaches this far: older hosts hand shorter ones.
   bool offers(size_t end_of_member) const { return s_ && s_->struct_size >= end_of_member; }
 
