@@ -401,6 +401,8 @@ std::string ConvOp::check(const sdk::Config& c) const {
     return {};
   }
   if (auto why = isa_refusal(host_, c[kIsa]); !why.empty()) return why;
+  if (blocked)
+    if (auto why = blocked_lanes_refusal(host_, c[kIsa]); !why.empty()) return why;
   const Isa isa = static_cast<Isa>(c[kIsa]);
   const auto& t = conv_tile_union()[static_cast<size_t>(c[kTile])];
   if (s_.depthwise()) {

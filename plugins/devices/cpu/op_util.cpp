@@ -150,6 +150,13 @@ std::string isa_refusal(const HostCpu& host, int64_t value) {
   return std::string("this CPU does not run ") + isa_name(isa) + " kernels";
 }
 
+std::string blocked_lanes_refusal(const HostCpu& host, int64_t value) {
+  const int lanes = isa_kernels(static_cast<Isa>(value))->lanes, widest = isa_kernels(host.best_isa())->lanes;
+  if (lanes == widest) return {};
+  return "the blocked layout has " + std::to_string(widest) + " lanes here, as a model keeps it between kernels (isa " +
+         isa_name(host.best_isa()) + ")";
+}
+
 const IsaKernels& kernels_for(int64_t isa_value) {
   const IsaKernels* k = isa_kernels(static_cast<Isa>(isa_value));
   if (!k) throw sdk::Error(sdk::StatusCode::internal, "no kernels for this ISA on this CPU");

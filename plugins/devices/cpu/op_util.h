@@ -61,6 +61,11 @@ sdk::Knob choice_knob(const std::string& name, sdk::KnobTag tag, std::vector<std
 int64_t at_most(const sdk::Knob& knob, int64_t v);
 // Empty when this CPU runs the ISA of knob value `value`.
 std::string isa_refusal(const HostCpu& host, int64_t value);
+// Empty when a blocked config of ISA `value` keeps the lanes a model keeps
+// between kernels (this CPU's widest), else why not: a narrower one would
+// reorder its input and output on every run of the model, which the op
+// timed alone never shows.
+std::string blocked_lanes_refusal(const HostCpu& host, int64_t value);
 const IsaKernels& kernels_for(int64_t isa_value);
 
 // Threads a good library would use for `work` units of ~1 ns each:

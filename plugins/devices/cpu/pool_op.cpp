@@ -191,7 +191,10 @@ PoolArgs PoolOp::args() const {
   return a;
 }
 
-std::string PoolOp::check(const sdk::Config& c) const { return isa_refusal(host_, c[kIsa]); }
+std::string PoolOp::check(const sdk::Config& c) const {
+  if (auto why = isa_refusal(host_, c[kIsa]); !why.empty()) return why;
+  return c[kFormat] == kNchwc ? blocked_lanes_refusal(host_, c[kIsa]) : "";
+}
 
 std::unique_ptr<Kernel> PoolOp::build(const sdk::Config& c) const {
   return std::make_unique<PoolKernel>(*this, kernels_for(c[kIsa]), c[kFormat] == kNchwc, static_cast<int>(c[kThreads]));

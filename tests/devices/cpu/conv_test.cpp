@@ -22,12 +22,19 @@ ThreadPool& pool() {
   return p;
 }
 
-// Every direct tile and depthwise tile of every ISA this CPU runs, GEMM
+// This CPU as one whose widest ISA is `widest`: the blocked layout has its lanes.
+HostCpu up_to(Isa widest) {
+  HostCpu h = host();
+  while (h.isas.back() != widest) h.isas.pop_back();
+  return h;
+}
+
+// Every direct tile and depthwise tile of every ISA the op's CPU runs, GEMM
 // with every micro-kernel, and random configs.
-std::vector<sdk::Config> conv_configs(const ConvOp& o) {
+std::vector<sdk::Config> conv_configs(const ConvOp& o, const HostCpu& cpu = host()) {
   const auto& space = o.space();
   auto out = test::sample_configs(o, 6);
-  for (Isa isa : host().isas) {
+  for (Isa isa : cpu.isas) {
     for (size_t t = 0; t < conv_tile_union().size(); ++t)
       for (int64_t order : {0, 1}) {
         auto c = with(space, space.default_config, "algo", "direct");
@@ -35,7 +42,7 @@ std::vector<sdk::Config> conv_configs(const ConvOp& o) {
         c = with(space, c, "isa", isa_name(isa));
         c = with(space, c, "tile", conv_tile_union()[t].label());
         c = with(space, c, "direct_order", order);
-        c = with(space, c, "threads", host().threads);
+        c = with(space, c, "threads", cpu.threads);
         if (o.check(c).empty()) out.push_back(c);
         c = with(space, c, "format", "NCHW");
         if (o.check(c).empty()) out.push_back(c);
@@ -55,17 +62,17 @@ std::vector<sdk::Config> conv_configs(const ConvOp& o) {
     auto c = with(space, space.default_config, "algo", "gemm");
     c = with(space, c, "format", "NCHW");
     c = with(space, c, "ukernel", kOpenBlasLabel);
-    c = with(space, c, "isa", isa_name(host().best_isa()));
+    c = with(space, c, "isa", isa_name(cpu.best_isa()));
     EXPECT_EQ(o.check(c), "");
     out.push_back(c);
-    out.push_back(with(space, c, "threads", host().threads));
+    out.push_back(with(space, c, "threads", cpu.threads));
   }
   // oneDNN's convolution on either layout, on one thread and on all.
   if (onednn_built()) {
     auto c = with(space, space.default_config, "algo", kOneDnnLabel);
-    c = with(space, c, "isa", isa_name(host().best_isa()));
+    c = with(space, c, "isa", isa_name(cpu.best_isa()));
     for (const char* format : {"NCHW", "NCHWc"})
-      for (int threads : {1, host().threads}) {
+      for (int threads : {1, cpu.threads}) {
         const auto f = with(space, with(space, c, "format", format), "threads", threads);
         if (o.check(f).empty()) out.push_back(f);
       }
@@ -73,17 +80,35 @@ std::vector<sdk::Config> conv_configs(const ConvOp& o) {
   return out;
 }
 
+// On this CPU, and as a CPU whose widest ISA is each narrower one this CPU
+// runs: each ISA's blocked kernels run where theirs is the widest.
 void expect_ok(const sdk::OpTask& task, size_t at_least = 3) {
   SCOPED_TRACE(task.signature());
-  const ConvOp o(task, host());
-  const auto configs = conv_configs(o);
-  EXPECT_GE(configs.size(), at_least);
-  test::expect_matches_reference(o, configs, pool());
+  for (Isa widest : host().isas) {
+    SCOPED_TRACE(isa_name(widest));
+    const HostCpu cpu = up_to(widest);
+    const ConvOp o(task, cpu);
+    const auto configs = conv_configs(o, cpu);
+    EXPECT_GE(configs.size(), at_least);
+    test::expect_matches_reference(o, configs, pool());
+  }
 }
 
 nlohmann::json conv_attrs(std::vector<int64_t> strides, std::vector<int64_t> pads, std::vector<int64_t> dilations = {1, 1},
                           int64_t group = 1) {
   return {{"strides", strides}, {"pads", pads}, {"dilations", dilations}, {"group", group}};
+}
+
+TEST(Conv, ABlockedConfigHasTheLanesTheModelKeeps) {
+  const ConvOp o(op("Conv", {f32({1, 16, 8, 8}), f32({32, 16, 3, 3}, true)}, conv_attrs({1, 1}, {1, 1, 1, 1})), host());
+  auto blocked = with(o.space(), o.space().default_config, "algo", "direct");
+  blocked = with(o.space(), blocked, "format", "NCHWc");
+  for (Isa isa : host().isas) {
+    const auto c = with(o.space(), blocked, "isa", isa_name(isa));
+    const bool widest = isa_kernels(isa)->lanes == isa_kernels(host().best_isa())->lanes;
+    EXPECT_EQ(o.check(c).find("the blocked layout has"), widest ? std::string::npos : 0) << o.check(c);
+    EXPECT_EQ(o.check(with(o.space(), c, "format", "NCHW")).find("the blocked layout has"), std::string::npos);
+  }
 }
 
 TEST(Conv, ThreeByThreePaddedWithBias) {
