@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -103,6 +104,11 @@ ProcessResult ChildProcess::wait(double timeout_s) {
   const double deadline = start_s_ + timeout_s;
   int status = 0;
   struct rusage usage {};
+  // Checks every 1 ms, then less often, to 20 ms: a parent that wakes every
+  // millisecond beside a child running on every core slowed a two-thread
+  // model run by half (BERT-base 140 -> 208 ms), as sleeping in steps of 2 ms
+  // or more did not.
+  auto pause = std::chrono::milliseconds(1);
   for (;;) {
     const pid_t done = ::wait4(pid_, &status, WNOHANG, &usage);
     if (done == pid_) break;
@@ -113,7 +119,8 @@ ProcessResult ChildProcess::wait(double timeout_s) {
       }
       break;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(20));
   }
   waited_ = true;
   ProcessResult r;
