@@ -82,10 +82,10 @@ std::vector<ArenaBuffer> arena_buffers(const Plan& plan, const std::vector<std::
   return out;
 }
 
-}  // namespace
-
-// By given tensor, the last step that reads it or a view of it.
-std::map<std::string, size_t> last_readers(const Plan& plan, const GivenViews& given) {
+// By given tensor, the last step that reads it or a view of it; past the
+// last step for a graph output's, read when the outputs are.
+std::map<std::string, size_t> last_readers(const Plan& plan, const GivenViews& given,
+                                           const std::vector<std::string>& graph_outputs) {
   std::map<std::string, std::string> root;  // a given tensor, or a view of one -> the given tensor
   for (const auto& [name, v] : given) root[name] = name;
   std::map<std::string, size_t> last;
@@ -98,8 +98,12 @@ std::map<std::string, size_t> last_readers(const Plan& plan, const GivenViews& g
     for (const auto& r : s.reads)
       if (auto it = root.find(r); it != root.end()) last[it->second] = i;
   }
+  for (const auto& o : graph_outputs)
+    if (auto it = root.find(o); it != root.end()) last[it->second] = plan.steps.size();
   return last;
 }
+
+}  // namespace
 
 SubgraphKernel::SubgraphKernel(const SubgraphOp& op, const Plan& plan, const GivenViews& given,
                                const std::function<void(const std::string&)>& unread)
@@ -112,7 +116,7 @@ SubgraphKernel::SubgraphKernel(const SubgraphOp& op, const Plan& plan, const Giv
   std::set<const float*> read_at_run;
   // A given tensor no step reads at run is told to `unread` once its last reader is
   // bound, not after every kernel is: each is freed as its copy is made.
-  const auto last_reader = last_readers(plan, given);
+  const auto last_reader = last_readers(plan, given, op.graph().outputs);
   std::multimap<size_t, std::string> unread_after;
   for (const auto& [name, step] : last_reader) unread_after.emplace(step, name);
   for (const auto& [name, v] : given)
@@ -177,6 +181,7 @@ SubgraphKernel::SubgraphKernel(const SubgraphOp& op, const Plan& plan, const Giv
     steps_.push_back(std::move(step));
     tell_unread(i);
   }
+  for (const auto& o : op.graph().outputs) read_at_run.insert(at(o));
   tell_unread(plan.steps.size());
 }
 
