@@ -38,6 +38,16 @@ TEST_F(AoeHostTest, OcrDetectorIsCoveredOnSimulatorAndCpu) {
   }
 }
 
+// The detector runs whole on the cpu device: its standalone BatchNormalization
+// after the Concat, its Resizes and its ConvTransposes (each reading another
+// kernel's output) match the reference.
+TEST_F(AoeHostTest, OcrDetectorRunsWholeOnTheCpu) {
+  const auto r = aoe_host({"run", "--device", "cpu", "--model", model("ocr_det.onnx").string(), "--threads", "1",
+                           "--iterations", "1", "--check"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("check: outputs match the reference"), std::string::npos) << r.out;
+}
+
 TEST_F(AoeHostTest, OcrClassifierIsCoveredOnSimulatorAndCpu) {
   for (const std::string device : {"ascend910", "cpu"}) {
     const auto r = tune("ocr_cls.onnx", {"--device", device, "--budget", "1"});

@@ -141,9 +141,6 @@ SubgraphOp::SubgraphOp(const sdk::SubgraphTask& task, std::shared_ptr<const Host
   for (const auto& k : kernels) {
     const sdk::Node& anchor = *std::find_if(g.nodes.begin(), g.nodes.end(),
                                             [&](const sdk::Node& n) { return n.name == k.node_names.front(); });
-    if (anchor.op_type == "BatchNormalization")
-      unsupported("subgraph '" + task_.name + "', " + where(anchor) +
-                  ": the cpu device runs BatchNormalization only folded into the Conv before it");
     if (is_view_op(anchor.op_type) || anchor.op_type == "Constant") continue;
     std::unique_ptr<CpuOp> op;
     try {

@@ -528,15 +528,22 @@ TEST(CpuSubgraph, RefusesWhatItCannotRun) {
   EXPECT_NE(why.find("'fc'"), std::string::npos) << why;
   EXPECT_NE(why.find("MatMul"), std::string::npos) << why;
   EXPECT_NE(why.find("unknown dims"), std::string::npos) << why;
+}
 
-  auto lone_bn = GraphBuilder()
-                     .input("x", {1, 16, 8, 8})
-                     .constant("s", {16}).constant("b", {16}).constant("m", {16}).constant("v", {16})
-                     .node("bn", "BatchNormalization", {"x", "s", "b", "m", "v"}, "y", {1, 16, 8, 8})
-                     .output("y")
-                     .task("lone_bn");
-  why = refusal(lone_bn);
-  EXPECT_NE(why.find("'bn'"), std::string::npos) << why;
+// A BatchNormalization no Conv folds (after a Concat, as a DBNet neck has it) runs as a kernel of its own.
+TEST(CpuSubgraph, RunsABatchNormalizationNoConvFolds) {
+  const SubgraphOp op(GraphBuilder()
+                          .input("x", {1, 16, 8, 8})
+                          .constant("s", {16}).constant("b", {16}).constant("m", {16}).constant("v", {16})
+                          .node("bn", "BatchNormalization", {"x", "s", "b", "m", "v"}, "n", {1, 16, 8, 8})
+                          .node("relu", "Relu", {"n"}, "y", {1, 16, 8, 8})
+                          .output("y")
+                          .task("lone_bn"),
+                      host());
+  const auto& config = op.space().default_config;
+  EXPECT_EQ(kernel_of(op.lower(config), "bn").task.op_type, "BatchNormalization");
+  ThreadPool pool(1);
+  EXPECT_EQ(check_outputs(op, config, make_subgraph_data(op, 4), pool), "");
 }
 
 TEST(CpuSubgraph, DeviceSaysItRunsSubgraphs) { EXPECT_TRUE(device().describe().at("subgraphs").get<bool>()); }
