@@ -140,7 +140,8 @@ std::optional<Figure> ort_run(const Options& o, const fs::path& model, const jso
                               const fs::path& dir) {
   json shapes = json::object();
   for (const auto& in : inputs) shapes[in["name"].get<std::string>()] = in["shape"];
-  const auto run = run_host({on_path("node").string(), AOE_BENCH_ORT_SCRIPT, model.string(), shapes.dump(), std::to_string(o.iterations), std::to_string(threads)},
+  const auto run = run_host({on_path("node").string(), AOE_BENCH_ORT_SCRIPT, model.string(), shapes.dump(),
+                             std::to_string(o.iterations), std::to_string(threads)},
                             dir, dir / "unused_bank");
   if (run.exit_code != 0) {
     std::fprintf(stderr, "%s: ONNX Runtime exited %d (see %s)\n", model.stem().c_str(), run.exit_code, dir.c_str());
@@ -205,13 +206,14 @@ int main(int argc, char** argv) {
         // The columns take turns, round after round, so a spell of load on a shared
         // machine falls on each alike; each keeps its round of the lowest median.
         std::optional<Figure> untuned, tuned, ort;
+        json inputs;  // the shapes aoe ran, read once from the first untuned run that succeeded
         for (uint64_t round = 1; round <= o.rounds; ++round) {
           const std::string r = std::to_string(round);
-          keep_faster(untuned, aoe_run(o, model, threads, base / ("untuned_" + r), base / "empty_bank"));
+          const auto plain = aoe_run(o, model, threads, base / ("untuned_" + r), base / "empty_bank");
+          if (plain && inputs.is_null()) inputs = read_json(base / ("untuned_" + r) / "report.json")["inputs"];
+          keep_faster(untuned, plain);
           if (tuning) keep_faster(tuned, aoe_run(o, model, threads, base / ("tuned_" + r), base / "bank"));
-          if (have_ort && untuned)
-            keep_faster(ort, ort_run(o, model, read_json(base / "untuned_1" / "report.json")["inputs"], threads,
-                                     base / ("ort_" + r)));
+          if (have_ort && !inputs.is_null()) keep_faster(ort, ort_run(o, model, inputs, threads, base / ("ort_" + r)));
         }
         std::printf("%-14s %7llu  %-32s %-32s %-32s %8s %8s\n", name.c_str(), static_cast<unsigned long long>(threads),
                     cell(untuned).c_str(), cell(tuned).c_str(), cell(ort).c_str(), ratio(untuned, ort).c_str(),

@@ -100,7 +100,12 @@ const aoe_host_services* HostServices::table_for(const std::string& plugin_name)
   };
   c.table.release_tensor = [](void* ctx, const char* name) {
     auto& c = context(ctx);
-    if (c.owner->tensor_releaser_ && name) c.owner->tensor_releaser_(name);
+    // Nothing may unwind into the plugin that called.
+    if (c.owner->tensor_releaser_ && name) try {
+        c.owner->tensor_releaser_(name);
+      } catch (const std::exception& e) {
+        c.logger->warn("releasing tensor '{}' failed: {}", name, e.what());
+      }
   };
   return &c.table;
 }

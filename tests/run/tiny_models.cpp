@@ -46,6 +46,13 @@ void add_int64s(onnx::GraphProto* graph, const std::string& name, const Dims& di
   for (auto v : values) t->add_int64_data(v);
 }
 
+void add_ints_attribute(onnx::NodeProto* node, const std::string& name, const std::vector<int64_t>& values) {
+  auto* a = node->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (auto v : values) a->add_ints(v);
+}
+
 onnx::NodeProto* add_node(onnx::GraphProto* graph, const std::string& name, const std::string& op,
                           const std::vector<std::string>& inputs, const std::vector<std::string>& outputs) {
   auto* n = graph->add_node();
@@ -127,11 +134,7 @@ void write_conv_model(const std::filesystem::path& file) {
   add_weights(g, "W", {4, 3, 3, 3});
   add_weights(g, "B", {4});
   add_weights(g, "S", {1, 4, 8, 8});
-  auto* conv = add_node(g, "Conv_0", "Conv", {"x", "W", "B"}, {"c"});
-  auto* pads = conv->add_attribute();
-  pads->set_name("pads");
-  pads->set_type(onnx::AttributeProto::INTS);
-  for (int i = 0; i < 4; ++i) pads->add_ints(1);
+  add_ints_attribute(add_node(g, "Conv_0", "Conv", {"x", "W", "B"}, {"c"}), "pads", {1, 1, 1, 1});
   add_node(g, "Relu_1", "Relu", {"c"}, {"r"});
   add_node(g, "Add_2", "Add", {"r", "S"}, {"y"});
   save(model, file);
@@ -145,11 +148,7 @@ void write_upsample_model(const std::filesystem::path& file) {
   add_weights(g, "W", {2, 3, 3, 3});
   add_weights(g, "B", {3});
   add_node(g, "Relu_0", "Relu", {"x"}, {"r"});
-  auto* up = add_node(g, "ConvTranspose_1", "ConvTranspose", {"r", "W", "B"}, {"y"});
-  auto* strides = up->add_attribute();
-  strides->set_name("strides");
-  strides->set_type(onnx::AttributeProto::INTS);
-  for (int i = 0; i < 2; ++i) strides->add_ints(2);
+  add_ints_attribute(add_node(g, "ConvTranspose_1", "ConvTranspose", {"r", "W", "B"}, {"y"}), "strides", {2, 2});
   save(model, file);
 }
 

@@ -17,8 +17,8 @@
 
 namespace aoe::cpu {
 
-// Told the name of each lent weight the run no longer reads, once every
-// kernel is bound: its lender may free it.
+// Told the name of each lent weight the run no longer reads, as soon as the
+// last kernel that reads it is bound: its lender may free it.
 using ReleaseWeight = std::function<void(const std::string& name)>;
 
 // The run report. Throws sdk::Error(invalid_argument) naming the tensor
