@@ -3,7 +3,7 @@
 // first, with the budget it prints) and ONNX Runtime through the
 // onnxruntime-node package where it is installed. Each through its own
 // process, so each peak RSS is its own. All three run the same copy of each
-// model, whose external weights are seeded noise (see with_noise_weights).
+// model, whose external weights are seeded noise (see bench_copy).
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <onnx/onnx_pb.h>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -31,9 +32,11 @@ using aoe::bench::split_list;
 using nlohmann::json;
 
 constexpr const char* kUsage =
-    "usage: model_runtime_bench [--models a,b] [--threads 1,2] [--iterations N] [--budget N] [--rounds N]\n"
-    "                           [--onnxruntime DIR] [--work DIR]\n"
+    "usage: model_runtime_bench [--models a,b] [--batches 1,8] [--threads 1,2] [--iterations N] [--budget N]\n"
+    "                           [--rounds N] [--onnxruntime DIR] [--work DIR]\n"
     "  --models       models of the build's models directory, without .onnx (default resnet50,mobilenet_v2,bert_layer)\n"
+    "  --batches      batch sizes to run each model at (default 1,8); above 1 every column runs a copy whose\n"
+    "                 batch is symbolic, aoe given it through --input_shape\n"
     "  --threads      thread counts to run each model with (default 1,2)\n"
     "  --iterations   timed runs per figure (default 10)\n"
     "  --budget       OPAT evaluations per op for the tuned column (default 16)\n"
@@ -44,10 +47,17 @@ constexpr const char* kUsage =
 
 struct Options {
   std::vector<std::string> models = {"resnet50", "mobilenet_v2", "bert_layer"};
+  std::vector<uint64_t> batches = {1, 8};
   std::vector<uint64_t> threads = {1, 2};
   uint64_t iterations = 10, budget = 16, rounds = 2;
   fs::path onnxruntime, work;
 };
+
+std::vector<uint64_t> counts(const std::string& list, const std::string& option) {
+  std::vector<uint64_t> values;
+  for (const auto& v : split_list(list)) values.push_back(count(v, option));
+  return values;
+}
 
 Options parse(int argc, char** argv) {
   Options o;
@@ -56,10 +66,9 @@ Options parse(int argc, char** argv) {
   for (aoe::bench::Args args(argc, argv); args.next();) {
     const std::string& arg = args.option();
     if (arg == "--models") o.models = split_list(args.value());
-    else if (arg == "--threads") {
-      o.threads.clear();
-      for (const auto& t : split_list(args.value())) o.threads.push_back(count(t, "--threads"));
-    } else if (arg == "--iterations") o.iterations = count(args.value(), arg);
+    else if (arg == "--batches") o.batches = counts(args.value(), arg);
+    else if (arg == "--threads") o.threads = counts(args.value(), arg);
+    else if (arg == "--iterations") o.iterations = count(args.value(), arg);
     else if (arg == "--budget") o.budget = count(args.value(), arg);
     else if (arg == "--rounds") o.rounds = std::max<uint64_t>(1, count(args.value(), arg));
     else if (arg == "--onnxruntime") o.onnxruntime = args.value();
@@ -76,18 +85,49 @@ struct Figure {
   double peak_mib = 0;
 };
 
-// The model's copy in `dir` that every column runs. The generated models keep big
+// The model every column runs, and the --input_shape aoe is given (empty at batch 1).
+struct BenchModel {
+  fs::path path;
+  std::string input_shape;
+};
+
+onnx::ModelProto read_model(const fs::path& path) {
+  onnx::ModelProto model;
+  std::ifstream in(path, std::ios::binary);
+  if (!model.ParseFromIstream(&in)) throw std::runtime_error("cannot parse " + path.string());
+  return model;
+}
+
+// The copy of `model` in `dir` that every column runs. The generated models keep big
 // weights in a sparse file of zeros; ONNX Runtime maps such a file and never
 // counts its pages resident while aoe reads it into memory, so peak RSS would
 // not compare. The copy's external weights are seeded noise, as a trained
-// model's are; inline weights are already noise.
-fs::path with_noise_weights(const std::string& model, const fs::path& dir) {
-  const fs::path source = fs::path(AOE_BENCH_MODELS_DIR) / (model + ".onnx");
+// model's are; inline weights are already noise. Above batch 1 the copy's
+// inputs and outputs lead with a symbolic batch, as a model exported with a
+// dynamic batch axis does; ONNX Runtime is fed that batch, aoe told it.
+BenchModel bench_copy(const std::string& name, const fs::path& dir, uint64_t batch) {
+  const fs::path source = fs::path(AOE_BENCH_MODELS_DIR) / (name + ".onnx");
   const fs::path weights = fs::path(source).replace_extension(".weights");
-  if (!fs::exists(weights)) return source;
   fs::create_directories(dir);
-  const fs::path copy = dir / source.filename();
-  fs::copy_file(source, copy, fs::copy_options::overwrite_existing);
+  BenchModel copy{dir / (name + "_b" + std::to_string(batch) + ".onnx"), ""};
+  onnx::ModelProto model = read_model(source);
+  if (batch > 1) {
+    std::string shapes;
+    for (auto& in : *model.mutable_graph()->mutable_input()) {
+      auto* dims = in.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim();
+      if (dims->empty()) throw std::runtime_error(source.string() + ": input '" + in.name() + "' has no batch dim");
+      shapes += (shapes.empty() ? "" : ";") + in.name() + ":" + std::to_string(batch);
+      for (int d = 1; d < dims->size(); ++d) shapes += "," + std::to_string(dims->Get(d).dim_value());
+      dims->Mutable(0)->set_dim_param("batch");
+    }
+    for (auto& out : *model.mutable_graph()->mutable_output())
+      out.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param("batch");
+    copy.input_shape = shapes;
+  }
+  std::ofstream model_out(copy.path, std::ios::binary | std::ios::trunc);
+  if (!model.SerializeToOstream(&model_out) || !model_out.flush())
+    throw std::runtime_error("cannot write " + copy.path.string());
+  if (!fs::exists(weights) || fs::exists(dir / weights.filename())) return copy;
   std::ofstream out(dir / weights.filename(), std::ios::binary | std::ios::trunc);
   std::mt19937 rng(20261126);
   std::uniform_real_distribution<float> noise(-0.05f, 0.05f);
@@ -108,9 +148,10 @@ json read_json(const fs::path& file) {
 }
 
 // aoe-host run; the report's median latency and peak RSS. extra: --tune_on_miss and its budget.
-std::optional<Figure> aoe_run(const Options& o, const fs::path& model, uint64_t threads, const fs::path& dir,
+std::optional<Figure> aoe_run(const Options& o, const BenchModel& model, uint64_t threads, const fs::path& dir,
                               const fs::path& bank, std::vector<std::string> extra = {}) {
-  std::vector<std::string> args = {AOE_BENCH_HOST, "run", "--device", "cpu", "--model", model.string(), "--threads",
+  if (!model.input_shape.empty()) extra.insert(extra.end(), {"--input_shape", model.input_shape});
+  std::vector<std::string> args = {AOE_BENCH_HOST, "run", "--device", "cpu", "--model", model.path.string(), "--threads",
                                    std::to_string(threads), "--iterations", std::to_string(o.iterations),
                                    // The device, and so the tuning, has the threads the run has.
                                    "--device_options", "{\"threads\": " + std::to_string(threads) + "}",
@@ -118,7 +159,8 @@ std::optional<Figure> aoe_run(const Options& o, const fs::path& model, uint64_t 
   args.insert(args.end(), extra.begin(), extra.end());
   const auto run = run_host(args, dir, bank);
   if (run.exit_code != 0) {
-    std::fprintf(stderr, "%s: aoe-host run exited %d (see %s)\n", model.stem().c_str(), run.exit_code, dir.c_str());
+    std::fprintf(stderr, "%s: aoe-host run exited %d (see %s)\n", model.path.stem().c_str(), run.exit_code,
+                 dir.c_str());
     return std::nullopt;
   }
   const json r = read_json(dir / "report.json");
@@ -136,15 +178,16 @@ fs::path on_path(const std::string& name) {
   return {};
 }
 
-std::optional<Figure> ort_run(const Options& o, const fs::path& model, const json& inputs, uint64_t threads,
+std::optional<Figure> ort_run(const Options& o, const BenchModel& model, const json& inputs, uint64_t threads,
                               const fs::path& dir) {
   json shapes = json::object();
   for (const auto& in : inputs) shapes[in["name"].get<std::string>()] = in["shape"];
-  const auto run = run_host({on_path("node").string(), AOE_BENCH_ORT_SCRIPT, model.string(), shapes.dump(),
+  const auto run = run_host({on_path("node").string(), AOE_BENCH_ORT_SCRIPT, model.path.string(), shapes.dump(),
                              std::to_string(o.iterations), std::to_string(threads)},
                             dir, dir / "unused_bank");
   if (run.exit_code != 0) {
-    std::fprintf(stderr, "%s: ONNX Runtime exited %d (see %s)\n", model.stem().c_str(), run.exit_code, dir.c_str());
+    std::fprintf(stderr, "%s: ONNX Runtime exited %d (see %s)\n", model.path.stem().c_str(), run.exit_code,
+                 dir.c_str());
     return std::nullopt;
   }
   std::ifstream out(dir / "stdout.txt");
@@ -174,6 +217,31 @@ std::string ratio(const std::optional<Figure>& a, const std::optional<Figure>& b
   return text;
 }
 
+// One row of the table: tune, then the three columns in turns.
+void print_row(const Options& o, bool have_ort, const std::string& name, const BenchModel& model, uint64_t batch,
+               uint64_t threads) {
+  const fs::path base = o.work / (name + "_b" + std::to_string(batch) + "_t" + std::to_string(threads));
+  // Tuned in one process, timed in the next, all hits: the tuning's memory is not the run's.
+  const auto tuning = aoe_run(o, model, threads, base / "tuning", base / "bank",
+                              {"--tune_on_miss", "--budget", std::to_string(o.budget)});
+  // The columns take turns, round after round, so a spell of load on a shared
+  // machine falls on each alike; each keeps its round of the lowest median.
+  std::optional<Figure> untuned, tuned, ort;
+  json inputs;  // the shapes aoe ran, read once from the first untuned run that succeeded
+  for (uint64_t round = 1; round <= o.rounds; ++round) {
+    const std::string r = std::to_string(round);
+    const auto plain = aoe_run(o, model, threads, base / ("untuned_" + r), base / "empty_bank");
+    if (plain && inputs.is_null()) inputs = read_json(base / ("untuned_" + r) / "report.json")["inputs"];
+    keep_faster(untuned, plain);
+    if (tuning) keep_faster(tuned, aoe_run(o, model, threads, base / ("tuned_" + r), base / "bank"));
+    if (have_ort && !inputs.is_null()) keep_faster(ort, ort_run(o, model, inputs, threads, base / ("ort_" + r)));
+  }
+  std::printf("%-14s %5llu %7llu  %-32s %-32s %-32s %8s %8s\n", name.c_str(), static_cast<unsigned long long>(batch),
+              static_cast<unsigned long long>(threads), cell(untuned).c_str(), cell(tuned).c_str(), cell(ort).c_str(),
+              ratio(untuned, ort).c_str(), ratio(tuned, ort).c_str());
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -193,34 +261,14 @@ int main(int argc, char** argv) {
     std::printf("median (min-p90) of %llu runs after one untimed, of the round (of %llu, the columns in turns) with\n"
                 "the lowest median; peak RSS of that process\n\n",
                 static_cast<unsigned long long>(o.iterations), static_cast<unsigned long long>(o.rounds));
-    std::printf("%-14s %7s  %-32s %-32s %-32s %8s %8s\n", "model", "threads", "aoe untuned", "aoe tuned",
-                "ONNX Runtime", "untuned/", "tuned/");
-    std::printf("%-14s %7s  %-32s %-32s %-32s %8s %8s\n", "", "", "", "", "", "ORT", "ORT");
-    for (const auto& name : o.models) {
-      const fs::path model = with_noise_weights(name, o.work / "models");
-      for (uint64_t threads : o.threads) {
-        const fs::path base = o.work / (name + "_t" + std::to_string(threads));
-        // Tuned in one process, timed in the next, all hits: the tuning's memory is not the run's.
-        const auto tuning = aoe_run(o, model, threads, base / "tuning", base / "bank",
-                                    {"--tune_on_miss", "--budget", std::to_string(o.budget)});
-        // The columns take turns, round after round, so a spell of load on a shared
-        // machine falls on each alike; each keeps its round of the lowest median.
-        std::optional<Figure> untuned, tuned, ort;
-        json inputs;  // the shapes aoe ran, read once from the first untuned run that succeeded
-        for (uint64_t round = 1; round <= o.rounds; ++round) {
-          const std::string r = std::to_string(round);
-          const auto plain = aoe_run(o, model, threads, base / ("untuned_" + r), base / "empty_bank");
-          if (plain && inputs.is_null()) inputs = read_json(base / ("untuned_" + r) / "report.json")["inputs"];
-          keep_faster(untuned, plain);
-          if (tuning) keep_faster(tuned, aoe_run(o, model, threads, base / ("tuned_" + r), base / "bank"));
-          if (have_ort && !inputs.is_null()) keep_faster(ort, ort_run(o, model, inputs, threads, base / ("ort_" + r)));
-        }
-        std::printf("%-14s %7llu  %-32s %-32s %-32s %8s %8s\n", name.c_str(), static_cast<unsigned long long>(threads),
-                    cell(untuned).c_str(), cell(tuned).c_str(), cell(ort).c_str(), ratio(untuned, ort).c_str(),
-                    ratio(tuned, ort).c_str());
-        std::fflush(stdout);
+    std::printf("%-14s %5s %7s  %-32s %-32s %-32s %8s %8s\n", "model", "batch", "threads", "aoe untuned",
+                "aoe tuned", "ONNX Runtime", "untuned/", "tuned/");
+    std::printf("%-14s %5s %7s  %-32s %-32s %-32s %8s %8s\n", "", "", "", "", "", "", "ORT", "ORT");
+    for (const auto& name : o.models)
+      for (uint64_t batch : o.batches) {
+        const BenchModel model = bench_copy(name, o.work / "models", batch);
+        for (uint64_t threads : o.threads) print_row(o, have_ort, name, model, batch, threads);
       }
-    }
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "model_runtime_bench: %s\n", e.what());

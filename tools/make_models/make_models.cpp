@@ -391,8 +391,9 @@ onnx::ModelProto bert_encoder(const std::string& name, int layers) {
   b.external_weights(kExternalMinBytes);
   b.input("hidden_states", {1, seq, hidden});
   b.input("attention_mask", {1, 1, 1, seq});
-  b.ints("heads_shape", {1, seq, heads, head_dim});
-  b.ints("hidden_shape", {1, seq, hidden});
+  // 0 keeps the input's dim, so a copy whose batch is symbolic runs at any batch.
+  b.ints("heads_shape", {0, seq, heads, head_dim});
+  b.ints("hidden_shape", {0, seq, hidden});
   b.constant("head_dim_sqrt", {}, {std::sqrt(static_cast<float>(head_dim))});
   b.constant("two", {}, {2.0f});
   b.constant("layer_norm_eps", {}, {1e-12f});
