@@ -42,11 +42,11 @@ std::vector<std::string> algo_labels() {
   return out;
 }
 
-bool is_openblas(const sdk::Config& c) {
+}  // namespace
+
+bool conv_uses_openblas(const sdk::Config& c) {
   return c[ConvOp::kAlgo] == ConvOp::kGemm && static_cast<size_t>(c[ConvOp::kUKernel]) == ukernel_catalog().size();
 }
-
-}  // namespace
 
 class ConvKernel final : public Kernel {
  public:
@@ -55,7 +55,7 @@ class ConvKernel final : public Kernel {
     blocked_ = c[ConvOp::kFormat] == ConvOp::kNchwc;
     direct_ = c[ConvOp::kAlgo] == ConvOp::kDirect;
     onednn_ = c[ConvOp::kAlgo] == ConvOp::kOneDnn;
-    openblas_ = is_openblas(c);
+    openblas_ = conv_uses_openblas(c);
     isa_ = &kernels_for(direct_ || openblas_ || onednn_ ? c[ConvOp::kIsa]
                                              : static_cast<int64_t>(ukernel_catalog()[static_cast<size_t>(c[ConvOp::kUKernel])].isa));
     lanes_ = isa_->lanes;
@@ -361,19 +361,21 @@ ConvOp::ConvOp(const sdk::OpTask& task, const HostCpu& host) : host_(host) {
     throw sdk::Error(sdk::StatusCode::internal, "the default Conv config is refused: " + why);
 }
 
-GemmConfig ConvOp::gemm_config(const sdk::Config& c) const {
-  const auto& shape = ukernel_catalog()[static_cast<size_t>(c[kUKernel])];
+GemmConfig conv_gemm_config(const sdk::Config& c, int64_t m, int64_t n) {
+  const auto& shape = ukernel_catalog()[static_cast<size_t>(c[ConvOp::kUKernel])];
   GemmConfig g;
   g.isa = &kernels_for(static_cast<int64_t>(shape.isa));
   g.ukernel = *find_ukernel(*g.isa, shape.mr, shape.nr);
-  g.mc = round_up(c[kMc], shape.mr);
-  g.kc = c[kKc];
-  g.nc = round_up(c[kNc], shape.nr);
+  g.mc = round_up(c[ConvOp::kMc], shape.mr);
+  g.kc = c[ConvOp::kKc];
+  g.nc = round_up(c[ConvOp::kNc], shape.nr);
   // Split the longer side: the other operand is repacked per chunk.
-  g.split = s_.m / s_.group >= s_.oh * s_.ow ? Split::m : Split::n;
-  g.threads = static_cast<int>(c[kThreads]);
+  g.split = m >= n ? Split::m : Split::n;
+  g.threads = static_cast<int>(c[ConvOp::kThreads]);
   return g;
 }
+
+GemmConfig ConvOp::gemm_config(const sdk::Config& c) const { return conv_gemm_config(c, s_.m / s_.group, s_.oh * s_.ow); }
 
 std::string ConvOp::check(const sdk::Config& c) const {
   const bool blocked = c[kFormat] == kNchwc, direct = c[kAlgo] == kDirect;
@@ -389,7 +391,7 @@ std::string ConvOp::check(const sdk::Config& c) const {
   }
   if (!direct) {
     if (blocked) return "algo=gemm reads NCHW; the blocked layout is for algo=direct";
-    if (is_openblas(c)) {
+    if (conv_uses_openblas(c)) {
       // OpenBLAS blocks by itself; isa is only the fused ops' after it.
       if (c[kIsa] != static_cast<int64_t>(host_.best_isa()))
         return std::string("with ukernel=openblas, isa is the fused ops': this CPU's widest, ") + isa_name(host_.best_isa());

@@ -54,4 +54,10 @@ class ConvOp final : public CpuOp {
   mutable int onednn_compiles_[2] = {-1, -1};  // NCHW, NCHWc: unknown, no, yes
 };
 
+// With algo=gemm: whether the config's ukernel is OpenBLAS's sgemm, and
+// else the GEMM its knobs (ukernel, mc, kc, nc, threads) describe for a
+// product of m rows by n columns.
+bool conv_uses_openblas(const sdk::Config& config);
+GemmConfig conv_gemm_config(const sdk::Config& config, int64_t m, int64_t n);
+
 }  // namespace aoe::cpu

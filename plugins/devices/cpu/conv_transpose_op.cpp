@@ -1,15 +1,130 @@
 #include "conv_transpose_op.h"
 
+#include <algorithm>
+
 #include "aoe/sdk/tensor_size.h"
 #include "buffer.h"
+#include "buffer_kernel.h"
+#include "gemm.h"
 #include "op_util.h"
+#include "openblas_gemm.h"
 #include "reference.h"
 
 namespace aoe::cpu {
+namespace {
 
-class ConvTransposeKernel final : public Kernel {
+// The first and one past the last of `count` input positions i whose
+// output position i * stride + offset lies in [0, size).
+int64_t first_inside(int64_t offset, int64_t stride) { return offset >= 0 ? 0 : (-offset + stride - 1) / stride; }
+int64_t end_inside(int64_t offset, int64_t stride, int64_t size, int64_t count) {
+  const int64_t last = size - 1 - offset;
+  return last < 0 ? 0 : std::min(count, last / stride + 1);
+}
+
+// The Conv's knobs of a config.
+sdk::Config conv_part(const sdk::Config& config) {
+  return sdk::Config(config.begin(), config.begin() + ConvTransposeOp::kMethod);
+}
+
+}  // namespace
+
+// cols = W^T x, one GEMM per image and group: row (output channel, tap),
+// column input pixel. Then each output channel, one task of the pool, is
+// its bias plus every column added where its tap lands it.
+class Col2imKernel final : public BufferKernel {
  public:
-  ConvTransposeKernel(const ConvTransposeOp& op, std::unique_ptr<Kernel> conv)
+  Col2imKernel(const ConvTransposeOp& op, const sdk::Config& c)
+      : BufferKernel(op), g_(op.geometry_), groups_(op.group_), openblas_(conv_uses_openblas(c)),
+        threads_(static_cast<int>(c[ConvOp::kThreads])) {
+    rows_ = g_.m / groups_ * g_.kh * g_.kw;
+    weights_.resize(groups_ * rows_ * (g_.c / groups_));
+    bias_.resize(g_.m);
+    cols_ = Buffer::scratch(rows_ * g_.h * g_.w);
+    if (!openblas_) {
+      gemm_ = conv_gemm_config(c, rows_, g_.h * g_.w);
+      ws_ = std::make_unique<GemmWorkspace>(gemm_, gemm_.threads);
+    }
+  }
+
+  void bind(const std::vector<const float*>& inputs) override {
+    BufferKernel::bind(inputs);
+    // w[g * icg + ic][oc][t] -> weights_[g][oc * taps + t][ic]: each group's W^T, row-major.
+    const int64_t icg = g_.c / groups_, ocg = g_.m / groups_, taps = g_.kh * g_.kw;
+    float* w = weights_.data();
+    for (int64_t grp = 0; grp < groups_; ++grp)
+      for (int64_t ic = 0; ic < icg; ++ic)
+        for (int64_t r = 0; r < rows_; ++r)
+          w[(grp * rows_ + r) * icg + ic] = inputs[1][((grp * icg + ic) * ocg + r / taps) * taps + r % taps];
+    if (inputs.size() > 2 && inputs[2]) std::copy(inputs[2], inputs[2] + g_.m, bias_.data());
+  }
+
+  void run(ThreadPool& pool) override {
+    const int64_t icg = g_.c / groups_, ocg = g_.m / groups_, pixels = g_.h * g_.w;
+    for (int64_t n = 0; n < g_.n; ++n)
+      for (int64_t grp = 0; grp < groups_; ++grp) {
+        const float* image = inputs_[0] + (n * g_.c + grp * icg) * pixels;
+        const StridedMatrix a{weights_.data() + grp * rows_ * icg, icg, 1};
+        if (openblas_) {
+          pool.yield_to(threads_);
+          openblas_sgemm(a, StridedMatrix{image, pixels, 1}, rows_, pixels, icg, cols_.data(), threads_);
+        } else {
+          const DenseSource b(StridedMatrix{image, pixels, 1});
+          GemmCall call;
+          call.m = rows_;
+          call.n = pixels;
+          call.k = icg;
+          call.a = a;
+          call.b = &b;
+          call.c = cols_.data();
+          call.ldc = pixels;
+          gemm(gemm_, call, *ws_, &pool);
+        }
+        float* out = outputs_[0].data() + (n * g_.m + grp * ocg) * g_.oh * g_.ow;
+        pool.run(ocg, threads_, [&](int64_t oc, int) { scatter(oc, grp * ocg + oc, out + oc * g_.oh * g_.ow); });
+      }
+  }
+
+  Footprint footprint() const override {
+    Footprint f = {{inputs_[0], static_cast<size_t>(g_.n * g_.c * g_.h * g_.w) * sizeof(float)},
+                   {outputs_[0].data(), outputs_[0].bytes()}, {weights_.data(), weights_.bytes()},
+                   {bias_.data(), bias_.bytes()}, {cols_.data(), cols_.bytes()}};
+    if (ws_)
+      for (const auto& b : ws_->footprint()) f.push_back(b);
+    return f;
+  }
+  // The weights and the bias are copied at bind.
+  bool reads_at_run(size_t index) const override { return index == 0; }
+
+ private:
+  // Output channel `oc` of this group's rows, `channel` of the model's.
+  void scatter(int64_t oc, int64_t channel, float* out) const {
+    std::fill(out, out + g_.oh * g_.ow, bias_.data()[channel]);
+    for (int64_t ky = 0; ky < g_.kh; ++ky)
+      for (int64_t kx = 0; kx < g_.kw; ++kx) {
+        const float* col = cols_.data() + (oc * g_.kh * g_.kw + ky * g_.kw + kx) * g_.h * g_.w;
+        const int64_t y_off = ky * g_.dh - g_.ph, x_off = kx * g_.dw - g_.pw;
+        const int64_t x0 = first_inside(x_off, g_.sw), x1 = end_inside(x_off, g_.sw, g_.ow, g_.w);
+        const int64_t y1 = end_inside(y_off, g_.sh, g_.oh, g_.h);
+        for (int64_t y = first_inside(y_off, g_.sh); y < y1; ++y) {
+          float* row = out + (y * g_.sh + y_off) * g_.ow;
+          const float* from = col + y * g_.w;
+          for (int64_t x = x0; x < x1; ++x) row[x * g_.sw + x_off] += from[x];
+        }
+      }
+  }
+
+  const ConvTransposeOp::Geometry& g_;
+  int64_t groups_, rows_ = 0;
+  bool openblas_;
+  int threads_;
+  GemmConfig gemm_;
+  std::unique_ptr<GemmWorkspace> ws_;
+  Buffer weights_, bias_, cols_;
+};
+
+class DilatedConvKernel final : public Kernel {
+ public:
+  DilatedConvKernel(const ConvTransposeOp& op, std::unique_ptr<Kernel> conv)
       : op_(op), conv_(std::move(conv)), dilated_(elements(op.dilated_)), weights_(elements(op.conv_weights_)) {}
 
   void bind(const std::vector<const float*>& inputs) override {
@@ -149,24 +264,37 @@ ConvTransposeOp::ConvTransposeOp(const sdk::OpTask& task, const HostCpu& host) {
   conv_ = std::make_unique<ConvOp>(conv, host);
   for (const auto& t : task.inputs) inputs_.push_back(t.shape);
   outputs_ = {out};
+  const size_t last = spatial - 1;  // the width axis; a 1-D op has height 1
+  geometry_ = {x[0], x[1], spatial == 2 ? x[2] : 1, x[2 + last], out[1], spatial == 2 ? out[2] : 1, out[2 + last],
+               spatial == 2 ? w[2] : 1, w[2 + last], spatial == 2 ? strides_[0] : 1, strides_[last],
+               spatial == 2 ? dilations_[0] : 1, dilations_[last], spatial == 2 ? pads_begin_[0] : 0, pads_begin_[last]};
   space_ = conv_->space();
-  // The convolution's default on NCHW (see check): the GEMM, or the depthwise direct kernel.
+  space_.version += ".method";  // a bank's entries from before the knob name another kernel
+  space_.knobs.push_back(choice_knob("method", sdk::KnobTag::impl, {"col2im", "dilated_conv"}));
+  // The convolution's default on NCHW (see check): the GEMM, or the depthwise
+  // direct kernel; col2im, whose work is the op's own, where its GEMM runs.
   auto& d = space_.default_config;
   if (d[ConvOp::kFormat] == ConvOp::kNchwc) {
     d[ConvOp::kFormat] = ConvOp::kNchw;
     if (!conv_->shape().depthwise()) d[ConvOp::kAlgo] = ConvOp::kGemm;
   }
+  d.push_back(kCol2im);
+  if (!check(d).empty()) d.back() = kDilatedConv;
 }
 
 // A blocked convolution takes a copy of a model-layout input once, at bind;
 // the dilated map changes on every run, so the convolution reads it as it lies.
 std::string ConvTransposeOp::check(const sdk::Config& config) const {
-  if (config[ConvOp::kFormat] == ConvOp::kNchwc) return "ConvTranspose runs its convolution on the NCHW layout";
-  return conv_->check(config);
+  const sdk::Config conv = conv_part(config);
+  if (config[kMethod] == kCol2im && (conv[ConvOp::kFormat] != ConvOp::kNchw || conv[ConvOp::kAlgo] != ConvOp::kGemm))
+    return "method=col2im runs its product on the GEMM over NCHW: format=NCHW, algo=gemm";
+  if (conv[ConvOp::kFormat] == ConvOp::kNchwc) return "ConvTranspose runs its convolution on the NCHW layout";
+  return conv_->check(conv);
 }
 
 std::unique_ptr<Kernel> ConvTransposeOp::build(const sdk::Config& config) const {
-  return std::make_unique<ConvTransposeKernel>(*this, conv_->build(config));
+  if (config[kMethod] == kCol2im) return std::make_unique<Col2imKernel>(*this, config);
+  return std::make_unique<DilatedConvKernel>(*this, conv_->build(conv_part(config)));
 }
 
 // ONNX's definition: each input pixel scatters its kernel-weighted value to
