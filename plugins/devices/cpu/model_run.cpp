@@ -196,8 +196,12 @@ json run_model(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inp
   pool.keep_awake(false);
   for (auto& t : step_ms) t /= static_cast<double>(run.iterations);
   double conversion_ms = 0;
+  json conversion_steps = json::array();  // each: the tensor and its copy, and its mean time
   for (size_t i = 0; i < plan.steps.size(); ++i)
-    if (plan.steps[i].kind == PlanStep::Kind::convert) conversion_ms += step_ms[i];
+    if (plan.steps[i].kind == PlanStep::Kind::convert) {
+      conversion_ms += step_ms[i];
+      conversion_steps.push_back({{"name", plan.steps[i].name}, {"ms", step_ms[i]}});
+    }
   for (size_t i = 0; i < outputs.size(); ++i) kernel.read_output(i, outputs[i].data);
 
   const int64_t tensor_bytes = distinct_bytes(kernel.footprint());
@@ -217,7 +221,7 @@ json run_model(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inp
                               {"drawn_from_seed", drawn.size()},
                               {"seed", run.seed}}},
                  {"kernel_count", kernels.size()},
-                 {"conversions", {{"count", plan.conversions()}, {"ms", conversion_ms}}},
+                 {"conversions", {{"count", plan.conversions()}, {"ms", conversion_ms}, {"steps", conversion_steps}}},
                  {"tuned_kernel_count", tuned},
                  {"kernels", kernels}};
   if (run.check) report["check"] = check_report(op, given, outputs, tolerance);

@@ -364,8 +364,22 @@ Plan SubgraphOp::lower(const sdk::Config& config) const {
     plan.steps.push_back(std::move(s));
     stored[to] = to_lanes;
   };
+  // A kernel's output in a layout other than the tensor's, where no layout
+  // knob chose it (a blocked output with padding lanes, say): converted
+  // only once something reads it in another layout than the kernel wrote,
+  // so it feeds the next blocked kernel as it is. Tensor -> the kernel's copy.
+  std::map<std::string, std::string> unconverted;
+  auto settle = [&](const std::string& name) {
+    const auto it = unconverted.find(name);
+    if (it == unconverted.end()) return;
+    conversion(it->second, name, stored.at(it->second), stored_lanes(name, d), name);
+    unconverted.erase(it);
+  };
   // The tensor in layout `need`: itself, or its converted copy (made once).
   auto source = [&](const std::string& name, int need) {
+    if (const auto it = unconverted.find(name); it != unconverted.end() && stored.at(it->second) == need)
+      return it->second;
+    settle(name);
     const int have = stored.at(name);
     if (have == need) return name;
     const std::string copy = name + "@" + label(need);
@@ -430,7 +444,7 @@ Plan SubgraphOp::lower(const sdk::Config& config) const {
     s.config = tiling;
     if (k.op_types.size() > 1 && k.op_types[1] == "BatchNormalization") s.batch_norm = k.node_names[1];
     for (size_t i = 0; i < run.inputs.size(); ++i) s.reads.push_back(source(run.inputs[i].name, op->input_blocking(i)));
-    std::vector<std::pair<std::string, int>> after;  // outputs to convert: name, kernel's lanes
+    std::vector<std::string> converted_now;  // outputs whose layout a knob chose
     for (size_t j = 0; j < run.outputs.size(); ++j) {
       const std::string& name = run.outputs[j].name;
       const int leave = j == 0 ? op->output_blocking() : 0, want = stored_lanes(name, d);
@@ -440,13 +454,16 @@ Plan SubgraphOp::lower(const sdk::Config& config) const {
       } else {
         s.writes.push_back(name + "@kernel");
         stored[name + "@kernel"] = leave;
-        after.emplace_back(name, leave);
+        unconverted[name] = name + "@kernel";
+        if (layout_tensors_.count(name)) converted_now.push_back(name);
       }
     }
     s.op = std::move(op);
     plan.steps.push_back(std::move(s));
-    for (const auto& [name, leave] : after) conversion(name + "@kernel", name, leave, stored_lanes(name, d), name);
+    for (const auto& name : converted_now) settle(name);
   }
+  // The subgraph's outputs leave in the model's layout.
+  for (const auto& name : g.outputs) settle(name);
   return plan;
 }
 

@@ -273,6 +273,31 @@ TEST(CpuSubgraph, StoredAsWrittenKeepsABlockedKernelsOutputBlocked) {
   EXPECT_EQ(check_outputs(op, kept, make_subgraph_data(op, 11), pool), "");
 }
 
+// A blocked output whose channels leave padding lanes has no layout knob (it
+// is not stored blocked between kernels), yet the next blocked kernel reads
+// it as its writer left it: no conversion to NCHW and back.
+TEST(CpuSubgraph, PaddedBlockedOutputFeedsTheNextBlockedKernelAsItIs) {
+  const SubgraphOp op(GraphBuilder()
+                          .input("x", {1, 20, 10, 10})
+                          .constant("w1", {20, 20, 3, 3})
+                          .constant("w2", {20, 20, 3, 3})
+                          .node("conv1", "Conv", {"x", "w1"}, "t1", {1, 20, 10, 10}, kPads)
+                          .node("relu", "Relu", {"t1"}, "t2", {1, 20, 10, 10})
+                          .node("conv2", "Conv", {"t2", "w2"}, "y", {1, 20, 10, 10}, kPads)
+                          .output("y")
+                          .task("padded"),
+                      host());
+  const auto config = op.stored_as_written(op.space().default_config);
+  const Plan plan = op.lower(config);
+  if (!runs_blocked(kernel_of(plan, "conv1")) || !runs_blocked(kernel_of(plan, "conv2")))
+    GTEST_SKIP() << "the default convolutions run on NCHW here";
+  for (const auto& s : plan.steps)
+    if (s.kind == PlanStep::Kind::convert) EXPECT_EQ(s.name.find("t2"), std::string::npos) << s.name;
+  EXPECT_EQ(plan.conversions(), 2u);  // x in, y out
+  ThreadPool pool(1);
+  EXPECT_EQ(check_outputs(op, config, make_subgraph_data(op, 13), pool), "");
+}
+
 // A kernel's output shares one arena with the other tensors between kernels,
 // its memory reused once its last reader has run; the outputs still match.
 TEST(CpuSubgraph, TensorsBetweenKernelsShareOneArenaByLifetime) {
