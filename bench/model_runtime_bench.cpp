@@ -33,13 +33,15 @@ using nlohmann::json;
 
 constexpr const char* kUsage =
     "usage: model_runtime_bench [--models a,b] [--batches 1,8] [--threads 1,2] [--iterations N] [--budget N]\n"
-    "                           [--rounds N] [--onnxruntime DIR] [--work DIR]\n"
+    "                           [--tune_cache cold|warm] [--rounds N] [--onnxruntime DIR] [--work DIR]\n"
     "  --models       models of the build's models directory, without .onnx (default resnet50,mobilenet_v2,bert_layer)\n"
     "  --batches      batch sizes to run each model at (default 1,8); above 1 every column runs a copy whose\n"
     "                 batch is symbolic, aoe given it through --input_shape\n"
     "  --threads      thread counts to run each model with (default 1,2)\n"
     "  --iterations   timed runs per figure (default 10)\n"
     "  --budget       OPAT evaluations per op for the tuned column (default 16)\n"
+    "  --tune_cache   the caches the cpu device times candidates with (default cold: in a whole-model\n"
+    "                 run the kernels between two runs of a kernel evict its weights)\n"
     "  --rounds       processes per column, in turns; each column keeps its lowest median (default 2)\n"
     "  --onnxruntime  a node_modules folder holding onnxruntime-node (default ./node_modules, or\n"
     "                 AOE_ONNXRUNTIME_NODE); without it the ONNX Runtime column is skipped\n"
@@ -50,6 +52,7 @@ struct Options {
   std::vector<uint64_t> batches = {1, 8};
   std::vector<uint64_t> threads = {1, 2};
   uint64_t iterations = 10, budget = 16, rounds = 2;
+  std::string tune_cache = "cold";
   fs::path onnxruntime, work;
 };
 
@@ -70,11 +73,14 @@ Options parse(int argc, char** argv) {
     else if (arg == "--threads") o.threads = counts(args.value(), arg);
     else if (arg == "--iterations") o.iterations = count(args.value(), arg);
     else if (arg == "--budget") o.budget = count(args.value(), arg);
+    else if (arg == "--tune_cache") o.tune_cache = args.value();
     else if (arg == "--rounds") o.rounds = std::max<uint64_t>(1, count(args.value(), arg));
     else if (arg == "--onnxruntime") o.onnxruntime = args.value();
     else if (arg == "--work") o.work = args.value();
     else throw std::invalid_argument("unknown option " + arg + "\n" + kUsage);
   }
+  if (o.tune_cache != "cold" && o.tune_cache != "warm")
+    throw std::invalid_argument("--tune_cache is cold or warm, not " + o.tune_cache + "\n" + kUsage);
   if (o.work.empty()) o.work = fs::temp_directory_path() / ("model_runtime_bench_" + std::to_string(::getpid()));
   return o;
 }
@@ -147,16 +153,19 @@ json read_json(const fs::path& file) {
   return json::parse(in);
 }
 
-// aoe-host run; the report's median latency and peak RSS. extra: --tune_on_miss and its budget.
+// aoe-host run; the report's median latency and peak RSS. With `tune`, the
+// ops the bank misses are tuned first (--tune_on_miss), the device timing
+// them with the caches --tune_cache says.
 std::optional<Figure> aoe_run(const Options& o, const BenchModel& model, uint64_t threads, const fs::path& dir,
-                              const fs::path& bank, std::vector<std::string> extra = {}) {
-  if (!model.input_shape.empty()) extra.insert(extra.end(), {"--input_shape", model.input_shape});
+                              const fs::path& bank, bool tune = false) {
+  // The device, and so the tuning, has the threads the run has.
+  json device = {{"threads", threads}};
+  if (tune) device["cache"] = o.tune_cache;
   std::vector<std::string> args = {AOE_BENCH_HOST, "run", "--device", "cpu", "--model", model.path.string(), "--threads",
                                    std::to_string(threads), "--iterations", std::to_string(o.iterations),
-                                   // The device, and so the tuning, has the threads the run has.
-                                   "--device_options", "{\"threads\": " + std::to_string(threads) + "}",
-                                   "--run_report", (dir / "report.json").string()};
-  args.insert(args.end(), extra.begin(), extra.end());
+                                   "--device_options", device.dump(), "--run_report", (dir / "report.json").string()};
+  if (!model.input_shape.empty()) args.insert(args.end(), {"--input_shape", model.input_shape});
+  if (tune) args.insert(args.end(), {"--tune_on_miss", "--budget", std::to_string(o.budget)});
   const auto run = run_host(args, dir, bank);
   if (run.exit_code != 0) {
     std::fprintf(stderr, "%s: aoe-host run exited %d (see %s)\n", model.path.stem().c_str(), run.exit_code,
@@ -222,8 +231,7 @@ void print_row(const Options& o, bool have_ort, const std::string& name, const B
                uint64_t threads) {
   const fs::path base = o.work / (name + "_b" + std::to_string(batch) + "_t" + std::to_string(threads));
   // Tuned in one process, timed in the next, all hits: the tuning's memory is not the run's.
-  const auto tuning = aoe_run(o, model, threads, base / "tuning", base / "bank",
-                              {"--tune_on_miss", "--budget", std::to_string(o.budget)});
+  const auto tuning = aoe_run(o, model, threads, base / "tuning", base / "bank", true);
   // The columns take turns, round after round, so a spell of load on a shared
   // machine falls on each alike; each keeps its round of the lowest median.
   std::optional<Figure> untuned, tuned, ort;
@@ -254,8 +262,9 @@ int main(int argc, char** argv) {
       std::printf("ONNX Runtime: skipped, %s (npm install --ignore-scripts onnxruntime-node)\n",
                   have_node ? ("no onnxruntime-node under " + fs::absolute(o.onnxruntime).string()).c_str()
                             : "no node on PATH");
-    std::printf("aoe tuned: --tune_on_miss with OPAT, --budget %llu per op, its own bank per model and thread count\n",
-                static_cast<unsigned long long>(o.budget));
+    std::printf("aoe tuned: --tune_on_miss with OPAT, --budget %llu per op, caches %s while tuning, its own bank per\n"
+                "model, batch and thread count\n",
+                static_cast<unsigned long long>(o.budget), o.tune_cache.c_str());
     std::printf("each column runs the same copy of the model, its external weights seeded noise, under %s\n",
                 (o.work / "models").c_str());
     std::printf("median (min-p90) of %llu runs after one untimed, of the round (of %llu, the columns in turns) with\n"

@@ -1,10 +1,12 @@
 // A kernel that reads its inputs where they lie and writes outputs of its
-// own, in the model's layout: what every op without a layout choice needs.
+// own, in the model's layout or, for an op that follows a blocked input,
+// in the blocked one (whole channel blocks: the same size).
 #pragma once
 
 #include <cstring>
 #include <vector>
 
+#include "blocked.h"
 #include "buffer.h"
 #include "cpu_op.h"
 
@@ -17,7 +19,12 @@ class BufferKernel : public Kernel {
   }
   void bind(const std::vector<const float*>& inputs) override { inputs_ = inputs; }
   void read_output(size_t index, float* out) const override {
-    if (outputs_[index].bytes() > 0) std::memcpy(out, outputs_[index].data(), outputs_[index].bytes());  // empty: no buffers
+    if (const int lanes = op_.output_blocking()) {
+      const Shape& s = op_.output_shapes()[index];
+      from_blocked(outputs_[index].data(), out, s[0], s[1], dims_product(s, 2, s.size()), lanes);
+    } else if (outputs_[index].bytes() > 0) {
+      std::memcpy(out, outputs_[index].data(), outputs_[index].bytes());  // empty: no buffers
+    }
   }
   float* output_data() override { return outputs_[0].data(); }
   const float* kept_output(size_t index) const override { return outputs_[index].data(); }
@@ -29,7 +36,7 @@ class BufferKernel : public Kernel {
         f.emplace_back(inputs_[i], static_cast<size_t>(elements(op_.input_shapes()[i])) * sizeof(float));
     return f;
   }
-  // Every output is written whole by run(), in the model's layout.
+  // Every output is written whole by run().
   int64_t placeable_elements(size_t index) const override { return outputs_[index].size(); }
   void place_output(size_t index, float* at) override { outputs_[index].place(at); }
 

@@ -41,6 +41,38 @@ void for_each_run(ThreadPool& pool, int threads, int64_t outer, const std::vecto
   });
 }
 
+// The tensors of a Concat or Split that hold activations: all but a Split's sizes.
+std::vector<const sdk::TensorDesc*> joined_tensors(const sdk::OpTask& task) {
+  std::vector<const sdk::TensorDesc*> out;
+  if (task.op_type == "Concat")
+    for (const auto& t : task.inputs) out.push_back(&t);
+  else
+    out.push_back(&task.inputs.at(0));
+  for (const auto& t : task.outputs) out.push_back(&t);
+  return out;
+}
+
+// Along the channels in whole channel blocks, the blocked layout's runs are
+// NCHW's: each part's share of an image is one contiguous run of C_i x map
+// values either way. The lanes every activation is marked blocked with, or
+// 0 where none is.
+int join_blocking(const sdk::OpTask& task, size_t axis, const HostCpu& host) {
+  const auto tensors = joined_tensors(task);
+  int lanes = 0;
+  size_t marked = 0;
+  for (const auto* t : tensors)
+    if (const int l = blocking_of(*t, host, task.op_type)) lanes = l, ++marked;
+  if (marked == 0) return 0;
+  if (marked != tensors.size())
+    invalid(task.op_type + " '" + task.name + "': its parts and the whole are marked NCHWc all or none");
+  for (const auto* t : tensors)
+    if (axis != 1 || t->shape[1] % lanes != 0)
+      invalid(task.op_type + " '" + task.name + "' runs on the blocked layout along the channels (axis 1) in whole " +
+              std::to_string(lanes) + "-channel blocks only, not " + to_string(t->shape) + " along axis " +
+              std::to_string(axis));
+  return lanes;
+}
+
 }  // namespace
 
 class ConcatKernel final : public BufferKernel {
@@ -80,6 +112,8 @@ ConcatOp::ConcatOp(const sdk::OpTask& task, const HostCpu& host) {
   if (!task.outputs.empty() && task.outputs[0].shape != out)
     invalid("Concat '" + task.name + "' output is " + to_string(task.outputs[0].shape) + ", its inputs join to " + to_string(out));
   outputs_ = {out};
+  output_blocking_ = join_blocking(task, axis_, host);
+  input_blocking_.assign(task.inputs.size(), output_blocking_);
   outer_ = dims_product(out, 0, axis_);
   inner_ = dims_product(out, axis_ + 1, out.size());
   space_.version = "1";
@@ -149,6 +183,9 @@ SplitOp::SplitOp(const sdk::OpTask& task, const HostCpu& host) {
     invalid("Split '" + task.name + "' outputs take " + std::to_string(total) + " along axis " + std::to_string(axis_) +
             ", the input has " + std::to_string(in[axis_]));
   for (const auto& t : task.inputs) inputs_.push_back(t.shape);
+  output_blocking_ = join_blocking(task, axis_, host);
+  input_blocking_.assign(task.inputs.size(), 0);
+  input_blocking_[0] = output_blocking_;
   outer_ = dims_product(in, 0, axis_);
   inner_ = dims_product(in, axis_ + 1, in.size());
   space_.version = "1";

@@ -70,7 +70,8 @@ class CpuOp {
   const std::vector<Shape>& output_shapes() const { return outputs_; }
   virtual ValueRange input_range(size_t) const { return {}; }
   // Lanes of the blocked layout input `i` arrives in (the task marks it
-  // "NCHWc"), 0 for the model's layout; likewise the output it leaves in.
+  // "NCHWc"), 0 for the model's layout; likewise the outputs it leaves in
+  // (one layout for all: a Split's parts).
   int input_blocking(size_t i) const { return i < input_blocking_.size() ? input_blocking_[i] : 0; }
   int output_blocking() const { return output_blocking_; }
 

@@ -1,5 +1,7 @@
 #include "eltwise_op.h"
 
+#include <algorithm>
+
 #include "aoe/sdk/error.h"
 #include "buffer_kernel.h"
 #include "op_util.h"
@@ -24,6 +26,25 @@ ValueRange range_for(EltOp op, bool second_operand) {
 }
 
 }  // namespace
+
+// On the blocked layout the op runs over N x C/L x map x L: a blocked
+// operand (of the output's shape) has that shape, and so, as NCHW lays it
+// out, does an operand constant over the map ([N, C, 1...]) or over the
+// channels ([N, 1, map] is [N, 1, map, 1]).
+Shape EltwiseOp::blocked_view(const Shape& s, const Shape& out, bool blocked) const {
+  const int lanes = output_blocking_;
+  if (out.size() < 3 || out[1] % lanes != 0)
+    invalid("an elementwise op's blocked output must be N x C x map with C a multiple of " + std::to_string(lanes) +
+            ", not " + to_string(out));
+  const bool per_channel = dims_product(s, 2, s.size()) == 1;
+  if (blocked ? s != out : s[1] != 1 && !per_channel)
+    invalid("an elementwise op on the blocked layout takes operands of its output's shape " + to_string(out) +
+            " marked NCHWc, or NCHW ones constant over the channels or the map, not " + to_string(s));
+  Shape v = {s[0], s[1] == 1 ? 1 : s[1] / lanes};
+  v.insert(v.end(), s.begin() + 2, s.end());
+  v.push_back(s[1] == 1 ? 1 : lanes);
+  return v;
+}
 
 class EltwiseKernel final : public BufferKernel {
  public:
@@ -86,8 +107,17 @@ EltwiseOp::EltwiseOp(const sdk::OpTask& task, const HostCpu& host) : host_(host)
   outputs_ = {out_};
   if (!task.outputs.empty() && task.outputs[0].shape != out_)
     invalid(task.op_type + " output is " + to_string(task.outputs[0].shape) + ", expected " + to_string(out_));
-  // Rows x cols with the longest run of cols every operand either follows or ignores.
+  for (const auto& t : task.inputs) input_blocking_.push_back(blocking_of(t, host, task.op_type));
+  if (!task.outputs.empty()) output_blocking_ = blocking_of(task.outputs[0], host, task.op_type);
   Shape view = out_.empty() ? Shape{1} : out_;
+  if (output_blocking_) {
+    view = blocked_view(view, view, true);
+    for (size_t j = 0; j < shapes.size(); ++j)
+      shapes[j] = blocked_view(align_rank(shapes[j], out_.size()), out_, input_blocking_[operand_inputs_[j]] > 0);
+  } else if (std::any_of(input_blocking_.begin(), input_blocking_.end(), [](int lanes) { return lanes > 0; })) {
+    invalid(task.op_type + " '" + task.name + "' takes a blocked input but leaves its output NCHW");
+  }
+  // Rows x cols with the longest run of cols every operand either follows or ignores.
   size_t split = view.size() - 1;
   for (size_t s = 0; s + 1 < view.size(); ++s) {
     bool fits = true;

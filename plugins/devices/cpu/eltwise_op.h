@@ -24,6 +24,7 @@ class EltwiseOp final : public CpuOp {
 
  private:
   friend class EltwiseKernel;
+  Shape blocked_view(const Shape& operand, const Shape& out, bool blocked) const;
   const HostCpu& host_;
   Shape out_;
   int64_t rows_ = 1, cols_ = 1;

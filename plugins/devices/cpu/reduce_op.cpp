@@ -88,12 +88,29 @@ ReduceOp::ReduceOp(const sdk::OpTask& task, const HostCpu& host) : host_(host) {
   if (!task.outputs.empty() && elements(task.outputs[0].shape) != elements(out))
     invalid(t + " output is " + to_string(task.outputs[0].shape) + ", expected " + to_string(out));
 
+  // The dims as memory holds them: N x C/L x map x L on the blocked layout,
+  // where the op reduces the whole map and nothing else (its output, one
+  // value per channel, is then laid out as NCHW's).
+  Shape dims = in;
+  std::vector<bool> reduced = reduced_;
+  input_blocking_.assign(inputs_.size(), 0);
+  if (const int lanes = blocking_of(task.inputs[0], host, t)) {
+    bool whole_map = in[1] % lanes == 0 && !reduced_[0] && !reduced_[1];
+    for (size_t d = 2; d < in.size(); ++d) whole_map = whole_map && reduced_[d];
+    if (!whole_map)
+      invalid(t + " '" + task.name + "' reduces a blocked input over its whole map only, in whole " +
+              std::to_string(lanes) + "-channel blocks; " + to_string(in) + " does not fit");
+    input_blocking_[0] = lanes;
+    dims[1] /= lanes;
+    dims.push_back(lanes);
+    reduced.push_back(false);
+  }
   // Runs of adjacent dims alike (extent-1 dims dropped), reduced innermost first.
   std::vector<std::pair<bool, int64_t>> runs;
-  for (size_t d = 0; d < in.size(); ++d) {
-    if (in[d] == 1) continue;
-    if (!runs.empty() && runs.back().first == reduced_[d]) runs.back().second *= in[d];
-    else runs.emplace_back(reduced_[d], in[d]);
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (dims[d] == 1) continue;
+    if (!runs.empty() && runs.back().first == reduced[d]) runs.back().second *= dims[d];
+    else runs.emplace_back(reduced[d], dims[d]);
   }
   for (size_t r = runs.size(); r-- > 0;) {
     if (!runs[r].first) continue;

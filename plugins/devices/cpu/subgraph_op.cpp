@@ -5,6 +5,7 @@
 
 #include "aoe/sdk/error.h"
 #include "aoe/sdk/fusion.h"
+#include "layout_following.h"
 #include "op_util.h"
 
 namespace aoe::cpu {
@@ -375,6 +376,12 @@ Plan SubgraphOp::lower(const sdk::Config& config) const {
     conversion(it->second, name, stored.at(it->second), stored_lanes(name, d), name);
     unconverted.erase(it);
   };
+  // Whether the tensor is at hand in the blocked layout, as stored or as its kernel left it.
+  auto stored_blocked = [&](const std::string& name) {
+    if (const auto it = unconverted.find(name); it != unconverted.end()) return stored.at(it->second) == lanes_;
+    const auto it = stored.find(name);
+    return it != stored.end() && it->second == lanes_;
+  };
   // The tensor in layout `need`: itself, or its converted copy (made once).
   auto source = [&](const std::string& name, int need) {
     if (const auto it = unconverted.find(name); it != unconverted.end() && stored.at(it->second) == need)
@@ -429,6 +436,8 @@ Plan SubgraphOp::lower(const sdk::Config& config) const {
         if (task.op_type == "Conv")
           for (size_t i : fused_ops(run).inputs)
             if (!run.inputs[i].constant && run.inputs[i].shape == run.outputs[0].shape) run.inputs[i].format = "NCHWc";
+      } else if (!has_layout_choice(task.op_type)) {
+        follow_blocked_layout(run, lanes_, stored_blocked);
       }
       op = make_op(run, *host_);
     } catch (const sdk::Error& e) {
@@ -447,7 +456,7 @@ Plan SubgraphOp::lower(const sdk::Config& config) const {
     std::vector<std::string> converted_now;  // outputs whose layout a knob chose
     for (size_t j = 0; j < run.outputs.size(); ++j) {
       const std::string& name = run.outputs[j].name;
-      const int leave = j == 0 ? op->output_blocking() : 0, want = stored_lanes(name, d);
+      const int leave = op->output_blocking(), want = stored_lanes(name, d);
       if (leave == want) {
         s.writes.push_back(name);
         stored[name] = want;
@@ -468,11 +477,18 @@ Plan SubgraphOp::lower(const sdk::Config& config) const {
 }
 
 sdk::Config SubgraphOp::stored_as_written(const sdk::Config& config) const {
+  // A kernel that follows its input's layout writes blocked once its input
+  // is stored so: settled when no knob changes (each pass sets more).
   sdk::Config out = config;
-  for (const auto& s : lower(config).steps) {
-    if (s.kind != PlanStep::Kind::kernel || s.task.outputs.empty() || s.op->output_blocking() != lanes_) continue;
-    const int knob = knob_index(space_, sdk::kLayoutKnob + s.task.outputs[0].name);
-    if (knob >= 0) out[static_cast<size_t>(knob)] = 1;  // NCHWc
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto& s : lower(out).steps) {
+      if (s.kind != PlanStep::Kind::kernel || s.op->output_blocking() != lanes_) continue;
+      for (const auto& o : s.task.outputs) {
+        const int knob = knob_index(space_, sdk::kLayoutKnob + o.name);
+        if (knob >= 0 && out[static_cast<size_t>(knob)] != 1) out[static_cast<size_t>(knob)] = 1, changed = true;  // NCHWc
+      }
+    }
   }
   return out;
 }

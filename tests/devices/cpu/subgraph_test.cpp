@@ -42,6 +42,14 @@ class GraphBuilder {
     g_.nodes.push_back({name, op, std::move(inputs), {output}, std::move(attrs)});
     return *this;
   }
+  // A node of several outputs, each with its shape.
+  GraphBuilder& split(const std::string& name, const std::string& input,
+                      const std::vector<std::pair<std::string, std::vector<int64_t>>>& outputs, nlohmann::json attrs) {
+    std::vector<std::string> names;
+    for (const auto& [o, shape] : outputs) tensor(o, shape, false), names.push_back(o);
+    g_.nodes.push_back({name, "Split", {input}, names, std::move(attrs)});
+    return *this;
+  }
   GraphBuilder& output(const std::string& name) {
     g_.outputs.push_back(name);
     return *this;
@@ -296,6 +304,43 @@ TEST(CpuSubgraph, PaddedBlockedOutputFeedsTheNextBlockedKernelAsItIs) {
   EXPECT_EQ(plan.conversions(), 2u);  // x in, y out
   ThreadPool pool(1);
   EXPECT_EQ(check_outputs(op, config, make_subgraph_data(op, 13), pool), "");
+}
+
+// Between two blocked convolutions, a channel shuffle (Split, then Concat
+// the other way round) with a per-channel scale between, and the means over
+// the map all
+// run on the blocked layout: what `aoe-host run` plans converts only the
+// subgraph's input and output.
+TEST(CpuSubgraph, OpsBetweenBlockedConvsFollowTheirLayout) {
+  const SubgraphOp op(GraphBuilder()
+                          .input("x", {1, 32, 14, 14})
+                          .constant("w1", {32, 32, 3, 3})
+                          .constant("b1", {32})
+                          .constant("gate", {1, 16, 1, 1})
+                          .constant("w2", {32, 32, 3, 3})
+                          .constant("b2", {32})
+                          .node("conv1", "Conv", {"x", "w1", "b1"}, "t1", {1, 32, 14, 14}, kPads)
+                          .split("halves", "t1", {{"a", {1, 16, 14, 14}}, {"b", {1, 16, 14, 14}}}, {{"axis", 1}})
+                          .node("scale", "Mul", {"a", "gate"}, "a2", {1, 16, 14, 14})
+                          .node("swap", "Concat", {"b", "a2"}, "t3", {1, 32, 14, 14}, {{"axis", 1}})
+                          .node("conv2", "Conv", {"t3", "w2", "b2"}, "y", {1, 32, 14, 14}, kPads)
+                          .node("mean", "ReduceMean", {"y"}, "m", {1, 32}, {{"axes", {2, 3}}, {"keepdims", 0}})
+                          .node("pool", "GlobalAveragePool", {"t3"}, "p", {1, 32, 1, 1})
+                          .output("m")
+                          .output("p")
+                          .task("shuffle"),
+                      host());
+  const auto config = op.stored_as_written(op.space().default_config);
+  const Plan plan = op.lower(config);
+  if (!runs_blocked(kernel_of(plan, "conv1")) || !runs_blocked(kernel_of(plan, "conv2")))
+    GTEST_SKIP() << "the default convolutions run on NCHW here";
+  for (const auto& s : plan.steps)
+    if (s.kind == PlanStep::Kind::convert) EXPECT_EQ(s.reads[0], "x") << s.name;
+  EXPECT_EQ(plan.conversions(), 1u);
+  for (const char* k : {"scale", "halves", "swap"}) EXPECT_GT(kernel_of(plan, k).op->output_blocking(), 0) << k;
+  for (const char* k : {"mean", "pool"}) EXPECT_GT(kernel_of(plan, k).op->input_blocking(0), 0) << k;
+  ThreadPool pool(2);
+  EXPECT_EQ(check_outputs(op, config, make_subgraph_data(op, 17), pool), "");
 }
 
 // A kernel's output shares one arena with the other tensors between kernels,
@@ -598,6 +643,72 @@ TEST(CpuSubgraph, OpTasksMarkedBlockedMatchTheirReference) {
   pool_task.outputs = {blocked({2, 24, 4, 4})};
   const auto p = make_op(pool_task, test::host());
   test::expect_matches_reference(*p, test::sample_configs(*p, 6), pool);
+}
+
+// The ops that follow a blocked input: elementwise with every kind of
+// operand it takes beside a blocked one, Concat and Split along the
+// channels, reductions over the whole map.
+TEST(CpuSubgraph, OpsFollowingABlockedInputMatchTheirReference) {
+  ThreadPool pool(2);
+  auto blocked = [](std::vector<int64_t> shape) {
+    auto t = test::f32(std::move(shape));
+    t.format = "NCHWc";
+    return t;
+  };
+  auto check = [&](sdk::OpTask task, std::vector<sdk::TensorDesc> outputs) {
+    task.outputs = std::move(outputs);
+    const auto o = make_op(task, test::host());
+    int lanes = 0;
+    for (size_t i = 0; i < o->input_shapes().size(); ++i) lanes = std::max(lanes, o->input_blocking(i));
+    EXPECT_GT(lanes, 0) << task.op_type;
+    test::expect_matches_reference(*o, test::sample_configs(*o, 4), pool);
+  };
+  const std::vector<int64_t> x = {2, 32, 5, 7};
+  check(test::op("Mul", {blocked(x), test::f32({2, 32, 1, 1}, true)}), {blocked(x)});
+  auto with_residual = test::op("Mul", {blocked(x), test::f32({32, 1, 1}, true), blocked(x)}, {}, {"Add", "Relu"});
+  check(with_residual, {blocked(x)});
+  check(test::op("Sub", {test::f32({1, 1, 5, 7}), blocked(x)}), {blocked(x)});
+  check(test::op("HardSwish", {blocked(x)}), {blocked(x)});
+  check(test::op("Add", {blocked(x), test::f32({}, true)}), {blocked(x)});
+  check(test::op("Concat", {blocked({1, 16, 3, 3}), blocked({1, 32, 3, 3})}, {{"axis", 1}}), {blocked({1, 48, 3, 3})});
+  auto split = test::op("Split", {blocked({2, 48, 3, 3})}, {{"axis", -3}});
+  split.outputs = {blocked({2, 32, 3, 3}), blocked({2, 16, 3, 3})};
+  check(split, split.outputs);
+  check(test::op("ReduceMean", {blocked(x)}, {{"axes", {2, 3}}, {"keepdims", 0}}), {test::f32({2, 32})});
+  check(test::op("GlobalAveragePool", {blocked(x)}), {test::f32({2, 32, 1, 1})});
+  check(test::op("ReduceMax", {blocked({1, 16, 4, 2, 3})}, {{"axes", {4, 2, -2}}}), {test::f32({1, 16, 1, 1, 1})});
+}
+
+// A mark the op cannot follow is an error that says why.
+TEST(CpuSubgraph, RefusesABlockedMarkItCannotFollow) {
+  auto blocked = [](std::vector<int64_t> shape) {
+    auto t = test::f32(std::move(shape));
+    t.format = "NCHWc";
+    return t;
+  };
+  auto error = [](sdk::OpTask task, std::vector<sdk::TensorDesc> outputs) -> std::string {
+    task.outputs = std::move(outputs);
+    try {
+      make_op(task, test::host());
+    } catch (const sdk::Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_NE(error(test::op("Concat", {blocked({1, 16, 3, 3}), blocked({1, 16, 3, 3})}, {{"axis", 2}}),
+                  {blocked({1, 16, 6, 3})})
+                .find("along the channels (axis 1)"),
+            std::string::npos);
+  EXPECT_NE(error(test::op("Concat", {blocked({1, 16, 3, 3}), test::f32({1, 16, 3, 3})}, {{"axis", 1}}),
+                  {blocked({1, 32, 3, 3})})
+                .find("all or none"),
+            std::string::npos);
+  EXPECT_NE(error(test::op("Add", {blocked({1, 32, 3, 3}), test::f32({1, 32, 3, 3})}), {blocked({1, 32, 3, 3})})
+                .find("constant over the channels or the map"),
+            std::string::npos);
+  EXPECT_NE(error(test::op("ReduceMean", {blocked({1, 32, 3, 3})}, {{"axes", {1}}}), {test::f32({1, 1, 3, 3})})
+                .find("over its whole map only"),
+            std::string::npos);
 }
 
 // Figures, not assertions: the default strategy against the best of the
