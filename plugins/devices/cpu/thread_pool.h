@@ -1,5 +1,5 @@
 // A fork-join pool of std::threads: the caller and its workers split tasks
-// of one parallel region, pulling task indices from a shared counter.
+// of one parallel region, pulling runs of task indices from a shared counter.
 #pragma once
 
 #include <atomic>
@@ -51,6 +51,7 @@ class ThreadPool {
     int64_t tasks = 0;
     int threads = 0;
     uint32_t generation = 0;
+    int64_t chunk = 1;  // tasks a thread takes at once
   };
   void work(int id);
   void take_tasks(const Region& region, int id);
@@ -60,14 +61,17 @@ class ThreadPool {
   std::condition_variable wake_;
   Region region_;
   int sleepers_ = 0;
-  std::atomic<uint32_t> generation_{0};
-  // (generation << 32) | next task: a worker holding an old region can
-  // never take a task of a newer one.
-  std::atomic<uint64_t> next_{0};
-  std::atomic<int64_t> done_{0};
+  // What spinning workers read, the counter threads take tasks from, and the
+  // count of tasks done each have a cache line of their own: a write to one
+  // does not pull the others away from the cores polling them.
+  alignas(64) std::atomic<uint32_t> generation_{0};
   std::atomic<bool> stop_{false};
   std::atomic<bool> park_{false};  // set by park(), cleared by the next run()
   std::atomic<bool> awake_{false};  // keep_awake()
+  // (generation << 32) | next task: a worker holding an old region can
+  // never take a task of a newer one.
+  alignas(64) std::atomic<uint64_t> next_{0};
+  alignas(64) std::atomic<int64_t> done_{0};
 };
 
 // The threads this process may run on: its CPU affinity, else the online CPUs.

@@ -29,6 +29,19 @@ TEST(ThreadPool, EveryTaskRunsOnceInEveryRegion) {
   }
 }
 
+// A thread takes runs of consecutive tasks, a few per thread and region, not
+// one task at a time: every take moves the shared counter between cores.
+TEST(ThreadPool, ThreadsTakeRunsOfTasks) {
+  ThreadPool pool(2);
+  for (int region = 0; region < 50; ++region) {
+    std::vector<int> by(4096, -1);
+    pool.run(4096, 2, [&](int64_t t, int thread) { by[static_cast<size_t>(t)] = thread; });
+    int runs = 1;
+    for (size_t t = 1; t < by.size(); ++t) runs += by[t] != by[t - 1];
+    ASSERT_LE(runs, 16) << "region " << region;
+  }
+}
+
 TEST(ThreadPool, APoolOfOneRunsInline) {
   ThreadPool pool(1);
   std::vector<int> order;
