@@ -15,12 +15,8 @@ namespace {
 using test::f32;
 using test::host;
 using test::op;
+using test::pool;
 using test::with;
-
-ThreadPool& pool() {
-  static ThreadPool p(host().threads);
-  return p;
-}
 
 // This CPU as one whose widest ISA is `widest`: the blocked layout has its lanes.
 HostCpu up_to(Isa widest) {

@@ -14,12 +14,8 @@ namespace {
 using test::f32;
 using test::host;
 using test::op;
+using test::pool;
 using test::with;
-
-ThreadPool& pool() {
-  static ThreadPool p(host().threads);
-  return p;
-}
 
 // Random configs, and each method with every GEMM micro-kernel of this CPU and OpenBLAS.
 std::vector<sdk::Config> transpose_configs(const ConvTransposeOp& o) {

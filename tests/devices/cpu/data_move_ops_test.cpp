@@ -15,12 +15,8 @@ namespace {
 using test::f32;
 using test::host;
 using test::op;
+using test::pool;
 using Values = std::vector<float>;
-
-ThreadPool& pool() {
-  static ThreadPool p(host().threads);
-  return p;
-}
 
 sdk::TensorDesc i64(std::vector<int64_t> shape, bool constant = false) {
   sdk::TensorDesc t = f32(std::move(shape), constant);

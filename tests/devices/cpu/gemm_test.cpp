@@ -13,12 +13,8 @@ namespace {
 using test::f32;
 using test::host;
 using test::op;
+using test::pool;
 using test::with;
-
-ThreadPool& pool() {
-  static ThreadPool p(host().threads);
-  return p;
-}
 
 // Every micro-kernel this CPU runs, under two blockings small enough to leave edges everywhere.
 std::vector<sdk::Config> blockings(const MatMulOp& m) {

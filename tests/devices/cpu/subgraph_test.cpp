@@ -308,9 +308,8 @@ TEST(CpuSubgraph, PaddedBlockedOutputFeedsTheNextBlockedKernelAsItIs) {
 
 // Between two blocked convolutions, a channel shuffle (Split, then Concat
 // the other way round) with a per-channel scale between, and the means over
-// the map all
-// run on the blocked layout: what `aoe-host run` plans converts only the
-// subgraph's input and output.
+// the map all run on the blocked layout: what `aoe-host run` plans converts
+// only the subgraph's input.
 TEST(CpuSubgraph, OpsBetweenBlockedConvsFollowTheirLayout) {
   const SubgraphOp op(GraphBuilder()
                           .input("x", {1, 32, 14, 14})

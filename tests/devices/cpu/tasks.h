@@ -14,6 +14,7 @@
 #include "cpu_op.h"
 #include "evaluate.h"
 #include "host_cpu.h"
+#include "thread_pool.h"
 
 namespace aoe::cpu::test {
 
@@ -39,6 +40,12 @@ inline sdk::OpTask op(std::string type, std::vector<sdk::TensorDesc> inputs, nlo
 inline const HostCpu& host() {
   static const HostCpu h = detect_host_cpu();
   return h;
+}
+
+// One pool of this CPU's threads for the kernels a test binary runs.
+inline ThreadPool& pool() {
+  static ThreadPool p(host().threads);
+  return p;
 }
 
 // The config with knob `name` set to `value` (a label for categorical knobs).

@@ -12,12 +12,8 @@ namespace {
 using test::f32;
 using test::host;
 using test::op;
+using test::pool;
 using test::with;
-
-ThreadPool& pool() {
-  static ThreadPool p(host().threads);
-  return p;
-}
 
 // The default, every ISA this CPU runs and every value of each categorical
 // knob on the default, and random configs.
