@@ -28,6 +28,13 @@ inline uint64_t count(const std::string& text, const std::string& option) {
   return n;
 }
 
+// "1,2,8" -> {1, 2, 8}, or an error naming the option.
+inline std::vector<uint64_t> counts(const std::string& text, const std::string& option) {
+  std::vector<uint64_t> out;
+  for (const auto& item : split_list(text)) out.push_back(count(item, option));
+  return out;
+}
+
 // argv walked option by option: value() takes the word after the option, or
 // throws naming the option that lacks one.
 class Args {

@@ -27,6 +27,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using aoe::bench::count;
+using aoe::bench::counts;
 using aoe::bench::run_host;
 using aoe::bench::split_list;
 using nlohmann::json;
@@ -55,12 +56,6 @@ struct Options {
   std::string tune_cache = "cold";
   fs::path onnxruntime, work;
 };
-
-std::vector<uint64_t> counts(const std::string& list, const std::string& option) {
-  std::vector<uint64_t> values;
-  for (const auto& v : split_list(list)) values.push_back(count(v, option));
-  return values;
-}
 
 Options parse(int argc, char** argv) {
   Options o;

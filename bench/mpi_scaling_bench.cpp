@@ -54,10 +54,8 @@ Options parse(int argc, char** argv) {
     const std::string& arg = args.option();
     if (arg == "--models") o.models = aoe::bench::split_list(args.value());
     else if (arg == "--devices") o.devices = aoe::bench::split_list(args.value());
-    else if (arg == "--ranks") {
-      o.ranks.clear();
-      for (const auto& n : aoe::bench::split_list(args.value())) o.ranks.push_back(aoe::bench::count(n, arg));
-    } else if (arg == "--budget") o.budget = aoe::bench::count(args.value(), arg);
+    else if (arg == "--ranks") o.ranks = aoe::bench::counts(args.value(), arg);
+    else if (arg == "--budget") o.budget = aoe::bench::count(args.value(), arg);
     else if (arg == "--searcher") o.searcher = args.value();
     else if (arg == "--work") o.work = args.value();
     else if (arg == "--keep") o.keep = true;

@@ -28,11 +28,6 @@ const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", 
                                            "ConvTranspose", "BatchNormalization", "Concat", "Split", "Resize",
                                            "Slice", "Pad", "Gather"};
 
-bool is_reduce(const std::string& t) {
-  return t == "ReduceSum" || t == "ReduceMean" || t == "ReduceMax" || t == "ReduceMin" || t == "GlobalAveragePool" ||
-         t == "GlobalMaxPool";
-}
-
 }  // namespace
 
 std::vector<std::string> supported_op_types() {
@@ -54,7 +49,7 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (t == "MatMul" || t == "Gemm") return std::make_unique<MatMulOp>(task, host);
   if (t == "Conv") return std::make_unique<ConvOp>(task, host);
   if (is_elementwise_op(t)) return std::make_unique<EltwiseOp>(task, host);
-  if (is_reduce(t)) return std::make_unique<ReduceOp>(task, host);
+  if (is_reduce_op(t)) return std::make_unique<ReduceOp>(task, host);
   if (t == "Softmax") return std::make_unique<SoftmaxOp>(task, host);
   if (t == "LayerNormalization") return std::make_unique<LayerNormOp>(task, host);
   if (t == "MaxPool" || t == "AveragePool") return std::make_unique<PoolOp>(task, host);

@@ -6,13 +6,11 @@
 
 #include "chain.h"
 #include "op_util.h"
+#include "reduce_op.h"
 #include "shape.h"
 
 namespace aoe::cpu {
 namespace {
-
-const std::set<std::string> kReductions = {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "GlobalAveragePool",
-                                           "GlobalMaxPool"};
 
 // N x C x a map of more than one pixel, whole channel blocks: what the
 // blocked layout holds without padding lanes.
@@ -88,7 +86,7 @@ bool follow_blocked_layout(sdk::OpTask& task, int lanes,
   if (lanes <= 0 || task.inputs.empty()) return false;
   if (is_elementwise_op(task.op_type)) return follow_elementwise(task, lanes, stored_blocked);
   if (task.op_type == "Concat" || task.op_type == "Split") return follow_join(task, lanes, stored_blocked);
-  if (kReductions.count(task.op_type)) return follow_reduction(task, lanes, stored_blocked);
+  if (is_reduce_op(task.op_type)) return follow_reduction(task, lanes, stored_blocked);
   return false;
 }
 

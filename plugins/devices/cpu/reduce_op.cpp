@@ -48,6 +48,11 @@ class ReduceKernel final : public BufferKernel {
   Buffer scratch_, ping_, pong_;
 };
 
+bool is_reduce_op(const std::string& t) {
+  return t == "ReduceSum" || t == "ReduceMean" || t == "ReduceMax" || t == "ReduceMin" || t == "GlobalAveragePool" ||
+         t == "GlobalMaxPool";
+}
+
 ReduceOp::ReduceOp(const sdk::OpTask& task, const HostCpu& host) : host_(host) {
   const std::string& t = task.op_type;
   if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after " + t);

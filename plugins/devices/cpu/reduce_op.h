@@ -11,6 +11,9 @@
 
 namespace aoe::cpu {
 
+// The op types ReduceOp runs.
+bool is_reduce_op(const std::string& op_type);
+
 class ReduceOp final : public CpuOp {
  public:
   enum Knob : size_t { kIsa, kSplit, kAccumulators, kThreads, kKnobCount };
