@@ -107,7 +107,7 @@ void map_large_buffers() {
 int main(int argc, char** argv) {
   map_large_buffers();
   // Kernels of several runtimes take turns on the same cores (a device's own
-  // thread pool, the OpenMP team under oneDNN, OpenBLAS's threads): a team
+  // thread pool, OpenBLAS's threads, an OpenMP team a library starts): a team
   // that spins after its region holds the cores the next kernel needs. Set
   // before any plugin loads those libraries, which read them once; the
   // user's own setting wins. OpenBLAS's threads otherwise spin 2^28 cycles

@@ -160,8 +160,7 @@ class ConvKernel final : public Kernel {
     const ConvShape& s = op_.s_;
     const Chain* chain = chain_.empty() ? nullptr : &chain_;
     if (onednn_) {
-      pool.yield_to(threads_);
-      onednn_conv_->run(src_, bias_, operands_, out_.data());
+      onednn_conv_->run(src_, bias_, operands_, out_.data(), pool);
       if (chain) {
         // The fused ops over the finished output, rows as the epilogue sees them.
         const int64_t rows = blocked_ ? s.n * channel_blocks(s.m, lanes_) : s.n * s.m;

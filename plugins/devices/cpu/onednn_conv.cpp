@@ -1,15 +1,13 @@
 #include "onednn_conv.h"
 
 #include <dlfcn.h>
-#include <pthread.h>
 
-#include <atomic>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
 
 #include "aoe/sdk/error.h"
+#include "blocked.h"
 
 #ifdef AOE_CPU_WITH_ONEDNN
 #include <oneapi/dnnl/dnnl.hpp>
@@ -68,24 +66,11 @@ bool binary_of(const ChainStep& step, algorithm& alg) {
   }
 }
 
-// GNU OpenMP is not fork-safe: in a process forked after its parent ran a
-// team of threads, the next team never starts. Such a process (a timing
-// worker forked after a model ran) runs oneDNN on one thread, and refuses
-// more rather than hang.
-std::atomic<bool> team_started{false}, forked_after_team{false};
-
-// The OpenMP threads oneDNN's next call in this thread runs on.
-void use_threads(int threads) {
-  omp_set_num_threads(threads);
-  if (threads <= 1) return;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    pthread_atfork(nullptr, nullptr, [] {
-      if (team_started.load()) forked_after_team.store(true);
-    });
-  });
-  team_started.store(true);
-}
+// Every primitive is made and run for one OpenMP thread: the device's pool
+// runs the parts of a convolution, so oneDNN never starts threads of its own
+// (no hand-off between two sets of threads on every layer, and a process
+// forked after a run, whose OpenMP could not start a team, runs it alike).
+void one_openmp_thread() { omp_set_num_threads(1); }
 
 // oneDNN, and the OpenMP and OpenCL runtimes it loads, keep threads and
 // state for the life of the process: pinned as the device loads, they stay
@@ -98,16 +83,30 @@ const bool kPinned = [] {
   return false;
 }();
 
+// A part of the convolution one thread runs: images [n0, n0 + s.n) and output
+// channels [m0, m0 + s.m), with their input channels where depthwise; each
+// tensor it reads or writes is a contiguous range of the whole one.
+struct Slice {
+  ConvShape s;
+  int64_t n0 = 0, m0 = 0;
+};
+
+struct Part {
+  Slice slice;
+  int64_t src_at = 0, dst_at = 0;  // floats into the whole tensors
+  dnnl::convolution_forward conv;
+  dnnl::stream stream{cpu_engine()};
+  memory src, weights, bias, dst, scratchpad;
+  memory::desc user_weights;
+  bool shares_weights = false;  // the first part's
+  std::unordered_map<int, memory> args;  // made once: run() only points src, bias, dst and the operands
+  std::vector<std::pair<int, memory>> operands;  // per binary post-op: its operand's index, its memory
+};
+
 }  // namespace
 
 struct OneDnnConv::State {
-  dnnl::convolution_forward::primitive_desc pd;
-  dnnl::convolution_forward conv;
-  dnnl::stream stream{cpu_engine()};
-  memory src, weights, bias, dst;
-  memory::desc user_weights;
-  std::unordered_map<int, memory> args;  // made once: run() only points src, bias, dst and the operands
-  std::vector<std::pair<int, memory>> operands;  // per binary post-op: its operand's index, its memory
+  std::vector<Part> parts;
   size_t taken = 0;
   int threads = 1;
 };
@@ -140,6 +139,8 @@ std::optional<dnnl::convolution_forward::primitive_desc> conv_with(
   if (!append_post_ops(steps, count, operand_full, dst, ops)) return std::nullopt;
   dnnl::primitive_attr attr;
   attr.set_post_ops(ops);
+  // Parts run at once: each has a scratchpad of its own, not the library's shared one.
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   try {
     dnnl::convolution_forward::primitive_desc pd(desc, attr, cpu_engine());
     // Its reference kernel is a loop nest no tuner would keep, and slow to time.
@@ -150,6 +151,82 @@ std::optional<dnnl::convolution_forward::primitive_desc> conv_with(
   }
 }
 
+
+// How the convolution splits over `threads` threads: whole images where
+// there are enough, else whole channel blocks of its one image (and their
+// input channels where depthwise); one part where neither applies.
+std::vector<Slice> slices(const ConvShape& s, int lanes, int threads) {
+  std::vector<Slice> out;
+  if (threads > 1 && s.n >= threads) {
+    for (int t = 0; t < threads; ++t) {
+      Slice part{s, s.n * t / threads, 0};
+      part.s.n = s.n * (t + 1) / threads - part.n0;
+      out.push_back(part);
+    }
+    return out;
+  }
+  // Plain NCHW splits anywhere; 8 channels keep oneDNN's vectors full.
+  const int64_t unit = lanes > 0 ? lanes : 8, blocks = (s.m + unit - 1) / unit;
+  const int parts = static_cast<int>(std::min<int64_t>(threads, blocks));
+  if (parts > 1 && s.n == 1 && (s.group == 1 || s.depthwise())) {
+    for (int t = 0; t < parts; ++t) {
+      Slice part{s, 0, blocks * t / parts * unit};
+      part.s.m = std::min(s.m, blocks * (t + 1) / parts * unit) - part.m0;
+      if (s.depthwise()) part.s.c = part.s.group = part.s.m;
+      out.push_back(part);
+    }
+    return out;
+  }
+  out.push_back({s, 0, 0});
+  return out;
+}
+
+dnnl::convolution_forward::desc conv_desc(const ConvShape& s, int lanes, bool bias) {
+  const auto f32 = memory::data_type::f32;
+  const memory::desc src({s.n, s.c, s.h, s.w}, f32, activation_tag(lanes));
+  const memory::desc dst({s.n, s.m, s.oh, s.ow}, f32, activation_tag(lanes));
+  memory::dims w_dims = {s.m, s.c / s.group, s.kh, s.kw};
+  if (s.group > 1) w_dims = {s.group, s.m / s.group, s.c / s.group, s.kh, s.kw};
+  const memory::desc any_weights(w_dims, f32, memory::format_tag::any);
+  // oneDNN counts dilation from 0.
+  const memory::dims strides = {s.sh, s.sw}, dilation = {s.dh - 1, s.dw - 1}, pad_l = {s.ph, s.pw},
+                     pad_r = {s.ph_end, s.pw_end};
+  const auto prop = dnnl::prop_kind::forward_inference;
+  const auto direct = algorithm::convolution_direct;
+  if (bias)
+    return dnnl::convolution_forward::desc(prop, direct, src, any_weights, memory::desc({s.m}, f32, memory::format_tag::a),
+                                           dst, strides, dilation, pad_l, pad_r);
+  return dnnl::convolution_forward::desc(prop, direct, src, any_weights, dst, strides, dilation, pad_l, pad_r);
+}
+
+// The part's memories, pointing nowhere until run(), and its weights.
+void make_part(Part& p, const dnnl::convolution_forward::primitive_desc& pd, bool bias,
+               const std::vector<ChainStep>& post_ops, size_t taken, const Part* same_weights) {
+  const ConvShape& s = p.slice.s;
+  const auto& e = cpu_engine();
+  p.conv = dnnl::convolution_forward(pd);
+  p.user_weights = s.group > 1 ? memory::desc({s.group, s.m / s.group, s.c / s.group, s.kh, s.kw}, memory::data_type::f32,
+                                              memory::format_tag::goihw)
+                               : memory::desc({s.m, s.c, s.kh, s.kw}, memory::data_type::f32, memory::format_tag::oihw);
+  p.src = memory(pd.src_desc(), e, DNNL_MEMORY_NONE);
+  p.dst = memory(pd.dst_desc(), e, DNNL_MEMORY_NONE);
+  // Parts of other images share the weights where their primitives lay them out alike.
+  p.shares_weights = same_weights && same_weights->weights.get_desc() == pd.weights_desc();
+  p.weights = p.shares_weights ? same_weights->weights : memory(pd.weights_desc(), e);
+  p.scratchpad = memory(pd.scratchpad_desc(), e);
+  p.args = {{DNNL_ARG_SRC, p.src}, {DNNL_ARG_WEIGHTS, p.weights}, {DNNL_ARG_DST, p.dst}, {DNNL_ARG_SCRATCHPAD, p.scratchpad}};
+  if (bias) {
+    p.bias = memory(pd.bias_desc(), e, DNNL_MEMORY_NONE);
+    p.args.emplace(DNNL_ARG_BIAS, p.bias);
+  }
+  for (size_t i = 0; i < taken; ++i) {
+    if (post_ops[i].operand < 0) continue;
+    memory operand(pd.dst_desc(), e, DNNL_MEMORY_NONE);
+    p.operands.emplace_back(post_ops[i].operand, operand);
+    p.args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) | DNNL_ARG_SRC_1, operand);
+  }
+}
+
 }  // namespace
 
 size_t OneDnnConv::taken() const { return state_->taken; }
@@ -157,80 +234,68 @@ size_t OneDnnConv::taken() const { return state_->taken; }
 OneDnnConv::OneDnnConv(const ConvShape& s, int lanes, bool bias, const std::vector<ChainStep>& post_ops,
                        const std::vector<bool>& operand_full, int threads)
     : state_(std::make_unique<State>()) {
-  if (threads > 1 && forked_after_team.load())
-    throw sdk::Error(sdk::StatusCode::unsupported,
-                     "oneDNN cannot start its OpenMP threads in a process forked after its parent ran them "
-                     "(GNU OpenMP is not fork-safe): here it runs on one thread only");
+  one_openmp_thread();
   state_->threads = threads;
-  use_threads(threads);  // oneDNN plans the primitive's work for the threads it will have
-  const auto f32 = memory::data_type::f32;
-  const memory::desc src({s.n, s.c, s.h, s.w}, f32, activation_tag(lanes));
-  const memory::desc dst({s.n, s.m, s.oh, s.ow}, f32, activation_tag(lanes));
-  const memory::desc bias_md({s.m}, f32, memory::format_tag::a);
-  memory::dims w_dims = {s.m, s.c / s.group, s.kh, s.kw};
-  memory::format_tag w_tag = memory::format_tag::oihw;
-  if (s.group > 1) {
-    w_dims = {s.group, s.m / s.group, s.c / s.group, s.kh, s.kw};
-    w_tag = memory::format_tag::goihw;
-  }
-  state_->user_weights = memory::desc(w_dims, f32, w_tag);
-  const memory::desc any_weights(w_dims, f32, memory::format_tag::any);
-  // oneDNN counts dilation from 0.
-  const memory::dims strides = {s.sh, s.sw}, dilation = {s.dh - 1, s.dw - 1}, pad_l = {s.ph, s.pw},
-                     pad_r = {s.ph_end, s.pw_end};
-  const auto prop = dnnl::prop_kind::forward_inference;
-  const auto desc = bias ? dnnl::convolution_forward::desc(prop, algorithm::convolution_direct, src, any_weights, bias_md,
-                                                           dst, strides, dilation, pad_l, pad_r)
-                         : dnnl::convolution_forward::desc(prop, algorithm::convolution_direct, src, any_weights, dst,
-                                                           strides, dilation, pad_l, pad_r);
-  // The longest prefix of the fused ops oneDNN runs fast; none at worst.
+  const auto cut = slices(s, lanes, threads);
+  // The longest prefix of the fused ops oneDNN runs fast on every part; none at worst.
   for (size_t count = post_ops.size() + 1; count-- > 0;) {
-    if (auto pd = conv_with(desc, post_ops, count, operand_full, dst)) {
-      state_->pd = *pd;
+    std::vector<dnnl::convolution_forward::primitive_desc> pds;
+    for (const Slice& slice : cut) {
+      const auto desc = conv_desc(slice.s, lanes, bias);
+      const memory::desc dst({slice.s.n, slice.s.m, slice.s.oh, slice.s.ow}, memory::data_type::f32, activation_tag(lanes));
+      auto pd = conv_with(desc, post_ops, count, operand_full, dst);
+      if (!pd) break;
+      pds.push_back(*pd);
+    }
+    if (pds.size() == cut.size()) {
       state_->taken = count;
-      break;
+      state_->parts.resize(cut.size());
+      for (size_t i = 0; i < cut.size(); ++i) {
+        Part& p = state_->parts[i];
+        p.slice = cut[i];
+        p.src_at = cut[i].n0 * layout_elements(1, s.c, s.h * s.w, lanes) + (s.depthwise() ? cut[i].m0 * s.h * s.w : 0);
+        p.dst_at = cut[i].n0 * layout_elements(1, s.m, s.oh * s.ow, lanes) + cut[i].m0 * s.oh * s.ow;
+        const bool same_channels = i > 0 && cut[i].m0 == cut[0].m0 && cut[i].s.m == cut[0].s.m;
+        make_part(p, pds[i], bias, post_ops, count, same_channels ? &state_->parts[0] : nullptr);
+      }
+      return;
     }
     if (count == 0)
       throw sdk::Error(sdk::StatusCode::unsupported,
                        "oneDNN has only its reference convolution for this shape and layout");
-  }
-  state_->conv = dnnl::convolution_forward(state_->pd);
-  state_->src = memory(state_->pd.src_desc(), cpu_engine(), DNNL_MEMORY_NONE);
-  state_->dst = memory(state_->pd.dst_desc(), cpu_engine(), DNNL_MEMORY_NONE);
-  state_->weights = memory(state_->pd.weights_desc(), cpu_engine());
-  state_->args = {{DNNL_ARG_SRC, state_->src}, {DNNL_ARG_WEIGHTS, state_->weights}, {DNNL_ARG_DST, state_->dst}};
-  if (bias) {
-    state_->bias = memory(bias_md, cpu_engine(), DNNL_MEMORY_NONE);
-    state_->args.emplace(DNNL_ARG_BIAS, state_->bias);
-  }
-  for (size_t i = 0; i < state_->taken; ++i) {
-    if (post_ops[i].operand < 0) continue;
-    memory operand(dst, cpu_engine(), DNNL_MEMORY_NONE);
-    state_->operands.emplace_back(post_ops[i].operand, operand);
-    state_->args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) | DNNL_ARG_SRC_1, operand);
   }
 }
 
 OneDnnConv::~OneDnnConv() = default;
 
 void OneDnnConv::set_weights(const float* weights) {
-  use_threads(state_->threads);
-  memory user(state_->user_weights, cpu_engine(), const_cast<float*>(weights));
-  dnnl::reorder(user, state_->weights).execute(state_->stream, user, state_->weights);
-  state_->stream.wait();
+  one_openmp_thread();
+  for (Part& p : state_->parts) {
+    if (p.shares_weights) continue;
+    const ConvShape& s = p.slice.s;
+    // A part's output channels are whole rows of the [m][c/group][kh][kw] weights.
+    float* at = const_cast<float*>(weights) + p.slice.m0 * (s.c / s.group) * s.kh * s.kw;
+    memory user(p.user_weights, cpu_engine(), at);
+    dnnl::reorder(user, p.weights).execute(p.stream, user, p.weights);
+    p.stream.wait();
+  }
 }
 
-void OneDnnConv::run(const float* src, const float* bias, const std::vector<const float*>& operands, float* dst) {
+void OneDnnConv::run(const float* src, const float* bias, const std::vector<const float*>& operands, float* dst,
+                     ThreadPool& pool) {
   State& st = *state_;
-  st.src.set_data_handle(const_cast<float*>(src));
-  st.dst.set_data_handle(dst);
-  if (bias) st.bias.set_data_handle(const_cast<float*>(bias));
-  for (auto& [index, operand] : st.operands) operand.set_data_handle(const_cast<float*>(operands.at(static_cast<size_t>(index))));
-  use_threads(st.threads);
-  st.conv.execute(st.stream, st.args);
-  st.stream.wait();
+  pool.run(static_cast<int64_t>(st.parts.size()), st.threads, [&](int64_t i, int) {
+    Part& p = st.parts[static_cast<size_t>(i)];
+    p.src.set_data_handle(const_cast<float*>(src) + p.src_at);
+    p.dst.set_data_handle(dst + p.dst_at);
+    if (bias) p.bias.set_data_handle(const_cast<float*>(bias) + p.slice.m0);
+    for (auto& [index, operand] : p.operands)
+      operand.set_data_handle(const_cast<float*>(operands.at(static_cast<size_t>(index))) + p.dst_at);
+    one_openmp_thread();  // this pool thread's own OpenMP setting
+    p.conv.execute(p.stream, p.args);
+    p.stream.wait();
+  });
 }
-
 
 #else
 
@@ -245,7 +310,7 @@ OneDnnConv::OneDnnConv(const ConvShape&, int, bool, const std::vector<ChainStep>
 }
 OneDnnConv::~OneDnnConv() = default;
 void OneDnnConv::set_weights(const float*) {}
-void OneDnnConv::run(const float*, const float*, const std::vector<const float*>&, float*) {}
+void OneDnnConv::run(const float*, const float*, const std::vector<const float*>&, float*, ThreadPool&) {}
 
 #endif
 

@@ -8,6 +8,7 @@
 
 #include "chain.h"
 #include "conv.h"
+#include "thread_pool.h"
 
 namespace aoe::cpu {
 
@@ -27,7 +28,8 @@ class OneDnnConv {
   // oneDNN applies the longest prefix it has a fast kernel for (unary
   // activations, Add and Mul of whole operands) as it writes the output;
   // taken() says how many, the caller runs the rest. It runs on `threads`
-  // of oneDNN's own (OpenMP) threads.
+  // threads of the device's pool, each running a part of it (whole images,
+  // else whole channel blocks) through a primitive of its own.
   OneDnnConv(const ConvShape& s, int lanes, bool bias, const std::vector<ChainStep>& post_ops,
              const std::vector<bool>& operand_full, int threads);
   ~OneDnnConv();
@@ -37,7 +39,7 @@ class OneDnnConv {
   size_t taken() const;
   void set_weights(const float* weights);
   // `operands`: the fused ops' operands, as `post_ops` index them.
-  void run(const float* src, const float* bias, const std::vector<const float*>& operands, float* dst);
+  void run(const float* src, const float* bias, const std::vector<const float*>& operands, float* dst, ThreadPool& pool);
 
  private:
   struct State;
