@@ -38,7 +38,7 @@ std::vector<std::string> ukernel_labels() {
 // The device's own algorithms, then oneDNN where built.
 std::vector<std::string> algo_labels() {
   std::vector<std::string> out = {"gemm", "direct"};
-  if (onednn_built()) out.push_back(kOneDnnLabel);
+  if (onednn_built()) out.insert(out.end(), {kOneDnnLabel, kOneDnnWinogradLabel});
   return out;
 }
 
@@ -54,7 +54,7 @@ class ConvKernel final : public Kernel {
     const ConvShape& s = op.s_;
     blocked_ = c[ConvOp::kFormat] == ConvOp::kNchwc;
     direct_ = c[ConvOp::kAlgo] == ConvOp::kDirect;
-    onednn_ = c[ConvOp::kAlgo] == ConvOp::kOneDnn;
+    onednn_ = c[ConvOp::kAlgo] == ConvOp::kOneDnn || c[ConvOp::kAlgo] == ConvOp::kOneDnnWinograd;
     openblas_ = conv_uses_openblas(c);
     isa_ = &kernels_for(direct_ || openblas_ || onednn_ ? c[ConvOp::kIsa]
                                              : static_cast<int64_t>(ukernel_catalog()[static_cast<size_t>(c[ConvOp::kUKernel])].isa));
@@ -68,7 +68,7 @@ class ConvKernel final : public Kernel {
     if (onednn_) {
       // The fused ops oneDNN applies as it writes the output; the rest after it.
       onednn_conv_ = std::make_unique<OneDnnConv>(s, blocked_ ? lanes_ : 0, op.has_bias_, op.fused_,
-                                                  op.operand_full_, threads_);
+                                                  op.operand_full_, threads_, c[ConvOp::kAlgo] == ConvOp::kOneDnnWinograd);
     } else if (openblas_) {
       if (!s.pointwise()) col_.resize(s.c / s.group * s.kh * s.kw * s.oh * s.ow);
     } else if (!direct_) {
@@ -378,14 +378,17 @@ GemmConfig ConvOp::gemm_config(const sdk::Config& c) const { return conv_gemm_co
 
 std::string ConvOp::check(const sdk::Config& c) const {
   const bool blocked = c[kFormat] == kNchwc, direct = c[kAlgo] == kDirect;
-  if (c[kAlgo] == kOneDnn) {
+  if (c[kAlgo] == kOneDnn || c[kAlgo] == kOneDnnWinograd) {
     // oneDNN picks its own kernel; isa sets the blocked layout's width and the fused ops' kernels.
     if (c[kIsa] != static_cast<int64_t>(host_.best_isa()))
       return std::string("with algo=onednn, isa is the layout's and the fused ops': this CPU's widest, ") +
              isa_name(host_.best_isa());
     if (blocked && !full_operands()) return "the blocked layout takes fused operands of the output's full shape only";
-    if (!onednn_compiles(blocked ? isa_kernels(host_.best_isa())->lanes : 0))
-      return "oneDNN has only its reference convolution for this shape and layout";
+    const bool winograd = c[kAlgo] == kOneDnnWinograd;
+    if (!onednn_compiles(blocked ? isa_kernels(host_.best_isa())->lanes : 0, winograd))
+      return winograd ? "oneDNN has no Winograd convolution for this shape and layout (3x3, stride 1, channels in "
+                        "whole blocks, format=NCHWc, on CPUs with AVX-512)"
+                      : "oneDNN has only its reference convolution for this shape and layout";
     return {};
   }
   if (!direct) {
@@ -422,12 +425,12 @@ std::string ConvOp::check(const sdk::Config& c) const {
   return {};
 }
 
-bool ConvOp::onednn_compiles(int lanes) const {
+bool ConvOp::onednn_compiles(int lanes, bool winograd) const {
   std::lock_guard<std::mutex> lock(onednn_mutex_);
-  int& known = onednn_compiles_[lanes ? 1 : 0];
+  int& known = onednn_compiles_[lanes ? 1 : 0][winograd ? 1 : 0];
   if (known < 0) {
     try {
-      OneDnnConv(s_, lanes, has_bias_, {}, {}, 1);
+      OneDnnConv(s_, lanes, has_bias_, {}, {}, 1, winograd);
       known = 1;
     } catch (const sdk::Error&) {
       known = 0;

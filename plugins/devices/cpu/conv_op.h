@@ -21,7 +21,7 @@ class ConvOp final : public CpuOp {
     kFormat, kAlgo, kIsa, kUKernel, kMc, kKc, kNc, kTile, kDirectOrder, kThreads, kKnobCount
   };
   enum Format : int64_t { kNchw, kNchwc };
-  enum Algo : int64_t { kGemm, kDirect, kOneDnn };  // kOneDnn where built
+  enum Algo : int64_t { kGemm, kDirect, kOneDnn, kOneDnnWinograd };  // oneDNN's where built
 
   ConvOp(const sdk::OpTask& task, const HostCpu& host);
 
@@ -38,8 +38,8 @@ class ConvOp final : public CpuOp {
   friend class ConvKernel;
   sdk::Config default_config(const HostCpu& host) const;
   // Whether oneDNN has more than its reference kernel for this shape on NCHW
-  // (lanes 0) or NCHWc: asked of oneDNN once per layout.
-  bool onednn_compiles(int lanes) const;
+  // (lanes 0) or NCHWc, direct or Winograd: asked of oneDNN once per pair.
+  bool onednn_compiles(int lanes, bool winograd) const;
 
   const HostCpu& host_;
   ConvShape s_;
@@ -51,7 +51,7 @@ class ConvOp final : public CpuOp {
   std::vector<bool> operand_full_;       // per fused operand: it has the output's shape
   OperandLayout bias_layout_;
   mutable std::mutex onednn_mutex_;
-  mutable int onednn_compiles_[2] = {-1, -1};  // NCHW, NCHWc: unknown, no, yes
+  mutable int onednn_compiles_[2][2] = {{-1, -1}, {-1, -1}};  // [NCHW, NCHWc][direct, Winograd]: unknown, no, yes
 };
 
 // With algo=gemm: whether the config's ukernel is OpenBLAS's sgemm, and

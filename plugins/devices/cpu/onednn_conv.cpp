@@ -181,7 +181,7 @@ std::vector<Slice> slices(const ConvShape& s, int lanes, int threads) {
   return out;
 }
 
-dnnl::convolution_forward::desc conv_desc(const ConvShape& s, int lanes, bool bias) {
+dnnl::convolution_forward::desc conv_desc(const ConvShape& s, int lanes, bool bias, bool winograd) {
   const auto f32 = memory::data_type::f32;
   const memory::desc src({s.n, s.c, s.h, s.w}, f32, activation_tag(lanes));
   const memory::desc dst({s.n, s.m, s.oh, s.ow}, f32, activation_tag(lanes));
@@ -192,11 +192,11 @@ dnnl::convolution_forward::desc conv_desc(const ConvShape& s, int lanes, bool bi
   const memory::dims strides = {s.sh, s.sw}, dilation = {s.dh - 1, s.dw - 1}, pad_l = {s.ph, s.pw},
                      pad_r = {s.ph_end, s.pw_end};
   const auto prop = dnnl::prop_kind::forward_inference;
-  const auto direct = algorithm::convolution_direct;
+  const auto alg = winograd ? algorithm::convolution_winograd : algorithm::convolution_direct;
   if (bias)
-    return dnnl::convolution_forward::desc(prop, direct, src, any_weights, memory::desc({s.m}, f32, memory::format_tag::a),
+    return dnnl::convolution_forward::desc(prop, alg, src, any_weights, memory::desc({s.m}, f32, memory::format_tag::a),
                                            dst, strides, dilation, pad_l, pad_r);
-  return dnnl::convolution_forward::desc(prop, direct, src, any_weights, dst, strides, dilation, pad_l, pad_r);
+  return dnnl::convolution_forward::desc(prop, alg, src, any_weights, dst, strides, dilation, pad_l, pad_r);
 }
 
 // The part's memories, pointing nowhere until run(), and its weights.
@@ -232,7 +232,7 @@ void make_part(Part& p, const dnnl::convolution_forward::primitive_desc& pd, boo
 size_t OneDnnConv::taken() const { return state_->taken; }
 
 OneDnnConv::OneDnnConv(const ConvShape& s, int lanes, bool bias, const std::vector<ChainStep>& post_ops,
-                       const std::vector<bool>& operand_full, int threads)
+                       const std::vector<bool>& operand_full, int threads, bool winograd)
     : state_(std::make_unique<State>()) {
   one_openmp_thread();
   state_->threads = threads;
@@ -241,7 +241,7 @@ OneDnnConv::OneDnnConv(const ConvShape& s, int lanes, bool bias, const std::vect
   for (size_t count = post_ops.size() + 1; count-- > 0;) {
     std::vector<dnnl::convolution_forward::primitive_desc> pds;
     for (const Slice& slice : cut) {
-      const auto desc = conv_desc(slice.s, lanes, bias);
+      const auto desc = conv_desc(slice.s, lanes, bias, winograd);
       const memory::desc dst({slice.s.n, slice.s.m, slice.s.oh, slice.s.ow}, memory::data_type::f32, activation_tag(lanes));
       auto pd = conv_with(desc, post_ops, count, operand_full, dst);
       if (!pd) break;
@@ -305,7 +305,7 @@ struct OneDnnConv::State {};
 
 size_t OneDnnConv::taken() const { return 0; }
 
-OneDnnConv::OneDnnConv(const ConvShape&, int, bool, const std::vector<ChainStep>&, const std::vector<bool>&, int) {
+OneDnnConv::OneDnnConv(const ConvShape&, int, bool, const std::vector<ChainStep>&, const std::vector<bool>&, int, bool) {
   throw sdk::Error(sdk::StatusCode::unsupported, "this cpu device was built without oneDNN (libdnnl-dev)");
 }
 OneDnnConv::~OneDnnConv() = default;

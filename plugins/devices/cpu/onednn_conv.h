@@ -13,6 +13,7 @@
 namespace aoe::cpu {
 
 inline constexpr const char* kOneDnnLabel = "onednn";
+inline constexpr const char* kOneDnnWinogradLabel = "onednn_winograd";
 
 bool onednn_built();
 
@@ -29,9 +30,11 @@ class OneDnnConv {
   // activations, Add and Mul of whole operands) as it writes the output;
   // taken() says how many, the caller runs the rest. It runs on `threads`
   // threads of the device's pool, each running a part of it (whole images,
-  // else whole channel blocks) through a primitive of its own.
+  // else whole channel blocks) through a primitive of its own. With
+  // `winograd`, oneDNN's Winograd convolution (fewer multiplies for a 3x3
+  // stride-1 convolution; where oneDNN has one for the shape).
   OneDnnConv(const ConvShape& s, int lanes, bool bias, const std::vector<ChainStep>& post_ops,
-             const std::vector<bool>& operand_full, int threads);
+             const std::vector<bool>& operand_full, int threads, bool winograd = false);
   ~OneDnnConv();
   OneDnnConv(const OneDnnConv&) = delete;
   OneDnnConv& operator=(const OneDnnConv&) = delete;

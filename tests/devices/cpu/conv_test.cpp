@@ -66,16 +66,17 @@ std::vector<sdk::Config> conv_configs(const ConvOp& o, const HostCpu& cpu = host
     out.push_back(c);
     out.push_back(with(space, c, "threads", cpu.threads));
   }
-  // oneDNN's convolution on either layout, on one thread and on all.
-  if (onednn_built()) {
-    auto c = with(space, space.default_config, "algo", kOneDnnLabel);
-    c = with(space, c, "isa", isa_name(cpu.best_isa()));
-    for (const char* format : {"NCHW", "NCHWc"})
-      for (int threads : {1, cpu.threads}) {
-        const auto f = with(space, with(space, c, "format", format), "threads", threads);
-        if (o.check(f).empty()) out.push_back(f);
-      }
-  }
+  // oneDNN's convolution, direct and Winograd, on either layout, on one thread and on all.
+  if (onednn_built())
+    for (const char* algo : {kOneDnnLabel, kOneDnnWinogradLabel}) {
+      auto c = with(space, space.default_config, "algo", algo);
+      c = with(space, c, "isa", isa_name(cpu.best_isa()));
+      for (const char* format : {"NCHW", "NCHWc"})
+        for (int threads : {1, cpu.threads}) {
+          const auto f = with(space, with(space, c, "format", format), "threads", threads);
+          if (o.check(f).empty()) out.push_back(f);
+        }
+    }
   return out;
 }
 
@@ -222,6 +223,25 @@ TEST(Conv, OneDnnRunsOnThePoolsThreadsAndInAForkedWorker) {
       },
       {});
   EXPECT_TRUE(results[0].ok()) << results[0].message;
+}
+
+// oneDNN's Winograd convolution where it has one (3x3 stride 1, whole
+// channel blocks, AVX-512): within the device's tolerance of the reference,
+// fused activation and residual included; refused by name elsewhere.
+TEST(Conv, OneDnnWinogradWhereOneDnnHasIt) {
+  if (!onednn_built()) GTEST_SKIP() << "built without oneDNN (libdnnl-dev)";
+  if (host().best_isa() != Isa::avx512) GTEST_SKIP() << "oneDNN's Winograd convolution needs AVX-512";
+  const nlohmann::json attrs = {{"pads", {1, 1, 1, 1}}, {"fused_attrs", {nlohmann::json::object(), nlohmann::json::object()}}};
+  const ConvOp o(op("Conv", {f32({1, 64, 14, 14}), f32({64, 64, 3, 3}, true), f32({64}, true), f32({1, 64, 14, 14})}, attrs,
+                    {"Add", "Relu"}),
+                 host());
+  auto c = with(o.space(), o.space().default_config, "algo", kOneDnnWinogradLabel);
+  c = with(o.space(), with(o.space(), c, "isa", isa_name(host().best_isa())), "format", "NCHWc");
+  ASSERT_EQ(o.check(c), "");
+  test::expect_matches_reference(o, {c, with(o.space(), c, "threads", host().threads)}, pool());
+  const ConvOp strided(op("Conv", {f32({1, 64, 14, 14}), f32({64, 64, 3, 3}, true)}, conv_attrs({2, 2}, {1, 1, 1, 1})),
+                       host());
+  EXPECT_NE(strided.check(c).find("no Winograd convolution"), std::string::npos) << strided.check(c);
 }
 
 TEST(Conv, RefusesMismatchedKnobs) {
