@@ -227,6 +227,11 @@ double geomean(const std::vector<double>& v) {
   return v.empty() ? 0 : std::exp(s / static_cast<double>(v.size()));
 }
 
+// OpenBLAS on exactly the threads the tuned kernels may use, set before
+// every call: a tuned kernel running OpenBLAS's sgemm sets it to one (its
+// parts run on the device's pool).
+void openblas_on(const ThreadPool& pool) { openblas_set_num_threads(pool.size()); }
+
 void bench_gemm(const Args& args, const HostCpu& host, ThreadPool& pool, Peak& peak) {
   struct Shape {
     const char* what;
@@ -264,6 +269,7 @@ void bench_gemm(const Args& args, const HostCpu& host, ThreadPool& pool, Peak& p
     const auto best = tune(op, in, pool, args.configs, r.tried);
     auto kd = ready(op, op.space().default_config, in), kt = ready(op, best, in);
     auto blas = [&] {
+      openblas_on(pool);
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(s.m), static_cast<int>(s.n),
                   static_cast<int>(s.k), 1.0f, a.data(), static_cast<int>(s.k), b.data(), static_cast<int>(s.n), 0.0f,
                   c.data(), static_cast<int>(s.n));
@@ -287,7 +293,8 @@ void bench_gemm(const Args& args, const HostCpu& host, ThreadPool& pool, Peak& p
 struct Im2colBlas {
   ConvShape s;
   std::vector<float> col;
-  void run(const float* x, const float* w, float* y) {
+  void run(const float* x, const float* w, float* y, const ThreadPool& pool) {
+    openblas_on(pool);
     const int64_t cg = s.c / s.group, mg = s.m / s.group, kg = cg * s.kh * s.kw, pixels = s.oh * s.ow;
     col.resize(static_cast<size_t>(kg * pixels));
     for (int64_t n = 0; n < s.n; ++n)
@@ -345,7 +352,7 @@ void bench_conv(const Args& args, const HostCpu& host, ThreadPool& pool, Peak& p
     auto kd = ready(op, op.space().default_config, in), kt = ready(op, best, in);
     Im2colBlas baseline{cs, {}};
     auto blas = [&] {
-      baseline.run(x.data(), w.data(), y.data());
+      baseline.run(x.data(), w.data(), y.data(), pool);
       for (int64_t m = 0; m < s.m; ++m)
         for (int64_t p = 0; p < cs.oh * cs.ow; ++p) y[static_cast<size_t>(m * cs.oh * cs.ow + p)] += bias[static_cast<size_t>(m)];
     };
@@ -392,8 +399,6 @@ int main(int argc, char** argv) {
   HostCpu host = detect_host_cpu();
   if (args.threads > 0) host.threads = std::min(args.threads, host.threads);
   const int threads = host.threads;
-  // OpenBLAS gets exactly the threads the tuned kernels may use.
-  openblas_set_num_threads(threads);
   ThreadPool pool(threads);
   const Isa isa = host.best_isa();
   Peak peak{threads, isa == Isa::generic ? Isa::avx2 : isa, 0};

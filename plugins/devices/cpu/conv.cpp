@@ -107,9 +107,8 @@ void conv_openblas(const ConvShape& s, int threads, const IsaKernels& isa, const
       const float* image = src + (n * s.c + grp * cg) * s.h * s.w;
       if (!s.pointwise()) im2col(s, image, col);
       float* c = dst + (n * s.m + grp * mg) * pixels;
-      pool.yield_to(threads);
       openblas_sgemm(StridedMatrix{weights + grp * mg * kg, kg, 1}, StridedMatrix{s.pointwise() ? image : col, pixels, 1},
-                     mg, pixels, kg, c, threads);
+                     mg, pixels, kg, c, threads, pool);
       if (!epilogue) continue;
       apply_to_rows(*epilogue, isa, c, n * s.m + grp * mg, mg, pixels, threads, pool);
     }

@@ -65,8 +65,7 @@ class Col2imKernel final : public BufferKernel {
         const float* image = inputs_[0] + (n * g_.c + grp * icg) * pixels;
         const StridedMatrix a{weights_.data() + grp * rows_ * icg, icg, 1};
         if (openblas_) {
-          pool.yield_to(threads_);
-          openblas_sgemm(a, StridedMatrix{image, pixels, 1}, rows_, pixels, icg, cols_.data(), threads_);
+          openblas_sgemm(a, StridedMatrix{image, pixels, 1}, rows_, pixels, icg, cols_.data(), threads_, pool);
         } else {
           const DenseSource b(StridedMatrix{image, pixels, 1});
           GemmCall call;

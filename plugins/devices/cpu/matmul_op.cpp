@@ -132,8 +132,7 @@ class MatMulKernel final : public Kernel {
       a.data = inputs_[0] + op_.a_offset_[b];
       bm.data = inputs_[1] + op_.b_offset_[b];
       float* c = out_.data() + static_cast<int64_t>(b) * op_.m_ * op_.n_;
-      pool.yield_to(cfg_.threads);
-      openblas_sgemm(a, bm, op_.m_, op_.n_, op_.k_, c, cfg_.threads);
+      openblas_sgemm(a, bm, op_.m_, op_.n_, op_.k_, c, cfg_.threads, pool);
       if (chain_.empty()) continue;
       apply_to_rows(chain_, *cfg_.isa, c, static_cast<int64_t>(b) * op_.m_, op_.m_, op_.n_, cfg_.threads, pool);
     }

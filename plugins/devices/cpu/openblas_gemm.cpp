@@ -1,5 +1,7 @@
 #include "openblas_gemm.h"
 
+#include <algorithm>
+
 #include "aoe/sdk/error.h"
 
 #ifdef AOE_CPU_WITH_OPENBLAS
@@ -29,21 +31,32 @@ BlasMatrix blas_view(const StridedMatrix& m) {
 }  // namespace
 
 void openblas_sgemm(const StridedMatrix& a, const StridedMatrix& b, int64_t m, int64_t n, int64_t k, float* c,
-                    int threads) {
+                    int threads, ThreadPool& pool) {
   const BlasMatrix av = blas_view(a), bv = blas_view(b);
   // A leading dim of at least 1 even for an empty or single-column matrix, as cblas checks.
   const auto at_least_one = [](blasint v) { return v < 1 ? blasint{1} : v; };
-  openblas_set_num_threads(threads);
-  cblas_sgemm(CblasRowMajor, av.trans, bv.trans, static_cast<blasint>(m), static_cast<blasint>(n),
-              static_cast<blasint>(k), 1.0f, a.data, at_least_one(av.ld), b.data, at_least_one(bv.ld), 0.0f, c,
-              at_least_one(static_cast<blasint>(n)));
+  openblas_set_num_threads(1);
+  // Parts of whole blocks as wide as OpenBLAS's micro-kernels.
+  constexpr int64_t kUnit = 16;
+  const bool by_rows = m >= n;
+  const int64_t side = by_rows ? m : n, blocks = (side + kUnit - 1) / kUnit;
+  const int parts = static_cast<int>(std::clamp<int64_t>(threads, 1, std::max<int64_t>(blocks, 1)));
+  pool.run(parts, threads, [&](int64_t part, int) {
+    const int64_t lo = std::min(side, blocks * part / parts * kUnit), hi = std::min(side, blocks * (part + 1) / parts * kUnit);
+    if (hi <= lo) return;
+    const int64_t rows = by_rows ? hi - lo : m, cols = by_rows ? n : hi - lo;
+    cblas_sgemm(CblasRowMajor, av.trans, bv.trans, static_cast<blasint>(rows), static_cast<blasint>(cols),
+                static_cast<blasint>(k), 1.0f, by_rows ? a.data + lo * a.row_step : a.data, at_least_one(av.ld),
+                by_rows ? b.data : b.data + lo * b.col_step, at_least_one(bv.ld), 0.0f, by_rows ? c + lo * n : c + lo,
+                at_least_one(static_cast<blasint>(n)));
+  });
 }
 
 #else
 
 bool openblas_built() { return false; }
 
-void openblas_sgemm(const StridedMatrix&, const StridedMatrix&, int64_t, int64_t, int64_t, float*, int) {
+void openblas_sgemm(const StridedMatrix&, const StridedMatrix&, int64_t, int64_t, int64_t, float*, int, ThreadPool&) {
   throw sdk::Error(sdk::StatusCode::unsupported, "this cpu device was built without OpenBLAS (libopenblas-dev)");
 }
 

@@ -66,8 +66,7 @@ void ThreadPool::work(int id) {
   uint32_t seen = 0;
   for (;;) {
     for (int spins = 0; generation_.load(std::memory_order_acquire) == seen &&
-                        (spins < kSpins || awake_.load(std::memory_order_relaxed)) &&
-                        !park_.load(std::memory_order_relaxed);
+                        (spins < kSpins || awake_.load(std::memory_order_relaxed));
          ++spins)
       cpu_relax();
     Region r;
@@ -96,7 +95,6 @@ void ThreadPool::run(int64_t tasks, int threads, const std::function<void(int64_
   int sleeping;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    park_.store(false, std::memory_order_relaxed);
     r = {&body, tasks, threads, region_.generation + 1, std::max<int64_t>(1, tasks / (threads * kClaimsPerThread))};
     region_ = r;
     done_.store(0, std::memory_order_relaxed);
@@ -111,12 +109,6 @@ void ThreadPool::run(int64_t tasks, int threads, const std::function<void(int64_
     if (spins < kSpins) cpu_relax();
     else std::this_thread::yield();
   }
-}
-
-void ThreadPool::park() { park_.store(true, std::memory_order_relaxed); }
-
-void ThreadPool::yield_to(int threads) {
-  if (threads > 1) park();
 }
 
 void ThreadPool::keep_awake(bool awake) { awake_.store(awake, std::memory_order_relaxed); }

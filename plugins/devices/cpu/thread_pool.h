@@ -28,19 +28,12 @@ class ThreadPool {
   // that is off its core leaves its share to the others.
   void run(int64_t tasks, int threads, const std::function<void(int64_t, int)>& body);
 
-  // Sends workers still spinning after the last region to sleep now: for a
-  // caller about to hand the cores to another runtime's threads (oneDNN's).
-  void park();
-  // park() if another runtime (oneDNN, OpenBLAS) is about to run on
-  // `threads` > 1 threads, which would share cores with spinning workers;
-  // on one thread it runs on the caller's, and the workers stay ready.
-  void yield_to(int threads);
-
-  // With `awake`, workers spin between regions however long the gap, until
-  // park() or the next region, rather than sleeping after a while: for a
-  // model run, whose kernels on one thread would otherwise leave them to
-  // sleep and each later region to wait for the wake-up (tens of µs on a
-  // virtual machine), as ONNX Runtime's spinning threads do not.
+  // With `awake`, workers spin between regions however long the gap, rather
+  // than sleeping after a while: for a model run, whose kernels on one thread
+  // would otherwise leave them to sleep and each later region to wait for the
+  // wake-up (tens of µs on a virtual machine), as ONNX Runtime's spinning
+  // threads do not. Every kernel runs on the pool (oneDNN's and OpenBLAS's
+  // too), so no other runtime's threads want the cores they spin on.
   void keep_awake(bool awake);
   // Workers asleep now, waiting for a region.
   int sleeping_workers();
@@ -66,7 +59,6 @@ class ThreadPool {
   // does not pull the others away from the cores polling them.
   alignas(64) std::atomic<uint32_t> generation_{0};
   std::atomic<bool> stop_{false};
-  std::atomic<bool> park_{false};  // set by park(), cleared by the next run()
   std::atomic<bool> awake_{false};  // keep_awake()
   // (generation << 32) | next task: a worker holding an old region can
   // never take a task of a newer one.
