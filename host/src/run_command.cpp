@@ -18,6 +18,7 @@
 #include "exit_error.h"
 #include "host_services.h"
 #include "npz_file.h"
+#include "patterns.h"
 #include "run_setup.h"
 #include "tuning_run.h"
 
@@ -209,8 +210,10 @@ ModelRunOutcome run_model(const Settings& settings, PluginRegistry& registry, Ho
   const std::filesystem::path model =
       in_memory ? std::filesystem::path(in_memory->name + ".onnx") : std::filesystem::path(settings.text("model"));
   ModelWeights weights;
-  const aoe::sdk::Graph graph =
-      in_memory ? load_model_bytes(settings, in_memory->bytes, model, &weights) : load_model(settings, &weights);
+  // Planned as OPAT and SGAT tune it: LayerNorm and GELU subgraphs as one op
+  // each, so the ops the run looks up are those tuning banked.
+  const aoe::sdk::Graph graph = aoe::graph::recognise_patterns(
+      in_memory ? load_model_bytes(settings, in_memory->bytes, model, &weights) : load_model(settings, &weights)).graph;
   auto inputs = model_inputs(settings, graph, std::move(given));
 
   const aoe::sdk::Host host = services.host();

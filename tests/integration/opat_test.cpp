@@ -81,6 +81,30 @@ TEST_F(AoeHostTest, RecognisesDecomposedLayerNormAndGelu) {
   EXPECT_EQ(ffn_in, 2);
 }
 
+// `run` plans the model as OPAT tuned it, LayerNorm and GELU subgraphs as
+// one op each: after --tune_on_miss the next run finds every op in the bank.
+TEST_F(AoeHostTest, ARunPlansLayerNormAndGeluAsTuningDid) {
+  const auto report = dir_ / "run.json";
+  std::vector<std::string> run = {"run",       "--device", "cpu", "--model",      model("bert_layer.onnx").string(),
+                                  "--threads", "1",        "--iterations", "1", "--run_report", report.string()};
+  auto tuning = run;
+  tuning.insert(tuning.end(), {"--tune_on_miss", "--budget", "1"});
+  const auto tuned = aoe_host(tuning);
+  ASSERT_EQ(tuned.exit_code, 0) << tuned.err;
+  const auto again = aoe_host(run);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  const json r = read_json(report);
+  EXPECT_EQ(r["bank"]["miss"], 0) << r["bank"].dump(2);
+  int layer_norms = 0, ffn_in = 0;
+  for (const auto& k : r["kernels"]) {
+    layer_norms += k["op_type"] == "LayerNormalization";
+    ffn_in += k["op_type"] == "MatMul" && k["name"].get<std::string>().find("Erf") != std::string::npos;
+    EXPECT_EQ(k["config_source"], "bank") << k["name"];
+  }
+  EXPECT_EQ(layer_norms, 2);
+  EXPECT_EQ(ffn_in, 1);
+}
+
 TEST_F(AoeHostTest, TuneOpsFileSelectsByTypeAndName) {
   std::ofstream(dir_ / "by_type.json") << R"({"tune_ops_type": ["Relu"]})";
   ASSERT_EQ(tune("mlp.onnx", {"--tune_ops_file", (dir_ / "by_type.json").string()}).exit_code, 0);
