@@ -40,7 +40,7 @@ constexpr const char* kUsage =
     "                 batch is symbolic, aoe given it through --input_shape\n"
     "  --threads      thread counts to run each model with (default 1,2)\n"
     "  --iterations   timed runs per figure (default 10)\n"
-    "  --budget       OPAT evaluations per op for the tuned column (default 16)\n"
+    "  --budget       OPAT evaluations per op for the tuned column (default 64, aoe-host's own)\n"
     "  --tune_cache   the caches the cpu device times candidates with (default cold: in a whole-model\n"
     "                 run the kernels between two runs of a kernel evict its weights)\n"
     "  --rounds       processes per column, in turns; each column keeps its lowest median (default 2)\n"
@@ -52,7 +52,7 @@ struct Options {
   std::vector<std::string> models = {"resnet50", "mobilenet_v2", "bert_layer"};
   std::vector<uint64_t> batches = {1, 8};
   std::vector<uint64_t> threads = {1, 2};
-  uint64_t iterations = 10, budget = 16, rounds = 2;
+  uint64_t iterations = 10, budget = 64, rounds = 2;
   std::string tune_cache = "cold";
   fs::path onnxruntime, work;
 };

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "catalog.h"
+#include "onednn_matmul.h"
 #include "openblas_gemm.h"
 #include "op_util.h"
 #include "reference.h"
@@ -18,17 +19,23 @@ const std::vector<int64_t> kNcValues = {64, 128, 256, 512, 1024, 2048, 4096, 819
 
 enum PackB : int64_t { kPackPerCall, kPackOnce, kPackNone };
 
-// The device's micro-kernels, then OpenBLAS where built: one value past the
-// catalog stands for the whole product by OpenBLAS's sgemm.
-std::vector<std::string> ukernel_labels() {
-  std::vector<std::string> out;
-  for (const auto& u : ukernel_catalog()) out.push_back(u.label());
-  if (openblas_built()) out.push_back(kOpenBlasLabel);
-  return out;
+// The device's micro-kernels, then OpenBLAS and oneDNN where built: the
+// values past the catalog stand for the whole product by that library.
+const std::vector<std::string>& ukernel_labels() {
+  static const std::vector<std::string> labels = [] {
+    std::vector<std::string> out;
+    for (const auto& u : ukernel_catalog()) out.push_back(u.label());
+    if (openblas_built()) out.push_back(kOpenBlasLabel);
+    if (onednn_built()) out.push_back(kOneDnnLabel);
+    return out;
+  }();
+  return labels;
 }
 
-bool is_openblas(const sdk::Config& c) {
-  return static_cast<size_t>(c[MatMulOp::kUKernel]) == ukernel_catalog().size();
+MatMulImpl impl_of(const sdk::Config& c) {
+  const auto u = static_cast<size_t>(c[MatMulOp::kUKernel]);
+  if (u < ukernel_catalog().size()) return MatMulImpl::own;
+  return ukernel_labels().at(u) == kOpenBlasLabel ? MatMulImpl::openblas : MatMulImpl::onednn;
 }
 
 // Offsets, per element of the broadcast batch, of a matrix whose own batch
@@ -50,13 +57,16 @@ std::vector<int64_t> batch_offsets(const Shape& batch, const Shape& out_batch, i
 
 class MatMulKernel final : public Kernel {
  public:
-  MatMulKernel(const MatMulOp& op, const GemmConfig& cfg, bool pack_once, bool openblas)
+  MatMulKernel(const MatMulOp& op, const GemmConfig& cfg, bool pack_once, MatMulImpl impl)
       : op_(op),
         cfg_(cfg),
-        pack_once_(pack_once && !openblas),
-        openblas_(openblas),
+        pack_once_(pack_once && impl == MatMulImpl::own),
+        impl_(impl),
         out_(elements(op.output_shapes()[0])),
-        ws_(cfg, openblas ? 0 : cfg.threads) {}
+        ws_(cfg, impl == MatMulImpl::own ? cfg.threads : 0) {
+    if (impl == MatMulImpl::onednn)
+      onednn_ = std::make_unique<OneDnnMatMul>(op.m_, op.n_, op.k_, op.a_layout_, op.b_layout_, op.b_constant_, cfg.threads);
+  }
 
   void bind(const std::vector<const float*>& inputs) override {
     inputs_ = inputs;
@@ -71,6 +81,7 @@ class MatMulKernel final : public Kernel {
       bm.data = inputs[1] + op_.b_offset_[b];
       sources_.push_back(std::make_unique<DenseSource>(bm));
     }
+    if (onednn_) onednn_->set_weights(inputs[1] + op_.b_offset_[0]);
     if (pack_once_) {
       // One packed copy per distinct B matrix: a shared B is packed once.
       std::map<int64_t, size_t> seen;
@@ -85,7 +96,8 @@ class MatMulKernel final : public Kernel {
 
   void run(ThreadPool& pool) override {
     const int64_t batches = static_cast<int64_t>(op_.a_offset_.size());
-    if (openblas_) return run_openblas(pool);
+    if (impl_ == MatMulImpl::openblas) return run_openblas(pool);
+    if (impl_ == MatMulImpl::onednn) return run_onednn(pool);
     if (cfg_.split == Split::batch) {
       pool.run(batches, cfg_.threads, [&](int64_t b, int thread) { gemm(cfg_, call(b), ws_, nullptr, thread); });
     } else {
@@ -106,7 +118,9 @@ class MatMulKernel final : public Kernel {
   }
   int64_t placeable_elements(size_t) const override { return out_.size(); }
   void place_output(size_t, float* at) override { out_.place(at); }
-  bool reads_at_run(size_t index) const override { return index != 1 || !pack_once_; }
+  bool reads_at_run(size_t index) const override {
+    return index != 1 || !(pack_once_ || (onednn_ && op_.b_constant_));
+  }
 
  private:
   GemmCall call(int64_t b) {
@@ -138,10 +152,25 @@ class MatMulKernel final : public Kernel {
     }
   }
 
+  // Each product by oneDNN, each part's rows through the epilogue as it finishes.
+  void run_onednn(ThreadPool& pool) {
+    for (size_t b = 0; b < op_.a_offset_.size(); ++b) {
+      float* c = out_.data() + static_cast<int64_t>(b) * op_.m_ * op_.n_;
+      const int64_t row0 = static_cast<int64_t>(b) * op_.m_;
+      OneDnnMatMul::PartDone after;
+      if (!chain_.empty())
+        after = [&](int64_t row, int64_t rows, int64_t col, int64_t cols) {
+          for (int64_t r = row; r < row + rows; ++r) chain_.apply(*cfg_.isa, c + r * op_.n_ + col, row0 + r, col, cols);
+        };
+      onednn_->run(inputs_[0] + op_.a_offset_[b], inputs_[1] + op_.b_offset_[b], c, pool, after);
+    }
+  }
+
   const MatMulOp& op_;
   GemmConfig cfg_;
   bool pack_once_;
-  bool openblas_;
+  MatMulImpl impl_;
+  std::unique_ptr<OneDnnMatMul> onednn_;
   Buffer out_;
   GemmWorkspace ws_;
   std::vector<const float*> inputs_;
@@ -259,8 +288,8 @@ MatMulOp::MatMulOp(const sdk::OpTask& task, const HostCpu& host) : host_(host), 
 }
 
 GemmConfig MatMulOp::gemm_config(const sdk::Config& c) const {
-  // OpenBLAS's product keeps the default micro-kernel's ISA for the epilogue.
-  const sdk::Config& kernel_of = is_openblas(c) ? space_.default_config : c;
+  // A library's product keeps the default micro-kernel's ISA for the epilogue.
+  const sdk::Config& kernel_of = impl_of(c) != MatMulImpl::own ? space_.default_config : c;
   const auto& shape = ukernel_catalog()[static_cast<size_t>(kernel_of[kUKernel])];
   GemmConfig g;
   g.isa = &kernels_for(static_cast<int64_t>(shape.isa));
@@ -277,8 +306,14 @@ GemmConfig MatMulOp::gemm_config(const sdk::Config& c) const {
 }
 
 std::string MatMulOp::check(const sdk::Config& c) const {
-  // OpenBLAS blocks and splits by itself: only the thread count is its.
-  if (is_openblas(c)) return {};
+  // A library blocks by itself: only the thread count is its.
+  if (impl_of(c) == MatMulImpl::openblas) return {};
+  if (impl_of(c) == MatMulImpl::onednn) {
+    if (b_constant_ && std::any_of(b_offset_.begin(), b_offset_.end(), [&](int64_t o) { return o != b_offset_[0]; }))
+      return "ukernel=onednn reorders one constant B once; this op has a batch of them";
+    if (!onednn_compiles(static_cast<int>(c[kThreads]))) return "oneDNN has only its reference matmul for this product";
+    return {};
+  }
   const auto& shape = ukernel_catalog()[static_cast<size_t>(c[kUKernel])];
   if (auto why = isa_refusal(host_, static_cast<int64_t>(shape.isa)); !why.empty()) return why;
   if (static_cast<Split>(c[kSplit]) == Split::batch && batches() < 2)
@@ -294,7 +329,20 @@ std::string MatMulOp::check(const sdk::Config& c) const {
 }
 
 std::unique_ptr<Kernel> MatMulOp::build(const sdk::Config& c) const {
-  return std::make_unique<MatMulKernel>(*this, gemm_config(c), c[kPackB] == kPackOnce, is_openblas(c));
+  return std::make_unique<MatMulKernel>(*this, gemm_config(c), c[kPackB] == kPackOnce, impl_of(c));
+}
+
+bool MatMulOp::onednn_compiles(int threads) const {
+  std::lock_guard<std::mutex> lock(onednn_mutex_);
+  const auto known = onednn_compiles_.find(threads);
+  if (known != onednn_compiles_.end()) return known->second;
+  bool ok = true;
+  try {
+    OneDnnMatMul(m_, n_, k_, a_layout_, b_layout_, b_constant_, threads);
+  } catch (const sdk::Error&) {
+    ok = false;
+  }
+  return onednn_compiles_[threads] = ok;
 }
 
 // A library's choice without tuning: the ISA's widest micro-kernel, kc so

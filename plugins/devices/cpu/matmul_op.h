@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,9 @@
 #include "gemm.h"
 
 namespace aoe::cpu {
+
+// Whose product a config runs: the device's GEMM, OpenBLAS's or oneDNN's.
+enum class MatMulImpl { own, openblas, onednn };
 
 class MatMulOp final : public CpuOp {
  public:
@@ -33,6 +38,9 @@ class MatMulOp final : public CpuOp {
  private:
   friend class MatMulKernel;
   sdk::Config default_config(const HostCpu& host) const;
+  // Whether oneDNN has more than its reference matmul for this product in
+  // parts for `threads` threads: asked of oneDNN once per thread count.
+  bool onednn_compiles(int threads) const;
 
   const HostCpu& host_;
   bool gemm_ = false;
@@ -47,6 +55,8 @@ class MatMulOp final : public CpuOp {
   std::vector<size_t> operand_inputs_;
   std::vector<Shape> operand_shapes_;  // against out_full_
   std::vector<OperandLayout> operand_layouts_;
+  mutable std::mutex onednn_mutex_;
+  mutable std::map<int, bool> onednn_compiles_;
 };
 
 }  // namespace aoe::cpu

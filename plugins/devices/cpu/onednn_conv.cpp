@@ -1,7 +1,5 @@
 #include "onednn_conv.h"
 
-#include <dlfcn.h>
-
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -9,28 +7,14 @@
 #include "aoe/sdk/error.h"
 #include "blocked.h"
 
-#ifdef AOE_CPU_WITH_ONEDNN
-#include <oneapi/dnnl/dnnl.hpp>
-
-// GNU OpenMP's, which oneDNN runs on (declared here: not every compiler has omp.h).
-extern "C" void omp_set_num_threads(int);
-#endif
-
 namespace aoe::cpu {
 
 #ifdef AOE_CPU_WITH_ONEDNN
-
-bool onednn_built() { return true; }
 
 namespace {
 
 using dnnl::algorithm;
 using dnnl::memory;
-
-const dnnl::engine& cpu_engine() {
-  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
 
 memory::format_tag activation_tag(int lanes) {
   switch (lanes) {
@@ -66,23 +50,6 @@ bool binary_of(const ChainStep& step, algorithm& alg) {
   }
 }
 
-// Every primitive is made and run for one OpenMP thread: the device's pool
-// runs the parts of a convolution, so oneDNN never starts threads of its own
-// (no hand-off between two sets of threads on every layer, and a process
-// forked after a run, whose OpenMP could not start a team, runs it alike).
-void one_openmp_thread() { omp_set_num_threads(1); }
-
-// oneDNN, and the OpenMP and OpenCL runtimes it loads, keep threads and
-// state for the life of the process: pinned as the device loads, they stay
-// when a host unloads the device (no parked thread is left in unmapped
-// code, and what they allocated as they loaded stays theirs).
-const bool kPinned = [] {
-  Dl_info info;
-  if (dladdr(reinterpret_cast<void*>(&dnnl_engine_create), &info) && info.dli_fname)
-    return dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE) != nullptr;
-  return false;
-}();
-
 // A part of the convolution one thread runs: images [n0, n0 + s.n) and output
 // channels [m0, m0 + s.m), with their input channels where depthwise; each
 // tensor it reads or writes is a contiguous range of the whole one.
@@ -95,7 +62,7 @@ struct Part {
   Slice slice;
   int64_t src_at = 0, dst_at = 0;  // floats into the whole tensors
   dnnl::convolution_forward conv;
-  dnnl::stream stream{cpu_engine()};
+  dnnl::stream stream{onednn_engine()};
   memory src, weights, bias, dst, scratchpad;
   memory::desc user_weights;
   bool shares_weights = false;  // the first part's
@@ -142,7 +109,7 @@ std::optional<dnnl::convolution_forward::primitive_desc> conv_with(
   // Parts run at once: each has a scratchpad of its own, not the library's shared one.
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   try {
-    dnnl::convolution_forward::primitive_desc pd(desc, attr, cpu_engine());
+    dnnl::convolution_forward::primitive_desc pd(desc, attr, onednn_engine());
     // Its reference kernel is a loop nest no tuner would keep, and slow to time.
     if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0) return std::nullopt;
     return pd;
@@ -203,7 +170,7 @@ dnnl::convolution_forward::desc conv_desc(const ConvShape& s, int lanes, bool bi
 void make_part(Part& p, const dnnl::convolution_forward::primitive_desc& pd, bool bias,
                const std::vector<ChainStep>& post_ops, size_t taken, const Part* same_weights) {
   const ConvShape& s = p.slice.s;
-  const auto& e = cpu_engine();
+  const auto& e = onednn_engine();
   p.conv = dnnl::convolution_forward(pd);
   p.user_weights = s.group > 1 ? memory::desc({s.group, s.m / s.group, s.c / s.group, s.kh, s.kw}, memory::data_type::f32,
                                               memory::format_tag::goihw)
@@ -234,7 +201,7 @@ size_t OneDnnConv::taken() const { return state_->taken; }
 OneDnnConv::OneDnnConv(const ConvShape& s, int lanes, bool bias, const std::vector<ChainStep>& post_ops,
                        const std::vector<bool>& operand_full, int threads, bool winograd)
     : state_(std::make_unique<State>()) {
-  one_openmp_thread();
+  onednn_one_thread();
   state_->threads = threads;
   const auto cut = slices(s, lanes, threads);
   // The longest prefix of the fused ops oneDNN runs fast on every part; none at worst.
@@ -269,13 +236,13 @@ OneDnnConv::OneDnnConv(const ConvShape& s, int lanes, bool bias, const std::vect
 OneDnnConv::~OneDnnConv() = default;
 
 void OneDnnConv::set_weights(const float* weights) {
-  one_openmp_thread();
+  onednn_one_thread();
   for (Part& p : state_->parts) {
     if (p.shares_weights) continue;
     const ConvShape& s = p.slice.s;
     // A part's output channels are whole rows of the [m][c/group][kh][kw] weights.
     float* at = const_cast<float*>(weights) + p.slice.m0 * (s.c / s.group) * s.kh * s.kw;
-    memory user(p.user_weights, cpu_engine(), at);
+    memory user(p.user_weights, onednn_engine(), at);
     dnnl::reorder(user, p.weights).execute(p.stream, user, p.weights);
     p.stream.wait();
   }
@@ -291,15 +258,13 @@ void OneDnnConv::run(const float* src, const float* bias, const std::vector<cons
     if (bias) p.bias.set_data_handle(const_cast<float*>(bias) + p.slice.m0);
     for (auto& [index, operand] : p.operands)
       operand.set_data_handle(const_cast<float*>(operands.at(static_cast<size_t>(index))) + p.dst_at);
-    one_openmp_thread();  // this pool thread's own OpenMP setting
+    onednn_one_thread();  // this pool thread's own OpenMP setting
     p.conv.execute(p.stream, p.args);
     p.stream.wait();
   });
 }
 
 #else
-
-bool onednn_built() { return false; }
 
 struct OneDnnConv::State {};
 

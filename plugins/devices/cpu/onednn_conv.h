@@ -8,14 +8,12 @@
 
 #include "chain.h"
 #include "conv.h"
+#include "onednn_runtime.h"
 #include "thread_pool.h"
 
 namespace aoe::cpu {
 
-inline constexpr const char* kOneDnnLabel = "onednn";
 inline constexpr const char* kOneDnnWinogradLabel = "onednn_winograd";
-
-bool onednn_built();
 
 // One convolution of one shape, its primitive made once. Activations are
 // NCHW (lanes 0) or channel-blocked by `lanes` (the device's NCHWc, which is

@@ -4,6 +4,7 @@
 #include "aoe/sdk/error.h"
 #include "catalog.h"
 #include "matmul_op.h"
+#include "onednn_runtime.h"
 #include "openblas_gemm.h"
 #include "tasks.h"
 
@@ -116,6 +117,30 @@ TEST(Gemm, OpenBlasIsAnImplementationThatMatchesTheReference) {
     EXPECT_EQ(m->check(openblas(*m, host().threads)), "");
     test::expect_matches_reference(*m, {openblas(*m, 1), openblas(*m, host().threads)}, pool());
   }
+}
+
+// oneDNN's matmul as the "ukernel" value after OpenBLAS's: the same products,
+// parts of rows (m > n) or of columns, constant weights reordered once.
+TEST(Gemm, OneDnnIsAnImplementationThatMatchesTheReference) {
+  if (!onednn_built()) GTEST_SKIP() << "built without oneDNN (libdnnl-dev)";
+  const auto onednn = [](const MatMulOp& m, int threads) {
+    auto c = with(m.space(), m.space().default_config, "ukernel", kOneDnnLabel);
+    return with(m.space(), c, "threads", threads);
+  };
+  const nlohmann::json attrs = {{"transA", 1}, {"transB", 1}, {"alpha", 0.5}, {"beta", 2.0}};
+  const MatMulOp gemm(op("Gemm", {f32({31, 19}), f32({23, 31}, true), f32({19, 23})}, attrs), host());
+  const MatMulOp activations(op("Gemm", {f32({40, 19}), f32({19, 70})}, {{"transB", 0}}), host());
+  const MatMulOp batched(op("MatMul", {f32({3, 17, 40}), f32({3, 40, 33})}), host());
+  const MatMulOp broadcast(op("MatMul", {f32({2, 1, 9, 8}), f32({3, 8, 5})}), host());
+  const MatMulOp vector(op("MatMul", {f32({40}), f32({3, 40, 7})}), host());
+  const MatMulOp ffn(op("MatMul", {f32({2, 16, 64}), f32({64, 96}, true), f32({96}, true)}, {}, {"Add", "Gelu"}), host());
+  const MatMulOp tall(op("MatMul", {f32({70, 24}), f32({24, 20}, true), f32({70, 20})}, {}, {"Add"}), host());
+  for (const MatMulOp* m : {&gemm, &activations, &batched, &broadcast, &vector, &ffn, &tall}) {
+    EXPECT_EQ(m->check(onednn(*m, host().threads)), "");
+    test::expect_matches_reference(*m, {onednn(*m, 1), onednn(*m, host().threads)}, pool());
+  }
+  const MatMulOp weights_per_batch(op("MatMul", {f32({2, 8, 16}), f32({2, 16, 8}, true)}), host());
+  EXPECT_NE(weights_per_batch.check(onednn(weights_per_batch, 1)).find("a batch of them"), std::string::npos);
 }
 
 TEST(Gemm, PackingConstantWeightsOnce) {

@@ -1,0 +1,28 @@
+// oneDNN as the device runs it: one CPU engine, and every primitive made and
+// run for one OpenMP thread. The device's pool runs a primitive's parts, so
+// oneDNN never starts threads of its own: no hand-off between two sets of
+// threads on every layer, and a process forked after a run (where GNU OpenMP
+// could not start a team) runs it alike.
+#pragma once
+
+namespace aoe::cpu {
+
+inline constexpr const char* kOneDnnLabel = "onednn";
+
+// Whether the device was built with oneDNN (libdnnl-dev).
+bool onednn_built();
+
+}  // namespace aoe::cpu
+
+#ifdef AOE_CPU_WITH_ONEDNN
+#include <oneapi/dnnl/dnnl.hpp>
+
+namespace aoe::cpu {
+
+const dnnl::engine& onednn_engine();
+// Sets the calling thread's OpenMP threads to one: before making a primitive
+// and before running one, on whichever pool thread runs it.
+void onednn_one_thread();
+
+}  // namespace aoe::cpu
+#endif
