@@ -63,7 +63,8 @@ struct Part {
   int64_t src_at = 0, dst_at = 0;  // floats into the whole tensors
   dnnl::convolution_forward conv;
   dnnl::stream stream{onednn_engine()};
-  memory src, weights, bias, dst, scratchpad;
+  memory src, weights, bias, dst, scratchpad;  // the scratchpad: its thread's, at run
+  size_t scratchpad_bytes = 0;
   memory::desc user_weights;
   bool shares_weights = false;  // the first part's
   std::unordered_map<int, memory> args;  // made once: run() only points src, bias, dst and the operands
@@ -106,7 +107,7 @@ std::optional<dnnl::convolution_forward::primitive_desc> conv_with(
   if (!append_post_ops(steps, count, operand_full, dst, ops)) return std::nullopt;
   dnnl::primitive_attr attr;
   attr.set_post_ops(ops);
-  // Parts run at once: each has a scratchpad of its own, not the library's shared one.
+  // Parts run at once: each takes its thread's scratchpad, not the library's shared one.
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   try {
     dnnl::convolution_forward::primitive_desc pd(desc, attr, onednn_engine());
@@ -117,7 +118,6 @@ std::optional<dnnl::convolution_forward::primitive_desc> conv_with(
     return std::nullopt;
   }
 }
-
 
 // How the convolution splits over `threads` threads: whole images where
 // there are enough, else whole channel blocks of its one image (and their
@@ -133,12 +133,13 @@ std::vector<Slice> slices(const ConvShape& s, int lanes, int threads) {
     return out;
   }
   // Plain NCHW splits anywhere; 8 channels keep oneDNN's vectors full.
-  const int64_t unit = lanes > 0 ? lanes : 8, blocks = (s.m + unit - 1) / unit;
-  const int parts = static_cast<int>(std::min<int64_t>(threads, blocks));
+  const int64_t unit = lanes > 0 ? lanes : 8;
+  const int parts = block_parts(s.m, unit, threads);
   if (parts > 1 && s.n == 1 && (s.group == 1 || s.depthwise())) {
     for (int t = 0; t < parts; ++t) {
-      Slice part{s, 0, blocks * t / parts * unit};
-      part.s.m = std::min(s.m, blocks * (t + 1) / parts * unit) - part.m0;
+      const auto [lo, hi] = block_part(s.m, unit, parts, t);
+      Slice part{s, 0, lo};
+      part.s.m = hi - lo;
       if (s.depthwise()) part.s.c = part.s.group = part.s.m;
       out.push_back(part);
     }
@@ -180,7 +181,8 @@ void make_part(Part& p, const dnnl::convolution_forward::primitive_desc& pd, boo
   // Parts of other images share the weights where their primitives lay them out alike.
   p.shares_weights = same_weights && same_weights->weights.get_desc() == pd.weights_desc();
   p.weights = p.shares_weights ? same_weights->weights : memory(pd.weights_desc(), e);
-  p.scratchpad = memory(pd.scratchpad_desc(), e);
+  p.scratchpad = memory(pd.scratchpad_desc(), e, DNNL_MEMORY_NONE);
+  p.scratchpad_bytes = pd.scratchpad_desc().get_size();
   p.args = {{DNNL_ARG_SRC, p.src}, {DNNL_ARG_WEIGHTS, p.weights}, {DNNL_ARG_DST, p.dst}, {DNNL_ARG_SCRATCHPAD, p.scratchpad}};
   if (bias) {
     p.bias = memory(pd.bias_desc(), e, DNNL_MEMORY_NONE);
@@ -259,6 +261,7 @@ void OneDnnConv::run(const float* src, const float* bias, const std::vector<cons
     for (auto& [index, operand] : p.operands)
       operand.set_data_handle(const_cast<float*>(operands.at(static_cast<size_t>(index))) + p.dst_at);
     onednn_one_thread();  // this pool thread's own OpenMP setting
+    p.scratchpad.set_data_handle(onednn_thread_scratchpad(p.scratchpad_bytes));
     p.conv.execute(p.stream, p.args);
     p.stream.wait();
   });

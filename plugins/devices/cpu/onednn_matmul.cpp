@@ -1,6 +1,5 @@
 #include "onednn_matmul.h"
 
-#include <algorithm>
 #include <unordered_map>
 #include <vector>
 
@@ -22,7 +21,8 @@ struct Part {
   int64_t row = 0, rows = 0, col = 0, cols = 0;
   dnnl::matmul matmul;
   dnnl::stream stream{onednn_engine()};
-  memory a, b, c, scratchpad;
+  memory a, b, c, scratchpad;  // the scratchpad: its thread's, at run
+  size_t scratchpad_bytes = 0;
   memory::desc user_b;  // the part's columns of B as given
   bool shares_b = false;  // the first part's reordered B
   std::unordered_map<int, memory> args;  // made once: run() only points a, b and c
@@ -54,14 +54,14 @@ OneDnnMatMul::OneDnnMatMul(int64_t m, int64_t n, int64_t k, const StridedMatrix&
   st.threads = threads;
   // The longer side of C in parts of whole blocks, one per thread.
   const bool by_rows = m > n;
-  const int64_t side = by_rows ? m : n, blocks = (side + kUnit - 1) / kUnit;
-  const int parts = static_cast<int>(std::clamp<int64_t>(threads, 1, std::max<int64_t>(blocks, 1)));
+  const int64_t side = by_rows ? m : n;
+  const int parts = block_parts(side, kUnit, threads);
   const auto& e = onednn_engine();
   dnnl::primitive_attr attr;
-  // Parts run at once: each has a scratchpad of its own, not the library's shared one.
+  // Parts run at once: each takes its thread's scratchpad, not the library's shared one.
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   for (int t = 0; t < parts; ++t) {
-    const int64_t lo = std::min(side, blocks * t / parts * kUnit), hi = std::min(side, blocks * (t + 1) / parts * kUnit);
+    const auto [lo, hi] = block_part(side, kUnit, parts, t);
     Part p;
     p.row = by_rows ? lo : 0;
     p.rows = by_rows ? hi - lo : m;
@@ -81,7 +81,8 @@ OneDnnMatMul::OneDnnMatMul(int64_t m, int64_t n, int64_t k, const StridedMatrix&
     p.matmul = dnnl::matmul(pd);
     p.a = memory(pd.src_desc(), e, DNNL_MEMORY_NONE);
     p.c = memory(pd.dst_desc(), e, DNNL_MEMORY_NONE);
-    p.scratchpad = memory(pd.scratchpad_desc(), e);
+    p.scratchpad = memory(pd.scratchpad_desc(), e, DNNL_MEMORY_NONE);
+    p.scratchpad_bytes = pd.scratchpad_desc().get_size();
     // Row parts read the same B: the first part's reordered copy where laid out alike.
     p.shares_b = b_constant && t > 0 && by_rows && st.parts[0].b.get_desc() == pd.weights_desc();
     if (p.shares_b) p.b = st.parts[0].b;
@@ -113,6 +114,7 @@ void OneDnnMatMul::run(const float* a, const float* b, float* c, ThreadPool& poo
     if (!st.b_constant) p.b.set_data_handle(const_cast<float*>(b) + p.col * st.b.col_step);
     p.c.set_data_handle(c + p.row * st.n + p.col);
     onednn_one_thread();  // this pool thread's own OpenMP setting
+    p.scratchpad.set_data_handle(onednn_thread_scratchpad(p.scratchpad_bytes));
     p.matmul.execute(p.stream, p.args);
     p.stream.wait();
     if (after) after(p.row, p.rows, p.col, p.cols);

@@ -3,6 +3,10 @@
 #ifdef AOE_CPU_WITH_ONEDNN
 #include <dlfcn.h>
 
+#include <cstdlib>
+#include <memory>
+#include <new>
+
 // GNU OpenMP's, which oneDNN runs on (declared here: not every compiler has omp.h).
 extern "C" void omp_set_num_threads(int);
 #endif
@@ -19,6 +23,22 @@ const dnnl::engine& onednn_engine() {
 }
 
 void onednn_one_thread() { omp_set_num_threads(1); }
+
+void* onednn_thread_scratchpad(size_t bytes) {
+  struct Free {
+    void operator()(void* p) const { std::free(p); }
+  };
+  thread_local std::unique_ptr<void, Free> buffer;
+  thread_local size_t size = 0;
+  if (bytes > size) {
+    // Page-aligned, as oneDNN aligns its own.
+    constexpr size_t kAlign = 4096;
+    buffer.reset(std::aligned_alloc(kAlign, (bytes + kAlign - 1) / kAlign * kAlign));
+    if (!buffer) throw std::bad_alloc();
+    size = bytes;
+  }
+  return buffer.get();
+}
 
 namespace {
 

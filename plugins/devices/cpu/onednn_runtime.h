@@ -15,6 +15,8 @@ bool onednn_built();
 }  // namespace aoe::cpu
 
 #ifdef AOE_CPU_WITH_ONEDNN
+#include <cstddef>
+
 #include <oneapi/dnnl/dnnl.hpp>
 
 namespace aoe::cpu {
@@ -23,6 +25,11 @@ const dnnl::engine& onednn_engine();
 // Sets the calling thread's OpenMP threads to one: before making a primitive
 // and before running one, on whichever pool thread runs it.
 void onednn_one_thread();
+// A scratchpad of `bytes` for the primitive the calling thread is about to
+// run: one buffer per thread, grown to the most any primitive asked of it.
+// A thread runs one primitive at a time, so a model's primitives share it
+// rather than each keep its own (a Winograd convolution's is megabytes).
+void* onednn_thread_scratchpad(size_t bytes);
 
 }  // namespace aoe::cpu
 #endif

@@ -1,7 +1,5 @@
 #include "openblas_gemm.h"
 
-#include <algorithm>
-
 #include "aoe/sdk/error.h"
 
 #ifdef AOE_CPU_WITH_OPENBLAS
@@ -38,11 +36,11 @@ void openblas_sgemm(const StridedMatrix& a, const StridedMatrix& b, int64_t m, i
   openblas_set_num_threads(1);
   // Parts of whole blocks as wide as OpenBLAS's micro-kernels.
   constexpr int64_t kUnit = 16;
-  const bool by_rows = m >= n;
-  const int64_t side = by_rows ? m : n, blocks = (side + kUnit - 1) / kUnit;
-  const int parts = static_cast<int>(std::clamp<int64_t>(threads, 1, std::max<int64_t>(blocks, 1)));
+  const bool by_rows = m > n;
+  const int64_t side = by_rows ? m : n;
+  const int parts = block_parts(side, kUnit, threads);
   pool.run(parts, threads, [&](int64_t part, int) {
-    const int64_t lo = std::min(side, blocks * part / parts * kUnit), hi = std::min(side, blocks * (part + 1) / parts * kUnit);
+    const auto [lo, hi] = block_part(side, kUnit, parts, part);
     if (hi <= lo) return;
     const int64_t rows = by_rows ? hi - lo : m, cols = by_rows ? n : hi - lo;
     cblas_sgemm(CblasRowMajor, av.trans, bv.trans, static_cast<blasint>(rows), static_cast<blasint>(cols),

@@ -2,6 +2,7 @@
 // of one parallel region, pulling runs of task indices from a shared counter.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -68,5 +69,20 @@ class ThreadPool {
 
 // The threads this process may run on: its CPU affinity, else the online CPUs.
 int available_threads();
+
+// [lo, hi) of part `t` of `parts` over [0, size) in whole blocks of `unit`
+// (the last block may be short): parts differ by at most one block.
+struct BlockRange {
+  int64_t lo = 0, hi = 0;
+};
+inline BlockRange block_part(int64_t size, int64_t unit, int64_t parts, int64_t t) {
+  const int64_t blocks = (size + unit - 1) / unit;
+  return {std::min(size, blocks * t / parts * unit), std::min(size, blocks * (t + 1) / parts * unit)};
+}
+// The parts `threads` threads split [0, size) into: one per thread, at most
+// one per block, at least one.
+inline int block_parts(int64_t size, int64_t unit, int threads) {
+  return static_cast<int>(std::clamp<int64_t>(threads, 1, std::max<int64_t>((size + unit - 1) / unit, 1)));
+}
 
 }  // namespace aoe::cpu

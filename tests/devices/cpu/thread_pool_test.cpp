@@ -71,5 +71,28 @@ TEST(ThreadPool, AWorkerKeptAwakeSleepsOnlyWhenReleased) {
   region();
 }
 
+// Parts of a range in whole blocks: they cover it in order, each starts on a
+// block, and none has more than one block over another.
+TEST(ThreadPool, BlockPartsCoverTheRangeInWholeBlocks) {
+  for (int64_t size : {1, 15, 16, 70, 768, 3072})
+    for (int64_t unit : {8, 16})
+      for (int threads : {1, 2, 3, 8}) {
+        const int parts = block_parts(size, unit, threads);
+        EXPECT_EQ(parts, std::min<int64_t>(threads, (size + unit - 1) / unit));
+        int64_t next = 0, fewest = size, most = 0;
+        for (int t = 0; t < parts; ++t) {
+          const auto [lo, hi] = block_part(size, unit, parts, t);
+          EXPECT_EQ(lo, next);
+          EXPECT_EQ(lo % unit, 0);
+          EXPECT_GT(hi, lo);
+          fewest = std::min(fewest, hi - lo);
+          most = std::max(most, hi - lo);
+          next = hi;
+        }
+        EXPECT_EQ(next, size);
+        EXPECT_LE(most - fewest, unit) << size << " in " << parts << " parts of " << unit;
+      }
+}
+
 }  // namespace
 }  // namespace aoe::cpu
