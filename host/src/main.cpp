@@ -106,15 +106,6 @@ void map_large_buffers() {
 
 int main(int argc, char** argv) {
   map_large_buffers();
-  // Kernels of several runtimes take turns on the same cores (a device's own
-  // thread pool, OpenBLAS's threads, an OpenMP team a library starts): a team
-  // that spins after its region holds the cores the next kernel needs. Set
-  // before any plugin loads those libraries, which read them once; the
-  // user's own setting wins. OpenBLAS's threads otherwise spin 2^28 cycles
-  // after each call: BERT-base at two threads with a bank that picked it for
-  // 12 GEMMs, three runs of each in turns, p90 192-337 ms; with 2^4, 168-211.
-  setenv("OMP_WAIT_POLICY", "passive", 0);
-  setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
   spdlog::set_default_logger(spdlog::stderr_color_mt("aoe"));
   spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] [%n] %v");
   try {

@@ -44,6 +44,10 @@ std::vector<std::string> algo_labels() {
 
 }  // namespace
 
+bool conv_uses_onednn(const sdk::Config& c) {
+  return c[ConvOp::kAlgo] == ConvOp::kOneDnn || c[ConvOp::kAlgo] == ConvOp::kOneDnnWinograd;
+}
+
 bool conv_uses_openblas(const sdk::Config& c) {
   return c[ConvOp::kAlgo] == ConvOp::kGemm && static_cast<size_t>(c[ConvOp::kUKernel]) == ukernel_catalog().size();
 }
@@ -54,7 +58,7 @@ class ConvKernel final : public Kernel {
     const ConvShape& s = op.s_;
     blocked_ = c[ConvOp::kFormat] == ConvOp::kNchwc;
     direct_ = c[ConvOp::kAlgo] == ConvOp::kDirect;
-    onednn_ = c[ConvOp::kAlgo] == ConvOp::kOneDnn || c[ConvOp::kAlgo] == ConvOp::kOneDnnWinograd;
+    onednn_ = conv_uses_onednn(c);
     openblas_ = conv_uses_openblas(c);
     isa_ = &kernels_for(direct_ || openblas_ || onednn_ ? c[ConvOp::kIsa]
                                              : static_cast<int64_t>(ukernel_catalog()[static_cast<size_t>(c[ConvOp::kUKernel])].isa));
@@ -378,7 +382,7 @@ GemmConfig ConvOp::gemm_config(const sdk::Config& c) const { return conv_gemm_co
 
 std::string ConvOp::check(const sdk::Config& c) const {
   const bool blocked = c[kFormat] == kNchwc, direct = c[kAlgo] == kDirect;
-  if (c[kAlgo] == kOneDnn || c[kAlgo] == kOneDnnWinograd) {
+  if (conv_uses_onednn(c)) {
     // oneDNN picks its own kernel; isa sets the blocked layout's width and the fused ops' kernels.
     if (c[kIsa] != static_cast<int64_t>(host_.best_isa()))
       return std::string("with algo=onednn, isa is the layout's and the fused ops': this CPU's widest, ") +

@@ -58,6 +58,8 @@ class ConvOp final : public CpuOp {
 // else the GEMM its knobs (ukernel, mc, kc, nc, threads) describe for a
 // product of m rows by n columns.
 bool conv_uses_openblas(const sdk::Config& config);
+// Whether the config's algo is oneDNN's, direct or Winograd.
+bool conv_uses_onednn(const sdk::Config& config);
 GemmConfig conv_gemm_config(const sdk::Config& config, int64_t m, int64_t n);
 
 }  // namespace aoe::cpu

@@ -149,13 +149,22 @@ std::vector<Slice> slices(const ConvShape& s, int lanes, int threads) {
   return out;
 }
 
+// The convolution's output as oneDNN sees it: NCHW, or blocked by `lanes`.
+memory::desc output_desc(const ConvShape& s, int lanes) {
+  return memory::desc({s.n, s.m, s.oh, s.ow}, memory::data_type::f32, activation_tag(lanes));
+}
+
+// The weights' dims as oneDNN takes them: [m][c][kh][kw], grouped [g][m/g][c/g][kh][kw].
+memory::dims weight_dims(const ConvShape& s) {
+  if (s.group > 1) return {s.group, s.m / s.group, s.c / s.group, s.kh, s.kw};
+  return {s.m, s.c, s.kh, s.kw};
+}
+
 dnnl::convolution_forward::desc conv_desc(const ConvShape& s, int lanes, bool bias, bool winograd) {
   const auto f32 = memory::data_type::f32;
   const memory::desc src({s.n, s.c, s.h, s.w}, f32, activation_tag(lanes));
-  const memory::desc dst({s.n, s.m, s.oh, s.ow}, f32, activation_tag(lanes));
-  memory::dims w_dims = {s.m, s.c / s.group, s.kh, s.kw};
-  if (s.group > 1) w_dims = {s.group, s.m / s.group, s.c / s.group, s.kh, s.kw};
-  const memory::desc any_weights(w_dims, f32, memory::format_tag::any);
+  const memory::desc dst = output_desc(s, lanes);
+  const memory::desc any_weights(weight_dims(s), f32, memory::format_tag::any);
   // oneDNN counts dilation from 0.
   const memory::dims strides = {s.sh, s.sw}, dilation = {s.dh - 1, s.dw - 1}, pad_l = {s.ph, s.pw},
                      pad_r = {s.ph_end, s.pw_end};
@@ -173,9 +182,8 @@ void make_part(Part& p, const dnnl::convolution_forward::primitive_desc& pd, boo
   const ConvShape& s = p.slice.s;
   const auto& e = onednn_engine();
   p.conv = dnnl::convolution_forward(pd);
-  p.user_weights = s.group > 1 ? memory::desc({s.group, s.m / s.group, s.c / s.group, s.kh, s.kw}, memory::data_type::f32,
-                                              memory::format_tag::goihw)
-                               : memory::desc({s.m, s.c, s.kh, s.kw}, memory::data_type::f32, memory::format_tag::oihw);
+  p.user_weights = memory::desc(weight_dims(s), memory::data_type::f32,
+                                s.group > 1 ? memory::format_tag::goihw : memory::format_tag::oihw);
   p.src = memory(pd.src_desc(), e, DNNL_MEMORY_NONE);
   p.dst = memory(pd.dst_desc(), e, DNNL_MEMORY_NONE);
   // Parts of other images share the weights where their primitives lay them out alike.
@@ -211,8 +219,7 @@ OneDnnConv::OneDnnConv(const ConvShape& s, int lanes, bool bias, const std::vect
     std::vector<dnnl::convolution_forward::primitive_desc> pds;
     for (const Slice& slice : cut) {
       const auto desc = conv_desc(slice.s, lanes, bias, winograd);
-      const memory::desc dst({slice.s.n, slice.s.m, slice.s.oh, slice.s.ow}, memory::data_type::f32, activation_tag(lanes));
-      auto pd = conv_with(desc, post_ops, count, operand_full, dst);
+      auto pd = conv_with(desc, post_ops, count, operand_full, output_desc(slice.s, lanes));
       if (!pd) break;
       pds.push_back(*pd);
     }
@@ -260,10 +267,7 @@ void OneDnnConv::run(const float* src, const float* bias, const std::vector<cons
     if (bias) p.bias.set_data_handle(const_cast<float*>(bias) + p.slice.m0);
     for (auto& [index, operand] : p.operands)
       operand.set_data_handle(const_cast<float*>(operands.at(static_cast<size_t>(index))) + p.dst_at);
-    onednn_one_thread();  // this pool thread's own OpenMP setting
-    p.scratchpad.set_data_handle(onednn_thread_scratchpad(p.scratchpad_bytes));
-    p.conv.execute(p.stream, p.args);
-    p.stream.wait();
+    onednn_execute_here(p.conv, p.stream, p.args, p.scratchpad, p.scratchpad_bytes);
   });
 }
 

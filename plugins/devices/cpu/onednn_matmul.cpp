@@ -113,10 +113,7 @@ void OneDnnMatMul::run(const float* a, const float* b, float* c, ThreadPool& poo
     p.a.set_data_handle(const_cast<float*>(a) + p.row * st.a.row_step);
     if (!st.b_constant) p.b.set_data_handle(const_cast<float*>(b) + p.col * st.b.col_step);
     p.c.set_data_handle(c + p.row * st.n + p.col);
-    onednn_one_thread();  // this pool thread's own OpenMP setting
-    p.scratchpad.set_data_handle(onednn_thread_scratchpad(p.scratchpad_bytes));
-    p.matmul.execute(p.stream, p.args);
-    p.stream.wait();
+    onednn_execute_here(p.matmul, p.stream, p.args, p.scratchpad, p.scratchpad_bytes);
     if (after) after(p.row, p.rows, p.col, p.cols);
   });
 }

@@ -24,7 +24,9 @@ const dnnl::engine& onednn_engine() {
 
 void onednn_one_thread() { omp_set_num_threads(1); }
 
-void* onednn_thread_scratchpad(size_t bytes) {
+namespace {
+
+void* thread_scratchpad(size_t bytes) {
   struct Free {
     void operator()(void* p) const { std::free(p); }
   };
@@ -38,6 +40,17 @@ void* onednn_thread_scratchpad(size_t bytes) {
     size = bytes;
   }
   return buffer.get();
+}
+
+}  // namespace
+
+void onednn_execute_here(const dnnl::primitive& primitive, dnnl::stream& stream,
+                         const std::unordered_map<int, dnnl::memory>& args, dnnl::memory& scratchpad,
+                         size_t scratchpad_bytes) {
+  onednn_one_thread();  // this thread's own OpenMP setting
+  scratchpad.set_data_handle(thread_scratchpad(scratchpad_bytes));
+  primitive.execute(stream, args);
+  stream.wait();
 }
 
 namespace {

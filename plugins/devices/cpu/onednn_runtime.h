@@ -16,6 +16,7 @@ bool onednn_built();
 
 #ifdef AOE_CPU_WITH_ONEDNN
 #include <cstddef>
+#include <unordered_map>
 
 #include <oneapi/dnnl/dnnl.hpp>
 
@@ -25,11 +26,16 @@ const dnnl::engine& onednn_engine();
 // Sets the calling thread's OpenMP threads to one: before making a primitive
 // and before running one, on whichever pool thread runs it.
 void onednn_one_thread();
-// A scratchpad of `bytes` for the primitive the calling thread is about to
-// run: one buffer per thread, grown to the most any primitive asked of it.
-// A thread runs one primitive at a time, so a model's primitives share it
-// rather than each keep its own (a Winograd convolution's is megabytes).
-void* onednn_thread_scratchpad(size_t bytes);
+// Runs a one-thread primitive on the calling (pool) thread and waits for it:
+// its OpenMP threads set to one, `scratchpad` (made with DNNL_MEMORY_NONE,
+// in `args`) pointed at the thread's own buffer of at least
+// `scratchpad_bytes`. One buffer per thread, grown to the most any primitive
+// asked of it: a thread runs one primitive at a time, so a model's
+// primitives share it rather than each keep its own (a Winograd
+// convolution's is megabytes).
+void onednn_execute_here(const dnnl::primitive& primitive, dnnl::stream& stream,
+                         const std::unordered_map<int, dnnl::memory>& args, dnnl::memory& scratchpad,
+                         size_t scratchpad_bytes);
 
 }  // namespace aoe::cpu
 #endif
