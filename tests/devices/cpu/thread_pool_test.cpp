@@ -1,6 +1,8 @@
 // The fork-join pool: every task of every region runs exactly once, on a
 // thread the region allows, however the regions follow each other.
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <sched.h>
 
 #include <atomic>
 #include <chrono>
@@ -40,6 +42,35 @@ TEST(ThreadPool, ThreadsTakeRunsOfTasks) {
     for (size_t t = 1; t < by.size(); ++t) runs += by[t] != by[t - 1];
     ASSERT_LE(runs, 16) << "region " << region;
   }
+}
+
+// A worker starts on a CPU other than its creator's (left to the OS, a new
+// thread may share its creator's CPU for tens of milliseconds), and is not
+// pinned there: its CPUs are the process's.
+TEST(ThreadPool, AWorkerStartsOnAnotherCpuAndMayMoveOn) {
+  cpu_set_t process;
+  ASSERT_EQ(sched_getaffinity(0, sizeof process, &process), 0);
+  if (CPU_COUNT(&process) < 2) GTEST_SKIP() << "this process may run on one CPU only";
+  const int creator_cpu = sched_getcpu();
+  ASSERT_GE(creator_cpu, 0);
+  ThreadPool pool(2);
+  std::atomic<int> arrived{0};
+  int worker_cpu = -1;
+  cpu_set_t worker_cpus;
+  CPU_ZERO(&worker_cpus);
+  // Two tasks, each waiting for the other: the worker must run one.
+  pool.run(2, 2, [&](int64_t, int thread) {
+    if (thread == 1) {
+      worker_cpu = sched_getcpu();
+      pthread_getaffinity_np(pthread_self(), sizeof worker_cpus, &worker_cpus);
+    }
+    arrived.fetch_add(1);
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (arrived.load() < 2 && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+  });
+  ASSERT_EQ(arrived.load(), 2);
+  EXPECT_NE(worker_cpu, creator_cpu);
+  EXPECT_TRUE(CPU_EQUAL(&worker_cpus, &process));
 }
 
 TEST(ThreadPool, APoolOfOneRunsInline) {
