@@ -69,9 +69,10 @@ class ConvKernel final : public Kernel {
     // Leaving in a blocked layout not its own: reordered on every run.
     const int leave = op.output_blocking();
     if (leave > 0 && leave != (blocked_ ? lanes_ : 0)) left_.resize(layout_elements(s.n, s.m, s.oh * s.ow, leave));
+    src_lanes_ = blocked_ && !op.reads_nchw_input(c) ? lanes_ : 0;
     if (onednn_) {
       // The fused ops oneDNN applies as it writes the output; the rest after it.
-      onednn_conv_ = std::make_unique<OneDnnConv>(s, blocked_ ? lanes_ : 0, op.has_bias_, op.fused_,
+      onednn_conv_ = std::make_unique<OneDnnConv>(s, src_lanes_, blocked_ ? lanes_ : 0, op.has_bias_, op.fused_,
                                                   op.operand_full_, threads_, c[ConvOp::kAlgo] == ConvOp::kOneDnnWinograd);
     } else if (openblas_) {
       if (!s.pointwise()) col_.resize(s.c / s.group * s.kh * s.kw * s.oh * s.ow);
@@ -101,7 +102,7 @@ class ConvKernel final : public Kernel {
     before_.clear();
     operands_blocked_.clear();
     operands_blocked_.reserve(op_.fused_inputs_.size());
-    src_ = take(inputs[0], 0, s.c, s.h * s.w, src_blocked_);
+    src_ = take(inputs[0], 0, s.c, s.h * s.w, src_blocked_, src_lanes_);
     weights_ = inputs[1];
     bias_ = op_.has_bias_ ? inputs[2] : nullptr;
     chain_ = Chain{};
@@ -115,7 +116,7 @@ class ConvKernel final : public Kernel {
       operands_.clear();
       for (size_t i : op_.fused_inputs_) {
         operands_blocked_.emplace_back();
-        plain[i] = take(inputs[i], i, s.m, s.oh * s.ow, operands_blocked_.back());
+        plain[i] = take(inputs[i], i, s.m, s.oh * s.ow, operands_blocked_.back(), blocked_ ? lanes_ : 0);
         operands_.push_back(plain[i]);
       }
       add_fused(plain, op_.nchw_layouts_, {});
@@ -144,7 +145,7 @@ class ConvKernel final : public Kernel {
       operands_.clear();
       for (size_t i : op_.fused_inputs_) {
         operands_blocked_.emplace_back();
-        operands_.push_back(take(inputs[i], i, s.m, s.oh * s.ow, operands_blocked_.back()));
+        operands_.push_back(take(inputs[i], i, s.m, s.oh * s.ow, operands_blocked_.back(), blocked_ ? lanes_ : 0));
       }
       add_fused(inputs, {}, operands_);
     }
@@ -199,7 +200,7 @@ class ConvKernel final : public Kernel {
     Footprint f = ws_ ? ws_->footprint() : Footprint{};
     if (col_.size()) f.emplace_back(col_.data(), col_.bytes());
     f.emplace_back(out_.data(), out_.bytes());
-    f.emplace_back(src_, floats(layout_elements(s.n, s.c, s.h * s.w, own)));
+    f.emplace_back(src_, floats(layout_elements(s.n, s.c, s.h * s.w, src_lanes_)));
     f.emplace_back(weights_, floats(w_blocked_.size() ? w_blocked_.size() : elements(op_.inputs_[1])));
     for (size_t k = 0; k < op_.fused_inputs_.size(); ++k) {
       const size_t i = op_.fused_inputs_[k];
@@ -240,14 +241,14 @@ class ConvKernel final : public Kernel {
     }
   }
 
-  // Activation input `i` of `channels` x `spatial` in the kernel's own
-  // layout: as given when it arrives so; else reordered into `copy`, here
+  // Activation input `i` of `channels` x `spatial` in the layout the kernel
+  // reads it in (`own` lanes): as given when it arrives so; else reordered into `copy`, here
   // once when it arrives in the model's layout (as a runtime keeping
   // activations blocked would), or on every run when it arrives blocked
   // otherwise (the conversion is the kernel's cost).
-  const float* take(const float* given, size_t i, int64_t channels, int64_t spatial, Buffer& copy) {
+  const float* take(const float* given, size_t i, int64_t channels, int64_t spatial, Buffer& copy, int own) {
     const ConvShape& s = op_.s_;
-    const int arrive = op_.input_blocking(i), own = blocked_ ? lanes_ : 0;
+    const int arrive = op_.input_blocking(i);
     if (arrive == own) return given;
     copy.resize(layout_elements(s.n, channels, spatial, own));
     if (arrive == 0) to_blocked(given, copy.data(), s.n, channels, spatial, own);
@@ -262,6 +263,7 @@ class ConvKernel final : public Kernel {
   std::unique_ptr<OneDnnConv> onednn_conv_;
   const IsaKernels* isa_ = nullptr;
   int lanes_ = 1, threads_ = 1;
+  int src_lanes_ = 0;  // the layout the convolution reads its input in
   GemmConfig gemm_;
   std::unique_ptr<GemmWorkspace> ws_;
   DirectConfig direct_cfg_;
@@ -389,7 +391,8 @@ std::string ConvOp::check(const sdk::Config& c) const {
              isa_name(host_.best_isa());
     if (blocked && !full_operands()) return "the blocked layout takes fused operands of the output's full shape only";
     const bool winograd = c[kAlgo] == kOneDnnWinograd;
-    if (!onednn_compiles(blocked ? isa_kernels(host_.best_isa())->lanes : 0, winograd))
+    const int lanes = blocked ? isa_kernels(host_.best_isa())->lanes : 0;
+    if (!onednn_compiles(reads_nchw_input(c) ? 0 : lanes, lanes, winograd))
       return winograd ? "oneDNN has no Winograd convolution for this shape and layout (3x3, stride 1, channels in "
                         "whole blocks, format=NCHWc, on CPUs with AVX-512)"
                       : "oneDNN has only its reference convolution for this shape and layout";
@@ -429,12 +432,18 @@ std::string ConvOp::check(const sdk::Config& c) const {
   return {};
 }
 
-bool ConvOp::onednn_compiles(int lanes, bool winograd) const {
+bool ConvOp::reads_nchw_input(const sdk::Config& c) const {
+  if (!conv_uses_onednn(c) || c[kFormat] != kNchwc || input_blocking_[0] != 0) return false;
+  const int lanes = isa_kernels(host_.best_isa())->lanes;
+  return s_.c < lanes && onednn_compiles(0, lanes, c[kAlgo] == kOneDnnWinograd);
+}
+
+bool ConvOp::onednn_compiles(int src_lanes, int dst_lanes, bool winograd) const {
   std::lock_guard<std::mutex> lock(onednn_mutex_);
-  int& known = onednn_compiles_[lanes ? 1 : 0][winograd ? 1 : 0];
+  int& known = onednn_compiles_[src_lanes ? 1 : 0][dst_lanes ? 1 : 0][winograd ? 1 : 0];
   if (known < 0) {
     try {
-      OneDnnConv(s_, lanes, has_bias_, {}, {}, 1, winograd);
+      OneDnnConv(s_, src_lanes, dst_lanes, has_bias_, {}, {}, 1, winograd);
       known = 1;
     } catch (const sdk::Error&) {
       known = 0;

@@ -29,6 +29,12 @@ class ConvOp final : public CpuOp {
   std::unique_ptr<Kernel> build(const sdk::Config& config) const override;
   void reference(const std::vector<const float*>& inputs, const std::vector<float*>& outputs) const override;
 
+  // A first layer (fewer input channels than a channel block, which the
+  // blocked layout would mostly pad) run by oneDNN reads an NCHW input as it
+  // is and writes its output blocked, as ONNX Runtime's blocked first layer
+  // does: no conversion of the input, no padding lanes.
+  bool reads_nchw_input(const sdk::Config& config) const override;
+
   const ConvShape& shape() const { return s_; }
   GemmConfig gemm_config(const sdk::Config& config) const;
 
@@ -37,9 +43,10 @@ class ConvOp final : public CpuOp {
   bool full_operands() const { return std::all_of(operand_full_.begin(), operand_full_.end(), [](bool f) { return f; }); }
   friend class ConvKernel;
   sdk::Config default_config(const HostCpu& host) const;
-  // Whether oneDNN has more than its reference kernel for this shape on NCHW
-  // (lanes 0) or NCHWc, direct or Winograd: asked of oneDNN once per pair.
-  bool onednn_compiles(int lanes, bool winograd) const;
+  // Whether oneDNN has more than its reference kernel for this shape from
+  // NCHW (lanes 0) or NCHWc to NCHW or NCHWc, direct or Winograd: asked of
+  // oneDNN once each.
+  bool onednn_compiles(int src_lanes, int dst_lanes, bool winograd) const;
 
   const HostCpu& host_;
   ConvShape s_;
@@ -51,7 +58,8 @@ class ConvOp final : public CpuOp {
   std::vector<bool> operand_full_;       // per fused operand: it has the output's shape
   OperandLayout bias_layout_;
   mutable std::mutex onednn_mutex_;
-  mutable int onednn_compiles_[2][2] = {{-1, -1}, {-1, -1}};  // [NCHW, NCHWc][direct, Winograd]: unknown, no, yes
+  // [src NCHW, NCHWc][dst NCHW, NCHWc][direct, Winograd]: unknown (-1), no, yes
+  mutable int onednn_compiles_[2][2][2] = {{{-1, -1}, {-1, -1}}, {{-1, -1}, {-1, -1}}};
 };
 
 // With algo=gemm: whether the config's ukernel is OpenBLAS's sgemm, and

@@ -74,6 +74,9 @@ class CpuOp {
   // (one layout for all: a Split's parts).
   int input_blocking(size_t i) const { return i < input_blocking_.size() ? input_blocking_[i] : 0; }
   int output_blocking() const { return output_blocking_; }
+  // Whether `config`, a blocked one, reads its first input in the model's
+  // layout as it is, when it arrives so: the planner then leaves it unconverted.
+  virtual bool reads_nchw_input(const sdk::Config&) const { return false; }
 
   // Empty when `config` can run, else why not. Assumes the config is in the space's domain.
   virtual std::string check(const sdk::Config& config) const = 0;

@@ -160,10 +160,10 @@ memory::dims weight_dims(const ConvShape& s) {
   return {s.m, s.c, s.kh, s.kw};
 }
 
-dnnl::convolution_forward::desc conv_desc(const ConvShape& s, int lanes, bool bias, bool winograd) {
+dnnl::convolution_forward::desc conv_desc(const ConvShape& s, int src_lanes, int dst_lanes, bool bias, bool winograd) {
   const auto f32 = memory::data_type::f32;
-  const memory::desc src({s.n, s.c, s.h, s.w}, f32, activation_tag(lanes));
-  const memory::desc dst = output_desc(s, lanes);
+  const memory::desc src({s.n, s.c, s.h, s.w}, f32, activation_tag(src_lanes));
+  const memory::desc dst = output_desc(s, dst_lanes);
   const memory::desc any_weights(weight_dims(s), f32, memory::format_tag::any);
   // oneDNN counts dilation from 0.
   const memory::dims strides = {s.sh, s.sw}, dilation = {s.dh - 1, s.dw - 1}, pad_l = {s.ph, s.pw},
@@ -208,18 +208,19 @@ void make_part(Part& p, const dnnl::convolution_forward::primitive_desc& pd, boo
 
 size_t OneDnnConv::taken() const { return state_->taken; }
 
-OneDnnConv::OneDnnConv(const ConvShape& s, int lanes, bool bias, const std::vector<ChainStep>& post_ops,
-                       const std::vector<bool>& operand_full, int threads, bool winograd)
+OneDnnConv::OneDnnConv(const ConvShape& s, int src_lanes, int dst_lanes, bool bias,
+                       const std::vector<ChainStep>& post_ops, const std::vector<bool>& operand_full, int threads,
+                       bool winograd)
     : state_(std::make_unique<State>()) {
   onednn_one_thread();
   state_->threads = threads;
-  const auto cut = slices(s, lanes, threads);
+  const auto cut = slices(s, dst_lanes, threads);
   // The longest prefix of the fused ops oneDNN runs fast on every part; none at worst.
   for (size_t count = post_ops.size() + 1; count-- > 0;) {
     std::vector<dnnl::convolution_forward::primitive_desc> pds;
     for (const Slice& slice : cut) {
-      const auto desc = conv_desc(slice.s, lanes, bias, winograd);
-      auto pd = conv_with(desc, post_ops, count, operand_full, output_desc(slice.s, lanes));
+      const auto desc = conv_desc(slice.s, src_lanes, dst_lanes, bias, winograd);
+      auto pd = conv_with(desc, post_ops, count, operand_full, output_desc(slice.s, dst_lanes));
       if (!pd) break;
       pds.push_back(*pd);
     }
@@ -229,8 +230,8 @@ OneDnnConv::OneDnnConv(const ConvShape& s, int lanes, bool bias, const std::vect
       for (size_t i = 0; i < cut.size(); ++i) {
         Part& p = state_->parts[i];
         p.slice = cut[i];
-        p.src_at = cut[i].n0 * layout_elements(1, s.c, s.h * s.w, lanes) + (s.depthwise() ? cut[i].m0 * s.h * s.w : 0);
-        p.dst_at = cut[i].n0 * layout_elements(1, s.m, s.oh * s.ow, lanes) + cut[i].m0 * s.oh * s.ow;
+        p.src_at = cut[i].n0 * layout_elements(1, s.c, s.h * s.w, src_lanes) + (s.depthwise() ? cut[i].m0 * s.h * s.w : 0);
+        p.dst_at = cut[i].n0 * layout_elements(1, s.m, s.oh * s.ow, dst_lanes) + cut[i].m0 * s.oh * s.ow;
         const bool same_channels = i > 0 && cut[i].m0 == cut[0].m0 && cut[i].s.m == cut[0].s.m;
         make_part(p, pds[i], bias, post_ops, count, same_channels ? &state_->parts[0] : nullptr);
       }
@@ -277,7 +278,8 @@ struct OneDnnConv::State {};
 
 size_t OneDnnConv::taken() const { return 0; }
 
-OneDnnConv::OneDnnConv(const ConvShape&, int, bool, const std::vector<ChainStep>&, const std::vector<bool>&, int, bool) {
+OneDnnConv::OneDnnConv(const ConvShape&, int, int, bool, const std::vector<ChainStep>&, const std::vector<bool>&, int,
+                       bool) {
   throw sdk::Error(sdk::StatusCode::unsupported, "this cpu device was built without oneDNN (libdnnl-dev)");
 }
 OneDnnConv::~OneDnnConv() = default;

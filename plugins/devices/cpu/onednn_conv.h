@@ -15,9 +15,9 @@ namespace aoe::cpu {
 
 inline constexpr const char* kOneDnnWinogradLabel = "onednn_winograd";
 
-// One convolution of one shape, its primitive made once. Activations are
-// NCHW (lanes 0) or channel-blocked by `lanes` (the device's NCHWc, which is
-// oneDNN's nChw8c / nChw16c); weights arrive as the model has them,
+// One convolution of one shape, its primitive made once. Its input and its
+// output are each NCHW (lanes 0) or channel-blocked by that many lanes (the
+// device's NCHWc, which is oneDNN's nChw8c / nChw16c); weights arrive as the model has them,
 // [m][c/group][kh][kw], and are reordered once into the primitive's layout.
 class OneDnnConv {
  public:
@@ -31,7 +31,7 @@ class OneDnnConv {
   // else whole channel blocks) through a primitive of its own. With
   // `winograd`, oneDNN's Winograd convolution (fewer multiplies for a 3x3
   // stride-1 convolution; where oneDNN has one for the shape).
-  OneDnnConv(const ConvShape& s, int lanes, bool bias, const std::vector<ChainStep>& post_ops,
+  OneDnnConv(const ConvShape& s, int src_lanes, int dst_lanes, bool bias, const std::vector<ChainStep>& post_ops,
              const std::vector<bool>& operand_full, int threads, bool winograd = false);
   ~OneDnnConv();
   OneDnnConv(const OneDnnConv&) = delete;

@@ -431,7 +431,7 @@ Plan SubgraphOp::lower(const sdk::Config& config) const {
       // A blocked config takes and leaves its activations blocked.
       const int format = knob_index(probe->space(), "format");
       if (has_layout_choice(task.op_type) && format >= 0 && tiling[static_cast<size_t>(format)] == 1) {
-        run.inputs[0].format = "NCHWc";
+        if (stored_blocked(run.inputs[0].name) || !probe->reads_nchw_input(tiling)) run.inputs[0].format = "NCHWc";
         run.outputs[0].format = "NCHWc";
         if (task.op_type == "Conv")
           for (size_t i : fused_ops(run).inputs)

@@ -181,9 +181,9 @@ TEST(Conv, OneDnnTakesTheLongestPrefixOfTheFusedOpsItRuns) {
   const ChainStep add{EltOp::add, 0, 0, 0}, relu{EltOp::relu, 0, 0, -1};
   const int lanes = isa_kernels(host().best_isa())->lanes;
   for (int layout : {0, lanes}) {
-    EXPECT_EQ(OneDnnConv(o.shape(), layout, true, {add, relu}, {true}, 1).taken(), 2u) << layout;
-    EXPECT_EQ(OneDnnConv(o.shape(), layout, true, {add, relu}, {false}, 1).taken(), 0u) << layout;
-    EXPECT_EQ(OneDnnConv(o.shape(), layout, true, {relu, add, relu}, {false}, 1).taken(), 1u) << layout;
+    EXPECT_EQ(OneDnnConv(o.shape(), layout, layout, true, {add, relu}, {true}, 1).taken(), 2u) << layout;
+    EXPECT_EQ(OneDnnConv(o.shape(), layout, layout, true, {add, relu}, {false}, 1).taken(), 0u) << layout;
+    EXPECT_EQ(OneDnnConv(o.shape(), layout, layout, true, {relu, add, relu}, {false}, 1).taken(), 1u) << layout;
   }
 }
 

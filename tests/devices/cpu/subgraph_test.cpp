@@ -10,6 +10,7 @@
 #include "aoe/sdk/error.h"
 #include "attention_op.h"
 #include "conv_op.h"
+#include "onednn_runtime.h"
 #include "cpu_device.h"
 #include "subgraph_op.h"
 #include "subgraph_run.h"
@@ -304,6 +305,41 @@ TEST(CpuSubgraph, PaddedBlockedOutputFeedsTheNextBlockedKernelAsItIs) {
   EXPECT_EQ(plan.conversions(), 2u);  // x in, y out
   ThreadPool pool(1);
   EXPECT_EQ(check_outputs(op, config, make_subgraph_data(op, 13), pool), "");
+}
+
+// A first layer (3 channels) run by oneDNN on the blocked layout reads the
+// model's NCHW input as it is: no conversion before it, none of its 13
+// padding lanes; the next convolution reads its blocked output as it is.
+TEST(CpuSubgraph, AFirstLayerOnOneDnnReadsTheNchwInputAsItIs) {
+  if (!onednn_built()) GTEST_SKIP() << "built without oneDNN (libdnnl-dev)";
+  const nlohmann::json first = {{"algo", kOneDnnLabel}, {"format", "NCHWc"}, {"isa", isa_name(host()->best_isa())}};
+  const SubgraphOp op(GraphBuilder()
+                          .input("x", {2, 3, 20, 20})
+                          .constant("w1", {32, 3, 3, 3})
+                          .constant("b1", {32})
+                          .constant("w2", {32, 32, 3, 3})
+                          .node("conv1", "Conv", {"x", "w1", "b1"}, "t1", {2, 32, 10, 10},
+                                {{"pads", {1, 1, 1, 1}}, {"strides", {2, 2}}})
+                          .node("relu", "Relu", {"t1"}, "t2", {2, 32, 10, 10})
+                          .node("conv2", "Conv", {"t2", "w2"}, "y", {2, 32, 10, 10}, kPads)
+                          .output("y")
+                          .task("stem", {{"conv1", first}, {"conv2", first}}),
+                      host());
+  const auto config = op.stored_as_written(op.space().default_config);
+  const Plan plan = op.lower(config);
+  const auto& conv1 = kernel_of(plan, "conv1");
+  EXPECT_EQ(conv1.op->input_blocking(0), 0);
+  EXPECT_GT(conv1.op->output_blocking(), 0);
+  EXPECT_TRUE(conv1.op->reads_nchw_input(conv1.config));
+  EXPECT_GT(kernel_of(plan, "conv2").op->input_blocking(0), 0);
+  EXPECT_FALSE(kernel_of(plan, "conv2").op->reads_nchw_input(kernel_of(plan, "conv2").config)) << "32 channels fill blocks";
+  EXPECT_EQ(plan.conversions(), 1u);  // y out
+  for (const auto& s : plan.steps)
+    if (s.kind == PlanStep::Kind::convert) EXPECT_EQ(s.reads[0].rfind("y", 0), 0u) << s.name;
+  for (int threads : {1, 2}) {
+    ThreadPool pool(threads);
+    EXPECT_EQ(check_outputs(op, config, make_subgraph_data(op, 19), pool), "") << threads << " threads";
+  }
 }
 
 // Between two blocked convolutions, a channel shuffle (Split, then Concat
