@@ -457,8 +457,10 @@ std::unique_ptr<Kernel> ConvOp::build(const sdk::Config& c) const { return std::
 // What a library does untuned: as ONNX Runtime's default CPU provider on an
 // AVX2 or AVX-512 machine (its NCHWc layout pass) or oneDNN, convolutions
 // whose channels fill vectors run direct on the blocked layout with a
-// mid-sized register tile; the rest (a first layer of 3 channels, grouped
-// convolutions) im2col + GEMM on NCHW, blocked as the MatMul default is;
+// mid-sized register tile; a first layer (fewer channels than a vector)
+// reads NCHW and writes blocked, which of this device's kernels oneDNN's
+// does, where built; the rest (grouped convolutions, a first layer without
+// oneDNN) im2col + GEMM on NCHW, blocked as the MatMul default is;
 // depthwise ones direct, blocked when the channels fill a vector.
 sdk::Config ConvOp::default_config(const HostCpu& host) const {
   sdk::Config c(kKnobCount, 0);
@@ -501,6 +503,11 @@ sdk::Config ConvOp::default_config(const HostCpu& host) const {
       const int ocb = s_.m >= 2 * lanes ? 2 : 1;
       const int ow = isa == Isa::avx512 ? (ocb == 2 ? 8 : 14) : isa == Isa::avx2 ? (ocb == 2 ? 6 : 8) : (ocb == 2 ? 4 : 8);
       c[kTile] = tile_index(ow, ocb);
+    } else if (s_.group == 1 && s_.c < lanes && onednn_built()) {
+      sdk::Config first = c;
+      first[kAlgo] = kOneDnn;
+      first[kFormat] = kNchwc;
+      if (reads_nchw_input(first) && check(first).empty()) c = first;
     }
   }
   return c;

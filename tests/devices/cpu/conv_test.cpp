@@ -260,9 +260,12 @@ TEST(Conv, DefaultsLikeALibrary) {
   const ConvOp wide(op("Conv", {f32({1, 4 * lanes, 8, 8}), f32({4 * lanes, 4 * lanes, 3, 3}, true)}), host());
   EXPECT_EQ(test::knob(wide.space(), wide.space().default_config, "algo"), ConvOp::kDirect);
   EXPECT_EQ(test::knob(wide.space(), wide.space().default_config, "format"), ConvOp::kNchwc);
+  // A first layer reads NCHW and writes blocked where oneDNN is built, else runs GEMM on NCHW.
   const ConvOp first(op("Conv", {f32({1, 3, 32, 32}), f32({16, 3, 3, 3}, true)}), host());
-  EXPECT_EQ(test::knob(first.space(), first.space().default_config, "algo"), ConvOp::kGemm);
-  EXPECT_EQ(test::knob(first.space(), first.space().default_config, "format"), ConvOp::kNchw);
+  const sdk::Config& c = first.space().default_config;
+  EXPECT_EQ(test::knob(first.space(), c, "algo"), onednn_built() ? ConvOp::kOneDnn : ConvOp::kGemm);
+  EXPECT_EQ(test::knob(first.space(), c, "format"), onednn_built() ? ConvOp::kNchwc : ConvOp::kNchw);
+  EXPECT_EQ(first.reads_nchw_input(c), onednn_built());
 }
 
 }  // namespace
