@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "buffer.h"
 #include "buffer_kernel.h"
 #include "op_util.h"
 #include "reference.h"
@@ -15,6 +16,34 @@ class ResizeKernel final : public BufferKernel {
     taps_.resize(out.size());
     for (size_t a = 0; a < out.size(); ++a)
       for (int64_t x = 0; x < out[a]; ++x) taps_[a].push_back(op.tap(a, x));
+    // The last axis's taps as arrays, in float: its loop is the kernel's inner one.
+    for (const auto& t : taps_.back()) {
+      near_.push_back(t.at[0]);
+      far_.push_back(t.at[1]);
+      near_weight_.push_back(static_cast<float>(t.weight[0]));
+      far_weight_.push_back(static_cast<float>(t.weight[1]));
+      one_tap_ = one_tap_ && t.weight[1] == 0 && t.weight[0] == 1;
+    }
+    // A map whose leading axes stay as they are: plane by plane, each source
+    // row resized along the last axis once, not once per output row that
+    // reads it (twice on a 2x nearest upsample, four times on a linear one).
+    const Shape& in = op.inputs_[0];
+    by_plane_ = out.size() >= 2;
+    for (size_t a = 0; a + 2 < out.size(); ++a) by_plane_ = by_plane_ && in[a] == out[a] && op.tap(a, 0).weight[1] == 0;
+    if (by_plane_) {
+      const size_t h = out.size() - 2;
+      used_rows_.assign(static_cast<size_t>(in[h]), false);
+      for (const auto& t : taps_[h])
+        for (int k = 0; k < 2; ++k)
+          if (t.weight[k] != 0) used_rows_[static_cast<size_t>(t.at[k])] = true;
+      rows_.resize(static_cast<int64_t>(threads) * in[h] * out.back());
+    }
+  }
+
+  Footprint footprint() const override {
+    Footprint f = BufferKernel::footprint();
+    if (rows_.size()) f.emplace_back(rows_.data(), rows_.bytes());
+    return f;
   }
 
   void run(ThreadPool& pool) override {
@@ -26,6 +55,10 @@ class ResizeKernel final : public BufferKernel {
     const auto in_strides = strides_of(in);
     const float* x = inputs_[0];
     float* y = outputs_[0].data();
+    if (by_plane_) {
+      run_by_plane(pool);
+      return;
+    }
     pool.run(rows, threads_, [&](int64_t r, int) {
       // The leading axes' taps: up to two source rows per axis, weights multiplied.
       int64_t row_at[64];
@@ -46,25 +79,76 @@ class ResizeKernel final : public BufferKernel {
         }
         count *= two;
       }
-      const auto& last = taps_[rank - 1];
       float* dst = y + r * cols;
-      for (int64_t c = 0; c < cols; ++c) {
-        const auto& t = last[static_cast<size_t>(c)];
-        float sum = 0;
-        for (int i = 0; i < count; ++i) {
-          const float* src = x + row_at[i];
-          sum += row_weight[i] * (static_cast<float>(t.weight[0]) * src[t.at[0]] +
-                                  (t.weight[1] != 0 ? static_cast<float>(t.weight[1]) * src[t.at[1]] : 0.0f));
-        }
-        dst[c] = sum;
+      const int64_t* near = near_.data();
+      if (one_tap_ && count == 1 && row_weight[0] == 1) {
+        // Nearest, or an axis left as it is: a gather from one source row.
+        const float* src = x + row_at[0];
+        for (int64_t c = 0; c < cols; ++c) dst[c] = src[near[c]];
+        return;
+      }
+      const int64_t* far = far_.data();
+      const float *wn = near_weight_.data(), *wf = far_weight_.data();
+      // A column whose far tap weighs nothing does not read it (an infinite value there is not NaN here).
+      auto value = [&](const float* src, int64_t c) {
+        const float v = wn[c] * src[near[c]];
+        return wf[c] != 0 ? v + wf[c] * src[far[c]] : v;
+      };
+      for (int i = 0; i < count; ++i) {
+        const float* src = x + row_at[i];
+        const float w = row_weight[i];
+        if (i == 0)
+          for (int64_t c = 0; c < cols; ++c) dst[c] = w * value(src, c);
+        else
+          for (int64_t c = 0; c < cols; ++c) dst[c] += w * value(src, c);
       }
     });
   }
 
  private:
+  void run_by_plane(ThreadPool& pool) {
+    const Shape& in = op_.inputs_[0];
+    const Shape& out = op_.outputs_[0];
+    const size_t h = out.size() - 2;
+    const int64_t ih = in[h], iw = in[h + 1], oh = out[h], ow = out[h + 1];
+    const float* x = inputs_[0];
+    float* y = outputs_[0].data();
+    const int64_t *near = near_.data(), *far = far_.data();
+    const float *wn = near_weight_.data(), *wf = far_weight_.data();
+    pool.run(elements(out) / (oh * ow), threads_, [&](int64_t p, int thread) {
+      float* rows = rows_.data() + thread * ih * ow;
+      const float* src = x + p * ih * iw;
+      for (int64_t r = 0; r < ih; ++r) {
+        if (!used_rows_[static_cast<size_t>(r)]) continue;
+        const float* s = src + r * iw;
+        float* d = rows + r * ow;
+        for (int64_t c = 0; c < ow; ++c) d[c] = wf[c] != 0 ? wn[c] * s[near[c]] + wf[c] * s[far[c]] : wn[c] * s[near[c]];
+      }
+      float* dst = y + p * oh * ow;
+      for (int64_t r = 0; r < oh; ++r) {
+        const auto& t = taps_[h][static_cast<size_t>(r)];
+        const float* a = rows + t.at[0] * ow;
+        const float wa = static_cast<float>(t.weight[0]), wb = static_cast<float>(t.weight[1]);
+        float* d = dst + r * ow;
+        if (wb == 0) {
+          for (int64_t c = 0; c < ow; ++c) d[c] = wa * a[c];
+        } else {
+          const float* b = rows + t.at[1] * ow;
+          for (int64_t c = 0; c < ow; ++c) d[c] = wa * a[c] + wb * b[c];
+        }
+      }
+    });
+  }
+
   const ResizeOp& op_;
   int threads_;
   std::vector<std::vector<ResizeOp::Tap>> taps_;
+  bool by_plane_ = false;
+  std::vector<bool> used_rows_;  // the source rows of the map some output row reads
+  Buffer rows_;  // per thread: the map's source rows, each resized along the last axis
+  std::vector<int64_t> near_, far_;  // the last axis's two source columns
+  std::vector<float> near_weight_, far_weight_;
+  bool one_tap_ = true;  // every column of the last axis takes one source column whole
 };
 
 ResizeOp::ResizeOp(const sdk::OpTask& task, const HostCpu& host) {

@@ -1,5 +1,6 @@
 // Slice, Pad and Gather on small hand-computed cases: the kernel and the
-// reference each give the values worked out here, for every threads count.
+// reference each give the values worked out here, for every threads count;
+// Resize against its reference.
 #include <gtest/gtest.h>
 
 #include <climits>
@@ -134,6 +135,32 @@ TEST(GatherOp, AnIndexOutOfRangeFailsNamingItsPosition) {
     ADD_FAILURE() << "an index of -5 ran";
   } catch (const sdk::Error& e) {
     EXPECT_NE(std::string(e.what()).find("index -5 at position 1"), std::string::npos) << e.what();
+  }
+}
+
+// Up and down, nearest and linear, on every threads count: the map plane by
+// plane (each source row resized along W once) where N and C stay, and row
+// by row where a leading axis is resized too.
+TEST(ResizeOp, MatchesItsReferencePlaneByPlaneAndRowByRow) {
+  struct Case {
+    std::vector<int64_t> in, out;
+    const char* mode;
+    const char* transform;
+  };
+  const std::vector<Case> cases = {{{2, 3, 5, 7}, {2, 3, 10, 14}, "linear", "half_pixel"},
+                                   {{2, 3, 5, 7}, {2, 3, 10, 21}, "nearest", "asymmetric"},
+                                   {{1, 2, 9, 9}, {1, 2, 4, 3}, "linear", "align_corners"},
+                                   {{1, 2, 9, 9}, {1, 2, 4, 3}, "nearest", "half_pixel"},
+                                   {{1, 2, 6}, {1, 2, 15}, "linear", "pytorch_half_pixel"},
+                                   {{1, 2, 4, 4}, {2, 4, 8, 8}, "linear", "asymmetric"}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::string(c.mode) + " " + c.transform);
+    auto task = op("Resize", {f32(c.in)}, {{"mode", c.mode}, {"coordinate_transformation_mode", c.transform}});
+    task.outputs = {f32(c.out)};
+    const auto o = make_op(task, host());
+    std::vector<sdk::Config> configs;
+    for (int64_t threads = 1; threads <= std::min(host().threads, 3); ++threads) configs.push_back({threads});
+    test::expect_matches_reference(*o, configs, pool());
   }
 }
 
