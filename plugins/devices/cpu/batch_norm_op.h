@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cpu_op.h"
+#include "isa.h"
 
 namespace aoe::cpu {
 
@@ -25,6 +26,7 @@ class BatchNormOp final : public CpuOp {
   friend class BatchNormKernel;
   int64_t batch_ = 1, channels_ = 1, plane_ = 1;
   double epsilon_ = 1e-5;
+  const IsaKernels* isa_ = nullptr;  // the CPU's widest
 };
 
 }  // namespace aoe::cpu

@@ -1,5 +1,7 @@
 #include "blocked.h"
 
+#include <algorithm>
+
 namespace aoe::cpu {
 
 void to_blocked(const float* src, float* dst, int64_t n, int64_t channels, int64_t spatial, int lanes) {
@@ -23,39 +25,44 @@ void from_blocked(const float* src, float* dst, int64_t n, int64_t channels, int
 
 void Relayout::run(ThreadPool& pool, int threads) const {
   const int64_t C = channels, S = spatial;
-  const int64_t src_blocks = from > 0 ? channel_blocks(C, from) : 0;
-  // The source element of image i, channel c, pixel s.
-  auto at = [&](int64_t i, int64_t c, int64_t s) -> float {
-    if (from == 0) return src[(i * C + c) * S + s];
-    return src[((i * src_blocks + c / from) * S + s) * from + c % from];
-  };
-  if (to == 0) {
+  if (from == 0 && to == 0) {
     pool.run(n * C, threads, [&](int64_t plane, int) {
-      const int64_t i = plane / C, c = plane % C;
-      float* out = dst + plane * S;
-      if (from == 0) {
-        for (int64_t s = 0; s < S; ++s) out[s] = src[plane * S + s];
-      } else {
-        const float* in = src + ((i * src_blocks + c / from) * S) * from + c % from;
-        for (int64_t s = 0; s < S; ++s) out[s] = in[s * from];
-      }
+      std::copy(src + plane * S, src + (plane + 1) * S, dst + plane * S);
     });
     return;
   }
-  const int64_t blocks = channel_blocks(C, to);
-  pool.run(n * blocks, threads, [&](int64_t plane, int) {
-    const int64_t i = plane / blocks, b = plane % blocks;
-    float* out = dst + plane * S * to;
-    for (int l = 0; l < to; ++l) {
-      const int64_t c = b * to + l;
-      if (c >= C) {
-        for (int64_t s = 0; s < S; ++s) out[s * to + l] = 0.0f;
-      } else if (from == 0) {
-        const float* in = src + (i * C + c) * S;
-        for (int64_t s = 0; s < S; ++s) out[s * to + l] = in[s];
-      } else {
-        for (int64_t s = 0; s < S; ++s) out[s * to + l] = at(i, c, s);
+  // Each task a run of pixels of one channel block (of the blocked side):
+  // its lanes read or written a pixel at a time, each plane in order, so
+  // every cache line of the block is touched once, not once per lane.
+  const int lanes = to > 0 ? to : from;
+  const int64_t blocks = channel_blocks(C, lanes);
+  constexpr int64_t kPixels = 256;
+  const int64_t runs = (S + kPixels - 1) / kPixels;
+  pool.run(n * blocks * runs, threads, [&](int64_t task, int) {
+    const int64_t r = task % runs, plane = task / runs, i = plane / blocks, b = plane % blocks;
+    const int64_t s0 = r * kPixels, s1 = std::min(S, s0 + kPixels);
+    const int valid = static_cast<int>(std::min<int64_t>(lanes, C - b * lanes));
+    if (from == 0) {  // plain -> blocked, padding lanes zero
+      const float* in = src + (i * C + b * lanes) * S;
+      float* out = dst + plane * S * to;
+      for (int64_t s = s0; s < s1; ++s) {
+        float* o = out + s * to;
+        for (int l = 0; l < valid; ++l) o[l] = in[l * S + s];
+        for (int l = valid; l < to; ++l) o[l] = 0.0f;
       }
+    } else if (to == 0) {  // blocked -> plain
+      const float* in = src + plane * S * from;
+      float* out = dst + (i * C + b * lanes) * S;
+      for (int64_t s = s0; s < s1; ++s)
+        for (int l = 0; l < valid; ++l) out[l * S + s] = in[s * from + l];
+    } else {  // one blocking into another
+      const int64_t src_blocks = channel_blocks(C, from);
+      float* out = dst + plane * S * to;
+      for (int64_t s = s0; s < s1; ++s)
+        for (int l = 0; l < to; ++l) {
+          const int64_t c = b * to + l;
+          out[s * to + l] = c < C ? src[((i * src_blocks + c / from) * S + s) * from + c % from] : 0.0f;
+        }
     }
   });
 }
