@@ -242,10 +242,10 @@ class ConvKernel final : public Kernel {
   }
 
   // Activation input `i` of `channels` x `spatial` in the layout the kernel
-  // reads it in (`own` lanes): as given when it arrives so; else reordered into `copy`, here
-  // once when it arrives in the model's layout (as a runtime keeping
-  // activations blocked would), or on every run when it arrives blocked
-  // otherwise (the conversion is the kernel's cost).
+  // reads it in (`own` lanes): as given when it arrives so; else reordered
+  // into `copy`, here once when it arrives in the model's layout (as a
+  // runtime keeping activations blocked would), or on every run when it
+  // arrives blocked otherwise (the conversion is the kernel's cost).
   const float* take(const float* given, size_t i, int64_t channels, int64_t spatial, Buffer& copy, int own) {
     const ConvShape& s = op_.s_;
     const int arrive = op_.input_blocking(i);

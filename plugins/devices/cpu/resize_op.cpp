@@ -24,14 +24,19 @@ class ResizeKernel final : public BufferKernel {
       far_weight_.push_back(static_cast<float>(t.weight[1]));
       one_tap_ = one_tap_ && t.weight[1] == 0 && t.weight[0] == 1;
     }
-    // A map whose leading axes stay as they are: plane by plane, each source
-    // row resized along the last axis once, not once per output row that
-    // reads it (twice on a 2x nearest upsample, four times on a linear one).
+    // A map whose leading axes stay as they are, in planes enough for the
+    // threads: plane by plane, each source row resized along the last axis
+    // once, not once per output row that reads it (twice on a 2x nearest
+    // upsample, four times on a linear one).
     const Shape& in = op.inputs_[0];
-    by_plane_ = out.size() >= 2;
-    for (size_t a = 0; a + 2 < out.size(); ++a) by_plane_ = by_plane_ && in[a] == out[a] && op.tap(a, 0).weight[1] == 0;
+    const size_t h = out.size() >= 2 ? out.size() - 2 : 0;
+    by_plane_ = out.size() >= 2 && elements(out) / (out[h] * out.back()) >= threads;
+    for (size_t a = 0; a < h && by_plane_; ++a)
+      for (int64_t x = 0; x < out[a] && by_plane_; ++x) {
+        const auto& t = taps_[a][static_cast<size_t>(x)];
+        by_plane_ = t.at[0] == x && t.weight[0] == 1 && t.weight[1] == 0;
+      }
     if (by_plane_) {
-      const size_t h = out.size() - 2;
       used_rows_.assign(static_cast<size_t>(in[h]), false);
       for (const auto& t : taps_[h])
         for (int k = 0; k < 2; ++k)

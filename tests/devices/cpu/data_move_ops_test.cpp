@@ -140,23 +140,28 @@ TEST(GatherOp, AnIndexOutOfRangeFailsNamingItsPosition) {
 
 // Up and down, nearest and linear, on every threads count: the map plane by
 // plane (each source row resized along W once) where N and C stay, and row
-// by row where a leading axis is resized too.
+// by row where a leading axis is resized too (or keeps its size at a scale
+// other than 1).
 TEST(ResizeOp, MatchesItsReferencePlaneByPlaneAndRowByRow) {
   struct Case {
     std::vector<int64_t> in, out;
     const char* mode;
     const char* transform;
+    std::vector<double> scales = {};
   };
   const std::vector<Case> cases = {{{2, 3, 5, 7}, {2, 3, 10, 14}, "linear", "half_pixel"},
                                    {{2, 3, 5, 7}, {2, 3, 10, 21}, "nearest", "asymmetric"},
                                    {{1, 2, 9, 9}, {1, 2, 4, 3}, "linear", "align_corners"},
                                    {{1, 2, 9, 9}, {1, 2, 4, 3}, "nearest", "half_pixel"},
                                    {{1, 2, 6}, {1, 2, 15}, "linear", "pytorch_half_pixel"},
-                                   {{1, 2, 4, 4}, {2, 4, 8, 8}, "linear", "asymmetric"}};
+                                   {{1, 2, 4, 4}, {2, 4, 8, 8}, "linear", "asymmetric"},
+                                   {{1, 3, 4, 4}, {1, 3, 8, 8}, "linear", "half_pixel", {1, 1.2, 2, 2}},
+                                   {{2, 3, 4, 4}, {2, 3, 8, 8}, "nearest", "align_corners", {1, 1.2, 2, 2}}};
   for (const auto& c : cases) {
     SCOPED_TRACE(std::string(c.mode) + " " + c.transform);
     auto task = op("Resize", {f32(c.in)}, {{"mode", c.mode}, {"coordinate_transformation_mode", c.transform}});
     task.outputs = {f32(c.out)};
+    if (!c.scales.empty()) task.attrs["scales"] = c.scales;  // C keeps its size, but not its positions
     const auto o = make_op(task, host());
     std::vector<sdk::Config> configs;
     for (int64_t threads = 1; threads <= std::min(host().threads, 3); ++threads) configs.push_back({threads});
