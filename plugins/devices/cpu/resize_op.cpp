@@ -52,6 +52,7 @@ class ResizeKernel final : public BufferKernel {
   }
 
   void run(ThreadPool& pool) override {
+    if (by_plane_) return run_by_plane(pool);
     const Shape& in = op_.inputs_[0];
     const Shape& out = op_.outputs_[0];
     const size_t rank = out.size();
@@ -60,10 +61,6 @@ class ResizeKernel final : public BufferKernel {
     const auto in_strides = strides_of(in);
     const float* x = inputs_[0];
     float* y = outputs_[0].data();
-    if (by_plane_) {
-      run_by_plane(pool);
-      return;
-    }
     pool.run(rows, threads_, [&](int64_t r, int) {
       // The leading axes' taps: up to two source rows per axis, weights multiplied.
       int64_t row_at[64];
@@ -92,25 +89,26 @@ class ResizeKernel final : public BufferKernel {
         for (int64_t c = 0; c < cols; ++c) dst[c] = src[near[c]];
         return;
       }
-      const int64_t* far = far_.data();
-      const float *wn = near_weight_.data(), *wf = far_weight_.data();
-      // A column whose far tap weighs nothing does not read it (an infinite value there is not NaN here).
-      auto value = [&](const float* src, int64_t c) {
-        const float v = wn[c] * src[near[c]];
-        return wf[c] != 0 ? v + wf[c] * src[far[c]] : v;
-      };
       for (int i = 0; i < count; ++i) {
         const float* src = x + row_at[i];
         const float w = row_weight[i];
         if (i == 0)
-          for (int64_t c = 0; c < cols; ++c) dst[c] = w * value(src, c);
+          for (int64_t c = 0; c < cols; ++c) dst[c] = w * along_last(src, c);
         else
-          for (int64_t c = 0; c < cols; ++c) dst[c] += w * value(src, c);
+          for (int64_t c = 0; c < cols; ++c) dst[c] += w * along_last(src, c);
       }
     });
   }
 
  private:
+  // Output column `c` of the last axis from the source row `src`. A column
+  // whose far tap weighs nothing does not read it (an infinite value there
+  // gives no NaN).
+  float along_last(const float* src, int64_t c) const {
+    const float v = near_weight_.data()[c] * src[near_.data()[c]];
+    return far_weight_.data()[c] != 0 ? v + far_weight_.data()[c] * src[far_.data()[c]] : v;
+  }
+
   void run_by_plane(ThreadPool& pool) {
     const Shape& in = op_.inputs_[0];
     const Shape& out = op_.outputs_[0];
@@ -118,8 +116,6 @@ class ResizeKernel final : public BufferKernel {
     const int64_t ih = in[h], iw = in[h + 1], oh = out[h], ow = out[h + 1];
     const float* x = inputs_[0];
     float* y = outputs_[0].data();
-    const int64_t *near = near_.data(), *far = far_.data();
-    const float *wn = near_weight_.data(), *wf = far_weight_.data();
     pool.run(elements(out) / (oh * ow), threads_, [&](int64_t p, int thread) {
       float* rows = rows_.data() + thread * ih * ow;
       const float* src = x + p * ih * iw;
@@ -127,7 +123,7 @@ class ResizeKernel final : public BufferKernel {
         if (!used_rows_[static_cast<size_t>(r)]) continue;
         const float* s = src + r * iw;
         float* d = rows + r * ow;
-        for (int64_t c = 0; c < ow; ++c) d[c] = wf[c] != 0 ? wn[c] * s[near[c]] + wf[c] * s[far[c]] : wn[c] * s[near[c]];
+        for (int64_t c = 0; c < ow; ++c) d[c] = along_last(s, c);
       }
       float* dst = y + p * oh * ow;
       for (int64_t r = 0; r < oh; ++r) {
