@@ -3,7 +3,9 @@
 // sgemm (im2col + sgemm for Conv), timed side by side, as GFLOP/s and as a
 // fraction of the machine's peak, measured with an FMA loop.
 //
-//   cpu_gemm_bench [--threads N] [--configs N] [--quick] [--gemm-only] [--conv-only]
+//   cpu_gemm_bench [--threads N] [--configs N] [--quick] [--gemm-only] [--conv-only] [--only TEXT]
+//
+// --only keeps the rows whose name contains TEXT.
 #include <cblas.h>
 #include <immintrin.h>
 
@@ -39,6 +41,8 @@ struct Args {
   int threads = 0;
   int configs = 120;
   bool gemm = true, conv = true;
+  std::string only;  // keep the rows whose name contains it
+  bool wants(const char* row) const { return std::string(row).find(only) != std::string::npos; }
 };
 
 // Peak of one core: 16 independent FMA chains, enough for two FMA ports of
@@ -258,6 +262,7 @@ void bench_gemm(const Args& args, const HostCpu& host, ThreadPool& pool, Peak& p
   print_header("GEMM (M x N x K)", "OpenBLAS");
   std::vector<double> over_default, over_blas_large, over_blas_small;
   for (const auto& s : shapes) {
+    if (!args.wants(s.what)) continue;
     sdk::OpTask task;
     task.op_type = "MatMul";
     task.inputs = {f32({s.m, s.k}), f32({s.k, s.n})};
@@ -336,6 +341,7 @@ void bench_conv(const Args& args, const HostCpu& host, ThreadPool& pool, Peak& p
   print_header("Conv2D (batch 1, with bias)", "im2col+BLAS");
   std::vector<double> over_default, over_blas;
   for (const auto& s : shapes) {
+    if (!args.wants(s.what)) continue;
     const int64_t pad = s.k / 2;
     sdk::OpTask task;
     task.op_type = "Conv";
@@ -391,8 +397,9 @@ int main(int argc, char** argv) {
     else if (a == "--quick") args.configs = 40;
     else if (a == "--gemm-only") args.conv = false;
     else if (a == "--conv-only") args.gemm = false;
+    else if (a == "--only" && i + 1 < argc) args.only = argv[++i];
     else {
-      std::fprintf(stderr, "usage: %s [--threads N] [--configs N] [--quick] [--gemm-only] [--conv-only]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--threads N] [--configs N] [--quick] [--gemm-only] [--conv-only] [--only TEXT]\n", argv[0]);
       return 2;
     }
   }

@@ -12,13 +12,18 @@
 
 namespace aoe::fuzz {
 
+// Made on first use, removed as the process exits.
 inline const std::filesystem::path& scratch_dir() {
-  static const std::filesystem::path dir = [] {
-    auto d = std::filesystem::temp_directory_path() / ("aoe_fuzz_" + std::to_string(getpid()));
-    std::filesystem::create_directories(d);
-    return d;
-  }();
-  return dir;
+  struct Scratch {
+    std::filesystem::path dir = std::filesystem::temp_directory_path() / ("aoe_fuzz_" + std::to_string(getpid()));
+    Scratch() { std::filesystem::create_directories(dir); }
+    ~Scratch() {
+      std::error_code ignored;
+      std::filesystem::remove_all(dir, ignored);
+    }
+  };
+  static const Scratch scratch;
+  return scratch.dir;
 }
 
 // The bytes written to `name` under the scratch folder (subfolders made), replacing what was there.

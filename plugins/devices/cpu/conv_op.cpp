@@ -201,7 +201,12 @@ class ConvKernel final : public Kernel {
     if (col_.size()) f.emplace_back(col_.data(), col_.bytes());
     f.emplace_back(out_.data(), out_.bytes());
     f.emplace_back(src_, floats(layout_elements(s.n, s.c, s.h * s.w, src_lanes_)));
-    f.emplace_back(weights_, floats(w_blocked_.size() ? w_blocked_.size() : elements(op_.inputs_[1])));
+    if (onednn_) {
+      const auto w = onednn_conv_->weights_memory();
+      f.insert(f.end(), w.begin(), w.end());
+    } else {
+      f.emplace_back(weights_, floats(w_blocked_.size() ? w_blocked_.size() : elements(op_.inputs_[1])));
+    }
     for (size_t k = 0; k < op_.fused_inputs_.size(); ++k) {
       const size_t i = op_.fused_inputs_[k];
       if (operands_blocked_[k].size()) f.emplace_back(operands_blocked_[k].data(), operands_blocked_[k].bytes());

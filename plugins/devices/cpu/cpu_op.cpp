@@ -1,5 +1,7 @@
 #include "cpu_op.h"
 
+#include <algorithm>
+
 #include "aoe/sdk/data_layout.h"
 #include "aoe/sdk/error.h"
 #include "axis_map_op.h"
@@ -20,6 +22,17 @@
 #include "transpose_op.h"
 
 namespace aoe::cpu {
+
+int64_t footprint_bytes(Footprint f) {
+  std::sort(f.begin(), f.end());
+  int64_t total = 0;
+  uintptr_t reached = 0;
+  for (const auto& [ptr, bytes] : f) {
+    const auto begin = reinterpret_cast<uintptr_t>(ptr), end = begin + bytes;
+    if (end > reached) total += static_cast<int64_t>(end - std::max(begin, reached)), reached = end;
+  }
+  return total;
+}
 namespace {
 
 const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", "LayerNormalization",

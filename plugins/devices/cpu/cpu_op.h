@@ -20,6 +20,9 @@ namespace aoe::cpu {
 
 // Memory a kernel touches: what a cold-cache run flushes first.
 using Footprint = std::vector<std::pair<const void*, size_t>>;
+// The bytes a footprint covers, each once: kernels share their inputs, and
+// an arena's buffers overlap.
+int64_t footprint_bytes(Footprint f);
 
 // One config of an op, ready to run.
 class Kernel {

@@ -124,19 +124,6 @@ json check_report(const SubgraphOp& op, const GivenViews& given, const std::vect
   return {{"match", all}, {"atol", tolerance.atol}, {"rtol", tolerance.rtol}, {"outputs", per_output}};
 }
 
-// The bytes a footprint covers, each once: kernels share their inputs, and
-// the arena's buffers overlap.
-int64_t distinct_bytes(Footprint f) {
-  std::sort(f.begin(), f.end());
-  int64_t total = 0;
-  uintptr_t reached = 0;
-  for (const auto& [ptr, bytes] : f) {
-    const auto begin = reinterpret_cast<uintptr_t>(ptr), end = begin + bytes;
-    if (end > reached) total += static_cast<int64_t>(end - std::max(begin, reached)), reached = end;
-  }
-  return total;
-}
-
 int64_t peak_rss_bytes() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
@@ -204,7 +191,7 @@ json run_model(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inp
     }
   for (size_t i = 0; i < outputs.size(); ++i) kernel.read_output(i, outputs[i].data);
 
-  const int64_t tensor_bytes = distinct_bytes(kernel.footprint());
+  const int64_t tensor_bytes = footprint_bytes(kernel.footprint());
   const json kernels =
       kernels_report(plan, sdk::SubgraphDecisions::of(op.space(), strategy), task.op_configs, step_ms);
   size_t tuned = 0;

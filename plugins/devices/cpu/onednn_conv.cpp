@@ -258,6 +258,13 @@ void OneDnnConv::set_weights(const float* weights) {
   }
 }
 
+std::vector<std::pair<const void*, size_t>> OneDnnConv::weights_memory() const {
+  std::vector<std::pair<const void*, size_t>> out;
+  for (const Part& p : state_->parts)
+    if (!p.shares_weights) out.emplace_back(p.weights.get_data_handle(), p.weights.get_desc().get_size());
+  return out;
+}
+
 void OneDnnConv::run(const float* src, const float* bias, const std::vector<const float*>& operands, float* dst,
                      ThreadPool& pool) {
   State& st = *state_;
@@ -284,6 +291,7 @@ OneDnnConv::OneDnnConv(const ConvShape&, int, int, bool, const std::vector<Chain
 }
 OneDnnConv::~OneDnnConv() = default;
 void OneDnnConv::set_weights(const float*) {}
+std::vector<std::pair<const void*, size_t>> OneDnnConv::weights_memory() const { return {}; }
 void OneDnnConv::run(const float*, const float*, const std::vector<const float*>&, float*, ThreadPool&) {}
 
 #endif

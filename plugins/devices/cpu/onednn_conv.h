@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "chain.h"
@@ -39,6 +40,8 @@ class OneDnnConv {
 
   size_t taken() const;
   void set_weights(const float* weights);
+  // Where the reordered weights lie, and their bytes.
+  std::vector<std::pair<const void*, size_t>> weights_memory() const;
   // `operands`: the fused ops' operands, as `post_ops` index them.
   void run(const float* src, const float* bias, const std::vector<const float*>& operands, float* dst, ThreadPool& pool);
 

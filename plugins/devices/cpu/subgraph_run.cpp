@@ -170,10 +170,14 @@ SubgraphKernel::SubgraphKernel(const SubgraphOp& op, const Plan& plan, const Giv
           if (auto it = placed.find({i, j}); it != placed.end()) step.kernel->place_output(j, it->second);
         std::vector<const float*> inputs;
         for (const auto& r : s.reads) inputs.push_back(at(r));
-        if (!s.batch_norm.empty()) fold_batch_norm(s, given, inputs);
+        Folded folded;
+        if (!s.batch_norm.empty()) folded = fold_batch_norm(s, given, inputs);
         step.kernel->bind(inputs);
         for (size_t k = 0; k < inputs.size(); ++k)
           if (step.kernel->reads_at_run(k)) read_at_run.insert(inputs[k]);
+        // A folded tensor the kernel copied as it bound (reordered weights) is freed here.
+        for (size_t k = 1; k <= 2; ++k)
+          if (folded[k - 1] && step.kernel->reads_at_run(k)) owned_.push_back(std::move(folded[k - 1]));
         for (size_t j = 0; j < s.writes.size(); ++j) tensors_[s.writes[j]] = step.kernel->kept_output(j);
         break;
       }
@@ -194,7 +198,8 @@ const float* SubgraphKernel::at(const std::string& tensor) const {
 
 // y = ((W * x + b) - mean) * scale / sqrt(var + eps) + B, folded once, as
 // an inference runtime loads the model: W' = W * k, b' = (b - mean) * k + B.
-void SubgraphKernel::fold_batch_norm(const PlanStep& step, const GivenViews& given, std::vector<const float*>& inputs) {
+SubgraphKernel::Folded SubgraphKernel::fold_batch_norm(const PlanStep& step, const GivenViews& given,
+                                                       std::vector<const float*>& inputs) {
   const auto& g = op_.graph();
   const sdk::Node* bn = nullptr;
   const sdk::Node* conv = nullptr;
@@ -221,8 +226,7 @@ void SubgraphKernel::fold_batch_norm(const PlanStep& step, const GivenViews& giv
   }
   inputs[1] = weights->data();
   inputs[2] = bias->data();
-  owned_.push_back(std::move(weights));
-  owned_.push_back(std::move(bias));
+  return {std::move(weights), std::move(bias)};
 }
 
 void SubgraphKernel::run_step(Step& s, ThreadPool& pool) {

@@ -4,6 +4,7 @@
 // against the nodes run one by one in double precision.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <map>
 #include <memory>
@@ -73,12 +74,14 @@ class SubgraphKernel final : public Kernel {
   };
   void run_step(Step& s, ThreadPool& pool);
   const float* at(const std::string& tensor) const;
-  void fold_batch_norm(const PlanStep& step, const GivenViews& given, std::vector<const float*>& inputs);
+  using Folded = std::array<std::unique_ptr<Buffer>, 2>;  // a Conv's weights and bias, a BatchNormalization folded in
+  // Points the Conv's weights and bias among `inputs` at the folded ones.
+  Folded fold_batch_norm(const PlanStep& step, const GivenViews& given, std::vector<const float*>& inputs);
 
   const SubgraphOp& op_;
   std::vector<Step> steps_;
   std::map<std::string, const float*> tensors_;
-  std::vector<std::unique_ptr<Buffer>> owned_;  // folded weights
+  std::vector<std::unique_ptr<Buffer>> owned_;  // folded weights the kernels read at run
   std::unique_ptr<Buffer> arena_;
   Footprint given_;
 };

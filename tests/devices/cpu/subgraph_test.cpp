@@ -414,6 +414,44 @@ TEST(CpuSubgraph, NamesTheWeightsNoKernelReadsOnceBound) {
   EXPECT_EQ(compare(got.data(), data.expected[0].data(), static_cast<int64_t>(got.size()), Tolerance{}), "");
 }
 
+// A Conv with a BatchNormalization folded into it holds the memory the same
+// Conv holds with weights already folded: folded weights its kernel copied
+// as it bound (reordered into blocks, or into oneDNN's layout) are freed,
+// the ones it reads at run (NCHW GEMM) kept.
+TEST(CpuSubgraph, KeepsFoldedWeightsOnlyWhereTheKernelReadsThem) {
+  auto conv = [](bool batch_norm, const nlohmann::json& config) {
+    GraphBuilder b;
+    b.input("x", {1, 12, 10, 10}).constant("w", {40, 12, 3, 3}).constant("b", {40});
+    if (batch_norm) {
+      for (const char* c : {"scale", "shift", "mean", "var"}) b.constant(c, {40});
+      b.node("conv", "Conv", {"x", "w"}, "c", {1, 40, 10, 10}, kPads)
+          .node("bn", "BatchNormalization", {"c", "scale", "shift", "mean", "var"}, "y", {1, 40, 10, 10});
+    } else {
+      b.node("conv", "Conv", {"x", "w", "b"}, "y", {1, 40, 10, 10}, kPads);
+    }
+    return b.output("y").task("conv", {{"conv", config}});
+  };
+  std::vector<nlohmann::json> configs = {{{"format", "NCHW"}, {"algo", "gemm"}},
+                                         {{"format", "NCHWc"}, {"algo", "direct"}}};
+  if (onednn_built()) configs.push_back({{"format", "NCHWc"}, {"algo", kOneDnnLabel}});
+  for (const auto& config : configs) {
+    int64_t bytes[2] = {0, 0};
+    for (bool batch_norm : {false, true}) {
+      const SubgraphOp op(conv(batch_norm, config), host());
+      const auto strategy = op.stored_as_written(op.space().default_config);
+      const Plan plan = op.lower(strategy);
+      const auto& step = kernel_of(plan, "conv");
+      ASSERT_EQ(step.op->space().describe(step.config).at("algo"), config.at("algo"));
+      const auto data = make_subgraph_data(op, 23);
+      const SubgraphKernel kernel(op, plan, views_of(data.given));
+      bytes[batch_norm] = footprint_bytes(kernel.footprint());
+      ThreadPool pool(1);
+      EXPECT_EQ(check_outputs(op, strategy, data, pool), "") << config.dump();
+    }
+    EXPECT_EQ(bytes[1], bytes[0]) << config.dump();
+  }
+}
+
 TEST(CpuSubgraph, UnfusingAddsAKernel) {
   const SubgraphOp block(residual(), host());
   const auto& s = block.space();
