@@ -101,23 +101,50 @@ double measure_peak(int threads, Isa isa, int attempts = 5) {
   return best;
 }
 
-// Side-by-side timing: the contenders run in turn, round after round, so
+// Side-by-side timing: the contenders take turns, round after round, so
 // the machine's noise falls on all of them alike; each gets its median.
-std::vector<double> race(const std::vector<std::function<void()>>& runs, int rounds, double max_seconds) {
+// A turn is `per_turn` timed runs, after an untimed one where `settle` is
+// given; `settle` runs after every turn, untimed.
+std::vector<double> race(const std::vector<std::function<void()>>& runs, int rounds, double max_seconds,
+                         int per_turn = 1, const std::function<double()>& settle = {}) {
   for (const auto& r : runs) r();  // warm-up
   std::vector<std::vector<double>> samples(runs.size());
   const auto start = Clock::now();
+  double settling = 0;  // seconds
   for (int round = 0; round < rounds; ++round) {
     for (size_t i = 0; i < runs.size(); ++i) {
-      const auto t0 = Clock::now();
-      runs[i]();
-      samples[i].push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+      if (settle) runs[i]();
+      for (int k = 0; k < per_turn; ++k) {
+        const auto t0 = Clock::now();
+        runs[i]();
+        samples[i].push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+      }
+      if (settle) settling += settle();
     }
-    if (round >= 4 && std::chrono::duration<double>(Clock::now() - start).count() > max_seconds) break;
+    if (round >= 4 && std::chrono::duration<double>(Clock::now() - start).count() - settling > max_seconds) break;
   }
   std::vector<double> medians;
   for (auto& s : samples) medians.push_back(median_of(s));
   return medians;
+}
+
+// The race of the default, the tuned config and OpenBLAS. OpenBLAS's
+// threads spin (yielding) for 2^28 cycles after a call, about 0.1 s here:
+// beside the next contender's threads they would take part of a core from
+// it, and the device's pool sleeps after a millisecond. So after each turn
+// the pool's threads spin 0.15 s, untimed, while OpenBLAS's park, and every
+// turn starts on cores that are busy, not waking from idle.
+std::vector<double> race_with_openblas(const std::vector<std::function<void()>>& runs, ThreadPool& pool) {
+  static constexpr double kSettle = 0.15;
+  auto settle = [&pool] {
+    const auto until = Clock::now() + std::chrono::duration<double>(kSettle);
+    pool.run(pool.size(), pool.size(), [&](int64_t, int) {
+      while (Clock::now() < until) {
+      }
+    });
+    return kSettle;
+  };
+  return race(runs, 15, 4.0, 3, settle);
 }
 
 std::unique_ptr<Kernel> ready(const CpuOp& op, const sdk::Config& c, const std::vector<const float*>& inputs) {
@@ -231,6 +258,14 @@ double geomean(const std::vector<double>& v) {
   return v.empty() ? 0 : std::exp(s / static_cast<double>(v.size()));
 }
 
+// "1.23x", or "n/a" where --only left no row.
+std::string geomean_text(const std::vector<double>& v) {
+  if (v.empty()) return "n/a";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2fx", geomean(v));
+  return text;
+}
+
 // OpenBLAS on exactly the threads the tuned kernels may use, set before
 // every call: a tuned kernel running OpenBLAS's sgemm sets it to one (its
 // parts run on the device's pool).
@@ -279,7 +314,7 @@ void bench_gemm(const Args& args, const HostCpu& host, ThreadPool& pool, Peak& p
                   static_cast<int>(s.k), 1.0f, a.data(), static_cast<int>(s.k), b.data(), static_cast<int>(s.n), 0.0f,
                   c.data(), static_cast<int>(s.n));
     };
-    const auto t = race({[&] { kd->run(pool); }, [&] { kt->run(pool); }, blas}, 41, 4.0);
+    const auto t = race_with_openblas({[&] { kd->run(pool); }, [&] { kt->run(pool); }, blas}, pool);
     r.def = t[0], r.tuned = t[1], r.blas = t[2];
     // The tuned kernel must agree with OpenBLAS.
     std::vector<float> got(c.size());
@@ -290,8 +325,10 @@ void bench_gemm(const Args& args, const HostCpu& host, ThreadPool& pool, Peak& p
     (s.m * s.n * s.k >= int64_t{512} * 512 * 512 && s.m >= 512 && s.n >= 512 ? over_blas_large : over_blas_small)
         .push_back(r.blas / r.tuned);
   }
-  std::printf("GEMM geomean: tuned/default %.2fx (median %.2fx); tuned/OpenBLAS %.2fx on large squares and BERT s512, %.2fx on the rest\n",
-              geomean(over_default), median_of(over_default), geomean(over_blas_large), geomean(over_blas_small));
+  if (over_default.empty()) return;  // --only kept none
+  std::printf("GEMM geomean: tuned/default %.2fx (median %.2fx); tuned/OpenBLAS %s on large squares and BERT s512, %s on the rest\n",
+              geomean(over_default), median_of(over_default), geomean_text(over_blas_large).c_str(),
+              geomean_text(over_blas_small).c_str());
 }
 
 // im2col into a buffer, then one sgemm per group: the classic baseline.
@@ -362,7 +399,7 @@ void bench_conv(const Args& args, const HostCpu& host, ThreadPool& pool, Peak& p
       for (int64_t m = 0; m < s.m; ++m)
         for (int64_t p = 0; p < cs.oh * cs.ow; ++p) y[static_cast<size_t>(m * cs.oh * cs.ow + p)] += bias[static_cast<size_t>(m)];
     };
-    const auto t = race({[&] { kd->run(pool); }, [&] { kt->run(pool); }, blas}, 41, 4.0);
+    const auto t = race_with_openblas({[&] { kd->run(pool); }, [&] { kt->run(pool); }, blas}, pool);
     r.def = t[0], r.tuned = t[1], r.blas = t[2];
     std::vector<float> got(y.size());
     kt->read_output(0, got.data());
@@ -371,6 +408,7 @@ void bench_conv(const Args& args, const HostCpu& host, ThreadPool& pool, Peak& p
     over_default.push_back(r.def / r.tuned);
     over_blas.push_back(r.blas / r.tuned);
   }
+  if (over_default.empty()) return;  // --only kept none
   std::printf("Conv geomean: tuned/default %.2fx (median %.2fx); tuned/(im2col+OpenBLAS) %.2fx\n", geomean(over_default),
               median_of(over_default), geomean(over_blas));
 }
@@ -414,7 +452,8 @@ int main(int argc, char** argv) {
               threads, isa_name(isa), openblas_get_config(), openblas_get_corename());
   double load[3] = {0, 0, 0};
   getloadavg(load, 3);
-  std::printf("peak by FMA loop on %d thread(s): %.1f GFLOP/s; %d configs tried per shape; medians of interleaved runs\n",
+  std::printf("peak by FMA loop on %d thread(s): %.1f GFLOP/s; %d configs tried per shape; medians of runs taken in turns\n"
+              "(each turn: one untimed run, 3 timed; then 0.15 s of the pool spinning while OpenBLAS's threads park)\n",
               threads, peak.best, args.configs);
   std::printf("load average at the start: %.2f (the machine has %d CPUs; other loads slow every contender alike)\n", load[0],
               host.online_cpus);
