@@ -33,6 +33,7 @@ int64_t footprint_bytes(Footprint f) {
   }
   return total;
 }
+
 namespace {
 
 const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", "LayerNormalization",

@@ -175,9 +175,9 @@ SubgraphKernel::SubgraphKernel(const SubgraphOp& op, const Plan& plan, const Giv
         step.kernel->bind(inputs);
         for (size_t k = 0; k < inputs.size(); ++k)
           if (step.kernel->reads_at_run(k)) read_at_run.insert(inputs[k]);
-        // A folded tensor the kernel copied as it bound (reordered weights) is freed here.
-        for (size_t k = 1; k <= 2; ++k)
-          if (folded[k - 1] && step.kernel->reads_at_run(k)) owned_.push_back(std::move(folded[k - 1]));
+        // The folded weights and bias are inputs 1 and 2: one the kernel copied as it bound is freed here.
+        for (size_t k = 0; k < folded.size(); ++k)
+          if (folded[k] && step.kernel->reads_at_run(k + 1)) owned_.push_back(std::move(folded[k]));
         for (size_t j = 0; j < s.writes.size(); ++j) tensors_[s.writes[j]] = step.kernel->kept_output(j);
         break;
       }
