@@ -12,6 +12,7 @@ packages=(
   libdnnl-dev                            # oneDNN: a Conv the cpu device may pick
   libonnx-testdata                       # ONNX's node tests: the cpu device's conformance test
   pkg-config
+  ccache                                 # compiler cache: a rebuild, or a fresh clone in another folder, compiles only what changed
   python3 python3-jsonschema             # result files are validated against their JSON Schema
   python3-dev pybind11-dev python3-pytest  # the Python package aoe and its tests
   python3-numpy                          # Session.run takes and returns NumPy arrays

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds aoe as a distribution would (prefix /usr, the multiarch libdir,
-# no tests, benches or tools) in <scratch>/build, and packages it with
+# no tests, benches, tools or models) in <scratch>/build, and packages it with
 # `cpack -G DEB` into <scratch>/packages: what the relocated-prefix and the
 # package tests take.
 #   distro_build.sh <source dir> <scratch dir> <libdir> <build type> <cmake> <cpack> <c++ compiler> [compiler launcher]
@@ -22,7 +22,7 @@ echo "== configure $source with CMAKE_INSTALL_LIBDIR=$libdir"
 # which is not Debian's dist-packages: the packages leave it out.
 logged "$scratch/configure.log" "$cmake" -S "$source" -B "$build" -DCMAKE_BUILD_TYPE="$build_type" \
   -DCMAKE_INSTALL_PREFIX=/usr -DCMAKE_INSTALL_LIBDIR="$libdir" -DCMAKE_CXX_COMPILER="$cxx" "${launch[@]}" \
-  -DAOE_BUILD_TESTS=OFF -DAOE_BUILD_BENCH=OFF -DAOE_BUILD_TOOLS=OFF -DAOE_BUILD_PYTHON=OFF
+  -DAOE_BUILD_TESTS=OFF -DAOE_BUILD_BENCH=OFF -DAOE_BUILD_TOOLS=OFF -DAOE_BUILD_MODELS=OFF -DAOE_BUILD_PYTHON=OFF
 echo "== build"
 logged "$scratch/build.log" "$cmake" --build "$build" -j2
 echo "== cpack -G DEB"

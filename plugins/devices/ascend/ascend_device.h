@@ -11,7 +11,7 @@
 #include "acl_op_plan.h"
 #include "acl_runtime.h"
 #include "aoe/sdk/device.h"
-#include "aoe/sdk/plugin.h"
+#include "aoe/sdk/component.h"
 #include "ascend_options.h"
 #include "cpu_op.h"
 #include "evaluate.h"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "aoe/sdk/device.h"
-#include "aoe/sdk/plugin.h"
+#include "aoe/sdk/component.h"
 #include "cpu_op.h"
 #include "cpu_options.h"
 #include "evaluate.h"

@@ -184,6 +184,4 @@ std::unique_ptr<ReplayTask> ReplayDevice::prepare_replay(const sdk::OpTask& task
 
 std::unique_ptr<sdk::DeviceTask> ReplayDevice::prepare(const sdk::OpTask& task) { return prepare_replay(task); }
 
-AOE_REGISTER_DEVICE(ReplayDevice, "replay", "Replays a Kernel Tuner cachefile: recorded times, failures and costs");
-
 }  // namespace aoe::replay

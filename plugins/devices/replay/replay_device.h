@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "aoe/sdk/device.h"
-#include "aoe/sdk/plugin.h"
+#include "aoe/sdk/component.h"
 #include "recorded_space.h"
 
 namespace aoe::replay {

@@ -181,10 +181,4 @@ nlohmann::json SimDevice::run_graph(const sdk::GraphRun& run, const std::vector<
           {"kernels", kernels}};
 }
 
-AOE_REGISTER_DEVICE(SimDevice, "ascend910", "Ascend 910 (DaVinci, 32 AI cores) simulator");
-AOE_REGISTER_DEVICE(SimDevice, "ascend910b", "Ascend 910B, Atlas A2 (910B2, 24 AI cube cores) simulator");
-AOE_REGISTER_DEVICE(SimDevice, "ascend310", "Ascend 310 (2 AI cores) simulator");
-AOE_REGISTER_DEVICE(SimDevice, "ascend310p", "Ascend 310P (310P3, 8 AI cores) simulator");
-AOE_REGISTER_DEVICE(SimDevice, "ascend_sim", "Ascend simulator of the SoC file named by option 'soc'");
-
 }  // namespace aoe::sim

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "aoe/sdk/device.h"
-#include "aoe/sdk/plugin.h"
+#include "aoe/sdk/component.h"
 #include "op_model.h"
 #include "soc.h"
 

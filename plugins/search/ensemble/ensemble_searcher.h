@@ -19,7 +19,7 @@
 #include "../common/search_ledger.h"
 #include "../common/space_coding.h"
 #include "../ga/draw.h"
-#include "aoe/sdk/plugin.h"
+#include "aoe/sdk/component.h"
 #include "aoe/sdk/searcher.h"
 #include "auc_bandit.h"
 

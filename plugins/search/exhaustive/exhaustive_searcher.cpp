@@ -4,7 +4,6 @@
 #include <limits>
 
 #include "../common/hyperparameters.h"
-#include "aoe/sdk/plugin.h"
 
 namespace aoe::search {
 namespace {
@@ -124,7 +123,5 @@ sdk::Config ExhaustiveSearcher::config_of(const Digits& d) const {
   for (size_t i = 0; i < d.size(); ++i) c[i] = domains_[i][d[i]];
   return c;
 }
-
-AOE_REGISTER_SEARCHER(ExhaustiveSearcher, "exhaustive", "every config in turn, the device's default first");
 
 }  // namespace aoe::search

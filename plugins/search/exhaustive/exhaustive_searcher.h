@@ -7,7 +7,7 @@
 #include <set>
 #include <vector>
 
-#include "aoe/sdk/plugin.h"
+#include "aoe/sdk/component.h"
 #include "aoe/sdk/searcher.h"
 
 namespace aoe::search {

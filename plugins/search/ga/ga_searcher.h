@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "../common/exploration.h"
-#include "aoe/sdk/plugin.h"
+#include "aoe/sdk/component.h"
 #include "aoe/sdk/searcher.h"
 #include "constraint_memory.h"
 #include "draw.h"

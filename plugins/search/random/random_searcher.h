@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "aoe/sdk/plugin.h"
+#include "aoe/sdk/component.h"
 #include "aoe/sdk/searcher.h"
 
 namespace aoe::search {

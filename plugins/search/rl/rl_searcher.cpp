@@ -6,7 +6,6 @@
 #include <limits>
 
 #include "../common/hyperparameters.h"
-#include "aoe/sdk/plugin.h"
 
 namespace aoe::search {
 namespace {
@@ -357,7 +356,5 @@ sdk::Config RlSearcher::config_of(const Choices& choices) const {
   for (size_t i = 0; i < choices.size(); ++i) c[i] = domains_[i][choices[i]];
   return c;
 }
-
-AOE_REGISTER_SEARCHER(RlSearcher, "rl", "policy-gradient reinforcement learning over knob choices");
 
 }  // namespace aoe::search

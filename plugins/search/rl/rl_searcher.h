@@ -11,7 +11,7 @@
 
 #include "../common/exploration.h"
 #include "../ga/draw.h"
-#include "aoe/sdk/plugin.h"
+#include "aoe/sdk/component.h"
 #include "aoe/sdk/searcher.h"
 #include "autoregressive_policy.h"
 

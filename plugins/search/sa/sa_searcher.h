@@ -17,7 +17,7 @@
 #include "../common/space_coding.h"
 #include "../ga/draw.h"
 #include "annealing_schedule.h"
-#include "aoe/sdk/plugin.h"
+#include "aoe/sdk/component.h"
 #include "aoe/sdk/searcher.h"
 
 namespace aoe::search {

@@ -17,7 +17,7 @@
 #include "../common/search_ledger.h"
 #include "../common/space_coding.h"
 #include "../ga/draw.h"
-#include "aoe/sdk/plugin.h"
+#include "aoe/sdk/component.h"
 #include "aoe/sdk/searcher.h"
 #include "extra_trees.h"
 #include "knob_features.h"

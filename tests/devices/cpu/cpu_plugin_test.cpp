@@ -7,7 +7,7 @@
 #include <string>
 
 #include "aoe/sdk/device_client.h"
-#include "aoe/sdk/plugin.h"
+#include "plugin_library.h"
 #include "host_services.h"
 #include "tasks.h"
 
@@ -17,18 +17,18 @@ namespace {
 class CpuPlugin : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_EQ(aoe_plugin_init(&services_), nullptr);
-    const aoe_plugin_descriptor* d = aoe_plugin_query();
+    ASSERT_EQ(::aoe::test::tested_plugin().init(&services_), nullptr);
+    const aoe_plugin_descriptor* d = ::aoe::test::tested_plugin().query();
     for (uint32_t i = 0; i < d->component_count; ++i)
       if (std::strcmp(d->components[i].name, "cpu") == 0) component_ = &d->components[i];
     ASSERT_NE(component_, nullptr);
     void* self = nullptr;
-    ASSERT_EQ(aoe_plugin_create("cpu", R"({"max_seconds": 0.05, "max_repeats": 5})", &self), nullptr);
+    ASSERT_EQ(::aoe::test::tested_plugin().create("cpu", R"({"max_seconds": 0.05, "max_repeats": 5})", &self), nullptr);
     ref_ = {sizeof(aoe_device_ref), self, static_cast<const aoe_device_vtable*>(component_->vtable)};
   }
   void TearDown() override {
     if (ref_.self) ref_.vtable->destroy(ref_.self);
-    aoe_plugin_shutdown();
+    ::aoe::test::tested_plugin().shutdown();
   }
 
   aoe_host_services services_ = aoe::test::host_services();
@@ -98,7 +98,7 @@ TEST_F(CpuPlugin, AnUnsupportedOpComesBackAsAStatus) {
 
 TEST_F(CpuPlugin, ABadOptionIsRefusedAtCreate) {
   void* self = nullptr;
-  aoe_status* status = aoe_plugin_create("cpu", R"({"cache": "tepid"})", &self);
+  aoe_status* status = ::aoe::test::tested_plugin().create("cpu", R"({"cache": "tepid"})", &self);
   ASSERT_NE(status, nullptr);
   EXPECT_EQ(status->code, AOE_STATUS_INVALID_ARGUMENT);
   EXPECT_NE(status->message.find("'cache'"), std::string::npos);

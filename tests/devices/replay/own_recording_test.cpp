@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "aoe/sdk/device_client.h"
-#include "aoe/sdk/plugin.h"
+#include "plugin_library.h"
 #include "host_services.h"
 #include "recorded_data.h"
 #include "replay_device.h"
@@ -118,15 +118,15 @@ TEST(OwnRecording, TheOlderLayoutReplaysWithoutADescription) {
 
 TEST(OwnRecording, ReplaysThroughTheCTable) {
   aoe_host_services services = aoe::test::host_services();
-  ASSERT_EQ(aoe_plugin_init(&services), nullptr);
-  const aoe_plugin_descriptor* d = aoe_plugin_query();
+  ASSERT_EQ(::aoe::test::tested_plugin().init(&services), nullptr);
+  const aoe_plugin_descriptor* d = ::aoe::test::tested_plugin().query();
   const aoe_component* component = nullptr;
   for (uint32_t i = 0; i < d->component_count; ++i)
     if (std::strcmp(d->components[i].name, "replay") == 0) component = &d->components[i];
   ASSERT_NE(component, nullptr);
   const nlohmann::json opts{{"cachefile", kCurrent.string()}, {"kernel", kDescription.string()}};
   void* self = nullptr;
-  ASSERT_EQ(aoe_plugin_create("replay", opts.dump().c_str(), &self), nullptr);
+  ASSERT_EQ(::aoe::test::tested_plugin().create("replay", opts.dump().c_str(), &self), nullptr);
   const aoe_device_ref ref{sizeof(aoe_device_ref), self, static_cast<const aoe_device_vtable*>(component->vtable)};
   {
     const sdk::DeviceClient client(ref, sdk::Host(&services));
@@ -139,7 +139,7 @@ TEST(OwnRecording, ReplaysThroughTheCTable) {
     EXPECT_DOUBLE_EQ(results[0].time_us, evaluate(*simulated(), simulated()->space().default_config).time_us);
   }
   ref.vtable->destroy(ref.self);
-  aoe_plugin_shutdown();
+  ::aoe::test::tested_plugin().shutdown();
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "aoe/sdk/device_client.h"
-#include "aoe/sdk/plugin.h"
+#include "plugin_library.h"
 #include "host_services.h"
 #include "recorded_data.h"
 
@@ -18,20 +18,20 @@ const std::string kData = test::benchmark_hub_data().string();
 class ReplayPlugin : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_EQ(aoe_plugin_init(&services_), nullptr);
-    const aoe_plugin_descriptor* d = aoe_plugin_query();
+    ASSERT_EQ(::aoe::test::tested_plugin().init(&services_), nullptr);
+    const aoe_plugin_descriptor* d = ::aoe::test::tested_plugin().query();
     for (uint32_t i = 0; i < d->component_count; ++i)
       if (std::strcmp(d->components[i].name, "replay") == 0) component_ = &d->components[i];
     ASSERT_NE(component_, nullptr);
   }
   void TearDown() override {
     if (ref_.self) ref_.vtable->destroy(ref_.self);
-    aoe_plugin_shutdown();
+    ::aoe::test::tested_plugin().shutdown();
   }
   // The status aoe_plugin_create returned, as (code, message); {0, ""} when it made the device.
   std::pair<int32_t, std::string> create(const nlohmann::json& options) {
     void* self = nullptr;
-    aoe_status* status = aoe_plugin_create("replay", options.dump().c_str(), &self);
+    aoe_status* status = ::aoe::test::tested_plugin().create("replay", options.dump().c_str(), &self);
     if (status) {
       std::pair<int32_t, std::string> out{status->code, status->message};
       delete status;

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "aoe/sdk/device_client.h"
-#include "aoe/sdk/plugin.h"
+#include "plugin_library.h"
 #include "host_services.h"
 #include "op_tasks.h"
 
@@ -15,18 +15,18 @@ namespace {
 class SimPlugin : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_EQ(aoe_plugin_init(&services_), nullptr);
-    const aoe_plugin_descriptor* d = aoe_plugin_query();
+    ASSERT_EQ(::aoe::test::tested_plugin().init(&services_), nullptr);
+    const aoe_plugin_descriptor* d = ::aoe::test::tested_plugin().query();
     for (uint32_t i = 0; i < d->component_count; ++i)
       if (std::strcmp(d->components[i].name, "ascend910") == 0) component_ = &d->components[i];
     ASSERT_NE(component_, nullptr);
     void* self = nullptr;
-    ASSERT_EQ(aoe_plugin_create("ascend910", "{}", &self), nullptr);
+    ASSERT_EQ(::aoe::test::tested_plugin().create("ascend910", "{}", &self), nullptr);
     ref_ = {sizeof(aoe_device_ref), self, static_cast<const aoe_device_vtable*>(component_->vtable)};
   }
   void TearDown() override {
     if (ref_.self) ref_.vtable->destroy(ref_.self);
-    aoe_plugin_shutdown();
+    ::aoe::test::tested_plugin().shutdown();
   }
 
   aoe_host_services services_ = aoe::test::host_services();

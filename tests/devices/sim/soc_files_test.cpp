@@ -235,7 +235,7 @@ TEST_F(SocFiles, ALargeOpIsSlowerOnTwoCoresThanOnThirtyTwo) {
 // What an installed plugin does: no AOE_SIM_SOC_PATH, files found beside the library.
 TEST_F(SocFiles, ThePluginFindsItsShippedFilesBesideItself) {
   ScopedEnv env(kPathVar, std::nullopt);
-  void* lib = dlopen(AOE_SIM_PLUGIN_FILE, RTLD_NOW | RTLD_LOCAL);
+  void* lib = dlopen(AOE_PLUGIN_FILE, RTLD_NOW | RTLD_LOCAL);
   ASSERT_NE(lib, nullptr) << dlerror();
   using Init = aoe_status* (*)(const aoe_host_services*);
   using Query = const aoe_plugin_descriptor* (*)();

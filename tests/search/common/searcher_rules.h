@@ -11,7 +11,7 @@
 #include <set>
 #include <string>
 
-#include "aoe/sdk/plugin.h"
+#include "plugin_library.h"
 #include "aoe/sdk/searcher_client.h"
 #include "synthetic_tuning.h"
 
@@ -171,14 +171,14 @@ TYPED_TEST_P(SearcherRules, LearnsFromConfigsMeasuredElsewhere) {
 
 TYPED_TEST_P(SearcherRules, ProposesThroughTheCTable) {
   const char* name = SearcherName<TypeParam>::value;
-  const aoe_plugin_descriptor* d = aoe_plugin_query();
+  const aoe_plugin_descriptor* d = ::aoe::test::tested_plugin().query();
   const aoe_component* component = nullptr;
   for (uint32_t i = 0; i < d->component_count; ++i)
     if (std::strcmp(d->components[i].name, name) == 0) component = &d->components[i];
   ASSERT_NE(component, nullptr);
   EXPECT_EQ(component->kind, AOE_KIND_SEARCHER);
   void* self = nullptr;
-  ASSERT_EQ(aoe_plugin_create(name, nullptr, &self), nullptr);
+  ASSERT_EQ(::aoe::test::tested_plugin().create(name, nullptr, &self), nullptr);
   ASSERT_NE(self, nullptr);
   sdk::SearcherClient client(
       {sizeof(aoe_searcher_ref), self, static_cast<const aoe_searcher_vtable*>(component->vtable)}, sdk::Host());

@@ -9,7 +9,7 @@
 #include <functional>
 #include <set>
 
-#include "aoe/sdk/plugin.h"
+#include "plugin_library.h"
 #include "aoe/sdk/searcher_client.h"
 
 namespace aoe::search {
@@ -169,14 +169,14 @@ TEST(ExhaustiveSearcher, HandlesDegenerateSpaces) {
 }
 
 TEST(ExhaustiveSearcher, ProposesThroughTheCTable) {
-  const aoe_plugin_descriptor* d = aoe_plugin_query();
+  const aoe_plugin_descriptor* d = ::aoe::test::tested_plugin().query();
   const aoe_component* component = nullptr;
   for (uint32_t i = 0; i < d->component_count; ++i)
     if (std::strcmp(d->components[i].name, "exhaustive") == 0) component = &d->components[i];
   ASSERT_NE(component, nullptr);
   EXPECT_EQ(component->kind, AOE_KIND_SEARCHER);
   void* self = nullptr;
-  ASSERT_EQ(aoe_plugin_create("exhaustive", nullptr, &self), nullptr);
+  ASSERT_EQ(::aoe::test::tested_plugin().create("exhaustive", nullptr, &self), nullptr);
   ASSERT_NE(self, nullptr);
   sdk::SearcherClient client(
       {sizeof(aoe_searcher_ref), self, static_cast<const aoe_searcher_vtable*>(component->vtable)}, sdk::Host());

@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "aoe/sdk/plugin.h"
+#include "plugin_library.h"
 #include "aoe/sdk/searcher_client.h"
 #include "random_searcher.h"
 #include "searcher_rules.h"
@@ -162,14 +162,14 @@ TEST(RandomSearcher, NeverProposesWhatWasMeasuredElsewhere) {
 }
 
 TEST(RandomSearcher, ProposesThroughTheCTable) {
-  const aoe_plugin_descriptor* d = aoe_plugin_query();
+  const aoe_plugin_descriptor* d = ::aoe::test::tested_plugin().query();
   const aoe_component* random = nullptr;
   for (uint32_t i = 0; i < d->component_count; ++i)
     if (std::strcmp(d->components[i].name, "random") == 0) random = &d->components[i];
   ASSERT_NE(random, nullptr);
   EXPECT_EQ(random->kind, AOE_KIND_SEARCHER);
   void* self = nullptr;
-  ASSERT_EQ(aoe_plugin_create("random", nullptr, &self), nullptr);
+  ASSERT_EQ(::aoe::test::tested_plugin().create("random", nullptr, &self), nullptr);
   ASSERT_NE(self, nullptr);
   sdk::SearcherClient client({sizeof(aoe_searcher_ref), self, static_cast<const aoe_searcher_vtable*>(random->vtable)},
                              sdk::Host());

@@ -13,7 +13,7 @@
 #include <random>
 #include <set>
 
-#include "aoe/sdk/plugin.h"
+#include "plugin_library.h"
 #include "aoe/sdk/searcher_client.h"
 #include "rl_searcher.h"
 #include "searcher_rules.h"
@@ -452,14 +452,14 @@ TEST(RlSearcher, ConcentratesThePolicyOnWhatItFound) {
 }
 
 TEST(RlSearcher, ProposesThroughTheCTable) {
-  const aoe_plugin_descriptor* d = aoe_plugin_query();
+  const aoe_plugin_descriptor* d = ::aoe::test::tested_plugin().query();
   const aoe_component* rl = nullptr;
   for (uint32_t i = 0; i < d->component_count; ++i)
     if (std::strcmp(d->components[i].name, "rl") == 0) rl = &d->components[i];
   ASSERT_NE(rl, nullptr);
   EXPECT_EQ(rl->kind, AOE_KIND_SEARCHER);
   void* self = nullptr;
-  ASSERT_EQ(aoe_plugin_create("rl", nullptr, &self), nullptr);
+  ASSERT_EQ(::aoe::test::tested_plugin().create("rl", nullptr, &self), nullptr);
   ASSERT_NE(self, nullptr);
   sdk::SearcherClient client({sizeof(aoe_searcher_ref), self, static_cast<const aoe_searcher_vtable*>(rl->vtable)},
                              sdk::Host());

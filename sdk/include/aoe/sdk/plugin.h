@@ -15,6 +15,7 @@
 
 #include "aoe/abi/aoe.h"
 #include "aoe/sdk/boundary.h"
+#include "aoe/sdk/component.h"
 #include "aoe/sdk/device.h"
 #include "aoe/sdk/host.h"
 #include "aoe/sdk/searcher.h"
@@ -31,23 +32,11 @@
 #define AOE_PLUGIN_SUMMARY ""
 #endif
 
-// Hidden: each plugin library keeps its own registry and host table, even
-// when built with default visibility (GCC would otherwise unify these
-// function-local statics across every library loaded).
+// Hidden: each plugin library keeps its own registry, even when built with
+// default visibility (GCC would otherwise unify these function-local
+// statics across every library loaded).
 #pragma GCC visibility push(hidden)
 namespace aoe::sdk {
-
-// What a component's constructor may take: its registered name and the user's options.
-struct CreateArgs {
-  std::string component;
-  nlohmann::json options = nlohmann::json::object();
-};
-
-// The host services this library was given at init.
-inline Host& plugin_host() {
-  static Host host;
-  return host;
-}
 
 namespace detail {
 
