@@ -1,6 +1,5 @@
 #include "soc_files.h"
 
-#include <dlfcn.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cstdlib>
@@ -92,18 +91,11 @@ class SocReader {
   std::set<std::string> read_;
 };
 
-// The files lie at AOE_PLUGIN_DATA_DIR from the plugin's own folder (set by
-// the build from the install layout), so an installed tree can be moved.
-// A program that compiles these sources in (a bench, a test) names its own folder.
-fs::path shipped_soc_dir() {
-#ifndef AOE_PLUGIN_DATA_DIR
-  return {};
-#else
-  Dl_info info{};
-  if (!dladdr(reinterpret_cast<void*>(&shipped_soc_dir), &info) || !info.dli_fname) return {};
-  const fs::path library = fs::absolute(info.dli_fname);
-  return (library.parent_path() / AOE_PLUGIN_DATA_DIR).lexically_normal();
-#endif
+// Where the plugin's shipped files lie: none until the plugin says (a
+// program that links the simulator's code, a bench or a test, has none).
+fs::path& shipped_soc_dir() {
+  static fs::path dir;
+  return dir;
 }
 
 bool is_path(std::string_view name) {
@@ -117,6 +109,8 @@ std::string joined(const std::vector<fs::path>& dirs) {
 }
 
 }  // namespace
+
+void set_shipped_soc_dir(std::filesystem::path dir) { shipped_soc_dir() = std::move(dir); }
 
 std::vector<fs::path> soc_search_path() {
   std::vector<fs::path> dirs;

@@ -14,6 +14,10 @@ namespace aoe::sim {
 // shipped with the plugin (<prefix>/share/aoe/sim/socs).
 std::vector<std::filesystem::path> soc_search_path();
 
+// The folder of the files shipped with the plugin, which the plugin sets as
+// it loads; a program that links the simulator's code has none.
+void set_shipped_soc_dir(std::filesystem::path dir);
+
 // Throws invalid_argument naming the file and the key for a missing,
 // mistyped, non-positive or unknown key, or for malformed YAML.
 Soc load_soc_file(const std::filesystem::path& file);

@@ -7,8 +7,9 @@
 #include <string>
 
 #include "aoe/sdk/device_client.h"
-#include "plugin_library.h"
+#include "aoe/sdk/plugin.h"
 #include "host_services.h"
+#include "plugin_library.h"
 #include "tasks.h"
 
 namespace aoe::cpu {
@@ -174,6 +175,11 @@ class TimesOnly final : public sdk::Device {
 };
 
 TEST_F(CpuPlugin, ADeviceWithoutRunGraphSaysSo) {
+  // The SDK's own table in this process, which reports through its host.
+  struct InProcessHost {
+    explicit InProcessHost(const aoe_host_services* services) { sdk::plugin_host() = sdk::Host(services); }
+    ~InProcessHost() { sdk::plugin_host() = sdk::Host(); }
+  } host(&services_);
   TimesOnly device;
   const sdk::DeviceClient client({sizeof(aoe_device_ref), &device, sdk::detail::device_vtable()}, sdk::Host(&services_));
   std::vector<float> x(16), y(16);
