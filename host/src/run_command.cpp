@@ -188,6 +188,12 @@ void print_report(const json& report, const std::filesystem::path& report_path, 
         << report["weights"].value("drawn_from_seed", 0) << " drawn from --seed\n";
   for (const auto& k : kernels)
     if (k.value("config_source", "") == "bank") out << "  tuned: " << k.value("name", k.value("anchor", "")) << "\n";
+  if (report.contains("normalised") && report["normalised"].is_object()) {
+    std::string rules;
+    for (const auto& [rule, count] : report["normalised"].items())
+      if (count.get<int64_t>()) rules += (rules.empty() ? "" : ", ") + rule + " " + std::to_string(count.get<int64_t>());
+    out << "graph normalised: " << (rules.empty() ? "nothing to change" : rules) << "\n";
+  }
   print_time_by_kernel(report, kernels, out);
   if (report.contains("check"))
     out << "check: outputs " << (report["check"].value("match", false) ? "match" : "DO NOT match")
@@ -210,10 +216,12 @@ ModelRunOutcome run_model(const Settings& settings, PluginRegistry& registry, Ho
   const std::filesystem::path model =
       in_memory ? std::filesystem::path(in_memory->name + ".onnx") : std::filesystem::path(settings.text("model"));
   ModelWeights weights;
+  Normalisation normalised;
   // Planned as OPAT and SGAT tune it: LayerNorm and GELU subgraphs as one op
   // each, so the ops the run looks up are those tuning banked.
   const aoe::sdk::Graph graph = aoe::graph::recognise_patterns(
-      in_memory ? load_model_bytes(settings, in_memory->bytes, model, &weights) : load_model(settings, &weights)).graph;
+      in_memory ? load_model_bytes(settings, in_memory->bytes, model, &weights, &normalised)
+                : load_model(settings, &weights, &normalised)).graph;
   auto inputs = model_inputs(settings, graph, std::move(given));
 
   const aoe::sdk::Host host = services.host();
@@ -274,6 +282,7 @@ ModelRunOutcome run_model(const Settings& settings, PluginRegistry& registry, Ho
   report["bank_path"] = bank_root(settings, "op").root().string();
   report["inputs"] = json::array();
   for (const auto& [name, array] : inputs) report["inputs"].push_back({{"name", name}, {"shape", array.shape}});
+  report["normalised"] = normalised.to_json();
   report["bank"] = {{"hit", tilings.hits.size()}, {"miss", tilings.misses.size()},
                     {"hits", tilings.hits},       {"misses", tilings.misses}};
 

@@ -34,7 +34,7 @@ std::filesystem::path model_path(const Settings& s) {
   return s.has("model") ? s.text("model") : s.text("singleop");
 }
 
-aoe::sdk::Graph load_model(const Settings& s, ModelWeights* weights) {
+aoe::sdk::Graph load_model(const Settings& s, ModelWeights* weights, Normalisation* normalised) {
   if (s.has("singleop")) {
     try {
       return load_singleop(s.text("singleop"));
@@ -57,9 +57,9 @@ aoe::sdk::Graph load_model(const Settings& s, ModelWeights* weights) {
     const InputShapes shapes = parse_input_shape(s.text("input_shape"));
     if (caffe)
       return load_caffe(model, s.has("weight") ? std::optional(std::filesystem::path(s.text("weight"))) : std::nullopt,
-                        shapes, weights);
+                        shapes, weights, normalised);
     if (tensorflow) return load_tensorflow(model, shapes);
-    return load_onnx(model, shapes, weights);
+    return load_onnx(model, shapes, weights, normalised);
   } catch (const Error& e) {
     throw ExitError(e.code() == aoe::sdk::StatusCode::invalid_argument && s.has("input_shape") ? exit_usage : exit_model,
                     e.what());
@@ -67,12 +67,12 @@ aoe::sdk::Graph load_model(const Settings& s, ModelWeights* weights) {
 }
 
 aoe::sdk::Graph load_model_bytes(const Settings& s, std::string_view bytes, const std::filesystem::path& name,
-                                 ModelWeights* weights) {
+                                 ModelWeights* weights, Normalisation* normalised) {
   if (s.text("framework") != "5")
     throw ExitError(exit_usage, "framework " + s.text("framework") + " (" + s.source("framework") +
                                     "): a model in memory is read as ONNX (framework 5)");
   try {
-    return load_onnx_bytes(bytes, name, parse_input_shape(s.text("input_shape")), weights);
+    return load_onnx_bytes(bytes, name, parse_input_shape(s.text("input_shape")), weights, normalised);
   } catch (const Error& e) {
     throw ExitError(e.code() == aoe::sdk::StatusCode::invalid_argument && s.has("input_shape") ? exit_usage : exit_model,
                     e.what());

@@ -10,6 +10,7 @@
 
 #include "aoe/sdk/graph.h"
 #include "bank.h"
+#include "frontend/graph_normaliser.h"
 #include "frontend/model_weights.h"
 #include "plugin_loader.h"
 #include "settings.h"
@@ -39,11 +40,12 @@ std::filesystem::path model_path(const Settings& s);
 // The graph, shapes fixed by --input_shape; ExitError(exit_model or exit_usage) when it cannot be read.
 // With `weights`, the model's float32 weights are read into it as well (a
 // Caffe prototxt's from its --weight caffemodel; a TensorFlow graph's are not
-// read yet and a single op has none: those stay empty).
-aoe::sdk::Graph load_model(const Settings& s, ModelWeights* weights = nullptr);
+// read yet and a single op has none: those stay empty). With `normalised`,
+// what the graph normaliser changed (ONNX and Caffe models).
+aoe::sdk::Graph load_model(const Settings& s, ModelWeights* weights = nullptr, Normalisation* normalised = nullptr);
 // The same for an ONNX model in memory, shown as `name` in messages; --input_shape applies.
 aoe::sdk::Graph load_model_bytes(const Settings& s, std::string_view bytes, const std::filesystem::path& name,
-                                 ModelWeights* weights = nullptr);
+                                 ModelWeights* weights = nullptr, Normalisation* normalised = nullptr);
 // --device_options as a JSON object; ExitError(exit_usage) otherwise.
 nlohmann::json device_options(const Settings& s);
 // The bank folder a tuning mode keeps (op, graph, gradient).

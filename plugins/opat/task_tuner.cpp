@@ -81,7 +81,14 @@ bool search(const aoe::sdk::Job& job, const TaskClient& task, const aoe::sdk::Op
 TaskResult measure_task(const aoe::sdk::Job& job, const TaskGroup& group, const TuneOptions& options,
                         const SearchProgress& progress) {
   const auto& op = group.task;
-  if (!shapes_known(op)) return failed("a tensor of the op has unknown dimensions: pass --input_shape");
+  // Inputs' dims are fixed before tuning starts: what stays unknown is known
+  // only as the model runs (a control-flow output, a data-dependent shape).
+  // Such an op is listed as not tuned, not as a failure of the run.
+  if (!shapes_known(op)) {
+    TaskResult r = failed("a tensor of the op has dimensions known only as the model runs; not tuned");
+    r.outcome = Outcome::unsupported;
+    return r;
+  }
   std::unique_ptr<TaskClient> task;
   try {
     task = job.device().prepare(op);

@@ -254,6 +254,33 @@ TEST_F(RunCommand, FeedsAnIntegerInputAsGatherIndices) {
   EXPECT_NE(bad.err.find("Gather 'Gather_0': index 5 at position 2 is out of range"), std::string::npos) << bad.err;
 }
 
+// Float Constants, shape arithmetic, Identity, Dropout and an empty optional
+// input, as exporters write them: normalised away, the outputs the reference's.
+TEST_F(RunCommand, RunsAnExportersGraphNormalised) {
+  write_exported_model(dir_ / "exported.onnx");
+  const auto r = run("exported.onnx", "exported.json", {"--check"});
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  const json rep = report("exported.json");
+  EXPECT_TRUE(rep["check"]["match"].get<bool>()) << rep.dump(2);
+  const json& done = rep["normalised"];
+  EXPECT_EQ(done["constant_to_initializer"], 6) << done.dump();
+  // Shape, Gather, Unsqueeze, Concat; Equal, Gather, Squeeze.
+  EXPECT_EQ(done["fold_constants"], 7) << done.dump();
+  EXPECT_EQ(done["inline_constant_if"], 1) << done.dump();
+  EXPECT_EQ(done["variadic_to_binary"], 1) << done.dump();
+  EXPECT_EQ(done["remove_identity"], 2) << done.dump();
+  EXPECT_EQ(done["empty_optional_inputs"], 1) << done.dump();
+  std::vector<std::string> ops;
+  for (const auto& k : rep["kernels"]) ops.push_back(k["op_type"]);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "If"), 0) << rep["kernels"].dump(2);
+  EXPECT_NE(r.out.find("graph normalised: constant_to_initializer 6, drop_unused "), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("normalised exported.onnx: 6 Constant nodes made initializers"), std::string::npos) << r.err;
+  // The same model tunes on the simulator: every op a task or listed, none failing.
+  const auto tuned = aoe_host({"--plugin", "opat", "--device", "ascend910", "--model", (dir_ / "exported.onnx").string(),
+                               "--budget", "4"});
+  EXPECT_EQ(tuned.exit_code, 0) << details(tuned);
+}
+
 TEST_F(RunCommand, AnUnsupportedOpIsAnErrorNamingIt) {
   write_hardmax_model(dir_ / "hardmax.onnx");
   const auto r = run("hardmax.onnx", "r.json");

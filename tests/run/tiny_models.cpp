@@ -193,6 +193,67 @@ void write_data_move_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
+void write_exported_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {1, 3, 4, 4});
+  set_dims(g->add_output(), "y", {1, 48});
+  set_dims(g->add_output(), "z", {1, 3, 8, 8});
+  const auto constant = [&](const std::string& name, int32_t type, const Dims& dims, const std::vector<double>& values) {
+    auto* t = add_node(g, "Constant_" + name, "Constant", {}, {name})->add_attribute();
+    t->set_name("value");
+    t->set_type(onnx::AttributeProto::TENSOR);
+    t->mutable_t()->set_data_type(type);
+    for (auto d : dims) t->mutable_t()->add_dims(d);
+    for (auto v : values) {
+      if (type == onnx::TensorProto::FLOAT) t->mutable_t()->add_float_data(static_cast<float>(v));
+      else t->mutable_t()->add_int64_data(static_cast<int64_t>(v));
+    }
+  };
+  constant("half", onnx::TensorProto::FLOAT, {}, {0.5});
+  add_node(g, "Mul_0", "Mul", {"x", "half"}, {"scaled"});
+  add_node(g, "Identity_1", "Identity", {"scaled"}, {"same"});
+  add_node(g, "Shape_2", "Shape", {"same"}, {"dims"});
+  constant("zero", onnx::TensorProto::INT64, {}, {0});
+  add_node(g, "Gather_3", "Gather", {"dims", "zero"}, {"batch"});
+  add_int64s(g, "axes", {1}, {0});
+  add_node(g, "Unsqueeze_4", "Unsqueeze", {"batch", "axes"}, {"batch_1d"});
+  constant("rest", onnx::TensorProto::INT64, {1}, {-1});
+  auto* axis = add_node(g, "Concat_5", "Concat", {"batch_1d", "rest"}, {"target"})->add_attribute();
+  axis->set_name("axis"), axis->set_type(onnx::AttributeProto::INT), axis->set_i(0);
+  add_node(g, "Reshape_6", "Reshape", {"same", "target"}, {"flat"});
+  add_node(g, "Dropout_7", "Dropout", {"flat"}, {"kept"});
+  add_node(g, "Relu_8", "Relu", {"kept"}, {"relu"});
+  // A branch on a dim, as scripted exports test one: batch == 1 holds, so y = Sigmoid(relu).
+  constant("one", onnx::TensorProto::INT64, {1}, {1});
+  add_node(g, "Equal_10", "Equal", {"batch_1d", "one"}, {"single"});
+  constant("first", onnx::TensorProto::INT64, {1}, {0});
+  add_node(g, "Gather_11", "Gather", {"single", "first"}, {"single_1d"});
+  add_int64s(g, "squeeze_axes", {1}, {0});
+  add_node(g, "Squeeze_12", "Squeeze", {"single_1d", "squeeze_axes"}, {"cond"});
+  auto* branch = add_node(g, "If_13", "If", {"cond"}, {"y"});
+  for (const auto& [name, op] : {std::pair{"then_branch", "Sigmoid"}, std::pair{"else_branch", "Tanh"}}) {
+    auto* a = branch->add_attribute();
+    a->set_name(name), a->set_type(onnx::AttributeProto::GRAPH);
+    auto* body = a->mutable_g();
+    body->set_name(name);
+    add_node(body, std::string(op) + "_in_branch", op, {"relu"}, {std::string(name) + "_y"});
+    set_dims(body->add_output(), std::string(name) + "_y", {1, 48});
+  }
+  // Max of three inputs, one a broadcast scalar: a chain of two-input Max.
+  set_dims(g->add_output(), "m", {1, 3, 4, 4});
+  add_node(g, "Max_14", "Max", {"x", "half", "scaled"}, {"m"});
+  auto* roi = g->add_initializer();  // as Paddle2ONNX writes an unused roi: no elements
+  roi->set_name("roi");
+  roi->set_data_type(onnx::TensorProto::FLOAT);
+  roi->add_dims(0);
+  constant("scales", onnx::TensorProto::FLOAT, {4}, {1, 1, 2, 2});
+  auto* resize = add_node(g, "Resize_9", "Resize", {"x", "roi", "scales"}, {"z"});
+  auto* mode = resize->add_attribute();
+  mode->set_name("mode"), mode->set_type(onnx::AttributeProto::STRING), mode->set_s("nearest");
+  save(model, file);
+}
+
 void write_lookup_model(const std::filesystem::path& file) {
   auto model = empty_model();
   auto* g = model.mutable_graph();

@@ -26,6 +26,12 @@ void write_matmul_model(const std::filesystem::path& file);
 void write_data_move_model(const std::filesystem::path& file);
 // ids[4] (int64) -> Gather(table[5,3] = 0..14, axis 0) -> y[4,3]: an embedding lookup.
 void write_lookup_model(const std::filesystem::path& file);
+// A graph as PyTorch and Paddle exporters write one: x[1,3,4,4] -> Mul(a float
+// Constant 0.5) -> Identity -> Reshape to [1,-1] by Shape -> Gather -> Unsqueeze
+// -> Concat arithmetic -> Dropout -> Relu -> If(batch == 1: Sigmoid, else Tanh)
+// -> y[1,48]; x -> Resize(roi an empty initializer, scales a float Constant
+// 1,1,2,2, nearest) -> z[1,3,8,8]; Max(x, 0.5, x * 0.5) -> m[1,3,4,4].
+void write_exported_model(const std::filesystem::path& file);
 // x[1,4] -> Hardmax -> y: an op the cpu device has no kernel for.
 void write_hardmax_model(const std::filesystem::path& file);
 

@@ -753,7 +753,7 @@ void apply_shapes(std::vector<NetInput>& inputs, const InputShapes& shapes, cons
 }  // namespace
 
 sdk::Graph load_caffe(const fs::path& prototxt, const std::optional<fs::path>& caffemodel, const InputShapes& input_shapes,
-                      ModelWeights* weights) {
+                      ModelWeights* weights, Normalisation* normalised) {
   const caffe::NetParameter net = read_prototxt(prototxt);
   const std::optional<caffe::NetParameter> trained =
       caffemodel ? std::optional<caffe::NetParameter>(read_caffemodel(*caffemodel)) : std::nullopt;
@@ -776,7 +776,7 @@ sdk::Graph load_caffe(const fs::path& prototxt, const std::optional<fs::path>& c
     if (translate.layer(*running[i], i + 1 < running.size() ? running[i + 1] : nullptr)) ++i;
   translate.finish();
 
-  sdk::Graph out = load_onnx_model(model, prototxt);
+  sdk::Graph out = load_onnx_model(model, prototxt, {}, nullptr, normalised);
   // The weights were inputs only so that their shapes were known.
   for (const auto& w : translate.weights()) {
     out.tensors.at(w).constant = true;

@@ -21,6 +21,7 @@ namespace aoe::host {
 // BatchNorm's mean and variance divided by its scale factor, as Caffe does;
 // a BatchNorm's fixed scale 1 and bias 0 with or without a caffemodel).
 sdk::Graph load_caffe(const std::filesystem::path& prototxt, const std::optional<std::filesystem::path>& caffemodel,
-                      const InputShapes& input_shapes = {}, ModelWeights* weights = nullptr);
+                      const InputShapes& input_shapes = {}, ModelWeights* weights = nullptr,
+                      Normalisation* normalised = nullptr);
 
 }  // namespace aoe::host

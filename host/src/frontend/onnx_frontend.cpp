@@ -18,9 +18,9 @@
 #include "guarded_schemas.h"
 #include "model_file.h"
 #include "model_weights.h"
-#include "shape_folding.h"
+#include "constant_folding.h"
+#include "graph_normaliser.h"
 #include "tensor_bounds.h"
-#include "value_attributes.h"
 
 namespace aoe::host {
 namespace {
@@ -264,7 +264,7 @@ void infer_shapes(onnx::ModelProto& model, const fs::path& path) {
   try {
     for (bool pinned = true; pinned;) {
       pinned = false;
-      for (const auto& [name, value] : fold_shape_values(graph)) {
+      for (const auto& [name, value] : fold_known_values(graph, kShapeElements)) {
         if (!constant_names.insert(name).second) continue;
         *graph.add_initializer() = to_initializer(name, value);
         pinned = true;
@@ -437,13 +437,13 @@ InputShapes parse_input_shape(const std::string& text) {
   return shapes;
 }
 
-sdk::Graph load_onnx(const std::filesystem::path& path, const InputShapes& input_shapes, ModelWeights* weights) {
+sdk::Graph load_onnx(const std::filesystem::path& path, const InputShapes& input_shapes, ModelWeights* weights, Normalisation* normalised) {
   onnx::ModelProto model = read_model(path);
-  return load_onnx_model(model, path, input_shapes, weights);
+  return load_onnx_model(model, path, input_shapes, weights, normalised);
 }
 
 sdk::Graph load_onnx_bytes(std::string_view bytes, const std::filesystem::path& name, const InputShapes& input_shapes,
-                           ModelWeights* weights) {
+                           ModelWeights* weights, Normalisation* normalised) {
   if (bytes.size() > static_cast<size_t>(INT_MAX))
     throw Error(StatusCode::invalid_argument, "ONNX model " + quoted(name) + " in memory is " +
                                                   std::to_string(bytes.size()) +
@@ -453,11 +453,11 @@ sdk::Graph load_onnx_bytes(std::string_view bytes, const std::filesystem::path& 
     throw Error(StatusCode::invalid_argument, "cannot parse ONNX model " + quoted(name) + " in memory (" +
                                                   std::to_string(bytes.size()) +
                                                   " bytes): they are truncated or not a serialized ONNX ModelProto");
-  return load_onnx_model(model, name, input_shapes, weights);
+  return load_onnx_model(model, name, input_shapes, weights, normalised);
 }
 
 sdk::Graph load_onnx_model(onnx::ModelProto& model, const std::filesystem::path& path, const InputShapes& input_shapes,
-                           ModelWeights* weights) {
+                           ModelWeights* weights, Normalisation* normalised) {
   const int64_t opset = default_opset(model, path);
   auto& graph = *model.mutable_graph();
   // The checker insists on a graph name; a nameless graph is still a usable one.
@@ -468,8 +468,11 @@ sdk::Graph load_onnx_model(onnx::ModelProto& model, const std::filesystem::path&
   apply_input_shapes(graph, input_shapes, path);
   require_known_inputs(graph, path);
   infer_shapes(model, path);
+  Normalisation done = normalise_graph(graph, opset, [&] { infer_shapes(model, path); });
   sdk::Graph out = to_graph(graph, opset);
-  add_value_attributes(graph, opset, out);
+  normalise_converted(graph, opset, out, done);
+  spdlog::info("normalised {}: {}", path.filename().string(), done.summary());
+  if (normalised) *normalised = std::move(done);
   check_tensor_sizes(out, path);
   if (weights) *weights = take_float_initializers(graph, path);
   return out;

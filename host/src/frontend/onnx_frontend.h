@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "aoe/sdk/graph.h"
+#include "graph_normaliser.h"
 #include "model_weights.h"
 
 namespace onnx {
@@ -27,26 +28,27 @@ using InputShapes = std::map<std::string, std::vector<int64_t>>;
 InputShapes parse_input_shape(const std::string& text);
 
 // Reads an ONNX model (default-domain opset 7..17), fixes its input shapes from
-// input_shapes, infers the shape of every value and converts it to the graph IR.
+// input_shapes, infers the shape of every value, normalises the graph
+// (graph_normaliser.h: logged, and told in `normalised`) and converts it to the graph IR.
 // Weights kept as external data are never opened: only their dims are needed.
-// Initializers, and outputs of Constant nodes, are tensors with constant = true.
+// Initializers, Constant nodes' outputs and folded values are tensors with constant = true.
 // A value whose rank stays unknown has shape {-1}, so it is never taken for a scalar.
 // Throws sdk::Error naming the file and what to do when the model cannot be used.
 // With `weights`, the float32 initializers' values are read into it too (for
 // running the model), external data included.
 sdk::Graph load_onnx(const std::filesystem::path& model, const InputShapes& input_shapes = {},
-                     ModelWeights* weights = nullptr);
+                     ModelWeights* weights = nullptr, Normalisation* normalised = nullptr);
 
 // The same for a serialized model handed over in memory; `name` stands for
 // the file in messages. Throws sdk::Error(invalid_argument) when the bytes are
 // no ONNX model or over protobuf's 2 GB.
 sdk::Graph load_onnx_bytes(std::string_view bytes, const std::filesystem::path& name,
-                           const InputShapes& input_shapes = {}, ModelWeights* weights = nullptr);
+                           const InputShapes& input_shapes = {}, ModelWeights* weights = nullptr, Normalisation* normalised = nullptr);
 
 // The same for a model already in memory that another frontend built; `path`
 // is the file it came from, for messages and external data. Moves from `model`
 // (with `weights`, its float initializers' values move there).
 sdk::Graph load_onnx_model(onnx::ModelProto& model, const std::filesystem::path& path,
-                           const InputShapes& input_shapes = {}, ModelWeights* weights = nullptr);
+                           const InputShapes& input_shapes = {}, ModelWeights* weights = nullptr, Normalisation* normalised = nullptr);
 
 }  // namespace aoe::host

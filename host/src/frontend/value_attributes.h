@@ -14,14 +14,14 @@ class GraphProto;
 namespace aoe::host {
 
 // For each node of `graph` (converted from `proto`, node for node) whose
-// value inputs are constants or fold from them:
+// value inputs are initializers (normalise_graph has made every constant one):
 //   Slice (opset 10+): inputs 1..4 -> "starts", "ends", "axes", "steps";
 //   Pad (opset 11+): input 1 -> "pads", input 2 -> "value";
 //   Clip (opset 11+): inputs 1, 2 -> "min", "max";
 //   Gather: input 1 -> "indices" (flat, row-major; the input keeps its shape).
 // These are the names the older opsets' attributes have, so a device reads
 // both forms alike. An attribute the node already has is kept; a value not
-// known before the model runs adds nothing. Call after shape inference.
-void add_value_attributes(const onnx::GraphProto& proto, int64_t opset, sdk::Graph& graph);
+// known before the model runs adds nothing. Returns how many nodes gained one.
+int64_t add_value_attributes(const onnx::GraphProto& proto, int64_t opset, sdk::Graph& graph);
 
 }  // namespace aoe::host

@@ -24,6 +24,12 @@ constexpr OpInfo kOps[] = {
     {"Sqrt", EltOp::sqrt},       {"Abs", EltOp::abs},
     {"Neg", EltOp::neg},         {"Reciprocal", EltOp::reciprocal},
     {"Erf", EltOp::erf},         {"Gelu", EltOp::gelu},
+    {"Max", EltOp::maximum},     {"Min", EltOp::minimum},
+    {"Floor", EltOp::floor},     {"Ceil", EltOp::ceil},
+    {"Round", EltOp::round},     {"Sign", EltOp::sign},
+    {"Softsign", EltOp::softsign}, {"Elu", EltOp::elu},
+    {"Selu", EltOp::selu},       {"Softplus", EltOp::softplus},
+    {"Sin", EltOp::sin},         {"Cos", EltOp::cos},
 };
 
 const OpInfo* find(const std::string& type) {
@@ -68,6 +74,11 @@ ChainStep chain_step(const std::string& op_type, const nlohmann::json& attrs) {
   s.op = info->op;
   switch (s.op) {
     case EltOp::leaky_relu: s.p0 = number(attrs, "alpha", 0.01); break;
+    case EltOp::elu: s.p0 = number(attrs, "alpha", 1.0); break;
+    case EltOp::selu:
+      s.p0 = number(attrs, "alpha", 1.67326319217681884765625);
+      s.p1 = number(attrs, "gamma", 1.05070102214813232421875);
+      break;
     case EltOp::hard_sigmoid:
       s.p0 = number(attrs, "alpha", 0.2);
       s.p1 = number(attrs, "beta", 0.5);
@@ -125,6 +136,8 @@ double apply_step(const ChainStep& s, double x, double y) {
     case EltOp::mul: return x * y;
     case EltOp::div: return x / y;
     case EltOp::pow: return std::pow(x, y);
+    case EltOp::maximum: return std::max(x, y);
+    case EltOp::minimum: return std::min(x, y);
     case EltOp::add_scaled: return x + s.p0 * y;
     case EltOp::relu: return x > 0 ? x : 0;
     case EltOp::leaky_relu: return x < 0 ? s.p0 * x : x;
@@ -144,6 +157,16 @@ double apply_step(const ChainStep& s, double x, double y) {
     case EltOp::gelu:
       return s.p0 != 0 ? 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)))
                        : 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+    case EltOp::floor: return std::floor(x);
+    case EltOp::ceil: return std::ceil(x);
+    case EltOp::round: return std::nearbyint(x);  // the default rounding mode: half to even
+    case EltOp::sign: return x > 0 ? 1 : x < 0 ? -1 : x;
+    case EltOp::softsign: return x / (1 + std::abs(x));
+    case EltOp::elu: return x < 0 ? s.p0 * (std::exp(x) - 1) : x;
+    case EltOp::selu: return s.p1 * (x < 0 ? s.p0 * (std::exp(x) - 1) : x);
+    case EltOp::softplus: return std::log1p(std::exp(x));
+    case EltOp::sin: return std::sin(x);
+    case EltOp::cos: return std::cos(x);
   }
   return x;
 }

@@ -23,13 +23,24 @@ struct OpWork {
 // Instruction sequences as CANN's DSL lowers them: sigmoid = 1/(1+exp(-x))
 // is vmuls, vexp, vadds, vdiv; hard_sigmoid = min(max(x*a+b, 0), 1);
 // hard_swish = x * hard_sigmoid(x); pow = exp(y * ln x); gelu as the
-// epilogue counts it (tanh form: cube, mul-adds, tanh, mul).
+// epilogue counts it (tanh form: cube, mul-adds, tanh, mul); erf, sin and cos
+// as polynomial evaluations; softsign x/(1+|x|); elu and selu through exp;
+// comparisons and logic as one compare or select each.
 constexpr OpWork kOps[] = {
     {"Add", 1, 0, 2, 0},         {"Sub", 1, 0, 2, 0},       {"Mul", 1, 0, 2, 0},
     {"Div", 0, 1, 2, 0},         {"Relu", 1, 0, 1, 0},      {"Clip", 2, 0, 1, 0},
     {"Sigmoid", 2, 2, 1, 1},     {"HardSigmoid", 4, 0, 1, 0}, {"HardSwish", 5, 0, 1, 1},
     {"Tanh", 3, 2, 1, 1},        {"Exp", 0, 1, 1, 0},       {"Sqrt", 0, 1, 1, 0},
     {"Pow", 1, 2, 2, 1},         {"Cast", 1, 0, 1, 0},      {"Gelu", 6, 2, 1, 1},
+    {"Max", 1, 0, 2, 0},         {"Min", 1, 0, 2, 0},       {"Abs", 1, 0, 1, 0},
+    {"Neg", 1, 0, 1, 0},         {"Floor", 1, 0, 1, 0},     {"Ceil", 1, 0, 1, 0},
+    {"Round", 1, 0, 1, 0},       {"Sign", 2, 0, 1, 1},      {"Log", 0, 1, 1, 0},
+    {"Reciprocal", 0, 1, 1, 0},  {"Erf", 5, 2, 1, 1},       {"LeakyRelu", 2, 0, 1, 0},
+    {"Softsign", 2, 1, 1, 1},    {"Elu", 3, 1, 1, 1},       {"Selu", 4, 1, 1, 1},
+    {"Softplus", 1, 2, 1, 1},    {"Sin", 4, 2, 1, 1},       {"Cos", 4, 2, 1, 1},
+    {"Equal", 1, 0, 2, 0},       {"Less", 1, 0, 2, 0},      {"Greater", 1, 0, 2, 0},
+    {"Where", 1, 0, 3, 0},       {"Not", 1, 0, 1, 0},       {"And", 1, 0, 2, 0},
+    {"Or", 1, 0, 2, 0},
 };
 
 const OpWork* find_op(const std::string& op_type) {

@@ -17,12 +17,27 @@ inline V unary_vec(EltOp op, V x, V p0, V p1) {
     case EltOp::erf: return verf(x);
     case EltOp::scale: return x * p0;
     case EltOp::gelu: return vgelu(x, p0);
+    case EltOp::floor: {
+      const V r = round_nearest(x);
+      return select_lt(x, r, r - set1(1.0f), r);
+    }
+    case EltOp::ceil: {
+      const V r = round_nearest(x);
+      return select_lt(r, x, r + set1(1.0f), r);
+    }
+    case EltOp::round: return round_nearest(x);  // half to even, as ONNX's Round
+    case EltOp::sign: return select_lt(x, zero(), set1(-1.0f), select_lt(zero(), x, set1(1.0f), x));
+    case EltOp::softsign: return x / (set1(1.0f) + vabs(x));
+    case EltOp::elu: return select_lt(x, zero(), p0 * (vexp(x) - set1(1.0f)), x);
+    case EltOp::selu: return p1 * select_lt(x, zero(), p0 * (vexp(x) - set1(1.0f)), x);
     default: return x;
   }
 }
 
 // Ops without a vector form here run through libm, element by element.
-inline bool scalar_only(EltOp op) { return op == EltOp::log || op == EltOp::pow; }
+inline bool scalar_only(EltOp op) {
+  return op == EltOp::log || op == EltOp::pow || op == EltOp::softplus || op == EltOp::sin || op == EltOp::cos;
+}
 
 template <EltOp kOp>
 inline void unary_loop(float* x, int64_t n, V p0, V p1) {
@@ -55,8 +70,24 @@ inline void unary(EltOp op, float p0f, float p1f, float* x, int64_t n) {
     case EltOp::erf: return unary_loop<EltOp::erf>(x, n, p0, p1);
     case EltOp::scale: return unary_loop<EltOp::scale>(x, n, p0, p1);
     case EltOp::gelu: return unary_loop<EltOp::gelu>(x, n, p0, p1);
+    case EltOp::floor: return unary_loop<EltOp::floor>(x, n, p0, p1);
+    case EltOp::ceil: return unary_loop<EltOp::ceil>(x, n, p0, p1);
+    case EltOp::round: return unary_loop<EltOp::round>(x, n, p0, p1);
+    case EltOp::sign: return unary_loop<EltOp::sign>(x, n, p0, p1);
+    case EltOp::softsign: return unary_loop<EltOp::softsign>(x, n, p0, p1);
+    case EltOp::elu: return unary_loop<EltOp::elu>(x, n, p0, p1);
+    case EltOp::selu: return unary_loop<EltOp::selu>(x, n, p0, p1);
     case EltOp::log:
       for (int64_t i = 0; i < n; ++i) x[i] = __builtin_logf(x[i]);
+      return;
+    case EltOp::softplus:  // log(1 + e^x) without overflow for large x
+      for (int64_t i = 0; i < n; ++i) x[i] = x[i] > 0 ? x[i] + __builtin_log1pf(__builtin_expf(-x[i])) : __builtin_log1pf(__builtin_expf(x[i]));
+      return;
+    case EltOp::sin:
+      for (int64_t i = 0; i < n; ++i) x[i] = __builtin_sinf(x[i]);
+      return;
+    case EltOp::cos:
+      for (int64_t i = 0; i < n; ++i) x[i] = __builtin_cosf(x[i]);
       return;
     default: return;
   }
@@ -69,6 +100,8 @@ inline V binary_vec(EltOp op, V x, V y, V p0) {
     case EltOp::sub: return x - y;
     case EltOp::mul: return x * y;
     case EltOp::div: return x / y;
+    case EltOp::maximum: return vmax(x, y);
+    case EltOp::minimum: return vmin(x, y);
     case EltOp::add_scaled: return fma(y, p0, x);
     default: return x;
   }
@@ -104,6 +137,8 @@ inline void binary(EltOp op, float p0f, float* x, const float* y, int64_t y_step
     case EltOp::sub: return binary_loop<EltOp::sub>(x, y, y_step, n, p0);
     case EltOp::mul: return binary_loop<EltOp::mul>(x, y, y_step, n, p0);
     case EltOp::div: return binary_loop<EltOp::div>(x, y, y_step, n, p0);
+    case EltOp::maximum: return binary_loop<EltOp::maximum>(x, y, y_step, n, p0);
+    case EltOp::minimum: return binary_loop<EltOp::minimum>(x, y, y_step, n, p0);
     case EltOp::add_scaled: return binary_loop<EltOp::add_scaled>(x, y, y_step, n, p0);
     case EltOp::pow:
       // A square (a LayerNorm's variance, as exporters write it) is a product

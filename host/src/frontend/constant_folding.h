@@ -1,0 +1,52 @@
+// Evaluates, before the model runs, what a graph computes from constants and
+// known shapes: the Shape -> Gather -> Concat -> Reshape arithmetic exporters
+// emit, casts of constants, constant Range / ConstantOfShape / Expand.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace aoe::host {
+
+// A tensor whose values are known before the model runs: integer and bool
+// types keep them in `ints`, FLOAT and DOUBLE in `reals` (exactly one of the
+// two holds the elements, row-major).
+struct KnownTensor {
+  int32_t elem_type = onnx::TensorProto::INT64;
+  std::vector<int64_t> dims;
+  std::vector<int64_t> ints;
+  std::vector<double> reals;
+
+  bool is_real() const;
+  size_t size() const { return is_real() ? reals.size() : ints.size(); }
+};
+
+// Shape arithmetic holds a handful of numbers: the limit for pinning shapes
+// during shape inference. Folding a model's constants allows tensors of weights' size.
+inline constexpr int64_t kShapeElements = 1024;
+inline constexpr int64_t kConstantElements = int64_t{1} << 22;
+
+// The tensor's values, when it is an integer, bool, FLOAT or DOUBLE tensor held
+// in the file (not external data) of at most `max_elements` elements.
+std::optional<KnownTensor> read_known(const onnx::TensorProto& tensor, int64_t max_elements = kConstantElements);
+
+// Every value the graph computes from initializers, Constant nodes and known
+// shapes, by name, each of at most `max_elements` elements. Shapes are read
+// from the graph's inputs, outputs and value_info, so run shape inference
+// first. Initializers themselves are not listed. Ops: Constant, Shape, Size,
+// Identity, Cast, Reshape, Flatten, Squeeze, Unsqueeze, Concat, Gather, Slice,
+// Transpose, Expand, Range, ConstantOfShape, Where, Not, Neg, Abs, Sqrt,
+// Floor, Ceil, Reciprocal and the broadcasting Add, Sub, Mul, Div, Pow, Max,
+// Min, Equal, Less, Greater, And, Or. Anything else is left out.
+std::map<std::string, KnownTensor> fold_known_values(const onnx::GraphProto& graph,
+                                                     int64_t max_elements = kShapeElements);
+
+// The value as an initializer named `name`.
+onnx::TensorProto to_initializer(const std::string& name, const KnownTensor& tensor);
+
+}  // namespace aoe::host

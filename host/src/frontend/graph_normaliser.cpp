@@ -1,0 +1,448 @@
+// The normaliser's rules, each a pass over the graph that counts what it changed.
+#include "graph_normaliser.h"
+
+#include <onnx/defs/schema.h>
+#include <onnx/onnx_pb.h>
+
+#include <functional>
+#include <map>
+#include <set>
+
+#include "constant_folding.h"
+#include "value_attributes.h"
+
+namespace aoe::host {
+namespace {
+
+using T = onnx::TensorProto;
+using Nodes = google::protobuf::RepeatedPtrField<onnx::NodeProto>;
+
+// Nested Ifs each taking a constant branch: inlined level by level, up to this depth.
+constexpr int kMaxRounds = 8;
+
+bool default_domain(const onnx::NodeProto& node) { return node.domain().empty() || node.domain() == "ai.onnx"; }
+
+void read_in_graph(const onnx::GraphProto& graph, std::set<std::string>& names);
+
+// What the subgraphs of a node (If's branches, Loop's and Scan's bodies) read, the outer scope's names among them.
+void read_in_subgraphs(const onnx::NodeProto& node, std::set<std::string>& names) {
+  for (const auto& a : node.attribute()) {
+    if (a.has_g()) read_in_graph(a.g(), names);
+    for (const auto& g : a.graphs()) read_in_graph(g, names);
+  }
+}
+
+void read_in_graph(const onnx::GraphProto& graph, std::set<std::string>& names) {
+  for (const auto& node : graph.node()) {
+    names.insert(node.input().begin(), node.input().end());
+    read_in_subgraphs(node, names);
+  }
+  for (const auto& out : graph.output()) names.insert(out.name());
+}
+
+std::set<std::string> subgraph_reads(const onnx::GraphProto& graph) {
+  std::set<std::string> names;
+  for (const auto& node : graph.node()) read_in_subgraphs(node, names);
+  return names;
+}
+
+std::set<std::string> output_names(const onnx::GraphProto& graph) {
+  std::set<std::string> names;
+  for (const auto& out : graph.output()) names.insert(out.name());
+  return names;
+}
+
+bool makes_an_output(const onnx::NodeProto& node, const std::set<std::string>& outputs) {
+  for (const auto& o : node.output())
+    if (outputs.count(o)) return true;
+  return false;
+}
+
+// Keeps the nodes `keep` says yes to, in order; returns how many went.
+template <typename Keep>
+int64_t remove_nodes(onnx::GraphProto& graph, Keep keep) {
+  Nodes kept;
+  int64_t removed = 0;
+  for (auto& node : *graph.mutable_node()) {
+    if (keep(node)) *kept.Add() = std::move(node);
+    else ++removed;
+  }
+  graph.mutable_node()->Swap(&kept);
+  return removed;
+}
+
+// A Constant's value as a tensor named after its output; nullopt for a sparse one.
+std::optional<T> constant_value(const onnx::NodeProto& node) {
+  T t;
+  for (const auto& a : node.attribute()) {
+    if (a.name() == "value") {
+      t = a.t();
+    } else if (a.name() == "value_float") {
+      t.set_data_type(T::FLOAT), t.add_float_data(a.f());
+    } else if (a.name() == "value_floats") {
+      t.set_data_type(T::FLOAT), t.add_dims(a.floats_size());
+      for (auto v : a.floats()) t.add_float_data(v);
+    } else if (a.name() == "value_int") {
+      t.set_data_type(T::INT64), t.add_int64_data(a.i());
+    } else if (a.name() == "value_ints") {
+      t.set_data_type(T::INT64), t.add_dims(a.ints_size());
+      for (auto v : a.ints()) t.add_int64_data(v);
+    } else if (a.name() == "value_string") {
+      t.set_data_type(T::STRING), t.add_string_data(a.s());
+    } else if (a.name() == "value_strings") {
+      t.set_data_type(T::STRING), t.add_dims(a.strings_size());
+      for (const auto& v : a.strings()) t.add_string_data(v);
+    } else {
+      continue;
+    }
+    t.set_name(node.output(0));
+    return t;
+  }
+  return std::nullopt;
+}
+
+int64_t constant_to_initializer(onnx::GraphProto& graph) {
+  const auto outputs = output_names(graph);
+  std::vector<T> made;
+  const auto removed = remove_nodes(graph, [&](const onnx::NodeProto& node) {
+    if (node.op_type() != "Constant" || !default_domain(node) || node.output_size() != 1 || makes_an_output(node, outputs))
+      return true;
+    auto value = constant_value(node);
+    if (!value) return true;
+    made.push_back(std::move(*value));
+    return false;
+  });
+  for (auto& t : made) *graph.add_initializer() = std::move(t);
+  return removed;
+}
+
+int64_t fold_constants(onnx::GraphProto& graph) {
+  auto folded = fold_known_values(graph, kConstantElements);
+  if (folded.empty()) return 0;
+  const auto outputs = output_names(graph);
+  const auto removed = remove_nodes(graph, [&](const onnx::NodeProto& node) {
+    if (!default_domain(node) || makes_an_output(node, outputs) || node.output_size() == 0 || node.output(0).empty())
+      return true;
+    for (const auto& o : node.output())
+      if (!o.empty() && !folded.count(o)) return true;
+    return false;
+  });
+  if (!removed) return 0;
+  // The folded values something still reads become initializers; the rest were steps on the way.
+  std::set<std::string> read = subgraph_reads(graph);
+  for (const auto& node : graph.node()) read.insert(node.input().begin(), node.input().end());
+  std::set<std::string> made;
+  for (const auto& node : graph.node())
+    for (const auto& o : node.output()) made.insert(o);
+  for (auto& [name, value] : folded)
+    if (read.count(name) && !made.count(name)) *graph.add_initializer() = to_initializer(name, value);
+  return removed;
+}
+
+const onnx::GraphProto* branch_of(const onnx::NodeProto& node, bool taken) {
+  for (const auto& a : node.attribute())
+    if (a.name() == (taken ? "then_branch" : "else_branch") && a.has_g()) return &a.g();
+  return nullptr;
+}
+
+// An If whose condition is a constant (shape arithmetic folded, as PyTorch's
+// scripted exports test a dim) is replaced by the branch it takes: its nodes,
+// initializers and shapes, its outputs named as the If's.
+int64_t inline_constant_if(onnx::GraphProto& graph) {
+  std::map<std::string, const T*> initializers;
+  for (const auto& init : graph.initializer()) initializers[init.name()] = &init;
+  Nodes kept;
+  std::vector<T> constants;
+  std::vector<onnx::ValueInfoProto> shapes;
+  int64_t inlined = 0;
+  for (auto& node : *graph.mutable_node()) {
+    const auto cond = node.op_type() == "If" && default_domain(node) && node.input_size() == 1 &&
+                              initializers.count(node.input(0))
+                          ? read_known(*initializers.at(node.input(0)))
+                          : std::nullopt;
+    const auto* branch = cond && !cond->is_real() && cond->ints.size() == 1 ? branch_of(node, cond->ints[0] != 0) : nullptr;
+    if (!branch || branch->output_size() != node.output_size()) {
+      *kept.Add() = std::move(node);
+      continue;
+    }
+    std::set<std::string> made;
+    for (const auto& n : branch->node()) made.insert(n.output().begin(), n.output().end());
+    std::map<std::string, std::string> rename;
+    std::vector<std::pair<std::string, std::string>> copies;  // a branch output made elsewhere -> the If's output
+    for (int i = 0; i < node.output_size(); ++i) {
+      const std::string& from = branch->output(i).name();
+      if (node.output(i).empty()) continue;
+      if (made.count(from) && !rename.count(from)) rename[from] = node.output(i);
+      else copies.emplace_back(from, node.output(i));
+    }
+    const auto named = [&](const std::string& n) { return rename.count(n) ? rename.at(n) : n; };
+    for (const auto& n : branch->node()) {
+      auto* copy = kept.Add();
+      *copy = n;
+      for (auto& in : *copy->mutable_input()) in = named(in);
+      for (auto& out : *copy->mutable_output()) out = named(out);
+    }
+    for (const auto& [from, to] : copies) {
+      auto* identity = kept.Add();
+      identity->set_op_type("Identity");
+      identity->set_name(node.name() + "/" + to);
+      identity->add_input(named(from));
+      identity->add_output(to);
+    }
+    constants.insert(constants.end(), branch->initializer().begin(), branch->initializer().end());
+    for (const auto& v : branch->value_info()) shapes.push_back(v), shapes.back().set_name(named(v.name()));
+    ++inlined;
+  }
+  graph.mutable_node()->Swap(&kept);
+  for (auto& t : constants) *graph.add_initializer() = std::move(t);
+  for (auto& v : shapes) *graph.add_value_info() = std::move(v);
+  return inlined;
+}
+
+// Sum, Max and Min of several inputs become a chain of two-input nodes, Mean
+// that Sum times 1/n, so devices implement the binary op once; one input is an Identity.
+int64_t variadic_to_binary(onnx::GraphProto& graph) {
+  static const std::map<std::string, std::string> binary = {{"Sum", "Add"}, {"Mean", "Add"}, {"Max", "Max"}, {"Min", "Min"}};
+  Nodes kept;
+  std::vector<T> constants;
+  int64_t split = 0;
+  for (auto& node : *graph.mutable_node()) {
+    const auto op = binary.find(node.op_type());
+    if (op == binary.end() || !default_domain(node) || node.output_size() != 1 ||
+        (node.input_size() == 2 && node.op_type() != "Sum" && node.op_type() != "Mean") || node.input_size() < 1) {
+      *kept.Add() = std::move(node);
+      continue;
+    }
+    const bool mean = node.op_type() == "Mean" && node.input_size() > 1;
+    std::string acc = node.input(0);
+    for (int i = 1; i < node.input_size(); ++i) {
+      auto* step = kept.Add();
+      step->set_op_type(op->second);
+      step->set_name(node.name() + "/" + std::to_string(i));
+      step->add_input(acc);
+      step->add_input(node.input(i));
+      acc = i + 1 == node.input_size() && !mean ? node.output(0) : node.output(0) + "/" + std::to_string(i);
+      step->add_output(acc);
+    }
+    if (node.input_size() == 1) {
+      auto* identity = kept.Add();
+      identity->set_op_type("Identity"), identity->set_name(node.name());
+      identity->add_input(acc), identity->add_output(node.output(0));
+    } else if (mean) {
+      T scale;
+      scale.set_name(node.output(0) + "/1_over_n");
+      scale.set_data_type(T::FLOAT);
+      scale.add_float_data(1.0f / static_cast<float>(node.input_size()));
+      auto* mul = kept.Add();
+      mul->set_op_type("Mul"), mul->set_name(node.name() + "/mean");
+      mul->add_input(acc), mul->add_input(scale.name()), mul->add_output(node.output(0));
+      constants.push_back(std::move(scale));
+    }
+    ++split;
+  }
+  graph.mutable_node()->Swap(&kept);
+  for (auto& t : constants) *graph.add_initializer() = std::move(t);
+  return split;
+}
+
+// Dropout in inference passes its input through, unless training_mode is given and not a constant false.
+bool reads_through(const onnx::NodeProto& node, const std::map<std::string, const T*>& initializers) {
+  if (!default_domain(node) || node.input_size() < 1 || node.output_size() < 1) return false;
+  if (node.op_type() == "Identity") return node.input_size() == 1;
+  if (node.op_type() != "Dropout") return false;
+  if (node.input_size() >= 3 && !node.input(2).empty()) {
+    const auto it = initializers.find(node.input(2));
+    const auto mode = it == initializers.end() ? std::nullopt : read_known(*it->second);
+    if (!mode || mode->is_real() || mode->ints.size() != 1 || mode->ints[0] != 0) return false;
+  }
+  return true;
+}
+
+int64_t remove_identity(onnx::GraphProto& graph) {
+  std::map<std::string, const T*> initializers;
+  for (const auto& init : graph.initializer()) initializers[init.name()] = &init;
+  const auto outputs = output_names(graph);
+  const auto in_subgraphs = subgraph_reads(graph);
+  std::set<std::string> read, graph_inputs;
+  for (const auto& node : graph.node()) read.insert(node.input().begin(), node.input().end());
+  for (const auto& in : graph.input()) graph_inputs.insert(in.name());
+  std::map<std::string, int> producers;  // value -> index of the node that makes it
+  for (int i = 0; i < graph.node_size(); ++i)
+    for (const auto& o : graph.node(i).output()) producers[o] = i;
+
+  std::map<std::string, std::string> alias;   // a removed node's output -> its input
+  std::map<std::string, std::string> renamed;  // a producer's output -> the graph output it now makes
+  std::set<int> gone;
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const auto& node = graph.node(i);
+    if (!reads_through(node, initializers)) continue;
+    bool mask_read = false;
+    for (int k = 1; k < node.output_size(); ++k) mask_read |= !node.output(k).empty() && (read.count(node.output(k)) || outputs.count(node.output(k)));
+    const std::string& in = node.input(0);
+    const std::string& out = node.output(0);
+    if (mask_read || in_subgraphs.count(out)) continue;
+    if (!outputs.count(out)) {
+      alias[out] = in;
+      gone.insert(i);
+      continue;
+    }
+    // The output is the graph's: its input's producer makes it under that name instead.
+    const auto p = producers.find(in);
+    if (p == producers.end() || outputs.count(in) || in_subgraphs.count(in) || renamed.count(in) || alias.count(in))
+      continue;
+    renamed[in] = out;
+    gone.insert(i);
+  }
+  if (gone.empty()) return 0;
+  const auto resolve = [&](std::string name) {
+    for (auto it = alias.find(name); it != alias.end(); it = alias.find(name)) name = it->second;
+    const auto r = renamed.find(name);
+    return r == renamed.end() ? name : r->second;
+  };
+  for (int i = 0; i < graph.node_size(); ++i) {
+    if (gone.count(i)) continue;
+    auto& node = *graph.mutable_node(i);
+    for (auto& in : *node.mutable_input())
+      if (!in.empty()) in = resolve(in);
+    for (auto& o : *node.mutable_output())
+      if (const auto r = renamed.find(o); r != renamed.end()) o = r->second;
+  }
+  int index = 0;
+  return remove_nodes(graph, [&](const onnx::NodeProto&) { return !gone.count(index++); });
+}
+
+const onnx::OpSchema::FormalParameter* formal_input(const onnx::OpSchema& schema, int index) {
+  const auto& inputs = schema.inputs();
+  if (inputs.empty()) return nullptr;
+  if (index < static_cast<int>(inputs.size())) return &inputs[static_cast<size_t>(index)];
+  return inputs.back().GetOption() == onnx::OpSchema::Variadic ? &inputs.back() : nullptr;
+}
+
+// Inputs the schema calls required that the spec still reads as not given when
+// empty: Resize-11's roi and scales (with sizes given), as Paddle2ONNX writes them.
+bool empty_means_absent(const onnx::NodeProto& node, int index) {
+  return (node.op_type() == "Resize" && (index == 1 || index == 2));
+}
+
+int64_t empty_optional_inputs(onnx::GraphProto& graph, int64_t opset) {
+  std::set<std::string> empty;
+  for (const auto& init : graph.initializer()) {
+    bool none = false;
+    for (auto d : init.dims()) none |= d == 0;
+    if (none) empty.insert(init.name());
+  }
+  int64_t changed = 0;
+  for (auto& node : *graph.mutable_node()) {
+    if (!default_domain(node)) continue;
+    const auto* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(opset), "");
+    bool edited = false;
+    for (int i = 0; schema && i < node.input_size(); ++i) {
+      const auto* formal = formal_input(*schema, i);
+      const bool optional = (formal && formal->GetOption() == onnx::OpSchema::Optional) || empty_means_absent(node, i);
+      if (!optional || !empty.count(node.input(i))) continue;
+      node.mutable_input(i)->clear();
+      edited = true;
+    }
+    // Absent inputs at the end are the same as inputs not given.
+    while (node.input_size() > 0 && node.input(node.input_size() - 1).empty()) {
+      node.mutable_input()->RemoveLast();
+      edited = true;
+    }
+    changed += edited ? 1 : 0;
+  }
+  return changed;
+}
+
+// Initializers nothing reads any more (the folded steps' operands, emptied optional
+// inputs), and shapes of values no longer in the graph. Initializers the graph also
+// lists as inputs stay: dropping one would turn it into an input.
+int64_t drop_unused(onnx::GraphProto& graph) {
+  std::set<std::string> used = subgraph_reads(graph);
+  for (const auto& node : graph.node()) {
+    used.insert(node.input().begin(), node.input().end());
+    used.insert(node.output().begin(), node.output().end());
+  }
+  for (const auto& v : graph.input()) used.insert(v.name());
+  for (const auto& v : graph.output()) used.insert(v.name());
+  google::protobuf::RepeatedPtrField<T> kept;
+  int64_t dropped = 0;
+  for (auto& init : *graph.mutable_initializer()) {
+    if (used.count(init.name())) *kept.Add() = std::move(init);
+    else ++dropped;
+  }
+  graph.mutable_initializer()->Swap(&kept);
+  for (const auto& init : graph.initializer()) used.insert(init.name());
+  google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> shapes;
+  for (auto& v : *graph.mutable_value_info())
+    if (used.count(v.name())) *shapes.Add() = std::move(v);
+  graph.mutable_value_info()->Swap(&shapes);
+  return dropped;
+}
+
+}  // namespace
+
+void Normalisation::add(const std::string& rule, int64_t count) {
+  for (auto& [name, n] : counts)
+    if (name == rule) return void(n += count);
+  counts.emplace_back(rule, count);
+}
+
+int64_t Normalisation::count(const std::string& rule) const {
+  for (const auto& [name, n] : counts)
+    if (name == rule) return n;
+  return 0;
+}
+
+int64_t Normalisation::total() const {
+  int64_t n = 0;
+  for (const auto& [rule, count] : counts) n += count;
+  return n;
+}
+
+std::string Normalisation::summary() const {
+  static const std::map<std::string, std::string> says = {
+      {"constant_to_initializer", "Constant nodes made initializers"},
+      {"fold_constants", "nodes folded into constants"},
+      {"inline_constant_if", "If nodes with a constant condition inlined"},
+      {"variadic_to_binary", "Sum/Mean/Max/Min nodes made two-input chains"},
+      {"remove_identity", "Identity/Dropout nodes read through"},
+      {"empty_optional_inputs", "nodes with empty optional inputs made absent"},
+      {"drop_unused", "unused initializers dropped"},
+      {"value_attributes", "nodes given their constant inputs as attributes"}};
+  std::string text;
+  for (const auto& [rule, count] : counts)
+    if (count) text += (text.empty() ? "" : ", ") + std::to_string(count) + " " + (says.count(rule) ? says.at(rule) : rule);
+  return text.empty() ? "nothing to change" : text;
+}
+
+nlohmann::json Normalisation::to_json() const {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [rule, count] : counts) j[rule] = count;
+  return j;
+}
+
+Normalisation normalise_graph(onnx::GraphProto& graph, int64_t opset, const std::function<void()>& infer_shapes) {
+  Normalisation done;
+  // An inlined branch brings Constants and foldable arithmetic of its own, and
+  // it and the split chains values whose shapes inference then finds.
+  for (int round = 0; round < kMaxRounds; ++round) {
+    done.add("constant_to_initializer", constant_to_initializer(graph));
+    done.add("fold_constants", fold_constants(graph));
+    const int64_t inlined = inline_constant_if(graph);
+    const int64_t split = variadic_to_binary(graph);
+    done.add("inline_constant_if", inlined);
+    done.add("variadic_to_binary", split);
+    if (!inlined && !split) break;
+    infer_shapes();
+  }
+  done.add("remove_identity", remove_identity(graph));
+  done.add("empty_optional_inputs", empty_optional_inputs(graph, opset));
+  done.add("drop_unused", drop_unused(graph));
+  return done;
+}
+
+void normalise_converted(const onnx::GraphProto& proto, int64_t opset, sdk::Graph& graph, Normalisation& done) {
+  done.add("value_attributes", add_value_attributes(proto, opset, graph));
+}
+
+}  // namespace aoe::host

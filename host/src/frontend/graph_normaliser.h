@@ -1,0 +1,55 @@
+// The one place every model passes through before a mode or the runtime sees
+// it, as ONNX Runtime's basic graph optimisations and onnx-simplifier do:
+// exporters' habits (Constant nodes, shape arithmetic, Identity, empty
+// optional inputs) turned into the plain graph the devices read.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "aoe/sdk/graph.h"
+
+namespace onnx {
+class GraphProto;
+}
+
+namespace aoe::host {
+
+// What the normaliser did: a count per rule, in the order the rules ran.
+struct Normalisation {
+  std::vector<std::pair<std::string, int64_t>> counts;
+
+  void add(const std::string& rule, int64_t count);  // adds to the rule's count when it ran before
+  int64_t count(const std::string& rule) const;
+  int64_t total() const;
+  // "3 Constant nodes to initializers, 12 nodes folded, ..." or "nothing to change".
+  std::string summary() const;
+  nlohmann::json to_json() const;  // {"constant_to_initializer": 3, ...}
+};
+
+// The rules on the shape-inferred ONNX graph, in this order:
+//   constant_to_initializer: each Constant node, of any dtype, becomes an initializer;
+//   fold_constants: each node whose outputs follow from constants and known shapes
+//     (constant_folding.h) is removed, its outputs kept as initializers where read;
+//   inline_constant_if: an If whose condition is now a constant is replaced by
+//     the branch it takes;
+//   variadic_to_binary: Sum, Mean, Max and Min of n inputs become chains of Add,
+//     Max or Min (Mean: times 1/n), of one input an Identity;
+//     where either of the last two changed the graph, `infer_shapes` runs and the four again;
+//   remove_identity: Identity, and Dropout in inference, read through;
+//   empty_optional_inputs: an optional input given as a tensor of no elements
+//     (Resize's roi, as Paddle2ONNX writes it) is read as absent (""), and
+//     absent inputs at the end of the list are dropped.
+// A graph output keeps the node that makes it where reading through would rename it.
+Normalisation normalise_graph(onnx::GraphProto& graph, int64_t opset, const std::function<void()>& infer_shapes);
+
+// The last rule, on the converted graph: the inputs whose values decide what an
+// op computes become its attributes (value_attributes.h). Adds its count.
+void normalise_converted(const onnx::GraphProto& proto, int64_t opset, sdk::Graph& graph, Normalisation& done);
+
+}  // namespace aoe::host
