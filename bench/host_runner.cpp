@@ -1,9 +1,12 @@
 #include "host_runner.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <sstream>
 #include <stdexcept>
 
 #include "child_process.h"
@@ -22,6 +25,32 @@ Run run_host(std::vector<std::string> args, const std::filesystem::path& dir, co
   // No timeout a benchmark would hit: a run is waited for as long as it takes.
   const auto r = test::ChildProcess(args, options).wait(1e9);
   return Run{r.exit_code, r.wall_s, r.cpu_s, dir};
+}
+
+std::filesystem::path on_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');)
+    if (!dir.empty() && ::access((std::filesystem::path(dir) / name).c_str(), X_OK) == 0)
+      return std::filesystem::path(dir) / name;
+  return {};
+}
+
+std::filesystem::path default_onnxruntime_dir() {
+  const char* env = std::getenv("AOE_ONNXRUNTIME_NODE");
+  return env && *env ? env : "node_modules";
+}
+
+bool onnxruntime_ready(const std::filesystem::path& dir) {
+  const bool have_node = !on_path("node").empty();
+  if (have_node && std::filesystem::exists(dir / "onnxruntime-node")) {
+    ::setenv("AOE_ONNXRUNTIME_NODE", std::filesystem::absolute(dir).c_str(), 1);
+    return true;
+  }
+  std::printf("ONNX Runtime: skipped, %s (npm install --ignore-scripts onnxruntime-node)\n",
+              have_node ? ("no onnxruntime-node under " + std::filesystem::absolute(dir).string()).c_str()
+                        : "no node on PATH");
+  return false;
 }
 
 std::filesystem::path make_scratch(const std::string& name) {

@@ -23,6 +23,17 @@ struct Run {
 // (bank paths, REPEAT_TUNE, parallelism, AOE_MODE) are dropped.
 Run run_host(std::vector<std::string> args, const std::filesystem::path& dir, const std::filesystem::path& bank);
 
+// `name` found on PATH, as a shell finds it; empty when it is not there.
+std::filesystem::path on_path(const std::string& name);
+
+// Where onnxruntime-node is looked for by default: AOE_ONNXRUNTIME_NODE, else ./node_modules.
+std::filesystem::path default_onnxruntime_dir();
+
+// Whether node and onnxruntime-node under `dir` are there; when they are,
+// AOE_ONNXRUNTIME_NODE is set to `dir` for the bench's scripts, and when
+// not, the "ONNX Runtime: skipped, <why>" line is printed.
+bool onnxruntime_ready(const std::filesystem::path& dir);
+
 // A fresh directory <$TMPDIR or /tmp>/<name>.XXXXXX for a bench's runs.
 std::filesystem::path make_scratch(const std::string& name);
 

@@ -28,6 +28,7 @@ namespace {
 namespace fs = std::filesystem;
 using aoe::bench::count;
 using aoe::bench::counts;
+using aoe::bench::on_path;
 using aoe::bench::run_host;
 using aoe::bench::split_list;
 using nlohmann::json;
@@ -59,8 +60,7 @@ struct Options {
 
 Options parse(int argc, char** argv) {
   Options o;
-  const char* env = std::getenv("AOE_ONNXRUNTIME_NODE");
-  o.onnxruntime = env && *env ? env : "node_modules";
+  o.onnxruntime = aoe::bench::default_onnxruntime_dir();
   for (aoe::bench::Args args(argc, argv); args.next();) {
     const std::string& arg = args.option();
     if (arg == "--models") o.models = split_list(args.value());
@@ -173,15 +173,6 @@ std::optional<Figure> aoe_run(const Options& o, const BenchModel& model, uint64_
                 r["memory"]["peak_rss_bytes"].get<double>() / 1048576.0};
 }
 
-// `name` found on PATH, as a shell finds it; empty when it is not there.
-fs::path on_path(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "");
-  for (std::string dir; std::getline(dirs, dir, ':');)
-    if (!dir.empty() && ::access((fs::path(dir) / name).c_str(), X_OK) == 0) return fs::path(dir) / name;
-  return {};
-}
-
 std::optional<Figure> ort_run(const Options& o, const BenchModel& model, const json& inputs, uint64_t threads,
                               const fs::path& dir) {
   json shapes = json::object();
@@ -250,13 +241,7 @@ void print_row(const Options& o, bool have_ort, const std::string& name, const B
 int main(int argc, char** argv) {
   try {
     const Options o = parse(argc, argv);
-    const bool have_node = !on_path("node").empty();
-    const bool have_ort = have_node && fs::exists(o.onnxruntime / "onnxruntime-node");
-    if (have_ort) ::setenv("AOE_ONNXRUNTIME_NODE", fs::absolute(o.onnxruntime).c_str(), 1);
-    else
-      std::printf("ONNX Runtime: skipped, %s (npm install --ignore-scripts onnxruntime-node)\n",
-                  have_node ? ("no onnxruntime-node under " + fs::absolute(o.onnxruntime).string()).c_str()
-                            : "no node on PATH");
+    const bool have_ort = aoe::bench::onnxruntime_ready(o.onnxruntime);
     std::printf("aoe tuned: --tune_on_miss with OPAT, --budget %llu per op, caches %s while tuning, its own bank per\n"
                 "model, batch and thread count\n",
                 static_cast<unsigned long long>(o.budget), o.tune_cache.c_str());

@@ -5,6 +5,7 @@
 const path = require('path');
 const [model, shapesJson, iterationsText, threadsText] = process.argv.slice(2);
 const ort = require(path.join(process.env.AOE_ONNXRUNTIME_NODE, 'onnxruntime-node'));
+const {timeRuns} = require('./ort_timing.js');
 
 async function main() {
   const session = await ort.InferenceSession.create(model, {
@@ -18,15 +19,7 @@ async function main() {
     feeds[name] = new ort.Tensor('float32', data, dims);
   }
   await session.run(feeds);
-  const ms = [];
-  for (let i = 0; i < Number(iterationsText); ++i) {
-    const start = process.hrtime.bigint();
-    await session.run(feeds);
-    ms.push(Number(process.hrtime.bigint() - start) / 1e6);
-  }
-  ms.sort((a, b) => a - b);
-  const at = (q) => ms[Math.min(ms.length - 1, Math.round(q * (ms.length - 1)))];
-  console.log(JSON.stringify({min: ms[0], median: at(0.5), p90: at(0.9),
-                              peak_rss_bytes: process.resourceUsage().maxRSS * 1024}));
+  const times = await timeRuns(session, feeds, Number(iterationsText));
+  console.log(JSON.stringify({...times, peak_rss_bytes: process.resourceUsage().maxRSS * 1024}));
 }
 main().catch((e) => { console.error(String(e)); process.exit(1); });

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "aoe_host_fixture.h"
+#include "child_process.h"
 #include "catalog.h"
 #include "npz_file.h"
 #include "openblas_gemm.h"
@@ -279,6 +280,27 @@ TEST_F(RunCommand, RunsAnExportersGraphNormalised) {
   const auto tuned = aoe_host({"--plugin", "opat", "--device", "ascend910", "--model", (dir_ / "exported.onnx").string(),
                                "--budget", "4"});
   EXPECT_EQ(tuned.exit_code, 0) << details(tuned);
+}
+
+// bench/ort_compare on the bundled MLP and an exporter's graph: aoe's side
+// always; where onnxruntime-node is installed (AOE_ONNXRUNTIME_NODE), every
+// output within allclose of ONNX Runtime's on the same inputs.
+TEST_F(RunCommand, OrtCompareRunsAModelInBothRuntimes) {
+  write_exported_model(dir_ / "exported.onnx");
+  for (const fs::path model : {fs::path(AOE_MODELS_DIR) / "mlp.onnx", dir_ / "exported.onnx"}) {
+    const auto r = run_process({AOE_ORT_COMPARE, model.string(), "--iterations", "2", "--work",
+                                (dir_ / ("compare_" + model.stem().string())).string()},
+                               dir_);
+    ASSERT_EQ(r.exit_code, 0) << details(r);
+    EXPECT_NE(r.out.find("ort_compare: " + model.filename().string()), std::string::npos) << r.out;
+    if (r.out.find("ONNX Runtime: skipped") != std::string::npos) {
+      EXPECT_NE(r.out.find("aoe: "), std::string::npos) << r.out;
+      EXPECT_TRUE(fs::exists(dir_ / ("compare_" + model.stem().string()) / "aoe_outputs.npz"));
+      continue;
+    }
+    EXPECT_NE(r.out.find("aoe/ORT"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("outside"), std::string::npos) << r.out;
+  }
 }
 
 TEST_F(RunCommand, AnUnsupportedOpIsAnErrorNamingIt) {

@@ -101,18 +101,26 @@ std::optional<T> constant_value(const onnx::NodeProto& node) {
   return std::nullopt;
 }
 
+// A graph output a Constant makes stays a node's output: an Identity of the initializer.
 int64_t constant_to_initializer(onnx::GraphProto& graph) {
   const auto outputs = output_names(graph);
   std::vector<T> made;
+  std::vector<onnx::NodeProto> copies;
   const auto removed = remove_nodes(graph, [&](const onnx::NodeProto& node) {
-    if (node.op_type() != "Constant" || !default_domain(node) || node.output_size() != 1 || makes_an_output(node, outputs))
-      return true;
+    if (node.op_type() != "Constant" || !default_domain(node) || node.output_size() != 1) return true;
     auto value = constant_value(node);
     if (!value) return true;
+    if (makes_an_output(node, outputs)) {
+      value->set_name(node.output(0) + "/value");
+      onnx::NodeProto& identity = copies.emplace_back();
+      identity.set_op_type("Identity"), identity.set_name(node.name());
+      identity.add_input(value->name()), identity.add_output(node.output(0));
+    }
     made.push_back(std::move(*value));
     return false;
   });
   for (auto& t : made) *graph.add_initializer() = std::move(t);
+  for (auto& n : copies) *graph.add_node() = std::move(n);
   return removed;
 }
 

@@ -30,6 +30,12 @@ int64_t add_value_attributes(const onnx::GraphProto& proto, int64_t opset, sdk::
     if (const auto v = known(node, index); v && v->is_real() && v->reals.size() == 1)
       node.attrs[attr] = v->reals[0], changed = true;
   };
+  // A float list: Resize's scales; an empty one is not given.
+  const auto set_floats = [&](sdk::Node& node, size_t index, const char* attr) {
+    if (node.attrs.contains(attr)) return;
+    if (const auto v = known(node, index); v && v->is_real() && !v->reals.empty())
+      node.attrs[attr] = v->reals, changed = true;
+  };
   int64_t nodes = 0;
   for (auto& node : graph.nodes) {
     changed = false;
@@ -46,6 +52,10 @@ int64_t add_value_attributes(const onnx::GraphProto& proto, int64_t opset, sdk::
       set_float(node, 2, "max");
     } else if (node.op_type == "Gather") {
       set_ints(node, 1, "indices");
+    } else if (node.op_type == "Resize") {
+      set_floats(node, opset >= 11 ? 2 : 1, "scales");
+    } else if (node.op_type == "ReduceSum" && opset >= 13) {
+      set_ints(node, 1, "axes");
     }
     nodes += changed ? 1 : 0;
   }

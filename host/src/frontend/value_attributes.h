@@ -1,5 +1,6 @@
 // Inputs whose values decide what an op computes (Slice's bounds, Pad's
-// widths and fill, Clip's bounds, Gather's indices), carried into the node as attributes
+// widths and fill, Clip's bounds, Gather's indices, Resize's scales,
+// ReduceSum's axes), carried into the node as attributes
 // when the model holds them as constants, so an op task says what it computes.
 #pragma once
 
@@ -18,7 +19,9 @@ namespace aoe::host {
 //   Slice (opset 10+): inputs 1..4 -> "starts", "ends", "axes", "steps";
 //   Pad (opset 11+): input 1 -> "pads", input 2 -> "value";
 //   Clip (opset 11+): inputs 1, 2 -> "min", "max";
-//   Gather: input 1 -> "indices" (flat, row-major; the input keeps its shape).
+//   Gather: input 1 -> "indices" (flat, row-major; the input keeps its shape);
+//   Resize: scales (input 2, opset 10's input 1) -> "scales";
+//   ReduceSum (opset 13+): input 1 -> "axes".
 // These are the names the older opsets' attributes have, so a device reads
 // both forms alike. An attribute the node already has is kept; a value not
 // known before the model runs adds nothing. Returns how many nodes gained one.

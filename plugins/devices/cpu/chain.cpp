@@ -30,6 +30,12 @@ constexpr OpInfo kOps[] = {
     {"Softsign", EltOp::softsign}, {"Elu", EltOp::elu},
     {"Selu", EltOp::selu},       {"Softplus", EltOp::softplus},
     {"Sin", EltOp::sin},         {"Cos", EltOp::cos},
+    {"Tan", EltOp::tan},         {"Asin", EltOp::asin},
+    {"Acos", EltOp::acos},       {"Atan", EltOp::atan},
+    {"Sinh", EltOp::sinh},       {"Cosh", EltOp::cosh},
+    {"Asinh", EltOp::asinh},     {"Acosh", EltOp::acosh},
+    {"Atanh", EltOp::atanh},     {"PRelu", EltOp::prelu},
+    {"ThresholdedRelu", EltOp::thresholded_relu}, {"Shrink", EltOp::shrink},
 };
 
 const OpInfo* find(const std::string& type) {
@@ -74,7 +80,12 @@ ChainStep chain_step(const std::string& op_type, const nlohmann::json& attrs) {
   s.op = info->op;
   switch (s.op) {
     case EltOp::leaky_relu: s.p0 = number(attrs, "alpha", 0.01); break;
-    case EltOp::elu: s.p0 = number(attrs, "alpha", 1.0); break;
+    case EltOp::elu:
+    case EltOp::thresholded_relu: s.p0 = number(attrs, "alpha", 1.0); break;
+    case EltOp::shrink:
+      s.p0 = number(attrs, "lambd", 0.5);
+      s.p1 = number(attrs, "bias", 0.0);
+      break;
     case EltOp::selu:
       s.p0 = number(attrs, "alpha", 1.67326319217681884765625);
       s.p1 = number(attrs, "gamma", 1.05070102214813232421875);
@@ -138,6 +149,7 @@ double apply_step(const ChainStep& s, double x, double y) {
     case EltOp::pow: return std::pow(x, y);
     case EltOp::maximum: return std::max(x, y);
     case EltOp::minimum: return std::min(x, y);
+    case EltOp::prelu: return x < 0 ? y * x : x;
     case EltOp::add_scaled: return x + s.p0 * y;
     case EltOp::relu: return x > 0 ? x : 0;
     case EltOp::leaky_relu: return x < 0 ? s.p0 * x : x;
@@ -165,8 +177,19 @@ double apply_step(const ChainStep& s, double x, double y) {
     case EltOp::elu: return x < 0 ? s.p0 * (std::exp(x) - 1) : x;
     case EltOp::selu: return s.p1 * (x < 0 ? s.p0 * (std::exp(x) - 1) : x);
     case EltOp::softplus: return std::log1p(std::exp(x));
+    case EltOp::thresholded_relu: return x > s.p0 ? x : 0;
+    case EltOp::shrink: return x < -s.p0 ? x + s.p1 : x > s.p0 ? x - s.p1 : 0;
     case EltOp::sin: return std::sin(x);
     case EltOp::cos: return std::cos(x);
+    case EltOp::tan: return std::tan(x);
+    case EltOp::asin: return std::asin(x);
+    case EltOp::acos: return std::acos(x);
+    case EltOp::atan: return std::atan(x);
+    case EltOp::sinh: return std::sinh(x);
+    case EltOp::cosh: return std::cosh(x);
+    case EltOp::asinh: return std::asinh(x);
+    case EltOp::acosh: return std::acosh(x);
+    case EltOp::atanh: return std::atanh(x);
   }
   return x;
 }

@@ -13,7 +13,8 @@ namespace {
 const std::vector<int64_t> kChunks = {256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536};
 
 // Inputs drawn where the op is defined and well conditioned: positive for
-// roots, logs and powers, away from zero for divisors.
+// roots, logs and powers, away from zero for divisors, inside the inverse
+// trigonometric functions' domains.
 ValueRange range_for(EltOp op, bool second_operand) {
   switch (op) {
     case EltOp::sqrt:
@@ -21,6 +22,10 @@ ValueRange range_for(EltOp op, bool second_operand) {
     case EltOp::reciprocal: return {0.5f, 2.0f};
     case EltOp::div: return second_operand ? ValueRange{0.5f, 2.0f} : ValueRange{};
     case EltOp::pow: return second_operand ? ValueRange{-2.0f, 2.0f} : ValueRange{0.1f, 2.0f};
+    case EltOp::asin:
+    case EltOp::acos:
+    case EltOp::atanh: return {-0.9f, 0.9f};
+    case EltOp::acosh: return {1.1f, 3.0f};
     default: return {};
   }
 }

@@ -132,10 +132,12 @@ ReduceOp::ReduceOp(const sdk::OpTask& task, const HostCpu& host) : host_(host) {
   space_.knobs[kSplit] = choice_knob("split", sdk::KnobTag::schedule, {"kept", "reduced"});
   space_.knobs[kAccumulators] = sdk::Knob::power_of_two("accumulators", sdk::KnobTag::impl, 1, 4);
   space_.knobs[kThreads] = threads_knob(host);
-  // Split the reduced axis only when the kept values are too few to share.
+  // Split the reduced axis only when the kept values are too few to share
+  // and one run of axes is reduced (the split's own condition, in check()).
   const int threads = default_threads(host, static_cast<double>(elements(in)) * 0.25);
   const int64_t kept = elements(out);
-  space_.default_config = {static_cast<int64_t>(host.best_isa()), kept < threads * 4 && !identity_ ? 1 : 0, 2, threads};
+  const bool split_reduced = kept < threads * 4 && !identity_ && passes_.size() == 1;
+  space_.default_config = {static_cast<int64_t>(host.best_isa()), split_reduced ? 1 : 0, 2, threads};
 }
 
 std::string ReduceOp::check(const sdk::Config& c) const {

@@ -94,6 +94,14 @@ void batch_norm_reference(const sdk::Node& node, const sdk::Graph& g, std::map<s
   values[present(node.outputs)[0]] = std::move(y);
 }
 
+// Inputs whose values the kernels read as attributes (value_attributes in the
+// host's graph normaliser): a Clip's bounds, a Resize's scales.
+std::vector<size_t> value_inputs(const std::string& op_type, int64_t opset) {
+  if (op_type == "Clip") return {1, 2};
+  if (op_type == "Resize") return {opset >= 11 ? size_t{2} : size_t{1}};
+  return {};
+}
+
 }  // namespace
 
 bool is_view_op(const std::string& op_type) { return kViewOps.count(op_type) > 0; }
@@ -251,6 +259,13 @@ void SubgraphOp::check_node(const sdk::Node& node) {
     node_ops_.push_back(nullptr);
     return;
   }
+  // Values an op's kernel takes as attributes: known only as the model runs, they are not seen.
+  for (const size_t index : value_inputs(node.op_type, g.opset))
+    if (index < node.inputs.size() && !node.inputs[index].empty() && !g.tensor(node.inputs[index]).constant)
+      unsupported("subgraph '" + task_.name + "', " + where(node) + ": input '" + node.inputs[index] +
+                  "' is computed as the model runs; the cpu device takes it from the model's constants only");
+  if (node.op_type == "Dropout" && node.inputs.size() > 2 && !node.inputs[2].empty())
+    unsupported("subgraph '" + task_.name + "', " + where(node) + ": the cpu device runs Dropout at inference only");
   if (is_view_op(node.op_type)) {
     if (ins.empty() || outs.size() != 1)
       unsupported("subgraph '" + task_.name + "', " + where(node) + ": a view takes one input and gives one output");

@@ -40,7 +40,9 @@ constexpr OpWork kOps[] = {
     {"Softplus", 1, 2, 1, 1},    {"Sin", 4, 2, 1, 1},       {"Cos", 4, 2, 1, 1},
     {"Equal", 1, 0, 2, 0},       {"Less", 1, 0, 2, 0},      {"Greater", 1, 0, 2, 0},
     {"Where", 1, 0, 3, 0},       {"Not", 1, 0, 1, 0},       {"And", 1, 0, 2, 0},
-    {"Or", 1, 0, 2, 0},
+    {"Or", 1, 0, 2, 0},          {"PRelu", 2, 0, 2, 0},     {"ThresholdedRelu", 2, 0, 1, 0},
+    {"Shrink", 4, 0, 1, 1},      {"Tan", 4, 3, 1, 1},       {"Atan", 4, 2, 1, 1},
+    {"Sinh", 2, 2, 1, 1},        {"Cosh", 2, 2, 1, 1},
 };
 
 const OpWork* find_op(const std::string& op_type) {

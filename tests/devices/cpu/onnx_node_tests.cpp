@@ -2,7 +2,9 @@
 // (Debian's libonnx-testdata). Every single-node fp32 test of an op family
 // the cpu device runs goes through the ONNX frontend into an op task, and
 // its kernel runs on the test's inputs with the default config and others;
-// each output must match the test's expected one.
+// each output must match the test's expected one. And every test, expanded
+// graphs included, runs as `aoe-host run` runs a model: frontend, graph
+// normaliser and the device's model executor.
 #include <gtest/gtest.h>
 
 #include <onnx/onnx_pb.h>
@@ -25,6 +27,7 @@
 #include "evaluate.h"
 #include "frontend/onnx_frontend.h"
 #include "host_cpu.h"
+#include "model_run.h"
 #include "thread_pool.h"
 
 namespace aoe::cpu {
@@ -51,7 +54,10 @@ onnx::TensorProto read_tensor(const fs::path& path) {
 
 std::vector<float> floats_of(const onnx::TensorProto& t) {
   int64_t n = 1;
-  for (auto d : t.dims()) n *= d;
+  for (auto d : t.dims()) {
+    if (d < 0 || (d > 0 && n > (int64_t{1} << 28) / d)) throw std::runtime_error("a tensor of implausible dims");
+    n *= d;
+  }
   std::vector<float> out(static_cast<size_t>(n));
   if (!t.raw_data().empty()) {
     if (t.raw_data().size() != out.size() * sizeof(float)) throw std::runtime_error("raw data of the wrong size");
@@ -131,6 +137,15 @@ struct Tally {
   std::vector<std::string> skipped_supported;               // of an op the device runs: test and reason
   std::vector<std::string> failures;
 };
+
+// Each test's folder, in name order.
+std::vector<fs::path> test_dirs(const fs::path& root) {
+  std::vector<fs::path> dirs;
+  for (const auto& e : fs::directory_iterator(root))
+    if (e.is_directory()) dirs.push_back(e.path());
+  std::sort(dirs.begin(), dirs.end());
+  return dirs;
+}
 
 // Op families the device claims, so a test of one of them is run or skipped for a stated reason.
 bool family_supported(const std::string& op) {
@@ -269,10 +284,7 @@ TEST(OnnxNodeTests, EverySupportedFp32NodeTestPasses) {
   const fs::path root = data_dir();
   if (!fs::is_directory(root))
     GTEST_SKIP() << "ONNX node tests not found at " << root << ": install libonnx-testdata (tools/install-deps.sh)";
-  std::vector<fs::path> dirs;
-  for (const auto& e : fs::directory_iterator(root))
-    if (e.is_directory()) dirs.push_back(e.path());
-  std::sort(dirs.begin(), dirs.end());
+  const std::vector<fs::path> dirs = test_dirs(root);
   const HostCpu host = detect_host_cpu();
   ThreadPool pool(host.threads);
   // The frontend warns about every multi-node test it cannot fold; those are skipped anyway.
@@ -309,6 +321,117 @@ TEST(OnnxNodeTests, EverySupportedFp32NodeTestPasses) {
                          "HardSigmoid", "Clip", "ReduceMean", "ReduceSum", "LayerNormalization", "Transpose", "Slice", "Pad",
                          "Gather"})
     EXPECT_GT(tally.run_by_op[op], 0) << "no ONNX node test of " << op << " ran";
+}
+
+
+// ---- every test as a model ---------------------------------------------------------------
+
+struct ModelTally {
+  int run = 0, passed = 0;
+  std::map<std::string, std::vector<std::string>> skipped;  // reason -> tests
+  std::vector<std::string> failures;
+};
+
+// "subgraph 'x', node 'y' (Op): why" -> "why", so like refusals group together.
+std::string reason_of(const std::string& message) {
+  std::string why = message;
+  if (const auto at = why.rfind("): "); at != std::string::npos) why = why.substr(at + 3);
+  if (const auto at = why.find("op '"); at != std::string::npos && why.find("no kernel") != std::string::npos)
+    return "no cpu kernel for op " + why.substr(at + 3);
+  return why.size() > 110 ? why.substr(0, 110) + "..." : why;
+}
+
+// The test's model as a user's: its integer and bool inputs (indices, axes,
+// shapes) become the constants an exported model holds, its float ones are fed.
+void run_as_model(const fs::path& dir, const std::shared_ptr<const HostCpu>& host, ModelTally& tally) {
+  const std::string name = dir.filename().string();
+  const fs::path set = dir / "test_data_set_0";
+  const auto skip = [&](const std::string& why) { tally.skipped[why].push_back(name); };
+  if (!fs::exists(dir / "model.onnx") || !fs::exists(set)) return skip("no model or data set");
+  onnx::ModelProto model = raw_node(dir / "model.onnx").model;
+  auto& g = *model.mutable_graph();
+  std::vector<std::pair<std::string, std::vector<float>>> fed;
+  google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> kept;
+  for (const auto* list : {&g.input(), &g.output()})
+    for (const auto& v : *list)
+      if (!v.type().has_tensor_type()) return skip("a sequence, map or optional value");
+  for (int i = 0; i < g.input_size(); ++i) {
+    const fs::path file = set / ("input_" + std::to_string(i) + ".pb");
+    if (!fs::exists(file)) return skip("an input without data (an optional one)");
+    auto t = read_tensor(file);
+    if (t.data_type() == onnx::TensorProto::FLOAT) {
+      fed.emplace_back(g.input(i).name(), floats_of(t));
+      *kept.Add() = g.input(i);
+    } else {
+      t.set_name(g.input(i).name());
+      *g.add_initializer() = std::move(t);
+    }
+  }
+  g.mutable_input()->Swap(&kept);
+  std::vector<std::vector<float>> expected;
+  for (int i = 0; i < g.output_size(); ++i) {
+    const auto t = read_tensor(set / ("output_" + std::to_string(i) + ".pb"));
+    if (t.data_type() != onnx::TensorProto::FLOAT) return skip("an output that is not float32");
+    expected.push_back(floats_of(t));
+  }
+  host::ModelWeights weights;
+  sdk::GraphRun run;
+  try {
+    run.graph = host::load_onnx_model(model, dir / "model.onnx", {}, &weights);
+  } catch (const std::exception& e) {
+    return skip("the ONNX frontend: " + reason_of(e.what()));
+  }
+  run.iterations = 1;
+  run.warmup = 0;
+  run.threads = 1;
+  std::vector<sdk::TensorView> in, out;
+  for (auto& [n, v] : fed) in.push_back({n, v.data(), v.size()});
+  for (auto& [n, v] : weights)
+    if (run.graph.tensors.count(n) && run.graph.tensor(n).constant) in.push_back({n, v.data(), v.size()});
+  std::vector<std::vector<float>> got;
+  for (const auto& e : expected) got.emplace_back(e.size());
+  for (size_t i = 0; i < got.size(); ++i) out.push_back({run.graph.outputs[i], got[i].data(), got[i].size()});
+  try {
+    (void)run_model(run, in, out, host, kTolerance);
+  } catch (const sdk::Error& e) {
+    return skip(reason_of(e.what()));
+  }
+  ++tally.run;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const auto why = compare(got[i].data(), expected[i].data(), static_cast<int64_t>(got[i].size()), kTolerance);
+    if (!why.empty()) return tally.failures.push_back(name + ": output " + std::to_string(i) + ": " + why);
+  }
+  ++tally.passed;
+}
+
+TEST(OnnxNodeTests, EveryTestRunsAsAModel) {
+  const fs::path root = data_dir();
+  if (!fs::is_directory(root))
+    GTEST_SKIP() << "ONNX node tests not found at " << root << ": install libonnx-testdata (tools/install-deps.sh)";
+  const std::vector<fs::path> dirs = test_dirs(root);
+  const auto host = std::make_shared<const HostCpu>(detect_host_cpu());
+  spdlog::set_level(spdlog::level::err);
+  ModelTally tally;
+  for (const auto& dir : dirs) {
+    try {
+      run_as_model(dir, host, tally);
+    } catch (const std::exception& e) {  // its data, not aoe: "float data of the wrong size"
+      tally.skipped[std::string("test data: ") + e.what()].push_back(dir.filename().string());
+    }
+  }
+  int skipped = 0;
+  for (const auto& [why, tests] : tally.skipped) skipped += static_cast<int>(tests.size());
+  std::cout << "ONNX node tests as models: " << dirs.size() << " found, " << tally.run << " run, " << tally.passed
+            << " passed, " << tally.failures.size() << " failed, " << skipped << " skipped\n";
+  std::vector<std::pair<size_t, std::string>> by_count;
+  for (const auto& [why, tests] : tally.skipped) by_count.emplace_back(tests.size(), why);
+  std::sort(by_count.rbegin(), by_count.rend());
+  for (const auto& [n, why] : by_count) {
+    const auto& tests = tally.skipped.at(why);
+    std::cout << "  skipped " << n << ": " << why << " (" << tests.front() << (n > 1 ? ", ...)" : ")") << "\n";
+  }
+  for (const auto& f : tally.failures) ADD_FAILURE() << f;
+  EXPECT_GT(tally.passed, 250) << "fewer node tests ran as models than the op-by-op harness runs";
 }
 
 }  // namespace

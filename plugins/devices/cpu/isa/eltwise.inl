@@ -30,13 +30,31 @@ inline V unary_vec(EltOp op, V x, V p0, V p1) {
     case EltOp::softsign: return x / (set1(1.0f) + vabs(x));
     case EltOp::elu: return select_lt(x, zero(), p0 * (vexp(x) - set1(1.0f)), x);
     case EltOp::selu: return p1 * select_lt(x, zero(), p0 * (vexp(x) - set1(1.0f)), x);
+    case EltOp::thresholded_relu: return select_lt(p0, x, x, zero());
+    case EltOp::shrink: return select_lt(x, -p0, x + p1, select_lt(p0, x, x - p1, zero()));
     default: return x;
   }
 }
 
 // Ops without a vector form here run through libm, element by element.
-inline bool scalar_only(EltOp op) {
-  return op == EltOp::log || op == EltOp::pow || op == EltOp::softplus || op == EltOp::sin || op == EltOp::cos;
+inline float libm_unary(EltOp op, float x) {
+  switch (op) {
+    case EltOp::log: return __builtin_logf(x);
+    case EltOp::softplus:  // log(1 + e^x) without overflow for large x
+      return x > 0 ? x + __builtin_log1pf(__builtin_expf(-x)) : __builtin_log1pf(__builtin_expf(x));
+    case EltOp::sin: return __builtin_sinf(x);
+    case EltOp::cos: return __builtin_cosf(x);
+    case EltOp::tan: return __builtin_tanf(x);
+    case EltOp::asin: return __builtin_asinf(x);
+    case EltOp::acos: return __builtin_acosf(x);
+    case EltOp::atan: return __builtin_atanf(x);
+    case EltOp::sinh: return __builtin_sinhf(x);
+    case EltOp::cosh: return __builtin_coshf(x);
+    case EltOp::asinh: return __builtin_asinhf(x);
+    case EltOp::acosh: return __builtin_acoshf(x);
+    case EltOp::atanh: return __builtin_atanhf(x);
+    default: return x;
+  }
 }
 
 template <EltOp kOp>
@@ -77,19 +95,12 @@ inline void unary(EltOp op, float p0f, float p1f, float* x, int64_t n) {
     case EltOp::softsign: return unary_loop<EltOp::softsign>(x, n, p0, p1);
     case EltOp::elu: return unary_loop<EltOp::elu>(x, n, p0, p1);
     case EltOp::selu: return unary_loop<EltOp::selu>(x, n, p0, p1);
-    case EltOp::log:
-      for (int64_t i = 0; i < n; ++i) x[i] = __builtin_logf(x[i]);
+    case EltOp::thresholded_relu: return unary_loop<EltOp::thresholded_relu>(x, n, p0, p1);
+    case EltOp::shrink: return unary_loop<EltOp::shrink>(x, n, p0, p1);
+    default:
+      if (op >= EltOp::softplus || op == EltOp::log)
+        for (int64_t i = 0; i < n; ++i) x[i] = libm_unary(op, x[i]);
       return;
-    case EltOp::softplus:  // log(1 + e^x) without overflow for large x
-      for (int64_t i = 0; i < n; ++i) x[i] = x[i] > 0 ? x[i] + __builtin_log1pf(__builtin_expf(-x[i])) : __builtin_log1pf(__builtin_expf(x[i]));
-      return;
-    case EltOp::sin:
-      for (int64_t i = 0; i < n; ++i) x[i] = __builtin_sinf(x[i]);
-      return;
-    case EltOp::cos:
-      for (int64_t i = 0; i < n; ++i) x[i] = __builtin_cosf(x[i]);
-      return;
-    default: return;
   }
 }
 
@@ -102,6 +113,7 @@ inline V binary_vec(EltOp op, V x, V y, V p0) {
     case EltOp::div: return x / y;
     case EltOp::maximum: return vmax(x, y);
     case EltOp::minimum: return vmin(x, y);
+    case EltOp::prelu: return select_lt(x, zero(), x * y, x);
     case EltOp::add_scaled: return fma(y, p0, x);
     default: return x;
   }
@@ -139,6 +151,7 @@ inline void binary(EltOp op, float p0f, float* x, const float* y, int64_t y_step
     case EltOp::div: return binary_loop<EltOp::div>(x, y, y_step, n, p0);
     case EltOp::maximum: return binary_loop<EltOp::maximum>(x, y, y_step, n, p0);
     case EltOp::minimum: return binary_loop<EltOp::minimum>(x, y, y_step, n, p0);
+    case EltOp::prelu: return binary_loop<EltOp::prelu>(x, y, y_step, n, p0);
     case EltOp::add_scaled: return binary_loop<EltOp::add_scaled>(x, y, y_step, n, p0);
     case EltOp::pow:
       // A square (a LayerNorm's variance, as exporters write it) is a product
