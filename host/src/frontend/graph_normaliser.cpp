@@ -271,9 +271,8 @@ int64_t remove_identity(onnx::GraphProto& graph) {
   for (const auto& init : graph.initializer()) initializers[init.name()] = &init;
   const auto outputs = output_names(graph);
   const auto in_subgraphs = subgraph_reads(graph);
-  std::set<std::string> read, graph_inputs;
+  std::set<std::string> read;
   for (const auto& node : graph.node()) read.insert(node.input().begin(), node.input().end());
-  for (const auto& in : graph.input()) graph_inputs.insert(in.name());
   std::map<std::string, int> producers;  // value -> index of the node that makes it
   for (int i = 0; i < graph.node_size(); ++i)
     for (const auto& o : graph.node(i).output()) producers[o] = i;
@@ -393,18 +392,6 @@ void Normalisation::add(const std::string& rule, int64_t count) {
   for (auto& [name, n] : counts)
     if (name == rule) return void(n += count);
   counts.emplace_back(rule, count);
-}
-
-int64_t Normalisation::count(const std::string& rule) const {
-  for (const auto& [name, n] : counts)
-    if (name == rule) return n;
-  return 0;
-}
-
-int64_t Normalisation::total() const {
-  int64_t n = 0;
-  for (const auto& [rule, count] : counts) n += count;
-  return n;
 }
 
 std::string Normalisation::summary() const {

@@ -25,8 +25,6 @@ struct Normalisation {
   std::vector<std::pair<std::string, int64_t>> counts;
 
   void add(const std::string& rule, int64_t count);  // adds to the rule's count when it ran before
-  int64_t count(const std::string& rule) const;
-  int64_t total() const;
   // "3 Constant nodes to initializers, 12 nodes folded, ..." or "nothing to change".
   std::string summary() const;
   nlohmann::json to_json() const;  // {"constant_to_initializer": 3, ...}
