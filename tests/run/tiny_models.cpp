@@ -242,7 +242,9 @@ void write_exported_model(const std::filesystem::path& file) {
   }
   // Max of three inputs, one a broadcast scalar: a chain of two-input Max.
   set_dims(g->add_output(), "m", {1, 3, 4, 4});
-  add_node(g, "Max_14", "Max", {"x", "half", "scaled"}, {"m"});
+  auto* cast = add_node(g, "Cast_15", "Cast", {"scaled"}, {"scaled_again"})->add_attribute();  // float to float
+  cast->set_name("to"), cast->set_type(onnx::AttributeProto::INT), cast->set_i(onnx::TensorProto::FLOAT);
+  add_node(g, "Max_14", "Max", {"x", "half", "scaled_again"}, {"m"});
   auto* roi = g->add_initializer();  // as Paddle2ONNX writes an unused roi: no elements
   roi->set_name("roi");
   roi->set_data_type(onnx::TensorProto::FLOAT);

@@ -30,7 +30,7 @@ void write_lookup_model(const std::filesystem::path& file);
 // Constant 0.5) -> Identity -> Reshape to [1,-1] by Shape -> Gather -> Unsqueeze
 // -> Concat arithmetic -> Dropout -> Relu -> If(batch == 1: Sigmoid, else Tanh)
 // -> y[1,48]; x -> Resize(roi an empty initializer, scales a float Constant
-// 1,1,2,2, nearest) -> z[1,3,8,8]; Max(x, 0.5, x * 0.5) -> m[1,3,4,4].
+// 1,1,2,2, nearest) -> z[1,3,8,8]; Max(x, 0.5, Cast(x * 0.5) to float) -> m[1,3,4,4].
 void write_exported_model(const std::filesystem::path& file);
 // x[1,4] -> Hardmax -> y: an op the cpu device has no kernel for.
 void write_hardmax_model(const std::filesystem::path& file);

@@ -254,9 +254,26 @@ int64_t variadic_to_binary(onnx::GraphProto& graph) {
 }
 
 // Dropout in inference passes its input through, unless training_mode is given and not a constant false.
-bool reads_through(const onnx::NodeProto& node, const std::map<std::string, const T*>& initializers) {
+// Each value's element type where the graph states it (after shape inference, nearly everywhere).
+std::map<std::string, int32_t> elem_types(const onnx::GraphProto& graph) {
+  std::map<std::string, int32_t> types;
+  for (const auto* list : {&graph.input(), &graph.value_info(), &graph.output()})
+    for (const auto& v : *list)
+      if (v.type().has_tensor_type()) types[v.name()] = v.type().tensor_type().elem_type();
+  for (const auto& init : graph.initializer()) types[init.name()] = init.data_type();
+  return types;
+}
+
+bool reads_through(const onnx::NodeProto& node, const std::map<std::string, const T*>& initializers,
+                   const std::map<std::string, int32_t>& types) {
   if (!default_domain(node) || node.input_size() < 1 || node.output_size() < 1) return false;
   if (node.op_type() == "Identity") return node.input_size() == 1;
+  if (node.op_type() == "Cast") {  // to the type its input has already
+    const auto from = types.find(node.input(0));
+    for (const auto& a : node.attribute())
+      if (a.name() == "to") return from != types.end() && from->second == a.i();
+    return false;
+  }
   if (node.op_type() != "Dropout") return false;
   if (node.input_size() >= 3 && !node.input(2).empty()) {
     const auto it = initializers.find(node.input(2));
@@ -269,6 +286,7 @@ bool reads_through(const onnx::NodeProto& node, const std::map<std::string, cons
 int64_t remove_identity(onnx::GraphProto& graph) {
   std::map<std::string, const T*> initializers;
   for (const auto& init : graph.initializer()) initializers[init.name()] = &init;
+  const auto types = elem_types(graph);
   const auto outputs = output_names(graph);
   const auto in_subgraphs = subgraph_reads(graph);
   std::set<std::string> read;
@@ -282,7 +300,7 @@ int64_t remove_identity(onnx::GraphProto& graph) {
   std::set<int> gone;
   for (int i = 0; i < graph.node_size(); ++i) {
     const auto& node = graph.node(i);
-    if (!reads_through(node, initializers)) continue;
+    if (!reads_through(node, initializers, types)) continue;
     bool mask_read = false;
     for (int k = 1; k < node.output_size(); ++k) mask_read |= !node.output(k).empty() && (read.count(node.output(k)) || outputs.count(node.output(k)));
     const std::string& in = node.input(0);
@@ -400,7 +418,7 @@ std::string Normalisation::summary() const {
       {"fold_constants", "nodes folded into constants"},
       {"inline_constant_if", "If nodes with a constant condition inlined"},
       {"variadic_to_binary", "Sum/Mean/Max/Min nodes made two-input chains"},
-      {"remove_identity", "Identity/Dropout nodes read through"},
+      {"remove_identity", "Identity/Dropout/same-type Cast nodes read through"},
       {"empty_optional_inputs", "nodes with empty optional inputs made absent"},
       {"drop_unused", "unused initializers dropped"},
       {"value_attributes", "nodes given their constant inputs as attributes"}};

@@ -39,7 +39,8 @@ struct Normalisation {
 //   variadic_to_binary: Sum, Mean, Max and Min of n inputs become chains of Add,
 //     Max or Min (Mean: times 1/n), of one input an Identity;
 //     where either of the last two changed the graph, `infer_shapes` runs and the four again;
-//   remove_identity: Identity, and Dropout in inference, read through;
+//   remove_identity: Identity, Dropout in inference and a Cast to the type its
+//     input has, read through;
 //   empty_optional_inputs: an optional input given as a tensor of no elements
 //     (Resize's roi, as Paddle2ONNX writes it) is read as absent (""), and
 //     absent inputs at the end of the list are dropped.
