@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 
@@ -280,6 +281,30 @@ TEST_F(RunCommand, RunsAnExportersGraphNormalised) {
   const auto tuned = aoe_host({"--plugin", "opat", "--device", "ascend910", "--model", (dir_ / "exported.onnx").string(),
                                "--budget", "4"});
   EXPECT_EQ(tuned.exit_code, 0) << details(tuned);
+}
+
+// Before opset 13 a Softmax without an axis normalises each batch's values
+// together; a LogSoftmax along the last axis is the same in either opset.
+TEST_F(RunCommand, AnOpset11SoftmaxNormalisesWhatItsOpsetSays) {
+  write_opset11_softmax_model(dir_ / "softmax11.onnx");
+  std::vector<float> x(24);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = 0.1f * static_cast<float>(i % 7);
+  host::write_npz(dir_ / "x.npz", {{"x", host::FloatArray{{2, 3, 4}, x}}});
+  const auto r = run("softmax11.onnx", "softmax11.json",
+                     {"--inputs", (dir_ / "x.npz").string(), "--outputs", (dir_ / "out.npz").string(), "--check"});
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  EXPECT_EQ(report("softmax11.json")["normalised"]["softmax_along_an_axis"], 2);
+  const auto out = host::read_npz(dir_ / "out.npz");
+  for (size_t b = 0; b < 2; ++b) {
+    double sum = 0;
+    for (size_t i = 0; i < 12; ++i) sum += out.at("y").data[b * 12 + i];
+    EXPECT_NEAR(sum, 1.0, 1e-5) << "batch " << b;
+  }
+  for (size_t row = 0; row < 6; ++row) {
+    double sum = 0;
+    for (size_t i = 0; i < 4; ++i) sum += std::exp(out.at("z").data[row * 4 + i]);
+    EXPECT_NEAR(sum, 1.0, 1e-5) << "row " << row;
+  }
 }
 
 // bench/ort_compare on the bundled MLP and an exporter's graph: aoe's side

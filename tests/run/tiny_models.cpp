@@ -256,6 +256,19 @@ void write_exported_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
+void write_opset11_softmax_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  model.mutable_opset_import(0)->set_version(11);
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {2, 3, 4});
+  set_dims(g->add_output(), "y", {2, 3, 4});
+  set_dims(g->add_output(), "z", {2, 3, 4});
+  add_node(g, "Softmax_0", "Softmax", {"x"}, {"y"});
+  auto* axis = add_node(g, "LogSoftmax_1", "LogSoftmax", {"x"}, {"z"})->add_attribute();
+  axis->set_name("axis"), axis->set_type(onnx::AttributeProto::INT), axis->set_i(2);
+  save(model, file);
+}
+
 void write_lookup_model(const std::filesystem::path& file) {
   auto model = empty_model();
   auto* g = model.mutable_graph();

@@ -41,24 +41,14 @@ Index strides_of(const std::vector<int64_t>& dims) {
   return s;
 }
 
-template <typename V>
-std::vector<int64_t> read_raw(const std::string& raw) {
-  std::vector<int64_t> values(raw.size() / sizeof(V));
+// Each element of `raw` (stored as V) as an Out.
+template <typename V, typename Out = int64_t>
+std::vector<Out> read_raw(const std::string& raw) {
+  std::vector<Out> values(raw.size() / sizeof(V));
   for (size_t i = 0; i < values.size(); ++i) {
     V v;
     std::memcpy(&v, raw.data() + i * sizeof(V), sizeof(V));  // raw_data is little-endian, as is the host
-    values[i] = static_cast<int64_t>(v);
-  }
-  return values;
-}
-
-template <typename V>
-std::vector<double> read_raw_real(const std::string& raw) {
-  std::vector<double> values(raw.size() / sizeof(V));
-  for (size_t i = 0; i < values.size(); ++i) {
-    V v;
-    std::memcpy(&v, raw.data() + i * sizeof(V), sizeof(V));
-    values[i] = v;
+    values[i] = static_cast<Out>(v);
   }
   return values;
 }
@@ -695,8 +685,8 @@ std::optional<KnownTensor> read_known(const onnx::TensorProto& tensor, int64_t m
   const auto count = element_count(out.dims, max_elements);
   if (!count) return std::nullopt;
   if (tensor.has_raw_data()) {
-    if (type == T::FLOAT) out.reals = read_raw_real<float>(tensor.raw_data());
-    else if (type == T::DOUBLE) out.reals = read_raw_real<double>(tensor.raw_data());
+    if (type == T::FLOAT) out.reals = read_raw<float, double>(tensor.raw_data());
+    else if (type == T::DOUBLE) out.reals = read_raw<double, double>(tensor.raw_data());
     else out.ints = read_raw_ints(type, tensor.raw_data());
   } else if (type == T::FLOAT) {
     out.reals.assign(tensor.float_data().begin(), tensor.float_data().end());

@@ -6,7 +6,9 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
+#include <vector>
 
 #include "constant_folding.h"
 #include "value_attributes.h"
@@ -253,6 +255,74 @@ int64_t variadic_to_binary(onnx::GraphProto& graph) {
   return split;
 }
 
+std::optional<std::vector<int64_t>> known_dims(const onnx::GraphProto& graph, const std::string& name) {
+  for (const auto* list : {&graph.input(), &graph.value_info(), &graph.output()})
+    for (const auto& v : *list) {
+      if (v.name() != name || !v.type().tensor_type().has_shape()) continue;
+      std::vector<int64_t> dims;
+      for (const auto& d : v.type().tensor_type().shape().dim()) {
+        if (!d.has_dim_value()) return std::nullopt;
+        dims.push_back(d.dim_value());
+      }
+      return dims;
+    }
+  return std::nullopt;
+}
+
+// Before opset 13, Softmax and LogSoftmax (and Hardmax) take their input as
+// 2-D, flattened at `axis` (default 1); from 13 they run along one axis (default -1),
+// as devices read them. An older one is given its axis explicitly where the
+// two agree (axis the last), and is wrapped in Flatten and Reshape where not.
+int64_t softmax_along_an_axis(onnx::GraphProto& graph, int64_t opset) {
+  if (opset >= 13) return 0;
+  Nodes kept;
+  std::vector<T> shapes;
+  int64_t changed = 0;
+  for (auto& node : *graph.mutable_node()) {
+    const bool softmax = default_domain(node) && node.input_size() == 1 && node.output_size() == 1 &&
+                         (node.op_type() == "Softmax" || node.op_type() == "LogSoftmax" || node.op_type() == "Hardmax");
+    const auto dims = softmax ? known_dims(graph, node.input(0)) : std::nullopt;
+    onnx::AttributeProto* axis_attr = nullptr;
+    for (auto& a : *node.mutable_attribute())
+      if (a.name() == "axis") axis_attr = &a;
+    const auto rank = dims ? static_cast<int64_t>(dims->size()) : 0;
+    int64_t axis = axis_attr ? axis_attr->i() : 1;
+    if (axis < 0) axis += rank;
+    if (!dims || rank == 0 || axis < 0 || axis >= rank || (axis_attr && axis_attr->i() == -1)) {
+      *kept.Add() = std::move(node);
+      continue;
+    }
+    ++changed;
+    if (!axis_attr) {
+      axis_attr = node.add_attribute();
+      axis_attr->set_name("axis"), axis_attr->set_type(onnx::AttributeProto::INT);
+    }
+    if (axis == rank - 1) {
+      axis_attr->set_i(-1);
+      *kept.Add() = std::move(node);
+      continue;
+    }
+    const std::string in = node.input(0), out = node.output(0), flat = out + "/2d", soft = out + "/2d_out";
+    auto* flatten = kept.Add();
+    flatten->set_op_type("Flatten"), flatten->set_name(node.name() + "/flatten");
+    flatten->add_input(in), flatten->add_output(flat);
+    auto* at = flatten->add_attribute();
+    at->set_name("axis"), at->set_type(onnx::AttributeProto::INT), at->set_i(axis);
+    axis_attr->set_i(-1);
+    node.set_input(0, flat), node.set_output(0, soft);
+    *kept.Add() = std::move(node);
+    T& shape = shapes.emplace_back();
+    shape.set_name(out + "/shape"), shape.set_data_type(T::INT64), shape.add_dims(rank);
+    for (auto d : *dims) shape.add_int64_data(d);
+    auto* reshape = kept.Add();
+    reshape->set_op_type("Reshape"), reshape->set_name(out + "/reshape");
+    reshape->add_input(soft), reshape->add_input(shape.name()), reshape->add_output(out);
+  }
+  graph.mutable_node()->Swap(&kept);
+  for (auto& t : shapes) *graph.add_initializer() = std::move(t);
+  return changed;
+}
+
 // Dropout in inference passes its input through, unless training_mode is given and not a constant false.
 // Each value's element type where the graph states it (after shape inference, nearly everywhere).
 std::map<std::string, int32_t> elem_types(const onnx::GraphProto& graph) {
@@ -418,6 +488,7 @@ std::string Normalisation::summary() const {
       {"fold_constants", "nodes folded into constants"},
       {"inline_constant_if", "If nodes with a constant condition inlined"},
       {"variadic_to_binary", "Sum/Mean/Max/Min nodes made two-input chains"},
+      {"softmax_along_an_axis", "opset-11 Softmax nodes given one axis"},
       {"remove_identity", "Identity/Dropout/same-type Cast nodes read through"},
       {"empty_optional_inputs", "nodes with empty optional inputs made absent"},
       {"drop_unused", "unused initializers dropped"},
@@ -443,9 +514,11 @@ Normalisation normalise_graph(onnx::GraphProto& graph, int64_t opset, const std:
     done.add("fold_constants", fold_constants(graph));
     const int64_t inlined = inline_constant_if(graph);
     const int64_t split = variadic_to_binary(graph);
+    const int64_t softmax = softmax_along_an_axis(graph, opset);
     done.add("inline_constant_if", inlined);
     done.add("variadic_to_binary", split);
-    if (!inlined && !split) break;
+    done.add("softmax_along_an_axis", softmax);
+    if (!inlined && !split && !softmax) break;
     infer_shapes();
   }
   done.add("remove_identity", remove_identity(graph));

@@ -38,7 +38,10 @@ struct Normalisation {
 //     the branch it takes;
 //   variadic_to_binary: Sum, Mean, Max and Min of n inputs become chains of Add,
 //     Max or Min (Mean: times 1/n), of one input an Identity;
-//     where either of the last two changed the graph, `infer_shapes` runs and the four again;
+//   softmax_along_an_axis: before opset 13, Softmax, LogSoftmax and Hardmax
+//     flatten their input to 2-D at `axis` (default 1): given axis -1 where
+//     that is the same, wrapped in Flatten and Reshape where not;
+//     where any of the last three changed the graph, `infer_shapes` runs and the five again;
 //   remove_identity: Identity, Dropout in inference and a Cast to the type its
 //     input has, read through;
 //   empty_optional_inputs: an optional input given as a tensor of no elements

@@ -36,7 +36,7 @@ int64_t footprint_bytes(Footprint f) {
 
 namespace {
 
-const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", "LayerNormalization",
+const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", "LogSoftmax", "LayerNormalization",
                                            "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin",
                                            "GlobalAveragePool", "GlobalMaxPool", "MaxPool", "AveragePool", "Transpose",
                                            "ConvTranspose", "BatchNormalization", "Concat", "Split", "Resize",
@@ -64,7 +64,7 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (t == "Conv") return std::make_unique<ConvOp>(task, host);
   if (is_elementwise_op(t)) return std::make_unique<EltwiseOp>(task, host);
   if (is_reduce_op(t)) return std::make_unique<ReduceOp>(task, host);
-  if (t == "Softmax") return std::make_unique<SoftmaxOp>(task, host);
+  if (t == "Softmax" || t == "LogSoftmax") return std::make_unique<SoftmaxOp>(task, host);
   if (t == "LayerNormalization") return std::make_unique<LayerNormOp>(task, host);
   if (t == "MaxPool" || t == "AveragePool") return std::make_unique<PoolOp>(task, host);
   if (t == "Transpose") return std::make_unique<TransposeOp>(task, host);

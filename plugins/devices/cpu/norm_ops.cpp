@@ -26,6 +26,10 @@ class SoftmaxKernel final : public BufferKernel {
     const float* x = inputs_[0];
     float* y = outputs_[0].data();
     const int64_t len = op_.length_, inner = op_.inner_;
+    if (op_.log_) {  // x - max - log(sum(exp(x - max))): no probability rounds to 0 on the way
+      pool.run(op_.outer_, threads_, [&](int64_t o, int) { log_softmax(x, y, o); });
+      return;
+    }
     if (inner == 1) {
       const int64_t per = rows_per_task(len);
       pool.run((op_.outer_ + per - 1) / per, threads_, [&](int64_t t, int) {
@@ -55,14 +59,27 @@ class SoftmaxKernel final : public BufferKernel {
   }
 
  private:
+  void log_softmax(const float* x, float* y, int64_t o) const {
+    const int64_t len = op_.length_, inner = op_.inner_;
+    for (int64_t i = 0; i < inner; ++i) {
+      const auto at = [&](int64_t l) { return (o * len + l) * inner + i; };
+      float m = -INFINITY;
+      for (int64_t l = 0; l < len; ++l) m = std::max(m, x[at(l)]);
+      float s = 0;
+      for (int64_t l = 0; l < len; ++l) s += std::exp(x[at(l)] - m);
+      const float shift = m + std::log(s);
+      for (int64_t l = 0; l < len; ++l) y[at(l)] = x[at(l)] - shift;
+    }
+  }
+
   const SoftmaxOp& op_;
   const IsaKernels& isa_;
   int passes_, threads_;
   Buffer scratch_;
 };
 
-SoftmaxOp::SoftmaxOp(const sdk::OpTask& task, const HostCpu& host) : host_(host) {
-  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after Softmax");
+SoftmaxOp::SoftmaxOp(const sdk::OpTask& task, const HostCpu& host) : host_(host), log_(task.op_type == "LogSoftmax") {
+  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after " + task.op_type);
   require_f32(task);
   require_inputs(task, 1, 1);
   const Shape in = task.inputs[0].shape;
@@ -85,6 +102,7 @@ SoftmaxOp::SoftmaxOp(const sdk::OpTask& task, const HostCpu& host) : host_(host)
 std::string SoftmaxOp::check(const sdk::Config& c) const {
   if (auto why = isa_refusal(host_, c[kIsa]); !why.empty()) return why;
   if (c[kPasses] == 1 && inner_ > 1) return "online softmax runs along a contiguous axis; this one has stride " + std::to_string(inner_);
+  if (c[kPasses] == 1 && log_) return "LogSoftmax runs in three passes";
   return {};
 }
 
@@ -102,7 +120,8 @@ void SoftmaxOp::reference(const std::vector<const float*>& inputs, const std::ve
       double m = -INFINITY, s = 0;
       for (int64_t l = 0; l < length_; ++l) m = std::max(m, static_cast<double>(x[at(l)]));
       for (int64_t l = 0; l < length_; ++l) s += std::exp(x[at(l)] - m);
-      for (int64_t l = 0; l < length_; ++l) y[at(l)] = static_cast<float>(std::exp(x[at(l)] - m) / s);
+      for (int64_t l = 0; l < length_; ++l)
+        y[at(l)] = static_cast<float>(log_ ? x[at(l)] - m - std::log(s) : std::exp(x[at(l)] - m) / s);
     }
 }
 

@@ -23,6 +23,7 @@ class SoftmaxOp final : public CpuOp {
  private:
   friend class SoftmaxKernel;
   const HostCpu& host_;
+  bool log_;  // LogSoftmax
   int64_t outer_ = 1, length_ = 1, inner_ = 1;
 };
 

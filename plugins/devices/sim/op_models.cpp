@@ -29,7 +29,7 @@ std::unique_ptr<OpModel> op_model(const Soc& soc, const sdk::OpTask& task) {
   if (is_elementwise_op(task.op_type))
     return std::make_unique<ElementwiseModel>(soc, elementwise_problem(task, soc));
   if (is_reduce_op(task.op_type)) return std::make_unique<ReduceModel>(soc, reduce_problem(task, soc));
-  if (task.op_type == "Softmax") return std::make_unique<NormModel>(soc, softmax_problem(task, soc));
+  if (task.op_type == "Softmax" || task.op_type == "LogSoftmax") return std::make_unique<NormModel>(soc, softmax_problem(task, soc));
   if (task.op_type == "LayerNormalization") return std::make_unique<NormModel>(soc, layernorm_problem(task, soc));
   if (is_pool_op(task.op_type)) return std::make_unique<PoolModel>(soc, pool_problem(task, soc));
   if (task.op_type == "Transpose") return std::make_unique<TransposeModel>(soc, transpose_problem(task, soc));

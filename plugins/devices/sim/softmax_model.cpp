@@ -10,7 +10,7 @@ namespace aoe::sim {
 // a running max and sum (rescaling the sum: an exp per element, a sub, a
 // mul) and pass two recomputes exp(x - max) / sum.
 NormProblem softmax_problem(const sdk::OpTask& task, const Soc& soc) {
-  if (task.op_type != "Softmax")
+  if (task.op_type != "Softmax" && task.op_type != "LogSoftmax")  // the same passes; the last subtracts a log instead of dividing
     throw sdk::Error(sdk::StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
   if (!task.fused_ops.empty())
     throw sdk::Error(sdk::StatusCode::unsupported, soc.target + " simulator does not model ops fused after Softmax");

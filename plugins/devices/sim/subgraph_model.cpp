@@ -112,7 +112,7 @@ void SubgraphModel::require_modelled() const {
                                                    n.op_type + ") has tensor '" + t + "' of unknown shape");
     const bool modelled = is_view_op(n.op_type) || cube.count(n.op_type) || is_elementwise_op(n.op_type) ||
                           fusable_.count(n.op_type) || n.op_type == "BatchNormalization" ||
-                          n.op_type == "Softmax" || n.op_type == "LayerNormalization" || n.op_type == "Transpose" ||
+                          n.op_type == "Softmax" || n.op_type == "LogSoftmax" || n.op_type == "LayerNormalization" || n.op_type == "Transpose" ||
                           n.op_type == "ReduceSum" || n.op_type == "ReduceMean" || n.op_type == "ReduceMax" ||
                           n.op_type == "GlobalAveragePool" || n.op_type == "MaxPool" || n.op_type == "AveragePool" ||
                           is_data_move_op(n.op_type);
