@@ -160,16 +160,6 @@ int64_t int_attr(const onnx::NodeProto& node, const std::string& name, int64_t f
   return attr ? attr->i() : fallback;
 }
 
-std::optional<std::vector<int64_t>> known_shape(const onnx::TypeProto& type) {
-  if (!type.has_tensor_type() || !type.tensor_type().has_shape()) return std::nullopt;
-  std::vector<int64_t> dims;
-  for (const auto& dim : type.tensor_type().shape().dim()) {
-    if (!dim.has_dim_value() || dim.dim_value() < 0) return std::nullopt;
-    dims.push_back(dim.dim_value());
-  }
-  return dims;
-}
-
 // A number of an element, whichever vector holds it.
 double real_at(const KnownTensor& t, size_t i) { return t.is_real() ? t.reals[i] : static_cast<double>(t.ints[i]); }
 
@@ -677,6 +667,16 @@ class Folder {
 }  // namespace
 
 bool KnownTensor::is_real() const { return is_real_type(elem_type); }
+
+std::optional<std::vector<int64_t>> known_shape(const onnx::TypeProto& type) {
+  if (!type.has_tensor_type() || !type.tensor_type().has_shape()) return std::nullopt;
+  std::vector<int64_t> dims;
+  for (const auto& dim : type.tensor_type().shape().dim()) {
+    if (!dim.has_dim_value() || dim.dim_value() < 0) return std::nullopt;
+    dims.push_back(dim.dim_value());
+  }
+  return dims;
+}
 
 std::optional<KnownTensor> read_known(const onnx::TensorProto& tensor, int64_t max_elements) {
   const int32_t type = tensor.data_type();

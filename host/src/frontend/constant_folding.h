@@ -46,6 +46,9 @@ std::optional<KnownTensor> read_known(const onnx::TensorProto& tensor, int64_t m
 std::map<std::string, KnownTensor> fold_known_values(const onnx::GraphProto& graph,
                                                      int64_t max_elements = kShapeElements);
 
+// A tensor type's dims when every one is known, else nullopt.
+std::optional<std::vector<int64_t>> known_shape(const onnx::TypeProto& type);
+
 // The value as an initializer named `name`.
 onnx::TensorProto to_initializer(const std::string& name, const KnownTensor& tensor);
 

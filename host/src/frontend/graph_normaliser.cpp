@@ -60,6 +60,22 @@ bool makes_an_output(const onnx::NodeProto& node, const std::set<std::string>& o
   return false;
 }
 
+// A node the rules write: its op, name, inputs and outputs.
+onnx::NodeProto make_node(const std::string& op, const std::string& name, const std::vector<std::string>& inputs,
+                          const std::vector<std::string>& outputs) {
+  onnx::NodeProto node;
+  node.set_op_type(op), node.set_name(name);
+  for (const auto& in : inputs) node.add_input(in);
+  for (const auto& out : outputs) node.add_output(out);
+  return node;
+}
+
+std::map<std::string, const T*> initializers_by_name(const onnx::GraphProto& graph) {
+  std::map<std::string, const T*> initializers;
+  for (const auto& init : graph.initializer()) initializers[init.name()] = &init;
+  return initializers;
+}
+
 // Keeps the nodes `keep` says yes to, in order; returns how many went.
 template <typename Keep>
 int64_t remove_nodes(onnx::GraphProto& graph, Keep keep) {
@@ -114,9 +130,7 @@ int64_t constant_to_initializer(onnx::GraphProto& graph) {
     if (!value) return true;
     if (makes_an_output(node, outputs)) {
       value->set_name(node.output(0) + "/value");
-      onnx::NodeProto& identity = copies.emplace_back();
-      identity.set_op_type("Identity"), identity.set_name(node.name());
-      identity.add_input(value->name()), identity.add_output(node.output(0));
+      copies.push_back(make_node("Identity", node.name(), {value->name()}, {node.output(0)}));
     }
     made.push_back(std::move(*value));
     return false;
@@ -159,8 +173,7 @@ const onnx::GraphProto* branch_of(const onnx::NodeProto& node, bool taken) {
 // scripted exports test a dim) is replaced by the branch it takes: its nodes,
 // initializers and shapes, its outputs named as the If's.
 int64_t inline_constant_if(onnx::GraphProto& graph) {
-  std::map<std::string, const T*> initializers;
-  for (const auto& init : graph.initializer()) initializers[init.name()] = &init;
+  const auto initializers = initializers_by_name(graph);
   Nodes kept;
   std::vector<T> constants;
   std::vector<onnx::ValueInfoProto> shapes;
@@ -192,13 +205,7 @@ int64_t inline_constant_if(onnx::GraphProto& graph) {
       for (auto& in : *copy->mutable_input()) in = named(in);
       for (auto& out : *copy->mutable_output()) out = named(out);
     }
-    for (const auto& [from, to] : copies) {
-      auto* identity = kept.Add();
-      identity->set_op_type("Identity");
-      identity->set_name(node.name() + "/" + to);
-      identity->add_input(named(from));
-      identity->add_output(to);
-    }
+    for (const auto& [from, to] : copies) *kept.Add() = make_node("Identity", node.name() + "/" + to, {named(from)}, {to});
     constants.insert(constants.end(), branch->initializer().begin(), branch->initializer().end());
     for (const auto& v : branch->value_info()) shapes.push_back(v), shapes.back().set_name(named(v.name()));
     ++inlined;
@@ -226,26 +233,18 @@ int64_t variadic_to_binary(onnx::GraphProto& graph) {
     const bool mean = node.op_type() == "Mean" && node.input_size() > 1;
     std::string acc = node.input(0);
     for (int i = 1; i < node.input_size(); ++i) {
-      auto* step = kept.Add();
-      step->set_op_type(op->second);
-      step->set_name(node.name() + "/" + std::to_string(i));
-      step->add_input(acc);
-      step->add_input(node.input(i));
-      acc = i + 1 == node.input_size() && !mean ? node.output(0) : node.output(0) + "/" + std::to_string(i);
-      step->add_output(acc);
+      const std::string sum = i + 1 == node.input_size() && !mean ? node.output(0) : node.output(0) + "/" + std::to_string(i);
+      *kept.Add() = make_node(op->second, node.name() + "/" + std::to_string(i), {acc, node.input(i)}, {sum});
+      acc = sum;
     }
     if (node.input_size() == 1) {
-      auto* identity = kept.Add();
-      identity->set_op_type("Identity"), identity->set_name(node.name());
-      identity->add_input(acc), identity->add_output(node.output(0));
+      *kept.Add() = make_node("Identity", node.name(), {acc}, {node.output(0)});
     } else if (mean) {
       T scale;
       scale.set_name(node.output(0) + "/1_over_n");
       scale.set_data_type(T::FLOAT);
       scale.add_float_data(1.0f / static_cast<float>(node.input_size()));
-      auto* mul = kept.Add();
-      mul->set_op_type("Mul"), mul->set_name(node.name() + "/mean");
-      mul->add_input(acc), mul->add_input(scale.name()), mul->add_output(node.output(0));
+      *kept.Add() = make_node("Mul", node.name() + "/mean", {acc, scale.name()}, {node.output(0)});
       constants.push_back(std::move(scale));
     }
     ++split;
@@ -257,15 +256,8 @@ int64_t variadic_to_binary(onnx::GraphProto& graph) {
 
 std::optional<std::vector<int64_t>> known_dims(const onnx::GraphProto& graph, const std::string& name) {
   for (const auto* list : {&graph.input(), &graph.value_info(), &graph.output()})
-    for (const auto& v : *list) {
-      if (v.name() != name || !v.type().tensor_type().has_shape()) continue;
-      std::vector<int64_t> dims;
-      for (const auto& d : v.type().tensor_type().shape().dim()) {
-        if (!d.has_dim_value()) return std::nullopt;
-        dims.push_back(d.dim_value());
-      }
-      return dims;
-    }
+    for (const auto& v : *list)
+      if (v.name() == name) return known_shape(v.type());
   return std::nullopt;
 }
 
@@ -304,8 +296,7 @@ int64_t softmax_along_an_axis(onnx::GraphProto& graph, int64_t opset) {
     }
     const std::string in = node.input(0), out = node.output(0), flat = out + "/2d", soft = out + "/2d_out";
     auto* flatten = kept.Add();
-    flatten->set_op_type("Flatten"), flatten->set_name(node.name() + "/flatten");
-    flatten->add_input(in), flatten->add_output(flat);
+    *flatten = make_node("Flatten", node.name() + "/flatten", {in}, {flat});
     auto* at = flatten->add_attribute();
     at->set_name("axis"), at->set_type(onnx::AttributeProto::INT), at->set_i(axis);
     axis_attr->set_i(-1);
@@ -314,9 +305,7 @@ int64_t softmax_along_an_axis(onnx::GraphProto& graph, int64_t opset) {
     T& shape = shapes.emplace_back();
     shape.set_name(out + "/shape"), shape.set_data_type(T::INT64), shape.add_dims(rank);
     for (auto d : *dims) shape.add_int64_data(d);
-    auto* reshape = kept.Add();
-    reshape->set_op_type("Reshape"), reshape->set_name(out + "/reshape");
-    reshape->add_input(soft), reshape->add_input(shape.name()), reshape->add_output(out);
+    *kept.Add() = make_node("Reshape", out + "/reshape", {soft, shape.name()}, {out});
   }
   graph.mutable_node()->Swap(&kept);
   for (auto& t : shapes) *graph.add_initializer() = std::move(t);
@@ -354,8 +343,7 @@ bool reads_through(const onnx::NodeProto& node, const std::map<std::string, cons
 }
 
 int64_t remove_identity(onnx::GraphProto& graph) {
-  std::map<std::string, const T*> initializers;
-  for (const auto& init : graph.initializer()) initializers[init.name()] = &init;
+  const auto initializers = initializers_by_name(graph);
   const auto types = elem_types(graph);
   const auto outputs = output_names(graph);
   const auto in_subgraphs = subgraph_reads(graph);
