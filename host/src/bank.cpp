@@ -110,6 +110,31 @@ void sync_filesystem(const std::filesystem::path& dir) {
   ::close(fd);
 }
 
+using Renames = std::vector<std::pair<std::filesystem::path, std::filesystem::path>>;
+
+// The files `stage` writes (each temporary beside the name it takes, listed
+// in the renames it fills; it returns whether any holds data not yet on disk)
+// renamed into place together once all are flushed: a crash leaves the folder
+// as it was or with whole entries, never a torn one. A failure removes them.
+template <class Stage>
+void stage_then_rename(const std::filesystem::path& dir, Stage stage) {
+  Renames renames;
+  bool flush = false;
+  try {
+    flush = stage(renames);
+  } catch (...) {
+    for (const auto& [tmp, target] : renames) std::remove(tmp.c_str());
+    throw;
+  }
+  if (flush) sync_filesystem(dir);
+  for (const auto& [tmp, target] : renames)
+    if (std::rename(tmp.c_str(), target.c_str()) != 0) {
+      std::remove(tmp.c_str());
+      throw Error(StatusCode::io, "cannot write " + target.string());
+    }
+  sync_directory(dir);
+}
+
 }  // namespace
 
 struct Bank::State {
@@ -446,9 +471,8 @@ Bank::MergeCounts Bank::record_all(const std::vector<const json*>& entries) cons
         ++counts.replaced;
       }
     }
-    std::vector<std::pair<std::filesystem::path, std::filesystem::path>> renames;
     std::vector<std::pair<std::string, const json*>> written;
-    try {
+    stage_then_rename(dir, [&](Renames& renames) {
       for (const auto& [name, b] : best) {
         if (!b.entry) continue;
         const auto tmp = temporary_beside(dir / name);
@@ -456,19 +480,8 @@ Bank::MergeCounts Bank::record_all(const std::vector<const json*>& entries) cons
         write_unsynced(tmp, b.entry->dump(2) + "\n");
         written.emplace_back(name, b.entry);
       }
-    } catch (...) {
-      for (const auto& [tmp, target] : renames) std::remove(tmp.c_str());
-      throw;
-    }
-    // Every file on disk before any takes its name: a crash leaves the
-    // folder as it was or with whole entries, never a torn one.
-    sync_filesystem(dir);
-    for (const auto& [tmp, target] : renames)
-      if (std::rename(tmp.c_str(), target.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        throw Error(StatusCode::io, "cannot write " + target.string());
-      }
-    sync_directory(dir);
+      return true;
+    });
     index.put_many_locked(written);
   }
   return counts;
@@ -539,10 +552,9 @@ Bank::MergeCounts Bank::take_all(const std::vector<const Stored*>& entries) cons
         ++counts.replaced;
       }
     }
-    std::vector<std::pair<std::filesystem::path, std::filesystem::path>> renames;  // copies, then replacements
     std::vector<BankIndex::Item> taken;
-    bool copied = false;
-    try {
+    stage_then_rename(dir, [&](Renames& renames) {  // copies, then replacements
+      bool copied = false;
       for (const auto& [name, b] : best) {
         if (!b.from) continue;
         const auto target = dir / name;
@@ -557,7 +569,7 @@ Bank::MergeCounts Bank::take_all(const std::vector<const Stored*>& entries) cons
         if (::link(b.from->file.c_str(), (exists ? tmp : target).c_str()) == 0) {
           if (exists) renames.emplace_back(tmp, target);
         } else {
-          // Another filesystem, or one without hard links: a copy, flushed below.
+          // Another filesystem, or one without hard links: a copy, flushed before it is renamed.
           const auto copy = exists ? tmp : temporary_beside(target);
           std::ifstream in(b.from->file, std::ios::binary);
           std::stringstream text;
@@ -570,17 +582,8 @@ Bank::MergeCounts Bank::take_all(const std::vector<const Stored*>& entries) cons
         }
         taken.push_back(std::move(item));
       }
-    } catch (...) {
-      for (const auto& [tmp, target] : renames) std::remove(tmp.c_str());
-      throw;
-    }
-    if (copied) sync_filesystem(dir);
-    for (const auto& [tmp, target] : renames)
-      if (std::rename(tmp.c_str(), target.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        throw Error(StatusCode::io, "cannot write " + target.string());
-      }
-    sync_directory(dir);
+      return copied;
+    });
     for (auto& item : taken)
       if (item.mtime_ns < 0) {
         struct stat st;

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <cstdint>
 #include <string>
 
 #include "aoe/sdk/improvement.h"
@@ -42,6 +43,14 @@ inline std::string utc_now() {
   char text[32];
   std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
   return text;
+}
+
+// A bank entry's provenance: which model, which task (`task_field` names it:
+// op_name or subgraph), found by which search, and when.
+inline nlohmann::json provenance(const std::string& model, const std::string& task_field, const std::string& task,
+                                 const std::string& searcher, uint64_t evaluations, uint64_t seed) {
+  return {{"model", model},  {task_field, task}, {"searcher", searcher},
+          {"evaluations", evaluations}, {"seed", seed}, {"tuned_at", utc_now()}};
 }
 
 }  // namespace aoe::modes

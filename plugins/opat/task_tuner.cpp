@@ -13,7 +13,6 @@ namespace aoe::opat {
 namespace {
 
 using aoe::modes::Best;
-using aoe::modes::utc_now;
 using aoe::sdk::Config;
 using aoe::sdk::Error;
 using aoe::sdk::Measurement;
@@ -55,19 +54,11 @@ std::vector<Config> seeds_for(const aoe::sdk::Job& job, const TaskClient& task, 
 bool search(const aoe::sdk::Job& job, const TaskClient& task, const aoe::sdk::OpTask& op, const json& key,
             const TuneOptions& options, const SearchProgress& progress, Best& best, TaskResult& result) {
   const auto seeds = seeds_for(job, task, op, key, options);
-  auto searcher = job.searcher(op.op_type);
-  result.searcher = job.searcher_name(op.op_type);
-  searcher->start(task.space(), {options.seed, options.limits.budget});
   aoe::modes::SearchTally tally;
-  aoe::modes::SearchRecord record;
-  if (options.log)
-    record = [&](const Config& config, const Measurement& m, uint64_t evaluation, bool seed) {
-      options.log->record(op.name, op.hash(), result.searcher, task.space().describe(config), m, evaluation, seed);
-    };
-  const bool finished = aoe::modes::run_search(
-      job.host(), *searcher, task, options.limits, options.batch,
+  const bool finished = aoe::modes::search_task(
+      job, {op.op_type, op.name, op.hash(), options.limits, options.seed, options.batch, options.log}, task,
       [&](const std::vector<Config>& runnable) { return task.evaluate(runnable, {}, options.build_threads); },
-      progress, best, tally, seeds, record);
+      progress, best, tally, result.searcher, seeds);
   result.evaluations = tally.evaluations;
   result.refused = tally.refused;
   result.stop_reason = tally.stop_reason;
@@ -150,13 +141,9 @@ TaskResult measure_task(const aoe::sdk::Job& job, const TaskGroup& group, const 
                        {"config_values", best.config},
                        {"before_us", result.before_us},
                        {"after_us", best.time_us},
-                       {"provenance",
-                        {{"model", job.options().value("model_name", "")},
-                         {"op_name", op.name},
-                         {"searcher", result.searcher},
-                         {"evaluations", result.evaluations},
-                         {"seed", options.seed},
-                         {"tuned_at", utc_now()}}}};
+                       {"provenance", aoe::modes::provenance(job.options().value("model_name", ""), "op_name",
+                                                             op.name, result.searcher, result.evaluations,
+                                                             options.seed)}};
   result.bank_record = record;
   result.improved = improved;
   result.outcome = Outcome::unsatisfied;  // until banked

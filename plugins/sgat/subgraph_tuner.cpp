@@ -12,7 +12,6 @@ namespace {
 
 using aoe::modes::Best;
 using aoe::modes::graph_bank_key;
-using aoe::modes::utc_now;
 using aoe::sdk::Config;
 using aoe::sdk::Error;
 using aoe::sdk::Measurement;
@@ -126,20 +125,11 @@ std::vector<Config> single_changes(const TuningSpace& space, uint64_t budget) {
 bool search(const aoe::sdk::Job& job, const aoe::sdk::SubgraphTask& subgraph, const TaskClient& task,
             const TuneOptions& options, Measurer& measure, const SearchProgress& progress, Best& best,
             SubgraphResult& result) {
-  auto searcher = job.searcher("Subgraph");
-  result.searcher = job.searcher_name("Subgraph");
-  searcher->start(task.space(), {options.seed, options.limits.budget});
   aoe::modes::SearchTally tally;
-  aoe::modes::SearchRecord record;
-  if (options.log)
-    record = [&](const Config& config, const aoe::sdk::Measurement& m, uint64_t evaluation, bool seed) {
-      options.log->record(subgraph.name, subgraph.hash(), result.searcher, task.space().describe(config), m,
-                          evaluation, seed);
-    };
-  const bool finished = aoe::modes::run_search(
-      job.host(), *searcher, task, options.limits, options.batch,
-      [&](const std::vector<Config>& runnable) { return measure(runnable); }, progress, best, tally,
-      single_changes(task.space(), options.limits.budget), record);
+  const bool finished = aoe::modes::search_task(
+      job, {"Subgraph", subgraph.name, subgraph.hash(), options.limits, options.seed, options.batch, options.log},
+      task, [&](const std::vector<Config>& runnable) { return measure(runnable); }, progress, best, tally,
+      result.searcher, single_changes(task.space(), options.limits.budget));
   result.evaluations = tally.evaluations;
   result.refused = tally.refused;
   result.stop_reason = tally.stop_reason;
@@ -220,13 +210,9 @@ SubgraphResult measure_subgraph(const aoe::sdk::Job& job, const aoe::sdk::Subgra
                        {"decisions", result.decisions},
                        {"before_us", result.before_us},
                        {"after_us", best.time_us},
-                       {"provenance",
-                        {{"model", job.options().value("model_name", "")},
-                         {"subgraph", subgraph.name},
-                         {"searcher", result.searcher},
-                         {"evaluations", result.evaluations},
-                         {"seed", options.seed},
-                         {"tuned_at", utc_now()}}}};
+                       {"provenance", aoe::modes::provenance(job.options().value("model_name", ""), "subgraph",
+                                                             subgraph.name, result.searcher, result.evaluations,
+                                                             options.seed)}};
   result.bank_record = record;
   result.outcome = Outcome::unsatisfied;  // until banked
   return result;

@@ -17,13 +17,14 @@ logged() {
   fi
 }
 
-# check_out_of_tree <prefix> <example dir> <scratch> <SDK version> <model> <cmake> <c++>
-# Builds the out-of-tree example searcher against the SDK installed in
-# <prefix> with find_package(aoe), lists it with that prefix's aoe-host, and
-# tunes <model> with it.
+# check_out_of_tree <prefix> <example dir> <scratch> <SDK version> <model> <cmake> <c++> [searcher|device]
+# Builds an out-of-tree example (the searcher hill_climb, or the device
+# host_matmul) against the SDK installed in <prefix> with find_package(aoe),
+# lists it with that prefix's aoe-host, and tunes <model> with it.
 check_out_of_tree() {
-  local prefix=$1 example=$2 scratch=$3 sdk_version=$4 model=$5 cmake=$6 cxx=$7
-  local oot=$scratch/oot run=$scratch/run
+  local prefix=$1 example=$2 scratch=$3 sdk_version=$4 model=$5 cmake=$6 cxx=$7 kind=${8:-searcher}
+  local oot=$scratch/oot run=$scratch/run name=hill_climb tune=(--device ascend910 --searcher hill_climb --budget 20)
+  [ "$kind" = device ] && name=host_matmul tune=(--device host_matmul --budget 12)
   mkdir -p "$run" "$scratch/bank" || fail "cannot make $run"
   [ -x "$prefix/bin/aoe-host" ] || fail "the install has no bin/aoe-host"
   [ -f "$prefix/include/aoe/sdk/plugin.h" ] || fail "the install has no SDK headers under include/aoe"
@@ -32,24 +33,24 @@ check_out_of_tree() {
   logged "$scratch/configure.log" "$cmake" -S "$example" -B "$oot" -DCMAKE_PREFIX_PATH="$prefix" \
     -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Release
   logged "$scratch/build.log" "$cmake" --build "$oot" -j2
-  [ -f "$oot/libaoe_hill_climb.so" ] || fail "the example built no libaoe_hill_climb.so in $oot"
+  [ -f "$oot/libaoe_$name.so" ] || fail "the example built no libaoe_$name.so in $oot"
 
   echo "== aoe-host plugins --plugin-dir $oot"
   logged "$scratch/plugins.txt" "$prefix/bin/aoe-host" plugins --plugin-dir "$oot"
   # A row per component: NAME KIND VERSION SDK PLUGIN PATH
   local sdk_pattern=${sdk_version//./\\.}
-  if ! grep -Eq "^hill_climb[[:space:]]+searcher[[:space:]].*[[:space:]]${sdk_pattern}[[:space:]]" "$scratch/plugins.txt"; then
+  if ! grep -Eq "^$name[[:space:]]+$kind[[:space:]].*[[:space:]]${sdk_pattern}[[:space:]]" "$scratch/plugins.txt"; then
     cat "$scratch/plugins.txt" >&2
-    fail "hill_climb is not listed as a searcher built against SDK $sdk_version"
+    fail "$name is not listed as a $kind built against SDK $sdk_version"
   fi
-  grep -q "refused.*hill_climb" "$scratch/plugins.txt" && fail "aoe-host refused the hill_climb plugin"
+  grep -q "refused.*$name" "$scratch/plugins.txt" && fail "aoe-host refused the $name plugin"
 
-  echo "== tune $model with hill_climb in $run"
+  echo "== tune $model with $name in $run"
   [ -f "$model" ] || fail "no model at $model; build the models target first"
   # The bank and the result file stay in the scratch dir, whatever the environment says.
   (cd "$run" && logged "$scratch/tune.log" env -u ASCEND_WORK_PATH -u ASCEND_CACHE_PATH -u AOE_PLUGIN_PATH \
-    TUNE_BANK_PATH="$scratch/bank" "$prefix/bin/aoe-host" --plugin opat --device ascend910 \
-    --model "$model" --searcher hill_climb --plugin-dir "$oot" --budget 20) || exit 1
+    TUNE_BANK_PATH="$scratch/bank" "$prefix/bin/aoe-host" --plugin opat --model "$model" --plugin-dir "$oot" \
+    "${tune[@]}") || exit 1
   compgen -G "$run/aoe_result_opat_*.json" >/dev/null || fail "aoe-host left no aoe_result_opat_*.json in $run"
 }
 
