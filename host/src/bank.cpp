@@ -430,6 +430,19 @@ BankOutcome Bank::record(const json& entry) const {
   return existing ? BankOutcome::updated : BankOutcome::added;
 }
 
+template <class Entry, class Merge>
+void Bank::each_folder_locked(const std::map<std::string, std::vector<const Entry*>>& by_soc, Merge merge) const {
+  std::lock_guard<std::mutex> guard(state_->mutex);
+  for (const auto& [soc, list] : by_soc) {
+    const auto dir = root_ / soc;
+    std::filesystem::create_directories(dir);
+    BankFolderLock lock(dir);
+    auto& index = state_->index(dir);
+    index.refresh_locked(nullptr);
+    merge(dir, index, list);
+  }
+}
+
 Bank::MergeCounts Bank::record_all(const std::vector<const json*>& entries) const {
   migrate_old_layout();
   MergeCounts counts;
@@ -439,51 +452,45 @@ Bank::MergeCounts Bank::record_all(const std::vector<const json*>& entries) cons
       throw Error(StatusCode::invalid_argument, "bank entry lacks 'key' or 'after_us'");
     by_soc[path_field(entry->at("key"), "soc_version")].push_back(entry);
   }
-  std::lock_guard<std::mutex> guard(state_->mutex);
-  for (const auto& [soc, list] : by_soc) {
-    const auto dir = root_ / soc;
-    std::filesystem::create_directories(dir);
-    BankFolderLock lock(dir);
-    auto& index = state_->index(dir);
-    index.refresh_locked(nullptr);
-    // The fastest so far per file: the folder's own entry, then the batch's.
-    struct Best {
-      const json* entry = nullptr;  // null: the folder's entry stays
-      double after_us = 0;
-    };
-    std::map<std::string, Best> best;
-    for (const auto* entry : list) {
-      const std::string name = file_name(entry->at("key"));
-      auto it = best.find(name);
-      if (it == best.end() && index.find(name)) {
-        // Read, not taken from the index: the file is the truth, and a
-        // corrupt one stops the merge as record() would.
-        if (const auto existing = read_entry(dir / name, entry->at("key")))
-          it = best.emplace(name, Best{nullptr, after_us(*existing)}).first;
+  each_folder_locked(by_soc, [&](const std::filesystem::path& dir, BankIndex& index, const auto& list) {
+      // The fastest so far per file: the folder's own entry, then the batch's.
+      struct Best {
+        const json* entry = nullptr;  // null: the folder's entry stays
+        double after_us = 0;
+      };
+      std::map<std::string, Best> best;
+      for (const auto* entry : list) {
+        const std::string name = file_name(entry->at("key"));
+        auto it = best.find(name);
+        if (it == best.end() && index.find(name)) {
+          // Read, not taken from the index: the file is the truth, and a
+          // corrupt one stops the merge as record() would.
+          if (const auto existing = read_entry(dir / name, entry->at("key")))
+            it = best.emplace(name, Best{nullptr, after_us(*existing)}).first;
+        }
+        if (it == best.end()) {
+          best.emplace(name, Best{entry, after_us(*entry)});
+          ++counts.added;
+        } else if (it->second.after_us <= after_us(*entry)) {
+          ++counts.kept;
+        } else {
+          it->second = {entry, after_us(*entry)};
+          ++counts.replaced;
+        }
       }
-      if (it == best.end()) {
-        best.emplace(name, Best{entry, after_us(*entry)});
-        ++counts.added;
-      } else if (it->second.after_us <= after_us(*entry)) {
-        ++counts.kept;
-      } else {
-        it->second = {entry, after_us(*entry)};
-        ++counts.replaced;
-      }
-    }
-    std::vector<std::pair<std::string, const json*>> written;
-    stage_then_rename(dir, [&](Renames& renames) {
-      for (const auto& [name, b] : best) {
-        if (!b.entry) continue;
-        const auto tmp = temporary_beside(dir / name);
-        renames.emplace_back(tmp, dir / name);
-        write_unsynced(tmp, b.entry->dump(2) + "\n");
-        written.emplace_back(name, b.entry);
-      }
-      return true;
-    });
-    index.put_many_locked(written);
-  }
+      std::vector<std::pair<std::string, const json*>> written;
+      stage_then_rename(dir, [&](Renames& renames) {
+        for (const auto& [name, b] : best) {
+          if (!b.entry) continue;
+          const auto tmp = temporary_beside(dir / name);
+          renames.emplace_back(tmp, dir / name);
+          write_unsynced(tmp, b.entry->dump(2) + "\n");
+          written.emplace_back(name, b.entry);
+        }
+        return true;
+      });
+      index.put_many_locked(written);
+  });
   return counts;
 }
 
@@ -513,85 +520,79 @@ Bank::MergeCounts Bank::take_all(const std::vector<const Stored*>& entries) cons
                                                     "' cannot name a folder: fix or remove the entry");
     by_soc[e->soc_version].push_back(e);
   }
-  std::lock_guard<std::mutex> guard(state_->mutex);
-  for (const auto& [soc, list] : by_soc) {
-    const auto dir = root_ / soc;
-    std::filesystem::create_directories(dir);
-    BankFolderLock lock(dir);
-    auto& index = state_->index(dir);
-    index.refresh_locked(nullptr);
-    struct Best {
-      const Stored* from = nullptr;  // null: the folder's entry stays
-      double after_us = 0;
-      bool checked = false;  // after_us is the file's as it is now
-    };
-    // A time that decides between two entries is the file's: the index's
-    // when the file is as it saw it, else read again (a corrupt one throws).
-    const auto checked_after_us = [](const Stored& s) {
-      return bank_file_as_indexed(s.file, s.mtime_ns, s.size) ? s.after_us : after_us(read_bank_entry_file(s.file));
-    };
-    std::map<std::string, Best> best;
-    for (const auto* e : list) {
-      const std::string name = e->file.filename().string();
-      auto it = best.find(name);
-      if (it == best.end())
-        if (const auto* there = index.find(name))
-          // A corrupt entry there throws: it is never overwritten.
-          it = best.emplace(name, Best{nullptr, index.verified(*there).after_us, true}).first;
-      if (it == best.end()) {
-        best.emplace(name, Best{e, e->after_us, false});
-        ++counts.added;
-        continue;
-      }
-      if (!it->second.checked) it->second = {it->second.from, checked_after_us(*it->second.from), true};
-      const double time = checked_after_us(*e);
-      if (it->second.after_us <= time) {
-        ++counts.kept;
-      } else {
-        it->second = {e, time, true};
-        ++counts.replaced;
-      }
-    }
-    std::vector<BankIndex::Item> taken;
-    stage_then_rename(dir, [&](Renames& renames) {  // copies, then replacements
-      bool copied = false;
-      for (const auto& [name, b] : best) {
-        if (!b.from) continue;
-        const auto target = dir / name;
-        const bool exists = index.find(name) != nullptr;
-        const auto tmp = exists ? temporary_beside(target) : target;  // named only where one is needed
-        BankIndex::Item item;
-        item.file = name;
-        item.after_us = b.from->after_us;
-        item.fields = b.from->fields;
-        item.mtime_ns = b.from->mtime_ns;
-        item.size = b.from->size;
-        if (::link(b.from->file.c_str(), (exists ? tmp : target).c_str()) == 0) {
-          if (exists) renames.emplace_back(tmp, target);
-        } else {
-          // Another filesystem, or one without hard links: a copy, flushed before it is renamed.
-          const auto copy = exists ? tmp : temporary_beside(target);
-          std::ifstream in(b.from->file, std::ios::binary);
-          std::stringstream text;
-          text << in.rdbuf();
-          if (!in) throw Error(StatusCode::io, "cannot read " + b.from->file.string());
-          write_unsynced(copy, text.str());
-          renames.emplace_back(copy, target);
-          copied = true;
-          item.mtime_ns = -1;  // stat'ed once renamed
+  each_folder_locked(by_soc, [&](const std::filesystem::path& dir, BankIndex& index, const auto& list) {
+      struct Best {
+        const Stored* from = nullptr;  // null: the folder's entry stays
+        double after_us = 0;
+        bool checked = false;  // after_us is the file's as it is now
+      };
+      // A time that decides between two entries is the file's: the index's
+      // when the file is as it saw it, else read again (a corrupt one throws).
+      const auto checked_after_us = [](const Stored& s) {
+        return bank_file_as_indexed(s.file, s.mtime_ns, s.size) ? s.after_us : after_us(read_bank_entry_file(s.file));
+      };
+      std::map<std::string, Best> best;
+      for (const auto* e : list) {
+        const std::string name = e->file.filename().string();
+        auto it = best.find(name);
+        if (it == best.end())
+          if (const auto* there = index.find(name))
+            // A corrupt entry there throws: it is never overwritten.
+            it = best.emplace(name, Best{nullptr, index.verified(*there).after_us, true}).first;
+        if (it == best.end()) {
+          best.emplace(name, Best{e, e->after_us, false});
+          ++counts.added;
+          continue;
         }
-        taken.push_back(std::move(item));
+        if (!it->second.checked) it->second = {it->second.from, checked_after_us(*it->second.from), true};
+        const double time = checked_after_us(*e);
+        if (it->second.after_us <= time) {
+          ++counts.kept;
+        } else {
+          it->second = {e, time, true};
+          ++counts.replaced;
+        }
       }
-      return copied;
-    });
-    for (auto& item : taken)
-      if (item.mtime_ns < 0) {
-        struct stat st;
-        if (::stat((dir / item.file).c_str(), &st) == 0)
-          item.mtime_ns = int64_t(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec, item.size = uint64_t(st.st_size);
-      }
-    index.put_items_locked(std::move(taken));
-  }
+      std::vector<BankIndex::Item> taken;
+      stage_then_rename(dir, [&](Renames& renames) {  // copies, then replacements
+        bool copied = false;
+        for (const auto& [name, b] : best) {
+          if (!b.from) continue;
+          const auto target = dir / name;
+          const bool exists = index.find(name) != nullptr;
+          const auto tmp = exists ? temporary_beside(target) : target;  // named only where one is needed
+          BankIndex::Item item;
+          item.file = name;
+          item.after_us = b.from->after_us;
+          item.fields = b.from->fields;
+          item.mtime_ns = b.from->mtime_ns;
+          item.size = b.from->size;
+          if (::link(b.from->file.c_str(), (exists ? tmp : target).c_str()) == 0) {
+            if (exists) renames.emplace_back(tmp, target);
+          } else {
+            // Another filesystem, or one without hard links: a copy, flushed before it is renamed.
+            const auto copy = exists ? tmp : temporary_beside(target);
+            std::ifstream in(b.from->file, std::ios::binary);
+            std::stringstream text;
+            text << in.rdbuf();
+            if (!in) throw Error(StatusCode::io, "cannot read " + b.from->file.string());
+            write_unsynced(copy, text.str());
+            renames.emplace_back(copy, target);
+            copied = true;
+            item.mtime_ns = -1;  // stat'ed once renamed
+          }
+          taken.push_back(std::move(item));
+        }
+        return copied;
+      });
+      for (auto& item : taken)
+        if (item.mtime_ns < 0) {
+          struct stat st;
+          if (::stat((dir / item.file).c_str(), &st) == 0)
+            item.mtime_ns = int64_t(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec, item.size = uint64_t(st.st_size);
+        }
+      index.put_items_locked(std::move(taken));
+  });
   return counts;
 }
 

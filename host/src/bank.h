@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -127,6 +128,10 @@ class Bank {
                          const SkipCorrupt& skipped, bool& corrupt) const;
   std::optional<nlohmann::json> read_entry(const std::filesystem::path& file, const nlohmann::json& key) const;
   void migrate_folder(const std::filesystem::path& old_dir) const;
+  // merge(dir, index, list) for each SoC folder's entries, under the bank's
+  // lock and the folder's, the folder's index read afresh.
+  template <class Entry, class Merge>
+  void each_folder_locked(const std::map<std::string, std::vector<const Entry*>>& by_soc, Merge merge) const;
   std::filesystem::path root_;
   std::filesystem::path legacy_root_;
   std::string kind_;

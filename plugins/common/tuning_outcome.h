@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 
 #include "aoe/sdk/host.h"
 
@@ -40,6 +41,16 @@ inline const char* repo_word(Outcome outcome) {
     case Outcome::updated: return "update";
     default: return to_string(outcome);
   }
+}
+
+// A mode's result (a TaskResult, a SubgraphResult) that ends before a
+// search: why, and how it counts.
+template <class Result>
+Result ended(std::string reason, Outcome outcome = Outcome::failed) {
+  Result r;
+  r.outcome = outcome;
+  r.reason = std::move(reason);
+  return r;
 }
 
 // What the bank did with a record. It decides: another process may have

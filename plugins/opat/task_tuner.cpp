@@ -20,11 +20,8 @@ using aoe::sdk::TaskClient;
 using aoe::sdk::TuningSpace;
 using nlohmann::json;
 
-TaskResult failed(std::string reason) {
-  TaskResult r;
-  r.outcome = Outcome::failed;
-  r.reason = std::move(reason);
-  return r;
+TaskResult failed(std::string reason, Outcome outcome = Outcome::failed) {
+  return aoe::modes::ended<TaskResult>(std::move(reason), outcome);
 }
 
 bool shapes_known(const aoe::sdk::OpTask& task) {
@@ -75,18 +72,13 @@ TaskResult measure_task(const aoe::sdk::Job& job, const TaskGroup& group, const 
   // Inputs' dims are fixed before tuning starts: what stays unknown is known
   // only as the model runs (a control-flow output, a data-dependent shape).
   // Such an op is listed as not tuned, not as a failure of the run.
-  if (!shapes_known(op)) {
-    TaskResult r = failed("a tensor of the op has dimensions known only as the model runs; not tuned");
-    r.outcome = Outcome::unsupported;
-    return r;
-  }
+  if (!shapes_known(op))
+    return failed("a tensor of the op has dimensions known only as the model runs; not tuned", Outcome::unsupported);
   std::unique_ptr<TaskClient> task;
   try {
     task = job.device().prepare(op);
   } catch (const Error& e) {
-    TaskResult r = failed(e.what());
-    if (e.code() == aoe::sdk::StatusCode::unsupported) r.outcome = Outcome::unsupported;
-    return r;
+    return failed(e.what(), e.code() == aoe::sdk::StatusCode::unsupported ? Outcome::unsupported : Outcome::failed);
   }
   const TuningSpace& space = task->space();
   const json key = aoe::modes::op_bank_key(op, options.soc_version, space.version);

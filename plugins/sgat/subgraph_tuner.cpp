@@ -21,10 +21,7 @@ using aoe::sdk::TuningSpace;
 using nlohmann::json;
 
 SubgraphResult failed(std::string reason, Outcome outcome = Outcome::failed) {
-  SubgraphResult r;
-  r.outcome = outcome;
-  r.reason = std::move(reason);
-  return r;
+  return aoe::modes::ended<SubgraphResult>(std::move(reason), outcome);
 }
 
 // Measures configs on the device, or takes their results from the journal of
