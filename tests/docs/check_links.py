@@ -27,18 +27,22 @@ def pages(paths):
 
 
 def prose(text):
-    """(line number, line) outside fenced code, with inline code spans blanked."""
-    fence = None
-    for number, line in enumerate(text.split("\n"), 1):
+    """The text with fenced code and inline code spans blanked, lines kept in place."""
+    kept, fence = [], None
+    for line in text.split("\n"):
         opening = re.match(r"^\s*(```+|~~~+)", line)
         if fence:
             if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
                 fence = None
+            kept.append("")
             continue
         if opening:
             fence = opening.group(1)
+            kept.append("")
             continue
-        yield number, re.sub(r"`+[^`]*`+", "", line)
+        kept.append(line)
+    # A code span may wrap a line but not cross a paragraph.
+    return re.sub(r"(`+)(?:(?!\1)[^\n]|\n(?!\s*\n))+?\1", "", "\n".join(kept))
 
 
 def slug(heading):
@@ -72,26 +76,28 @@ def anchors(path, cache={}):
 
 def check(page, source):
     """Problems with page's links, and the pages it links to."""
-    problems, targets = [], set()
+    problems, targets, links = [], set(), 0
     here = os.path.dirname(page)
     name = os.path.relpath(page, source)
-    for number, line in prose(open(page, encoding="utf-8").read()):
-        for target in LINK.findall(line):
-            if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", target):
-                continue
-            path, _, anchor = target.partition("#")
-            resolved = os.path.normpath(os.path.join(here, path)) if path else page
-            where = f"{name}:{number}: {target}"
-            if os.path.relpath(resolved, source).startswith(".."):
-                problems.append(f"{where}: outside the source tree")
-                continue
-            if not os.path.exists(resolved):
-                problems.append(f"{where}: no such file or folder")
-                continue
-            targets.add(resolved)
-            if anchor and resolved.endswith(".md") and anchor not in anchors(resolved):
-                problems.append(f"{where}: no heading '{anchor}' in {os.path.relpath(resolved, source)}")
-    return problems, targets
+    text = prose(open(page, encoding="utf-8").read())
+    for link in LINK.finditer(text):
+        target, number = link.group(1), text.count("\n", 0, link.start(1)) + 1
+        if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", target):
+            continue
+        links += 1
+        path, _, anchor = target.partition("#")
+        resolved = os.path.normpath(os.path.join(here, path)) if path else page
+        where = f"{name}:{number}: {target}"
+        if os.path.relpath(resolved, source).startswith(".."):
+            problems.append(f"{where}: outside the source tree")
+            continue
+        if not os.path.exists(resolved):
+            problems.append(f"{where}: no such file or folder")
+            continue
+        targets.add(resolved)
+        if anchor and resolved.endswith(".md") and anchor not in anchors(resolved):
+            problems.append(f"{where}: no heading '{anchor}' in {os.path.relpath(resolved, source)}")
+    return problems, targets, links
 
 
 def main():
@@ -101,10 +107,11 @@ def main():
     parser.add_argument("paths", nargs="+")
     args = parser.parse_args()
     source = os.path.abspath(args.source)
-    checked, problems, linked_from = 0, [], {}
+    checked, problems, linked_from, links = 0, [], {}, 0
     for page in pages(os.path.abspath(os.path.join(source, p)) for p in args.paths):
-        found, targets = check(page, source)
+        found, targets, count = check(page, source)
         problems += found
+        links += count
         linked_from[page] = targets
         checked += 1
     if args.index:
@@ -115,8 +122,7 @@ def main():
                 problems.append(f"{os.path.relpath(page, source)}: not linked from {args.index}")
     for problem in problems:
         print("FAIL: " + problem)
-    links = sum(len(t) for t in linked_from.values())
-    print(f"{checked} pages, {links} distinct relative targets, {len(problems)} broken")
+    print(f"{checked} pages, {links} relative links, {len(problems)} broken")
     return 1 if problems else 0
 
 

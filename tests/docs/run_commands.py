@@ -126,6 +126,10 @@ def main():
 
     ran = commands = skipped = quotes = 0
     failures = []
+    lines = open(args.page, encoding="utf-8").read().split("\n")
+    for number, line in enumerate(lines, 1):
+        if MARKER.match(line.strip()) and not (number < len(lines) and lines[number].lstrip().startswith("```")):
+            failures.append(f"{page}:{number}: a marker not on the line before a fence")
     for line, language, marker, text in blocks(args.page):
         where = f"{page}:{line}"
         if marker is None:
