@@ -62,7 +62,7 @@ const std::vector<OptionSpec>& option_specs() {
       {"task", "", OptionType::text, "", "export: the task, by signature, name or index in measurements.jsonl", {}},
       {"searcher_options", "", OptionType::text, "",
        "hyperparameters as JSON, for every searcher used ({\"population\": 32}) or by searcher name "
-       "({\"ga\": {...}}); README lists each searcher's", {}},
+       "({\"ga\": {...}}); docs/searchers.md lists each searcher's", {}},
       {"json", "", OptionType::boolean, "False", "plugins, bank show: print JSON instead of a table", {}},
       {"inputs", "", OptionType::text, "random",
        "run: the model's inputs, an .npz file of float32 arrays named as the inputs, or random (drawn from --seed)", {}},

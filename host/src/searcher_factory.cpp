@@ -38,7 +38,7 @@ void assign(std::string& slot, const std::string& name, const std::string& cls, 
 }  // namespace
 
 // From bench/searcher_scores' development evidence, fair P over 25 runs
-// (the README's "Default searchers" says more). On the Ascend simulators rl
+// (docs/searchers.md's "Default searchers" says more). On the Ascend simulators rl
 // leads the cube ops, its interval clear of the surrogate's (0.49 [0.45, 0.53]
 // against 0.38 [0.33, 0.43] over five convs and MatMuls), and the surrogate the
 // vector ops (0.43 [0.34, 0.52] against rl's 0.19). On the recorded GPU kernels
