@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "aoe/sdk/tuning_mode.h"
 #include "rank_farm.h"
 
 namespace aoe::modes {
@@ -52,5 +53,22 @@ std::vector<size_t> lead_tasks(const RankFarm& farm, const std::vector<size_t>& 
 // The other ranks: tune what rank 0 hands out until it says stop; `tune`
 // calls farm.heartbeat() between its search batches.
 void follow_tasks(const RankFarm& farm, size_t task_count, const std::function<nlohmann::json(size_t task)>& tune);
+
+// A farmed run as every mode starts one: the job's cancellation and
+// warnings, its `rank_timeout` option (seconds, 60 by default), and a lost
+// task's outcome, the mode's `Result` with the reason (its to_json).
+template <class Result>
+FarmedRun farmed_run(const aoe::sdk::Job& job, const nlohmann::json& options) {
+  FarmedRun run;
+  run.cancelled = [&job] { return job.host().cancelled(); };
+  run.lost_after_s = static_cast<double>(options.value("rank_timeout", int64_t{60}));
+  run.failed = [](size_t, const std::string& reason) {
+    Result lost;
+    lost.reason = reason;
+    return to_json(lost);
+  };
+  run.note = [&job](const std::string& note) { job.host().warn(note); };
+  return run;
+}
 
 }  // namespace aoe::modes

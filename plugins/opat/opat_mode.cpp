@@ -228,16 +228,8 @@ class OpatMode : public aoe::sdk::TuningMode {
         if (t) done.push_back(*t);
       return done;
     };
-    aoe::modes::FarmedRun farmed;
-    farmed.cancelled = [&] { return job.host().cancelled(); };
+    auto farmed = aoe::modes::farmed_run<TaskResult>(job, opts);
     farmed.tune_here = measure;
-    farmed.lost_after_s = static_cast<double>(opts.value("rank_timeout", int64_t{60}));
-    farmed.failed = [](size_t, const std::string& reason) {
-      TaskResult lost;
-      lost.reason = reason;
-      return to_json(lost);
-    };
-    farmed.note = [&](const std::string& note) { job.host().warn(note); };
     farmed.finished = [&](size_t i, const nlohmann::json& outcome, int rank) {
       TunedTask t{groups[i], task_result_from_json(outcome)};
       bank_result(job.host(), t.result);

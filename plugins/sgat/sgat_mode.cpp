@@ -186,16 +186,8 @@ class SgatMode : public aoe::sdk::TuningMode {
     } else {
       job.host().info(std::to_string(groups.size()) + " subgraphs to tune across " + std::to_string(farm->size()) +
                       " ranks of mpirun");
-      aoe::modes::FarmedRun farmed;
-      farmed.cancelled = [&] { return job.host().cancelled(); };
+      auto farmed = aoe::modes::farmed_run<SubgraphResult>(job, opts);
       farmed.tune_here = [&](size_t i, const std::function<void()>& serve) { return to_json(measure(i, serve).result); };
-      farmed.lost_after_s = static_cast<double>(opts.value("rank_timeout", int64_t{60}));
-      farmed.failed = [](size_t, const std::string& reason) {
-        SubgraphResult lost;
-        lost.reason = reason;
-        return to_json(lost);
-      };
-      farmed.note = [&](const std::string& note) { job.host().warn(note); };
       farmed.finished = [&](size_t i, const json& outcome, int rank) {
         finish({tiled_group(i), subgraph_result_from_json(outcome)}, i, " (rank " + std::to_string(rank) + ")");
       };

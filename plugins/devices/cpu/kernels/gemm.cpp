@@ -205,6 +205,29 @@ std::vector<std::pair<const void*, size_t>> GemmWorkspace::footprint() const {
 
 namespace {
 
+// B's panel for a block where it needs no packing now: packed once at bind,
+// or read in place as whole slivers (a partial last one, of the block's
+// `slivers`, packed into `edge`, so no row is read past B's end). False: the
+// caller packs it.
+bool b_ready(const GemmConfig& cfg, const GemmCall& call, int64_t slivers, float* edge, Block& blk) {
+  if (call.packed_b) {
+    blk.bp = call.packed_b->panel(blk.jc, blk.pc);
+    return true;
+  }
+  int64_t ldb = 0;
+  const float* in_place = cfg.b_in_place ? call.b->in_place(blk.pc, blk.jc, &ldb) : nullptr;
+  if (!in_place) return false;
+  blk.bp = in_place;
+  blk.ldb = ldb;
+  const int nr = cfg.ukernel.nr;
+  if (slivers * nr > blk.nc) {
+    blk.edge_sliver = slivers - 1;
+    blk.edge = edge;
+    call.b->pack(blk.pc, blk.kc, blk.jc + blk.edge_sliver * nr, blk.nc - blk.edge_sliver * nr, nr, edge);
+  }
+  return true;
+}
+
 // C[i0, i1) x [j0, j1) on one thread with workspace `slot`: the five BLIS
 // loops. Column bounds are whole slivers (j0 a multiple of nr), so packed
 // panels are indexed as for the whole matrix.
@@ -219,20 +242,7 @@ void gemm_range(const GemmConfig& cfg, const GemmCall& call, GemmWorkspace& ws, 
     for (int64_t pc = 0; pc < call.k; pc += cfg.kc) {
       const int64_t kc = std::min(cfg.kc, call.k - pc);
       Block blk{jc, nc, pc, kc, nullptr, pc == 0, pc + kc >= call.k};
-      int64_t ldb = 0;
-      const float* in_place = cfg.b_in_place && !call.packed_b ? call.b->in_place(pc, jc, &ldb) : nullptr;
-      if (call.packed_b) {
-        blk.bp = call.packed_b->panel(jc, pc);
-      } else if (in_place) {
-        // Whole slivers straight from B; a partial last one is packed, so no row is read past its end.
-        blk.bp = in_place;
-        blk.ldb = ldb;
-        if (s_hi * nr > nc) {
-          blk.edge_sliver = s_hi - 1;
-          blk.edge = ws.b(slot);
-          call.b->pack(pc, kc, jc + blk.edge_sliver * nr, nc - blk.edge_sliver * nr, nr, ws.b(slot));
-        }
-      } else {
+      if (!b_ready(cfg, call, s_hi, ws.b(slot), blk)) {
         float* b = ws.b(slot);
         call.b->pack(pc, kc, jc + s_lo * nr, std::min(nc, s_hi * nr) - s_lo * nr, nr, b + s_lo * nr * kc);
         blk.bp = b;
@@ -257,19 +267,7 @@ void gemm_shared_b(const GemmConfig& cfg, const GemmCall& call, GemmWorkspace& w
     for (int64_t pc = 0; pc < call.k; pc += cfg.kc) {
       const int64_t kc = std::min(cfg.kc, call.k - pc);
       Block blk{jc, nc, pc, kc, nullptr, pc == 0, pc + kc >= call.k};
-      int64_t ldb = 0;
-      const float* in_place = cfg.b_in_place && !call.packed_b ? call.b->in_place(pc, jc, &ldb) : nullptr;
-      if (call.packed_b) {
-        blk.bp = call.packed_b->panel(jc, pc);
-      } else if (in_place) {
-        blk.bp = in_place;
-        blk.ldb = ldb;
-        if (slivers * nr > nc) {
-          blk.edge_sliver = slivers - 1;
-          blk.edge = ws.b(0);
-          call.b->pack(pc, kc, jc + blk.edge_sliver * nr, nc - blk.edge_sliver * nr, nr, ws.b(0));
-        }
-      } else {
+      if (!b_ready(cfg, call, slivers, ws.b(0), blk)) {
         float* b = ws.b(0);
         const int64_t parts = std::min<int64_t>(cfg.threads, slivers);
         pool.run(parts, cfg.threads, [&](int64_t part, int) {
