@@ -15,8 +15,8 @@
 #include "aoe/sdk/host.h"
 #include "aoe/sdk/searcher_client.h"
 #include "aoe/sdk/tuning_mode.h"
-#include "measurement_log.h"
 #include "search_stop.h"
+#include "tune_options.h"
 
 namespace aoe::modes {
 
@@ -107,29 +107,28 @@ inline bool run_search(const aoe::sdk::Host& host, aoe::sdk::SearcherClient& sea
 
 // One task searched as every mode searches it: the searcher the job names for
 // `kind` (an op type, or "Subgraph") started on the task's space, each
-// measured config written to `log` under the task's name and signature.
+// measured config written to the options' log under the task's name and
+// signature.
 struct TaskSearch {
   std::string kind;
   std::string name, signature;
-  StopLimits limits;
-  uint64_t seed = 0;
-  uint32_t batch = 8;
-  MeasurementLog* log = nullptr;
 };
 
 // run_search over a fresh searcher; `searcher_name` is set to the one used.
-inline bool search_task(const aoe::sdk::Job& job, const TaskSearch& s, const aoe::sdk::TaskClient& task,
-                        const MeasureBatch& measure, const SearchProgress& progress, Best& best, SearchTally& tally,
-                        std::string& searcher_name, const std::vector<aoe::sdk::Config>& seeds = {}) {
+inline bool search_task(const aoe::sdk::Job& job, const TaskSearch& s, const TuneOptions& options,
+                        const aoe::sdk::TaskClient& task, const MeasureBatch& measure, const SearchProgress& progress,
+                        Best& best, SearchTally& tally, std::string& searcher_name,
+                        const std::vector<aoe::sdk::Config>& seeds = {}) {
   auto searcher = job.searcher(s.kind);
   searcher_name = job.searcher_name(s.kind);
-  searcher->start(task.space(), {s.seed, s.limits.budget});
+  searcher->start(task.space(), {options.seed, options.limits.budget});
   SearchRecord record;
-  if (s.log)
+  if (options.log)
     record = [&](const aoe::sdk::Config& config, const aoe::sdk::Measurement& m, uint64_t evaluation, bool seed) {
-      s.log->record(s.name, s.signature, searcher_name, task.space().describe(config), m, evaluation, seed);
+      options.log->record(s.name, s.signature, searcher_name, task.space().describe(config), m, evaluation, seed);
     };
-  return run_search(job.host(), *searcher, task, s.limits, s.batch, measure, progress, best, tally, seeds, record);
+  return run_search(job.host(), *searcher, task, options.limits, options.batch, measure, progress, best, tally, seeds,
+                    record);
 }
 
 }  // namespace aoe::modes

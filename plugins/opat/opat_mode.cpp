@@ -68,17 +68,9 @@ void log_unsupported(const aoe::sdk::Job& job, const std::vector<TunedTask>& don
 
 TuneOptions tune_options(const nlohmann::json& opts, const aoe::sdk::Job& job) {
   TuneOptions options;
-  options.limits.budget = opts.value("budget", uint64_t{64});
-  options.limits.time_limit_s = opts.value("time_limit", 0.0);
-  options.limits.stall = opts.value("stall", uint64_t{0});
-  options.seed = opts.value("seed", uint64_t{0});
-  options.repeat_tune = opts.value("repeat_tune", false);
+  aoe::modes::read_tune_options(opts, job.device().describe(), options);
   options.warm_start = opts.value("warm_start", true);
   options.bank_default = opts.value("bank_default", false);
-  options.soc_version = opts.value("soc_version", "");
-  options.batch = static_cast<uint32_t>(std::max<uint64_t>(1, opts.value("parallel_num", uint64_t{8})));
-  const bool concurrent = job.device().describe().value("concurrent_build", false);
-  options.build_threads = concurrent ? static_cast<unsigned>(std::max<uint64_t>(1, opts.value("build_threads", uint64_t{1}))) : 1;
   return options;
 }
 

@@ -53,7 +53,7 @@ bool search(const aoe::sdk::Job& job, const TaskClient& task, const aoe::sdk::Op
   const auto seeds = seeds_for(job, task, op, key, options);
   aoe::modes::SearchTally tally;
   const bool finished = aoe::modes::search_task(
-      job, {op.op_type, op.name, op.hash(), options.limits, options.seed, options.batch, options.log}, task,
+      job, {op.op_type, op.name, op.hash()}, options, task,
       [&](const std::vector<Config>& runnable) { return task.evaluate(runnable, {}, options.build_threads); },
       progress, best, tally, result.searcher, seeds);
   result.evaluations = tally.evaluations;

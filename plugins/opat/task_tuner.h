@@ -10,6 +10,7 @@
 #include "measurement_log.h"
 #include "op_tasks.h"
 #include "search_loop.h"
+#include "tune_options.h"
 #include "tuning_outcome.h"
 
 namespace aoe::opat {
@@ -19,18 +20,11 @@ using aoe::modes::StopLimits;
 
 using aoe::modes::Outcome;
 
-struct TuneOptions {
-  StopLimits limits;
-  uint64_t seed = 0;
-  bool repeat_tune = false;
+struct TuneOptions : aoe::modes::TuneOptions {
   bool warm_start = true;  // open each search with configs banked for nearby shapes
   // Bank the default when no config beats it, so a model run finds every
   // tuned op in the bank (the run's --tune_on_miss). Counted unsatisfied still.
   bool bank_default = false;
-  std::string soc_version;
-  uint32_t batch = 8;          // configs built and timed together (TUNING_PARALLEL_NUM)
-  unsigned build_threads = 1;  // configs built at once, when the device allows (TE_PARALLEL_COMPILER)
-  aoe::modes::MeasurementLog* log = nullptr;  // every measured candidate, when set
 };
 
 struct TaskResult {

@@ -31,16 +31,7 @@ using nlohmann::json;
 
 TuneOptions tune_options(const json& opts, const json& described) {
   TuneOptions options;
-  options.limits.budget = opts.value("budget", uint64_t{64});
-  options.limits.time_limit_s = opts.value("time_limit", 0.0);
-  options.limits.stall = opts.value("stall", uint64_t{0});
-  options.seed = opts.value("seed", uint64_t{0});
-  options.repeat_tune = opts.value("repeat_tune", false);
-  options.soc_version = opts.value("soc_version", "");
-  options.batch = static_cast<uint32_t>(std::max<uint64_t>(1, opts.value("parallel_num", uint64_t{8})));
-  options.build_threads = described.value("concurrent_build", false)
-                              ? static_cast<unsigned>(std::max<uint64_t>(1, opts.value("build_threads", uint64_t{1})))
-                              : 1;
+  aoe::modes::read_tune_options(opts, described, options);
   return options;
 }
 

@@ -124,9 +124,9 @@ bool search(const aoe::sdk::Job& job, const aoe::sdk::SubgraphTask& subgraph, co
             SubgraphResult& result) {
   aoe::modes::SearchTally tally;
   const bool finished = aoe::modes::search_task(
-      job, {"Subgraph", subgraph.name, subgraph.hash(), options.limits, options.seed, options.batch, options.log},
-      task, [&](const std::vector<Config>& runnable) { return measure(runnable); }, progress, best, tally,
-      result.searcher, single_changes(task.space(), options.limits.budget));
+      job, {"Subgraph", subgraph.name, subgraph.hash()}, options, task,
+      [&](const std::vector<Config>& runnable) { return measure(runnable); }, progress, best, tally, result.searcher,
+      single_changes(task.space(), options.limits.budget));
   result.evaluations = tally.evaluations;
   result.refused = tally.refused;
   result.stop_reason = tally.stop_reason;

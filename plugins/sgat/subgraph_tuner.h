@@ -15,6 +15,7 @@
 #include "measurement_log.h"
 #include "journal.h"
 #include "search_loop.h"
+#include "tune_options.h"
 #include "tuning_outcome.h"
 
 namespace aoe::sgat {
@@ -22,15 +23,7 @@ namespace aoe::sgat {
 using aoe::modes::Outcome;
 using aoe::modes::repo_word;
 
-struct TuneOptions {
-  aoe::modes::StopLimits limits;
-  uint64_t seed = 0;
-  bool repeat_tune = false;
-  std::string soc_version;
-  uint32_t batch = 8;
-  unsigned build_threads = 1;
-  aoe::modes::MeasurementLog* log = nullptr;  // every measured candidate, when set
-};
+using aoe::modes::TuneOptions;
 
 struct SubgraphResult {
   Outcome outcome = Outcome::failed;
