@@ -26,6 +26,10 @@ constexpr FusedOpWork kFusedOps[] = {
     {"Cast", 1, 0, false},    {"Exp", 0, 1, false},      {"Sigmoid", 2, 2, false},
     {"Tanh", 3, 2, false},    {"Gelu", 6, 2, false},     {"HardSigmoid", 4, 0, false},
     {"HardSwish", 5, 0, false},
+    // CANN's fusions into a training step's cube kernels: batch-norm's sum
+    // and square-sum of the output (add, mul, add), ReLU's gradient through
+    // its bit mask (one select), GeLU's gradient (its tanh form, differentiated).
+    {"BNTrainingReduce", 3, 0, false}, {"ReluGradV2", 1, 0, true}, {"GeLUGrad", 8, 2, true},
 };
 
 const FusedOpWork* find(const std::string& op_type) {

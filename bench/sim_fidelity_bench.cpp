@@ -1,0 +1,239 @@
+// How well the simulator predicts a real chip: each kernel of a measured
+// step profile (CANN's profiler rows: op type, block_dim, tensors, AI-core
+// time) mapped to the simulator's model of it (cann_kernels.h) and timed
+// with the default config, the tiling CANN's heuristic would pick.
+//
+//   sim_fidelity_bench --soc ascend910_30c resnet50.csv bert.csv [--json]
+//
+// Per op type: kernels, share of the measured time, modelled / measured sum,
+// median and worst |error| per kernel. Per file: coverage (share of the
+// measured time the simulator models), the modelled sum of those kernels
+// against their measured sum, the median |error| per kernel, Spearman's rho of
+// modelled against measured times, and how often the default config's core
+// count equals the profile's block_dim (where a model has that knob).
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "bench_args.h"
+#include "cann_kernels.h"
+#include "kernel_profile.h"
+#include "op_model.h"
+#include "soc_files.h"
+
+namespace {
+
+using nlohmann::json;
+
+struct Scored {
+  const aoe::sim::ProfiledKernel* kernel = nullptr;
+  double modelled_us = 0;  // 0: not modelled
+  int64_t block_dim = 0;   // the default config's; 0: the model has no such knob
+  std::string uncovered;
+};
+
+Scored score(const aoe::sim::Soc& soc, const aoe::sim::ProfiledKernel& k) {
+  Scored s;
+  s.kernel = &k;
+  auto modelled = aoe::sim::modelled_kernel(k);
+  if (modelled.tasks.empty()) {
+    s.uncovered = modelled.uncovered;
+    return s;
+  }
+  try {
+    double total = 0;
+    for (size_t i = 0; i < modelled.tasks.size(); ++i) {
+      const auto model = aoe::sim::op_model(soc, modelled.tasks[i]);
+      const auto& space = model->space();
+      total += model->time_us(space.default_config);
+      if (i > 0) continue;
+      for (size_t knob = 0; knob < space.knobs.size(); ++knob)
+        if (space.knobs[knob].name == "block_dim") s.block_dim = space.default_config[knob];
+    }
+    s.modelled_us = total;
+  } catch (const std::exception& e) {
+    s.uncovered = k.op_type + ": " + e.what();
+  }
+  return s;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Ranks from 1, ties sharing their mean rank.
+std::vector<double> ranks(const std::vector<double>& v) {
+  std::vector<size_t> order(v.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return v[a] < v[b]; });
+  std::vector<double> r(v.size());
+  for (size_t i = 0; i < order.size();) {
+    size_t j = i;
+    while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]]) ++j;
+    for (size_t t = i; t <= j; ++t) r[order[t]] = 0.5 * static_cast<double>(i + j) + 1;
+    i = j + 1;
+  }
+  return r;
+}
+
+double spearman(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() < 2) return 0;
+  const auto ra = ranks(a), rb = ranks(b);
+  const double n = static_cast<double>(a.size());
+  double ma = 0, mb = 0;
+  for (size_t i = 0; i < ra.size(); ++i) ma += ra[i] / n, mb += rb[i] / n;
+  double sab = 0, saa = 0, sbb = 0;
+  for (size_t i = 0; i < ra.size(); ++i) {
+    sab += (ra[i] - ma) * (rb[i] - mb);
+    saa += (ra[i] - ma) * (ra[i] - ma);
+    sbb += (rb[i] - mb) * (rb[i] - mb);
+  }
+  return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : 0;
+}
+
+double relative_error(const Scored& s) {
+  return std::fabs(s.modelled_us - s.kernel->measured_us) / std::max(s.kernel->measured_us, 1e-9);
+}
+
+// The figures of a set of scored kernels (a file, or one op type of it).
+json figures(const std::vector<Scored>& scored) {
+  double measured = 0, covered_measured = 0, modelled = 0, worst = 0;
+  std::vector<double> errors, model_times, measured_times;
+  size_t with_cores = 0, same_cores = 0;
+  for (const auto& s : scored) {
+    measured += s.kernel->measured_us;
+    if (s.modelled_us <= 0) continue;
+    covered_measured += s.kernel->measured_us;
+    modelled += s.modelled_us;
+    errors.push_back(relative_error(s));
+    worst = std::max(worst, errors.back());
+    model_times.push_back(s.modelled_us);
+    measured_times.push_back(s.kernel->measured_us);
+    if (s.block_dim > 0) {
+      ++with_cores;
+      same_cores += s.block_dim == s.kernel->block_dim ? 1 : 0;
+    }
+  }
+  return {{"kernels", scored.size()},
+          {"modelled_kernels", errors.size()},
+          {"measured_us", measured},
+          {"coverage", measured > 0 ? covered_measured / measured : 0},
+          {"covered_measured_us", covered_measured},
+          {"modelled_us", modelled},
+          {"modelled_over_measured", covered_measured > 0 ? modelled / covered_measured : 0},
+          {"median_abs_error", median(errors)},
+          {"worst_abs_error", worst},
+          {"spearman_rho", spearman(model_times, measured_times)},
+          {"kernels_with_core_knob", with_cores},
+          {"block_dim_equal_share", with_cores ? static_cast<double>(same_cores) / with_cores : 0}};
+}
+
+json score_file(const aoe::sim::Soc& soc, const std::string& file) {
+  const auto kernels = aoe::sim::read_kernel_profile(file);
+  std::vector<Scored> scored;
+  for (const auto& k : kernels) scored.push_back(score(soc, k));
+  std::map<std::string, std::vector<Scored>> by_type;
+  std::map<std::string, size_t> uncovered;  // reason -> kernels
+  for (const auto& s : scored) {
+    by_type[s.kernel->op_type].push_back(s);
+    if (!s.uncovered.empty()) ++uncovered[s.uncovered];
+  }
+  json types = json::array();
+  for (const auto& [type, list] : by_type) {
+    json f = figures(list);
+    f["op_type"] = type;
+    types.push_back(f);
+  }
+  const double total = figures(scored)["measured_us"].get<double>();
+  std::sort(types.begin(), types.end(),
+            [](const json& a, const json& b) { return a["measured_us"].get<double>() > b["measured_us"].get<double>(); });
+  for (auto& t : types) t["share"] = total > 0 ? t["measured_us"].get<double>() / total : 0;
+  json reasons = json::array();
+  for (const auto& [why, n] : uncovered) reasons.push_back({{"reason", why}, {"kernels", n}});
+  return {{"file", file}, {"soc", soc.target}, {"step", figures(scored)}, {"op_types", types}, {"uncovered", reasons}};
+}
+
+void print(const json& r) {
+  const auto& s = r["step"];
+  std::printf("\n%s on %s: %zu kernels, %.2f ms measured\n", r["file"].get<std::string>().c_str(),
+              r["soc"].get<std::string>().c_str(), s["kernels"].get<size_t>(), s["measured_us"].get<double>() / 1e3);
+  std::printf("%-46s %6s %7s %8s %9s %9s\n", "op type", "count", "share", "mod/meas", "median|e|", "worst|e|");
+  for (const auto& t : r["op_types"]) {
+    if (t["modelled_kernels"].get<size_t>() == 0) {
+      std::printf("%-46s %6zu %6.2f%% %8s %9s %9s\n", t["op_type"].get<std::string>().c_str(), t["kernels"].get<size_t>(),
+                  100 * t["share"].get<double>(), "-", "-", "-");
+      continue;
+    }
+    std::printf("%-46s %6zu %6.2f%% %8.2f %8.1f%% %8.1f%%\n", t["op_type"].get<std::string>().c_str(),
+                t["kernels"].get<size_t>(), 100 * t["share"].get<double>(), t["modelled_over_measured"].get<double>(),
+                100 * t["median_abs_error"].get<double>(), 100 * t["worst_abs_error"].get<double>());
+  }
+  std::printf("coverage %.1f%% of the measured time (%zu of %zu kernels)\n", 100 * s["coverage"].get<double>(),
+              s["modelled_kernels"].get<size_t>(), s["kernels"].get<size_t>());
+  std::printf("modelled %.2f ms against %.2f ms measured for those kernels (%.2fx)\n",
+              s["modelled_us"].get<double>() / 1e3, s["covered_measured_us"].get<double>() / 1e3,
+              s["modelled_over_measured"].get<double>());
+  std::printf("median |error| per kernel %.1f%%, Spearman rho %.3f, default core count = block_dim for %.1f%% of %zu kernels\n",
+              100 * s["median_abs_error"].get<double>(), s["spearman_rho"].get<double>(),
+              100 * s["block_dim_equal_share"].get<double>(), s["kernels_with_core_knob"].get<size_t>());
+  for (const auto& u : r["uncovered"])
+    std::printf("  uncovered %zu: %s\n", u["kernels"].get<size_t>(), u["reason"].get<std::string>().c_str());
+}
+
+// The bench reads the source tree's SoC files, after any the user names.
+void find_soc_files() {
+  std::string path = AOE_SIM_SOC_DIR;
+  if (const char* env = std::getenv("AOE_SIM_SOC_PATH"); env && *env) path = std::string(env) + ":" + path;
+  setenv("AOE_SIM_SOC_PATH", path.c_str(), 1);
+}
+
+int usage(const char* argv0, int code) {
+  std::fprintf(code ? stderr : stdout,
+               "usage: %s [--soc <target or file.yaml>] [--json] PROFILE.csv...\n"
+               "Scores the simulator (default SoC ascend910_30c) against measured kernel profiles:\n"
+               "CSV rows of op_name, op_type, block_dim, inputs, outputs, measured_us.\n",
+               argv0);
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string soc_name = "ascend910_30c";
+  bool as_json = false;
+  std::vector<std::string> files;
+  try {
+    aoe::bench::Args args(argc, argv);
+    while (args.next()) {
+      const auto& o = args.option();
+      if (o == "--soc") soc_name = args.value();
+      else if (o == "--json") as_json = true;
+      else if (o == "--help" || o == "-h") return usage(argv[0], 0);
+      else if (!o.empty() && o[0] == '-') throw std::invalid_argument("unknown option " + o);
+      else files.push_back(o);
+    }
+    if (files.empty()) return usage(argv[0], 2);
+    find_soc_files();
+    const auto soc = aoe::sim::load_soc(soc_name);
+    json all = json::array();
+    for (const auto& f : files) all.push_back(score_file(soc, f));
+    if (as_json) {
+      std::printf("%s\n", all.dump(2).c_str());
+    } else {
+      for (const auto& r : all) print(r);
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sim_fidelity_bench: %s\n", e.what());
+    return 1;
+  }
+}

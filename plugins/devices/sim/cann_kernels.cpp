@@ -1,0 +1,471 @@
+#include "cann_kernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+
+#include "aoe/sdk/error.h"
+
+namespace aoe::sim {
+namespace {
+
+using sdk::DType;
+using sdk::Error;
+using sdk::OpTask;
+using sdk::StatusCode;
+using sdk::TensorDesc;
+using nlohmann::json;
+
+constexpr int64_t kC0 = 16;  // the fractal block: 16 channels, a 16 x 16 matrix tile
+
+[[noreturn]] void misfit(const std::string& why) { throw Error(StatusCode::invalid_argument, why); }
+
+int64_t product(const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (auto d : dims) n *= d;
+  return n;
+}
+
+// A tensor as the simulator's ONNX-shaped tasks take it. A dtype aoe does
+// not name (CANN's `uint` bit masks) moves as bytes.
+TensorDesc logical(const ProfiledTensor& t, const std::string& name) {
+  TensorDesc d;
+  d.name = name;
+  d.dtype = t.dtype == DType::undefined ? DType::u8 : t.dtype;
+  const auto& s = t.dims;
+  if (t.format == "NC1HWC0") {
+    if (s.size() != 5) misfit(name + ": NC1HWC0 with " + std::to_string(s.size()) + " dims, not 5");
+    d.shape = {s[0], s[1] * s[4], s[2], s[3]};
+    d.format = "NC1HWC0";
+  } else if (t.format == "FRACTAL_NZ") {
+    if (s.size() < 4) misfit(name + ": FRACTAL_NZ with fewer than 4 dims");
+    d.shape.assign(s.begin(), s.end() - 4);
+    d.shape.push_back(s[s.size() - 3] * s[s.size() - 2]);  // rows: M1 x M0
+    d.shape.push_back(s[s.size() - 4] * s.back());         // columns: N1 x N0
+  } else {
+    d.shape = s;
+  }
+  return d;
+}
+
+TensorDesc input(const ProfiledKernel& k, size_t i) {
+  if (i >= k.inputs.size()) misfit("has " + std::to_string(k.inputs.size()) + " inputs; input " + std::to_string(i) + " is needed");
+  return logical(k.inputs[i], "in" + std::to_string(i));
+}
+TensorDesc output(const ProfiledKernel& k, size_t i) {
+  if (i >= k.outputs.size()) misfit("has " + std::to_string(k.outputs.size()) + " outputs; output " + std::to_string(i) + " is needed");
+  return logical(k.outputs[i], "out" + std::to_string(i));
+}
+
+OpTask task_of(const ProfiledKernel& k, const std::string& op_type) {
+  OpTask t;
+  t.name = k.name;
+  t.op_type = op_type;
+  return t;
+}
+
+// The first generation's cube multiplies fp16 only: its operands are read as such.
+TensorDesc cube_operand(TensorDesc t) {
+  t.dtype = DType::f16;
+  return t;
+}
+
+// A convolution's geometry from its feature maps and its Fractal Z weights
+// (C1 x KH x KW, Cout / 16, 16, 16): square kernels, the stride from the
+// maps' sizes, pads as "same" would give them.
+struct ConvGeometry {
+  int64_t k = 1, stride = 1, pad_lo = 0, pad_hi = 0;
+};
+ConvGeometry conv_geometry(const TensorDesc& x, const ProfiledTensor& w, const TensorDesc& y) {
+  if (w.dims.size() != 4) misfit("conv weights are not Fractal Z (4 dims)");
+  const int64_t c1 = x.shape[1] / kC0;
+  if (c1 <= 0 || w.dims[0] % c1 != 0) misfit("conv weights' first dim is not a multiple of the input's C1");
+  const int64_t taps = w.dims[0] / c1;
+  const auto k = static_cast<int64_t>(std::llround(std::sqrt(static_cast<double>(taps))));
+  if (k * k != taps) misfit("conv kernel of " + std::to_string(taps) + " taps is not square");
+  if (y.shape[2] <= 0 || y.shape[2] > x.shape[2]) misfit("conv output is larger than its input");
+  ConvGeometry g;
+  g.k = k;
+  g.stride = std::max<int64_t>(1, (x.shape[2] + y.shape[2] - 1) / y.shape[2]);
+  const int64_t total = std::max<int64_t>(0, (y.shape[2] - 1) * g.stride + k - x.shape[2]);
+  g.pad_lo = total / 2;
+  g.pad_hi = total - g.pad_lo;
+  return g;
+}
+
+json conv_attrs(const ConvGeometry& g) {
+  return {{"kernel_shape", {g.k, g.k}},
+          {"strides", {g.stride, g.stride}},
+          {"pads", {g.pad_lo, g.pad_lo, g.pad_hi, g.pad_hi}},
+          {"dilations", {1, 1}},
+          {"group", 1}};
+}
+
+TensorDesc conv_weights(int64_t cout, int64_t cin, int64_t k) {
+  TensorDesc w;
+  w.name = "weights";
+  w.shape = {cout, cin, k, k};
+  w.dtype = DType::f16;
+  w.constant = true;
+  return w;
+}
+
+// Fused ops after a cube kernel read the kernel's remaining inputs in turn
+// (an AddN's addend, a ReluGradV2's mask).
+void fuse(OpTask& t, const ProfiledKernel& k, const std::vector<std::string>& ops, size_t first_addend) {
+  size_t next = first_addend;
+  for (const auto& op : ops) {
+    t.fused_ops.push_back(op);
+    if (op == "BNTrainingReduce") continue;
+    t.inputs.push_back(input(k, next++));
+  }
+}
+
+std::vector<OpTask> conv_forward(const ProfiledKernel& k, const std::vector<std::string>& fused) {
+  OpTask t = task_of(k, "Conv");
+  const TensorDesc x = cube_operand(input(k, 0)), y = output(k, 0);
+  const auto g = conv_geometry(x, k.inputs.at(1), y);
+  t.inputs = {x, conv_weights(y.shape[1], x.shape[1], g.k)};
+  t.outputs = {y};
+  t.attrs = conv_attrs(g);
+  fuse(t, k, fused, 2);
+  return {t};
+}
+
+// The data gradient: dy convolved back to x's shape, as ConvTranspose runs it.
+std::vector<OpTask> conv_data_gradient(const ProfiledKernel& k, const std::vector<std::string>& fused) {
+  OpTask t = task_of(k, "ConvTranspose");
+  const TensorDesc dy = cube_operand(input(k, 0)), dx = output(k, 0);
+  const auto g = conv_geometry(dx, k.inputs.at(1), dy);
+  t.inputs = {dy, conv_weights(dy.shape[1], dx.shape[1], g.k)};
+  t.outputs = {dx};
+  t.attrs = conv_attrs(g);
+  t.attrs["output_shape"] = {dx.shape[2], dx.shape[3]};
+  fuse(t, k, fused, 2);
+  return {t};
+}
+
+// The weight gradient dW = dy^T x im2col(x): a product of Cout rows by
+// Cin x KH x KW columns over N x Ho x Wo, as the cube runs it.
+OpTask weight_gradient(const ProfiledKernel& k, const TensorDesc& dy, const TensorDesc& x, const ProfiledTensor& dw) {
+  if (dw.dims.size() != 4) misfit("weight gradient is not Fractal Z (4 dims)");
+  const int64_t cout = dw.dims[1] * dw.dims[2];
+  if (cout != dy.shape[1]) misfit("weight gradient's Cout does not match the output gradient's channels");
+  const int64_t depth = dy.shape[0] * dy.shape[2] * dy.shape[3];
+  const int64_t columns = dw.dims[0] * dw.dims[3];  // C1 x KH x KW x C0
+  (void)x;
+  OpTask t = task_of(k, "MatMul");
+  TensorDesc a = cube_operand(dy), b = cube_operand(x);
+  a.shape = {cout, depth};
+  b.shape = {depth, columns};
+  TensorDesc out;
+  out.name = "dw";
+  out.shape = {cout, columns};
+  out.dtype = dw.dtype == DType::undefined ? DType::f16 : dw.dtype;
+  t.inputs = {a, b};
+  t.outputs = {out};
+  return t;
+}
+
+// Conv2DBackpropFilter lists dy and x in either order: x is the map whose
+// C1 divides the gradient's first dim.
+std::vector<OpTask> conv_weight_gradient(const ProfiledKernel& k) {
+  const TensorDesc a = input(k, 0), b = input(k, 1);
+  const ProfiledTensor& dw = k.outputs.at(0);
+  const bool a_is_dy = dw.dims.size() == 4 && a.shape[1] == dw.dims[1] * dw.dims[2];
+  return {weight_gradient(k, a_is_dy ? a : b, a_is_dy ? b : a, dw)};
+}
+
+// A CANN vector kernel: it streams every tensor of the full size once (the
+// inputs it reads, the outputs it writes), reads the small ones (per-channel
+// statistics, scalars) once, and runs `simple` and `transcendental` vector
+// instructions per element [L: counted from the op's formula]. Built as an
+// elementwise chain the simulator's elementwise model prices that way.
+std::vector<OpTask> vector_kernel(const ProfiledKernel& k, int simple, int transcendental) {
+  auto larger = [](const TensorDesc& x, const TensorDesc& y) { return x.elements() < y.elements(); };
+  std::vector<TensorDesc> read;
+  for (size_t i = 0; i < k.inputs.size(); ++i) read.push_back(input(k, i));
+  std::vector<TensorDesc> written;
+  for (size_t i = 0; i < k.outputs.size(); ++i) written.push_back(output(k, i));
+  if (read.empty() && written.empty()) misfit("has no tensors");
+  // The largest output is the one the chain writes (a fill, with none, writes
+  // its input); the other outputs cost as much as reading them.
+  TensorDesc out;
+  if (written.empty()) {
+    out = *std::max_element(read.begin(), read.end(), larger);
+  } else {
+    const auto main = std::max_element(written.begin(), written.end(), larger);
+    out = *main;
+    written.erase(main);
+    read.insert(read.end(), written.begin(), written.end());
+  }
+  out.format = "ND";
+  for (auto& t : read) {
+    t.format = "ND";
+    if (t.elements() > out.elements()) misfit("reads a tensor larger than the one it writes");
+    // Same-size tensors of another layout stream alike; a small operand that
+    // does not broadcast (a bit mask, a per-row scalar) is read once.
+    if (t.elements() == out.elements()) t.shape = out.shape;
+    else if (t.elements() > 1 && (out.shape.empty() || out.shape.back() != t.elements())) t.shape = {1};
+  }
+  if (read.empty()) read.push_back(out);
+  OpTask t = task_of(k, read.size() >= 2 ? "Add" : "Relu");
+  const int passes = std::max<int>(simple, static_cast<int>(read.size()) - 1);
+  for (size_t i = 2; i < read.size(); ++i) t.fused_ops.push_back("Add");
+  for (int i = std::max<int>(1, static_cast<int>(read.size()) - 1); i < passes; ++i) t.fused_ops.push_back("Relu");
+  for (int i = 0; i < transcendental; ++i) t.fused_ops.push_back("Exp");
+  t.inputs = read;
+  t.outputs = {out};
+  return {t};
+}
+
+// A reduction over all but the kept elements of its largest input; several
+// inputs of that size are read as one, stacked.
+std::vector<OpTask> reduction(const ProfiledKernel& k) {
+  std::vector<TensorDesc> ins;
+  for (size_t i = 0; i < k.inputs.size(); ++i) ins.push_back(input(k, i));
+  if (ins.empty()) misfit("has no inputs");
+  const auto largest = *std::max_element(ins.begin(), ins.end(), [](const TensorDesc& x, const TensorDesc& y) {
+    return x.elements() < y.elements();
+  });
+  const int64_t stacked = std::count_if(ins.begin(), ins.end(), [&](const TensorDesc& t) {
+    return t.elements() == largest.elements();
+  });
+  const TensorDesc out = output(k, 0);
+  TensorDesc x = largest;
+  std::vector<int64_t> axes;
+  const auto& s = x.shape;
+  const int64_t kept = out.elements();
+  const auto rank = static_cast<int64_t>(s.size());
+  if (kept == 1) {
+    for (int64_t a = 0; a < rank; ++a) axes.push_back(a);
+  } else if (rank == 4 && kept == s[1]) {
+    axes = {0, 2, 3};  // per channel, as batch-norm statistics
+  } else if (kept == s.back()) {
+    for (int64_t a = 0; a + 1 < rank; ++a) axes.push_back(a);
+  } else if (kept == s.front()) {
+    for (int64_t a = 1; a < rank; ++a) axes.push_back(a);
+  } else {
+    misfit("keeps " + std::to_string(kept) + " of its input's elements along no axis");
+  }
+  x.shape[0] *= stacked;
+  x.format = "ND";
+  OpTask t = task_of(k, "ReduceSum");
+  t.inputs = {x};
+  TensorDesc o = out;
+  o.shape = s;
+  for (auto a : axes) o.shape[static_cast<size_t>(a)] = 1;
+  o.format = "ND";
+  t.outputs = {o};
+  t.attrs = {{"axes", axes}, {"keepdims", 1}};
+  return {t};
+}
+
+// MatMul and BatchMatMul on FRACTAL_NZ operands, transposed as the output's
+// rows and columns say; fused ops after it read the remaining inputs.
+std::vector<OpTask> matmul(const ProfiledKernel& k, const std::vector<std::string>& fused, size_t first_addend = 2) {
+  TensorDesc a = cube_operand(input(k, 0)), b = cube_operand(input(k, 1));
+  const TensorDesc out = output(k, 0);
+  if (a.shape.size() < 2 || b.shape.size() < 2 || out.shape.size() < 2) misfit("a product of fewer than 2 dims");
+  const int64_t m = out.shape[out.shape.size() - 2], n = out.shape.back();
+  auto orient = [](TensorDesc& t, int64_t rows) {  // t as rows x K
+    auto& s = t.shape;
+    if (s[s.size() - 2] != rows && s.back() == rows) std::swap(s[s.size() - 2], s.back());
+  };
+  orient(a, m);
+  const int64_t depth = a.shape.back();
+  auto& bs = b.shape;
+  if (bs[bs.size() - 2] != depth && bs.back() == depth) std::swap(bs[bs.size() - 2], bs.back());
+  if (bs[bs.size() - 2] != depth || bs.back() != n || a.shape[a.shape.size() - 2] != m)
+    misfit("operands do not multiply to the output's rows and columns");
+  OpTask t = task_of(k, "MatMul");
+  t.inputs = {a, b};
+  t.outputs = {out};
+  for (const auto& op : fused) {
+    t.fused_ops.push_back(op);
+    if (op == "Gelu") continue;
+    TensorDesc addend = input(k, first_addend++);
+    if (addend.elements() == out.elements()) addend.shape = out.shape;
+    t.inputs.push_back(addend);
+  }
+  return {t};
+}
+
+std::vector<OpTask> row_op(const ProfiledKernel& k, const std::string& op_type) {
+  OpTask t = task_of(k, op_type);
+  TensorDesc x = input(k, 0);
+  x.format = "ND";
+  t.inputs = {x};
+  if (op_type == "LayerNormalization") {
+    TensorDesc scale;
+    scale.name = "scale";
+    scale.shape = {x.shape.back()};
+    scale.dtype = x.dtype;
+    scale.constant = true;
+    t.inputs.push_back(scale);
+  }
+  TensorDesc y = x;
+  y.name = "y";
+  t.outputs = {y};
+  t.attrs = {{"axis", -1}};
+  return {t};
+}
+
+// ConfusionTransposeD: the heads of an attention moved from rows to a dim of
+// their own, (B, S, H, D) -> (B, H, S, D), its output's shape.
+std::vector<OpTask> confusion_transpose(const ProfiledKernel& k) {
+  const TensorDesc out = output(k, 0);
+  if (out.shape.size() != 4) misfit("ConfusionTransposeD output is not 4-D");
+  OpTask t = task_of(k, "Transpose");
+  TensorDesc x = out;
+  x.shape = {out.shape[0], out.shape[2], out.shape[1], out.shape[3]};
+  t.inputs = {x};
+  t.outputs = {out};
+  t.attrs = {{"perm", {0, 2, 1, 3}}};
+  return {t};
+}
+
+std::vector<OpTask> transdata(const ProfiledKernel& k) {
+  OpTask t = task_of(k, "TransData");
+  TensorDesc x = input(k, 0), y = output(k, 0);
+  x.format = k.inputs[0].format == "NC1HWC0" ? "NC1HWC0" : "NCHW";
+  y.format = k.outputs[0].format == "NC1HWC0" ? "NC1HWC0" : "NCHW";
+  if (x.elements() != y.elements() && x.format == y.format) misfit("TransData between two plain layouts");
+  if (x.format == y.format) y.format = x.format == "NCHW" ? "NC1HWC0" : "NCHW";  // NZ <-> ND: a reorder all the same
+  if (x.shape.size() != 4) x.shape = y.shape.size() == 4 ? y.shape : std::vector<int64_t>{1, 1, 1, x.elements()};
+  if (y.shape.size() != 4) y.shape = x.shape;
+  t.inputs = {x};
+  t.outputs = {y};
+  return {t};
+}
+
+// MaxPoolWithArgmax and its gradient: a 3x3 stride-2 window pass over the
+// larger map, as ResNet's stem pools.
+std::vector<OpTask> max_pool(const ProfiledKernel& k) {
+  TensorDesc x = input(k, 0), y = output(k, 0);
+  if (y.elements() > x.elements()) std::swap(x, y);
+  if (x.shape.size() != 4 || y.shape.size() != 4) misfit("max pool over maps that are not NC1HWC0");
+  OpTask t = task_of(k, "MaxPool");
+  t.inputs = {x};
+  t.outputs = {y};
+  const int64_t stride = std::max<int64_t>(1, x.shape[2] / std::max<int64_t>(1, y.shape[2]));
+  t.attrs = {{"kernel_shape", {3, 3}}, {"strides", {stride, stride}}, {"pads", {1, 1, 1, 1}}};
+  return {t};
+}
+
+using Builder = std::function<std::vector<OpTask>(const ProfiledKernel&)>;
+
+Builder vector(int simple, int transcendental) {
+  return [=](const ProfiledKernel& k) { return vector_kernel(k, simple, transcendental); };
+}
+
+// CANN's op types, the fusions of a training step included. Vector kernels
+// carry their instruction counts per element: batch-norm update
+// (x - mean) * rstd * gamma + beta = 4, + ReLU 1, + Add 1; its gradients 5
+// (reduce) and 6; momentum v = m * v + g, w -= lr * v (4); Lamb's moments,
+// ratio and update (12, 2 roots and divides); Adam-free elementwise ops 1.
+const std::map<std::string, Builder>& table() {
+  static const std::map<std::string, Builder> rows = {
+      {"Conv2D", [](const ProfiledKernel& k) { return conv_forward(k, {}); }},
+      {"FusionOp_Conv2D_BNTrainingReduce", [](const ProfiledKernel& k) { return conv_forward(k, {"BNTrainingReduce"}); }},
+      {"Conv2DBackpropInput", [](const ProfiledKernel& k) { return conv_data_gradient(k, {}); }},
+      {"FusionOp_Conv2DBackpropInput_ReluGradV2",
+       [](const ProfiledKernel& k) { return conv_data_gradient(k, {"ReluGradV2"}); }},
+      {"FusionOp_Conv2DBackpropInput_AddN_ReluGradV2",
+       [](const ProfiledKernel& k) { return conv_data_gradient(k, {"Add", "ReluGradV2"}); }},
+      {"Conv2DBackpropFilter", conv_weight_gradient},
+      // Batch-norm's data gradient (6 passes over dy and x), then the weight
+      // gradient from its output: two kernels' worth of work in one launch.
+      {"FusedDbnDw",
+       [](const ProfiledKernel& k) {
+         ProfiledKernel dbn = k;
+         dbn.outputs.resize(1);
+         auto tasks = vector_kernel(dbn, 6, 0);
+         const TensorDesc dy = output(k, 0), x = input(k, 0);
+         tasks.push_back(weight_gradient(k, dy, x, k.outputs.at(1)));
+         return tasks;
+       }},
+      {"BNTrainingReduce", reduction},
+      {"BNTrainingUpdateGrad", reduction},
+      {"BNTrainingReduceGrad", vector(6, 0)},
+      {"BNTrainingUpdate", vector(4, 0)},
+      {"FusionOp_BNTrainingUpdate_ReLUV2", vector(5, 0)},
+      {"FusionOp_BNTrainingUpdate_Add_ReLUV2", vector(6, 0)},
+      {"ReluGradV2", vector(1, 0)},
+      {"ReluV2", vector(1, 0)},
+      {"FusedMulApplyMomentum", vector(4, 0)},
+      {"ApplyMomentum", vector(3, 0)},
+      {"FusedMulAddN", vector(2, 0)},
+      {"AddN", vector(1, 0)},
+      {"Cast", vector(1, 0)},
+      {"Add", vector(1, 0)},
+      {"Sub", vector(1, 0)},
+      {"Mul", vector(1, 0)},
+      {"RealDiv", [](const ProfiledKernel& k) { return vector_kernel(k, 0, 1); }},
+      {"Sqrt", [](const ProfiledKernel& k) { return vector_kernel(k, 0, 1); }},
+      {"Maximum", vector(1, 0)},
+      {"Minimum", vector(1, 0)},
+      {"MaximumGrad", vector(2, 0)},
+      {"MinimumGrad", vector(2, 0)},
+      {"GeLUGrad", [](const ProfiledKernel& k) { return vector_kernel(k, 8, 2); }},
+      {"Tile", vector(1, 0)},
+      {"TensorMove", vector(1, 0)},
+      {"AtomicAddrClean", vector(1, 0)},
+      {"DropoutDoMask", vector(2, 0)},
+      {"ClipByNormNoDivSum", vector(3, 0)},
+      {"LambApplyOptimizerAssign", [](const ProfiledKernel& k) { return vector_kernel(k, 12, 2); }},
+      {"LambApplyWeightAssign", [](const ProfiledKernel& k) { return vector_kernel(k, 4, 1); }},
+      {"SquareSumV1", reduction},
+      {"SquareSumV2", reduction},
+      {"ReduceSum", reduction},
+      {"ReduceMean", reduction},
+      {"BiasAddGrad", reduction},
+      {"LayerNormBetaGammaBackpropV2", reduction},
+      {"MatMul", [](const ProfiledKernel& k) { return matmul(k, k.inputs.size() > 2 ? std::vector<std::string>{"Add"} : std::vector<std::string>{}); }},
+      {"BatchMatMul", [](const ProfiledKernel& k) { return matmul(k, {}); }},
+      {"FusionOp_MatMul_Mul", [](const ProfiledKernel& k) { return matmul(k, {"Mul"}); }},
+      {"FusionOp_MatMul_AddN", [](const ProfiledKernel& k) { return matmul(k, {"Add"}); }},
+      {"FusionOp_MatMul_GeLU", [](const ProfiledKernel& k) { return matmul(k, {"Add", "Gelu"}); }},
+      {"FusionOp_MatMul_GeLUGrad", [](const ProfiledKernel& k) { return matmul(k, {"GeLUGrad", "Mul"}); }},
+      {"FusionOp_BatchMatMul_FusedMulAdd", [](const ProfiledKernel& k) { return matmul(k, {"Mul", "Add"}); }},
+      {"Softmax", [](const ProfiledKernel& k) { return row_op(k, "Softmax"); }},
+      {"SoftmaxGradExt", [](const ProfiledKernel& k) { return row_op(k, "Softmax"); }},
+      {"LogSoftmax", [](const ProfiledKernel& k) { return row_op(k, "LogSoftmax"); }},
+      {"LogSoftmaxGrad", [](const ProfiledKernel& k) { return row_op(k, "Softmax"); }},
+      {"SoftmaxCrossEntropyWithLogits", [](const ProfiledKernel& k) { return row_op(k, "Softmax"); }},
+      {"LayerNorm", [](const ProfiledKernel& k) { return row_op(k, "LayerNormalization"); }},
+      {"LayerNormXBackpropV2", [](const ProfiledKernel& k) { return row_op(k, "LayerNormalization"); }},
+      {"ConfusionTransposeD", confusion_transpose},
+      {"TransData", transdata},
+      {"MaxPoolWithArgmax", max_pool},
+      {"MaxPoolGradWithArgmax", max_pool},
+  };
+  return rows;
+}
+
+}  // namespace
+
+ModelledKernel modelled_kernel(const ProfiledKernel& kernel) {
+  ModelledKernel out;
+  const auto it = table().find(kernel.op_type);
+  if (it == table().end()) {
+    out.uncovered = "no model of CANN's " + kernel.op_type;
+    return out;
+  }
+  try {
+    out.tasks = it->second(kernel);
+  } catch (const std::exception& e) {
+    out.tasks.clear();
+    out.uncovered = kernel.op_type + " " + e.what();
+  }
+  return out;
+}
+
+std::vector<std::string> modelled_cann_types() {
+  std::vector<std::string> out;
+  for (const auto& [type, build] : table()) out.push_back(type);
+  return out;
+}
+
+}  // namespace aoe::sim

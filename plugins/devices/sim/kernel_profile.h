@@ -1,0 +1,41 @@
+// A measured profile of one training or inference step on an Ascend chip:
+// one row per kernel launch, as CANN's profiler lists it (op_name, op_type,
+// block_dim, inputs, outputs, measured_us; each tensor `format:dtype:shape`,
+// joined by `|`). The simulator's fidelity is scored against such files.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "aoe/sdk/graph.h"
+
+namespace aoe::sim {
+
+struct ProfiledTensor {
+  std::string format;         // NC1HWC0, FracZ, FRACTAL_NZ, ND, DefaultFormat, ...
+  std::string dtype_name;     // as written: float16, float, int32, uint, ...
+  sdk::DType dtype = sdk::DType::undefined;  // undefined where the name is not one aoe knows
+  std::vector<int64_t> dims;  // as stored (NC1HWC0 is 5-D); empty: a scalar
+};
+
+struct ProfiledKernel {
+  std::string name, op_type;
+  int64_t block_dim = 0;
+  std::vector<ProfiledTensor> inputs, outputs;
+  double measured_us = 0;
+  int64_t line = 0;  // in its file, from 1 (the header)
+};
+
+// Throws sdk::Error(invalid_argument) naming the file, the line and the
+// column for a row that cannot be read (a bad number or shape, a missing
+// column), and io for a file that cannot be opened. Op types are not
+// checked here: one the simulator does not model is uncovered, not an error.
+std::vector<ProfiledKernel> read_kernel_profile(const std::filesystem::path& file);
+
+// One tensor as written, e.g. `NC1HWC0:float16:32,4,56,56,16`; throws
+// invalid_argument saying what is wrong with it.
+ProfiledTensor parse_profiled_tensor(const std::string& text);
+
+}  // namespace aoe::sim

@@ -1,0 +1,201 @@
+// A chip's measured kernel profile read, mapped to the simulator's models
+// (cann_kernels.h) and scored by sim_fidelity_bench: rows as CANN's profiler
+// writes them, hostile ones included.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "aoe/sdk/error.h"
+#include "cann_kernels.h"
+#include "child_process.h"
+#include "kernel_profile.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using aoe::sim::modelled_kernel;
+using aoe::sim::parse_profiled_tensor;
+using aoe::sim::ProfiledKernel;
+using aoe::sim::read_kernel_profile;
+
+const char* kHeader = "op_name,op_type,block_dim,inputs,outputs,measured_us\n";
+// ResNet-50's stem: a 7x7 stride-2 conv with batch-norm statistics fused in.
+const char* kStem =
+    "conv1,FusionOp_Conv2D_BNTrainingReduce,30,\"NC1HWC0:float:32,1,224,224,16|FracZ:float:49,4,16,16\","
+    "\"NC1HWC0:float:32,4,112,112,16|NC1HWC0:float16:1,4,1,1,16|NC1HWC0:float16:1,4,1,1,16\",365.3\n";
+const char* kBnRelu =
+    "bn1,FusionOp_BNTrainingUpdate_ReLUV2,30,\"NC1HWC0:float:32,4,56,56,16|NC1HWC0:float16:1,4,1,1,16|"
+    "NC1HWC0:float16:1,4,1,1,16\",\"NC1HWC0:float16:1,4,1,1,16|NC1HWC0:float:32,4,56,56,16|"
+    "DefaultFormat:uint:32,4,56,56,2\",48.1\n";
+const char* kMatMul =
+    "fc,MatMul,32,\"FRACTAL_NZ:float:48,1024,16,16|FRACTAL_NZ:float:48,48,16,16|DefaultFormat:float:768\","
+    "\"FRACTAL_NZ:float:48,1024,16,16\",295.3\n";
+const char* kClean = "clean,AtomicAddrClean,1,\"NC1HWC0:float:32,4,112,112,16\",,1.6\n";
+const char* kUnknown = "odd,Frobnicate,2,DefaultFormat:float16:8,DefaultFormat:float16:8,2.5\n";
+
+struct Profile {
+  fs::path dir;
+  fs::path file;
+  explicit Profile(const std::string& rows, const std::string& header = kHeader) {
+    dir = fs::temp_directory_path() / ("aoe_profile_" + std::to_string(::getpid()) + "_" +
+                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir);
+    file = dir / "step.csv";
+    std::ofstream(file) << header << rows;
+  }
+  ~Profile() { fs::remove_all(dir); }
+};
+
+ProfiledKernel only_row(const std::string& row) {
+  Profile p(row);
+  auto kernels = read_kernel_profile(p.file);
+  EXPECT_EQ(kernels.size(), 1u);
+  return kernels.at(0);
+}
+
+TEST(KernelProfile, ReadsRowsAsTheProfilerWritesThem) {
+  Profile p(std::string(kStem) + kClean + "\n" + kUnknown);
+  const auto kernels = read_kernel_profile(p.file);
+  ASSERT_EQ(kernels.size(), 3u);
+  EXPECT_EQ(kernels[0].op_type, "FusionOp_Conv2D_BNTrainingReduce");
+  EXPECT_EQ(kernels[0].block_dim, 30);
+  EXPECT_DOUBLE_EQ(kernels[0].measured_us, 365.3);
+  ASSERT_EQ(kernels[0].inputs.size(), 2u);
+  EXPECT_EQ(kernels[0].inputs[1].format, "FracZ");
+  EXPECT_EQ(kernels[0].inputs[1].dims, (std::vector<int64_t>{49, 4, 16, 16}));
+  EXPECT_TRUE(kernels[1].outputs.empty());
+  EXPECT_EQ(kernels[2].line, 5);  // a blank line counts
+}
+
+TEST(KernelProfile, TensorsOfEveryForm) {
+  const auto scalar = parse_profiled_tensor("DefaultFormat:float16:");
+  EXPECT_TRUE(scalar.dims.empty());
+  EXPECT_EQ(scalar.dtype, aoe::sdk::DType::f16);
+  const auto mask = parse_profiled_tensor("DefaultFormat:uint:32,16,56,56,2");
+  EXPECT_EQ(mask.dtype, aoe::sdk::DType::undefined);
+  EXPECT_EQ(mask.dtype_name, "uint");
+  EXPECT_EQ(parse_profiled_tensor("ND:int32:0").dims, (std::vector<int64_t>{0}));
+}
+
+void expect_error_naming(const std::string& rows, const std::vector<std::string>& words,
+                         const std::string& header = kHeader) {
+  Profile p(rows, header);
+  try {
+    read_kernel_profile(p.file);
+    ADD_FAILURE() << "read: " << rows;
+  } catch (const aoe::sdk::Error& e) {
+    EXPECT_EQ(e.code(), aoe::sdk::StatusCode::invalid_argument);
+    for (const auto& w : words) EXPECT_NE(std::string(e.what()).find(w), std::string::npos) << e.what() << " lacks " << w;
+  }
+}
+
+TEST(KernelProfile, HostileRowsNameFileLineAndColumn) {
+  expect_error_naming(std::string(kStem) + "x,Cast,30,\"ND:float16:32,three\",ND:float:32,1.0\n",
+                      {"step.csv:3", "'inputs'", "three"});
+  expect_error_naming("x,Cast,30,ND:float16:-4,ND:float:4,1.0\n", {"step.csv:2", "'-4'"});
+  expect_error_naming("x,Cast,30,ND:float16:99999999999999999999,ND:float:4,1.0\n", {"step.csv:2", "not a size"});
+  expect_error_naming("x,Cast,30,ND:float16:4,float:4,1.0\n", {"'outputs'", "format:dtype:shape"});
+  expect_error_naming("x,Cast,many,ND:float16:4,ND:float:4,1.0\n", {"'block_dim'", "many"});
+  expect_error_naming("x,Cast,30,ND:float16:4,ND:float:4,fast\n", {"'measured_us'", "fast"});
+  expect_error_naming("x,Cast,30,ND:float16:4,ND:float:4,nan\n", {"'measured_us'"});
+  expect_error_naming("x,Cast,30\n", {"step.csv:2", "no value"});
+  expect_error_naming("x,Cast,30,1.0\n", {"no column 'inputs'"}, "op_name,op_type,block_dim,measured_us\n");
+  EXPECT_THROW(read_kernel_profile("/nonexistent/step.csv"), aoe::sdk::Error);
+}
+
+TEST(CannKernels, AnUnknownTypeOrAMisfitRowIsUncoveredNotAnError) {
+  const auto unknown = modelled_kernel(only_row(kUnknown));
+  EXPECT_TRUE(unknown.tasks.empty());
+  EXPECT_NE(unknown.uncovered.find("Frobnicate"), std::string::npos);
+  // A conv whose weights are not Fractal Z.
+  const auto misfit = modelled_kernel(
+      only_row("c,Conv2D,30,\"NC1HWC0:float16:1,1,8,8,16|ND:float16:3,3\",\"NC1HWC0:float16:1,1,8,8,16\",2.0\n"));
+  EXPECT_TRUE(misfit.tasks.empty());
+  EXPECT_NE(misfit.uncovered.find("Fractal Z"), std::string::npos) << misfit.uncovered;
+}
+
+TEST(CannKernels, TheStemConvIsASevenBySevenStrideTwoConvWithTheStatisticsFused) {
+  const auto m = modelled_kernel(only_row(kStem));
+  ASSERT_EQ(m.tasks.size(), 1u) << m.uncovered;
+  const auto& t = m.tasks[0];
+  EXPECT_EQ(t.op_type, "Conv");
+  EXPECT_EQ(t.inputs[0].shape, (std::vector<int64_t>{32, 16, 224, 224}));  // C padded to C0
+  EXPECT_EQ(t.inputs[1].shape, (std::vector<int64_t>{64, 16, 7, 7}));
+  EXPECT_EQ(t.inputs[0].dtype, aoe::sdk::DType::f16);  // the cube's only float type
+  EXPECT_EQ(t.attrs["strides"], nlohmann::json({2, 2}));
+  EXPECT_EQ(t.attrs["pads"], nlohmann::json({2, 2, 3, 3}));  // 5 in all: (112 - 1) x 2 + 7 - 224
+  EXPECT_EQ(t.fused_ops, (std::vector<std::string>{"BNTrainingReduce"}));
+}
+
+TEST(CannKernels, TheWeightGradientFindsItsOperandsInEitherOrder) {
+  // dW of a 1x1 conv, 512 -> 2048 channels, at 7x7: dy (2048) and x (512).
+  for (const char* inputs : {"\"NC1HWC0:float:32,128,7,7,16|NC1HWC0:float:32,32,7,7,16\"",
+                             "\"NC1HWC0:float:32,32,7,7,16|NC1HWC0:float:32,128,7,7,16\""}) {
+    const auto m =
+        modelled_kernel(only_row(std::string("dw,Conv2DBackpropFilter,16,") + inputs + ",\"FracZ:float16:32,128,16,16\",41.7\n"));
+    ASSERT_EQ(m.tasks.size(), 1u) << m.uncovered;
+    EXPECT_EQ(m.tasks[0].op_type, "MatMul");
+    EXPECT_EQ(m.tasks[0].inputs[0].shape, (std::vector<int64_t>{2048, 32 * 7 * 7}));
+    EXPECT_EQ(m.tasks[0].inputs[1].shape, (std::vector<int64_t>{32 * 7 * 7, 512}));
+  }
+}
+
+TEST(CannKernels, FractalNzOperandsAreRowsByColumnsAndTheBiasIsFused) {
+  const auto m = modelled_kernel(only_row(kMatMul));
+  ASSERT_EQ(m.tasks.size(), 1u) << m.uncovered;
+  const auto& t = m.tasks[0];
+  EXPECT_EQ(t.inputs[0].shape, (std::vector<int64_t>{16384, 768}));
+  EXPECT_EQ(t.inputs[1].shape, (std::vector<int64_t>{768, 768}));
+  EXPECT_EQ(t.outputs[0].shape, (std::vector<int64_t>{16384, 768}));
+  EXPECT_EQ(t.fused_ops, (std::vector<std::string>{"Add"}));
+}
+
+TEST(CannKernels, AVectorKernelStreamsItsLargeTensorsAndReadsTheStatisticsOnce) {
+  const auto m = modelled_kernel(only_row(kBnRelu));
+  ASSERT_EQ(m.tasks.size(), 1u) << m.uncovered;
+  const auto& t = m.tasks[0];
+  // Written: the 32x64x56x56 map; read: x, two per-channel vectors, the
+  // per-channel output and the mask (as large as the map in elements).
+  EXPECT_EQ(t.outputs[0].elements(), 32 * 64 * 56 * 56);
+  EXPECT_EQ(t.inputs.size(), 5u);
+  // (x - mean) * rstd * gamma + beta, then ReLU: five passes at least.
+  EXPECT_GE(t.fused_ops.size() + 1, 5u);
+}
+
+std::string bench() { return AOE_FIDELITY_BENCH; }
+
+TEST(SimFidelityBench, ScoresAProfileAndListsWhatItDoesNotModel) {
+  Profile p(std::string(kStem) + kBnRelu + kMatMul + kClean + kUnknown);
+  const auto r = aoe::test::run_process({bench(), "--json", p.file.string()}, p.dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto all = nlohmann::json::parse(r.out);
+  ASSERT_EQ(all.size(), 1u);
+  const auto& step = all[0]["step"];
+  EXPECT_EQ(step["kernels"], 5);
+  EXPECT_EQ(step["modelled_kernels"], 4);
+  const double measured = 365.3 + 48.1 + 295.3 + 1.6 + 2.5;
+  EXPECT_NEAR(step["measured_us"].get<double>(), measured, 1e-9);
+  EXPECT_NEAR(step["coverage"].get<double>(), (measured - 2.5) / measured, 1e-12);
+  EXPECT_GT(step["modelled_us"].get<double>(), 0);
+  EXPECT_LE(std::abs(step["spearman_rho"].get<double>()), 1.0);
+  EXPECT_EQ(all[0]["soc"], "ascend910_30c");
+  ASSERT_EQ(all[0]["uncovered"].size(), 1u);
+  EXPECT_NE(all[0]["uncovered"][0]["reason"].get<std::string>().find("Frobnicate"), std::string::npos);
+  // The table: one row per op type, then the file's figures.
+  const auto text = aoe::test::run_process({bench(), p.file.string()}, p.dir);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  for (const char* word : {"FusionOp_Conv2D_BNTrainingReduce", "coverage", "Spearman rho", "block_dim", "uncovered 1"})
+    EXPECT_NE(text.out.find(word), std::string::npos) << word << " missing from:\n" << text.out;
+}
+
+TEST(SimFidelityBench, ABadRowStopsItNamingTheRow) {
+  Profile p(std::string(kStem) + "x,Cast,30,ND:float16:4,ND:float:4,soon\n");
+  const auto r = aoe::test::run_process({bench(), p.file.string()}, p.dir);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("step.csv:3"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("measured_us"), std::string::npos) << r.err;
+}
+
+}  // namespace
