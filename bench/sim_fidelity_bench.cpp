@@ -4,6 +4,7 @@
 // with the default config, the tiling CANN's heuristic would pick.
 //
 //   sim_fidelity_bench --soc ascend910_30c resnet50.csv bert.csv [--json]
+//   sim_fidelity_bench --fit resnet50.csv bert.csv   (fitted on one, scored on the other)
 //
 // Per op type: kernels, share of the measured time, modelled / measured sum,
 // median and worst |error| per kernel. Per file: coverage (share of the
@@ -11,6 +12,13 @@
 // against their measured sum, the median |error| per kernel, Spearman's rho of
 // modelled against measured times, and how often the default config's core
 // count equals the profile's block_dim (where a model has that knob).
+//
+// --fit FILE (repeatable) first fits the SoC's constants its file marks
+// inferred or derived ([L], [M]: fixed costs, latencies, the vector unit's
+// rate) to FILE's kernels, minimising the mean squared
+// log of modelled / measured over the kernels it models, by coordinate
+// descent within 1/8x..8x of each file value; it prints each constant that
+// moved, then scores the positional files with the fitted chip.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -38,18 +46,33 @@ struct Scored {
   std::string uncovered;
 };
 
-Scored score(const aoe::sim::Soc& soc, const aoe::sim::ProfiledKernel& k) {
+// A kernel with the simulator's tasks for it, built once: they do not
+// depend on the SoC's constants.
+struct Mapped {
+  aoe::sim::ProfiledKernel kernel;
+  aoe::sim::ModelledKernel modelled;
+};
+
+std::vector<Mapped> mapped(const std::string& file) {
+  std::vector<Mapped> out;
+  for (auto& k : aoe::sim::read_kernel_profile(file)) {
+    auto m = aoe::sim::modelled_kernel(k);
+    out.push_back({std::move(k), std::move(m)});
+  }
+  return out;
+}
+
+Scored score(const aoe::sim::Soc& soc, const Mapped& m) {
   Scored s;
-  s.kernel = &k;
-  auto modelled = aoe::sim::modelled_kernel(k);
-  if (modelled.tasks.empty()) {
-    s.uncovered = modelled.uncovered;
+  s.kernel = &m.kernel;
+  if (m.modelled.tasks.empty()) {
+    s.uncovered = m.modelled.uncovered;
     return s;
   }
   try {
     double total = 0;
-    for (size_t i = 0; i < modelled.tasks.size(); ++i) {
-      const auto model = aoe::sim::op_model(soc, modelled.tasks[i]);
+    for (size_t i = 0; i < m.modelled.tasks.size(); ++i) {
+      const auto model = aoe::sim::op_model(soc, m.modelled.tasks[i]);
       const auto& space = model->space();
       total += model->time_us(space.default_config);
       if (i > 0) continue;
@@ -58,7 +81,7 @@ Scored score(const aoe::sim::Soc& soc, const aoe::sim::ProfiledKernel& k) {
     }
     s.modelled_us = total;
   } catch (const std::exception& e) {
-    s.uncovered = k.op_type + ": " + e.what();
+    s.uncovered = m.kernel.op_type + ": " + e.what();
   }
   return s;
 }
@@ -137,8 +160,7 @@ json figures(const std::vector<Scored>& scored) {
           {"block_dim_equal_share", with_cores ? static_cast<double>(same_cores) / with_cores : 0}};
 }
 
-json score_file(const aoe::sim::Soc& soc, const std::string& file) {
-  const auto kernels = aoe::sim::read_kernel_profile(file);
+json score_file(const aoe::sim::Soc& soc, const std::string& file, const std::vector<Mapped>& kernels) {
   std::vector<Scored> scored;
   for (const auto& k : kernels) scored.push_back(score(soc, k));
   std::map<std::string, std::vector<Scored>> by_type;
@@ -160,6 +182,71 @@ json score_file(const aoe::sim::Soc& soc, const std::string& file) {
   json reasons = json::array();
   for (const auto& [why, n] : uncovered) reasons.push_back({{"reason", why}, {"kernels", n}});
   return {{"file", file}, {"soc", soc.target}, {"step", figures(scored)}, {"op_types", types}, {"uncovered", reasons}};
+}
+
+// The constants a SoC file marks [L] or [M] that no measurement pins: the
+// fixed costs and the vector unit's latencies and rate. The memory rates are
+// [M] too, but read from CANN's platform files or measured on a card: a fit
+// moving them would hide what the models lack.
+struct Constant {
+  const char* name;
+  double aoe::sim::Soc::*field;
+};
+constexpr Constant kFitted[] = {
+    {"launch_us", &aoe::sim::Soc::launch_us},
+    {"dma_cycles", &aoe::sim::Soc::dma_cycles},
+    {"mte1_cycles", &aoe::sim::Soc::mte1_cycles},
+    {"mmad_cycles", &aoe::sim::Soc::mmad_cycles},
+    {"vector_latency_cycles", &aoe::sim::Soc::vector_latency_cycles},
+    {"transcendental_latency_cycles", &aoe::sim::Soc::transcendental_latency_cycles},
+    {"transcendental_elems_per_cycle", &aoe::sim::Soc::transcendental_elems_per_cycle},
+};
+
+// Mean squared log of modelled / measured over the kernels the SoC models.
+double fit_loss(const aoe::sim::Soc& soc, const std::vector<const Mapped*>& kernels) {
+  double sum = 0;
+  size_t n = 0;
+  for (const auto* m : kernels) {
+    const Scored s = score(soc, *m);
+    if (s.modelled_us <= 0 || m->kernel.measured_us <= 0) continue;
+    const double e = std::log(s.modelled_us / m->kernel.measured_us);
+    sum += e * e;
+    ++n;
+  }
+  return n ? sum / static_cast<double>(n) : 0;
+}
+
+// Coordinate descent in log space: each constant tried at x step and x 1/step
+// of its value, the step halving (in log) when no constant improves.
+aoe::sim::Soc fit(const aoe::sim::Soc& start, const std::vector<const Mapped*>& kernels) {
+  aoe::sim::Soc best = start;
+  double best_loss = fit_loss(best, kernels);
+  for (double step = 2.0; step > 1.02; step = std::sqrt(step)) {
+    for (bool improved = true; improved;) {
+      improved = false;
+      for (const auto& c : kFitted)
+        for (double factor : {step, 1.0 / step}) {
+          aoe::sim::Soc trial = best;
+          const double v = best.*c.field * factor, from = start.*c.field;
+          if (from <= 0 || v > 8 * from || v < from / 8) continue;
+          trial.*c.field = v;
+          const double loss = fit_loss(trial, kernels);
+          if (loss < best_loss - 1e-12) {
+            best = trial;
+            best_loss = loss;
+            improved = true;
+          }
+        }
+    }
+  }
+  return best;
+}
+
+json moved(const aoe::sim::Soc& from, const aoe::sim::Soc& to) {
+  json out = json::array();
+  for (const auto& c : kFitted)
+    if (from.*c.field != to.*c.field) out.push_back({{"constant", c.name}, {"from", from.*c.field}, {"to", to.*c.field}});
+  return out;
 }
 
 void print(const json& r) {
@@ -198,9 +285,10 @@ void find_soc_files() {
 
 int usage(const char* argv0, int code) {
   std::fprintf(code ? stderr : stdout,
-               "usage: %s [--soc <target or file.yaml>] [--json] PROFILE.csv...\n"
+               "usage: %s [--soc <target or file.yaml>] [--fit PROFILE.csv]... [--json] PROFILE.csv...\n"
                "Scores the simulator (default SoC ascend910_30c) against measured kernel profiles:\n"
-               "CSV rows of op_name, op_type, block_dim, inputs, outputs, measured_us.\n",
+               "CSV rows of op_name, op_type, block_dim, inputs, outputs, measured_us. --fit first fits\n"
+               "the SoC's inferred constants to the named profiles, then scores with the fitted chip.\n",
                argv0);
   return code;
 }
@@ -210,27 +298,50 @@ int usage(const char* argv0, int code) {
 int main(int argc, char** argv) {
   std::string soc_name = "ascend910_30c";
   bool as_json = false;
-  std::vector<std::string> files;
+  std::vector<std::string> files, fit_files;
   try {
     aoe::bench::Args args(argc, argv);
     while (args.next()) {
       const auto& o = args.option();
       if (o == "--soc") soc_name = args.value();
       else if (o == "--json") as_json = true;
+      else if (o == "--fit") fit_files.push_back(args.value());
       else if (o == "--help" || o == "-h") return usage(argv[0], 0);
       else if (!o.empty() && o[0] == '-') throw std::invalid_argument("unknown option " + o);
       else files.push_back(o);
     }
     if (files.empty()) return usage(argv[0], 2);
     find_soc_files();
-    const auto soc = aoe::sim::load_soc(soc_name);
-    json all = json::array();
-    for (const auto& f : files) all.push_back(score_file(soc, f));
-    if (as_json) {
-      std::printf("%s\n", all.dump(2).c_str());
-    } else {
-      for (const auto& r : all) print(r);
+    const auto given = aoe::sim::load_soc(soc_name);
+    auto soc = given;
+    json report = {{"soc", given.target}, {"files", json::array()}};
+    std::map<std::string, std::vector<Mapped>> kernels;
+    for (const auto& f : fit_files) kernels.emplace(f, mapped(f));
+    for (const auto& f : files) kernels.emplace(f, mapped(f));
+    if (!fit_files.empty()) {
+      std::vector<const Mapped*> fitted_on;
+      for (const auto& f : fit_files)
+        for (const auto& m : kernels.at(f)) fitted_on.push_back(&m);
+      soc = fit(given, fitted_on);
+      report["fitted_on"] = fit_files;
+      report["moved"] = moved(given, soc);
+      report["fit_loss"] = {{"before", fit_loss(given, fitted_on)}, {"after", fit_loss(soc, fitted_on)}};
     }
+    for (const auto& f : files) report["files"].push_back(score_file(soc, f, kernels.at(f)));
+    if (as_json) {
+      std::printf("%s\n", report.dump(2).c_str());
+      return 0;
+    }
+    if (report.contains("moved")) {
+      std::printf("%s fitted on", given.target.c_str());
+      for (const auto& f : fit_files) std::printf(" %s", f.c_str());
+      std::printf(" (mean squared log error %.4f -> %.4f):\n", report["fit_loss"]["before"].get<double>(),
+                  report["fit_loss"]["after"].get<double>());
+      for (const auto& m : report["moved"])
+        std::printf("  %-32s %10.4g -> %10.4g\n", m["constant"].get<std::string>().c_str(), m["from"].get<double>(),
+                    m["to"].get<double>());
+    }
+    for (const auto& r : report["files"]) print(r);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sim_fidelity_bench: %s\n", e.what());

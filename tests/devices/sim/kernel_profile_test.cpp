@@ -170,9 +170,10 @@ TEST(SimFidelityBench, ScoresAProfileAndListsWhatItDoesNotModel) {
   Profile p(std::string(kStem) + kBnRelu + kMatMul + kClean + kUnknown);
   const auto r = aoe::test::run_process({bench(), "--json", p.file.string()}, p.dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto all = nlohmann::json::parse(r.out);
-  ASSERT_EQ(all.size(), 1u);
-  const auto& step = all[0]["step"];
+  const auto report = nlohmann::json::parse(r.out);
+  ASSERT_EQ(report["files"].size(), 1u);
+  const auto& file = report["files"][0];
+  const auto& step = file["step"];
   EXPECT_EQ(step["kernels"], 5);
   EXPECT_EQ(step["modelled_kernels"], 4);
   const double measured = 365.3 + 48.1 + 295.3 + 1.6 + 2.5;
@@ -180,14 +181,29 @@ TEST(SimFidelityBench, ScoresAProfileAndListsWhatItDoesNotModel) {
   EXPECT_NEAR(step["coverage"].get<double>(), (measured - 2.5) / measured, 1e-12);
   EXPECT_GT(step["modelled_us"].get<double>(), 0);
   EXPECT_LE(std::abs(step["spearman_rho"].get<double>()), 1.0);
-  EXPECT_EQ(all[0]["soc"], "ascend910_30c");
-  ASSERT_EQ(all[0]["uncovered"].size(), 1u);
-  EXPECT_NE(all[0]["uncovered"][0]["reason"].get<std::string>().find("Frobnicate"), std::string::npos);
+  EXPECT_EQ(file["soc"], "ascend910_30c");
+  ASSERT_EQ(file["uncovered"].size(), 1u);
+  EXPECT_NE(file["uncovered"][0]["reason"].get<std::string>().find("Frobnicate"), std::string::npos);
   // The table: one row per op type, then the file's figures.
   const auto text = aoe::test::run_process({bench(), p.file.string()}, p.dir);
   ASSERT_EQ(text.exit_code, 0) << text.err;
   for (const char* word : {"FusionOp_Conv2D_BNTrainingReduce", "coverage", "Spearman rho", "block_dim", "uncovered 1"})
     EXPECT_NE(text.out.find(word), std::string::npos) << word << " missing from:\n" << text.out;
+}
+
+TEST(SimFidelityBench, AFitMovesOnlyInferredConstantsAndNeverWorsensItsOwnLoss) {
+  Profile p(std::string(kStem) + kBnRelu + kMatMul + kClean + kUnknown);
+  const auto r = aoe::test::run_process({bench(), "--json", "--fit", p.file.string(), p.file.string()}, p.dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto report = nlohmann::json::parse(r.out);
+  EXPECT_LE(report["fit_loss"]["after"].get<double>(), report["fit_loss"]["before"].get<double>());
+  ASSERT_FALSE(report["moved"].empty());  // four kernels, ten constants: something moves
+  for (const auto& m : report["moved"]) {
+    const std::string name = m["constant"];
+    EXPECT_TRUE(name != "ai_cores" && name != "clock_ghz" && name.find("bytes") == std::string::npos) << name;
+    EXPECT_LE(m["to"].get<double>(), 8 * m["from"].get<double>() + 1e-9);
+    EXPECT_GE(m["to"].get<double>(), m["from"].get<double>() / 8 - 1e-9);
+  }
 }
 
 TEST(SimFidelityBench, ABadRowStopsItNamingTheRow) {
