@@ -430,8 +430,8 @@ BankOutcome Bank::record(const json& entry) const {
   return existing ? BankOutcome::updated : BankOutcome::added;
 }
 
-template <class Entry, class Merge>
-void Bank::each_folder_locked(const std::map<std::string, std::vector<const Entry*>>& by_soc, Merge merge) const {
+template <class Item, class Merge>
+void Bank::each_folder_locked(const std::map<std::string, std::vector<const Item*>>& by_soc, Merge merge) const {
   std::lock_guard<std::mutex> guard(state_->mutex);
   for (const auto& [soc, list] : by_soc) {
     const auto dir = root_ / soc;

@@ -130,8 +130,8 @@ class Bank {
   void migrate_folder(const std::filesystem::path& old_dir) const;
   // merge(dir, index, list) for each SoC folder's entries, under the bank's
   // lock and the folder's, the folder's index read afresh.
-  template <class Entry, class Merge>
-  void each_folder_locked(const std::map<std::string, std::vector<const Entry*>>& by_soc, Merge merge) const;
+  template <class Item, class Merge>
+  void each_folder_locked(const std::map<std::string, std::vector<const Item*>>& by_soc, Merge merge) const;
   std::filesystem::path root_;
   std::filesystem::path legacy_root_;
   std::string kind_;
