@@ -10,6 +10,25 @@
 
 namespace aoe::host {
 
+const char* integer_value_attribute(const std::string& op_type, size_t input) {
+  static const std::map<std::pair<std::string, size_t>, const char*> kAttributes = {
+      {{"GatherElements", 1}, "indices"},
+      {{"ScatterElements", 1}, "indices"},
+      {{"NegativeLogLikelihoodLoss", 1}, "target"},
+      {{"SoftmaxCrossEntropyLoss", 1}, "target"},
+      {{"Where", 0}, "condition"},
+      {{"Tile", 1}, "repeats"},
+      {{"Expand", 1}, "shape"},
+      {{"Compress", 1}, "condition"},
+      {{"GatherND", 1}, "indices"},
+      {{"ScatterND", 1}, "indices"},
+      {{"OneHot", 0}, "indices"},
+      {{"ReverseSequence", 1}, "sequence_lens"},
+  };
+  const auto it = kAttributes.find({op_type, input});
+  return it == kAttributes.end() ? nullptr : it->second;
+}
+
 int64_t add_value_attributes(const onnx::GraphProto& proto, int64_t opset, sdk::Graph& graph) {
   std::map<std::string, const onnx::TensorProto*> initializers;
   for (const auto& init : proto.initializer()) initializers[init.name()] = &init;
@@ -56,6 +75,9 @@ int64_t add_value_attributes(const onnx::GraphProto& proto, int64_t opset, sdk::
       set_floats(node, opset >= 11 ? 2 : 1, "scales");
     } else if (node.op_type == "ReduceSum" && opset >= 13) {
       set_ints(node, 1, "axes");
+    } else {
+      for (size_t i = 0; i < node.inputs.size(); ++i)
+        if (const char* attr = integer_value_attribute(node.op_type, i)) set_ints(node, i, attr);
     }
     nodes += changed ? 1 : 0;
   }

@@ -17,6 +17,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -26,6 +27,7 @@
 #include "cpu_op.h"
 #include "evaluate.h"
 #include "frontend/onnx_frontend.h"
+#include "frontend/value_attributes.h"
 #include "host_cpu.h"
 #include "model_run.h"
 #include "thread_pool.h"
@@ -75,6 +77,25 @@ std::vector<int64_t> ints_of(const onnx::TensorProto& t) {
   std::vector<int64_t> out(static_cast<size_t>(n));
   if (!t.raw_data().empty()) std::memcpy(out.data(), t.raw_data().data(), out.size() * sizeof(int64_t));
   else std::copy(t.int64_data().begin(), t.int64_data().end(), out.begin());
+  return out;
+}
+
+// A bool, int32 or int64 tensor's values; nothing for another type.
+std::optional<std::vector<int64_t>> integers_of(const onnx::TensorProto& t) {
+  if (t.data_type() == onnx::TensorProto::INT64) return ints_of(t);
+  if (t.data_type() != onnx::TensorProto::BOOL && t.data_type() != onnx::TensorProto::INT32) return std::nullopt;
+  if (t.raw_data().empty()) return std::vector<int64_t>(t.int32_data().begin(), t.int32_data().end());
+  std::vector<int64_t> out;
+  const std::string& raw = t.raw_data();
+  if (t.data_type() == onnx::TensorProto::BOOL) {
+    for (char c : raw) out.push_back(c != 0);
+  } else {
+    for (size_t i = 0; i + 4 <= raw.size(); i += 4) {
+      int32_t v;
+      std::memcpy(&v, raw.data() + i, sizeof v);
+      out.push_back(v);
+    }
+  }
   return out;
 }
 
@@ -208,6 +229,15 @@ void run_one(const fs::path& dir, const HostCpu& host, ThreadPool& pool, Tally& 
       inputs.emplace_back(static_cast<size_t>(std::max<int64_t>(1, desc.elements())), 0.0f);
       continue;
     }
+    // Integer and bool values the frontend folds into an attribute where the model holds them as constants.
+    if (const char* attr = host::integer_value_attribute(node.op_type, i)) {
+      if (const auto ids = integers_of(proto)) {
+        task.attrs[attr] = *ids;
+        task.inputs.push_back(desc);
+        inputs.emplace_back(static_cast<size_t>(std::max<int64_t>(1, desc.elements())), 0.0f);
+        continue;
+      }
+    }
     // Gather's indices at run time: the device's buffers hold them as floats.
     if (proto.data_type() == onnx::TensorProto::INT64 && node.op_type == "Gather" && i == 1) {
       const auto ids = ints_of(proto);
@@ -315,11 +345,12 @@ TEST(OnnxNodeTests, EverySupportedFp32NodeTestPasses) {
   for (const auto& f : tally.failures) ADD_FAILURE() << f;
   EXPECT_GT(tally.run, 100) << "fewer node tests ran than the families the device covers have";
   // Families whose node tests need the harness to fold an input (Resize's
-  // scales, Split's sizes, Slice's bounds, Pad's widths): each must still be
-  // checked by some test.
+  // scales, Split's sizes, Slice's bounds, Pad's widths, the integer inputs
+  // the frontend folds): each must still be checked by some test.
   for (const char* op : {"ConvTranspose", "BatchNormalization", "Concat", "Split", "Resize", "Sigmoid", "HardSwish",
                          "HardSigmoid", "Clip", "ReduceMean", "ReduceSum", "LayerNormalization", "Transpose", "Slice", "Pad",
-                         "Gather"})
+                         "Gather", "GatherElements", "ScatterElements", "GatherND", "ScatterND", "OneHot", "Compress",
+                         "Where", "Tile", "Expand", "ReverseSequence", "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"})
     EXPECT_GT(tally.run_by_op[op], 0) << "no ONNX node test of " << op << " ran";
 }
 
