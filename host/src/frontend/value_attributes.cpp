@@ -14,6 +14,7 @@ const char* integer_value_attribute(const std::string& op_type, size_t input) {
   static const std::map<std::pair<std::string, size_t>, const char*> kAttributes = {
       {{"GatherElements", 1}, "indices"},
       {{"ScatterElements", 1}, "indices"},
+      {{"Scatter", 1}, "indices"},
       {{"NegativeLogLikelihoodLoss", 1}, "target"},
       {{"SoftmaxCrossEntropyLoss", 1}, "target"},
       {{"Where", 0}, "condition"},

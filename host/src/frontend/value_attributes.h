@@ -32,7 +32,7 @@ int64_t add_value_attributes(const onnx::GraphProto& proto, int64_t opset, sdk::
 
 // The attribute an integer or bool input's values go to (flat, row-major;
 // the input keeps its shape), else nullptr: the "indices" of
-// GatherElements, ScatterElements, GatherND, ScatterND and OneHot, the
+// GatherElements, ScatterElements (Scatter), GatherND, ScatterND and OneHot, the
 // losses' "target", Where's and Compress's "condition", Tile's "repeats",
 // Expand's "shape", ReverseSequence's "sequence_lens". A device, whose buffers hold floats,
 // reads them there.

@@ -120,40 +120,9 @@ RawNode raw_node(const fs::path& model) {
   return r;
 }
 
-// The one-node graph straight from the proto, for the tests of opsets
-// older than the frontend reads (GlobalAveragePool 1, HardSigmoid 6 mean
-// what they mean today). Shapes from the graph's inputs and outputs.
-sdk::Graph graph_from_proto(const onnx::ModelProto& m) {
-  sdk::Graph g;
-  auto add = [&](const onnx::ValueInfoProto& v) {
-    sdk::TensorDesc t;
-    t.name = v.name();
-    for (const auto& d : v.type().tensor_type().shape().dim()) t.shape.push_back(d.has_dim_value() ? d.dim_value() : -1);
-    t.dtype = v.type().tensor_type().elem_type() == onnx::TensorProto::FLOAT ? sdk::DType::f32 : sdk::DType::undefined;
-    g.tensors[t.name] = t;
-  };
-  for (const auto& v : m.graph().input()) add(v);
-  for (const auto& v : m.graph().output()) add(v);
-  const auto& n = m.graph().node(0);
-  sdk::Node node;
-  node.op_type = n.op_type();
-  node.inputs = {n.input().begin(), n.input().end()};
-  node.outputs = {n.output().begin(), n.output().end()};
-  for (const auto& a : n.attribute()) {
-    if (a.type() == onnx::AttributeProto::FLOAT) node.attrs[a.name()] = a.f();
-    else if (a.type() == onnx::AttributeProto::INT) node.attrs[a.name()] = a.i();
-    else if (a.type() == onnx::AttributeProto::STRING) node.attrs[a.name()] = a.s();
-    else if (a.type() == onnx::AttributeProto::INTS) node.attrs[a.name()] = std::vector<int64_t>(a.ints().begin(), a.ints().end());
-    else if (a.type() == onnx::AttributeProto::FLOATS) node.attrs[a.name()] = std::vector<float>(a.floats().begin(), a.floats().end());
-  }
-  g.nodes = {node};
-  return g;
-}
-
 struct Tally {
   int run = 0, passed = 0;
   std::map<std::string, int> run_by_op;
-  std::vector<std::string> read_directly;  // opsets the frontend does not take
   std::map<std::string, std::vector<std::string>> skipped;  // reason -> tests
   std::vector<std::string> skipped_supported;               // of an op the device runs: test and reason
   std::vector<std::string> failures;
@@ -190,13 +159,9 @@ void run_one(const fs::path& dir, const HostCpu& host, ThreadPool& pool, Tally& 
   try {
     graph = host::load_onnx(dir / "model.onnx");
   } catch (const std::exception& e) {
-    if (std::string(e.what()).find("unknown opset") == std::string::npos) {
-      tally.skipped_supported.push_back(name + " (the ONNX frontend: " + e.what() + ")");
-      tally.skipped["the ONNX frontend does not read it"].push_back(name);
-      return;
-    }
-    graph = graph_from_proto(raw.model);
-    tally.read_directly.push_back(name);
+    tally.skipped_supported.push_back(name + " (the ONNX frontend: " + e.what() + ")");
+    tally.skipped["the ONNX frontend does not read it"].push_back(name);
+    return;
   }
   if (graph.nodes.size() != 1) return skip("a graph of several nodes (an expanded test)");
   const sdk::Node& node = graph.nodes[0];
@@ -326,11 +291,6 @@ TEST(OnnxNodeTests, EverySupportedFp32NodeTestPasses) {
   for (const auto& [why, tests] : tally.skipped) skipped += static_cast<int>(tests.size());
   std::cout << "ONNX node tests in " << root.string() << ": " << dirs.size() << " found, " << tally.run << " run, "
             << tally.passed << " passed, " << tally.failures.size() << " failed, " << skipped << " skipped\n";
-  if (!tally.read_directly.empty()) {
-    std::cout << "  read from the proto, their opset being older than the frontend takes:";
-    for (const auto& n : tally.read_directly) std::cout << " " << n;
-    std::cout << "\n";
-  }
   std::cout << "  run by op:";
   for (const auto& [op, n] : tally.run_by_op) std::cout << " " << op << " " << n;
   std::cout << "\n";

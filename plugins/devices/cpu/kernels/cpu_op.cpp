@@ -51,7 +51,7 @@ const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", 
                                            "ReduceSumSquare", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
                                            "GlobalAveragePool", "GlobalMaxPool", "MaxPool", "AveragePool", "Transpose",
                                            "ConvTranspose", "BatchNormalization", "Concat", "Split", "Resize",
-                                           "Slice", "Pad", "Gather", "GatherElements", "ScatterElements", "Tile", "Expand",
+                                           "Slice", "Pad", "Gather", "GatherElements", "ScatterElements", "Scatter", "Tile", "Expand",
                                            "Hardmax", "DepthToSpace", "SpaceToDepth", "Where", "Compress",
                                            "InstanceNormalization", "MeanVarianceNormalization", "GatherND",
                                            "ScatterND", "OneHot", "LRN", "ReverseSequence",
@@ -102,7 +102,7 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (t == "Tile") return std::make_unique<TileOp>(task, host);
   if (t == "Expand") return std::make_unique<ExpandOp>(task, host);
   if (t == "Gather") return std::make_unique<GatherOp>(task, host);
-  if (t == "GatherElements" || t == "ScatterElements") return std::make_unique<ElementsOp>(task, host);
+  if (t == "GatherElements" || t == "ScatterElements" || t == "Scatter") return std::make_unique<ElementsOp>(task, host);
   if (t == "NegativeLogLikelihoodLoss" || t == "SoftmaxCrossEntropyLoss") return std::make_unique<LossOp>(task, host);
   unsupported("the cpu device has no kernel for op '" + t + "'");
 }

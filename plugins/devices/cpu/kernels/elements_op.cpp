@@ -42,7 +42,8 @@ class ElementsKernel final : public BufferKernel {
   int threads_;
 };
 
-ElementsOp::ElementsOp(const sdk::OpTask& task, const HostCpu& host) : scatter_(task.op_type == "ScatterElements") {
+// Scatter (opsets 9 and 10) is ScatterElements under its first name.
+ElementsOp::ElementsOp(const sdk::OpTask& task, const HostCpu& host) : scatter_(task.op_type != "GatherElements") {
   const std::string who = task.op_type + " '" + task.name + "'";
   if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after " + task.op_type);
   require_f32(task, {1});

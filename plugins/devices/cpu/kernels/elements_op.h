@@ -1,5 +1,6 @@
-// GatherElements and ScatterElements: each element of `indices` (of the
-// data's rank) names a position along `axis`, the others being its own.
+// GatherElements and ScatterElements (Scatter before opset 11): each
+// element of `indices` (of the data's rank) names a position along `axis`,
+// the others being its own.
 // out[i..] = data[i.. with indices[i..] on axis] for GatherElements (shape
 // of indices); for ScatterElements, data with updates[i..] written (or
 // added, multiplied: `reduction`) at those positions, in order. The
