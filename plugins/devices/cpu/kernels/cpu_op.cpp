@@ -14,6 +14,7 @@
 #include "elements_op.h"
 #include "eltwise_op.h"
 #include "gather_op.h"
+#include "grid_sample_op.h"
 #include "hardmax_op.h"
 #include "loss_op.h"
 #include "lrn_op.h"
@@ -54,7 +55,7 @@ const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", 
                                            "Slice", "Pad", "Gather", "GatherElements", "ScatterElements", "Scatter", "Tile", "Expand",
                                            "Hardmax", "DepthToSpace", "SpaceToDepth", "Where", "Compress",
                                            "InstanceNormalization", "MeanVarianceNormalization", "GatherND",
-                                           "ScatterND", "OneHot", "LRN", "ReverseSequence",
+                                           "ScatterND", "OneHot", "LRN", "ReverseSequence", "GridSample",
                                            "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"};
 
 }  // namespace
@@ -98,6 +99,7 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (t == "GatherND" || t == "ScatterND") return std::make_unique<NdIndexOp>(task, host);
   if (t == "OneHot") return std::make_unique<OneHotOp>(task, host);
   if (t == "LRN") return std::make_unique<LrnOp>(task, host);
+  if (t == "GridSample") return std::make_unique<GridSampleOp>(task, host);
   if (t == "ReverseSequence") return std::make_unique<ReverseSequenceOp>(task, host);
   if (t == "Tile") return std::make_unique<TileOp>(task, host);
   if (t == "Expand") return std::make_unique<ExpandOp>(task, host);
