@@ -55,7 +55,7 @@ const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", 
                                            "Slice", "Pad", "Gather", "GatherElements", "ScatterElements", "Scatter", "Tile", "Expand",
                                            "Hardmax", "DepthToSpace", "SpaceToDepth", "Where", "Compress",
                                            "InstanceNormalization", "MeanVarianceNormalization", "GatherND",
-                                           "ScatterND", "OneHot", "LRN", "ReverseSequence", "GridSample",
+                                           "ScatterND", "OneHot", "LRN", "ReverseSequence", "GridSample", "Upsample",
                                            "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"};
 
 }  // namespace
@@ -89,6 +89,7 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (t == "Concat") return std::make_unique<ConcatOp>(task, host);
   if (t == "Split") return std::make_unique<SplitOp>(task, host);
   if (t == "Resize") return std::make_unique<ResizeOp>(task, host);
+  if (t == "Upsample") return std::make_unique<ResizeOp>(upsample_as_resize(task), host);
   if (t == "Slice") return std::make_unique<SliceOp>(task, host);
   if (t == "Pad") return std::make_unique<PadOp>(task, host);
   if (t == "Hardmax") return std::make_unique<HardmaxOp>(task, host);
