@@ -25,6 +25,9 @@ const char* integer_value_attribute(const std::string& op_type, size_t input) {
       {{"ScatterND", 1}, "indices"},
       {{"OneHot", 0}, "indices"},
       {{"ReverseSequence", 1}, "sequence_lens"},
+      {{"RNN", 4}, "sequence_lens"},
+      {{"GRU", 4}, "sequence_lens"},
+      {{"LSTM", 4}, "sequence_lens"},
   };
   const auto it = kAttributes.find({op_type, input});
   return it == kAttributes.end() ? nullptr : it->second;
@@ -79,6 +82,15 @@ int64_t add_value_attributes(const onnx::GraphProto& proto, int64_t opset, sdk::
     } else {
       for (size_t i = 0; i < node.inputs.size(); ++i)
         if (const char* attr = integer_value_attribute(node.op_type, i)) set_ints(node, i, attr);
+    }
+    // An op task lists the tensors present: which optional ones they are, where no shape tells.
+    if (node.op_type == "RNN" || node.op_type == "GRU" || node.op_type == "LSTM") {
+      for (const auto& [list, key] : {std::pair{&node.inputs, "input_slots"}, std::pair{&node.outputs, "output_slots"}}) {
+        std::vector<int64_t> slots;
+        for (size_t i = 0; i < list->size(); ++i)
+          if (!(*list)[i].empty()) slots.push_back(static_cast<int64_t>(i));
+        if (!node.attrs.contains(key)) node.attrs[key] = slots, changed = true;
+      }
     }
     nodes += changed ? 1 : 0;
   }

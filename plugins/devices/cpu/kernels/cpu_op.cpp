@@ -26,6 +26,7 @@
 #include "one_hot_op.h"
 #include "op_util.h"
 #include "pool_op.h"
+#include "recurrent_op.h"
 #include "reduce_op.h"
 #include "resize_op.h"
 #include "reverse_sequence_op.h"
@@ -55,7 +56,7 @@ const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", 
                                            "Slice", "Pad", "Gather", "GatherElements", "ScatterElements", "Scatter", "Tile", "Expand",
                                            "Hardmax", "DepthToSpace", "SpaceToDepth", "Where", "Compress",
                                            "InstanceNormalization", "MeanVarianceNormalization", "GatherND",
-                                           "ScatterND", "OneHot", "LRN", "ReverseSequence", "GridSample", "Upsample",
+                                           "ScatterND", "OneHot", "LRN", "ReverseSequence", "GridSample", "Upsample", "RNN", "GRU", "LSTM",
                                            "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"};
 
 }  // namespace
@@ -100,6 +101,7 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (t == "GatherND" || t == "ScatterND") return std::make_unique<NdIndexOp>(task, host);
   if (t == "OneHot") return std::make_unique<OneHotOp>(task, host);
   if (t == "LRN") return std::make_unique<LrnOp>(task, host);
+  if (t == "RNN" || t == "GRU" || t == "LSTM") return std::make_unique<RecurrentOp>(task, host);
   if (t == "GridSample") return std::make_unique<GridSampleOp>(task, host);
   if (t == "ReverseSequence") return std::make_unique<ReverseSequenceOp>(task, host);
   if (t == "Tile") return std::make_unique<TileOp>(task, host);
