@@ -11,8 +11,10 @@
 #include "conv_op.h"
 #include "conv_transpose_op.h"
 #include "depth_space_op.h"
+#include "det_op.h"
 #include "elements_op.h"
 #include "eltwise_op.h"
+#include "eye_like_op.h"
 #include "gather_op.h"
 #include "grid_sample_op.h"
 #include "hardmax_op.h"
@@ -32,6 +34,7 @@
 #include "reverse_sequence_op.h"
 #include "transpose_op.h"
 #include "where_op.h"
+#include "window_op.h"
 
 namespace aoe::cpu {
 
@@ -57,6 +60,7 @@ const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", 
                                            "Hardmax", "DepthToSpace", "SpaceToDepth", "Where", "Compress",
                                            "InstanceNormalization", "MeanVarianceNormalization", "GatherND",
                                            "ScatterND", "OneHot", "LRN", "ReverseSequence", "GridSample", "Upsample", "RNN", "GRU", "LSTM",
+                                           "HannWindow", "HammingWindow", "BlackmanWindow", "Det", "EyeLike",
                                            "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"};
 
 }  // namespace
@@ -102,6 +106,9 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (t == "OneHot") return std::make_unique<OneHotOp>(task, host);
   if (t == "LRN") return std::make_unique<LrnOp>(task, host);
   if (t == "RNN" || t == "GRU" || t == "LSTM") return std::make_unique<RecurrentOp>(task, host);
+  if (t == "HannWindow" || t == "HammingWindow" || t == "BlackmanWindow") return std::make_unique<WindowOp>(task, host);
+  if (t == "Det") return std::make_unique<DetOp>(task, host);
+  if (t == "EyeLike") return std::make_unique<EyeLikeOp>(task, host);
   if (t == "GridSample") return std::make_unique<GridSampleOp>(task, host);
   if (t == "ReverseSequence") return std::make_unique<ReverseSequenceOp>(task, host);
   if (t == "Tile") return std::make_unique<TileOp>(task, host);

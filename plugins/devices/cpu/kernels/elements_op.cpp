@@ -1,5 +1,6 @@
 #include "elements_op.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "buffer_kernel.h"

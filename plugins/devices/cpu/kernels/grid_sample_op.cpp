@@ -1,5 +1,6 @@
 #include "grid_sample_op.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "buffer_kernel.h"

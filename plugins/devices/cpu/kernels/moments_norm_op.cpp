@@ -1,5 +1,6 @@
 #include "moments_norm_op.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "buffer_kernel.h"

@@ -1,5 +1,6 @@
 #include "nd_index_op.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "buffer_kernel.h"
