@@ -241,7 +241,22 @@ TEST_F(OnnxFrontend, UnknownOpsetIsNamed) {
 
   model.mutable_opset_import(0)->set_version(6);
   save(model, dir_ / "opset6.onnx");
-  EXPECT_TRUE(contains(load_error(dir_ / "opset6.onnx").what(), "unknown opset 6"));
+  // An op defined otherwise before opset 7 (Add's broadcasting, Gemm's) is named.
+  const auto old = load_error(dir_ / "opset6.onnx");
+  EXPECT_EQ(old.code(), StatusCode::unsupported);
+  EXPECT_TRUE(contains(old.what(), "uses opset 6")) << old.what();
+  EXPECT_TRUE(contains(old.what(), "differs from opset 7")) << old.what();
+}
+
+// MatMul-1 and Relu-6 are defined at opset 7 as at 6: the model reads as opset 7.
+TEST_F(OnnxFrontend, OldOpsetOfUnchangedOpsIsRead) {
+  auto model = tiny_model();
+  model.mutable_graph()->mutable_initializer(0)->mutable_float_data()->Resize(12, 0.5f);
+  model.mutable_opset_import(0)->set_version(6);
+  save(model, dir_ / "unchanged6.onnx");
+  const auto graph = load_onnx(dir_ / "unchanged6.onnx");
+  EXPECT_EQ(graph.opset, 7);
+  EXPECT_EQ(op_types(graph), (std::vector<std::string>{"MatMul", "Relu"}));
 }
 
 TEST_F(OnnxFrontend, CheckerComplaintsAreReported) {

@@ -75,7 +75,7 @@ TEST_F(AoeHostTest, SubgraphTuningCoversTheOcrDetectorOnTheSimulator) {
 // model time is what the rest took.
 TEST_F(AoeHostTest, ResultFileNamesWhatNoDeviceTimed) {
   std::ofstream(dir_ / "ops.json") << R"([
-    {"op": "Hardmax", "name": "pick", "input_desc": [{"shape": [8, 32], "type": "float32"}],
+    {"op": "LpNormalization", "name": "pick", "input_desc": [{"shape": [8, 32], "type": "float32"}],
      "output_desc": [{"shape": [8, 32], "type": "float32"}]},
     {"op": "Relu", "name": "act", "input_desc": [{"shape": [8, 32], "type": "float32"}],
      "output_desc": [{"shape": [8, 32], "type": "float32"}]}])";
@@ -85,7 +85,7 @@ TEST_F(AoeHostTest, ResultFileNamesWhatNoDeviceTimed) {
   const json opat = only_result()["OPAT"];
   EXPECT_EQ(opat["untimed_operators"], json::array({"pick"})) << opat.dump(2);
   EXPECT_GT(opat["model_baseline_performance(ms)"].get<double>(), 0);
-  EXPECT_NE(r.err.find("not tuned, the device does not run them: Hardmax x1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("not tuned, the device does not run them: LpNormalization x1"), std::string::npos) << r.err;
 }
 
 }  // namespace

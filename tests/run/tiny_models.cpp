@@ -156,7 +156,7 @@ void write_relu_model(const std::filesystem::path& file) { write_unary_model(fil
 
 void write_small_relu_model(const std::filesystem::path& file) { write_unary_model(file, "Relu", "a", "x", {1, 2}); }
 
-void write_hardmax_model(const std::filesystem::path& file) { write_unary_model(file, "Hardmax", "x", "y", {1, 4}); }
+void write_lp_norm_model(const std::filesystem::path& file) { write_unary_model(file, "LpNormalization", "x", "y", {1, 4}); }
 
 void write_data_move_model(const std::filesystem::path& file) {
   auto model = empty_model();

@@ -35,7 +35,7 @@ void write_exported_model(const std::filesystem::path& file);
 // Opset 11: x[2,3,4] -> Softmax (no axis: 1, so over each batch's 12 values) -> y,
 // and x -> LogSoftmax(axis 2) -> z.
 void write_opset11_softmax_model(const std::filesystem::path& file);
-// x[1,4] -> Hardmax -> y: an op the cpu device has no kernel for.
-void write_hardmax_model(const std::filesystem::path& file);
+// x[1,4] -> LpNormalization -> y: an op the cpu device has no kernel for.
+void write_lp_norm_model(const std::filesystem::path& file);
 
 }  // namespace aoe::test

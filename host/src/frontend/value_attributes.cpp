@@ -10,6 +10,29 @@
 
 namespace aoe::host {
 
+const char* integer_value_attribute(const std::string& op_type, size_t input) {
+  static const std::map<std::pair<std::string, size_t>, const char*> kAttributes = {
+      {{"GatherElements", 1}, "indices"},
+      {{"ScatterElements", 1}, "indices"},
+      {{"Scatter", 1}, "indices"},
+      {{"NegativeLogLikelihoodLoss", 1}, "target"},
+      {{"SoftmaxCrossEntropyLoss", 1}, "target"},
+      {{"Where", 0}, "condition"},
+      {{"Tile", 1}, "repeats"},
+      {{"Expand", 1}, "shape"},
+      {{"Compress", 1}, "condition"},
+      {{"GatherND", 1}, "indices"},
+      {{"ScatterND", 1}, "indices"},
+      {{"OneHot", 0}, "indices"},
+      {{"ReverseSequence", 1}, "sequence_lens"},
+      {{"RNN", 4}, "sequence_lens"},
+      {{"GRU", 4}, "sequence_lens"},
+      {{"LSTM", 4}, "sequence_lens"},
+  };
+  const auto it = kAttributes.find({op_type, input});
+  return it == kAttributes.end() ? nullptr : it->second;
+}
+
 int64_t add_value_attributes(const onnx::GraphProto& proto, int64_t opset, sdk::Graph& graph) {
   std::map<std::string, const onnx::TensorProto*> initializers;
   for (const auto& init : proto.initializer()) initializers[init.name()] = &init;
@@ -56,6 +79,18 @@ int64_t add_value_attributes(const onnx::GraphProto& proto, int64_t opset, sdk::
       set_floats(node, opset >= 11 ? 2 : 1, "scales");
     } else if (node.op_type == "ReduceSum" && opset >= 13) {
       set_ints(node, 1, "axes");
+    } else {
+      for (size_t i = 0; i < node.inputs.size(); ++i)
+        if (const char* attr = integer_value_attribute(node.op_type, i)) set_ints(node, i, attr);
+    }
+    // An op task lists the tensors present: which optional ones they are, where no shape tells.
+    if (node.op_type == "RNN" || node.op_type == "GRU" || node.op_type == "LSTM") {
+      for (const auto& [list, key] : {std::pair{&node.inputs, "input_slots"}, std::pair{&node.outputs, "output_slots"}}) {
+        std::vector<int64_t> slots;
+        for (size_t i = 0; i < list->size(); ++i)
+          if (!(*list)[i].empty()) slots.push_back(static_cast<int64_t>(i));
+        if (!node.attrs.contains(key)) node.attrs[key] = slots, changed = true;
+      }
     }
     nodes += changed ? 1 : 0;
   }

@@ -4,7 +4,9 @@
 // when the model holds them as constants, so an op task says what it computes.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "aoe/sdk/graph.h"
 
@@ -21,10 +23,21 @@ namespace aoe::host {
 //   Clip (opset 11+): inputs 1, 2 -> "min", "max";
 //   Gather: input 1 -> "indices" (flat, row-major; the input keeps its shape);
 //   Resize: scales (input 2, opset 10's input 1) -> "scales";
-//   ReduceSum (opset 13+): input 1 -> "axes".
+//   ReduceSum (opset 13+): input 1 -> "axes";
+//   and the integer inputs of the ops below (integer_value_attribute).
 // These are the names the older opsets' attributes have, so a device reads
 // both forms alike. An attribute the node already has is kept; a value not
 // known before the model runs adds nothing. Returns how many nodes gained one.
 int64_t add_value_attributes(const onnx::GraphProto& proto, int64_t opset, sdk::Graph& graph);
+
+// The attribute an integer or bool input's values go to (flat, row-major;
+// the input keeps its shape), else nullptr: the "indices" of
+// GatherElements, ScatterElements (Scatter), GatherND, ScatterND and OneHot, the
+// losses' "target", Where's and Compress's "condition", Tile's "repeats",
+// Expand's "shape", the "sequence_lens" of ReverseSequence, RNN, GRU and
+// LSTM. A recurrent node also gains "input_slots" and "output_slots": the
+// positions of its inputs and outputs present, since a task lists only those. A device, whose buffers hold floats,
+// reads them there.
+const char* integer_value_attribute(const std::string& op_type, size_t input);
 
 }  // namespace aoe::host

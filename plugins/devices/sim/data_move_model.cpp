@@ -18,7 +18,8 @@ using Shape = std::vector<int64_t>;
 // An MTE burst moves whole 32 B blocks and pays a small issue cost (as Transpose's).
 constexpr double kBurstCycles = 2;
 
-const std::set<std::string> kOps = {"Concat", "Split", "Slice", "Pad", "Gather", "Resize"};
+const std::set<std::string> kOps = {"Concat", "Split", "Slice", "Pad", "Gather", "Resize", "Tile", "Expand",
+                                    "DepthToSpace", "SpaceToDepth", "GatherElements"};
 
 [[noreturn]] void bad(const sdk::OpTask& task, const std::string& why) {
   throw Error(StatusCode::invalid_argument, task.op_type + " '" + task.name + "': " + why);
@@ -157,6 +158,44 @@ void gather(const sdk::OpTask& task, DataMoveProblem& p) {
   p.in_run = p.out_run = std::max<int64_t>(1, product(data, axis + 1, data.size()));
 }
 
+// Tile and Expand read each source row once and write it out as often as it repeats.
+void repeat(const sdk::OpTask& task, DataMoveProblem& p) {
+  const Shape& in = task.inputs[0].shape;
+  const Shape& out = output_shape(task);
+  if (in.empty() || out.size() < in.size()) bad(task, "output " + text(out) + " does not repeat input " + text(in));
+  p.in_elements = count(task, in);
+  p.out_elements = count(task, out);
+  p.in_run = std::max<int64_t>(1, in.back());
+  p.out_run = std::max<int64_t>(1, out.back());
+}
+
+// A block's rows move between channels and positions: runs of a row of W
+// (DepthToSpace reads them, SpaceToDepth writes them), interleaved in UB by
+// one vector pass.
+void depth_space(const sdk::OpTask& task, DataMoveProblem& p) {
+  const Shape& in = task.inputs[0].shape;
+  const int64_t b = attr_int(task.attrs, "blocksize", 0);
+  if (in.size() != 4 || b < 1) bad(task, "takes N x C x H x W and a blocksize of 1 or more");
+  p.in_elements = p.out_elements = count(task, in);
+  const int64_t w = in[3];
+  p.in_run = task.op_type == "DepthToSpace" ? std::max<int64_t>(1, w) : b;
+  p.out_run = task.op_type == "DepthToSpace" ? std::max<int64_t>(1, w * b) : std::max<int64_t>(1, w / b);
+  p.simple_passes = 1;
+}
+
+// Each output element reads one data element of its own: bursts of one.
+void gather_elements(const sdk::OpTask& task, DataMoveProblem& p) {
+  require_known_inputs(task.inputs, 2, "GatherElements");
+  const Shape& data = task.inputs[0].shape;
+  const Shape& indices = task.inputs[1].shape;
+  if (data.empty() || indices.size() != data.size()) bad(task, "indices " + text(indices) + " need the rank of data " + text(data));
+  count(task, data);
+  p.out_elements = count(task, indices);
+  p.in_elements = 2 * p.out_elements;  // the data element and its index
+  p.in_run = 1;
+  p.out_run = std::max<int64_t>(1, indices.back());
+}
+
 void resize(const sdk::OpTask& task, DataMoveProblem& p, const Soc& soc) {
   const auto mode = task.attrs.value("mode", std::string("nearest"));
   if (mode != "nearest" && mode != "linear")
@@ -197,6 +236,9 @@ DataMoveProblem data_move_problem(const sdk::OpTask& task, const Soc& soc) {
   else if (task.op_type == "Slice") slice(task, p);
   else if (task.op_type == "Pad") pad(task, p);
   else if (task.op_type == "Gather") gather(task, p);
+  else if (task.op_type == "Tile" || task.op_type == "Expand") repeat(task, p);
+  else if (task.op_type == "DepthToSpace" || task.op_type == "SpaceToDepth") depth_space(task, p);
+  else if (task.op_type == "GatherElements") gather_elements(task, p);
   else resize(task, p, soc);
   if (p.out_elements == 0) bad(task, "has an empty output");
   const auto on_chip = OnChip::of(task);

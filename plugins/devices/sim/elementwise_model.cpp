@@ -25,7 +25,8 @@ struct OpWork {
 // hard_swish = x * hard_sigmoid(x); pow = exp(y * ln x); gelu as the
 // epilogue counts it (tanh form: cube, mul-adds, tanh, mul); erf, sin and cos
 // as polynomial evaluations; softsign x/(1+|x|); elu and selu through exp;
-// comparisons and logic as one compare or select each.
+// comparisons and logic as one compare or select each; celu as elu of x/alpha
+// scaled back; fmod as x - trunc(x/y) * y.
 constexpr OpWork kOps[] = {
     {"Add", 1, 0, 2, 0},         {"Sub", 1, 0, 2, 0},       {"Mul", 1, 0, 2, 0},
     {"Div", 0, 1, 2, 0},         {"Relu", 1, 0, 1, 0},      {"Clip", 2, 0, 1, 0},
@@ -42,7 +43,8 @@ constexpr OpWork kOps[] = {
     {"Where", 1, 0, 3, 0},       {"Not", 1, 0, 1, 0},       {"And", 1, 0, 2, 0},
     {"Or", 1, 0, 2, 0},          {"PRelu", 2, 0, 2, 0},     {"ThresholdedRelu", 2, 0, 1, 0},
     {"Shrink", 4, 0, 1, 1},      {"Tan", 4, 3, 1, 1},       {"Atan", 4, 2, 1, 1},
-    {"Sinh", 2, 2, 1, 1},        {"Cosh", 2, 2, 1, 1},
+    {"Sinh", 2, 2, 1, 1},        {"Cosh", 2, 2, 1, 1},      {"Celu", 4, 1, 1, 1},
+    {"Mod", 3, 1, 2, 1},
 };
 
 const OpWork* find_op(const std::string& op_type) {

@@ -16,7 +16,9 @@ using sdk::StatusCode;
 }  // namespace
 
 bool is_reduce_op(const std::string& t) {
-  return t == "ReduceSum" || t == "ReduceMean" || t == "ReduceMax" || t == "GlobalAveragePool";
+  return t == "ReduceSum" || t == "ReduceMean" || t == "ReduceMax" || t == "ReduceMin" || t == "ReduceProd" ||
+         t == "ReduceSumSquare" || t == "ReduceL1" || t == "ReduceL2" || t == "ReduceLogSum" || t == "ReduceLogSumExp" ||
+         t == "GlobalAveragePool";
 }
 
 double ReduceProblem::gm_bytes() const {
@@ -63,7 +65,10 @@ ReduceProblem reduce_problem(const sdk::OpTask& task, const Soc& soc) {
   }
   p.bytes = sdk::dtype_bytes(task.inputs[0].dtype);
   if (p.bytes == 0) throw Error(StatusCode::invalid_argument, task.op_type + " has an input of undefined dtype");
-  p.max = task.op_type == "ReduceMax";
+  p.max = task.op_type == "ReduceMax" || task.op_type == "ReduceMin" || task.op_type == "ReduceProd";
+  p.map_in = task.op_type == "ReduceSumSquare" || task.op_type == "ReduceL1" || task.op_type == "ReduceL2" ||
+             task.op_type == "ReduceLogSumExp";
+  p.map_out = task.op_type == "ReduceL2" || task.op_type == "ReduceLogSum" || task.op_type == "ReduceLogSumExp";
   p.mean = task.op_type == "ReduceMean" || task.op_type == "GlobalAveragePool";
   // In NC1HWC0 the C0 channels of a position are adjacent: they reduce lane-parallel.
   if (task.op_type == "GlobalAveragePool" && !task.outputs.empty() && is_fractal(task.outputs[0]) && rank == 4) {
@@ -119,7 +124,7 @@ sdk::Measurement ReduceModel::check(const sdk::Config& c) const {
   if (!space_.in_domain(c)) return refuse("a value lies outside its knob's domain");
   const bool split_reduced = c[kSplitAxis] == kSplitReduced, atomic = c[kAtomic] != 0, db = c[kDb] != 0;
   if (atomic && !split_reduced) return refuse("atomic needs split_axis=reduce: only then do cores share outputs");
-  if (atomic && p_.max) return refuse("atomic add cannot combine ReduceMax partials");
+  if (atomic && p_.max) return refuse("atomic add cannot combine max, min or product partials");
   if (c[kUbFactor] * p_.bytes % kUbAlignBytes != 0)
     return refuse("ub_factor " + std::to_string(c[kUbFactor]) + " breaks UB's 32 B alignment");
   // An input tile and the partial results it folds into, each twice with db.
@@ -143,6 +148,10 @@ double ReduceModel::write_cycles(double bytes, int64_t active) const {
   return ub_to_gm_cycles(soc_, bytes, active, p_.out_on_chip ? bytes : 0);
 }
 
+double ReduceModel::map_cycles(int64_t elements) const {
+  return p_.map_in ? vector_cycles(soc_, VecClass::simple, elements, p_.bytes) : 0.0;
+}
+
 double ReduceModel::core_cycles(int64_t kept, int64_t reduced, int64_t ub_factor, bool db, int64_t active) const {
   const int b = p_.bytes;
   const int64_t blk = block_elements(b);
@@ -155,13 +164,14 @@ double ReduceModel::core_cycles(int64_t kept, int64_t reduced, int64_t ub_factor
       const int64_t rows = std::min(kept, ub_factor / row);
       tiles = ceil_div64(kept, rows);
       s.in = read_cycles(static_cast<double>(rows * reduced * b), active);
-      s.vec = row_reduce_cycles(soc_, rows, row, b);
+      s.vec = row_reduce_cycles(soc_, rows, row, b) + map_cycles(rows * row);
       s.out = write_cycles(static_cast<double>(rows * b), active);
     } else {
       const int64_t chunks = ceil_div64(row, ub_factor);
       tiles = kept * chunks;
       s.in = read_cycles(static_cast<double>(ceil_div64(reduced, chunks) * b), active);
-      s.vec = vector_cycles(soc_, VecClass::simple, ub_factor, b) + row_reduce_cycles(soc_, 1, 1, b) / chunks;
+      s.vec = vector_cycles(soc_, VecClass::simple, ub_factor, b) + row_reduce_cycles(soc_, 1, 1, b) / chunks +
+              map_cycles(ub_factor);
       s.out = write_cycles(static_cast<double>(b), active) / chunks;
     }
   } else {
@@ -173,10 +183,11 @@ double ReduceModel::core_cycles(int64_t kept, int64_t reduced, int64_t ub_factor
     tiles = col_tiles * row_tiles;
     const int64_t used = std::min(kept, cols);
     s.in = read_cycles(static_cast<double>(rows * used * b), active);
-    s.vec = vector_cycles(soc_, VecClass::simple, rows * cols, b);
+    s.vec = vector_cycles(soc_, VecClass::simple, rows * cols, b) + map_cycles(rows * cols);
     s.out = write_cycles(static_cast<double>(used * b), active) / row_tiles;
   }
   if (p_.mean) s.vec += vector_cycles(soc_, VecClass::simple, blk, b) / 4;
+  if (p_.map_out) s.vec += vector_cycles(soc_, VecClass::simple, blk, b) / 4;
   return pipeline_cycles(s, tiles, db);
 }
 
@@ -210,7 +221,8 @@ double ReduceModel::time_us(const sdk::Config& c) const {
 
 double ReduceModel::roofline_us() const {
   return vector_roofline_us(soc_, p_.gm_bytes(),
-                            vector_cycles(soc_, VecClass::simple, p_.kept() * p_.reduced, p_.bytes), p_.on_chip_bytes());
+                            vector_cycles(soc_, VecClass::simple, p_.kept() * p_.reduced, p_.bytes) + map_cycles(p_.kept() * p_.reduced),
+                            p_.on_chip_bytes());
 }
 
 }  // namespace aoe::sim

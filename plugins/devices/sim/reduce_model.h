@@ -1,5 +1,6 @@
-// ReduceSum, ReduceMean, ReduceMax and GlobalAveragePool after CANN's
-// reduce tiling: axes fused to outer x reduced x inner, cores split either
+// ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, the mapped sums
+// (ReduceSumSquare, ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp) and
+// GlobalAveragePool after CANN's reduce tiling: axes fused to outer x reduced x inner, cores split either
 // the kept axes or the reduced one (then partials combine atomically or
 // through a workspace).
 #pragma once
@@ -18,8 +19,10 @@ struct ReduceProblem {
   int64_t reduced = 1;
   int64_t inner = 1;   // kept elements after it; 1 when the last axis is reduced
   int bytes = 2;
-  bool max = false;    // combines by max: no atomic add
+  bool max = false;    // combines by max, min or product: no atomic add
   bool mean = false;   // scales the result once more
+  bool map_in = false;   // a vector pass over each element first (square, abs, exp)
+  bool map_out = false;  // one over each result after (sqrt, log)
   bool in_on_chip = false, out_on_chip = false;  // kept in L2 by the strategy around the op
 
   int64_t kept() const { return outer * inner; }
@@ -48,6 +51,8 @@ class ReduceModel final : public OpModel {
   // GM moves of the input and of the output, from L2 where kept there.
   double read_cycles(double bytes, int64_t active) const;
   double write_cycles(double bytes, int64_t active) const;
+  // The pass over `elements` inputs that maps them before the sum, where there is one.
+  double map_cycles(int64_t elements) const;
   // One core reducing `kept` outputs over `reduced` inputs each.
   double core_cycles(int64_t kept, int64_t reduced, int64_t ub_factor, bool db, int64_t active) const;
 

@@ -11,6 +11,7 @@
 #include "data_move_model.h"
 #include "elementwise_model.h"
 #include "on_chip.h"
+#include "reduce_model.h"
 #include "vector_model.h"
 
 namespace aoe::sim {
@@ -113,8 +114,7 @@ void SubgraphModel::require_modelled() const {
     const bool modelled = is_view_op(n.op_type) || cube.count(n.op_type) || is_elementwise_op(n.op_type) ||
                           fusable_.count(n.op_type) || n.op_type == "BatchNormalization" ||
                           n.op_type == "Softmax" || n.op_type == "LogSoftmax" || n.op_type == "LayerNormalization" || n.op_type == "Transpose" ||
-                          n.op_type == "ReduceSum" || n.op_type == "ReduceMean" || n.op_type == "ReduceMax" ||
-                          n.op_type == "GlobalAveragePool" || n.op_type == "MaxPool" || n.op_type == "AveragePool" ||
+                          is_reduce_op(n.op_type) || n.op_type == "MaxPool" || n.op_type == "AveragePool" ||
                           is_data_move_op(n.op_type);
     if (!modelled)
       throw Error(StatusCode::unsupported, soc_.target + " simulator does not model op '" + n.op_type +

@@ -17,6 +17,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -26,6 +27,7 @@
 #include "cpu_op.h"
 #include "evaluate.h"
 #include "frontend/onnx_frontend.h"
+#include "frontend/value_attributes.h"
 #include "host_cpu.h"
 #include "model_run.h"
 #include "thread_pool.h"
@@ -78,6 +80,25 @@ std::vector<int64_t> ints_of(const onnx::TensorProto& t) {
   return out;
 }
 
+// A bool, int32 or int64 tensor's values; nothing for another type.
+std::optional<std::vector<int64_t>> integers_of(const onnx::TensorProto& t) {
+  if (t.data_type() == onnx::TensorProto::INT64) return ints_of(t);
+  if (t.data_type() != onnx::TensorProto::BOOL && t.data_type() != onnx::TensorProto::INT32) return std::nullopt;
+  if (t.raw_data().empty()) return std::vector<int64_t>(t.int32_data().begin(), t.int32_data().end());
+  std::vector<int64_t> out;
+  const std::string& raw = t.raw_data();
+  if (t.data_type() == onnx::TensorProto::BOOL) {
+    for (char c : raw) out.push_back(c != 0);
+  } else {
+    for (size_t i = 0; i + 4 <= raw.size(); i += 4) {
+      int32_t v;
+      std::memcpy(&v, raw.data() + i, sizeof v);
+      out.push_back(v);
+    }
+  }
+  return out;
+}
+
 // The node's type and inputs as names, "" where an optional one is left out.
 struct RawNode {
   std::string op_type;
@@ -99,40 +120,9 @@ RawNode raw_node(const fs::path& model) {
   return r;
 }
 
-// The one-node graph straight from the proto, for the tests of opsets
-// older than the frontend reads (GlobalAveragePool 1, HardSigmoid 6 mean
-// what they mean today). Shapes from the graph's inputs and outputs.
-sdk::Graph graph_from_proto(const onnx::ModelProto& m) {
-  sdk::Graph g;
-  auto add = [&](const onnx::ValueInfoProto& v) {
-    sdk::TensorDesc t;
-    t.name = v.name();
-    for (const auto& d : v.type().tensor_type().shape().dim()) t.shape.push_back(d.has_dim_value() ? d.dim_value() : -1);
-    t.dtype = v.type().tensor_type().elem_type() == onnx::TensorProto::FLOAT ? sdk::DType::f32 : sdk::DType::undefined;
-    g.tensors[t.name] = t;
-  };
-  for (const auto& v : m.graph().input()) add(v);
-  for (const auto& v : m.graph().output()) add(v);
-  const auto& n = m.graph().node(0);
-  sdk::Node node;
-  node.op_type = n.op_type();
-  node.inputs = {n.input().begin(), n.input().end()};
-  node.outputs = {n.output().begin(), n.output().end()};
-  for (const auto& a : n.attribute()) {
-    if (a.type() == onnx::AttributeProto::FLOAT) node.attrs[a.name()] = a.f();
-    else if (a.type() == onnx::AttributeProto::INT) node.attrs[a.name()] = a.i();
-    else if (a.type() == onnx::AttributeProto::STRING) node.attrs[a.name()] = a.s();
-    else if (a.type() == onnx::AttributeProto::INTS) node.attrs[a.name()] = std::vector<int64_t>(a.ints().begin(), a.ints().end());
-    else if (a.type() == onnx::AttributeProto::FLOATS) node.attrs[a.name()] = std::vector<float>(a.floats().begin(), a.floats().end());
-  }
-  g.nodes = {node};
-  return g;
-}
-
 struct Tally {
   int run = 0, passed = 0;
   std::map<std::string, int> run_by_op;
-  std::vector<std::string> read_directly;  // opsets the frontend does not take
   std::map<std::string, std::vector<std::string>> skipped;  // reason -> tests
   std::vector<std::string> skipped_supported;               // of an op the device runs: test and reason
   std::vector<std::string> failures;
@@ -169,13 +159,9 @@ void run_one(const fs::path& dir, const HostCpu& host, ThreadPool& pool, Tally& 
   try {
     graph = host::load_onnx(dir / "model.onnx");
   } catch (const std::exception& e) {
-    if (std::string(e.what()).find("unknown opset") == std::string::npos) {
-      tally.skipped_supported.push_back(name + " (the ONNX frontend: " + e.what() + ")");
-      tally.skipped["the ONNX frontend does not read it"].push_back(name);
-      return;
-    }
-    graph = graph_from_proto(raw.model);
-    tally.read_directly.push_back(name);
+    tally.skipped_supported.push_back(name + " (the ONNX frontend: " + e.what() + ")");
+    tally.skipped["the ONNX frontend does not read it"].push_back(name);
+    return;
   }
   if (graph.nodes.size() != 1) return skip("a graph of several nodes (an expanded test)");
   const sdk::Node& node = graph.nodes[0];
@@ -207,6 +193,15 @@ void run_one(const fs::path& dir, const HostCpu& host, ThreadPool& pool, Tally& 
       task.inputs.push_back(desc);
       inputs.emplace_back(static_cast<size_t>(std::max<int64_t>(1, desc.elements())), 0.0f);
       continue;
+    }
+    // Integer and bool values the frontend folds into an attribute where the model holds them as constants.
+    if (const char* attr = host::integer_value_attribute(node.op_type, i)) {
+      if (const auto ids = integers_of(proto)) {
+        task.attrs[attr] = *ids;
+        task.inputs.push_back(desc);
+        inputs.emplace_back(static_cast<size_t>(std::max<int64_t>(1, desc.elements())), 0.0f);
+        continue;
+      }
     }
     // Gather's indices at run time: the device's buffers hold them as floats.
     if (proto.data_type() == onnx::TensorProto::INT64 && node.op_type == "Gather" && i == 1) {
@@ -296,11 +291,6 @@ TEST(OnnxNodeTests, EverySupportedFp32NodeTestPasses) {
   for (const auto& [why, tests] : tally.skipped) skipped += static_cast<int>(tests.size());
   std::cout << "ONNX node tests in " << root.string() << ": " << dirs.size() << " found, " << tally.run << " run, "
             << tally.passed << " passed, " << tally.failures.size() << " failed, " << skipped << " skipped\n";
-  if (!tally.read_directly.empty()) {
-    std::cout << "  read from the proto, their opset being older than the frontend takes:";
-    for (const auto& n : tally.read_directly) std::cout << " " << n;
-    std::cout << "\n";
-  }
   std::cout << "  run by op:";
   for (const auto& [op, n] : tally.run_by_op) std::cout << " " << op << " " << n;
   std::cout << "\n";
@@ -315,11 +305,12 @@ TEST(OnnxNodeTests, EverySupportedFp32NodeTestPasses) {
   for (const auto& f : tally.failures) ADD_FAILURE() << f;
   EXPECT_GT(tally.run, 100) << "fewer node tests ran than the families the device covers have";
   // Families whose node tests need the harness to fold an input (Resize's
-  // scales, Split's sizes, Slice's bounds, Pad's widths): each must still be
-  // checked by some test.
+  // scales, Split's sizes, Slice's bounds, Pad's widths, the integer inputs
+  // the frontend folds): each must still be checked by some test.
   for (const char* op : {"ConvTranspose", "BatchNormalization", "Concat", "Split", "Resize", "Sigmoid", "HardSwish",
                          "HardSigmoid", "Clip", "ReduceMean", "ReduceSum", "LayerNormalization", "Transpose", "Slice", "Pad",
-                         "Gather"})
+                         "Gather", "GatherElements", "ScatterElements", "GatherND", "ScatterND", "OneHot", "Compress",
+                         "Where", "Tile", "Expand", "ReverseSequence", "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"})
     EXPECT_GT(tally.run_by_op[op], 0) << "no ONNX node test of " << op << " ran";
 }
 

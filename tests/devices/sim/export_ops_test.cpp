@@ -135,6 +135,23 @@ TEST(ExportOps, DataMoversHaveATunableSplitAndATime) {
   EXPECT_GT(times[6], times[5]);
 }
 
+TEST(ExportOps, RepeatsBlockMovesAndElementGathersHaveATime) {
+  const std::vector<sdk::OpTask> tasks = {
+      op("Tile", {tensor({1, 24, 20, 20}), tensor({4}, sdk::DType::i64, true)}, {tensor({2, 24, 40, 20})}),
+      op("Expand", {tensor({1, 24, 1, 20}), tensor({4}, sdk::DType::i64, true)}, {tensor({4, 24, 20, 20})}),
+      op("DepthToSpace", {tensor({1, 64, 20, 20})}, {tensor({1, 16, 40, 40})}, {{"blocksize", 2}}),
+      op("SpaceToDepth", {tensor({1, 16, 40, 40})}, {tensor({1, 64, 20, 20})}, {{"blocksize", 2}}),
+      op("GatherElements", {tensor({64, 512}), tensor({64, 128}, sdk::DType::i64, true)}, {tensor({64, 128})}),
+  };
+  for (const auto& t : tasks) {
+    SCOPED_TRACE(t.op_type);
+    EXPECT_GT(default_time(t), 0);
+  }
+  // Reading every element on its own costs more than a gather of whole rows of as many.
+  EXPECT_GT(default_time(tasks[4]),
+            default_time(op("Gather", {tensor({512, 64}), tensor({128}, sdk::DType::i64)}, {tensor({128, 64})})));
+}
+
 TEST(ExportOps, DataMoversRefuseBadAxesAndShapesNamingTheOp) {
   const auto x = tensor({1, 24, 40, 40});
   auto message = [&](const sdk::OpTask& t) {

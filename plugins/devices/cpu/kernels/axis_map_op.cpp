@@ -230,4 +230,109 @@ void PadOp::reference(const std::vector<const float*>& in, const std::vector<flo
   } while (next_index(index, o));
 }
 
+TileOp::TileOp(const sdk::OpTask& task, const HostCpu& host) {
+  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after Tile");
+  require_f32(task, {1});
+  require_inputs(task, 2, 2);
+  const Shape in = task.inputs[0].shape;
+  const auto repeats = folded_ints(task, 1, "repeats");
+  if (repeats.size() != in.size() || in.empty())
+    invalid(who(task) + ": " + std::to_string(repeats.size()) + " repeats for input " + to_string(in));
+  Shape out = in;
+  for (size_t a = 0; a < in.size(); ++a) {
+    if (repeats[a] < 0 || __builtin_mul_overflow(in[a], repeats[a], &out[a]))
+      invalid(who(task) + ": repeats " + std::to_string(repeats[a]) + " on axis " + std::to_string(a));
+  }
+  require_output_shape(task, out);
+  for (const auto& t : task.inputs) inputs_.push_back(t.shape);
+  outputs_ = {out};
+  for (size_t a = 0; a < in.size(); ++a) {
+    std::vector<int64_t> map(static_cast<size_t>(out[a]));
+    for (int64_t o = 0; o < out[a]; ++o) map[static_cast<size_t>(o)] = o % in[a];
+    maps_.push_back(std::move(map));
+  }
+  finish(host);
+}
+
+// Each output element from the input at its index modulo the input's dims.
+void TileOp::reference(const std::vector<const float*>& in, const std::vector<float*>& out) const {
+  const Shape& o = outputs_[0];
+  const Shape& x = inputs_[0];
+  if (elements(o) == 0) return;
+  const auto strides = strides_of(x);
+  std::vector<int64_t> index(o.size(), 0);
+  size_t flat = 0;
+  do {
+    int64_t offset = 0;
+    for (size_t d = 0; d < o.size(); ++d) offset += index[d] % x[d] * strides[d];
+    out[0][flat++] = in[0][offset];
+  } while (next_index(index, o));
+}
+
+ExpandOp::ExpandOp(const sdk::OpTask& task, const HostCpu& host) {
+  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after Expand");
+  require_f32(task, {1});
+  require_inputs(task, 2, 2);
+  const Shape shape = folded_ints(task, 1, "shape");
+  const Shape out = broadcast({task.inputs[0].shape, shape}, who(task));
+  if (out.empty()) unsupported(who(task) + " expands a scalar to a scalar: the cpu device runs it as a view");
+  require_output_shape(task, out);
+  // The input as the output's rank: the same elements, leading axes of 1.
+  inputs_ = {align_rank(task.inputs[0].shape, out.size()), task.inputs[1].shape};
+  outputs_ = {out};
+  for (size_t a = 0; a < out.size(); ++a) {
+    std::vector<int64_t> map(static_cast<size_t>(out[a]));
+    for (int64_t o = 0; o < out[a]; ++o) map[static_cast<size_t>(o)] = inputs_[0][a] == 1 ? 0 : o;
+    maps_.push_back(std::move(map));
+  }
+  finish(host);
+}
+
+// Each output element from the input element broadcasting maps it to.
+void ExpandOp::reference(const std::vector<const float*>& in, const std::vector<float*>& out) const {
+  const Shape& o = outputs_[0];
+  if (elements(o) == 0) return;
+  std::vector<int64_t> index(o.size(), 0);
+  size_t flat = 0;
+  do out[0][flat++] = static_cast<float>(at_broadcast(in[0], inputs_[0], o, index));
+  while (next_index(index, o));
+}
+
+CompressOp::CompressOp(const sdk::OpTask& task, const HostCpu& host) {
+  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after Compress");
+  require_f32(task, {1});
+  require_inputs(task, 2, 2);
+  const Shape given = task.inputs[0].shape;
+  const bool flat = !task.attrs.is_object() || !task.attrs.contains("axis");
+  const Shape in = flat ? Shape{elements(given)} : given;
+  if (in.empty()) invalid(who(task) + " cannot compress a scalar along an axis");
+  axis_ = flat ? 0 : static_cast<size_t>(normalize_axis(int_attr(task.attrs, "axis", 0), static_cast<int64_t>(in.size()), who(task)));
+  const auto condition = folded_ints(task, 1, "condition");
+  if (static_cast<int64_t>(condition.size()) > in[axis_])
+    invalid(who(task) + ": a condition of " + std::to_string(condition.size()) + " for an axis of " + std::to_string(in[axis_]));
+  for (size_t i = 0; i < condition.size(); ++i)
+    if (condition[i] != 0) kept_.push_back(static_cast<int64_t>(i));
+  Shape out = in;
+  out[axis_] = static_cast<int64_t>(kept_.size());
+  require_output_shape(task, out);
+  inputs_ = {in, task.inputs[1].shape};
+  outputs_ = {out};
+  for (size_t a = 0; a < in.size(); ++a) {
+    std::vector<int64_t> map(static_cast<size_t>(out[a]));
+    for (int64_t o = 0; o < out[a]; ++o) map[static_cast<size_t>(o)] = a == axis_ ? kept_[static_cast<size_t>(o)] : o;
+    maps_.push_back(std::move(map));
+  }
+  finish(host);
+}
+
+// The slices of the kept positions, in order.
+void CompressOp::reference(const std::vector<const float*>& in, const std::vector<float*>& out) const {
+  const Shape& x = inputs_[0];
+  const int64_t outer = dims_product(x, 0, axis_), inner = dims_product(x, axis_ + 1, x.size());
+  size_t flat = 0;
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t k : kept_)
+      for (int64_t i = 0; i < inner; ++i) out[0][flat++] = in[0][(o * x[axis_] + k) * inner + i];
+}
+
 }  // namespace aoe::cpu

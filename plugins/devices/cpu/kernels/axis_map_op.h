@@ -1,6 +1,6 @@
 // Ops whose output element at (o0, o1, ...) is the input's element at
-// (map0[o0], map1[o1], ...), or a fill value where a map says -1: Slice and
-// Pad. Each axis maps its output positions once, in a table; a row of the
+// (map0[o0], map1[o1], ...), or a fill value where a map says -1: Slice,
+// Pad, Tile, Expand and Compress. Each axis maps its output positions once, in a table; a row of the
 // output then reads one source row (or is all fill).
 #pragma once
 
@@ -53,6 +53,36 @@ class PadOp final : public AxisMapOp {
  private:
   std::string mode_;
   std::vector<int64_t> begins_;
+};
+
+// Tile: each axis repeated `repeats` times (the frontend folds the constant
+// input into that attribute); output position o reads o mod the input's extent.
+class TileOp final : public AxisMapOp {
+ public:
+  TileOp(const sdk::OpTask& task, const HostCpu& host);
+  void reference(const std::vector<const float*>& inputs, const std::vector<float*>& outputs) const override;
+};
+
+// Expand: the input broadcast with `shape` (folded as Tile's repeats), numpy's
+// way; an axis of extent 1 reads its one position.
+class ExpandOp final : public AxisMapOp {
+ public:
+  ExpandOp(const sdk::OpTask& task, const HostCpu& host);
+  void reference(const std::vector<const float*>& inputs, const std::vector<float*>& outputs) const override;
+};
+
+// Compress: the positions along `axis` (or of the flattened input, without
+// one) whose condition is true; a condition shorter than the axis drops the
+// rest. The condition is the model's bool constant, folded into attribute
+// "condition".
+class CompressOp final : public AxisMapOp {
+ public:
+  CompressOp(const sdk::OpTask& task, const HostCpu& host);
+  void reference(const std::vector<const float*>& inputs, const std::vector<float*>& outputs) const override;
+
+ private:
+  size_t axis_ = 0;  // of inputs_[0], the flattened input without an axis
+  std::vector<int64_t> kept_;
 };
 
 }  // namespace aoe::cpu

@@ -1,5 +1,6 @@
 #include "chain.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -36,6 +37,7 @@ constexpr OpInfo kOps[] = {
     {"Asinh", EltOp::asinh},     {"Acosh", EltOp::acosh},
     {"Atanh", EltOp::atanh},     {"PRelu", EltOp::prelu},
     {"ThresholdedRelu", EltOp::thresholded_relu}, {"Shrink", EltOp::shrink},
+    {"Celu", EltOp::celu},       {"Mod", EltOp::fmod},
 };
 
 const OpInfo* find(const std::string& type) {
@@ -81,7 +83,13 @@ ChainStep chain_step(const std::string& op_type, const nlohmann::json& attrs) {
   switch (s.op) {
     case EltOp::leaky_relu: s.p0 = number(attrs, "alpha", 0.01); break;
     case EltOp::elu:
+    case EltOp::celu:
     case EltOp::thresholded_relu: s.p0 = number(attrs, "alpha", 1.0); break;
+    case EltOp::fmod:
+      // Mod's integer semantics (the divisor's sign) are for integer types: float32 takes fmod=1.
+      if (!attrs.is_object() || attrs.value("fmod", 0) != 1)
+        throw sdk::Error(sdk::StatusCode::invalid_argument, "Mod on float32 takes fmod=1");
+      break;
     case EltOp::shrink:
       s.p0 = number(attrs, "lambd", 0.5);
       s.p1 = number(attrs, "bias", 0.0);
@@ -147,6 +155,7 @@ double apply_step(const ChainStep& s, double x, double y) {
     case EltOp::mul: return x * y;
     case EltOp::div: return x / y;
     case EltOp::pow: return std::pow(x, y);
+    case EltOp::fmod: return std::fmod(x, y);
     case EltOp::maximum: return std::max(x, y);
     case EltOp::minimum: return std::min(x, y);
     case EltOp::prelu: return x < 0 ? y * x : x;
@@ -175,6 +184,7 @@ double apply_step(const ChainStep& s, double x, double y) {
     case EltOp::sign: return x > 0 ? 1 : x < 0 ? -1 : x;
     case EltOp::softsign: return x / (1 + std::abs(x));
     case EltOp::elu: return x < 0 ? s.p0 * (std::exp(x) - 1) : x;
+    case EltOp::celu: return std::max(0.0, x) + std::min(0.0, s.p0 * (std::exp(x / s.p0) - 1));
     case EltOp::selu: return s.p1 * (x < 0 ? s.p0 * (std::exp(x) - 1) : x);
     case EltOp::softplus: return std::log1p(std::exp(x));
     case EltOp::thresholded_relu: return x > s.p0 ? x : 0;

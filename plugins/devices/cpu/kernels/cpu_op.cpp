@@ -10,16 +10,31 @@
 #include "concat_split_ops.h"
 #include "conv_op.h"
 #include "conv_transpose_op.h"
+#include "depth_space_op.h"
+#include "det_op.h"
+#include "elements_op.h"
 #include "eltwise_op.h"
+#include "eye_like_op.h"
 #include "gather_op.h"
+#include "grid_sample_op.h"
+#include "hardmax_op.h"
+#include "loss_op.h"
+#include "lrn_op.h"
 #include "matmul_op.h"
 #include "memory_fit.h"
+#include "moments_norm_op.h"
+#include "nd_index_op.h"
 #include "norm_ops.h"
+#include "one_hot_op.h"
 #include "op_util.h"
 #include "pool_op.h"
+#include "recurrent_op.h"
 #include "reduce_op.h"
 #include "resize_op.h"
+#include "reverse_sequence_op.h"
 #include "transpose_op.h"
+#include "where_op.h"
+#include "window_op.h"
 
 namespace aoe::cpu {
 
@@ -37,10 +52,16 @@ int64_t footprint_bytes(Footprint f) {
 namespace {
 
 const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", "LogSoftmax", "LayerNormalization",
-                                           "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin",
+                                           "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
+                                           "ReduceSumSquare", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
                                            "GlobalAveragePool", "GlobalMaxPool", "MaxPool", "AveragePool", "Transpose",
                                            "ConvTranspose", "BatchNormalization", "Concat", "Split", "Resize",
-                                           "Slice", "Pad", "Gather"};
+                                           "Slice", "Pad", "Gather", "GatherElements", "ScatterElements", "Scatter", "Tile", "Expand",
+                                           "Hardmax", "DepthToSpace", "SpaceToDepth", "Where", "Compress",
+                                           "InstanceNormalization", "MeanVarianceNormalization", "GatherND",
+                                           "ScatterND", "OneHot", "LRN", "ReverseSequence", "GridSample", "Upsample", "RNN", "GRU", "LSTM",
+                                           "HannWindow", "HammingWindow", "BlackmanWindow", "Det", "EyeLike",
+                                           "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"};
 
 }  // namespace
 
@@ -73,9 +94,28 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (t == "Concat") return std::make_unique<ConcatOp>(task, host);
   if (t == "Split") return std::make_unique<SplitOp>(task, host);
   if (t == "Resize") return std::make_unique<ResizeOp>(task, host);
+  if (t == "Upsample") return std::make_unique<ResizeOp>(upsample_as_resize(task), host);
   if (t == "Slice") return std::make_unique<SliceOp>(task, host);
   if (t == "Pad") return std::make_unique<PadOp>(task, host);
+  if (t == "Hardmax") return std::make_unique<HardmaxOp>(task, host);
+  if (t == "DepthToSpace" || t == "SpaceToDepth") return std::make_unique<DepthSpaceOp>(task, host);
+  if (t == "Where") return std::make_unique<WhereOp>(task, host);
+  if (t == "Compress") return std::make_unique<CompressOp>(task, host);
+  if (t == "InstanceNormalization" || t == "MeanVarianceNormalization") return std::make_unique<MomentsNormOp>(task, host);
+  if (t == "GatherND" || t == "ScatterND") return std::make_unique<NdIndexOp>(task, host);
+  if (t == "OneHot") return std::make_unique<OneHotOp>(task, host);
+  if (t == "LRN") return std::make_unique<LrnOp>(task, host);
+  if (t == "RNN" || t == "GRU" || t == "LSTM") return std::make_unique<RecurrentOp>(task, host);
+  if (t == "HannWindow" || t == "HammingWindow" || t == "BlackmanWindow") return std::make_unique<WindowOp>(task, host);
+  if (t == "Det") return std::make_unique<DetOp>(task, host);
+  if (t == "EyeLike") return std::make_unique<EyeLikeOp>(task, host);
+  if (t == "GridSample") return std::make_unique<GridSampleOp>(task, host);
+  if (t == "ReverseSequence") return std::make_unique<ReverseSequenceOp>(task, host);
+  if (t == "Tile") return std::make_unique<TileOp>(task, host);
+  if (t == "Expand") return std::make_unique<ExpandOp>(task, host);
   if (t == "Gather") return std::make_unique<GatherOp>(task, host);
+  if (t == "GatherElements" || t == "ScatterElements" || t == "Scatter") return std::make_unique<ElementsOp>(task, host);
+  if (t == "NegativeLogLikelihoodLoss" || t == "SoftmaxCrossEntropyLoss") return std::make_unique<LossOp>(task, host);
   unsupported("the cpu device has no kernel for op '" + t + "'");
 }
 

@@ -20,7 +20,8 @@ ValueRange range_for(EltOp op, bool second_operand) {
     case EltOp::sqrt:
     case EltOp::log: return {0.1f, 2.0f};
     case EltOp::reciprocal: return {0.5f, 2.0f};
-    case EltOp::div: return second_operand ? ValueRange{0.5f, 2.0f} : ValueRange{};
+    case EltOp::div:
+    case EltOp::fmod: return second_operand ? ValueRange{0.5f, 2.0f} : ValueRange{};
     case EltOp::pow: return second_operand ? ValueRange{-2.0f, 2.0f} : ValueRange{0.1f, 2.0f};
     case EltOp::asin:
     case EltOp::acos:

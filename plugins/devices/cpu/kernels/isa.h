@@ -18,11 +18,11 @@ const char* isa_name(Isa isa);
 // Elementwise operations. Binary ones combine the running value x with an
 // operand y: x = x op y. add_scaled is x + p0 * y (Gemm's beta * C).
 enum class EltOp : int32_t {
-  copy, add, sub, mul, div, pow, maximum, minimum, prelu, add_scaled,  // binary; prelu: y the slope
+  copy, add, sub, mul, div, pow, fmod, maximum, minimum, prelu, add_scaled,  // binary; prelu: y the slope
   relu, leaky_relu, clip, sigmoid, hard_sigmoid, hard_swish, tanh,  // unary
   exp, log, sqrt, abs, neg, reciprocal, erf, scale, gelu,  // gelu: p0 = 1 for the tanh approximation
-  floor, ceil, round, sign, softsign, elu, selu, thresholded_relu, shrink,  // elu: p0 alpha; selu: p0 alpha, p1 gamma;
-                                                                          // thresholded_relu: p0 alpha; shrink: p0 lambd, p1 bias
+  floor, ceil, round, sign, softsign, elu, selu, thresholded_relu, shrink, celu,  // elu, celu: p0 alpha; selu: p0 alpha, p1 gamma;
+                                                                                // thresholded_relu: p0 alpha; shrink: p0 lambd, p1 bias
   softplus, sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh,  // through libm, element by element
 };
 

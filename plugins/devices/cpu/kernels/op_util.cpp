@@ -45,6 +45,19 @@ void require_output_shape(const sdk::OpTask& task, const Shape& out) {
   require_fits_memory(sized, physical_memory_bytes());
 }
 
+std::vector<int64_t> folded_ints(const sdk::OpTask& task, size_t input, const char* key) {
+  const std::string who = task.op_type + " '" + task.name + "'";
+  if (!task.attrs.is_object() || !task.attrs.contains(key))
+    unsupported(who + ": the cpu device takes its " + key + " from the model's constants (attribute '" + key +
+                "'), not computed as the model runs");
+  auto values = ints_attr(task.attrs, key, {});
+  if (input >= task.inputs.size()) invalid(who + " has no input " + std::to_string(input) + " for its " + key);
+  if (static_cast<int64_t>(values.size()) != elements(task.inputs[input].shape))
+    invalid(who + ": " + std::to_string(values.size()) + " values of " + key + " for an input of shape " +
+            to_string(task.inputs[input].shape));
+  return values;
+}
+
 std::vector<std::string> present(const std::vector<std::string>& names) {
   std::vector<std::string> out;
   for (const auto& n : names)

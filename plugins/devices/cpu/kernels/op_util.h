@@ -37,6 +37,12 @@ std::string string_attr(const nlohmann::json& attrs, const char* key, const std:
 // fit this machine's memory before anything is sized from it.
 void require_output_shape(const sdk::OpTask& task, const Shape& out);
 
+// The values of integer or bool input `input` (indices, targets, a
+// condition), which the frontend folds into attribute `key` where the model
+// holds them as a constant (the device's buffers hold floats): as many as
+// the input's shape says. Unsupported without the attribute.
+std::vector<int64_t> folded_ints(const sdk::OpTask& task, size_t input, const char* key);
+
 // The fused ops after the anchor: each binary one reads the next input
 // after the anchor's own, and its other attributes come from fused_attrs.
 struct FusedOps {

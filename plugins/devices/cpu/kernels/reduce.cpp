@@ -6,17 +6,25 @@
 namespace aoe::cpu {
 namespace {
 
-// Min is max of negated values, so one kernel path serves both.
 float identity(ReduceKind k) {
   return k == ReduceKind::max ? -std::numeric_limits<float>::infinity()
          : k == ReduceKind::min ? std::numeric_limits<float>::infinity()
+         : k == ReduceKind::prod ? 1.0f
                                 : 0.0f;
 }
 
 float combine(ReduceKind k, float a, float b) {
   if (k == ReduceKind::max) return std::max(a, b);
   if (k == ReduceKind::min) return std::min(a, b);
+  if (k == ReduceKind::prod) return a * b;
   return a + b;
+}
+
+// Min and product have no vector kernels: element by element, which the compiler vectorises.
+bool scalar_kind(ReduceKind k) { return k == ReduceKind::min || k == ReduceKind::prod; }
+
+void combine_row(ReduceKind k, float* acc, const float* row, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) acc[i] = combine(k, acc[i], row[i]);
 }
 
 // Reduces rows [r0, r1) of one outer slice into acc[inner].
@@ -29,9 +37,9 @@ void reduce_rows(const ReduceConfig& cfg, ReduceKind kind, const float* in, int6
     float v;
     if (kind == ReduceKind::max) {
       v = isa.row_max(row, n, cfg.accumulators);
-    } else if (kind == ReduceKind::min) {
+    } else if (scalar_kind(kind)) {
       v = identity(kind);
-      for (int64_t i = 0; i < n; ++i) v = std::min(v, row[i]);
+      for (int64_t i = 0; i < n; ++i) v = combine(kind, v, row[i]);
     } else {
       v = isa.row_sum(row, n, cfg.accumulators);
     }
@@ -40,8 +48,8 @@ void reduce_rows(const ReduceConfig& cfg, ReduceKind kind, const float* in, int6
   }
   for (int64_t r = r0; r < r1; ++r) {
     const float* row = in + r * inner;
-    if (kind == ReduceKind::min) {
-      for (int64_t i = 0; i < inner; ++i) acc[i] = std::min(acc[i], row[i]);
+    if (scalar_kind(kind)) {
+      combine_row(kind, acc, row, inner);
     } else {
       isa.accumulate(kind == ReduceKind::max ? 1 : 0, acc, row, inner);
     }
@@ -68,8 +76,8 @@ void reduce(const ReduceConfig& cfg, ReduceKind kind, const float* in, float* ou
         // Columns c0..c1 of every row: strided rows of the slice.
         for (int64_t r = 0; r < reduced; ++r) {
           const float* row = in + r * inner + c0;
-          if (kind == ReduceKind::min)
-            for (int64_t i = 0; i < c1 - c0; ++i) acc[i] = std::min(acc[i], row[i]);
+          if (scalar_kind(kind))
+            combine_row(kind, acc, row, c1 - c0);
           else
             cfg.isa->accumulate(kind == ReduceKind::max ? 1 : 0, acc, row, c1 - c0);
         }

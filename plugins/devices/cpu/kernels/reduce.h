@@ -11,7 +11,7 @@
 
 namespace aoe::cpu {
 
-enum class ReduceKind { sum, mean, max, min };
+enum class ReduceKind { sum, mean, max, min, prod };
 enum class ReduceSplit { kept, reduced };
 
 struct ReduceConfig {

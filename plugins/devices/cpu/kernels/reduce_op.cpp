@@ -1,6 +1,7 @@
 #include "reduce_op.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -10,9 +11,27 @@
 
 namespace aoe::cpu {
 
+namespace {
+
+using Before = ReduceOp::Before;
+using After = ReduceOp::After;
+
+// Map `n` values through `before`, or each result through `after`, `threads` ways.
+template <typename F>
+void map_values(ThreadPool& pool, int threads, int64_t n, F f) {
+  constexpr int64_t kChunk = 4096;
+  pool.run(ceil_div(n, kChunk), threads, [&](int64_t task, int) {
+    const int64_t end = std::min(n, (task + 1) * kChunk);
+    for (int64_t i = task * kChunk; i < end; ++i) f(i);
+  });
+}
+
+}  // namespace
+
 class ReduceKernel final : public BufferKernel {
  public:
   ReduceKernel(const ReduceOp& op, const ReduceConfig& cfg) : BufferKernel(op), op_(op), cfg_(cfg) {
+    if (op.before_ != Before::none) mapped_.resize(elements(op.input_shapes()[0]));
     int64_t kept_most = 0;
     for (const auto& p : op.passes_) kept_most = std::max(kept_most, p.outer * p.inner);
     scratch_.resize(std::max<int64_t>(1, kept_most * cfg.threads));
@@ -22,14 +41,20 @@ class ReduceKernel final : public BufferKernel {
 
   void run(ThreadPool& pool) override {
     float* out = outputs_[0].data();
-    if (op_.identity_) {
-      std::memcpy(out, inputs_[0], outputs_[0].bytes());
-      return;
+    const float* src = inputs_[0];
+    if (op_.before_ != Before::none) {
+      float* m = mapped_.data();
+      const Before b = op_.before_;
+      map_values(pool, cfg_.threads, mapped_.size(), [&](int64_t i) {
+        const float x = src[i];
+        m[i] = b == Before::square ? x * x : b == Before::abs ? std::fabs(x) : std::exp(x);
+      });
+      src = m;
     }
-    const size_t n = op_.passes_.size();
+    const size_t n = op_.identity_ ? 0 : op_.passes_.size();
+    if (n == 0) std::memcpy(out, src, outputs_[0].bytes());
     // A mean over several runs sums each, then scales once.
     const ReduceKind pass_kind = n > 1 && op_.kind_ == ReduceKind::mean ? ReduceKind::sum : op_.kind_;
-    const float* src = inputs_[0];
     for (size_t i = 0; i < n; ++i) {
       const auto& p = op_.passes_[i];
       float* dst = i + 1 == n ? out : (i % 2 == 0 ? ping_.data() : pong_.data());
@@ -40,17 +65,22 @@ class ReduceKernel final : public BufferKernel {
       const float s = 1.0f / static_cast<float>(op_.total_reduced_);
       for (int64_t i = 0; i < outputs_[0].size(); ++i) out[i] *= s;
     }
+    if (op_.after_ != After::none) {
+      const bool root = op_.after_ == After::sqrt;
+      map_values(pool, cfg_.threads, outputs_[0].size(), [&](int64_t i) { out[i] = root ? std::sqrt(out[i]) : std::log(out[i]); });
+    }
   }
 
  private:
   const ReduceOp& op_;
   ReduceConfig cfg_;
-  Buffer scratch_, ping_, pong_;
+  Buffer scratch_, ping_, pong_, mapped_;
 };
 
 bool is_reduce_op(const std::string& t) {
-  return t == "ReduceSum" || t == "ReduceMean" || t == "ReduceMax" || t == "ReduceMin" || t == "GlobalAveragePool" ||
-         t == "GlobalMaxPool";
+  return t == "ReduceSum" || t == "ReduceMean" || t == "ReduceMax" || t == "ReduceMin" || t == "ReduceProd" ||
+         t == "ReduceSumSquare" || t == "ReduceL1" || t == "ReduceL2" || t == "ReduceLogSum" || t == "ReduceLogSumExp" ||
+         t == "GlobalAveragePool" || t == "GlobalMaxPool";
 }
 
 ReduceOp::ReduceOp(const sdk::OpTask& task, const HostCpu& host) : host_(host) {
@@ -61,10 +91,17 @@ ReduceOp::ReduceOp(const sdk::OpTask& task, const HostCpu& host) : host_(host) {
   const Shape in = task.inputs[0].shape;
   inputs_.push_back(in);
   const auto rank = static_cast<int64_t>(in.size());
-  kind_ = t == "ReduceSum" ? ReduceKind::sum
-          : t == "ReduceMax" || t == "GlobalMaxPool" ? ReduceKind::max
+  kind_ = t == "ReduceMax" || t == "GlobalMaxPool" ? ReduceKind::max
           : t == "ReduceMin" ? ReduceKind::min
-                             : ReduceKind::mean;
+          : t == "ReduceProd" ? ReduceKind::prod
+          : t == "ReduceMean" || t == "GlobalAveragePool" ? ReduceKind::mean
+                             : ReduceKind::sum;
+  // ReduceLogSumExp as its definition, log of the sum of exp: as ONNX's reference, it overflows past exp's range.
+  before_ = t == "ReduceSumSquare" || t == "ReduceL2" ? Before::square
+            : t == "ReduceL1" ? Before::abs
+            : t == "ReduceLogSumExp" ? Before::exp
+                                     : Before::none;
+  after_ = t == "ReduceL2" ? After::sqrt : t == "ReduceLogSum" || t == "ReduceLogSumExp" ? After::log : After::none;
   bool keepdims = true;
   std::vector<int64_t> axes;
   if (t == "GlobalAveragePool" || t == "GlobalMaxPool") {
@@ -162,6 +199,7 @@ void ReduceOp::reference(const std::vector<const float*>& inputs, const std::vec
   for (size_t d = 0; d < in.size(); ++d) kept.push_back(reduced_[d] ? 1 : in[d]);
   const double init = kind_ == ReduceKind::max ? -std::numeric_limits<double>::infinity()
                       : kind_ == ReduceKind::min ? std::numeric_limits<double>::infinity()
+                      : kind_ == ReduceKind::prod ? 1.0
                                                  : 0.0;
   std::vector<double> acc(static_cast<size_t>(elements(kept)), identity_ ? 0.0 : init);
   const auto kept_strides = strides_of(kept);
@@ -170,15 +208,18 @@ void ReduceOp::reference(const std::vector<const float*>& inputs, const std::vec
   do {
     size_t at = 0;
     for (size_t d = 0; d < in.size(); ++d) at += static_cast<size_t>((reduced_[d] ? 0 : index[d]) * kept_strides[d]);
-    const double v = inputs[0][flat++];
+    const double x = inputs[0][flat++];
+    const double v = before_ == Before::square ? x * x : before_ == Before::abs ? std::fabs(x) : before_ == Before::exp ? std::exp(x) : x;
     double& a = acc[at];
     if (identity_) a = v;
     else if (kind_ == ReduceKind::max) a = std::max(a, v);
     else if (kind_ == ReduceKind::min) a = std::min(a, v);
+    else if (kind_ == ReduceKind::prod) a *= v;
     else a += v;
   } while (next_index(index, in));
   if (kind_ == ReduceKind::mean && !identity_)
     for (auto& a : acc) a /= static_cast<double>(total_reduced_);
+  for (auto& a : acc) a = after_ == After::sqrt ? std::sqrt(a) : after_ == After::log ? std::log(a) : a;
   store(acc, outputs[0]);
 }
 

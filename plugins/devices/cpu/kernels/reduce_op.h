@@ -1,4 +1,6 @@
-// ReduceSum, ReduceMean, ReduceMax, ReduceMin over any axes, and
+// ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd over any axes;
+// ReduceSumSquare, ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp as a
+// sum between a map of each element and a map of each result; and
 // GlobalAveragePool / GlobalMaxPool as reductions over the spatial dims.
 #pragma once
 
@@ -24,6 +26,10 @@ class ReduceOp final : public CpuOp {
   std::unique_ptr<Kernel> build(const sdk::Config& config) const override;
   void reference(const std::vector<const float*>& inputs, const std::vector<float*>& outputs) const override;
 
+  // What each element becomes before the sum, and each sum after it.
+  enum class Before { none, square, abs, exp };
+  enum class After { none, sqrt, log };
+
   // One pass reduces one run of adjacent reduced dims.
   struct Pass {
     int64_t outer, reduced, inner;
@@ -33,6 +39,8 @@ class ReduceOp final : public CpuOp {
   friend class ReduceKernel;
   const HostCpu& host_;
   ReduceKind kind_ = ReduceKind::sum;
+  Before before_ = Before::none;
+  After after_ = After::none;
   std::vector<bool> reduced_;  // per input dim
   std::vector<Pass> passes_;   // innermost run first
   int64_t total_reduced_ = 1;

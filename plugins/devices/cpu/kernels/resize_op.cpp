@@ -152,6 +152,15 @@ class ResizeKernel final : public BufferKernel {
   bool one_tap_ = true;  // every column of the last axis takes one source column whole
 };
 
+sdk::OpTask upsample_as_resize(sdk::OpTask task) {
+  const std::string mode = string_attr(task.attrs, "mode", "nearest");
+  if (!task.attrs.is_object()) task.attrs = nlohmann::json::object();
+  task.attrs["mode"] = mode == "bilinear" ? "linear" : mode;
+  task.attrs["coordinate_transformation_mode"] = "asymmetric";
+  task.attrs["nearest_mode"] = "floor";
+  return task;
+}
+
 ResizeOp::ResizeOp(const sdk::OpTask& task, const HostCpu& host) {
   const std::string who = "Resize '" + task.name + "'";
   if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after Resize");

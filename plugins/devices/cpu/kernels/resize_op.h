@@ -14,6 +14,10 @@
 
 namespace aoe::cpu {
 
+// Upsample (opsets 7 to 9) as the Resize it became: asymmetric coordinates,
+// nearest rounding down, `bilinear` named `linear`.
+sdk::OpTask upsample_as_resize(sdk::OpTask task);
+
 class ResizeOp final : public CpuOp {
  public:
   enum Knob : size_t { kThreads, kKnobCount };

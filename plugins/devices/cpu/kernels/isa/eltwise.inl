@@ -32,6 +32,7 @@ inline V unary_vec(EltOp op, V x, V p0, V p1) {
     case EltOp::selu: return p1 * select_lt(x, zero(), p0 * (vexp(x) - set1(1.0f)), x);
     case EltOp::thresholded_relu: return select_lt(p0, x, x, zero());
     case EltOp::shrink: return select_lt(x, -p0, x + p1, select_lt(p0, x, x - p1, zero()));
+    case EltOp::celu: return select_lt(x, zero(), p0 * (vexp(x / p0) - set1(1.0f)), x);
     default: return x;
   }
 }
@@ -97,6 +98,7 @@ inline void unary(EltOp op, float p0f, float p1f, float* x, int64_t n) {
     case EltOp::selu: return unary_loop<EltOp::selu>(x, n, p0, p1);
     case EltOp::thresholded_relu: return unary_loop<EltOp::thresholded_relu>(x, n, p0, p1);
     case EltOp::shrink: return unary_loop<EltOp::shrink>(x, n, p0, p1);
+    case EltOp::celu: return unary_loop<EltOp::celu>(x, n, p0, p1);
     default:
       if (op >= EltOp::softplus || op == EltOp::log)
         for (int64_t i = 0; i < n; ++i) x[i] = libm_unary(op, x[i]);
@@ -153,6 +155,9 @@ inline void binary(EltOp op, float p0f, float* x, const float* y, int64_t y_step
     case EltOp::minimum: return binary_loop<EltOp::minimum>(x, y, y_step, n, p0);
     case EltOp::prelu: return binary_loop<EltOp::prelu>(x, y, y_step, n, p0);
     case EltOp::add_scaled: return binary_loop<EltOp::add_scaled>(x, y, y_step, n, p0);
+    case EltOp::fmod:  // libm's, element by element: the sign of x, as ONNX's Mod with fmod=1
+      for (int64_t i = 0; i < n; ++i) x[i] = __builtin_fmodf(x[i], y[i * y_step]);
+      return;
     case EltOp::pow:
       // A square (a LayerNorm's variance, as exporters write it) is a product
       // in vectors, where libm's powf runs element by element.

@@ -1,0 +1,111 @@
+#include "det_op.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "buffer_kernel.h"
+#include "op_util.h"
+
+namespace aoe::cpu {
+
+class DetKernel final : public BufferKernel {
+ public:
+  DetKernel(const DetOp& op, int threads)
+      : BufferKernel(op), op_(op), threads_(threads), scratch_(static_cast<size_t>(threads * op.m_ * op.m_)) {}
+
+  // A matrix per task, decomposed in a copy of its own.
+  void run(ThreadPool& pool) override {
+    const int64_t m = op_.m_;
+    const float* x = inputs_[0];
+    float* y = outputs_[0].data();
+    pool.run(op_.matrices_, threads_, [&](int64_t k, int thread) {
+      float* a = scratch_.data() + thread * m * m;
+      std::copy(x + k * m * m, x + (k + 1) * m * m, a);
+      float det = 1;
+      for (int64_t col = 0; col < m && det != 0; ++col) {
+        int64_t pivot = col;
+        for (int64_t r = col + 1; r < m; ++r)
+          if (std::fabs(a[r * m + col]) > std::fabs(a[pivot * m + col])) pivot = r;
+        if (pivot != col) {
+          for (int64_t c = 0; c < m; ++c) std::swap(a[col * m + c], a[pivot * m + c]);
+          det = -det;
+        }
+        det *= a[col * m + col];
+        if (a[col * m + col] == 0) break;
+        for (int64_t r = col + 1; r < m; ++r) {
+          const float f = a[r * m + col] / a[col * m + col];
+          for (int64_t c = col; c < m; ++c) a[r * m + c] -= f * a[col * m + c];
+        }
+      }
+      y[k] = det;
+    });
+  }
+
+ private:
+  const DetOp& op_;
+  int threads_;
+  std::vector<float> scratch_;
+};
+
+DetOp::DetOp(const sdk::OpTask& task, const HostCpu& host) {
+  const std::string who = "Det '" + task.name + "'";
+  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after Det");
+  require_f32(task);
+  require_inputs(task, 1, 1);
+  const Shape in = task.inputs[0].shape;
+  if (in.size() < 2 || in[in.size() - 1] != in[in.size() - 2]) invalid(who + " takes [*, M, M], not " + to_string(in));
+  m_ = in.back();
+  const Shape out(in.begin(), in.end() - 2);
+  matrices_ = elements(out);
+  require_output_shape(task, out);
+  inputs_ = {in};
+  outputs_ = {out};
+  space_.version = "1";
+  space_.knobs.resize(kKnobCount);
+  space_.knobs[kThreads] = threads_knob(host);
+  space_.default_config = {default_threads(host, static_cast<double>(matrices_ * m_ * m_ * m_))};
+}
+
+std::string DetOp::check(const sdk::Config&) const { return {}; }
+
+std::unique_ptr<Kernel> DetOp::build(const sdk::Config& c) const {
+  return std::make_unique<DetKernel>(*this, static_cast<int>(c[kThreads]));
+}
+
+// Gaussian elimination in double with complete pivoting (the largest
+// element left, rows and columns swapped), apart from the kernel's.
+void DetOp::reference(const std::vector<const float*>& in, const std::vector<float*>& out) const {
+  const int64_t m = m_;
+  for (int64_t k = 0; k < matrices_; ++k) {
+    std::vector<double> a(in[0] + k * m * m, in[0] + (k + 1) * m * m);
+    const auto at = [&](int64_t r, int64_t c) -> double& { return a[static_cast<size_t>(r * m + c)]; };
+    double det = 1;
+    for (int64_t i = 0; i < m; ++i) {
+      int64_t pr = i, pc = i;
+      for (int64_t r = i; r < m; ++r)
+        for (int64_t c = i; c < m; ++c)
+          if (std::fabs(at(r, c)) > std::fabs(at(pr, pc))) pr = r, pc = c;
+      if (at(pr, pc) == 0) {
+        det = 0;
+        break;
+      }
+      if (pr != i) {
+        for (int64_t c = 0; c < m; ++c) std::swap(at(i, c), at(pr, c));
+        det = -det;
+      }
+      if (pc != i) {
+        for (int64_t r = 0; r < m; ++r) std::swap(at(r, i), at(r, pc));
+        det = -det;
+      }
+      det *= at(i, i);
+      for (int64_t r = i + 1; r < m; ++r) {
+        const double f = at(r, i) / at(i, i);
+        for (int64_t c = i; c < m; ++c) at(r, c) -= f * at(i, c);
+      }
+    }
+    out[0][k] = static_cast<float>(det);
+  }
+}
+
+}  // namespace aoe::cpu

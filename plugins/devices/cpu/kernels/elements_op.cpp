@@ -1,0 +1,118 @@
+#include "elements_op.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "buffer_kernel.h"
+#include "op_util.h"
+#include "reference.h"
+
+namespace aoe::cpu {
+
+class ElementsKernel final : public BufferKernel {
+ public:
+  ElementsKernel(const ElementsOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {}
+
+  void run(ThreadPool& pool) override {
+    const float* x = inputs_[0];
+    float* y = outputs_[0].data();
+    const int64_t* at = op_.offsets_.data();
+    constexpr int64_t kChunk = 4096;
+    if (!op_.scatter_) {
+      const auto n = static_cast<int64_t>(op_.offsets_.size());
+      pool.run(ceil_div(n, kChunk), threads_, [&](int64_t task, int) {
+        for (int64_t i = task * kChunk, end = std::min(n, i + kChunk); i < end; ++i) y[i] = x[at[i]];
+      });
+      return;
+    }
+    const int64_t n = outputs_[0].size();
+    pool.run(ceil_div(n, kChunk), threads_, [&](int64_t task, int) {
+      const int64_t from = task * kChunk;
+      std::memcpy(y + from, x + from, static_cast<size_t>(std::min(kChunk, n - from)) * sizeof(float));
+    });
+    // In order, one thread: a later update of the same element wins (or adds, multiplies) as ONNX applies them.
+    const float* u = inputs_[2];
+    for (size_t i = 0; i < op_.offsets_.size(); ++i) {
+      float& v = y[at[i]];
+      v = op_.reduction_ == ElementsOp::Reduction::add ? v + u[i] : op_.reduction_ == ElementsOp::Reduction::mul ? v * u[i] : u[i];
+    }
+  }
+
+ private:
+  const ElementsOp& op_;
+  int threads_;
+};
+
+// Scatter (opsets 9 and 10) is ScatterElements under its first name.
+ElementsOp::ElementsOp(const sdk::OpTask& task, const HostCpu& host) : scatter_(task.op_type != "GatherElements") {
+  const std::string who = task.op_type + " '" + task.name + "'";
+  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after " + task.op_type);
+  require_f32(task, {1});
+  require_inputs(task, scatter_ ? 3 : 2, scatter_ ? 3 : 2);
+  const Shape data = task.inputs[0].shape, indices = task.inputs[1].shape;
+  if (data.empty() || indices.size() != data.size())
+    invalid(who + ": indices " + to_string(indices) + " must have the rank of data " + to_string(data) + ", at least 1");
+  axis_ = static_cast<size_t>(normalize_axis(int_attr(task.attrs, "axis", 0), static_cast<int64_t>(data.size()), who));
+  for (size_t d = 0; d < data.size(); ++d)
+    if (scatter_ ? indices[d] > data[d] : (d != axis_ && indices[d] > data[d]))
+      invalid(who + ": indices " + to_string(indices) + " reach past data " + to_string(data) + " on axis " + std::to_string(d));
+  if (scatter_ && task.inputs[2].shape != indices)
+    invalid(who + ": updates " + to_string(task.inputs[2].shape) + " must have the shape of indices " + to_string(indices));
+  const std::string reduction = string_attr(task.attrs, "reduction", "none");
+  if (reduction == "add") reduction_ = Reduction::add;
+  else if (reduction == "mul") reduction_ = Reduction::mul;
+  else if (reduction != "none") invalid(who + ": reduction '" + reduction + "' is none of none, add, mul");
+  indices_ = folded_ints(task, 1, "indices");
+  const auto strides = strides_of(data);
+  const int64_t extent = data[axis_];
+  std::vector<int64_t> index(indices.size(), 0);
+  if (!indices_.empty()) do {
+      const int64_t i = indices_[offsets_.size()];
+      if (i < -extent || i >= extent)
+        invalid(who + ": index " + std::to_string(i) + " at position " + std::to_string(offsets_.size()) +
+                " is out of range for an axis of " + std::to_string(extent));
+      int64_t offset = 0;
+      for (size_t d = 0; d < index.size(); ++d) offset += (d == axis_ ? (i < 0 ? i + extent : i) : index[d]) * strides[d];
+      offsets_.push_back(offset);
+    } while (next_index(index, indices));
+  inputs_ = {data, indices};
+  if (scatter_) inputs_.push_back(indices);
+  outputs_ = {scatter_ ? data : indices};
+  require_output_shape(task, outputs_[0]);
+  space_.version = "1";
+  space_.knobs.resize(kKnobCount);
+  space_.knobs[kThreads] = threads_knob(host);
+  space_.default_config = {default_threads(host, static_cast<double>(elements(outputs_[0])) * 0.5)};
+}
+
+std::string ElementsOp::check(const sdk::Config&) const { return {}; }
+
+std::unique_ptr<Kernel> ElementsOp::build(const sdk::Config& c) const {
+  return std::make_unique<ElementsKernel>(*this, static_cast<int>(c[kThreads]));
+}
+
+// Index by index: the data's multi-index with the axis's coordinate replaced.
+void ElementsOp::reference(const std::vector<const float*>& in, const std::vector<float*>& out) const {
+  const Shape& data = inputs_[0];
+  const Shape& indices = inputs_[1];
+  const auto strides = strides_of(data);
+  std::vector<double> y(static_cast<size_t>(elements(outputs_[0])));
+  if (scatter_)
+    for (size_t i = 0; i < y.size(); ++i) y[i] = in[0][i];
+  std::vector<int64_t> index(indices.size(), 0);
+  size_t flat = 0;
+  if (!indices_.empty()) do {
+      int64_t a = indices_[flat];
+      if (a < 0) a += data[axis_];
+      int64_t at = 0;
+      for (size_t d = 0; d < index.size(); ++d) at += (d == axis_ ? a : index[d]) * strides[d];
+      if (!scatter_) y[flat] = in[0][at];
+      else if (reduction_ == Reduction::add) y[static_cast<size_t>(at)] += in[2][flat];
+      else if (reduction_ == Reduction::mul) y[static_cast<size_t>(at)] *= in[2][flat];
+      else y[static_cast<size_t>(at)] = in[2][flat];
+      ++flat;
+    } while (next_index(index, indices));
+  store(y, out[0]);
+}
+
+}  // namespace aoe::cpu

@@ -1,0 +1,60 @@
+#include "eye_like_op.h"
+
+#include <algorithm>
+
+#include "buffer_kernel.h"
+#include "op_util.h"
+
+namespace aoe::cpu {
+
+class EyeLikeKernel final : public BufferKernel {
+ public:
+  EyeLikeKernel(const EyeLikeOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {}
+
+  // A task per row: zeros, then its one diagonal element where the row has it.
+  void run(ThreadPool& pool) override {
+    const Shape& s = op_.output_shapes()[0];
+    const int64_t cols = s[1];
+    float* y = outputs_[0].data();
+    pool.run(s[0], threads_, [&](int64_t r, int) {
+      std::fill_n(y + r * cols, cols, 0.0f);
+      if (const int64_t c = r + op_.k_; c >= 0 && c < cols) y[r * cols + c] = 1.0f;
+    });
+  }
+
+ private:
+  const EyeLikeOp& op_;
+  int threads_;
+};
+
+EyeLikeOp::EyeLikeOp(const sdk::OpTask& task, const HostCpu& host) {
+  const std::string who = "EyeLike '" + task.name + "'";
+  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after EyeLike");
+  require_f32(task, {0});  // only the input's shape is read
+  require_inputs(task, 1, 1);
+  if (task.attrs.contains("dtype") && int_attr(task.attrs, "dtype", 1) != 1) unsupported(who + ": the cpu device writes float32 only");
+  const Shape in = task.inputs[0].shape;
+  if (in.size() != 2) invalid(who + " takes a 2-D input, not " + to_string(in));
+  k_ = int_attr(task.attrs, "k", 0);
+  require_output_shape(task, in);
+  inputs_ = {in};
+  outputs_ = {in};
+  space_.version = "1";
+  space_.knobs.resize(kKnobCount);
+  space_.knobs[kThreads] = threads_knob(host);
+  space_.default_config = {default_threads(host, static_cast<double>(elements(in)) * 0.25)};
+}
+
+std::string EyeLikeOp::check(const sdk::Config&) const { return {}; }
+
+std::unique_ptr<Kernel> EyeLikeOp::build(const sdk::Config& c) const {
+  return std::make_unique<EyeLikeKernel>(*this, static_cast<int>(c[kThreads]));
+}
+
+void EyeLikeOp::reference(const std::vector<const float*>&, const std::vector<float*>& out) const {
+  const Shape& s = outputs_[0];
+  for (int64_t r = 0; r < s[0]; ++r)
+    for (int64_t c = 0; c < s[1]; ++c) out[0][r * s[1] + c] = c - r == k_ ? 1.0f : 0.0f;
+}
+
+}  // namespace aoe::cpu

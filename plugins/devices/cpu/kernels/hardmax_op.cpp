@@ -1,0 +1,81 @@
+#include "hardmax_op.h"
+
+#include <algorithm>
+
+#include "buffer_kernel.h"
+#include "op_util.h"
+#include "reference.h"
+
+namespace aoe::cpu {
+
+class HardmaxKernel final : public BufferKernel {
+ public:
+  HardmaxKernel(const HardmaxOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {}
+
+  void run(ThreadPool& pool) override {
+    const int64_t extent = op_.extent_, inner = op_.inner_;
+    if (elements(op_.output_shapes()[0]) == 0) return;
+    const float* x = inputs_[0];
+    float* y = outputs_[0].data();
+    // A task per outer slice: its rows along the axis are read in runs of inner values.
+    pool.run(op_.outer_, threads_, [&](int64_t o, int) {
+      const float* src = x + o * extent * inner;
+      float* dst = y + o * extent * inner;
+      std::fill(dst, dst + extent * inner, 0.0f);
+      for (int64_t i = 0; i < inner; ++i) {
+        int64_t best = 0;
+        for (int64_t k = 1; k < extent; ++k)
+          if (src[k * inner + i] > src[best * inner + i]) best = k;
+        dst[best * inner + i] = 1.0f;
+      }
+    });
+  }
+
+ private:
+  const HardmaxOp& op_;
+  int threads_;
+};
+
+HardmaxOp::HardmaxOp(const sdk::OpTask& task, const HostCpu& host) {
+  const std::string who = "Hardmax '" + task.name + "'";
+  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after Hardmax");
+  require_f32(task);
+  require_inputs(task, 1, 1);
+  const Shape in = task.inputs[0].shape;
+  if (in.empty()) invalid(who + " takes a tensor of rank 1 or more");
+  const auto axis = static_cast<size_t>(normalize_axis(int_attr(task.attrs, "axis", -1), static_cast<int64_t>(in.size()), who));
+  outer_ = dims_product(in, 0, axis);
+  extent_ = in[axis];
+  inner_ = dims_product(in, axis + 1, in.size());
+  inputs_ = {in};
+  outputs_ = {in};
+  require_output_shape(task, in);
+  space_.version = "1";
+  space_.knobs.resize(kKnobCount);
+  space_.knobs[kThreads] = threads_knob(host);
+  space_.default_config = {default_threads(host, static_cast<double>(elements(in)))};
+}
+
+std::string HardmaxOp::check(const sdk::Config&) const { return {}; }
+
+std::unique_ptr<Kernel> HardmaxOp::build(const sdk::Config& c) const {
+  return std::make_unique<HardmaxKernel>(*this, static_cast<int>(c[kThreads]));
+}
+
+// Per row along the axis: the index of the first largest value.
+void HardmaxOp::reference(const std::vector<const float*>& in, const std::vector<float*>& out) const {
+  std::vector<double> y(static_cast<size_t>(outer_ * extent_ * inner_), 0.0);
+  for (int64_t o = 0; o < outer_; ++o)
+    for (int64_t i = 0; i < inner_; ++i) {
+      int64_t best = -1;
+      double top = 0;
+      for (int64_t k = 0; k < extent_; ++k) {
+        const double v = in[0][(o * extent_ + k) * inner_ + i];
+        if (best < 0 || v > top) best = k, top = v;
+      }
+      if (best >= 0) y[static_cast<size_t>((o * extent_ + best) * inner_ + i)] = 1.0;
+    }
+  store(y, out[0]);
+}
+
+}  // namespace aoe::cpu

@@ -1,0 +1,90 @@
+#include "one_hot_op.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "buffer_kernel.h"
+#include "op_util.h"
+#include "reference.h"
+
+namespace aoe::cpu {
+
+class OneHotKernel final : public BufferKernel {
+ public:
+  OneHotKernel(const OneHotOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {}
+
+  // Per outer slice: all off, then each of its inner positions on at its index.
+  void run(ThreadPool& pool) override {
+    const float off = inputs_[2][0], on = inputs_[2][1];
+    const int64_t depth = op_.depth_, inner = op_.inner_;
+    float* y = outputs_[0].data();
+    const float* fed = op_.constant_ ? nullptr : inputs_[0];
+    pool.run(op_.outer_, threads_, [&](int64_t o, int) {
+      float* dst = y + o * depth * inner;
+      std::fill(dst, dst + depth * inner, off);
+      for (int64_t i = 0; i < inner; ++i) {
+        const int64_t at = o * inner + i;
+        const int64_t h = fed ? op_.position(fed[at]) : op_.hot_[static_cast<size_t>(at)];
+        if (h >= 0) dst[h * inner + i] = on;
+      }
+    });
+  }
+
+ private:
+  const OneHotOp& op_;
+  int threads_;
+};
+
+OneHotOp::OneHotOp(const sdk::OpTask& task, const HostCpu& host) {
+  const std::string who = "OneHot '" + task.name + "'";
+  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after OneHot");
+  require_f32(task, {0, 1});
+  require_inputs(task, 3, 3);
+  constant_ = task.inputs[0].dtype != sdk::DType::f32;
+  const Shape indices = task.inputs[0].shape;
+  if (elements(task.inputs[2].shape) != 2) invalid(who + ": values must be [off, on]");
+  if (task.outputs.empty() || !task.outputs[0].fully_known() || task.outputs[0].shape.size() != indices.size() + 1)
+    unsupported(who + ": the cpu device takes its depth from its output's shape, which the task does not give");
+  const Shape out = task.outputs[0].shape;
+  const auto axis = static_cast<size_t>(normalize_axis(int_attr(task.attrs, "axis", -1), static_cast<int64_t>(out.size()), who));
+  depth_ = out[axis];
+  outer_ = dims_product(indices, 0, axis);
+  inner_ = dims_product(indices, axis, indices.size());
+  for (size_t d = 0; d < indices.size(); ++d)
+    if (out[d < axis ? d : d + 1] != indices[d]) invalid(who + ": output " + to_string(out) + " for indices " + to_string(indices));
+  if (constant_)
+    for (int64_t i : folded_ints(task, 0, "indices")) hot_.push_back(position(static_cast<double>(i)));
+  for (const auto& t : task.inputs) inputs_.push_back(t.shape);
+  outputs_ = {out};
+  space_.version = "1";
+  space_.knobs.resize(kKnobCount);
+  space_.knobs[kThreads] = threads_knob(host);
+  space_.default_config = {default_threads(host, static_cast<double>(elements(out)) * 0.25)};
+}
+
+int64_t OneHotOp::position(double index) const {
+  if (!(std::fabs(index) < static_cast<double>(depth_) + 1)) return -1;  // NaN too
+  auto i = static_cast<int64_t>(index);  // toward zero, as a cast to int64
+  if (i < 0) i += depth_;
+  return i >= 0 && i < depth_ ? i : -1;
+}
+
+std::string OneHotOp::check(const sdk::Config&) const { return {}; }
+
+std::unique_ptr<Kernel> OneHotOp::build(const sdk::Config& c) const {
+  return std::make_unique<OneHotKernel>(*this, static_cast<int>(c[kThreads]));
+}
+
+// Each output element: on where its coordinate on the axis is its index's.
+void OneHotOp::reference(const std::vector<const float*>& in, const std::vector<float*>& out) const {
+  for (int64_t o = 0; o < outer_; ++o)
+    for (int64_t d = 0; d < depth_; ++d)
+      for (int64_t i = 0; i < inner_; ++i) {
+        const auto at = static_cast<size_t>(o * inner_ + i);
+        double index = constant_ ? static_cast<double>(hot_[at]) : std::trunc(static_cast<double>(in[0][at]));
+        if (!constant_ && index < 0) index += static_cast<double>(depth_);
+        out[0][(o * depth_ + d) * inner_ + i] = index == static_cast<double>(d) ? in[2][1] : in[2][0];
+      }
+}
+
+}  // namespace aoe::cpu

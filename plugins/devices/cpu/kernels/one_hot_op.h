@@ -1,0 +1,33 @@
+// OneHot: `values` [off, on] everywhere, on where the axis inserted at
+// `axis` reaches its index (negative ones count from the end of depth).
+// Integer indices are the model's constants, folded into attribute
+// "indices"; float ones may be fed at run time (cast to integers, as ONNX
+// does). The depth is the output's extent along the axis.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cpu_op.h"
+
+namespace aoe::cpu {
+
+class OneHotOp final : public CpuOp {
+ public:
+  enum Knob : size_t { kThreads, kKnobCount };
+
+  OneHotOp(const sdk::OpTask& task, const HostCpu& host);
+  std::string check(const sdk::Config& config) const override;
+  std::unique_ptr<Kernel> build(const sdk::Config& config) const override;
+  void reference(const std::vector<const float*>& inputs, const std::vector<float*>& outputs) const override;
+
+ private:
+  friend class OneHotKernel;
+  int64_t outer_ = 1, depth_ = 0, inner_ = 1;
+  int64_t position(double index) const;  // along the axis, -1 where out of range
+  bool constant_ = false;
+  std::vector<int64_t> hot_;  // per constant index: its position
+};
+
+}  // namespace aoe::cpu
