@@ -514,4 +514,36 @@ TEST_F(OnnxFrontend, ValueInputsThatAreConstantsBecomeAttributes) {
 }
 
 }  // namespace
+// A float16 conversion appends its input casts after the nodes that read
+// them; ONNX Runtime sorts such a graph, and so does the frontend.
+TEST_F(OnnxFrontend, NodesOutOfOrderAreSortedAndCounted) {
+  auto model = tiny_model();
+  auto* graph = model.mutable_graph();
+  graph->mutable_node()->SwapElements(0, 1);  // Relu before the MatMul it reads
+  for (int i = 0; i < 4 * 3; ++i) graph->mutable_initializer(0)->add_float_data(0.5f);
+  const auto path = dir_ / "unsorted.onnx";
+  save(model, path);
+  Normalisation done;
+  const auto g = load_onnx(path, {}, nullptr, &done);
+  EXPECT_EQ(op_types(g), (std::vector<std::string>{"MatMul", "Relu"}));
+  EXPECT_EQ(done.to_json().value("topological_order", 0), 2);
+  EXPECT_TRUE(contains(done.summary(), "2 nodes put in topological order")) << done.summary();
+}
+
+TEST_F(OnnxFrontend, ACycleOfNodesIsAnErrorNamingANode) {
+  auto model = tiny_model();
+  auto* graph = model.mutable_graph();
+  // MatMul reads what Relu makes, and Relu what MatMul makes.
+  graph->mutable_node(0)->set_input(0, "y");
+  graph->mutable_node(0)->set_name("mm");
+  for (int i = 0; i < 4 * 3; ++i) graph->mutable_initializer(0)->add_float_data(0.5f);
+  const auto path = dir_ / "cycle.onnx";
+  save(model, path);
+  const auto e = load_error(path);
+  EXPECT_EQ(e.code(), StatusCode::invalid_argument);
+  EXPECT_TRUE(contains(e.what(), "cycle")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "cycle.onnx")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "node 'mm' (MatMul)") || contains(e.what(), "(Relu)")) << e.what();
+}
+
 }  // namespace aoe::host

@@ -472,6 +472,7 @@ void Normalisation::add(const std::string& rule, int64_t count) {
 
 std::string Normalisation::summary() const {
   static const std::map<std::string, std::string> says = {
+      {"topological_order", "nodes put in topological order"},
       {"constant_to_initializer", "Constant nodes made initializers"},
       {"fold_constants", "nodes folded into constants"},
       {"inline_constant_if", "If nodes with a constant condition inlined"},

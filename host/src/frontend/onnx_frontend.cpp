@@ -20,6 +20,7 @@
 #include "model_weights.h"
 #include "constant_folding.h"
 #include "graph_normaliser.h"
+#include "topological_order.h"
 #include "tensor_bounds.h"
 
 namespace aoe::host {
@@ -492,11 +493,14 @@ sdk::Graph load_onnx_model(onnx::ModelProto& model, const std::filesystem::path&
   if (graph.name().empty()) graph.set_name(path.stem().string());
   // Before the checker and inference, which read initializers and multiply dims.
   check_initializers(graph, path);
+  Normalisation done;
+  done.add("topological_order", order_topologically(graph, path));
   check_model(model, path);
   apply_input_shapes(graph, input_shapes, path);
   require_known_inputs(graph, path);
   infer_shapes(model, path);
-  Normalisation done = normalise_graph(graph, opset, [&] { infer_shapes(model, path); });
+  for (const auto& [rule, count] : normalise_graph(graph, opset, [&] { infer_shapes(model, path); }).counts)
+    done.add(rule, count);
   sdk::Graph out = to_graph(graph, opset);
   normalise_converted(graph, opset, out, done);
   spdlog::info("normalised {}: {}", path.filename().string(), done.summary());
