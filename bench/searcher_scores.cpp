@@ -37,6 +37,7 @@
 #include "searcher_plugins.h"
 #include "sim_device.h"
 #include "soc_files.h"
+#include "soc_search_path.h"
 
 namespace {
 
@@ -226,10 +227,7 @@ std::vector<Space> load_spaces(const Settings& settings) {
     out.push_back(replay_space("replay pnpoly 2080Ti", "validation", "vector", v / "pnpoly_RTX_2080_Ti.json.gz", {}));
   }
   if (settings.spaces == "all" || settings.spaces == "sim") {
-    // The source tree's SoC files, after any the user names.
-    std::string path = AOE_SIM_SOC_DIR;
-    if (const char* env = std::getenv("AOE_SIM_SOC_PATH"); env && *env) path = std::string(env) + ":" + path;
-    setenv("AOE_SIM_SOC_PATH", path.c_str(), 1);
+    aoe::bench::find_source_tree_socs();
     const aoe::sim::SimDevice device(aoe::sim::load_soc("ascend910"), aoe::sim::SimOptions{});
     for (const auto& task : sim_tasks()) out.push_back(sim_space(device, task));
   }

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "bench_args.h"
+#include "soc_search_path.h"
 #include "cann_kernels.h"
 #include "kernel_profile.h"
 #include "op_model.h"
@@ -276,13 +277,6 @@ void print(const json& r) {
     std::printf("  uncovered %zu: %s\n", u["kernels"].get<size_t>(), u["reason"].get<std::string>().c_str());
 }
 
-// The bench reads the source tree's SoC files, after any the user names.
-void find_soc_files() {
-  std::string path = AOE_SIM_SOC_DIR;
-  if (const char* env = std::getenv("AOE_SIM_SOC_PATH"); env && *env) path = std::string(env) + ":" + path;
-  setenv("AOE_SIM_SOC_PATH", path.c_str(), 1);
-}
-
 int usage(const char* argv0, int code) {
   std::fprintf(code ? stderr : stdout,
                "usage: %s [--soc <target or file.yaml>] [--fit PROFILE.csv]... [--json] PROFILE.csv...\n"
@@ -311,7 +305,7 @@ int main(int argc, char** argv) {
       else files.push_back(o);
     }
     if (files.empty()) return usage(argv[0], 2);
-    find_soc_files();
+    aoe::bench::find_source_tree_socs();
     const auto given = aoe::sim::load_soc(soc_name);
     auto soc = given;
     json report = {{"soc", given.target}, {"files", json::array()}};

@@ -16,6 +16,7 @@
 #include "op_model.h"
 #include "sim_device.h"
 #include "soc_files.h"
+#include "soc_search_path.h"
 
 namespace {
 
@@ -178,13 +179,6 @@ Row measure(const std::string& name, const aoe::sim::OpModel& model, double exha
   return row;
 }
 
-// The bench reads the source tree's SoC files, after any the user names.
-void find_soc_files() {
-  std::string path = AOE_SIM_SOC_DIR;
-  if (const char* env = std::getenv("AOE_SIM_SOC_PATH"); env && *env) path = std::string(env) + ":" + path;
-  setenv("AOE_SIM_SOC_PATH", path.c_str(), 1);
-}
-
 int usage(const char* argv0, int code) {
   std::fprintf(code ? stderr : stdout,
                "usage: %s [--soc <target or file.yaml>] [--exhaustive-limit <configs>] [--samples <n>] [--seed <n>]\n"
@@ -215,7 +209,7 @@ int main(int argc, char** argv) {
   if (samples == 0 || !(exhaustive_limit >= 0)) return usage(argv[0], 2);
 
   try {
-    find_soc_files();
+    aoe::bench::find_source_tree_socs();
     aoe::sim::SimDevice device(aoe::sim::load_soc(soc), aoe::sim::SimOptions{});
     const auto described = device.describe();
     std::printf("sim_spaces_bench on %s (%s); spaces above %.3g configs are sampled %zu times (seed %llu)\n\n",
