@@ -85,9 +85,7 @@ void AxisMapOp::finish(const HostCpu& host) {
 }
 
 SliceOp::SliceOp(const sdk::OpTask& task, const HostCpu& host) {
-  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after Slice");
-  require_f32(task, {1, 2, 3, 4});
-  require_inputs(task, 1, 5);
+  require_plain(task, 1, 5, {1, 2, 3, 4});
   const Shape in = task.inputs[0].shape;
   if (in.empty()) invalid(who(task) + " cannot slice a scalar");
   const auto rank = static_cast<int64_t>(in.size());
@@ -152,9 +150,7 @@ void SliceOp::reference(const std::vector<const float*>& in, const std::vector<f
 }
 
 PadOp::PadOp(const sdk::OpTask& task, const HostCpu& host) {
-  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after Pad");
-  require_f32(task, {1, 2});
-  require_inputs(task, 1, 3);
+  require_plain(task, 1, 3, {1, 2});
   mode_ = string_attr(task.attrs, "mode", "constant");
   if (mode_ != "constant" && mode_ != "reflect" && mode_ != "edge")
     unsupported("the cpu device pads in constant, reflect and edge modes, not '" + mode_ + "' (" + who(task) + ")");
@@ -231,9 +227,7 @@ void PadOp::reference(const std::vector<const float*>& in, const std::vector<flo
 }
 
 TileOp::TileOp(const sdk::OpTask& task, const HostCpu& host) {
-  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after Tile");
-  require_f32(task, {1});
-  require_inputs(task, 2, 2);
+  require_plain(task, 2, 2, {1});
   const Shape in = task.inputs[0].shape;
   const auto repeats = folded_ints(task, 1, "repeats");
   if (repeats.size() != in.size() || in.empty())
@@ -270,9 +264,7 @@ void TileOp::reference(const std::vector<const float*>& in, const std::vector<fl
 }
 
 ExpandOp::ExpandOp(const sdk::OpTask& task, const HostCpu& host) {
-  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after Expand");
-  require_f32(task, {1});
-  require_inputs(task, 2, 2);
+  require_plain(task, 2, 2, {1});
   const Shape shape = folded_ints(task, 1, "shape");
   const Shape out = broadcast({task.inputs[0].shape, shape}, who(task));
   if (out.empty()) unsupported(who(task) + " expands a scalar to a scalar: the cpu device runs it as a view");
@@ -299,9 +291,7 @@ void ExpandOp::reference(const std::vector<const float*>& in, const std::vector<
 }
 
 CompressOp::CompressOp(const sdk::OpTask& task, const HostCpu& host) {
-  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after Compress");
-  require_f32(task, {1});
-  require_inputs(task, 2, 2);
+  require_plain(task, 2, 2, {1});
   const Shape given = task.inputs[0].shape;
   const bool flat = !task.attrs.is_object() || !task.attrs.contains("axis");
   const Shape in = flat ? Shape{elements(given)} : given;

@@ -165,9 +165,7 @@ class SplitKernel final : public BufferKernel {
 };
 
 SplitOp::SplitOp(const sdk::OpTask& task, const HostCpu& host) {
-  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after Split");
-  require_f32(task, {1});
-  require_inputs(task, 1, 2);
+  require_plain(task, 1, 2, {1});
   const Shape in = task.inputs[0].shape;
   if (in.empty()) invalid("Split '" + task.name + "' cannot split a scalar");
   if (task.outputs.empty()) invalid("Split '" + task.name + "' has no outputs");

@@ -180,9 +180,7 @@ class DilatedConvKernel final : public Kernel {
 
 ConvTransposeOp::ConvTransposeOp(const sdk::OpTask& task, const HostCpu& host) {
   const std::string who = "ConvTranspose '" + task.name + "'";
-  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after ConvTranspose");
-  require_f32(task);
-  require_inputs(task, 2, 3);
+  require_plain(task, 2, 3);
   const Shape x = task.inputs[0].shape, w = task.inputs[1].shape;
   if (x.size() != 3 && x.size() != 4)
     unsupported("the cpu device runs 1-D and 2-D ConvTranspose, not " + std::to_string(static_cast<int64_t>(x.size()) - 2) + "-D");

@@ -50,9 +50,7 @@ class DetKernel final : public BufferKernel {
 
 DetOp::DetOp(const sdk::OpTask& task, const HostCpu& host) {
   const std::string who = "Det '" + task.name + "'";
-  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after Det");
-  require_f32(task);
-  require_inputs(task, 1, 1);
+  require_plain(task, 1, 1);
   const Shape in = task.inputs[0].shape;
   if (in.size() < 2 || in[in.size() - 1] != in[in.size() - 2]) invalid(who + " takes [*, M, M], not " + to_string(in));
   m_ = in.back();

@@ -58,9 +58,7 @@ class GatherKernel final : public BufferKernel {
 
 GatherOp::GatherOp(const sdk::OpTask& task, const HostCpu& host) : name_(task.name) {
   const std::string who = "Gather '" + task.name + "'";
-  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after Gather");
-  require_f32(task, {1});
-  require_inputs(task, 2, 2);
+  require_plain(task, 2, 2, {1});
   const Shape data = task.inputs[0].shape;
   const Shape indices = task.inputs[1].shape;
   if (data.empty()) invalid(who + " cannot gather from a scalar");

@@ -114,9 +114,7 @@ class GridSampleKernel final : public BufferKernel {
 
 GridSampleOp::GridSampleOp(const sdk::OpTask& task, const HostCpu& host) {
   const std::string who = "GridSample '" + task.name + "'";
-  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after GridSample");
-  require_f32(task);
-  require_inputs(task, 2, 2);
+  require_plain(task, 2, 2);
   const Shape x = task.inputs[0].shape, grid = task.inputs[1].shape;
   if (x.size() != 4 || grid.size() != 4 || grid[0] != x[0] || grid[3] != 2)
     invalid(who + " takes X of N x C x H x W and a grid of N x H_out x W_out x 2, not " + to_string(x) + " and " + to_string(grid));

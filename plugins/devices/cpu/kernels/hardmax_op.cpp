@@ -38,9 +38,7 @@ class HardmaxKernel final : public BufferKernel {
 
 HardmaxOp::HardmaxOp(const sdk::OpTask& task, const HostCpu& host) {
   const std::string who = "Hardmax '" + task.name + "'";
-  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after Hardmax");
-  require_f32(task);
-  require_inputs(task, 1, 1);
+  require_plain(task, 1, 1);
   const Shape in = task.inputs[0].shape;
   if (in.empty()) invalid(who + " takes a tensor of rank 1 or more");
   const auto axis = static_cast<size_t>(normalize_axis(int_attr(task.attrs, "axis", -1), static_cast<int64_t>(in.size()), who));

@@ -42,9 +42,7 @@ class LrnKernel final : public BufferKernel {
 
 LrnOp::LrnOp(const sdk::OpTask& task, const HostCpu& host) {
   const std::string who = "LRN '" + task.name + "'";
-  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after LRN");
-  require_f32(task);
-  require_inputs(task, 1, 1);
+  require_plain(task, 1, 1);
   const Shape in = task.inputs[0].shape;
   if (in.size() < 3) invalid(who + " takes N x C x spatial input");
   size_ = int_attr(task.attrs, "size", 0);

@@ -32,6 +32,12 @@ void require_inputs(const sdk::OpTask& task, size_t at_least, size_t at_most) {
             std::to_string(task.inputs.size()));
 }
 
+void require_plain(const sdk::OpTask& task, size_t at_least, size_t at_most, const std::vector<size_t>& any_dtype) {
+  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after " + task.op_type);
+  require_f32(task, any_dtype);
+  require_inputs(task, at_least, at_most);
+}
+
 void require_output_shape(const sdk::OpTask& task, const Shape& out) {
   const std::string who = task.op_type + " '" + task.name + "'";
   if (!task.outputs.empty() && task.outputs[0].fully_known()) {

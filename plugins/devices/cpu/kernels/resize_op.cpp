@@ -163,9 +163,7 @@ sdk::OpTask upsample_as_resize(sdk::OpTask task) {
 
 ResizeOp::ResizeOp(const sdk::OpTask& task, const HostCpu& host) {
   const std::string who = "Resize '" + task.name + "'";
-  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after Resize");
-  require_f32(task, {1, 2, 3});
-  require_inputs(task, 1, 4);
+  require_plain(task, 1, 4, {1, 2, 3});
   const std::string mode = string_attr(task.attrs, "mode", "nearest");
   if (mode != "nearest" && mode != "linear") unsupported("the cpu device runs Resize nearest and linear, not " + mode);
   linear_ = mode == "linear";

@@ -102,9 +102,7 @@ class TransposeKernel final : public BufferKernel {
 };
 
 TransposeOp::TransposeOp(const sdk::OpTask& task, const HostCpu& host) {
-  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after Transpose");
-  require_f32(task);
-  require_inputs(task, 1, 1);
+  require_plain(task, 1, 1);
   const Shape in = task.inputs[0].shape;
   inputs_ = {in};
   const auto rank = static_cast<int64_t>(in.size());

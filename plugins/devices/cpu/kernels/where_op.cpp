@@ -47,9 +47,7 @@ class WhereKernel final : public BufferKernel {
 
 WhereOp::WhereOp(const sdk::OpTask& task, const HostCpu& host) {
   const std::string who = "Where '" + task.name + "'";
-  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after Where");
-  require_f32(task, {0});
-  require_inputs(task, 3, 3);
+  require_plain(task, 3, 3, {0});
   for (const auto v : folded_ints(task, 0, "condition")) condition_.push_back(v != 0 ? 1.0f : 0.0f);
   for (const auto& t : task.inputs) inputs_.push_back(t.shape);
   const Shape out = broadcast(inputs_, who);
