@@ -78,10 +78,7 @@ std::unique_ptr<Kernel> AxisMapOp::build(const sdk::Config& c) const {
 }
 
 void AxisMapOp::finish(const HostCpu& host) {
-  space_.version = "1";
-  space_.knobs.resize(kKnobCount);
-  space_.knobs[kThreads] = threads_knob(host);
-  space_.default_config = {default_threads(host, static_cast<double>(elements(outputs_[0])) * 0.25)};
+  space_ = threads_space(host, static_cast<double>(elements(outputs_[0])) * 0.25);
 }
 
 SliceOp::SliceOp(const sdk::OpTask& task, const HostCpu& host) {

@@ -59,10 +59,7 @@ BatchNormOp::BatchNormOp(const sdk::OpTask& task, const HostCpu& host) {
   if (!(epsilon_ >= 0)) invalid("BatchNormalization '" + task.name + "' epsilon must be >= 0");
   for (const auto& t : task.inputs) inputs_.push_back(t.shape);
   outputs_ = {x};
-  space_.version = "1";
-  space_.knobs.resize(kKnobCount);
-  space_.knobs[kThreads] = threads_knob(host);
-  space_.default_config = {default_threads(host, static_cast<double>(elements(x)))};
+  space_ = threads_space(host, static_cast<double>(elements(x)));
   isa_ = &kernels_for(static_cast<int64_t>(host.best_isa()));
 }
 

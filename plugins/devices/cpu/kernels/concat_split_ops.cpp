@@ -116,10 +116,7 @@ ConcatOp::ConcatOp(const sdk::OpTask& task, const HostCpu& host) {
   input_blocking_.assign(task.inputs.size(), output_blocking_);
   outer_ = dims_product(out, 0, axis_);
   inner_ = dims_product(out, axis_ + 1, out.size());
-  space_.version = "1";
-  space_.knobs.resize(kKnobCount);
-  space_.knobs[kThreads] = threads_knob(host);
-  space_.default_config = {default_threads(host, static_cast<double>(elements(out)) * 0.25)};
+  space_ = threads_space(host, static_cast<double>(elements(out)) * 0.25);
 }
 
 std::string ConcatOp::check(const sdk::Config&) const { return {}; }
@@ -186,10 +183,7 @@ SplitOp::SplitOp(const sdk::OpTask& task, const HostCpu& host) {
   input_blocking_[0] = output_blocking_;
   outer_ = dims_product(in, 0, axis_);
   inner_ = dims_product(in, axis_ + 1, in.size());
-  space_.version = "1";
-  space_.knobs.resize(kKnobCount);
-  space_.knobs[kThreads] = threads_knob(host);
-  space_.default_config = {default_threads(host, static_cast<double>(elements(in)) * 0.25)};
+  space_ = threads_space(host, static_cast<double>(elements(in)) * 0.25);
 }
 
 std::string SplitOp::check(const sdk::Config&) const { return {}; }

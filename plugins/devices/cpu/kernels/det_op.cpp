@@ -59,10 +59,7 @@ DetOp::DetOp(const sdk::OpTask& task, const HostCpu& host) {
   require_output_shape(task, out);
   inputs_ = {in};
   outputs_ = {out};
-  space_.version = "1";
-  space_.knobs.resize(kKnobCount);
-  space_.knobs[kThreads] = threads_knob(host);
-  space_.default_config = {default_threads(host, static_cast<double>(matrices_ * m_ * m_ * m_))};
+  space_ = threads_space(host, static_cast<double>(matrices_ * m_ * m_ * m_));
 }
 
 std::string DetOp::check(const sdk::Config&) const { return {}; }

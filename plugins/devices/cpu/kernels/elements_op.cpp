@@ -79,10 +79,7 @@ ElementsOp::ElementsOp(const sdk::OpTask& task, const HostCpu& host) : scatter_(
   if (scatter_) inputs_.push_back(indices);
   outputs_ = {scatter_ ? data : indices};
   require_output_shape(task, outputs_[0]);
-  space_.version = "1";
-  space_.knobs.resize(kKnobCount);
-  space_.knobs[kThreads] = threads_knob(host);
-  space_.default_config = {default_threads(host, static_cast<double>(elements(outputs_[0])) * 0.5)};
+  space_ = threads_space(host, static_cast<double>(elements(outputs_[0])) * 0.5);
 }
 
 std::string ElementsOp::check(const sdk::Config&) const { return {}; }

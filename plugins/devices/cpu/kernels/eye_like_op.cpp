@@ -39,10 +39,7 @@ EyeLikeOp::EyeLikeOp(const sdk::OpTask& task, const HostCpu& host) {
   require_output_shape(task, in);
   inputs_ = {in};
   outputs_ = {in};
-  space_.version = "1";
-  space_.knobs.resize(kKnobCount);
-  space_.knobs[kThreads] = threads_knob(host);
-  space_.default_config = {default_threads(host, static_cast<double>(elements(in)) * 0.25)};
+  space_ = threads_space(host, static_cast<double>(elements(in)) * 0.25);
 }
 
 std::string EyeLikeOp::check(const sdk::Config&) const { return {}; }

@@ -92,10 +92,7 @@ GatherOp::GatherOp(const sdk::OpTask& task, const HostCpu& host) : name_(task.na
   }
   inputs_ = {data, indices};
   outputs_ = {out};
-  space_.version = "1";
-  space_.knobs.resize(kKnobCount);
-  space_.knobs[kThreads] = threads_knob(host);
-  space_.default_config = {default_threads(host, static_cast<double>(elements(out)) * 0.25)};
+  space_ = threads_space(host, static_cast<double>(elements(out)) * 0.25);
 }
 
 // Run-time indices drawn over the whole axis, negative ones too.

@@ -131,10 +131,7 @@ GridSampleOp::GridSampleOp(const sdk::OpTask& task, const HostCpu& host) {
   inputs_ = {x, grid};
   outputs_ = {{n_, c_, out_h_, out_w_}};
   require_output_shape(task, outputs_[0]);
-  space_.version = "1";
-  space_.knobs.resize(kKnobCount);
-  space_.knobs[kThreads] = threads_knob(host);
-  space_.default_config = {default_threads(host, static_cast<double>(elements(outputs_[0])) * (mode_ == Mode::bicubic ? 16 : 4))};
+  space_ = threads_space(host, static_cast<double>(elements(outputs_[0])) * (mode_ == Mode::bicubic ? 16 : 4));
 }
 
 std::string GridSampleOp::check(const sdk::Config&) const { return {}; }

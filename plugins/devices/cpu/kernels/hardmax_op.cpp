@@ -48,10 +48,7 @@ HardmaxOp::HardmaxOp(const sdk::OpTask& task, const HostCpu& host) {
   inputs_ = {in};
   outputs_ = {in};
   require_output_shape(task, in);
-  space_.version = "1";
-  space_.knobs.resize(kKnobCount);
-  space_.knobs[kThreads] = threads_knob(host);
-  space_.default_config = {default_threads(host, static_cast<double>(elements(in)))};
+  space_ = threads_space(host, static_cast<double>(elements(in)));
 }
 
 std::string HardmaxOp::check(const sdk::Config&) const { return {}; }

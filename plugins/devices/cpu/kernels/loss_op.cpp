@@ -101,10 +101,7 @@ LossOp::LossOp(const sdk::OpTask& task, const HostCpu& host) : softmax_(task.op_
   for (size_t i = 0; i < task.outputs.size() && i < outputs_.size(); ++i)
     if (task.outputs[i].fully_known() && elements(task.outputs[i].shape) != elements(outputs_[i]))
       invalid(who + ": output " + std::to_string(i) + " is " + to_string(task.outputs[i].shape) + ", expected " + to_string(outputs_[i]));
-  space_.version = "1";
-  space_.knobs.resize(kKnobCount);
-  space_.knobs[kThreads] = threads_knob(host);
-  space_.default_config = {default_threads(host, static_cast<double>(elements(scores)) * (softmax_ ? 8.0 : 0.25))};
+  space_ = threads_space(host, static_cast<double>(elements(scores)) * (softmax_ ? 8.0 : 0.25));
 }
 
 std::string LossOp::check(const sdk::Config&) const { return {}; }

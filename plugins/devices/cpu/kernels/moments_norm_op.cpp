@@ -112,10 +112,7 @@ MomentsNormOp::MomentsNormOp(const sdk::OpTask& task, const HostCpu& host) : ins
   for (const auto& t : task.inputs) inputs_.push_back(t.shape);
   outputs_ = {in};
   require_output_shape(task, in);
-  space_.version = "1";
-  space_.knobs.resize(kKnobCount);
-  space_.knobs[kThreads] = threads_knob(host);
-  space_.default_config = {default_threads(host, static_cast<double>(elements(in)) * 2.0)};
+  space_ = threads_space(host, static_cast<double>(elements(in)) * 2.0);
 }
 
 std::string MomentsNormOp::check(const sdk::Config&) const { return {}; }

@@ -90,10 +90,7 @@ NdIndexOp::NdIndexOp(const sdk::OpTask& task, const HostCpu& host) : scatter_(ta
   if (scatter_) inputs_.push_back(out);
   outputs_ = {scatter_ ? data : out};
   require_output_shape(task, outputs_[0]);
-  space_.version = "1";
-  space_.knobs.resize(kKnobCount);
-  space_.knobs[kThreads] = threads_knob(host);
-  space_.default_config = {default_threads(host, static_cast<double>(elements(outputs_[0])) * 0.25)};
+  space_ = threads_space(host, static_cast<double>(elements(outputs_[0])) * 0.25);
 }
 
 std::string NdIndexOp::check(const sdk::Config&) const { return {}; }

@@ -54,10 +54,7 @@ OneHotOp::OneHotOp(const sdk::OpTask& task, const HostCpu& host) {
     for (int64_t i : folded_ints(task, 0, "indices")) hot_.push_back(position(static_cast<double>(i)));
   for (const auto& t : task.inputs) inputs_.push_back(t.shape);
   outputs_ = {out};
-  space_.version = "1";
-  space_.knobs.resize(kKnobCount);
-  space_.knobs[kThreads] = threads_knob(host);
-  space_.default_config = {default_threads(host, static_cast<double>(elements(out)) * 0.25)};
+  space_ = threads_space(host, static_cast<double>(elements(out)) * 0.25);
 }
 
 int64_t OneHotOp::position(double index) const {

@@ -190,4 +190,12 @@ int default_threads(const HostCpu& host, double work) {
   return static_cast<int>(std::clamp(wanted, 1.0, static_cast<double>(std::max(1, host.threads))));
 }
 
+sdk::TuningSpace threads_space(const HostCpu& host, double work) {
+  sdk::TuningSpace space;
+  space.version = "1";
+  space.knobs = {threads_knob(host)};
+  space.default_config = {default_threads(host, work)};
+  return space;
+}
+
 }  // namespace aoe::cpu

@@ -80,5 +80,8 @@ const IsaKernels& kernels_for(int64_t isa_value);
 // Threads a good library would use for `work` units of ~1 ns each:
 // enough that each thread gets tens of microseconds.
 int default_threads(const HostCpu& host, double work);
+// The space of an op whose one knob is `threads` (the knob index 0),
+// defaulting to default_threads(host, work).
+sdk::TuningSpace threads_space(const HostCpu& host, double work);
 
 }  // namespace aoe::cpu

@@ -201,10 +201,7 @@ ResizeOp::ResizeOp(const sdk::OpTask& task, const HostCpu& host) {
   }
   for (const auto& t : task.inputs) inputs_.push_back(t.shape);
   outputs_ = {out};
-  space_.version = "1";
-  space_.knobs.resize(kKnobCount);
-  space_.knobs[kThreads] = threads_knob(host);
-  space_.default_config = {default_threads(host, static_cast<double>(elements(out)) * (linear_ ? 2.0 : 0.5))};
+  space_ = threads_space(host, static_cast<double>(elements(out)) * (linear_ ? 2.0 : 0.5));
 }
 
 double ResizeOp::source(size_t a, int64_t x) const {

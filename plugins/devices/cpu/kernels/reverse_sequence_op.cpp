@@ -58,10 +58,7 @@ ReverseSequenceOp::ReverseSequenceOp(const sdk::OpTask& task, const HostCpu& hos
   inputs_ = {in, task.inputs[1].shape};
   outputs_ = {in};
   require_output_shape(task, in);
-  space_.version = "1";
-  space_.knobs.resize(kKnobCount);
-  space_.knobs[kThreads] = threads_knob(host);
-  space_.default_config = {default_threads(host, static_cast<double>(elements(in)) * 0.25)};
+  space_ = threads_space(host, static_cast<double>(elements(in)) * 0.25);
 }
 
 std::string ReverseSequenceOp::check(const sdk::Config&) const { return {}; }

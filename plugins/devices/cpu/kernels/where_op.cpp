@@ -54,10 +54,7 @@ WhereOp::WhereOp(const sdk::OpTask& task, const HostCpu& host) {
   for (const auto& s : inputs_) aligned_.push_back(align_rank(s, out.size()));
   outputs_ = {out};
   require_output_shape(task, out);
-  space_.version = "1";
-  space_.knobs.resize(kKnobCount);
-  space_.knobs[kThreads] = threads_knob(host);
-  space_.default_config = {default_threads(host, static_cast<double>(elements(out)) * 0.5)};
+  space_ = threads_space(host, static_cast<double>(elements(out)) * 0.5);
 }
 
 std::string WhereOp::check(const sdk::Config&) const { return {}; }

@@ -46,10 +46,7 @@ WindowOp::WindowOp(const sdk::OpTask& task, const HostCpu& host) {
   if (period_ < 1) period_ = 1;  // one point: cos(0)
   inputs_ = {task.inputs[0].shape};
   outputs_ = {{size}};
-  space_.version = "1";
-  space_.knobs.resize(kKnobCount);
-  space_.knobs[kThreads] = threads_knob(host);
-  space_.default_config = {default_threads(host, static_cast<double>(size) * 20)};
+  space_ = threads_space(host, static_cast<double>(size) * 20);
 }
 
 std::string WindowOp::check(const sdk::Config&) const { return {}; }
