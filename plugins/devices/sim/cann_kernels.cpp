@@ -6,6 +6,7 @@
 #include <map>
 
 #include "aoe/sdk/error.h"
+#include "epilogue.h"
 
 namespace aoe::sim {
 namespace {
@@ -117,7 +118,7 @@ void fuse(OpTask& t, const ProfiledKernel& k, const std::vector<std::string>& op
   size_t next = first_addend;
   for (const auto& op : ops) {
     t.fused_ops.push_back(op);
-    if (op == "BNTrainingReduce") continue;
+    if (!is_binary_fused_op(op)) continue;
     t.inputs.push_back(input(k, next++));
   }
 }
@@ -284,7 +285,7 @@ std::vector<OpTask> matmul(const ProfiledKernel& k, const std::vector<std::strin
   t.outputs = {out};
   for (const auto& op : fused) {
     t.fused_ops.push_back(op);
-    if (op == "Gelu") continue;
+    if (!is_binary_fused_op(op)) continue;
     TensorDesc addend = input(k, first_addend++);
     if (addend.elements() == out.elements()) addend.shape = out.shape;
     t.inputs.push_back(addend);
@@ -313,28 +314,67 @@ std::vector<OpTask> row_op(const ProfiledKernel& k, const std::string& op_type) 
 }
 
 // ConfusionTransposeD: the heads of an attention moved from rows to a dim of
-// their own, (B, S, H, D) -> (B, H, S, D), its output's shape.
+// their own, (B, S, H, D) -> (B, H, S, D), or back; the 4-D side gives the dims.
 std::vector<OpTask> confusion_transpose(const ProfiledKernel& k) {
-  const TensorDesc out = output(k, 0);
-  if (out.shape.size() != 4) misfit("ConfusionTransposeD output is not 4-D");
+  const TensorDesc in = input(k, 0), out = output(k, 0);
   OpTask t = task_of(k, "Transpose");
-  TensorDesc x = out;
-  x.shape = {out.shape[0], out.shape[2], out.shape[1], out.shape[3]};
+  TensorDesc x = in, y = out;
+  if (out.shape.size() == 4) {
+    x.shape = {out.shape[0], out.shape[2], out.shape[1], out.shape[3]};
+  } else if (in.shape.size() == 4) {
+    y.shape = {in.shape[0], in.shape[2], in.shape[1], in.shape[3]};
+  } else {
+    misfit("ConfusionTransposeD with neither side 4-D");
+  }
+  if (x.elements() != y.elements()) misfit("ConfusionTransposeD changes the element count");
   t.inputs = {x};
-  t.outputs = {out};
+  t.outputs = {y};
   t.attrs = {{"perm", {0, 2, 1, 3}}};
   return {t};
 }
 
+// ND <-> FRACTAL_NZ: 16 x 16 tiles of a matrix gathered, a transpose of its
+// (row tiles, 16, column tiles, 16) view, batch dims ahead.
+std::vector<OpTask> nz_transdata(const ProfiledKernel& k) {
+  const bool to_nz = k.outputs.at(0).format == "FRACTAL_NZ";
+  const ProfiledTensor& nz = to_nz ? k.outputs[0] : k.inputs.at(0);
+  const auto& d = nz.dims;
+  if (d.size() < 4) misfit("FRACTAL_NZ with fewer than 4 dims");
+  const int64_t batch = product(std::vector<int64_t>(d.begin(), d.end() - 4));
+  const int64_t col_tiles = d[d.size() - 4], row_tiles = d[d.size() - 3];
+  OpTask t = task_of(k, "Transpose");
+  TensorDesc x = to_nz ? input(k, 0) : logical(nz, "in0");
+  x.format = "ND";
+  TensorDesc y = x;
+  y.name = "out0";
+  if (to_nz) {
+    x.shape = {batch, row_tiles, kC0, col_tiles, kC0};
+    y.shape = {batch, col_tiles, row_tiles, kC0, kC0};
+    t.attrs = {{"perm", {0, 3, 1, 2, 4}}};
+  } else {
+    x.shape = {batch, col_tiles, row_tiles, kC0, kC0};
+    y.shape = {batch, row_tiles, kC0, col_tiles, kC0};
+    t.attrs = {{"perm", {0, 2, 3, 1, 4}}};
+  }
+  t.inputs = {x};
+  t.outputs = {y};
+  return {t};
+}
+
+// NCHW <-> NC1HWC0 as the simulator's TransData models it (C padded there);
+// ND <-> FRACTAL_NZ as a tile transpose.
 std::vector<OpTask> transdata(const ProfiledKernel& k) {
-  OpTask t = task_of(k, "TransData");
+  if (k.inputs.empty() || k.outputs.empty()) misfit("TransData without an input and an output");
+  if (k.inputs[0].format == "FRACTAL_NZ" || k.outputs[0].format == "FRACTAL_NZ") return nz_transdata(k);
   TensorDesc x = input(k, 0), y = output(k, 0);
-  x.format = k.inputs[0].format == "NC1HWC0" ? "NC1HWC0" : "NCHW";
-  y.format = k.outputs[0].format == "NC1HWC0" ? "NC1HWC0" : "NCHW";
-  if (x.elements() != y.elements() && x.format == y.format) misfit("TransData between two plain layouts");
-  if (x.format == y.format) y.format = x.format == "NCHW" ? "NC1HWC0" : "NCHW";  // NZ <-> ND: a reorder all the same
-  if (x.shape.size() != 4) x.shape = y.shape.size() == 4 ? y.shape : std::vector<int64_t>{1, 1, 1, x.elements()};
-  if (y.shape.size() != 4) y.shape = x.shape;
+  const bool from_fractal = k.inputs[0].format == "NC1HWC0", to_fractal = k.outputs[0].format == "NC1HWC0";
+  if (from_fractal == to_fractal) misfit("TransData between " + k.inputs[0].format + " and " + k.outputs[0].format);
+  TensorDesc& plain = from_fractal ? y : x;
+  if (plain.shape.size() != 4) misfit("TransData of a " + std::to_string(plain.shape.size()) + "-D plain tensor");
+  x.shape = y.shape = plain.shape;  // the model pads C to C0 itself
+  x.format = from_fractal ? "NC1HWC0" : "NCHW";
+  y.format = to_fractal ? "NC1HWC0" : "NCHW";
+  OpTask t = task_of(k, "TransData");
   t.inputs = {x};
   t.outputs = {y};
   return {t};
@@ -379,7 +419,8 @@ const std::map<std::string, Builder>& table() {
       // gradient from its output: two kernels' worth of work in one launch.
       {"FusedDbnDw",
        [](const ProfiledKernel& k) {
-         ProfiledKernel dbn = k;
+         ProfiledKernel dbn = k;  // reads dy, x and the statistics; x of the conv is the GEMM's
+         dbn.inputs.erase(dbn.inputs.begin());
          dbn.outputs.resize(1);
          auto tasks = vector_kernel(dbn, 6, 0);
          const TensorDesc dy = output(k, 0), x = input(k, 0);
@@ -409,6 +450,26 @@ const std::map<std::string, Builder>& table() {
       {"MaximumGrad", vector(2, 0)},
       {"MinimumGrad", vector(2, 0)},
       {"GeLUGrad", [](const ProfiledKernel& k) { return vector_kernel(k, 8, 2); }},
+      {"TanhGrad", vector(2, 0)},
+      {"Neg", vector(1, 0)},
+      {"Reciprocal", [](const ProfiledKernel& k) { return vector_kernel(k, 0, 1); }},
+      {"Pow", [](const ProfiledKernel& k) { return vector_kernel(k, 1, 2); }},
+      {"Greater", vector(1, 0)},
+      {"LessEqual", vector(1, 0)},
+      {"LogicalAnd", vector(1, 0)},
+      {"LogicalOr", vector(1, 0)},
+      {"LogicalNot", vector(1, 0)},
+      {"Select", vector(1, 0)},
+      {"FusionOp_Mul_Neg", vector(2, 0)},
+      {"FusionOp_RealDiv_Neg", [](const ProfiledKernel& k) { return vector_kernel(k, 1, 1); }},
+      {"Assign", vector(1, 0)},
+      {"AssignAdd", vector(1, 0)},
+      // Data movers and fills: one copy of what they write.
+      {"StridedSlice", vector(1, 0)},
+      {"StridedSliceGrad", vector(1, 0)},
+      {"Gather", vector(1, 0)},
+      {"OneHot", vector(1, 0)},
+      {"UnsortedSegmentSum", vector(1, 0)},
       {"Tile", vector(1, 0)},
       {"TensorMove", vector(1, 0)},
       {"AtomicAddrClean", vector(1, 0)},
@@ -422,12 +483,19 @@ const std::map<std::string, Builder>& table() {
       {"ReduceMean", reduction},
       {"BiasAddGrad", reduction},
       {"LayerNormBetaGammaBackpropV2", reduction},
-      {"MatMul", [](const ProfiledKernel& k) { return matmul(k, k.inputs.size() > 2 ? std::vector<std::string>{"Add"} : std::vector<std::string>{}); }},
+      {"MatMul",
+       [](const ProfiledKernel& k) {
+         return matmul(k, k.inputs.size() > 2 ? std::vector<std::string>{"Add"} : std::vector<std::string>{});
+       }},
       {"BatchMatMul", [](const ProfiledKernel& k) { return matmul(k, {}); }},
       {"FusionOp_MatMul_Mul", [](const ProfiledKernel& k) { return matmul(k, {"Mul"}); }},
       {"FusionOp_MatMul_AddN", [](const ProfiledKernel& k) { return matmul(k, {"Add"}); }},
       {"FusionOp_MatMul_GeLU", [](const ProfiledKernel& k) { return matmul(k, {"Add", "Gelu"}); }},
       {"FusionOp_MatMul_GeLUGrad", [](const ProfiledKernel& k) { return matmul(k, {"GeLUGrad", "Mul"}); }},
+      {"FusionOp_MatMul_Tanh",
+       [](const ProfiledKernel& k) {
+         return matmul(k, k.inputs.size() > 2 ? std::vector<std::string>{"Add", "Tanh"} : std::vector<std::string>{"Tanh"});
+       }},
       {"FusionOp_BatchMatMul_FusedMulAdd", [](const ProfiledKernel& k) { return matmul(k, {"Mul", "Add"}); }},
       {"Softmax", [](const ProfiledKernel& k) { return row_op(k, "Softmax"); }},
       {"SoftmaxGradExt", [](const ProfiledKernel& k) { return row_op(k, "Softmax"); }},

@@ -164,6 +164,21 @@ TEST(CannKernels, AVectorKernelStreamsItsLargeTensorsAndReadsTheStatisticsOnce) 
   EXPECT_GE(t.fused_ops.size() + 1, 5u);
 }
 
+TEST(CannKernels, LayoutChangesAreTransposesOfTheirTiles) {
+  // ND -> FRACTAL_NZ: 16x16 tiles of a 100 x 2048 matrix (rows padded to 112).
+  const auto nz = modelled_kernel(only_row("t,TransData,30,\"DefaultFormat:float:100,2048\",\"FRACTAL_NZ:float:128,7,16,16\",5.8\n"));
+  ASSERT_EQ(nz.tasks.size(), 1u) << nz.uncovered;
+  EXPECT_EQ(nz.tasks[0].op_type, "Transpose");
+  EXPECT_EQ(nz.tasks[0].inputs[0].shape, (std::vector<int64_t>{1, 7, 16, 128, 16}));
+  EXPECT_EQ(nz.tasks[0].attrs["perm"], nlohmann::json({0, 3, 1, 2, 4}));
+  // The heads of an attention moved back to rows: (B, H, S, D) -> (B, S, H x D).
+  const auto back = modelled_kernel(only_row(
+      "c,ConfusionTransposeD,128,\"FRACTAL_NZ:float:128,12,4,8,16,16\",\"FRACTAL_NZ:float:48,1024,16,16\",46.8\n"));
+  ASSERT_EQ(back.tasks.size(), 1u) << back.uncovered;
+  EXPECT_EQ(back.tasks[0].inputs[0].shape, (std::vector<int64_t>{128, 12, 128, 64}));
+  EXPECT_EQ(back.tasks[0].outputs[0].shape, (std::vector<int64_t>{128, 128, 12, 64}));
+}
+
 std::string bench() { return AOE_FIDELITY_BENCH; }
 
 TEST(SimFidelityBench, ScoresAProfileAndListsWhatItDoesNotModel) {
