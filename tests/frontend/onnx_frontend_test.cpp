@@ -546,4 +546,32 @@ TEST_F(OnnxFrontend, ACycleOfNodesIsAnErrorNamingANode) {
   EXPECT_TRUE(contains(e.what(), "node 'mm' (MatMul)") || contains(e.what(), "(Relu)")) << e.what();
 }
 
+// A Clip bound fed at run time is data to the op that reads it: Max, then Min.
+TEST_F(OnnxFrontend, AClipBoundComputedAtRunTimeBecomesMaxAndMin) {
+  onnx::ModelProto model;
+  model.set_ir_version(onnx::IR_VERSION);
+  auto* import = model.add_opset_import();
+  import->set_domain("");
+  import->set_version(13);
+  auto* graph = model.mutable_graph();
+  graph->set_name("clip");
+  set_dims(graph->add_input(), "x", onnx::TensorProto::FLOAT, {"2", "3"});
+  set_dims(graph->add_input(), "lo", onnx::TensorProto::FLOAT, {});
+  set_dims(graph->add_output(), "y", onnx::TensorProto::FLOAT, {"2", "3"});
+  auto* hi = graph->add_initializer();
+  hi->set_name("hi");
+  hi->set_data_type(onnx::TensorProto::FLOAT);
+  hi->add_float_data(6.0f);
+  add_node(graph, "Clip", {"x", "lo", "hi"}, {"y"})->set_name("clip");
+  const auto path = dir_ / "clip.onnx";
+  save(model, path);
+  Normalisation done;
+  const auto g = load_onnx(path, {}, nullptr, &done);
+  EXPECT_EQ(op_types(g), (std::vector<std::string>{"Max", "Min"}));
+  EXPECT_EQ(g.nodes[0].inputs, (std::vector<std::string>{"x", "lo"}));
+  EXPECT_EQ(g.nodes[1].inputs[1], "hi");
+  EXPECT_EQ(g.tensor(g.nodes[0].outputs[0]).shape, (Shape{2, 3}));
+  EXPECT_EQ(done.to_json().value("clip_bounds_as_max_min", 0), 1);
+}
+
 }  // namespace aoe::host

@@ -254,6 +254,37 @@ int64_t variadic_to_binary(onnx::GraphProto& graph) {
   return split;
 }
 
+// A Clip whose bound is computed as the model runs (from opset 11 its bounds
+// are inputs; one that is no initializer once constants are folded) becomes
+// Max(x, min) then Min(., max): what Clip computes, in ops whose second
+// operand is data, as a device reads it.
+int64_t clip_bounds_as_max_min(onnx::GraphProto& graph) {
+  const auto initializers = initializers_by_name(graph);
+  const auto bound = [&](const onnx::NodeProto& node, int i) {
+    return node.input_size() > i && !node.input(i).empty() ? node.input(i) : std::string();
+  };
+  Nodes kept;
+  int64_t rewritten = 0;
+  for (auto& node : *graph.mutable_node()) {
+    const std::string min = bound(node, 1), max = bound(node, 2);
+    const bool run_time = (!min.empty() && !initializers.count(min)) || (!max.empty() && !initializers.count(max));
+    if (node.op_type() != "Clip" || !default_domain(node) || node.output_size() != 1 || !run_time) {
+      *kept.Add() = std::move(node);
+      continue;
+    }
+    std::string value = node.input(0);
+    if (!min.empty()) {
+      const std::string out = max.empty() ? node.output(0) : node.output(0) + "/at_least_min";
+      *kept.Add() = make_node("Max", node.name() + "/min", {value, min}, {out});
+      value = out;
+    }
+    if (!max.empty()) *kept.Add() = make_node("Min", node.name() + "/max", {value, max}, {node.output(0)});
+    ++rewritten;
+  }
+  graph.mutable_node()->Swap(&kept);
+  return rewritten;
+}
+
 std::optional<std::vector<int64_t>> known_dims(const onnx::GraphProto& graph, const std::string& name) {
   for (const auto* list : {&graph.input(), &graph.value_info(), &graph.output()})
     for (const auto& v : *list)
@@ -480,6 +511,7 @@ std::string Normalisation::summary() const {
       {"softmax_along_an_axis", "opset-11 Softmax nodes given one axis"},
       {"remove_identity", "Identity/Dropout/same-type Cast nodes read through"},
       {"empty_optional_inputs", "nodes with empty optional inputs made absent"},
+      {"clip_bounds_as_max_min", "Clip nodes with bounds computed at run time made Max and Min"},
       {"drop_unused", "unused initializers dropped"},
       {"value_attributes", "nodes given their constant inputs as attributes"}};
   std::string text;
@@ -512,6 +544,9 @@ Normalisation normalise_graph(onnx::GraphProto& graph, int64_t opset, const std:
   }
   done.add("remove_identity", remove_identity(graph));
   done.add("empty_optional_inputs", empty_optional_inputs(graph, opset));
+  const int64_t clips = clip_bounds_as_max_min(graph);
+  done.add("clip_bounds_as_max_min", clips);
+  if (clips) infer_shapes();  // the values between each Max and its Min
   done.add("drop_unused", drop_unused(graph));
   return done;
 }

@@ -47,7 +47,9 @@ struct Normalisation {
 //     input has, read through;
 //   empty_optional_inputs: an optional input given as a tensor of no elements
 //     (Resize's roi, as Paddle2ONNX writes it) is read as absent (""), and
-//     absent inputs at the end of the list are dropped.
+//     absent inputs at the end of the list are dropped;
+//   clip_bounds_as_max_min: a Clip whose min or max is computed as the model
+//     runs becomes Max(x, min) then Min(., max) (then `infer_shapes` runs).
 // A graph output keeps the node that makes it where reading through would rename it.
 Normalisation normalise_graph(onnx::GraphProto& graph, int64_t opset, const std::function<void()>& infer_shapes);
 
