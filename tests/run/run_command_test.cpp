@@ -283,6 +283,18 @@ TEST_F(RunCommand, RunsAnExportersGraphNormalised) {
   EXPECT_EQ(tuned.exit_code, 0) << details(tuned);
 }
 
+// Nodes out of order and a Clip bound fed at run time, as converted exports
+// have them: sorted, the Clip run as Max and Min, checked against the reference.
+TEST_F(RunCommand, RunsAGraphOutOfOrderWithARunTimeClipBound) {
+  write_converted_model(dir_ / "converted.onnx");
+  const auto r = run("converted.onnx", "converted.json", {"--check"});
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  const json rep = report("converted.json");
+  EXPECT_TRUE(rep["check"]["match"].get<bool>()) << rep.dump(2);
+  EXPECT_EQ(rep["normalised"]["topological_order"], 2) << rep["normalised"].dump();
+  EXPECT_EQ(rep["normalised"]["clip_bounds_as_max_min"], 1) << rep["normalised"].dump();
+}
+
 // Before opset 13 a Softmax without an axis normalises each batch's values
 // together; a LogSoftmax along the last axis is the same in either opset.
 TEST_F(RunCommand, AnOpset11SoftmaxNormalisesWhatItsOpsetSays) {

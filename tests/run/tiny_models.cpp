@@ -26,7 +26,8 @@ void set_dims(onnx::ValueInfoProto* value, const std::string& name, const Dims& 
   value->set_name(name);
   auto* type = value->mutable_type()->mutable_tensor_type();
   type->set_elem_type(onnx::TensorProto::FLOAT);
-  for (auto d : dims) type->mutable_shape()->add_dim()->set_dim_value(d);
+  auto* shape = type->mutable_shape();  // a scalar's is there, with no dims
+  for (auto d : dims) shape->add_dim()->set_dim_value(d);
 }
 
 void add_weights(onnx::GraphProto* graph, const std::string& name, const Dims& dims) {
@@ -266,6 +267,19 @@ void write_opset11_softmax_model(const std::filesystem::path& file) {
   add_node(g, "Softmax_0", "Softmax", {"x"}, {"y"});
   auto* axis = add_node(g, "LogSoftmax_1", "LogSoftmax", {"x"}, {"z"})->add_attribute();
   axis->set_name("axis"), axis->set_type(onnx::AttributeProto::INT), axis->set_i(2);
+  save(model, file);
+}
+
+void write_converted_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {2, 3});
+  set_dims(g->add_input(), "lo", {});
+  set_dims(g->add_output(), "y", {2, 3});
+  add_weights(g, "hi", {});
+  // Out of order, as a float16 conversion appends what it adds.
+  add_node(g, "Clip_1", "Clip", {"r", "lo", "hi"}, {"y"});
+  add_node(g, "Relu_0", "Relu", {"x"}, {"r"});
   save(model, file);
 }
 

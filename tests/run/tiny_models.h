@@ -35,6 +35,9 @@ void write_exported_model(const std::filesystem::path& file);
 // Opset 11: x[2,3,4] -> Softmax (no axis: 1, so over each batch's 12 values) -> y,
 // and x -> LogSoftmax(axis 2) -> z.
 void write_opset11_softmax_model(const std::filesystem::path& file);
+// x[2,3] -> Relu -> Clip(lo, hi) -> y, its nodes stored last first; lo a
+// graph input (a bound computed as the model runs), hi an initializer.
+void write_converted_model(const std::filesystem::path& file);
 // x[1,4] -> LpNormalization -> y: an op the cpu device has no kernel for.
 void write_lp_norm_model(const std::filesystem::path& file);
 
