@@ -176,13 +176,14 @@ json score_file(const aoe::sim::Soc& soc, const std::string& file, const std::ve
     f["op_type"] = type;
     types.push_back(f);
   }
-  const double total = figures(scored)["measured_us"].get<double>();
+  const json step = figures(scored);
+  const double total = step["measured_us"].get<double>();
   std::sort(types.begin(), types.end(),
             [](const json& a, const json& b) { return a["measured_us"].get<double>() > b["measured_us"].get<double>(); });
   for (auto& t : types) t["share"] = total > 0 ? t["measured_us"].get<double>() / total : 0;
   json reasons = json::array();
   for (const auto& [why, n] : uncovered) reasons.push_back({{"reason", why}, {"kernels", n}});
-  return {{"file", file}, {"soc", soc.target}, {"step", figures(scored)}, {"op_types", types}, {"uncovered", reasons}};
+  return {{"file", file}, {"soc", soc.target}, {"step", step}, {"op_types", types}, {"uncovered", reasons}};
 }
 
 // The constants a SoC file marks [L] or [M] that no measurement pins: the

@@ -26,13 +26,16 @@ bool default_domain(const onnx::NodeProto& node) { return node.domain().empty() 
 
 void read_in_graph(const onnx::GraphProto& graph, std::set<std::string>& names);
 
-// What the subgraphs of a node (If's branches, Loop's and Scan's bodies) read, the outer scope's names among them.
+}  // namespace
+
 void read_in_subgraphs(const onnx::NodeProto& node, std::set<std::string>& names) {
   for (const auto& a : node.attribute()) {
     if (a.has_g()) read_in_graph(a.g(), names);
     for (const auto& g : a.graphs()) read_in_graph(g, names);
   }
 }
+
+namespace {
 
 void read_in_graph(const onnx::GraphProto& graph, std::set<std::string>& names) {
   for (const auto& node : graph.node()) {

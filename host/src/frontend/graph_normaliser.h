@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,9 +17,14 @@
 
 namespace onnx {
 class GraphProto;
+class NodeProto;
 }
 
 namespace aoe::host {
+
+// Adds to `names` what a node's subgraphs (If's branches, Loop's and Scan's
+// bodies) read, the outer scope's names among them.
+void read_in_subgraphs(const onnx::NodeProto& node, std::set<std::string>& names);
 
 // What the normaliser did: a count per rule, in the order the rules ran.
 struct Normalisation {

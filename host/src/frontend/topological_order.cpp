@@ -9,38 +9,13 @@
 #include <vector>
 
 #include "aoe/sdk/error.h"
+#include "graph_normaliser.h"
 
 namespace aoe::host {
 namespace {
 
 using sdk::Error;
 using sdk::StatusCode;
-
-// Every value a node reads: its inputs, and what the bodies of its graph
-// attributes read from outside themselves.
-void reads(const onnx::NodeProto& node, std::set<std::string>& out);
-
-void body_reads(const onnx::GraphProto& body, std::set<std::string>& out) {
-  std::set<std::string> inside;
-  for (const auto& i : body.input()) inside.insert(i.name());
-  for (const auto& t : body.initializer()) inside.insert(t.name());
-  for (const auto& n : body.node())
-    for (const auto& o : n.output()) inside.insert(o);
-  std::set<std::string> read;
-  for (const auto& n : body.node()) reads(n, read);
-  for (const auto& o : body.output()) read.insert(o.name());
-  for (const auto& name : read)
-    if (!inside.count(name)) out.insert(name);
-}
-
-void reads(const onnx::NodeProto& node, std::set<std::string>& out) {
-  for (const auto& i : node.input())
-    if (!i.empty()) out.insert(i);
-  for (const auto& a : node.attribute()) {
-    if (a.has_g()) body_reads(a.g(), out);
-    for (const auto& g : a.graphs()) body_reads(g, out);
-  }
-}
 
 std::string node_label(const onnx::NodeProto& node, int index) {
   return "node " + (node.name().empty() ? "#" + std::to_string(index) : "'" + node.name() + "'") + " (" +
@@ -58,8 +33,9 @@ int64_t order_topologically(onnx::GraphProto& graph, const std::filesystem::path
   std::vector<std::vector<int>> readers(static_cast<size_t>(n));
   std::vector<int> waiting(static_cast<size_t>(n), 0);
   for (int i = 0; i < n; ++i) {
-    std::set<std::string> read;
-    reads(graph.node(i), read);
+    const auto& node = graph.node(i);
+    std::set<std::string> read(node.input().begin(), node.input().end());
+    read_in_subgraphs(node, read);
     std::set<int> from;
     for (const auto& name : read)
       if (auto it = producer.find(name); it != producer.end() && it->second != i) from.insert(it->second);

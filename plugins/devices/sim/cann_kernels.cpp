@@ -66,6 +66,12 @@ OpTask task_of(const ProfiledKernel& k, const std::string& op_type) {
   return t;
 }
 
+// A feature map, N x C x H x W as NC1HWC0 becomes (logical()); else misfit.
+const TensorDesc& feature_map(const TensorDesc& t, const char* what) {
+  if (t.shape.size() != 4) misfit(std::string(what) + " is not a feature map (NC1HWC0)");
+  return t;
+}
+
 // The first generation's cube multiplies fp16 only: its operands are read as such.
 TensorDesc cube_operand(TensorDesc t) {
   t.dtype = DType::f16;
@@ -80,6 +86,8 @@ struct ConvGeometry {
 };
 ConvGeometry conv_geometry(const TensorDesc& x, const ProfiledTensor& w, const TensorDesc& y) {
   if (w.dims.size() != 4) misfit("conv weights are not Fractal Z (4 dims)");
+  feature_map(x, "conv input");
+  feature_map(y, "conv output");
   const int64_t c1 = x.shape[1] / kC0;
   if (c1 <= 0 || w.dims[0] % c1 != 0) misfit("conv weights' first dim is not a multiple of the input's C1");
   const int64_t taps = w.dims[0] / c1;
@@ -112,14 +120,17 @@ TensorDesc conv_weights(int64_t cout, int64_t cin, int64_t k) {
   return w;
 }
 
-// Fused ops after a cube kernel read the kernel's remaining inputs in turn
-// (an AddN's addend, a ReluGradV2's mask).
-void fuse(OpTask& t, const ProfiledKernel& k, const std::vector<std::string>& ops, size_t first_addend) {
-  size_t next = first_addend;
+// Fused ops after a cube kernel: each binary one reads the kernel's next
+// input after its two operands (an AddN's addend, a ReluGradV2's mask), in the
+// output's shape where it has the output's elements.
+void fuse(OpTask& t, const ProfiledKernel& k, const std::vector<std::string>& ops) {
+  size_t next = 2;
   for (const auto& op : ops) {
     t.fused_ops.push_back(op);
     if (!is_binary_fused_op(op)) continue;
-    t.inputs.push_back(input(k, next++));
+    TensorDesc addend = input(k, next++);
+    if (addend.elements() == t.outputs.at(0).elements()) addend.shape = t.outputs[0].shape;
+    t.inputs.push_back(addend);
   }
 }
 
@@ -130,7 +141,7 @@ std::vector<OpTask> conv_forward(const ProfiledKernel& k, const std::vector<std:
   t.inputs = {x, conv_weights(y.shape[1], x.shape[1], g.k)};
   t.outputs = {y};
   t.attrs = conv_attrs(g);
-  fuse(t, k, fused, 2);
+  fuse(t, k, fused);
   return {t};
 }
 
@@ -143,7 +154,7 @@ std::vector<OpTask> conv_data_gradient(const ProfiledKernel& k, const std::vecto
   t.outputs = {dx};
   t.attrs = conv_attrs(g);
   t.attrs["output_shape"] = {dx.shape[2], dx.shape[3]};
-  fuse(t, k, fused, 2);
+  fuse(t, k, fused);
   return {t};
 }
 
@@ -151,11 +162,11 @@ std::vector<OpTask> conv_data_gradient(const ProfiledKernel& k, const std::vecto
 // Cin x KH x KW columns over N x Ho x Wo, as the cube runs it.
 OpTask weight_gradient(const ProfiledKernel& k, const TensorDesc& dy, const TensorDesc& x, const ProfiledTensor& dw) {
   if (dw.dims.size() != 4) misfit("weight gradient is not Fractal Z (4 dims)");
+  feature_map(dy, "output gradient");
   const int64_t cout = dw.dims[1] * dw.dims[2];
   if (cout != dy.shape[1]) misfit("weight gradient's Cout does not match the output gradient's channels");
   const int64_t depth = dy.shape[0] * dy.shape[2] * dy.shape[3];
   const int64_t columns = dw.dims[0] * dw.dims[3];  // C1 x KH x KW x C0
-  (void)x;
   OpTask t = task_of(k, "MatMul");
   TensorDesc a = cube_operand(dy), b = cube_operand(x);
   a.shape = {cout, depth};
@@ -174,7 +185,7 @@ OpTask weight_gradient(const ProfiledKernel& k, const TensorDesc& dy, const Tens
 std::vector<OpTask> conv_weight_gradient(const ProfiledKernel& k) {
   const TensorDesc a = input(k, 0), b = input(k, 1);
   const ProfiledTensor& dw = k.outputs.at(0);
-  const bool a_is_dy = dw.dims.size() == 4 && a.shape[1] == dw.dims[1] * dw.dims[2];
+  const bool a_is_dy = dw.dims.size() == 4 && a.shape.size() == 4 && a.shape[1] == dw.dims[1] * dw.dims[2];
   return {weight_gradient(k, a_is_dy ? a : b, a_is_dy ? b : a, dw)};
 }
 
@@ -239,6 +250,7 @@ std::vector<OpTask> reduction(const ProfiledKernel& k) {
   const auto& s = x.shape;
   const int64_t kept = out.elements();
   const auto rank = static_cast<int64_t>(s.size());
+  if (rank == 0) misfit("reduces a scalar");
   if (kept == 1) {
     for (int64_t a = 0; a < rank; ++a) axes.push_back(a);
   } else if (rank == 4 && kept == s[1]) {
@@ -265,7 +277,7 @@ std::vector<OpTask> reduction(const ProfiledKernel& k) {
 
 // MatMul and BatchMatMul on FRACTAL_NZ operands, transposed as the output's
 // rows and columns say; fused ops after it read the remaining inputs.
-std::vector<OpTask> matmul(const ProfiledKernel& k, const std::vector<std::string>& fused, size_t first_addend = 2) {
+std::vector<OpTask> matmul(const ProfiledKernel& k, const std::vector<std::string>& fused) {
   TensorDesc a = cube_operand(input(k, 0)), b = cube_operand(input(k, 1));
   const TensorDesc out = output(k, 0);
   if (a.shape.size() < 2 || b.shape.size() < 2 || out.shape.size() < 2) misfit("a product of fewer than 2 dims");
@@ -283,19 +295,14 @@ std::vector<OpTask> matmul(const ProfiledKernel& k, const std::vector<std::strin
   OpTask t = task_of(k, "MatMul");
   t.inputs = {a, b};
   t.outputs = {out};
-  for (const auto& op : fused) {
-    t.fused_ops.push_back(op);
-    if (!is_binary_fused_op(op)) continue;
-    TensorDesc addend = input(k, first_addend++);
-    if (addend.elements() == out.elements()) addend.shape = out.shape;
-    t.inputs.push_back(addend);
-  }
+  fuse(t, k, fused);
   return {t};
 }
 
 std::vector<OpTask> row_op(const ProfiledKernel& k, const std::string& op_type) {
   OpTask t = task_of(k, op_type);
   TensorDesc x = input(k, 0);
+  if (x.shape.empty()) misfit("runs along the rows of a scalar");
   x.format = "ND";
   t.inputs = {x};
   if (op_type == "LayerNormalization") {
@@ -402,8 +409,8 @@ Builder vector(int simple, int transcendental) {
 
 // CANN's op types, the fusions of a training step included. Vector kernels
 // carry their instruction counts per element: batch-norm update
-// (x - mean) * rstd * gamma + beta = 4, + ReLU 1, + Add 1; its gradients 5
-// (reduce) and 6; momentum v = m * v + g, w -= lr * v (4); Lamb's moments,
+// (x - mean) * rstd * gamma + beta = 4, + ReLU 1, + Add 1; its data
+// gradient 6 (its statistics' gradient is a reduction); momentum v = m * v + g, w -= lr * v (4); Lamb's moments,
 // ratio and update (12, 2 roots and divides); Adam-free elementwise ops 1.
 const std::map<std::string, Builder>& table() {
   static const std::map<std::string, Builder> rows = {

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <stdexcept>
+#include <string>
 
 #include "aoe/sdk/error.h"
 
@@ -52,6 +54,22 @@ sdk::DType dtype_of(const std::string& name) {
       {"bool", sdk::DType::boolean}, {"double", sdk::DType::f64}};
   const auto it = names.find(name);
   return it == names.end() ? sdk::DType::undefined : it->second;
+}
+
+// A column's whole value as a number `valid` accepts, else an error naming
+// the row, the column and what it should hold.
+template <class Parse, class Valid>
+auto column_number(const std::string& where, const char* column, const std::string& text, const char* meaning, Parse parse,
+                   Valid valid) {
+  try {
+    size_t used = 0;
+    const auto v = parse(text, &used);
+    if (used == text.size() && valid(v)) return v;
+  } catch (const std::logic_error&) {
+    // not a number, or out of range: as below
+  }
+  throw Error(StatusCode::invalid_argument,
+              where + ": column '" + column + "' holds '" + text + "', not " + meaning);
 }
 
 std::vector<ProfiledTensor> tensors(const std::string& field) {
@@ -121,24 +139,12 @@ std::vector<ProfiledKernel> read_kernel_profile(const std::filesystem::path& fil
     k.name = field("op_name");
     k.op_type = field("op_type");
     if (k.op_type.empty()) throw Error(StatusCode::invalid_argument, where + ": column 'op_type' is empty");
-    try {
-      size_t used = 0;
-      const std::string& bd = field("block_dim");
-      k.block_dim = std::stoll(bd, &used);
-      if (used != bd.size() || k.block_dim < 0) throw std::invalid_argument(bd);
-    } catch (const std::logic_error&) {
-      throw Error(StatusCode::invalid_argument, where + ": column 'block_dim' holds '" + field("block_dim") +
-                                                    "', not a core count");
-    }
-    try {
-      size_t used = 0;
-      const std::string& us = field("measured_us");
-      k.measured_us = std::stod(us, &used);
-      if (used != us.size() || !std::isfinite(k.measured_us) || k.measured_us < 0) throw std::invalid_argument(us);
-    } catch (const std::logic_error&) {
-      throw Error(StatusCode::invalid_argument, where + ": column 'measured_us' holds '" + field("measured_us") +
-                                                    "', not a time in microseconds");
-    }
+    k.block_dim = column_number(where, "block_dim", field("block_dim"), "a core count",
+                                [](const std::string& text, size_t* used) { return std::stoll(text, used); },
+                                [](long long v) { return v >= 0; });
+    k.measured_us = column_number(where, "measured_us", field("measured_us"), "a time in microseconds",
+                                  [](const std::string& text, size_t* used) { return std::stod(text, used); },
+                                  [](double v) { return std::isfinite(v) && v >= 0; });
     for (const char* side : {"inputs", "outputs"}) {
       try {
         (side[0] == 'i' ? k.inputs : k.outputs) = tensors(field(side));

@@ -114,6 +114,14 @@ TEST(CannKernels, AnUnknownTypeOrAMisfitRowIsUncoveredNotAnError) {
       only_row("c,Conv2D,30,\"NC1HWC0:float16:1,1,8,8,16|ND:float16:3,3\",\"NC1HWC0:float16:1,1,8,8,16\",2.0\n"));
   EXPECT_TRUE(misfit.tasks.empty());
   EXPECT_NE(misfit.uncovered.find("Fractal Z"), std::string::npos) << misfit.uncovered;
+  // Tensors of too few dims for their type, each read past its end were it not checked.
+  for (const char* row : {"c,Conv2D,30,\"ND:float16:8|FracZ:float16:1,1,16,16\",\"ND:float16:8\",2.0\n",
+                          "dw,Conv2DBackpropFilter,30,\"ND:float16:8|ND:float16:8\",\"FracZ:float16:1,1,16,16\",2.0\n",
+                          "s,SquareSumV1,30,ND:float16:,ND:float16:,2.0\n", "l,LayerNorm,30,ND:float16:,ND:float16:,2.0\n"}) {
+    const auto m = modelled_kernel(only_row(row));
+    EXPECT_TRUE(m.tasks.empty()) << row;
+    EXPECT_FALSE(m.uncovered.empty()) << row;
+  }
 }
 
 TEST(CannKernels, TheStemConvIsASevenBySevenStrideTwoConvWithTheStatisticsFused) {
