@@ -83,6 +83,19 @@ class Ledger {
     if (outside_.insert(c).second && m.status != sdk::ResultStatus::invalid) ++measured_;
   }
 
+  // The config's genome when its result is news to the ledger: none for a
+  // config outside the space or one that had a result already (each charged
+  // as observe_outside() and observe() say).
+  std::optional<Genome> record(const SpaceCoding& space, const sdk::Config& c, const sdk::Measurement& m) {
+    auto g = space.encode(c);
+    if (!g) {
+      observe_outside(c, m);
+      return std::nullopt;
+    }
+    if (!observe(*g, m)) return std::nullopt;
+    return g;
+  }
+
   // A config not yet proposed or observed, uniformly; none once all are.
   std::optional<Genome> random_unseen(const SpaceCoding& space, ga::Draw& draw) const {
     constexpr int kRandomTries = 32;

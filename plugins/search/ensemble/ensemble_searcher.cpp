@@ -93,12 +93,8 @@ std::vector<sdk::Config> EnsembleSearcher::propose(size_t max_count) {
 
 void EnsembleSearcher::observe(const sdk::Config& config, const sdk::Measurement& result) {
   for (Arm& arm : arms_) arm.searcher->observe(config, result);
-  const auto g = space_.encode(config);
-  if (!g) {
-    ledger_.observe_outside(config, result);
-    return;
-  }
-  if (!ledger_.observe(*g, result)) return;  // told twice: the first result stands
+  const auto g = ledger_.record(space_, config, result);
+  if (!g) return;  // outside the space, or told twice: the first result stands
   size_t owner = kNoMember;
   if (const auto it = owners_.find(*g); it != owners_.end()) {
     owner = it->second;

@@ -23,11 +23,12 @@ ExhaustiveSearcher::ExhaustiveSearcher(const sdk::CreateArgs& args) {
 }
 
 void ExhaustiveSearcher::start(const sdk::TuningSpace& space, const sdk::SearchOptions& options) {
-  domains_.clear();
-  for (const auto& knob : space.knobs) domains_.push_back(knob.values);
-  walk_done_ = std::any_of(domains_.begin(), domains_.end(), [](const auto& d) { return d.empty(); });
-  cursor_.assign(domains_.size(), 0);
-  default_first_ = !walk_done_ && digits_of(space.default_config, default_);
+  coding_ = common::SpaceCoding(space);
+  walk_done_ = coding_.empty();
+  cursor_.assign(coding_.knobs(), 0);
+  const auto default_digits = coding_.encode(space.default_config);
+  default_first_ = !walk_done_ && default_digits;
+  default_ = default_digits.value_or(Digits{});
   default_proposed_ = false;
   budget_ = options.budget;
   max_proposals_ = saturating_mul(budget_, kProposalsPerBudget);
@@ -44,7 +45,7 @@ std::vector<sdk::Config> ExhaustiveSearcher::propose(size_t max_count) {
     sdk::Config c;
     if (default_first_ && !default_proposed_) {
       default_proposed_ = true;
-      c = config_of(default_);
+      c = coding_.decode(default_);
       if (observed_ahead_.erase(c)) continue;
     } else if (!next_in_walk(c)) {
       break;
@@ -62,9 +63,9 @@ void ExhaustiveSearcher::observe(const sdk::Config& config, const sdk::Measureme
   if (result.status != sdk::ResultStatus::invalid) ++measured_;
   if (pending_.erase(config)) return;
   // Measured by someone else before the walk reached it: no need to measure it again.
-  Digits d;
-  if (!digits_of(config, d)) return;
-  const bool proposed = default_first_ && d == default_ ? default_proposed_ : walked_past(d);
+  const auto d = coding_.encode(config);
+  if (!d) return;
+  const bool proposed = default_first_ && *d == default_ ? default_proposed_ : walked_past(*d);
   if (!proposed) observed_ahead_.insert(config);
 }
 
@@ -81,7 +82,7 @@ bool ExhaustiveSearcher::next_in_walk(sdk::Config& out) {
     const Digits d = cursor_;
     walk_done_ = !advance();
     if (default_first_ && d == default_) continue;
-    sdk::Config c = config_of(d);
+    sdk::Config c = coding_.decode(d);
     if (observed_ahead_.erase(c)) continue;
     out = std::move(c);
     return true;
@@ -92,7 +93,7 @@ bool ExhaustiveSearcher::next_in_walk(sdk::Config& out) {
 // One step of the mixed-radix counter, first knob fastest; false once it wraps.
 bool ExhaustiveSearcher::advance() {
   for (size_t i = 0; i < cursor_.size(); ++i) {
-    if (++cursor_[i] < domains_[i].size()) return true;
+    if (++cursor_[i] < coding_.size(i)) return true;
     cursor_[i] = 0;
   }
   return false;
@@ -104,24 +105,6 @@ bool ExhaustiveSearcher::walked_past(const Digits& d) const {
   for (size_t i = d.size(); i-- > 0;)
     if (d[i] != cursor_[i]) return d[i] < cursor_[i];
   return false;
-}
-
-bool ExhaustiveSearcher::digits_of(const sdk::Config& c, Digits& out) const {
-  if (c.size() != domains_.size()) return false;
-  out.resize(c.size());
-  for (size_t i = 0; i < c.size(); ++i) {
-    const auto& d = domains_[i];
-    const auto it = std::lower_bound(d.begin(), d.end(), c[i]);
-    if (it == d.end() || *it != c[i]) return false;
-    out[i] = static_cast<size_t>(it - d.begin());
-  }
-  return true;
-}
-
-sdk::Config ExhaustiveSearcher::config_of(const Digits& d) const {
-  sdk::Config c(d.size());
-  for (size_t i = 0; i < d.size(); ++i) c[i] = domains_[i][d[i]];
-  return c;
 }
 
 }  // namespace aoe::search

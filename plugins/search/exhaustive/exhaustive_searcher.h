@@ -7,6 +7,7 @@
 #include <set>
 #include <vector>
 
+#include "../common/space_coding.h"
 #include "aoe/sdk/component.h"
 #include "aoe/sdk/searcher.h"
 
@@ -23,16 +24,14 @@ class ExhaustiveSearcher final : public sdk::Searcher {
   void observe(const sdk::Config& config, const sdk::Measurement& result) override;
 
  private:
-  using Digits = std::vector<size_t>;  // a config as indices into each knob's values
+  using Digits = common::Genome;  // a config as indices into each knob's values
 
   uint64_t room() const;
   bool next_in_walk(sdk::Config& out);
   bool advance();
   bool walked_past(const Digits& d) const;
-  bool digits_of(const sdk::Config& c, Digits& out) const;
-  sdk::Config config_of(const Digits& d) const;
 
-  std::vector<std::vector<int64_t>> domains_;
+  common::SpaceCoding coding_;
   Digits cursor_;  // the next config of the walk
   bool walk_done_ = true;
   bool default_first_ = false;  // the default is in the space: proposed first, skipped in the walk

@@ -43,29 +43,15 @@ GaSearcher::GaSearcher(const sdk::CreateArgs& args) {
 }
 
 void GaSearcher::start(const sdk::TuningSpace& space, const sdk::SearchOptions& options) {
-  values_.clear();
+  coding_ = common::SpaceCoding(space);
   shapes_.clear();
-  constexpr uint64_t kIndexable = uint64_t{1} << 63;
-  space_size_ = 1;
-  indexed_ = true;
-  empty_space_ = false;
-  size_t choice_knobs = 0;
-  for (const auto& knob : space.knobs) {
-    values_.push_back(knob.values);
-    const auto n = static_cast<uint32_t>(knob.values.size());
-    shapes_.push_back({n, knob.kind != sdk::DomainKind::categorical});
-    if (n == 0) empty_space_ = true;
-    if (n > 1) ++choice_knobs;
-    if (n > 0 && indexed_ && space_size_ > kIndexable / n) indexed_ = false;
-    if (indexed_) space_size_ *= n;
-  }
-  Genome d;
-  default_ = !empty_space_ && genome_of(space.default_config, d) ? std::optional<Genome>(d) : std::nullopt;
+  for (size_t k = 0; k < coding_.knobs(); ++k) shapes_.push_back({coding_.size(k), coding_.ordered(k)});
+  default_ = coding_.empty() ? std::nullopt : coding_.encode(space.default_config);
 
   budget_ = options.budget;
   max_proposals_ = saturating_mul(budget_, kProposalsPerBudget);
   proposed_ = measured_ = pending_ = 0;
-  p_ = resolve(requested_, budget_, choice_knobs);
+  p_ = resolve(requested_, budget_, coding_.choice_knobs().size());
 
   draw_.seed(options.seed);
   memory_.reset(shapes_);
@@ -90,7 +76,7 @@ void GaSearcher::start(const sdk::TuningSpace& space, const sdk::SearchOptions& 
 
 std::vector<sdk::Config> GaSearcher::propose(size_t max_count) {
   std::vector<sdk::Config> out;
-  if (empty_space_) return out;
+  if (coding_.empty()) return out;
   while (out.size() < max_count && room() > 0) {
     if (generation_complete()) close_generation();
     // An empty answer ends the search, so the first config of a batch is
@@ -98,7 +84,7 @@ std::vector<sdk::Config> GaSearcher::propose(size_t max_count) {
     auto c = next(out.empty());
     if (!c) break;
     issue(*c);
-    out.push_back(config_of(c->genome));
+    out.push_back(coding_.decode(c->genome));
   }
   return out;
 }
@@ -106,12 +92,13 @@ std::vector<sdk::Config> GaSearcher::propose(size_t max_count) {
 void GaSearcher::observe(const sdk::Config& config, const sdk::Measurement& result) {
   // A config the device refused before running it cost no measurement.
   const bool refused = result.status == sdk::ResultStatus::invalid;
-  Genome g;
-  if (!genome_of(config, g)) {
+  const auto encoded = coding_.encode(config);
+  if (!encoded) {
     // A result for a config outside the space still spends the budget, once.
     if (outside_.insert(config).second && !refused) ++measured_;
     return;
   }
+  const Genome& g = *encoded;
   auto [it, added] = records_.try_emplace(g);
   Record& r = it->second;
   if (!added && r.state != State::pending) return;  // told twice: the first result stands, charged once
@@ -237,14 +224,14 @@ std::optional<GaSearcher::Candidate> GaSearcher::immigrant() {
 std::optional<GaSearcher::Genome> GaSearcher::random_unseen(bool uniform) {
   if (exhausted()) return std::nullopt;
   // Past 2^63 configs the records can never fill the space: drawing always ends.
-  for (int i = 0; i < kRandomTries || !indexed_; ++i) {
-    Genome g = uniform ? uniform_genome() : variation_.random(memory_, draw_);
+  for (int i = 0; i < kRandomTries || !coding_.countable(); ++i) {
+    Genome g = uniform ? coding_.random(draw_) : variation_.random(memory_, draw_);
     if (!seen(g)) return g;
   }
   // A nearly exhausted space: walk it from a random place.
-  const uint64_t start = draw_.below(space_size_);
-  for (uint64_t i = 0; i < space_size_; ++i) {
-    Genome g = decode((start + i) % space_size_);
+  const uint64_t start = draw_.below(coding_.size());
+  for (uint64_t i = 0; i < coding_.size(); ++i) {
+    Genome g = coding_.at((start + i) % coding_.size());
     if (!seen(g)) return g;
   }
   return std::nullopt;
@@ -304,40 +291,6 @@ void GaSearcher::issue(const Candidate& c) {
   ++pending_;
   ++live_;
   ++waiting_;
-}
-
-bool GaSearcher::genome_of(const sdk::Config& c, Genome& out) const {
-  if (c.size() != values_.size()) return false;
-  out.resize(c.size());
-  for (size_t k = 0; k < c.size(); ++k) {
-    const auto& d = values_[k];
-    const auto it = std::lower_bound(d.begin(), d.end(), c[k]);
-    if (it == d.end() || *it != c[k]) return false;
-    out[k] = static_cast<uint32_t>(it - d.begin());
-  }
-  return true;
-}
-
-sdk::Config GaSearcher::config_of(const Genome& g) const {
-  sdk::Config c(g.size());
-  for (size_t k = 0; k < g.size(); ++k) c[k] = values_[k][g[k]];
-  return c;
-}
-
-GaSearcher::Genome GaSearcher::uniform_genome() {
-  Genome g(shapes_.size());
-  for (size_t k = 0; k < shapes_.size(); ++k) g[k] = static_cast<uint32_t>(draw_.below(shapes_[k].size));
-  return g;
-}
-
-// Mixed radix, first knob fastest.
-GaSearcher::Genome GaSearcher::decode(uint64_t index) const {
-  Genome g(shapes_.size());
-  for (size_t k = 0; k < shapes_.size(); ++k) {
-    g[k] = static_cast<uint32_t>(index % shapes_[k].size);
-    index /= shapes_[k].size;
-  }
-  return g;
 }
 
 }  // namespace aoe::search

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "../common/exploration.h"
+#include "../common/space_coding.h"
 #include "aoe/sdk/component.h"
 #include "aoe/sdk/searcher.h"
 #include "constraint_memory.h"
@@ -86,21 +87,14 @@ class GaSearcher final : public sdk::Searcher {
   const Member& tournament();
   void issue(const Candidate& c);
   bool seen(const Genome& g) const { return records_.count(g) != 0; }
-  bool exhausted() const { return indexed_ && records_.size() >= space_size_; }
-  bool genome_of(const sdk::Config& c, Genome& out) const;
-  sdk::Config config_of(const Genome& g) const;
-  Genome decode(uint64_t index) const;
-  Genome uniform_genome();
+  bool exhausted() const { return coding_.countable() && records_.size() >= coding_.size(); }
 
   GaParameters requested_;
   GaParameters p_;  // with every derived value filled in
 
   // The space.
-  std::vector<std::vector<int64_t>> values_;
+  common::SpaceCoding coding_;
   std::vector<ga::KnobShape> shapes_;
-  bool empty_space_ = true;
-  bool indexed_ = true;  // its size fits in 63 bits
-  uint64_t space_size_ = 0;
   std::optional<Genome> default_;
 
   // The budget: measurements observed (but for invalid ones) and those still out.

@@ -81,12 +81,8 @@ std::vector<sdk::Config> SaSearcher::propose(size_t max_count) {
 }
 
 void SaSearcher::observe(const sdk::Config& config, const sdk::Measurement& result) {
-  const auto g = space_.encode(config);
-  if (!g) {
-    ledger_.observe_outside(config, result);
-    return;
-  }
-  if (!ledger_.observe(*g, result)) return;  // told twice: the first result stands
+  const auto g = ledger_.record(space_, config, result);
+  if (!g) return;  // outside the space, or told twice: the first result stands
   size_t origin = kNoChain;
   if (const auto it = origins_.find(*g); it != origins_.end()) {
     origin = it->second;

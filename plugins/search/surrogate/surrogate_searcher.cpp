@@ -115,12 +115,8 @@ std::vector<sdk::Config> SurrogateSearcher::propose(size_t max_count) {
 }
 
 void SurrogateSearcher::observe(const sdk::Config& config, const sdk::Measurement& result) {
-  const auto g = space_.encode(config);
-  if (!g) {
-    ledger_.observe_outside(config, result);
-    return;
-  }
-  if (!ledger_.observe(*g, result)) return;  // told twice: the first result stands
+  const auto g = ledger_.record(space_, config, result);
+  if (!g) return;  // outside the space, or told twice: the first result stands
   outstanding_.erase(*g);
   unfitted_.push_back(*g);
   ++results_;
