@@ -244,7 +244,7 @@ struct ConvModel::Geometry {
   int64_t c1_core = 0, c1_tiles = 0;
 };
 
-ConvModel::ConvModel(const Soc& soc, ConvProblem problem) : soc_(soc), p_(std::move(problem)) {
+ConvModel::ConvModel(const Soc& soc, ConvProblem problem) : ProblemModel(soc, std::move(problem)) {
   if (p_.images > 1) splits_.push_back(ConvSplit::batch);
   if (p_.rows > 1) splits_.push_back(ConvSplit::rows);
   if (p_.n_blocks() > 1) splits_.push_back(ConvSplit::cout);

@@ -97,13 +97,12 @@ struct ConvCost {
   double total_us = 0;
 };
 
-class ConvModel final : public OpModel {
+class ConvModel final : public ProblemModel<ConvProblem> {
  public:
   enum Knob : size_t { kBlockDim, kSplit, kHL1, kC1L1, kML0, kNL0, kKL0, kDbL1, kDbL0, kImpl };
 
   ConvModel(const Soc& soc, ConvProblem problem);
 
-  const sdk::TuningSpace& space() const override { return space_; }
   sdk::Measurement check(const sdk::Config& config) const override;
   double time_us(const sdk::Config& config) const override;
   double roofline_us() const override;
@@ -129,12 +128,9 @@ class ConvModel final : public OpModel {
   ConvCost vector_cost(const ConvTiling& t) const;
   double cast_us() const;
 
-  const Soc& soc_;
-  ConvProblem p_;
   std::vector<ConvSplit> splits_;
   double fmap_bytes_ = 0, weight_bytes_ = 0;  // as the cube reads them: NC1HWC0 and Fractal Z fp16
   bool operands_fit_l2_ = false;
-  sdk::TuningSpace space_;
 };
 
 }  // namespace aoe::sim

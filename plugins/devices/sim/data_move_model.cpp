@@ -247,7 +247,7 @@ DataMoveProblem data_move_problem(const sdk::OpTask& task, const Soc& soc) {
   return p;
 }
 
-DataMoveModel::DataMoveModel(const Soc& soc, DataMoveProblem problem) : soc_(soc), p_(std::move(problem)) {
+DataMoveModel::DataMoveModel(const Soc& soc, DataMoveProblem problem) : ProblemModel(soc, std::move(problem)) {
   space_.version = "1";
   space_.knobs.resize(kKnobCount);
   space_.knobs[kBlockDim] = block_dim_knob(soc_);

@@ -36,13 +36,12 @@ bool is_data_move_op(const std::string& op_type);
 // shapes or attributes that disagree (naming the op).
 DataMoveProblem data_move_problem(const sdk::OpTask& task, const Soc& soc);
 
-class DataMoveModel final : public OpModel {
+class DataMoveModel final : public ProblemModel<DataMoveProblem> {
  public:
   enum Knob : size_t { kBlockDim, kUbFactor, kDb, kKnobCount };
 
   DataMoveModel(const Soc& soc, DataMoveProblem problem);
 
-  const sdk::TuningSpace& space() const override { return space_; }
   sdk::Measurement check(const sdk::Config& config) const override;
   double time_us(const sdk::Config& config) const override;
   double roofline_us() const override;
@@ -52,9 +51,6 @@ class DataMoveModel final : public OpModel {
   int64_t ub_bytes(int64_t ub_factor, bool db) const;
   double vector_total() const;
 
-  const Soc& soc_;
-  DataMoveProblem p_;
-  sdk::TuningSpace space_;
 };
 
 }  // namespace aoe::sim

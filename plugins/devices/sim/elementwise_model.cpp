@@ -137,7 +137,7 @@ ElementwiseProblem elementwise_problem(const sdk::OpTask& task, const Soc& soc) 
   return p;
 }
 
-ElementwiseModel::ElementwiseModel(const Soc& soc, ElementwiseProblem problem) : soc_(soc), p_(std::move(problem)) {
+ElementwiseModel::ElementwiseModel(const Soc& soc, ElementwiseProblem problem) : ProblemModel(soc, std::move(problem)) {
   space_.version = "1";
   space_.knobs.resize(kKnobCount);
   space_.knobs[kBlockDim] = block_dim_knob(soc_);

@@ -38,13 +38,12 @@ struct ElementwiseProblem {
 ElementwiseProblem elementwise_problem(const sdk::OpTask& task, const Soc& soc);
 bool is_elementwise_op(const std::string& op_type);
 
-class ElementwiseModel final : public OpModel {
+class ElementwiseModel final : public ProblemModel<ElementwiseProblem> {
  public:
   enum Knob : size_t { kBlockDim, kUbFactor, kDb, kKnobCount };
 
   ElementwiseModel(const Soc& soc, ElementwiseProblem problem);
 
-  const sdk::TuningSpace& space() const override { return space_; }
   sdk::Measurement check(const sdk::Config& config) const override;
   double time_us(const sdk::Config& config) const override;
   double roofline_us() const override;
@@ -56,9 +55,6 @@ class ElementwiseModel final : public OpModel {
   sdk::Config default_config() const;
   double vector_cycles_for(int64_t elements) const;
 
-  const Soc& soc_;
-  ElementwiseProblem p_;
-  sdk::TuningSpace space_;
 };
 
 }  // namespace aoe::sim

@@ -226,7 +226,7 @@ sdk::Config MatMulTiling::config() const {
   return {block_dim, m_l0, n_l0, k_l0, k_l1, db_l0 ? 1 : 0, db_l1 ? 1 : 0};
 }
 
-MatMulModel::MatMulModel(const Soc& soc, MatMulProblem problem) : soc_(soc), p_(std::move(problem)) {
+MatMulModel::MatMulModel(const Soc& soc, MatMulProblem problem) : ProblemModel(soc, std::move(problem)) {
   // Panels read again by later tiles come from L2 when all operands fit there.
   const double cube_operands = static_cast<double>(p_.a_elements + p_.b_elements) * kCubeBytes;
   const double out = static_cast<double>(p_.batch * p_.m * p_.n) * sdk::dtype_bytes(p_.out_dtype);

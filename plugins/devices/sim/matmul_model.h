@@ -54,11 +54,10 @@ struct MatMulCost {
   double total_us = 0;
 };
 
-class MatMulModel final : public OpModel {
+class MatMulModel final : public ProblemModel<MatMulProblem> {
  public:
   MatMulModel(const Soc& soc, MatMulProblem problem);
 
-  const sdk::TuningSpace& space() const override { return space_; }
   sdk::Measurement check(const sdk::Config& config) const override;
   double time_us(const sdk::Config& config) const override;
   double roofline_us() const override;
@@ -75,10 +74,7 @@ class MatMulModel final : public OpModel {
   double write_back_cycles(const MatMulTiling& t, int64_t active) const;
   double cast_us() const;
 
-  const Soc& soc_;
-  MatMulProblem p_;
   bool operands_fit_l2_ = false;
-  sdk::TuningSpace space_;
 };
 
 }  // namespace aoe::sim

@@ -24,7 +24,7 @@ double NormProblem::gm_bytes() const {
   return e * (in_bytes + out_bytes) + static_cast<double>(resident_elements) * in_bytes;
 }
 
-NormModel::NormModel(const Soc& soc, NormProblem problem) : soc_(soc), p_(std::move(problem)) {
+NormModel::NormModel(const Soc& soc, NormProblem problem) : ProblemModel(soc, std::move(problem)) {
   space_.version = "1";
   space_.knobs.resize(kKnobCount);
   space_.knobs[kBlockDim] = block_dim_knob(soc_);

@@ -29,14 +29,13 @@ struct NormProblem {
   double on_chip_bytes() const;
 };
 
-class NormModel final : public OpModel {
+class NormModel final : public ProblemModel<NormProblem> {
  public:
   enum Knob : size_t { kBlockDim, kRowsPerTile, kDb, kImpl, kKnobCount };
   enum Impl : int64_t { kOnePass = 0, kSplitRow = 1 };
 
   NormModel(const Soc& soc, NormProblem problem);
 
-  const sdk::TuningSpace& space() const override { return space_; }
   sdk::Measurement check(const sdk::Config& config) const override;
   double time_us(const sdk::Config& config) const override;
   double roofline_us() const override;
@@ -53,9 +52,6 @@ class NormModel final : public OpModel {
   double hbm_cycles(double elements, int64_t active) const;
   double row_vector_cycles(int64_t rows, int64_t row, int simple, int transcendental, int reduces) const;
 
-  const Soc& soc_;
-  NormProblem p_;
-  sdk::TuningSpace space_;
 };
 
 }  // namespace aoe::sim

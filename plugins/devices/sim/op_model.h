@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <utility>
 
 #include "aoe/sdk/measurement.h"
 #include "aoe/sdk/op_task.h"
@@ -22,6 +23,20 @@ class OpModel {
   virtual double time_us(const sdk::Config& config) const = 0;
   // The chip's bound for the op: no config may beat it.
   virtual double roofline_us() const = 0;
+};
+
+// A family's model of one problem on the SoC, with the space it tunes.
+template <class Problem>
+class ProblemModel : public OpModel {
+ public:
+  const sdk::TuningSpace& space() const final { return space_; }
+
+ protected:
+  ProblemModel(const Soc& soc, Problem problem) : soc_(soc), p_(std::move(problem)) {}
+
+  const Soc& soc_;
+  Problem p_;
+  sdk::TuningSpace space_;
 };
 
 // The model of an op task (a fused op, a TransData) on the SoC, which it

@@ -61,7 +61,7 @@ PoolProblem pool_problem(const sdk::OpTask& task, const Soc& soc) {
   return p;
 }
 
-PoolModel::PoolModel(const Soc& soc, PoolProblem problem) : soc_(soc), p_(problem) {
+PoolModel::PoolModel(const Soc& soc, PoolProblem problem) : ProblemModel(soc, std::move(problem)) {
   space_.version = "1";
   space_.knobs.resize(kKnobCount);
   space_.knobs[kBlockDim] = block_dim_knob(soc_);

@@ -28,14 +28,13 @@ struct PoolProblem {
 PoolProblem pool_problem(const sdk::OpTask& task, const Soc& soc);
 bool is_pool_op(const std::string& op_type);
 
-class PoolModel final : public OpModel {
+class PoolModel final : public ProblemModel<PoolProblem> {
  public:
   enum Knob : size_t { kBlockDim, kUbFactor, kDb, kFormat, kKnobCount };
   enum Format : int64_t { kNd = 0, kNc1hwc0 = 1 };
 
   PoolModel(const Soc& soc, PoolProblem problem);
 
-  const sdk::TuningSpace& space() const override { return space_; }
   sdk::Measurement check(const sdk::Config& config) const override;
   double time_us(const sdk::Config& config) const override;
   double roofline_us() const override;
@@ -52,9 +51,6 @@ class PoolModel final : public OpModel {
   int64_t ub_bytes(const Tiling& t, bool db) const;
   sdk::Config default_config() const;
 
-  const Soc& soc_;
-  PoolProblem p_;
-  sdk::TuningSpace space_;
 };
 
 }  // namespace aoe::sim

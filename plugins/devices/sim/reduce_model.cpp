@@ -82,7 +82,7 @@ ReduceProblem reduce_problem(const sdk::OpTask& task, const Soc& soc) {
   return p;
 }
 
-ReduceModel::ReduceModel(const Soc& soc, ReduceProblem problem) : soc_(soc), p_(problem) {
+ReduceModel::ReduceModel(const Soc& soc, ReduceProblem problem) : ProblemModel(soc, std::move(problem)) {
   space_.version = "1";
   space_.knobs.resize(kKnobCount);
   space_.knobs[kSplitAxis] = sdk::Knob::categorical("split_axis", sdk::KnobTag::schedule, {"non_reduce", "reduce"});

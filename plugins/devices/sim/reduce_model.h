@@ -33,14 +33,13 @@ struct ReduceProblem {
 ReduceProblem reduce_problem(const sdk::OpTask& task, const Soc& soc);
 bool is_reduce_op(const std::string& op_type);
 
-class ReduceModel final : public OpModel {
+class ReduceModel final : public ProblemModel<ReduceProblem> {
  public:
   enum Knob : size_t { kSplitAxis, kBlockDim, kUbFactor, kAtomic, kDb, kKnobCount };
   enum Split : int64_t { kSplitKept = 0, kSplitReduced = 1 };
 
   ReduceModel(const Soc& soc, ReduceProblem problem);
 
-  const sdk::TuningSpace& space() const override { return space_; }
   sdk::Measurement check(const sdk::Config& config) const override;
   double time_us(const sdk::Config& config) const override;
   double roofline_us() const override;
@@ -56,9 +55,6 @@ class ReduceModel final : public OpModel {
   // One core reducing `kept` outputs over `reduced` inputs each.
   double core_cycles(int64_t kept, int64_t reduced, int64_t ub_factor, bool db, int64_t active) const;
 
-  const Soc& soc_;
-  ReduceProblem p_;
-  sdk::TuningSpace space_;
 };
 
 }  // namespace aoe::sim

@@ -40,7 +40,7 @@ TransDataProblem transdata_problem(const sdk::OpTask& task, const Soc& soc) {
   return p;
 }
 
-TransDataModel::TransDataModel(const Soc& soc, TransDataProblem problem) : soc_(soc), p_(problem) {
+TransDataModel::TransDataModel(const Soc& soc, TransDataProblem problem) : ProblemModel(soc, std::move(problem)) {
   space_.version = "1";
   space_.knobs.resize(kKnobCount);
   space_.knobs[kBlockDim] = block_dim_knob(soc_);

@@ -25,21 +25,17 @@ struct TransDataProblem {
 // which way it converts.
 TransDataProblem transdata_problem(const sdk::OpTask& task, const Soc& soc);
 
-class TransDataModel final : public OpModel {
+class TransDataModel final : public ProblemModel<TransDataProblem> {
  public:
   enum Knob : size_t { kBlockDim, kKnobCount };
 
   TransDataModel(const Soc& soc, TransDataProblem problem);
 
-  const sdk::TuningSpace& space() const override { return space_; }
   sdk::Measurement check(const sdk::Config& config) const override;
   double time_us(const sdk::Config& config) const override;
   double roofline_us() const override;
 
  private:
-  const Soc& soc_;
-  TransDataProblem p_;
-  sdk::TuningSpace space_;
 };
 
 }  // namespace aoe::sim

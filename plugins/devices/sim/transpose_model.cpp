@@ -59,7 +59,7 @@ TransposeProblem transpose_problem(const sdk::OpTask& task, const Soc& soc) {
   return p;
 }
 
-TransposeModel::TransposeModel(const Soc& soc, TransposeProblem problem) : soc_(soc), p_(problem) {
+TransposeModel::TransposeModel(const Soc& soc, TransposeProblem problem) : ProblemModel(soc, std::move(problem)) {
   space_.version = "1";
   space_.knobs.resize(kKnobCount);
   space_.knobs[kBlockDim] = block_dim_knob(soc_);

@@ -29,14 +29,13 @@ struct TransposeProblem {
 
 TransposeProblem transpose_problem(const sdk::OpTask& task, const Soc& soc);
 
-class TransposeModel final : public OpModel {
+class TransposeModel final : public ProblemModel<TransposeProblem> {
  public:
   enum Knob : size_t { kBlockDim, kUbFactor, kDb, kImpl, kKnobCount };
   enum Impl : int64_t { kDma = 0, kVnchwconv = 1 };
 
   TransposeModel(const Soc& soc, TransposeProblem problem);
 
-  const sdk::TuningSpace& space() const override { return space_; }
   sdk::Measurement check(const sdk::Config& config) const override;
   double time_us(const sdk::Config& config) const override;
   double roofline_us() const override;
@@ -45,9 +44,6 @@ class TransposeModel final : public OpModel {
   sdk::Config default_config() const;
   int64_t ub_bytes(int64_t ub_factor, bool vnchwconv, bool db) const;
 
-  const Soc& soc_;
-  TransposeProblem p_;
-  sdk::TuningSpace space_;
 };
 
 }  // namespace aoe::sim
