@@ -241,16 +241,11 @@ DataMoveProblem data_move_problem(const sdk::OpTask& task, const Soc& soc) {
   else if (task.op_type == "GatherElements") gather_elements(task, p);
   else resize(task, p, soc);
   if (p.out_elements == 0) bad(task, "has an empty output");
-  const auto on_chip = OnChip::of(task);
-  p.in_on_chip = on_chip.input(0);
-  p.out_on_chip = on_chip.output(0);
-  return p;
+  return with_stream_on_chip(task, p);
 }
 
 DataMoveModel::DataMoveModel(const Soc& soc, DataMoveProblem problem) : ProblemModel(soc, std::move(problem)) {
-  space_.version = "1";
-  space_.knobs.resize(kKnobCount);
-  space_.knobs[kBlockDim] = block_dim_knob(soc_);
+  start_space(kKnobCount, kBlockDim);
   space_.knobs[kUbFactor] = ub_factor_knob(soc_, "ub_factor", p_.out_elements, p_.bytes);
   space_.knobs[kDb] = db_knob();
   space_.default_config = default_config();

@@ -138,9 +138,7 @@ ElementwiseProblem elementwise_problem(const sdk::OpTask& task, const Soc& soc) 
 }
 
 ElementwiseModel::ElementwiseModel(const Soc& soc, ElementwiseProblem problem) : ProblemModel(soc, std::move(problem)) {
-  space_.version = "1";
-  space_.knobs.resize(kKnobCount);
-  space_.knobs[kBlockDim] = block_dim_knob(soc_);
+  start_space(kKnobCount, kBlockDim);
   space_.knobs[kUbFactor] = ub_factor_knob(soc_, "ub_factor", p_.elements, p_.bytes);
   space_.knobs[kDb] = db_knob();
   space_.default_config = default_config();

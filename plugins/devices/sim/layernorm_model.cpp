@@ -35,10 +35,7 @@ NormProblem layernorm_problem(const sdk::OpTask& task, const Soc& soc) {
   p.split_simple_passes = 1;
   // Scale and bias, each one row.
   for (size_t i = 1; i < task.inputs.size() && i < 3; ++i) p.resident_elements += p.row;
-  const auto on_chip = OnChip::of(task);
-  p.in_on_chip = on_chip.input(0);
-  p.out_on_chip = on_chip.output(0);
-  return p;
+  return with_stream_on_chip(task, p);
 }
 
 }  // namespace aoe::sim

@@ -25,9 +25,7 @@ double NormProblem::gm_bytes() const {
 }
 
 NormModel::NormModel(const Soc& soc, NormProblem problem) : ProblemModel(soc, std::move(problem)) {
-  space_.version = "1";
-  space_.knobs.resize(kKnobCount);
-  space_.knobs[kBlockDim] = block_dim_knob(soc_);
+  start_space(kKnobCount, kBlockDim);
   const auto top = static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(p_.rows)));
   space_.knobs[kRowsPerTile] = sdk::Knob::power_of_two("rows_per_tile", sdk::KnobTag::schedule, 1, std::min<int64_t>(top, 4096));
   space_.knobs[kDb] = db_knob();

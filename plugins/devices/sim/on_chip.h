@@ -22,6 +22,16 @@ struct OnChip {
   bool any() const { return !inputs.empty() || !outputs.empty(); }
 };
 
+// For a problem that streams one input to one output: whether the strategy
+// around the op keeps either in L2.
+template <class Problem>
+Problem& with_stream_on_chip(const sdk::OpTask& task, Problem& p) {
+  const auto on_chip = OnChip::of(task);
+  p.in_on_chip = on_chip.input(0);
+  p.out_on_chip = on_chip.output(0);
+  return p;
+}
+
 // The fractal layout of a 4-D feature map: C split into C1 groups of C0.
 inline constexpr const char* kNc1hwc0 = "NC1HWC0";
 inline constexpr int64_t kLayoutC0 = 16;

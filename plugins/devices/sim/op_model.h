@@ -9,6 +9,7 @@
 #include "aoe/sdk/op_task.h"
 #include "aoe/sdk/tuning_space.h"
 #include "soc.h"
+#include "vector_model.h"
 
 namespace aoe::sim {
 
@@ -33,6 +34,12 @@ class ProblemModel : public OpModel {
 
  protected:
   ProblemModel(const Soc& soc, Problem problem) : soc_(soc), p_(std::move(problem)) {}
+  // Version 1 of a space of `knob_count` knobs, the cores to use at `block_dim`.
+  void start_space(size_t knob_count, size_t block_dim) {
+    space_.version = "1";
+    space_.knobs.resize(knob_count);
+    space_.knobs[block_dim] = block_dim_knob(soc_);
+  }
 
   const Soc& soc_;
   Problem p_;

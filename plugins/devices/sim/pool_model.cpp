@@ -55,16 +55,11 @@ PoolProblem pool_problem(const sdk::OpTask& task, const Soc& soc) {
   p.bytes = sdk::dtype_bytes(task.inputs[0].dtype);
   if (p.bytes == 0) throw Error(StatusCode::invalid_argument, task.op_type + " has an input of undefined dtype");
   p.average = task.op_type == "AveragePool";
-  const auto on_chip = OnChip::of(task);
-  p.in_on_chip = on_chip.input(0);
-  p.out_on_chip = on_chip.output(0);
-  return p;
+  return with_stream_on_chip(task, p);
 }
 
 PoolModel::PoolModel(const Soc& soc, PoolProblem problem) : ProblemModel(soc, std::move(problem)) {
-  space_.version = "1";
-  space_.knobs.resize(kKnobCount);
-  space_.knobs[kBlockDim] = block_dim_knob(soc_);
+  start_space(kKnobCount, kBlockDim);
   const auto top = static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(p_.n * p_.c * p_.ho)));
   space_.knobs[kUbFactor] = sdk::Knob::power_of_two("ub_factor", sdk::KnobTag::schedule, 1, std::min(top, kMaxRowsPerTile));
   space_.knobs[kDb] = db_knob();

@@ -76,17 +76,12 @@ ReduceProblem reduce_problem(const sdk::OpTask& task, const Soc& soc) {
     p.reduced = shape[2] * shape[3];
     p.inner = kLayoutC0;
   }
-  const auto on_chip = OnChip::of(task);
-  p.in_on_chip = on_chip.input(0);
-  p.out_on_chip = on_chip.output(0);
-  return p;
+  return with_stream_on_chip(task, p);
 }
 
 ReduceModel::ReduceModel(const Soc& soc, ReduceProblem problem) : ProblemModel(soc, std::move(problem)) {
-  space_.version = "1";
-  space_.knobs.resize(kKnobCount);
+  start_space(kKnobCount, kBlockDim);
   space_.knobs[kSplitAxis] = sdk::Knob::categorical("split_axis", sdk::KnobTag::schedule, {"non_reduce", "reduce"});
-  space_.knobs[kBlockDim] = block_dim_knob(soc_);
   space_.knobs[kUbFactor] = ub_factor_knob(soc_, "ub_factor", p_.kept() * p_.reduced, p_.bytes);
   space_.knobs[kAtomic] = sdk::Knob::categorical("atomic", sdk::KnobTag::impl, {"off", "on"});
   space_.knobs[kDb] = db_knob();

@@ -40,10 +40,7 @@ NormProblem softmax_problem(const sdk::OpTask& task, const Soc& soc) {
   p.row_reduces = 2;
   p.split_simple_passes = 2;
   p.split_transcendental_passes = 1;
-  const auto on_chip = OnChip::of(task);
-  p.in_on_chip = on_chip.input(0);
-  p.out_on_chip = on_chip.output(0);
-  return p;
+  return with_stream_on_chip(task, p);
 }
 
 }  // namespace aoe::sim

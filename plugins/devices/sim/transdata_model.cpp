@@ -34,16 +34,11 @@ TransDataProblem transdata_problem(const sdk::OpTask& task, const Soc& soc) {
   p.out_elements = stored_elements(task.outputs[0]);
   p.bytes = sdk::dtype_bytes(task.inputs[0].dtype);
   if (p.bytes == 0) throw sdk::Error(sdk::StatusCode::invalid_argument, "TransData has an input of undefined dtype");
-  const auto on_chip = OnChip::of(task);
-  p.in_on_chip = on_chip.input(0);
-  p.out_on_chip = on_chip.output(0);
-  return p;
+  return with_stream_on_chip(task, p);
 }
 
 TransDataModel::TransDataModel(const Soc& soc, TransDataProblem problem) : ProblemModel(soc, std::move(problem)) {
-  space_.version = "1";
-  space_.knobs.resize(kKnobCount);
-  space_.knobs[kBlockDim] = block_dim_knob(soc_);
+  start_space(kKnobCount, kBlockDim);
   const int64_t total = std::max(p_.in_elements, p_.out_elements) * p_.bytes;
   space_.default_config = {std::clamp<int64_t>(total / kMinBytesPerCore, 1, soc_.ai_cores)};
 }

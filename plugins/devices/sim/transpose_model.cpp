@@ -60,9 +60,7 @@ TransposeProblem transpose_problem(const sdk::OpTask& task, const Soc& soc) {
 }
 
 TransposeModel::TransposeModel(const Soc& soc, TransposeProblem problem) : ProblemModel(soc, std::move(problem)) {
-  space_.version = "1";
-  space_.knobs.resize(kKnobCount);
-  space_.knobs[kBlockDim] = block_dim_knob(soc_);
+  start_space(kKnobCount, kBlockDim);
   space_.knobs[kUbFactor] = ub_factor_knob(soc_, "ub_factor", p_.elements, p_.bytes);
   space_.knobs[kDb] = db_knob();
   space_.knobs[kImpl] = sdk::Knob::categorical("impl", sdk::KnobTag::impl, {"dma", "vnchwconv"});
