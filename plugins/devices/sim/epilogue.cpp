@@ -28,8 +28,10 @@ constexpr FusedOpWork kFusedOps[] = {
     {"HardSwish", 5, 0, false},
     // CANN's fusions into a training step's cube kernels: batch-norm's sum
     // and square-sum of the output (add, mul, add), ReLU's gradient through
-    // its bit mask (one select), GeLU's gradient (its tanh form, differentiated).
+    // its bit mask (one select), GeLU's gradient (its tanh form, differentiated),
+    // a second gradient added (AddN of two).
     {"BNTrainingReduce", 3, 0, false}, {"ReluGradV2", 1, 0, true}, {"GeLUGrad", 8, 2, true},
+    {"AddN", 1, 0, true},
 };
 
 const FusedOpWork* find(const std::string& op_type) {

@@ -16,12 +16,12 @@ constexpr int64_t kRowBuffers = 3;
 
 double NormProblem::on_chip_bytes() const {
   const double e = static_cast<double>(rows) * static_cast<double>(row);
-  return e * ((in_on_chip ? in_bytes : 0) + (out_on_chip ? out_bytes : 0));
+  return e * ((in_on_chip ? in_bytes * in_streams : 0) + (out_on_chip ? out_bytes : 0));
 }
 
 double NormProblem::gm_bytes() const {
   const double e = static_cast<double>(rows) * static_cast<double>(row);
-  return e * (in_bytes + out_bytes) + static_cast<double>(resident_elements) * in_bytes;
+  return e * (in_bytes * in_streams + out_bytes) + static_cast<double>(resident_elements) * in_bytes;
 }
 
 NormModel::NormModel(const Soc& soc, NormProblem problem) : soc_(soc), p_(std::move(problem)) {
@@ -38,13 +38,13 @@ NormModel::NormModel(const Soc& soc, NormProblem problem) : soc_(soc), p_(std::m
 
 int64_t NormModel::ub_bytes(int64_t rows_per_tile, bool db) const {
   const int64_t row = align_up64(p_.row * p_.compute_bytes, kUbAlignBytes);
-  return rows_per_tile * row * kRowBuffers * (db ? 2 : 1) +
+  return rows_per_tile * row * (kRowBuffers + p_.in_streams - 1) * (db ? 2 : 1) +
          align_up64(p_.resident_elements * p_.compute_bytes, kUbAlignBytes);
 }
 
 int64_t NormModel::split_chunk() const {
   // Chunks of gamma and beta ride along with each row chunk.
-  const int64_t buffers = kRowBuffers + (p_.resident_elements + p_.row - 1) / p_.row;
+  const int64_t buffers = kRowBuffers + p_.in_streams - 1 + (p_.resident_elements + p_.row - 1) / p_.row;
   const int64_t budget = soc_.ub_bytes / (buffers * 2 * p_.compute_bytes);
   return std::max<int64_t>(block_elements(p_.compute_bytes), static_cast<int64_t>(std::bit_floor(static_cast<uint64_t>(std::max<int64_t>(budget, 1)))));
 }
@@ -91,8 +91,8 @@ double NormModel::row_vector_cycles(int64_t rows, int64_t row, int simple, int t
 }
 
 double NormModel::in_cycles(double elements, int64_t active) const {
-  const double b = elements * p_.in_bytes;
-  return gm_to_ub_cycles(soc_, b, active, p_.in_on_chip ? b : 0);
+  const double b = elements * p_.in_bytes * p_.in_streams;
+  return gm_to_ub_cycles(soc_, b, active, p_.in_on_chip ? b : 0) + (p_.in_streams - 1) * soc_.dma_cycles;
 }
 
 double NormModel::out_cycles(double elements, int64_t active) const {
@@ -101,7 +101,7 @@ double NormModel::out_cycles(double elements, int64_t active) const {
 }
 
 double NormModel::hbm_cycles(double elements, int64_t active) const {
-  return hbm_share_cycles(soc_, elements * ((p_.in_on_chip ? 0 : p_.in_bytes) + (p_.out_on_chip ? 0 : p_.out_bytes)), active);
+  return hbm_share_cycles(soc_, elements * ((p_.in_on_chip ? 0 : p_.in_bytes * p_.in_streams) + (p_.out_on_chip ? 0 : p_.out_bytes)), active);
 }
 
 double NormModel::time_us(const sdk::Config& c) const {
