@@ -35,7 +35,8 @@ constexpr Role F = Role::full, C = Role::channel, S = Role::scalar;
 // batch-norm's update (x - mean) * invstd * scale + offset = 4 (the
 // statistics per channel once); its data gradient scale * invstd * (dy -
 // doffset/M - x^ * dscale/M) = 6; ReLU's gradient one select; GeLU's
-// gradient its tanh form differentiated; AddN one add per extra addend;
+// gradient by erf from x alone (as the cube's epilogue counts it,
+// epilogue.cpp); AddN one add per extra addend;
 // weight decay a mul and an add; momentum accum' = m * accum + g, w -= lr *
 // accum' (3); Adam's moments (3 and 4), the root, epsilon, the divide, the
 // step (10 + 2 exp-class); Lamb's moments, bias corrections, ratio and
@@ -47,7 +48,7 @@ const std::vector<VectorKernel>& kernels() {
       {"BNTrainingReduceGrad", 6, 0, {F, F, C, C, C, C, C},
        {"dy", "x", "dscale", "doffset", "scale", "batch_mean", "batch_invstd"}, 1},
       {"ReluGradV2", 1, 0, {F, F}, {"dy", "y"}, 1},
-      {"GeLUGrad", 8, 2, {F, F}, {"dy", "x"}, 1},
+      {"GeLUGrad", 14, 3, {F, F}, {"dy", "x"}, 1},
       {"AddN", 0, 0, {F, F}, {"x0", "x1"}, 1, true},
       {"FusedMulAddN", 2, 0, {F, F}, {"grad", "w"}, 1},
       {"ApplyMomentum", 3, 0, {F, F, F}, {"w", "accum", "grad"}, 2},
