@@ -394,8 +394,8 @@ std::vector<OpTask> transdata(const ProfiledKernel& k) {
   return {t};
 }
 
-// MaxPoolWithArgmax and its gradient: a 3x3 stride-2 window pass over the
-// larger map, as ResNet's stem pools.
+// MaxPoolWithArgmax: a 3x3 stride-2 window pass over the larger map, as
+// ResNet's stem pools.
 std::vector<OpTask> max_pool(const ProfiledKernel& k) {
   TensorDesc x = input(k, 0), y = output(k, 0);
   if (y.elements() > x.elements()) std::swap(x, y);
@@ -573,11 +573,11 @@ Builder vector(int simple, int transcendental) {
   return [=](const ProfiledKernel& k) { return vector_kernel(k, simple, transcendental); };
 }
 
-// CANN's op types, the fusions of a training step included. Vector kernels
-// carry their instruction counts per element: batch-norm update
-// (x - mean) * rstd * gamma + beta = 4, + ReLU 1, + Add 1; its data
-// gradient 6 (its statistics' gradient is a reduction); momentum v = m * v + g, w -= lr * v (4); Lamb's moments,
-// ratio and update (12, 2 roots and divides); Adam-free elementwise ops 1.
+// CANN's op types, the fusions of a training step included. The step's
+// kernels count their vector instructions where they are modelled
+// (training_vector_ops.cpp); the others carry theirs here, per element:
+// elementwise ops 1, divides and roots one exp-class, the masks and clips
+// a few.
 const std::map<std::string, Builder>& table() {
   static const std::map<std::string, Builder> rows = {
       {"Conv2D", [](const ProfiledKernel& k) { return conv_forward(k, {}); }},

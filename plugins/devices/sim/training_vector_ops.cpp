@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "aoe/sdk/error.h"
+#include "aoe/sdk/tensor_size.h"
 #include "on_chip.h"
 #include "vector_model.h"
 
@@ -177,9 +178,9 @@ ElementwiseProblem training_vector_problem(const OpTask& task, const Soc& soc) {
     bad("has " + std::to_string(task.outputs.size()) + " outputs, not " + std::to_string(outputs));
 
   ElementwiseProblem p;
-  p.elements = 1;
-  for (auto d : main) p.elements *= d;
-  if (p.elements <= 0) bad(names[first_full] + " is empty");
+  const auto elements = sdk::checked_elements(main);
+  if (!elements || *elements <= 0) bad(names[first_full] + " is empty or holds more elements than a 64-bit count");
+  p.elements = *elements;
   if (!task.outputs.empty() && task.outputs[0].elements() != p.elements)
     bad("its first output is " + dims(task.outputs[0].shape) + ", not " + dims(main));
   p.simple_passes = k->simple + (k->more_inputs ? static_cast<int>(task.inputs.size()) - 1 : 0) +
