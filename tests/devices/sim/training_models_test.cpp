@@ -208,6 +208,27 @@ TEST(TrainingModels, TheCubeGradientsAreTunedAsTheirForwardKernels) {
   EXPECT_EQ(names(space_of("BatchMatMul")), names(matmul));
 }
 
+TEST(TrainingModels, TheGradientsRunAsTheKernelsTheyMapTo) {
+  // BatchMatMul with a read transposed is the MatMul of the transposed a.
+  const auto bmm = task("BatchMatMul", {h({8, 64, 128}), h({8, 64, 256})}, {h({8, 128, 256})}, {{"adj_x1", 1}, {"adj_x2", 0}});
+  EXPECT_DOUBLE_EQ(time_of(bmm), time_of(task("MatMul", {h({8, 128, 64}), h({8, 64, 256})}, {h({8, 128, 256})})));
+  // The data gradient of a stride-1 3x3 conv is a stride-1 3x3 conv of dy.
+  auto conv_in = kConv3x3;
+  conv_in["input_size"] = {28, 28};
+  const auto dx = task("Conv2DBackpropInput", {h({16, 64, 28, 28}), h({64, 32, 3, 3})}, {h({16, 32, 28, 28})}, conv_in);
+  EXPECT_DOUBLE_EQ(time_of(dx), time_of(task("Conv", {h({16, 64, 28, 28}), h({32, 64, 3, 3})}, {h({16, 32, 28, 28})}, kConv3x3)));
+  // The weight gradient of a 1x1 conv is dy^T x x over the batch's positions;
+  // a grouped one is one such product per group.
+  const nlohmann::json one = {{"kernel_shape", {1, 1}}, {"strides", {1, 1}}, {"pads", {0, 0, 0, 0}}, {"dilations", {1, 1}}, {"group", 1}};
+  const auto dw = task("Conv2DBackpropFilter", {h({16, 256, 14, 14}), h({16, 128, 14, 14})}, {f({128, 256, 1, 1})}, one);
+  EXPECT_DOUBLE_EQ(time_of(dw), time_of(task("MatMul", {h({128, 16 * 14 * 14}), h({16 * 14 * 14, 256})}, {f({128, 256})})));
+  auto grouped = one;
+  grouped["group"] = 4;
+  const auto dw4 = task("Conv2DBackpropFilter", {h({16, 256, 14, 14}), h({16, 128, 14, 14})}, {f({128, 64, 1, 1})}, grouped);
+  EXPECT_DOUBLE_EQ(time_of(dw4),
+                   time_of(task("MatMul", {h({4, 32, 16 * 14 * 14}), h({4, 16 * 14 * 14, 64})}, {f({4, 32, 64})})));
+}
+
 // A fused kernel and its parts run apart, each part a task of its own.
 struct Fusion {
   std::string name;
