@@ -21,7 +21,8 @@ double NormProblem::on_chip_bytes() const {
 
 double NormProblem::gm_bytes() const {
   const double e = static_cast<double>(rows) * static_cast<double>(row);
-  return e * (in_bytes * in_streams + out_bytes) + static_cast<double>(resident_elements) * in_bytes;
+  return e * (in_bytes * in_streams + out_bytes) + static_cast<double>(resident_elements) * in_bytes +
+         static_cast<double>(rows) * row_values * 4;
 }
 
 NormModel::NormModel(const Soc& soc, NormProblem problem) : soc_(soc), p_(std::move(problem)) {
@@ -100,6 +101,12 @@ double NormModel::out_cycles(double elements, int64_t active) const {
   return ub_to_gm_cycles(soc_, b, active, p_.out_on_chip ? b : 0);
 }
 
+double NormModel::row_value_cycles(int64_t rows, int64_t active) const {
+  double cycles = 0;
+  for (int i = 0; i < p_.row_values; ++i) cycles += gm_to_ub_cycles(soc_, static_cast<double>(rows) * 4, active);
+  return cycles;
+}
+
 double NormModel::hbm_cycles(double elements, int64_t active) const {
   return hbm_share_cycles(soc_, elements * ((p_.in_on_chip ? 0 : p_.in_bytes * p_.in_streams) + (p_.out_on_chip ? 0 : p_.out_bytes)), active);
 }
@@ -116,7 +123,7 @@ double NormModel::time_us(const sdk::Config& c) const {
     const int64_t per_tile = std::min(rows, c[kRowsPerTile]);
     const double e = static_cast<double>(per_tile * p_.row);
     TileStages s;
-    s.in = in_cycles(e, active);
+    s.in = in_cycles(e, active) + row_value_cycles(per_tile, active);
     s.vec = row_vector_cycles(per_tile, p_.row, p_.simple_passes, p_.transcendental_passes, p_.row_reduces);
     s.out = out_cycles(e, active);
     s.hbm = hbm_cycles(e, active);
@@ -127,6 +134,7 @@ double NormModel::time_us(const sdk::Config& c) const {
     const double e = static_cast<double>(ceil_div64(p_.row, chunks));
     TileStages stats, result;
     stats.in = result.in = in_cycles(e, active);
+    stats.in += row_value_cycles(1, active);
     stats.vec = row_vector_cycles(1, static_cast<int64_t>(e), p_.split_simple_passes, p_.split_transcendental_passes,
                                   p_.row_reduces) +
                 row_reduce_cycles(soc_, 1, 1, p_.compute_bytes);

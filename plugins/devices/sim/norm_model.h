@@ -24,6 +24,7 @@ struct NormProblem {
   // A second pass re-does this much of the work per element.
   int split_simple_passes = 0, split_transcendental_passes = 0;
   int64_t resident_elements = 0;  // gamma, beta: one row each, loaded once per core
+  int row_values = 0;             // values per row read with its tile (a gradient's mean and invstd), fp32 each
   bool in_on_chip = false, out_on_chip = false;  // kept in L2 by the strategy around the op
 
   double gm_bytes() const;
@@ -52,6 +53,8 @@ class NormModel final : public OpModel {
   double in_cycles(double elements, int64_t active) const;
   double out_cycles(double elements, int64_t active) const;
   double hbm_cycles(double elements, int64_t active) const;
+  // Reading the per-row values of `rows` rows, one transfer each.
+  double row_value_cycles(int64_t rows, int64_t active) const;
   double row_vector_cycles(int64_t rows, int64_t row, int simple, int transcendental, int reduces) const;
 
   const Soc& soc_;

@@ -96,6 +96,7 @@ NormProblem training_row_problem(const OpTask& task, const Soc& soc) {
     if (task.inputs[4].elements() != p.row)
       bad("gamma is " + dims(task.inputs[4].shape) + ", not one value per element of a row (" + std::to_string(p.row) + ")");
     p.resident_elements = p.row;
+    p.row_values = 2;
   }
   p.in_streams = 2;
   p.in_bytes = sdk::dtype_bytes(task.inputs[0].dtype);

@@ -28,6 +28,7 @@ struct VectorKernel {
   std::vector<const char*> names;
   size_t outputs;
   bool more_inputs = false;  // AddN: any number of full ones past the listed
+  int temps = 0;             // scratch tiles: a polynomial's terms, moments kept while the update is made
 };
 
 constexpr Role F = Role::full, C = Role::channel, S = Role::scalar;
@@ -49,12 +50,12 @@ const std::vector<VectorKernel>& kernels() {
       {"BNTrainingReduceGrad", 6, 0, {F, F, C, C, C, C, C},
        {"dy", "x", "dscale", "doffset", "scale", "batch_mean", "batch_invstd"}, 1},
       {"ReluGradV2", 1, 0, {F, F}, {"dy", "y"}, 1},
-      {"GeLUGrad", 14, 3, {F, F}, {"dy", "x"}, 1},
+      {"GeLUGrad", 14, 3, {F, F}, {"dy", "x"}, 1, false, 1},
       {"AddN", 0, 0, {F, F}, {"x0", "x1"}, 1, true},
       {"FusedMulAddN", 2, 0, {F, F}, {"grad", "w"}, 1},
       {"ApplyMomentum", 3, 0, {F, F, F}, {"w", "accum", "grad"}, 2},
-      {"ApplyAdam", 10, 2, {F, F, F, F}, {"w", "m", "v", "grad"}, 3},
-      {"LambApplyOptimizerAssign", 12, 2, {F, F, F, F}, {"grad", "m", "v", "w"}, 3},
+      {"ApplyAdam", 10, 2, {F, F, F, F}, {"w", "m", "v", "grad"}, 3, false, 1},
+      {"LambApplyOptimizerAssign", 12, 2, {F, F, F, F}, {"grad", "m", "v", "w"}, 3, false, 1},
       {"LambApplyWeightAssign", 4, 1, {S, S, F, F}, {"w_square_sum", "update_square_sum", "update", "w"}, 1},
       {"GlobalAveragePoolGrad", 1, 0, {Role::pooled}, {"dy"}, 1},
   };
@@ -186,6 +187,7 @@ ElementwiseProblem training_vector_problem(const OpTask& task, const Soc& soc) {
   p.simple_passes = k->simple + (k->more_inputs ? static_cast<int>(task.inputs.size()) - 1 : 0) +
                     (follower ? follower->simple : 0);
   p.transcendental_passes = k->transcendental;
+  p.temps = k->temps;
   p.out_bytes = sdk::dtype_bytes(task.outputs.empty() ? task.inputs[first_full].dtype : task.outputs[0].dtype);
   if (p.out_bytes == 0) bad("its output has an undefined dtype");
   p.bytes = p.out_bytes;
