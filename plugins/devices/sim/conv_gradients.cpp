@@ -16,17 +16,12 @@ using sdk::TensorDesc;
   throw Error(StatusCode::invalid_argument, task.op_type + " '" + task.name + "': " + why);
 }
 
-std::string dims(const std::vector<int64_t>& shape) {
-  std::string out;
-  for (size_t i = 0; i < shape.size(); ++i) out += (i ? " x " : "") + std::to_string(shape[i]);
-  return shape.empty() ? "a scalar" : out;
-}
 
 const TensorDesc& map_input(const OpTask& task, size_t i, const char* name) {
   if (task.inputs.size() <= i) bad(task, std::string("has no input ") + std::to_string(i) + " (" + name + ")");
   const auto& t = task.inputs[i];
   if (t.shape.size() != 4 || !t.fully_known())
-    bad(task, std::string(name) + " must be a known 4-D N x C x H x W map, is " + dims(t.shape));
+    bad(task, std::string(name) + " must be a known 4-D N x C x H x W map, is " + shape_text(t.shape));
   for (auto d : t.shape)
     if (d < 1) bad(task, std::string(name) + " is empty");
   return t;
@@ -69,7 +64,7 @@ OpTask conv_backprop_input_as_conv_transpose(const OpTask& task, const Soc& soc)
   if (task.inputs.size() < 2) bad(task, "has no input 1 (w)");
   const auto& w = task.inputs[1];
   if (w.shape.size() != 4 || !w.fully_known())
-    bad(task, "w must be the forward Conv's Cout x Cin/group x KH x KW weights, is " + dims(w.shape));
+    bad(task, "w must be the forward Conv's Cout x Cin/group x KH x KW weights, is " + shape_text(w.shape));
   const auto a = conv_attrs(task, {w.shape[2], w.shape[3]});
   if (w.shape[0] != dy.shape[1])
     bad(task, "dy has " + std::to_string(dy.shape[1]) + " channels, w " + std::to_string(w.shape[0]) + " output channels");
@@ -80,11 +75,11 @@ OpTask conv_backprop_input_as_conv_transpose(const OpTask& task, const Soc& soc)
   if (dy.shape[1] % a.group != 0) bad(task, "group " + std::to_string(a.group) + " does not divide dy's channels");
   for (size_t axis = 0; axis < 2; ++axis)
     if (size[axis] < 1 || conv_out(size[axis], a, axis) != dy.shape[2 + axis])
-      bad(task, "dy is " + dims(dy.shape) + ", the forward Conv of an input of " + std::to_string(size[0]) + " x " +
+      bad(task, "dy is " + shape_text(dy.shape) + ", the forward Conv of an input of " + std::to_string(size[0]) + " x " +
                     std::to_string(size[1]) + " gives another size");
   if (!task.outputs.empty()) {
     const std::vector<int64_t> want{dy.shape[0], cin, size[0], size[1]};
-    if (task.outputs[0].shape != want) bad(task, "dx is " + dims(task.outputs[0].shape) + ", not " + dims(want));
+    if (task.outputs[0].shape != want) bad(task, "dx is " + shape_text(task.outputs[0].shape) + ", not " + shape_text(want));
   }
   OpTask t = task;
   t.op_type = "ConvTranspose";
@@ -104,7 +99,7 @@ OpTask conv_backprop_filter_as_matmul(const OpTask& task, const Soc&) {
   const auto& dy = map_input(task, 1, "dy");
   const TensorDesc* dw = task.outputs.empty() ? nullptr : &task.outputs[0];
   if (dw && dw->shape.size() != 4)
-    bad(task, "dw must be Cout x Cin/group x KH x KW, is " + dims(dw->shape));
+    bad(task, "dw must be Cout x Cin/group x KH x KW, is " + shape_text(dw->shape));
   const auto a = conv_attrs(task, dw ? std::vector<int64_t>{dw->shape[2], dw->shape[3]} : std::vector<int64_t>{});
   if (x.shape[0] != dy.shape[0])
     bad(task, "x holds " + std::to_string(x.shape[0]) + " images, dy " + std::to_string(dy.shape[0]));
@@ -114,9 +109,9 @@ OpTask conv_backprop_filter_as_matmul(const OpTask& task, const Soc&) {
                   std::to_string(cout) + " channels");
   for (size_t axis = 0; axis < 2; ++axis)
     if (conv_out(x.shape[2 + axis], a, axis) != dy.shape[2 + axis])
-      bad(task, "dy is " + dims(dy.shape) + ", not the forward Conv's output for x of " + dims(x.shape));
+      bad(task, "dy is " + shape_text(dy.shape) + ", not the forward Conv's output for x of " + shape_text(x.shape));
   const std::vector<int64_t> want{cout, cin / g, a.kernel[0], a.kernel[1]};
-  if (dw && dw->shape != want) bad(task, "dw is " + dims(dw->shape) + ", not " + dims(want));
+  if (dw && dw->shape != want) bad(task, "dw is " + shape_text(dw->shape) + ", not " + shape_text(want));
   if (!task.fused_ops.empty()) bad(task, "takes no fused ops");
 
   const int64_t depth = dy.shape[0] * dy.shape[2] * dy.shape[3];

@@ -38,11 +38,6 @@ const Reduction* find(const std::string& op_type) {
   return nullptr;
 }
 
-std::string dims(const std::vector<int64_t>& shape) {
-  std::string out;
-  for (size_t i = 0; i < shape.size(); ++i) out += (i ? " x " : "") + std::to_string(shape[i]);
-  return shape.empty() ? "a scalar" : out;
-}
 
 }  // namespace
 
@@ -70,15 +65,15 @@ ReduceProblem training_reduce_problem(const OpTask& task, const Soc& soc) {
   std::vector<int64_t> axes;
   int64_t kept_dim = -1;  // the axis kept, or -1 when everything is summed
   if (!per_channel.empty()) {
-    if (rank != 4) bad(std::string(r->inputs[0]) + " must be an N x C x H x W map, is " + dims(x));
+    if (rank != 4) bad(std::string(r->inputs[0]) + " must be an N x C x H x W map, is " + shape_text(x));
     kept_dim = 1;
   } else if (task.op_type == "BiasAddGrad") {
-    if (rank < 2) bad("dy must have a batch axis and a kept one, is " + dims(x));
+    if (rank < 2) bad("dy must have a batch axis and a kept one, is " + shape_text(x));
     int64_t axis = attr_int(task.attrs, "axis", 1);
-    if (axis < -rank || axis >= rank) bad("axis " + std::to_string(axis) + " is out of range for dy of " + dims(x));
+    if (axis < -rank || axis >= rank) bad("axis " + std::to_string(axis) + " is out of range for dy of " + shape_text(x));
     kept_dim = axis < 0 ? axis + rank : axis;
   } else if (task.op_type == "LayerNormBetaGammaBackpropV2") {
-    if (rank < 2) bad("dy must be rows x D, is " + dims(x));
+    if (rank < 2) bad("dy must be rows x D, is " + shape_text(x));
     kept_dim = rank - 1;
   } else if (rank == 0) {
     bad(std::string(r->inputs[0]) + " is a scalar: nothing to sum");
@@ -90,11 +85,11 @@ ReduceProblem training_reduce_problem(const OpTask& task, const Soc& soc) {
   for (size_t i = 1; i < task.inputs.size(); ++i) {
     const auto& t = task.inputs[i];
     if (i < r->stacked) {
-      if (t.shape != x) bad(std::string(r->inputs[i]) + " is " + dims(t.shape) + ", not " + dims(x) + " as " + r->inputs[0]);
+      if (t.shape != x) bad(std::string(r->inputs[i]) + " is " + shape_text(t.shape) + ", not " + shape_text(x) + " as " + r->inputs[0]);
     } else if (!per_channel.empty()) {
-      if (t.elements() != x[1]) bad(std::string(r->inputs[i]) + " is " + dims(t.shape) + ", not one value per channel (" + std::to_string(x[1]) + ")");
+      if (t.elements() != x[1]) bad(std::string(r->inputs[i]) + " is " + shape_text(t.shape) + ", not one value per channel (" + std::to_string(x[1]) + ")");
     } else if (t.elements() != task.inputs[0].elements() / x.back()) {
-      bad(std::string(r->inputs[i]) + " is " + dims(t.shape) + ", not one value per row");
+      bad(std::string(r->inputs[i]) + " is " + shape_text(t.shape) + ", not one value per row");
     }
   }
   OpTask sum;

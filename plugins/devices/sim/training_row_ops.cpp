@@ -42,11 +42,6 @@ const RowOp* find(const std::string& op_type) {
   return nullptr;
 }
 
-std::string dims(const std::vector<int64_t>& shape) {
-  std::string out;
-  for (size_t i = 0; i < shape.size(); ++i) out += (i ? " x " : "") + std::to_string(shape[i]);
-  return shape.empty() ? "a scalar" : out;
-}
 
 }  // namespace
 
@@ -71,13 +66,13 @@ NormProblem training_row_problem(const OpTask& task, const Soc& soc) {
   const auto& shape = task.inputs[0].shape;
   const auto rank = static_cast<int64_t>(shape.size());
   if (rank < 1) bad(std::string(op->inputs[0]) + " is a scalar: it has no rows");
-  if (task.op_type == "SoftmaxCrossEntropyWithLogits" && rank != 2) bad("logits must be N x K, is " + dims(shape));
+  if (task.op_type == "SoftmaxCrossEntropyWithLogits" && rank != 2) bad("logits must be N x K, is " + shape_text(shape));
   int64_t axis = attr_int(task.attrs, "axis", -1);
-  if (axis < -rank || axis >= rank) bad("axis " + std::to_string(axis) + " is out of range for " + dims(shape));
+  if (axis < -rank || axis >= rank) bad("axis " + std::to_string(axis) + " is out of range for " + shape_text(shape));
   if (axis < 0) axis += rank;
   if (task.op_type == "LayerNormXBackpropV2" && axis != rank - 1) bad("normalises the last axis only (axis -1)");
   if (task.inputs[1].shape != shape)
-    bad(std::string(op->inputs[1]) + " is " + dims(task.inputs[1].shape) + ", not " + dims(shape) + " as " + op->inputs[0]);
+    bad(std::string(op->inputs[1]) + " is " + shape_text(task.inputs[1].shape) + ", not " + shape_text(shape) + " as " + op->inputs[0]);
 
   NormProblem p;
   p.op_type = task.op_type;
@@ -92,9 +87,9 @@ NormProblem training_row_problem(const OpTask& task, const Soc& soc) {
   if (task.op_type == "LayerNormXBackpropV2") {
     for (size_t i = 2; i < 4; ++i)
       if (task.inputs[i].elements() != p.rows)
-        bad(std::string(op->inputs[i]) + " is " + dims(task.inputs[i].shape) + ", not one value per row (" + std::to_string(p.rows) + ")");
+        bad(std::string(op->inputs[i]) + " is " + shape_text(task.inputs[i].shape) + ", not one value per row (" + std::to_string(p.rows) + ")");
     if (task.inputs[4].elements() != p.row)
-      bad("gamma is " + dims(task.inputs[4].shape) + ", not one value per element of a row (" + std::to_string(p.row) + ")");
+      bad("gamma is " + shape_text(task.inputs[4].shape) + ", not one value per element of a row (" + std::to_string(p.row) + ")");
     p.resident_elements = p.row;
     p.row_values = 2;
   }

@@ -93,11 +93,6 @@ const Follower* find_follower(const OpTask& task) {
   return nullptr;
 }
 
-std::string dims(const std::vector<int64_t>& shape) {
-  std::string out;
-  for (size_t i = 0; i < shape.size(); ++i) out += (i ? " x " : "") + std::to_string(shape[i]);
-  return shape.empty() ? "a scalar" : out;
-}
 
 // Whether `t` broadcasts to `main` (numpy: trailing dims equal or 1).
 bool broadcasts_to(const std::vector<int64_t>& t, const std::vector<int64_t>& main) {
@@ -154,7 +149,7 @@ ElementwiseProblem training_vector_problem(const OpTask& task, const Soc& soc) {
   std::vector<int64_t> main = task.inputs[first_full].shape;
   if (roles[0] == Role::pooled) {
     const auto size = attr_ints(task.attrs, "input_size", {});
-    if (main.size() != 4 || main[2] != 1 || main[3] != 1) bad("dy must be N x C x 1 x 1, is " + dims(main));
+    if (main.size() != 4 || main[2] != 1 || main[3] != 1) bad("dy must be N x C x 1 x 1, is " + shape_text(main));
     if (size.size() != 2 || size[0] < 1 || size[1] < 1) bad("input_size must give the map's H and W");
     main = {main[0], main[1], size[0], size[1]};
   }
@@ -163,14 +158,14 @@ ElementwiseProblem training_vector_problem(const OpTask& task, const Soc& soc) {
     switch (roles[i]) {
       case Role::full:
       case Role::pooled:
-        if (!broadcasts_to(t.shape, main)) bad(names[i] + " is " + dims(t.shape) + ", not " + dims(main) + " nor a shape that broadcasts to it");
+        if (!broadcasts_to(t.shape, main)) bad(names[i] + " is " + shape_text(t.shape) + ", not " + shape_text(main) + " nor a shape that broadcasts to it");
         break;
       case Role::channel:
-        if (main.size() < 2) bad(names[i] + " holds one value per channel of a map of rank >= 2; " + names[first_full] + " is " + dims(main));
-        if (t.elements() != main[1]) bad(names[i] + " is " + dims(t.shape) + ", not one value per channel (" + std::to_string(main[1]) + ")");
+        if (main.size() < 2) bad(names[i] + " holds one value per channel of a map of rank >= 2; " + names[first_full] + " is " + shape_text(main));
+        if (t.elements() != main[1]) bad(names[i] + " is " + shape_text(t.shape) + ", not one value per channel (" + std::to_string(main[1]) + ")");
         break;
       case Role::scalar:
-        if (t.elements() != 1) bad(names[i] + " is " + dims(t.shape) + ", not one value");
+        if (t.elements() != 1) bad(names[i] + " is " + shape_text(t.shape) + ", not one value");
         break;
     }
   }
@@ -183,7 +178,7 @@ ElementwiseProblem training_vector_problem(const OpTask& task, const Soc& soc) {
   if (!elements || *elements <= 0) bad(names[first_full] + " is empty or holds more elements than a 64-bit count");
   p.elements = *elements;
   if (!task.outputs.empty() && task.outputs[0].elements() != p.elements)
-    bad("its first output is " + dims(task.outputs[0].shape) + ", not " + dims(main));
+    bad("its first output is " + shape_text(task.outputs[0].shape) + ", not " + shape_text(main));
   p.simple_passes = k->simple + (k->more_inputs ? static_cast<int>(task.inputs.size()) - 1 : 0) +
                     (follower ? follower->simple : 0);
   p.transcendental_passes = k->transcendental;
