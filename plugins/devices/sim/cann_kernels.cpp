@@ -145,38 +145,37 @@ std::vector<OpTask> conv_forward(const ProfiledKernel& k, const std::vector<std:
   return {t};
 }
 
-// The data gradient: dy convolved back to x's shape, as ConvTranspose runs it.
+// Conv2DBackpropInput: dy and the forward conv's weights (Cout x Cin x KH x
+// KW) back to x's shape; fused ops read the kernel's further inputs.
 std::vector<OpTask> conv_data_gradient(const ProfiledKernel& k, const std::vector<std::string>& fused) {
-  OpTask t = task_of(k, "ConvTranspose");
+  OpTask t = task_of(k, "Conv2DBackpropInput");
   const TensorDesc dy = cube_operand(input(k, 0)), dx = output(k, 0);
   const auto g = conv_geometry(dx, k.inputs.at(1), dy);
   t.inputs = {dy, conv_weights(dy.shape[1], dx.shape[1], g.k)};
   t.outputs = {dx};
   t.attrs = conv_attrs(g);
-  t.attrs["output_shape"] = {dx.shape[2], dx.shape[3]};
+  t.attrs["input_size"] = {dx.shape[2], dx.shape[3]};
   fuse(t, k, fused);
   return {t};
 }
 
-// The weight gradient dW = dy^T x im2col(x): a product of Cout rows by
-// Cin x KH x KW columns over N x Ho x Wo, as the cube runs it.
+// Conv2DBackpropFilter: x and dy to the weights' gradient, Cout x Cin x KH x
+// KW, the kernel's size from its Fractal Z gradient (C1 x KH x KW, Cout / 16,
+// 16, 16).
 OpTask weight_gradient(const ProfiledKernel& k, const TensorDesc& dy, const TensorDesc& x, const ProfiledTensor& dw) {
   if (dw.dims.size() != 4) misfit("weight gradient is not Fractal Z (4 dims)");
   feature_map(dy, "output gradient");
   const int64_t cout = dw.dims[1] * dw.dims[2];
   if (cout != dy.shape[1]) misfit("weight gradient's Cout does not match the output gradient's channels");
-  const int64_t depth = dy.shape[0] * dy.shape[2] * dy.shape[3];
-  const int64_t columns = dw.dims[0] * dw.dims[3];  // C1 x KH x KW x C0
-  OpTask t = task_of(k, "MatMul");
-  TensorDesc a = cube_operand(dy), b = cube_operand(x);
-  a.shape = {cout, depth};
-  b.shape = {depth, columns};
-  TensorDesc out;
+  const auto g = conv_geometry(x, dw, dy);
+  OpTask t = task_of(k, "Conv2DBackpropFilter");
+  t.inputs = {cube_operand(x), cube_operand(dy)};
+  TensorDesc out = conv_weights(cout, x.shape[1], g.k);
   out.name = "dw";
-  out.shape = {cout, columns};
+  out.constant = false;
   out.dtype = dw.dtype == DType::undefined ? DType::f16 : dw.dtype;
-  t.inputs = {a, b};
   t.outputs = {out};
+  t.attrs = conv_attrs(g);
   return t;
 }
 
@@ -276,9 +275,12 @@ std::vector<OpTask> reduction(const ProfiledKernel& k) {
 }
 
 // MatMul and BatchMatMul on FRACTAL_NZ operands, transposed as the output's
-// rows and columns say; fused ops after it read the remaining inputs.
-std::vector<OpTask> matmul(const ProfiledKernel& k, const std::vector<std::string>& fused) {
+// rows and columns say (a BatchMatMul keeps them as stored, its adj_x1 and
+// adj_x2 saying which); fused ops after it read the remaining inputs.
+std::vector<OpTask> matmul(const ProfiledKernel& k, const std::vector<std::string>& fused,
+                           const std::string& op_type = "MatMul") {
   TensorDesc a = cube_operand(input(k, 0)), b = cube_operand(input(k, 1));
+  const TensorDesc stored_a = a, stored_b = b;
   const TensorDesc out = output(k, 0);
   if (a.shape.size() < 2 || b.shape.size() < 2 || out.shape.size() < 2) misfit("a product of fewer than 2 dims");
   const int64_t m = out.shape[out.shape.size() - 2], n = out.shape.back();
@@ -292,7 +294,12 @@ std::vector<OpTask> matmul(const ProfiledKernel& k, const std::vector<std::strin
   if (bs[bs.size() - 2] != depth && bs.back() == depth) std::swap(bs[bs.size() - 2], bs.back());
   if (bs[bs.size() - 2] != depth || bs.back() != n || a.shape[a.shape.size() - 2] != m)
     misfit("operands do not multiply to the output's rows and columns");
-  OpTask t = task_of(k, "MatMul");
+  OpTask t = task_of(k, op_type);
+  if (op_type == "BatchMatMul") {
+    t.attrs = {{"adj_x1", a.shape != stored_a.shape ? 1 : 0}, {"adj_x2", b.shape != stored_b.shape ? 1 : 0}};
+    a = stored_a;
+    b = stored_b;
+  }
   t.inputs = {a, b};
   t.outputs = {out};
   fuse(t, k, fused);
@@ -387,8 +394,8 @@ std::vector<OpTask> transdata(const ProfiledKernel& k) {
   return {t};
 }
 
-// MaxPoolWithArgmax and its gradient: a 3x3 stride-2 window pass over the
-// larger map, as ResNet's stem pools.
+// MaxPoolWithArgmax: a 3x3 stride-2 window pass over the larger map, as
+// ResNet's stem pools.
 std::vector<OpTask> max_pool(const ProfiledKernel& k) {
   TensorDesc x = input(k, 0), y = output(k, 0);
   if (y.elements() > x.elements()) std::swap(x, y);
@@ -401,17 +408,176 @@ std::vector<OpTask> max_pool(const ProfiledKernel& k) {
   return {t};
 }
 
+// The tensors of a training step's vector, reduction and row kernels as the
+// step gives them: plain (ND) maps and matrices, statistics one value per
+// channel (or row), scalars one value.
+TensorDesc plain(TensorDesc t) {
+  t.format = "ND";
+  return t;
+}
+TensorDesc in_plain(const ProfiledKernel& k, size_t i) { return plain(input(k, i)); }
+TensorDesc shaped(TensorDesc t, std::vector<int64_t> shape) {
+  const int64_t was = t.elements();
+  t.shape = std::move(shape);
+  if (t.elements() != was && was > 1) misfit(t.name + " has " + std::to_string(was) + " elements where " + std::to_string(t.elements()) + " are expected");
+  t.format = "ND";
+  return t;
+}
+TensorDesc per_channel(const TensorDesc& t) { return shaped(t, {t.elements()}); }
+TensorDesc one_value(const TensorDesc& t) { return shaped(t, {1}); }
+
+// CANN's ReLU keeps a bit mask (a bit per element) where the step keeps y;
+// its bytes, a sixteenth of a float16 map's, are read as one value.
+TensorDesc relu_mask(const TensorDesc& mask) {
+  TensorDesc y = mask;
+  y.shape = {1};
+  y.format = "ND";
+  return y;
+}
+
+// The largest output (a map), and the per-channel ones in order.
+TensorDesc largest_output(const ProfiledKernel& k) {
+  if (k.outputs.empty()) misfit("has no outputs");
+  TensorDesc best = output(k, 0);
+  for (size_t i = 1; i < k.outputs.size(); ++i)
+    if (output(k, i).elements() > best.elements()) best = output(k, i);
+  return plain(best);
+}
+std::vector<TensorDesc> small_outputs(const ProfiledKernel& k, size_t count) {
+  const auto big = largest_output(k).elements();
+  std::vector<TensorDesc> out;
+  for (size_t i = 0; i < k.outputs.size() && out.size() < count; ++i)
+    if (output(k, i).elements() < big) out.push_back(per_channel(output(k, i)));
+  if (out.size() < count) misfit("has fewer than " + std::to_string(count) + " per-channel outputs");
+  return out;
+}
+
+// A task of the step's op type: `ins` picks the row's inputs in the
+// contract's order.
+OpTask step_task(const ProfiledKernel& k, const std::string& op_type, std::vector<TensorDesc> ins,
+                 std::vector<TensorDesc> outs) {
+  OpTask t = task_of(k, op_type);
+  t.inputs = std::move(ins);
+  t.outputs = std::move(outs);
+  return t;
+}
+
+// BNTrainingUpdate, then ReLU (and an Add of the shortcut before it):
+// x, sum, square_sum, scale, offset (CANN's running mean and variance
+// beside them are updated in place); y, batch_mean, batch_invstd.
+std::vector<OpTask> bn_update(const ProfiledKernel& k, const std::vector<std::string>& fused) {
+  std::vector<TensorDesc> ins{in_plain(k, 0)};
+  for (size_t i = 1; i < 5; ++i) ins.push_back(per_channel(input(k, i)));
+  if (!fused.empty() && fused.front() == "Add") ins.push_back(in_plain(k, 7));
+  const auto stats = small_outputs(k, 2);
+  OpTask t = step_task(k, "BNTrainingUpdate", ins, {largest_output(k), stats[0], stats[1]});
+  t.fused_ops = fused;
+  t.attrs = {{"epsilon", 1e-5}};
+  return {t};
+}
+
+// BNTrainingReduceGrad: dy, x, dscale, doffset, scale, batch_mean, batch_invstd.
+std::vector<TensorDesc> bn_reduce_grad_inputs(const ProfiledKernel& k, size_t first) {
+  std::vector<TensorDesc> ins{in_plain(k, first), in_plain(k, first + 1)};
+  for (size_t i = first + 2; i < first + 7; ++i) ins.push_back(per_channel(input(k, i)));
+  return ins;
+}
+
+// FusedDbnDw: batch-norm's data gradient, then the weight gradient of the
+// conv before it from that dx; CANN lists the conv's x first.
+std::vector<OpTask> dbn_dw(const ProfiledKernel& k) {
+  auto ins = bn_reduce_grad_inputs(k, 1);
+  const TensorDesc x = cube_operand(input(k, 0)), dx = output(k, 0);
+  const OpTask dw = weight_gradient(k, dx, x, k.outputs.at(1));
+  ins.push_back(x);
+  OpTask t = step_task(k, "BNTrainingReduceGrad", ins, {plain(dx), dw.outputs[0]});
+  t.fused_ops = {"Conv2DBackpropFilter"};
+  t.attrs = dw.attrs;
+  return {t};
+}
+
+// The optimizers: CANN passes lr and momentum as tensors, the step as attributes.
+std::vector<OpTask> apply_momentum(const ProfiledKernel& k) {
+  const TensorDesc w = in_plain(k, 0), accum = in_plain(k, 1), grad = in_plain(k, 3);
+  TensorDesc w_out = w, accum_out = accum;
+  w_out.dtype = accum_out.dtype = output(k, 0).dtype;
+  OpTask t = step_task(k, "ApplyMomentum", {w, accum, grad}, {w_out, accum_out});
+  t.attrs = {{"lr", 0.1}, {"momentum", 0.9}};
+  return {t};
+}
+
+// FusedMulApplyMomentum (var, accum, lr, x1, momentum, x2): the gradient
+// x1 * x2 unscaled, then momentum on var and accum.
+std::vector<OpTask> mul_apply_momentum(const ProfiledKernel& k) {
+  const TensorDesc w = in_plain(k, 0), accum = in_plain(k, 1);
+  TensorDesc w_out = w, accum_out = accum;
+  w_out.dtype = accum_out.dtype = output(k, 0).dtype;
+  OpTask t = step_task(k, "Mul", {in_plain(k, 3), one_value(input(k, 5)), w, accum}, {w_out, accum_out});
+  t.fused_ops = {"ApplyMomentum"};
+  t.attrs = {{"lr", 0.1}, {"momentum", 0.9}};
+  return {t};
+}
+
+// A reduction of the step: the row's map(s) and statistics as its inputs.
+std::vector<OpTask> bn_statistics_gradient(const ProfiledKernel& k) {
+  const std::vector<TensorDesc> outs{per_channel(output(k, 0)), per_channel(output(k, 1))};
+  return {step_task(k, "BNTrainingUpdateGrad",
+                    {in_plain(k, 0), in_plain(k, 1), per_channel(input(k, 2)), per_channel(input(k, 3))}, outs)};
+}
+
+std::vector<OpTask> layer_norm_parameter_gradient(const ProfiledKernel& k) {
+  const TensorDesc dy = in_plain(k, 0);
+  if (dy.shape.size() < 2) misfit("dy of a layer norm is not rows x D");
+  TensorDesc stat;
+  stat.name = "mean";
+  stat.dtype = DType::f32;
+  stat.shape = {dy.elements() / dy.shape.back(), 1};
+  TensorDesc invstd = stat;
+  invstd.name = "invstd";
+  OpTask t = step_task(k, "LayerNormBetaGammaBackpropV2", {dy, in_plain(k, 1), stat, invstd},
+                       {per_channel(output(k, 0)), per_channel(output(k, 1))});
+  t.attrs = {{"axis", -1}};
+  return {t};
+}
+
+std::vector<OpTask> bias_gradient(const ProfiledKernel& k) {
+  const TensorDesc dy = in_plain(k, 0);
+  OpTask t = step_task(k, "BiasAddGrad", {dy}, {per_channel(output(k, 0))});
+  t.attrs = {{"axis", k.inputs.at(0).format == "NC1HWC0" ? 1 : -1}};
+  return {t};
+}
+
+std::vector<OpTask> row_gradient(const ProfiledKernel& k, const std::string& op_type, size_t inputs, size_t outputs) {
+  std::vector<TensorDesc> ins, outs;
+  for (size_t i = 0; i < inputs; ++i) ins.push_back(in_plain(k, i));
+  for (size_t i = 0; i < outputs; ++i) outs.push_back(plain(output(k, i)));
+  OpTask t = step_task(k, op_type, ins, outs);
+  if (op_type != "SoftmaxCrossEntropyWithLogits") t.attrs = {{"axis", -1}};
+  return {t};
+}
+
+// MaxPoolGradWithArgmax (x, dy, argmax): the forward pool's 3x3 window, its
+// stride from the maps' sizes, pads 1.
+std::vector<OpTask> max_pool_gradient(const ProfiledKernel& k) {
+  const TensorDesc x = input(k, 0), dy = input(k, 1);
+  if (x.shape.size() != 4 || dy.shape.size() != 4) misfit("max pool over maps that are not NC1HWC0");
+  const int64_t stride = std::max<int64_t>(1, x.shape[2] / std::max<int64_t>(1, dy.shape[2]));
+  OpTask t = step_task(k, "MaxPoolGradWithArgmax", {x, dy}, {output(k, 0)});
+  t.attrs = {{"kernel_shape", {3, 3}}, {"strides", {stride, stride}}, {"pads", {1, 1, 1, 1}}};
+  return {t};
+}
+
 using Builder = std::function<std::vector<OpTask>(const ProfiledKernel&)>;
 
 Builder vector(int simple, int transcendental) {
   return [=](const ProfiledKernel& k) { return vector_kernel(k, simple, transcendental); };
 }
 
-// CANN's op types, the fusions of a training step included. Vector kernels
-// carry their instruction counts per element: batch-norm update
-// (x - mean) * rstd * gamma + beta = 4, + ReLU 1, + Add 1; its data
-// gradient 6 (its statistics' gradient is a reduction); momentum v = m * v + g, w -= lr * v (4); Lamb's moments,
-// ratio and update (12, 2 roots and divides); Adam-free elementwise ops 1.
+// CANN's op types, the fusions of a training step included. The step's
+// kernels count their vector instructions where they are modelled
+// (training_vector_ops.cpp); the others carry theirs here, per element:
+// elementwise ops 1, divides and roots one exp-class, the masks and clips
+// a few.
 const std::map<std::string, Builder>& table() {
   static const std::map<std::string, Builder> rows = {
       {"Conv2D", [](const ProfiledKernel& k) { return conv_forward(k, {}); }},
@@ -420,32 +586,38 @@ const std::map<std::string, Builder>& table() {
       {"FusionOp_Conv2DBackpropInput_ReluGradV2",
        [](const ProfiledKernel& k) { return conv_data_gradient(k, {"ReluGradV2"}); }},
       {"FusionOp_Conv2DBackpropInput_AddN_ReluGradV2",
-       [](const ProfiledKernel& k) { return conv_data_gradient(k, {"Add", "ReluGradV2"}); }},
+       [](const ProfiledKernel& k) { return conv_data_gradient(k, {"AddN", "ReluGradV2"}); }},
       {"Conv2DBackpropFilter", conv_weight_gradient},
-      // Batch-norm's data gradient (6 passes over dy and x), then the weight
-      // gradient from its output: two kernels' worth of work in one launch.
-      {"FusedDbnDw",
+      {"FusedDbnDw", dbn_dw},
+      {"BNTrainingReduce",
+       [](const ProfiledKernel& k) { return std::vector<OpTask>{step_task(k, "BNTrainingReduce", {in_plain(k, 0)}, small_outputs(k, 2))}; }},
+      {"BNTrainingUpdateGrad", bn_statistics_gradient},
+      {"BNTrainingReduceGrad",
        [](const ProfiledKernel& k) {
-         ProfiledKernel dbn = k;  // reads dy, x and the statistics; x of the conv is the GEMM's
-         dbn.inputs.erase(dbn.inputs.begin());
-         dbn.outputs.resize(1);
-         auto tasks = vector_kernel(dbn, 6, 0);
-         const TensorDesc dy = output(k, 0), x = input(k, 0);
-         tasks.push_back(weight_gradient(k, dy, x, k.outputs.at(1)));
-         return tasks;
+         return std::vector<OpTask>{step_task(k, "BNTrainingReduceGrad", bn_reduce_grad_inputs(k, 0), {largest_output(k)})};
        }},
-      {"BNTrainingReduce", reduction},
-      {"BNTrainingUpdateGrad", reduction},
-      {"BNTrainingReduceGrad", vector(6, 0)},
-      {"BNTrainingUpdate", vector(4, 0)},
-      {"FusionOp_BNTrainingUpdate_ReLUV2", vector(5, 0)},
-      {"FusionOp_BNTrainingUpdate_Add_ReLUV2", vector(6, 0)},
-      {"ReluGradV2", vector(1, 0)},
+      {"BNTrainingUpdate", [](const ProfiledKernel& k) { return bn_update(k, {}); }},
+      {"FusionOp_BNTrainingUpdate_ReLUV2", [](const ProfiledKernel& k) { return bn_update(k, {"Relu"}); }},
+      {"FusionOp_BNTrainingUpdate_Add_ReLUV2", [](const ProfiledKernel& k) { return bn_update(k, {"Add", "Relu"}); }},
+      {"ReluGradV2",
+       [](const ProfiledKernel& k) {
+         return std::vector<OpTask>{step_task(k, "ReluGradV2", {in_plain(k, 0), relu_mask(input(k, 1))}, {largest_output(k)})};
+       }},
       {"ReluV2", vector(1, 0)},
-      {"FusedMulApplyMomentum", vector(4, 0)},
-      {"ApplyMomentum", vector(3, 0)},
-      {"FusedMulAddN", vector(2, 0)},
-      {"AddN", vector(1, 0)},
+      {"FusedMulApplyMomentum", mul_apply_momentum},
+      {"ApplyMomentum", apply_momentum},
+      {"FusedMulAddN",
+       [](const ProfiledKernel& k) {
+         OpTask t = step_task(k, "FusedMulAddN", {in_plain(k, 0), in_plain(k, 1)}, {largest_output(k)});
+         t.attrs = {{"weight_decay", 1e-4}};
+         return std::vector<OpTask>{t};
+       }},
+      {"AddN",
+       [](const ProfiledKernel& k) {
+         std::vector<TensorDesc> ins;
+         for (size_t i = 0; i < k.inputs.size(); ++i) ins.push_back(in_plain(k, i));
+         return std::vector<OpTask>{step_task(k, "AddN", ins, {largest_output(k)})};
+       }},
       {"Cast", vector(1, 0)},
       {"Add", vector(1, 0)},
       {"Sub", vector(1, 0)},
@@ -456,7 +628,10 @@ const std::map<std::string, Builder>& table() {
       {"Minimum", vector(1, 0)},
       {"MaximumGrad", vector(2, 0)},
       {"MinimumGrad", vector(2, 0)},
-      {"GeLUGrad", [](const ProfiledKernel& k) { return vector_kernel(k, 8, 2); }},
+      {"GeLUGrad",
+       [](const ProfiledKernel& k) {
+         return std::vector<OpTask>{step_task(k, "GeLUGrad", {in_plain(k, 0), in_plain(k, 1)}, {largest_output(k)})};
+       }},
       {"TanhGrad", vector(2, 0)},
       {"Neg", vector(1, 0)},
       {"Reciprocal", [](const ProfiledKernel& k) { return vector_kernel(k, 0, 1); }},
@@ -482,39 +657,60 @@ const std::map<std::string, Builder>& table() {
       {"AtomicAddrClean", vector(1, 0)},
       {"DropoutDoMask", vector(2, 0)},
       {"ClipByNormNoDivSum", vector(3, 0)},
-      {"LambApplyOptimizerAssign", [](const ProfiledKernel& k) { return vector_kernel(k, 12, 2); }},
-      {"LambApplyWeightAssign", [](const ProfiledKernel& k) { return vector_kernel(k, 4, 1); }},
-      {"SquareSumV1", reduction},
+      {"LambApplyOptimizerAssign",
+       [](const ProfiledKernel& k) {
+         std::vector<TensorDesc> ins, outs;
+         for (size_t i = 0; i < 4; ++i) ins.push_back(in_plain(k, i));
+         for (size_t i = 0; i < k.outputs.size(); ++i) outs.push_back(plain(output(k, i)));
+         OpTask t = step_task(k, "LambApplyOptimizerAssign", ins, outs);
+         t.attrs = {{"beta1", 0.9}, {"beta2", 0.999}, {"epsilon", 1e-6}, {"weight_decay", 0.01}, {"step", 1}};
+         return std::vector<OpTask>{t};
+       }},
+      {"LambApplyWeightAssign",
+       [](const ProfiledKernel& k) {
+         OpTask t = step_task(k, "LambApplyWeightAssign",
+                              {one_value(input(k, 0)), one_value(input(k, 1)), in_plain(k, 3), in_plain(k, 4)},
+                              {largest_output(k)});
+         t.attrs = {{"lr", 1e-4}};
+         return std::vector<OpTask>{t};
+       }},
+      {"SquareSumV1",
+       [](const ProfiledKernel& k) {
+         if (in_plain(k, 0).shape.empty()) misfit("sums the squares of a scalar");
+         return std::vector<OpTask>{step_task(k, "SquareSumV1", {in_plain(k, 0)}, {one_value(output(k, 0))})};
+       }},
       {"SquareSumV2", reduction},
       {"ReduceSum", reduction},
       {"ReduceMean", reduction},
-      {"BiasAddGrad", reduction},
-      {"LayerNormBetaGammaBackpropV2", reduction},
+      {"BiasAddGrad", bias_gradient},
+      {"LayerNormBetaGammaBackpropV2", layer_norm_parameter_gradient},
       {"MatMul",
        [](const ProfiledKernel& k) {
          return matmul(k, k.inputs.size() > 2 ? std::vector<std::string>{"Add"} : std::vector<std::string>{});
        }},
-      {"BatchMatMul", [](const ProfiledKernel& k) { return matmul(k, {}); }},
+      {"BatchMatMul", [](const ProfiledKernel& k) { return matmul(k, {}, "BatchMatMul"); }},
       {"FusionOp_MatMul_Mul", [](const ProfiledKernel& k) { return matmul(k, {"Mul"}); }},
       {"FusionOp_MatMul_AddN", [](const ProfiledKernel& k) { return matmul(k, {"Add"}); }},
       {"FusionOp_MatMul_GeLU", [](const ProfiledKernel& k) { return matmul(k, {"Add", "Gelu"}); }},
-      {"FusionOp_MatMul_GeLUGrad", [](const ProfiledKernel& k) { return matmul(k, {"GeLUGrad", "Mul"}); }},
+      // CANN's GeLUGrad reads the GELU's y too; the step's reads its x only.
+      {"FusionOp_MatMul_GeLUGrad", [](const ProfiledKernel& k) { return matmul(k, {"GeLUGrad"}, "BatchMatMul"); }},
       {"FusionOp_MatMul_Tanh",
        [](const ProfiledKernel& k) {
          return matmul(k, k.inputs.size() > 2 ? std::vector<std::string>{"Add", "Tanh"} : std::vector<std::string>{"Tanh"});
        }},
       {"FusionOp_BatchMatMul_FusedMulAdd", [](const ProfiledKernel& k) { return matmul(k, {"Mul", "Add"}); }},
       {"Softmax", [](const ProfiledKernel& k) { return row_op(k, "Softmax"); }},
-      {"SoftmaxGradExt", [](const ProfiledKernel& k) { return row_op(k, "Softmax"); }},
+      {"SoftmaxGradExt", [](const ProfiledKernel& k) { return row_gradient(k, "SoftmaxGradExt", 2, 1); }},
       {"LogSoftmax", [](const ProfiledKernel& k) { return row_op(k, "LogSoftmax"); }},
       {"LogSoftmaxGrad", [](const ProfiledKernel& k) { return row_op(k, "Softmax"); }},
-      {"SoftmaxCrossEntropyWithLogits", [](const ProfiledKernel& k) { return row_op(k, "Softmax"); }},
+      {"SoftmaxCrossEntropyWithLogits",
+       [](const ProfiledKernel& k) { return row_gradient(k, "SoftmaxCrossEntropyWithLogits", 2, 2); }},
       {"LayerNorm", [](const ProfiledKernel& k) { return row_op(k, "LayerNormalization"); }},
-      {"LayerNormXBackpropV2", [](const ProfiledKernel& k) { return row_op(k, "LayerNormalization"); }},
+      {"LayerNormXBackpropV2", [](const ProfiledKernel& k) { return row_gradient(k, "LayerNormXBackpropV2", 5, 1); }},
       {"ConfusionTransposeD", confusion_transpose},
       {"TransData", transdata},
       {"MaxPoolWithArgmax", max_pool},
-      {"MaxPoolGradWithArgmax", max_pool},
+      {"MaxPoolGradWithArgmax", max_pool_gradient},
   };
   return rows;
 }

@@ -1,9 +1,12 @@
 // CANN's kernels as the simulator models them: one table from a profiled
 // kernel's op type (CANN's names, fusions included: FusionOp_Conv2D_...,
 // FusedMulApplyMomentum, BNTrainingUpdateGrad, ...) to the op tasks whose
-// modelled times add up to it. The profiled tensors give the shapes: NC1HWC0
-// feature maps become NCHW with C = C1 x C0, Fractal Z weights the conv's
-// OIHW, FRACTAL_NZ matrices rows x columns.
+// modelled times add up to it. Where a training step has the kernel
+// (docs/training.md), that is the step's one task, its op type, input order
+// and logical shapes, so a row is timed by the model a derived task is. The
+// profiled tensors give the shapes: NC1HWC0 feature maps become NCHW with
+// C = C1 x C0, Fractal Z weights the conv's OIHW, FRACTAL_NZ matrices rows x
+// columns, per-channel statistics one value per channel.
 #pragma once
 
 #include <string>

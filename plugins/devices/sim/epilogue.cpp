@@ -28,8 +28,12 @@ constexpr FusedOpWork kFusedOps[] = {
     {"HardSwish", 5, 0, false},
     // CANN's fusions into a training step's cube kernels: batch-norm's sum
     // and square-sum of the output (add, mul, add), ReLU's gradient through
-    // its bit mask (one select), GeLU's gradient (its tanh form, differentiated).
-    {"BNTrainingReduce", 3, 0, false}, {"ReluGradV2", 1, 0, true}, {"GeLUGrad", 8, 2, true},
+    // its bit mask (one select), GeLU's gradient from x alone (by erf, as the
+    // step defines it: Phi = (1 + erf(x / sqrt 2)) / 2 is erf's polynomial
+    // and 3; phi = exp(-x^2 / 2) / sqrt(2 pi) 3 and an exp; x * phi, the
+    // sum and the product with dy 3), a second gradient added (AddN of two).
+    {"BNTrainingReduce", 3, 0, false}, {"ReluGradV2", 1, 0, true}, {"GeLUGrad", 14, 3, true},
+    {"AddN", 1, 0, true},
 };
 
 const FusedOpWork* find(const std::string& op_type) {

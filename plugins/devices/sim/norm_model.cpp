@@ -16,12 +16,13 @@ constexpr int64_t kRowBuffers = 3;
 
 double NormProblem::on_chip_bytes() const {
   const double e = static_cast<double>(rows) * static_cast<double>(row);
-  return e * ((in_on_chip ? in_bytes : 0) + (out_on_chip ? out_bytes : 0));
+  return e * ((in_on_chip ? in_bytes * in_streams : 0) + (out_on_chip ? out_bytes : 0));
 }
 
 double NormProblem::gm_bytes() const {
   const double e = static_cast<double>(rows) * static_cast<double>(row);
-  return e * (in_bytes + out_bytes) + static_cast<double>(resident_elements) * in_bytes;
+  return e * (in_bytes * in_streams + out_bytes) + static_cast<double>(resident_elements) * in_bytes +
+         static_cast<double>(rows) * row_values * 4;
 }
 
 NormModel::NormModel(const Soc& soc, NormProblem problem) : ProblemModel(soc, std::move(problem)) {
@@ -36,13 +37,13 @@ NormModel::NormModel(const Soc& soc, NormProblem problem) : ProblemModel(soc, st
 
 int64_t NormModel::ub_bytes(int64_t rows_per_tile, bool db) const {
   const int64_t row = align_up64(p_.row * p_.compute_bytes, kUbAlignBytes);
-  return rows_per_tile * row * kRowBuffers * (db ? 2 : 1) +
+  return rows_per_tile * row * (kRowBuffers + p_.in_streams - 1) * (db ? 2 : 1) +
          align_up64(p_.resident_elements * p_.compute_bytes, kUbAlignBytes);
 }
 
 int64_t NormModel::split_chunk() const {
   // Chunks of gamma and beta ride along with each row chunk.
-  const int64_t buffers = kRowBuffers + (p_.resident_elements + p_.row - 1) / p_.row;
+  const int64_t buffers = kRowBuffers + p_.in_streams - 1 + (p_.resident_elements + p_.row - 1) / p_.row;
   const int64_t budget = soc_.ub_bytes / (buffers * 2 * p_.compute_bytes);
   return std::max<int64_t>(block_elements(p_.compute_bytes), static_cast<int64_t>(std::bit_floor(static_cast<uint64_t>(std::max<int64_t>(budget, 1)))));
 }
@@ -89,8 +90,8 @@ double NormModel::row_vector_cycles(int64_t rows, int64_t row, int simple, int t
 }
 
 double NormModel::in_cycles(double elements, int64_t active) const {
-  const double b = elements * p_.in_bytes;
-  return gm_to_ub_cycles(soc_, b, active, p_.in_on_chip ? b : 0);
+  const double b = elements * p_.in_bytes * p_.in_streams;
+  return gm_to_ub_cycles(soc_, b, active, p_.in_on_chip ? b : 0) + (p_.in_streams - 1) * soc_.dma_cycles;
 }
 
 double NormModel::out_cycles(double elements, int64_t active) const {
@@ -98,8 +99,14 @@ double NormModel::out_cycles(double elements, int64_t active) const {
   return ub_to_gm_cycles(soc_, b, active, p_.out_on_chip ? b : 0);
 }
 
+double NormModel::row_value_cycles(int64_t rows, int64_t active) const {
+  double cycles = 0;
+  for (int i = 0; i < p_.row_values; ++i) cycles += gm_to_ub_cycles(soc_, static_cast<double>(rows) * 4, active);
+  return cycles;
+}
+
 double NormModel::hbm_cycles(double elements, int64_t active) const {
-  return hbm_share_cycles(soc_, elements * ((p_.in_on_chip ? 0 : p_.in_bytes) + (p_.out_on_chip ? 0 : p_.out_bytes)), active);
+  return hbm_share_cycles(soc_, elements * ((p_.in_on_chip ? 0 : p_.in_bytes * p_.in_streams) + (p_.out_on_chip ? 0 : p_.out_bytes)), active);
 }
 
 double NormModel::time_us(const sdk::Config& c) const {
@@ -114,7 +121,7 @@ double NormModel::time_us(const sdk::Config& c) const {
     const int64_t per_tile = std::min(rows, c[kRowsPerTile]);
     const double e = static_cast<double>(per_tile * p_.row);
     TileStages s;
-    s.in = in_cycles(e, active);
+    s.in = in_cycles(e, active) + row_value_cycles(per_tile, active);
     s.vec = row_vector_cycles(per_tile, p_.row, p_.simple_passes, p_.transcendental_passes, p_.row_reduces);
     s.out = out_cycles(e, active);
     s.hbm = hbm_cycles(e, active);
@@ -125,6 +132,7 @@ double NormModel::time_us(const sdk::Config& c) const {
     const double e = static_cast<double>(ceil_div64(p_.row, chunks));
     TileStages stats, result;
     stats.in = result.in = in_cycles(e, active);
+    stats.in += row_value_cycles(1, active);
     stats.vec = row_vector_cycles(1, static_cast<int64_t>(e), p_.split_simple_passes, p_.split_transcendental_passes,
                                   p_.row_reduces) +
                 row_reduce_cycles(soc_, 1, 1, p_.compute_bytes);

@@ -18,11 +18,13 @@ struct NormProblem {
   int64_t row = 1;       // elements reduced together
   bool strided = false;  // the row runs across an inner axis: lane-parallel reduces
   int in_bytes = 2, out_bytes = 2;
+  int in_streams = 1;     // maps of the row's size read side by side (a gradient reads dy and y or x)
   int compute_bytes = 4;  // CANN computes norms in fp32
   int simple_passes = 0, transcendental_passes = 0, row_reduces = 0;
   // A second pass re-does this much of the work per element.
   int split_simple_passes = 0, split_transcendental_passes = 0;
   int64_t resident_elements = 0;  // gamma, beta: one row each, loaded once per core
+  int row_values = 0;             // values per row read with its tile (a gradient's mean and invstd), fp32 each
   bool in_on_chip = false, out_on_chip = false;  // kept in L2 by the strategy around the op
 
   double gm_bytes() const;
@@ -50,6 +52,8 @@ class NormModel final : public ProblemModel<NormProblem> {
   double in_cycles(double elements, int64_t active) const;
   double out_cycles(double elements, int64_t active) const;
   double hbm_cycles(double elements, int64_t active) const;
+  // Reading the per-row values of `rows` rows, one transfer each.
+  double row_value_cycles(int64_t rows, int64_t active) const;
   double row_vector_cycles(int64_t rows, int64_t row, int simple, int transcendental, int reduces) const;
 
 };

@@ -13,11 +13,13 @@
 #include "reduce_model.h"
 #include "softmax_model.h"
 #include "transdata_model.h"
+#include "training_models.h"
 #include "transpose_model.h"
 
 namespace aoe::sim {
 
 std::unique_ptr<OpModel> op_model(const Soc& soc, const sdk::OpTask& task) {
+  if (auto model = training_model(soc, task)) return model;
   if (task.op_type == "MatMul" || task.op_type == "Gemm")
     return std::make_unique<MatMulModel>(soc, matmul_problem(task, soc));
   if (task.op_type == "Conv") return std::make_unique<ConvModel>(soc, conv_problem(task, soc));

@@ -10,6 +10,7 @@
 #include "memory_fit.h"
 #include "soc_files.h"
 #include "subgraph_model.h"
+#include "training_models.h"
 
 namespace aoe::sim {
 namespace {
@@ -127,7 +128,9 @@ SimDevice::SimDevice(Soc soc, SimOptions options)
 
 nlohmann::json SimDevice::describe() const {
   auto out = sim::describe(soc_);
-  out["fused_op_types"] = fused_op_types();
+  auto fusable = fused_op_types();
+  for (auto& op : training_fused_op_types()) fusable.push_back(std::move(op));
+  out["fused_op_types"] = fusable;
   out["noise"] = options_.noise;
   out["concurrent_build"] = true;  // build() only evaluates the model: safe from any thread
   out["subgraphs"] = true;         // prepare_subgraph() times whole subgraphs under a strategy

@@ -168,4 +168,11 @@ std::vector<int64_t> attr_ints(const nlohmann::json& attrs, const char* key, std
   throw Error(StatusCode::invalid_argument, std::string("attribute '") + key + "' must list integers");
 }
 
+std::string shape_text(const std::vector<int64_t>& shape) {
+  if (shape.empty()) return "a scalar";
+  std::string out;
+  for (size_t i = 0; i < shape.size(); ++i) out += (i ? " x " : "") + std::to_string(shape[i]);
+  return out;
+}
+
 }  // namespace aoe::sim

@@ -88,6 +88,9 @@ std::vector<int64_t> broadcast_shapes(const std::vector<std::vector<int64_t>>& s
 // Known, non-empty shapes; throws invalid_argument otherwise.
 void require_known_inputs(const std::vector<sdk::TensorDesc>& inputs, size_t at_least, const std::string& op_type);
 
+// A shape as error messages write it: "8 x 64 x 28 x 28", or "a scalar".
+std::string shape_text(const std::vector<int64_t>& shape);
+
 // Integer attributes: a single value or a list; `fallback` when absent.
 int64_t attr_int(const nlohmann::json& attrs, const char* key, int64_t fallback);
 std::vector<int64_t> attr_ints(const nlohmann::json& attrs, const char* key, std::vector<int64_t> fallback);
