@@ -105,4 +105,15 @@ std::vector<std::string> fused_op_types() {
   return out;
 }
 
+void add_fused_chain(Epilogue& e, const sdk::OpTask& task, size_t next_input, const sdk::TensorDesc& missing,
+                     const OnChip& on_chip, const std::string& target) {
+  for (const auto& op : task.fused_ops) {
+    const sdk::TensorDesc* addend = nullptr;
+    const size_t at = next_input;
+    if (is_binary_fused_op(op)) addend = next_input < task.inputs.size() ? &task.inputs[next_input++] : &missing;
+    add_fused_op(e, op, addend, target);
+    if (addend && addend != &missing) e.addends.back().on_chip = on_chip.input(at);
+  }
+}
+
 }  // namespace aoe::sim

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "aoe/sdk/graph.h"
+#include "aoe/sdk/op_task.h"
+#include "on_chip.h"
 #include "soc.h"
 
 namespace aoe::sim {
@@ -40,6 +42,12 @@ void add_fused_op(Epilogue& epilogue, const std::string& op_type, const sdk::Ten
                   const std::string& target);
 
 bool is_binary_fused_op(const std::string& op_type);
+
+// Adds the task's fused ops in order, each binary one reading the task's
+// next input from `next_input` on, or `missing` (a per-channel row) when the
+// task gives none; `on_chip` says which inputs the strategy keeps in L2.
+void add_fused_chain(Epilogue& epilogue, const sdk::OpTask& task, size_t next_input, const sdk::TensorDesc& missing,
+                     const OnChip& on_chip, const std::string& target);
 
 // Every op type add_fused_op() knows.
 std::vector<std::string> fused_op_types();

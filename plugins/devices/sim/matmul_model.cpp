@@ -152,13 +152,7 @@ Epilogue epilogue_of(const sdk::OpTask& task, const MatMulProblem& p, const Soc&
     }
   }
   const sdk::TensorDesc bias_row{"", {p.n}, p.out_dtype, "ND", false};
-  for (const auto& op : task.fused_ops) {
-    const sdk::TensorDesc* addend = nullptr;
-    const size_t at = next_input;
-    if (is_binary_fused_op(op)) addend = next_input < task.inputs.size() ? &task.inputs[next_input++] : &bias_row;
-    add_fused_op(e, op, addend, soc.target);
-    if (addend && addend != &bias_row) e.addends.back().on_chip = on_chip.input(at);
-  }
+  add_fused_chain(e, task, next_input, bias_row, on_chip, soc.target);
   return e;
 }
 
