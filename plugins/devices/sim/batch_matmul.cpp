@@ -8,9 +8,7 @@
 namespace aoe::sim {
 
 sdk::OpTask batch_matmul_as_matmul(const sdk::OpTask& task) {
-  auto bad = [&](const std::string& why) {
-    throw sdk::Error(sdk::StatusCode::invalid_argument, task.op_type + " '" + task.name + "': " + why);
-  };
+  auto bad = [&](const std::string& why) { malformed(task, why); };
   if (task.inputs.size() < 2) bad("takes a and b, has " + std::to_string(task.inputs.size()) + " inputs");
   sdk::OpTask t = task;
   t.op_type = "MatMul";

@@ -21,9 +21,6 @@ constexpr double kBurstCycles = 2;
 const std::set<std::string> kOps = {"Concat", "Split", "Slice", "Pad", "Gather", "Resize", "Tile", "Expand",
                                     "DepthToSpace", "SpaceToDepth", "GatherElements"};
 
-[[noreturn]] void bad(const sdk::OpTask& task, const std::string& why) {
-  throw Error(StatusCode::invalid_argument, task.op_type + " '" + task.name + "': " + why);
-}
 
 std::string text(const Shape& s) {
   std::string out = "[";
@@ -33,7 +30,7 @@ std::string text(const Shape& s) {
 
 int64_t count(const sdk::OpTask& task, const Shape& s) {
   const auto n = sdk::checked_elements(s);
-  if (!n) bad(task, "shape " + text(s) + " has an unknown dim or more elements than a 64-bit count holds");
+  if (!n) malformed(task, "shape " + text(s) + " has an unknown dim or more elements than a 64-bit count holds");
   return *n;
 }
 
@@ -45,21 +42,21 @@ int64_t product(const Shape& s, size_t from, size_t to) {
 
 size_t axis_of(const sdk::OpTask& task, int64_t axis, size_t rank) {
   const auto r = static_cast<int64_t>(rank);
-  if (axis < -r || axis >= r) bad(task, "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+  if (axis < -r || axis >= r) malformed(task, "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
   return static_cast<size_t>(axis < 0 ? axis + r : axis);
 }
 
 const Shape& output_shape(const sdk::OpTask& task) {
   if (task.outputs.empty() || !task.outputs[0].fully_known() || task.outputs[0].shape.empty())
-    bad(task, "needs its output's shape (its sizes come from input values the task does not carry)");
+    malformed(task, "needs its output's shape (its sizes come from input values the task does not carry)");
   return task.outputs[0].shape;
 }
 
 // Same rank, and equal dims but on `except` (SIZE_MAX: none).
 void require_alike(const sdk::OpTask& task, const Shape& a, const Shape& b, size_t except, const char* what) {
-  if (a.size() != b.size()) bad(task, std::string(what) + " " + text(b) + " has another rank than " + text(a));
+  if (a.size() != b.size()) malformed(task, std::string(what) + " " + text(b) + " has another rank than " + text(a));
   for (size_t d = 0; d < a.size(); ++d)
-    if (d != except && a[d] != b[d]) bad(task, std::string(what) + " " + text(b) + " disagrees with " + text(a) + " on axis " + std::to_string(d));
+    if (d != except && a[d] != b[d]) malformed(task, std::string(what) + " " + text(b) + " disagrees with " + text(a) + " on axis " + std::to_string(d));
 }
 
 // The contiguous run where two shapes of equal rank differ last: that axis's
@@ -71,9 +68,9 @@ int64_t run_where_differs(const Shape& in, const Shape& out, const Shape& s) {
 }
 
 void concat(const sdk::OpTask& task, DataMoveProblem& p) {
-  if (!task.attrs.contains("axis")) bad(task, "has no axis attribute");
+  if (!task.attrs.contains("axis")) malformed(task, "has no axis attribute");
   const Shape& first = task.inputs[0].shape;
-  if (first.empty()) bad(task, "cannot concatenate scalars");
+  if (first.empty()) malformed(task, "cannot concatenate scalars");
   const size_t axis = axis_of(task, attr_int(task.attrs, "axis", 0), first.size());
   Shape out = first;
   out[axis] = 0;
@@ -82,34 +79,34 @@ void concat(const sdk::OpTask& task, DataMoveProblem& p) {
   for (const auto& t : task.inputs) {
     require_alike(task, first, t.shape, axis, "input");
     const auto sum = sdk::checked_add(out[axis], t.shape[axis]);
-    if (!sum) bad(task, "the concatenated axis overflows");
+    if (!sum) malformed(task, "the concatenated axis overflows");
     out[axis] = *sum;
     // An overflow here is left to the element count below, which names it.
     const auto run = sdk::checked_mul(t.shape[axis], inner);
     p.in_run = std::min(p.in_run, std::max<int64_t>(1, run.value_or(INT64_MAX)));
   }
   if (!task.outputs.empty() && task.outputs[0].fully_known() && task.outputs[0].shape != out)
-    bad(task, "output is " + text(task.outputs[0].shape) + ", the inputs concatenate to " + text(out));
+    malformed(task, "output is " + text(task.outputs[0].shape) + ", the inputs concatenate to " + text(out));
   p.out_elements = p.in_elements = count(task, out);
   p.out_run = p.in_run;
 }
 
 void split(const sdk::OpTask& task, DataMoveProblem& p) {
   const Shape& in = task.inputs[0].shape;
-  if (in.empty()) bad(task, "cannot split a scalar");
-  if (task.outputs.empty()) bad(task, "has no outputs");
+  if (in.empty()) malformed(task, "cannot split a scalar");
+  if (task.outputs.empty()) malformed(task, "has no outputs");
   const size_t axis = axis_of(task, attr_int(task.attrs, "axis", 0), in.size());
   const int64_t inner = product(in, axis + 1, in.size());
   int64_t total = 0;
   p.out_run = INT64_MAX;
   for (const auto& t : task.outputs) {
-    if (!t.fully_known()) bad(task, "needs its outputs' shapes");
+    if (!t.fully_known()) malformed(task, "needs its outputs' shapes");
     require_alike(task, in, t.shape, axis, "output");
     total += t.shape[axis];
     p.out_run = std::min(p.out_run, std::max<int64_t>(1, t.shape[axis] * inner));
   }
   if (total != in[axis])
-    bad(task, "outputs take " + std::to_string(total) + " along axis " + std::to_string(axis) + ", the input has " +
+    malformed(task, "outputs take " + std::to_string(total) + " along axis " + std::to_string(axis) + ", the input has " +
                   std::to_string(in[axis]));
   p.out_elements = p.in_elements = count(task, in);
   p.in_run = p.out_run;
@@ -118,9 +115,9 @@ void split(const sdk::OpTask& task, DataMoveProblem& p) {
 void slice(const sdk::OpTask& task, DataMoveProblem& p) {
   const Shape& in = task.inputs[0].shape;
   const Shape& out = output_shape(task);
-  if (out.size() != in.size()) bad(task, "output " + text(out) + " has another rank than its input " + text(in));
+  if (out.size() != in.size()) malformed(task, "output " + text(out) + " has another rank than its input " + text(in));
   for (size_t d = 0; d < in.size(); ++d)
-    if (out[d] > in[d]) bad(task, "output " + text(out) + " is larger than its input " + text(in) + " on axis " + std::to_string(d));
+    if (out[d] > in[d]) malformed(task, "output " + text(out) + " is larger than its input " + text(in) + " on axis " + std::to_string(d));
   count(task, in);
   p.out_elements = p.in_elements = count(task, out);
   p.in_run = p.out_run = std::max<int64_t>(1, run_where_differs(in, out, out));
@@ -129,10 +126,10 @@ void slice(const sdk::OpTask& task, DataMoveProblem& p) {
 void pad(const sdk::OpTask& task, DataMoveProblem& p) {
   const auto mode = task.attrs.value("mode", std::string("constant"));
   if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap")
-    bad(task, "mode '" + mode + "' is none of constant, reflect, edge, wrap");
+    malformed(task, "mode '" + mode + "' is none of constant, reflect, edge, wrap");
   const Shape& in = task.inputs[0].shape;
   const Shape& out = output_shape(task);
-  if (out.size() != in.size()) bad(task, "output " + text(out) + " has another rank than its input " + text(in));
+  if (out.size() != in.size()) malformed(task, "output " + text(out) + " has another rank than its input " + text(in));
   p.in_elements = count(task, in);
   p.out_elements = count(task, out);
   p.in_run = std::max<int64_t>(1, run_where_differs(in, out, in));
@@ -144,13 +141,13 @@ void gather(const sdk::OpTask& task, DataMoveProblem& p) {
   require_known_inputs(task.inputs, 2, "Gather");
   const Shape& data = task.inputs[0].shape;
   const Shape& indices = task.inputs[1].shape;
-  if (data.empty()) bad(task, "cannot gather from a scalar");
+  if (data.empty()) malformed(task, "cannot gather from a scalar");
   const size_t axis = axis_of(task, attr_int(task.attrs, "axis", 0), data.size());
   Shape out(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(axis));
   out.insert(out.end(), indices.begin(), indices.end());
   out.insert(out.end(), data.begin() + static_cast<std::ptrdiff_t>(axis) + 1, data.end());
   if (!task.outputs.empty() && task.outputs[0].fully_known() && task.outputs[0].shape != out)
-    bad(task, "output is " + text(task.outputs[0].shape) + ", data " + text(data) + " gathered by indices " +
+    malformed(task, "output is " + text(task.outputs[0].shape) + ", data " + text(data) + " gathered by indices " +
                   text(indices) + " on axis " + std::to_string(axis) + " is " + text(out));
   count(task, data);
   p.out_elements = count(task, out);
@@ -162,7 +159,7 @@ void gather(const sdk::OpTask& task, DataMoveProblem& p) {
 void repeat(const sdk::OpTask& task, DataMoveProblem& p) {
   const Shape& in = task.inputs[0].shape;
   const Shape& out = output_shape(task);
-  if (in.empty() || out.size() < in.size()) bad(task, "output " + text(out) + " does not repeat input " + text(in));
+  if (in.empty() || out.size() < in.size()) malformed(task, "output " + text(out) + " does not repeat input " + text(in));
   p.in_elements = count(task, in);
   p.out_elements = count(task, out);
   p.in_run = std::max<int64_t>(1, in.back());
@@ -175,7 +172,7 @@ void repeat(const sdk::OpTask& task, DataMoveProblem& p) {
 void depth_space(const sdk::OpTask& task, DataMoveProblem& p) {
   const Shape& in = task.inputs[0].shape;
   const int64_t b = attr_int(task.attrs, "blocksize", 0);
-  if (in.size() != 4 || b < 1) bad(task, "takes N x C x H x W and a blocksize of 1 or more");
+  if (in.size() != 4 || b < 1) malformed(task, "takes N x C x H x W and a blocksize of 1 or more");
   p.in_elements = p.out_elements = count(task, in);
   const int64_t w = in[3];
   p.in_run = task.op_type == "DepthToSpace" ? std::max<int64_t>(1, w) : b;
@@ -188,7 +185,7 @@ void gather_elements(const sdk::OpTask& task, DataMoveProblem& p) {
   require_known_inputs(task.inputs, 2, "GatherElements");
   const Shape& data = task.inputs[0].shape;
   const Shape& indices = task.inputs[1].shape;
-  if (data.empty() || indices.size() != data.size()) bad(task, "indices " + text(indices) + " need the rank of data " + text(data));
+  if (data.empty() || indices.size() != data.size()) malformed(task, "indices " + text(indices) + " need the rank of data " + text(data));
   count(task, data);
   p.out_elements = count(task, indices);
   p.in_elements = 2 * p.out_elements;  // the data element and its index
@@ -202,10 +199,10 @@ void resize(const sdk::OpTask& task, DataMoveProblem& p, const Soc& soc) {
     throw Error(StatusCode::unsupported, soc.target + " simulator models Resize nearest and linear, not '" + mode + "' (" + task.name + ")");
   const Shape& in = task.inputs[0].shape;
   const Shape& out = output_shape(task);
-  if (out.size() != in.size()) bad(task, "output " + text(out) + " has another rank than its input " + text(in));
+  if (out.size() != in.size()) malformed(task, "output " + text(out) + " has another rank than its input " + text(in));
   int resized = 0;
   for (size_t d = 0; d < in.size(); ++d) {
-    if (out[d] < 1) bad(task, "output " + text(out) + " has an empty axis");
+    if (out[d] < 1) malformed(task, "output " + text(out) + " has an empty axis");
     resized += in[d] != out[d];
   }
   p.in_elements = count(task, in);
@@ -230,7 +227,7 @@ DataMoveProblem data_move_problem(const sdk::OpTask& task, const Soc& soc) {
   DataMoveProblem p;
   p.op_type = task.op_type;
   p.bytes = sdk::dtype_bytes(task.inputs[0].dtype);
-  if (p.bytes == 0) bad(task, "has an input of undefined dtype");
+  if (p.bytes == 0) malformed(task, "has an input of undefined dtype");
   if (task.op_type == "Concat") concat(task, p);
   else if (task.op_type == "Split") split(task, p);
   else if (task.op_type == "Slice") slice(task, p);
@@ -240,7 +237,7 @@ DataMoveProblem data_move_problem(const sdk::OpTask& task, const Soc& soc) {
   else if (task.op_type == "DepthToSpace" || task.op_type == "SpaceToDepth") depth_space(task, p);
   else if (task.op_type == "GatherElements") gather_elements(task, p);
   else resize(task, p, soc);
-  if (p.out_elements == 0) bad(task, "has an empty output");
+  if (p.out_elements == 0) malformed(task, "has an empty output");
   return with_stream_on_chip(task, p);
 }
 

@@ -23,9 +23,6 @@ using sdk::OpTask;
 using sdk::StatusCode;
 using sdk::TensorDesc;
 
-[[noreturn]] void bad(const OpTask& task, const std::string& why) {
-  throw Error(StatusCode::invalid_argument, task.op_type + " '" + task.name + "': " + why);
-}
 
 std::unique_ptr<OpModel> weight_gradient(const Soc& soc, const OpTask& task) {
   return std::make_unique<MatMulModel>(soc, matmul_problem(conv_backprop_filter_as_matmul(task, soc), soc));
@@ -36,9 +33,9 @@ std::unique_ptr<OpModel> weight_gradient(const Soc& soc, const OpTask& task) {
 // L2 where it fits there.
 std::unique_ptr<OpModel> dbn_dw(const Soc& soc, const OpTask& task) {
   if (task.inputs.size() != 8)
-    bad(task, "with Conv2DBackpropFilter fused takes BNTrainingReduceGrad's 7 inputs and the conv's x, has " +
+    malformed(task, "with Conv2DBackpropFilter fused takes BNTrainingReduceGrad's 7 inputs and the conv's x, has " +
                   std::to_string(task.inputs.size()));
-  if (!task.outputs.empty() && task.outputs.size() != 2) bad(task, "with Conv2DBackpropFilter fused gives dx and dw");
+  if (!task.outputs.empty() && task.outputs.size() != 2) malformed(task, "with Conv2DBackpropFilter fused gives dx and dw");
   OpTask dbn = task;
   dbn.fused_ops.clear();
   dbn.inputs.pop_back();
@@ -66,21 +63,21 @@ std::unique_ptr<OpModel> dbn_dw(const Soc& soc, const OpTask& task) {
 // the windows that cover it, a stride-1 pass of the forward pool's window
 // over a map of x's size.
 std::unique_ptr<OpModel> max_pool_gradient(const Soc& soc, const OpTask& task) {
-  if (task.inputs.size() != 2) bad(task, "takes x and dy, has " + std::to_string(task.inputs.size()) + " inputs");
+  if (task.inputs.size() != 2) malformed(task, "takes x and dy, has " + std::to_string(task.inputs.size()) + " inputs");
   require_known_inputs(task.inputs, 2, task.op_type);
   const auto& x = task.inputs[0].shape;
   const auto& dy = task.inputs[1].shape;
-  if (x.size() != 4) bad(task, "x must be an N x C x H x W map, is rank " + std::to_string(x.size()));
-  if (dy.size() != 4 || dy[0] != x[0] || dy[1] != x[1]) bad(task, "dy must be the pool's N x C x Ho x Wo output");
+  if (x.size() != 4) malformed(task, "x must be an N x C x H x W map, is rank " + std::to_string(x.size()));
+  if (dy.size() != 4 || dy[0] != x[0] || dy[1] != x[1]) malformed(task, "dy must be the pool's N x C x Ho x Wo output");
   const auto kernel = attr_ints(task.attrs, "kernel_shape", {});
   const auto strides = attr_ints(task.attrs, "strides", {1, 1});
   const auto pads = attr_ints(task.attrs, "pads", {0, 0, 0, 0});
   if (kernel.size() != 2 || strides.size() != 2 || pads.size() != 4)
-    bad(task, "the forward pool's kernel_shape and strides take 2 values, its pads 4");
+    malformed(task, "the forward pool's kernel_shape and strides take 2 values, its pads 4");
   for (size_t a = 0; a < 2; ++a) {
-    if (kernel[a] < 1 || strides[a] < 1 || pads[a] < 0 || pads[a + 2] < 0) bad(task, "kernel_shape and strides must be >= 1, pads >= 0");
+    if (kernel[a] < 1 || strides[a] < 1 || pads[a] < 0 || pads[a + 2] < 0) malformed(task, "kernel_shape and strides must be >= 1, pads >= 0");
     if ((x[2 + a] + pads[a] + pads[a + 2] - kernel[a]) / strides[a] + 1 != dy[2 + a])
-      bad(task, "dy's H and W are not the forward pool's output size for x");
+      malformed(task, "dy's H and W are not the forward pool's output size for x");
   }
   OpTask pool;
   pool.name = task.name;

@@ -44,20 +44,10 @@ const Reduction* find(const std::string& op_type) {
 bool is_training_reduction(const std::string& op_type) { return find(op_type) != nullptr; }
 
 ReduceProblem training_reduce_problem(const OpTask& task, const Soc& soc) {
-  auto bad = [&](const std::string& why) {
-    throw Error(StatusCode::invalid_argument, task.op_type + " '" + task.name + "': " + why);
-  };
+  auto bad = [&](const std::string& why) { malformed(task, why); };
   const Reduction* r = find(task.op_type);
   if (!r) throw Error(StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
-  if (!task.fused_ops.empty())
-    throw Error(StatusCode::unsupported, soc.target + " simulator does not model ops fused after " + task.op_type);
-  if (task.inputs.size() != r->inputs.size()) {
-    std::string list;
-    for (size_t i = 0; i < r->inputs.size(); ++i) list += std::string(i ? ", " : "") + r->inputs[i];
-    bad("takes " + std::to_string(r->inputs.size()) + " inputs (" + list + "), has " + std::to_string(task.inputs.size()));
-  }
-  if (!task.outputs.empty() && task.outputs.size() != r->outputs)
-    bad("has " + std::to_string(task.outputs.size()) + " outputs, not " + std::to_string(r->outputs));
+  require_signature(task, soc, r->inputs, r->outputs);
   require_known_inputs(task.inputs, task.inputs.size(), task.op_type);
   const auto& x = task.inputs[0].shape;
   const auto rank = static_cast<int64_t>(x.size());

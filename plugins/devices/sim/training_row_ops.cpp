@@ -48,20 +48,10 @@ const RowOp* find(const std::string& op_type) {
 bool is_training_row_op(const std::string& op_type) { return find(op_type) != nullptr; }
 
 NormProblem training_row_problem(const OpTask& task, const Soc& soc) {
-  auto bad = [&](const std::string& why) {
-    throw Error(StatusCode::invalid_argument, task.op_type + " '" + task.name + "': " + why);
-  };
+  auto bad = [&](const std::string& why) { malformed(task, why); };
   const RowOp* op = find(task.op_type);
   if (!op) throw Error(StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
-  if (!task.fused_ops.empty())
-    throw Error(StatusCode::unsupported, soc.target + " simulator does not model ops fused after " + task.op_type);
-  if (task.inputs.size() != op->inputs.size()) {
-    std::string list;
-    for (size_t i = 0; i < op->inputs.size(); ++i) list += std::string(i ? ", " : "") + op->inputs[i];
-    bad("takes " + std::to_string(op->inputs.size()) + " inputs (" + list + "), has " + std::to_string(task.inputs.size()));
-  }
-  if (!task.outputs.empty() && task.outputs.size() != op->outputs)
-    bad("has " + std::to_string(task.outputs.size()) + " outputs, not " + std::to_string(op->outputs));
+  require_signature(task, soc, op->inputs, op->outputs);
   require_known_inputs(task.inputs, task.inputs.size(), task.op_type);
   const auto& shape = task.inputs[0].shape;
   const auto rank = static_cast<int64_t>(shape.size());

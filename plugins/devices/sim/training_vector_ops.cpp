@@ -112,9 +112,7 @@ bool is_training_vector_op(const OpTask& task) {
 }
 
 ElementwiseProblem training_vector_problem(const OpTask& task, const Soc& soc) {
-  auto bad = [&](const std::string& why) {
-    throw Error(StatusCode::invalid_argument, task.op_type + " '" + task.name + "': " + why);
-  };
+  auto bad = [&](const std::string& why) { malformed(task, why); };
   const VectorKernel mul{"Mul", 0, 0, {F, F}, {"grad", "loss_scale"}, 1};
   const VectorKernel* k = task.op_type == "Mul" ? &mul : find_kernel(task.op_type);
   if (!k) throw Error(StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");

@@ -175,4 +175,20 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   return out;
 }
 
+void malformed(const sdk::OpTask& task, const std::string& why) {
+  throw sdk::Error(sdk::StatusCode::invalid_argument, task.op_type + " '" + task.name + "': " + why);
+}
+
+void require_signature(const sdk::OpTask& task, const Soc& soc, const std::vector<const char*>& names, size_t outputs) {
+  if (!task.fused_ops.empty())
+    throw sdk::Error(sdk::StatusCode::unsupported, soc.target + " simulator does not model ops fused after " + task.op_type);
+  if (task.inputs.size() != names.size()) {
+    std::string list;
+    for (size_t i = 0; i < names.size(); ++i) list += std::string(i ? ", " : "") + names[i];
+    malformed(task, "takes " + std::to_string(names.size()) + " inputs (" + list + "), has " + std::to_string(task.inputs.size()));
+  }
+  if (!task.outputs.empty() && task.outputs.size() != outputs)
+    malformed(task, "has " + std::to_string(task.outputs.size()) + " outputs, not " + std::to_string(outputs));
+}
+
 }  // namespace aoe::sim

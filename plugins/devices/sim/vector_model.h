@@ -9,6 +9,7 @@
 
 #include "aoe/sdk/graph.h"
 #include "aoe/sdk/measurement.h"
+#include "aoe/sdk/op_task.h"
 #include "aoe/sdk/tuning_space.h"
 #include "soc.h"
 
@@ -87,6 +88,13 @@ std::vector<int64_t> broadcast_shapes(const std::vector<std::vector<int64_t>>& s
 
 // Known, non-empty shapes; throws invalid_argument otherwise.
 void require_known_inputs(const std::vector<sdk::TensorDesc>& inputs, size_t at_least, const std::string& op_type);
+
+// Throws invalid_argument naming the op and its node: "<op> '<name>': why".
+[[noreturn]] void malformed(const sdk::OpTask& task, const std::string& why);
+
+// A kernel of a fixed signature: no fused ops, the inputs `names` lists, and
+// `outputs` outputs where the task lists any; throws naming what differs.
+void require_signature(const sdk::OpTask& task, const Soc& soc, const std::vector<const char*>& names, size_t outputs);
 
 // A shape as error messages write it: "8 x 64 x 28 x 28", or "a scalar".
 std::string shape_text(const std::vector<int64_t>& shape);
