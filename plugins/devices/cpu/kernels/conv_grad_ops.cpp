@@ -56,7 +56,9 @@ ConvGradGeometry geometry_of(const StepTask& t, const Shape& x, size_t dyi, int6
 
 // B[k][j] of the filter's GEMM for one group: row k an output pixel
 // (image, oh, ow), column j a tap (input channel, kh, kw) of the window
-// that produced it. Packed column by column straight from x.
+// that produced it. Packed column by column straight from x, in runs of
+// pixels along an output row: one input row each, read in order at
+// stride 1, so a run is a copy between two zero fills.
 class Im2colRowsSource final : public PanelSource {
  public:
   Im2colRowsSource(const float* x, const ConvGradGeometry& g, int64_t group) : x_(x), g_(g), group_(group) {}
@@ -72,10 +74,29 @@ class Im2colRowsSource final : public PanelSource {
         const int64_t ci = group_ * cg + j / taps, ky = (j % taps) / g.kw, kx = j % g.kw;
         const int64_t dy = ky * g.dh - g.pads[0], dx = kx * g.dw - g.pads[1];
         int64_t n = k0 / pixels, oh = (k0 % pixels) / g.ow, ow = k0 % g.ow;
-        for (int64_t kk = 0; kk < kc; ++kk) {
-          const int64_t ih = oh * g.sh + dy, iw = ow * g.sw + dx;
-          d[kk * nr + jj] = ih >= 0 && ih < g.h && iw >= 0 && iw < g.w ? x_[((n * g.c + ci) * g.h + ih) * g.w + iw] : 0.0f;
-          if (++ow == g.ow) {
+        float* out = d + jj;
+        for (int64_t kk = 0; kk < kc;) {
+          const int64_t len = std::min(kc - kk, g.ow - ow), ih = oh * g.sh + dy;
+          float* o = out + kk * nr;
+          if (ih < 0 || ih >= g.h) {
+            for (int64_t i = 0; i < len; ++i) o[i * nr] = 0;
+          } else {
+            const float* row = x_ + ((n * g.c + ci) * g.h + ih) * g.w;
+            // ow + i lands on iw = (ow + i) * sw + dx: inside the row for i in [lo, hi).
+            const int64_t first = ow * g.sw + dx;
+            const int64_t lo = std::clamp<int64_t>(first < 0 ? (-first + g.sw - 1) / g.sw : 0, 0, len);
+            const int64_t hi = std::clamp<int64_t>(first < g.w ? (g.w - 1 - first) / g.sw + 1 : 0, lo, len);
+            for (int64_t i = 0; i < lo; ++i) o[i * nr] = 0;
+            if (g.sw == 1) {
+              for (int64_t i = lo; i < hi; ++i) o[i * nr] = row[first + i];
+            } else {
+              for (int64_t i = lo; i < hi; ++i) o[i * nr] = row[first + i * g.sw];
+            }
+            for (int64_t i = hi; i < len; ++i) o[i * nr] = 0;
+          }
+          kk += len;
+          ow += len;
+          if (ow == g.ow) {
             ow = 0;
             if (++oh == g.oh) oh = 0, ++n;
           }
