@@ -364,5 +364,27 @@ TEST(TrainingGradients, GlobalAveragePool) {
   expect_gradient(dx, differences(forward, widen(x)), "dx");
 }
 
+// ---- A bias added along a feature map's channels, or along rows ----
+
+TEST(TrainingGradients, BiasAdd) {
+  struct Case {
+    Shape s;
+    int64_t axis, outer, c, inner;
+  };
+  for (const Case& k : {Case{{2, 3, 4, 5}, 1, 2, 3, 20}, Case{{7, 6}, -1, 7, 6, 1}}) {
+    const size_t count = static_cast<size_t>(elements(k.s));
+    const auto x = random_floats(count, 25), dy = random_floats(count, 26), b = random_floats(static_cast<size_t>(k.c), 27);
+    const Values xd = widen(x), dyd = widen(dy);
+    const auto forward = [&](const Values& bias) {
+      double l = 0;
+      for (size_t i = 0; i < count; ++i)
+        l += dyd[i] * (xd[i] + bias[static_cast<size_t>((static_cast<int64_t>(i) / k.inner) % k.c)]);
+      return l;
+    };
+    const auto db = run(op("BiasAddGrad", {f32(k.s)}, {{"axis", k.axis}}), {dy})[0];
+    expect_gradient(db, differences(forward, widen(b)), "db, axis " + std::to_string(k.axis));
+  }
+}
+
 }  // namespace
 }  // namespace aoe::cpu
