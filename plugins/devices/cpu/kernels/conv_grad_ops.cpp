@@ -54,64 +54,34 @@ ConvGradGeometry geometry_of(const StepTask& t, const Shape& x, size_t dyi, int6
   return g;
 }
 
-// B[k][j] of the filter's GEMM for one group: row k an output pixel
-// (image, oh, ow), column j a tap (input channel, kh, kw) of the window
-// that produced it. Packed column by column straight from x, in runs of
-// pixels along an output row: one input row each, read in order at
-// stride 1, so a run is a copy between two zero fills.
-class Im2colRowsSource final : public PanelSource {
- public:
-  Im2colRowsSource(const float* x, const ConvGradGeometry& g, int64_t group) : x_(x), g_(g), group_(group) {}
-
-  void pack(int64_t k0, int64_t kc, int64_t j0, int64_t nc, int nr, float* dst) const override {
-    const ConvGradGeometry& g = g_;
-    const int64_t cg = g.c / g.group, taps = g.kh * g.kw, pixels = g.oh * g.ow;
-    for (int64_t s = 0; s * nr < nc; ++s) {
-      const int64_t cols = std::min<int64_t>(nr, nc - s * nr);
-      float* d = dst + s * nr * kc;
-      for (int64_t jj = 0; jj < cols; ++jj) {
-        const int64_t j = j0 + s * nr + jj;
-        const int64_t ci = group_ * cg + j / taps, ky = (j % taps) / g.kw, kx = j % g.kw;
-        const int64_t dy = ky * g.dh - g.pads[0], dx = kx * g.dw - g.pads[1];
-        int64_t n = k0 / pixels, oh = (k0 % pixels) / g.ow, ow = k0 % g.ow;
-        float* out = d + jj;
-        for (int64_t kk = 0; kk < kc;) {
-          const int64_t len = std::min(kc - kk, g.ow - ow), ih = oh * g.sh + dy;
-          float* o = out + kk * nr;
-          if (ih < 0 || ih >= g.h) {
-            for (int64_t i = 0; i < len; ++i) o[i * nr] = 0;
-          } else {
-            const float* row = x_ + ((n * g.c + ci) * g.h + ih) * g.w;
-            // ow + i lands on iw = (ow + i) * sw + dx: inside the row for i in [lo, hi).
-            const int64_t first = ow * g.sw + dx;
-            const int64_t lo = std::clamp<int64_t>(first < 0 ? (-first + g.sw - 1) / g.sw : 0, 0, len);
-            const int64_t hi = std::clamp<int64_t>(first < g.w ? (g.w - 1 - first) / g.sw + 1 : 0, lo, len);
-            for (int64_t i = 0; i < lo; ++i) o[i * nr] = 0;
-            if (g.sw == 1) {
-              for (int64_t i = lo; i < hi; ++i) o[i * nr] = row[first + i];
-            } else {
-              for (int64_t i = lo; i < hi; ++i) o[i * nr] = row[first + i * g.sw];
-            }
-            for (int64_t i = hi; i < len; ++i) o[i * nr] = 0;
-          }
-          kk += len;
-          ow += len;
-          if (ow == g.ow) {
-            ow = 0;
-            if (++oh == g.oh) oh = 0, ++n;
-          }
+// The kh x kw rows of input channel `channel` of x's image `n` in the
+// im2col matrix (a row per tap, a column per output pixel), at `rows`: each
+// output row's run one input row read in order, at stride 1 a copy between
+// two zero fills.
+void im2col_channel(const ConvGradGeometry& g, const float* x, int64_t n, int64_t channel, float* rows) {
+  const float* plane = x + (n * g.c + channel) * g.h * g.w;
+  for (int64_t ky = 0; ky < g.kh; ++ky)
+    for (int64_t kx = 0; kx < g.kw; ++kx) {
+      float* row = rows + (ky * g.kw + kx) * g.oh * g.ow;
+      const int64_t dx = kx * g.dw - g.pads[1];
+      // Output columns [lo, hi) read inside the input row: iw = ow * sw + dx.
+      const int64_t lo = std::min(g.ow, dx < 0 ? (-dx + g.sw - 1) / g.sw : int64_t{0});
+      const int64_t hi = std::clamp<int64_t>(dx < g.w ? (g.w - 1 - dx) / g.sw + 1 : 0, lo, g.ow);
+      for (int64_t oh = 0; oh < g.oh; ++oh, row += g.ow) {
+        const int64_t ih = oh * g.sh + ky * g.dh - g.pads[0];
+        if (ih < 0 || ih >= g.h) {
+          std::fill(row, row + g.ow, 0.0f);
+          continue;
         }
+        const float* in = plane + ih * g.w;
+        std::fill(row, row + lo, 0.0f);
+        if (g.sw == 1) std::copy(in + lo + dx, in + hi + dx, row + lo);
+        else
+          for (int64_t ow = lo; ow < hi; ++ow) row[ow] = in[ow * g.sw + dx];
+        std::fill(row + hi, row + g.ow, 0.0f);
       }
-      for (int64_t kk = 0; kk < kc; ++kk)
-        for (int64_t jj = cols; jj < nr; ++jj) d[kk * nr + jj] = 0;
     }
-  }
-
- private:
-  const float* x_;
-  ConvGradGeometry g_;
-  int64_t group_;
-};
+}
 
 }  // namespace
 
@@ -167,45 +137,51 @@ void ConvBackpropInputOp::reference(const std::vector<const float*>& in, const s
   for (size_t i = 0; i < dx.size(); ++i) out[0][i] = static_cast<float>(dx[i]);
 }
 
+// Per image and group: the im2col matrix of x (the threads share its
+// channels), then dwᵀ = im2col · dyᵀ on the GEMM, added up over the images
+// and transposed into dw.
 class ConvFilterKernel final : public BufferKernel {
  public:
   ConvFilterKernel(const ConvBackpropFilterOp& op, const sdk::Config& c)
-      : BufferKernel(op), op_(op), gemm_(op.gemm_config(c)), ws_(gemm_, gemm_.threads) {
-    if (op.g_.n > 1) dy_ = Buffer::scratch(op.g_.m * op.gemm_k_);
+      : BufferKernel(op), op_(op), gemm_(op.gemm_config(c)), ws_(gemm_, gemm_.threads),
+        col_(Buffer::scratch(op.gemm_m_ * op.gemm_k_)), sum_(Buffer::scratch(op.gemm_m_ * op.gemm_n_)) {
+    if (op.g_.n > 1) image_ = Buffer::scratch(op.gemm_m_ * op.gemm_n_);
   }
 
   void run(ThreadPool& pool) override {
     const ConvGradGeometry& g = op_.g_;
-    const int64_t pixels = g.oh * g.ow, mg = op_.gemm_m_;
-    // dy as one matrix per group, rows the output channels, columns every
-    // image's pixels; as it lies with one image.
-    const float* a = inputs_[1];
-    if (dy_.size()) {
-      pool.run(g.n * g.m, gemm_.threads, [&](int64_t r, int) {
-        const int64_t n = r / g.m, co = r % g.m;
-        std::memcpy(dy_.data() + co * op_.gemm_k_ + n * pixels, inputs_[1] + r * pixels,
-                    static_cast<size_t>(pixels) * sizeof(float));
-      });
-      a = dy_.data();
-    }
+    const int64_t taps = g.kh * g.kw, cg = g.c / g.group, mg = op_.gemm_n_, kg = op_.gemm_m_, pixels = op_.gemm_k_;
     for (int64_t grp = 0; grp < g.group; ++grp) {
-      const Im2colRowsSource b(inputs_[0], g, grp);
-      GemmCall call;
-      call.m = mg;
-      call.n = op_.gemm_n_;
-      call.k = op_.gemm_k_;
-      call.a = StridedMatrix{a + grp * mg * (dy_.size() ? op_.gemm_k_ : pixels), dy_.size() ? op_.gemm_k_ : pixels, 1};
-      call.b = &b;
-      call.c = outputs_[0].data() + grp * mg * op_.gemm_n_;
-      call.ldc = op_.gemm_n_;
-      gemm(gemm_, call, ws_, &pool);
+      for (int64_t n = 0; n < g.n; ++n) {
+        pool.run(cg, gemm_.threads, [&](int64_t c, int) {
+          im2col_channel(g, inputs_[0], n, grp * cg + c, col_.data() + c * taps * pixels);
+        });
+        // B[p][co] = dy[n][grp * mg + co][p]: dy's rows read down their columns.
+        const DenseSource b(StridedMatrix{inputs_[1] + (n * g.m + grp * mg) * pixels, 1, pixels});
+        GemmCall call;
+        call.m = kg;
+        call.n = mg;
+        call.k = pixels;
+        call.a = StridedMatrix{col_.data(), pixels, 1};
+        call.b = &b;
+        call.c = n == 0 ? sum_.data() : image_.data();
+        call.ldc = mg;
+        gemm(gemm_, call, ws_, &pool);
+        if (n > 0)
+          for (int64_t i = 0; i < kg * mg; ++i) sum_.data()[i] += image_.data()[i];
+      }
+      float* dw = outputs_[0].data() + grp * mg * kg;
+      for (int64_t co = 0; co < mg; ++co)
+        for (int64_t j = 0; j < kg; ++j) dw[co * kg + j] = sum_.data()[j * mg + co];
     }
   }
 
   Footprint footprint() const override {
     Footprint f = BufferKernel::footprint();
     for (const auto& b : ws_.footprint()) f.push_back(b);
-    if (dy_.size()) f.emplace_back(dy_.data(), dy_.bytes());
+    f.emplace_back(col_.data(), col_.bytes());
+    f.emplace_back(sum_.data(), sum_.bytes());
+    if (image_.size()) f.emplace_back(image_.data(), image_.bytes());
     return f;
   }
 
@@ -213,7 +189,7 @@ class ConvFilterKernel final : public BufferKernel {
   const ConvBackpropFilterOp& op_;
   GemmConfig gemm_;
   GemmWorkspace ws_;
-  Buffer dy_;
+  Buffer col_, sum_, image_;
 };
 
 ConvBackpropFilterOp::ConvBackpropFilterOp(const sdk::OpTask& task, const HostCpu& host) : host_(host) {
@@ -223,9 +199,9 @@ ConvBackpropFilterOp::ConvBackpropFilterOp(const sdk::OpTask& task, const HostCp
   g_ = geometry_of(t, t.shape(0), 1, t.shape(1)[1]);
   const Shape dw = {g_.m, g_.c / g_.group, g_.kh, g_.kw};
   t.outputs({"dw"}, {dw});
-  gemm_m_ = g_.m / g_.group;
-  gemm_n_ = g_.c / g_.group * g_.kh * g_.kw;
-  gemm_k_ = g_.n * g_.oh * g_.ow;
+  gemm_m_ = g_.c / g_.group * g_.kh * g_.kw;
+  gemm_n_ = g_.m / g_.group;
+  gemm_k_ = g_.oh * g_.ow;
   for (const auto& in : task.inputs) inputs_.push_back(in.shape);
   outputs_ = {dw};
   std::vector<std::string> ukernels;
@@ -270,8 +246,8 @@ std::unique_ptr<Kernel> ConvBackpropFilterOp::build(const sdk::Config& c) const 
 
 // As a library blocks a GEMM untuned (the MatMul default): the widest
 // ISA's largest micro-kernel, kc for two thirds of L1, mc x kc in half of
-// L2, threads for the work, splitting the longer side of dw: the other
-// operand is packed again per chunk, and the im2col panels cost most.
+// L2, threads for the work, splitting the longer side of dwᵀ, whose other
+// operand each chunk packs again.
 sdk::Config ConvBackpropFilterOp::default_config(const HostCpu& host) const {
   sdk::Config c(kKnobCount, 0);
   const auto& catalog = ukernel_catalog();
@@ -281,7 +257,7 @@ sdk::Config ConvBackpropFilterOp::default_config(const HostCpu& host) const {
       break;
     }
   const auto& u = catalog[static_cast<size_t>(c[kUKernel])];
-  const double flops = 2.0 * static_cast<double>(g_.group * gemm_m_ * gemm_n_) * static_cast<double>(gemm_k_);
+  const double flops = 2.0 * static_cast<double>(g_.n * g_.group * gemm_m_ * gemm_n_) * static_cast<double>(gemm_k_);
   c[kThreads] = default_threads(host, flops / 20.0);
   c[kKc] = at_most(space_.knobs[kKc], host.l1d_bytes() * 2 / 3 / (u.nr * 4));
   const int64_t kc = std::min(c[kKc], gemm_k_);

@@ -3,10 +3,10 @@
 // - Conv2DBackpropInput: dx, the transposed convolution of dy, run by the
 //   ConvTranspose kernels (col2im or the dilated convolution) and tuned in
 //   their space; input_size [H, W] fixes the extent the strides leave open.
-// - Conv2DBackpropFilter: dw[g] = dy[g] · im2col(x[g])ᵀ, one GEMM per group
-//   whose depth is every image's every output pixel (N x Ho x Wo); the
-//   im2col matrix is packed straight from x into the GEMM's panels, dy
-//   copied into one matrix per group where there is more than one image.
+// - Conv2DBackpropFilter: dw[g]ᵀ = Σ over images of im2col(x[g]) · dy[g]ᵀ,
+//   per image and group the im2col matrix of x (a row per tap, a column per
+//   output pixel) and one GEMM whose depth is the output pixels, its B dy
+//   read down its columns; the products added up and transposed into dw.
 #pragma once
 
 #include <memory>
@@ -56,7 +56,7 @@ class ConvBackpropFilterOp final : public CpuOp {
   sdk::Config default_config(const HostCpu& host) const;
   const HostCpu& host_;
   ConvGradGeometry g_;
-  int64_t gemm_m_ = 1, gemm_n_ = 1, gemm_k_ = 1;  // out channels, taps, pixels of one group
+  int64_t gemm_m_ = 1, gemm_n_ = 1, gemm_k_ = 1;  // taps, out channels of a group; output pixels of an image
 };
 
 }  // namespace aoe::cpu
