@@ -59,6 +59,7 @@ SoftmaxGradOp::SoftmaxGradOp(const sdk::OpTask& task, const HostCpu& host) {
 void SoftmaxGradOp::compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
                             int threads) const {
   const int64_t slice = axis_ * inner_;
+  if (slice == 0) return;  // an empty axis: no output
   pool.run(outer_, threads, [&](int64_t o, int) {
     const float* dy = in[0] + o * slice;
     const float* y = in[1] + o * slice;

@@ -62,6 +62,10 @@ void BiasAddGradOp::compute(const std::vector<const float*>& in, const std::vect
     });
     return;
   }
+  if (outer_ == 0) {  // no rows: nothing to add up
+    std::fill(db, db + c_, 0.0f);
+    return;
+  }
   // Rows: runs of columns shared out, each added up over every row.
   parallel_runs(pool, threads, c_, std::max<int64_t>(16, 4096 * 64 / std::max<int64_t>(outer_, 1)), [&](int64_t b, int64_t e) {
     std::memcpy(db + b, dy + b, static_cast<size_t>(e - b) * sizeof(float));

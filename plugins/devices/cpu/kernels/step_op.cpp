@@ -25,9 +25,8 @@ StepTask::StepTask(const sdk::OpTask& task, const std::string& role, size_t at_l
   if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after " + task.op_type);
   if (task.inputs.size() < at_least)
     fail("takes at least " + std::to_string(at_least) + " inputs, got " + std::to_string(task.inputs.size()));
-  roles_.assign(task.inputs.size(), role);
   for (size_t i = 0; i < task.inputs.size(); ++i) {
-    roles_[i] = role + " " + std::to_string(i);
+    roles_.push_back(role + " " + std::to_string(i));
     if (!task.inputs[i].fully_known()) fail(tensor(i) + " has unknown dims");
   }
   require_f32(task);
