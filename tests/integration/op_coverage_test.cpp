@@ -88,5 +88,46 @@ TEST_F(AoeHostTest, ResultFileNamesWhatNoDeviceTimed) {
   EXPECT_NE(r.err.find("not tuned, the device does not run them: LpNormalization x1"), std::string::npos) << r.err;
 }
 
+// A training step's kernels as single ops (docs/training.md): each tuned
+// or timed on the cpu device, every candidate checked there against its
+// reference, none left out.
+TEST_F(AoeHostTest, TrainingStepKernelsAreTunedOnTheCpu) {
+  std::ofstream(dir_ / "step.json") << R"([
+    {"op": "Conv2DBackpropFilter", "name": "conv1_dw",
+     "input_desc": [{"shape": [2, 8, 14, 14], "type": "float32"}, {"shape": [2, 16, 7, 7], "type": "float32"}],
+     "output_desc": [{"shape": [16, 8, 3, 3], "type": "float32"}],
+     "attr": [{"name": "kernel_shape", "value": [3, 3]}, {"name": "strides", "value": [2, 2]},
+              {"name": "pads", "value": [1, 1, 1, 1]}]},
+    {"op": "Conv2DBackpropInput", "name": "conv1_dx",
+     "input_desc": [{"shape": [2, 16, 7, 7], "type": "float32"}, {"shape": [16, 8, 3, 3], "type": "float32"}],
+     "output_desc": [{"shape": [2, 8, 14, 14], "type": "float32"}],
+     "attr": [{"name": "kernel_shape", "value": [3, 3]}, {"name": "strides", "value": [2, 2]},
+              {"name": "pads", "value": [1, 1, 1, 1]}, {"name": "input_size", "value": [14, 14]}]},
+    {"op": "BatchMatMul", "name": "fc_dw",
+     "input_desc": [{"shape": [32, 64], "type": "float32"}, {"shape": [32, 10], "type": "float32"}],
+     "output_desc": [{"shape": [64, 10], "type": "float32"}],
+     "attr": [{"name": "adj_x1", "value": 1}, {"name": "adj_x2", "value": 0}]},
+    {"op": "BNTrainingUpdate", "name": "bn1",
+     "input_desc": [{"shape": [2, 16, 7, 7], "type": "float32"}, {"shape": [16], "type": "float32"},
+                    {"shape": [16], "type": "float32"}, {"shape": [16], "type": "float32"},
+                    {"shape": [16], "type": "float32"}],
+     "output_desc": [{"shape": [2, 16, 7, 7], "type": "float32"}, {"shape": [16], "type": "float32"},
+                     {"shape": [16], "type": "float32"}],
+     "attr": [{"name": "epsilon", "value": 0.001}]},
+    {"op": "ApplyMomentum", "name": "conv1_update",
+     "input_desc": [{"shape": [16, 8, 3, 3], "type": "float32"}, {"shape": [16, 8, 3, 3], "type": "float32"},
+                    {"shape": [16, 8, 3, 3], "type": "float32"}],
+     "output_desc": [{"shape": [16, 8, 3, 3], "type": "float32"}, {"shape": [16, 8, 3, 3], "type": "float32"}],
+     "attr": [{"name": "lr", "value": 0.1}, {"name": "momentum", "value": 0.9}]}])";
+  const auto r = aoe_host({"--plugin", "opat", "--device", "cpu", "--singleop", (dir_ / "step.json").string(),
+                           "--budget", "4"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json opat = only_result()["OPAT"];
+  expect_all_covered(opat, "cpu: ");
+  const auto types = op_types(opat);
+  for (const char* t : {"Conv2DBackpropFilter", "Conv2DBackpropInput", "BatchMatMul", "BNTrainingUpdate", "ApplyMomentum"})
+    EXPECT_TRUE(types.count(t)) << "did not tune or time " << t << ": " << opat.dump(2);
+}
+
 }  // namespace
 }  // namespace aoe::test

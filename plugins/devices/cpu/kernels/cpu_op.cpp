@@ -4,10 +4,13 @@
 
 #include "aoe/sdk/data_layout.h"
 #include "aoe/sdk/error.h"
+#include "activation_grad_ops.h"
 #include "axis_map_op.h"
 #include "batch_norm_op.h"
+#include "batch_norm_training_ops.h"
 #include "chain.h"
 #include "concat_split_ops.h"
+#include "conv_grad_ops.h"
 #include "conv_op.h"
 #include "conv_transpose_op.h"
 #include "depth_space_op.h"
@@ -16,6 +19,7 @@
 #include "eltwise_op.h"
 #include "eye_like_op.h"
 #include "gather_op.h"
+#include "grad_sum_ops.h"
 #include "grid_sample_op.h"
 #include "hardmax_op.h"
 #include "loss_op.h"
@@ -24,14 +28,18 @@
 #include "memory_fit.h"
 #include "moments_norm_op.h"
 #include "nd_index_op.h"
+#include "norm_grad_ops.h"
 #include "norm_ops.h"
 #include "one_hot_op.h"
 #include "op_util.h"
+#include "optimizer_ops.h"
+#include "pool_grad_ops.h"
 #include "pool_op.h"
 #include "recurrent_op.h"
 #include "reduce_op.h"
 #include "resize_op.h"
 #include "reverse_sequence_op.h"
+#include "softmax_cross_entropy_op.h"
 #include "transpose_op.h"
 #include "where_op.h"
 #include "window_op.h"
@@ -61,7 +69,38 @@ const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", 
                                            "InstanceNormalization", "MeanVarianceNormalization", "GatherND",
                                            "ScatterND", "OneHot", "LRN", "ReverseSequence", "GridSample", "Upsample", "RNN", "GRU", "LSTM",
                                            "HannWindow", "HammingWindow", "BlackmanWindow", "Det", "EyeLike",
-                                           "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"};
+                                           "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss",
+                                           // A training step's kernels (docs/training.md), run unfused.
+                                           "BNTrainingReduce", "BNTrainingUpdate", "SoftmaxCrossEntropyWithLogits",
+                                           "Conv2DBackpropInput", "Conv2DBackpropFilter", "BiasAddGrad", "BatchMatMul",
+                                           "ReluGradV2", "GeLUGrad", "SoftmaxGradExt", "LayerNormXBackpropV2",
+                                           "LayerNormBetaGammaBackpropV2", "BNTrainingUpdateGrad", "BNTrainingReduceGrad",
+                                           "MaxPoolGradWithArgmax", "GlobalAveragePoolGrad", "AddN", "FusedMulAddN",
+                                           "ApplyMomentum", "ApplyAdam", "LambApplyOptimizerAssign", "SquareSumV1",
+                                           "LambApplyWeightAssign"};
+
+// The kernels of a training step but BatchMatMul; null for another op.
+std::unique_ptr<CpuOp> make_step_op(const sdk::OpTask& task, const HostCpu& host) {
+  const std::string& t = task.op_type;
+  if (t == "BNTrainingReduce") return std::make_unique<BnTrainingReduceOp>(task, host);
+  if (t == "BNTrainingUpdate") return std::make_unique<BnTrainingUpdateOp>(task, host);
+  if (t == "BNTrainingUpdateGrad") return std::make_unique<BnTrainingUpdateGradOp>(task, host);
+  if (t == "BNTrainingReduceGrad") return std::make_unique<BnTrainingReduceGradOp>(task, host);
+  if (t == "SoftmaxCrossEntropyWithLogits") return std::make_unique<SoftmaxCrossEntropyOp>(task, host);
+  if (t == "Conv2DBackpropInput") return std::make_unique<ConvBackpropInputOp>(task, host);
+  if (t == "Conv2DBackpropFilter") return std::make_unique<ConvBackpropFilterOp>(task, host);
+  if (t == "BiasAddGrad") return std::make_unique<BiasAddGradOp>(task, host);
+  if (t == "AddN") return std::make_unique<AddNOp>(task, host);
+  if (t == "ReluGradV2" || t == "GeLUGrad") return std::make_unique<ActivationGradOp>(task, host);
+  if (t == "SoftmaxGradExt") return std::make_unique<SoftmaxGradOp>(task, host);
+  if (t == "LayerNormXBackpropV2" || t == "LayerNormBetaGammaBackpropV2") return std::make_unique<LayerNormGradOp>(task, host);
+  if (t == "MaxPoolGradWithArgmax") return std::make_unique<MaxPoolGradOp>(task, host);
+  if (t == "GlobalAveragePoolGrad") return std::make_unique<GlobalAveragePoolGradOp>(task, host);
+  if (t == "FusedMulAddN" || t == "ApplyMomentum" || t == "ApplyAdam" || t == "LambApplyOptimizerAssign" ||
+      t == "SquareSumV1" || t == "LambApplyWeightAssign")
+    return std::make_unique<OptimizerOp>(task, host);
+  return nullptr;
+}
 
 }  // namespace
 
@@ -81,7 +120,7 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (sdk::data_layout(task.attrs, t) == sdk::DataLayout::nhwc)
     unsupported("the cpu device runs " + t + " on NCHW feature maps only, and '" + task.name +
                 "' reads NHWC (data_format): tune it on a simulated Ascend SoC, or export the model channels first");
-  if (t == "MatMul" || t == "Gemm") return std::make_unique<MatMulOp>(task, host);
+  if (t == "MatMul" || t == "Gemm" || t == "BatchMatMul") return std::make_unique<MatMulOp>(task, host);
   if (t == "Conv") return std::make_unique<ConvOp>(task, host);
   if (is_elementwise_op(t)) return std::make_unique<EltwiseOp>(task, host);
   if (is_reduce_op(t)) return std::make_unique<ReduceOp>(task, host);
@@ -116,6 +155,7 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (t == "Gather") return std::make_unique<GatherOp>(task, host);
   if (t == "GatherElements" || t == "ScatterElements" || t == "Scatter") return std::make_unique<ElementsOp>(task, host);
   if (t == "NegativeLogLikelihoodLoss" || t == "SoftmaxCrossEntropyLoss") return std::make_unique<LossOp>(task, host);
+  if (auto step = make_step_op(task, host)) return step;
   unsupported("the cpu device has no kernel for op '" + t + "'");
 }
 

@@ -187,7 +187,7 @@ MatMulOp::MatMulOp(const sdk::OpTask& task, const HostCpu& host) : host_(host), 
   if (gemm_) {
     if (fused.anchor_inputs < 2 || fused.anchor_inputs > 3) invalid("Gemm takes 2 or 3 inputs");
   } else if (fused.anchor_inputs != 2) {
-    invalid("MatMul takes 2 inputs");
+    invalid(op + " takes 2 inputs");
   }
   for (size_t i = 0; i < task.inputs.size(); ++i) inputs_.push_back(task.inputs[i].shape);
   Shape a = inputs_[0], b = inputs_[1];
@@ -206,13 +206,23 @@ MatMulOp::MatMulOp(const sdk::OpTask& task, const HostCpu& host) : host_(host), 
     a_offset_ = b_offset_ = {0};
     out_full_ = out_real = {m_, n_};
   } else {
+    // BatchMatMul transposes the last two dims of a where adj_x1 is 1, of b where adj_x2 is.
+    if (op == "BatchMatMul") {
+      if (a.size() < 2 || b.size() < 2)
+        invalid(op + " '" + task.name + "': input '" + (a.size() < 2 ? "a" : "b") + "' is " +
+                to_string(a.size() < 2 ? a : b) + "; expected rank at least 2");
+      trans_a_ = int_attr(task.attrs, "adj_x1", 0) != 0;
+      trans_b_ = int_attr(task.attrs, "adj_x2", 0) != 0;
+    }
     const bool drop_m = a.size() == 1, drop_n = b.size() == 1;
     if (drop_m) a.insert(a.begin(), 1);
     if (drop_n) b.push_back(1);
-    m_ = a[a.size() - 2];
-    k_ = a.back();
-    n_ = b.back();
-    if (b[b.size() - 2] != k_) invalid("MatMul inner dims differ: " + to_string(inputs_[0]) + " and " + to_string(inputs_[1]));
+    m_ = a[a.size() - (trans_a_ ? 1 : 2)];
+    k_ = a[a.size() - (trans_a_ ? 2 : 1)];
+    n_ = b[b.size() - (trans_b_ ? 2 : 1)];
+    if (b[b.size() - (trans_b_ ? 1 : 2)] != k_)
+      invalid(op + " '" + task.name + "' inner dims differ: a " + to_string(inputs_[0]) + " and b " + to_string(inputs_[1]) +
+              (trans_a_ || trans_b_ ? " (adj_x1 " + std::to_string(trans_a_) + ", adj_x2 " + std::to_string(trans_b_) + ")" : ""));
     const Shape a_batch(a.begin(), a.end() - 2), b_batch(b.begin(), b.end() - 2);
     const Shape out_batch = broadcast({a_batch, b_batch}, "MatMul batch dims");
     a_offset_ = batch_offsets(a_batch, out_batch, m_ * k_);
@@ -223,10 +233,11 @@ MatMulOp::MatMulOp(const sdk::OpTask& task, const HostCpu& host) : host_(host), 
     out_real = out_batch;
     if (!drop_m) out_real.push_back(m_);
     if (!drop_n) out_real.push_back(n_);
-    a_layout_ = {nullptr, k_, 1};
-    b_layout_ = {nullptr, n_, 1};
-    // A shared B under an unbroadcast A: one GEMM over every batch's rows.
-    if (elements(b_batch) == 1 && align_rank(a_batch, out_batch.size()) == out_batch && a_offset_.size() > 1) {
+    a_layout_ = trans_a_ ? StridedMatrix{nullptr, 1, m_} : StridedMatrix{nullptr, k_, 1};
+    b_layout_ = trans_b_ ? StridedMatrix{nullptr, 1, k_} : StridedMatrix{nullptr, n_, 1};
+    // A shared B under an unbroadcast A: one GEMM over every batch's rows
+    // (whose rows follow each other only where A is not transposed).
+    if (!trans_a_ && elements(b_batch) == 1 && align_rank(a_batch, out_batch.size()) == out_batch && a_offset_.size() > 1) {
       m_ *= static_cast<int64_t>(a_offset_.size());
       a_offset_ = b_offset_ = {0};
     }

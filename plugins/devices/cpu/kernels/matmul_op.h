@@ -1,5 +1,7 @@
-// MatMul (numpy semantics, batched and broadcast) and Gemm (transA, transB,
-// alpha, beta * C) as GEMM calls, with bias and fused ops in the epilogue.
+// MatMul (numpy semantics, batched and broadcast), BatchMatMul (MatMul's,
+// with adj_x1 and adj_x2 transposing a's and b's last two dims) and Gemm
+// (transA, transB, alpha, beta * C) as GEMM calls, with bias and fused ops
+// in the epilogue.
 #pragma once
 
 #include <cstdint>

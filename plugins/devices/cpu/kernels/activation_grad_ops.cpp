@@ -1,0 +1,91 @@
+#include "activation_grad_ops.h"
+
+#include <cmath>
+
+#include "op_util.h"
+
+namespace aoe::cpu {
+
+ActivationGradOp::ActivationGradOp(const sdk::OpTask& task, const HostCpu& host) : gelu_(task.op_type == "GeLUGrad") {
+  const StepTask t(task, {"dy", gelu_ ? "x" : "y"});
+  t.expect(1, t.shape(0), "dy's shape");
+  count_ = elements(t.shape(0));
+  t.outputs({"dx"}, {t.shape(0)});
+  set_shapes(task, {t.shape(0)}, host, static_cast<double>(count_) * (gelu_ ? 10.0 : 0.5));
+}
+
+void ActivationGradOp::compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
+                               int threads) const {
+  const float *dy = in[0], *v = in[1];
+  float* dx = out[0];
+  parallel_runs(pool, threads, count_, gelu_ ? 2048 : 16384, [&](int64_t b, int64_t e) {
+    if (!gelu_) {
+      for (int64_t i = b; i < e; ++i) dx[i] = v[i] > 0 ? dy[i] : 0.0f;
+      return;
+    }
+    constexpr float kInvSqrt2 = 0.70710678118654752f, kInvSqrt2Pi = 0.39894228040143268f;
+    for (int64_t i = b; i < e; ++i) {
+      const float x = v[i];
+      dx[i] = dy[i] * (0.5f * (1.0f + std::erf(x * kInvSqrt2)) + x * kInvSqrt2Pi * std::exp(-0.5f * x * x));
+    }
+  });
+}
+
+void ActivationGradOp::reference(const std::vector<const float*>& in, const std::vector<float*>& out) const {
+  for (int64_t i = 0; i < count_; ++i) {
+    const double dy = in[0][i], v = in[1][i];
+    double dx = v > 0 ? dy : 0.0;
+    if (gelu_) dx = dy * (0.5 * std::erfc(-v / std::sqrt(2.0)) + v * std::exp(-0.5 * v * v) / std::sqrt(2.0 * M_PI));
+    out[0][i] = static_cast<float>(dx);
+  }
+}
+
+SoftmaxGradOp::SoftmaxGradOp(const sdk::OpTask& task, const HostCpu& host) {
+  const StepTask t(task, {"dy", "y"});
+  t.rank(0, 1, true);
+  t.expect(1, t.shape(0), "dy's shape");
+  const Shape& s = t.shape(0);
+  const auto rank = static_cast<int64_t>(s.size());
+  int64_t axis = int_attr(task.attrs, "axis", -1);
+  if (axis < -rank || axis >= rank) t.fail("axis " + std::to_string(axis) + " is outside rank " + std::to_string(rank));
+  if (axis < 0) axis += rank;
+  outer_ = dims_product(s, 0, static_cast<size_t>(axis));
+  axis_ = s[static_cast<size_t>(axis)];
+  inner_ = dims_product(s, static_cast<size_t>(axis) + 1, s.size());
+  t.outputs({"dx"}, {s});
+  set_shapes(task, {s}, host, 3.0 * static_cast<double>(elements(s)));
+}
+
+void SoftmaxGradOp::compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
+                            int threads) const {
+  const int64_t slice = axis_ * inner_;
+  if (slice == 0) return;  // an empty axis: no output
+  pool.run(outer_, threads, [&](int64_t o, int) {
+    const float* dy = in[0] + o * slice;
+    const float* y = in[1] + o * slice;
+    float* dx = out[0] + o * slice;
+    if (inner_ == 1) {
+      const float s = dot8(dy, y, axis_);
+      for (int64_t a = 0; a < axis_; ++a) dx[a] = y[a] * (dy[a] - s);
+      return;
+    }
+    // The sums over the axis wait in dx's first row, which is written last.
+    for (int64_t i = 0; i < inner_; ++i) dx[i] = dy[i] * y[i];
+    for (int64_t a = 1; a < axis_; ++a)
+      for (int64_t i = 0; i < inner_; ++i) dx[i] += dy[a * inner_ + i] * y[a * inner_ + i];
+    for (int64_t a = axis_ - 1; a >= 0; --a)
+      for (int64_t i = 0; i < inner_; ++i) dx[a * inner_ + i] = y[a * inner_ + i] * (dy[a * inner_ + i] - dx[i]);
+  });
+}
+
+void SoftmaxGradOp::reference(const std::vector<const float*>& in, const std::vector<float*>& out) const {
+  for (int64_t o = 0; o < outer_; ++o)
+    for (int64_t i = 0; i < inner_; ++i) {
+      const auto at = [&](int64_t a) { return (o * axis_ + a) * inner_ + i; };
+      double s = 0;
+      for (int64_t a = 0; a < axis_; ++a) s += static_cast<double>(in[0][at(a)]) * in[1][at(a)];
+      for (int64_t a = 0; a < axis_; ++a) out[0][at(a)] = static_cast<float>(in[1][at(a)] * (in[0][at(a)] - s));
+    }
+}
+
+}  // namespace aoe::cpu

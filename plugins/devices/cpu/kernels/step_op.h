@@ -1,0 +1,71 @@
+// What the kernels of a training step share: their tasks read at the edge,
+// every complaint naming the op and the tensor at fault, and a kernel that
+// runs an op's own loops on the threads of its one knob.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cpu_op.h"
+
+namespace aoe::cpu {
+
+// A task whose inputs are the contract's `roles`, in order: float32, no
+// fused ops, every dim known.
+class StepTask {
+ public:
+  StepTask(const sdk::OpTask& task, std::vector<std::string> roles);
+  // For ops taking a variable count (AddN): at least `at_least` inputs, each named `role`.
+  StepTask(const sdk::OpTask& task, const std::string& role, size_t at_least);
+
+  const std::string& who() const { return who_; }
+  const Shape& shape(size_t i) const { return task_.inputs[i].shape; }
+  const sdk::OpTask& task() const { return task_; }
+  // "input 'dy'", with the model's name of the tensor where it has one.
+  std::string tensor(size_t i) const;
+  [[noreturn]] void fail(const std::string& what) const;
+  // Input i has rank `rank` (at least `rank` with at_least).
+  void rank(size_t i, size_t rank, bool at_least = false) const;
+  // Input i is `s`; `what` says what it should be ("one value per channel").
+  void expect(size_t i, const Shape& s, const std::string& what) const;
+  // A required attribute: fails naming it when absent.
+  double number(const char* key) const;
+  std::vector<int64_t> ints(const char* key) const;
+  // Where the task lists outputs, they are `shapes`, named `roles`.
+  void outputs(const std::vector<std::string>& roles, const std::vector<Shape>& shapes) const;
+
+ private:
+  const sdk::OpTask& task_;
+  std::vector<std::string> roles_;
+  std::string who_;
+};
+
+// An op whose one knob is its threads, run by its own loops (compute).
+class ThreadedOp : public CpuOp {
+ public:
+  enum Knob : size_t { kThreads, kKnobCount };
+  std::string check(const sdk::Config&) const override { return {}; }
+  std::unique_ptr<Kernel> build(const sdk::Config& config) const override;
+  // The timed loops: read `in`, write every element of `out`.
+  virtual void compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
+                       int threads) const = 0;
+
+ protected:
+  // The task's input shapes, these outputs, and threads for `work` units of ~1 ns.
+  void set_shapes(const sdk::OpTask& task, std::vector<Shape> outputs, const HostCpu& host, double work);
+};
+
+// body(begin, end) over runs of [0, n) of about `grain` (whole multiples
+// of `unit`), on up to `threads` threads of `pool`.
+void parallel_runs(ThreadPool& pool, int threads, int64_t n, int64_t grain,
+                   const std::function<void(int64_t, int64_t)>& body, int64_t unit = 16);
+
+// Sums in float with eight independent partial sums, which the compiler
+// keeps in vector registers; the order differs from a plain loop's.
+float sum8(const float* x, int64_t n);
+float dot8(const float* x, const float* y, int64_t n);
+
+}  // namespace aoe::cpu
