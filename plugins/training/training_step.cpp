@@ -131,6 +131,7 @@ class Derivation {
 
   Node as_step_reads(const Node& node) const {
     Node n = node;
+    if (!n.attrs.is_object()) n.attrs = nlohmann::json::object();
     for (auto& in : n.inputs)
       if (const auto it = alias_.find(in); it != alias_.end()) in = it->second;
     return n;
