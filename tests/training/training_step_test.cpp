@@ -137,7 +137,9 @@ TEST(TrainingStep, EveryKernelNamesItsForwardOpAndNoAttributeNamesAnything) {
     for (const auto& n : step.graph.nodes) names.insert(n.name);
     for (const auto& [t, desc] : step.graph.tensors) names.insert(t);
     std::function<void(const nlohmann::json&, const std::string&)> check = [&](const nlohmann::json& j, const std::string& at) {
-      if (j.is_string()) EXPECT_FALSE(names.count(j.get<std::string>())) << at << " names " << j;
+      if (j.is_string()) {
+        EXPECT_FALSE(names.count(j.get<std::string>())) << at << " names " << j;
+      }
       if (j.is_structured())
         for (const auto& v : j) check(v, at);
     };
