@@ -139,6 +139,7 @@ class Derivation {
 
   void add_forward(const Node& node) {
     Node n = as_step_reads(node);
+    std::vector<std::string> saved;
     if (n.op_type == "BatchNormalization") {
       const std::vector<int64_t> c = step_.tensor(n.inputs[1]).shape;
       const std::string sum = step_.add_tensor(n.name + "/sum", c, DType::f32);
@@ -148,8 +149,8 @@ class Derivation {
       step_.add_kernel(n.name, "BNTrainingReduce", {n.inputs[0]}, {sum, square_sum});
       step_.add_kernel(n.name, "BNTrainingUpdate", {n.inputs[0], sum, square_sum, n.inputs[1], n.inputs[2]},
                        {n.outputs[0], mean, invstd}, {{"epsilon", n.attrs.value("epsilon", 1e-5)}});
-      saved_[n.name] = {mean, invstd};
-      steps_view_[n.name] = n;
+      saved_.push_back({mean, invstd});
+      steps_view_.push_back(n);
       return;
     }
     if (n.op_type == "LayerNormalization") {
@@ -161,11 +162,12 @@ class Derivation {
       n.outputs.resize(1);
       n.outputs.push_back(mean);
       n.outputs.push_back(invstd);
-      saved_[n.name] = {mean, invstd};
+      saved = {mean, invstd};
     }
     step_.graph().nodes.push_back(n);
     step_.set_forward_of(n.name, n.name);
-    steps_view_[n.name] = n;
+    saved_.push_back(std::move(saved));
+    steps_view_.push_back(n);
   }
 
   // Softmax cross-entropy over the first output, read as rows x its last dim.
@@ -220,7 +222,7 @@ class Derivation {
     if (std::none_of(wants.begin(), wants.end(), [](bool w) { return w; })) return;
     const GradientRule rule = find_gradient_rule(node.op_type);
     if (!rule) throw Error(StatusCode::invalid_argument, no_gradient_rule(node.op_type, node.name));
-    GradientContext c{step_, steps_view_.at(node.name), dy, wants, weight, saved_[node.name]};
+    GradientContext c{step_, steps_view_.at(i), dy, wants, weight, saved_.at(i)};
     const auto grads = rule(c);
     for (size_t k = 0; k < grads.size() && k < node.inputs.size(); ++k)
       if (!grads[k].empty()) contributions_[node.inputs[k]].push_back({i, grads[k]});
@@ -242,8 +244,9 @@ class Derivation {
   StepOptions options_;
   StepBuilder step_;
   std::map<std::string, std::string> alias_;
-  std::map<std::string, std::vector<std::string>> saved_;
-  std::map<std::string, Node> steps_view_;
+  // By forward node index: what its kernels kept for the gradient, and the node as the step reads it.
+  std::vector<std::vector<std::string>> saved_;
+  std::vector<Node> steps_view_;
   std::map<std::string, std::vector<std::pair<size_t, std::string>>> contributions_;
 };
 
