@@ -81,6 +81,8 @@ TEST_F(AoeHostTest, TrainingRunNamesEachKernelsForwardOp) {
     }
   EXPECT_GT(derived, 5u) << opat.dump(1);
   for (const auto& line : measurement_lines(dir_)) EXPECT_TRUE(line.contains("forward_op")) << line;
+  const auto checked = run_process({AOE_PYTHON, AOE_VALIDATE_SCRIPT, AOE_RESULT_SCHEMA, result_files().front().string()}, dir_);
+  EXPECT_EQ(checked.exit_code, 0) << checked.out << checked.err;
 }
 
 }  // namespace
