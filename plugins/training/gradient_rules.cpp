@@ -133,12 +133,9 @@ Grads matmul_grads(GradientContext& c, bool trans_a, bool trans_b) {
   const std::string a = input(c, 0), b = input(c, 1);
   const auto& as = shape_of(c, a);
   const auto& bs = shape_of(c, b);
-  if (wants(c, 0)) {
-    const bool rows = as.size() == 2 && shape_of(c, dy).size() > 2;
-    const std::string d = rows ? as_rows(c, dy) : dy;
-    g[0] = trans_a ? batch_matmul(c, b, d, trans_b, true, as, grad_dtype(c, 0))
-                   : batch_matmul(c, d, b, false, !trans_b, as, grad_dtype(c, 0));
-  }
+  if (wants(c, 0))
+    g[0] = trans_a ? batch_matmul(c, b, dy, trans_b, true, as, grad_dtype(c, 0))
+                   : batch_matmul(c, dy, b, false, !trans_b, as, grad_dtype(c, 0));
   if (wants(c, 1)) {
     const bool rows = bs.size() == 2 && as.size() > 2;
     const std::string x = rows ? as_rows(c, a) : a, d = rows ? as_rows(c, dy) : dy;
