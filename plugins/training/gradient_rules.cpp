@@ -240,6 +240,39 @@ Grads global_average_pool(GradientContext& c) {
   return unary(c, "GlobalAveragePoolGrad", "", {{"input_size", std::vector<int64_t>(xs.begin() + 2, xs.end())}});
 }
 
+int64_t axis_of(GradientContext& c, const std::string& tensor) {
+  const int64_t axis = c.node.attrs.value("axis", int64_t{0});
+  return axis < 0 ? axis + static_cast<int64_t>(shape_of(c, tensor).size()) : axis;
+}
+
+// Concat's gradient splits dy back into its inputs' sizes along the axis.
+Grads concat(GradientContext& c) {
+  Grads g(c.node.inputs.size());
+  const int64_t axis = axis_of(c, c.dy[0]);
+  std::vector<int64_t> sizes;
+  std::vector<std::string> outs;
+  for (size_t i = 0; i < c.node.inputs.size(); ++i) {
+    const auto& s = shape_of(c, input(c, i));
+    sizes.push_back(s[static_cast<size_t>(axis)]);
+    outs.push_back(c.step.add_tensor(c.node.name + "/Split:" + std::to_string(i), s, c.step.activation()));
+    if (wants(c, i)) g[i] = outs.back();
+  }
+  c.step.add_kernel(c.node.name, "Split", {c.dy[0]}, outs, {{"axis", axis}, {"split", sizes}});
+  return g;
+}
+
+// Split's gradient concatenates its outputs' gradients; each output needs one.
+Grads split(GradientContext& c) {
+  Grads g(c.node.inputs.size());
+  if (!wants(c, 0)) return g;
+  if (std::any_of(c.dy.begin(), c.dy.end(), [](const std::string& d) { return d.empty(); }))
+    throw aoe::sdk::Error(aoe::sdk::StatusCode::invalid_argument,
+                          no_gradient_rule("Split with an output no gradient reaches", c.node.name));
+  g[0] = c.step.add_unary(c.node.name, "Concat", c.dy, shape_of(c, input(c, 0)), c.step.activation(),
+                          {{"axis", axis_of(c, input(c, 0))}});
+  return g;
+}
+
 Grads view(GradientContext& c) {
   Grads g(c.node.inputs.size());
   if (wants(c, 0)) g[0] = view_as(c, c.dy[0], shape_of(c, input(c, 0)));
@@ -262,6 +295,8 @@ const std::map<std::string, GradientRule>& rules() {
       {"Gelu", gelu},
       {"Softmax", softmax},
       {"Transpose", transpose},
+      {"Concat", concat},
+      {"Split", split},
       {"Cast", cast},
       {"MaxPool", max_pool},
       {"GlobalAveragePool", global_average_pool},

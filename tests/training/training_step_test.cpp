@@ -218,5 +218,26 @@ TEST(TrainingStep, AGradientReachingAnOpWithoutARuleNamesItAndTheSupportedOnes) 
   EXPECT_EQ(find_gradient_rule("Sigmoid"), nullptr);
 }
 
+// x -> Conv -> Split in two along channels -> Concat in the other order.
+TEST(TrainingStep, ConcatAndSplitTakeEachOthersGradient) {
+  aoe::sdk::Graph g = conv_then("Relu", false);
+  auto add = [&](const std::string& name, std::vector<int64_t> shape) {
+    g.tensors[name].name = name;
+    g.tensors[name].shape = std::move(shape);
+  };
+  add("a0", {1, 2, 8, 8});
+  add("a1", {1, 2, 8, 8});
+  add("z", {1, 4, 8, 8});
+  g.nodes[1] = {"split", "Split", {"a"}, {"a0", "a1"}, {{"axis", 1}}};
+  g.nodes.push_back({"concat", "Concat", {"a1", "a0"}, {"z"}, {{"axis", 1}}});
+  g.outputs = {"z"};
+  const auto step = derive_training_step(g, fp32());
+  const auto& split = kernel(step, "concat/Split");
+  EXPECT_EQ(split.attrs, nlohmann::json({{"axis", 1}, {"split", {2, 2}}}));
+  const auto& concat = kernel(step, "split/Concat");
+  EXPECT_EQ(concat.inputs, (std::vector<std::string>{split.outputs[1], split.outputs[0]}));
+  EXPECT_EQ(shape(step, concat.outputs[0]), (std::vector<int64_t>{1, 4, 8, 8}));
+}
+
 }  // namespace
 }  // namespace aoe::training::test
