@@ -33,11 +33,11 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
     if (arg == "--version") return cl.command = "version", cl;
     if (arg.rfind("--", 0) != 0 && arg != "-o") {
       if (i == 0 && (arg == "plugins" || arg == "tune" || arg == "bank" || arg == "run" || arg == "report" ||
-                     arg == "export")) {
+                     arg == "export" || arg == "step")) {
         cl.command = arg;
         continue;
       }
-      if (cl.command == "bank" || cl.command == "report" || cl.command == "export") {
+      if (cl.command == "bank" || cl.command == "report" || cl.command == "export" || cl.command == "step") {
         cl.arguments.push_back(arg);
         continue;
       }
@@ -89,6 +89,7 @@ std::string help_text(const std::map<std::string, std::vector<std::string>>& loa
          "  aoe-host bank show [DIR]              list the knowledge bank's entries (default: the configured bank)\n"
          "  aoe-host bank merge A B -o OUT        merge two banks of one soc_version; the faster config wins\n"
          "  aoe-host report WORKSPACE [-o FILE]   a run's tuning as one HTML page (default WORKSPACE/report.html)\n"
+         "  aoe-host step --model M [PROFILE.csv...]  the kernels of M's training step by type, beside a profile's\n"
          "  aoe-host export kernel_tuner WORKSPACE --task SIGNATURE|NAME|INDEX -o FILE.json\n"
          "                                       a task's measurements as a Kernel Tuner cachefile\n"
          "  aoe-host --version | --help\n\n"

@@ -24,6 +24,7 @@
 #include "plugin_search.h"
 #include "report_command.h"
 #include "run_command.h"
+#include "step_command.h"
 #include "settings.h"
 #include "tuning_run.h"
 
@@ -68,6 +69,7 @@ int run(const std::vector<std::string>& args) {
   if (cl.command == "bank") return run_bank_command(cl.arguments, settings, std::cout);
   if (cl.command == "report") return run_report_command(cl.arguments, settings, std::cout);
   if (cl.command == "export") return run_export_command(cl.arguments, settings, std::cout);
+  if (cl.command == "step") return run_step_command(cl.arguments, settings, std::cout);
   install_interrupt_handlers();
   HostServices services([] { return interrupted(); });
   PluginRegistry registry([&](const std::string& name) { return services.table_for(name); });

@@ -58,6 +58,14 @@ const std::vector<OptionSpec>& option_specs() {
       {"repeat_tune", "REPEAT_TUNE", OptionType::boolean, "False", "tune again ops already in the bank; keep the faster", {}},
       {"warm_start", "", OptionType::boolean, "True",
        "opat: open each op's search with configs banked for the same op type on nearby shapes", {}},
+      {"training", "", OptionType::boolean, "False",
+       "opat: tune the kernels of a training step derived from the model (forward, loss, backward, optimizer) "
+       "instead of its inference ops; docs/training.md", {}},
+      {"optimizer", "", OptionType::text, "momentum", "training: the optimizer whose update kernels the step runs",
+       {"momentum", "adam", "lamb"}},
+      {"training_precision", "", OptionType::text, "",
+       "training: mixed (float16 activations, float32 master weights) or fp32; default mixed where the device "
+       "lists float16 among its dtypes (or lists none), else fp32", {"mixed", "fp32"}},
       {"output", "", OptionType::path, "", "bank merge: the bank directory to write; report: the HTML file; export: the file (-o)", {}},
       {"task", "", OptionType::text, "", "export: the task, by signature, name or index in measurements.jsonl", {}},
       {"searcher_options", "", OptionType::text, "",

@@ -160,7 +160,7 @@ constexpr const char* page_script = R"html(</script>
     var rows = [];
     (section.opat_tuned_operators || []).forEach(function (op) {
       rows.push({name: op.op_name, type: op.op_type, before: op['performance_before_tune(us)'],
-                 after: op['performance_after_tune(us)'], repo: op.repo});
+                 after: op['performance_after_tune(us)'], repo: op.repo, forward: op.forward_op});
     });
     (section.sgat_tuned_subgraphs || []).forEach(function (sg) {
       rows.push({name: sg.subgraph_name, type: (sg.nodes || []).length + ' nodes',
@@ -190,13 +190,23 @@ constexpr const char* page_script = R"html(</script>
       s.appendChild(sv('text', {x: labelW, y: h - 4}, 'grey: before (default config), blue: after (tuned), us per call'));
       box.appendChild(s);
     }
-    table(box, ['name', 'type', 'before (us)', 'after (us)', 'bank'],
-          rows.sort(function (a, b) { return (b.before || 0) - (a.before || 0); })
-              .map(function (r) { return [r.name, r.type, r.before, r.after, r.repo || '']; }), [0, 0, 1, 1, 0]);
+    // A training step's kernels say which forward op each comes from.
+    var training = rows.some(function (r) { return r.forward !== undefined; });
+    rows.sort(function (a, b) { return (b.before || 0) - (a.before || 0); });
+    if (training)
+      table(box, ['name', 'type', 'forward op', 'before (us)', 'after (us)', 'bank'],
+            rows.map(function (r) { return [r.name, r.type, r.forward || '', r.before, r.after, r.repo || '']; }),
+            [0, 0, 0, 1, 1, 0]);
+    else
+      table(box, ['name', 'type', 'before (us)', 'after (us)', 'bank'],
+            rows.map(function (r) { return [r.name, r.type, r.before, r.after, r.repo || '']; }), [0, 0, 1, 1, 0]);
     if (uncovered.length) {
       box.appendChild(el('h3', {}, 'Ops no device covered (' + uncovered.length + ')'));
       table(box, ['op', 'type / reason'], uncovered.map(function (u) {
-        return typeof u === 'string' ? [u, ''] : [u.op_name || u.name || JSON.stringify(u), u.op_type || u.reason || ''];
+        if (typeof u === 'string') return [u, ''];
+        var name = u.op_name || u.name || JSON.stringify(u);
+        if (u.forward_op && u.forward_op !== name) name += ' (from ' + u.forward_op + ')';
+        return [name, u.op_type || u.reason || ''];
       }));
     }
   }

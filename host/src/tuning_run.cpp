@@ -108,6 +108,9 @@ TuningOutcome run_tuning(const Settings& settings, PluginRegistry& registry, Hos
                                     "the knowledge bank. -o/--output is for `aoe-host bank merge`");
   const Component& mode_component = find_or_exit(registry, AOE_KIND_TUNING_MODE, tuning_mode_name(settings));
   const std::string& mode = mode_component.name;
+  if (settings.boolean("training") && mode != "opat")
+    throw ExitError(exit_usage, "--training (" + settings.source("training") + ") is OPAT-only for now: " + mode +
+                                    " tunes the inference graph; run it without --training, or use --plugin opat");
   const Component& device_component = find_or_exit(registry, AOE_KIND_DEVICE, settings.text("device"));
   const std::string& device_name = device_component.name;
   const aoe::sdk::Host host = services.host();
@@ -191,6 +194,9 @@ TuningOutcome run_tuning(const Settings& settings, PluginRegistry& registry, Hos
                         {"searchers", searchers.routing()},
                         {"repeat_tune", settings.boolean("repeat_tune")},
                         {"warm_start", settings.boolean("warm_start")},
+                        {"training", settings.boolean("training")},
+                        {"optimizer", settings.text("optimizer")},
+                        {"training_precision", settings.text("training_precision")},
                         {"bank_default", settings.boolean("tune_on_miss")},
                         {"tune_ops_file", settings.text("tune_ops_file")},
                         {"cluster", settings.text("cluster")},

@@ -28,9 +28,11 @@ class MeasurementLog {
   }
 
   // task: the op or subgraph as the result file names it; signature: its bank
-  // key's hash; evaluation: its index in the task's search, from 1.
+  // key's hash; evaluation: its index in the task's search, from 1;
+  // forward_op: a training step's kernel names the forward op it comes from.
   void record(const std::string& task, const std::string& signature, const std::string& searcher,
-              const nlohmann::json& config, const aoe::sdk::Measurement& m, uint64_t evaluation, bool seed) {
+              const nlohmann::json& config, const aoe::sdk::Measurement& m, uint64_t evaluation, bool seed,
+              const std::string& forward_op = {}) {
     if (!out_.is_open()) return;
     const double wall = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     nlohmann::json line = {{"task", task},
@@ -41,6 +43,7 @@ class MeasurementLog {
                            {"config", config},
                            {"status", aoe::sdk::to_string(m.status)},
                            {"wall_time_s", wall}};
+    if (!forward_op.empty()) line["forward_op"] = forward_op;
     if (m.ok()) {
       line["time_us"] = m.time_us;
       line["repeats"] = m.repeats;

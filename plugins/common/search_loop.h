@@ -112,6 +112,7 @@ inline bool run_search(const aoe::sdk::Host& host, aoe::sdk::SearcherClient& sea
 struct TaskSearch {
   std::string kind;
   std::string name, signature;
+  std::string forward_op = {};  // a training step's kernel: the forward op it comes from
 };
 
 // run_search over a fresh searcher; `searcher_name` is set to the one used.
@@ -125,7 +126,8 @@ inline bool search_task(const aoe::sdk::Job& job, const TaskSearch& s, const Tun
   SearchRecord record;
   if (options.log)
     record = [&](const aoe::sdk::Config& config, const aoe::sdk::Measurement& m, uint64_t evaluation, bool seed) {
-      options.log->record(s.name, s.signature, searcher_name, task.space().describe(config), m, evaluation, seed);
+      options.log->record(s.name, s.signature, searcher_name, task.space().describe(config), m, evaluation, seed,
+                          s.forward_op);
     };
   return run_search(job.host(), *searcher, task, options.limits, options.batch, measure, progress, best, tally, seeds,
                     record);

@@ -4,13 +4,15 @@
 
 namespace aoe::opat {
 
-std::vector<TaskGroup> group_tasks(const std::vector<FusedOp>& ops) {
+std::vector<TaskGroup> group_tasks(const std::vector<FusedOp>& ops, const std::vector<std::string>& forward_ops) {
   std::vector<TaskGroup> groups;
   std::map<std::string, size_t> by_signature;
-  for (const auto& op : ops) {
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const auto& op = ops[i];
     const auto [it, fresh] = by_signature.emplace(op.task.signature(), groups.size());
-    if (fresh) groups.push_back({op.task, {}});
+    if (fresh) groups.push_back({op.task, {}, {}});
     groups[it->second].node_names.push_back(op.task.name);
+    if (i < forward_ops.size()) groups[it->second].forward_ops.push_back(forward_ops[i]);
   }
   return groups;
 }

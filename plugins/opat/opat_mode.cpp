@@ -15,6 +15,9 @@
 #include "opat_report.h"
 #include "patterns.h"
 #include "rank_farm.h"
+#include "step_kernels.h"
+#include "step_precision.h"
+#include "training_step.h"
 #include "task_farming.h"
 #include "report_fields.h"
 #include "task_tuner.h"
@@ -82,10 +85,48 @@ bool needs_no_kernel(const FusedOp& op) {
   return op.op_types.size() == 1 && views.count(op.op_types.front());
 }
 
+std::string counts_text(const std::map<std::string, size_t>& counts) {
+  std::vector<std::pair<std::string, size_t>> sorted(counts.begin(), counts.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string list;
+  for (const auto& [type, count] : sorted) list += (list.empty() ? "" : ", ") + type + " x" + std::to_string(count);
+  return list;
+}
+
+// --training: the kernels of the step derived from the model, fused as far
+// as the device fuses them, each named with the forward op it comes from.
+std::vector<TaskGroup> training_tasks(const aoe::sdk::Job& job, const TuneOps& tune_ops) {
+  const auto& opts = job.options();
+  const auto described = job.device().describe();
+  aoe::training::StepOptions step_options;
+  step_options.optimizer = aoe::training::optimizer_from_string(opts.value("optimizer", "momentum"));
+  step_options.mixed = aoe::training::mixed_precision(opts.value("training_precision", ""), described);
+  const auto step = aoe::training::derive_training_step(job.graph(), step_options);
+  const auto kernels = aoe::training::fuse_step(step, aoe::modes::fused_op_types(described));
+  std::vector<FusedOp> chosen;
+  std::vector<std::string> forward_ops;
+  for (const auto& k : kernels)
+    if (!aoe::training::runs_no_kernel(k) && tune_ops.selects(k.op)) {
+      chosen.push_back(k.op);
+      forward_ops.push_back(k.forward_op);
+    }
+  const auto counts = aoe::training::kernel_counts(kernels);
+  size_t total = 0;
+  for (const auto& [type, count] : counts) total += count;
+  job.host().info("training step (" + std::string(aoe::training::to_string(step_options.optimizer)) + ", " +
+                  (step_options.mixed ? "mixed precision" : "fp32") + "): " + std::to_string(total) + " kernels: " +
+                  counts_text(counts));
+  if (!tune_ops.selects_all() && chosen.empty())
+    throw aoe::sdk::Error(aoe::sdk::StatusCode::invalid_argument,
+                          "tune_ops_file " + opts.value("tune_ops_file", "") + " selects no kernel of the training step");
+  return group_tasks(chosen, forward_ops);
+}
+
 std::vector<TaskGroup> selected_tasks(const aoe::sdk::Job& job) {
   const auto& opts = job.options();
   const TuneOps tune_ops = opts.value("tune_ops_file", "").empty() ? TuneOps{}
                                                                     : TuneOps::from_file(opts.value("tune_ops_file", ""));
+  if (opts.value("training", false)) return training_tasks(job, tune_ops);
   const aoe::graph::RecognisedGraph recognised = aoe::graph::recognise_patterns(job.graph());
   const auto fusable = aoe::modes::fused_op_types(job.device().describe());
   const auto strategy =

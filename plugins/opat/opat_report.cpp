@@ -18,7 +18,9 @@ json modified_operator(const TunedTask& t) {
                         {"performance_after_tune(us)", t.result.after_us},
                         {"performance_improvement", percent(t.result.before_us, t.result.after_us)},
                         {"update_mode", mode}};
-  return {{"op_name", t.group.task.name}, {"op_type", t.group.task.op_type}, {"tune_performance", performance}};
+  json op = {{"op_name", t.group.task.name}, {"op_type", t.group.task.op_type}, {"tune_performance", performance}};
+  if (!t.group.forward_ops.empty()) op["forward_op"] = t.group.forward_op();
+  return op;
 }
 
 // Present for searched ops only: a bank hit opens no search to seed.
@@ -40,7 +42,9 @@ json opat_report(const std::vector<TunedTask>& tasks, bool complete) {
   double baseline_us = 0, result_us = 0;
   for (const auto& t : tasks) {
     const auto& r = t.result;
-    const json op = {{"op_name", t.group.task.name}, {"op_type", t.group.task.op_type}};
+    json op = {{"op_name", t.group.task.name}, {"op_type", t.group.task.op_type}};
+    // A training step's kernel: the forward op it comes from, for each instance.
+    if (!t.group.forward_ops.empty()) op.update({{"forward_op", t.group.forward_op()}, {"forward_ops", t.group.forward_ops}});
     if (r.outcome == Outcome::failed || r.outcome == Outcome::unsupported || r.outcome == Outcome::interrupted)
       for (const auto& node : t.group.node_names) untimed.push_back(node);
     if (r.outcome == Outcome::failed) {

@@ -48,12 +48,13 @@ std::vector<Config> seeds_for(const aoe::sdk::Job& job, const TaskClient& task, 
   return seeds;
 }
 
-bool search(const aoe::sdk::Job& job, const TaskClient& task, const aoe::sdk::OpTask& op, const json& key,
+bool search(const aoe::sdk::Job& job, const TaskClient& task, const aoe::sdk::OpTask& op, const std::string& forward_op,
+            const json& key,
             const TuneOptions& options, const SearchProgress& progress, Best& best, TaskResult& result) {
   const auto seeds = seeds_for(job, task, op, key, options);
   aoe::modes::SearchTally tally;
   const bool finished = aoe::modes::search_task(
-      job, {op.op_type, op.name, op.hash()}, options, task,
+      job, {op.op_type, op.name, op.hash(), forward_op}, options, task,
       [&](const std::vector<Config>& runnable) { return task.evaluate(runnable, {}, options.build_threads); },
       progress, best, tally, result.searcher, seeds);
   result.evaluations = tally.evaluations;
@@ -106,7 +107,7 @@ TaskResult measure_task(const aoe::sdk::Job& job, const TaskGroup& group, const 
   result.bank_entry = op.hash();
   Best best = aoe::modes::search_start(banked ? *banked : Best{space.default_config, base.time_us}, base);
   if (!banked || options.repeat_tune) {
-    if (!search(job, *task, op, key, options, progress, best, result)) {
+    if (!search(job, *task, op, group.forward_op(), key, options, progress, best, result)) {
       result.outcome = Outcome::interrupted;
       return result;
     }

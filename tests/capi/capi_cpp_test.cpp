@@ -118,6 +118,22 @@ TEST(CApiCpp, ErrorsCarryAoesMessage) {
   EXPECT_THROW(session.bank_entries("kernels", "x"), aoe::Error);
 }
 
+// `training` is a key as the others are: it reaches the mode, which says where it applies.
+TEST(CApiCpp, TrainingIsAnOptionKey) {
+  auto options = options_in(work_root() / "training");
+  options["training"] = "true";
+  options["optimizer"] = "adam";
+  aoe::Session session(options);
+  try {
+    session.tune_file(AOE_MODEL, "sgat");
+    FAIL() << "sgat took --training";
+  } catch (const aoe::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("OPAT-only"), std::string::npos) << e.what();
+  }
+  options["optimizer"] = "sgd";
+  EXPECT_THROW(aoe::Session{options}, aoe::Error);
+}
+
 TEST(CApiCpp, RunsTheModelAndRefusesAnInputOfAnotherShape) {
   const fs::path dir = work_root() / "run";
   aoe::Session session({{"device", "cpu"}, {"iterations", "3"}, {"threads", "1"}, {"work_path", dir.string()},

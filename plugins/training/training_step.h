@@ -1,0 +1,35 @@
+// The kernels of one training step, derived from a forward graph: the
+// forward kernels (BatchNormalization as BNTrainingReduce and
+// BNTrainingUpdate), a softmax cross-entropy loss at the first output, the
+// backward kernels of each op a gradient flows through, and the optimizer's
+// update of every trainable weight (docs/training.md).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "aoe/sdk/graph.h"
+#include "optimizer_kernels.h"
+
+namespace aoe::training {
+
+struct StepOptions {
+  Optimizer optimizer = Optimizer::momentum;
+  bool mixed = true;  // mixed precision (float16 activations); else float32 throughout
+};
+
+struct TrainingStep {
+  aoe::sdk::Graph graph;  // every kernel of the step as a node, in the order they run
+  // The forward node each kernel comes from, by kernel name (a forward kernel: itself).
+  std::map<std::string, std::string> forward_of;
+  // The model's nodes behind a recognised forward node (LayerNorm, GELU), by its name.
+  std::map<std::string, std::vector<std::string>> members;
+  std::vector<std::string> weights;  // the trainable weights, in the order the forward reads them
+};
+
+// Throws aoe::sdk::Error (invalid_argument) where a gradient reaches an op
+// that no rule covers, naming the op type, the node and the supported types.
+TrainingStep derive_training_step(const aoe::sdk::Graph& model, const StepOptions& options);
+
+}  // namespace aoe::training

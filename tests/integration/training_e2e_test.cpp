@@ -1,0 +1,47 @@
+// --training end to end: every kernel of conv_block's step tuned on the
+// simulator and on the cpu device, as docs/training.md has the devices run
+// them, each backward and optimizer kernel named with its forward op.
+#include <set>
+
+#include "aoe_host_fixture.h"
+
+namespace aoe::test {
+namespace {
+
+using nlohmann::json;
+
+void expect_every_kernel_tuned(const json& opat, const std::set<std::string>& backward) {
+  EXPECT_TRUE(opat["unsupported_operators"].empty()) << opat["unsupported_operators"].dump(1);
+  EXPECT_EQ(opat["opat_tuning_result"], "tuning successful");
+  std::set<std::string> types;
+  for (const auto& op : opat["opat_tuned_operators"]) {
+    ASSERT_TRUE(op.contains("forward_op")) << op;
+    types.insert(op["op_type"].get<std::string>());
+  }
+  for (const auto& type : backward) EXPECT_TRUE(types.count(type)) << type << " not tuned";
+}
+
+// needs the devices' training kernels
+TEST_F(AoeHostTest, TrainingStepOfConvBlockTunesOnTheSimulator) {
+  const auto r = tune("conv_block.onnx", {"--training", "--budget", "4"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  expect_every_kernel_tuned(only_result()["OPAT"],
+                            {"Conv2DBackpropInput", "Conv2DBackpropFilter", "BNTrainingUpdateGrad",
+                             "BNTrainingReduceGrad", "BiasAddGrad", "ReluGradV2", "FusedMulAddN",
+                             "SoftmaxCrossEntropyWithLogits"});
+}
+
+// needs the devices' training kernels
+TEST_F(AoeHostTest, TrainingStepOfConvBlockTunesOnTheCpu) {
+  const auto r = aoe_host({"--plugin", "opat", "--device", "cpu", "--model", model("conv_block.onnx").string(),
+                           "--training", "--budget", "4"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE((r.err + r.out).find("training step (momentum, fp32)"), std::string::npos) << r.err;
+  expect_every_kernel_tuned(only_result()["OPAT"],
+                            {"Conv2DBackpropInput", "Conv2DBackpropFilter", "BNTrainingUpdateGrad",
+                             "BNTrainingReduceGrad", "BiasAddGrad", "ReluGradV2", "ApplyMomentum", "FusedMulAddN",
+                             "SoftmaxCrossEntropyWithLogits"});
+}
+
+}  // namespace
+}  // namespace aoe::test

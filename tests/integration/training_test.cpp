@@ -1,0 +1,89 @@
+// --training through the real binary: the options, the modes that refuse
+// it, the error for an op without a gradient rule, `aoe-host step`, and an
+// OPAT run whose result file and measurements name each kernel's forward op.
+#include <fstream>
+#include <sstream>
+
+#include "aoe_host_fixture.h"
+
+namespace aoe::test {
+namespace {
+
+using nlohmann::json;
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+std::vector<json> measurement_lines(const std::filesystem::path& dir) {
+  std::vector<json> out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir / "aoe_workspace"))
+    if (e.path().filename() == "measurements.jsonl") {
+      std::ifstream in(e.path());
+      for (std::string line; std::getline(in, line);) out.push_back(json::parse(line));
+    }
+  return out;
+}
+
+TEST_F(AoeHostTest, TrainingOptionsRefuseBadValuesNamingTheKey) {
+  auto r = tune("conv_block.onnx", {"--training", "--optimizer", "sgd"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(has(r.err, "optimizer") && has(r.err, "momentum, adam, lamb")) << r.err;
+  r = tune("conv_block.onnx", {"--training", "--training_precision", "bf16"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(has(r.err, "training_precision")) << r.err;
+}
+
+TEST_F(AoeHostTest, TrainingIsOpatOnly) {
+  for (const char* mode : {"sgat", "gdat"}) {
+    const auto r = aoe_host({"--plugin", mode, "--device", "ascend910", "--model", model("conv_block.onnx").string(),
+                             "--training"});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_TRUE(has(r.err, "OPAT-only")) << r.err;
+  }
+}
+
+TEST_F(AoeHostTest, TrainingFromAConfigFileReachesOpatWhichNamesAnOpWithoutAGradientRule) {
+  std::ofstream(dir_ / "aoe.yaml") << "training: true\noptimizer: adam\n";
+  const auto r = tune("mobilenet_v2.onnx", {"--config", "aoe.yaml"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_TRUE(has(r.err, "no gradient rule for Clip") && has(r.err, "Conv")) << r.err;
+}
+
+TEST_F(AoeHostTest, StepPrintsTheKernelsByTypeBesideAProfile) {
+  std::ofstream(dir_ / "profile.csv") << "op_name,op_type,block_dim,inputs,outputs,measured_us\n"
+                                      << "a,FusedDbnDw,32,x,y,1.0\nb,FusedDbnDw,32,x,y,1.0\nc,TransData,1,x,y,1.0\n";
+  const auto r = aoe_host({"step", "--model", model("resnet50.onnx").string(), "--input_shape", "input:32,3,224,224",
+                           (dir_ / "profile.csv").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::map<std::string, std::pair<int, int>> rows;
+  std::string kernel;
+  int step = 0, profile = 0;
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream fields(line);
+    if (fields >> kernel >> step >> profile) rows[kernel] = {step, profile};
+  }
+  EXPECT_EQ(rows["FusedDbnDw"], std::make_pair(20, 2)) << r.out;
+  EXPECT_EQ(rows["FusedMulApplyMomentum"], std::make_pair(161, 0)) << r.out;
+  EXPECT_EQ(rows["TransData"], std::make_pair(0, 1)) << r.out;
+}
+
+TEST_F(AoeHostTest, TrainingRunNamesEachKernelsForwardOp) {
+  const auto r = tune("conv_block.onnx", {"--training", "--budget", "4"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(has(r.err + r.out, "training step (momentum, mixed precision)")) << r.err;
+  EXPECT_TRUE(has(r.err + r.out, "FusionOp_Conv2D_BNTrainingReduce x1") || has(r.err + r.out, "Conv2D x2")) << r.err;
+  const json opat = only_result()["OPAT"];
+  size_t derived = 0;
+  for (const auto* list : {&opat["opat_tuned_operators"], &opat["unsupported_operators"]})
+    for (const auto& op : *list) {
+      ASSERT_TRUE(op.contains("forward_op")) << op;
+      derived += op["op_name"] != op["forward_op"];
+    }
+  EXPECT_GT(derived, 5u) << opat.dump(1);
+  for (const auto& line : measurement_lines(dir_)) EXPECT_TRUE(line.contains("forward_op")) << line;
+  const auto checked = run_process({AOE_PYTHON, AOE_VALIDATE_SCRIPT, AOE_RESULT_SCHEMA, result_files().front().string()}, dir_);
+  EXPECT_EQ(checked.exit_code, 0) << checked.out << checked.err;
+}
+
+}  // namespace
+}  // namespace aoe::test
