@@ -40,6 +40,33 @@ TEST(TrainingOps, BatchNormTrainingForward) {
   expect_matches(op("BNTrainingReduce", {f32({4, 3})}));  // N x C: one value per plane
 }
 
+// The chains a step fuses after the update: the ReLU, or the shortcut's Add
+// and then the ReLU; the fused output is relu(update + shortcut).
+TEST(TrainingOps, BatchNormUpdateFusesTheShortcutAndTheRelu) {
+  const std::vector<int64_t> x = {2, 3, 4, 5};
+  auto fused = [&](std::vector<std::string> chain) {
+    auto t = op("BNTrainingUpdate", {f32(x), f32({3}), f32({3}), f32({3}), f32({3})}, {{"epsilon", 1e-3}});
+    if (chain.size() == 2) t.inputs.push_back(f32(x));
+    t.fused_ops = std::move(chain);
+    return t;
+  };
+  expect_matches(fused({"Relu"}));
+  expect_matches(fused({"Add", "Relu"}));
+
+  const size_t n = 2 * 3 * 4 * 5;
+  std::vector<float> xs(n), shortcut(n), sum = {1, -2, 0.5f}, square_sum = {60, 45, 50}, scale = {1, 2, 0.5f},
+                                         offset = {0.1f, -0.3f, 0};
+  for (size_t i = 0; i < n; ++i) xs[i] = std::sin(0.37f * static_cast<float>(i)), shortcut[i] = std::cos(0.21f * static_cast<float>(i));
+  std::vector<float> plain(n), with_chain(n), mean(3), invstd(3);
+  make_op(fused({}), host())->reference({xs.data(), sum.data(), square_sum.data(), scale.data(), offset.data()},
+                                        {plain.data(), mean.data(), invstd.data()});
+  make_op(fused({"Add", "Relu"}), host())
+      ->reference({xs.data(), sum.data(), square_sum.data(), scale.data(), offset.data(), shortcut.data()},
+                  {with_chain.data(), mean.data(), invstd.data()});
+  for (size_t i = 0; i < n; ++i) EXPECT_NEAR(with_chain[i], std::max(0.0f, plain[i] + shortcut[i]), 1e-5f) << i;
+  EXPECT_THROW(make_op(fused({"Sigmoid"}), host()), sdk::Error);
+}
+
 TEST(TrainingOps, BatchNormTrainingGradients) {
   expect_matches(op("BNTrainingUpdateGrad", {f32({3, 5, 7, 9}), f32({3, 5, 7, 9}), f32({5}), f32({5})}));
   expect_matches(op("BNTrainingReduceGrad", {f32({3, 5, 7, 9}), f32({3, 5, 7, 9}), f32({5}), f32({5}), f32({5}), f32({5}),

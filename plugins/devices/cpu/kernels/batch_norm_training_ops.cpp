@@ -66,13 +66,23 @@ void BnTrainingReduceOp::reference(const std::vector<const float*>& in, const st
   }
 }
 
+// The chains a training step fuses after it (docs/training.md): the ReLU, or
+// the shortcut's Add and then the ReLU.
 BnTrainingUpdateOp::BnTrainingUpdateOp(const sdk::OpTask& task, const HostCpu& host) {
-  const StepTask t(task, {"x", "sum", "square_sum", "scale", "offset"});
+  const std::vector<std::string> relu = {"Relu"}, add_relu = {"Add", "Relu"};
+  if (!task.fused_ops.empty() && task.fused_ops != relu && task.fused_ops != add_relu)
+    unsupported("the cpu device fuses Relu, or Add then Relu, after BNTrainingUpdate, not these ops");
+  relu_ = !task.fused_ops.empty();
+  add_ = task.fused_ops == add_relu;
+  std::vector<std::string> roles = {"x", "sum", "square_sum", "scale", "offset"};
+  if (add_) roles.push_back("shortcut");
+  const StepTask t(task, roles, true);
   p_ = planes_of(t, 0);
   expect_per_channel(t, p_, {1, 2, 3, 4});
   epsilon_ = float_attr(task.attrs, "epsilon", 1e-5);
   if (!(epsilon_ >= 0)) t.fail("attribute 'epsilon' must be >= 0");
   const Shape& x = t.shape(0);
+  if (add_) t.expect(5, x, "x's shape");
   t.outputs({"y", "batch_mean", "batch_invstd"}, {x, {p_.c}, {p_.c}});
   set_shapes(task, {x, {p_.c}, {p_.c}}, host, 2.0 * static_cast<double>(elements(x)));
 }
@@ -99,6 +109,12 @@ void BnTrainingUpdateOp::compute(const std::vector<const float*>& in, const std:
     const float* x = in[0] + plane * p_.plane;
     float* y = out[0] + plane * p_.plane;
     for (int64_t i = 0; i < p_.plane; ++i) y[i] = x[i] * a + b;
+    if (add_) {
+      const float* shortcut = in[5] + plane * p_.plane;
+      for (int64_t i = 0; i < p_.plane; ++i) y[i] += shortcut[i];
+    }
+    if (relu_)
+      for (int64_t i = 0; i < p_.plane; ++i) y[i] = std::max(y[i], 0.0f);
   });
 }
 
@@ -112,7 +128,9 @@ void BnTrainingUpdateOp::reference(const std::vector<const float*>& in, const st
     for (int64_t n = 0; n < p_.n; ++n)
       for (int64_t i = 0; i < p_.plane; ++i) {
         const int64_t at = (n * p_.c + c) * p_.plane + i;
-        out[0][at] = static_cast<float>((in[0][at] - mean) * invstd * in[3][c] + in[4][c]);
+        double y = (in[0][at] - mean) * invstd * in[3][c] + in[4][c];
+        if (add_) y += in[5][at];
+        out[0][at] = static_cast<float>(relu_ ? std::max(y, 0.0) : y);
       }
   }
 }

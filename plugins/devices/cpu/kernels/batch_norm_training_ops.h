@@ -41,6 +41,7 @@ class BnTrainingUpdateOp final : public ThreadedOp {
  private:
   ChannelPlanes p_;
   double epsilon_ = 1e-5;
+  bool add_ = false, relu_ = false;  // fused: the shortcut's Add, then the ReLU
 };
 
 class BnTrainingUpdateGradOp final : public ThreadedOp {

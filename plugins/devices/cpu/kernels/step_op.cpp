@@ -7,9 +7,9 @@
 
 namespace aoe::cpu {
 
-StepTask::StepTask(const sdk::OpTask& task, std::vector<std::string> roles)
+StepTask::StepTask(const sdk::OpTask& task, std::vector<std::string> roles, bool fused_checked)
     : task_(task), roles_(std::move(roles)), who_(task.op_type + " '" + task.name + "'") {
-  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after " + task.op_type);
+  if (!fused_checked && !task.fused_ops.empty()) unsupported("the cpu device fuses no ops after " + task.op_type);
   if (task.inputs.size() != roles_.size()) {
     std::string list;
     for (const auto& r : roles_) list += (list.empty() ? "" : ", ") + r;

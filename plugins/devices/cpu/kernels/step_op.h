@@ -14,10 +14,10 @@
 namespace aoe::cpu {
 
 // A task whose inputs are the contract's `roles`, in order: float32, no
-// fused ops, every dim known.
+// fused ops (unless the op has checked its chain: `fused_checked`), every dim known.
 class StepTask {
  public:
-  StepTask(const sdk::OpTask& task, std::vector<std::string> roles);
+  StepTask(const sdk::OpTask& task, std::vector<std::string> roles, bool fused_checked = false);
   // For ops taking a variable count (AddN): at least `at_least` inputs, each named `role`.
   StepTask(const sdk::OpTask& task, const std::string& role, size_t at_least);
 
