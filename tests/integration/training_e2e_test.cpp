@@ -1,6 +1,7 @@
 // --training end to end: every kernel of conv_block's step tuned on the
-// simulator and on the cpu device, as docs/training.md has the devices run
-// them, each backward and optimizer kernel named with its forward op.
+// simulator and on the cpu device, and of bert_layer's on the cpu, as
+// docs/training.md has the devices run them, each backward and optimizer
+// kernel named with its forward op.
 #include <set>
 
 #include "aoe_host_fixture.h"
@@ -21,7 +22,6 @@ void expect_every_kernel_tuned(const json& opat, const std::set<std::string>& ba
   for (const auto& type : backward) EXPECT_TRUE(types.count(type)) << type << " not tuned";
 }
 
-// needs the devices' training kernels
 TEST_F(AoeHostTest, TrainingStepOfConvBlockTunesOnTheSimulator) {
   const auto r = tune("conv_block.onnx", {"--training", "--budget", "4"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -31,7 +31,6 @@ TEST_F(AoeHostTest, TrainingStepOfConvBlockTunesOnTheSimulator) {
                              "SoftmaxCrossEntropyWithLogits"});
 }
 
-// needs the devices' training kernels
 TEST_F(AoeHostTest, TrainingStepOfConvBlockTunesOnTheCpu) {
   const auto r = aoe_host({"--plugin", "opat", "--device", "cpu", "--model", model("conv_block.onnx").string(),
                            "--training", "--budget", "4"});
@@ -41,6 +40,17 @@ TEST_F(AoeHostTest, TrainingStepOfConvBlockTunesOnTheCpu) {
                             {"Conv2DBackpropInput", "Conv2DBackpropFilter", "BNTrainingUpdateGrad",
                              "BNTrainingReduceGrad", "BiasAddGrad", "ReluGradV2", "ApplyMomentum", "FusedMulAddN",
                              "SoftmaxCrossEntropyWithLogits"});
+}
+
+// BERT's layer: the attention's products, softmax, layer-norm and GELU
+// gradients, every one measured and checked against its reference.
+TEST_F(AoeHostTest, TrainingStepOfBertLayerTunesOnTheCpu) {
+  const auto r = aoe_host({"--plugin", "opat", "--device", "cpu", "--model", model("bert_layer.onnx").string(),
+                           "--training", "--budget", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  expect_every_kernel_tuned(only_result()["OPAT"],
+                            {"BatchMatMul", "SoftmaxGradExt", "LayerNormXBackpropV2", "LayerNormBetaGammaBackpropV2",
+                             "GeLUGrad", "AddN", "BiasAddGrad", "ApplyMomentum", "SoftmaxCrossEntropyWithLogits"});
 }
 
 }  // namespace
