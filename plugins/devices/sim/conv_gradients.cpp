@@ -9,7 +9,6 @@ namespace {
 
 using sdk::Error;
 using sdk::OpTask;
-using sdk::StatusCode;
 using sdk::TensorDesc;
 
 

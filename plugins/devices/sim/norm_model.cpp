@@ -19,6 +19,17 @@ double NormProblem::on_chip_bytes() const {
   return e * ((in_on_chip ? in_bytes * in_streams : 0) + (out_on_chip ? out_bytes : 0));
 }
 
+void NormProblem::rows_along(const std::vector<int64_t>& shape, int64_t axis) {
+  int64_t inner = 1;
+  for (int64_t i = 0; i < static_cast<int64_t>(shape.size()); ++i) {
+    if (i < axis) rows *= shape[static_cast<size_t>(i)];
+    else if (i == axis) row = shape[static_cast<size_t>(i)];
+    else inner *= shape[static_cast<size_t>(i)];
+  }
+  rows *= inner;
+  strided = inner > 1;
+}
+
 double NormProblem::gm_bytes() const {
   const double e = static_cast<double>(rows) * static_cast<double>(row);
   return e * (in_bytes * in_streams + out_bytes) + static_cast<double>(resident_elements) * in_bytes +

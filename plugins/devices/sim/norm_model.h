@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "op_model.h"
 #include "soc.h"
@@ -29,6 +30,8 @@ struct NormProblem {
 
   double gm_bytes() const;
   double on_chip_bytes() const;
+  // Rows along `axis` of `shape`: the dims after it run across each row.
+  void rows_along(const std::vector<int64_t>& shape, int64_t axis);
 };
 
 class NormModel final : public ProblemModel<NormProblem> {

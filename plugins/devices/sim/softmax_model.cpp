@@ -23,14 +23,7 @@ NormProblem softmax_problem(const sdk::OpTask& task, const Soc& soc) {
   if (axis < 0) axis += rank;
   NormProblem p;
   p.op_type = "Softmax";
-  int64_t inner = 1;
-  for (int64_t i = 0; i < rank; ++i) {
-    if (i < axis) p.rows *= shape[i];
-    else if (i == axis) p.row = shape[i];
-    else inner *= shape[i];
-  }
-  p.rows *= inner;
-  p.strided = inner > 1;
+  p.rows_along(shape, axis);
   p.in_bytes = sdk::dtype_bytes(task.inputs[0].dtype);
   p.out_bytes = task.outputs.empty() ? p.in_bytes : sdk::dtype_bytes(task.outputs[0].dtype);
   if (p.in_bytes == 0 || p.out_bytes == 0)

@@ -18,9 +18,7 @@
 namespace aoe::sim {
 namespace {
 
-using sdk::Error;
 using sdk::OpTask;
-using sdk::StatusCode;
 using sdk::TensorDesc;
 
 

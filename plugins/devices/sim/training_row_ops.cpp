@@ -66,14 +66,7 @@ NormProblem training_row_problem(const OpTask& task, const Soc& soc) {
 
   NormProblem p;
   p.op_type = task.op_type;
-  int64_t inner = 1;
-  for (int64_t i = 0; i < rank; ++i) {
-    if (i < axis) p.rows *= shape[i];
-    else if (i == axis) p.row = shape[i];
-    else inner *= shape[i];
-  }
-  p.rows *= inner;
-  p.strided = inner > 1;
+  p.rows_along(shape, axis);
   if (task.op_type == "LayerNormXBackpropV2") {
     for (size_t i = 2; i < 4; ++i)
       if (task.inputs[i].elements() != p.rows)
