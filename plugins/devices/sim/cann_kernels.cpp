@@ -492,7 +492,7 @@ std::vector<OpTask> dbn_dw(const ProfiledKernel& k) {
   ins.push_back(x);
   OpTask t = step_task(k, "BNTrainingReduceGrad", ins, {plain(dx), dw.outputs[0]});
   t.fused_ops = {"Conv2DBackpropFilter"};
-  t.attrs = dw.attrs;
+  t.attrs = {{"fused_attrs", {dw.attrs}}};  // a follower's attributes, as fusion keeps them
   return {t};
 }
 

@@ -46,9 +46,11 @@ std::unique_ptr<OpModel> dbn_dw(const Soc& soc, const OpTask& task) {
   dx.dtype = sdk::DType::f16;  // handed to the cube in its only float type, in the kernel
   dw.inputs = {task.inputs.back(), dx};
   if (!task.outputs.empty()) dw.outputs = {task.outputs[1]};
-  dw.attrs = task.attrs;
-  dw.attrs.erase("on_chip_inputs");
-  dw.attrs.erase("on_chip_outputs");
+  // The conv's attributes, as fusion keeps a follower's: fused_attrs[0].
+  const auto fused = task.attrs.find("fused_attrs");
+  if (fused == task.attrs.end() || !fused->is_array() || fused->empty() || !fused->front().is_object())
+    malformed(task, "gives no attributes for its Conv2DBackpropFilter (fused_attrs)");
+  dw.attrs = fused->front();
   if (dx.fully_known() && static_cast<double>(dx.elements()) * sdk::dtype_bytes(dx.dtype) <= static_cast<double>(soc.l2_bytes))
     dw.attrs["on_chip_inputs"] = {1};
   std::vector<KernelSequence::Part> parts;

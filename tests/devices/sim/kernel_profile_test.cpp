@@ -257,7 +257,7 @@ TEST(CannKernels, AProfileRowAndTheStepsTaskGiveOneTime) {
   const auto stat = desc({512}, DType::f16);
   dbn_dw.inputs = {map, map, stat, stat, stat, stat, stat, desc({32, 128, 28, 28}, DType::f16)};
   dbn_dw.outputs = {map, desc({512, 128, 1, 1}, DType::f16)};
-  dbn_dw.attrs = one_by_one;
+  dbn_dw.attrs = {{"fused_attrs", {one_by_one}}};  // the conv's, as fusion keeps a follower's
   EXPECT_DOUBLE_EQ(default_time(fused.tasks[0]), default_time(dbn_dw));
 }
 

@@ -280,7 +280,8 @@ std::vector<Fusion> fusions() {
   const auto dbn = task("BNTrainingReduceGrad", {dy, dy, stat, stat, stat, stat, stat}, {dy});
   out.push_back({"BNTrainingReduceGrad + Conv2DBackpropFilter",
                  task("BNTrainingReduceGrad", {dy, dy, stat, stat, stat, stat, stat, x}, {dy, f({c, 128, 1, 1})},
-                      {{"kernel_shape", {1, 1}}, {"strides", {1, 1}}, {"pads", {0, 0, 0, 0}}, {"dilations", {1, 1}}, {"group", 1}},
+                      {{"fused_attrs",
+                        {{{"kernel_shape", {1, 1}}, {"strides", {1, 1}}, {"pads", {0, 0, 0, 0}}, {"dilations", {1, 1}}, {"group", 1}}}}},
                       {"Conv2DBackpropFilter"}),
                  {dbn, task("Conv2DBackpropFilter", {x, dy}, {f({c, 128, 1, 1})},
                             {{"kernel_shape", {1, 1}}, {"strides", {1, 1}}, {"pads", {0, 0, 0, 0}}, {"dilations", {1, 1}}, {"group", 1}})}});
@@ -314,6 +315,21 @@ void expect_refused(const OpTask& t, const std::string& tensor_name) {
     EXPECT_NE(what.find(t.op_type), std::string::npos) << what;
     EXPECT_NE(what.find(tensor_name), std::string::npos) << what;
   }
+}
+
+// FusedDbnDw reads its conv's attributes where fusion keeps a follower's
+// (fused_attrs), so a strided 3x3 conv's weight gradient is its own.
+TEST(TrainingModels, FusedDbnDwTakesItsConvFromTheFollowersAttributes) {
+  const auto dx = h({8, 64, 28, 28}), stat = f({64}), x = h({8, 32, 56, 56});
+  auto strided = kConv3x3;
+  strided["strides"] = {2, 2};
+  const auto fused = task("BNTrainingReduceGrad", {dx, dx, stat, stat, stat, stat, stat, x}, {dx, f({64, 32, 3, 3})},
+                          {{"fused_attrs", {strided}}}, {"Conv2DBackpropFilter"});
+  const auto alone = task("Conv2DBackpropFilter", {x, dx}, {f({64, 32, 3, 3})}, strided);
+  EXPECT_GT(time_of(fused), time_of(alone));
+  expect_refused(task("BNTrainingReduceGrad", {dx, dx, stat, stat, stat, stat, stat, x}, {}, nlohmann::json::object(),
+                      {"Conv2DBackpropFilter"}),
+                 "fused_attrs");
 }
 
 TEST(TrainingModels, HostileTasksAreRefusedNamingTheOpAndTheTensor) {
