@@ -4,6 +4,7 @@
 
 #include "aoe/sdk/data_layout.h"
 #include "aoe/sdk/error.h"
+#include "arg_reduce_op.h"
 #include "axis_map_op.h"
 #include "batch_norm_op.h"
 #include "chain.h"
@@ -31,8 +32,10 @@
 #include "recurrent_op.h"
 #include "reduce_op.h"
 #include "resize_op.h"
+#include "shape_of_op.h"
 #include "reverse_sequence_op.h"
 #include "transpose_op.h"
+#include "typed_eltwise_op.h"
 #include "where_op.h"
 #include "window_op.h"
 
@@ -61,13 +64,15 @@ const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", 
                                            "InstanceNormalization", "MeanVarianceNormalization", "GatherND",
                                            "ScatterND", "OneHot", "LRN", "ReverseSequence", "GridSample", "Upsample", "RNN", "GRU", "LSTM",
                                            "HannWindow", "HammingWindow", "BlackmanWindow", "Det", "EyeLike",
-                                           "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"};
+                                           "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "ArgMax",
+                                           "ArgMin", "Shape", "Size"};
 
 }  // namespace
 
 std::vector<std::string> supported_op_types() {
   std::vector<std::string> out = kAnchors;
   for (const auto& t : elementwise_op_types()) out.push_back(t);
+  for (const auto& t : typed_eltwise_op_types()) out.push_back(t);
   return out;
 }
 
@@ -83,6 +88,7 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
                 "' reads NHWC (data_format): tune it on a simulated Ascend SoC, or export the model channels first");
   if (t == "MatMul" || t == "Gemm") return std::make_unique<MatMulOp>(task, host);
   if (t == "Conv") return std::make_unique<ConvOp>(task, host);
+  if (is_typed_eltwise(task)) return std::make_unique<TypedEltwiseOp>(task, host);
   if (is_elementwise_op(t)) return std::make_unique<EltwiseOp>(task, host);
   if (is_reduce_op(t)) return std::make_unique<ReduceOp>(task, host);
   if (t == "Softmax" || t == "LogSoftmax") return std::make_unique<SoftmaxOp>(task, host);
@@ -116,6 +122,8 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (t == "Gather") return std::make_unique<GatherOp>(task, host);
   if (t == "GatherElements" || t == "ScatterElements" || t == "Scatter") return std::make_unique<ElementsOp>(task, host);
   if (t == "NegativeLogLikelihoodLoss" || t == "SoftmaxCrossEntropyLoss") return std::make_unique<LossOp>(task, host);
+  if (t == "ArgMax" || t == "ArgMin") return std::make_unique<ArgReduceOp>(task, host);
+  if (t == "Shape" || t == "Size") return std::make_unique<ShapeOfOp>(task, host);
   unsupported("the cpu device has no kernel for op '" + t + "'");
 }
 

@@ -8,6 +8,7 @@
 
 #include "aoe/sdk/error.h"
 #include "arena_plan.h"
+#include "held_dtype.h"
 #include "op_util.h"
 
 namespace aoe::cpu {
@@ -30,6 +31,9 @@ std::map<std::string, std::vector<float>> random_given(const SubgraphOp& op, uin
     std::uniform_real_distribution<float> u(range.lo, range.hi);
     std::vector<float> v(count);
     for (auto& x : v) x = u(rng);
+    // Integers and bools as the device holds them: whole numbers, a bool 0 or 1.
+    if (const sdk::DType t = op.graph().tensor(name).dtype; is_integral(t))
+      for (auto& x : v) x = t == sdk::DType::boolean ? (x > (range.lo + range.hi) / 2 ? 1.0f : 0.0f) : std::round(x);
     given[name] = std::move(v);
   }
   return given;
