@@ -35,6 +35,7 @@
 #include "shape_of_op.h"
 #include "reverse_sequence_op.h"
 #include "transpose_op.h"
+#include "trilu_op.h"
 #include "typed_eltwise_op.h"
 #include "where_op.h"
 #include "window_op.h"
@@ -65,7 +66,7 @@ const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", 
                                            "ScatterND", "OneHot", "LRN", "ReverseSequence", "GridSample", "Upsample", "RNN", "GRU", "LSTM",
                                            "HannWindow", "HammingWindow", "BlackmanWindow", "Det", "EyeLike",
                                            "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "ArgMax",
-                                           "ArgMin", "Shape", "Size"};
+                                           "ArgMin", "Shape", "Size", "Trilu"};
 
 }  // namespace
 
@@ -123,6 +124,7 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (t == "GatherElements" || t == "ScatterElements" || t == "Scatter") return std::make_unique<ElementsOp>(task, host);
   if (t == "NegativeLogLikelihoodLoss" || t == "SoftmaxCrossEntropyLoss") return std::make_unique<LossOp>(task, host);
   if (t == "ArgMax" || t == "ArgMin") return std::make_unique<ArgReduceOp>(task, host);
+  if (t == "Trilu") return std::make_unique<TriluOp>(task, host);
   if (t == "Shape" || t == "Size") return std::make_unique<ShapeOfOp>(task, host);
   unsupported("the cpu device has no kernel for op '" + t + "'");
 }

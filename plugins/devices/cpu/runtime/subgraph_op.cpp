@@ -95,8 +95,6 @@ void batch_norm_reference(const sdk::Node& node, const sdk::Graph& g, std::map<s
   values[present(node.outputs)[0]] = std::move(y);
 }
 
-// Inputs whose values the kernels read as attributes (value_attributes in the
-// host's graph normaliser): a Clip's bounds, a Resize's scales.
 // Only float32 results fuse: integer Div and Mod, and the comparisons, run
 // on their own kernel.
 bool float_outputs(const sdk::Graph& g, const sdk::Node& node) {
@@ -105,9 +103,11 @@ bool float_outputs(const sdk::Graph& g, const sdk::Node& node) {
   return true;
 }
 
-std::vector<size_t> value_inputs(const std::string& op_type, int64_t opset) {
+// Inputs whose values the kernels read as attributes (value_attributes in the
+// host's graph normaliser): a Clip's bounds. (A Resize reads scales fed as
+// the model runs when it runs.)
+std::vector<size_t> value_inputs(const std::string& op_type) {
   if (op_type == "Clip") return {1, 2};
-  if (op_type == "Resize") return {opset >= 11 ? size_t{2} : size_t{1}};
   return {};
 }
 
@@ -271,7 +271,7 @@ void SubgraphOp::check_node(const sdk::Node& node) {
     return;
   }
   // Values an op's kernel takes as attributes: known only as the model runs, they are not seen.
-  for (const size_t index : value_inputs(node.op_type, g.opset))
+  for (const size_t index : value_inputs(node.op_type))
     if (index < node.inputs.size() && !node.inputs[index].empty() && !g.tensor(node.inputs[index]).constant)
       unsupported("subgraph '" + task_.name + "', " + where(node) + ": input '" + node.inputs[index] +
                   "' is computed as the model runs; the cpu device takes it from the model's constants only");

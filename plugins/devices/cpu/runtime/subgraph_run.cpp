@@ -252,7 +252,8 @@ void SubgraphKernel::run_profiled(ThreadPool& pool, std::vector<double>& ms) {
 
 void SubgraphKernel::read_output(size_t index, float* out) const {
   const auto& name = op_.graph().outputs[index];
-  std::memcpy(out, at(name), static_cast<size_t>(op_.graph().tensor(name).elements()) * sizeof(float));
+  const auto count = static_cast<size_t>(op_.graph().tensor(name).elements());
+  if (count > 0) std::memcpy(out, at(name), count * sizeof(float));
 }
 
 // The graph's outputs are the plan's last writes of them, in memory the
