@@ -2,6 +2,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <optional>
@@ -65,7 +66,16 @@ std::vector<float> held_from_bytes(const std::string& raw, size_t count) {
   return out;
 }
 
-// An integer or bool initializer held in the model (not external), as floats.
+float from_half(uint16_t h) {
+  const int exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+  const double magnitude = exponent == 0    ? std::ldexp(mantissa, -24)
+                           : exponent == 31 ? (mantissa ? NAN : INFINITY)
+                                            : std::ldexp(mantissa + 1024, exponent - 25);
+  return static_cast<float>((h & 0x8000) ? -magnitude : magnitude);
+}
+
+// An integer, bool, float64 or float16 initializer held in the model (not
+// external), as floats.
 std::optional<std::vector<float>> held_integers(const T& t, size_t count) {
   const std::string& raw = t.raw_data();
   const bool has_raw = t.has_raw_data();
@@ -93,6 +103,20 @@ std::optional<std::vector<float>> held_integers(const T& t, size_t count) {
         return held_from_bytes<uint8_t>(raw, count);
       }
       if (static_cast<size_t>(t.int32_data_size()) == count) return std::vector<float>(t.int32_data().begin(), t.int32_data().end());
+      return std::nullopt;
+    case T::FLOAT16: {  // widened to float32: the devices compute float16 in it
+      std::vector<float> out(count);
+      for (size_t i = 0; i < count; ++i) {
+        uint16_t h = 0;
+        if (has_raw && (i + 1) * 2 <= raw.size()) std::memcpy(&h, raw.data() + i * 2, 2);
+        else if (!has_raw && static_cast<int>(i) < t.int32_data_size()) h = static_cast<uint16_t>(t.int32_data(static_cast<int>(i)));
+        out[i] = from_half(h);
+      }
+      return out;
+    }
+    case T::DOUBLE:  // rounded to float32: the devices compute float64 in it
+      if (has_raw) return held_from_bytes<double>(raw, count);
+      if (static_cast<size_t>(t.double_data_size()) == count) return std::vector<float>(t.double_data().begin(), t.double_data().end());
       return std::nullopt;
     default: return std::nullopt;
   }

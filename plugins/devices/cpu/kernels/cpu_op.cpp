@@ -30,10 +30,13 @@
 #include "op_util.h"
 #include "pool_op.h"
 #include "recurrent_op.h"
+#include "quantize_op.h"
+#include "range_op.h"
 #include "reduce_op.h"
 #include "resize_op.h"
 #include "shape_of_op.h"
 #include "reverse_sequence_op.h"
+#include "top_k_op.h"
 #include "transpose_op.h"
 #include "trilu_op.h"
 #include "typed_eltwise_op.h"
@@ -66,7 +69,8 @@ const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", 
                                            "ScatterND", "OneHot", "LRN", "ReverseSequence", "GridSample", "Upsample", "RNN", "GRU", "LSTM",
                                            "HannWindow", "HammingWindow", "BlackmanWindow", "Det", "EyeLike",
                                            "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "ArgMax",
-                                           "ArgMin", "Shape", "Size", "Trilu"};
+                                           "ArgMin", "Shape", "Size", "Trilu", "TopK", "Range",
+                                           "QuantizeLinear", "DequantizeLinear"};
 
 }  // namespace
 
@@ -124,6 +128,9 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (t == "GatherElements" || t == "ScatterElements" || t == "Scatter") return std::make_unique<ElementsOp>(task, host);
   if (t == "NegativeLogLikelihoodLoss" || t == "SoftmaxCrossEntropyLoss") return std::make_unique<LossOp>(task, host);
   if (t == "ArgMax" || t == "ArgMin") return std::make_unique<ArgReduceOp>(task, host);
+  if (t == "Range") return std::make_unique<RangeOp>(task, host);
+  if (t == "QuantizeLinear" || t == "DequantizeLinear") return std::make_unique<QuantizeOp>(task, host);
+  if (t == "TopK") return std::make_unique<TopKOp>(task, host);
   if (t == "Trilu") return std::make_unique<TriluOp>(task, host);
   if (t == "Shape" || t == "Size") return std::make_unique<ShapeOfOp>(task, host);
   unsupported("the cpu device has no kernel for op '" + t + "'");

@@ -7,7 +7,11 @@
 
 namespace aoe::cpu {
 
-bool is_held(sdk::DType t) { return t == sdk::DType::f32 || is_integral(t); }
+bool is_held(sdk::DType t) {
+  return t == sdk::DType::f32 || t == sdk::DType::f64 || t == sdk::DType::f16 || is_integral(t);
+}
+
+bool computed_in_f32(sdk::DType t) { return t == sdk::DType::f16 || t == sdk::DType::f64; }
 
 bool is_integral(sdk::DType t) {
   switch (t) {
@@ -35,7 +39,7 @@ namespace {
 bool taken(sdk::DType t, Takes takes, bool output) {
   if (output && t == sdk::DType::undefined) return takes != Takes::integral;
   switch (takes) {
-    case Takes::f32: return t == sdk::DType::f32;
+    case Takes::f32: return t == sdk::DType::f32 || t == sdk::DType::f64 || t == sdk::DType::f16;
     case Takes::held: return is_held(t);
     case Takes::integral: return is_integral(t);
   }
@@ -44,7 +48,7 @@ bool taken(sdk::DType t, Takes takes, bool output) {
 
 const char* taken_names(Takes takes) {
   switch (takes) {
-    case Takes::f32: return "float32 only";
+    case Takes::f32: return "float32 (and float64 and float16 as float32) only";
     case Takes::held: return "float32, integers and bool";
     case Takes::integral: return "integers and bool";
   }
@@ -82,6 +86,16 @@ void require_same_dtype(const sdk::OpTask& task, std::initializer_list<size_t> i
       unsupported(task.op_type + " '" + task.name + "': input '" + task.inputs[i].name + "' is " +
                   sdk::to_string(task.inputs[i].dtype) + " but output '" + task.outputs[0].name + "' is " +
                   sdk::to_string(want));
+}
+
+double as_float16(double v) {
+  if (!std::isfinite(v) || v == 0) return v;
+  int e = 0;
+  std::frexp(v, &e);  // |v| = f * 2^e, f in [0.5, 1)
+  // 11 significant bits for normal values; a fixed step of 2^-24 below 2^-14.
+  const double step = std::ldexp(1.0, std::max(e - 11, -24));
+  const double r = std::nearbyint(v / step) * step;
+  return std::abs(r) > 65504.0 ? std::copysign(INFINITY, v) : r;
 }
 
 double as_integer(double v, sdk::DType t) {
