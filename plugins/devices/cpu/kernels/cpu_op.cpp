@@ -11,6 +11,7 @@
 #include "concat_split_ops.h"
 #include "conv_op.h"
 #include "conv_transpose_op.h"
+#include "cum_sum_op.h"
 #include "depth_space_op.h"
 #include "det_op.h"
 #include "elements_op.h"
@@ -70,7 +71,7 @@ const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", 
                                            "HannWindow", "HammingWindow", "BlackmanWindow", "Det", "EyeLike",
                                            "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "ArgMax",
                                            "ArgMin", "Shape", "Size", "Trilu", "TopK", "Range",
-                                           "QuantizeLinear", "DequantizeLinear"};
+                                           "QuantizeLinear", "DequantizeLinear", "CumSum"};
 
 }  // namespace
 
@@ -128,6 +129,7 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (t == "GatherElements" || t == "ScatterElements" || t == "Scatter") return std::make_unique<ElementsOp>(task, host);
   if (t == "NegativeLogLikelihoodLoss" || t == "SoftmaxCrossEntropyLoss") return std::make_unique<LossOp>(task, host);
   if (t == "ArgMax" || t == "ArgMin") return std::make_unique<ArgReduceOp>(task, host);
+  if (t == "CumSum") return std::make_unique<CumSumOp>(task, host);
   if (t == "Range") return std::make_unique<RangeOp>(task, host);
   if (t == "QuantizeLinear" || t == "DequantizeLinear") return std::make_unique<QuantizeOp>(task, host);
   if (t == "TopK") return std::make_unique<TopKOp>(task, host);
