@@ -68,22 +68,23 @@ int64_t index_extent(const aoe::sdk::Graph& graph, const std::string& name) {
 // Every input of the model, in its order: the one given under its name, of
 // the input's shape, else (given.draw_missing) drawn with --seed, in the
 // model's order: floats uniformly from [-1, 1), Gather indices as whole
-// numbers over the rows they pick. Every buffer the devices take is float32,
-// so indices are too.
+// numbers over the rows they pick, other integers in [-8, 8], bools 0 or 1.
+// Every buffer the devices take is float32: integers and bools are held as
+// the whole numbers they are.
 std::vector<std::pair<std::string, FloatArray>> model_inputs(const Settings& s, const aoe::sdk::Graph& graph,
                                                              GivenInputs given) {
-  std::map<std::string, int64_t> indices;  // integer input -> the rows it may pick
+  std::map<std::string, int64_t> indices;  // integer input -> the rows it may pick; 0: any whole number
   for (const auto& name : graph.inputs) {
     const auto dtype = graph.tensor(name).dtype;
-    if (dtype == aoe::sdk::DType::f32) continue;
-    const int64_t extent = is_integer(dtype) ? index_extent(graph, name) : 0;
-    if (extent < 1)
+    if (dtype == aoe::sdk::DType::f32 || dtype == aoe::sdk::DType::f64 || dtype == aoe::sdk::DType::f16) continue;
+    if (!is_integer(dtype) && dtype != aoe::sdk::DType::boolean)
       throw ExitError(exit_model, std::string("input '") + name + "' is " + to_string(dtype) +
-                                      "; run feeds float32 inputs, and integer ones only as the indices of Gathers");
+                                      "; run feeds float32, float64 and float16 (as float32), integer and bool inputs");
+    const int64_t extent = is_integer(dtype) ? index_extent(graph, name) : 0;
+    indices[name] = extent;
     if (extent > (int64_t{1} << 24))
       throw ExitError(exit_model, std::string("input '") + name + "' indexes " + std::to_string(extent) +
                                       " rows, more than a float32 index holds exactly (2^24)");
-    indices[name] = extent;
   }
   for (const auto& [name, array] : given.arrays)
     if (std::find(graph.inputs.begin(), graph.inputs.end(), name) == graph.inputs.end())
@@ -101,7 +102,11 @@ std::vector<std::pair<std::string, FloatArray>> model_inputs(const Settings& s, 
         throw ExitError(exit_usage, "inputs: " + given.source + " has no array for input '" + name + "'");
       FloatArray a{shape, std::vector<float>(static_cast<size_t>(graph.tensor(name).elements()))};
       if (const auto rows = indices.find(name); rows != indices.end()) {
-        std::uniform_int_distribution<int64_t> row(0, rows->second - 1);
+        // Gather's indices over the rows they pick; other integers small whole
+        // numbers of either sign, bools 0 or 1.
+        const bool boolean = graph.tensor(name).dtype == aoe::sdk::DType::boolean;
+        std::uniform_int_distribution<int64_t> row(boolean ? 0 : rows->second > 0 ? 0 : -8,
+                                                   boolean ? 1 : rows->second > 0 ? rows->second - 1 : 8);
         for (auto& x : a.data) x = static_cast<float>(row(rng));
       } else {
         for (auto& x : a.data) x = u(rng);

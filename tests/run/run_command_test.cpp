@@ -256,6 +256,39 @@ TEST_F(RunCommand, FeedsAnIntegerInputAsGatherIndices) {
   EXPECT_NE(bad.err.find("Gather 'Gather_0': index 5 at position 2 is out of range"), std::string::npos) << bad.err;
 }
 
+// Integer arithmetic on a shape and a fed int64 input, as the model runs:
+// Shape, Add, Mul, a truncating Div, Mod with the divisor's sign and a bool
+// comparison, each held as whole numbers, checked against the reference.
+TEST_F(RunCommand, RunsInt64ShapeArithmetic) {
+  write_shape_arithmetic_model(dir_ / "shapes.onnx");
+  host::write_npz(dir_ / "in.npz", {{"x", host::FloatArray{{3, 4}, std::vector<float>(12, 1.0f)}},
+                                    {"n", host::FloatArray{{2}, {5, -9}}}});
+  const auto r = run("shapes.onnx", "shapes.json",
+                     {"--inputs", (dir_ / "in.npz").string(), "--outputs", (dir_ / "out.npz").string(), "--check"});
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  EXPECT_TRUE(report("shapes.json")["check"]["match"].get<bool>()) << report("shapes.json").dump(2);
+  // m = ([3, 4] + [5, -9]) * [3, -2] = [24, 10]
+  const auto out = host::read_npz(dir_ / "out.npz");
+  EXPECT_EQ(out.at("q").data, (std::vector<float>{6, 2}));
+  EXPECT_EQ(out.at("r").data, (std::vector<float>{0, 2}));
+  EXPECT_EQ(out.at("big").data, (std::vector<float>{1, 0}));
+  const auto drawn = run("shapes.onnx", "drawn.json", {"--check"});
+  ASSERT_EQ(drawn.exit_code, 0) << details(drawn);
+  EXPECT_TRUE(report("drawn.json")["check"]["match"].get<bool>()) << report("drawn.json").dump(2);
+}
+
+// A bool mask from comparisons and logic picks between two float tensors.
+TEST_F(RunCommand, RunsWhereOnABoolMaskComputedAsTheModelRuns) {
+  write_mask_where_model(dir_ / "mask.onnx");
+  host::write_npz(dir_ / "xy.npz", {{"x", host::FloatArray{{2, 3}, {1, -2, 3, 0.5f, 5, -6}}},
+                                    {"y", host::FloatArray{{2, 3}, {0, -3, 4, 0, 6, -7}}}});
+  const auto r = run("mask.onnx", "mask.json",
+                     {"--inputs", (dir_ / "xy.npz").string(), "--outputs", (dir_ / "z.npz").string(), "--check"});
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  EXPECT_TRUE(report("mask.json")["check"]["match"].get<bool>()) << report("mask.json").dump(2);
+  EXPECT_EQ(host::read_npz(dir_ / "z.npz").at("z").data, (std::vector<float>{1, -3, 4, 0.5f, 6, -7}));
+}
+
 // Float Constants, shape arithmetic, Identity, Dropout and an empty optional
 // input, as exporters write them: normalised away, the outputs the reference's.
 TEST_F(RunCommand, RunsAnExportersGraphNormalised) {

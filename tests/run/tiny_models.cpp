@@ -298,4 +298,45 @@ void write_lookup_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
+void write_shape_arithmetic_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {3, 4});
+  set_dims(g->add_input(), "n", {2});
+  g->mutable_input(1)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+  for (const char* out : {"q", "r", "big"}) {
+    set_dims(g->add_output(), out, {2});
+    g->mutable_output(g->output_size() - 1)->mutable_type()->mutable_tensor_type()->set_elem_type(
+        out == std::string("big") ? onnx::TensorProto::BOOL : onnx::TensorProto::INT64);
+  }
+  add_int64s(g, "k", {2}, {3, -2});
+  add_int64s(g, "c", {1}, {4});
+  add_node(g, "Shape_0", "Shape", {"x"}, {"s"});
+  add_node(g, "Add_1", "Add", {"n", "s"}, {"a"});
+  add_node(g, "Mul_2", "Mul", {"a", "k"}, {"m"});
+  add_node(g, "Div_3", "Div", {"m", "c"}, {"q"});
+  add_node(g, "Mod_4", "Mod", {"m", "c"}, {"r"});
+  add_node(g, "Greater_5", "Greater", {"q", "c"}, {"big"});
+  save(model, file);
+}
+
+void write_mask_where_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {2, 3});
+  set_dims(g->add_input(), "y", {2, 3});
+  set_dims(g->add_output(), "z", {2, 3});
+  auto* zero = g->add_initializer();
+  zero->set_name("zero");
+  zero->set_data_type(onnx::TensorProto::FLOAT);
+  zero->add_dims(1);
+  zero->add_float_data(0.0f);
+  add_node(g, "Greater_0", "Greater", {"x", "y"}, {"gt"});
+  add_node(g, "Less_1", "Less", {"x", "zero"}, {"neg"});
+  add_node(g, "Not_2", "Not", {"neg"}, {"pos"});
+  add_node(g, "And_3", "And", {"gt", "pos"}, {"mask"});
+  add_node(g, "Where_4", "Where", {"mask", "x", "y"}, {"z"});
+  save(model, file);
+}
+
 }  // namespace aoe::test

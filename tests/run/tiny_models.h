@@ -41,4 +41,11 @@ void write_converted_model(const std::filesystem::path& file);
 // x[1,4] -> LpNormalization -> y: an op the cpu device has no kernel for.
 void write_lp_norm_model(const std::filesystem::path& file);
 
+// x[3,4] (float), n[2] (int64) -> Shape(x) + n -> * k[2] = {3, -2} -> m;
+// q = m / 4 (truncating), r = m mod 4 (the divisor's sign), big = q > 4 (bool).
+void write_shape_arithmetic_model(const std::filesystem::path& file);
+// x, y[2,3] -> z = Where(x > y and not x < 0, x, y): a bool mask from
+// comparisons and logic, computed as the model runs.
+void write_mask_where_model(const std::filesystem::path& file);
+
 }  // namespace aoe::test

@@ -506,7 +506,7 @@ sdk::Graph load_onnx_model(onnx::ModelProto& model, const std::filesystem::path&
   spdlog::info("normalised {}: {}", path.filename().string(), done.summary());
   if (normalised) *normalised = std::move(done);
   check_tensor_sizes(out, path);
-  if (weights) *weights = take_float_initializers(graph, path);
+  if (weights) *weights = take_initializers(graph, path);
   return out;
 }
 

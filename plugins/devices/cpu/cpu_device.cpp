@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "aoe/sdk/error.h"
+#include "held_dtype.h"
 #include "model_run.h"
 #include "worker.h"
 
@@ -209,13 +210,30 @@ nlohmann::json CpuDevice::describe() const {
   return d;
 }
 
+namespace {
+
+// Tuning measures the kernels in the dtype the op has: a float16 or float64
+// op, which a model run computes in float32, would be tuned under float32's
+// memory traffic.
+void require_own_precision(const std::string& task, const sdk::TensorDesc& t) {
+  if (computed_in_f32(t.dtype))
+    throw sdk::Error(sdk::StatusCode::unsupported,
+                     "the cpu device tunes float32, integer and bool ops: '" + task + "' tensor '" + t.name + "' is " +
+                         sdk::to_string(t.dtype) + ", which it runs computed in float32 (aoe-host run) but does not tune");
+}
+
+}  // namespace
+
 std::unique_ptr<CpuTask> CpuDevice::prepare_cpu(const sdk::OpTask& task) {
+  for (const auto* list : {&task.inputs, &task.outputs})
+    for (const auto& t : *list) require_own_precision(task.name, t);
   return std::make_unique<CpuTask>(host_, make_op(task, *host_), options_);
 }
 
 std::unique_ptr<sdk::DeviceTask> CpuDevice::prepare(const sdk::OpTask& task) { return prepare_cpu(task); }
 
 std::unique_ptr<CpuSubgraphTask> CpuDevice::prepare_cpu_subgraph(const sdk::SubgraphTask& task) {
+  for (const auto& [name, t] : task.graph.tensors) require_own_precision(task.name, t);
   return std::make_unique<CpuSubgraphTask>(host_, std::make_unique<SubgraphOp>(task, host_), options_);
 }
 

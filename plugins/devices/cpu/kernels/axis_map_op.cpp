@@ -82,7 +82,7 @@ void AxisMapOp::finish(const HostCpu& host) {
 }
 
 SliceOp::SliceOp(const sdk::OpTask& task, const HostCpu& host) {
-  require_plain(task, 1, 5, {1, 2, 3, 4});
+  require_plain(task, 1, 5, {1, 2, 3, 4}, Takes::held);
   const Shape in = task.inputs[0].shape;
   if (in.empty()) invalid(who(task) + " cannot slice a scalar");
   const auto rank = static_cast<int64_t>(in.size());
@@ -147,7 +147,7 @@ void SliceOp::reference(const std::vector<const float*>& in, const std::vector<f
 }
 
 PadOp::PadOp(const sdk::OpTask& task, const HostCpu& host) {
-  require_plain(task, 1, 3, {1, 2});
+  require_plain(task, 1, 3, {1, 2}, Takes::held);
   mode_ = string_attr(task.attrs, "mode", "constant");
   if (mode_ != "constant" && mode_ != "reflect" && mode_ != "edge")
     unsupported("the cpu device pads in constant, reflect and edge modes, not '" + mode_ + "' (" + who(task) + ")");
@@ -224,7 +224,7 @@ void PadOp::reference(const std::vector<const float*>& in, const std::vector<flo
 }
 
 TileOp::TileOp(const sdk::OpTask& task, const HostCpu& host) {
-  require_plain(task, 2, 2, {1});
+  require_plain(task, 2, 2, {1}, Takes::held);
   const Shape in = task.inputs[0].shape;
   const auto repeats = folded_ints(task, 1, "repeats");
   if (repeats.size() != in.size() || in.empty())
@@ -261,7 +261,7 @@ void TileOp::reference(const std::vector<const float*>& in, const std::vector<fl
 }
 
 ExpandOp::ExpandOp(const sdk::OpTask& task, const HostCpu& host) {
-  require_plain(task, 2, 2, {1});
+  require_plain(task, 2, 2, {1}, Takes::held);
   const Shape shape = folded_ints(task, 1, "shape");
   const Shape out = broadcast({task.inputs[0].shape, shape}, who(task));
   if (out.empty()) unsupported(who(task) + " expands a scalar to a scalar: the cpu device runs it as a view");
@@ -288,7 +288,7 @@ void ExpandOp::reference(const std::vector<const float*>& in, const std::vector<
 }
 
 CompressOp::CompressOp(const sdk::OpTask& task, const HostCpu& host) {
-  require_plain(task, 2, 2, {1});
+  require_plain(task, 2, 2, {1}, Takes::held);
   const Shape given = task.inputs[0].shape;
   const bool flat = !task.attrs.is_object() || !task.attrs.contains("axis");
   const Shape in = flat ? Shape{elements(given)} : given;

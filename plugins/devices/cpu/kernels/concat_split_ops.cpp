@@ -94,7 +94,7 @@ class ConcatKernel final : public BufferKernel {
 
 ConcatOp::ConcatOp(const sdk::OpTask& task, const HostCpu& host) {
   if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after Concat");
-  require_f32(task);
+  require_dtypes(task, Takes::held);
   if (task.inputs.empty()) invalid("Concat '" + task.name + "' has no inputs");
   if (!task.attrs.contains("axis")) invalid("Concat '" + task.name + "' has no axis attribute");
   const Shape first = task.inputs[0].shape;
@@ -162,7 +162,7 @@ class SplitKernel final : public BufferKernel {
 };
 
 SplitOp::SplitOp(const sdk::OpTask& task, const HostCpu& host) {
-  require_plain(task, 1, 2, {1});
+  require_plain(task, 1, 2, {1}, Takes::held);
   const Shape in = task.inputs[0].shape;
   if (in.empty()) invalid("Split '" + task.name + "' cannot split a scalar");
   if (task.outputs.empty()) invalid("Split '" + task.name + "' has no outputs");

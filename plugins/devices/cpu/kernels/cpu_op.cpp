@@ -5,6 +5,7 @@
 #include "aoe/sdk/data_layout.h"
 #include "aoe/sdk/error.h"
 #include "activation_grad_ops.h"
+#include "arg_reduce_op.h"
 #include "axis_map_op.h"
 #include "batch_norm_op.h"
 #include "batch_norm_training_ops.h"
@@ -13,6 +14,7 @@
 #include "conv_grad_ops.h"
 #include "conv_op.h"
 #include "conv_transpose_op.h"
+#include "cum_sum_op.h"
 #include "depth_space_op.h"
 #include "det_op.h"
 #include "elements_op.h"
@@ -36,11 +38,17 @@
 #include "pool_grad_ops.h"
 #include "pool_op.h"
 #include "recurrent_op.h"
+#include "quantize_op.h"
+#include "range_op.h"
 #include "reduce_op.h"
 #include "resize_op.h"
+#include "shape_of_op.h"
 #include "reverse_sequence_op.h"
 #include "softmax_cross_entropy_op.h"
+#include "top_k_op.h"
 #include "transpose_op.h"
+#include "trilu_op.h"
+#include "typed_eltwise_op.h"
 #include "where_op.h"
 #include "window_op.h"
 
@@ -69,7 +77,9 @@ const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", 
                                            "InstanceNormalization", "MeanVarianceNormalization", "GatherND",
                                            "ScatterND", "OneHot", "LRN", "ReverseSequence", "GridSample", "Upsample", "RNN", "GRU", "LSTM",
                                            "HannWindow", "HammingWindow", "BlackmanWindow", "Det", "EyeLike",
-                                           "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss",
+                                           "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "ArgMax",
+                                           "ArgMin", "Shape", "Size", "Trilu", "TopK", "Range",
+                                           "QuantizeLinear", "DequantizeLinear", "CumSum",
                                            // A training step's kernels (docs/training.md), run unfused.
                                            "BNTrainingReduce", "BNTrainingUpdate", "SoftmaxCrossEntropyWithLogits",
                                            "Conv2DBackpropInput", "Conv2DBackpropFilter", "BiasAddGrad", "BatchMatMul",
@@ -107,6 +117,7 @@ std::unique_ptr<CpuOp> make_step_op(const sdk::OpTask& task, const HostCpu& host
 std::vector<std::string> supported_op_types() {
   std::vector<std::string> out = kAnchors;
   for (const auto& t : elementwise_op_types()) out.push_back(t);
+  for (const auto& t : typed_eltwise_op_types()) out.push_back(t);
   return out;
 }
 
@@ -122,6 +133,7 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
                 "' reads NHWC (data_format): tune it on a simulated Ascend SoC, or export the model channels first");
   if (t == "MatMul" || t == "Gemm" || t == "BatchMatMul") return std::make_unique<MatMulOp>(task, host);
   if (t == "Conv") return std::make_unique<ConvOp>(task, host);
+  if (is_typed_eltwise(task)) return std::make_unique<TypedEltwiseOp>(task, host);
   if (is_elementwise_op(t)) return std::make_unique<EltwiseOp>(task, host);
   if (is_reduce_op(t)) return std::make_unique<ReduceOp>(task, host);
   if (t == "Softmax" || t == "LogSoftmax") return std::make_unique<SoftmaxOp>(task, host);
@@ -156,6 +168,13 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (t == "GatherElements" || t == "ScatterElements" || t == "Scatter") return std::make_unique<ElementsOp>(task, host);
   if (t == "NegativeLogLikelihoodLoss" || t == "SoftmaxCrossEntropyLoss") return std::make_unique<LossOp>(task, host);
   if (auto step = make_step_op(task, host)) return step;
+  if (t == "ArgMax" || t == "ArgMin") return std::make_unique<ArgReduceOp>(task, host);
+  if (t == "CumSum") return std::make_unique<CumSumOp>(task, host);
+  if (t == "Range") return std::make_unique<RangeOp>(task, host);
+  if (t == "QuantizeLinear" || t == "DequantizeLinear") return std::make_unique<QuantizeOp>(task, host);
+  if (t == "TopK") return std::make_unique<TopKOp>(task, host);
+  if (t == "Trilu") return std::make_unique<TriluOp>(task, host);
+  if (t == "Shape" || t == "Size") return std::make_unique<ShapeOfOp>(task, host);
   unsupported("the cpu device has no kernel for op '" + t + "'");
 }
 

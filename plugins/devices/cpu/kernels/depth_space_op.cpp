@@ -8,7 +8,7 @@ namespace aoe::cpu {
 DepthSpaceOp::DepthSpaceOp(const sdk::OpTask& task, const HostCpu& host) : to_space_(task.op_type == "DepthToSpace") {
   const std::string who = task.op_type + " '" + task.name + "'";
   if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after " + task.op_type);
-  require_f32(task);
+  require_dtypes(task, Takes::held);
   require_inputs(task, 1, 1);
   const Shape in = task.inputs[0].shape;
   block_ = int_attr(task.attrs, "blocksize", 0);

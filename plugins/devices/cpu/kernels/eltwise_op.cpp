@@ -4,6 +4,7 @@
 
 #include "aoe/sdk/error.h"
 #include "buffer_kernel.h"
+#include "held_dtype.h"
 #include "op_util.h"
 #include "reference.h"
 
@@ -72,7 +73,11 @@ class EltwiseKernel final : public BufferKernel {
 };
 
 EltwiseOp::EltwiseOp(const sdk::OpTask& task, const HostCpu& host) : host_(host) {
-  require_f32(task);
+  // Integers and bools are whole-number floats: the float kernels add,
+  // multiply, compare and clip them exactly (Div and Mod on integers are
+  // TypedEltwiseOp's).
+  require_dtypes(task, Takes::held);
+  const bool integral = !task.outputs.empty() && is_integral(task.outputs[0].dtype);
   const FusedOps fused = fused_ops(task);
   for (const auto& t : task.inputs) inputs_.push_back(t.shape);
   ranges_.assign(inputs_.size(), ValueRange{});
@@ -97,6 +102,7 @@ EltwiseOp::EltwiseOp(const sdk::OpTask& task, const HostCpu& host) : host_(host)
   steps_.push_back(anchor);
   ranges_[0] = range_for(anchor.op, false);
   if (is_binary(anchor.op)) ranges_[1] = range_for(anchor.op, true);
+  for (size_t i = 0; i < ranges_.size() && integral; ++i) ranges_[i] = {-9.0f, 9.0f};
   for (auto step : fused.steps) {
     if (step.operand >= 0) {
       const size_t input = fused.inputs[static_cast<size_t>(step.operand)];
@@ -107,6 +113,11 @@ EltwiseOp::EltwiseOp(const sdk::OpTask& task, const HostCpu& host) : host_(host)
     steps_.push_back(step);
   }
 
+  if (integral)
+    for (const auto& s : steps_)
+      if (s.op == EltOp::div || s.op == EltOp::fmod || s.op == EltOp::reciprocal)
+        unsupported("the cpu device runs " + task.op_type + " '" + task.name + "' on " +
+                    sdk::to_string(task.outputs[0].dtype) + " by its integer kernel, not fused");
   std::vector<Shape> shapes;
   for (size_t i : operand_inputs_) shapes.push_back(inputs_[i]);
   out_ = broadcast(shapes, task.op_type);

@@ -30,9 +30,9 @@ class EyeLikeKernel final : public BufferKernel {
 EyeLikeOp::EyeLikeOp(const sdk::OpTask& task, const HostCpu& host) {
   const std::string who = "EyeLike '" + task.name + "'";
   if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after EyeLike");
-  require_f32(task, {0});  // only the input's shape is read
+  // Only the input's shape is read; ones and zeros are the same in every held dtype (the output's).
+  require_dtypes(task, Takes::held, {0});
   require_inputs(task, 1, 1);
-  if (task.attrs.contains("dtype") && int_attr(task.attrs, "dtype", 1) != 1) unsupported(who + ": the cpu device writes float32 only");
   const Shape in = task.inputs[0].shape;
   if (in.size() != 2) invalid(who + " takes a 2-D input, not " + to_string(in));
   k_ = int_attr(task.attrs, "k", 0);

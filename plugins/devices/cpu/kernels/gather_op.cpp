@@ -58,7 +58,7 @@ class GatherKernel final : public BufferKernel {
 
 GatherOp::GatherOp(const sdk::OpTask& task, const HostCpu& host) : name_(task.name) {
   const std::string who = "Gather '" + task.name + "'";
-  require_plain(task, 2, 2, {1});
+  require_plain(task, 2, 2, {1}, Takes::held);
   const Shape data = task.inputs[0].shape;
   const Shape indices = task.inputs[1].shape;
   if (data.empty()) invalid(who + " cannot gather from a scalar");

@@ -50,7 +50,7 @@ class NdIndexKernel final : public BufferKernel {
 NdIndexOp::NdIndexOp(const sdk::OpTask& task, const HostCpu& host) : scatter_(task.op_type == "ScatterND") {
   const std::string who = task.op_type + " '" + task.name + "'";
   if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after " + task.op_type);
-  require_f32(task, {1});
+  require_dtypes(task, Takes::held, {1});
   require_inputs(task, scatter_ ? 3 : 2, scatter_ ? 3 : 2);
   const Shape data = task.inputs[0].shape, indices = task.inputs[1].shape;
   const auto batch = static_cast<size_t>(scatter_ ? 0 : int_attr(task.attrs, "batch_dims", 0));

@@ -37,7 +37,7 @@ class OneHotKernel final : public BufferKernel {
 
 OneHotOp::OneHotOp(const sdk::OpTask& task, const HostCpu& host) {
   const std::string who = "OneHot '" + task.name + "'";
-  require_plain(task, 3, 3, {0, 1});
+  require_plain(task, 3, 3, {0, 1}, Takes::held);
   constant_ = task.inputs[0].dtype != sdk::DType::f32;
   const Shape indices = task.inputs[0].shape;
   if (elements(task.inputs[2].shape) != 2) invalid(who + ": values must be [off, on]");

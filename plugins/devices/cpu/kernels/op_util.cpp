@@ -5,6 +5,7 @@
 
 #include "aoe/sdk/error.h"
 #include "aoe/sdk/tensor_size.h"
+#include "held_dtype.h"
 #include "memory_fit.h"
 
 namespace aoe::cpu {
@@ -13,16 +14,7 @@ void unsupported(const std::string& why) { throw sdk::Error(sdk::StatusCode::uns
 void invalid(const std::string& why) { throw sdk::Error(sdk::StatusCode::invalid_argument, why); }
 
 void require_f32(const sdk::OpTask& task, const std::vector<size_t>& any_dtype) {
-  for (size_t i = 0; i < task.inputs.size(); ++i) {
-    const auto& t = task.inputs[i];
-    if (!t.fully_known()) invalid(task.op_type + " input " + std::to_string(i) + " has unknown dims");
-    if (std::find(any_dtype.begin(), any_dtype.end(), i) != any_dtype.end()) continue;
-    if (t.dtype != sdk::DType::f32)
-      unsupported("the cpu device runs " + task.op_type + " on float32 only, not " + sdk::to_string(t.dtype));
-  }
-  for (const auto& t : task.outputs)
-    if (t.dtype != sdk::DType::f32 && t.dtype != sdk::DType::undefined)
-      unsupported("the cpu device runs " + task.op_type + " on float32 only, not " + sdk::to_string(t.dtype));
+  require_dtypes(task, Takes::f32, any_dtype);
 }
 
 void require_inputs(const sdk::OpTask& task, size_t at_least, size_t at_most) {
@@ -32,9 +24,10 @@ void require_inputs(const sdk::OpTask& task, size_t at_least, size_t at_most) {
             std::to_string(task.inputs.size()));
 }
 
-void require_plain(const sdk::OpTask& task, size_t at_least, size_t at_most, const std::vector<size_t>& any_dtype) {
+void require_plain(const sdk::OpTask& task, size_t at_least, size_t at_most, const std::vector<size_t>& any_dtype,
+                   Takes takes) {
   if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after " + task.op_type);
-  require_f32(task, any_dtype);
+  require_dtypes(task, takes, any_dtype);
   require_inputs(task, at_least, at_most);
 }
 

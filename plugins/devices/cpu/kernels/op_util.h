@@ -11,6 +11,7 @@
 #include "aoe/sdk/op_task.h"
 #include "aoe/sdk/tuning_space.h"
 #include "chain.h"
+#include "held_dtype.h"
 #include "host_cpu.h"
 #include "shape.h"
 
@@ -23,9 +24,11 @@ namespace aoe::cpu {
 // `any_dtype` (integer axes and the like). Throws unsupported otherwise.
 void require_f32(const sdk::OpTask& task, const std::vector<size_t>& any_dtype = {});
 void require_inputs(const sdk::OpTask& task, size_t at_least, size_t at_most);
-// An op the device runs alone: no fused ops after it, then require_f32 and
-// require_inputs. Throws unsupported for a fused op.
-void require_plain(const sdk::OpTask& task, size_t at_least, size_t at_most, const std::vector<size_t>& any_dtype = {});
+// An op the device runs alone: no fused ops after it, then its dtypes
+// (require_dtypes: float32 only, or `takes`; an op that moves values takes
+// any the device holds) and require_inputs. Throws unsupported for a fused op.
+void require_plain(const sdk::OpTask& task, size_t at_least, size_t at_most, const std::vector<size_t>& any_dtype = {},
+                   Takes takes = Takes::f32);
 
 // The tensors a node names, without the "" of omitted optional ones.
 std::vector<std::string> present(const std::vector<std::string>& names);

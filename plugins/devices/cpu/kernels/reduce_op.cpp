@@ -86,7 +86,9 @@ bool is_reduce_op(const std::string& t) {
 ReduceOp::ReduceOp(const sdk::OpTask& task, const HostCpu& host) : host_(host) {
   const std::string& t = task.op_type;
   if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after " + t);
-  require_f32(task, {1});
+  // Sums, products and extremes of whole numbers are whole: integers too.
+  const bool exact = t == "ReduceSum" || t == "ReduceMax" || t == "ReduceMin" || t == "ReduceProd";
+  require_dtypes(task, exact ? Takes::held : Takes::f32, {1});
   if (task.inputs.empty()) invalid(t + " takes an input");
   const Shape in = task.inputs[0].shape;
   inputs_.push_back(in);

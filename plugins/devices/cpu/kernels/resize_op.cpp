@@ -12,11 +12,20 @@ namespace aoe::cpu {
 class ResizeKernel final : public BufferKernel {
  public:
   ResizeKernel(const ResizeOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {
-    const Shape& out = op.outputs_[0];
-    taps_.resize(out.size());
+    tabulate(op.scales_);
+  }
+
+  // Each axis's taps for `scales`: made at build, and again at run where
+  // scales fed as the model runs change.
+  void tabulate(const std::vector<double>& scales) {
+    tabulated_ = scales;
+    const Shape& out = op_.outputs_[0];
+    taps_.assign(out.size(), {});
     for (size_t a = 0; a < out.size(); ++a)
-      for (int64_t x = 0; x < out[a]; ++x) taps_[a].push_back(op.tap(a, x));
+      for (int64_t x = 0; x < out[a]; ++x) taps_[a].push_back(op_.tap(a, x, scales[a]));
     // The last axis's taps as arrays, in float: its loop is the kernel's inner one.
+    near_.clear(), far_.clear(), near_weight_.clear(), far_weight_.clear();
+    one_tap_ = true;
     for (const auto& t : taps_.back()) {
       near_.push_back(t.at[0]);
       far_.push_back(t.at[1]);
@@ -28,9 +37,9 @@ class ResizeKernel final : public BufferKernel {
     // threads: plane by plane, each source row resized along the last axis
     // once, not once per output row that reads it (twice on a 2x nearest
     // upsample, four times on a linear one).
-    const Shape& in = op.inputs_[0];
+    const Shape& in = op_.inputs_[0];
     const size_t h = out.size() >= 2 ? out.size() - 2 : 0;
-    by_plane_ = out.size() >= 2 && elements(out) / (out[h] * out.back()) >= threads;
+    by_plane_ = out.size() >= 2 && elements(out) / (out[h] * out.back()) >= threads_;
     for (size_t a = 0; a < h && by_plane_; ++a)
       for (int64_t x = 0; x < out[a] && by_plane_; ++x) {
         const auto& t = taps_[a][static_cast<size_t>(x)];
@@ -41,7 +50,8 @@ class ResizeKernel final : public BufferKernel {
       for (const auto& t : taps_[h])
         for (int k = 0; k < 2; ++k)
           if (t.weight[k] != 0) used_rows_[static_cast<size_t>(t.at[k])] = true;
-      rows_.resize(static_cast<int64_t>(threads) * in[h] * out.back());
+      if (rows_.size() < static_cast<int64_t>(threads_) * in[h] * out.back())
+        rows_.resize(static_cast<int64_t>(threads_) * in[h] * out.back());
     }
   }
 
@@ -52,6 +62,8 @@ class ResizeKernel final : public BufferKernel {
   }
 
   void run(ThreadPool& pool) override {
+    if (op_.scales_input_ >= 0)
+      if (const auto scales = op_.run_scales(inputs_); scales != tabulated_) tabulate(scales);
     if (by_plane_) return run_by_plane(pool);
     const Shape& in = op_.inputs_[0];
     const Shape& out = op_.outputs_[0];
@@ -150,6 +162,7 @@ class ResizeKernel final : public BufferKernel {
   std::vector<int64_t> near_, far_;  // the last axis's two source columns
   std::vector<float> near_weight_, far_weight_;
   bool one_tap_ = true;  // every column of the last axis takes one source column whole
+  std::vector<double> tabulated_;  // the scales the tables are for
 };
 
 sdk::OpTask upsample_as_resize(sdk::OpTask task) {
@@ -164,6 +177,13 @@ sdk::OpTask upsample_as_resize(sdk::OpTask task) {
 ResizeOp::ResizeOp(const sdk::OpTask& task, const HostCpu& host) {
   const std::string who = "Resize '" + task.name + "'";
   require_plain(task, 1, 4, {1, 2, 3});
+  const auto rank = static_cast<int64_t>(task.inputs[0].shape.size());
+  // Scales fed as the model runs: the float input of one value per axis
+  // (roi has two), read at run.
+  if (!task.attrs.contains("scales") && !task.attrs.contains("sizes"))
+    for (size_t i = 1; i < task.inputs.size(); ++i)
+      if (task.inputs[i].dtype == sdk::DType::f32 && elements(task.inputs[i].shape) == rank && rank > 0)
+        scales_input_ = static_cast<int>(i);
   const std::string mode = string_attr(task.attrs, "mode", "nearest");
   if (mode != "nearest" && mode != "linear") unsupported("the cpu device runs Resize nearest and linear, not " + mode);
   linear_ = mode == "linear";
@@ -204,8 +224,23 @@ ResizeOp::ResizeOp(const sdk::OpTask& task, const HostCpu& host) {
   space_ = threads_space(host, static_cast<double>(elements(out)) * (linear_ ? 2.0 : 0.5));
 }
 
-double ResizeOp::source(size_t a, int64_t x) const {
-  const double in = static_cast<double>(inputs_[0][a]), out = static_cast<double>(outputs_[0][a]), s = scales_[a];
+std::vector<double> ResizeOp::run_scales(const std::vector<const float*>& inputs) const {
+  if (scales_input_ < 0 || !inputs[static_cast<size_t>(scales_input_)]) return scales_;
+  const float* given = inputs[static_cast<size_t>(scales_input_)];
+  std::vector<double> out;
+  for (size_t a = 0; a < scales_.size(); ++a) {
+    const double s = given[a];
+    if (!(s > 0) || static_cast<int64_t>(std::floor(static_cast<double>(inputs_[0][a]) * s)) != outputs_[0][a])
+      throw sdk::Error(sdk::StatusCode::invalid_argument,
+                       "Resize: scale " + std::to_string(s) + " of axis " + std::to_string(a) + " fed as the model runs does not give its output's " +
+                           std::to_string(outputs_[0][a]));
+    out.push_back(s);
+  }
+  return out;
+}
+
+double ResizeOp::source(size_t a, int64_t x, double s) const {
+  const double in = static_cast<double>(inputs_[0][a]), out = static_cast<double>(outputs_[0][a]);
   const double xd = static_cast<double>(x);
   // ONNX takes align_corners' resized length as input x scale, unrounded.
   const double resized = in * s;
@@ -220,11 +255,11 @@ double ResizeOp::source(size_t a, int64_t x) const {
   return (xd + 0.5) / s - 0.5;
 }
 
-ResizeOp::Tap ResizeOp::tap(size_t a, int64_t x) const {
+ResizeOp::Tap ResizeOp::tap(size_t a, int64_t x, double scale) const {
   const int64_t last = inputs_[0][a] - 1;
-  const double at = source(a, x);
+  const double at = source(a, x, scale);
   Tap t;
-  if (inputs_[0][a] == outputs_[0][a] && scales_[a] == 1.0) {
+  if (inputs_[0][a] == outputs_[0][a] && scale == 1.0) {
     t.at[0] = x;
     return t;
   }
@@ -259,6 +294,7 @@ std::unique_ptr<Kernel> ResizeOp::build(const sdk::Config& c) const {
 void ResizeOp::reference(const std::vector<const float*>& in, const std::vector<float*>& outs) const {
   const Shape& o = outputs_[0];
   const auto strides = strides_of(inputs_[0]);
+  const std::vector<double> scales = run_scales(in);
   const size_t rank = o.size();
   std::vector<int64_t> index(rank, 0);
   size_t flat = 0;
@@ -268,7 +304,7 @@ void ResizeOp::reference(const std::vector<const float*>& in, const std::vector<
       double weight = 1;
       int64_t offset = 0;
       for (size_t a = 0; a < rank; ++a) {
-        const Tap t = tap(a, index[a]);
+        const Tap t = tap(a, index[a], scales[a]);
         const int k = (corner >> a) & 1;
         weight *= t.weight[k];
         offset += t.at[k] * strides[a];

@@ -3,7 +3,8 @@
 // sums the taps of the source rows its leading axes pick. The scale of an
 // axis is the `scales` attribute where the task carries it, else output
 // extent / input extent (exact for `sizes`, and for scales that give whole
-// extents).
+// extents); scales computed as the model runs are read at run, the tables
+// made again when they change.
 #pragma once
 
 #include <memory>
@@ -37,12 +38,15 @@ class ResizeOp final : public CpuOp {
   friend class ResizeKernel;
   // The source coordinate of output position `x` along `axis`, as the
   // coordinate_transformation_mode says.
-  double source(size_t axis, int64_t x) const;
-  Tap tap(size_t axis, int64_t x) const;
+  double source(size_t axis, int64_t x, double scale) const;
+  Tap tap(size_t axis, int64_t x, double scale) const;
+  // The scales of a run: those fed at run time (input scales_input_), else the task's.
+  std::vector<double> run_scales(const std::vector<const float*>& inputs) const;
 
   bool linear_ = false;
   std::string transform_, nearest_mode_;
   std::vector<double> scales_;
+  int scales_input_ = -1;  // the task input holding scales fed as the model runs, if any
 };
 
 }  // namespace aoe::cpu

@@ -42,7 +42,7 @@ class ReverseSequenceKernel final : public BufferKernel {
 
 ReverseSequenceOp::ReverseSequenceOp(const sdk::OpTask& task, const HostCpu& host) {
   const std::string who = "ReverseSequence '" + task.name + "'";
-  require_plain(task, 2, 2, {1});
+  require_plain(task, 2, 2, {1}, Takes::held);
   const Shape in = task.inputs[0].shape;
   if (in.size() < 2) invalid(who + " takes a tensor of rank 2 or more");
   const auto rank = static_cast<int64_t>(in.size());

@@ -102,7 +102,7 @@ class TransposeKernel final : public BufferKernel {
 };
 
 TransposeOp::TransposeOp(const sdk::OpTask& task, const HostCpu& host) {
-  require_plain(task, 1, 1);
+  require_plain(task, 1, 1, {}, Takes::held);
   const Shape in = task.inputs[0].shape;
   inputs_ = {in};
   const auto rank = static_cast<int64_t>(in.size());

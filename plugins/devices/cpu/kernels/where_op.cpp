@@ -1,6 +1,7 @@
 #include "where_op.h"
 
 #include "buffer_kernel.h"
+#include "held_dtype.h"
 #include "op_util.h"
 #include "reference.h"
 
@@ -20,7 +21,7 @@ class WhereKernel final : public BufferKernel {
     if (total == 0) return;
     const size_t rank = out.size();
     const int64_t cols = rank ? out[rank - 1] : 1;
-    const float* src[3] = {op_.condition_.data(), inputs_[1], inputs_[2]};
+    const float* src[3] = {op_.condition_.empty() ? inputs_[0] : op_.condition_.data(), inputs_[1], inputs_[2]};
     float* y = outputs_[0].data();
     pool.run(total / cols, threads_, [&](int64_t r, int) {
       int64_t offset[3] = {0, 0, 0}, step[3] = {0, 0, 0};
@@ -47,8 +48,14 @@ class WhereKernel final : public BufferKernel {
 
 WhereOp::WhereOp(const sdk::OpTask& task, const HostCpu& host) {
   const std::string who = "Where '" + task.name + "'";
-  require_plain(task, 3, 3, {0});
-  for (const auto v : folded_ints(task, 0, "condition")) condition_.push_back(v != 0 ? 1.0f : 0.0f);
+  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after Where");
+  require_inputs(task, 3, 3);
+  require_dtype(task, 0, false, Takes::integral);
+  require_dtypes(task, Takes::held, {0});
+  require_same_dtype(task, {1, 2});
+  // A constant condition the frontend folded; else read as the model runs.
+  if (task.attrs.is_object() && task.attrs.contains("condition"))
+    for (const auto v : folded_ints(task, 0, "condition")) condition_.push_back(v != 0 ? 1.0f : 0.0f);
   for (const auto& t : task.inputs) inputs_.push_back(t.shape);
   const Shape out = broadcast(inputs_, who);
   for (const auto& s : inputs_) aligned_.push_back(align_rank(s, out.size()));
@@ -69,7 +76,7 @@ void WhereOp::reference(const std::vector<const float*>& in, const std::vector<f
   std::vector<int64_t> index(o.size(), 0);
   size_t flat = 0;
   do {
-    const bool c = at_broadcast(condition_.data(), inputs_[0], o, index) != 0.0;
+    const bool c = at_broadcast(condition_.empty() ? in[0] : condition_.data(), inputs_[0], o, index) != 0.0;
     out[0][flat++] = static_cast<float>(at_broadcast(c ? in[1] : in[2], inputs_[c ? 1 : 2], o, index));
   } while (next_index(index, o));
 }

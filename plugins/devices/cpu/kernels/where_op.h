@@ -1,6 +1,7 @@
-// Where: out = condition ? X : Y, the three broadcast numpy's way. The
-// condition is a bool constant of the model, which the frontend folds into
-// attribute "condition" (the device's buffers hold floats).
+// Where: out = condition ? X : Y, the three broadcast numpy's way, X and Y
+// of any dtype the device holds. The condition is read as the model runs
+// (a bool held as 0 or 1), or from attribute "condition" where the frontend
+// folded a constant one.
 #pragma once
 
 #include <memory>
@@ -22,7 +23,7 @@ class WhereOp final : public CpuOp {
 
  private:
   friend class WhereKernel;
-  std::vector<float> condition_;  // 1 or 0, of the condition's shape
+  std::vector<float> condition_;  // 1 or 0, of the condition's shape; empty: input 0 at run time
   std::vector<Shape> aligned_;    // condition, X, Y at the output's rank
 };
 

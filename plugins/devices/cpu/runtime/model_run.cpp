@@ -27,7 +27,7 @@ GivenViews given_tensors(const SubgraphOp& op, const sdk::GraphRun& run, const s
   GivenViews given;
   const auto take = [&](const sdk::TensorView& view, const std::string& what) {
     const auto want = static_cast<size_t>(run.graph.tensor(view.name).elements());
-    if (view.count != want || !view.data)
+    if (view.count != want || (!view.data && want > 0))
       invalid(what + " '" + view.name + "' has " + std::to_string(view.count) + " values, the model takes " +
               std::to_string(want));
     given[view.name] = std::span<const float>(view.data, want);
@@ -56,7 +56,7 @@ void require_outputs(const sdk::Graph& graph, const std::vector<sdk::TensorView>
             " outputs");
   for (size_t i = 0; i < outputs.size(); ++i) {
     const auto want = static_cast<size_t>(graph.tensor(graph.outputs[i]).elements());
-    if (outputs[i].count != want || !outputs[i].data)
+    if (outputs[i].count != want || (!outputs[i].data && want > 0))  // an empty output may have no buffer
       invalid("output '" + graph.outputs[i] + "' needs " + std::to_string(want) + " values, its buffer holds " +
               std::to_string(outputs[i].count));
   }

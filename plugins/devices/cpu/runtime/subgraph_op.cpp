@@ -5,6 +5,7 @@
 
 #include "aoe/sdk/error.h"
 #include "aoe/sdk/fusion.h"
+#include "held_dtype.h"
 #include "layout_following.h"
 #include "op_util.h"
 
@@ -94,11 +95,19 @@ void batch_norm_reference(const sdk::Node& node, const sdk::Graph& g, std::map<s
   values[present(node.outputs)[0]] = std::move(y);
 }
 
+// Only float32 results fuse: integer Div and Mod, and the comparisons, run
+// on their own kernel.
+bool float_outputs(const sdk::Graph& g, const sdk::Node& node) {
+  for (const auto& o : present(node.outputs))
+    if (g.tensor(o).dtype != sdk::DType::f32) return false;
+  return true;
+}
+
 // Inputs whose values the kernels read as attributes (value_attributes in the
-// host's graph normaliser): a Clip's bounds, a Resize's scales.
-std::vector<size_t> value_inputs(const std::string& op_type, int64_t opset) {
+// host's graph normaliser): a Clip's bounds. (A Resize reads scales fed as
+// the model runs when it runs.)
+std::vector<size_t> value_inputs(const std::string& op_type) {
   if (op_type == "Clip") return {1, 2};
-  if (op_type == "Resize") return {opset >= 11 ? size_t{2} : size_t{1}};
   return {};
 }
 
@@ -121,10 +130,12 @@ SubgraphOp::SubgraphOp(const sdk::SubgraphTask& task, std::shared_ptr<const Host
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const auto ins = present(g.nodes[i].inputs);
     for (size_t k = 0; k < ins.size(); ++k) {
-      // Integer tensors are values ops took as attributes, but for Gather's
-      // indices fed at run time: data, drawn over the rows they pick.
+      // Integer and bool tensors are data as float32 ones are (held as
+      // whole numbers), but for constants of a dtype the device does not
+      // hold: values an op took as attributes. Gather's indices fed at run
+      // time are drawn over the rows they pick.
       const bool run_time_indices = g.nodes[i].op_type == "Gather" && k == 1 && !g.tensor(ins[k]).constant;
-      if (written.count(ins[k]) || (g.tensor(ins[k]).dtype != sdk::DType::f32 && !run_time_indices)) continue;
+      if (written.count(ins[k]) || !is_held(g.tensor(ins[k]).dtype)) continue;
       if (given_.count(ins[k])) {
         if (run_time_indices) {  // indices of several Gathers: rows all of them have
           const ValueRange r = node_ops_[i]->input_range(k);
@@ -140,7 +151,7 @@ SubgraphOp::SubgraphOp(const sdk::SubgraphTask& task, std::shared_ptr<const Host
   }
 
   // The default lowering: every fusion the device makes.
-  const auto kernels = sdk::fuse(g, fusable_);
+  const auto kernels = sdk::fuse(g, fusable_, {}, [&](const sdk::Node& n) { return float_outputs(g, n); });
   std::vector<sdk::Knob> fuse_knobs, layout_knobs, tiling_knobs;
   std::vector<int64_t> tiling_defaults;
   std::vector<std::string> layout_order;
@@ -260,7 +271,7 @@ void SubgraphOp::check_node(const sdk::Node& node) {
     return;
   }
   // Values an op's kernel takes as attributes: known only as the model runs, they are not seen.
-  for (const size_t index : value_inputs(node.op_type, g.opset))
+  for (const size_t index : value_inputs(node.op_type))
     if (index < node.inputs.size() && !node.inputs[index].empty() && !g.tensor(node.inputs[index]).constant)
       unsupported("subgraph '" + task_.name + "', " + where(node) + ": input '" + node.inputs[index] +
                   "' is computed as the model runs; the cpu device takes it from the model's constants only");
@@ -269,8 +280,10 @@ void SubgraphOp::check_node(const sdk::Node& node) {
   if (is_view_op(node.op_type)) {
     if (ins.empty() || outs.size() != 1)
       unsupported("subgraph '" + task_.name + "', " + where(node) + ": a view takes one input and gives one output");
-    if (g.tensor(ins[0]).dtype != sdk::DType::f32 || g.tensor(ins[0]).elements() != g.tensor(outs[0]).elements())
-      unsupported("subgraph '" + task_.name + "', " + where(node) + ": the cpu device views float32 data of the same size only");
+    if (!is_held(g.tensor(ins[0]).dtype) || g.tensor(ins[0]).dtype != g.tensor(outs[0]).dtype ||
+        g.tensor(ins[0]).elements() != g.tensor(outs[0]).elements())
+      unsupported("subgraph '" + task_.name + "', " + where(node) + ": the cpu device views data of the same size and a dtype it holds only (" +
+                  sdk::to_string(g.tensor(ins[0]).dtype) + " '" + ins[0] + "')");
     node_ops_.push_back(nullptr);
     return;
   }
@@ -329,7 +342,7 @@ std::vector<sdk::FusedOp> SubgraphOp::kernels_of(const sdk::SubgraphDecisions& d
   for (const auto& n : g.nodes) produced.insert(n.outputs.begin(), n.outputs.end());
   // No chain crosses an attention kernel's edge.
   auto may_fuse = [&](const sdk::Node& n) {
-    if (d.unfused.count(n.name)) return false;
+    if (d.unfused.count(n.name) || !float_outputs(g, n)) return false;
     for (const auto& in : n.inputs)
       if (!in.empty() && produced.count(in) && written.count(in) != inside.count(n.name)) return false;
     return true;

@@ -8,6 +8,7 @@
 
 #include "aoe/sdk/error.h"
 #include "arena_plan.h"
+#include "held_dtype.h"
 #include "op_util.h"
 
 namespace aoe::cpu {
@@ -30,6 +31,9 @@ std::map<std::string, std::vector<float>> random_given(const SubgraphOp& op, uin
     std::uniform_real_distribution<float> u(range.lo, range.hi);
     std::vector<float> v(count);
     for (auto& x : v) x = u(rng);
+    // Integers and bools as the device holds them: whole numbers, a bool 0 or 1.
+    if (const sdk::DType t = op.graph().tensor(name).dtype; is_integral(t))
+      for (auto& x : v) x = t == sdk::DType::boolean ? (x > (range.lo + range.hi) / 2 ? 1.0f : 0.0f) : std::round(x);
     given[name] = std::move(v);
   }
   return given;
@@ -248,7 +252,8 @@ void SubgraphKernel::run_profiled(ThreadPool& pool, std::vector<double>& ms) {
 
 void SubgraphKernel::read_output(size_t index, float* out) const {
   const auto& name = op_.graph().outputs[index];
-  std::memcpy(out, at(name), static_cast<size_t>(op_.graph().tensor(name).elements()) * sizeof(float));
+  const auto count = static_cast<size_t>(op_.graph().tensor(name).elements());
+  if (count > 0) std::memcpy(out, at(name), count * sizeof(float));
 }
 
 // The graph's outputs are the plan's last writes of them, in memory the

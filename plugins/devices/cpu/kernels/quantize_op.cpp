@@ -1,0 +1,94 @@
+#include "quantize_op.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "buffer_kernel.h"
+#include "held_dtype.h"
+#include "op_util.h"
+
+namespace aoe::cpu {
+
+class QuantizeKernel final : public BufferKernel {
+ public:
+  QuantizeKernel(const QuantizeOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {}
+
+  // Chunks of whole runs of one channel's elements.
+  void run(ThreadPool& pool) override {
+    const int64_t total = outputs_[0].size(), inner = op_.inner_, channels = op_.channels_;
+    if (total == 0) return;
+    const float* x = inputs_[0];
+    const float* scale = inputs_[1];
+    const float* zero = inputs_.size() > 2 ? inputs_[2] : nullptr;
+    const auto lo = static_cast<float>(op_.lo_), hi = static_cast<float>(op_.hi_);
+    float* y = outputs_[0].data();
+    const bool quantize = op_.quantize_;
+    pool.run(total / inner, threads_, [&](int64_t run, int) {
+      const int64_t c = run % channels;
+      const float s = scale[c], z = zero ? zero[c] : 0.0f;
+      const float* src = x + run * inner;
+      float* dst = y + run * inner;
+      if (quantize)
+        for (int64_t i = 0; i < inner; ++i) dst[i] = std::clamp(std::nearbyint(src[i] / s) + z, lo, hi);
+      else
+        for (int64_t i = 0; i < inner; ++i) dst[i] = (src[i] - z) * s;
+    });
+  }
+
+ private:
+  const QuantizeOp& op_;
+  int threads_;
+};
+
+QuantizeOp::QuantizeOp(const sdk::OpTask& task, const HostCpu& host) {
+  const std::string who = task.op_type + " '" + task.name + "'";
+  require_plain(task, 2, 3, {}, Takes::held);
+  quantize_ = task.op_type == "QuantizeLinear";
+  const sdk::DType q = quantize_ ? task.outputs.at(0).dtype : task.inputs[0].dtype;
+  if (q == sdk::DType::u8) lo_ = 0, hi_ = 255;
+  else if (q == sdk::DType::i8) lo_ = -128, hi_ = 127;
+  else unsupported("the cpu device runs " + task.op_type + " on uint8 and int8, not " + sdk::to_string(q));
+  if (task.attrs.contains("block_size") && int_attr(task.attrs, "block_size", 0) != 0)
+    unsupported("the cpu device runs " + task.op_type + " per tensor and per axis, not blocked");
+  const Shape in = task.inputs[0].shape;
+  const int64_t scales = elements(task.inputs[1].shape);
+  if (scales > 1) {
+    if (task.inputs[1].shape.size() != 1) invalid(who + ": a per-axis scale is 1-D");
+    const auto axis = static_cast<size_t>(normalize_axis(int_attr(task.attrs, "axis", 1), static_cast<int64_t>(in.size()), who));
+    if (in[axis] != scales) invalid(who + ": " + std::to_string(scales) + " scales for an axis of " + std::to_string(in[axis]));
+    channels_ = scales;
+    inner_ = dims_product(in, axis + 1, in.size());
+  } else {
+    inner_ = std::max<int64_t>(1, elements(in));
+  }
+  if (task.inputs.size() > 2 && elements(task.inputs[2].shape) != scales)
+    invalid(who + ": the zero point has another shape than the scale");
+  for (const auto& t : task.inputs) inputs_.push_back(t.shape);
+  outputs_ = {in};
+  require_output_shape(task, in);
+  space_ = threads_space(host, static_cast<double>(elements(in)));
+}
+
+ValueRange QuantizeOp::input_range(size_t i) const {
+  if (i == 1) return {0.01f, 0.1f};
+  if (i == 2) return {static_cast<float>(lo_ / 4 + hi_ / 4), static_cast<float>(lo_ / 4 + hi_ / 4)};
+  return quantize_ ? ValueRange{} : ValueRange{static_cast<float>(lo_), static_cast<float>(hi_)};
+}
+
+std::string QuantizeOp::check(const sdk::Config&) const { return {}; }
+
+std::unique_ptr<Kernel> QuantizeOp::build(const sdk::Config& c) const {
+  return std::make_unique<QuantizeKernel>(*this, static_cast<int>(c[kThreads]));
+}
+
+void QuantizeOp::reference(const std::vector<const float*>& in, const std::vector<float*>& out) const {
+  const int64_t total = elements(outputs_[0]);
+  for (int64_t i = 0; i < total; ++i) {
+    const int64_t c = (i / inner_) % channels_;
+    const double s = in[1][c], z = in.size() > 2 && in[2] ? in[2][c] : 0.0;
+    const double v = quantize_ ? std::clamp(std::nearbyint(in[0][i] / s) + z, lo_, hi_) : (in[0][i] - z) * s;
+    out[0][i] = static_cast<float>(v);
+  }
+}
+
+}  // namespace aoe::cpu
