@@ -453,7 +453,7 @@ std::vector<TensorDesc> small_outputs(const ProfiledKernel& k, size_t count) {
 }
 
 // A task of the step's op type: `ins` picks the row's inputs in the
-// contract's order.
+// order docs/training.md gives.
 OpTask step_task(const ProfiledKernel& k, const std::string& op_type, std::vector<TensorDesc> ins,
                  std::vector<TensorDesc> outs) {
   OpTask t = task_of(k, op_type);

@@ -13,7 +13,7 @@
 
 namespace aoe::cpu {
 
-// A task whose inputs are the contract's `roles`, in order: float32, no
+// A task whose inputs are docs/training.md's `roles`, in order: float32, no
 // fused ops (unless the op has checked its chain: `fused_checked`), every dim known.
 class StepTask {
  public:
