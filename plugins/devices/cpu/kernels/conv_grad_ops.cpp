@@ -220,13 +220,7 @@ ConvBackpropFilterOp::ConvBackpropFilterOp(const sdk::OpTask& task, const HostCp
 }
 
 GemmConfig ConvBackpropFilterOp::gemm_config(const sdk::Config& c) const {
-  const auto& shape = ukernel_catalog()[static_cast<size_t>(c[kUKernel])];
-  GemmConfig g;
-  g.isa = &kernels_for(static_cast<int64_t>(shape.isa));
-  g.ukernel = *find_ukernel(*g.isa, shape.mr, shape.nr);
-  g.mc = round_up(c[kMc], shape.mr);
-  g.kc = c[kKc];
-  g.nc = round_up(c[kNc], shape.nr);
+  GemmConfig g = gemm_blocking(c[kUKernel], c[kMc], c[kKc], c[kNc]);
   g.split = c[kSplit] == 0 ? Split::m : c[kSplit] == 1 ? Split::n : Split::m_shared;
   g.threads = static_cast<int>(c[kThreads]);
   return g;

@@ -372,13 +372,7 @@ ConvOp::ConvOp(const sdk::OpTask& task, const HostCpu& host) : host_(host) {
 }
 
 GemmConfig conv_gemm_config(const sdk::Config& c, int64_t m, int64_t n) {
-  const auto& shape = ukernel_catalog()[static_cast<size_t>(c[ConvOp::kUKernel])];
-  GemmConfig g;
-  g.isa = &kernels_for(static_cast<int64_t>(shape.isa));
-  g.ukernel = *find_ukernel(*g.isa, shape.mr, shape.nr);
-  g.mc = round_up(c[ConvOp::kMc], shape.mr);
-  g.kc = c[ConvOp::kKc];
-  g.nc = round_up(c[ConvOp::kNc], shape.nr);
+  GemmConfig g = gemm_blocking(c[ConvOp::kUKernel], c[ConvOp::kMc], c[ConvOp::kKc], c[ConvOp::kNc]);
   // Split the longer side: the other operand is repacked per chunk.
   g.split = m >= n ? Split::m : Split::n;
   g.threads = static_cast<int>(c[ConvOp::kThreads]);

@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cstring>
 
+#include "catalog.h"
+#include "op_util.h"
+#include "shape.h"
+
 namespace aoe::cpu {
 namespace {
 
@@ -313,6 +317,17 @@ void gemm(const GemmConfig& cfg, const GemmCall& call, GemmWorkspace& ws, Thread
     else
       gemm_range(cfg, call, ws, thread, 0, call.m, u0 * unit, std::min(call.n, u1 * unit));
   });
+}
+
+GemmConfig gemm_blocking(int64_t ukernel, int64_t mc, int64_t kc, int64_t nc) {
+  const auto& shape = ukernel_catalog()[static_cast<size_t>(ukernel)];
+  GemmConfig g;
+  g.isa = &kernels_for(static_cast<int64_t>(shape.isa));
+  g.ukernel = *find_ukernel(*g.isa, shape.mr, shape.nr);
+  g.mc = round_up(mc, shape.mr);
+  g.kc = kc;
+  g.nc = round_up(nc, shape.nr);
+  return g;
 }
 
 }  // namespace aoe::cpu

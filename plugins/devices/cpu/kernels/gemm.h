@@ -75,6 +75,10 @@ struct GemmConfig {
   bool b_in_place = false;    // read B unpacked where its rows are contiguous
 };
 
+// The micro-kernel `ukernel` of the catalog and blocking rounded to its
+// tile: the part of a GEMM config every op that runs the GEMM shares.
+GemmConfig gemm_blocking(int64_t ukernel, int64_t mc, int64_t kc, int64_t nc);
+
 // B packed once for a config (constant weights): every (nc, kc) panel, in order.
 class PackedB {
  public:

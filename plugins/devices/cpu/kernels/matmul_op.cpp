@@ -301,13 +301,7 @@ MatMulOp::MatMulOp(const sdk::OpTask& task, const HostCpu& host) : host_(host), 
 GemmConfig MatMulOp::gemm_config(const sdk::Config& c) const {
   // A library's product keeps the default micro-kernel's ISA for the epilogue.
   const sdk::Config& kernel_of = impl_of(c) != MatMulImpl::own ? space_.default_config : c;
-  const auto& shape = ukernel_catalog()[static_cast<size_t>(kernel_of[kUKernel])];
-  GemmConfig g;
-  g.isa = &kernels_for(static_cast<int64_t>(shape.isa));
-  g.ukernel = *find_ukernel(*g.isa, shape.mr, shape.nr);
-  g.mc = round_up(c[kMc], shape.mr);
-  g.kc = c[kKc];
-  g.nc = round_up(c[kNc], shape.nr);
+  GemmConfig g = gemm_blocking(kernel_of[kUKernel], c[kMc], c[kKc], c[kNc]);
   g.order = c[kOrder] == 0 ? LoopOrder::n_outer : LoopOrder::m_outer;
   g.split = static_cast<Split>(c[kSplit]);
   g.threads = static_cast<int>(c[kThreads]);
