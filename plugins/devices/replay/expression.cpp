@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 
@@ -272,7 +274,9 @@ class Parser {
     const char* s = t.text.c_str();
     char* end = nullptr;
     if (t.text.find_first_of(".eE") == std::string::npos) {
+      errno = 0;
       n->value = Number::of(static_cast<int64_t>(std::strtoll(s, &end, 10)));
+      if (errno == ERANGE) fail("'" + t.text + "' is past 64-bit integers", t.column);
     } else {
       n->value = Number::of(std::strtod(s, &end));
     }
@@ -312,20 +316,30 @@ class Evaluator {
     throw Error(StatusCode::invalid_argument, what_ + " \"" + text_ + "\": " + what);
   }
 
+  // Python's ints are unbounded: past 64 bits the expression is refused, not wrapped.
+  [[noreturn]] void too_big() const { fail("an integer past 64 bits"); }
+  int64_t checked(bool overflowed, int64_t v) const {
+    if (overflowed) too_big();
+    return v;
+  }
+
   static Number boolean(bool b) { return Number::of(int64_t{b}); }
 
   Number unary(Op op, Number a) const {
     if (op == Op::not_) return boolean(!a.truthy());
     if (op == Op::pos) return a;
+    if (a.is_int && a.i == INT64_MIN) too_big();
     return a.is_int ? Number::of(-a.i) : Number::of(-a.f);
   }
 
   Number binary(Op op, Number a, Number b) const {
     const bool ints = a.is_int && b.is_int;
+    int64_t r = 0;
+    if (ints && a.i == INT64_MIN && b.i == -1 && (op == Op::floordiv || op == Op::mod)) too_big();
     switch (op) {
-      case Op::add: return ints ? Number::of(a.i + b.i) : Number::of(a.real() + b.real());
-      case Op::sub: return ints ? Number::of(a.i - b.i) : Number::of(a.real() - b.real());
-      case Op::mul: return ints ? Number::of(a.i * b.i) : Number::of(a.real() * b.real());
+      case Op::add: return ints ? Number::of(checked(__builtin_add_overflow(a.i, b.i, &r), r)) : Number::of(a.real() + b.real());
+      case Op::sub: return ints ? Number::of(checked(__builtin_sub_overflow(a.i, b.i, &r), r)) : Number::of(a.real() - b.real());
+      case Op::mul: return ints ? Number::of(checked(__builtin_mul_overflow(a.i, b.i, &r), r)) : Number::of(a.real() * b.real());
       case Op::div:
         if (b.real() == 0) fail("division by zero");
         return Number::of(a.real() / b.real());
@@ -340,7 +354,7 @@ class Evaluator {
       case Op::mod:
         if (b.real() == 0) fail("integer division or modulo by zero");
         if (ints) {
-          int64_t r = a.i % b.i;
+          r = a.i % b.i;
           if (r != 0 && ((r < 0) != (b.i < 0))) r += b.i;
           return Number::of(r);
         } else {
@@ -350,8 +364,10 @@ class Evaluator {
         }
       case Op::pow:
         if (ints && b.i >= 0) {
-          int64_t r = 1;
-          for (int64_t k = 0; k < b.i; ++k) r *= a.i;
+          if (a.i == 0 || a.i == 1) return Number::of(b.i == 0 ? int64_t{1} : a.i);
+          if (a.i == -1) return Number::of(b.i % 2 ? int64_t{-1} : int64_t{1});
+          r = 1;  // |a| >= 2 overflows within 63 steps
+          for (int64_t k = 0; k < b.i; ++k) checked(__builtin_mul_overflow(r, a.i, &r), r);
           return Number::of(r);
         }
         if (a.real() == 0 && b.real() < 0) fail("zero to a negative power");

@@ -91,4 +91,8 @@ KernelDescription read_kernel_description(const std::filesystem::path& file) {
   return Reader(file).read(read_json_file(file));
 }
 
+KernelDescription read_kernel_description(const nlohmann::ordered_json& doc, const std::filesystem::path& file) {
+  return Reader(file).read(doc);
+}
+
 }  // namespace aoe::replay
