@@ -421,7 +421,7 @@ class Evaluator {
 }  // namespace
 
 Expression::Expression(std::string text, const ExpressionNames& names, const std::string& where, const std::string& what)
-    : text_(std::move(text)), what_(what) {
+    : text_(std::move(text)), where_(where), what_(what) {
   Parser parser(text_, names, where, what_);
   root_ = parser.parse();
   uses_ = parser.uses();
@@ -431,6 +431,8 @@ Expression::~Expression() = default;
 Expression::Expression(Expression&&) noexcept = default;
 Expression& Expression::operator=(Expression&&) noexcept = default;
 
-Number Expression::evaluate(const std::vector<Number>& values) const { return Evaluator(values, text_, what_).eval(*root_); }
+Number Expression::evaluate(const std::vector<Number>& values) const {
+  return Evaluator(values, text_, where_ + ": " + what_).eval(*root_);
+}
 
 }  // namespace aoe::replay

@@ -52,7 +52,8 @@ class Expression {
   Expression& operator=(Expression&&) noexcept;
 
   // `values` follow names.variables. Throws sdk::Error(invalid_argument)
-  // naming the expression when Python would raise (a division by zero).
+  // naming `where` and the expression when Python would raise (a division by
+  // zero), or when an integer passes 64 bits.
   Number evaluate(const std::vector<Number>& values) const;
   const std::string& text() const { return text_; }
   // Which variables it reads, by position.
@@ -62,6 +63,7 @@ class Expression {
 
  private:
   std::string text_;
+  std::string where_;
   std::string what_;
   std::unique_ptr<Node> root_;
   std::vector<size_t> uses_;
