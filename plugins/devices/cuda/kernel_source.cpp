@@ -32,7 +32,8 @@ class Defines {
 
 // A multi-line value stays one #define.
 std::string escaped(std::string value) {
-  for (size_t at = value.find('\n'); at != std::string::npos; at = value.find('\n', at + 2)) value.replace(at, 1, "\\\n");
+  for (size_t at = value.find('\n'); at != std::string::npos; at = value.find('\n', at + 2))
+    value.replace(at, 1, "\\\n");
   return value;
 }
 
@@ -46,7 +47,8 @@ std::string t1_kernel_source(const T1Problem& problem, const std::vector<nlohman
   for (size_t d = 0; d < 3; ++d) defines.set(grid_names[d], std::to_string(launch.grid[d]));
   for (size_t d = 0; d < 3; ++d) defines.set(block_names[d], std::to_string(launch.block[d]));
   const auto& parameters = problem.parameters.parameters;
-  for (size_t k = 0; k < parameters.size() && k < values.size(); ++k) defines.set(parameters[k].name, python_str(values[k]));
+  for (size_t k = 0; k < parameters.size() && k < values.size(); ++k)
+    defines.set(parameters[k].name, python_str(values[k]));
   defines.set("kernel_tuner", "1");
 
   std::string text = problem.kernel_text;

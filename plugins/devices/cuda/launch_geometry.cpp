@@ -29,12 +29,14 @@ Number number_of(const nlohmann::json& v) {
 }
 
 // The value of parameter `name` as Python's int() gives it, or `otherwise`.
-int64_t parameter(const T1Problem& p, const std::vector<nlohmann::json>& values, const std::string& name, int64_t otherwise) {
+int64_t parameter(const T1Problem& p, const std::vector<nlohmann::json>& values, const std::string& name,
+                  int64_t otherwise) {
   const auto names = p.parameters.names();
   const auto it = std::find(names.begin(), names.end(), name);
   if (it == names.end()) return otherwise;
   const nlohmann::json& v = values.at(static_cast<size_t>(it - names.begin()));
-  if (!v.is_number() && !v.is_boolean()) fail(p, "parameter '" + name + "' is " + v.dump() + ", not a number of threads");
+  if (!v.is_number() && !v.is_boolean())
+    fail(p, "parameter '" + name + "' is " + v.dump() + ", not a number of threads");
   const Number n = number_of(v);
   return n.is_int ? n.i : static_cast<int64_t>(std::trunc(n.f));
 }
@@ -56,7 +58,8 @@ LaunchGeometry t1_launch(const T1Problem& p, const std::vector<nlohmann::json>& 
   LaunchGeometry g;
   const int64_t block_default[3] = {256, 1, 1};
   for (size_t d = 0; d < 3; ++d) {
-    g.block[d] = dimension(p, static_cast<double>(parameter(p, values, kBlockNames[d], block_default[d])), kBlockNames[d]);
+    g.block[d] =
+        dimension(p, static_cast<double>(parameter(p, values, kBlockNames[d], block_default[d])), kBlockNames[d]);
     double divisor = 1;
     if (p.grid_div[d].empty()) {
       divisor = static_cast<double>(parameter(p, values, kBlockNames[d], 1));

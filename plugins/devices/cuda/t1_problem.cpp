@@ -1,6 +1,8 @@
 #include "t1_problem.h"
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <cmath>
 #include <fstream>
 #include <iterator>
@@ -24,10 +26,10 @@ using sdk::StatusCode;
 constexpr uint64_t kMaxKernelFileBytes = uint64_t{16} << 20;
 
 const std::pair<const char*, ElementType> kTypes[] = {
-    {"bool", ElementType::boolean}, {"int8", ElementType::int8},     {"uint8", ElementType::uint8},
-    {"int16", ElementType::int16},  {"uint16", ElementType::uint16}, {"int32", ElementType::int32},
-    {"uint32", ElementType::uint32}, {"int64", ElementType::int64},  {"uint64", ElementType::uint64},
-    {"half", ElementType::half},    {"float", ElementType::float32}, {"double", ElementType::float64},
+    {"bool", ElementType::boolean},  {"int8", ElementType::int8},     {"uint8", ElementType::uint8},
+    {"int16", ElementType::int16},   {"uint16", ElementType::uint16}, {"int32", ElementType::int32},
+    {"uint32", ElementType::uint32}, {"int64", ElementType::int64},   {"uint64", ElementType::uint64},
+    {"half", ElementType::half},     {"float", ElementType::float32}, {"double", ElementType::float64},
 };
 
 // The keys of each object: the T1 schema's (kernel_tuner/schema/T1/1.0.0),
@@ -36,19 +38,19 @@ const std::pair<const char*, ElementType> kTypes[] = {
 // carry (a parameter's Default, KernelSpecification.BenchmarkName, Stream,
 // an argument's Output). Anything else is a typo or a feature not read here.
 const std::set<std::string> kTopKeys{"General", "ConfigurationSpace", "KernelSpecification", "Search", "Budget"};
-const std::set<std::string> kGeneralKeys{"FormatVersion", "LoggingLevel", "TimeUnit", "OutputFile", "OutputFormat",
-                                         "BenchmarkName"};
+const std::set<std::string> kGeneralKeys{"FormatVersion", "LoggingLevel", "TimeUnit",
+                                         "OutputFile",    "OutputFormat", "BenchmarkName"};
 const std::set<std::string> kSpaceKeys{"TuningParameters", "Conditions"};
 const std::set<std::string> kParameterKeys{"Name", "Type", "Values", "Default"};
 const std::set<std::string> kConditionKeys{"Expression", "Parameters"};
 const std::set<std::string> kKernelKeys{
-    "Device",     "Language",       "CompilerOptions", "Profiling", "KernelName",    "KernelFile",
-    "GlobalSizeType", "SharedMemory", "SimulationInput", "GlobalSize", "LocalSize",   "Arguments",
-    "ProblemSize", "GridDivX",      "GridDivY",        "GridDivZ",  "BenchmarkName", "Stream"};
+    "Device",         "Language",     "CompilerOptions", "Profiling",  "KernelName",    "KernelFile",
+    "GlobalSizeType", "SharedMemory", "SimulationInput", "GlobalSize", "LocalSize",     "Arguments",
+    "ProblemSize",    "GridDivX",     "GridDivY",        "GridDivZ",   "BenchmarkName", "Stream"};
 const std::set<std::string> kSizeKeys{"X", "Y", "Z"};
 const std::set<std::string> kDeviceKeys{"PlatformId", "DeviceId", "Name"};
-const std::set<std::string> kArgumentKeys{"Name",       "Type",      "Size",       "TypeSize",   "FillType", "FillValue",
-                                          "RandomSeed", "AccessType", "MemoryType", "MemType",   "Output"};
+const std::set<std::string> kArgumentKeys{"Name",       "Type",       "Size",       "TypeSize", "FillType", "FillValue",
+                                          "RandomSeed", "AccessType", "MemoryType", "MemType",  "Output"};
 // Kernel Tuner's own names for the launch: a parameter may not take them.
 const std::set<std::string> kForbiddenParameters{"grid_size_x", "grid_size_y", "grid_size_z", "time"};
 
@@ -66,8 +68,8 @@ class Reader {
     out.parameters = replay::read_kernel_description(doc, file_);
     for (const auto& p : out.parameters.parameters)
       if (kForbiddenParameters.count(p.name))
-        fail("ConfigurationSpace.TuningParameters", "names a parameter '" + p.name +
-                                                        "', a name Kernel Tuner keeps for the launch: rename it");
+        fail("ConfigurationSpace.TuningParameters",
+             "names a parameter '" + p.name + "', a name Kernel Tuner keeps for the launch: rename it");
     if (doc.contains("Search")) object(doc["Search"], "Search");  // the host's searcher and budget rule
     if (doc.contains("Budget") && !doc["Budget"].is_array()) fail("Budget", "is not a list");
     kernel(member(doc, "", "KernelSpecification"), out);
@@ -132,8 +134,7 @@ class Reader {
     const std::string at = "KernelSpecification.";
     only_keys(object(k, "KernelSpecification"), at, kKernelKeys);
     const std::string language = text(k, at, "Language");
-    if (language != "CUDA")
-      fail(at + "Language", "is '" + language + "': the cuda device compiles CUDA only (NVRTC)");
+    if (language != "CUDA") fail(at + "Language", "is '" + language + "': the cuda device compiles CUDA only (NVRTC)");
     out.kernel_name = text(k, at, "KernelName");
     out.kernel_file = kernel_file(text(k, at, "KernelFile"));
     out.kernel_text = read_text(out.kernel_file);
@@ -152,9 +153,13 @@ class Reader {
       }
     for (const char* key : {"GlobalSize", "LocalSize"}) sizes(member(k, at, key), at + key);
     if (k.contains("Device")) only_keys(object(k["Device"], at + "Device"), at + "Device.", kDeviceKeys);
-    if (k.contains("Stream") && !k["Stream"].is_null()) fail(at + "Stream", "is not null: streams are not chosen by the problem");
-    if (k.contains("SharedMemory"))
-      out.shared_memory_bytes = static_cast<uint32_t>(std::min<uint64_t>(whole(k["SharedMemory"], at + "SharedMemory", 0), UINT32_MAX));
+    if (k.contains("Stream") && !k["Stream"].is_null())
+      fail(at + "Stream", "is not null: streams are not chosen by the problem");
+    if (k.contains("SharedMemory")) {
+      const uint64_t bytes = whole(k["SharedMemory"], at + "SharedMemory", 0);
+      if (bytes > UINT32_MAX) fail(at + "SharedMemory", "is " + std::to_string(bytes) + " bytes, past what a launch takes");
+      out.shared_memory_bytes = static_cast<uint32_t>(bytes);
+    }
     problem_size(member(k, at, "ProblemSize"), out);
     const auto names = out.parameters.names();
     const char* divs[] = {"GridDivX", "GridDivY", "GridDivZ"};
@@ -165,7 +170,8 @@ class Reader {
       for (const auto& e : list) {
         if (!e.is_string() && !e.is_number_integer()) fail(at + divs[d], "holds " + e.dump() + ", not an expression");
         const std::string expr = e.is_string() ? e.get<std::string>() : e.dump();
-        out.grid_div[d].emplace_back(expr, ExpressionNames{names, {}, {}}, "T1 problem " + file_.string() + ": " + at + divs[d]);
+        out.grid_div[d].emplace_back(expr, ExpressionNames{names, {}, {}},
+                                     "T1 problem " + file_.string() + ": " + at + divs[d]);
       }
     }
     arguments(member(k, at, "Arguments"), out);
@@ -184,7 +190,8 @@ class Reader {
   void problem_size(const json& p, T1Problem& out) const {
     const std::string key = "KernelSpecification.ProblemSize";
     if (!p.is_array() || p.empty() || p.size() > 3) fail(key, "is not a list of 1 to 3 whole numbers: " + p.dump());
-    for (size_t i = 0; i < p.size(); ++i) out.problem_size.push_back(whole(p[i], key + "[" + std::to_string(i) + "]", 1));
+    for (size_t i = 0; i < p.size(); ++i)
+      out.problem_size.push_back(whole(p[i], key + "[" + std::to_string(i) + "]", 1));
   }
 
   // Relative to the JSON's folder and inside it: a problem file names its own
@@ -195,13 +202,15 @@ class Reader {
     if (relative.is_absolute() || relative.has_root_name())
       fail(key, "'" + name + "' is an absolute path: give it relative to the problem's folder");
     for (const auto& part : relative)
-      if (part == "..") fail(key, "'" + name + "' leaves the problem's folder: keep the source beside the JSON or below it");
+      if (part == "..")
+        fail(key, "'" + name + "' leaves the problem's folder: keep the source beside the JSON or below it");
     std::error_code ec;
     const fs::path folder = fs::canonical(file_.parent_path().empty() ? fs::path(".") : file_.parent_path(), ec);
     if (ec) fail(key, "cannot be found: the problem's folder cannot be resolved (" + ec.message() + ")");
     const fs::path source = fs::canonical(folder / relative, ec);
     if (ec || !fs::is_regular_file(source))
-      fail(key, "'" + name + "' is not a file in " + folder.string() + ": put the kernel source there or correct the name");
+      fail(key,
+           "'" + name + "' is not a file in " + folder.string() + ": put the kernel source there or correct the name");
     const auto [end, _] = std::mismatch(folder.begin(), folder.end(), source.begin(), source.end());
     if (end != folder.end())
       fail(key, "'" + name + "' is a link that leaves the problem's folder (to " + source.string() +
@@ -212,7 +221,8 @@ class Reader {
   std::string read_text(const fs::path& source) const {
     std::error_code ec;
     if (fs::file_size(source, ec) > kMaxKernelFileBytes)
-      fail("KernelSpecification.KernelFile", "'" + source.string() + "' holds more than 16 MiB: it is not a kernel source");
+      fail("KernelSpecification.KernelFile",
+           "'" + source.string() + "' holds more than 16 MiB: it is not a kernel source");
     std::ifstream in(source, std::ios::binary);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (!in.good() && !in.eof()) fail("KernelSpecification.KernelFile", "'" + source.string() + "' cannot be read");
@@ -226,7 +236,9 @@ class Reader {
     for (uint64_t s : out.problem_size) names.sequences["ProblemSize"].push_back(Number::of(static_cast<int64_t>(s)));
     for (const auto& p : out.parameters.parameters)
       for (const auto& v : p.values)
-        if (v.is_number()) names.domains[p.name].push_back(v.is_number_integer() ? Number::of(v.get<int64_t>()) : Number::of(v.get<double>()));
+        if (v.is_number())
+          names.domains[p.name].push_back(v.is_number_integer() ? Number::of(v.get<int64_t>())
+                                                                : Number::of(v.get<double>()));
     uint64_t total = 0;
     for (size_t i = 0; i < list.size(); ++i) {
       T1Argument a = argument(list[i], at + "[" + std::to_string(i) + "]", i, names);
@@ -235,8 +247,8 @@ class Reader {
         fail(at + "[" + std::to_string(i) + "] (" + a.name + ")",
              "takes " + std::to_string(a.elements) + " elements of " + to_string(a.type) + " (" +
                  std::to_string(a.elements) + " x " + std::to_string(size_of(a.type)) + " bytes), which with the " +
-                 std::to_string(total) + " bytes before it is past the limit of " + std::to_string(max_argument_bytes_) +
-                 " bytes: make its Size smaller, or raise the device's limit");
+                 std::to_string(total) + " bytes before it is past the limit of " +
+                 std::to_string(max_argument_bytes_) + " bytes: make its Size smaller, or raise the device's limit");
       total += a.bytes();
       out.arguments.push_back(std::move(a));
     }
@@ -251,12 +263,14 @@ class Reader {
     a.type = element_type(text(j, key + ".", "Type"), key + ".Type");
     const std::string memory = text(j, key + ".", "MemoryType");
     if (memory != "Vector" && memory != "Scalar")
-      fail(key + ".MemoryType", "is '" + memory + "': only Vector (a buffer) and Scalar (a value) are passed to a CUDA kernel");
+      fail(key + ".MemoryType",
+           "is '" + memory + "': only Vector (a buffer) and Scalar (a value) are passed to a CUDA kernel");
     a.scalar = memory == "Scalar";
     if (j.contains("MemType")) {
       const std::string mem = text(j, key + ".", "MemType");
       if (mem != "Constant") fail(key + ".MemType", "is '" + mem + "': only Constant (a __constant__ symbol) is read");
-      if (!j.contains("Name")) fail(key + ".Name", "is missing: a Constant argument is copied to the symbol of its name");
+      if (!j.contains("Name"))
+        fail(key + ".Name", "is missing: a Constant argument is copied to the symbol of its name");
       a.constant_memory = true;
     }
     if (j.contains("TypeSize") && whole(j["TypeSize"], key + ".TypeSize", 1) != size_of(a.type))
@@ -299,13 +313,15 @@ class Reader {
       return;
     }
     if (type != "Constant")
-      fail(key + ".FillType", "is '" + type + "': only Constant and Random fills are read; generate the data as one of those");
+      fail(key + ".FillType",
+           "is '" + type + "': only Constant and Random fills are read; generate the data as one of those");
     a.fill = FillType::constant;
     const json& v = member(j, key + ".", "FillValue");
     if (!v.is_number()) fail(key + ".FillValue", "is not a number: " + v.dump());
     a.fill_value = v.get<double>();
     if (!fits(a.type, a.fill_value))
-      fail(key + ".FillValue", "is " + v.dump() + ", which a " + std::string(to_string(a.type)) + " cannot hold: give a value of its type");
+      fail(key + ".FillValue",
+           "is " + v.dump() + ", which a " + std::string(to_string(a.type)) + " cannot hold: give a value of its type");
   }
 
   static bool fits(ElementType type, double v) {
@@ -329,7 +345,9 @@ class Reader {
     const Number n = e.evaluate({});
     // int() of Python: toward zero.
     const double v = n.is_int ? static_cast<double>(n.i) : std::trunc(n.f);
-    if (!(v >= 1)) fail(key, "\"" + e.text() + "\" is " + (n.is_int ? std::to_string(n.i) : std::to_string(n.f)) + ": a Size is at least 1 element");
+    if (!(v >= 1))
+      fail(key, "\"" + e.text() + "\" is " + (n.is_int ? std::to_string(n.i) : std::to_string(n.f)) +
+                    ": a Size is at least 1 element");
     if (!n.is_int && v >= 1.8e19) fail(key, "\"" + e.text() + "\" is too large to allocate: make it smaller");
     return n.is_int ? static_cast<uint64_t>(n.i) : static_cast<uint64_t>(v);
   }

@@ -45,18 +45,18 @@ struct T1Argument {
 };
 
 struct T1Problem {
-  std::filesystem::path path;                   // the JSON file
-  replay::KernelDescription parameters;         // ConfigurationSpace: parameters and Conditions
-  std::string kernel_name;                      // KernelName
-  std::filesystem::path kernel_file;            // KernelFile, resolved inside the JSON's folder
-  std::string kernel_text;                      // its content
-  std::vector<std::string> compiler_options;    // CompilerOptions
-  std::vector<uint64_t> problem_size;           // ProblemSize: 1 to 3 entries
+  std::filesystem::path path;                 // the JSON file
+  replay::KernelDescription parameters;       // ConfigurationSpace: parameters and Conditions
+  std::string kernel_name;                    // KernelName
+  std::filesystem::path kernel_file;          // KernelFile, resolved inside the JSON's folder
+  std::string kernel_text;                    // its content
+  std::vector<std::string> compiler_options;  // CompilerOptions
+  std::vector<uint64_t> problem_size;         // ProblemSize: 1 to 3 entries
   // GridDivX/Y/Z: expressions over the parameters whose product divides the
   // problem size; an absent or empty list divides by block_size_x/y/z.
   std::array<std::vector<replay::Expression>, 3> grid_div;
-  uint32_t shared_memory_bytes = 0;             // SharedMemory: dynamic shared memory per block
-  std::vector<T1Argument> arguments;            // in the kernel's parameter order
+  uint32_t shared_memory_bytes = 0;   // SharedMemory: dynamic shared memory per block
+  std::vector<T1Argument> arguments;  // in the kernel's parameter order
 
   uint64_t argument_bytes() const;
 };

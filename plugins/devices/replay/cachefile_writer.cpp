@@ -48,9 +48,9 @@ CachefileWriter::CachefileWriter(std::filesystem::path file, Cachefile header)
 
 void CachefileWriter::add(const Record& record) {
   if (record.values.size() != header_.keys.size())
-    throw sdk::Error(sdk::StatusCode::invalid_argument,
-                     "cachefile " + file_.string() + ": a record gives " + std::to_string(record.values.size()) +
-                         " values for " + std::to_string(header_.keys.size()) + " tune parameters");
+    throw sdk::Error(sdk::StatusCode::invalid_argument, "cachefile " + file_.string() + ": a record gives " +
+                                                            std::to_string(record.values.size()) + " values for " +
+                                                            std::to_string(header_.keys.size()) + " tune parameters");
   const std::string key = cache_key(record.values);
   std::string text = json(key).dump() + ": " + entry(header_.keys, record).dump();
   const auto [it, added] = index_.emplace(key, entries_.size());

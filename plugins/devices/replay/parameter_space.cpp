@@ -86,7 +86,8 @@ void ParameterSpace::build_knobs(const std::vector<std::vector<json>>& domains) 
 size_t ParameterSpace::position(size_t k, int64_t knob_value) const {
   const auto& knob = space_.knobs[k];
   if (knob.kind == sdk::DomainKind::categorical) return static_cast<size_t>(knob_value);
-  return static_cast<size_t>(std::lower_bound(knob.values.begin(), knob.values.end(), knob_value) - knob.values.begin());
+  return static_cast<size_t>(std::lower_bound(knob.values.begin(), knob.values.end(), knob_value) -
+                             knob.values.begin());
 }
 
 std::vector<json> ParameterSpace::values(const Config& config) const {
@@ -130,7 +131,8 @@ const Condition* ParameterSpace::broken_condition(const Config& config) const {
 }
 
 Measurement ParameterSpace::check(const Config& config) const {
-  if (!space_.in_domain(config)) return Measurement::failed(ResultStatus::invalid, "a value lies outside its knob's domain");
+  if (!space_.in_domain(config))
+    return Measurement::failed(ResultStatus::invalid, "a value lies outside its knob's domain");
   if (const Condition* broken = broken_condition(config))
     return Measurement::failed(ResultStatus::invalid, "breaks condition \"" + broken->text() + "\"");
   return {};

@@ -52,9 +52,9 @@ class ParameterSpace {
   // How one parameter's values map to its knob's values.
   struct Axis {
     std::map<std::string, int64_t> by_text;  // a value's JSON text -> the knob value
-    std::vector<nlohmann::json> values;  // by position in the knob
-    std::vector<Number> numbers;         // by position in the knob: what conditions see
-    bool numeric = true;                 // every value a number or a bool
+    std::vector<nlohmann::json> values;      // by position in the knob
+    std::vector<Number> numbers;             // by position in the knob: what conditions see
+    bool numeric = true;                     // every value a number or a bool
   };
 
   void build_knobs(const std::vector<std::vector<nlohmann::json>>& domains);

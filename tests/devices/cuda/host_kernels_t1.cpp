@@ -15,7 +15,7 @@ namespace {
 
 constexpr int kImageWidth = 256, kImageHeight = 256;  // as convolution_small.cu fixes them
 constexpr double kSms = 80, kThreadsPerSm = 2048, kBlocksPerSm = 32, kSharedPerSm = 100 * 1024;
-constexpr double kBytesPerMs = 8e8;   // global memory, 800 GB/s
+constexpr double kBytesPerMs = 8e8;  // global memory, 800 GB/s
 constexpr double kFlopsPerMs = 1.5e10;
 constexpr double kLaunchMs = 0.002;
 
@@ -23,10 +23,14 @@ struct Convolution {
   int64_t block_x, block_y, tile_x, tile_y, filter_w, filter_h, read_only, use_shmem, use_padding;
 
   explicit Convolution(const HostLaunch& l)
-      : block_x(l.define_int("block_size_x")), block_y(l.define_int("block_size_y")),
-        tile_x(l.define_int("tile_size_x")), tile_y(l.define_int("tile_size_y")),
-        filter_w(l.define_int("filter_width")), filter_h(l.define_int("filter_height")),
-        read_only(l.define_int("read_only")), use_shmem(l.define_int("use_shmem")),
+      : block_x(l.define_int("block_size_x")),
+        block_y(l.define_int("block_size_y")),
+        tile_x(l.define_int("tile_size_x")),
+        tile_y(l.define_int("tile_size_y")),
+        filter_w(l.define_int("filter_width")),
+        filter_h(l.define_int("filter_height")),
+        read_only(l.define_int("read_only")),
+        use_shmem(l.define_int("use_shmem")),
         use_padding(l.define_int("use_padding")) {}
 
   int64_t input_width() const { return kImageWidth + filter_w - 1; }
@@ -71,7 +75,8 @@ double convolution_time_ms(const HostLaunch& l) {
   const double threads = static_cast<double>(c.block_x * c.block_y);
   const double outputs = double{kImageWidth} * kImageHeight;
   const double taps = static_cast<double>(c.filter_w * c.filter_h);
-  const double shared_bytes = c.use_shmem ? 4.0 * static_cast<double>((c.tile_width() + c.use_padding) * c.tile_height()) : 0;
+  const double shared_bytes =
+      c.use_shmem ? 4.0 * static_cast<double>((c.tile_width() + c.use_padding) * c.tile_height()) : 0;
   const double per_thread = static_cast<double>(c.tile_x * c.tile_y);
 
   double blocks_per_sm = std::min(kBlocksPerSm, std::floor(kThreadsPerSm / threads));
@@ -94,7 +99,8 @@ double convolution_time_ms(const HostLaunch& l) {
   const double reuse = 1 / (1 + 0.15 * (per_thread - 1));
   // An odd row stride costs a multiply where a power-of-two-ish one folds into shifts.
   const double padded = c.use_padding ? 1.02 : 1.0;
-  const double compute_ms = outputs * taps * 2 / kFlopsPerMs * (conflicts ? 1.6 : 1.0) * (0.6 + 0.4 * reuse) * spill * padded;
+  const double compute_ms =
+      outputs * taps * 2 / kFlopsPerMs * (conflicts ? 1.6 : 1.0) * (0.6 + 0.4 * reuse) * spill * padded;
 
   const double blocks = static_cast<double>(l.grid.x) * l.grid.y * l.grid.z;
   return kLaunchMs + (memory_ms + compute_ms) / (hiding * wave_efficiency(blocks, std::max(1.0, blocks_per_sm)));
@@ -123,7 +129,8 @@ double vector_add_time_ms(const HostLaunch& l) {
   // Few loads in flight per thread starve the memory system; many leave
   // too few blocks to spread over the SMs.
   const double per_thread[] = {0.55, 0.8, 1.0, 0.85};
-  const double in_flight = per_thread[std::min<size_t>(3, static_cast<size_t>(std::log2(tile)))] * (0.5 + 0.5 * occupancy);
+  const double in_flight =
+      per_thread[std::min<size_t>(3, static_cast<size_t>(std::log2(tile)))] * (0.5 + 0.5 * occupancy);
   const double memory_ms = n * 12 / kBytesPerMs / in_flight;
   return kLaunchMs + memory_ms / wave_efficiency(l.grid.x, blocks_per_sm);
 }

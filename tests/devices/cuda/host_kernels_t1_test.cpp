@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iostream>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -140,7 +141,8 @@ TEST(HostKernelsT1, TheVectorAddAddsForEveryConfig) {
     Launch launch(p, values);
     kernel("vector_add").run(launch.host);
     const auto c = launch.values_of<float>(0), a = launch.values_of<float>(1), b = launch.values_of<float>(2);
-    for (size_t i = 0; i < c.size(); ++i) ASSERT_EQ(c[i], a[i] + b[i]) << "element " << i << " of " << json(values).dump();
+    for (size_t i = 0; i < c.size(); ++i)
+      ASSERT_EQ(c[i], a[i] + b[i]) << "element " << i << " of " << json(values).dump();
   }
 }
 

@@ -3,12 +3,14 @@
 // each refused naming the file and the key; then what a config makes of a
 // problem (launch, source, arguments) and the cachefile a run writes.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -36,8 +38,8 @@ fs::path kernel_tuner_data() {
   return AOE_KERNEL_TUNER_DATA;
 }
 
-#define AOE_REQUIRE_KERNEL_TUNER_DATA()                                                                  \
-  if (kernel_tuner_data().empty())                                                                       \
+#define AOE_REQUIRE_KERNEL_TUNER_DATA()                                                                 \
+  if (kernel_tuner_data().empty())                                                                      \
   GTEST_SKIP() << "needs Kernel Tuner's T1 problems (benchmark_hub): set AOE_KERNEL_TUNER_DATA to the " \
                   "folder holding kernels/convolution_milo.json and kernels/dedispersion_milo.json"
 
@@ -62,9 +64,9 @@ TEST(T1Problem, ReadsTheConvolution) {
   EXPECT_TRUE(contains(p.kernel_text, "__constant__ float d_filter"));
   EXPECT_EQ(p.compiler_options, std::vector<std::string>{"-std=c++11"});
   EXPECT_EQ(p.problem_size, (std::vector<uint64_t>{256, 256}));
-  EXPECT_EQ(p.parameters.names(), (std::vector<std::string>{"block_size_x", "block_size_y", "tile_size_x", "tile_size_y",
-                                                            "read_only", "use_padding", "use_shmem", "filter_height",
-                                                            "filter_width"}));
+  EXPECT_EQ(p.parameters.names(),
+            (std::vector<std::string>{"block_size_x", "block_size_y", "tile_size_x", "tile_size_y", "read_only",
+                                      "use_padding", "use_shmem", "filter_height", "filter_width"}));
   EXPECT_EQ(p.parameters.conditions.size(), 3u);
   ASSERT_EQ(p.arguments.size(), 3u);
   EXPECT_EQ(p.arguments[0].name, "output_image");
@@ -125,13 +127,14 @@ TEST(T1Problem, ReadsBenchmarkHubsConvolution) {
   EXPECT_EQ(p.kernel_file.filename(), "convolution_milo.cu");
   EXPECT_EQ(p.parameters.parameters.size(), 10u);
   EXPECT_EQ(ParameterSpace(p.parameters).space().size(), 10240.0);
-  EXPECT_EQ(accepted(p), 4362u);  // exactly the configs Kernel Tuner recorded (the replay README)
+  EXPECT_EQ(accepted(p), 4362u);                      // exactly the configs Kernel Tuner recorded (the replay README)
   EXPECT_EQ(p.arguments[1].elements, 4110u * 4110u);  // (4096 + 15 - 1)^2
   EXPECT_EQ(p.arguments[2].elements, 225u);
   EXPECT_TRUE(p.arguments[2].constant_memory);
 
   // 48 x 3 threads' outputs across: ceil(4096 / 144) = 29 blocks; 4 x 2 down: ceil(4096 / 8) = 512.
-  const auto g = t1_launch(p, values_of(p, {{"block_size_x", 48}, {"tile_size_x", 3}, {"block_size_y", 4}, {"tile_size_y", 2}}));
+  const auto g =
+      t1_launch(p, values_of(p, {{"block_size_x", 48}, {"tile_size_x", 3}, {"block_size_y", 4}, {"tile_size_y", 2}}));
   EXPECT_EQ(g.grid, (std::array<unsigned, 3>{29, 512, 1}));
   EXPECT_EQ(g.block, (std::array<unsigned, 3>{48, 4, 1}));
   // Its kernel is not extern "C": Kernel Tuner wraps it so it is found by name.
@@ -150,7 +153,8 @@ TEST(T1Problem, ReadsBenchmarkHubsDedispersionAsWritten) {
   EXPECT_EQ(p.arguments[1].elements, 25000u * 2048u);
 
   // x: 16 x 2 -> ceil(25000 / 32) = 782; y: 32 x 3 -> ceil(2048 / 96) = 22; z: no GridDivZ, block_size_z 1.
-  const auto values = values_of(p, {{"block_size_x", 16}, {"tile_size_x", 2}, {"block_size_y", 32}, {"tile_size_y", 3}});
+  const auto values =
+      values_of(p, {{"block_size_x", 16}, {"tile_size_x", 2}, {"block_size_y", 32}, {"tile_size_y", 3}});
   const auto g = t1_launch(p, values);
   EXPECT_EQ(g.grid, (std::array<unsigned, 3>{782, 22, 1}));
   EXPECT_EQ(g.block, (std::array<unsigned, 3>{16, 32, 1}));
@@ -167,7 +171,8 @@ TEST(T1Problem, ReadsBenchmarkHubsDedispersionAsWritten) {
 TEST(T1Launch, DividesTheProblemByTheGridDivisorsRoundingUp) {
   const T1Problem conv = read_t1_problem(kProblems / "convolution_small.json");
   // 32 x 2 across: 256 / 64 = 4; 4 x 2 down: 256 / 8 = 32.
-  auto g = t1_launch(conv, values_of(conv, {{"block_size_x", 32}, {"tile_size_x", 2}, {"block_size_y", 4}, {"tile_size_y", 2}}));
+  auto g = t1_launch(
+      conv, values_of(conv, {{"block_size_x", 32}, {"tile_size_x", 2}, {"block_size_y", 4}, {"tile_size_y", 2}}));
   EXPECT_EQ(g.grid, (std::array<unsigned, 3>{4, 32, 1}));
   EXPECT_EQ(g.block, (std::array<unsigned, 3>{32, 4, 1}));
   EXPECT_EQ(g.shared_bytes, 0u);
@@ -327,7 +332,9 @@ TEST_F(HostileT1, BadExpressionsAreRefusedNamingTheKey) {
   EXPECT_TRUE(contains(e, "calls such as 'open(...)' are not supported")) << e;
   e = error([](ordered_json& d) { d["KernelSpecification"]["GridDivX"] = {"block_size_x *"}; });
   EXPECT_TRUE(contains(e, "KernelSpecification.GridDivX: cannot parse")) << e;
-  e = error([](ordered_json& d) { d["ConfigurationSpace"]["Conditions"] = {{{"Expression", "block_size_x >"}, {"Parameters", {"block_size_x"}}}}; });
+  e = error([](ordered_json& d) {
+    d["ConfigurationSpace"]["Conditions"] = {{{"Expression", "block_size_x >"}, {"Parameters", {"block_size_x"}}}};
+  });
   EXPECT_TRUE(contains(e, "cannot parse condition \"block_size_x >\"")) << e;
 }
 
@@ -350,7 +357,8 @@ TEST_F(HostileT1, AKernelFileOutsideTheFolderIsRefused) {
   EXPECT_TRUE(contains(e, "is an absolute path")) << e;
   fs::create_symlink(dir_ / "outside.cu", dir_ / "problem" / "linked.cu");
   e = error([](ordered_json& d) { d["KernelSpecification"]["KernelFile"] = "linked.cu"; });
-  EXPECT_TRUE(contains(e, "KernelSpecification.KernelFile 'linked.cu' is a link that leaves the problem's folder")) << e;
+  EXPECT_TRUE(contains(e, "KernelSpecification.KernelFile 'linked.cu' is a link that leaves the problem's folder"))
+      << e;
   e = error([](ordered_json& d) { d["KernelSpecification"]["KernelFile"] = "missing.cu"; });
   EXPECT_TRUE(contains(e, "KernelSpecification.KernelFile 'missing.cu' is not a file in")) << e;
 }
@@ -360,7 +368,8 @@ TEST_F(HostileT1, AKernelFileOutsideTheFolderIsRefused) {
 TEST(SizeExpression, ReadsProblemSizeAndTheParametersExtremes) {
   replay::ExpressionNames names;
   names.sequences["ProblemSize"] = {replay::Number::of(int64_t{4096}), replay::Number::of(int64_t{2048})};
-  names.domains["filter_width"] = {replay::Number::of(int64_t{3}), replay::Number::of(int64_t{15}), replay::Number::of(int64_t{7})};
+  names.domains["filter_width"] = {replay::Number::of(int64_t{3}), replay::Number::of(int64_t{15}),
+                                   replay::Number::of(int64_t{7})};
   const auto eval = [&](const std::string& text) { return replay::Expression(text, names, "test").evaluate({}); };
   EXPECT_EQ(eval("(ProblemSize[0]+max(filter_width)-1) * ProblemSize[1]").i, (4096 + 14) * 2048);
   EXPECT_EQ(eval("min(filter_width)").i, 3);
