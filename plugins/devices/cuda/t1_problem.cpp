@@ -87,7 +87,7 @@ class Reader {
   }
 
   const json& member(const json& j, const std::string& prefix, const char* key) const {
-    if (!j.contains(key)) fail(prefix + key, "is missing: the T1 format requires it");
+    if (!j.contains(key)) fail(prefix + key, "is missing: the T1 format requires it, add it");
     return j[key];
   }
 
@@ -98,7 +98,8 @@ class Reader {
 
   std::string text(const json& j, const std::string& prefix, const char* key) const {
     const json& v = member(j, prefix, key);
-    if (!v.is_string() || v.get<std::string>().empty()) fail(prefix + key, "is not a non-empty string: " + v.dump());
+    if (!v.is_string() || v.get<std::string>().empty())
+      fail(prefix + key, "is " + v.dump() + ", not a non-empty string: give it as \"...\"");
     return v.get<std::string>();
   }
 
@@ -106,7 +107,7 @@ class Reader {
   uint64_t whole(const json& v, const std::string& key, uint64_t least) const {
     if (!v.is_number_integer() || (v.is_number_integer() && !v.is_number_unsigned() && v.get<int64_t>() < 0) ||
         v.get<uint64_t>() < least)
-      fail(key, "is not a whole number of at least " + std::to_string(least) + ": " + v.dump());
+      fail(key, "is " + v.dump() + ", not a whole number of at least " + std::to_string(least) + ": give one");
     return v.get<uint64_t>();
   }
 
@@ -157,7 +158,8 @@ class Reader {
       fail(at + "Stream", "is not null: streams are not chosen by the problem");
     if (k.contains("SharedMemory")) {
       const uint64_t bytes = whole(k["SharedMemory"], at + "SharedMemory", 0);
-      if (bytes > UINT32_MAX) fail(at + "SharedMemory", "is " + std::to_string(bytes) + " bytes, past what a launch takes");
+      if (bytes > UINT32_MAX)
+        fail(at + "SharedMemory", "is " + std::to_string(bytes) + " bytes, past what a launch takes");
       out.shared_memory_bytes = static_cast<uint32_t>(bytes);
     }
     problem_size(member(k, at, "ProblemSize"), out);

@@ -292,9 +292,9 @@ TEST_F(HostileT1, MissingAndMistypedKeysAreRefusedByName) {
   e = error([](ordered_json& d) { d["KernelSpecification"].erase("ProblemSize"); });
   EXPECT_TRUE(contains(e, "KernelSpecification.ProblemSize is missing")) << e;
   e = error([](ordered_json& d) { d["KernelSpecification"]["KernelName"] = 5; });
-  EXPECT_TRUE(contains(e, "KernelSpecification.KernelName is not a non-empty string")) << e;
+  EXPECT_TRUE(contains(e, "KernelSpecification.KernelName is 5, not a non-empty string")) << e;
   e = error([](ordered_json& d) { d["KernelSpecification"]["ProblemSize"] = {100, "n"}; });
-  EXPECT_TRUE(contains(e, "KernelSpecification.ProblemSize[1] is not a whole number")) << e;
+  EXPECT_TRUE(contains(e, "KernelSpecification.ProblemSize[1] is \"n\", not a whole number")) << e;
   e = error([&](ordered_json& d) { argument(d, 0).erase("Size"); });
   EXPECT_TRUE(contains(e, "Arguments[0] (c).Size is missing")) << e;
   e = error([&](ordered_json& d) { argument(d, 3).erase("FillValue"); });
