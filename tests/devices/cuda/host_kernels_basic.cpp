@@ -1,0 +1,23 @@
+// aoe_test_scale(float* y, const float* x, float a, int n): y[i] = a * x[i].
+// Its time falls as BLOCK nears 128, so a tuner over BLOCK has one optimum.
+#include <cstdlib>
+
+#include "host_kernel.h"
+
+namespace aoe::cuda_double {
+namespace {
+
+const HostKernelRegistrar scale("aoe_test_scale", {[](const HostLaunch& launch) {
+                                                     float* y = launch.buffer<float>(0);
+                                                     const float* x = launch.buffer<float>(1);
+                                                     const float a = launch.scalar<float>(2);
+                                                     const int n = launch.scalar<int>(3);
+                                                     for (int i = 0; i < n; ++i) y[i] = a * x[i];
+                                                   },
+                                                   [](const HostLaunch& launch) {
+                                                     if (!launch.defines.count("BLOCK")) return 1.0;
+                                                     return 1.0 + std::abs(launch.define_int("BLOCK") - 128) / 128.0;
+                                                   }});
+
+}  // namespace
+}  // namespace aoe::cuda_double
