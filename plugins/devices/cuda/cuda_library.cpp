@@ -161,16 +161,19 @@ fs::path nvrtc_in(const fs::path& dir) {
   return found;
 }
 
-CudaLibraryPaths find_cuda_libraries(const std::string& cuda_library_option, const std::string& nvrtc_library_option) {
+CudaLibraryPaths find_cuda_libraries_in(const std::vector<fs::path>& dirs, const std::string& cuda_library_option,
+                                        const std::string& nvrtc_library_option) {
   CudaLibraryPaths paths;
-  if (!cuda_library_option.empty()) paths.driver = cuda_library_option;
+  paths.driver = cuda_library_option.empty() ? first_driver_in(dirs) : fs::path(cuda_library_option);
   if (!nvrtc_library_option.empty()) paths.nvrtc = nvrtc_library_option;
-  const bool search = paths.driver.empty() || paths.nvrtc.empty();
-  if (search) paths.searched = cuda_search_dirs();
-  if (paths.driver.empty()) paths.driver = first_driver_in(paths.searched);
-  for (size_t i = 0; paths.nvrtc.empty() && i < paths.searched.size(); ++i) paths.nvrtc = nvrtc_in(paths.searched[i]);
-  paths.nvml = first_nvml(paths.driver, search ? paths.searched : cuda_search_dirs());
+  for (size_t i = 0; paths.nvrtc.empty() && i < dirs.size(); ++i) paths.nvrtc = nvrtc_in(dirs[i]);
+  paths.nvml = first_nvml(paths.driver, dirs);
+  if (cuda_library_option.empty() || nvrtc_library_option.empty()) paths.searched = dirs;
   return paths;
+}
+
+CudaLibraryPaths find_cuda_libraries(const std::string& cuda_library_option, const std::string& nvrtc_library_option) {
+  return find_cuda_libraries_in(cuda_search_dirs(), cuda_library_option, nvrtc_library_option);
 }
 
 CudaLibraries::CudaLibraries(const CudaLibraryPaths& paths) : paths_(paths) {

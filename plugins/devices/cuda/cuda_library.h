@@ -32,6 +32,10 @@ CudaLibraryPaths find_cuda_libraries(const std::string& cuda_library_option, con
 // The folders find_cuda_libraries searches, in order, with the environment as it is now.
 std::vector<std::filesystem::path> cuda_search_dirs();
 
+// find_cuda_libraries over the folders given rather than cuda_search_dirs().
+CudaLibraryPaths find_cuda_libraries_in(const std::vector<std::filesystem::path>& dirs,
+                                        const std::string& cuda_library_option, const std::string& nvrtc_library_option);
+
 // The libnvrtc.so in `dir` to prefer: the highest major version, else the
 // unversioned name. Empty when there is none.
 std::filesystem::path nvrtc_in(const std::filesystem::path& dir);

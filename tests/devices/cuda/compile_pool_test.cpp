@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "aoe/sdk/error.h"
+#include "cuda_library.h"
 #include "cuda_test_support.h"
 
 namespace aoe::cuda {
@@ -139,6 +140,31 @@ TEST_F(CompilePoolTest, JobsStillQueuedWhenThePoolGoesComeBackFailed) {
   }
   EXPECT_TRUE(results[0].get().ok) << results[0].get().log;
   EXPECT_TRUE(has(results[3].get().log, "shut down")) << results[3].get().log;
+}
+
+// Where this machine has a real NVRTC (a CUDA toolkit or pip's wheel; no GPU
+// is needed to compile), the pool drives it as it drives the double.
+TEST(RealNvrtc, CompilesExternCAndTemplatedKernelsToCubins) {
+  ScopedEnv home("CUDA_HOME", nullptr);
+  const fs::path nvrtc = find_cuda_libraries("/unused", "").nvrtc;
+  if (nvrtc.empty()) GTEST_SKIP() << "no NVRTC installed here";
+  CompilePool pool(nvrtc, 2, 120);
+  CompileJob plain = scale_job(1);
+  CompileJob templated;
+  templated.source = "template <int N> __global__ void fill(float* y) { y[threadIdx.x] = N; }\n";
+  templated.program_name = "fill.cu";
+  templated.options = {"--gpu-architecture=sm_90"};
+  templated.kernel_name = "fill<4>";
+  CompileJob broken = scale_job(2);
+  broken.source += "this is not CUDA\n";
+  const auto a = pool.submit(plain), b = pool.submit(templated), c = pool.submit(broken);
+  ASSERT_TRUE(a.get().ok) << a.get().log;
+  EXPECT_EQ(a.get().cubin.substr(0, 4), "\x7f" "ELF");
+  EXPECT_EQ(a.get().lowered_name, "aoe_test_scale");
+  ASSERT_TRUE(b.get().ok) << b.get().log;
+  EXPECT_EQ(b.get().lowered_name.rfind("_Z", 0), 0u) << b.get().lowered_name;
+  EXPECT_FALSE(c.get().ok);
+  EXPECT_TRUE(has(c.get().log, "error")) << c.get().log;
 }
 
 TEST(DefaultCompileWorkers, TakesTeParallelCompilerWhenSet) {

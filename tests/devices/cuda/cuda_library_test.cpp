@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "aoe/sdk/error.h"
@@ -33,12 +34,6 @@ class CudaLibraryTest : public ::testing::Test {
     fs::create_directories(dir_ / "home");
   }
   void TearDown() override { fs::remove_all(dir_); }
-
-  // True when this machine has the libraries installed where the search looks anyway.
-  static bool system_has_cuda() {
-    const auto p = find_cuda_libraries("", "");
-    return !p.driver.empty() || !p.nvrtc.empty();
-  }
 
   fs::path dir_;
   ScopedEnv home_{"HOME", "/nonexistent-aoe-home"};
@@ -94,23 +89,39 @@ TEST_F(CudaLibraryTest, TakesTheHighestNvrtcMajorOfAFolder) {
   EXPECT_EQ(nvrtc_in(dir_ / "none"), fs::path());
 }
 
-TEST_F(CudaLibraryTest, FindsPipsNvrtcInAPythonEnvironment) {
-  if (system_has_cuda()) GTEST_SKIP() << "this machine has NVRTC where the search looks first";
+TEST_F(CudaLibraryTest, SearchesPipsNvidiaFoldersOfPythonEnvironments) {
   touch(dir_ / "venv/lib/python3.12/site-packages/nvidia/cuda_nvrtc/lib/libnvrtc.so.12");
-  {
-    ScopedEnv venv("VIRTUAL_ENV", (dir_ / "venv").c_str());
-    EXPECT_EQ(find_cuda_libraries("", "").nvrtc, dir_ / "venv/lib/python3.12/site-packages/nvidia/cuda_nvrtc/lib/libnvrtc.so.12");
-  }
+  touch(dir_ / "conda/lib/python3.10/site-packages/nvidia/cuda_runtime/lib/libcudart.so.12");
   touch(dir_ / "home/.local/lib/python3.11/site-packages/nvidia/cuda_nvrtc/lib/libnvrtc.so.13");
+  ScopedEnv venv("VIRTUAL_ENV", (dir_ / "venv").c_str());
+  ScopedEnv conda("CONDA_PREFIX", (dir_ / "conda").c_str());
   ScopedEnv home("HOME", (dir_ / "home").c_str());
-  EXPECT_EQ(find_cuda_libraries("", "").nvrtc,
-            dir_ / "home/.local/lib/python3.11/site-packages/nvidia/cuda_nvrtc/lib/libnvrtc.so.13");
+  const auto dirs = cuda_search_dirs();
+  auto position = [&](const fs::path& d) { return std::find(dirs.begin(), dirs.end(), d) - dirs.begin(); };
+  const auto venv_lib = dir_ / "venv/lib/python3.12/site-packages/nvidia/cuda_nvrtc/lib";
+  const auto conda_lib = dir_ / "conda/lib/python3.10/site-packages/nvidia/cuda_runtime/lib";
+  const auto home_lib = dir_ / "home/.local/lib/python3.11/site-packages/nvidia/cuda_nvrtc/lib";
+  ASSERT_LT(position(venv_lib), position(conda_lib));
+  ASSERT_LT(position(conda_lib), position(home_lib));
+  ASSERT_LT(position(home_lib), static_cast<long>(dirs.size()));
+  EXPECT_LT(position("/usr/local/cuda/lib64"), position(venv_lib));  // a toolkit install comes first
+  // Alone, the environment's NVRTC is the one found.
+  EXPECT_EQ(find_cuda_libraries_in({venv_lib, home_lib}, "", "").nvrtc, venv_lib / "libnvrtc.so.12");
+}
+
+TEST_F(CudaLibraryTest, SearchesTheUsualInstallFoldersAfterTheEnvironment) {
+  ScopedEnv home("CUDA_HOME", "/opt/cuda-x");
+  const auto dirs = cuda_search_dirs();
+  ASSERT_GE(dirs.size(), 2u);
+  EXPECT_EQ(dirs[0], "/opt/cuda-x/lib64");
+  EXPECT_EQ(dirs[1], "/opt/cuda-x/targets/x86_64-linux/lib");
+  for (const char* d : {"/usr/local/nvidia/lib64", "/usr/local/cuda/lib64", "/usr/local/cuda/targets/x86_64-linux/lib",
+                        "/usr/lib/x86_64-linux-gnu", "/lib"})
+    EXPECT_NE(std::find(dirs.begin(), dirs.end(), d), dirs.end()) << d;
 }
 
 TEST_F(CudaLibraryTest, NotFoundSaysWhereItLookedAndWhatToDo) {
-  if (system_has_cuda()) GTEST_SKIP() << "this machine has the CUDA libraries installed";
-  ScopedEnv ld("LD_LIBRARY_PATH", (dir_ / "empty").c_str());
-  const auto p = find_cuda_libraries("", "");
+  const auto p = find_cuda_libraries_in({dir_ / "empty", "/nonexistent/cuda/lib64"}, "", "");
   EXPECT_TRUE(p.driver.empty());
   EXPECT_TRUE(p.nvrtc.empty());
   try {
@@ -121,7 +132,7 @@ TEST_F(CudaLibraryTest, NotFoundSaysWhereItLookedAndWhatToDo) {
     const std::string m = e.what();
     EXPECT_NE(m.find("libcuda.so.1"), std::string::npos) << m;
     EXPECT_NE(m.find((dir_ / "empty").string()), std::string::npos) << m;
-    EXPECT_NE(m.find("/usr/local/cuda/lib64"), std::string::npos) << m;
+    EXPECT_NE(m.find("/nonexistent/cuda/lib64"), std::string::npos) << m;
     EXPECT_NE(m.find("cuda_library="), std::string::npos) << m;
   }
   CudaLibraryPaths no_nvrtc = p;
@@ -173,8 +184,8 @@ TEST_F(CudaLibraryTest, OpensTheDoubleWithEveryEntryPointResolved) {
 TEST_F(CudaLibraryTest, WithoutNvmlTheDeviceStillOpens) {
   fs::create_directories(dir_ / "driver");
   fs::create_symlink(kDoubleLib / "libcuda.so.1", dir_ / "driver/libcuda.so.1");
-  if (!find_cuda_libraries("/x", "/y").nvml.empty()) GTEST_SKIP() << "this machine has libnvidia-ml.so.1 installed";
-  CudaLibraries libs(find_cuda_libraries((dir_ / "driver/libcuda.so.1").string(), (kDoubleLib / "libnvrtc.so.13").string()));
+  CudaLibraries libs(find_cuda_libraries_in({dir_ / "driver"}, "", (kDoubleLib / "libnvrtc.so.13").string()));
+  EXPECT_EQ(libs.paths().driver, dir_ / "driver/libcuda.so.1");
   EXPECT_EQ(libs.nvml(), nullptr);
   EXPECT_TRUE(libs.paths().nvml.empty());
 }
