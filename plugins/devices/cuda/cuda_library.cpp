@@ -39,24 +39,6 @@ std::vector<fs::path> subdirs(const fs::path& dir) {
   return out;
 }
 
-// The folders of the CUDA libraries the loader's cache lists. The cache file
-// is read rather than `ldconfig -p` run: reading needs no root and no
-// subprocess (ldconfig lives in /sbin, often off PATH), and every full path
-// the cache holds lies in its string table, whatever its format version.
-std::vector<fs::path> loader_cache_dirs() {
-  std::ifstream in("/etc/ld.so.cache", std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::vector<fs::path> dirs;
-  std::stringstream strings(bytes);
-  for (std::string s; std::getline(strings, s, '\0');) {
-    if (s.empty() || s[0] != '/') continue;
-    const std::string name = fs::path(s).filename().string();
-    if (name.rfind("libcuda.so", 0) == 0 || name.rfind("libnvrtc.so", 0) == 0 || name.rfind("libnvidia-ml.so", 0) == 0)
-      dirs.push_back(fs::path(s).parent_path());
-  }
-  return dirs;
-}
-
 // pip's nvidia-* wheels put their libraries in site-packages/nvidia/<part>/lib.
 std::vector<fs::path> python_dirs() {
   std::vector<fs::path> site_packages;
@@ -118,6 +100,23 @@ void* open(const fs::path& file, const char* option) {
 }
 
 }  // namespace
+
+// The cache file is read rather than `ldconfig -p` run: reading needs no
+// root and no subprocess (ldconfig lives in /sbin, often off PATH), and every
+// full path the cache holds lies in its string table, whatever its format version.
+std::vector<fs::path> loader_cache_dirs(const fs::path& cache) {
+  std::ifstream in(cache, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<fs::path> dirs;
+  std::stringstream strings(bytes);
+  for (std::string s; std::getline(strings, s, '\0');) {
+    if (s.empty() || s[0] != '/') continue;
+    const std::string name = fs::path(s).filename().string();
+    if (name.rfind("libcuda.so", 0) == 0 || name.rfind("libnvrtc.so", 0) == 0 || name.rfind("libnvidia-ml.so", 0) == 0)
+      dirs.push_back(fs::path(s).parent_path());
+  }
+  return dirs;
+}
 
 std::vector<fs::path> cuda_search_dirs() {
   std::vector<fs::path> dirs;

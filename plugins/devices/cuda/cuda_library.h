@@ -32,6 +32,9 @@ CudaLibraryPaths find_cuda_libraries(const std::string& cuda_library_option, con
 // The folders find_cuda_libraries searches, in order, with the environment as it is now.
 std::vector<std::filesystem::path> cuda_search_dirs();
 
+// The folders of the CUDA libraries the loader's cache lists.
+std::vector<std::filesystem::path> loader_cache_dirs(const std::filesystem::path& cache = "/etc/ld.so.cache");
+
 // find_cuda_libraries over the folders given rather than cuda_search_dirs().
 CudaLibraryPaths find_cuda_libraries_in(const std::vector<std::filesystem::path>& dirs,
                                         const std::string& cuda_library_option, const std::string& nvrtc_library_option);

@@ -943,14 +943,18 @@ nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char* bus_id, nvmlDevice_t* 
 }
 
 nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int* mhz) {
-  if (!driver().nvml_initialised) return kNvmlUninitialized;
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (!d.nvml_initialised) return kNvmlUninitialized;
   if (!device || !mhz) return kNvmlInvalidArgument;
   *mhz = type == NVML_CLOCK_MEM ? 2619 : 1980;
   return NVML_SUCCESS;
 }
 
 nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensor, unsigned int* celsius) {
-  if (!driver().nvml_initialised) return kNvmlUninitialized;
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (!d.nvml_initialised) return kNvmlUninitialized;
   if (!device || !celsius || sensor != NVML_TEMPERATURE_GPU) return kNvmlInvalidArgument;
   *celsius = 40;
   return NVML_SUCCESS;

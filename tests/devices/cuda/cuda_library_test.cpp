@@ -79,6 +79,15 @@ TEST_F(CudaLibraryTest, LdLibraryPathIsSearchedInOrder) {
   EXPECT_EQ(p.nvrtc, dir_ / "b/libnvrtc.so.12");  // the first folder holding one, not the highest anywhere
 }
 
+TEST_F(CudaLibraryTest, ReadsTheFoldersOfCudaLibrariesFromTheLoadersCache) {
+  const std::string cache = std::string("glibc-ld.so.cache1.1\0\x02\x03\0\0", 25) + "libcuda.so.1" + '\0' +
+                            "/opt/a/libcuda.so.1" + '\0' + "libfoo.so" + '\0' + "/opt/b/libfoo.so" + '\0' +
+                            "/opt/c/libnvrtc.so.12" + '\0' + "/opt/d/libnvidia-ml.so.1" + '\0';
+  std::ofstream(dir_ / "ld.so.cache", std::ios::binary) << cache;
+  EXPECT_EQ(loader_cache_dirs(dir_ / "ld.so.cache"), (std::vector<fs::path>{"/opt/a", "/opt/c", "/opt/d"}));
+  EXPECT_TRUE(loader_cache_dirs(dir_ / "missing").empty());
+}
+
 TEST_F(CudaLibraryTest, TakesTheHighestNvrtcMajorOfAFolder) {
   for (const char* name : {"libnvrtc.so", "libnvrtc.so.9", "libnvrtc.so.11", "libnvrtc.so.12", "libnvrtc.so.12.4.127",
                            "libnvrtc-builtins.so.14", "libnvrtc.so.x"})
