@@ -1,12 +1,16 @@
 // NVRTC compiles in forked worker processes, several at once: a compile that
 // crashes NVRTC or hangs costs only its own candidate, and the tuner's next
-// batch compiles while the GPU measures this one.
+// batch compiles while the GPU measures this one. The workers are forked by
+// a single-threaded compile server that the pool forks once when it is made:
+// a child forked while another thread holds a lock (the allocator's, the
+// loader's) waits on it forever, so the caller, whose threads may, forks once
+// rather than once per compile.
 #pragma once
 
-#include <condition_variable>
-#include <deque>
+#include <cstdint>
 #include <filesystem>
 #include <future>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -35,29 +39,28 @@ class CompilePool {
   // The library is opened in each worker process, never in the caller, so a
   // broken NVRTC cannot take the tuner down with it.
   CompilePool(std::filesystem::path nvrtc_library, unsigned workers, double timeout_s);
-  // Jobs still queued come back ok=false; running ones are waited for.
+  // Jobs not yet started come back ok=false; running ones are waited for.
   ~CompilePool();
   CompilePool(const CompilePool&) = delete;
   CompilePool& operator=(const CompilePool&) = delete;
 
   // Returns at once; at most workers() compiles run at a time, in the order submitted.
   std::shared_future<Compiled> submit(CompileJob job);
-  unsigned workers() const { return static_cast<unsigned>(threads_.size()); }
+  unsigned workers() const { return workers_; }
 
  private:
-  struct Pending {
-    CompileJob job;
-    std::promise<Compiled> promise;
-  };
-  void serve();
+  void read_results();
+  void fail_pending(const std::string& why);
 
-  std::filesystem::path nvrtc_library_;
-  double timeout_s_;
-  std::mutex mutex_;
-  std::condition_variable ready_;
-  std::deque<Pending> queue_;
-  bool stopping_ = false;
-  std::vector<std::thread> threads_;
+  unsigned workers_;
+  int socket_ = -1;  // to the compile server: jobs out, results in
+  int server_ = -1;  // its process id
+  std::mutex send_mutex_;
+  std::mutex mutex_;  // guards what follows
+  std::map<uint64_t, std::promise<Compiled>> pending_;
+  uint64_t next_id_ = 0;
+  bool server_gone_ = false;
+  std::thread reader_;
 };
 
 // TE_PARALLEL_COMPILER when set (a positive integer, else sdk::Error naming

@@ -83,6 +83,32 @@ TEST_F(CompilePoolTest, ManyJobsFinishOutOfOrderEachWithItsOwnResult) {
   EXPECT_LT(wall_ms, compile_ms) << "the compiles ran one at a time";
 }
 
+TEST_F(CompilePoolTest, ThreadsSubmittingAtOnceEachGetTheirOwnResults) {
+  CompilePool pool(kNvrtc, 3, 60);
+  std::vector<std::thread> threads;
+  std::vector<std::string> failures(4);
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      std::vector<std::shared_future<Compiled>> results;
+      for (int i = 0; i < 8; ++i) results.push_back(pool.submit(scale_job(t * 100 + i)));
+      for (int i = 0; i < 8; ++i)
+        if (!has(results[i].get().cubin, "define ID " + std::to_string(t * 100 + i) + "\n"))
+          failures[t] += std::to_string(i) + ": " + results[i].get().log + "\n";
+    });
+  for (auto& t : threads) t.join();
+  for (const auto& f : failures) EXPECT_EQ(f, "");
+}
+
+TEST_F(CompilePoolTest, ResultsLargerThanAPipeHoldComeBackWhole) {
+  CompilePool pool(kNvrtc, 2, 60);
+  CompileJob job = scale_job(5);
+  const std::string big(300 * 1024, 'x');
+  job.source = "#define BIG " + big + "\n" + job.source;
+  const Compiled c = pool.submit(job).get();
+  ASSERT_TRUE(c.ok) << c.log;
+  EXPECT_TRUE(has(c.cubin, "define BIG " + big + "\n"));
+}
+
 TEST_F(CompilePoolTest, ACompileErrorKeepsItsLog) {
   ScopedEnv faults("AOE_CUDA_DOUBLE_FAULTS", "compile_error@ID=3");
   CompilePool pool(kNvrtc, 2, 30);
