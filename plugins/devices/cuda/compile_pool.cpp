@@ -27,13 +27,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// What a worker writes before the bytes of the cubin, the lowered name and the log.
-struct Header {
-  uint32_t ok = 0;
-  double compile_ms = 0;
-  uint64_t cubin_bytes = 0, lowered_bytes = 0, log_bytes = 0;
-};
-
 void write_all(int fd, const void* data, size_t bytes) {
   const char* p = static_cast<const char*>(data);
   while (bytes > 0) {
@@ -45,9 +38,9 @@ void write_all(int fd, const void* data, size_t bytes) {
   }
 }
 
-// The worker inherited every descriptor the caller had open, other workers'
-// pipes among them: holding those would keep their reader from seeing them
-// end when they die.
+// A forked process inherits every descriptor its parent had open, the
+// server's pipes from its other workers among them: holding those would
+// keep the server from seeing those workers end when they die.
 void close_all_but(int keep) {
 #ifdef SYS_close_range
   if (keep > 3) syscall(SYS_close_range, 3u, static_cast<unsigned>(keep - 1), 0u);
@@ -128,28 +121,6 @@ Compiled compile(const std::filesystem::path& library, const CompileJob& job) {
   return out;
 }
 
-[[noreturn]] void worker(int fd, const std::filesystem::path& library, const CompileJob& job) {
-  close_all_but(fd);
-  // A worker never outlives the thread that waits for it.
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  // NVRTC crashing leaves no core file behind.
-  const rlimit no_core{0, 0};
-  setrlimit(RLIMIT_CORE, &no_core);
-  const Compiled c = compile(library, job);
-  Header h;
-  h.ok = c.ok;
-  h.compile_ms = c.compile_ms;
-  h.cubin_bytes = c.cubin.size();
-  h.lowered_bytes = c.lowered_name.size();
-  h.log_bytes = c.log.size();
-  write_all(fd, &h, sizeof h);
-  write_all(fd, c.cubin.data(), c.cubin.size());
-  write_all(fd, c.lowered_name.data(), c.lowered_name.size());
-  write_all(fd, c.log.data(), c.log.size());
-  // No destructors or atexit handlers: they belong to the caller.
-  _exit(0);
-}
-
 std::string death_of(int status) {
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
@@ -161,22 +132,8 @@ std::string death_of(int status) {
   return "the NVRTC worker ended abnormally";
 }
 
-// The worker's bytes back into a result; false when they are cut short.
-bool parse(const std::string& bytes, Compiled& out) {
-  Header h;
-  if (bytes.size() < sizeof h) return false;
-  std::memcpy(&h, bytes.data(), sizeof h);
-  if (bytes.size() != sizeof h + h.cubin_bytes + h.lowered_bytes + h.log_bytes) return false;
-  size_t at = sizeof h;
-  out.ok = h.ok != 0;
-  out.compile_ms = h.compile_ms;
-  out.cubin = bytes.substr(at, h.cubin_bytes);
-  out.lowered_name = bytes.substr(at += h.cubin_bytes, h.lowered_bytes);
-  out.log = bytes.substr(at += h.lowered_bytes, h.log_bytes);
-  return true;
-}
-
-// ---- Messages between the pool and its server: a length, then the fields ----
+// ---- Messages, from the pool to its server and from a worker or the server
+// back: a length, then the fields ----
 
 void put(std::string& out, uint64_t v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
 void put(std::string& out, const std::string& text) {
@@ -240,6 +197,18 @@ std::string result_message(uint64_t id, const Compiled& c) {
   return framed(m);
 }
 
+bool decode_result(const std::string& message, uint64_t& id, Compiled& c) {
+  Fields f(message);
+  id = f.number();
+  c.ok = f.number() != 0;
+  const uint64_t ms_bits = f.number();
+  std::memcpy(&c.compile_ms, &ms_bits, sizeof ms_bits);
+  c.cubin = f.text();
+  c.lowered_name = f.text();
+  c.log = f.text();
+  return f.ok();
+}
+
 // A whole message off the front of `buffer`, if one has come.
 bool take_message(std::string& buffer, std::string& payload) {
   Fields f(buffer);
@@ -259,6 +228,16 @@ bool send_all(int fd, const std::string& bytes) {
     sent += static_cast<size_t>(n);
   }
   return true;
+}
+
+[[noreturn]] void worker(int fd, const std::filesystem::path& library, const CompileJob& job) {
+  close_all_but(fd);
+  // A worker never outlives the server that waits for it.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  const std::string result = result_message(0, compile(library, job));
+  write_all(fd, result.data(), result.size());
+  // No destructors or atexit handlers: they belong to the caller.
+  _exit(0);
 }
 
 // ---- The compile server: single-threaded, so each fork of a worker is safe ----
@@ -368,12 +347,15 @@ class Server {
     }
     const double wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - r.start).count();
     Compiled c;
+    uint64_t unused = 0;
+    std::string message;
     if (!ended) {
       char text[128];
       std::snprintf(text, sizeof text, "the compile ran past the %.3g s time-out and its NVRTC worker was killed",
                     timeout_s_);
       c = failure(text, wall_ms);
-    } else if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0) || !parse(r.bytes, c)) {
+    } else if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0) || !take_message(r.bytes, message) ||
+               !decode_result(message, unused, c)) {
       c = failure(death_of(status), wall_ms);
     }
     reply(r.id, c);
@@ -468,18 +450,12 @@ void CompilePool::read_results() {
     if (n <= 0) break;
     buffer.append(chunk, static_cast<size_t>(n));
     for (std::string m; take_message(buffer, m);) {
-      Fields f(m);
-      const uint64_t id = f.number();
+      uint64_t id = 0;
       Compiled c;
-      c.ok = f.number() != 0;
-      const uint64_t ms_bits = f.number();
-      std::memcpy(&c.compile_ms, &ms_bits, sizeof ms_bits);
-      c.cubin = f.text();
-      c.lowered_name = f.text();
-      c.log = f.text();
+      const bool whole = decode_result(m, id, c);
       std::lock_guard<std::mutex> lock(mutex_);
       const auto it = pending_.find(id);
-      if (!f.ok() || it == pending_.end()) continue;
+      if (!whole || it == pending_.end()) continue;
       it->second.set_value(std::move(c));
       pending_.erase(it);
     }
