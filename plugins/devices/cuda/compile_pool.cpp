@@ -70,7 +70,7 @@ Compiled compile(const std::filesystem::path& library, const CompileJob& job) {
   }
   NvrtcApi api;
   std::string missing;
-#define AOE_CUDA_RESOLVE(name, ret, params)                                 \
+#define AOE_CUDA_RESOLVE(name, ret, params)                         \
   api.name = reinterpret_cast<ret(*) params>(dlsym(handle, #name)); \
   if (!api.name) missing += std::string(missing.empty() ? "" : ", ") + #name;
   AOE_NVRTC_ENTRY_POINTS(AOE_CUDA_RESOLVE)
@@ -268,7 +268,8 @@ class Server {
 
   void start(uint64_t id, const CompileJob& job) {
     int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0) return reply(id, failure(std::string("cannot make a pipe: ") + std::strerror(errno)));
+    if (pipe2(fds, O_CLOEXEC) != 0)
+      return reply(id, failure(std::string("cannot make a pipe: ") + std::strerror(errno)));
     const auto now = Clock::now();
     const pid_t pid = fork();
     if (pid < 0) {
@@ -388,8 +389,8 @@ CompilePool::CompilePool(std::filesystem::path nvrtc_library, unsigned workers, 
     : workers_(std::max(1u, workers)) {
   int fds[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
-    throw sdk::Error(sdk::StatusCode::internal, std::string("cannot make a socket for the compile server: ") +
-                                                    std::strerror(errno));
+    throw sdk::Error(sdk::StatusCode::internal,
+                     std::string("cannot make a socket for the compile server: ") + std::strerror(errno));
   // The one fork from the caller: the server allocates after it, as any forked child does.
   const pid_t pid = fork();
   if (pid < 0) {

@@ -84,8 +84,7 @@ void* open(const fs::path& file, const char* option) {
   void* handle = ::dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char* why = ::dlerror();
-    throw sdk::Error(sdk::StatusCode::not_found,
-                     "cannot load " + file.string() + ": " + (why ? why : "dlopen failed"));
+    throw sdk::Error(sdk::StatusCode::not_found, "cannot load " + file.string() + ": " + (why ? why : "dlopen failed"));
   }
   return handle;
 }
@@ -95,8 +94,8 @@ void* open(const fs::path& file, const char* option) {
   std::string names;
   for (const auto& m : missing) names += (names.empty() ? "" : ", ") + m;
   ::dlclose(handle);
-  throw sdk::Error(sdk::StatusCode::not_found, file.string() + " lacks " + what + " entry points the device calls: " +
-                                                   names + " (" + remedy + ")");
+  throw sdk::Error(sdk::StatusCode::not_found,
+                   file.string() + " lacks " + what + " entry points the device calls: " + names + " (" + remedy + ")");
 }
 
 }  // namespace
@@ -187,7 +186,7 @@ CudaLibraries::CudaLibraries(const CudaLibraryPaths& paths) : paths_(paths) {
                          "device option nvrtc_library=/path/to/libnvrtc.so.12");
   try {
     std::vector<std::string> missing;
-#define AOE_CUDA_RESOLVE(api, handle, name, ret, params)                       \
+#define AOE_CUDA_RESOLVE(api, handle, name, ret, params)              \
   api.name = reinterpret_cast<ret(*) params>(::dlsym(handle, #name)); \
   if (!api.name) missing.emplace_back(#name);
 #define AOE_CUDA_DRIVER(name, ret, params) AOE_CUDA_RESOLVE(driver_, driver_handle_, name, ret, params)
@@ -240,7 +239,8 @@ std::string cuda_error(const DriverApi& api, CUresult result) {
   if (!api.cuGetErrorName || api.cuGetErrorName(result, &name) != CUDA_SUCCESS || !name)
     return "CUDA error " + std::to_string(result);
   std::string out = name;
-  if (api.cuGetErrorString && api.cuGetErrorString(result, &text) == CUDA_SUCCESS && text) out += std::string(": ") + text;
+  if (api.cuGetErrorString && api.cuGetErrorString(result, &text) == CUDA_SUCCESS && text)
+    out += std::string(": ") + text;
   return out;
 }
 

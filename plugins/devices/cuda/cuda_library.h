@@ -37,7 +37,8 @@ std::vector<std::filesystem::path> loader_cache_dirs(const std::filesystem::path
 
 // find_cuda_libraries over the folders given rather than cuda_search_dirs().
 CudaLibraryPaths find_cuda_libraries_in(const std::vector<std::filesystem::path>& dirs,
-                                        const std::string& cuda_library_option, const std::string& nvrtc_library_option);
+                                        const std::string& cuda_library_option,
+                                        const std::string& nvrtc_library_option);
 
 // The libnvrtc.so in `dir` to prefer: the highest major version, else the
 // unversioned name. Empty when there is none.

@@ -185,7 +185,9 @@ TEST(RealNvrtc, CompilesExternCAndTemplatedKernelsToCubins) {
   broken.source += "this is not CUDA\n";
   const auto a = pool.submit(plain), b = pool.submit(templated), c = pool.submit(broken);
   ASSERT_TRUE(a.get().ok) << a.get().log;
-  EXPECT_EQ(a.get().cubin.substr(0, 4), "\x7f" "ELF");
+  EXPECT_EQ(a.get().cubin.substr(0, 4),
+            "\x7f"
+            "ELF");
   EXPECT_EQ(a.get().lowered_name, "aoe_test_scale");
   ASSERT_TRUE(b.get().ok) << b.get().log;
   EXPECT_EQ(b.get().lowered_name.rfind("_Z", 0), 0u) << b.get().lowered_name;

@@ -26,7 +26,13 @@
 //   hang                the launch succeeds; the next synchronising call never returns
 //   wrong_result        the kernel runs, then the first float of each buffer it changed is perturbed
 //   crash               the launch aborts the process, as a driver bug would
-//   lost_device         the launch and every driver call after it give CUDA_ERROR_UNKNOWN (999)
+//   lost_device         the launch and every driver call after it give CUDA_ERROR_UNKNOWN (999);
+//                       a later process finds the device again
+// A compiled "cubin" is a text record of the kernels' name expressions, the
+// defines, the __constant__ names (64 KiB of storage each per loaded module)
+// and the options. nvrtcGetLoweredName gives the name expression itself; the
+// host kernel is the one registered under it, or under its name before any
+// template arguments. A name with no host kernel is a compile error.
 // Synchronising calls: cuCtxSynchronize, cuEventSynchronize, cuMemcpy*, cuMemFree.
 // The device: compute capability 9.0, 132 SMs, 1024 threads and 48 KiB
 // shared memory per block (227 KiB opted in), warp 32, 50 MiB L2, 80 GiB;
@@ -336,7 +342,8 @@ const ErrorText kErrors[] = {
     {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
     {CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY", "device not ready"},
     {CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered"},
-    {CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES", "too many resources requested for launch"},
+    {CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
+     "too many resources requested for launch"},
     {CUDA_ERROR_LAUNCH_TIMEOUT, "CUDA_ERROR_LAUNCH_TIMEOUT", "the launch timed out and was terminated"},
     {CUDA_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"},
     {kUnknown, "CUDA_ERROR_UNKNOWN", "unknown error"},
@@ -358,8 +365,8 @@ double default_time_ms(const Defines& defines) {
 // wrong_result: the first float of each buffer the kernel changed, made wrong.
 void perturb_changed(const std::map<uintptr_t, std::vector<char>>& before) {
   for (const auto& [address, bytes] : before) {
-    if (bytes.size() < sizeof(float) || std::memcmp(bytes.data(), reinterpret_cast<const void*>(address), bytes.size()) == 0)
-      continue;
+    const void* now = reinterpret_cast<const void*>(address);
+    if (bytes.size() < sizeof(float) || std::memcmp(bytes.data(), now, bytes.size()) == 0) continue;
     float* first = reinterpret_cast<float*>(address);
     *first = *first == 0 ? 1.0f : -3.0f * *first;
   }
@@ -841,7 +848,8 @@ nvrtcResult nvrtcCompileProgram(nvrtcProgram program, int option_count, const ch
   for (int i = 0; i < option_count; ++i) {
     const std::string o = options[i] ? options[i] : "";
     if (o.find('\n') != std::string::npos) return NVRTC_ERROR_INVALID_OPTION;
-    if (o.rfind("--gpu-architecture=compute_", 0) == 0 || o.rfind("-arch=compute_", 0) == 0) real_architecture = false;
+    if (o.rfind("--gpu-architecture=compute_", 0) == 0 || o.rfind("-arch=compute_", 0) == 0)
+      real_architecture = false;
     image.options.push_back(o);
   }
   program->compiled = true;

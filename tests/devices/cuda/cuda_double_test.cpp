@@ -227,7 +227,8 @@ TEST_F(CudaDoubleTest, AnUnknownKernelIsACompileErrorThatSaysWhy) {
 }
 
 TEST_F(CudaDoubleTest, LaunchFaultsMatchTheirConfigOnly) {
-  ScopedEnv faults("AOE_CUDA_DOUBLE_FAULTS", "too_many_resources@BLOCK=64;launch_failure@BLOCK=32;wrong_result@BLOCK=256");
+  ScopedEnv faults("AOE_CUDA_DOUBLE_FAULTS",
+                   "too_many_resources@BLOCK=64;launch_failure@BLOCK=32;wrong_result@BLOCK=256");
   open();
   EXPECT_EQ(launch(load(64)), CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES);
   EXPECT_EQ(launch(load(32)), CUDA_ERROR_LAUNCH_FAILED);

@@ -217,9 +217,7 @@ TEST_F(CudaLibraryTest, RefusesALibraryLackingEntryPointsByName) {
   }
 }
 
-TEST(CudaMissing, TheListingLineSaysUnavailable) {
-  EXPECT_EQ(std::string(kCudaMissing).rfind("unavailable: ", 0), 0u);
-}
+TEST(CudaMissing, TheListingLineSaysUnavailable) { EXPECT_EQ(std::string(kCudaMissing).rfind("unavailable: ", 0), 0u); }
 
 }  // namespace
 }  // namespace aoe::cuda
