@@ -628,8 +628,10 @@ CUresult cuLaunchKernel(CUfunction function, unsigned int grid_x, unsigned int g
   std::lock_guard<std::recursive_mutex> lock(d.mutex);
   if (const CUresult g = gate(d); g != CUDA_SUCCESS) return g;
   if (!current_context) return kInvalidContext;
-  if (!function || stream || extra || !params) return CUDA_ERROR_INVALID_VALUE;
-  if (!grid_x || !grid_y || !grid_z || !block_x || !block_y || !block_z || block_z > 64) return CUDA_ERROR_INVALID_VALUE;
+  // Only the default stream: the device creates no other.
+  if (!function || stream || extra) return CUDA_ERROR_INVALID_VALUE;
+  if (!grid_x || !grid_y || !grid_z || !block_x || !block_y || !block_z || block_z > 64)
+    return CUDA_ERROR_INVALID_VALUE;
   if (uint64_t{block_x} * block_y * block_z > kMaxThreads) return CUDA_ERROR_INVALID_VALUE;
   if (shared_bytes > static_cast<unsigned>(function->max_dynamic_shared)) return CUDA_ERROR_INVALID_VALUE;
 
