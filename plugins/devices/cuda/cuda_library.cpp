@@ -196,13 +196,18 @@ CudaLibraries::CudaLibraries(const CudaLibraryPaths& paths) : paths_(paths) {
     AOE_CUDA_DRIVER_ENTRY_POINTS(AOE_CUDA_DRIVER)
     if (!missing.empty()) {
       void* handle = std::exchange(driver_handle_, nullptr);
-      lacks(handle, paths.driver, missing, "CUDA driver", "a driver too old for CUDA 12, or not libcuda.so?");
+      lacks(handle, paths.driver, missing, "CUDA driver",
+            "an older driver than the device needs, or not libcuda.so: install a newer NVIDIA driver, or set the "
+            "device option "
+            "cuda_library to the driver's libcuda.so.1");
     }
     nvrtc_handle_ = open(paths.nvrtc, "nvrtc_library");
     AOE_NVRTC_ENTRY_POINTS(AOE_CUDA_NVRTC)
     if (!missing.empty()) {
       void* handle = std::exchange(nvrtc_handle_, nullptr);
-      lacks(handle, paths.nvrtc, missing, "NVRTC", "NVRTC older than 11.1, or not libnvrtc.so?");
+      lacks(handle, paths.nvrtc, missing, "NVRTC",
+            "NVRTC older than 11.1, or not libnvrtc.so: `pip install nvidia-cuda-nvrtc-cu12`, or set the device option "
+            "nvrtc_library or CUDA_HOME to a newer one");
     }
     // NVML only adds the clock and temperature to each measurement: without it, or with an odd one, tuning goes on.
     if (!paths.nvml.empty()) nvml_handle_ = ::dlopen(paths.nvml.c_str(), RTLD_NOW | RTLD_LOCAL);
