@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
 #include <set>
 #include <sstream>
@@ -42,24 +43,28 @@ std::vector<fs::path> subdirs(const fs::path& dir) {
 // pip's nvidia-* wheels put their libraries in site-packages/nvidia/<part>/lib.
 std::vector<fs::path> python_dirs() {
   std::vector<fs::path> site_packages;
-  auto add_pythons = [&](const fs::path& lib, const char* leaf) {
+  auto add_pythons = [&](const fs::path& lib, std::initializer_list<const char*> leaves) {
     for (const auto& d : subdirs(lib))
-      if (d.filename().string().rfind("python3", 0) == 0) site_packages.push_back(d / leaf);
+      if (d.filename().string().rfind("python3", 0) == 0)
+        for (const char* leaf : leaves) site_packages.push_back(d / leaf);
   };
-  if (const auto v = env("VIRTUAL_ENV"); !v.empty()) add_pythons(fs::path(v) / "lib", "site-packages");
-  if (const auto c = env("CONDA_PREFIX"); !c.empty()) add_pythons(fs::path(c) / "lib", "site-packages");
-  if (const auto h = env("HOME"); !h.empty()) add_pythons(fs::path(h) / ".local/lib", "site-packages");
-  add_pythons("/usr/lib", "dist-packages");
-  add_pythons("/usr/local/lib", "dist-packages");
+  if (const auto v = env("VIRTUAL_ENV"); !v.empty()) add_pythons(fs::path(v) / "lib", {"site-packages"});
+  if (const auto c = env("CONDA_PREFIX"); !c.empty()) add_pythons(fs::path(c) / "lib", {"site-packages"});
+  if (const auto h = env("HOME"); !h.empty()) add_pythons(fs::path(h) / ".local/lib", {"site-packages"});
+  // Debian's pythons use dist-packages; a python built from source (the python images) site-packages.
+  add_pythons("/usr/lib", {"dist-packages", "site-packages"});
+  add_pythons("/usr/local/lib", {"dist-packages", "site-packages"});
   std::vector<fs::path> dirs;
   for (const auto& sp : site_packages)
     for (const auto& part : subdirs(sp / "nvidia")) dirs.push_back(part / "lib");
   return dirs;
 }
 
+// libcuda.so.1 anywhere before libcuda.so: a toolkit's stubs folder holds a
+// libcuda.so that links but has no GPU behind it.
 fs::path first_driver_in(const std::vector<fs::path>& dirs) {
-  for (const auto& dir : dirs)
-    for (const char* name : kDriverNames)
+  for (const char* name : kDriverNames)
+    for (const auto& dir : dirs)
       if (is_file(dir / name)) return dir / name;
   return {};
 }

@@ -26,7 +26,8 @@ struct CudaLibraryPaths {
 // $CUDA_HOME, $CUDA_PATH, LD_LIBRARY_PATH, the loader's cache, the usual
 // install folders and the nvidia/*/lib folders pip puts in a Python
 // environment. NVRTC is the highest libnvrtc.so.<major> of the first folder
-// holding one. NVML is searched as the driver is, beside the driver first.
+// holding one. The driver is the first libcuda.so.1, else the first
+// libcuda.so. NVML is searched as the driver is, beside the driver first.
 CudaLibraryPaths find_cuda_libraries(const std::string& cuda_library_option, const std::string& nvrtc_library_option);
 
 // The folders find_cuda_libraries searches, in order, with the environment as it is now.

@@ -88,6 +88,15 @@ TEST_F(CudaLibraryTest, ReadsTheFoldersOfCudaLibrariesFromTheLoadersCache) {
   EXPECT_TRUE(loader_cache_dirs(dir_ / "missing").empty());
 }
 
+TEST_F(CudaLibraryTest, PrefersTheDriversLibcudaSo1ToAStubLibcudaSo) {
+  touch(dir_ / "toolkit/lib64/stubs/libcuda.so");
+  touch(dir_ / "driver/libcuda.so.1");
+  const auto p = find_cuda_libraries_in({dir_ / "toolkit/lib64/stubs", dir_ / "driver"}, "", "");
+  EXPECT_EQ(p.driver, dir_ / "driver/libcuda.so.1");
+  EXPECT_EQ(find_cuda_libraries_in({dir_ / "toolkit/lib64/stubs"}, "", "").driver,
+            dir_ / "toolkit/lib64/stubs/libcuda.so");
+}
+
 TEST_F(CudaLibraryTest, TakesTheHighestNvrtcMajorOfAFolder) {
   for (const char* name : {"libnvrtc.so", "libnvrtc.so.9", "libnvrtc.so.11", "libnvrtc.so.12", "libnvrtc.so.12.4.127",
                            "libnvrtc-builtins.so.14", "libnvrtc.so.x"})
