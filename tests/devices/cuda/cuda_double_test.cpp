@@ -174,6 +174,49 @@ TEST_F(CudaDoubleTest, LaunchRunsTheHostKernelAndEventsReadItsTime) {
   EXPECT_EQ(api().cuEventDestroy_v2(end), CUDA_SUCCESS);
 }
 
+TEST_F(CudaDoubleTest, AKernelWithoutATimeTakesOneDerivedFromItsDefines) {
+  open();
+  CUevent start = nullptr, end = nullptr;
+  ASSERT_EQ(api().cuEventCreate(&start, CU_EVENT_DEFAULT), CUDA_SUCCESS);
+  ASSERT_EQ(api().cuEventCreate(&end, CU_EVENT_DEFAULT), CUDA_SUCCESS);
+  const CUdeviceptr y = upload(std::vector<float>(4, 0));
+  auto run = [&](const std::string& source, float* ms) {
+    const std::string cubin = compile(source, "aoe_test_fill");
+    CUmodule m = nullptr;
+    EXPECT_EQ(api().cuModuleLoadData(&m, cubin.c_str()), CUDA_SUCCESS);
+    modules_.push_back(m);
+    CUdeviceptr offset = 0;
+    if (api().cuModuleGetGlobal_v2(&offset, nullptr, m, "offset") == CUDA_SUCCESS) {
+      const float half = 0.5f;
+      EXPECT_EQ(api().cuMemcpyHtoD_v2(offset, &half, sizeof half), CUDA_SUCCESS);
+    }
+    CUfunction f = nullptr;
+    EXPECT_EQ(api().cuModuleGetFunction(&f, m, "aoe_test_fill"), CUDA_SUCCESS);
+    CUdeviceptr out = y;
+    int n = 4;
+    void* params[] = {&out, &n};
+    api().cuEventRecord(start, nullptr);
+    const CUresult r = api().cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, nullptr, params, nullptr);
+    api().cuEventRecord(end, nullptr);
+    api().cuEventElapsedTime(ms, start, end);
+    return r;
+  };
+  float first = 0, again = 0, other = 0;
+  ASSERT_EQ(run("#define VALUE 3\n", &first), CUDA_SUCCESS);
+  ASSERT_EQ(run("#define VALUE 3\n// the same config, written again\n", &again), CUDA_SUCCESS);
+  ASSERT_EQ(run("#define VALUE 4\n__constant__ float offset[4];\n", &other), CUDA_SUCCESS);
+  EXPECT_GT(first, 0);
+  EXPECT_EQ(first, again);
+  EXPECT_NE(first, other);
+  std::vector<float> out(4);
+  ASSERT_EQ(api().cuMemcpyDtoH_v2(out.data(), y, sizeof(float) * 4), CUDA_SUCCESS);
+  EXPECT_EQ(out, std::vector<float>(4, 4.5f));
+  // A host kernel that throws (here: no VALUE) is a failed launch.
+  EXPECT_EQ(run("#define OTHER 1\n", &other), CUDA_ERROR_LAUNCH_FAILED);
+  api().cuEventDestroy_v2(start);
+  api().cuEventDestroy_v2(end);
+}
+
 TEST_F(CudaDoubleTest, ConstantSymbolsHaveStorageOfTheirOwn) {
   open();
   const std::string cubin = compile(scale_source(128), "aoe_test_scale");
