@@ -482,7 +482,7 @@ unsigned default_compile_workers() {
     const long n = std::strtol(value, &end, 10);
     if (*value == '\0' || *end != '\0' || errno != 0 || n < 1 || n > 4096)
       throw sdk::Error(sdk::StatusCode::invalid_argument, std::string("TE_PARALLEL_COMPILER=\"") + value +
-                                                              "\" is not a positive integer (the number of "
+                                                              "\" is not a whole number from 1 to 4096 (the "
                                                               "NVRTC compiles to run at once)");
     return static_cast<unsigned>(n);
   }

@@ -63,7 +63,7 @@ class CompilePool {
   std::thread reader_;
 };
 
-// TE_PARALLEL_COMPILER when set (a positive integer, else sdk::Error naming
+// TE_PARALLEL_COMPILER when set (1 to 4096, else sdk::Error naming
 // it); otherwise one per core but one, and at least one.
 unsigned default_compile_workers();
 
