@@ -1,0 +1,973 @@
+// A stand-in for libcuda.so.1, libnvrtc.so and libnvidia-ml.so.1 in one
+// library, so the cuda device is built and tested where there is no GPU.
+// "Device" memory is host memory (a CUdeviceptr is the host address);
+// NVRTC "compiles" a source into a record of its kernels, `#define NAME
+// VALUE` lines and __constant__ symbols; a launch runs the host kernel
+// registered under the kernel's name (host_kernel.h) and advances the
+// context's virtual clock by that kernel's time, which events read.
+//
+// Environment (the driver reads it at cuInit, NVRTC at each compile):
+//   AOE_CUDA_DOUBLE_DEVICES     devices there are (default 1; 0: cuInit gives CUDA_ERROR_NO_DEVICE)
+//   AOE_CUDA_DOUBLE_NAME        the devices' name (default "AOE Double GPU")
+//   AOE_CUDA_DOUBLE_MEMORY_MB   allocations past this total are CUDA_ERROR_OUT_OF_MEMORY (default 4096)
+//   AOE_CUDA_DOUBLE_COMPILE_MS  each compile sleeps about this long, between 0.25x and 1.75x by a
+//                               hash of the source, so parallel compiles finish out of order
+//   AOE_CUDA_DOUBLE_FAULTS      `;`-separated rules FAULT or FAULT@NAME=VALUE,NAME=VALUE: a rule
+//                               applies to a source whose defines hold every pair given
+// Faults, at compile:
+//   compile_error       nvrtcCompileProgram gives NVRTC_ERROR_COMPILATION, the log naming the rule
+//   compile_crash       nvrtcCompileProgram aborts the process
+//   compile_hang        nvrtcCompileProgram never returns
+// at launch:
+//   too_many_resources  cuLaunchKernel gives CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
+//   launch_failure      cuLaunchKernel gives CUDA_ERROR_LAUNCH_FAILED
+//   illegal_address     the launch succeeds; the next synchronising call and every call after it
+//                       give CUDA_ERROR_ILLEGAL_ADDRESS: the context is lost, as on a GPU
+//   hang                the launch succeeds; the next synchronising call never returns
+//   wrong_result        the kernel runs, then the first float of each buffer it changed is perturbed
+//   crash               the launch aborts the process, as a driver bug would
+//   lost_device         the launch and every driver call after it give CUDA_ERROR_UNKNOWN (999);
+//                       a later process finds the device again
+// A compiled "cubin" is a text record of the kernels' name expressions, the
+// defines, the __constant__ names (64 KiB of storage each per loaded module)
+// and the options. nvrtcGetLoweredName gives the name expression itself; the
+// host kernel is the one registered under it, or under its name before any
+// template arguments. A name with no host kernel is a compile error.
+// Synchronising calls: cuCtxSynchronize, cuEventSynchronize, cuMemcpy*, cuMemFree.
+// The device: compute capability 9.0, 132 SMs, 1024 threads and 48 KiB
+// shared memory per block (227 KiB opted in), warp 32, 50 MiB L2, 80 GiB;
+// NVML reports an SM clock of 1980 MHz and 40 C. As the driver does, a block
+// of over 1024 threads, or more dynamic shared memory than the function
+// allows, is CUDA_ERROR_INVALID_VALUE.
+#include <strings.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cuda_api.h"
+#include "host_kernel_registry.h"
+
+#define CUDA_DOUBLE_EXPORT __attribute__((visibility("default")))
+extern "C" {
+#define CUDA_DOUBLE_DECLARE(name, ret, params) CUDA_DOUBLE_EXPORT ret name params;
+AOE_CUDA_DRIVER_ENTRY_POINTS(CUDA_DOUBLE_DECLARE)
+AOE_NVRTC_ENTRY_POINTS(CUDA_DOUBLE_DECLARE)
+AOE_NVML_ENTRY_POINTS(CUDA_DOUBLE_DECLARE)
+#undef CUDA_DOUBLE_DECLARE
+}
+
+using aoe::cuda_double::HostKernel;
+using aoe::cuda_double::HostLaunch;
+using Defines = std::map<std::string, std::string>;
+
+namespace {
+
+constexpr CUresult kInvalidContext = 201;
+constexpr CUresult kInvalidHandle = 400;
+constexpr CUresult kUnknown = 999;
+constexpr nvrtcResult kNvrtcInvalidInput = 3, kNvrtcInvalidProgram = 4, kNvrtcNoNameAfterCompile = 8,
+                      kNvrtcNoLoweredBeforeCompile = 9, kNvrtcNameNotValid = 10;
+constexpr nvmlReturn_t kNvmlUninitialized = 1, kNvmlInvalidArgument = 2, kNvmlNotFound = 6;
+
+constexpr size_t kConstantBytes = 64 * 1024;
+constexpr int kMaxThreads = 1024;
+constexpr int kSharedPerBlock = 48 * 1024;
+constexpr int kSharedOptIn = 227 * 1024;
+constexpr const char* kCubinMagic = "AOE-CUDA-DOUBLE-CUBIN 1";
+
+std::string env(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+uint64_t fnv1a(const std::string& text) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+struct Fault {
+  std::string kind;
+  Defines when;  // every pair must match
+  std::string text;
+};
+
+std::vector<Fault> parse_faults(const std::string& spec) {
+  std::vector<Fault> faults;
+  std::stringstream rules(spec);
+  for (std::string rule; std::getline(rules, rule, ';');) {
+    if (rule.empty()) continue;
+    Fault f;
+    f.text = rule;
+    const auto at = rule.find('@');
+    f.kind = rule.substr(0, at);
+    if (at != std::string::npos) {
+      std::stringstream pairs(rule.substr(at + 1));
+      for (std::string pair; std::getline(pairs, pair, ',');) {
+        const auto eq = pair.find('=');
+        if (eq != std::string::npos) f.when[pair.substr(0, eq)] = pair.substr(eq + 1);
+      }
+    }
+    faults.push_back(std::move(f));
+  }
+  return faults;
+}
+
+// The first rule of `kind` whose pairs the defines all hold; nullptr when none.
+const Fault* fault_for(const std::vector<Fault>& faults, const std::string& kind, const Defines& defines) {
+  for (const auto& f : faults) {
+    if (f.kind != kind) continue;
+    bool match = true;
+    for (const auto& [name, value] : f.when) {
+      const auto it = defines.find(name);
+      match = match && it != defines.end() && it->second == value;
+    }
+    if (match) return &f;
+  }
+  return nullptr;
+}
+
+[[noreturn]] void hang_forever() {
+  for (;;) pause();
+}
+
+// ---- NVRTC's view of a source ----
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  const auto e = s.find_last_not_of(" \t\r");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Object-like `#define NAME VALUE` lines; function-like macros are skipped.
+Defines parse_defines(const std::string& source) {
+  Defines defines;
+  std::stringstream lines(source);
+  for (std::string line; std::getline(lines, line);) {
+    std::string t = trim(line);
+    if (t.empty() || t[0] != '#') continue;
+    t = trim(t.substr(1));
+    if (t.rfind("define", 0) != 0 || t.size() < 7 || !std::isspace(static_cast<unsigned char>(t[6]))) continue;
+    t = trim(t.substr(6));
+    size_t end = 0;
+    while (end < t.size() && ident_char(t[end])) ++end;
+    if (end == 0 || (end < t.size() && t[end] == '(')) continue;
+    defines[t.substr(0, end)] = trim(t.substr(end));
+  }
+  return defines;
+}
+
+// The names declared __constant__: the last identifier before `[`, `=` or `;`.
+std::vector<std::string> parse_constants(const std::string& source) {
+  std::vector<std::string> names;
+  const std::string keyword = "__constant__";
+  for (size_t at = source.find(keyword); at != std::string::npos; at = source.find(keyword, at + 1)) {
+    const size_t end = source.find_first_of("[=;", at + keyword.size());
+    if (end == std::string::npos) break;
+    size_t e = end;
+    while (e > at && !ident_char(source[e - 1])) --e;
+    size_t b = e;
+    while (b > at && ident_char(source[b - 1])) --b;
+    if (b < e && b >= at + keyword.size()) names.push_back(source.substr(b, e - b));
+  }
+  return names;
+}
+
+struct Image {
+  std::vector<std::string> kernels, constants, options;
+  Defines defines;
+};
+
+std::string write_image(const Image& image) {
+  std::string out = std::string(kCubinMagic) + "\n";
+  for (const auto& k : image.kernels) out += "kernel " + k + "\n";
+  for (const auto& [n, v] : image.defines) out += "define " + n + " " + v + "\n";
+  for (const auto& c : image.constants) out += "constant " + c + "\n";
+  for (const auto& o : image.options) out += "option " + o + "\n";
+  return out;
+}
+
+bool read_image(const char* bytes, Image& image) {
+  const size_t magic = std::strlen(kCubinMagic);
+  if (std::strncmp(bytes, kCubinMagic, magic) != 0 || bytes[magic] != '\n') return false;
+  std::stringstream lines(bytes + magic + 1);
+  for (std::string line; std::getline(lines, line);) {
+    const auto space = line.find(' ');
+    const std::string kind = line.substr(0, space), rest = space == std::string::npos ? "" : line.substr(space + 1);
+    if (kind == "kernel") image.kernels.push_back(rest);
+    if (kind == "constant") image.constants.push_back(rest);
+    if (kind == "option") image.options.push_back(rest);
+    if (kind == "define") {
+      const auto s = rest.find(' ');
+      image.defines[rest.substr(0, s)] = s == std::string::npos ? "" : rest.substr(s + 1);
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+struct _nvrtcProgram {
+  std::string source, name, log, cubin;
+  std::vector<std::string> expressions;
+  bool compiled = false;
+  bool cubin_available = false;
+};
+
+struct CUfunc_st {
+  CUmod_st* module = nullptr;
+  std::string name;
+  const HostKernel* kernel = nullptr;
+  int max_dynamic_shared = kSharedPerBlock;
+};
+
+struct CUmod_st {
+  CUctx_st* context = nullptr;
+  Image image;
+  std::map<std::string, std::vector<char>> constants;
+  std::map<std::string, std::unique_ptr<CUfunc_st>> functions;
+};
+
+struct CUctx_st {
+  CUdevice device = 0;
+  int references = 0;
+  double clock_ms = 0;  // virtual: advanced by each launch
+};
+
+struct CUevent_st {
+  CUctx_st* context = nullptr;
+  bool recorded = false;
+  double stamp_ms = 0;
+};
+
+struct nvmlDevice_st {
+  int ordinal = 0;
+};
+
+namespace {
+
+struct Driver {
+  std::recursive_mutex mutex;
+  bool initialised = false;
+  int devices = 1;
+  std::string name = "AOE Double GPU";
+  size_t memory_cap = 4096ull << 20;
+  std::vector<Fault> faults;
+  // What a fault left behind, for the rest of the process.
+  CUresult sticky = CUDA_SUCCESS;
+  bool illegal_pending = false;
+  bool hang_pending = false;
+  std::map<CUdevice, std::unique_ptr<CUctx_st>> contexts;
+  std::map<uintptr_t, size_t> allocations;  // host address -> bytes
+  size_t allocated = 0;
+  std::set<std::unique_ptr<CUmod_st>> modules;
+  bool nvml_initialised = false;
+  std::vector<nvmlDevice_st> nvml_devices;
+
+  ~Driver() {
+    for (const auto& a : allocations) std::free(reinterpret_cast<void*>(a.first));
+  }
+};
+
+Driver& driver() {
+  static Driver d;
+  return d;
+}
+
+thread_local CUctx_st* current_context = nullptr;
+
+// The state every driver call checks first.
+CUresult gate(const Driver& d) {
+  if (d.sticky != CUDA_SUCCESS) return d.sticky;
+  if (!d.initialised) return CUDA_ERROR_NOT_INITIALIZED;
+  return CUDA_SUCCESS;
+}
+
+// What a synchronising call finds: an earlier launch's fault, now due.
+CUresult synchronise(Driver& d) {
+  if (const CUresult g = gate(d); g != CUDA_SUCCESS) return g;
+  if (d.hang_pending) hang_forever();
+  if (d.illegal_pending) return d.sticky = CUDA_ERROR_ILLEGAL_ADDRESS;
+  return CUDA_SUCCESS;
+}
+
+bool valid_device(const Driver& d, CUdevice device) { return device >= 0 && device < d.devices; }
+
+// True when [p, p + bytes) lies inside an allocation or a module's __constant__ storage.
+bool device_range(const Driver& d, CUdeviceptr pointer, size_t bytes) {
+  const uintptr_t p = static_cast<uintptr_t>(pointer);
+  auto it = d.allocations.upper_bound(p);
+  if (it != d.allocations.begin() && p + bytes <= std::prev(it)->first + std::prev(it)->second) return true;
+  for (const auto& m : d.modules)
+    for (const auto& [n, storage] : m->constants) {
+      const auto base = reinterpret_cast<uintptr_t>(storage.data());
+      if (p >= base && p + bytes <= base + storage.size()) return true;
+    }
+  return false;
+}
+
+struct ErrorText {
+  CUresult code;
+  const char* name;
+  const char* text;
+};
+const ErrorText kErrors[] = {
+    {CUDA_SUCCESS, "CUDA_SUCCESS", "no error"},
+    {CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
+    {CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
+    {CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED", "initialization error"},
+    {CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
+    {CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
+    {CUDA_ERROR_INVALID_IMAGE, "CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid"},
+    {kInvalidContext, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
+    {CUDA_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed"},
+    {kInvalidHandle, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
+    {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
+    {CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY", "device not ready"},
+    {CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered"},
+    {CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
+     "too many resources requested for launch"},
+    {CUDA_ERROR_LAUNCH_TIMEOUT, "CUDA_ERROR_LAUNCH_TIMEOUT", "the launch timed out and was terminated"},
+    {CUDA_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"},
+    {kUnknown, "CUDA_ERROR_UNKNOWN", "unknown error"},
+};
+
+const ErrorText* error_text(CUresult code) {
+  for (const auto& e : kErrors)
+    if (e.code == code) return &e;
+  return nullptr;
+}
+
+// The launch's time when its host kernel gives none: a function of the config alone.
+double default_time_ms(const Defines& defines) {
+  std::string key;
+  for (const auto& [n, v] : defines) key += n + "=" + v + ";";
+  return 0.1 + static_cast<double>(fnv1a(key) % 10000) / 1000.0;
+}
+
+// wrong_result: the first float of each buffer the kernel changed, made wrong.
+void perturb_changed(const std::map<uintptr_t, std::vector<char>>& before) {
+  for (const auto& [address, bytes] : before) {
+    const void* now = reinterpret_cast<const void*>(address);
+    if (bytes.size() < sizeof(float) || std::memcmp(bytes.data(), now, bytes.size()) == 0) continue;
+    float* first = reinterpret_cast<float*>(address);
+    *first = *first == 0 ? 1.0f : -3.0f * *first;
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+// ---- driver: errors, devices, contexts ----
+
+CUresult cuInit(unsigned int flags) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (d.sticky != CUDA_SUCCESS) return d.sticky;
+  if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  d.devices = std::atoi(env("AOE_CUDA_DOUBLE_DEVICES", "1").c_str());
+  d.name = env("AOE_CUDA_DOUBLE_NAME", "AOE Double GPU");
+  d.memory_cap = std::strtoull(env("AOE_CUDA_DOUBLE_MEMORY_MB", "4096").c_str(), nullptr, 10) << 20;
+  d.faults = parse_faults(env("AOE_CUDA_DOUBLE_FAULTS", ""));
+  if (d.devices <= 0) {
+    d.devices = 0;
+    return CUDA_ERROR_NO_DEVICE;
+  }
+  d.initialised = true;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDriverGetVersion(int* version) {
+  if (!version) return CUDA_ERROR_INVALID_VALUE;
+  *version = 13000;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGetErrorName(CUresult error, const char** name) {
+  const ErrorText* e = error_text(error);
+  if (!name || !e) return CUDA_ERROR_INVALID_VALUE;
+  *name = e->name;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGetErrorString(CUresult error, const char** text) {
+  const ErrorText* e = error_text(error);
+  if (!text || !e) return CUDA_ERROR_INVALID_VALUE;
+  *text = e->text;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetCount(int* count) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (d.sticky != CUDA_SUCCESS) return d.sticky;
+  if (!count) return CUDA_ERROR_INVALID_VALUE;
+  // As the driver does with no GPU: a count of 0 even though cuInit failed.
+  if (!d.initialised && d.devices != 0) return CUDA_ERROR_NOT_INITIALIZED;
+  *count = d.initialised ? d.devices : 0;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGet(CUdevice* device, int ordinal) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (d.sticky != CUDA_SUCCESS) return d.sticky;
+  if (!d.initialised) return d.devices == 0 ? CUDA_ERROR_NO_DEVICE : CUDA_ERROR_NOT_INITIALIZED;
+  if (!device) return CUDA_ERROR_INVALID_VALUE;
+  if (!valid_device(d, ordinal)) return CUDA_ERROR_INVALID_DEVICE;
+  *device = ordinal;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetName(char* name, int length, CUdevice device) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (const CUresult g = gate(d); g != CUDA_SUCCESS) return g;
+  if (!name || length <= 0) return CUDA_ERROR_INVALID_VALUE;
+  if (!valid_device(d, device)) return CUDA_ERROR_INVALID_DEVICE;
+  std::snprintf(name, static_cast<size_t>(length), "%s", d.name.c_str());
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetAttribute(int* value, CUdevice_attribute attribute, CUdevice device) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (const CUresult g = gate(d); g != CUDA_SUCCESS) return g;
+  if (!value) return CUDA_ERROR_INVALID_VALUE;
+  if (!valid_device(d, device)) return CUDA_ERROR_INVALID_DEVICE;
+  switch (attribute) {
+    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = kMaxThreads; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: *value = kSharedPerBlock; break;
+    case CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY: *value = static_cast<int>(kConstantBytes); break;
+    case CU_DEVICE_ATTRIBUTE_WARP_SIZE: *value = 32; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: *value = 65536; break;
+    case CU_DEVICE_ATTRIBUTE_CLOCK_RATE: *value = 1980000; break;  // kHz
+    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *value = 132; break;
+    case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: *value = 2619000; break;
+    case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: *value = 5120; break;
+    case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: *value = 50 << 20; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: *value = 2048; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *value = 9; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *value = 0; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *value = kSharedOptIn; break;
+    default: return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetPCIBusId(char* bus_id, int length, CUdevice device) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (const CUresult g = gate(d); g != CUDA_SUCCESS) return g;
+  if (!bus_id || length <= 0) return CUDA_ERROR_INVALID_VALUE;
+  if (!valid_device(d, device)) return CUDA_ERROR_INVALID_DEVICE;
+  std::snprintf(bus_id, static_cast<size_t>(length), "0000:%02X:00.0", 0x19 + device);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceTotalMem_v2(size_t* bytes, CUdevice device) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (const CUresult g = gate(d); g != CUDA_SUCCESS) return g;
+  if (!bytes) return CUDA_ERROR_INVALID_VALUE;
+  if (!valid_device(d, device)) return CUDA_ERROR_INVALID_DEVICE;
+  *bytes = 80ull << 30;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDevicePrimaryCtxRetain(CUcontext* context, CUdevice device) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (const CUresult g = gate(d); g != CUDA_SUCCESS) return g;
+  if (!context) return CUDA_ERROR_INVALID_VALUE;
+  if (!valid_device(d, device)) return CUDA_ERROR_INVALID_DEVICE;
+  auto& c = d.contexts[device];
+  if (!c) {
+    c = std::make_unique<CUctx_st>();
+    c->device = device;
+  }
+  ++c->references;
+  *context = c.get();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice device) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (const CUresult g = gate(d); g != CUDA_SUCCESS) return g;
+  const auto it = d.contexts.find(device);
+  if (it == d.contexts.end() || it->second->references == 0) return kInvalidContext;
+  // The primary context lives on, as the driver's does, so handles stay valid.
+  --it->second->references;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxSetCurrent(CUcontext context) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (const CUresult g = gate(d); g != CUDA_SUCCESS) return g;
+  current_context = context;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxSynchronize() {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (const CUresult s = synchronise(d); s != CUDA_SUCCESS) return s;
+  return current_context ? CUDA_SUCCESS : kInvalidContext;
+}
+
+// ---- driver: modules and launches ----
+
+CUresult cuModuleLoadData(CUmodule* module, const void* image) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (const CUresult g = gate(d); g != CUDA_SUCCESS) return g;
+  if (!module || !image) return CUDA_ERROR_INVALID_VALUE;
+  if (!current_context) return kInvalidContext;
+  auto m = std::make_unique<CUmod_st>();
+  if (!read_image(static_cast<const char*>(image), m->image)) return CUDA_ERROR_INVALID_IMAGE;
+  m->context = current_context;
+  for (const auto& c : m->image.constants) m->constants[c].assign(kConstantBytes, 0);
+  *module = m.get();
+  d.modules.insert(std::move(m));
+  return CUDA_SUCCESS;
+}
+
+CUresult cuModuleUnload(CUmodule module) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (const CUresult g = gate(d); g != CUDA_SUCCESS) return g;
+  for (auto it = d.modules.begin(); it != d.modules.end(); ++it)
+    if (it->get() == module) {
+      d.modules.erase(it);
+      return CUDA_SUCCESS;
+    }
+  return kInvalidHandle;
+}
+
+CUresult cuModuleGetFunction(CUfunction* function, CUmodule module, const char* name) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (const CUresult g = gate(d); g != CUDA_SUCCESS) return g;
+  if (!function || !module || !name) return CUDA_ERROR_INVALID_VALUE;
+  const auto& kernels = module->image.kernels;
+  if (std::find(kernels.begin(), kernels.end(), name) == kernels.end()) return CUDA_ERROR_NOT_FOUND;
+  const HostKernel* kernel = aoe::cuda_double::find_host_kernel(name);
+  if (!kernel) return CUDA_ERROR_NOT_FOUND;
+  auto& f = module->functions[name];
+  if (!f) f = std::make_unique<CUfunc_st>(CUfunc_st{module, name, kernel, kSharedPerBlock});
+  *function = f.get();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuModuleGetGlobal_v2(CUdeviceptr* pointer, size_t* bytes, CUmodule module, const char* name) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (const CUresult g = gate(d); g != CUDA_SUCCESS) return g;
+  if (!module || !name) return CUDA_ERROR_INVALID_VALUE;
+  const auto it = module->constants.find(name);
+  if (it == module->constants.end()) return CUDA_ERROR_NOT_FOUND;
+  if (pointer) *pointer = reinterpret_cast<uintptr_t>(it->second.data());
+  if (bytes) *bytes = it->second.size();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuFuncGetAttribute(int* value, CUfunction_attribute attribute, CUfunction function) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (const CUresult g = gate(d); g != CUDA_SUCCESS) return g;
+  if (!value || !function) return CUDA_ERROR_INVALID_VALUE;
+  switch (attribute) {
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = kMaxThreads; break;
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *value = 0; break;
+    case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES:
+      *value = static_cast<int>(kConstantBytes * function->module->constants.size());
+      break;
+    case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *value = 0; break;
+    case CU_FUNC_ATTRIBUTE_NUM_REGS: *value = 32; break;
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *value = function->max_dynamic_shared; break;
+    default: return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult cuFuncSetAttribute(CUfunction function, CUfunction_attribute attribute, int value) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (const CUresult g = gate(d); g != CUDA_SUCCESS) return g;
+  if (!function) return CUDA_ERROR_INVALID_VALUE;
+  if (attribute != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES || value < 0 || value > kSharedOptIn)
+    return CUDA_ERROR_INVALID_VALUE;
+  function->max_dynamic_shared = value;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuLaunchKernel(CUfunction function, unsigned int grid_x, unsigned int grid_y, unsigned int grid_z,
+                        unsigned int block_x, unsigned int block_y, unsigned int block_z, unsigned int shared_bytes,
+                        CUstream stream, void** params, void** extra) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (const CUresult g = gate(d); g != CUDA_SUCCESS) return g;
+  if (!current_context) return kInvalidContext;
+  // Only the default stream: the device creates no other.
+  if (!function || stream || extra) return CUDA_ERROR_INVALID_VALUE;
+  if (!grid_x || !grid_y || !grid_z || !block_x || !block_y || !block_z || block_z > 64)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (uint64_t{block_x} * block_y * block_z > kMaxThreads) return CUDA_ERROR_INVALID_VALUE;
+  if (shared_bytes > static_cast<unsigned>(function->max_dynamic_shared)) return CUDA_ERROR_INVALID_VALUE;
+
+  const Defines& defines = function->module->image.defines;
+  auto fault = [&](const char* kind) { return fault_for(d.faults, kind, defines) != nullptr; };
+  if (fault("crash")) std::abort();
+  if (fault("lost_device")) return d.sticky = kUnknown;
+  if (fault("too_many_resources")) return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+  if (fault("launch_failure")) return CUDA_ERROR_LAUNCH_FAILED;
+  if (fault("illegal_address")) {
+    d.illegal_pending = true;
+    return CUDA_SUCCESS;
+  }
+  if (fault("hang")) {
+    d.hang_pending = true;
+    return CUDA_SUCCESS;
+  }
+
+  HostLaunch launch;
+  launch.defines = defines;
+  launch.grid = {grid_x, grid_y, grid_z};
+  launch.block = {block_x, block_y, block_z};
+  launch.shared_bytes = shared_bytes;
+  launch.params = params;
+  CUmod_st* module = function->module;
+  launch.symbol = [module](const std::string& name) -> void* {
+    const auto it = module->constants.find(name);
+    return it == module->constants.end() ? nullptr : it->second.data();
+  };
+  const bool wrong = fault("wrong_result");
+  std::map<uintptr_t, std::vector<char>> before;
+  if (wrong)
+    for (const auto& [address, bytes] : d.allocations)
+      before[address].assign(reinterpret_cast<const char*>(address), reinterpret_cast<const char*>(address) + bytes);
+  try {
+    function->kernel->run(launch);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cuda double: host kernel %s threw: %s\n", function->name.c_str(), e.what());
+    return CUDA_ERROR_LAUNCH_FAILED;
+  }
+  if (wrong) perturb_changed(before);
+  const double ms = function->kernel->time_ms ? function->kernel->time_ms(launch) : default_time_ms(defines);
+  current_context->clock_ms += ms;
+  return CUDA_SUCCESS;
+}
+
+// ---- driver: memory ----
+
+CUresult cuMemAlloc_v2(CUdeviceptr* pointer, size_t bytes) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (const CUresult g = gate(d); g != CUDA_SUCCESS) return g;
+  if (!current_context) return kInvalidContext;
+  if (!pointer || bytes == 0) return CUDA_ERROR_INVALID_VALUE;
+  if (bytes > d.memory_cap || d.allocated + bytes > d.memory_cap) return CUDA_ERROR_OUT_OF_MEMORY;
+  void* p = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
+  if (!p) return CUDA_ERROR_OUT_OF_MEMORY;
+  d.allocations[reinterpret_cast<uintptr_t>(p)] = bytes;
+  d.allocated += bytes;
+  *pointer = reinterpret_cast<uintptr_t>(p);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemFree_v2(CUdeviceptr pointer) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (const CUresult s = synchronise(d); s != CUDA_SUCCESS) return s;
+  const auto it = d.allocations.find(static_cast<uintptr_t>(pointer));
+  if (it == d.allocations.end()) return CUDA_ERROR_INVALID_VALUE;
+  d.allocated -= it->second;
+  std::free(reinterpret_cast<void*>(it->first));
+  d.allocations.erase(it);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpyHtoD_v2(CUdeviceptr destination, const void* source, size_t bytes) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (const CUresult s = synchronise(d); s != CUDA_SUCCESS) return s;
+  if (!source || !device_range(d, destination, bytes)) return CUDA_ERROR_INVALID_VALUE;
+  std::memcpy(reinterpret_cast<void*>(static_cast<uintptr_t>(destination)), source, bytes);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpyDtoH_v2(void* destination, CUdeviceptr source, size_t bytes) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (const CUresult s = synchronise(d); s != CUDA_SUCCESS) return s;
+  if (!destination || !device_range(d, source, bytes)) return CUDA_ERROR_INVALID_VALUE;
+  std::memcpy(destination, reinterpret_cast<const void*>(static_cast<uintptr_t>(source)), bytes);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemsetD8_v2(CUdeviceptr destination, unsigned char value, size_t bytes) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (const CUresult g = gate(d); g != CUDA_SUCCESS) return g;
+  if (!device_range(d, destination, bytes)) return CUDA_ERROR_INVALID_VALUE;
+  std::memset(reinterpret_cast<void*>(static_cast<uintptr_t>(destination)), value, bytes);
+  return CUDA_SUCCESS;
+}
+
+// ---- driver: events on the virtual clock ----
+
+CUresult cuEventCreate(CUevent* event, unsigned int flags) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (const CUresult g = gate(d); g != CUDA_SUCCESS) return g;
+  if (!current_context) return kInvalidContext;
+  if (!event || flags != CU_EVENT_DEFAULT) return CUDA_ERROR_INVALID_VALUE;
+  *event = new CUevent_st{current_context, false, 0};
+  return CUDA_SUCCESS;
+}
+
+CUresult cuEventRecord(CUevent event, CUstream stream) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (const CUresult g = gate(d); g != CUDA_SUCCESS) return g;
+  if (!event || stream) return CUDA_ERROR_INVALID_VALUE;
+  event->recorded = true;
+  event->stamp_ms = event->context->clock_ms;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuEventSynchronize(CUevent event) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (const CUresult s = synchronise(d); s != CUDA_SUCCESS) return s;
+  return event ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuEventElapsedTime(float* ms, CUevent start, CUevent end) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (const CUresult g = gate(d); g != CUDA_SUCCESS) return g;
+  if (!ms || !start || !end) return CUDA_ERROR_INVALID_VALUE;
+  if (!start->recorded || !end->recorded) return kInvalidHandle;
+  *ms = static_cast<float>(end->stamp_ms - start->stamp_ms);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuEventDestroy_v2(CUevent event) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (!event) return CUDA_ERROR_INVALID_VALUE;
+  delete event;
+  return gate(d);
+}
+
+// ---- NVRTC ----
+
+nvrtcResult nvrtcVersion(int* major, int* minor) {
+  if (!major || !minor) return kNvrtcInvalidInput;
+  *major = 13;
+  *minor = 0;
+  return NVRTC_SUCCESS;
+}
+
+const char* nvrtcGetErrorString(nvrtcResult result) {
+  static const char* const names[] = {"NVRTC_SUCCESS",
+                                      "NVRTC_ERROR_OUT_OF_MEMORY",
+                                      "NVRTC_ERROR_PROGRAM_CREATION_FAILURE",
+                                      "NVRTC_ERROR_INVALID_INPUT",
+                                      "NVRTC_ERROR_INVALID_PROGRAM",
+                                      "NVRTC_ERROR_INVALID_OPTION",
+                                      "NVRTC_ERROR_COMPILATION",
+                                      "NVRTC_ERROR_BUILTIN_OPERATION_FAILURE",
+                                      "NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION",
+                                      "NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION",
+                                      "NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID",
+                                      "NVRTC_ERROR_INTERNAL_ERROR"};
+  return result >= 0 && result < static_cast<int>(std::size(names)) ? names[result] : "NVRTC_ERROR unknown";
+}
+
+nvrtcResult nvrtcCreateProgram(nvrtcProgram* program, const char* source, const char* name, int header_count,
+                               const char* const* headers, const char* const* include_names) {
+  (void)headers;
+  (void)include_names;
+  if (!program || !source || header_count < 0) return kNvrtcInvalidInput;
+  *program = new _nvrtcProgram{source, name ? name : "default_program", "", "", {}, false, false};
+  return NVRTC_SUCCESS;
+}
+
+nvrtcResult nvrtcDestroyProgram(nvrtcProgram* program) {
+  if (!program || !*program) return kNvrtcInvalidProgram;
+  delete *program;
+  *program = nullptr;
+  return NVRTC_SUCCESS;
+}
+
+nvrtcResult nvrtcAddNameExpression(nvrtcProgram program, const char* name_expression) {
+  if (!program) return kNvrtcInvalidProgram;
+  if (!name_expression || !*name_expression) return kNvrtcInvalidInput;
+  if (program->compiled) return kNvrtcNoNameAfterCompile;
+  program->expressions.emplace_back(name_expression);
+  return NVRTC_SUCCESS;
+}
+
+nvrtcResult nvrtcCompileProgram(nvrtcProgram program, int option_count, const char* const* options) {
+  if (!program) return kNvrtcInvalidProgram;
+  if (option_count < 0 || (option_count > 0 && !options)) return kNvrtcInvalidInput;
+  const Defines defines = parse_defines(program->source);
+  const auto faults = parse_faults(env("AOE_CUDA_DOUBLE_FAULTS", ""));
+  if (const double ms = std::atof(env("AOE_CUDA_DOUBLE_COMPILE_MS", "0").c_str()); ms > 0) {
+    const double scale = 0.25 + 1.5 * static_cast<double>(fnv1a(program->source) % 1000) / 1000.0;
+    std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms * scale));
+  }
+  if (fault_for(faults, "compile_crash", defines)) std::abort();
+  if (fault_for(faults, "compile_hang", defines)) hang_forever();
+
+  Image image;
+  image.defines = defines;
+  image.constants = parse_constants(program->source);
+  image.kernels = program->expressions;
+  bool real_architecture = true;
+  for (int i = 0; i < option_count; ++i) {
+    const std::string o = options[i] ? options[i] : "";
+    if (o.find('\n') != std::string::npos) return NVRTC_ERROR_INVALID_OPTION;
+    if (o.rfind("--gpu-architecture=compute_", 0) == 0 || o.rfind("-arch=compute_", 0) == 0)
+      real_architecture = false;
+    image.options.push_back(o);
+  }
+  program->compiled = true;
+  program->log.clear();
+  if (const Fault* f = fault_for(faults, "compile_error", defines)) {
+    program->log = program->name + "(1): error: injected by the CUDA test double's fault rule \"" + f->text + "\"\n";
+    return NVRTC_ERROR_COMPILATION;
+  }
+  for (const auto& e : program->expressions)
+    if (!aoe::cuda_double::find_host_kernel(e))
+      program->log += program->name + ": error: no host kernel is registered for \"" + e +
+                      "\" in the CUDA test double (tests/devices/cuda/host_kernels_*.cpp)\n";
+  if (!program->log.empty()) return NVRTC_ERROR_COMPILATION;
+  program->cubin = write_image(image);
+  program->cubin_available = real_architecture;
+  return NVRTC_SUCCESS;
+}
+
+nvrtcResult nvrtcGetLoweredName(nvrtcProgram program, const char* name_expression, const char** lowered) {
+  if (!program) return kNvrtcInvalidProgram;
+  if (!program->compiled) return kNvrtcNoLoweredBeforeCompile;
+  if (!name_expression || !lowered) return kNvrtcInvalidInput;
+  // The lowered name is the expression itself: extern "C" names are, and
+  // the double finds a template's host kernel by the name before its arguments.
+  for (const auto& e : program->expressions)
+    if (e == name_expression) {
+      *lowered = e.c_str();
+      return NVRTC_SUCCESS;
+    }
+  return kNvrtcNameNotValid;
+}
+
+nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram program, size_t* bytes) {
+  if (!program) return kNvrtcInvalidProgram;
+  if (!bytes) return kNvrtcInvalidInput;
+  *bytes = program->log.size() + 1;
+  return NVRTC_SUCCESS;
+}
+
+nvrtcResult nvrtcGetProgramLog(nvrtcProgram program, char* log) {
+  if (!program) return kNvrtcInvalidProgram;
+  if (!log) return kNvrtcInvalidInput;
+  std::memcpy(log, program->log.c_str(), program->log.size() + 1);
+  return NVRTC_SUCCESS;
+}
+
+nvrtcResult nvrtcGetCUBINSize(nvrtcProgram program, size_t* bytes) {
+  if (!program) return kNvrtcInvalidProgram;
+  if (!bytes) return kNvrtcInvalidInput;
+  // As NVRTC: a compile for a virtual architecture (compute_XY) has PTX only.
+  if (!program->compiled || program->cubin.empty() || !program->cubin_available) return kNvrtcInvalidInput;
+  *bytes = program->cubin.size() + 1;
+  return NVRTC_SUCCESS;
+}
+
+nvrtcResult nvrtcGetCUBIN(nvrtcProgram program, char* cubin) {
+  if (!program) return kNvrtcInvalidProgram;
+  if (!cubin || !program->compiled || program->cubin.empty() || !program->cubin_available) return kNvrtcInvalidInput;
+  std::memcpy(cubin, program->cubin.c_str(), program->cubin.size() + 1);
+  return NVRTC_SUCCESS;
+}
+
+// ---- NVML ----
+
+nvmlReturn_t nvmlInit_v2() {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  const int devices = std::max(0, std::atoi(env("AOE_CUDA_DOUBLE_DEVICES", "1").c_str()));
+  d.nvml_devices.resize(static_cast<size_t>(devices));
+  for (int i = 0; i < devices; ++i) d.nvml_devices[static_cast<size_t>(i)].ordinal = i;
+  d.nvml_initialised = true;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlShutdown() {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (!d.nvml_initialised) return kNvmlUninitialized;
+  d.nvml_initialised = false;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char* bus_id, nvmlDevice_t* device) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (!d.nvml_initialised) return kNvmlUninitialized;
+  if (!bus_id || !device) return kNvmlInvalidArgument;
+  // NVML writes the domain with 8 digits, the driver with 4: compare what follows it.
+  const char* tail = std::strchr(bus_id, ':');
+  for (auto& dev : d.nvml_devices) {
+    char mine[32];
+    std::snprintf(mine, sizeof mine, ":%02X:00.0", 0x19 + dev.ordinal);
+    if (tail && strcasecmp(tail, mine) == 0) {
+      *device = &dev;
+      return NVML_SUCCESS;
+    }
+  }
+  return kNvmlNotFound;
+}
+
+nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int* mhz) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (!d.nvml_initialised) return kNvmlUninitialized;
+  if (!device || !mhz) return kNvmlInvalidArgument;
+  *mhz = type == NVML_CLOCK_MEM ? 2619 : 1980;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensor, unsigned int* celsius) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (!d.nvml_initialised) return kNvmlUninitialized;
+  if (!device || !celsius || sensor != NVML_TEMPERATURE_GPU) return kNvmlInvalidArgument;
+  *celsius = 40;
+  return NVML_SUCCESS;
+}
+
+}  // extern "C"
