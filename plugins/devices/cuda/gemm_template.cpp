@@ -29,20 +29,10 @@ const char* const kKernel = R"cuda(
 
 // A slice of an operand as stored: a TILE_ROWS x TILE_COLS block of a
 // row-major matrix, loaded as vectors along its contiguous cols.
-#if TRANS_A
-#define A_TILE_ROWS BLOCK_K
-#define A_TILE_COLS BLOCK_M
-#else
-#define A_TILE_ROWS BLOCK_M
-#define A_TILE_COLS BLOCK_K
-#endif
-#if TRANS_B
-#define B_TILE_ROWS BLOCK_N
-#define B_TILE_COLS BLOCK_K
-#else
-#define B_TILE_ROWS BLOCK_K
-#define B_TILE_COLS BLOCK_N
-#endif
+#define A_TILE_ROWS (TRANS_A ? BLOCK_K : BLOCK_M)
+#define A_TILE_COLS (TRANS_A ? BLOCK_M : BLOCK_K)
+#define B_TILE_ROWS (TRANS_B ? BLOCK_N : BLOCK_K)
+#define B_TILE_COLS (TRANS_B ? BLOCK_K : BLOCK_N)
 #define A_VECS (A_TILE_ROWS * A_TILE_COLS / VECTOR_WIDTH)
 #define B_VECS (B_TILE_ROWS * B_TILE_COLS / VECTOR_WIDTH)
 #define A_LOADS ((A_VECS + THREADS - 1) / THREADS)
