@@ -118,7 +118,7 @@ constexpr double kWarpFmasPerSmCycle = 2;     // 64 FP32 lanes
 constexpr double kWarpSharedPerSmCycle = 1;   // one conflict-free warp access per cycle
 constexpr double kWarpLoadsPerSmCycle = 0.5;  // global load instructions issued
 constexpr double kWarpIssuesPerSmCycle = 4;   // four schedulers
-constexpr double kL2BytesPerSmCycle = 4000e9 / (108 * 1.41e9);
+constexpr double kL2BytesPerSmCycle = 2500e9 / (108 * 1.41e9);  // what SGEMM loads sustain, not the peak
 constexpr double kDramBytesPerNs = 1555;
 constexpr double kThreadsPerSm = 2048, kRegistersPerSm = 65536, kSharedBytesPerSm = 164 * 1024, kBlocksPerSm = 32;
 constexpr double kLaunchUs = 3;
