@@ -249,24 +249,6 @@ int64_t registers(const sdk::Config& c) {
   return c[kThreadM] * c[kThreadN] + c[kThreadM] + c[kThreadN] + staged + 32;
 }
 
-sdk::Measurement refuse(const std::string& why) { return sdk::Measurement::failed(sdk::ResultStatus::invalid, why); }
-
-std::string str(int64_t v) { return std::to_string(v); }
-
-}  // namespace
-
-unsigned gemm_threads(const sdk::Config& c) {
-  return static_cast<unsigned>((c[kBlockM] / std::max<int64_t>(1, c[kThreadM])) * (c[kBlockN] / std::max<int64_t>(1, c[kThreadN])));
-}
-
-unsigned gemm_shared_bytes(const sdk::Config& c) {
-  return static_cast<unsigned>(c[kStages] * c[kBlockK] * ((c[kBlockM] + 1) + (c[kBlockN] + 1)) * 4);
-}
-
-bool gemm_zeroes_output(const sdk::Config& c) { return c[kSplitK] > 1; }
-
-namespace {
-
 // The knobs, without the default.
 sdk::TuningSpace gemm_bounds(const GemmProblem& p) {
   sdk::TuningSpace s;
@@ -287,7 +269,21 @@ sdk::TuningSpace gemm_bounds(const GemmProblem& p) {
   return s;
 }
 
+sdk::Measurement refuse(const std::string& why) { return sdk::Measurement::failed(sdk::ResultStatus::invalid, why); }
+
+std::string str(int64_t v) { return std::to_string(v); }
+
 }  // namespace
+
+unsigned gemm_threads(const sdk::Config& c) {
+  return static_cast<unsigned>((c[kBlockM] / std::max<int64_t>(1, c[kThreadM])) * (c[kBlockN] / std::max<int64_t>(1, c[kThreadN])));
+}
+
+unsigned gemm_shared_bytes(const sdk::Config& c) {
+  return static_cast<unsigned>(c[kStages] * c[kBlockK] * ((c[kBlockM] + 1) + (c[kBlockN] + 1)) * 4);
+}
+
+bool gemm_zeroes_output(const sdk::Config& c) { return c[kSplitK] > 1; }
 
 sdk::TuningSpace gemm_space(const GemmProblem& p) {
   sdk::TuningSpace s = gemm_bounds(p);
@@ -335,7 +331,7 @@ sdk::Measurement gemm_check(const GemmProblem& p, const sdk::Config& c, const Gp
     if (p.activation != GemmActivation::none)
       return refuse("split_k " + str(split) + " adds partial sums in C; the " + to_string(p.activation) +
                     " epilogue needs the whole sum");
-    const int64_t used = ceil_div(p.k, k_per_split(p, c));
+    const int64_t used = p.k == 0 ? 0 : ceil_div(p.k, k_per_split(p, c));
     if (used < split)
       return refuse("split_k " + str(split) + " leaves splits without K: K " + str(p.k) + " in slices of " + str(bk) + " fills " + str(used));
   }

@@ -8,6 +8,15 @@
 // bias is read only where the problem has one (pass 0 otherwise). With
 // split_k above 1, C must be zero at launch (gemm_zeroes_output).
 //
+// split_k adds each split's partial sums into C with atomicAdd rather than
+// writing them to a workspace for a second pass: one kernel, no workspace,
+// and the shapes split-K is for (few tiles of C, a long K) have a small C to
+// zero. alpha and the bias distribute over the sum (each split scales its
+// part; split 0 alone adds the bias), so the result is whole; a nonlinear
+// activation does not, so gemm_check refuses split_k above 1 with relu or
+// gelu. The splits' order of addition varies from run to run, so results
+// vary by fp32 rounding.
+//
 // Each block computes a block_m x block_n tile of C, stepping through K in
 // block_k slices staged in shared memory; each of its
 // (block_m / thread_m) x (block_n / thread_n) threads keeps thread_m x

@@ -4,6 +4,7 @@
 // plain reference.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -443,7 +444,7 @@ void expect_host_matches_reference(const GemmProblem& p, const sdk::Config& c) {
   host_gemm().run(l.launch);
   const auto want = reference(p, a, b, bias);
   for (size_t i = 0; i < out.size(); ++i)
-    ASSERT_NEAR(out[i], want[i], 1e-4 * (1 + std::abs(want[i])) * std::sqrt(static_cast<double>(p.k))) << "at " << i;
+    ASSERT_NEAR(out[i], want[i], 1e-4 * (1 + std::abs(want[i])) * std::sqrt(static_cast<double>(std::max<int64_t>(p.k, 1)))) << "at " << i;
 }
 
 TEST(GemmHostKernel, MatchesTheReferenceAcrossConfigsAndEdges) {
@@ -502,6 +503,18 @@ TEST(GemmHostKernel, MatchesTheReferenceAcrossConfigsAndEdges) {
   aligned.bias_col_stride = 1;
   expect_host_matches_reference(aligned, {32, 64, 8, 2, 2, 4, 2, 4});
   expect_host_matches_reference(aligned, {32, 64, 16, 2, 2, 2, 1, 1});
+}
+
+// ONNX allows an empty K: the product is zero, and the bias and activation remain.
+TEST(GemmHostKernel, EmptyKLeavesTheEpilogue) {
+  GemmProblem p = shape(5, 7, 0);
+  p.has_bias = true;
+  p.bias_col_stride = 1;
+  p.activation = GemmActivation::relu;
+  expect_host_matches_reference(p, {8, 8, 8, 1, 2, 1, 2, 1});
+  p.activation = GemmActivation::none;
+  EXPECT_NE(why(p, {8, 8, 8, 1, 2, 1, 2, 2}).find("without K"), std::string::npos);
+  EXPECT_EQ(gemm_space(p).knobs[kSplitK].values, (std::vector<int64_t>{1}));
 }
 
 TEST(GemmHostKernel, RefusesALaunchThatDoesNotMatchItsDefines) {
