@@ -30,7 +30,7 @@ std::string read(const fs::path& path) {
 
 std::string compile_command(const fs::path& source, const fs::path& ptx, const fs::path& log) {
   return std::string(AOE_CUDA_CLANG) + " -x cuda --cuda-device-only --cuda-gpu-arch=sm_80 -nocudainc -nocudalib" +
-         " -Wno-unknown-cuda-version -O3 -include " + AOE_CLANG_CUDA_PRELUDE + " -S -o " + ptx.string() + " " +
+         " -Wno-unknown-cuda-version -Wall -Wextra -O3 -include " + AOE_CLANG_CUDA_PRELUDE + " -S -o " + ptx.string() + " " +
          source.string() + " > " + log.string() + " 2>&1";
 }
 
@@ -143,6 +143,7 @@ TEST(GemmPtx, EverySourceCompilesToPtx) {
     const fs::path source = kWork / (c.name + ".cu"), ptx = kWork / (c.name + ".ptx"), log = kWork / (c.name + ".log");
     std::ofstream(source) << gemm_source(c.problem, c.config);
     ASSERT_EQ(std::system(compile_command(source, ptx, log).c_str()), 0) << read(log);
+    EXPECT_EQ(read(log), "") << "clang warns";
     const std::string text = read(ptx);
     EXPECT_NE(text.find(".entry aoe_gemm("), std::string::npos);
     EXPECT_NE(text.find("bar.sync"), std::string::npos);
