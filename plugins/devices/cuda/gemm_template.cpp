@@ -410,7 +410,11 @@ std::string gemm_source(const GemmProblem& p, const sdk::Config& c) {
       {"ALPHA", real(p.alpha)},
       {"BETA", real(p.beta)},
   };
-  std::string out = "// aoe_gemm: " + p.op + "\n";
+  // The op's name from the model, printable and on one line, for whoever reads the source.
+  std::string name = p.op;
+  for (char& ch : name)
+    if (ch < ' ' || ch > '~') ch = '?';
+  std::string out = "// aoe_gemm: " + name + "\n";
   for (const auto& [name, value] : defines) out += std::string("#define ") + name + " " + value + "\n";
   return out + kKernel;
 }

@@ -57,7 +57,9 @@ sdk::TuningSpace gemm_space(const GemmProblem& problem);
 // with the reason.
 sdk::Measurement gemm_check(const GemmProblem& problem, const sdk::Config& config, const GpuLimits& limits);
 
-// The untuned default; passes gemm_check for the same limits.
+// The untuned default (the rule is at its definition); passes gemm_check
+// for the limits of any CUDA GPU (256 threads and 24 KiB of shared memory
+// a block are all it needs).
 sdk::Config gemm_default(const GemmProblem& problem, const GpuLimits& limits);
 
 // The whole source NVRTC compiles: #define lines for the problem and the
