@@ -83,7 +83,7 @@ Epilogue read_epilogue(const std::string& who, const sdk::OpTask& task) {
 // The element strides of `addend` broadcast to `out` (batch dims, then rows
 // and cols), 0 where it is broadcast; its batch dims must be all 1 or all
 // the output's, so that one stride steps through them.
-void set_bias(GemmProblem& p, const std::string& who, const Shape& addend, const Shape& out) {
+void set_bias(GemmProblem& p, const std::string& who, size_t input, const Shape& addend, const Shape& out) {
   if (addend.size() > out.size()) unsupported(who, "addend " + text(addend) + " has more dims than the output " + text(out));
   const Shape s = align_rank(addend, out.size());
   for (size_t d = 0; d < s.size(); ++d)
@@ -91,6 +91,7 @@ void set_bias(GemmProblem& p, const std::string& who, const Shape& addend, const
   const size_t rank = s.size();
   const int64_t cols = s[rank - 1], rows = s[rank - 2];
   p.has_bias = true;
+  p.bias_input = static_cast<int>(input);
   p.bias_col_stride = cols == 1 ? 0 : 1;
   p.bias_row_stride = rows == 1 ? 0 : cols;
   const Shape batch(s.begin(), s.end() - 2), out_batch(out.begin(), out.end() - 2);
@@ -124,10 +125,10 @@ void read_gemm(GemmProblem& p, const sdk::OpTask& task, const std::string& who, 
   const bool has_c = anchor_inputs == 3 && beta != 0.0f;
   if (has_c && e.addends) unsupported(who, "adds both C and a fused Add; the epilogue reads one addend");
   if (has_c) {
-    set_bias(p, who, task.inputs[2].shape, out);
+    set_bias(p, who, 2, task.inputs[2].shape, out);
     p.beta = beta;
   } else if (e.addends) {
-    set_bias(p, who, task.inputs[anchor_inputs].shape, out);
+    set_bias(p, who, anchor_inputs, task.inputs[anchor_inputs].shape, out);
   }
 }
 
@@ -176,7 +177,7 @@ void read_matmul(GemmProblem& p, const sdk::OpTask& task, const std::string& who
     Shape full = out_batch;
     full.push_back(p.m);
     full.push_back(p.n);
-    set_bias(p, who, addend, full);
+    set_bias(p, who, anchor_inputs, addend, full);
   }
   // Batches of A in a row, sharing one B, are one taller product (as the cpu
   // and sim devices fold them): fewer, fuller tiles. The bias must step

@@ -30,6 +30,8 @@ struct GemmProblem {
   // bias is broadcast over, so a per-column vector has strides (0, 0, 1).
   bool has_bias = false;
   int64_t bias_batch_stride = 0, bias_row_stride = 0, bias_col_stride = 0;
+  // The task input the bias is: Gemm's C or the fused Add's operand; -1 without one.
+  int bias_input = -1;
   GemmActivation activation = GemmActivation::none;
 
   int64_t lda() const { return trans_a ? m : k; }

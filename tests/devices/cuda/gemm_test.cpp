@@ -87,6 +87,7 @@ TEST(GemmProblem, BertFeedForwardWithBiasAndGelu) {
   EXPECT_EQ(p.bias_row_stride, 0);
   EXPECT_EQ(p.bias_col_stride, 1);
   EXPECT_EQ(p.beta, 1.0f);
+  EXPECT_EQ(p.bias_input, 2);
   // BERT's erf pattern becomes a Gelu without attributes: the erf form.
   EXPECT_EQ(p.activation, GemmActivation::gelu_erf);
   const nlohmann::json tanh_form = {{"fused_attrs", {nlohmann::json::object(), {{"approximate", "tanh"}}}}};
@@ -158,9 +159,15 @@ TEST(GemmProblem, GemmWithTransBAlphaBetaAndC) {
   EXPECT_EQ(ta.bias_col_stride, 0);
   EXPECT_EQ(ta.activation, GemmActivation::relu);
   // ONNX ignores C when beta is 0.
-  EXPECT_FALSE(gemm_problem(task("Gemm", {{4, 8}, {8, 5}, {5}}, {4, 5}, {}, {{"beta", 0.0}})).has_bias);
-  // A Gemm without C takes a fused Add as its bias.
+  const auto no_c = gemm_problem(task("Gemm", {{4, 8}, {8, 5}, {5}}, {4, 5}, {}, {{"beta", 0.0}}));
+  EXPECT_FALSE(no_c.has_bias);
+  EXPECT_EQ(no_c.bias_input, -1);
+  // A Gemm without C takes a fused Add as its bias; one whose C is ignored reads the Add's operand.
   EXPECT_TRUE(gemm_problem(task("Gemm", {{4, 8}, {8, 5}, {5}}, {4, 5}, {"Add"})).has_bias);
+  const auto after_c = gemm_problem(task("Gemm", {{4, 8}, {8, 5}, {5}, {4, 5}}, {4, 5}, {"Add"}, {{"beta", 0.0}}));
+  EXPECT_EQ(after_c.bias_input, 3);
+  EXPECT_EQ(after_c.bias_row_stride, 5);
+  EXPECT_EQ(after_c.beta, 1.0f);
 }
 
 TEST(GemmProblem, RefusesWhatTheKernelDoesNotTake) {
