@@ -28,8 +28,8 @@ std::string read(const fs::path& path) {
   return text.str();
 }
 
-std::string compile_command(const fs::path& source, const fs::path& ptx, const fs::path& log) {
-  return std::string(AOE_CUDA_CLANG) + " -x cuda --cuda-device-only --cuda-gpu-arch=sm_80 -nocudainc -nocudalib" +
+std::string compile_command(const fs::path& source, const fs::path& ptx, const fs::path& log, const std::string& arch = "sm_80") {
+  return std::string(AOE_CUDA_CLANG) + " -x cuda --cuda-device-only --cuda-gpu-arch=" + arch + " -nocudainc -nocudalib" +
          " -Wno-unknown-cuda-version -Wall -Wextra -O3 -include " + AOE_CLANG_CUDA_PRELUDE + " -S -o " + ptx.string() + " " +
          source.string() + " > " + log.string() + " 2>&1";
 }
@@ -156,6 +156,19 @@ TEST(GemmPtx, EverySourceCompilesToPtx) {
     const auto act = c.problem.activation;
     EXPECT_EQ(text.find("__nv_erff") != std::string::npos, act == GemmActivation::gelu_erf);
     EXPECT_EQ(text.find("__nv_tanhf") != std::string::npos, act == GemmActivation::gelu_tanh);
+  }
+}
+
+// NVRTC compiles for the GPU at hand: the source asks nothing of a newer one.
+TEST(GemmPtx, CompilesForEachArchitecture) {
+  if (const auto why = clang_missing(); !why.empty()) GTEST_SKIP() << why;
+  GemmProblem p = with_epilogue(problem(130, 260, 68), GemmActivation::gelu_erf);
+  const sdk::Config c = cfg(64, 64, 16, 4, 4, 4, 2, 1);
+  for (const std::string arch : {"sm_60", "sm_70", "sm_75", "sm_86", "sm_90"}) {
+    const fs::path source = kWork / ("arch_" + arch + ".cu"), ptx = kWork / ("arch_" + arch + ".ptx"),
+                   log = kWork / ("arch_" + arch + ".log");
+    std::ofstream(source) << gemm_source(p, c);
+    EXPECT_EQ(std::system(compile_command(source, ptx, log, arch).c_str()), 0) << arch << ": " << read(log);
   }
 }
 
