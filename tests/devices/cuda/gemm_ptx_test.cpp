@@ -150,7 +150,9 @@ TEST(GemmPtx, EverySourceCompilesToPtx) {
     // Sums, fetched vectors and fragments all live in registers.
     EXPECT_EQ(text.find(".local"), std::string::npos) << "an array spilled to local memory";
     const int64_t vw = c.config[kVectorWidth];
-    if (vw > 1) EXPECT_NE(text.find(".v" + std::to_string(vw) + ".f32"), std::string::npos) << "no vector load";
+    if (vw > 1) {
+      EXPECT_NE(text.find(".v" + std::to_string(vw) + ".f32"), std::string::npos) << "no vector load";
+    }
     const bool atomics = text.find("atom.global.add.f32") != std::string::npos || text.find("red.global.add.f32") != std::string::npos;
     EXPECT_EQ(atomics, c.config[kSplitK] > 1);
     const auto act = c.problem.activation;
