@@ -86,13 +86,19 @@ TEST_F(RealNvrtcSources, OnlyTheFaultyProblemsCompileFaultFailsToCompile) {
   }
 }
 
-TEST_F(RealNvrtcSources, BenchmarkHubsConvolutionCompiles) {
+// Its conditions let through a few configs whose shared tile passes 48 KiB:
+// ptxas refuses them, as the A100 recording's 6 compile failures show.
+TEST_F(RealNvrtcSources, BenchmarkHubsConvolutionCompilesButWhereItsTileOverflowsSharedMemory) {
   const char* data = std::getenv("AOE_KERNEL_TUNER_DATA");
   if (!data || !*data) GTEST_SKIP() << "AOE_KERNEL_TUNER_DATA is not set";
+  size_t compiled = 0, total = 0;
   for (auto& c : compile_problem(*pool_, fs::path(data) / "kernels" / "convolution_milo.json", 12)) {
     const Compiled& r = c.result.get();
-    EXPECT_TRUE(r.ok) << r.log;
+    ++total;
+    compiled += r.ok;
+    if (!r.ok) EXPECT_NE(r.log.find("uses too much shared data"), std::string::npos) << r.log;
   }
+  EXPECT_GT(compiled, total / 2);
 }
 
 TEST_F(RealNvrtcSources, TheGemmTemplateCompilesOverItsSpace) {
