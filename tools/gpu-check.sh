@@ -10,7 +10,8 @@
 # non-zero when any check failed. AOE_KERNEL_TUNER_DATA, when set, is a
 # folder holding benchmark_hub's problems (kernels/convolution_milo.json
 # and kernels/dedispersion_milo.json with their sources): they are tuned
-# live as well.
+# live as well. AOE_GPU_CHECK_MODEL names another model than
+# models/bert_layer.onnx for the GEMM check.
 set -u
 out=${1:?usage: gpu-check.sh OUTDIR}
 here=${AOE_GPU_BUNDLE:-$(cd "$(dirname "$0")" && pwd)}
@@ -101,9 +102,11 @@ print(f"{sys.argv[2]}: {len(cache)} configs recorded ({len(timed)} timed), optim
 PY
 }
 
+# The plugin's row and, under it, the GPU it opened (or why it could not).
 listed() {
   "$host" plugins >listing.txt || return 1
-  grep -E '^cuda ' listing.txt | tee -a "$figures" | grep -qv unavailable
+  grep -A1 -E '^cuda ' listing.txt | tee -a "$figures" >row.txt
+  grep -q '^cuda ' row.txt && ! grep -q unavailable row.txt
 }
 
 faults() {
@@ -112,9 +115,11 @@ faults() {
   statuses 0=ok 1=build_failed 2=run_failed 3=timeout 4=run_failed 5=wrong_result
 }
 
-bert() {
-  "$host" --plugin opat --device cuda --model "$here/models/bert_layer.onnx" --result_file result.json || return 1
-  python3 -c "import json; print('bert_layer GEMMs:', json.load(open('result.json'))[1]['OPAT']['repo_summary'])" >>"$figures"
+gemms() {
+  model=${AOE_GPU_CHECK_MODEL:-$here/models/bert_layer.onnx}
+  "$host" --plugin opat --device cuda --model "$model" --result_file result.json || return 1
+  python3 -c "import json, sys; print(sys.argv[1], 'GEMMs:', json.load(open('result.json'))[1]['OPAT']['repo_summary'])" \
+    "$(basename "$model")" >>"$figures"
 }
 
 fresh listing
@@ -132,8 +137,8 @@ if [ -n "${AOE_KERNEL_TUNER_DATA:-}" ]; then
   check "dedispersion_milo tuned live" \
     tune dedispersion_kernel "{\"problem\": \"$AOE_KERNEL_TUNER_DATA/kernels/dedispersion_milo.json\"}" --budget 64
 fi
-fresh bert
-check "OPAT on bert_layer's GEMMs" bert
+fresh gemms
+check "OPAT on a model's GEMMs" gemms
 
 echo "figures in $figures; log in $log"
 [ "$failed" -eq 0 ]
