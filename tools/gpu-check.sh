@@ -84,21 +84,55 @@ record_and_replay() {
   problem=$1
   kernel=$2
   name=$3
+  started=$(python3 -c 'import time; print(time.time())')
   tune "$kernel" "{\"problem\": \"$problem\", \"cachefile\": \"$out/$name.json\", \"max_seconds\": 0.2}" \
     --searcher exhaustive --budget 1000000 --warm_start false || return 1
+  wall_s=$(python3 -c "import time; print(time.time() - $started)")
   printf '{"op": "%s"}' "$kernel" >op.json
   "$host" --plugin opat --device replay --device_options "{\"cachefile\": \"$out/$name.json\", \"kernel\": \"$problem\"}" \
     --singleop op.json --searcher exhaustive --budget 1000000 --warm_start false --result_file replay.json || return 1
   same_best || return 1
-  python3 - "$out/$name.json" "$name" >>"$figures" <<'PY'
-import json, statistics, sys
+  python3 - "$out/$name.json" "$name" "$wall_s" "${AOE_KERNEL_TUNER_DATA:-}" >>"$figures" <<'PY'
+import glob, gzip, json, statistics, sys
 cache = json.load(open(sys.argv[1]))["cache"]
 timed = [e for e in cache.values() if isinstance(e["time"], (int, float))]
-spent = sum(e.get("compile_time", 0) + e.get("benchmark_time", 0) for e in cache.values()) / 1000
 best = min(e["time"] for e in timed)
 print(f"{sys.argv[2]}: {len(cache)} configs recorded ({len(timed)} timed), optimum {best:.4f} ms, "
-      f"median {statistics.median(e['time'] for e in timed):.4f} ms, "
-      f"compile + benchmark {spent / len(cache):.3f} s per config")
+      f"median {statistics.median(e['time'] for e in timed):.4f} ms; "
+      f"the exhaustive run took {float(sys.argv[3]) / len(cache):.4f} s of wall time per config")
+# Kernel Tuner's own cost per config on benchmark_hub's recordings of the same problem.
+for hub in sorted(glob.glob(f"{sys.argv[4]}/{sys.argv[2]}_*.json.gz")) if sys.argv[4] else []:
+    entries = json.load(gzip.open(hub))["cache"].values()
+    cost = [sum(e.get(k, 0) for k in ("compile_time", "benchmark_time", "framework_time", "verification_time")) / 1000
+            for e in entries]
+    print(f"  Kernel Tuner on {hub.split('/')[-1]}: {statistics.mean(cost):.3f} s per config "
+          f"({statistics.mean(cost) / (float(sys.argv[3]) / len(cache)):.1f}x aoe's)")
+PY
+  search_on_recording "$problem" "$kernel" "$name"
+}
+
+# The default searcher on the recording, 25 seeds at a budget of 5% of its
+# timed configs: the best found over the recording's optimum, median and worst.
+search_on_recording() {
+  problem=$1
+  kernel=$2
+  name=$3
+  budget=$(python3 -c "import json, sys; c = json.load(open(sys.argv[1]))['cache'].values(); print(max(1, len([e for e in c if isinstance(e['time'], (int, float))]) // 20))" "$out/$name.json")
+  printf '{"op": "%s"}' "$kernel" >op.json
+  for seed in $(seq 1 25); do
+    rm -rf bank
+    "$host" --plugin opat --device replay --device_options "{\"cachefile\": \"$out/$name.json\", \"kernel\": \"$problem\"}" \
+      --singleop op.json --budget "$budget" --seed "$seed" --warm_start false --result_file "search_$seed.json" || return 1
+  done
+  python3 - "$out/$name.json" "$name" "$budget" >>"$figures" <<'PY'
+import glob, json, statistics, sys
+cache = json.load(open(sys.argv[1]))["cache"]
+optimum = min(e["time"] for e in cache.values() if isinstance(e["time"], (int, float)))
+found = [json.load(open(f))[1]["OPAT"]["opat_tuned_operators"][0]["performance_after_tune(us)"] / 1000
+         for f in glob.glob("search_*.json")]
+ratios = sorted(optimum / t for t in found)
+print(f"  default searcher on the recording, {len(found)} seeds, budget {sys.argv[3]}: "
+      f"optimum / best found median {statistics.median(ratios):.3f}, worst {ratios[0]:.3f}")
 PY
 }
 
