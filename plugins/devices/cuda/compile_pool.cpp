@@ -383,10 +383,6 @@ class Server {
   std::map<int, Running> running_;  // by the read end of the worker's pipe
 };
 
-}  // namespace
-
-namespace {
-
 // The server forked, or -1 when fork failed or the server's first
 // allocations after it never finished: a lock that another thread of the
 // caller held at the fork (the allocator's, under a sanitizer) stays held in
