@@ -19,6 +19,7 @@
 
 #include "aoe/sdk/op_task.h"
 #include "aoe/sdk/atomic_file.h"
+#include "cachefile_writer.h"
 #include "sim_device.h"
 #include "soc_files.h"
 
@@ -57,45 +58,38 @@ ordered_json values_of(const aoe::sdk::Knob& knob) {
   return out;
 }
 
-std::string key_of(const TuningSpace& space, const Config& c) {
-  std::string key;
-  for (size_t k = 0; k < c.size(); ++k) {
-    const auto shown = space.knobs[k].display(c[k]);
-    key += (k ? "," : "") + (shown.is_string() ? shown.get<std::string>() : shown.dump());
-  }
-  return key;
+// A config's values as the cachefile writes them.
+std::vector<nlohmann::json> config_values(const TuningSpace& space, const Config& c) {
+  std::vector<nlohmann::json> out;
+  for (size_t k = 0; k < c.size(); ++k) out.push_back(space.knobs[k].display(c[k]));
+  return out;
 }
 
-// One cache entry: the parameters, the time in ms with its repeats, and what
-// the recording took (the simulator's build and timing, in ms of this machine).
-ordered_json entry(const TuningSpace& space, const Config& c, aoe::sdk::DeviceTask& task) {
-  ordered_json e;
-  for (size_t k = 0; k < c.size(); ++k) e[space.knobs[k].name] = ordered_json(space.knobs[k].display(c[k]));
+// One config's record: the time in ms with its repeats, and what the
+// recording took (the simulator's build and timing, in ms of this machine).
+aoe::replay::Record measure(const TuningSpace& space, const Config& c, aoe::sdk::DeviceTask& task) {
+  using aoe::replay::Outcome;
+  aoe::replay::Record r;
+  r.values = config_values(space, c);
   const auto start = std::chrono::steady_clock::now();
   auto built = task.build(c);
   const auto built_at = std::chrono::steady_clock::now();
   const auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+  r.compile_ms = ms(start, built_at);
   if (!built.candidate) {
-    e["time"] = "CompilationFailedConfig";
-    e["compile_time"] = ms(start, built_at);
-    return e;
+    r.outcome = Outcome::compile_failed;
+    return r;
   }
   aoe::sdk::MeasureOptions options;
   const auto m = task.measure({built.candidate.get()}, options).at(0);
-  const auto measured_at = std::chrono::steady_clock::now();
+  r.benchmark_ms = ms(built_at, std::chrono::steady_clock::now());
   if (!m.ok()) {
-    e["time"] = "RuntimeFailedConfig";
-  } else {
-    e["time"] = m.time_us / 1000;
-    e["times"] = ordered_json::array();
-    for (uint32_t r = 0; r < std::max<uint32_t>(m.repeats, 1); ++r) e["times"].push_back(m.time_us / 1000);
+    r.outcome = Outcome::runtime_failed;
+    return r;
   }
-  e["compile_time"] = ms(start, built_at);
-  e["benchmark_time"] = ms(built_at, measured_at);
-  e["framework_time"] = 0.0;
-  e["verification_time"] = 0.0;
-  e["strategy_time"] = 0;
-  return e;
+  r.time_ms = m.time_us / 1000;
+  r.times_ms.assign(std::max<uint32_t>(m.repeats, 1), r.time_ms);
+  return r;
 }
 
 ordered_json description(const Options& o, const TuningSpace& space, const std::string& kernel) {
@@ -128,35 +122,26 @@ int record(const Options& o) {
     throw std::runtime_error("the space of " + op.op_type + " has " + std::to_string(space.size()) +
                              " configs, more than --max-configs");
 
-  ordered_json doc;
-  doc["device_name"] = soc_version;
-  doc["kernel_name"] = op.op_type;
-  doc["problem_size"] = op.inputs.empty() ? ordered_json::array() : ordered_json(op.inputs[0].shape);
-  doc["tune_params_keys"] = ordered_json::array();
-  doc["tune_params"] = ordered_json::object();
+  aoe::replay::Cachefile header;
+  header.device_name = soc_version;
+  header.kernel_name = op.op_type;
+  header.problem_size = op.inputs.empty() ? nlohmann::json::array() : nlohmann::json(op.inputs[0].shape);
   for (const auto& knob : space.knobs) {
-    doc["tune_params_keys"].push_back(knob.name);
-    doc["tune_params"][knob.name] = values_of(knob);
+    header.keys.push_back(knob.name);
+    header.domains.emplace_back();
+    for (auto v : knob.values) header.domains.back().push_back(knob.display(v));
   }
-  if (o.layout == "current") doc["objective"] = "time";
-  doc["cache"] = ordered_json::object();
-  // The cache is written entry by entry, in the walk's order: an ordered
-  // object of that many keys would cost a search per insertion.
-  std::string cache;
-  size_t recorded = 0;
-  // Kernel Tuner records only the configs its restrictions allow: the device's check is the restriction.
-  aoe::sdk::for_each_config(space, [&](const Config& c) {
-    if (!task->check(c).ok()) return;
-    cache += (recorded ? ",\n" : "\n") + ordered_json(key_of(space, c)).dump() + ": " + entry(space, c, *task).dump();
-    ++recorded;
-  });
-  std::string text = doc.dump();
-  text.insert(text.size() - 2, cache + "\n");  // into the "cache":{} that closes the document
+  header.objective = o.layout == "current" ? "time" : "";
 
   fs::create_directories(o.out);
   const fs::path cachefile = o.out / (o.name + "_" + o.soc + ".json");
-  aoe::sdk::write_atomically(cachefile, text + "\n");
-  std::printf("wrote %s: %zu of %.0f configs of %s on %s\n", cachefile.string().c_str(), recorded, space.size(),
+  aoe::replay::CachefileWriter writer(cachefile, std::move(header));
+  // Kernel Tuner records only the configs its restrictions allow: the device's check is the restriction.
+  aoe::sdk::for_each_config(space, [&](const Config& c) {
+    if (task->check(c).ok()) writer.add(measure(space, c, *task));
+  });
+  writer.save();
+  std::printf("wrote %s: %zu of %.0f configs of %s on %s\n", cachefile.string().c_str(), writer.size(), space.size(),
               op.op_type.c_str(), soc_version.c_str());
   if (o.layout == "current") {
     const fs::path kernel = o.out / (o.name + ".kernel.json");

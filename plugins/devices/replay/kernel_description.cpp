@@ -18,10 +18,8 @@ class Reader {
     KernelDescription out;
     out.path = file_;
     if (!doc.is_object()) fail("is not a kernel description: its top level is not an object");
-    if (doc.contains("General") && doc["General"].is_object())
-      out.benchmark_name = doc["General"].value("BenchmarkName", "");
-    if (doc.contains("KernelSpecification") && doc["KernelSpecification"].is_object())
-      out.kernel_name = doc["KernelSpecification"].value("KernelName", "");
+    out.benchmark_name = name_in(doc, "General", "BenchmarkName");
+    out.kernel_name = name_in(doc, "KernelSpecification", "KernelName");
     const json& space = object(doc, "ConfigurationSpace");
     const json& params = space.contains("TuningParameters") ? space["TuningParameters"] : json();
     if (!params.is_array() || params.empty()) fail("has no ConfigurationSpace.TuningParameters");
@@ -40,6 +38,13 @@ class Reader {
  private:
   [[noreturn]] void fail(const std::string& why) const {
     throw Error(StatusCode::invalid_argument, "kernel description " + file_.string() + " " + why);
+  }
+
+  // section.key when it is a string, else empty: those who need it check it.
+  static std::string name_in(const json& doc, const char* section, const char* key) {
+    if (!doc.contains(section) || !doc[section].is_object() || !doc[section].contains(key)) return {};
+    const json& v = doc[section][key];
+    return v.is_string() ? v.get<std::string>() : std::string();
   }
 
   const json& object(const json& doc, const char* name) const {
@@ -89,6 +94,10 @@ std::vector<std::string> KernelDescription::names() const {
 
 KernelDescription read_kernel_description(const std::filesystem::path& file) {
   return Reader(file).read(read_json_file(file));
+}
+
+KernelDescription read_kernel_description(const nlohmann::ordered_json& doc, const std::filesystem::path& file) {
+  return Reader(file).read(doc);
 }
 
 }  // namespace aoe::replay

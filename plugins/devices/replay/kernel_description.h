@@ -32,5 +32,7 @@ struct KernelDescription {
 
 // Every error names the file, and the parameter or condition at fault.
 KernelDescription read_kernel_description(const std::filesystem::path& file);
+// The same from the file's already-parsed document: a T1 problem holds one.
+KernelDescription read_kernel_description(const nlohmann::ordered_json& doc, const std::filesystem::path& file);
 
 }  // namespace aoe::replay

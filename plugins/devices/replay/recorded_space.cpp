@@ -22,69 +22,26 @@ std::string joined(const std::vector<std::string>& names) {
   return out;
 }
 
-bool all_integers(const std::vector<json>& values) {
-  return std::all_of(values.begin(), values.end(), [](const json& v) { return v.is_number_integer(); });
+// The description's parameters when there is one, else the cachefile's.
+ParameterSpace parameters_of(const Cachefile& cache, const std::optional<KernelDescription>& kernel) {
+  if (!kernel) return ParameterSpace(cache.keys, cache.domains);
+  const auto names = kernel->names();
+  if (std::set<std::string>(names.begin(), names.end()) != std::set<std::string>(cache.keys.begin(), cache.keys.end()))
+    throw Error(StatusCode::invalid_argument, "kernel description " + kernel->path.string() + " has parameters " +
+                                                  joined(names) + " but cachefile " + cache.path.string() +
+                                                  " records " + joined(cache.keys));
+  return ParameterSpace(*kernel);
 }
-
-std::string label(const json& v) { return v.is_string() ? v.get<std::string>() : v.is_boolean() ? (v.get<bool>() ? "True" : "False") : v.dump(); }
 
 }  // namespace
 
 RecordedSpace::RecordedSpace(Cachefile cache, std::optional<KernelDescription> kernel)
-    : cache_(std::move(cache)), kernel_(std::move(kernel)) {
-  std::vector<std::string> names = cache_.keys;
-  std::vector<std::vector<json>> domains = cache_.domains;
-  if (kernel_) {
-    names = kernel_->names();
-    domains.clear();
-    for (const auto& p : kernel_->parameters) domains.push_back(p.values);
-    if (std::set<std::string>(names.begin(), names.end()) != std::set<std::string>(cache_.keys.begin(), cache_.keys.end()))
-      throw Error(StatusCode::invalid_argument, "kernel description " + kernel_->path.string() + " has parameters " +
-                                                    joined(names) + " but cachefile " + cache_.path.string() +
-                                                    " records " + joined(cache_.keys));
-  }
-  for (const auto& name : names)
+    : cache_(std::move(cache)), kernel_(std::move(kernel)), parameters_(parameters_of(cache_, kernel_)),
+      space_(parameters_.space()) {
+  for (const auto& name : parameters_.names())
     cache_column_.push_back(static_cast<size_t>(std::find(cache_.keys.begin(), cache_.keys.end(), name) - cache_.keys.begin()));
-  build_knobs(names, domains);
   index_records();
   pick_default();
-}
-
-void RecordedSpace::build_knobs(const std::vector<std::string>& names, const std::vector<std::vector<json>>& domains) {
-  for (size_t k = 0; k < names.size(); ++k) {
-    Axis axis;
-    sdk::Knob knob;
-    if (all_integers(domains[k])) {
-      std::vector<int64_t> values;
-      for (const auto& v : domains[k]) values.push_back(v.get<int64_t>());
-      std::sort(values.begin(), values.end());
-      values.erase(std::unique(values.begin(), values.end()), values.end());
-      knob = {names[k], sdk::KnobTag::schedule, sdk::DomainKind::integer, values, {}};
-      for (int64_t v : values) axis.by_text[json(v).dump()] = v;
-    } else {
-      std::vector<std::string> labels;
-      for (const auto& v : domains[k]) {
-        if (axis.by_text.count(v.dump())) continue;
-        axis.by_text[v.dump()] = static_cast<int64_t>(labels.size());
-        labels.push_back(label(v));
-        axis.numbers.push_back(v.is_number_integer() ? Number::of(v.get<int64_t>())
-                               : v.is_number()       ? Number::of(v.get<double>())
-                               : v.is_boolean()      ? Number::of(int64_t{v.get<bool>()})
-                                                     : Number{});
-        axis.numeric.push_back(v.is_number() || v.is_boolean());
-      }
-      knob = sdk::Knob::categorical(names[k], sdk::KnobTag::schedule, labels);
-    }
-    space_.knobs.push_back(std::move(knob));
-    axes_.push_back(std::move(axis));
-  }
-  if (!kernel_) return;
-  for (const auto& c : kernel_->conditions)
-    for (size_t k : c.uses())
-      if (std::find(axes_[k].numeric.begin(), axes_[k].numeric.end(), false) != axes_[k].numeric.end())
-        throw Error(StatusCode::invalid_argument, "kernel description " + kernel_->path.string() + ": condition \"" +
-                                                      c.text() + "\" reads parameter '" + names[k] +
-                                                      "', whose values are not all numbers");
 }
 
 void RecordedSpace::index_records() {
@@ -101,7 +58,7 @@ void RecordedSpace::index_records() {
     const auto config = config_of(r);
     if (!config) continue;
     index_.emplace(*config, i);
-    if (r.outcome == Outcome::timed && r.time_ms < best && !broken_condition(*config)) {
+    if (r.outcome == Outcome::timed && r.time_ms < best && !parameters_.broken_condition(*config)) {
       best = r.time_ms;
       optimum_ = i;
     }
@@ -117,13 +74,13 @@ void RecordedSpace::pick_default() {
     Config config;
     for (size_t k = 0; k < kernel_->parameters.size() && why_not.empty(); ++k) {
       const auto& p = kernel_->parameters[k];
-      const auto it = p.default_value ? axes_[k].by_text.find(p.default_value->dump()) : axes_[k].by_text.end();
+      const auto value = p.default_value ? parameters_.knob_value(k, *p.default_value) : std::nullopt;
       if (!p.default_value)
         why_not = "gives '" + p.name + "' no Default";
-      else if (it == axes_[k].by_text.end())
+      else if (!value)
         why_not = "of '" + p.name + "' is not among its Values";
       else
-        config.push_back(it->second);
+        config.push_back(*value);
     }
     if (why_not.empty()) {
       const Measurement verdict = check(config);
@@ -156,31 +113,13 @@ const Record* RecordedSpace::record(const Config& config) const {
 }
 
 std::optional<Config> RecordedSpace::config_of(const Record& record) const {
-  Config config;
-  for (size_t k = 0; k < axes_.size(); ++k) {
-    const auto it = axes_[k].by_text.find(record.values[cache_column_[k]].dump());
-    if (it == axes_[k].by_text.end()) return std::nullopt;
-    config.push_back(it->second);
-  }
-  return config;
-}
-
-const Condition* RecordedSpace::broken_condition(const Config& config) const {
-  if (!kernel_) return nullptr;
-  std::vector<Number> values;
-  values.reserve(config.size());
-  for (size_t k = 0; k < config.size(); ++k)
-    values.push_back(space_.knobs[k].kind == sdk::DomainKind::categorical ? axes_[k].numbers[static_cast<size_t>(config[k])]
-                                                                          : Number::of(config[k]));
-  for (const auto& c : kernel_->conditions)
-    if (!c.holds(values)) return &c;
-  return nullptr;
+  std::vector<json> values;
+  for (size_t column : cache_column_) values.push_back(record.values[column]);
+  return parameters_.config_of(values);
 }
 
 Measurement RecordedSpace::check(const Config& config) const {
-  if (!space_.in_domain(config)) return Measurement::failed(ResultStatus::invalid, "a value lies outside its knob's domain");
-  if (const Condition* broken = broken_condition(config))
-    return Measurement::failed(ResultStatus::invalid, "breaks condition \"" + broken->text() + "\"");
+  if (Measurement verdict = parameters_.check(config); !verdict.ok()) return verdict;
   const Record* r = record(config);
   if (!r) return Measurement::failed(ResultStatus::invalid, "not recorded in " + cache_.path.filename().string());
   if (r->outcome == Outcome::invalid)
@@ -192,7 +131,7 @@ RecordedSpace::Disagreements RecordedSpace::constraint_disagreements() const {
   Disagreements out;
   if (!kernel_) return out;
   sdk::for_each_config(space_, [&](const Config& c) {
-    const bool accepted = broken_condition(c) == nullptr;
+    const bool accepted = parameters_.broken_condition(c) == nullptr;
     const Record* r = record(c);
     if (accepted && !r) ++out.accepted_unrecorded;
     if (accepted && r && r->outcome == Outcome::invalid) ++out.accepted_recorded_invalid;

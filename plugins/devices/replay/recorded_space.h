@@ -13,6 +13,7 @@
 #include "aoe/sdk/tuning_space.h"
 #include "cachefile.h"
 #include "kernel_description.h"
+#include "parameter_space.h"
 
 namespace aoe::replay {
 
@@ -26,6 +27,7 @@ class RecordedSpace {
   RecordedSpace(Cachefile cache, std::optional<KernelDescription> kernel);
 
   const sdk::TuningSpace& space() const { return space_; }
+  const ParameterSpace& parameters() const { return parameters_; }
   const Cachefile& cachefile() const { return cache_; }
   const std::optional<KernelDescription>& kernel() const { return kernel_; }
 
@@ -59,23 +61,13 @@ class RecordedSpace {
   Disagreements constraint_disagreements() const;
 
  private:
-  // How one parameter's values map to its knob's values.
-  struct Axis {
-    std::map<std::string, int64_t> by_text;  // a value's JSON text -> the knob value
-    std::vector<Number> numbers;              // by position in the knob: what conditions see
-    std::vector<bool> numeric;
-  };
-
-  void build_knobs(const std::vector<std::string>& names, const std::vector<std::vector<nlohmann::json>>& domains);
   void index_records();
   void pick_default();
-  // The first condition the config breaks, or nullptr.
-  const Condition* broken_condition(const sdk::Config& config) const;
 
   Cachefile cache_;
   std::optional<KernelDescription> kernel_;
-  sdk::TuningSpace space_;
-  std::vector<Axis> axes_;
+  ParameterSpace parameters_;
+  sdk::TuningSpace space_;  // parameters_'s, with the default config
   std::vector<size_t> cache_column_;  // knob -> position in the cachefile's tune_params_keys
   std::map<sdk::Config, size_t> index_;
   Counts counts_;

@@ -1,7 +1,9 @@
-#include "condition.h"
+#include "expression.h"
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 
@@ -14,10 +16,10 @@ using sdk::StatusCode;
 
 enum class Op { add, sub, mul, div, floordiv, mod, pow, neg, pos, not_, and_, or_, lt, le, gt, ge, eq, ne };
 
-struct Condition::Node {
-  enum class Kind { constant, parameter, unary, binary, compare, logic } kind;
+struct Expression::Node {
+  enum class Kind { constant, variable, unary, binary, compare, logic } kind;
   Number value;                              // constant
-  size_t slot = 0;                           // parameter
+  size_t slot = 0;                           // variable
   Op op = Op::add;                           // unary, binary, logic
   std::vector<std::unique_ptr<Node>> args;   // operands, left to right
   std::vector<Op> comparisons;               // compare: between args[i] and args[i + 1]
@@ -25,7 +27,7 @@ struct Condition::Node {
 
 namespace {
 
-using Node = Condition::Node;
+using Node = Expression::Node;
 using NodePtr = std::unique_ptr<Node>;
 
 struct Token {
@@ -42,8 +44,8 @@ NodePtr make(Node::Kind kind) {
 
 class Parser {
  public:
-  Parser(const std::string& text, const std::vector<std::string>& parameters, const std::string& where)
-      : text_(text), parameters_(parameters), where_(where) {
+  Parser(const std::string& text, const ExpressionNames& names, const std::string& where, const std::string& what)
+      : text_(text), names_(names), where_(where), what_(what) {
     tokenize();
   }
 
@@ -61,7 +63,7 @@ class Parser {
 
  private:
   [[noreturn]] void fail(const std::string& what, size_t column) const {
-    throw Error(StatusCode::invalid_argument, where_ + ": cannot parse condition \"" + text_ + "\": " + what +
+    throw Error(StatusCode::invalid_argument, where_ + ": cannot parse " + what_ + " \"" + text_ + "\": " + what +
                                                   " at column " + std::to_string(column));
   }
 
@@ -206,11 +208,15 @@ class Parser {
         n->value = Number::of(int64_t{t.text == "True"});
         return n;
       }
-      if (peek().text == "(") fail("calls such as '" + t.text + "(...)' are not supported", t.column);
-      const auto it = std::find(parameters_.begin(), parameters_.end(), t.text);
-      if (it == parameters_.end()) fail("'" + t.text + "' is not a tuning parameter", t.column);
-      auto n = make(Node::Kind::parameter);
-      n->slot = static_cast<size_t>(it - parameters_.begin());
+      if (peek().text == "(") return extreme(t);
+      if (peek().text == "[") return element(t);
+      const auto& variables = names_.variables;
+      const auto it = std::find(variables.begin(), variables.end(), t.text);
+      if (it == variables.end() && names_.domains.count(t.text))
+        fail("'" + t.text + "' has many values here: write max(" + t.text + ") or min(" + t.text + ")", t.column);
+      if (it == variables.end()) fail("'" + t.text + "' is not a tuning parameter", t.column);
+      auto n = make(Node::Kind::variable);
+      n->slot = static_cast<size_t>(it - variables.begin());
       used_.push_back(n->slot);
       return n;
     }
@@ -222,12 +228,55 @@ class Parser {
     fail("unexpected '" + t.text + "'", t.column);
   }
 
+  NodePtr constant(Number value) {
+    auto n = make(Node::Kind::constant);
+    n->value = value;
+    return n;
+  }
+
+  // max(NAME) or min(NAME) over a parameter's values: the only calls.
+  NodePtr extreme(const Token& call) {
+    const bool known = call.text == "max" || call.text == "min";
+    if (!known || names_.domains.empty())
+      fail("calls such as '" + call.text + "(...)' are not supported", call.column);
+    accept("(");
+    const Token name = peek();
+    const auto it = names_.domains.find(name.text);
+    if (name.kind != Token::Kind::name || it == names_.domains.end() || it->second.empty())
+      fail(call.text + "() takes the name of a tuning parameter, not '" + name.text + "'", name.column);
+    ++at_;
+    if (!accept(")")) fail("expected ')' but found '" + peek().text + "'", peek().column);
+    const auto less = [](const Number& a, const Number& b) { return a.real() < b.real(); };
+    const auto& values = it->second;
+    return constant(call.text == "max" ? *std::max_element(values.begin(), values.end(), less)
+                                       : *std::min_element(values.begin(), values.end(), less));
+  }
+
+  // NAME[i] of a sequence, i a literal index.
+  NodePtr element(const Token& name) {
+    const auto it = names_.sequences.find(name.text);
+    if (it == names_.sequences.end()) fail("'" + name.text + "' cannot be indexed", name.column);
+    accept("[");
+    const Token index = peek();
+    const size_t size = it->second.size();
+    if (index.kind != Token::Kind::number || index.text.find_first_not_of("0123456789") != std::string::npos ||
+        std::strtoull(index.text.c_str(), nullptr, 10) >= size)
+      fail(name.text + " has " + std::to_string(size) + " entries: an index from 0 to " + std::to_string(size - 1) +
+               " is needed, not '" + index.text + "'",
+           index.column);
+    ++at_;
+    if (!accept("]")) fail("expected ']' but found '" + peek().text + "'", peek().column);
+    return constant(it->second[std::strtoull(index.text.c_str(), nullptr, 10)]);
+  }
+
   NodePtr number(const Token& t) {
     auto n = make(Node::Kind::constant);
     const char* s = t.text.c_str();
     char* end = nullptr;
     if (t.text.find_first_of(".eE") == std::string::npos) {
+      errno = 0;
       n->value = Number::of(static_cast<int64_t>(std::strtoll(s, &end, 10)));
+      if (errno == ERANGE) fail("'" + t.text + "' is past 64-bit integers", t.column);
     } else {
       n->value = Number::of(std::strtod(s, &end));
     }
@@ -236,8 +285,9 @@ class Parser {
   }
 
   const std::string& text_;
-  const std::vector<std::string>& parameters_;
+  const ExpressionNames& names_;
   const std::string& where_;
+  const std::string& what_;
   std::vector<Token> tokens_;
   size_t at_ = 0;
   std::vector<size_t> used_;
@@ -246,12 +296,13 @@ class Parser {
 // Evaluates as Python does for ints and floats.
 class Evaluator {
  public:
-  Evaluator(const std::vector<Number>& values, const std::string& text) : values_(values), text_(text) {}
+  Evaluator(const std::vector<Number>& values, const std::string& text, const std::string& what)
+      : values_(values), text_(text), what_(what) {}
 
   Number eval(const Node& n) const {
     switch (n.kind) {
       case Node::Kind::constant: return n.value;
-      case Node::Kind::parameter: return values_.at(n.slot);
+      case Node::Kind::variable: return values_.at(n.slot);
       case Node::Kind::unary: return unary(n.op, eval(*n.args[0]));
       case Node::Kind::binary: return binary(n.op, eval(*n.args[0]), eval(*n.args[1]));
       case Node::Kind::compare: return compare(n);
@@ -262,7 +313,14 @@ class Evaluator {
 
  private:
   [[noreturn]] void fail(const std::string& what) const {
-    throw Error(StatusCode::invalid_argument, "condition \"" + text_ + "\": " + what);
+    throw Error(StatusCode::invalid_argument, what_ + " \"" + text_ + "\": " + what);
+  }
+
+  // Python's ints are unbounded: past 64 bits the expression is refused, not wrapped.
+  [[noreturn]] void too_big() const { fail("an integer past 64 bits"); }
+  int64_t checked(bool overflowed, int64_t v) const {
+    if (overflowed) too_big();
+    return v;
   }
 
   static Number boolean(bool b) { return Number::of(int64_t{b}); }
@@ -270,15 +328,18 @@ class Evaluator {
   Number unary(Op op, Number a) const {
     if (op == Op::not_) return boolean(!a.truthy());
     if (op == Op::pos) return a;
+    if (a.is_int && a.i == INT64_MIN) too_big();
     return a.is_int ? Number::of(-a.i) : Number::of(-a.f);
   }
 
   Number binary(Op op, Number a, Number b) const {
     const bool ints = a.is_int && b.is_int;
+    int64_t r = 0;
+    if (ints && a.i == INT64_MIN && b.i == -1 && (op == Op::floordiv || op == Op::mod)) too_big();
     switch (op) {
-      case Op::add: return ints ? Number::of(a.i + b.i) : Number::of(a.real() + b.real());
-      case Op::sub: return ints ? Number::of(a.i - b.i) : Number::of(a.real() - b.real());
-      case Op::mul: return ints ? Number::of(a.i * b.i) : Number::of(a.real() * b.real());
+      case Op::add: return ints ? Number::of(checked(__builtin_add_overflow(a.i, b.i, &r), r)) : Number::of(a.real() + b.real());
+      case Op::sub: return ints ? Number::of(checked(__builtin_sub_overflow(a.i, b.i, &r), r)) : Number::of(a.real() - b.real());
+      case Op::mul: return ints ? Number::of(checked(__builtin_mul_overflow(a.i, b.i, &r), r)) : Number::of(a.real() * b.real());
       case Op::div:
         if (b.real() == 0) fail("division by zero");
         return Number::of(a.real() / b.real());
@@ -293,7 +354,7 @@ class Evaluator {
       case Op::mod:
         if (b.real() == 0) fail("integer division or modulo by zero");
         if (ints) {
-          int64_t r = a.i % b.i;
+          r = a.i % b.i;
           if (r != 0 && ((r < 0) != (b.i < 0))) r += b.i;
           return Number::of(r);
         } else {
@@ -303,8 +364,10 @@ class Evaluator {
         }
       case Op::pow:
         if (ints && b.i >= 0) {
-          int64_t r = 1;
-          for (int64_t k = 0; k < b.i; ++k) r *= a.i;
+          if (a.i == 0 || a.i == 1) return Number::of(b.i == 0 ? int64_t{1} : a.i);
+          if (a.i == -1) return Number::of(b.i % 2 ? int64_t{-1} : int64_t{1});
+          r = 1;  // |a| >= 2 overflows within 63 steps
+          for (int64_t k = 0; k < b.i; ++k) checked(__builtin_mul_overflow(r, a.i, &r), r);
           return Number::of(r);
         }
         if (a.real() == 0 && b.real() < 0) fail("zero to a negative power");
@@ -352,21 +415,24 @@ class Evaluator {
 
   const std::vector<Number>& values_;
   const std::string& text_;
+  const std::string& what_;
 };
 
 }  // namespace
 
-Condition::Condition(std::string text, const std::vector<std::string>& parameters, const std::string& where)
-    : text_(std::move(text)) {
-  Parser parser(text_, parameters, where);
+Expression::Expression(std::string text, const ExpressionNames& names, const std::string& where, const std::string& what)
+    : text_(std::move(text)), where_(where), what_(what) {
+  Parser parser(text_, names, where, what_);
   root_ = parser.parse();
   uses_ = parser.uses();
 }
 
-Condition::~Condition() = default;
-Condition::Condition(Condition&&) noexcept = default;
-Condition& Condition::operator=(Condition&&) noexcept = default;
+Expression::~Expression() = default;
+Expression::Expression(Expression&&) noexcept = default;
+Expression& Expression::operator=(Expression&&) noexcept = default;
 
-bool Condition::holds(const std::vector<Number>& values) const { return Evaluator(values, text_).eval(*root_).truthy(); }
+Number Expression::evaluate(const std::vector<Number>& values) const {
+  return Evaluator(values, text_, where_ + ": " + what_).eval(*root_);
+}
 
 }  // namespace aoe::replay

@@ -1,0 +1,61 @@
+#include "gemm_plan.h"
+
+#include "cpu_op.h"
+#include "evaluate.h"
+#include "gemm_template.h"
+#include "host_cpu.h"
+
+namespace aoe::cuda {
+namespace {
+
+std::string bytes_of(const std::vector<float>& values) {
+  return {reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float)};
+}
+
+ArgumentData buffer(std::string name, std::string bytes, bool output = false) {
+  ArgumentData a;
+  a.name = std::move(name);
+  a.bytes = std::move(bytes);
+  a.output = output;
+  return a;
+}
+
+}  // namespace
+
+GpuLimits gpu_limits_of(const nlohmann::json& p) {
+  GpuLimits limits;
+  const auto take = [&](const char* key, int& into) {
+    if (p.contains(key) && p[key].is_number_integer() && p[key].get<int>() > 0) into = p[key].get<int>();
+  };
+  take("max_threads_per_block", limits.max_threads_per_block);
+  take("max_shared_bytes_per_block", limits.max_shared_bytes_per_block);
+  take("max_registers_per_block", limits.max_registers_per_block);
+  take("warp_size", limits.warp_size);
+  take("multiprocessors", limits.multiprocessors);
+  return limits;
+}
+
+std::vector<std::string> gemm_epilogue_op_types() { return {"Add", "Relu", "Gelu"}; }
+
+GemmPlan::GemmPlan(const sdk::OpTask& task, const GpuLimits& limits, const CudaOptions& options)
+    : problem_(gemm_problem(task)), limits_(limits), space_(gemm_space(problem_)) {
+  space_.default_config = gemm_default(problem_, limits_);
+  // The cpu device's reference kernel gives the inputs and the outputs to match.
+  static const cpu::HostCpu host = cpu::detect_host_cpu();
+  const auto reference = cpu::make_op(task, host);
+  const cpu::TaskData data = cpu::make_task_data(*reference, options.seed);
+  arguments_.push_back(buffer("A", bytes_of(data.inputs.at(0))));
+  arguments_.push_back(buffer("B", bytes_of(data.inputs.at(1))));
+  // Without a bias the kernel never reads it; a float keeps the pointer valid.
+  arguments_.push_back(buffer("bias", problem_.has_bias ? bytes_of(data.inputs.at(2)) : std::string(sizeof(float), '\0')));
+  arguments_.push_back(buffer("C", std::string(data.expected.at(0).size() * sizeof(float), '\0'), true));
+  expected_ = bytes_of(data.expected.at(0));
+}
+
+sdk::Measurement GemmPlan::check(const sdk::Config& config) const { return gemm_check(problem_, config, limits_); }
+
+std::string GemmPlan::source(const sdk::Config& config) const { return gemm_source(problem_, config); }
+
+LaunchGeometry GemmPlan::launch(const sdk::Config& config) const { return gemm_launch(problem_, config); }
+
+}  // namespace aoe::cuda
