@@ -65,10 +65,10 @@ struct CudaDevice::Recording {
     } catch (const std::exception&) {  // a destructor reports nothing; the last periodic save stands
     }
   }
-  void add(const nlohmann::json& values, const sdk::Measurement& m, const std::vector<double>& times_ms,
+  void add(const std::vector<nlohmann::json>& values, const sdk::Measurement& m, const std::vector<double>& times_ms,
            double compile_ms) {
     replay::Record r;
-    for (const auto& [name, value] : values.items()) r.values.push_back(value);
+    r.values = values;
     r.outcome = outcome_of(m.status);
     r.times_ms = times_ms;
     r.time_ms = m.time_us / 1000;
@@ -122,7 +122,7 @@ CudaDevice::CudaDevice(const sdk::CreateArgs& args) : context_(std::make_shared<
       throw sdk::Error(sdk::StatusCode::invalid_argument,
                        "cuda device option 'cachefile' records a Kernel Tuner problem: give 'problem' as well");
     recording_ = std::make_shared<Recording>(o.cachefile, cachefile_header());
-    context_->record = [recording = recording_](const nlohmann::json& values, const sdk::Measurement& m,
+    context_->record = [recording = recording_](const std::vector<nlohmann::json>& values, const sdk::Measurement& m,
                                                 const std::vector<double>& times, double compile_ms) {
       recording->add(values, m, times, compile_ms);
     };

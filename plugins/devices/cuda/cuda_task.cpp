@@ -64,7 +64,7 @@ void CudaTask::prepare_setup() {
 
 void CudaTask::take_reference(const sdk::MeasureOptions& options) {
   const sdk::Config config = plan_->default_config();
-  const Compiled compiled = compile(config).get();  // a copy: the future, a temporary, owns what get() refers to
+  const Compiled compiled = compile(config).get();
   std::vector<double> times;
   const sdk::Measurement m =
       compiled.ok ? run(config, compiled, options, true, times)

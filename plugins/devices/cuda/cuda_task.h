@@ -26,7 +26,7 @@ struct CudaContext {
   std::string architecture;  // sm_XY of the GPU, for NVRTC
   // Called with every config measured: its values, its result, the times
   // and what compiling it took. Set when the device records a cachefile.
-  std::function<void(const nlohmann::json& values, const sdk::Measurement& result, const std::vector<double>& times_ms,
+  std::function<void(const std::vector<nlohmann::json>& values, const sdk::Measurement& result, const std::vector<double>& times_ms,
                      double compile_ms)>
       record;
   std::mutex record_mutex;

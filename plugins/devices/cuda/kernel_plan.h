@@ -40,8 +40,8 @@ class KernelPlan {
   virtual std::vector<ArgumentData> arguments() const = 0;
   // The outputs' expected bytes, in argument order; none: the default config's outputs are the reference.
   virtual std::optional<std::string> expected_outputs() const = 0;
-  // The config as named values, for records: {"block_size_x": 128, ...}.
-  virtual nlohmann::json values(const sdk::Config& config) const = 0;
+  // The config's parameter values in the knobs' order, for records.
+  virtual std::vector<nlohmann::json> values(const sdk::Config& config) const = 0;
   virtual double atol() const { return -1; }  // < 0: the device's
 };
 

@@ -63,6 +63,4 @@ std::vector<ArgumentData> T1Plan::arguments() const {
   return out;
 }
 
-nlohmann::json T1Plan::values(const sdk::Config& config) const { return space_.describe(config); }
-
 }  // namespace aoe::cuda

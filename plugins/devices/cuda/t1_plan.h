@@ -27,7 +27,7 @@ class T1Plan final : public KernelPlan {
   std::string kernel_name() const override { return problem_->kernel_name; }
   std::vector<ArgumentData> arguments() const override;
   std::optional<std::string> expected_outputs() const override { return std::nullopt; }
-  nlohmann::json values(const sdk::Config& config) const override;
+  std::vector<nlohmann::json> values(const sdk::Config& config) const override { return space_.values(config); }
 
  private:
   sdk::Config first_valid_default() const;

@@ -10,7 +10,7 @@
 
 namespace aoe::cuda_double {
 
-// Object-like `#define NAME VALUE` lines; function-like macros are skipped.
+// Object-like `#define NAME VALUE` lines, the first of each name; function-like macros are skipped.
 Defines parse_defines(const std::string& source);
 
 // The names declared __constant__: the last identifier before `[`, `=` or `;`.

@@ -29,7 +29,7 @@ std::string read(const fs::path& path) {
   return text.str();
 }
 
-const std::string kFlags = " -std=c++20 -O1 -g -pthread -fno-strict-aliasing -fsanitize=address,undefined -fno-sanitize-recover=all";
+const std::string kFlags = " -std=c++20 -O0 -g -pthread -fno-strict-aliasing -fsanitize=address,undefined -fno-sanitize-recover=all";
 
 // Compiles the harness for `source` and `launch` into `exe`; the log holds clang's output.
 bool build(const std::string& source, const LaunchGeometry& launch, const fs::path& exe, const fs::path& log) {
