@@ -151,8 +151,7 @@ TEST_F(CudaHost, ParallelCompilesMatchEachResultToItsConfig) {
                                  {"compile_workers", workers}},
                                 {{"AOE_CUDA_DOUBLE_COMPILE_MS", "20"}}, {"--warm_start", "false"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    const json cache = read_json(cachefile);  // named: a range-for keeps only its last temporary alive
-    for (const auto& [key, entry] : cache["cache"].items()) by_workers[workers][key] = entry["time"].dump();
+    for (const auto& [key, entry] : read_json(cachefile)["cache"].items()) by_workers[workers][key] = entry["time"].dump();
     for (const auto& f : result_files()) fs::remove(f);
   }
   EXPECT_EQ(by_workers[1], by_workers[4]);
