@@ -91,6 +91,7 @@ sdk::Measurement CudaTask::run(const sdk::Config& config, const Compiled& compil
                  {"flush_l2", o.flush_l2},
                  {"check", true},
                  {"keep_as_reference", keep_as_reference},
+                 {"zero_outputs", plan_->zeroes_outputs(config)},
                  {"rtol", o.rtol},
                  {"atol", plan_->atol() >= 0 ? plan_->atol() : o.atol}},
                 compiled.cubin};

@@ -47,7 +47,7 @@ GemmPlan::GemmPlan(const sdk::OpTask& task, const GpuLimits& limits, const CudaO
   arguments_.push_back(buffer("A", bytes_of(data.inputs.at(0))));
   arguments_.push_back(buffer("B", bytes_of(data.inputs.at(1))));
   // Without a bias the kernel never reads it; a float keeps the pointer valid.
-  arguments_.push_back(buffer("bias", problem_.has_bias ? bytes_of(data.inputs.at(2)) : std::string(sizeof(float), '\0')));
+  arguments_.push_back(buffer("bias", problem_.has_bias ? bytes_of(data.inputs.at(problem_.bias_input)) : std::string(sizeof(float), '\0')));
   arguments_.push_back(buffer("C", std::string(data.expected.at(0).size() * sizeof(float), '\0'), true));
   expected_ = bytes_of(data.expected.at(0));
 }

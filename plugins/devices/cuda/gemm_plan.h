@@ -12,6 +12,7 @@
 #include "aoe/sdk/op_task.h"
 #include "cuda_options.h"
 #include "gemm_problem.h"
+#include "gemm_template.h"
 #include "gpu_limits.h"
 #include "kernel_plan.h"
 
@@ -40,6 +41,8 @@ class GemmPlan final : public KernelPlan {
   std::vector<nlohmann::json> values(const sdk::Config& config) const override { return {config.begin(), config.end()}; }
   // fp32 sums of K products in another order than the double-precision reference.
   double atol() const override { return 1e-3; }
+  // split_k blocks add their partial sums into C.
+  bool zeroes_outputs(const sdk::Config& config) const override { return gemm_zeroes_output(config); }
 
  private:
   GemmProblem problem_;

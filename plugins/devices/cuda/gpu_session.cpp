@@ -277,7 +277,11 @@ struct GpuSession::State {
                                                         " bytes, the argument " + std::to_string(a.initial.size()));
       check(cu->cuMemcpyHtoD_v2(symbol, a.initial.data(), a.initial.size()), "cuMemcpyHtoD (constant memory)");
     }
+    const bool zero_outputs = h.value("zero_outputs", false);
     const auto launch = [&] {
+      if (zero_outputs)
+        for (const auto& a : arguments)
+          if (a.output) check(cu->cuMemsetD8_v2(a.pointer, 0, a.initial.size()), "cuMemsetD8 (outputs)");
       check(cu->cuLaunchKernel(function, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared, nullptr,
                                params.data(), nullptr),
             "cuLaunchKernel");

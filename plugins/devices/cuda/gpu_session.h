@@ -6,7 +6,7 @@
 //              initial bytes one after another       -> ok | error
 //   reference  {}, blob: the outputs' expected bytes -> ok
 //   run        {kernel, grid, block, shared_bytes, timing..., check,
-//               keep_as_reference, flush_l2, rtol, atol}, blob: the cubin
+//               keep_as_reference, zero_outputs, flush_l2, rtol, atol}, blob: the cubin
 //                                                    -> result {status, message, times_ms, ...},
 //              blob: the outputs when keep_as_reference
 // A CUDA error that loses the context ends the worker after its reply: the

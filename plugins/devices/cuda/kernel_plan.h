@@ -43,6 +43,9 @@ class KernelPlan {
   // The config's parameter values in the knobs' order, for records.
   virtual std::vector<nlohmann::json> values(const sdk::Config& config) const = 0;
   virtual double atol() const { return -1; }  // < 0: the device's
+  // Whether the outputs are zeroed before every launch (timed with it): a
+  // kernel that adds into them needs it.
+  virtual bool zeroes_outputs(const sdk::Config&) const { return false; }
 };
 
 }  // namespace aoe::cuda
