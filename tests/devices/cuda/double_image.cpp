@@ -31,7 +31,8 @@ Defines parse_defines(const std::string& source) {
     size_t end = 0;
     while (end < t.size() && ident_char(t[end])) ++end;
     if (end == 0 || (end < t.size() && t[end] == '(')) continue;
-    defines.emplace(t.substr(0, end), trim(t.substr(end)));  // the first is the config's: kernel files keep fallbacks under #ifndef
+    // The first is the config's: kernel files keep fallbacks under #ifndef.
+    defines.emplace(t.substr(0, end), trim(t.substr(end)));
   }
   return defines;
 }
