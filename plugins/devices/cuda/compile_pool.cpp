@@ -383,31 +383,52 @@ class Server {
   std::map<int, Running> running_;  // by the read end of the worker's pipe
 };
 
-}  // namespace
-
-CompilePool::CompilePool(std::filesystem::path nvrtc_library, unsigned workers, double timeout_s)
-    : workers_(std::max(1u, workers)) {
-  int fds[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
-    throw sdk::Error(sdk::StatusCode::internal,
-                     std::string("cannot make a socket for the compile server: ") + std::strerror(errno));
-  // The one fork from the caller: the server allocates after it, as any forked child does.
+// The server forked, or -1 when fork failed or the server's first
+// allocations after it never finished: a lock that another thread of the
+// caller held at the fork (the allocator's, under a sanitizer) stays held in
+// the child for good.
+pid_t start_server(int fds[2], const std::filesystem::path& library, unsigned workers, double timeout_s) {
   const pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    throw sdk::Error(sdk::StatusCode::internal, std::string("cannot fork the compile server: ") + std::strerror(errno));
-  }
+  if (pid < 0) return pid;
   if (pid == 0) {
     close_all_but(fds[1]);
     // NVRTC crashing leaves no core file behind.
     const rlimit no_core{0, 0};
     setrlimit(RLIMIT_CORE, &no_core);
-    Server(fds[1], nvrtc_library, workers_, timeout_s).run();
+    Server server(fds[1], library, workers, timeout_s);
+    if (!send_all(fds[1], "R")) _exit(0);
+    server.run();
   }
-  close(fds[1]);
-  socket_ = fds[0];
-  server_ = pid;
+  pollfd p{fds[0], POLLIN, 0};
+  int polled = 0;
+  while ((polled = poll(&p, 1, 10 * 1000)) < 0 && errno == EINTR) {
+  }
+  char ready = 0;
+  if (polled == 1 && read(fds[0], &ready, 1) == 1 && ready == 'R') return pid;
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  return -1;
+}
+
+}  // namespace
+
+CompilePool::CompilePool(std::filesystem::path nvrtc_library, unsigned workers, double timeout_s)
+    : workers_(std::max(1u, workers)) {
+  for (int attempt = 0; attempt < 3 && server_ < 0; ++attempt) {
+    int fds[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+      throw sdk::Error(sdk::StatusCode::internal,
+                       std::string("cannot make a socket for the compile server: ") + std::strerror(errno));
+    server_ = start_server(fds, nvrtc_library, workers_, timeout_s);
+    close(fds[1]);
+    if (server_ >= 0)
+      socket_ = fds[0];
+    else
+      close(fds[0]);
+  }
+  if (server_ < 0)
+    throw sdk::Error(sdk::StatusCode::internal,
+                     "the NVRTC compile server did not start: fork failed, or the server hung after it");
   reader_ = std::thread([this] { read_results(); });
 }
 

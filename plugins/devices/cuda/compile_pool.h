@@ -44,7 +44,8 @@ class CompilePool {
   CompilePool(const CompilePool&) = delete;
   CompilePool& operator=(const CompilePool&) = delete;
 
-  // Returns at once; at most workers() compiles run at a time, in the order submitted.
+  // Returns at once; at most workers() compiles run at a time, in the order
+  // submitted. get() refers into the future: keep the future while using it.
   std::shared_future<Compiled> submit(CompileJob job);
   unsigned workers() const { return workers_; }
 

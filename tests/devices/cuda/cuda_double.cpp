@@ -4,7 +4,9 @@
 // NVRTC "compiles" a source into a record of its kernels, `#define NAME
 // VALUE` lines and __constant__ symbols; a launch runs the host kernel
 // registered under the kernel's name (host_kernel.h) and advances the
-// context's virtual clock by that kernel's time, which events read.
+// context's virtual clock by that kernel's time, which events read. This
+// file is the driver and NVML; nvrtc_double.cpp the NVRTC, double_image.h
+// what a "cubin" holds, double_config.h the settings and fault rules.
 //
 // Environment (the driver reads it at cuInit, NVRTC at each compile):
 //   AOE_CUDA_DOUBLE_DEVICES     devices there are (default 1; 0: cuInit gives CUDA_ERROR_NO_DEVICE)
@@ -43,8 +45,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -54,182 +54,37 @@
 #include <memory>
 #include <mutex>
 #include <set>
-#include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "cuda_api.h"
+#include "double_config.h"
+#include "double_image.h"
 #include "host_kernel_registry.h"
 
 #define CUDA_DOUBLE_EXPORT __attribute__((visibility("default")))
 extern "C" {
 #define CUDA_DOUBLE_DECLARE(name, ret, params) CUDA_DOUBLE_EXPORT ret name params;
 AOE_CUDA_DRIVER_ENTRY_POINTS(CUDA_DOUBLE_DECLARE)
-AOE_NVRTC_ENTRY_POINTS(CUDA_DOUBLE_DECLARE)
 AOE_NVML_ENTRY_POINTS(CUDA_DOUBLE_DECLARE)
 #undef CUDA_DOUBLE_DECLARE
 }
 
-using aoe::cuda_double::HostKernel;
-using aoe::cuda_double::HostLaunch;
-using Defines = std::map<std::string, std::string>;
+using namespace aoe::cuda_double;
 
 namespace {
 
 constexpr CUresult kInvalidContext = 201;
 constexpr CUresult kInvalidHandle = 400;
 constexpr CUresult kUnknown = 999;
-constexpr nvrtcResult kNvrtcInvalidInput = 3, kNvrtcInvalidProgram = 4, kNvrtcNoNameAfterCompile = 8,
-                      kNvrtcNoLoweredBeforeCompile = 9, kNvrtcNameNotValid = 10;
 constexpr nvmlReturn_t kNvmlUninitialized = 1, kNvmlInvalidArgument = 2, kNvmlNotFound = 6;
 
 constexpr size_t kConstantBytes = 64 * 1024;
 constexpr int kMaxThreads = 1024;
 constexpr int kSharedPerBlock = 48 * 1024;
 constexpr int kSharedOptIn = 227 * 1024;
-constexpr const char* kCubinMagic = "AOE-CUDA-DOUBLE-CUBIN 1";
-
-std::string env(const char* name, const char* fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? v : fallback;
-}
-
-uint64_t fnv1a(const std::string& text) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-
-struct Fault {
-  std::string kind;
-  Defines when;  // every pair must match
-  std::string text;
-};
-
-std::vector<Fault> parse_faults(const std::string& spec) {
-  std::vector<Fault> faults;
-  std::stringstream rules(spec);
-  for (std::string rule; std::getline(rules, rule, ';');) {
-    if (rule.empty()) continue;
-    Fault f;
-    f.text = rule;
-    const auto at = rule.find('@');
-    f.kind = rule.substr(0, at);
-    if (at != std::string::npos) {
-      std::stringstream pairs(rule.substr(at + 1));
-      for (std::string pair; std::getline(pairs, pair, ',');) {
-        const auto eq = pair.find('=');
-        if (eq != std::string::npos) f.when[pair.substr(0, eq)] = pair.substr(eq + 1);
-      }
-    }
-    faults.push_back(std::move(f));
-  }
-  return faults;
-}
-
-// The first rule of `kind` whose pairs the defines all hold; nullptr when none.
-const Fault* fault_for(const std::vector<Fault>& faults, const std::string& kind, const Defines& defines) {
-  for (const auto& f : faults) {
-    if (f.kind != kind) continue;
-    bool match = true;
-    for (const auto& [name, value] : f.when) {
-      const auto it = defines.find(name);
-      match = match && it != defines.end() && it->second == value;
-    }
-    if (match) return &f;
-  }
-  return nullptr;
-}
-
-[[noreturn]] void hang_forever() {
-  for (;;) pause();
-}
-
-// ---- NVRTC's view of a source ----
-
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  const auto e = s.find_last_not_of(" \t\r");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
-
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-// Object-like `#define NAME VALUE` lines; function-like macros are skipped.
-Defines parse_defines(const std::string& source) {
-  Defines defines;
-  std::stringstream lines(source);
-  for (std::string line; std::getline(lines, line);) {
-    std::string t = trim(line);
-    if (t.empty() || t[0] != '#') continue;
-    t = trim(t.substr(1));
-    if (t.rfind("define", 0) != 0 || t.size() < 7 || !std::isspace(static_cast<unsigned char>(t[6]))) continue;
-    t = trim(t.substr(6));
-    size_t end = 0;
-    while (end < t.size() && ident_char(t[end])) ++end;
-    if (end == 0 || (end < t.size() && t[end] == '(')) continue;
-    defines.emplace(t.substr(0, end), trim(t.substr(end)));  // the first is the config's: kernel files keep fallbacks under #ifndef
-  }
-  return defines;
-}
-
-// The names declared __constant__: the last identifier before `[`, `=` or `;`.
-std::vector<std::string> parse_constants(const std::string& source) {
-  std::vector<std::string> names;
-  const std::string keyword = "__constant__";
-  for (size_t at = source.find(keyword); at != std::string::npos; at = source.find(keyword, at + 1)) {
-    const size_t end = source.find_first_of("[=;", at + keyword.size());
-    if (end == std::string::npos) break;
-    size_t e = end;
-    while (e > at && !ident_char(source[e - 1])) --e;
-    size_t b = e;
-    while (b > at && ident_char(source[b - 1])) --b;
-    if (b < e && b >= at + keyword.size()) names.push_back(source.substr(b, e - b));
-  }
-  return names;
-}
-
-struct Image {
-  std::vector<std::string> kernels, constants, options;
-  Defines defines;
-};
-
-std::string write_image(const Image& image) {
-  std::string out = std::string(kCubinMagic) + "\n";
-  for (const auto& k : image.kernels) out += "kernel " + k + "\n";
-  for (const auto& [n, v] : image.defines) out += "define " + n + " " + v + "\n";
-  for (const auto& c : image.constants) out += "constant " + c + "\n";
-  for (const auto& o : image.options) out += "option " + o + "\n";
-  return out;
-}
-
-bool read_image(const char* bytes, Image& image) {
-  const size_t magic = std::strlen(kCubinMagic);
-  if (std::strncmp(bytes, kCubinMagic, magic) != 0 || bytes[magic] != '\n') return false;
-  std::stringstream lines(bytes + magic + 1);
-  for (std::string line; std::getline(lines, line);) {
-    const auto space = line.find(' ');
-    const std::string kind = line.substr(0, space), rest = space == std::string::npos ? "" : line.substr(space + 1);
-    if (kind == "kernel") image.kernels.push_back(rest);
-    if (kind == "constant") image.constants.push_back(rest);
-    if (kind == "option") image.options.push_back(rest);
-    if (kind == "define") {
-      const auto s = rest.find(' ');
-      image.defines[rest.substr(0, s)] = s == std::string::npos ? "" : rest.substr(s + 1);
-    }
-  }
-  return true;
-}
 
 }  // namespace
-
-struct _nvrtcProgram {
-  std::string source, name, log, cubin;
-  std::vector<std::string> expressions;
-  bool compiled = false;
-  bool cubin_available = false;
-};
 
 struct CUfunc_st {
   CUmod_st* module = nullptr;
@@ -779,139 +634,6 @@ CUresult cuEventDestroy_v2(CUevent event) {
   if (!event) return CUDA_ERROR_INVALID_VALUE;
   delete event;
   return gate(d);
-}
-
-// ---- NVRTC ----
-
-nvrtcResult nvrtcVersion(int* major, int* minor) {
-  if (!major || !minor) return kNvrtcInvalidInput;
-  *major = 13;
-  *minor = 0;
-  return NVRTC_SUCCESS;
-}
-
-const char* nvrtcGetErrorString(nvrtcResult result) {
-  static const char* const names[] = {"NVRTC_SUCCESS",
-                                      "NVRTC_ERROR_OUT_OF_MEMORY",
-                                      "NVRTC_ERROR_PROGRAM_CREATION_FAILURE",
-                                      "NVRTC_ERROR_INVALID_INPUT",
-                                      "NVRTC_ERROR_INVALID_PROGRAM",
-                                      "NVRTC_ERROR_INVALID_OPTION",
-                                      "NVRTC_ERROR_COMPILATION",
-                                      "NVRTC_ERROR_BUILTIN_OPERATION_FAILURE",
-                                      "NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION",
-                                      "NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION",
-                                      "NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID",
-                                      "NVRTC_ERROR_INTERNAL_ERROR"};
-  return result >= 0 && result < static_cast<int>(std::size(names)) ? names[result] : "NVRTC_ERROR unknown";
-}
-
-nvrtcResult nvrtcCreateProgram(nvrtcProgram* program, const char* source, const char* name, int header_count,
-                               const char* const* headers, const char* const* include_names) {
-  (void)headers;
-  (void)include_names;
-  if (!program || !source || header_count < 0) return kNvrtcInvalidInput;
-  *program = new _nvrtcProgram{source, name ? name : "default_program", "", "", {}, false, false};
-  return NVRTC_SUCCESS;
-}
-
-nvrtcResult nvrtcDestroyProgram(nvrtcProgram* program) {
-  if (!program || !*program) return kNvrtcInvalidProgram;
-  delete *program;
-  *program = nullptr;
-  return NVRTC_SUCCESS;
-}
-
-nvrtcResult nvrtcAddNameExpression(nvrtcProgram program, const char* name_expression) {
-  if (!program) return kNvrtcInvalidProgram;
-  if (!name_expression || !*name_expression) return kNvrtcInvalidInput;
-  if (program->compiled) return kNvrtcNoNameAfterCompile;
-  program->expressions.emplace_back(name_expression);
-  return NVRTC_SUCCESS;
-}
-
-nvrtcResult nvrtcCompileProgram(nvrtcProgram program, int option_count, const char* const* options) {
-  if (!program) return kNvrtcInvalidProgram;
-  if (option_count < 0 || (option_count > 0 && !options)) return kNvrtcInvalidInput;
-  const Defines defines = parse_defines(program->source);
-  const auto faults = parse_faults(env("AOE_CUDA_DOUBLE_FAULTS", ""));
-  if (const double ms = std::atof(env("AOE_CUDA_DOUBLE_COMPILE_MS", "0").c_str()); ms > 0) {
-    const double scale = 0.25 + 1.5 * static_cast<double>(fnv1a(program->source) % 1000) / 1000.0;
-    std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms * scale));
-  }
-  if (fault_for(faults, "compile_crash", defines)) std::abort();
-  if (fault_for(faults, "compile_hang", defines)) hang_forever();
-
-  Image image;
-  image.defines = defines;
-  image.constants = parse_constants(program->source);
-  image.kernels = program->expressions;
-  bool real_architecture = true;
-  for (int i = 0; i < option_count; ++i) {
-    const std::string o = options[i] ? options[i] : "";
-    if (o.find('\n') != std::string::npos) return NVRTC_ERROR_INVALID_OPTION;
-    if (o.rfind("--gpu-architecture=compute_", 0) == 0 || o.rfind("-arch=compute_", 0) == 0)
-      real_architecture = false;
-    image.options.push_back(o);
-  }
-  program->compiled = true;
-  program->log.clear();
-  if (const Fault* f = fault_for(faults, "compile_error", defines)) {
-    program->log = program->name + "(1): error: injected by the CUDA test double's fault rule \"" + f->text + "\"\n";
-    return NVRTC_ERROR_COMPILATION;
-  }
-  for (const auto& e : program->expressions)
-    if (!aoe::cuda_double::find_host_kernel(e))
-      program->log += program->name + ": error: no host kernel is registered for \"" + e +
-                      "\" in the CUDA test double (tests/devices/cuda/host_kernels_*.cpp)\n";
-  if (!program->log.empty()) return NVRTC_ERROR_COMPILATION;
-  program->cubin = write_image(image);
-  program->cubin_available = real_architecture;
-  return NVRTC_SUCCESS;
-}
-
-nvrtcResult nvrtcGetLoweredName(nvrtcProgram program, const char* name_expression, const char** lowered) {
-  if (!program) return kNvrtcInvalidProgram;
-  if (!program->compiled) return kNvrtcNoLoweredBeforeCompile;
-  if (!name_expression || !lowered) return kNvrtcInvalidInput;
-  // The lowered name is the expression itself: extern "C" names are, and
-  // the double finds a template's host kernel by the name before its arguments.
-  for (const auto& e : program->expressions)
-    if (e == name_expression) {
-      *lowered = e.c_str();
-      return NVRTC_SUCCESS;
-    }
-  return kNvrtcNameNotValid;
-}
-
-nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram program, size_t* bytes) {
-  if (!program) return kNvrtcInvalidProgram;
-  if (!bytes) return kNvrtcInvalidInput;
-  *bytes = program->log.size() + 1;
-  return NVRTC_SUCCESS;
-}
-
-nvrtcResult nvrtcGetProgramLog(nvrtcProgram program, char* log) {
-  if (!program) return kNvrtcInvalidProgram;
-  if (!log) return kNvrtcInvalidInput;
-  std::memcpy(log, program->log.c_str(), program->log.size() + 1);
-  return NVRTC_SUCCESS;
-}
-
-nvrtcResult nvrtcGetCUBINSize(nvrtcProgram program, size_t* bytes) {
-  if (!program) return kNvrtcInvalidProgram;
-  if (!bytes) return kNvrtcInvalidInput;
-  // As NVRTC: a compile for a virtual architecture (compute_XY) has PTX only.
-  if (!program->compiled || program->cubin.empty() || !program->cubin_available) return kNvrtcInvalidInput;
-  *bytes = program->cubin.size() + 1;
-  return NVRTC_SUCCESS;
-}
-
-nvrtcResult nvrtcGetCUBIN(nvrtcProgram program, char* cubin) {
-  if (!program) return kNvrtcInvalidProgram;
-  if (!cubin || !program->compiled || program->cubin.empty() || !program->cubin_available) return kNvrtcInvalidInput;
-  std::memcpy(cubin, program->cubin.c_str(), program->cubin.size() + 1);
-  return NVRTC_SUCCESS;
 }
 
 // ---- NVML ----
