@@ -318,9 +318,11 @@ class Evaluator {
 
   // Python's ints are unbounded: past 64 bits the expression is refused, not wrapped.
   [[noreturn]] void too_big() const { fail("an integer past 64 bits"); }
-  int64_t checked(bool overflowed, int64_t v) const {
+  // `result` by reference: it is read after the builtin wrote it, whichever
+  // argument the compiler evaluates first (g++ takes the last one first).
+  int64_t checked(bool overflowed, const int64_t& result) const {
     if (overflowed) too_big();
-    return v;
+    return result;
   }
 
   static Number boolean(bool b) { return Number::of(int64_t{b}); }

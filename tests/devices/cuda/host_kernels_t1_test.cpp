@@ -30,15 +30,6 @@ std::map<std::string, HostKernel>& registry() {
 
 void register_host_kernel(const std::string& name, HostKernel kernel) { registry()[name] = std::move(kernel); }
 
-int64_t HostLaunch::define_int(const std::string& name) const {
-  const auto it = defines.find(name);
-  if (it == defines.end()) throw std::runtime_error("no #define " + name);
-  size_t used = 0;
-  const int64_t v = std::stoll(it->second, &used);
-  if (used != it->second.size()) throw std::runtime_error("#define " + name + " " + it->second + " is not an integer");
-  return v;
-}
-
 }  // namespace aoe::cuda_double
 
 namespace aoe::cuda {
