@@ -48,9 +48,9 @@ class MeasurementLog {
       line["time_us"] = m.time_us;
       line["repeats"] = m.repeats;
       line["noise"] = m.noise;
-    } else {
-      line["message"] = m.message;
     }
+    // A failure's reason; for a timing, what the device adds (a GPU's clock and temperature).
+    if (!m.ok() || !m.message.empty()) line["message"] = m.message;
     std::lock_guard<std::mutex> lock(mutex_);
     out_ << line.dump() << '\n';
     out_.flush();

@@ -102,6 +102,8 @@ TEST_F(CudaHost, EveryFaultIsTheCandidatesResultAndTheRunGoesOn) {
     message_by_fault[fault] = m.value("message", "");
   }
   EXPECT_EQ(status_by_fault[0], std::set<std::string>{"ok"});
+  // Each timing says the clock and temperature NVML read as it ran.
+  EXPECT_NE(message_by_fault[0].find("sm clock 1980 MHz, 40 C"), std::string::npos) << message_by_fault[0];
   EXPECT_EQ(status_by_fault[1], std::set<std::string>{"build_failed"});
   EXPECT_NE(message_by_fault[1].find("compile_error"), std::string::npos) << message_by_fault[1];
   EXPECT_EQ(status_by_fault[2], std::set<std::string>{"run_failed"});
