@@ -11,7 +11,9 @@
 # folder holding benchmark_hub's problems (kernels/convolution_milo.json
 # and kernels/dedispersion_milo.json with their sources): they are tuned
 # live as well. AOE_GPU_CHECK_MODEL names another model than
-# models/bert_layer.onnx for the GEMM check.
+# models/bert_layer.onnx for the GEMM check; AOE_GPU_CHECK_SKIP_GEMM_BENCH
+# leaves out the GEMM shapes timed beside cuBLAS, AOE_GPU_CHECK_GEMM_SHAPES
+# ("MxNxK ...") gives others.
 set -u
 out=${1:?usage: gpu-check.sh OUTDIR}
 here=${AOE_GPU_BUNDLE:-$(cd "$(dirname "$0")" && pwd)}
@@ -156,6 +158,61 @@ gemms() {
     "$(basename "$model")" >>"$figures"
 }
 
+# The GEMM shapes of cpu_gemm_bench (BERT s128/s512 at batch 1 and 8,
+# ResNet-50's, squares to 4096), each tuned by OPAT on the GPU, beside
+# cuBLAS's SGEMM with TF32 off (torch, where this machine has it), timed the
+# same way: CUDA events around each launch, median of repeats after warm-up.
+gemm_shapes=${AOE_GPU_CHECK_GEMM_SHAPES:-"128x768x768 128x3072x768 128x768x3072 512x768x768 1024x768x768 1024x3072x768 4096x768x3072 256x1000x2048 3136x64x576 784x128x1152 512x512x512 1024x1024x1024 2048x2048x2048 4096x4096x4096"}
+gemm_vs_cublas() {
+  for shape in $gemm_shapes; do
+    m=${shape%%x*}
+    rest=${shape#*x}
+    n=${rest%%x*}
+    k=${rest#*x}
+    printf '[{"op": "MatMul", "name": "gemm_%s", "input_desc": [{"shape": [%s, %s], "type": "float32"}, {"shape": [%s, %s], "type": "float32", "const": true}], "output_desc": [{"shape": [%s, %s], "type": "float32"}]}]' \
+      "$shape" "$m" "$k" "$k" "$n" "$m" "$n" >"gemm_$shape.json"
+    "$host" --plugin opat --device cuda --singleop "gemm_$shape.json" --budget 128 --result_file "gemm_$shape.result.json" || return 1
+  done
+  python3 - $gemm_shapes >>"$figures" <<'PY'
+import json, math, statistics, sys
+shapes = sys.argv[1:]
+tuned = {}
+for s in shapes:
+    op = json.load(open(f"gemm_{s}.result.json"))[1]["OPAT"]["opat_tuned_operators"][0]
+    tuned[s] = (op["performance_before_tune(us)"], op["performance_after_tune(us)"])
+cublas = {}
+try:
+    import torch
+    torch.backends.cuda.matmul.allow_tf32 = False
+    for s in shapes:
+        m, n, k = map(int, s.split("x"))
+        a = torch.randn(m, k, device="cuda")
+        b = torch.randn(k, n, device="cuda")
+        for _ in range(10):
+            torch.matmul(a, b)
+        times = []
+        for _ in range(50):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record(); torch.matmul(a, b); end.record(); end.synchronize()
+            times.append(start.elapsed_time(end) * 1000)
+        cublas[s] = statistics.median(times)
+except Exception as e:  # no torch, or no GPU for it: aoe's figures stand alone
+    print(f"cuBLAS not measured: {e}")
+print("GEMM (MxNxK): aoe default us, aoe tuned us, TFLOP/s tuned" + (", cuBLAS us (TF32 off), cuBLAS/aoe" if cublas else ""))
+ratios = []
+for s in shapes:
+    m, n, k = map(int, s.split("x"))
+    before, after = tuned[s]
+    row = f"  {s}: {before:.1f}, {after:.1f}, {2 * m * n * k / after / 1e6:.2f}"
+    if s in cublas:
+        ratios.append(cublas[s] / after)
+        row += f", {cublas[s]:.1f}, {ratios[-1]:.2f}"
+    print(row)
+if ratios:
+    print(f"  geomean cuBLAS time / aoe tuned time: {math.exp(sum(map(math.log, ratios)) / len(ratios)):.2f} (>= 0.8 is the goal)")
+PY
+}
+
 fresh listing
 check "cuda is listed with a GPU" listed
 fresh faults
@@ -173,6 +230,10 @@ if [ -n "${AOE_KERNEL_TUNER_DATA:-}" ]; then
 fi
 fresh gemms
 check "OPAT on a model's GEMMs" gemms
+if [ -z "${AOE_GPU_CHECK_SKIP_GEMM_BENCH:-}" ]; then
+  fresh gemm_vs_cublas
+  check "GEMMs tuned beside cuBLAS" gemm_vs_cublas
+fi
 
 echo "figures in $figures; log in $log"
 [ "$failed" -eq 0 ]
