@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <cctype>
+#include <chrono>
 
 #include "cachefile_writer.h"
 #include "cuda_library.h"

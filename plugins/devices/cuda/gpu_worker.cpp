@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "aoe/sdk/error.h"
@@ -20,6 +21,13 @@ using Clock = std::chrono::steady_clock;
 
 Clock::time_point after(double seconds) {
   return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+// "30 s", "2.5 s": as a user wrote the time-out.
+std::string seconds_text(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g s", seconds);
+  return text;
 }
 
 }  // namespace
@@ -75,7 +83,7 @@ void GpuWorker::start() {
     return;
   }
   std::string why = got == ReadResult::frame ? reply.header.value("message", reply.kind)
-                    : got == ReadResult::overran ? "no answer within " + std::to_string(setup_.open_timeout_s) + " s"
+                    : got == ReadResult::overran ? "no answer within " + seconds_text(setup_.open_timeout_s)
                                                  : death();
   stop();
   throw sdk::Error(sdk::StatusCode::not_found, "cannot open the GPU: " + why);
@@ -113,7 +121,7 @@ Frame GpuWorker::call(uint64_t task, const std::vector<Frame>& setup, const Fram
     if (got == ReadResult::frame) return reply;
     if (got == ReadResult::overran) {
       stop();
-      return {"timeout", {{"message", "no result within " + std::to_string(timeout_s) + " s; the GPU worker was killed"}}, {}};
+      return {"timeout", {{"message", "no result within " + seconds_text(timeout_s) + "; the GPU worker was killed"}}, {}};
     }
     Frame died{"died", {{"message", death()}}, {}};
     stop();
