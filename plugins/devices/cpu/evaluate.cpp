@@ -72,16 +72,22 @@ std::vector<const float*> arrange_inputs(const CpuOp& op, const std::vector<cons
   return out;
 }
 
-TaskData make_task_data(const CpuOp& op, uint64_t seed) {
-  TaskData d;
+std::vector<std::vector<float>> make_task_inputs(const CpuOp& op, uint64_t seed) {
+  std::vector<std::vector<float>> inputs;
   std::mt19937_64 rng(seed);
   for (size_t i = 0; i < op.input_shapes().size(); ++i) {
     const ValueRange r = op.input_range(i);
     std::uniform_real_distribution<float> u(r.lo, r.hi);
     std::vector<float> v(static_cast<size_t>(elements(op.input_shapes()[i])));
     for (auto& x : v) x = u(rng);
-    d.inputs.push_back(std::move(v));
+    inputs.push_back(std::move(v));
   }
+  return inputs;
+}
+
+TaskData make_task_data(const CpuOp& op, uint64_t seed) {
+  TaskData d;
+  d.inputs = make_task_inputs(op, seed);
   std::vector<const float*> in;
   for (const auto& v : d.inputs) in.push_back(v.data());
   std::vector<float*> out;

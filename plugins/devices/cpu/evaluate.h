@@ -25,6 +25,8 @@ struct TaskData {
 
 // Random inputs in each input's range, from a fixed seed; then the reference outputs.
 TaskData make_task_data(const CpuOp& op, uint64_t seed);
+// The inputs alone, the same as make_task_data's.
+std::vector<std::vector<float>> make_task_inputs(const CpuOp& op, uint64_t seed);
 
 // Test aid: a fault a candidate is made to show (see the device option `fault`).
 enum class Fault { none, crash, abort, hang, wrong };
