@@ -97,7 +97,9 @@ std::string listing_summary() {
   // The worker is a process of its own, so asking it for the GPU here
   // initialises no CUDA in aoe-host.
   try {
-    GpuWorker probe(worker_setup(CudaOptions{}, paths));
+    WorkerSetup setup = worker_setup(CudaOptions{}, paths);
+    setup.open_timeout_s = 20;  // every aoe-host start lists the plugins: a wedged GPU must not hold it long
+    GpuWorker probe(setup);
     const auto& p = probe.properties();
     return p.value("name", std::string("a GPU")) + " (" + architecture_of(p) + ") through " + paths.driver.string() +
            " and " + paths.nvrtc.string() + ": Kernel Tuner problems and MatMul/Gemm tuned live";
