@@ -18,17 +18,7 @@
 #include "gemm_problem.h"
 #include "gemm_template.h"
 #include "host_kernel.h"
-
-namespace aoe::cuda_double {
-
-// The double's registry, reduced to what this test looks up.
-std::map<std::string, HostKernel>& registry() {
-  static std::map<std::string, HostKernel> kernels;
-  return kernels;
-}
-void register_host_kernel(const std::string& name, HostKernel kernel) { registry()[name] = std::move(kernel); }
-
-}  // namespace aoe::cuda_double
+#include "host_kernel_registry.h"
 
 namespace aoe::cuda {
 namespace {
@@ -376,9 +366,9 @@ TEST(GemmLaunch, GridCoversTheOutput) {
 // --- The host twin against a plain reference.
 
 const cuda_double::HostKernel& host_gemm() {
-  const auto it = cuda_double::registry().find("aoe_gemm");
-  if (it == cuda_double::registry().end()) throw std::runtime_error("aoe_gemm is not registered");
-  return it->second;
+  const auto* kernel = cuda_double::find_host_kernel("aoe_gemm");
+  if (!kernel) throw std::runtime_error("aoe_gemm is not registered");
+  return *kernel;
 }
 
 // The launch the device would make, on host buffers.

@@ -1,7 +1,7 @@
 // The host kernels of problems/ compute what their CUDA kernels compute for
 // every config, from the launch, source and data the T1 reader makes; their
-// times are deterministic with a clear optimum. The registry here is the
-// test's own: the double's is not linked.
+// times are deterministic with a clear optimum. They are found in the
+// double's registry, linked here with them.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,21 +16,11 @@
 
 #include "argument_data.h"
 #include "host_kernel.h"
+#include "host_kernel_registry.h"
 #include "kernel_source.h"
 #include "t1_launch.h"
 #include "parameter_space.h"
 #include "t1_problem.h"
-
-namespace aoe::cuda_double {
-
-std::map<std::string, HostKernel>& registry() {
-  static std::map<std::string, HostKernel> kernels;
-  return kernels;
-}
-
-void register_host_kernel(const std::string& name, HostKernel kernel) { registry()[name] = std::move(kernel); }
-
-}  // namespace aoe::cuda_double
 
 namespace aoe::cuda {
 namespace {
@@ -87,9 +77,9 @@ struct Launch {
 };
 
 const HostKernel& kernel(const std::string& name) {
-  const auto it = cuda_double::registry().find(name);
-  if (it == cuda_double::registry().end()) throw std::runtime_error("no host kernel " + name);
-  return it->second;
+  const auto* found = cuda_double::find_host_kernel(name);
+  if (!found) throw std::runtime_error("no host kernel " + name);
+  return *found;
 }
 
 // The valid configs of a problem's space, as the parameters' values.
