@@ -15,6 +15,13 @@ const std::vector<UKernelShape>& ukernel_catalog() {
   return all;
 }
 
+int64_t first_ukernel_of(Isa isa) {
+  const auto& catalog = ukernel_catalog();
+  for (size_t i = 0; i < catalog.size(); ++i)
+    if (catalog[i].isa == isa) return static_cast<int64_t>(i);
+  return 0;
+}
+
 std::string UKernelShape::label() const {
   return std::string(isa_name(isa)) + "_" + std::to_string(mr) + "x" + std::to_string(nr);
 }

@@ -3,6 +3,7 @@
 // Tuning spaces list these, so a config means the same on every machine.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,9 @@ struct UKernelShape {
 };
 // Every micro-kernel of every ISA, narrowest ISA first.
 const std::vector<UKernelShape>& ukernel_catalog();
+// The index of the ISA's first micro-kernel in the catalog, its largest
+// general one: what a GEMM runs untuned. 0 when the ISA lists none.
+int64_t first_ukernel_of(Isa isa);
 
 struct ConvTileShape {
   int ow, ocb;

@@ -244,13 +244,8 @@ std::unique_ptr<Kernel> ConvBackpropFilterOp::build(const sdk::Config& c) const 
 // operand each chunk packs again.
 sdk::Config ConvBackpropFilterOp::default_config(const HostCpu& host) const {
   sdk::Config c(kKnobCount, 0);
-  const auto& catalog = ukernel_catalog();
-  for (size_t i = 0; i < catalog.size(); ++i)
-    if (catalog[i].isa == host.best_isa()) {
-      c[kUKernel] = static_cast<int64_t>(i);
-      break;
-    }
-  const auto& u = catalog[static_cast<size_t>(c[kUKernel])];
+  c[kUKernel] = first_ukernel_of(host.best_isa());
+  const auto& u = ukernel_catalog()[static_cast<size_t>(c[kUKernel])];
   const double flops = 2.0 * static_cast<double>(g_.n * g_.group * gemm_m_ * gemm_n_) * static_cast<double>(gemm_k_);
   c[kThreads] = default_threads(host, flops / 20.0);
   c[kKc] = at_most(space_.knobs[kKc], host.l1d_bytes() * 2 / 3 / (u.nr * 4));

@@ -356,12 +356,8 @@ bool MatMulOp::onednn_compiles(int threads) const {
 // whose split repacks less (B once per row chunk, A once per column chunk).
 sdk::Config MatMulOp::default_config(const HostCpu& host) const {
   sdk::Config c(kKnobCount, 0);
+  c[kUKernel] = first_ukernel_of(host.best_isa());
   const auto& catalog = ukernel_catalog();
-  for (size_t i = 0; i < catalog.size(); ++i)
-    if (catalog[i].isa == host.best_isa()) {
-      c[kUKernel] = static_cast<int64_t>(i);
-      break;
-    }
   // A row or two is a matrix-vector product: the thinnest kernel, B streamed unpacked.
   const bool gemv = m_ <= 2;
   if (gemv)
