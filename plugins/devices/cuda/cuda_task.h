@@ -8,6 +8,7 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "aoe/sdk/device.h"
@@ -60,8 +61,13 @@ class CudaTask final : public sdk::DeviceTask {
                        bool keep_as_reference, std::vector<double>& times_ms);
   // The frames a fresh worker needs before this task's runs: its arguments and, once known, the reference.
   void prepare_setup();
-  // Where the plan has no reference of its own: the default config's outputs, as Kernel Tuner takes them.
-  void take_reference(const sdk::MeasureOptions& options);
+  // Where the plan has no reference of its own: the default config's outputs,
+  // as Kernel Tuner takes them. Measured from the batch where the default is
+  // in it (its result goes into `measured`), else compiled and run apart.
+  void take_reference(const std::vector<sdk::Candidate*>& batch, const sdk::MeasureOptions& options,
+                      std::vector<std::optional<sdk::Measurement>>& measured);
+  // One candidate checked and timed (its build failure, when it had one), and recorded.
+  sdk::Measurement evaluate(const CudaCandidate& candidate, const sdk::MeasureOptions& options, bool keep_as_reference);
 
   std::shared_ptr<CudaContext> context_;
   std::unique_ptr<KernelPlan> plan_;
