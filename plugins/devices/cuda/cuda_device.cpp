@@ -125,6 +125,8 @@ CudaDevice::CudaDevice(const sdk::CreateArgs& args) : context_(std::make_shared<
       throw sdk::Error(sdk::StatusCode::invalid_argument,
                        "cuda device option 'cachefile' records a Kernel Tuner problem: give 'problem' as well");
     recording_ = std::make_shared<Recording>(o.cachefile, cachefile_header());
+    // Written at once, so a path that cannot be written stops the run before anything is measured.
+    recording_->writer.save();
     context_->record = [recording = recording_](const std::vector<nlohmann::json>& values, const sdk::Measurement& m,
                                                 const std::vector<double>& times, double compile_ms) {
       recording->add(values, m, times, compile_ms);

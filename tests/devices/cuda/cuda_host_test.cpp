@@ -144,6 +144,15 @@ TEST_F(CudaHost, ARecordingReplaysToTheSameBest) {
               1e-6 * tuned["performance_after_tune(us)"].get<double>());
 }
 
+TEST_F(CudaHost, AnUnwritableCachefileStopsTheRunBeforeAnythingIsMeasured) {
+  const fs::path cachefile = dir_ / "no_such_folder" / "recording.json";
+  const auto r = tune_problem("faulty_kernel",
+                              {{"problem", (kProblems / "faulty.json").string()}, {"cachefile", cachefile.string()}}, {});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("cannot write " + (dir_ / "no_such_folder").string()), std::string::npos) << r.err;
+  EXPECT_TRUE(result_files().empty());
+}
+
 // Compiles finishing out of order, on one worker or four, give every config the same result.
 TEST_F(CudaHost, ParallelCompilesMatchEachResultToItsConfig) {
   std::map<int, std::map<std::string, std::string>> by_workers;
