@@ -1,46 +1,27 @@
 #include "arg_reduce_op.h"
 
-#include "buffer_kernel.h"
 #include "held_dtype.h"
 #include "op_util.h"
 
 namespace aoe::cpu {
 
-class ArgReduceKernel final : public BufferKernel {
- public:
-  ArgReduceKernel(const ArgReduceOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {}
+namespace {
 
-  void run(ThreadPool& pool) override {
-    if (op_.max_) run_as<true>(pool);
-    else run_as<false>(pool);
+// One outer slice: its rows along the axis read in runs of inner values.
+template <bool Max>
+void arg_slice(const float* src, float* y, int64_t extent, int64_t inner, bool last) {
+  for (int64_t i = 0; i < inner; ++i) {
+    int64_t best = 0;
+    for (int64_t k = 1; k < extent; ++k) {
+      const float v = src[k * inner + i], b = src[best * inner + i];
+      const bool better = Max ? (v > b || (last && v == b)) : (v < b || (last && v == b));
+      if (better) best = k;
+    }
+    y[i] = static_cast<float>(best);
   }
+}
 
- private:
-  // A task per outer slice; its rows along the axis read in runs of inner values.
-  template <bool Max>
-  void run_as(ThreadPool& pool) {
-    const int64_t extent = op_.extent_, inner = op_.inner_;
-    if (elements(op_.output_shapes()[0]) == 0) return;
-    const bool last = op_.last_;
-    const float* x = inputs_[0];
-    float* y = outputs_[0].data();
-    pool.run(op_.outer_, threads_, [&](int64_t o, int) {
-      const float* src = x + o * extent * inner;
-      for (int64_t i = 0; i < inner; ++i) {
-        int64_t best = 0;
-        for (int64_t k = 1; k < extent; ++k) {
-          const float v = src[k * inner + i], b = src[best * inner + i];
-          const bool better = Max ? (v > b || (last && v == b)) : (v < b || (last && v == b));
-          if (better) best = k;
-        }
-        y[o * inner + i] = static_cast<float>(best);
-      }
-    });
-  }
-
-  const ArgReduceOp& op_;
-  int threads_;
-};
+}  // namespace
 
 ArgReduceOp::ArgReduceOp(const sdk::OpTask& task, const HostCpu& host) {
   const std::string who = task.op_type + " '" + task.name + "'";
@@ -66,10 +47,16 @@ ArgReduceOp::ArgReduceOp(const sdk::OpTask& task, const HostCpu& host) {
   space_ = threads_space(host, static_cast<double>(elements(in)));
 }
 
-std::string ArgReduceOp::check(const sdk::Config&) const { return {}; }
-
-std::unique_ptr<Kernel> ArgReduceOp::build(const sdk::Config& c) const {
-  return std::make_unique<ArgReduceKernel>(*this, static_cast<int>(c[kThreads]));
+// A task per outer slice.
+void ArgReduceOp::compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
+                          int threads) const {
+  if (elements(output_shapes()[0]) == 0) return;
+  pool.run(outer_, threads, [&](int64_t o, int) {
+    const float* src = in[0] + o * extent_ * inner_;
+    float* y = out[0] + o * inner_;
+    if (max_) arg_slice<true>(src, y, extent_, inner_, last_);
+    else arg_slice<false>(src, y, extent_, inner_, last_);
+  });
 }
 
 // Per row along the axis, in double: the first (or last) index of its extreme value.

@@ -128,10 +128,7 @@ std::unique_ptr<Kernel> ConcatOp::build(const sdk::Config& c) const {
 // Each output element from the input whose span of the axis holds it.
 void ConcatOp::reference(const std::vector<const float*>& in, const std::vector<float*>& out) const {
   const Shape& o = outputs_[0];
-  std::vector<int64_t> index(o.size(), 0);
-  size_t flat = 0;
-  if (elements(o) == 0) return;
-  do {
+  for_each_index(o, [&](const std::vector<int64_t>& index, int64_t flat) {
     int64_t along = index[axis_];
     size_t i = 0;
     while (along >= inputs_[i][axis_]) along -= inputs_[i++][axis_];
@@ -140,8 +137,8 @@ void ConcatOp::reference(const std::vector<const float*>& in, const std::vector<
     const auto strides = strides_of(inputs_[i]);
     int64_t offset = 0;
     for (size_t d = 0; d < at.size(); ++d) offset += at[d] * strides[d];
-    out[0][flat++] = in[i][offset];
-  } while (next_index(index, o));
+    out[0][flat] = in[i][offset];
+  });
 }
 
 class SplitKernel final : public BufferKernel {
@@ -199,15 +196,11 @@ void SplitOp::reference(const std::vector<const float*>& in, const std::vector<f
   int64_t shift = 0;
   for (size_t i = 0; i < outputs_.size(); ++i) {
     const Shape& o = outputs_[i];
-    if (elements(o) > 0) {
-      std::vector<int64_t> index(o.size(), 0);
-      size_t flat = 0;
-      do {
-        int64_t offset = 0;
-        for (size_t d = 0; d < o.size(); ++d) offset += (index[d] + (d == axis_ ? shift : 0)) * strides[d];
-        out[i][flat++] = in[0][offset];
-      } while (next_index(index, o));
-    }
+    for_each_index(o, [&](const std::vector<int64_t>& index, int64_t flat) {
+      int64_t offset = 0;
+      for (size_t d = 0; d < o.size(); ++d) offset += (index[d] + (d == axis_ ? shift : 0)) * strides[d];
+      out[i][flat] = in[0][offset];
+    });
     shift += o[axis_];
   }
 }

@@ -3,41 +3,10 @@
 #include <cmath>
 
 #include "aoe/sdk/error.h"
-#include "buffer_kernel.h"
 #include "held_dtype.h"
 #include "op_util.h"
 
 namespace aoe::cpu {
-
-class CumSumKernel final : public BufferKernel {
- public:
-  CumSumKernel(const CumSumOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {}
-
-  // A task per outer slice: its inner columns summed together, row by row along the axis.
-  void run(ThreadPool& pool) override {
-    if (outputs_[0].size() == 0) return;
-    const auto s = op_.split(inputs_[1]);
-    const bool exclusive = op_.exclusive_, reverse = op_.reverse_;
-    const float* x = inputs_[0];
-    float* y = outputs_[0].data();
-    pool.run(s.outer, threads_, [&](int64_t o, int) {
-      const float* src = x + o * s.extent * s.inner;
-      float* dst = y + o * s.extent * s.inner;
-      for (int64_t step = 0; step < s.extent; ++step) {
-        const int64_t k = reverse ? s.extent - 1 - step : step;
-        const int64_t prev = reverse ? k + 1 : k - 1;
-        for (int64_t i = 0; i < s.inner; ++i) {
-          const float before = step == 0 ? 0.0f : (exclusive ? dst[prev * s.inner + i] + src[prev * s.inner + i] : dst[prev * s.inner + i]);
-          dst[k * s.inner + i] = exclusive ? before : before + src[k * s.inner + i];
-        }
-      }
-    });
-  }
-
- private:
-  const CumSumOp& op_;
-  int threads_;
-};
 
 CumSumOp::CumSumOp(const sdk::OpTask& task, const HostCpu& host) {
   const std::string who = "CumSum '" + task.name + "'";
@@ -68,10 +37,26 @@ CumSumOp::Split CumSumOp::split(const float* axis) const {
   return {dims_product(in, 0, at), in[at], dims_product(in, at + 1, in.size())};
 }
 
-std::string CumSumOp::check(const sdk::Config&) const { return {}; }
-
-std::unique_ptr<Kernel> CumSumOp::build(const sdk::Config& c) const {
-  return std::make_unique<CumSumKernel>(*this, static_cast<int>(c[kThreads]));
+// A task per outer slice: its inner columns summed together, row by row along the axis.
+void CumSumOp::compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
+                       int threads) const {
+  if (elements(output_shapes()[0]) == 0) return;
+  const auto s = split(in[1]);
+  const bool exclusive = exclusive_, reverse = reverse_;
+  const float* x = in[0];
+  float* y = out[0];
+  pool.run(s.outer, threads, [&](int64_t o, int) {
+    const float* src = x + o * s.extent * s.inner;
+    float* dst = y + o * s.extent * s.inner;
+    for (int64_t step = 0; step < s.extent; ++step) {
+      const int64_t k = reverse ? s.extent - 1 - step : step;
+      const int64_t prev = reverse ? k + 1 : k - 1;
+      for (int64_t i = 0; i < s.inner; ++i) {
+        const float before = step == 0 ? 0.0f : (exclusive ? dst[prev * s.inner + i] + src[prev * s.inner + i] : dst[prev * s.inner + i]);
+        dst[k * s.inner + i] = exclusive ? before : before + src[k * s.inner + i];
+      }
+    }
+  });
 }
 
 // Each output as the sum of the inputs it covers, in double.

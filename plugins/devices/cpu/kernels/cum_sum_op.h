@@ -6,22 +6,19 @@
 #include <string>
 #include <vector>
 
-#include "cpu_op.h"
+#include "threaded_op.h"
 
 namespace aoe::cpu {
 
-class CumSumOp final : public CpuOp {
+class CumSumOp final : public ThreadedOp {
  public:
-  enum Knob : size_t { kThreads, kKnobCount };
-
   CumSumOp(const sdk::OpTask& task, const HostCpu& host);
   ValueRange input_range(size_t i) const override;
-  std::string check(const sdk::Config& config) const override;
-  std::unique_ptr<Kernel> build(const sdk::Config& config) const override;
+  void compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
+               int threads) const override;
   void reference(const std::vector<const float*>& inputs, const std::vector<float*>& outputs) const override;
 
  private:
-  friend class CumSumKernel;
   // Outer slices, the axis's extent and the elements after it, for the axis `value` names.
   struct Split {
     int64_t outer = 1, extent = 1, inner = 1;

@@ -4,49 +4,9 @@
 #include <cmath>
 #include <utility>
 
-#include "buffer_kernel.h"
 #include "op_util.h"
 
 namespace aoe::cpu {
-
-class DetKernel final : public BufferKernel {
- public:
-  DetKernel(const DetOp& op, int threads)
-      : BufferKernel(op), op_(op), threads_(threads), scratch_(static_cast<size_t>(threads * op.m_ * op.m_)) {}
-
-  // A matrix per task, decomposed in a copy of its own.
-  void run(ThreadPool& pool) override {
-    const int64_t m = op_.m_;
-    const float* x = inputs_[0];
-    float* y = outputs_[0].data();
-    pool.run(op_.matrices_, threads_, [&](int64_t k, int thread) {
-      float* a = scratch_.data() + thread * m * m;
-      std::copy(x + k * m * m, x + (k + 1) * m * m, a);
-      float det = 1;
-      for (int64_t col = 0; col < m && det != 0; ++col) {
-        int64_t pivot = col;
-        for (int64_t r = col + 1; r < m; ++r)
-          if (std::fabs(a[r * m + col]) > std::fabs(a[pivot * m + col])) pivot = r;
-        if (pivot != col) {
-          for (int64_t c = 0; c < m; ++c) std::swap(a[col * m + c], a[pivot * m + c]);
-          det = -det;
-        }
-        det *= a[col * m + col];
-        if (a[col * m + col] == 0) break;
-        for (int64_t r = col + 1; r < m; ++r) {
-          const float f = a[r * m + col] / a[col * m + col];
-          for (int64_t c = col; c < m; ++c) a[r * m + c] -= f * a[col * m + c];
-        }
-      }
-      y[k] = det;
-    });
-  }
-
- private:
-  const DetOp& op_;
-  int threads_;
-  std::vector<float> scratch_;
-};
 
 DetOp::DetOp(const sdk::OpTask& task, const HostCpu& host) {
   const std::string who = "Det '" + task.name + "'";
@@ -62,10 +22,34 @@ DetOp::DetOp(const sdk::OpTask& task, const HostCpu& host) {
   space_ = threads_space(host, static_cast<double>(matrices_ * m_ * m_ * m_));
 }
 
-std::string DetOp::check(const sdk::Config&) const { return {}; }
-
-std::unique_ptr<Kernel> DetOp::build(const sdk::Config& c) const {
-  return std::make_unique<DetKernel>(*this, static_cast<int>(c[kThreads]));
+// A matrix per task, decomposed in a copy of its own.
+void DetOp::compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
+                    int threads) const {
+  const int64_t m = m_;
+  const float* x = in[0];
+  float* y = out[0];
+  std::vector<float> scratch(static_cast<size_t>(threads * m * m));
+  pool.run(matrices_, threads, [&](int64_t k, int thread) {
+    float* a = scratch.data() + thread * m * m;
+    std::copy(x + k * m * m, x + (k + 1) * m * m, a);
+    float det = 1;
+    for (int64_t col = 0; col < m && det != 0; ++col) {
+      int64_t pivot = col;
+      for (int64_t r = col + 1; r < m; ++r)
+        if (std::fabs(a[r * m + col]) > std::fabs(a[pivot * m + col])) pivot = r;
+      if (pivot != col) {
+        for (int64_t c = 0; c < m; ++c) std::swap(a[col * m + c], a[pivot * m + c]);
+        det = -det;
+      }
+      det *= a[col * m + col];
+      if (a[col * m + col] == 0) break;
+      for (int64_t r = col + 1; r < m; ++r) {
+        const float f = a[r * m + col] / a[col * m + col];
+        for (int64_t c = col; c < m; ++c) a[r * m + c] -= f * a[col * m + c];
+      }
+    }
+    y[k] = det;
+  });
 }
 
 // Gaussian elimination in double with complete pivoting (the largest

@@ -6,21 +6,18 @@
 #include <string>
 #include <vector>
 
-#include "cpu_op.h"
+#include "threaded_op.h"
 
 namespace aoe::cpu {
 
-class DetOp final : public CpuOp {
+class DetOp final : public ThreadedOp {
  public:
-  enum Knob : size_t { kThreads, kKnobCount };
-
   DetOp(const sdk::OpTask& task, const HostCpu& host);
-  std::string check(const sdk::Config& config) const override;
-  std::unique_ptr<Kernel> build(const sdk::Config& config) const override;
+  void compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
+               int threads) const override;
   void reference(const std::vector<const float*>& inputs, const std::vector<float*>& outputs) const override;
 
  private:
-  friend class DetKernel;
   int64_t matrices_ = 1, m_ = 1;
 };
 

@@ -3,48 +3,13 @@
 #include <algorithm>
 #include <cstring>
 
-#include "buffer_kernel.h"
 #include "op_util.h"
 #include "reference.h"
 
 namespace aoe::cpu {
 
-class ElementsKernel final : public BufferKernel {
- public:
-  ElementsKernel(const ElementsOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {}
-
-  void run(ThreadPool& pool) override {
-    const float* x = inputs_[0];
-    float* y = outputs_[0].data();
-    const int64_t* at = op_.offsets_.data();
-    constexpr int64_t kChunk = 4096;
-    if (!op_.scatter_) {
-      const auto n = static_cast<int64_t>(op_.offsets_.size());
-      pool.run(ceil_div(n, kChunk), threads_, [&](int64_t task, int) {
-        for (int64_t i = task * kChunk, end = std::min(n, i + kChunk); i < end; ++i) y[i] = x[at[i]];
-      });
-      return;
-    }
-    const int64_t n = outputs_[0].size();
-    pool.run(ceil_div(n, kChunk), threads_, [&](int64_t task, int) {
-      const int64_t from = task * kChunk;
-      std::memcpy(y + from, x + from, static_cast<size_t>(std::min(kChunk, n - from)) * sizeof(float));
-    });
-    // In order, one thread: a later update of the same element wins (or adds, multiplies) as ONNX applies them.
-    const float* u = inputs_[2];
-    for (size_t i = 0; i < op_.offsets_.size(); ++i) {
-      float& v = y[at[i]];
-      v = op_.reduction_ == ElementsOp::Reduction::add ? v + u[i] : op_.reduction_ == ElementsOp::Reduction::mul ? v * u[i] : u[i];
-    }
-  }
-
- private:
-  const ElementsOp& op_;
-  int threads_;
-};
-
 // Scatter (opsets 9 and 10) is ScatterElements under its first name.
-ElementsOp::ElementsOp(const sdk::OpTask& task, const HostCpu& host) : scatter_(task.op_type != "GatherElements") {
+ElementsOp::ElementsOp(const sdk::OpTask& task, const HostCpu& host) : IndexedSlicesOp(task.op_type != "GatherElements") {
   const std::string who = task.op_type + " '" + task.name + "'";
   if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after " + task.op_type);
   require_dtypes(task, Takes::held, {1});
@@ -58,10 +23,7 @@ ElementsOp::ElementsOp(const sdk::OpTask& task, const HostCpu& host) : scatter_(
       invalid(who + ": indices " + to_string(indices) + " reach past data " + to_string(data) + " on axis " + std::to_string(d));
   if (scatter_ && task.inputs[2].shape != indices)
     invalid(who + ": updates " + to_string(task.inputs[2].shape) + " must have the shape of indices " + to_string(indices));
-  const std::string reduction = string_attr(task.attrs, "reduction", "none");
-  if (reduction == "add") reduction_ = Reduction::add;
-  else if (reduction == "mul") reduction_ = Reduction::mul;
-  else if (reduction != "none") invalid(who + ": reduction '" + reduction + "' is none of none, add, mul");
+  reduction_ = read_reduction(task, who);
   indices_ = folded_ints(task, 1, "indices");
   const auto strides = strides_of(data);
   const int64_t extent = data[axis_];
@@ -80,12 +42,6 @@ ElementsOp::ElementsOp(const sdk::OpTask& task, const HostCpu& host) : scatter_(
   outputs_ = {scatter_ ? data : indices};
   require_output_shape(task, outputs_[0]);
   space_ = threads_space(host, static_cast<double>(elements(outputs_[0])) * 0.5);
-}
-
-std::string ElementsOp::check(const sdk::Config&) const { return {}; }
-
-std::unique_ptr<Kernel> ElementsOp::build(const sdk::Config& c) const {
-  return std::make_unique<ElementsKernel>(*this, static_cast<int>(c[kThreads]));
 }
 
 // Index by index: the data's multi-index with the axis's coordinate replaced.

@@ -12,27 +12,18 @@
 #include <string>
 #include <vector>
 
-#include "cpu_op.h"
+#include "indexed_slices_op.h"
 
 namespace aoe::cpu {
 
-class ElementsOp final : public CpuOp {
+class ElementsOp final : public IndexedSlicesOp {
  public:
-  enum Knob : size_t { kThreads, kKnobCount };
-  enum class Reduction { none, add, mul };
-
   ElementsOp(const sdk::OpTask& task, const HostCpu& host);
-  std::string check(const sdk::Config& config) const override;
-  std::unique_ptr<Kernel> build(const sdk::Config& config) const override;
   void reference(const std::vector<const float*>& inputs, const std::vector<float*>& outputs) const override;
 
  private:
-  friend class ElementsKernel;
-  bool scatter_ = false;
-  Reduction reduction_ = Reduction::none;
   size_t axis_ = 0;
   std::vector<int64_t> indices_;  // as given, negative ones too
-  std::vector<int64_t> offsets_;  // per element of indices: the data's element it names
 };
 
 }  // namespace aoe::cpu

@@ -2,30 +2,9 @@
 
 #include <algorithm>
 
-#include "buffer_kernel.h"
 #include "op_util.h"
 
 namespace aoe::cpu {
-
-class EyeLikeKernel final : public BufferKernel {
- public:
-  EyeLikeKernel(const EyeLikeOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {}
-
-  // A task per row: zeros, then its one diagonal element where the row has it.
-  void run(ThreadPool& pool) override {
-    const Shape& s = op_.output_shapes()[0];
-    const int64_t cols = s[1];
-    float* y = outputs_[0].data();
-    pool.run(s[0], threads_, [&](int64_t r, int) {
-      std::fill_n(y + r * cols, cols, 0.0f);
-      if (const int64_t c = r + op_.k_; c >= 0 && c < cols) y[r * cols + c] = 1.0f;
-    });
-  }
-
- private:
-  const EyeLikeOp& op_;
-  int threads_;
-};
 
 EyeLikeOp::EyeLikeOp(const sdk::OpTask& task, const HostCpu& host) {
   const std::string who = "EyeLike '" + task.name + "'";
@@ -42,10 +21,16 @@ EyeLikeOp::EyeLikeOp(const sdk::OpTask& task, const HostCpu& host) {
   space_ = threads_space(host, static_cast<double>(elements(in)) * 0.25);
 }
 
-std::string EyeLikeOp::check(const sdk::Config&) const { return {}; }
-
-std::unique_ptr<Kernel> EyeLikeOp::build(const sdk::Config& c) const {
-  return std::make_unique<EyeLikeKernel>(*this, static_cast<int>(c[kThreads]));
+// A task per row: zeros, then its one diagonal element where the row has it.
+void EyeLikeOp::compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
+                        int threads) const {
+  const Shape& s = output_shapes()[0];
+  const int64_t cols = s[1];
+  float* y = out[0];
+  pool.run(s[0], threads, [&](int64_t r, int) {
+    std::fill_n(y + r * cols, cols, 0.0f);
+    if (const int64_t c = r + k_; c >= 0 && c < cols) y[r * cols + c] = 1.0f;
+  });
 }
 
 void EyeLikeOp::reference(const std::vector<const float*>&, const std::vector<float*>& out) const {

@@ -111,14 +111,11 @@ std::unique_ptr<Kernel> GatherOp::build(const sdk::Config& c) const {
 // (outer..., indices[j], inner...), index by index.
 void GatherOp::reference(const std::vector<const float*>& in, const std::vector<float*>& out) const {
   const Shape& o = outputs_[0];
-  if (elements(o) == 0) return;
   const Shape& data = inputs_[0];
   const size_t q = inputs_[1].size();
   const auto strides = strides_of(data);
   const auto index_strides = strides_of(inputs_[1]);
-  std::vector<int64_t> index(o.size(), 0);
-  size_t flat = 0;
-  do {
+  for_each_index(o, [&](const std::vector<int64_t>& index, int64_t flat) {
     int64_t j = 0;
     for (size_t d = 0; d < q; ++d) j += index[axis_ + d] * index_strides[d];
     const double v = constant_ ? static_cast<double>(indices_[static_cast<size_t>(j)]) : std::floor(static_cast<double>(in[1][j]));
@@ -128,8 +125,8 @@ void GatherOp::reference(const std::vector<const float*>& in, const std::vector<
     int64_t offset = i * strides[axis_];
     for (size_t d = 0; d < axis_; ++d) offset += index[d] * strides[d];
     for (size_t d = axis_ + 1; d < data.size(); ++d) offset += index[d + q - 1] * strides[d];
-    out[0][flat++] = in[0][offset];
-  } while (next_index(index, o));
+    out[0][flat] = in[0][offset];
+  });
 }
 
 }  // namespace aoe::cpu

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "buffer_kernel.h"
 #include "op_util.h"
 #include "reference.h"
 
@@ -38,80 +37,6 @@ float cubic_far(float t, float a) { return ((a * t - 5 * a) * t + 8 * a) * t - 4
 
 }  // namespace
 
-class GridSampleKernel final : public BufferKernel {
- public:
-  GridSampleKernel(const GridSampleOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {}
-
-  // A task per output row of an image: every channel at each of its points,
-  // the point's taps and weights worked out once for all channels.
-  void run(ThreadPool& pool) override {
-    const int64_t h = op_.h_, w = op_.w_, oh = op_.out_h_, ow = op_.out_w_, channels = op_.c_;
-    const float* x = inputs_[0];
-    const float* grid = inputs_[1];
-    float* y = outputs_[0].data();
-    const bool align = op_.align_corners_;
-    const Padding padding = op_.padding_;
-    const auto unnormalize = [&](float v, int64_t size) {
-      return align ? (v + 1) / 2 * static_cast<float>(size - 1) : ((v + 1) * static_cast<float>(size) - 1) / 2;
-    };
-    pool.run(op_.n_ * oh, threads_, [&](int64_t task, int) {
-      const int64_t n = task / oh, row = task % oh;
-      const float* image = x + n * channels * h * w;
-      for (int64_t col = 0; col < ow; ++col) {
-        const float* g = grid + ((n * oh + row) * ow + col) * 2;
-        float* out = y + n * channels * oh * ow + row * ow + col;
-        float ix = unnormalize(g[0], w), iy = unnormalize(g[1], h);
-        // Taps (offsets into a plane, -1 outside) and their weights.
-        int64_t at[16];
-        float weight[16];
-        int taps = 0;
-        const auto tap = [&](int64_t px, int64_t py, float wt) {
-          const bool inside = px >= 0 && px < w && py >= 0 && py < h;
-          at[taps] = inside ? py * w + px : -1;
-          weight[taps++] = wt;
-        };
-        if (op_.mode_ == Mode::bicubic) {
-          const float fx = std::floor(ix), fy = std::floor(iy), tx = ix - fx, ty = iy - fy;
-          constexpr float a = -0.75f;
-          const float wx[4] = {cubic_far(tx + 1, a), cubic_near(tx, a), cubic_near(1 - tx, a), cubic_far(2 - tx, a)};
-          const float wy[4] = {cubic_far(ty + 1, a), cubic_near(ty, a), cubic_near(1 - ty, a), cubic_far(2 - ty, a)};
-          for (int j = 0; j < 4; ++j)
-            for (int i = 0; i < 4; ++i) {
-              // Each tap's own coordinate moved by the padding mode, as PyTorch's bicubic reads it.
-              const float px = padded(fx - 1 + static_cast<float>(i), w, padding, align);
-              const float py = padded(fy - 1 + static_cast<float>(j), h, padding, align);
-              tap(static_cast<int64_t>(px), static_cast<int64_t>(py), wx[i] * wy[j]);
-            }
-        } else {
-          ix = padded(ix, w, padding, align);
-          iy = padded(iy, h, padding, align);
-          if (op_.mode_ == Mode::nearest) {
-            tap(static_cast<int64_t>(std::nearbyint(ix)), static_cast<int64_t>(std::nearbyint(iy)), 1.0f);
-          } else {
-            const float fx = std::floor(ix), fy = std::floor(iy), tx = ix - fx, ty = iy - fy;
-            const auto x0 = static_cast<int64_t>(fx), y0 = static_cast<int64_t>(fy);
-            tap(x0, y0, (1 - tx) * (1 - ty));
-            tap(x0 + 1, y0, tx * (1 - ty));
-            tap(x0, y0 + 1, (1 - tx) * ty);
-            tap(x0 + 1, y0 + 1, tx * ty);
-          }
-        }
-        for (int64_t ch = 0; ch < channels; ++ch) {
-          const float* plane = image + ch * h * w;
-          float sum = 0;
-          for (int t = 0; t < taps; ++t)
-            if (at[t] >= 0) sum += plane[at[t]] * weight[t];
-          out[ch * oh * ow] = sum;
-        }
-      }
-    });
-  }
-
- private:
-  const GridSampleOp& op_;
-  int threads_;
-};
-
 GridSampleOp::GridSampleOp(const sdk::OpTask& task, const HostCpu& host) {
   const std::string who = "GridSample '" + task.name + "'";
   require_plain(task, 2, 2);
@@ -134,10 +59,70 @@ GridSampleOp::GridSampleOp(const sdk::OpTask& task, const HostCpu& host) {
   space_ = threads_space(host, static_cast<double>(elements(outputs_[0])) * (mode_ == Mode::bicubic ? 16 : 4));
 }
 
-std::string GridSampleOp::check(const sdk::Config&) const { return {}; }
-
-std::unique_ptr<Kernel> GridSampleOp::build(const sdk::Config& c) const {
-  return std::make_unique<GridSampleKernel>(*this, static_cast<int>(c[kThreads]));
+// A task per output row of an image: every channel at each of its points,
+// the point's taps and weights worked out once for all channels.
+void GridSampleOp::compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
+                           int threads) const {
+  const int64_t h = h_, w = w_, oh = out_h_, ow = out_w_, channels = c_;
+  const float* x = in[0];
+  const float* grid = in[1];
+  float* y = out[0];
+  const bool align = align_corners_;
+  const Padding padding = padding_;
+  const auto unnormalize = [&](float v, int64_t size) {
+    return align ? (v + 1) / 2 * static_cast<float>(size - 1) : ((v + 1) * static_cast<float>(size) - 1) / 2;
+  };
+  pool.run(n_ * oh, threads, [&](int64_t task, int) {
+    const int64_t n = task / oh, row = task % oh;
+    const float* image = x + n * channels * h * w;
+    for (int64_t col = 0; col < ow; ++col) {
+      const float* g = grid + ((n * oh + row) * ow + col) * 2;
+      float* out = y + n * channels * oh * ow + row * ow + col;
+      float ix = unnormalize(g[0], w), iy = unnormalize(g[1], h);
+      // Taps (offsets into a plane, -1 outside) and their weights.
+      int64_t at[16];
+      float weight[16];
+      int taps = 0;
+      const auto tap = [&](int64_t px, int64_t py, float wt) {
+        const bool inside = px >= 0 && px < w && py >= 0 && py < h;
+        at[taps] = inside ? py * w + px : -1;
+        weight[taps++] = wt;
+      };
+      if (mode_ == Mode::bicubic) {
+        const float fx = std::floor(ix), fy = std::floor(iy), tx = ix - fx, ty = iy - fy;
+        constexpr float a = -0.75f;
+        const float wx[4] = {cubic_far(tx + 1, a), cubic_near(tx, a), cubic_near(1 - tx, a), cubic_far(2 - tx, a)};
+        const float wy[4] = {cubic_far(ty + 1, a), cubic_near(ty, a), cubic_near(1 - ty, a), cubic_far(2 - ty, a)};
+        for (int j = 0; j < 4; ++j)
+          for (int i = 0; i < 4; ++i) {
+            // Each tap's own coordinate moved by the padding mode, as PyTorch's bicubic reads it.
+            const float px = padded(fx - 1 + static_cast<float>(i), w, padding, align);
+            const float py = padded(fy - 1 + static_cast<float>(j), h, padding, align);
+            tap(static_cast<int64_t>(px), static_cast<int64_t>(py), wx[i] * wy[j]);
+          }
+      } else {
+        ix = padded(ix, w, padding, align);
+        iy = padded(iy, h, padding, align);
+        if (mode_ == Mode::nearest) {
+          tap(static_cast<int64_t>(std::nearbyint(ix)), static_cast<int64_t>(std::nearbyint(iy)), 1.0f);
+        } else {
+          const float fx = std::floor(ix), fy = std::floor(iy), tx = ix - fx, ty = iy - fy;
+          const auto x0 = static_cast<int64_t>(fx), y0 = static_cast<int64_t>(fy);
+          tap(x0, y0, (1 - tx) * (1 - ty));
+          tap(x0 + 1, y0, tx * (1 - ty));
+          tap(x0, y0 + 1, (1 - tx) * ty);
+          tap(x0 + 1, y0 + 1, tx * ty);
+        }
+      }
+      for (int64_t ch = 0; ch < channels; ++ch) {
+        const float* plane = image + ch * h * w;
+        float sum = 0;
+        for (int t = 0; t < taps; ++t)
+          if (at[t] >= 0) sum += plane[at[t]] * weight[t];
+        out[ch * oh * ow] = sum;
+      }
+    }
+  });
 }
 
 // Output element by output element in double: the point in pixels, then

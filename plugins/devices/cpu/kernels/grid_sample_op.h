@@ -11,23 +11,21 @@
 #include <string>
 #include <vector>
 
-#include "cpu_op.h"
+#include "threaded_op.h"
 
 namespace aoe::cpu {
 
-class GridSampleOp final : public CpuOp {
+class GridSampleOp final : public ThreadedOp {
  public:
-  enum Knob : size_t { kThreads, kKnobCount };
   enum class Mode { bilinear, nearest, bicubic };
   enum class Padding { zeros, border, reflection };
 
   GridSampleOp(const sdk::OpTask& task, const HostCpu& host);
-  std::string check(const sdk::Config& config) const override;
-  std::unique_ptr<Kernel> build(const sdk::Config& config) const override;
+  void compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
+               int threads) const override;
   void reference(const std::vector<const float*>& inputs, const std::vector<float*>& outputs) const override;
 
  private:
-  friend class GridSampleKernel;
   Mode mode_ = Mode::bilinear;
   Padding padding_ = Padding::zeros;
   bool align_corners_ = false;

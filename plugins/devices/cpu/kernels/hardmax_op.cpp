@@ -2,39 +2,10 @@
 
 #include <algorithm>
 
-#include "buffer_kernel.h"
 #include "op_util.h"
 #include "reference.h"
 
 namespace aoe::cpu {
-
-class HardmaxKernel final : public BufferKernel {
- public:
-  HardmaxKernel(const HardmaxOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {}
-
-  void run(ThreadPool& pool) override {
-    const int64_t extent = op_.extent_, inner = op_.inner_;
-    if (elements(op_.output_shapes()[0]) == 0) return;
-    const float* x = inputs_[0];
-    float* y = outputs_[0].data();
-    // A task per outer slice: its rows along the axis are read in runs of inner values.
-    pool.run(op_.outer_, threads_, [&](int64_t o, int) {
-      const float* src = x + o * extent * inner;
-      float* dst = y + o * extent * inner;
-      std::fill(dst, dst + extent * inner, 0.0f);
-      for (int64_t i = 0; i < inner; ++i) {
-        int64_t best = 0;
-        for (int64_t k = 1; k < extent; ++k)
-          if (src[k * inner + i] > src[best * inner + i]) best = k;
-        dst[best * inner + i] = 1.0f;
-      }
-    });
-  }
-
- private:
-  const HardmaxOp& op_;
-  int threads_;
-};
 
 HardmaxOp::HardmaxOp(const sdk::OpTask& task, const HostCpu& host) {
   const std::string who = "Hardmax '" + task.name + "'";
@@ -51,10 +22,24 @@ HardmaxOp::HardmaxOp(const sdk::OpTask& task, const HostCpu& host) {
   space_ = threads_space(host, static_cast<double>(elements(in)));
 }
 
-std::string HardmaxOp::check(const sdk::Config&) const { return {}; }
-
-std::unique_ptr<Kernel> HardmaxOp::build(const sdk::Config& c) const {
-  return std::make_unique<HardmaxKernel>(*this, static_cast<int>(c[kThreads]));
+void HardmaxOp::compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
+                        int threads) const {
+  const int64_t extent = extent_, inner = inner_;
+  if (elements(output_shapes()[0]) == 0) return;
+  const float* x = in[0];
+  float* y = out[0];
+  // A task per outer slice: its rows along the axis are read in runs of inner values.
+  pool.run(outer_, threads, [&](int64_t o, int) {
+    const float* src = x + o * extent * inner;
+    float* dst = y + o * extent * inner;
+    std::fill(dst, dst + extent * inner, 0.0f);
+    for (int64_t i = 0; i < inner; ++i) {
+      int64_t best = 0;
+      for (int64_t k = 1; k < extent; ++k)
+        if (src[k * inner + i] > src[best * inner + i]) best = k;
+      dst[best * inner + i] = 1.0f;
+    }
+  });
 }
 
 // Per row along the axis: the index of the first largest value.

@@ -3,42 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "buffer_kernel.h"
 #include "op_util.h"
 #include "reference.h"
 
 namespace aoe::cpu {
-
-class LrnKernel final : public BufferKernel {
- public:
-  LrnKernel(const LrnOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {}
-
-  // A task per output plane: the window's planes read in runs, element by element.
-  void run(ThreadPool& pool) override {
-    const int64_t c = op_.channels_, plane = op_.plane_, size = op_.size_;
-    const int64_t before = (size - 1) / 2, after = size - 1 - before;
-    const float* x = inputs_[0];
-    float* y = outputs_[0].data();
-    const float scale = static_cast<float>(op_.alpha_ / static_cast<double>(size));
-    const float bias = static_cast<float>(op_.bias_), beta = static_cast<float>(op_.beta_);
-    pool.run(op_.n_ * c, threads_, [&](int64_t task, int) {
-      const int64_t n = task / c, ch = task % c;
-      const int64_t lo = std::max<int64_t>(0, ch - before), hi = std::min(c - 1, ch + after);
-      const float* src = x + task * plane;
-      float* dst = y + task * plane;
-      std::fill(dst, dst + plane, 0.0f);
-      for (int64_t k = lo; k <= hi; ++k) {
-        const float* w = x + (n * c + k) * plane;
-        for (int64_t s = 0; s < plane; ++s) dst[s] += w[s] * w[s];
-      }
-      for (int64_t s = 0; s < plane; ++s) dst[s] = src[s] / std::pow(bias + scale * dst[s], beta);
-    });
-  }
-
- private:
-  const LrnOp& op_;
-  int threads_;
-};
 
 LrnOp::LrnOp(const sdk::OpTask& task, const HostCpu& host) {
   const std::string who = "LRN '" + task.name + "'";
@@ -59,10 +27,27 @@ LrnOp::LrnOp(const sdk::OpTask& task, const HostCpu& host) {
   space_ = threads_space(host, static_cast<double>(elements(in) * (size_ + 8)));
 }
 
-std::string LrnOp::check(const sdk::Config&) const { return {}; }
-
-std::unique_ptr<Kernel> LrnOp::build(const sdk::Config& c) const {
-  return std::make_unique<LrnKernel>(*this, static_cast<int>(c[kThreads]));
+// A task per output plane: the window's planes read in runs, element by element.
+void LrnOp::compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
+                    int threads) const {
+  const int64_t c = channels_, plane = plane_, size = size_;
+  const int64_t before = (size - 1) / 2, after = size - 1 - before;
+  const float* x = in[0];
+  float* y = out[0];
+  const float scale = static_cast<float>(alpha_ / static_cast<double>(size));
+  const float bias = static_cast<float>(bias_), beta = static_cast<float>(beta_);
+  pool.run(n_ * c, threads, [&](int64_t task, int) {
+    const int64_t n = task / c, ch = task % c;
+    const int64_t lo = std::max<int64_t>(0, ch - before), hi = std::min(c - 1, ch + after);
+    const float* src = x + task * plane;
+    float* dst = y + task * plane;
+    std::fill(dst, dst + plane, 0.0f);
+    for (int64_t k = lo; k <= hi; ++k) {
+      const float* w = x + (n * c + k) * plane;
+      for (int64_t s = 0; s < plane; ++s) dst[s] += w[s] * w[s];
+    }
+    for (int64_t s = 0; s < plane; ++s) dst[s] = src[s] / std::pow(bias + scale * dst[s], beta);
+  });
 }
 
 // As ONNX defines it: channels from c - floor((size - 1) / 2) to c + ceil((size - 1) / 2).

@@ -6,21 +6,18 @@
 #include <string>
 #include <vector>
 
-#include "cpu_op.h"
+#include "threaded_op.h"
 
 namespace aoe::cpu {
 
-class LrnOp final : public CpuOp {
+class LrnOp final : public ThreadedOp {
  public:
-  enum Knob : size_t { kThreads, kKnobCount };
-
   LrnOp(const sdk::OpTask& task, const HostCpu& host);
-  std::string check(const sdk::Config& config) const override;
-  std::unique_ptr<Kernel> build(const sdk::Config& config) const override;
+  void compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
+               int threads) const override;
   void reference(const std::vector<const float*>& inputs, const std::vector<float*>& outputs) const override;
 
  private:
-  friend class LrnKernel;
   double alpha_ = 1e-4, beta_ = 0.75, bias_ = 1.0;
   int64_t size_ = 1, n_ = 1, channels_ = 1, plane_ = 1;
 };

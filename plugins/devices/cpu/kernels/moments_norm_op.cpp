@@ -132,25 +132,20 @@ void MomentsNormOp::reference(const std::vector<const float*>& in, const std::ve
     for (size_t d = 0; d < x.size(); ++d) at += static_cast<size_t>((reduced_[d] ? 0 : index[d]) * kept_strides[d]);
     return at;
   };
-  std::vector<int64_t> index(x.size(), 0);
-  size_t flat = 0;
-  do mean[kept_at(index)] += in[0][flat++];
-  while (next_index(index, x));
+  for_each_index(x, [&](const std::vector<int64_t>& index, int64_t flat) { mean[kept_at(index)] += in[0][flat]; });
   for (auto& m : mean) m /= static_cast<double>(count_);
-  flat = 0;
-  do {
-    const double d = in[0][flat++] - mean[kept_at(index)];
+  for_each_index(x, [&](const std::vector<int64_t>& index, int64_t flat) {
+    const double d = in[0][flat] - mean[kept_at(index)];
     var[kept_at(index)] += d * d;
-  } while (next_index(index, x));
+  });
   for (auto& v : var) v /= static_cast<double>(count_);
   std::vector<double> y(static_cast<size_t>(elements(x)));
-  flat = 0;
-  do {
+  for_each_index(x, [&](const std::vector<int64_t>& index, int64_t flat) {
     const size_t k = kept_at(index);
     double v = instance_ ? (in[0][flat] - mean[k]) / std::sqrt(var[k] + epsilon_) : (in[0][flat] - mean[k]) / (std::sqrt(var[k]) + 1e-9);
     if (instance_) v = v * in[1][index[1]] + in[2][index[1]];
-    y[flat++] = v;
-  } while (next_index(index, x));
+    y[static_cast<size_t>(flat)] = v;
+  });
   store(y, out[0]);
 }
 

@@ -3,51 +3,12 @@
 #include <algorithm>
 #include <cstring>
 
-#include "buffer_kernel.h"
 #include "op_util.h"
 #include "reference.h"
 
 namespace aoe::cpu {
 
-class NdIndexKernel final : public BufferKernel {
- public:
-  NdIndexKernel(const NdIndexOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {}
-
-  void run(ThreadPool& pool) override {
-    const float* x = inputs_[0];
-    float* y = outputs_[0].data();
-    const int64_t slice = op_.slice_;
-    const size_t bytes = static_cast<size_t>(slice) * sizeof(float);
-    if (!op_.scatter_) {
-      pool.run(static_cast<int64_t>(op_.offsets_.size()), threads_, [&](int64_t i, int) {
-        std::memcpy(y + i * slice, x + op_.offsets_[static_cast<size_t>(i)], bytes);
-      });
-      return;
-    }
-    const int64_t n = outputs_[0].size();
-    constexpr int64_t kChunk = 4096;
-    pool.run(ceil_div(n, kChunk), threads_, [&](int64_t task, int) {
-      const int64_t from = task * kChunk;
-      std::memcpy(y + from, x + from, static_cast<size_t>(std::min(kChunk, n - from)) * sizeof(float));
-    });
-    // In order, one thread: slices named twice take their updates as ONNX applies them.
-    const float* u = inputs_[2];
-    for (size_t i = 0; i < op_.offsets_.size(); ++i) {
-      float* dst = y + op_.offsets_[i];
-      const float* src = u + static_cast<int64_t>(i) * slice;
-      for (int64_t e = 0; e < slice; ++e)
-        dst[e] = op_.reduction_ == NdIndexOp::Reduction::add   ? dst[e] + src[e]
-                 : op_.reduction_ == NdIndexOp::Reduction::mul ? dst[e] * src[e]
-                                                               : src[e];
-    }
-  }
-
- private:
-  const NdIndexOp& op_;
-  int threads_;
-};
-
-NdIndexOp::NdIndexOp(const sdk::OpTask& task, const HostCpu& host) : scatter_(task.op_type == "ScatterND") {
+NdIndexOp::NdIndexOp(const sdk::OpTask& task, const HostCpu& host) : IndexedSlicesOp(task.op_type == "ScatterND") {
   const std::string who = task.op_type + " '" + task.name + "'";
   if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after " + task.op_type);
   require_dtypes(task, Takes::held, {1});
@@ -60,10 +21,7 @@ NdIndexOp::NdIndexOp(const sdk::OpTask& task, const HostCpu& host) : scatter_(ta
     invalid(who + ": index rows of " + std::to_string(k) + " after " + std::to_string(batch) + " batch axes for data " + to_string(data));
   for (size_t d = 0; d < batch; ++d)
     if (indices[d] != data[d]) invalid(who + ": batch axis " + std::to_string(d) + " differs between data and indices");
-  const std::string reduction = string_attr(task.attrs, "reduction", "none");
-  if (reduction == "add") reduction_ = Reduction::add;
-  else if (reduction == "mul") reduction_ = Reduction::mul;
-  else if (reduction != "none") invalid(who + ": reduction '" + reduction + "' is none of none, add, mul");
+  reduction_ = read_reduction(task, who);
   Shape out(indices.begin(), indices.end() - 1);
   out.insert(out.end(), data.begin() + static_cast<std::ptrdiff_t>(batch + k), data.end());
   if (scatter_ && task.inputs[2].shape != out)
@@ -91,12 +49,6 @@ NdIndexOp::NdIndexOp(const sdk::OpTask& task, const HostCpu& host) : scatter_(ta
   outputs_ = {scatter_ ? data : out};
   require_output_shape(task, outputs_[0]);
   space_ = threads_space(host, static_cast<double>(elements(outputs_[0])) * 0.25);
-}
-
-std::string NdIndexOp::check(const sdk::Config&) const { return {}; }
-
-std::unique_ptr<Kernel> NdIndexOp::build(const sdk::Config& c) const {
-  return std::make_unique<NdIndexKernel>(*this, static_cast<int>(c[kThreads]));
 }
 
 // Element by element: each element of a slice at its data multi-index, the

@@ -11,28 +11,18 @@
 #include <string>
 #include <vector>
 
-#include "cpu_op.h"
+#include "indexed_slices_op.h"
 
 namespace aoe::cpu {
 
-class NdIndexOp final : public CpuOp {
+class NdIndexOp final : public IndexedSlicesOp {
  public:
-  enum Knob : size_t { kThreads, kKnobCount };
-  enum class Reduction { none, add, mul };
-
   NdIndexOp(const sdk::OpTask& task, const HostCpu& host);
-  std::string check(const sdk::Config& config) const override;
-  std::unique_ptr<Kernel> build(const sdk::Config& config) const override;
   void reference(const std::vector<const float*>& inputs, const std::vector<float*>& outputs) const override;
 
  private:
-  friend class NdIndexKernel;
-  bool scatter_ = false;
-  Reduction reduction_ = Reduction::none;
   size_t batch_ = 0;
   std::vector<int64_t> values_;   // the indices as given
-  int64_t slice_ = 1;             // elements per slice
-  std::vector<int64_t> offsets_;  // per row of indices: its slice's first element in the data
 };
 
 }  // namespace aoe::cpu

@@ -3,37 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "buffer_kernel.h"
 #include "op_util.h"
 #include "reference.h"
 
 namespace aoe::cpu {
-
-class OneHotKernel final : public BufferKernel {
- public:
-  OneHotKernel(const OneHotOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {}
-
-  // Per outer slice: all off, then each of its inner positions on at its index.
-  void run(ThreadPool& pool) override {
-    const float off = inputs_[2][0], on = inputs_[2][1];
-    const int64_t depth = op_.depth_, inner = op_.inner_;
-    float* y = outputs_[0].data();
-    const float* fed = op_.constant_ ? nullptr : inputs_[0];
-    pool.run(op_.outer_, threads_, [&](int64_t o, int) {
-      float* dst = y + o * depth * inner;
-      std::fill(dst, dst + depth * inner, off);
-      for (int64_t i = 0; i < inner; ++i) {
-        const int64_t at = o * inner + i;
-        const int64_t h = fed ? op_.position(fed[at]) : op_.hot_[static_cast<size_t>(at)];
-        if (h >= 0) dst[h * inner + i] = on;
-      }
-    });
-  }
-
- private:
-  const OneHotOp& op_;
-  int threads_;
-};
 
 OneHotOp::OneHotOp(const sdk::OpTask& task, const HostCpu& host) {
   const std::string who = "OneHot '" + task.name + "'";
@@ -64,10 +37,22 @@ int64_t OneHotOp::position(double index) const {
   return i >= 0 && i < depth_ ? i : -1;
 }
 
-std::string OneHotOp::check(const sdk::Config&) const { return {}; }
-
-std::unique_ptr<Kernel> OneHotOp::build(const sdk::Config& c) const {
-  return std::make_unique<OneHotKernel>(*this, static_cast<int>(c[kThreads]));
+// Per outer slice: all off, then each of its inner positions on at its index.
+void OneHotOp::compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
+                       int threads) const {
+  const float off = in[2][0], on = in[2][1];
+  const int64_t depth = depth_, inner = inner_;
+  float* y = out[0];
+  const float* fed = constant_ ? nullptr : in[0];
+  pool.run(outer_, threads, [&](int64_t o, int) {
+    float* dst = y + o * depth * inner;
+    std::fill(dst, dst + depth * inner, off);
+    for (int64_t i = 0; i < inner; ++i) {
+      const int64_t at = o * inner + i;
+      const int64_t h = fed ? position(fed[at]) : hot_[static_cast<size_t>(at)];
+      if (h >= 0) dst[h * inner + i] = on;
+    }
+  });
 }
 
 // Each output element: on where its coordinate on the axis is its index's.

@@ -9,21 +9,18 @@
 #include <string>
 #include <vector>
 
-#include "cpu_op.h"
+#include "threaded_op.h"
 
 namespace aoe::cpu {
 
-class OneHotOp final : public CpuOp {
+class OneHotOp final : public ThreadedOp {
  public:
-  enum Knob : size_t { kThreads, kKnobCount };
-
   OneHotOp(const sdk::OpTask& task, const HostCpu& host);
-  std::string check(const sdk::Config& config) const override;
-  std::unique_ptr<Kernel> build(const sdk::Config& config) const override;
+  void compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
+               int threads) const override;
   void reference(const std::vector<const float*>& inputs, const std::vector<float*>& outputs) const override;
 
  private:
-  friend class OneHotKernel;
   int64_t outer_ = 1, depth_ = 0, inner_ = 1;
   int64_t position(double index) const;  // along the axis, -1 where out of range
   bool constant_ = false;

@@ -205,12 +205,10 @@ void ReduceOp::reference(const std::vector<const float*>& inputs, const std::vec
                                                  : 0.0;
   std::vector<double> acc(static_cast<size_t>(elements(kept)), identity_ ? 0.0 : init);
   const auto kept_strides = strides_of(kept);
-  std::vector<int64_t> index(in.size(), 0);
-  size_t flat = 0;
-  do {
+  for_each_index(in, [&](const std::vector<int64_t>& index, int64_t flat) {
     size_t at = 0;
     for (size_t d = 0; d < in.size(); ++d) at += static_cast<size_t>((reduced_[d] ? 0 : index[d]) * kept_strides[d]);
-    const double x = inputs[0][flat++];
+    const double x = inputs[0][flat];
     const double v = before_ == Before::square ? x * x : before_ == Before::abs ? std::fabs(x) : before_ == Before::exp ? std::exp(x) : x;
     double& a = acc[at];
     if (identity_) a = v;
@@ -218,7 +216,7 @@ void ReduceOp::reference(const std::vector<const float*>& inputs, const std::vec
     else if (kind_ == ReduceKind::min) a = std::min(a, v);
     else if (kind_ == ReduceKind::prod) a *= v;
     else a += v;
-  } while (next_index(index, in));
+  });
   if (kind_ == ReduceKind::mean && !identity_)
     for (auto& a : acc) a /= static_cast<double>(total_reduced_);
   for (auto& a : acc) a = after_ == After::sqrt ? std::sqrt(a) : after_ == After::log ? std::log(a) : a;

@@ -25,18 +25,15 @@ bool next_index(std::vector<int64_t>& index, const Shape& shape) {
 void reference_chain(const std::vector<ChainStep>& steps, const std::vector<RefOperand>& operands, const Shape& out,
                      std::vector<double>& values) {
   if (steps.empty()) return;
-  std::vector<int64_t> index(out.size(), 0);
-  size_t flat = 0;
-  do {
-    double x = values[flat];
+  for_each_index(out, [&](const std::vector<int64_t>& index, int64_t flat) {
+    double& x = values[static_cast<size_t>(flat)];
     for (const auto& s : steps) {
       const double y = s.operand < 0 ? 0.0
                                      : at_broadcast(operands[static_cast<size_t>(s.operand)].data,
                                                     operands[static_cast<size_t>(s.operand)].shape, out, index);
       x = apply_step(s, x, y);
     }
-    values[flat++] = x;
-  } while (next_index(index, out));
+  });
 }
 
 void store(const std::vector<double>& values, float* out) {

@@ -16,6 +16,17 @@ double at_broadcast(const float* data, const Shape& shape, const Shape& out, con
 // Advances a row-major multi-index over `shape`; false after the last.
 bool next_index(std::vector<int64_t>& index, const Shape& shape);
 
+// fn(index, flat) for every element of `shape` in row-major order: its
+// multi-index and its offset. Nothing for an empty shape.
+template <class Fn>
+void for_each_index(const Shape& shape, Fn&& fn) {
+  if (elements(shape) == 0) return;
+  std::vector<int64_t> index(shape.size(), 0);
+  int64_t flat = 0;
+  do fn(static_cast<const std::vector<int64_t>&>(index), flat++);
+  while (next_index(index, shape));
+}
+
 struct RefOperand {
   const float* data = nullptr;
   Shape shape;

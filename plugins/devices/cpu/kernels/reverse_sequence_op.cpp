@@ -3,42 +3,10 @@
 #include <algorithm>
 #include <cstring>
 
-#include "buffer_kernel.h"
 #include "op_util.h"
 #include "reference.h"
 
 namespace aoe::cpu {
-
-class ReverseSequenceKernel final : public BufferKernel {
- public:
-  ReverseSequenceKernel(const ReverseSequenceOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {
-    const Shape& in = op.input_shapes()[0];
-    const size_t last = std::max(op.time_, op.batch_);
-    inner_ = dims_product(in, last + 1, in.size());
-    lead_ = Shape(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(last + 1));
-  }
-
-  // Rows of the axes after both: each copied whole from its source row.
-  void run(ThreadPool& pool) override {
-    const Shape& in = op_.input_shapes()[0];
-    if (elements(in) == 0) return;
-    const auto strides = strides_of(lead_);
-    const float* x = inputs_[0];
-    float* y = outputs_[0].data();
-    pool.run(elements(lead_), threads_, [&](int64_t r, int) {
-      const int64_t b = r / strides[op_.batch_] % lead_[op_.batch_], t = r / strides[op_.time_] % lead_[op_.time_];
-      const int64_t len = op_.lengths_[static_cast<size_t>(b)];
-      const int64_t from = t < len ? r + (len - 1 - 2 * t) * strides[op_.time_] : r;
-      std::memcpy(y + r * inner_, x + from * inner_, static_cast<size_t>(inner_) * sizeof(float));
-    });
-  }
-
- private:
-  const ReverseSequenceOp& op_;
-  int threads_;
-  int64_t inner_ = 1;
-  Shape lead_;
-};
 
 ReverseSequenceOp::ReverseSequenceOp(const sdk::OpTask& task, const HostCpu& host) {
   const std::string who = "ReverseSequence '" + task.name + "'";
@@ -55,31 +23,36 @@ ReverseSequenceOp::ReverseSequenceOp(const sdk::OpTask& task, const HostCpu& hos
     if (l < 0 || l > in[time_]) invalid(who + ": sequence length " + std::to_string(l) + " for a time axis of " + std::to_string(in[time_]));
     l = std::max<int64_t>(l, 1);  // a sequence of 0 or 1 stays as it is
   }
+  const size_t last = std::max(time_, batch_);
+  inner_ = dims_product(in, last + 1, in.size());
+  lead_ = Shape(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(last + 1));
   inputs_ = {in, task.inputs[1].shape};
   outputs_ = {in};
   require_output_shape(task, in);
   space_ = threads_space(host, static_cast<double>(elements(in)) * 0.25);
 }
 
-std::string ReverseSequenceOp::check(const sdk::Config&) const { return {}; }
-
-std::unique_ptr<Kernel> ReverseSequenceOp::build(const sdk::Config& c) const {
-  return std::make_unique<ReverseSequenceKernel>(*this, static_cast<int>(c[kThreads]));
+// Rows of the axes after both: each copied whole from its source row.
+void ReverseSequenceOp::compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
+                                int threads) const {
+  if (elements(inputs_[0]) == 0) return;
+  const auto strides = strides_of(lead_);
+  pool.run(elements(lead_), threads, [&](int64_t r, int) {
+    const int64_t b = r / strides[batch_] % lead_[batch_], t = r / strides[time_] % lead_[time_];
+    const int64_t len = lengths_[static_cast<size_t>(b)];
+    const int64_t from = t < len ? r + (len - 1 - 2 * t) * strides[time_] : r;
+    std::memcpy(out[0] + r * inner_, in[0] + from * inner_, static_cast<size_t>(inner_) * sizeof(float));
+  });
 }
 
 // Element by element: the time coordinate mirrored within its sequence.
 void ReverseSequenceOp::reference(const std::vector<const float*>& in, const std::vector<float*>& out) const {
-  const Shape& x = inputs_[0];
-  if (elements(x) == 0) return;
-  const auto strides = strides_of(x);
-  std::vector<int64_t> index(x.size(), 0);
-  size_t flat = 0;
-  do {
+  const auto strides = strides_of(inputs_[0]);
+  for_each_index(inputs_[0], [&](const std::vector<int64_t>& index, int64_t flat) {
     const int64_t t = index[time_], len = lengths_[static_cast<size_t>(index[batch_])];
     const int64_t from = t < len ? len - 1 - t : t;
-    out[0][flat] = in[0][static_cast<int64_t>(flat) + (from - t) * strides[time_]];
-    ++flat;
-  } while (next_index(index, x));
+    out[0][flat] = in[0][flat + (from - t) * strides[time_]];
+  });
 }
 
 }  // namespace aoe::cpu

@@ -7,23 +7,22 @@
 #include <string>
 #include <vector>
 
-#include "cpu_op.h"
+#include "threaded_op.h"
 
 namespace aoe::cpu {
 
-class ReverseSequenceOp final : public CpuOp {
+class ReverseSequenceOp final : public ThreadedOp {
  public:
-  enum Knob : size_t { kThreads, kKnobCount };
-
   ReverseSequenceOp(const sdk::OpTask& task, const HostCpu& host);
-  std::string check(const sdk::Config& config) const override;
-  std::unique_ptr<Kernel> build(const sdk::Config& config) const override;
+  void compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
+               int threads) const override;
   void reference(const std::vector<const float*>& inputs, const std::vector<float*>& outputs) const override;
 
  private:
-  friend class ReverseSequenceKernel;
   size_t time_ = 0, batch_ = 1;
   std::vector<int64_t> lengths_;
+  int64_t inner_ = 1;  // the elements of a row of the axes after both
+  Shape lead_;         // the axes up to the later of the two
 };
 
 }  // namespace aoe::cpu

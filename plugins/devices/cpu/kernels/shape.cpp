@@ -30,6 +30,24 @@ Shape align_rank(const Shape& shape, size_t rank) {
   return out;
 }
 
+BroadcastRows::BroadcastRows(const Shape& out, const std::vector<Shape>& operands)
+    : out_(out), cols_(out.empty() ? 1 : out.back()), operands_(operands) {
+  for (const auto& s : operands) strides_.push_back(strides_of(s));
+}
+
+BroadcastRows::Run BroadcastRows::operand(size_t k, int64_t row) const {
+  const size_t rank = out_.size();
+  if (rank == 0) return {};
+  Run run;
+  for (size_t a = rank - 1; a-- > 0;) {
+    const int64_t i = row % out_[a];
+    row /= out_[a];
+    if (operands_[k][a] != 1) run.offset += i * strides_[k][a];
+  }
+  run.step = operands_[k][rank - 1] != 1 ? 1 : 0;
+  return run;
+}
+
 Shape broadcast(const std::vector<Shape>& shapes, const std::string& what) {
   size_t rank = 0;
   for (const auto& s : shapes) rank = std::max(rank, s.size());

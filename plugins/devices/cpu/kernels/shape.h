@@ -21,6 +21,28 @@ std::vector<int64_t> strides_of(const Shape& shape);
 Shape broadcast(const std::vector<Shape>& shapes, const std::string& what);
 // `shape` right-aligned to `rank` dims with leading 1s.
 Shape align_rank(const Shape& shape, size_t rank);
+
+// Operands broadcast to `out`, walked a row (out's last axis) at a time:
+// where an operand's row starts, and whether it advances along the row
+// (step 1) or repeats one value (step 0, broadcast along it).
+class BroadcastRows {
+ public:
+  struct Run {
+    int64_t offset = 0, step = 0;
+  };
+  BroadcastRows() = default;
+  // `operands` at out's rank (align_rank).
+  BroadcastRows(const Shape& out, const std::vector<Shape>& operands);
+  int64_t rows() const { return cols_ ? elements(out_) / cols_ : 0; }
+  int64_t cols() const { return cols_; }
+  Run operand(size_t k, int64_t row) const;
+
+ private:
+  Shape out_;
+  int64_t cols_ = 1;
+  std::vector<Shape> operands_;
+  std::vector<std::vector<int64_t>> strides_;
+};
 std::string to_string(const Shape& shape);
 // An axis in [-rank, rank) as an index; throws invalid_argument naming `what`.
 int64_t normalize_axis(int64_t axis, int64_t rank, const std::string& what);

@@ -4,49 +4,10 @@
 #include <numeric>
 
 #include "aoe/sdk/error.h"
-#include "buffer_kernel.h"
 #include "held_dtype.h"
 #include "op_util.h"
 
 namespace aoe::cpu {
-
-class TopKKernel final : public BufferKernel {
- public:
-  TopKKernel(const TopKOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {}
-
-  // A task per outer slice: each of its inner rows along the axis ranked by a partial sort of indices.
-  void run(ThreadPool& pool) override {
-    if (inputs_.size() > 1) op_.require_k(inputs_[1]);
-    const int64_t extent = op_.extent_, inner = op_.inner_, k = op_.k_;
-    if (k == 0 || elements(op_.input_shapes()[0]) == 0) return;
-    const bool largest = op_.largest_;
-    const float* x = inputs_[0];
-    float* values = outputs_[0].data();
-    float* indices = outputs_[1].data();
-    pool.run(op_.outer_, threads_, [&](int64_t o, int) {
-      std::vector<int64_t> order(static_cast<size_t>(extent));
-      for (int64_t i = 0; i < inner; ++i) {
-        const float* row = x + o * extent * inner + i;
-        std::iota(order.begin(), order.end(), int64_t{0});
-        const auto before = [&](int64_t a, int64_t b) {
-          const float va = row[a * inner], vb = row[b * inner];
-          if (va != vb) return largest ? va > vb : va < vb;
-          return a < b;
-        };
-        std::partial_sort(order.begin(), order.begin() + k, order.end(), before);
-        for (int64_t j = 0; j < k; ++j) {
-          const int64_t at = (o * k + j) * inner + i;
-          values[at] = row[order[static_cast<size_t>(j)] * inner];
-          indices[at] = static_cast<float>(order[static_cast<size_t>(j)]);
-        }
-      }
-    });
-  }
-
- private:
-  const TopKOp& op_;
-  int threads_;
-};
 
 TopKOp::TopKOp(const sdk::OpTask& task, const HostCpu& host) {
   const std::string who = "TopK '" + task.name + "'";
@@ -81,10 +42,34 @@ void TopKOp::require_k(const float* k) const {
                                                             " fed as the model runs is not its outputs' " + std::to_string(k_));
 }
 
-std::string TopKOp::check(const sdk::Config&) const { return {}; }
-
-std::unique_ptr<Kernel> TopKOp::build(const sdk::Config& c) const {
-  return std::make_unique<TopKKernel>(*this, static_cast<int>(c[kThreads]));
+// A task per outer slice: each of its inner rows along the axis ranked by a partial sort of indices.
+void TopKOp::compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
+                     int threads) const {
+  if (in.size() > 1) require_k(in[1]);
+  const int64_t extent = extent_, inner = inner_, k = k_;
+  if (k == 0 || elements(input_shapes()[0]) == 0) return;
+  const bool largest = largest_;
+  const float* x = in[0];
+  float* values = out[0];
+  float* indices = out[1];
+  pool.run(outer_, threads, [&](int64_t o, int) {
+    std::vector<int64_t> order(static_cast<size_t>(extent));
+    for (int64_t i = 0; i < inner; ++i) {
+      const float* row = x + o * extent * inner + i;
+      std::iota(order.begin(), order.end(), int64_t{0});
+      const auto before = [&](int64_t a, int64_t b) {
+        const float va = row[a * inner], vb = row[b * inner];
+        if (va != vb) return largest ? va > vb : va < vb;
+        return a < b;
+      };
+      std::partial_sort(order.begin(), order.begin() + k, order.end(), before);
+      for (int64_t j = 0; j < k; ++j) {
+        const int64_t at = (o * k + j) * inner + i;
+        values[at] = row[order[static_cast<size_t>(j)] * inner];
+        indices[at] = static_cast<float>(order[static_cast<size_t>(j)]);
+      }
+    }
+  });
 }
 
 // k rounds of picking the best value not yet taken, lowest index first among equals.

@@ -170,13 +170,11 @@ void TransposeOp::reference(const std::vector<const float*>& inputs, const std::
   const Shape& in = inputs_[0];
   const Shape& out = outputs_[0];
   const auto in_strides = strides_of(in);
-  std::vector<int64_t> index(out.size(), 0);
-  size_t flat = 0;
-  do {
+  for_each_index(out, [&](const std::vector<int64_t>& index, int64_t flat) {
     int64_t at = 0;
     for (size_t q = 0; q < out.size(); ++q) at += index[q] * in_strides[static_cast<size_t>(perm_[q])];
-    outputs[0][flat++] = inputs[0][at];
-  } while (next_index(index, out));
+    outputs[0][flat] = inputs[0][at];
+  });
 }
 
 }  // namespace aoe::cpu

@@ -3,45 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "buffer_kernel.h"
 #include "held_dtype.h"
 #include "op_util.h"
 
 namespace aoe::cpu {
-
-class TriluKernel final : public BufferKernel {
- public:
-  TriluKernel(const TriluOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {}
-
-  // A task per matrix: each row's kept run copied, the rest zeroed.
-  void run(ThreadPool& pool) override {
-    const int64_t rows = op_.rows_, cols = op_.cols_;
-    if (elements(op_.output_shapes()[0]) == 0) return;
-    const int64_t k = inputs_.size() > 1 && inputs_[1] ? static_cast<int64_t>(std::lround(inputs_[1][0])) : 0;
-    const bool upper = op_.upper_;
-    const float* x = inputs_[0];
-    float* y = outputs_[0].data();
-    pool.run(op_.matrices_, threads_, [&](int64_t m, int) {
-      for (int64_t r = 0; r < rows; ++r) {
-        const float* src = x + (m * rows + r) * cols;
-        float* dst = y + (m * rows + r) * cols;
-        // Upper keeps columns c >= r + k; lower keeps c <= r + k.
-        const int64_t edge = std::clamp(upper ? r + k : r + k + 1, int64_t{0}, cols);
-        if (upper) {
-          std::fill(dst, dst + edge, 0.0f);
-          std::copy(src + edge, src + cols, dst + edge);
-        } else {
-          std::copy(src, src + edge, dst);
-          std::fill(dst + edge, dst + cols, 0.0f);
-        }
-      }
-    });
-  }
-
- private:
-  const TriluOp& op_;
-  int threads_;
-};
 
 TriluOp::TriluOp(const sdk::OpTask& task, const HostCpu& host) {
   const std::string who = "Trilu '" + task.name + "'";
@@ -62,10 +27,30 @@ TriluOp::TriluOp(const sdk::OpTask& task, const HostCpu& host) {
   space_ = threads_space(host, static_cast<double>(elements(in)) * 0.25);
 }
 
-std::string TriluOp::check(const sdk::Config&) const { return {}; }
-
-std::unique_ptr<Kernel> TriluOp::build(const sdk::Config& c) const {
-  return std::make_unique<TriluKernel>(*this, static_cast<int>(c[kThreads]));
+// A task per matrix: each row's kept run copied, the rest zeroed.
+void TriluOp::compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
+                      int threads) const {
+  const int64_t rows = rows_, cols = cols_;
+  if (elements(output_shapes()[0]) == 0) return;
+  const int64_t k = in.size() > 1 && in[1] ? static_cast<int64_t>(std::lround(in[1][0])) : 0;
+  const bool upper = upper_;
+  const float* x = in[0];
+  float* y = out[0];
+  pool.run(matrices_, threads, [&](int64_t m, int) {
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* src = x + (m * rows + r) * cols;
+      float* dst = y + (m * rows + r) * cols;
+      // Upper keeps columns c >= r + k; lower keeps c <= r + k.
+      const int64_t edge = std::clamp(upper ? r + k : r + k + 1, int64_t{0}, cols);
+      if (upper) {
+        std::fill(dst, dst + edge, 0.0f);
+        std::copy(src + edge, src + cols, dst + edge);
+      } else {
+        std::copy(src, src + edge, dst);
+        std::fill(dst + edge, dst + cols, 0.0f);
+      }
+    }
+  });
 }
 
 void TriluOp::reference(const std::vector<const float*>& in, const std::vector<float*>& out) const {

@@ -7,22 +7,19 @@
 #include <string>
 #include <vector>
 
-#include "cpu_op.h"
+#include "threaded_op.h"
 
 namespace aoe::cpu {
 
-class TriluOp final : public CpuOp {
+class TriluOp final : public ThreadedOp {
  public:
-  enum Knob : size_t { kThreads, kKnobCount };
-
   TriluOp(const sdk::OpTask& task, const HostCpu& host);
   ValueRange input_range(size_t i) const override { return i == 1 ? ValueRange{-2.0f, 2.0f} : ValueRange{}; }
-  std::string check(const sdk::Config& config) const override;
-  std::unique_ptr<Kernel> build(const sdk::Config& config) const override;
+  void compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
+               int threads) const override;
   void reference(const std::vector<const float*>& inputs, const std::vector<float*>& outputs) const override;
 
  private:
-  friend class TriluKernel;
   bool upper_ = true;
   int64_t matrices_ = 1, rows_ = 1, cols_ = 1;
 };

@@ -109,9 +109,7 @@ std::vector<std::string> typed_eltwise_op_types() {
 
 class TypedEltwiseKernel final : public BufferKernel {
  public:
-  TypedEltwiseKernel(const TypedEltwiseOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {
-    for (const auto& s : op.aligned_) strides_.push_back(strides_of(s));
-  }
+  TypedEltwiseKernel(const TypedEltwiseOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {}
 
   void run(ThreadPool& pool) override {
     switch (op_.fn_) {
@@ -128,39 +126,26 @@ class TypedEltwiseKernel final : public BufferKernel {
   }
 
  private:
-  // Output rows (its last axis) in parallel; each operand's row from its
-  // multi-index, walked with stride 0 where it broadcasts along the row.
+  // Output rows in parallel, each operand's row walked with its step.
   template <Fn F>
   void rows(ThreadPool& pool) {
-    const Shape& out = op_.output_shapes()[0];
-    const int64_t total = elements(out);
-    if (total == 0) return;
-    const size_t rank = out.size(), n = op_.operands_;
-    const int64_t cols = rank ? out[rank - 1] : 1;
+    const BroadcastRows& walk = op_.rows_;
+    const int64_t cols = walk.cols();
+    const bool binary = op_.operands_ > 1;
     const sdk::DType t = op_.out_dtype_;
     const bool pos = op_.inf_positive_, neg = op_.inf_negative_;
     float* y = outputs_[0].data();
-    pool.run(total / cols, threads_, [&](int64_t r, int) {
-      int64_t offset[2] = {0, 0}, step[2] = {0, 0};
-      for (size_t k = 0; k < n; ++k) {
-        int64_t rest = r;
-        for (size_t a = rank - 1; rank && a-- > 0;) {
-          const int64_t i = rest % out[a];
-          rest /= out[a];
-          if (op_.aligned_[k][a] != 1) offset[k] += i * strides_[k][a];
-        }
-        step[k] = rank && op_.aligned_[k][rank - 1] != 1 ? 1 : 0;
-      }
-      const float* a = inputs_[0] + offset[0];
-      const float* b = n > 1 ? inputs_[1] + offset[1] : a;
+    pool.run(walk.rows(), threads_, [&](int64_t r, int) {
+      const auto x = walk.operand(0, r), z = binary ? walk.operand(1, r) : x;
+      const float* a = inputs_[0] + x.offset;
+      const float* b = binary ? inputs_[1] + z.offset : a;
       float* dst = y + r * cols;
-      for (int64_t c = 0; c < cols; ++c) dst[c] = apply<F>(a[c * step[0]], b[c * step[1]], t, pos, neg);
+      for (int64_t c = 0; c < cols; ++c) dst[c] = apply<F>(a[c * x.step], b[c * z.step], t, pos, neg);
     });
   }
 
   const TypedEltwiseOp& op_;
   int threads_;
-  std::vector<std::vector<int64_t>> strides_;
 };
 
 TypedEltwiseOp::TypedEltwiseOp(const sdk::OpTask& task, const HostCpu& host) {
@@ -193,7 +178,9 @@ TypedEltwiseOp::TypedEltwiseOp(const sdk::OpTask& task, const HostCpu& host) {
   for (size_t i = 0; i < operands_; ++i) inputs_.push_back(task.inputs[i].shape);
   if (takes > operands_) inputs_.push_back(task.inputs[1].shape);
   const Shape out = broadcast(std::vector<Shape>(inputs_.begin(), inputs_.begin() + static_cast<std::ptrdiff_t>(operands_)), who);
-  for (size_t i = 0; i < operands_; ++i) aligned_.push_back(align_rank(inputs_[i], out.size()));
+  std::vector<Shape> aligned;
+  for (size_t i = 0; i < operands_; ++i) aligned.push_back(align_rank(inputs_[i], out.size()));
+  rows_ = BroadcastRows(out, aligned);
   outputs_ = {out};
   require_output_shape(task, out);
   space_ = threads_space(host, static_cast<double>(elements(out)) * 2.0);
@@ -216,14 +203,11 @@ std::unique_ptr<Kernel> TypedEltwiseOp::build(const sdk::Config& c) const {
 
 void TypedEltwiseOp::reference(const std::vector<const float*>& in, const std::vector<float*>& out) const {
   const Shape& o = outputs_[0];
-  if (elements(o) == 0) return;
-  std::vector<int64_t> index(o.size(), 0);
-  size_t flat = 0;
-  do {
+  for_each_index(o, [&](const std::vector<int64_t>& index, int64_t flat) {
     const double x = at_broadcast(in[0], inputs_[0], o, index);
     const double y = operands_ > 1 ? at_broadcast(in[1], inputs_[1], o, index) : 0.0;
-    out[0][flat++] = static_cast<float>(reference_value(fn_, x, y, out_dtype_, inf_positive_, inf_negative_));
-  } while (next_index(index, o));
+    out[0][flat] = static_cast<float>(reference_value(fn_, x, y, out_dtype_, inf_positive_, inf_negative_));
+  });
 }
 
 }  // namespace aoe::cpu

@@ -35,7 +35,7 @@ class TypedEltwiseOp final : public CpuOp {
   size_t operands_ = 1;
   sdk::DType in_dtype_ = sdk::DType::f32, out_dtype_ = sdk::DType::f32;
   bool inf_positive_ = true, inf_negative_ = true;
-  std::vector<Shape> aligned_;  // each operand at the output's rank
+  BroadcastRows rows_;  // the operands
 };
 
 }  // namespace aoe::cpu

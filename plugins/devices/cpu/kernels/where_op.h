@@ -8,23 +8,20 @@
 #include <string>
 #include <vector>
 
-#include "cpu_op.h"
+#include "threaded_op.h"
 
 namespace aoe::cpu {
 
-class WhereOp final : public CpuOp {
+class WhereOp final : public ThreadedOp {
  public:
-  enum Knob : size_t { kThreads, kKnobCount };
-
   WhereOp(const sdk::OpTask& task, const HostCpu& host);
-  std::string check(const sdk::Config& config) const override;
-  std::unique_ptr<Kernel> build(const sdk::Config& config) const override;
+  void compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
+               int threads) const override;
   void reference(const std::vector<const float*>& inputs, const std::vector<float*>& outputs) const override;
 
  private:
-  friend class WhereKernel;
   std::vector<float> condition_;  // 1 or 0, of the condition's shape; empty: input 0 at run time
-  std::vector<Shape> aligned_;    // condition, X, Y at the output's rank
+  BroadcastRows rows_;            // condition, X, Y
 };
 
 }  // namespace aoe::cpu

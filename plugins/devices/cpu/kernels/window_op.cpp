@@ -3,33 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "buffer_kernel.h"
 #include "op_util.h"
 
 namespace aoe::cpu {
-
-class WindowKernel final : public BufferKernel {
- public:
-  WindowKernel(const WindowOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {}
-
-  void run(ThreadPool& pool) override {
-    const int64_t n = outputs_[0].size();
-    float* y = outputs_[0].data();
-    const float step = static_cast<float>(2 * M_PI / op_.period_);
-    const float a0 = static_cast<float>(op_.a0_), a1 = static_cast<float>(op_.a1_), a2 = static_cast<float>(op_.a2_);
-    constexpr int64_t kChunk = 4096;
-    pool.run(ceil_div(n, kChunk), threads_, [&](int64_t task, int) {
-      for (int64_t i = task * kChunk, end = std::min(n, i + kChunk); i < end; ++i) {
-        const float angle = step * static_cast<float>(i);
-        y[i] = a0 - a1 * std::cos(angle) + a2 * std::cos(2 * angle);
-      }
-    });
-  }
-
- private:
-  const WindowOp& op_;
-  int threads_;
-};
 
 WindowOp::WindowOp(const sdk::OpTask& task, const HostCpu& host) {
   const std::string who = task.op_type + " '" + task.name + "'";
@@ -49,10 +25,19 @@ WindowOp::WindowOp(const sdk::OpTask& task, const HostCpu& host) {
   space_ = threads_space(host, static_cast<double>(size) * 20);
 }
 
-std::string WindowOp::check(const sdk::Config&) const { return {}; }
-
-std::unique_ptr<Kernel> WindowOp::build(const sdk::Config& c) const {
-  return std::make_unique<WindowKernel>(*this, static_cast<int>(c[kThreads]));
+void WindowOp::compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
+                       int threads) const {
+  const int64_t n = elements(output_shapes()[0]);
+  float* y = out[0];
+  const float step = static_cast<float>(2 * M_PI / period_);
+  const float a0 = static_cast<float>(a0_), a1 = static_cast<float>(a1_), a2 = static_cast<float>(a2_);
+  constexpr int64_t kChunk = 4096;
+  pool.run(ceil_div(n, kChunk), threads, [&](int64_t task, int) {
+    for (int64_t i = task * kChunk, end = std::min(n, i + kChunk); i < end; ++i) {
+      const float angle = step * static_cast<float>(i);
+      y[i] = a0 - a1 * std::cos(angle) + a2 * std::cos(2 * angle);
+    }
+  });
 }
 
 // The definition in double, point by point.

@@ -1,0 +1,47 @@
+#include "indexed_slices_op.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "op_util.h"
+
+namespace aoe::cpu {
+
+IndexedSlicesOp::Reduction IndexedSlicesOp::read_reduction(const sdk::OpTask& task, const std::string& who) {
+  const std::string reduction = string_attr(task.attrs, "reduction", "none");
+  if (reduction == "add") return Reduction::add;
+  if (reduction == "mul") return Reduction::mul;
+  if (reduction != "none") invalid(who + ": reduction '" + reduction + "' is none of none, add, mul");
+  return Reduction::none;
+}
+
+void IndexedSlicesOp::compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
+                              int threads) const {
+  const float* x = in[0];
+  float* y = out[0];
+  const int64_t slice = slice_;
+  const auto slices = static_cast<int64_t>(offsets_.size());
+  constexpr int64_t kGrain = 4096;  // elements a task copies, at least
+  if (!scatter_) {
+    parallel_runs(pool, threads, slices, std::max<int64_t>(1, kGrain / std::max<int64_t>(slice, 1)), [&](int64_t from, int64_t to) {
+      for (int64_t i = from; i < to; ++i) {
+        const float* src = x + offsets_[static_cast<size_t>(i)];
+        std::copy(src, src + slice, y + i * slice);
+      }
+    }, 1);
+    return;
+  }
+  const int64_t n = elements(output_shapes()[0]);
+  parallel_runs(pool, threads, n, kGrain, [&](int64_t from, int64_t to) {
+    std::memcpy(y + from, x + from, static_cast<size_t>(to - from) * sizeof(float));
+  });
+  // In order, on one thread: where two updates name one place, ONNX's order decides.
+  const float* u = in[2];
+  for (int64_t i = 0; i < slices; ++i) {
+    float* dst = y + offsets_[static_cast<size_t>(i)];
+    const float* src = u + i * slice;
+    for (int64_t e = 0; e < slice; ++e) dst[e] = static_cast<float>(reduce(dst[e], src[e]));
+  }
+}
+
+}  // namespace aoe::cpu

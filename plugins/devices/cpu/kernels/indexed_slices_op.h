@@ -1,0 +1,39 @@
+// Ops that move slices of the data at offsets worked out when the op is
+// made (GatherElements/ScatterElements: slices of one element; GatherND/
+// ScatterND: slices of the trailing axes). A gather copies the slices out
+// in order; a scatter writes the updates (input 2) into a copy of the data
+// there, in order: a later update of the same place wins, or adds, or
+// multiplies (`reduction`), as ONNX applies them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "threaded_op.h"
+
+namespace aoe::cpu {
+
+class IndexedSlicesOp : public ThreadedOp {
+ public:
+  enum class Reduction { none, add, mul };
+
+  void compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
+               int threads) const override;
+
+ protected:
+  explicit IndexedSlicesOp(bool scatter) : scatter_(scatter) {}
+  // The task's `reduction` attribute; `who` names the op in the complaint.
+  static Reduction read_reduction(const sdk::OpTask& task, const std::string& who);
+  // An update applied to the value already there.
+  double reduce(double at, double update) const {
+    return reduction_ == Reduction::add ? at + update : reduction_ == Reduction::mul ? at * update : update;
+  }
+
+  const bool scatter_;
+  Reduction reduction_ = Reduction::none;
+  int64_t slice_ = 1;             // elements per slice
+  std::vector<int64_t> offsets_;  // per slice: its first element in the data
+};
+
+}  // namespace aoe::cpu
