@@ -613,12 +613,7 @@ ConvCost ConvModel::vector_cost(const ConvTiling& t) const {
 // An fp32 input goes through a Cast kernel (read 4 B, write 2 B per
 // element); constant weights are cast at compile time.
 double ConvModel::cast_us() const {
-  auto cast = [&](int64_t elements) {
-    const double e = static_cast<double>(elements);
-    const double memory = e * 6 / soc_.hbm_bytes_per_us();
-    const double vector = e * 4 / soc_.vector_bytes_per_cycle / soc_.ai_cores / soc_.cycles_per_us();
-    return std::max(memory, vector) + soc_.launch_us;
-  };
+  const auto cast = [&](int64_t elements) { return fp16_cast_us(soc_, elements); };
   double us = 0;
   if (p_.x_dtype == DType::f32 && !p_.x_constant) us += cast(p_.n * p_.c * p_.h * p_.w);
   if (p_.w_dtype == DType::f32 && !p_.w_constant) us += cast(p_.cout * (p_.c / p_.group) * p_.taps());

@@ -40,12 +40,6 @@ int64_t product(const Shape& s, size_t from, size_t to) {
   return n;
 }
 
-size_t axis_of(const sdk::OpTask& task, int64_t axis, size_t rank) {
-  const auto r = static_cast<int64_t>(rank);
-  if (axis < -r || axis >= r) malformed(task, "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
-  return static_cast<size_t>(axis < 0 ? axis + r : axis);
-}
-
 const Shape& output_shape(const sdk::OpTask& task) {
   if (task.outputs.empty() || !task.outputs[0].fully_known() || task.outputs[0].shape.empty())
     malformed(task, "needs its output's shape (its sizes come from input values the task does not carry)");

@@ -16,16 +16,11 @@ NormProblem layernorm_problem(const sdk::OpTask& task, const Soc& soc) {
     throw sdk::Error(sdk::StatusCode::unsupported, soc.target + " simulator does not model ops fused after LayerNormalization");
   require_known_inputs(task.inputs, 1, "LayerNormalization");
   const auto& shape = task.inputs[0].shape;
-  const auto rank = static_cast<int64_t>(shape.size());
-  int64_t axis = attr_int(task.attrs, "axis", -1);
-  if (axis < -rank || axis >= rank)
-    throw sdk::Error(sdk::StatusCode::invalid_argument,
-                     "LayerNormalization axis " + std::to_string(axis) + " is out of range");
-  if (axis < 0) axis += rank;
+  const auto axis = static_cast<int64_t>(axis_of(task, attr_int(task.attrs, "axis", -1), shape.size()));
   NormProblem p;
   p.op_type = "LayerNormalization";
   p.row = 1;
-  for (int64_t i = 0; i < rank; ++i) (i < axis ? p.rows : p.row) *= shape[i];
+  for (int64_t i = 0; i < static_cast<int64_t>(shape.size()); ++i) (i < axis ? p.rows : p.row) *= shape[i];
   p.in_bytes = sdk::dtype_bytes(task.inputs[0].dtype);
   p.out_bytes = task.outputs.empty() ? p.in_bytes : sdk::dtype_bytes(task.outputs[0].dtype);
   if (p.in_bytes == 0 || p.out_bytes == 0)

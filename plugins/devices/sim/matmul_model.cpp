@@ -384,12 +384,7 @@ double MatMulModel::write_back_cycles(const MatMulTiling& t, int64_t active) con
 // fp32 operands go through a Cast kernel each (read 4 B, write 2 B per
 // element, 64 fp32 lanes per core); a constant operand is cast at compile time.
 double MatMulModel::cast_us() const {
-  auto cast = [&](int64_t elements) {
-    const double e = static_cast<double>(elements);
-    const double memory = e * 6 / soc_.hbm_bytes_per_us();
-    const double vector = e * 4 / soc_.vector_bytes_per_cycle / soc_.ai_cores / soc_.cycles_per_us();
-    return std::max(memory, vector) + soc_.launch_us;
-  };
+  const auto cast = [&](int64_t elements) { return fp16_cast_us(soc_, elements); };
   double us = 0;
   if (p_.a_dtype == DType::f32 && !p_.a_constant) us += cast(p_.a_elements);
   if (p_.b_dtype == DType::f32 && !p_.b_constant) us += cast(p_.b_elements);

@@ -1,5 +1,7 @@
 #include "soc.h"
 
+#include <algorithm>
+
 namespace aoe::sim {
 
 nlohmann::json describe(const Soc& s) {
@@ -22,6 +24,13 @@ nlohmann::json describe(const Soc& s) {
         {"vector", s.vector_bytes_per_cycle}}},
       {"launch_us", s.launch_us},
   };
+}
+
+double fp16_cast_us(const Soc& soc, int64_t elements) {
+  const double e = static_cast<double>(elements);
+  const double memory = e * 6 / soc.hbm_bytes_per_us();
+  const double vector = e * 4 / soc.vector_bytes_per_cycle / soc.ai_cores / soc.cycles_per_us();
+  return std::max(memory, vector) + soc.launch_us;
 }
 
 }  // namespace aoe::sim

@@ -50,4 +50,8 @@ struct Soc {
 
 nlohmann::json describe(const Soc& soc);
 
+// A Cast kernel taking `elements` fp32 values to fp16 before a cube kernel
+// (read 4 B, write 2 B per element, 4 B per vector lane), launch included.
+double fp16_cast_us(const Soc& soc, int64_t elements);
+
 }  // namespace aoe::sim

@@ -16,11 +16,7 @@ NormProblem softmax_problem(const sdk::OpTask& task, const Soc& soc) {
     throw sdk::Error(sdk::StatusCode::unsupported, soc.target + " simulator does not model ops fused after Softmax");
   require_known_inputs(task.inputs, 1, "Softmax");
   const auto& shape = task.inputs[0].shape;
-  const auto rank = static_cast<int64_t>(shape.size());
-  int64_t axis = attr_int(task.attrs, "axis", -1);
-  if (axis < -rank || axis >= rank)
-    throw sdk::Error(sdk::StatusCode::invalid_argument, "Softmax axis " + std::to_string(axis) + " is out of range");
-  if (axis < 0) axis += rank;
+  const auto axis = static_cast<int64_t>(axis_of(task, attr_int(task.attrs, "axis", -1), shape.size()));
   NormProblem p;
   p.op_type = "Softmax";
   p.rows_along(shape, axis);

@@ -57,9 +57,7 @@ NormProblem training_row_problem(const OpTask& task, const Soc& soc) {
   const auto rank = static_cast<int64_t>(shape.size());
   if (rank < 1) bad(std::string(op->inputs[0]) + " is a scalar: it has no rows");
   if (task.op_type == "SoftmaxCrossEntropyWithLogits" && rank != 2) bad("logits must be N x K, is " + shape_text(shape));
-  int64_t axis = attr_int(task.attrs, "axis", -1);
-  if (axis < -rank || axis >= rank) bad("axis " + std::to_string(axis) + " is out of range for " + shape_text(shape));
-  if (axis < 0) axis += rank;
+  const auto axis = static_cast<int64_t>(axis_of(task, attr_int(task.attrs, "axis", -1), shape.size()));
   if (task.op_type == "LayerNormXBackpropV2" && axis != rank - 1) bad("normalises the last axis only (axis -1)");
   if (task.inputs[1].shape != shape)
     bad(std::string(op->inputs[1]) + " is " + shape_text(task.inputs[1].shape) + ", not " + shape_text(shape) + " as " + op->inputs[0]);

@@ -175,6 +175,12 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   return out;
 }
 
+size_t axis_of(const sdk::OpTask& task, int64_t axis, size_t rank) {
+  const auto r = static_cast<int64_t>(rank);
+  if (axis < -r || axis >= r) malformed(task, "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+  return static_cast<size_t>(axis < 0 ? axis + r : axis);
+}
+
 void malformed(const sdk::OpTask& task, const std::string& why) {
   throw sdk::Error(sdk::StatusCode::invalid_argument, task.op_type + " '" + task.name + "': " + why);
 }
