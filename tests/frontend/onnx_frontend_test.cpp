@@ -458,6 +458,28 @@ TEST_F(OnnxFrontend, ShapeArithmeticIsFolded) {
   EXPECT_EQ(ops, (std::vector<std::string>{"Reshape", "Expand", "Reshape"}));
 }
 
+// A ConstantOfShape of a constant shape is a Constant in all but name: a
+// graph output it makes is an Identity of its value, held as a weight.
+TEST_F(OnnxFrontend, ConstantOfShapeMakingAnOutputIsItsValue) {
+  auto model = tiny_model();
+  model.mutable_graph()->mutable_initializer(0)->mutable_float_data()->Resize(12, 1.0f);
+  auto* g = model.mutable_graph();
+  add_int64s(g, "dims", {2}, {2, 3});
+  auto* fill = add_node(g, "ConstantOfShape", {"dims"}, {"halves"});
+  auto* value = fill->add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  value->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+  value->mutable_t()->add_dims(1);
+  value->mutable_t()->add_float_data(0.5f);
+  set_dims(g->add_output(), "halves", onnx::TensorProto::FLOAT, {"2", "3"});
+  ModelWeights weights;
+  const auto graph = load_onnx_model(model, dir_ / "fill.onnx", {}, &weights);
+  EXPECT_EQ(op_types(graph), (std::vector<std::string>{"MatMul", "Relu", "Identity"}));
+  EXPECT_EQ(graph.tensor("halves").shape, (Shape{2, 3}));
+  EXPECT_EQ(weights.at("halves/value"), std::vector<float>(6, 0.5f));
+}
+
 // Slice's bounds, Pad's widths and fill, Gather's indices: constants of the
 // model (initializers, Constant nodes) become the node's attributes, under
 // the names opset 1 and 2 gave them; a value fed at run time does not.
