@@ -98,6 +98,14 @@ TEST(PadOp, ConstantFillsWithTheValueAndNegativePadsCrop) {
   expect_gives(t, {{1, 2, 3, 4, 5, 6}, {}, {0}}, {7.5f, 7.5f, 7.5f, 7.5f, 1, 2, 7.5f, 4, 5});
 }
 
+// constant_value fed as the model runs: the fill is read from the input.
+TEST(PadOp, AConstantValueFedAtRunTimeIsReadThen) {
+  const auto t = op("Pad", {f32({2, 2}), i64({4}), f32({})}, {{"pads", {0, 1, 0, 0}}});
+  expect_gives(t, {{1, 2, 3, 4}, {}, {-2.5f}}, {-2.5f, 1, 2, -2.5f, 3, 4});
+  const auto wide = refusal(op("Pad", {f32({2, 2}), i64({4}), f32({2})}, {{"pads", {0, 1, 0, 0}}}));
+  EXPECT_NE(wide.find("Pad 'Pad': constant_value is [2]; it takes one value"), std::string::npos) << wide;
+}
+
 TEST(PadOp, RefusesWrapAndAReflectWiderThanTheAxis) {
   const auto wrap = refusal(op("Pad", {f32({2, 3})}, {{"mode", "wrap"}, {"pads", {0, 0, 0, 0}}}));
   EXPECT_NE(wrap.find("not 'wrap' (Pad 'Pad')"), std::string::npos) << wrap;
