@@ -33,6 +33,7 @@
 #include "norm_grad_ops.h"
 #include "norm_ops.h"
 #include "one_hot_op.h"
+#include "onnx_optimizer_ops.h"
 #include "op_util.h"
 #include "optimizer_ops.h"
 #include "pool_grad_ops.h"
@@ -80,6 +81,8 @@ const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", 
                                            "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "ArgMax",
                                            "ArgMin", "Shape", "Size", "Trilu", "TopK", "Range",
                                            "QuantizeLinear", "DequantizeLinear", "CumSum",
+                                           // ONNX's training domain (ai.onnx.preview.training).
+                                           "Adagrad", "Momentum", "Adam",
                                            // A training step's kernels (docs/training.md), run unfused.
                                            "BNTrainingReduce", "BNTrainingUpdate", "SoftmaxCrossEntropyWithLogits",
                                            "Conv2DBackpropInput", "Conv2DBackpropFilter", "BiasAddGrad", "BatchMatMul",
@@ -170,6 +173,7 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (auto step = make_step_op(task, host)) return step;
   if (t == "ArgMax" || t == "ArgMin") return std::make_unique<ArgReduceOp>(task, host);
   if (t == "CumSum") return std::make_unique<CumSumOp>(task, host);
+  if (t == "Adagrad" || t == "Momentum" || t == "Adam") return std::make_unique<OnnxOptimizerOp>(task, host);
   if (t == "Range") return std::make_unique<RangeOp>(task, host);
   if (t == "QuantizeLinear" || t == "DequantizeLinear") return std::make_unique<QuantizeOp>(task, host);
   if (t == "TopK") return std::make_unique<TopKOp>(task, host);
