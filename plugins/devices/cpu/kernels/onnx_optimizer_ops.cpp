@@ -7,8 +7,6 @@
 namespace aoe::cpu {
 namespace {
 
-const char* const kStateNames[][2] = {{"H", ""}, {"V", ""}, {"V", ""}, {"V", "H"}};
-
 // A required attribute of Momentum (the schema gives it no default).
 double required(const sdk::OpTask& task, const std::string& who, const char* key) {
   if (!task.attrs.is_object() || !task.attrs.contains(key) || !task.attrs.at(key).is_number())
@@ -70,7 +68,7 @@ OnnxOptimizerOp::OnnxOptimizerOp(const sdk::OpTask& task, const HostCpu& host) {
   }
   if (!task.outputs.empty() && task.outputs.size() != outs.size())
     invalid(who + " gives " + std::to_string(outs.size()) + " outputs (each new X, then each new " +
-            kStateNames[kind_][0] + (kind_ == kAdam ? ", then each new H" : "") + "), the task lists " +
+            (kind_ == kAdam ? "V, then each new H" : kind_ == kAdagrad ? "H" : "V") + "), the task lists " +
             std::to_string(task.outputs.size()));
   for (size_t o = 0; o < task.outputs.size(); ++o)
     if (task.outputs[o].fully_known() && task.outputs[o].shape != outs[o])

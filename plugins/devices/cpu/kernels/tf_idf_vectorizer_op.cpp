@@ -54,11 +54,16 @@ TfIdfVectorizerOp::TfIdfVectorizerOp(const sdk::OpTask& task, const HostCpu& hos
     slots_ = std::max(slots_, slots[g] + 1);
   }
   slot_of_ = slots;
-  const auto weights = task.attrs.contains("weights") ? task.attrs.at("weights").get<std::vector<double>>()
-                                                      : std::vector<double>(static_cast<size_t>(slots_), 1.0);
-  if (static_cast<int64_t>(weights.size()) < slots_)
-    invalid(who + ": " + std::to_string(weights.size()) + " weights for " + std::to_string(slots_) + " output slots");
-  weights_ = weights;
+  weights_.assign(static_cast<size_t>(slots_), 1.0);
+  if (task.attrs.contains("weights")) {
+    const auto& w = task.attrs.at("weights");
+    if (!w.is_array() || static_cast<int64_t>(w.size()) < slots_)
+      invalid(who + ": weights must be a list of a float per output slot (" + std::to_string(slots_) + ")");
+    for (size_t s = 0; s < weights_.size(); ++s) {
+      if (!w[s].is_number()) invalid(who + ": weight " + std::to_string(s) + " is not a number");
+      weights_[s] = w[s].get<double>();
+    }
+  }
   if (!pool.empty()) {
     const auto [lo, hi] = std::minmax_element(pool.begin(), pool.end());
     range_ = {static_cast<float>(*lo) - 0.5f, static_cast<float>(*hi) + 0.5f};
