@@ -248,6 +248,41 @@ TEST_F(OnnxFrontend, UnknownOpsetIsNamed) {
   EXPECT_TRUE(contains(old.what(), "differs from opset 7")) << old.what();
 }
 
+// A model of the training domain's optimizers alone imports no default
+// opset, which then changes nothing; a model importing none at all is refused.
+TEST_F(OnnxFrontend, AModelOfTheTrainingDomainAloneIsRead) {
+  onnx::ModelProto model;
+  model.set_ir_version(7);
+  auto* import = model.add_opset_import();
+  import->set_domain("ai.onnx.preview.training");
+  import->set_version(1);
+  auto* g = model.mutable_graph();
+  g->set_name("step");
+  set_dims(g->add_input(), "R", onnx::TensorProto::FLOAT, {});
+  set_dims(g->add_input(), "T", onnx::TensorProto::INT64, {});
+  for (const char* name : {"X", "G", "V"}) set_dims(g->add_input(), name, onnx::TensorProto::FLOAT, {"3"});
+  set_dims(g->add_output(), "X_new", onnx::TensorProto::FLOAT, {"3"});
+  set_dims(g->add_output(), "V_new", onnx::TensorProto::FLOAT, {"n"});
+  auto* node = add_node(g, "Momentum", {"R", "T", "X", "G", "V"}, {"X_new", "V_new"});
+  node->set_domain("ai.onnx.preview.training");
+  for (const auto& [name, value] : {std::pair{"alpha", 0.9f}, {"beta", 1.0f}, {"norm_coefficient", 0.0f}}) {
+    auto* a = node->add_attribute();
+    a->set_name(name), a->set_type(onnx::AttributeProto::FLOAT), a->set_f(value);
+  }
+  auto* mode = node->add_attribute();
+  mode->set_name("mode"), mode->set_type(onnx::AttributeProto::STRING), mode->set_s("nesterov");
+  save(model, dir_ / "step.onnx");
+  const auto graph = load_onnx(dir_ / "step.onnx");
+  EXPECT_EQ(op_types(graph), (std::vector<std::string>{"Momentum"}));
+  EXPECT_EQ(graph.tensor("V_new").shape, (Shape{3}));
+
+  model.clear_opset_import();
+  save(model, dir_ / "none.onnx");
+  const auto e = load_error(dir_ / "none.onnx");
+  EXPECT_TRUE(contains(e.what(), "imports no opset of the default ONNX domain")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "none.onnx")) << e.what();
+}
+
 // MatMul-1 and Relu-6 are defined at opset 7 as at 6: the model reads as opset 7.
 TEST_F(OnnxFrontend, OldOpsetOfUnchangedOpsIsRead) {
   auto model = tiny_model();
@@ -456,6 +491,28 @@ TEST_F(OnnxFrontend, ShapeArithmeticIsFolded) {
   std::vector<std::string> ops;
   for (const auto& node : graph.nodes) ops.push_back(node.op_type);
   EXPECT_EQ(ops, (std::vector<std::string>{"Reshape", "Expand", "Reshape"}));
+}
+
+// A ConstantOfShape of a constant shape is a Constant in all but name: a
+// graph output it makes is an Identity of its value, held as a weight.
+TEST_F(OnnxFrontend, ConstantOfShapeMakingAnOutputIsItsValue) {
+  auto model = tiny_model();
+  model.mutable_graph()->mutable_initializer(0)->mutable_float_data()->Resize(12, 1.0f);
+  auto* g = model.mutable_graph();
+  add_int64s(g, "dims", {2}, {2, 3});
+  auto* fill = add_node(g, "ConstantOfShape", {"dims"}, {"halves"});
+  auto* value = fill->add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  value->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+  value->mutable_t()->add_dims(1);
+  value->mutable_t()->add_float_data(0.5f);
+  set_dims(g->add_output(), "halves", onnx::TensorProto::FLOAT, {"2", "3"});
+  ModelWeights weights;
+  const auto graph = load_onnx_model(model, dir_ / "fill.onnx", {}, &weights);
+  EXPECT_EQ(op_types(graph), (std::vector<std::string>{"MatMul", "Relu", "Identity"}));
+  EXPECT_EQ(graph.tensor("halves").shape, (Shape{2, 3}));
+  EXPECT_EQ(weights.at("halves/value"), std::vector<float>(6, 0.5f));
 }
 
 // Slice's bounds, Pad's widths and fill, Gather's indices: constants of the

@@ -143,17 +143,27 @@ int64_t constant_to_initializer(onnx::GraphProto& graph) {
   return removed;
 }
 
+// A folded node's outputs become constants. One that makes a graph output
+// keeps its node (a device runs it), but for a ConstantOfShape of a constant
+// shape: a Constant in all but name, left as constant_to_initializer leaves
+// one, an Identity of its value.
 int64_t fold_constants(onnx::GraphProto& graph) {
   auto folded = fold_known_values(graph, kConstantElements);
   if (folded.empty()) return 0;
   const auto outputs = output_names(graph);
+  std::vector<onnx::NodeProto> copies;
   const auto removed = remove_nodes(graph, [&](const onnx::NodeProto& node) {
-    if (!default_domain(node) || makes_an_output(node, outputs) || node.output_size() == 0 || node.output(0).empty())
-      return true;
+    if (!default_domain(node) || node.output_size() == 0 || node.output(0).empty()) return true;
     for (const auto& o : node.output())
       if (!o.empty() && !folded.count(o)) return true;
+    if (!makes_an_output(node, outputs)) return false;
+    if (node.op_type() != "ConstantOfShape") return true;
+    const std::string& o = node.output(0);
+    *graph.add_initializer() = to_initializer(o + "/value", folded.at(o));
+    copies.push_back(make_node("Identity", node.name(), {o + "/value"}, {o}));
     return false;
   });
+  for (auto& n : copies) *graph.add_node() = std::move(n);
   if (!removed) return 0;
   // The folded values something still reads become initializers; the rest were steps on the way.
   std::set<std::string> read = subgraph_reads(graph);

@@ -32,6 +32,7 @@ using sdk::StatusCode;
 
 constexpr int64_t kMinOpset = 7;
 constexpr int64_t kMaxOpset = 17;
+constexpr const char* kTrainingDomain = "ai.onnx.preview.training";
 constexpr const char* kInputShapeForm =
     R"(expected "name:d0,d1,...;name2:d0,..." with every dim >= 1, e.g. "x:1,3,640,640;y:1,10")";
 
@@ -123,6 +124,11 @@ int64_t default_opset(onnx::ModelProto& model, const fs::path& path) {
                       ".." + std::to_string(kMaxOpset) + ": convert the model to one of them");
     return import.version();
   }
+  // The training domain's optimizers (Adam, Adagrad, Momentum) come in models
+  // of that domain alone: no node of the default domain, whose opset then
+  // changes nothing, so the newest is taken.
+  for (const auto& import : model.opset_import())
+    if (import.domain() == kTrainingDomain) return kMaxOpset;
   throw Error(StatusCode::unsupported, "ONNX model " + quoted(path) +
                                            " imports no opset of the default ONNX domain; re-export it "
                                            "with an opset in 7..17");

@@ -1,6 +1,6 @@
-// Slice, Pad and Gather on small hand-computed cases: the kernel and the
-// reference each give the values worked out here, for every threads count;
-// Resize against its reference.
+// Slice, Pad, Gather and TfIdfVectorizer on small hand-computed cases: the
+// kernel and the reference each give the values worked out here, for every
+// threads count; Resize against its reference.
 #include <gtest/gtest.h>
 
 #include <climits>
@@ -98,6 +98,14 @@ TEST(PadOp, ConstantFillsWithTheValueAndNegativePadsCrop) {
   expect_gives(t, {{1, 2, 3, 4, 5, 6}, {}, {0}}, {7.5f, 7.5f, 7.5f, 7.5f, 1, 2, 7.5f, 4, 5});
 }
 
+// constant_value fed as the model runs: the fill is read from the input.
+TEST(PadOp, AConstantValueFedAtRunTimeIsReadThen) {
+  const auto t = op("Pad", {f32({2, 2}), i64({4}), f32({})}, {{"pads", {0, 1, 0, 0}}});
+  expect_gives(t, {{1, 2, 3, 4}, {}, {-2.5f}}, {-2.5f, 1, 2, -2.5f, 3, 4});
+  const auto wide = refusal(op("Pad", {f32({2, 2}), i64({4}), f32({2})}, {{"pads", {0, 1, 0, 0}}}));
+  EXPECT_NE(wide.find("Pad 'Pad': constant_value is [2]; it takes one value"), std::string::npos) << wide;
+}
+
 TEST(PadOp, RefusesWrapAndAReflectWiderThanTheAxis) {
   const auto wrap = refusal(op("Pad", {f32({2, 3})}, {{"mode", "wrap"}, {"pads", {0, 0, 0, 0}}}));
   EXPECT_NE(wrap.find("not 'wrap' (Pad 'Pad')"), std::string::npos) << wrap;
@@ -105,6 +113,32 @@ TEST(PadOp, RefusesWrapAndAReflectWiderThanTheAxis) {
   EXPECT_NE(wide.find("reflect pads of 3 and 0 on axis 1"), std::string::npos) << wide;
   const auto late = refusal(op("Pad", {f32({2, 3}), i64({4})}));
   EXPECT_NE(late.find("its pads are computed while the model runs"), std::string::npos) << late;
+}
+
+// Rows [1,2,1,2] and [2,2,3,0]; the unigram 2 in slot 1, the bigram (1,2)
+// in slot 0, its items up to one apart: (1,2) twice in the first row, both
+// adjacent; 2 twice in each. Then the same ids as one row.
+TEST(TfIdfVectorizerOp, CountsNgramsWithSkipsIntoTheirSlotsAndWeighsThem) {
+  const nlohmann::json attrs = {{"min_gram_length", 1}, {"max_gram_length", 2}, {"max_skip_count", 1},
+                                {"ngram_counts", {0, 1}}, {"ngram_indexes", {1, 0}}, {"pool_int64s", {2, 1, 2}},
+                                {"weights", {0.5, 2.0}}};
+  const Values x = {1, 2, 1, 2, 2, 2, 3, 0};
+  const auto with_mode = [&](const char* mode) {
+    auto a = attrs;
+    a["mode"] = mode;
+    return op("TfIdfVectorizer", {i64({2, 4})}, a);
+  };
+  expect_gives(with_mode("TF"), {x}, {2, 2, 0, 2});
+  expect_gives(with_mode("IDF"), {x}, {0.5f, 2, 0, 2});
+  expect_gives(with_mode("TFIDF"), {x}, {1, 4, 0, 4});
+  auto flat = with_mode("TF");
+  flat.inputs = {i64({8})};
+  expect_gives(flat, {x}, {3, 4});  // (1,2) at 0-1 and 2-3, and at 2-4 one apart
+  const auto o = make_op(with_mode("TFIDF"), host());
+  test::expect_matches_reference(*o, test::sample_configs(*o, 4), pool());
+  const auto uneven = refusal(op("TfIdfVectorizer", {i64({4})}, {{"mode", "TF"}, {"min_gram_length", 2},
+                                 {"max_gram_length", 2}, {"ngram_counts", {0, 0}}, {"ngram_indexes", {0}}, {"pool_int64s", {1, 2, 3}}}));
+  EXPECT_NE(uneven.find("TfIdfVectorizer 'TfIdfVectorizer': ngram_counts 0..3 of the 2-grams"), std::string::npos) << uneven;
 }
 
 // data[2,3,2] = 0..11 along axis -2 by [-1, 0]: the last row, then the first.

@@ -499,8 +499,16 @@ void run_as_model(const fs::path& dir, const std::shared_ptr<const HostCpu>& hos
   if (integers_fed) ++tally.fed;
 }
 
+// Tests whose expected outputs were computed otherwise than their own model
+// says: skipped with the reason, since a kernel right by the spec fails them.
+const std::map<std::string, std::string> kDataNotOfTheModel = {
+    {"test_adam_multiple",
+     "outputs computed with an Adam epsilon of 1e-2 that the model's node does not carry (onnx/onnx#7749)"}};
+
 // Fed as the device holds it, else with its integer inputs constant.
 void run_test_as_model(const fs::path& dir, const std::shared_ptr<const HostCpu>& host, ModelTally& tally) {
+  if (const auto it = kDataNotOfTheModel.find(dir.filename().string()); it != kDataNotOfTheModel.end())
+    return tally.skipped[it->second].push_back(it->first);
   ModelTally fed;
   run_as_model(dir, host, fed, false);
   if (fed.run > 0 || fed.skipped.count("a sequence, map or optional value") || fed.skipped.count("no model or data set")) {

@@ -213,6 +213,46 @@ TEST(TrainingOps, MomentumAndAdamFollowTheirFormulasOverSteps) {
   }
 }
 
+sdk::TensorDesc count() {
+  auto t = f32({});
+  t.dtype = sdk::DType::i64;
+  return t;
+}
+
+// ONNX's training-domain optimizers: R, T, then X, G and the state of each
+// optimized tensor, two of them here, of sizes no vector divides.
+sdk::OpTask onnx_optimizer(const std::string& type, size_t state, json attrs) {
+  std::vector<sdk::TensorDesc> in = {f32({}), count()};
+  for (size_t group = 0; group < 2 + state; ++group)
+    for (const Shape& s : {Shape{17, 9}, Shape{10001}}) in.push_back(f32(s));
+  return op(type, in, std::move(attrs));
+}
+
+TEST(TrainingOps, OnnxOptimizersMatchTheirReferences) {
+  expect_matches(onnx_optimizer("Adagrad", 1, {{"decay_factor", 0.1}, {"epsilon", 1e-5}, {"norm_coefficient", 1e-3}}));
+  for (const char* mode : {"standard", "nesterov"})
+    expect_matches(onnx_optimizer("Momentum", 1, {{"alpha", 0.9}, {"beta", 0.5}, {"norm_coefficient", 0.01}, {"mode", mode}}));
+  expect_matches(onnx_optimizer("Adam", 2, {{"alpha", 0.9}, {"beta", 0.99}, {"norm_coefficient_post", 0.01}}));
+}
+
+// One Adam step at T = 2 against the spec's pseudo code: the bias-corrected
+// rate, the decoupled post-update decay.
+TEST(TrainingOps, OnnxAdamFollowsItsPseudoCode) {
+  const double r = 0.1, t = 2, alpha = 0.9, beta = 0.99, eps = 1e-3, norm = 0.01, post = 0.02;
+  const std::vector<float> x = {1, -2, 0.5f}, g = {0.3f, -0.1f, 2}, v = {0.1f, 0, -0.2f}, h = {0.5f, 0.01f, 1};
+  const auto out = run(op("Adam", {f32({}), count(), f32({3}), f32({3}), f32({3}), f32({3})},
+                          {{"alpha", alpha}, {"beta", beta}, {"epsilon", eps}, {"norm_coefficient", norm},
+                           {"norm_coefficient_post", post}}),
+                       {{static_cast<float>(r)}, {static_cast<float>(t)}, x, g, v, h});
+  const double rate = r * std::sqrt(1 - std::pow(beta, t)) / (1 - std::pow(alpha, t));
+  for (size_t i = 0; i < 3; ++i) {
+    const double gr = norm * x[i] + g[i], vn = alpha * v[i] + (1 - alpha) * gr, hn = beta * h[i] + (1 - beta) * gr * gr;
+    EXPECT_NEAR(out[0][i], (1 - post) * (x[i] - rate * vn / (std::sqrt(hn) + eps)), 1e-5) << i;
+    EXPECT_NEAR(out[1][i], vn, 1e-6) << i;
+    EXPECT_NEAR(out[2][i], hn, 1e-6) << i;
+  }
+}
+
 // LAMB as the step runs it: moments and update, the two square sums, the
 // trust-ratio-scaled weight update; three steps against the formulas.
 TEST(TrainingOps, LambFollowsItsFormulasOverSteps) {
@@ -294,6 +334,9 @@ TEST(TrainingOps, HostileTasksNameTheOpAndTheTensor) {
                   {{"lr", 0.1}, {"beta1", 0.9}, {"beta2", 0.99}, {"epsilon", 1e-8}}),
                {"'step'"});
   expect_names(op("LambApplyWeightAssign", {f32({2}), f32({1}), f32({3}), f32({3})}, {{"lr", 0.1}}), {"'w_square_sum'"});
+  expect_names(op("Adam", {f32({}), count(), f32({3}), f32({3}), f32({3})}), {"4 tensors per optimized one", "got 3"});
+  expect_names(op("Adagrad", {f32({}), count(), f32({3}), f32({4}), f32({3})}), {"[4]", "[3]"});
+  expect_names(op("Momentum", {f32({}), count(), f32({3}), f32({3}), f32({3})}, {{"mode", "standard"}}), {"'alpha'", "missing"});
   expect_names(op("BatchMatMul", {f32({2, 3, 4}), f32({2, 5, 6})}), {"inner dims", "[2,3,4]"});
   expect_names(op("BatchMatMul", {f32({4}), f32({4, 6})}), {"'a'", "rank"});
   expect_names(op("SoftmaxCrossEntropyWithLogits", {f32({4, 10}), f32({4, 9})}), {"'labels'", "[4,9]"});

@@ -45,6 +45,7 @@ class AxisMapKernel final : public BufferKernel {
     const auto strides = strides_of(op_.input_shapes()[0]);
     const auto& last = op_.maps_[rank - 1];
     const float* x = inputs_[0];
+    const float value = op_.fill(inputs_);
     float* y = outputs_[0].data();
     pool.run(rows, threads_, [&](int64_t r, int) {
       float* dst = y + r * cols;
@@ -56,11 +57,11 @@ class AxisMapKernel final : public BufferKernel {
         fill = fill || at < 0;
         offset += at * strides[a];
       }
-      if (fill) return std::fill(dst, dst + cols, op_.fill_);
+      if (fill) return std::fill(dst, dst + cols, value);
       if (contiguous_) return (void)std::memcpy(dst, x + offset + last[0], static_cast<size_t>(cols) * sizeof(float));
       for (int64_t c = 0; c < cols; ++c) {
         const int64_t at = last[static_cast<size_t>(c)];
-        dst[c] = at < 0 ? op_.fill_ : x[offset + at];
+        dst[c] = at < 0 ? value : x[offset + at];
       }
     });
   }
@@ -154,9 +155,11 @@ PadOp::PadOp(const sdk::OpTask& task, const HostCpu& host) {
   const Shape in = task.inputs[0].shape;
   if (in.empty()) invalid(who(task) + " cannot pad a scalar");
   const auto pads = required_ints(task, "pads");
-  if (task.inputs.size() > 2 && !task.attrs.contains("value"))
-    unsupported(who(task) + ": its constant_value is computed while the model runs; the cpu device runs Pad only "
-                            "where it is a constant of the model");
+  if (task.inputs.size() > 2 && !task.attrs.contains("value")) {
+    if (elements(task.inputs[2].shape) != 1)
+      invalid(who(task) + ": constant_value is " + to_string(task.inputs[2].shape) + "; it takes one value");
+    fill_input_ = 2;
+  }
   if (pads.size() != 2 * in.size())
     invalid(who(task) + ": " + std::to_string(pads.size()) + " pads for rank " + std::to_string(in.size()) +
             "; it takes a begin and an end per axis");
@@ -200,6 +203,7 @@ void PadOp::reference(const std::vector<const float*>& in, const std::vector<flo
   const Shape& o = outputs_[0];
   const Shape& x = inputs_[0];
   if (elements(o) == 0) return;
+  const float value = fill(in);
   const auto strides = strides_of(x);
   std::vector<int64_t> index(o.size(), 0);
   size_t flat = 0;
@@ -219,7 +223,7 @@ void PadOp::reference(const std::vector<const float*>& in, const std::vector<flo
       }
       offset += i * strides[d];
     }
-    out[0][flat++] = outside ? fill_ : in[0][offset];
+    out[0][flat++] = outside ? value : in[0][offset];
   } while (next_index(index, o));
 }
 

@@ -25,6 +25,8 @@ class AxisMapOp : public CpuOp {
 
   std::vector<std::vector<int64_t>> maps_;  // per axis, per output position: the source position, -1 for fill
   float fill_ = 0;
+  size_t fill_input_ = 0;  // where not 0, the input whose one value is the fill, read as the model runs
+  float fill(const std::vector<const float*>& inputs) const { return fill_input_ ? inputs[fill_input_][0] : fill_; }
 
  private:
   friend class AxisMapKernel;
@@ -44,7 +46,7 @@ class SliceOp final : public AxisMapOp {
 
 // Pad in constant, reflect and edge modes (opset 2's attributes, or 11+'s
 // inputs folded into them): pads as [x1_begin, x2_begin, ..., x1_end, ...],
-// negative ones crop.
+// negative ones crop. A constant_value not folded is read as the model runs.
 class PadOp final : public AxisMapOp {
  public:
   PadOp(const sdk::OpTask& task, const HostCpu& host);

@@ -33,6 +33,7 @@
 #include "norm_grad_ops.h"
 #include "norm_ops.h"
 #include "one_hot_op.h"
+#include "onnx_optimizer_ops.h"
 #include "op_util.h"
 #include "optimizer_ops.h"
 #include "pool_grad_ops.h"
@@ -45,6 +46,7 @@
 #include "reverse_sequence_op.h"
 #include "shape_of_op.h"
 #include "softmax_cross_entropy_op.h"
+#include "tf_idf_vectorizer_op.h"
 #include "top_k_op.h"
 #include "transpose_op.h"
 #include "trilu_op.h"
@@ -79,7 +81,9 @@ const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", 
                                            "HannWindow", "HammingWindow", "BlackmanWindow", "Det", "EyeLike",
                                            "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "ArgMax",
                                            "ArgMin", "Shape", "Size", "Trilu", "TopK", "Range",
-                                           "QuantizeLinear", "DequantizeLinear", "CumSum",
+                                           "QuantizeLinear", "DequantizeLinear", "CumSum", "TfIdfVectorizer",
+                                           // ONNX's training domain (ai.onnx.preview.training).
+                                           "Adagrad", "Momentum", "Adam",
                                            // A training step's kernels (docs/training.md), run unfused.
                                            "BNTrainingReduce", "BNTrainingUpdate", "SoftmaxCrossEntropyWithLogits",
                                            "Conv2DBackpropInput", "Conv2DBackpropFilter", "BiasAddGrad", "BatchMatMul",
@@ -170,6 +174,8 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (auto step = make_step_op(task, host)) return step;
   if (t == "ArgMax" || t == "ArgMin") return std::make_unique<ArgReduceOp>(task, host);
   if (t == "CumSum") return std::make_unique<CumSumOp>(task, host);
+  if (t == "TfIdfVectorizer") return std::make_unique<TfIdfVectorizerOp>(task, host);
+  if (t == "Adagrad" || t == "Momentum" || t == "Adam") return std::make_unique<OnnxOptimizerOp>(task, host);
   if (t == "Range") return std::make_unique<RangeOp>(task, host);
   if (t == "QuantizeLinear" || t == "DequantizeLinear") return std::make_unique<QuantizeOp>(task, host);
   if (t == "TopK") return std::make_unique<TopKOp>(task, host);
