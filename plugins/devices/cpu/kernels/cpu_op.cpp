@@ -17,6 +17,7 @@
 #include "cum_sum_op.h"
 #include "depth_space_op.h"
 #include "det_op.h"
+#include "einsum_op.h"
 #include "elements_op.h"
 #include "eltwise_op.h"
 #include "eye_like_op.h"
@@ -79,7 +80,7 @@ const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", 
                                            "HannWindow", "HammingWindow", "BlackmanWindow", "Det", "EyeLike",
                                            "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "ArgMax",
                                            "ArgMin", "Shape", "Size", "Trilu", "TopK", "Range",
-                                           "QuantizeLinear", "DequantizeLinear", "CumSum",
+                                           "QuantizeLinear", "DequantizeLinear", "CumSum", "Einsum",
                                            // A training step's kernels (docs/training.md), run unfused.
                                            "BNTrainingReduce", "BNTrainingUpdate", "SoftmaxCrossEntropyWithLogits",
                                            "Conv2DBackpropInput", "Conv2DBackpropFilter", "BiasAddGrad", "BatchMatMul",
@@ -170,6 +171,7 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (auto step = make_step_op(task, host)) return step;
   if (t == "ArgMax" || t == "ArgMin") return std::make_unique<ArgReduceOp>(task, host);
   if (t == "CumSum") return std::make_unique<CumSumOp>(task, host);
+  if (t == "Einsum") return std::make_unique<EinsumOp>(task, host);
   if (t == "Range") return std::make_unique<RangeOp>(task, host);
   if (t == "QuantizeLinear" || t == "DequantizeLinear") return std::make_unique<QuantizeOp>(task, host);
   if (t == "TopK") return std::make_unique<TopKOp>(task, host);
