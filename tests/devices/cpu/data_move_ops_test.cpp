@@ -13,10 +13,12 @@
 namespace aoe::cpu {
 namespace {
 
+using test::expect_gives;
 using test::f32;
 using test::host;
 using test::op;
 using test::pool;
+using test::refusal;
 using Values = std::vector<float>;
 
 sdk::TensorDesc i64(std::vector<int64_t> shape, bool constant = false) {
@@ -29,31 +31,6 @@ Values iota(size_t n) {
   Values v(n);
   std::iota(v.begin(), v.end(), 0.0f);
   return v;
-}
-
-// The op's output on `inputs` from every threads count, and from its reference.
-void expect_gives(const sdk::OpTask& task, const std::vector<Values>& inputs, const Values& want) {
-  const auto o = make_op(task, host());
-  std::vector<const float*> in;
-  for (const auto& v : inputs) in.push_back(v.data());
-  Values ref(want.size(), -99.0f);
-  float* out = ref.data();
-  o->reference(in, {out});
-  EXPECT_EQ(ref, want) << "reference of " << task.attrs.dump();
-  for (int64_t threads = 1; threads <= std::min(host().threads, 3); ++threads) {
-    const auto got = run_once(*o, {threads}, in, pool());
-    ASSERT_EQ(got.size(), 1u);
-    EXPECT_EQ(got[0], want) << "kernel of " << task.attrs.dump() << " on " << threads << " threads";
-  }
-}
-
-std::string refusal(const sdk::OpTask& task) {
-  try {
-    make_op(task, host());
-  } catch (const sdk::Error& e) {
-    return e.what();
-  }
-  return "(accepted)";
 }
 
 // x[3,4] = 0..11; rows backwards by 2 from the last, columns 1 and 3.

@@ -6,7 +6,6 @@
 
 #include <numeric>
 
-#include "aoe/sdk/error.h"
 #include "tasks.h"
 
 namespace aoe::cpu {
@@ -16,6 +15,7 @@ using test::f32;
 using test::host;
 using test::op;
 using test::pool;
+using test::refusal;
 using Values = std::vector<float>;
 
 sdk::OpTask einsum(const std::string& equation, std::vector<sdk::TensorDesc> inputs) {
@@ -28,30 +28,10 @@ Values iota(size_t n, float from = 1) {
   return v;
 }
 
-// The output's shape and values from the kernel on every threads count, and from the reference.
+// The output's shape, and its values from the kernel on every threads count and from the reference.
 void expect_gives(const sdk::OpTask& task, const std::vector<Values>& inputs, const Shape& shape, const Values& want) {
-  SCOPED_TRACE(task.attrs.dump());
-  const auto o = make_op(task, host());
-  EXPECT_EQ(o->output_shapes()[0], shape);
-  std::vector<const float*> in;
-  for (const auto& v : inputs) in.push_back(v.data());
-  Values ref(want.size(), -99.0f);
-  o->reference(in, {ref.data()});
-  EXPECT_EQ(ref, want) << "reference";
-  for (int64_t threads = 1; threads <= std::min(host().threads, 3); ++threads) {
-    const auto got = run_once(*o, {threads}, in, pool());
-    ASSERT_EQ(got.size(), 1u);
-    EXPECT_EQ(got[0], want) << "kernel on " << threads << " threads";
-  }
-}
-
-std::string refusal(const sdk::OpTask& task) {
-  try {
-    make_op(task, host());
-  } catch (const sdk::Error& e) {
-    return e.what();
-  }
-  return "(accepted)";
+  EXPECT_EQ(make_op(task, host())->output_shapes()[0], shape) << task.attrs.dump();
+  test::expect_gives(task, inputs, want);
 }
 
 // a[2,3] = 1..6, b[3,2] = 1..6, m[3,3] = 1..9.
