@@ -136,6 +136,8 @@ TEST(ResizeOp, MatchesItsReferencePlaneByPlaneAndRowByRow) {
                                    {{1, 2, 4, 4}, {2, 4, 8, 8}, "linear", "asymmetric"},
                                    {{1, 3, 4, 4}, {1, 3, 8, 8}, "linear", "half_pixel", {1, 1.2, 2, 2}},
                                    {{2, 3, 4, 4}, {2, 3, 8, 8}, "nearest", "align_corners", {1, 1.2, 2, 2}},
+                                   {{1, 1, 8, 8}, {1, 1, 4, 4}, "linear", "asymmetric"},  // every tap on a source pixel
+                                   {{1, 1, 8, 8}, {1, 1, 4, 2}, "cubic", "asymmetric"},
                                    {{2, 3, 5, 7}, {2, 3, 9, 4}, "cubic", "half_pixel"},
                                    {{1, 2, 4, 4}, {2, 3, 8, 3}, "cubic", "asymmetric"},
                                    {{1, 2, 6}, {1, 2, 13}, "cubic", "align_corners", {}, {{"cubic_coeff_a", -0.5}, {"exclude_outside", 1}}},

@@ -52,7 +52,7 @@ class ResizeKernel final : public BufferKernel {
     // A map whose leading axes stay as they are, in planes enough for the
     // threads: plane by plane, each source row resized along the last axis
     // once, not once per output row that reads it (twice on a 2x nearest
-    // upsample, four times on a linear one, sixteen on a cubic one).
+    // upsample, four times on a linear one, eight on a cubic one).
     const Shape& in = op_.inputs_[0];
     const size_t h = out.size() >= 2 ? out.size() - 2 : 0;
     by_plane_ = out.size() >= 2 && elements(out) / (out[h] * out.back()) >= threads_;
@@ -101,7 +101,10 @@ class ResizeKernel final : public BufferKernel {
       for (size_t a = rank - 1; a-- > 0;) {
         const auto& t = axes_[a][static_cast<size_t>(rest % out[a])];
         rest /= out[a];
-        if (t.outside) return std::fill(dst, dst + cols, extrapolation);
+        if (t.outside) {
+          std::fill(dst, dst + cols, extrapolation);
+          return;
+        }
         for (int i = 0; i < count; ++i)
           for (int k = t.count - 1; k >= 0; --k) {
             row_at[i + k * count] = row_at[i] + t.at[k] * in_strides[a];
@@ -113,7 +116,7 @@ class ResizeKernel final : public BufferKernel {
         // Nearest, or an axis left as it is: a gather from one source row.
         const float* src = x + row_at[0];
         const int64_t* at = last_at_.data();
-        for (int64_t c = 0; c < cols; ++c) dst[c] = src[at[c]];
+        for (int64_t c = 0; c < cols; ++c) dst[c] = src[at[c * taps_]];
         return;
       }
       for (int i = 0; i < count; ++i) {
