@@ -245,28 +245,24 @@ void EinsumOp::reference(const std::vector<const float*>& in, const std::vector<
   Shape out_extents, summed_extents;
   for (const int label : out_labels_) out_extents.push_back(extents_[static_cast<size_t>(label)]);
   for (const int label : summed_labels_) summed_extents.push_back(extents_[static_cast<size_t>(label)]);
-  if (elements(out_extents) == 0) return;
   std::vector<int64_t> value(extents_.size(), 0);  // each label's value
-  std::vector<int64_t> o(out_extents.size(), 0);
-  size_t flat = 0;
-  do {
+  for_each_index(out_extents, [&](const std::vector<int64_t>& o, int64_t flat) {
     for (size_t i = 0; i < o.size(); ++i) value[static_cast<size_t>(out_labels_[i])] = o[i];
     double sum = 0;
-    std::vector<int64_t> s(summed_extents.size(), 0);
-    if (elements(summed_extents) > 0) do {
-        for (size_t i = 0; i < s.size(); ++i) value[static_cast<size_t>(summed_labels_[i])] = s[i];
-        double product = 1;
-        for (size_t n = 0; n < in.size(); ++n) {
-          const Shape& shape = inputs_[n];
-          int64_t at = 0;
-          for (size_t d = 0; d < shape.size(); ++d)
-            at = at * shape[d] + (shape[d] == 1 ? 0 : value[static_cast<size_t>(dim_labels_[n][d])]);
-          product *= in[n][at];
-        }
-        sum += product;
-      } while (next_index(s, summed_extents));
-    outs[0][flat++] = static_cast<float>(sum);
-  } while (next_index(o, out_extents));
+    for_each_index(summed_extents, [&](const std::vector<int64_t>& s, int64_t) {
+      for (size_t i = 0; i < s.size(); ++i) value[static_cast<size_t>(summed_labels_[i])] = s[i];
+      double product = 1;
+      for (size_t n = 0; n < in.size(); ++n) {
+        const Shape& shape = inputs_[n];
+        int64_t at = 0;
+        for (size_t d = 0; d < shape.size(); ++d)
+          at = at * shape[d] + (shape[d] == 1 ? 0 : value[static_cast<size_t>(dim_labels_[n][d])]);
+        product *= in[n][at];
+      }
+      sum += product;
+    });
+    outs[0][flat] = static_cast<float>(sum);
+  });
 }
 
 }  // namespace aoe::cpu

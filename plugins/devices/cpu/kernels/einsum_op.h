@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "step_op.h"
+#include "threaded_op.h"
 
 namespace aoe::cpu {
 

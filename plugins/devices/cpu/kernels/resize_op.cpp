@@ -413,9 +413,7 @@ void ResizeOp::reference(const std::vector<const float*>& in, const std::vector<
   std::vector<std::vector<Tap>> taps(rank);
   for (size_t a = 0; a < rank; ++a)
     for (int64_t x = 0; x < o[a]; ++x) taps[a].push_back(tap(a, x, sampling));
-  std::vector<int64_t> index(rank, 0);
-  size_t flat = 0;
-  do {
+  for_each_index(o, [&](const std::vector<int64_t>& index, int64_t flat) {
     std::vector<const Tap*> at(rank);
     bool outside = false;
     Shape counts(rank);
@@ -427,8 +425,7 @@ void ResizeOp::reference(const std::vector<const float*>& in, const std::vector<
     double sum = extrapolation_;
     if (!outside) {
       sum = 0;
-      std::vector<int64_t> k(rank, 0);
-      do {
+      for_each_index(counts, [&](const std::vector<int64_t>& k, int64_t) {
         double weight = 1;
         int64_t offset = 0;
         for (size_t a = 0; a < rank; ++a) {
@@ -436,10 +433,10 @@ void ResizeOp::reference(const std::vector<const float*>& in, const std::vector<
           offset += at[a]->at[k[a]] * strides[a];
         }
         sum += weight * in[0][offset];
-      } while (next_index(k, counts));
+      });
     }
-    outs[0][flat++] = static_cast<float>(sum);
-  } while (next_index(index, o));
+    outs[0][flat] = static_cast<float>(sum);
+  });
 }
 
 }  // namespace aoe::cpu
