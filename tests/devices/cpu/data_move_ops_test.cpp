@@ -13,10 +13,12 @@
 namespace aoe::cpu {
 namespace {
 
+using test::expect_gives;
 using test::f32;
 using test::host;
 using test::op;
 using test::pool;
+using test::refusal;
 using Values = std::vector<float>;
 
 sdk::TensorDesc i64(std::vector<int64_t> shape, bool constant = false) {
@@ -29,31 +31,6 @@ Values iota(size_t n) {
   Values v(n);
   std::iota(v.begin(), v.end(), 0.0f);
   return v;
-}
-
-// The op's output on `inputs` from every threads count, and from its reference.
-void expect_gives(const sdk::OpTask& task, const std::vector<Values>& inputs, const Values& want) {
-  const auto o = make_op(task, host());
-  std::vector<const float*> in;
-  for (const auto& v : inputs) in.push_back(v.data());
-  Values ref(want.size(), -99.0f);
-  float* out = ref.data();
-  o->reference(in, {out});
-  EXPECT_EQ(ref, want) << "reference of " << task.attrs.dump();
-  for (int64_t threads = 1; threads <= std::min(host().threads, 3); ++threads) {
-    const auto got = run_once(*o, {threads}, in, pool());
-    ASSERT_EQ(got.size(), 1u);
-    EXPECT_EQ(got[0], want) << "kernel of " << task.attrs.dump() << " on " << threads << " threads";
-  }
-}
-
-std::string refusal(const sdk::OpTask& task) {
-  try {
-    make_op(task, host());
-  } catch (const sdk::Error& e) {
-    return e.what();
-  }
-  return "(accepted)";
 }
 
 // x[3,4] = 0..11; rows backwards by 2 from the last, columns 1 and 3.
@@ -172,16 +149,18 @@ TEST(GatherOp, AnIndexOutOfRangeFailsNamingItsPosition) {
   }
 }
 
-// Up and down, nearest and linear, on every threads count: the map plane by
-// plane (each source row resized along W once) where N and C stay, and row
-// by row where a leading axis is resized too (or keeps its size at a scale
-// other than 1).
+// Up and down, nearest, linear and cubic, on every threads count: the map
+// plane by plane (each source row resized along W once) where N and C stay,
+// and row by row where a leading axis is resized too (or keeps its size at a
+// scale other than 1); a crop whose source positions fall outside the input
+// takes the extrapolation value.
 TEST(ResizeOp, MatchesItsReferencePlaneByPlaneAndRowByRow) {
   struct Case {
     std::vector<int64_t> in, out;
     const char* mode;
     const char* transform;
     std::vector<double> scales = {};
+    nlohmann::json more = nlohmann::json::object();
   };
   const std::vector<Case> cases = {{{2, 3, 5, 7}, {2, 3, 10, 14}, "linear", "half_pixel"},
                                    {{2, 3, 5, 7}, {2, 3, 10, 21}, "nearest", "asymmetric"},
@@ -190,17 +169,37 @@ TEST(ResizeOp, MatchesItsReferencePlaneByPlaneAndRowByRow) {
                                    {{1, 2, 6}, {1, 2, 15}, "linear", "pytorch_half_pixel"},
                                    {{1, 2, 4, 4}, {2, 4, 8, 8}, "linear", "asymmetric"},
                                    {{1, 3, 4, 4}, {1, 3, 8, 8}, "linear", "half_pixel", {1, 1.2, 2, 2}},
-                                   {{2, 3, 4, 4}, {2, 3, 8, 8}, "nearest", "align_corners", {1, 1.2, 2, 2}}};
+                                   {{2, 3, 4, 4}, {2, 3, 8, 8}, "nearest", "align_corners", {1, 1.2, 2, 2}},
+                                   {{1, 1, 8, 8}, {1, 1, 4, 4}, "linear", "asymmetric"},  // every tap on a source pixel
+                                   {{1, 1, 8, 8}, {1, 1, 4, 2}, "cubic", "asymmetric"},
+                                   {{2, 3, 5, 7}, {2, 3, 9, 4}, "cubic", "half_pixel"},
+                                   {{1, 2, 4, 4}, {2, 3, 8, 3}, "cubic", "asymmetric"},
+                                   {{1, 2, 6}, {1, 2, 13}, "cubic", "align_corners", {}, {{"cubic_coeff_a", -0.5}, {"exclude_outside", 1}}},
+                                   {{2, 3, 5, 5}, {2, 3, 3, 9}, "linear", "tf_crop_and_resize", {1, 1, 0.6, 1.8}, {{"extrapolation_value", 7}}},
+                                   {{1, 2, 5, 5}, {2, 2, 4, 4}, "cubic", "tf_crop_and_resize", {}, {{"extrapolation_value", -3}}}};
   for (const auto& c : cases) {
     SCOPED_TRACE(std::string(c.mode) + " " + c.transform);
     auto task = op("Resize", {f32(c.in)}, {{"mode", c.mode}, {"coordinate_transformation_mode", c.transform}});
     task.outputs = {f32(c.out)};
     if (!c.scales.empty()) task.attrs["scales"] = c.scales;  // C keeps its size, but not its positions
+    task.attrs.update(c.more);
     const auto o = make_op(task, host());
     std::vector<sdk::Config> configs;
     for (int64_t threads = 1; threads <= std::min(host().threads, 3); ++threads) configs.push_back({threads});
     test::expect_matches_reference(*o, configs, pool());
   }
+}
+
+// x[4,4] = 4h + w cropped to the roi fed as the model runs, rows -0.25 to
+// 1.5 and columns 0.5 to 1.5 of the input, into 3 x 3: source rows -0.75,
+// 1.875, 4.5 and columns 1.5, 3, 4.5; a position outside the input along
+// either axis takes the extrapolation value.
+TEST(ResizeOp, CropsToTheRoiAndExtrapolatesOutsideTheInput) {
+  auto task = op("Resize", {f32({1, 1, 4, 4}), f32({8})},
+                 {{"mode", "linear"}, {"coordinate_transformation_mode", "tf_crop_and_resize"}, {"extrapolation_value", -1}});
+  task.outputs = {f32({1, 1, 3, 3})};
+  const float e = -1;
+  expect_gives(task, {iota(16), {0, 0, -0.25f, 0.5f, 1, 1, 1.5f, 1.5f}}, {e, e, e, 9, 10.5f, e, e, e, e});
 }
 
 }  // namespace

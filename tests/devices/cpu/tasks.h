@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "aoe/sdk/error.h"
 #include "aoe/sdk/graph.h"
 #include "aoe/sdk/op_task.h"
 #include "cpu_op.h"
@@ -98,6 +99,32 @@ inline void expect_matches_reference(const CpuOp& op, const std::vector<sdk::Con
       EXPECT_EQ(compare(out[i].data(), data.expected[i].data(), static_cast<int64_t>(out[i].size()), tolerance), "")
           << "output " << i << " of " << op.space().describe(c).dump();
   }
+}
+
+// The op's output on `inputs` from every threads count, and from its reference.
+inline void expect_gives(const sdk::OpTask& task, const std::vector<std::vector<float>>& inputs, const std::vector<float>& want) {
+  const auto o = make_op(task, host());
+  std::vector<const float*> in;
+  for (const auto& v : inputs) in.push_back(v.data());
+  std::vector<float> ref(want.size(), -99.0f);
+  float* out = ref.data();
+  o->reference(in, {out});
+  EXPECT_EQ(ref, want) << "reference of " << task.attrs.dump();
+  for (int64_t threads = 1; threads <= std::min(host().threads, 3); ++threads) {
+    const auto got = run_once(*o, {threads}, in, pool());
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0], want) << "kernel of " << task.attrs.dump() << " on " << threads << " threads";
+  }
+}
+
+// What make_op says refusing `task`, or "(accepted)".
+inline std::string refusal(const sdk::OpTask& task) {
+  try {
+    make_op(task, host());
+  } catch (const sdk::Error& e) {
+    return e.what();
+  }
+  return "(accepted)";
 }
 
 }  // namespace aoe::cpu::test

@@ -17,6 +17,7 @@
 #include "cum_sum_op.h"
 #include "depth_space_op.h"
 #include "det_op.h"
+#include "einsum_op.h"
 #include "elements_op.h"
 #include "eltwise_op.h"
 #include "eye_like_op.h"
@@ -81,7 +82,7 @@ const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", 
                                            "HannWindow", "HammingWindow", "BlackmanWindow", "Det", "EyeLike",
                                            "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "ArgMax",
                                            "ArgMin", "Shape", "Size", "Trilu", "TopK", "Range",
-                                           "QuantizeLinear", "DequantizeLinear", "CumSum", "TfIdfVectorizer",
+                                           "QuantizeLinear", "DequantizeLinear", "CumSum", "TfIdfVectorizer", "Einsum",
                                            // ONNX's training domain (ai.onnx.preview.training).
                                            "Adagrad", "Momentum", "Adam",
                                            // A training step's kernels (docs/training.md), run unfused.
@@ -176,6 +177,7 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (t == "CumSum") return std::make_unique<CumSumOp>(task, host);
   if (t == "TfIdfVectorizer") return std::make_unique<TfIdfVectorizerOp>(task, host);
   if (t == "Adagrad" || t == "Momentum" || t == "Adam") return std::make_unique<OnnxOptimizerOp>(task, host);
+  if (t == "Einsum") return std::make_unique<EinsumOp>(task, host);
   if (t == "Range") return std::make_unique<RangeOp>(task, host);
   if (t == "QuantizeLinear" || t == "DequantizeLinear") return std::make_unique<QuantizeOp>(task, host);
   if (t == "TopK") return std::make_unique<TopKOp>(task, host);

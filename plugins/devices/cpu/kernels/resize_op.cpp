@@ -11,45 +11,60 @@ namespace aoe::cpu {
 
 class ResizeKernel final : public BufferKernel {
  public:
-  ResizeKernel(const ResizeOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {
-    tabulate(op.scales_);
+  ResizeKernel(const ResizeOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads), taps_(op.taps_) {
+    tabulate(op.sampling_);
   }
 
-  // Each axis's taps for `scales`: made at build, and again at run where
-  // scales fed as the model runs change.
-  void tabulate(const std::vector<double>& scales) {
-    tabulated_ = scales;
+  // Each axis's taps for `sampling`: made at build, and again at run where
+  // scales or a roi fed as the model runs change.
+  void tabulate(const ResizeOp::Sampling& sampling) {
+    tabulated_ = sampling;
     const Shape& out = op_.outputs_[0];
-    taps_.assign(out.size(), {});
+    axes_.assign(out.size(), {});
     for (size_t a = 0; a < out.size(); ++a)
-      for (int64_t x = 0; x < out[a]; ++x) taps_[a].push_back(op_.tap(a, x, scales[a]));
+      for (int64_t x = 0; x < out[a]; ++x) axes_[a].push_back(op_.tap(a, x, sampling));
     // The last axis's taps as arrays, in float: its loop is the kernel's inner one.
-    near_.clear(), far_.clear(), near_weight_.clear(), far_weight_.clear();
-    one_tap_ = true;
-    for (const auto& t : taps_.back()) {
-      near_.push_back(t.at[0]);
-      far_.push_back(t.at[1]);
-      near_weight_.push_back(static_cast<float>(t.weight[0]));
-      far_weight_.push_back(static_cast<float>(t.weight[1]));
-      one_tap_ = one_tap_ && t.weight[1] == 0 && t.weight[0] == 1;
+    const size_t cols = axes_.back().size();
+    last_at_.assign(cols * static_cast<size_t>(taps_), 0);
+    last_weight_.assign(cols * static_cast<size_t>(taps_), 0.0f);
+    last_outside_.assign(cols, 0);
+    one_tap_ = true, any_outside_last_ = false;
+    for (size_t c = 0; c < cols; ++c) {
+      const auto& t = axes_.back()[c];
+      for (int k = 0; k < taps_; ++k) {
+        last_at_[c * static_cast<size_t>(taps_) + static_cast<size_t>(k)] = t.at[k];
+        last_weight_[c * static_cast<size_t>(taps_) + static_cast<size_t>(k)] = static_cast<float>(t.weight[k]);
+      }
+      last_outside_[c] = t.outside;
+      any_outside_last_ = any_outside_last_ || t.outside;
+      one_tap_ = one_tap_ && t.count == 1 && t.weight[0] == 1 && !t.outside;
     }
+    // Per thread, the source rows (and weights) one output row reads: the
+    // product of the leading axes' taps.
+    combos_ = 1;
+    for (size_t a = 0; a + 1 < out.size(); ++a) {
+      int most = 1;
+      for (const auto& t : axes_[a]) most = std::max(most, t.count);
+      combos_ *= most;
+    }
+    combo_at_.resize(static_cast<size_t>(threads_ * combos_));
+    combo_weight_.resize(static_cast<size_t>(threads_ * combos_));
     // A map whose leading axes stay as they are, in planes enough for the
     // threads: plane by plane, each source row resized along the last axis
     // once, not once per output row that reads it (twice on a 2x nearest
-    // upsample, four times on a linear one).
+    // upsample, four times on a linear one, eight on a cubic one).
     const Shape& in = op_.inputs_[0];
     const size_t h = out.size() >= 2 ? out.size() - 2 : 0;
     by_plane_ = out.size() >= 2 && elements(out) / (out[h] * out.back()) >= threads_;
     for (size_t a = 0; a < h && by_plane_; ++a)
       for (int64_t x = 0; x < out[a] && by_plane_; ++x) {
-        const auto& t = taps_[a][static_cast<size_t>(x)];
-        by_plane_ = t.at[0] == x && t.weight[0] == 1 && t.weight[1] == 0;
+        const auto& t = axes_[a][static_cast<size_t>(x)];
+        by_plane_ = t.at[0] == x && t.count == 1 && t.weight[0] == 1 && !t.outside;
       }
     if (by_plane_) {
       used_rows_.assign(static_cast<size_t>(in[h]), false);
-      for (const auto& t : taps_[h])
-        for (int k = 0; k < 2; ++k)
-          if (t.weight[k] != 0) used_rows_[static_cast<size_t>(t.at[k])] = true;
+      for (const auto& t : axes_[h])
+        for (int k = 0; k < t.count; ++k) used_rows_[static_cast<size_t>(t.at[k])] = true;
       if (rows_.size() < static_cast<int64_t>(threads_) * in[h] * out.back())
         rows_.resize(static_cast<int64_t>(threads_) * in[h] * out.back());
     }
@@ -62,8 +77,8 @@ class ResizeKernel final : public BufferKernel {
   }
 
   void run(ThreadPool& pool) override {
-    if (op_.scales_input_ >= 0)
-      if (const auto scales = op_.run_scales(inputs_); scales != tabulated_) tabulate(scales);
+    if (op_.scales_input_ >= 0 || op_.roi_input_ >= 0)
+      if (const auto sampling = op_.run_sampling(inputs_); !(sampling == tabulated_)) tabulate(sampling);
     if (by_plane_) return run_by_plane(pool);
     const Shape& in = op_.inputs_[0];
     const Shape& out = op_.outputs_[0];
@@ -73,32 +88,35 @@ class ResizeKernel final : public BufferKernel {
     const auto in_strides = strides_of(in);
     const float* x = inputs_[0];
     float* y = outputs_[0].data();
-    pool.run(rows, threads_, [&](int64_t r, int) {
-      // The leading axes' taps: up to two source rows per axis, weights multiplied.
-      int64_t row_at[64];
-      float row_weight[64];
+    const float extrapolation = static_cast<float>(op_.extrapolation_);
+    pool.run(rows, threads_, [&](int64_t r, int thread) {
+      float* dst = y + r * cols;
+      // The leading axes' taps: the source rows their products pick, weights multiplied.
+      int64_t* row_at = combo_at_.data() + thread * combos_;
+      float* row_weight = combo_weight_.data() + thread * combos_;
       int count = 1;
       row_at[0] = 0;
       row_weight[0] = 1;
       int64_t rest = r;
       for (size_t a = rank - 1; a-- > 0;) {
-        const auto& t = taps_[a][static_cast<size_t>(rest % out[a])];
+        const auto& t = axes_[a][static_cast<size_t>(rest % out[a])];
         rest /= out[a];
-        const int two = t.weight[1] != 0 && count * 2 <= 64 ? 2 : 1;
-        for (int i = 0; i < count; ++i) {
-          for (int k = two - 1; k >= 0; --k) {
+        if (t.outside) {
+          std::fill(dst, dst + cols, extrapolation);
+          return;
+        }
+        for (int i = 0; i < count; ++i)
+          for (int k = t.count - 1; k >= 0; --k) {
             row_at[i + k * count] = row_at[i] + t.at[k] * in_strides[a];
             row_weight[i + k * count] = row_weight[i] * static_cast<float>(t.weight[k]);
           }
-        }
-        count *= two;
+        count *= t.count;
       }
-      float* dst = y + r * cols;
-      const int64_t* near = near_.data();
       if (one_tap_ && count == 1 && row_weight[0] == 1) {
         // Nearest, or an axis left as it is: a gather from one source row.
         const float* src = x + row_at[0];
-        for (int64_t c = 0; c < cols; ++c) dst[c] = src[near[c]];
+        const int64_t* at = last_at_.data();
+        for (int64_t c = 0; c < cols; ++c) dst[c] = src[at[c * taps_]];
         return;
       }
       for (int i = 0; i < count; ++i) {
@@ -109,16 +127,29 @@ class ResizeKernel final : public BufferKernel {
         else
           for (int64_t c = 0; c < cols; ++c) dst[c] += w * along_last(src, c);
       }
+      extrapolate_columns(dst);
     });
   }
 
  private:
-  // Output column `c` of the last axis from the source row `src`. A column
-  // whose far tap weighs nothing does not read it (an infinite value there
+  // Output column `c` of the last axis from the source row `src`. A tap
+  // past the first that weighs nothing is not read (an infinite value there
   // gives no NaN).
   float along_last(const float* src, int64_t c) const {
-    const float v = near_weight_.data()[c] * src[near_.data()[c]];
-    return far_weight_.data()[c] != 0 ? v + far_weight_.data()[c] * src[far_.data()[c]] : v;
+    const int64_t* at = last_at_.data() + c * taps_;
+    const float* w = last_weight_.data() + c * taps_;
+    float v = w[0] * src[at[0]];
+    for (int k = 1; k < taps_; ++k)
+      if (w[k] != 0) v += w[k] * src[at[k]];
+    return v;
+  }
+
+  // The columns outside a tf_crop_and_resize roi's source take the extrapolation value.
+  void extrapolate_columns(float* dst) const {
+    if (!any_outside_last_) return;
+    const float e = static_cast<float>(op_.extrapolation_);
+    for (size_t c = 0; c < last_outside_.size(); ++c)
+      if (last_outside_[c]) dst[c] = e;
   }
 
   void run_by_plane(ThreadPool& pool) {
@@ -128,6 +159,7 @@ class ResizeKernel final : public BufferKernel {
     const int64_t ih = in[h], iw = in[h + 1], oh = out[h], ow = out[h + 1];
     const float* x = inputs_[0];
     float* y = outputs_[0].data();
+    const float extrapolation = static_cast<float>(op_.extrapolation_);
     pool.run(elements(out) / (oh * ow), threads_, [&](int64_t p, int thread) {
       float* rows = rows_.data() + thread * ih * ow;
       const float* src = x + p * ih * iw;
@@ -139,30 +171,47 @@ class ResizeKernel final : public BufferKernel {
       }
       float* dst = y + p * oh * ow;
       for (int64_t r = 0; r < oh; ++r) {
-        const auto& t = taps_[h][static_cast<size_t>(r)];
-        const float* a = rows + t.at[0] * ow;
-        const float wa = static_cast<float>(t.weight[0]), wb = static_cast<float>(t.weight[1]);
+        const auto& t = axes_[h][static_cast<size_t>(r)];
         float* d = dst + r * ow;
-        if (wb == 0) {
+        if (t.outside) {
+          std::fill(d, d + ow, extrapolation);
+          continue;
+        }
+        const float* a = rows + t.at[0] * ow;
+        const float wa = static_cast<float>(t.weight[0]);
+        if (t.count == 1) {
           for (int64_t c = 0; c < ow; ++c) d[c] = wa * a[c];
         } else {
           const float* b = rows + t.at[1] * ow;
+          const float wb = static_cast<float>(t.weight[1]);
           for (int64_t c = 0; c < ow; ++c) d[c] = wa * a[c] + wb * b[c];
+          for (int k = 2; k < t.count; ++k) {
+            const float* more = rows + t.at[k] * ow;
+            const float w = static_cast<float>(t.weight[k]);
+            for (int64_t c = 0; c < ow; ++c) d[c] += w * more[c];
+          }
         }
+        extrapolate_columns(d);
       }
     });
   }
 
   const ResizeOp& op_;
   int threads_;
-  std::vector<std::vector<ResizeOp::Tap>> taps_;
+  int taps_;  // per axis, as the mode reads them
+  std::vector<std::vector<ResizeOp::Tap>> axes_;  // each axis's taps, per output position
   bool by_plane_ = false;
   std::vector<bool> used_rows_;  // the source rows of the map some output row reads
   Buffer rows_;  // per thread: the map's source rows, each resized along the last axis
-  std::vector<int64_t> near_, far_;  // the last axis's two source columns
-  std::vector<float> near_weight_, far_weight_;
+  std::vector<int64_t> last_at_;  // the last axis's taps, `taps_` per column
+  std::vector<float> last_weight_;
+  std::vector<char> last_outside_;  // the last axis's columns outside a crop's source
+  bool any_outside_last_ = false;
   bool one_tap_ = true;  // every column of the last axis takes one source column whole
-  std::vector<double> tabulated_;  // the scales the tables are for
+  int combos_ = 1;       // the most source rows one output row reads
+  std::vector<int64_t> combo_at_;  // per thread: the source rows of the output row at hand
+  std::vector<float> combo_weight_;
+  ResizeOp::Sampling tabulated_;  // the sampling the tables are for
 };
 
 sdk::OpTask upsample_as_resize(sdk::OpTask task) {
@@ -178,23 +227,24 @@ ResizeOp::ResizeOp(const sdk::OpTask& task, const HostCpu& host) {
   const std::string who = "Resize '" + task.name + "'";
   require_plain(task, 1, 4, {1, 2, 3});
   const auto rank = static_cast<int64_t>(task.inputs[0].shape.size());
-  // Scales fed as the model runs: the float input of one value per axis
-  // (roi has two), read at run.
-  if (!task.attrs.contains("scales") && !task.attrs.contains("sizes"))
-    for (size_t i = 1; i < task.inputs.size(); ++i)
-      if (task.inputs[i].dtype == sdk::DType::f32 && elements(task.inputs[i].shape) == rank && rank > 0)
-        scales_input_ = static_cast<int>(i);
   const std::string mode = string_attr(task.attrs, "mode", "nearest");
-  if (mode != "nearest" && mode != "linear") unsupported("the cpu device runs Resize nearest and linear, not " + mode);
-  linear_ = mode == "linear";
+  if (mode != "nearest" && mode != "linear" && mode != "cubic")
+    invalid(who + ": mode " + mode + " is none of nearest, linear, cubic");
+  mode_ = mode == "cubic" ? Mode::cubic : mode == "linear" ? Mode::linear : Mode::nearest;
+  taps_ = mode_ == Mode::cubic ? 4 : mode_ == Mode::linear ? 2 : 1;
   transform_ = string_attr(task.attrs, "coordinate_transformation_mode", "half_pixel");
   if (transform_ != "half_pixel" && transform_ != "pytorch_half_pixel" && transform_ != "align_corners" &&
-      transform_ != "asymmetric" && transform_ != "tf_half_pixel_for_nn" && transform_ != "half_pixel_symmetric")
+      transform_ != "asymmetric" && transform_ != "tf_half_pixel_for_nn" && transform_ != "half_pixel_symmetric" &&
+      transform_ != "tf_crop_and_resize")
     unsupported("the cpu device does not run Resize with coordinate_transformation_mode " + transform_);
+  crop_ = transform_ == "tf_crop_and_resize";
   nearest_mode_ = string_attr(task.attrs, "nearest_mode", "round_prefer_floor");
   if (nearest_mode_ != "round_prefer_floor" && nearest_mode_ != "round_prefer_ceil" && nearest_mode_ != "floor" &&
       nearest_mode_ != "ceil")
     invalid(who + ": nearest_mode " + nearest_mode_ + " is none of round_prefer_floor, round_prefer_ceil, floor, ceil");
+  cubic_a_ = float_attr(task.attrs, "cubic_coeff_a", -0.75);
+  exclude_outside_ = int_attr(task.attrs, "exclude_outside", 0) != 0;
+  extrapolation_ = float_attr(task.attrs, "extrapolation_value", 0.0);
   if (int_attr(task.attrs, "antialias", 0) != 0) unsupported("the cpu device does not run antialiased Resize");
   if (task.attrs.contains("axes")) unsupported("the cpu device runs Resize over every axis, not an 'axes' subset");
   const Shape in = task.inputs[0].shape;
@@ -205,6 +255,16 @@ ResizeOp::ResizeOp(const sdk::OpTask& task, const HostCpu& host) {
   if (in.size() > 6) unsupported("the cpu device runs Resize up to rank 6");
   for (size_t a = 0; a < in.size(); ++a)
     if (in[a] < 1 || out[a] < 1) invalid(who + ": input " + to_string(in) + " and output " + to_string(out) + " must not be empty");
+  // Values fed as the model runs, read at run: the float input of one value
+  // per axis is the scales, that of two (starts, then ends) the roi, which
+  // only tf_crop_and_resize reads.
+  for (size_t i = 1; i < task.inputs.size(); ++i) {
+    const auto& t = task.inputs[i];
+    if (t.dtype != sdk::DType::f32 && !computed_in_f32(t.dtype)) continue;
+    if (elements(t.shape) == rank && !task.attrs.contains("scales") && !task.attrs.contains("sizes"))
+      scales_input_ = static_cast<int>(i);
+    if (elements(t.shape) == 2 * rank && crop_) roi_input_ = static_cast<int>(i);
+  }
   std::vector<double> given;
   if (task.attrs.contains("scales") && task.attrs.at("scales").is_array()) {
     for (const auto& v : task.attrs.at("scales")) {
@@ -213,57 +273,90 @@ ResizeOp::ResizeOp(const sdk::OpTask& task, const HostCpu& host) {
     }
     if (given.size() != in.size()) invalid(who + ": " + std::to_string(given.size()) + " scales for rank " + std::to_string(in.size()));
   }
+  // A crop's extents follow its roi too (input x (end - start) x scale), which may come as the model runs.
   for (size_t a = 0; a < in.size(); ++a) {
-    scales_.push_back(given.empty() ? static_cast<double>(out[a]) / static_cast<double>(in[a]) : given[a]);
-    if (!given.empty() && static_cast<int64_t>(std::floor(in[a] * given[a])) != out[a])
+    sampling_.scales.push_back(given.empty() ? static_cast<double>(out[a]) / static_cast<double>(in[a]) : given[a]);
+    if (!given.empty() && !crop_ && static_cast<int64_t>(std::floor(in[a] * given[a])) != out[a])
       invalid(who + ": scale " + std::to_string(given[a]) + " of axis " + std::to_string(a) + " gives " +
               std::to_string(static_cast<int64_t>(std::floor(in[a] * given[a]))) + ", the output has " + std::to_string(out[a]));
   }
+  // Without a roi a crop takes the whole input.
+  if (crop_) sampling_.roi.assign(in.size(), 0.0), sampling_.roi.resize(2 * in.size(), 1.0);
   for (const auto& t : task.inputs) inputs_.push_back(t.shape);
   outputs_ = {out};
-  space_ = threads_space(host, static_cast<double>(elements(out)) * (linear_ ? 2.0 : 0.5));
+  space_ = threads_space(host, static_cast<double>(elements(out)) * 0.5 * taps_ * taps_);
 }
 
-std::vector<double> ResizeOp::run_scales(const std::vector<const float*>& inputs) const {
-  if (scales_input_ < 0 || !inputs[static_cast<size_t>(scales_input_)]) return scales_;
-  const float* given = inputs[static_cast<size_t>(scales_input_)];
-  std::vector<double> out;
-  for (size_t a = 0; a < scales_.size(); ++a) {
-    const double s = given[a];
-    if (!(s > 0) || static_cast<int64_t>(std::floor(static_cast<double>(inputs_[0][a]) * s)) != outputs_[0][a])
-      throw sdk::Error(sdk::StatusCode::invalid_argument,
-                       "Resize: scale " + std::to_string(s) + " of axis " + std::to_string(a) + " fed as the model runs does not give its output's " +
-                           std::to_string(outputs_[0][a]));
-    out.push_back(s);
+ValueRange ResizeOp::input_range(size_t i) const {
+  return static_cast<int>(i) == roi_input_ ? ValueRange{0.0f, 1.0f} : ValueRange{};
+}
+
+ResizeOp::Sampling ResizeOp::run_sampling(const std::vector<const float*>& inputs) const {
+  Sampling s = sampling_;
+  if (scales_input_ >= 0 && inputs[static_cast<size_t>(scales_input_)]) {
+    const float* given = inputs[static_cast<size_t>(scales_input_)];
+    for (size_t a = 0; a < s.scales.size(); ++a) {
+      const double scale = given[a];
+      if (!(scale > 0) || (!crop_ && static_cast<int64_t>(std::floor(static_cast<double>(inputs_[0][a]) * scale)) != outputs_[0][a]))
+        throw sdk::Error(sdk::StatusCode::invalid_argument,
+                         "Resize: scale " + std::to_string(scale) + " of axis " + std::to_string(a) +
+                             " fed as the model runs does not give its output's " + std::to_string(outputs_[0][a]));
+      s.scales[a] = scale;
+    }
   }
-  return out;
+  if (roi_input_ >= 0 && inputs[static_cast<size_t>(roi_input_)]) {
+    const float* roi = inputs[static_cast<size_t>(roi_input_)];
+    for (size_t k = 0; k < s.roi.size(); ++k) s.roi[k] = roi[k];
+  }
+  return s;
 }
 
-double ResizeOp::source(size_t a, int64_t x, double s) const {
+double ResizeOp::source(size_t a, int64_t x, const Sampling& s) const {
   const double in = static_cast<double>(inputs_[0][a]), out = static_cast<double>(outputs_[0][a]);
-  const double xd = static_cast<double>(x);
-  // ONNX takes align_corners' resized length as input x scale, unrounded.
-  const double resized = in * s;
+  const double xd = static_cast<double>(x), scale = s.scales[a];
+  // ONNX takes align_corners' and tf_crop_and_resize's resized length as input x scale, unrounded.
+  const double resized = in * scale;
   if (transform_ == "align_corners") return resized == 1 ? 0 : xd * (in - 1) / (resized - 1);
-  if (transform_ == "asymmetric") return xd / s;
-  if (transform_ == "tf_half_pixel_for_nn") return (xd + 0.5) / s;
-  if (transform_ == "pytorch_half_pixel") return out > 1 ? (xd + 0.5) / s - 0.5 : 0;
+  if (transform_ == "asymmetric") return xd / scale;
+  if (transform_ == "tf_half_pixel_for_nn") return (xd + 0.5) / scale;
+  if (transform_ == "pytorch_half_pixel") return out > 1 ? (xd + 0.5) / scale - 0.5 : 0;
   if (transform_ == "half_pixel_symmetric") {
-    const double adjustment = out / (in * s);
-    return in / 2 * (1 - adjustment) + (xd + 0.5) / s - 0.5;
+    const double adjustment = out / resized;
+    return in / 2 * (1 - adjustment) + (xd + 0.5) / scale - 0.5;
   }
-  return (xd + 0.5) / s - 0.5;
+  if (crop_) {
+    const double start = s.roi[a], end = s.roi[a + inputs_[0].size()];
+    return resized > 1 ? start * (in - 1) + xd * (end - start) * (in - 1) / (resized - 1) : 0.5 * (start + end) * (in - 1);
+  }
+  return (xd + 0.5) / scale - 0.5;
 }
 
-ResizeOp::Tap ResizeOp::tap(size_t a, int64_t x, double scale) const {
+void ResizeOp::interpolation_weights(double frac, double* weight) const {
+  if (mode_ == Mode::linear) {
+    weight[0] = 1 - frac, weight[1] = frac;
+    return;
+  }
+  // Keys' cubic convolution kernel with a = cubic_coeff_a, at distances
+  // 1 + frac, frac, 1 - frac, 2 - frac.
+  const double a = cubic_a_;
+  const auto near = [a](double d) { return ((a + 2) * d - (a + 3)) * d * d + 1; };     // |d| <= 1
+  const auto far = [a](double d) { return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a; };  // 1 < |d| < 2
+  weight[0] = far(1 + frac), weight[1] = near(frac), weight[2] = near(1 - frac), weight[3] = far(2 - frac);
+}
+
+ResizeOp::Tap ResizeOp::tap(size_t a, int64_t x, const Sampling& s) const {
   const int64_t last = inputs_[0][a] - 1;
-  const double at = source(a, x, scale);
   Tap t;
-  if (inputs_[0][a] == outputs_[0][a] && scale == 1.0) {
+  if (!crop_ && inputs_[0][a] == outputs_[0][a] && s.scales[a] == 1.0) {
     t.at[0] = x;
     return t;
   }
-  if (!linear_) {
+  const double at = source(a, x, s);
+  if (crop_ && (at < 0 || at > static_cast<double>(last))) {
+    t.outside = true, t.count = 0, t.weight[0] = 0;
+    return t;
+  }
+  if (mode_ == Mode::nearest) {
     double pick;
     const double frac = at - std::floor(at);
     if (nearest_mode_ == "floor") pick = std::floor(at);
@@ -273,13 +366,33 @@ ResizeOp::Tap ResizeOp::tap(size_t a, int64_t x, double scale) const {
     t.at[0] = std::clamp<int64_t>(static_cast<int64_t>(pick), 0, last);
     return t;
   }
+  // The taps around `at`, past the edges the edge's value (or, with
+  // exclude_outside, no weight, the rest scaled to sum to 1); taps landing
+  // on one source position merged, those that weigh something first.
   const double base = std::floor(at);
-  const double w = at - base;
-  t.at[0] = std::clamp<int64_t>(static_cast<int64_t>(base), 0, last);
-  t.at[1] = std::clamp<int64_t>(static_cast<int64_t>(base) + 1, 0, last);
-  t.weight[0] = 1 - w;
-  t.weight[1] = w;
-  if (t.at[0] == t.at[1]) t.weight[0] = 1, t.weight[1] = 0;
+  double weight[kMaxTaps] = {};
+  interpolation_weights(at - base, weight);
+  const int64_t first = static_cast<int64_t>(base) - (taps_ / 2 - 1);
+  if (exclude_outside_) {
+    double sum = 0;
+    for (int k = 0; k < taps_; ++k) {
+      if (first + k < 0 || first + k > last) weight[k] = 0;
+      sum += weight[k];
+    }
+    if (sum != 0)
+      for (int k = 0; k < taps_; ++k) weight[k] /= sum;
+  }
+  t.count = 0;
+  t.weight[0] = 0;
+  for (int k = 0; k < taps_; ++k) {
+    if (weight[k] == 0) continue;
+    const int64_t pos = std::clamp<int64_t>(first + k, 0, last);
+    int j = 0;
+    while (j < t.count && t.at[j] != pos) ++j;
+    if (j == t.count) t.at[t.count++] = pos;
+    t.weight[j] += weight[k];
+  }
+  if (t.count == 0) t.count = 1, t.at[0] = std::clamp<int64_t>(static_cast<int64_t>(base), 0, last);
   return t;
 }
 
@@ -289,30 +402,41 @@ std::unique_ptr<Kernel> ResizeOp::build(const sdk::Config& c) const {
   return std::make_unique<ResizeKernel>(*this, static_cast<int>(c[kThreads]));
 }
 
-// Every output element as the weighted sum over all 2^rank corners of its
-// source position, in double.
+// Every output element as the weighted sum over every combination of its
+// axes' taps, in double; the extrapolation value where a crop's source
+// position falls outside the input along any axis.
 void ResizeOp::reference(const std::vector<const float*>& in, const std::vector<float*>& outs) const {
   const Shape& o = outputs_[0];
   const auto strides = strides_of(inputs_[0]);
-  const std::vector<double> scales = run_scales(in);
+  const Sampling sampling = run_sampling(in);
   const size_t rank = o.size();
-  std::vector<int64_t> index(rank, 0);
-  size_t flat = 0;
-  do {
-    double sum = 0;
-    for (int corner = 0; corner < (1 << rank); ++corner) {
-      double weight = 1;
-      int64_t offset = 0;
-      for (size_t a = 0; a < rank; ++a) {
-        const Tap t = tap(a, index[a], scales[a]);
-        const int k = (corner >> a) & 1;
-        weight *= t.weight[k];
-        offset += t.at[k] * strides[a];
-      }
-      if (weight != 0) sum += weight * in[0][offset];
+  std::vector<std::vector<Tap>> taps(rank);
+  for (size_t a = 0; a < rank; ++a)
+    for (int64_t x = 0; x < o[a]; ++x) taps[a].push_back(tap(a, x, sampling));
+  for_each_index(o, [&](const std::vector<int64_t>& index, int64_t flat) {
+    std::vector<const Tap*> at(rank);
+    bool outside = false;
+    Shape counts(rank);
+    for (size_t a = 0; a < rank; ++a) {
+      at[a] = &taps[a][static_cast<size_t>(index[a])];
+      outside = outside || at[a]->outside;
+      counts[a] = at[a]->count;
     }
-    outs[0][flat++] = static_cast<float>(sum);
-  } while (next_index(index, o));
+    double sum = extrapolation_;
+    if (!outside) {
+      sum = 0;
+      for_each_index(counts, [&](const std::vector<int64_t>& k, int64_t) {
+        double weight = 1;
+        int64_t offset = 0;
+        for (size_t a = 0; a < rank; ++a) {
+          weight *= at[a]->weight[k[a]];
+          offset += at[a]->at[k[a]] * strides[a];
+        }
+        sum += weight * in[0][offset];
+      });
+    }
+    outs[0][flat] = static_cast<float>(sum);
+  });
 }
 
 }  // namespace aoe::cpu
