@@ -17,6 +17,7 @@
 #include "cum_sum_op.h"
 #include "depth_space_op.h"
 #include "det_op.h"
+#include "dropout_op.h"
 #include "elements_op.h"
 #include "eltwise_op.h"
 #include "eye_like_op.h"
@@ -175,6 +176,8 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (t == "TopK") return std::make_unique<TopKOp>(task, host);
   if (t == "Trilu") return std::make_unique<TriluOp>(task, host);
   if (t == "Shape" || t == "Size") return std::make_unique<ShapeOfOp>(task, host);
+  // A Dropout with its mask or a training_mode: a plain one is a view (runtime/subgraph_op.cpp).
+  if (t == "Dropout") return std::make_unique<DropoutOp>(task, host);
   unsupported("the cpu device has no kernel for op '" + t + "'");
 }
 
