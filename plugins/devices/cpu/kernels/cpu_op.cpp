@@ -28,6 +28,7 @@
 #include "loss_op.h"
 #include "lrn_op.h"
 #include "matmul_op.h"
+#include "max_unpool_op.h"
 #include "memory_fit.h"
 #include "moments_norm_op.h"
 #include "nd_index_op.h"
@@ -80,7 +81,7 @@ const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", 
                                            "HannWindow", "HammingWindow", "BlackmanWindow", "Det", "EyeLike",
                                            "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "ArgMax",
                                            "ArgMin", "Shape", "Size", "Trilu", "TopK", "Range",
-                                           "QuantizeLinear", "DequantizeLinear", "CumSum",
+                                           "QuantizeLinear", "DequantizeLinear", "CumSum", "MaxUnpool",
                                            // A training step's kernels (docs/training.md), run unfused.
                                            "BNTrainingReduce", "BNTrainingUpdate", "SoftmaxCrossEntropyWithLogits",
                                            "Conv2DBackpropInput", "Conv2DBackpropFilter", "BiasAddGrad", "BatchMatMul",
@@ -140,6 +141,7 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (t == "Softmax" || t == "LogSoftmax") return std::make_unique<SoftmaxOp>(task, host);
   if (t == "LayerNormalization") return std::make_unique<LayerNormOp>(task, host);
   if (t == "MaxPool" || t == "AveragePool") return std::make_unique<PoolOp>(task, host);
+  if (t == "MaxUnpool") return std::make_unique<MaxUnpoolOp>(task, host);
   if (t == "Transpose") return std::make_unique<TransposeOp>(task, host);
   if (t == "ConvTranspose") return std::make_unique<ConvTransposeOp>(task, host);
   if (t == "BatchNormalization") return std::make_unique<BatchNormOp>(task, host);
