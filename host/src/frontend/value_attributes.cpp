@@ -30,6 +30,7 @@ const char* integer_value_attribute(const std::string& op_type, size_t input) {
       {{"LSTM", 4}, "sequence_lens"},
       {{"Dropout", 2}, "training_mode"},
       {{"MaxUnpool", 1}, "indices"},
+      {{"RoiAlign", 2}, "batch_indices"},
   };
   const auto it = kAttributes.find({op_type, input});
   return it == kAttributes.end() ? nullptr : it->second;

@@ -45,6 +45,7 @@
 #include "reduce_op.h"
 #include "resize_op.h"
 #include "reverse_sequence_op.h"
+#include "roi_align_op.h"
 #include "shape_of_op.h"
 #include "softmax_cross_entropy_op.h"
 #include "top_k_op.h"
@@ -81,7 +82,7 @@ const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", 
                                            "HannWindow", "HammingWindow", "BlackmanWindow", "Det", "EyeLike",
                                            "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "ArgMax",
                                            "ArgMin", "Shape", "Size", "Trilu", "TopK", "Range",
-                                           "QuantizeLinear", "DequantizeLinear", "CumSum", "MaxUnpool",
+                                           "QuantizeLinear", "DequantizeLinear", "CumSum", "MaxUnpool", "RoiAlign",
                                            // A training step's kernels (docs/training.md), run unfused.
                                            "BNTrainingReduce", "BNTrainingUpdate", "SoftmaxCrossEntropyWithLogits",
                                            "Conv2DBackpropInput", "Conv2DBackpropFilter", "BiasAddGrad", "BatchMatMul",
@@ -142,6 +143,7 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (t == "LayerNormalization") return std::make_unique<LayerNormOp>(task, host);
   if (t == "MaxPool" || t == "AveragePool") return std::make_unique<PoolOp>(task, host);
   if (t == "MaxUnpool") return std::make_unique<MaxUnpoolOp>(task, host);
+  if (t == "RoiAlign") return std::make_unique<RoiAlignOp>(task, host);
   if (t == "Transpose") return std::make_unique<TransposeOp>(task, host);
   if (t == "ConvTranspose") return std::make_unique<ConvTransposeOp>(task, host);
   if (t == "BatchNormalization") return std::make_unique<BatchNormOp>(task, host);
