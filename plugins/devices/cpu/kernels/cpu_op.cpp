@@ -146,7 +146,10 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (t == "RoiAlign") return std::make_unique<RoiAlignOp>(task, host);
   if (t == "Transpose") return std::make_unique<TransposeOp>(task, host);
   if (t == "ConvTranspose") return std::make_unique<ConvTransposeOp>(task, host);
-  if (t == "BatchNormalization") return std::make_unique<BatchNormOp>(task, host);
+  if (t == "BatchNormalization") {
+    if (int_attr(task.attrs, "training_mode", 0) != 0) return std::make_unique<BatchNormTrainingModeOp>(task, host);
+    return std::make_unique<BatchNormOp>(task, host);
+  }
   if (t == "Concat") return std::make_unique<ConcatOp>(task, host);
   if (t == "Split") return std::make_unique<SplitOp>(task, host);
   if (t == "Resize") return std::make_unique<ResizeOp>(task, host);

@@ -289,9 +289,10 @@ void SubgraphOp::check_node(const sdk::Node& node) {
     node_ops_.push_back(nullptr);
     return;
   }
-  if (node.op_type == "BatchNormalization") {
+  // In training, BatchNormalization runs its own kernel (below); at inference a Conv may fold it.
+  if (node.op_type == "BatchNormalization" && int_attr(node.attrs, "training_mode", 0) == 0) {
     if (ins.size() != 5 || outs.size() != 1 || node.inputs[0] != ins[0])
-      unsupported("subgraph '" + task_.name + "', " + where(node) + ": the cpu device folds inference BatchNormalization only");
+      unsupported("subgraph '" + task_.name + "', " + where(node) + ": the cpu device folds inference BatchNormalization with one output only");
     const auto& x = g.tensor(ins[0]).shape;
     for (size_t k = 1; k < 5; ++k)
       if (x.size() < 2 || g.tensor(ins[k]).elements() != x[1] || g.tensor(ins[k]).dtype != sdk::DType::f32)
@@ -534,7 +535,7 @@ void SubgraphOp::reference(std::map<std::string, std::vector<float>>& values) co
       values[outs[0]] = values.at(ins[0]);
       continue;
     }
-    if (node.op_type == "BatchNormalization") {
+    if (node.op_type == "BatchNormalization" && !node_ops_[i]) {
       batch_norm_reference(node, g, values);
       continue;
     }
