@@ -12,14 +12,9 @@ namespace {
 
 using test::f32;
 using test::host;
+using test::of_dtype;
 using test::op;
 using test::pool;
-
-sdk::TensorDesc typed(std::vector<int64_t> shape, sdk::DType dtype) {
-  auto t = f32(std::move(shape));
-  t.dtype = dtype;
-  return t;
-}
 
 sdk::OpTask with_outputs(sdk::OpTask task, std::vector<sdk::TensorDesc> outputs) {
   task.outputs = std::move(outputs);
@@ -31,7 +26,7 @@ TEST(MaxPoolIndices, RowAndColumnMajorMatchTheReference) {
     const PoolOp o(with_outputs(op("MaxPool", {f32({2, 3, 7, 6})},
                                    {{"kernel_shape", {3, 2}}, {"strides", {2, 1}}, {"pads", {1, 0, 1, 1}},
                                     {"dilations", {1, 2}}, {"storage_order", order}}),
-                                {f32({2, 3, 4, 5}), typed({2, 3, 4, 5}, sdk::DType::i64)}),
+                                {f32({2, 3, 4, 5}), of_dtype({2, 3, 4, 5}, sdk::DType::i64)}),
                    host());
     test::expect_matches_reference(o, test::sample_configs(o, 4), pool());
   }
@@ -39,7 +34,7 @@ TEST(MaxPoolIndices, RowAndColumnMajorMatchTheReference) {
 
 TEST(MaxPoolIndices, ThreeDimensionalAndRefusedBlocked) {
   const PoolOp o(with_outputs(op("MaxPool", {f32({1, 16, 4, 5, 6})}, {{"kernel_shape", {2, 2, 3}}, {"strides", {2, 2, 2}}}),
-                              {f32({1, 16, 2, 2, 2}), typed({1, 16, 2, 2, 2}, sdk::DType::i64)}),
+                              {f32({1, 16, 2, 2, 2}), of_dtype({1, 16, 2, 2, 2}, sdk::DType::i64)}),
                  host());
   test::expect_matches_reference(o, test::sample_configs(o, 4), pool());
   const auto blocked = test::with(o.space(), o.space().default_config, "format", "NCHWc");
@@ -52,7 +47,7 @@ TEST(MaxPoolIndices, StorageOrderByHand) {
   for (int i = 0; i < 16; ++i) x[static_cast<size_t>(i)] = static_cast<float>(i);
   for (int order : {0, 1}) {
     const PoolOp o(with_outputs(op("MaxPool", {f32({1, 1, 4, 4})}, {{"kernel_shape", {4, 4}}, {"storage_order", order}}),
-                                {f32({1, 1, 1, 1}), typed({1, 1, 1, 1}, sdk::DType::i64)}),
+                                {f32({1, 1, 1, 1}), of_dtype({1, 1, 1, 1}, sdk::DType::i64)}),
                    host());
     const auto out = run_once(o, o.space().default_config, {x.data()}, pool());
     EXPECT_EQ(out[0][0], 15.0f);
@@ -61,7 +56,7 @@ TEST(MaxPoolIndices, StorageOrderByHand) {
   x[7] = 100.0f;  // (1, 3): 1 * 4 + 3 row-major, 1 + 3 * 4 column-major
   for (int order : {0, 1}) {
     const PoolOp o(with_outputs(op("MaxPool", {f32({1, 1, 4, 4})}, {{"kernel_shape", {4, 4}}, {"storage_order", order}}),
-                                {f32({1, 1, 1, 1}), typed({1, 1, 1, 1}, sdk::DType::i64)}),
+                                {f32({1, 1, 1, 1}), of_dtype({1, 1, 1, 1}, sdk::DType::i64)}),
                    host());
     const auto out = run_once(o, o.space().default_config, {x.data()}, pool());
     EXPECT_EQ(out[1][0], order == 0 ? 7.0f : 13.0f);
@@ -70,7 +65,7 @@ TEST(MaxPoolIndices, StorageOrderByHand) {
 
 // Random indices land anywhere (one thread, in order); MaxPool's stay in their planes (a task per plane).
 TEST(MaxUnpool, AnyIndicesAndPlanarOnes) {
-  const auto task = op("MaxUnpool", {f32({2, 3, 3, 4}), typed({2, 3, 3, 4}, sdk::DType::i64)},
+  const auto task = op("MaxUnpool", {f32({2, 3, 3, 4}), of_dtype({2, 3, 3, 4}, sdk::DType::i64)},
                        {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}});
   const MaxUnpoolOp o(task, host());
   EXPECT_EQ(o.output_shapes()[0], (Shape{2, 3, 6, 8}));
@@ -86,7 +81,7 @@ TEST(MaxUnpool, AnyIndicesAndPlanarOnes) {
 }
 
 TEST(MaxUnpool, OutputShapePadsTheUnpooledCorner) {
-  auto task = op("MaxUnpool", {f32({1, 1, 2, 2}), typed({1, 1, 2, 2}, sdk::DType::i64), typed({4}, sdk::DType::i64)},
+  auto task = op("MaxUnpool", {f32({1, 1, 2, 2}), of_dtype({1, 1, 2, 2}, sdk::DType::i64), of_dtype({4}, sdk::DType::i64)},
                  {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}});
   task.outputs = {f32({1, 1, 5, 5})};
   const MaxUnpoolOp o(task, host());
@@ -102,7 +97,7 @@ TEST(RoiAlign, AvgAndMaxInBothCoordinateModes) {
   for (const char* mode : {"avg", "max"})
     for (const char* transform : {"half_pixel", "output_half_pixel"})
       for (int sampling : {0, 2}) {
-        const RoiAlignOp o(op("RoiAlign", {f32({2, 3, 9, 8}), f32({5, 4}), typed({5}, sdk::DType::i64)},
+        const RoiAlignOp o(op("RoiAlign", {f32({2, 3, 9, 8}), f32({5, 4}), of_dtype({5}, sdk::DType::i64)},
                               {{"mode", mode}, {"coordinate_transformation_mode", transform}, {"output_height", 3},
                                {"output_width", 2}, {"sampling_ratio", sampling}, {"spatial_scale", 0.5}}),
                            host());
@@ -112,7 +107,7 @@ TEST(RoiAlign, AvgAndMaxInBothCoordinateModes) {
 
 // One bin over a whole 2 x 2 plane, one sample at its centre (1, 1) - 0.5 = (0.5, 0.5): the mean of the four.
 TEST(RoiAlign, OneSampleByHand) {
-  const RoiAlignOp o(op("RoiAlign", {f32({1, 1, 2, 2}), f32({1, 4}), typed({1}, sdk::DType::i64)}, {{"sampling_ratio", 1}}),
+  const RoiAlignOp o(op("RoiAlign", {f32({1, 1, 2, 2}), f32({1, 4}), of_dtype({1}, sdk::DType::i64)}, {{"sampling_ratio", 1}}),
                      host());
   const std::vector<float> x = {1, 2, 3, 4}, rois = {0, 0, 2, 2}, batch = {0};
   EXPECT_FLOAT_EQ(run_once(o, o.space().default_config, {x.data(), rois.data(), batch.data()}, pool())[0][0], 2.5f);

@@ -12,14 +12,9 @@ namespace {
 
 using test::f32;
 using test::host;
+using test::of_dtype;
 using test::op;
 using test::pool;
-
-sdk::TensorDesc typed(std::vector<int64_t> shape, sdk::DType dtype) {
-  auto t = f32(std::move(shape));
-  t.dtype = dtype;
-  return t;
-}
 
 TEST(BatchNormTrainingMode, MatchesTheReferenceWithAndWithoutRunningStatistics) {
   for (bool running : {false, true}) {
@@ -47,8 +42,8 @@ TEST(BatchNormTrainingMode, ByHand) {
 }
 
 TEST(DropoutKernel, PassesThroughWithAMaskAllTrue) {
-  auto task = op("Dropout", {f32({3, 50}), f32({}), typed({}, sdk::DType::boolean)});
-  task.outputs = {f32({3, 50}), typed({3, 50}, sdk::DType::boolean)};
+  auto task = op("Dropout", {f32({3, 50}), f32({}), of_dtype({}, sdk::DType::boolean)});
+  task.outputs = {f32({3, 50}), of_dtype({3, 50}, sdk::DType::boolean)};
   const DropoutOp o(task, host());
   test::expect_matches_reference(o, test::sample_configs(o, 2), pool());
   std::vector<float> x(150, 3.0f);
@@ -65,9 +60,9 @@ TEST(DropoutKernel, PassesThroughWithAMaskAllTrue) {
 
 // A constant training_mode reaches the op as its folded attribute.
 TEST(DropoutKernel, FoldedTrainingMode) {
-  auto task = op("Dropout", {f32({8}), f32({}), typed({}, sdk::DType::boolean)}, {{"training_mode", {1}}});
+  auto task = op("Dropout", {f32({8}), f32({}), of_dtype({}, sdk::DType::boolean)}, {{"training_mode", {1}}});
   task.inputs[2].constant = true;
-  task.outputs = {f32({8}), typed({8}, sdk::DType::boolean)};
+  task.outputs = {f32({8}), of_dtype({8}, sdk::DType::boolean)};
   const DropoutOp o(task, host());
   const std::vector<float> x = {1, 2, 3, 4, 5, 6, 7, 8}, zero = {0.0f}, half = {0.5f};
   EXPECT_EQ(run_once(o, o.space().default_config, {x.data(), zero.data(), nullptr}, pool())[0], x);
