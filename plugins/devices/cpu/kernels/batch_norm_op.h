@@ -12,7 +12,7 @@
 
 #include "cpu_op.h"
 #include "isa.h"
-#include "step_op.h"
+#include "threaded_op.h"
 
 namespace aoe::cpu {
 
