@@ -28,6 +28,9 @@ const char* integer_value_attribute(const std::string& op_type, size_t input) {
       {{"RNN", 4}, "sequence_lens"},
       {{"GRU", 4}, "sequence_lens"},
       {{"LSTM", 4}, "sequence_lens"},
+      {{"Dropout", 2}, "training_mode"},
+      {{"MaxUnpool", 1}, "indices"},
+      {{"RoiAlign", 2}, "batch_indices"},
   };
   const auto it = kAttributes.find({op_type, input});
   return it == kAttributes.end() ? nullptr : it->second;

@@ -32,10 +32,10 @@ int64_t add_value_attributes(const onnx::GraphProto& proto, int64_t opset, sdk::
 
 // The attribute an integer or bool input's values go to (flat, row-major;
 // the input keeps its shape), else nullptr: the "indices" of
-// GatherElements, ScatterElements (Scatter), GatherND, ScatterND and OneHot, the
+// GatherElements, ScatterElements (Scatter), GatherND, ScatterND, OneHot and MaxUnpool, the
 // losses' "target", Where's and Compress's "condition", Tile's "repeats",
 // Expand's "shape", the "sequence_lens" of ReverseSequence, RNN, GRU and
-// LSTM. A recurrent node also gains "input_slots" and "output_slots": the
+// LSTM, RoiAlign's "batch_indices", Dropout's "training_mode". A recurrent node also gains "input_slots" and "output_slots": the
 // positions of its inputs and outputs present, since a task lists only those. A device, whose buffers hold floats,
 // reads them there.
 const char* integer_value_attribute(const std::string& op_type, size_t input);

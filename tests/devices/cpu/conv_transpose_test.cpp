@@ -76,6 +76,19 @@ TEST(ConvTranspose, OneDimensional) {
                                {{"strides", {3}}, {"pads", {1, 0}}}));
 }
 
+// 3-D: col2im alone, over the GEMM knobs of its product.
+TEST(ConvTranspose, ThreeDimensional) {
+  const ConvTransposeOp o(op("ConvTranspose", {f32({2, 4, 3, 4, 5}), f32({4, 3, 3, 2, 3}, true), f32({6}, true)},
+                             {{"group", 2}, {"strides", {2, 1, 2}}, {"dilations", {1, 2, 1}}, {"pads", {1, 0, 1, 0, 1, 1}},
+                              {"output_padding", {1, 0, 0}}}),
+                          host());
+  EXPECT_EQ(o.output_shapes()[0], (Shape{2, 6, 7, 5, 9}));
+  const auto& d = o.space().default_config;
+  EXPECT_EQ(d[ConvTransposeOp::kMethod], ConvTransposeOp::kCol2im);
+  EXPECT_NE(o.check(with(o.space(), d, "method", "dilated_conv")), "");
+  test::expect_matches_reference(o, test::sample_configs(o, 8), pool());
+}
+
 // col2im's work is the op's own; the dilated convolution does stride^2 of it.
 TEST(ConvTranspose, DefaultsToCol2imAndRefusesItOffTheGemm) {
   const ConvTransposeOp o(op("ConvTranspose", {f32({1, 18, 20, 20}), f32({18, 1, 2, 2}, true)},

@@ -27,6 +27,13 @@ inline sdk::TensorDesc f32(std::vector<int64_t> shape, bool constant = false) {
   return t;
 }
 
+// A tensor of another dtype the device holds (integer indices, a bool mask).
+inline sdk::TensorDesc of_dtype(std::vector<int64_t> shape, sdk::DType dtype, bool constant = false) {
+  sdk::TensorDesc t = f32(std::move(shape), constant);
+  t.dtype = dtype;
+  return t;
+}
+
 inline sdk::OpTask op(std::string type, std::vector<sdk::TensorDesc> inputs, nlohmann::json attrs = nlohmann::json::object(),
                       std::vector<std::string> fused = {}) {
   sdk::OpTask t;

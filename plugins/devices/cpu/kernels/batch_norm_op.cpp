@@ -37,26 +37,45 @@ class BatchNormKernel final : public BufferKernel {
   Buffer a_, b_;
 };
 
-BatchNormOp::BatchNormOp(const sdk::OpTask& task, const HostCpu& host) {
+namespace {
+
+// N x C x ...: the five inputs, each statistic one value per channel; the
+// epsilon. Shared by both modes.
+struct BatchNormShapes {
+  int64_t batch = 1, channels = 1, plane = 1;
+  double epsilon = 1e-5;
+};
+
+BatchNormShapes batch_norm_shapes(const sdk::OpTask& task) {
+  const std::string who = "BatchNormalization '" + task.name + "'";
   if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after BatchNormalization");
-  if (int_attr(task.attrs, "training_mode", 0) != 0)
-    unsupported("the cpu device runs inference BatchNormalization only (training_mode 0)");
   require_f32(task);
   require_inputs(task, 5, 5);
   const Shape x = task.inputs[0].shape;
-  if (x.size() < 2) invalid("BatchNormalization '" + task.name + "' takes N x C x ... input, not " + to_string(x));
-  batch_ = x[0];
-  channels_ = x[1];
-  plane_ = elements(x) / std::max<int64_t>(1, batch_ * channels_);
+  if (x.size() < 2) invalid(who + " takes N x C x ... input, not " + to_string(x));
+  BatchNormShapes s;
+  s.batch = x[0];
+  s.channels = x[1];
+  s.plane = elements(x) / std::max<int64_t>(1, s.batch * s.channels);
   for (size_t i = 1; i < 5; ++i)
-    if (task.inputs[i].shape != Shape{channels_})
-      invalid("BatchNormalization '" + task.name + "' input " + std::to_string(i) + " is " +
-              to_string(task.inputs[i].shape) + ", expected one value per channel [" + std::to_string(channels_) + "]");
-  if (task.outputs.size() > 1) unsupported("the cpu device runs inference BatchNormalization only (one output)");
+    if (task.inputs[i].shape != Shape{s.channels})
+      invalid(who + " input " + std::to_string(i) + " is " + to_string(task.inputs[i].shape) +
+              ", expected one value per channel [" + std::to_string(s.channels) + "]");
   if (!task.outputs.empty() && task.outputs[0].shape != x)
-    invalid("BatchNormalization '" + task.name + "' output is " + to_string(task.outputs[0].shape) + ", expected " + to_string(x));
-  epsilon_ = float_attr(task.attrs, "epsilon", 1e-5);
-  if (!(epsilon_ >= 0)) invalid("BatchNormalization '" + task.name + "' epsilon must be >= 0");
+    invalid(who + " output is " + to_string(task.outputs[0].shape) + ", expected " + to_string(x));
+  s.epsilon = float_attr(task.attrs, "epsilon", 1e-5);
+  if (!(s.epsilon >= 0)) invalid(who + " epsilon must be >= 0");
+  return s;
+}
+
+}  // namespace
+
+BatchNormOp::BatchNormOp(const sdk::OpTask& task, const HostCpu& host) {
+  const auto s = batch_norm_shapes(task);
+  if (task.outputs.size() > 1)
+    invalid("BatchNormalization '" + task.name + "' at inference gives one output, the task lists " + std::to_string(task.outputs.size()));
+  const Shape x = task.inputs[0].shape;
+  batch_ = s.batch, channels_ = s.channels, plane_ = s.plane, epsilon_ = s.epsilon;
   for (const auto& t : task.inputs) inputs_.push_back(t.shape);
   outputs_ = {x};
   space_ = threads_space(host, static_cast<double>(elements(x)));
@@ -78,6 +97,81 @@ void BatchNormOp::reference(const std::vector<const float*>& in, const std::vect
         const double v = (in[0][at] - static_cast<double>(in[3][c])) / std::sqrt(static_cast<double>(in[4][c]) + epsilon_);
         out[0][at] = static_cast<float>(v * in[1][c] + in[2][c]);
       }
+}
+
+BatchNormTrainingModeOp::BatchNormTrainingModeOp(const sdk::OpTask& task, const HostCpu& host) {
+  const auto s = batch_norm_shapes(task);
+  batch_ = s.batch, channels_ = s.channels, plane_ = s.plane, epsilon_ = s.epsilon;
+  momentum_ = float_attr(task.attrs, "momentum", 0.9);
+  if (task.outputs.size() != 1 && task.outputs.size() != 3)
+    invalid("BatchNormalization '" + task.name + "' in training gives Y, or Y, running_mean and running_var; the task lists " +
+            std::to_string(task.outputs.size()) + " outputs");
+  for (size_t i = 1; i < task.outputs.size(); ++i)
+    if (task.outputs[i].shape != Shape{channels_})
+      invalid("BatchNormalization '" + task.name + "' output '" + task.outputs[i].name + "' is " + to_string(task.outputs[i].shape) +
+              ", expected one value per channel [" + std::to_string(channels_) + "]");
+  running_ = task.outputs.size() != 1;
+  std::vector<Shape> outputs = {task.inputs[0].shape};
+  if (running_) outputs.push_back({channels_}), outputs.push_back({channels_});
+  set_shapes(task, outputs, host, static_cast<double>(batch_ * channels_ * plane_) * 2.0);
+}
+
+// A task per channel: its mean, then its variance about it (two passes, each
+// plane's sum in float, the planes' in double), then y over its planes.
+void BatchNormTrainingModeOp::compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
+                                      int threads) const {
+  const int64_t channels = channels_, plane = plane_;
+  const double count = static_cast<double>(std::max<int64_t>(1, batch_ * plane));
+  pool.run(channels, threads, [&](int64_t c, int) {
+    double sum = 0.0;
+    for (int64_t n = 0; n < batch_; ++n) sum += sum8(in[0] + (n * channels + c) * plane, plane);
+    const float mean = static_cast<float>(sum / count);
+    double squares = 0.0;
+    for (int64_t n = 0; n < batch_; ++n) {
+      const float* x = in[0] + (n * channels + c) * plane;
+      float acc = 0.0f;
+      for (int64_t i = 0; i < plane; ++i) acc += (x[i] - mean) * (x[i] - mean);
+      squares += acc;
+    }
+    const double var = squares / count;
+    const float a = static_cast<float>(in[1][c] / std::sqrt(var + epsilon_)), b = in[2][c] - mean * a;
+    for (int64_t n = 0; n < batch_; ++n) {
+      const float* x = in[0] + (n * channels + c) * plane;
+      float* y = out[0] + (n * channels + c) * plane;
+      for (int64_t i = 0; i < plane; ++i) y[i] = x[i] * a + b;
+    }
+    if (running_) {
+      out[1][c] = static_cast<float>(in[3][c] * momentum_ + mean * (1.0 - momentum_));
+      out[2][c] = static_cast<float>(in[4][c] * momentum_ + var * (1.0 - momentum_));
+    }
+  });
+}
+
+// As ONNX defines it: the batch's mean and population variance per channel,
+// y = (x - mean) / sqrt(var + epsilon) * scale + B, the running statistics blended.
+void BatchNormTrainingModeOp::reference(const std::vector<const float*>& in, const std::vector<float*>& out) const {
+  const double count = static_cast<double>(std::max<int64_t>(1, batch_ * plane_));
+  for (int64_t c = 0; c < channels_; ++c) {
+    double mean = 0.0, var = 0.0;
+    for (int64_t n = 0; n < batch_; ++n)
+      for (int64_t i = 0; i < plane_; ++i) mean += in[0][(n * channels_ + c) * plane_ + i];
+    mean /= count;
+    for (int64_t n = 0; n < batch_; ++n)
+      for (int64_t i = 0; i < plane_; ++i) {
+        const double d = in[0][(n * channels_ + c) * plane_ + i] - mean;
+        var += d * d;
+      }
+    var /= count;
+    for (int64_t n = 0; n < batch_; ++n)
+      for (int64_t i = 0; i < plane_; ++i) {
+        const int64_t at = (n * channels_ + c) * plane_ + i;
+        out[0][at] = static_cast<float>((in[0][at] - mean) / std::sqrt(var + epsilon_) * in[1][c] + in[2][c]);
+      }
+    if (running_) {
+      out[1][c] = static_cast<float>(in[3][c] * momentum_ + mean * (1.0 - momentum_));
+      out[2][c] = static_cast<float>(in[4][c] * momentum_ + var * (1.0 - momentum_));
+    }
+  }
 }
 
 }  // namespace aoe::cpu

@@ -36,12 +36,12 @@ class Col2imKernel final : public BufferKernel {
   Col2imKernel(const ConvTransposeOp& op, const sdk::Config& c)
       : BufferKernel(op), g_(op.geometry_), groups_(op.group_), openblas_(conv_uses_openblas(c)),
         threads_(static_cast<int>(c[ConvOp::kThreads])) {
-    rows_ = g_.m / groups_ * g_.kh * g_.kw;
+    rows_ = g_.m / groups_ * g_.kd * g_.kh * g_.kw;
     weights_.resize(groups_ * rows_ * (g_.c / groups_));
     bias_.resize(g_.m);
-    cols_ = Buffer::scratch(rows_ * g_.h * g_.w);
+    cols_ = Buffer::scratch(rows_ * g_.d * g_.h * g_.w);
     if (!openblas_) {
-      gemm_ = conv_gemm_config(c, rows_, g_.h * g_.w);
+      gemm_ = conv_gemm_config(c, rows_, g_.d * g_.h * g_.w);
       ws_ = std::make_unique<GemmWorkspace>(gemm_, gemm_.threads);
     }
   }
@@ -49,7 +49,7 @@ class Col2imKernel final : public BufferKernel {
   void bind(const std::vector<const float*>& inputs) override {
     BufferKernel::bind(inputs);
     // w[g * icg + ic][oc][t] -> weights_[g][oc * taps + t][ic]: each group's W^T, row-major.
-    const int64_t icg = g_.c / groups_, ocg = g_.m / groups_, taps = g_.kh * g_.kw;
+    const int64_t icg = g_.c / groups_, ocg = g_.m / groups_, taps = g_.kd * g_.kh * g_.kw;
     float* w = weights_.data();
     for (int64_t grp = 0; grp < groups_; ++grp)
       for (int64_t ic = 0; ic < icg; ++ic)
@@ -59,7 +59,7 @@ class Col2imKernel final : public BufferKernel {
   }
 
   void run(ThreadPool& pool) override {
-    const int64_t icg = g_.c / groups_, ocg = g_.m / groups_, pixels = g_.h * g_.w;
+    const int64_t icg = g_.c / groups_, ocg = g_.m / groups_, pixels = g_.d * g_.h * g_.w, out_pixels = g_.od * g_.oh * g_.ow;
     for (int64_t n = 0; n < g_.n; ++n)
       for (int64_t grp = 0; grp < groups_; ++grp) {
         const float* image = inputs_[0] + (n * g_.c + grp * icg) * pixels;
@@ -78,13 +78,13 @@ class Col2imKernel final : public BufferKernel {
           call.ldc = pixels;
           gemm(gemm_, call, *ws_, &pool);
         }
-        float* out = outputs_[0].data() + (n * g_.m + grp * ocg) * g_.oh * g_.ow;
-        pool.run(ocg, threads_, [&](int64_t oc, int) { scatter(oc, grp * ocg + oc, out + oc * g_.oh * g_.ow); });
+        float* out = outputs_[0].data() + (n * g_.m + grp * ocg) * out_pixels;
+        pool.run(ocg, threads_, [&](int64_t oc, int) { scatter(oc, grp * ocg + oc, out + oc * out_pixels); });
       }
   }
 
   Footprint footprint() const override {
-    Footprint f = {{inputs_[0], static_cast<size_t>(g_.n * g_.c * g_.h * g_.w) * sizeof(float)},
+    Footprint f = {{inputs_[0], static_cast<size_t>(g_.n * g_.c * g_.d * g_.h * g_.w) * sizeof(float)},
                    {outputs_[0].data(), outputs_[0].bytes()}, {weights_.data(), weights_.bytes()},
                    {bias_.data(), bias_.bytes()}, {cols_.data(), cols_.bytes()}};
     if (ws_)
@@ -97,19 +97,22 @@ class Col2imKernel final : public BufferKernel {
  private:
   // Output channel `oc` of this group's rows, `channel` of the model's.
   void scatter(int64_t oc, int64_t channel, float* out) const {
-    std::fill(out, out + g_.oh * g_.ow, bias_.data()[channel]);
-    for (int64_t ky = 0; ky < g_.kh; ++ky)
-      for (int64_t kx = 0; kx < g_.kw; ++kx) {
-        const float* col = cols_.data() + (oc * g_.kh * g_.kw + ky * g_.kw + kx) * g_.h * g_.w;
-        const int64_t y_off = ky * g_.dh - g_.ph, x_off = kx * g_.dw - g_.pw;
-        const int64_t x0 = first_inside(x_off, g_.sw), x1 = end_inside(x_off, g_.sw, g_.ow, g_.w);
-        const int64_t y1 = end_inside(y_off, g_.sh, g_.oh, g_.h);
-        for (int64_t y = first_inside(y_off, g_.sh); y < y1; ++y) {
-          float* row = out + (y * g_.sh + y_off) * g_.ow;
-          const float* from = col + y * g_.w;
-          for (int64_t x = x0; x < x1; ++x) row[x * g_.sw + x_off] += from[x];
+    std::fill(out, out + g_.od * g_.oh * g_.ow, bias_.data()[channel]);
+    for (int64_t kz = 0; kz < g_.kd; ++kz)
+      for (int64_t ky = 0; ky < g_.kh; ++ky)
+        for (int64_t kx = 0; kx < g_.kw; ++kx) {
+          const float* col = cols_.data() + (((oc * g_.kd + kz) * g_.kh + ky) * g_.kw + kx) * g_.d * g_.h * g_.w;
+          const int64_t z_off = kz * g_.dd - g_.pd, y_off = ky * g_.dh - g_.ph, x_off = kx * g_.dw - g_.pw;
+          const int64_t x0 = first_inside(x_off, g_.sw), x1 = end_inside(x_off, g_.sw, g_.ow, g_.w);
+          const int64_t y0 = first_inside(y_off, g_.sh), y1 = end_inside(y_off, g_.sh, g_.oh, g_.h);
+          const int64_t z1 = end_inside(z_off, g_.sd, g_.od, g_.d);
+          for (int64_t z = first_inside(z_off, g_.sd); z < z1; ++z)
+            for (int64_t y = y0; y < y1; ++y) {
+              float* row = out + ((z * g_.sd + z_off) * g_.oh + y * g_.sh + y_off) * g_.ow;
+              const float* from = col + (z * g_.h + y) * g_.w;
+              for (int64_t x = x0; x < x1; ++x) row[x * g_.sw + x_off] += from[x];
+            }
         }
-      }
   }
 
   const ConvTransposeOp::Geometry& g_;
@@ -182,8 +185,8 @@ ConvTransposeOp::ConvTransposeOp(const sdk::OpTask& task, const HostCpu& host) {
   const std::string who = "ConvTranspose '" + task.name + "'";
   require_plain(task, 2, 3);
   const Shape x = task.inputs[0].shape, w = task.inputs[1].shape;
-  if (x.size() != 3 && x.size() != 4)
-    unsupported("the cpu device runs 1-D and 2-D ConvTranspose, not " + std::to_string(static_cast<int64_t>(x.size()) - 2) + "-D");
+  if (x.size() < 3 || x.size() > 5)
+    unsupported("the cpu device runs 1-D to 3-D ConvTranspose, not " + std::to_string(static_cast<int64_t>(x.size()) - 2) + "-D");
   if (w.size() != x.size()) invalid(who + ": weights " + to_string(w) + " do not match input " + to_string(x));
   const size_t spatial = x.size() - 2;
   group_ = int_attr(task.attrs, "group", 1);
@@ -247,33 +250,54 @@ ConvTransposeOp::ConvTransposeOp(const sdk::OpTask& task, const HostCpu& host) {
   conv_weights_ = {*channels_out, x[1] / group_};
   conv_weights_.insert(conv_weights_.end(), w.begin() + 2, w.end());
 
+  // The spatial axes right-aligned into depth, height, width; a missing one is 1 (its pad 0).
+  auto axis = [&](const std::vector<int64_t>& v, size_t slot, int64_t missing) {
+    return slot + spatial >= 3 ? v[slot + spatial - 3] : missing;
+  };
+  const std::vector<int64_t> in_dims(x.begin() + 2, x.end()), out_dims(out.begin() + 2, out.end()), taps(w.begin() + 2, w.end());
+  Geometry& g = geometry_;
+  g.n = x[0], g.c = x[1], g.m = out[1];
+  g.d = axis(in_dims, 0, 1), g.h = axis(in_dims, 1, 1), g.w = axis(in_dims, 2, 1);
+  g.od = axis(out_dims, 0, 1), g.oh = axis(out_dims, 1, 1), g.ow = axis(out_dims, 2, 1);
+  g.kd = axis(taps, 0, 1), g.kh = axis(taps, 1, 1), g.kw = axis(taps, 2, 1);
+  g.sd = axis(strides_, 0, 1), g.sh = axis(strides_, 1, 1), g.sw = axis(strides_, 2, 1);
+  g.dd = axis(dilations_, 0, 1), g.dh = axis(dilations_, 1, 1), g.dw = axis(dilations_, 2, 1);
+  g.pd = axis(pads_begin_, 0, 0), g.ph = axis(pads_begin_, 1, 0), g.pw = axis(pads_begin_, 2, 0);
+
   sdk::OpTask conv;
   conv.name = task.name;
   conv.op_type = "Conv";
   conv.inputs = task.inputs;
-  conv.inputs[0].shape = dilated_;
-  conv.inputs[1].shape = conv_weights_;
   conv.outputs = task.outputs;
   if (conv.outputs.empty()) conv.outputs.push_back(task.inputs[0]);
-  conv.outputs[0].shape = out;
-  conv.attrs = {{"group", group_}, {"dilations", dilations_}, {"pads", conv_pads},
-                {"strides", std::vector<int64_t>(spatial, 1)}, {"kernel_shape", kernel}};
+  if (spatial < 3) {
+    conv.inputs[0].shape = dilated_;
+    conv.inputs[1].shape = conv_weights_;
+    conv.outputs[0].shape = out;
+    conv.attrs = {{"group", group_}, {"dilations", dilations_}, {"pads", conv_pads},
+                  {"strides", std::vector<int64_t>(spatial, 1)}, {"kernel_shape", kernel}};
+  } else {
+    // col2im's product (output channels x taps by input channels, by pixels)
+    // as a 1x1 Conv, whose GEMM knobs it takes.
+    const int64_t rows = g.m / group_ * g.kd * g.kh * g.kw, pixels = g.d * g.h * g.w;
+    conv.inputs.resize(2);
+    conv.inputs[0].shape = {1, x[1] / group_, 1, pixels};
+    conv.inputs[1].shape = {rows, x[1] / group_, 1, 1};
+    conv.outputs[0].shape = {1, rows, 1, pixels};
+    conv.attrs = {{"kernel_shape", std::vector<int64_t>{1, 1}}};
+  }
   conv_ = std::make_unique<ConvOp>(conv, host);
   for (const auto& t : task.inputs) inputs_.push_back(t.shape);
   outputs_ = {out};
-  const size_t last = spatial - 1;  // the width axis; a 1-D op has height 1
-  geometry_ = {x[0], x[1], spatial == 2 ? x[2] : 1, x[2 + last], out[1], spatial == 2 ? out[2] : 1, out[2 + last],
-               spatial == 2 ? w[2] : 1, w[2 + last], spatial == 2 ? strides_[0] : 1, strides_[last],
-               spatial == 2 ? dilations_[0] : 1, dilations_[last], spatial == 2 ? pads_begin_[0] : 0, pads_begin_[last]};
   space_ = conv_->space();
   space_.version += ".method";  // a bank's entries from before the knob name another kernel
   space_.knobs.push_back(choice_knob("method", sdk::KnobTag::impl, {"col2im", "dilated_conv"}));
   // The convolution's default on NCHW (see check): the GEMM, or the depthwise
   // direct kernel; col2im, whose work is the op's own, where its GEMM runs.
   auto& d = space_.default_config;
-  if (d[ConvOp::kFormat] == ConvOp::kNchwc) {
+  if (d[ConvOp::kFormat] == ConvOp::kNchwc || spatial == 3) {
     d[ConvOp::kFormat] = ConvOp::kNchw;
-    if (!conv_->shape().depthwise()) d[ConvOp::kAlgo] = ConvOp::kGemm;
+    if (!conv_->shape().depthwise() || spatial == 3) d[ConvOp::kAlgo] = ConvOp::kGemm;
   }
   d.push_back(kCol2im);
   if (!check(d).empty()) d.back() = kDilatedConv;
@@ -283,6 +307,7 @@ ConvTransposeOp::ConvTransposeOp(const sdk::OpTask& task, const HostCpu& host) {
 // the dilated map changes on every run, so the convolution reads it as it lies.
 std::string ConvTransposeOp::check(const sdk::Config& config) const {
   const sdk::Config conv = conv_part(config);
+  if (config[kMethod] == kDilatedConv && inputs_[0].size() > 4) return "a 3-D ConvTranspose runs method=col2im";
   if (config[kMethod] == kCol2im && (conv[ConvOp::kFormat] != ConvOp::kNchw || conv[ConvOp::kAlgo] != ConvOp::kGemm))
     return "method=col2im runs its product on the GEMM over NCHW: format=NCHW, algo=gemm";
   if (conv[ConvOp::kFormat] == ConvOp::kNchwc) return "ConvTranspose runs its convolution on the NCHW layout";

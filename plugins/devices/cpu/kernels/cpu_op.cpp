@@ -17,6 +17,7 @@
 #include "cum_sum_op.h"
 #include "depth_space_op.h"
 #include "det_op.h"
+#include "dropout_op.h"
 #include "einsum_op.h"
 #include "elements_op.h"
 #include "eltwise_op.h"
@@ -28,6 +29,7 @@
 #include "loss_op.h"
 #include "lrn_op.h"
 #include "matmul_op.h"
+#include "max_unpool_op.h"
 #include "memory_fit.h"
 #include "moments_norm_op.h"
 #include "nd_index_op.h"
@@ -45,6 +47,7 @@
 #include "reduce_op.h"
 #include "resize_op.h"
 #include "reverse_sequence_op.h"
+#include "roi_align_op.h"
 #include "shape_of_op.h"
 #include "softmax_cross_entropy_op.h"
 #include "tf_idf_vectorizer_op.h"
@@ -83,6 +86,7 @@ const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", 
                                            "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "ArgMax",
                                            "ArgMin", "Shape", "Size", "Trilu", "TopK", "Range",
                                            "QuantizeLinear", "DequantizeLinear", "CumSum", "TfIdfVectorizer", "Einsum",
+                                           "MaxUnpool", "RoiAlign",
                                            // ONNX's training domain (ai.onnx.preview.training).
                                            "Adagrad", "Momentum", "Adam",
                                            // A training step's kernels (docs/training.md), run unfused.
@@ -144,9 +148,14 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (t == "Softmax" || t == "LogSoftmax") return std::make_unique<SoftmaxOp>(task, host);
   if (t == "LayerNormalization") return std::make_unique<LayerNormOp>(task, host);
   if (t == "MaxPool" || t == "AveragePool") return std::make_unique<PoolOp>(task, host);
+  if (t == "MaxUnpool") return std::make_unique<MaxUnpoolOp>(task, host);
+  if (t == "RoiAlign") return std::make_unique<RoiAlignOp>(task, host);
   if (t == "Transpose") return std::make_unique<TransposeOp>(task, host);
   if (t == "ConvTranspose") return std::make_unique<ConvTransposeOp>(task, host);
-  if (t == "BatchNormalization") return std::make_unique<BatchNormOp>(task, host);
+  if (t == "BatchNormalization") {
+    if (int_attr(task.attrs, "training_mode", 0) != 0) return std::make_unique<BatchNormTrainingModeOp>(task, host);
+    return std::make_unique<BatchNormOp>(task, host);
+  }
   if (t == "Concat") return std::make_unique<ConcatOp>(task, host);
   if (t == "Split") return std::make_unique<SplitOp>(task, host);
   if (t == "Resize") return std::make_unique<ResizeOp>(task, host);
@@ -183,6 +192,8 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (t == "TopK") return std::make_unique<TopKOp>(task, host);
   if (t == "Trilu") return std::make_unique<TriluOp>(task, host);
   if (t == "Shape" || t == "Size") return std::make_unique<ShapeOfOp>(task, host);
+  // A Dropout with its mask or a training_mode: a plain one is a view (runtime/subgraph_op.cpp).
+  if (t == "Dropout") return std::make_unique<DropoutOp>(task, host);
   unsupported("the cpu device has no kernel for op '" + t + "'");
 }
 

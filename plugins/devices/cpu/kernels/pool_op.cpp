@@ -6,6 +6,7 @@
 
 #include "blocked.h"
 #include "buffer.h"
+#include "buffer_kernel.h"
 #include "op_util.h"
 
 namespace aoe::cpu {
@@ -135,16 +136,72 @@ class PoolKernel final : public Kernel {
   std::vector<Relayout> before_, after_;  // reorders timed with the kernel
 };
 
+// MaxPool with its Indices: a task per plane, each output's window clipped
+// to the input once per axis, the first maximum kept with its position.
+class MaxPoolIndicesKernel final : public BufferKernel {
+ public:
+  MaxPoolIndicesKernel(const PoolOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {}
+
+  void run(ThreadPool& pool) override {
+    const Window3& w = op_.w_;
+    const int64_t in_plane = w.in[0] * w.in[1] * w.in[2], out_plane = w.out[0] * w.out[1] * w.out[2];
+    pool.run(op_.n_ * op_.c_, threads_, [&](int64_t p, int) {
+      const float* x = inputs_[0] + p * in_plane;
+      float* y = outputs_[0].data() + p * out_plane;
+      float* where = outputs_[1].data() + p * out_plane;
+      int64_t o[3], first[3], last[3], at[3];
+      for (o[0] = 0; o[0] < w.out[0]; ++o[0])
+        for (o[1] = 0; o[1] < w.out[1]; ++o[1])
+          for (o[2] = 0; o[2] < w.out[2]; ++o[2]) {
+            for (int d = 0; d < 3; ++d) {  // the taps inside the input: first[d] .. last[d) of the kernel
+              const int64_t start = o[d] * w.stride[d] - w.pad_begin[d];
+              first[d] = start >= 0 ? 0 : ceil_div(-start, w.dilation[d]);
+              last[d] = std::min(w.kernel[d], ceil_div(w.in[d] - start, w.dilation[d]));
+            }
+            float best = 0.0f;
+            int64_t best_at = -1;
+            for (int64_t kz = first[0]; kz < last[0]; ++kz)
+              for (int64_t ky = first[1]; ky < last[1]; ++ky) {
+                at[0] = o[0] * w.stride[0] - w.pad_begin[0] + kz * w.dilation[0];
+                at[1] = o[1] * w.stride[1] - w.pad_begin[1] + ky * w.dilation[1];
+                const float* row = x + (at[0] * w.in[1] + at[1]) * w.in[2];
+                for (int64_t kx = first[2]; kx < last[2]; ++kx) {
+                  const int64_t ix = o[2] * w.stride[2] - w.pad_begin[2] + kx * w.dilation[2];
+                  if (best_at < 0 || row[ix] > best) {
+                    best = row[ix];
+                    at[2] = ix;
+                    best_at = op_.flat_index(p, at);
+                  }
+                }
+              }
+            *y++ = best_at < 0 ? -INFINITY : best;
+            *where++ = static_cast<float>(best_at);
+          }
+    });
+  }
+
+ private:
+  const PoolOp& op_;
+  int threads_;
+};
+
 PoolOp::PoolOp(const sdk::OpTask& task, const HostCpu& host) : host_(host) {
   const std::string& t = task.op_type;
   if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after " + t);
-  if (task.outputs.size() > 1) unsupported(t + " with an Indices output");
-  require_f32(task);
+  max_ = t == "MaxPool";
+  const std::string who = t + " '" + task.name + "'";
+  if (task.outputs.size() > (max_ ? 2u : 1u)) invalid(who + " gives " + std::to_string(task.outputs.size()) + " outputs");
+  indices_ = task.outputs.size() == 2;
+  column_major_ = int_attr(task.attrs, "storage_order", 0) != 0;
+  // A maximum is one of its inputs, exact in any dtype the device holds; an average is a float.
+  const Takes values = max_ ? Takes::held : Takes::f32;
   require_inputs(task, 1, 1);
+  require_dtype(task, 0, false, values);
+  if (!task.outputs.empty()) require_dtype(task, 0, true, values);
+  if (indices_) require_dtype(task, 1, true, Takes::integral);
   const Shape in = task.inputs[0].shape;
   if (in.size() < 3) invalid(t + " takes N x C x spatial input");
   inputs_ = {in};
-  max_ = t == "MaxPool";
   if (!max_ && task.attrs.contains("dilations")) {
     for (auto d : ints_attr(task.attrs, "dilations", {}))
       if (d != 1) unsupported("AveragePool with dilations");
@@ -160,8 +217,12 @@ PoolOp::PoolOp(const sdk::OpTask& task, const HostCpu& host) : host_(host) {
   Shape out = {n_, c_};
   for (size_t d = 3 - spatial.size(); d < 3; ++d) out.push_back(w_.out[d]);
   outputs_ = {out};
-  if (!task.outputs.empty() && task.outputs[0].shape != out)
-    invalid(t + " output is " + to_string(task.outputs[0].shape) + ", expected " + to_string(out));
+  if (indices_) outputs_.push_back(out);
+  for (size_t i = 0; i < task.outputs.size(); ++i)
+    if (task.outputs[i].shape != out)
+      invalid(who + " output '" + task.outputs[i].name + "' is " + to_string(task.outputs[i].shape) + ", expected " + to_string(out));
+  if (indices_ && (input_blocking_[0] != 0 || output_blocking_ != 0))
+    unsupported(who + " with an Indices output runs on NCHW planes only; keep its input and output in the model's layout");
 
   space_.version = "1";
   space_.knobs.resize(kKnobCount);
@@ -171,7 +232,7 @@ PoolOp::PoolOp(const sdk::OpTask& task, const HostCpu& host) : host_(host) {
   // Blocked when the channels fill vectors, as oneDNN lays out pooling.
   const int lanes = isa_kernels(host.best_isa())->lanes;
   const double work = static_cast<double>(elements(out)) * static_cast<double>(w_.kernel[0] * w_.kernel[1] * w_.kernel[2]);
-  space_.default_config = {c_ >= lanes ? kNchwc : kNchw, static_cast<int64_t>(host.best_isa()),
+  space_.default_config = {c_ >= lanes && !indices_ ? kNchwc : kNchw, static_cast<int64_t>(host.best_isa()),
                            default_threads(host, work * 0.5)};
 }
 
@@ -191,12 +252,20 @@ PoolArgs PoolOp::args() const {
   return a;
 }
 
+int64_t PoolOp::flat_index(int64_t plane, const int64_t at[3]) const {
+  const int64_t within = column_major_ ? at[0] + w_.in[0] * (at[1] + w_.in[1] * at[2])
+                                       : (at[0] * w_.in[1] + at[1]) * w_.in[2] + at[2];
+  return plane * w_.in[0] * w_.in[1] * w_.in[2] + within;
+}
+
 std::string PoolOp::check(const sdk::Config& c) const {
   if (auto why = isa_refusal(host_, c[kIsa]); !why.empty()) return why;
+  if (indices_ && c[kFormat] == kNchwc) return "MaxPool with an Indices output runs on NCHW planes (format=NCHW)";
   return c[kFormat] == kNchwc ? blocked_lanes_refusal(host_, c[kIsa]) : "";
 }
 
 std::unique_ptr<Kernel> PoolOp::build(const sdk::Config& c) const {
+  if (indices_) return std::make_unique<MaxPoolIndicesKernel>(*this, static_cast<int>(c[kThreads]));
   return std::make_unique<PoolKernel>(*this, kernels_for(c[kIsa]), c[kFormat] == kNchwc, static_cast<int>(c[kThreads]));
 }
 
@@ -204,13 +273,14 @@ std::unique_ptr<Kernel> PoolOp::build(const sdk::Config& c) const {
 void PoolOp::reference(const std::vector<const float*>& inputs, const std::vector<float*>& outputs) const {
   const int64_t in_plane = w_.in[0] * w_.in[1] * w_.in[2];
   float* out = outputs[0];
+  float* index = indices_ ? outputs[1] : nullptr;
   for (int64_t p = 0; p < n_ * c_; ++p) {
     const float* x = inputs[0] + p * in_plane;
     for (int64_t oz = 0; oz < w_.out[0]; ++oz)
       for (int64_t oy = 0; oy < w_.out[1]; ++oy)
         for (int64_t ox = 0; ox < w_.out[2]; ++ox) {
           double acc = max_ ? -INFINITY : 0.0;
-          int64_t inside = 0, padded = 0;
+          int64_t inside = 0, padded = 0, argmax = -1;
           for (int64_t kz = 0; kz < w_.kernel[0]; ++kz)
             for (int64_t ky = 0; ky < w_.kernel[1]; ++ky)
               for (int64_t kx = 0; kx < w_.kernel[2]; ++kx) {
@@ -226,10 +296,12 @@ void PoolOp::reference(const std::vector<const float*>& inputs, const std::vecto
                 if (!in) continue;
                 ++inside;
                 const double v = x[(at[0] * w_.in[1] + at[1]) * w_.in[2] + at[2]];
+                if (max_ && (argmax < 0 || v > acc)) argmax = flat_index(p, at);  // the first maximum
                 acc = max_ ? std::max(acc, v) : acc + v;
               }
           if (!max_) acc /= static_cast<double>(std::max<int64_t>(1, count_include_pad_ ? padded : inside));
           *out++ = static_cast<float>(acc);
+          if (index) *index++ = static_cast<float>(argmax);
         }
   }
 }

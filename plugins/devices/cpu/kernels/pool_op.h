@@ -1,5 +1,7 @@
 // MaxPool and AveragePool over 1 to 3 spatial dims, on NCHW planes or on
 // the channel-blocked layout with one vector of channels per pixel.
+// MaxPool's optional Indices output (each maximum's flat position in the
+// input, row- or column-major within its plane: storage_order) runs on NCHW.
 #pragma once
 
 #include <memory>
@@ -33,9 +35,14 @@ class PoolOp final : public CpuOp {
 
  private:
   friend class PoolKernel;
+  friend class MaxPoolIndicesKernel;
   PoolArgs args() const;
+  // The flat index ONNX gives the input element at spatial `at` of plane `plane`.
+  int64_t flat_index(int64_t plane, const int64_t at[3]) const;
   const HostCpu& host_;
   bool max_ = true;
+  bool indices_ = false;       // MaxPool's second output
+  bool column_major_ = false;  // storage_order 1
   bool count_include_pad_ = false;
   int64_t n_ = 1, c_ = 1;
   Window3 w_;

@@ -113,7 +113,11 @@ std::vector<size_t> value_inputs(const std::string& op_type) {
 
 }  // namespace
 
-bool is_view_op(const std::string& op_type) { return kViewOps.count(op_type) > 0; }
+bool is_view(const sdk::Node& node) {
+  if (node.op_type == "Dropout")
+    return present(node.outputs).size() == 1 && (node.inputs.size() < 3 || node.inputs[2].empty());
+  return kViewOps.count(node.op_type) > 0;
+}
 
 SubgraphOp::SubgraphOp(const sdk::SubgraphTask& task, std::shared_ptr<const HostCpu> host)
     : task_(task), host_(std::move(host)) {
@@ -161,7 +165,7 @@ SubgraphOp::SubgraphOp(const sdk::SubgraphTask& task, std::shared_ptr<const Host
   for (const auto& k : kernels) {
     const sdk::Node& anchor = *std::find_if(g.nodes.begin(), g.nodes.end(),
                                             [&](const sdk::Node& n) { return n.name == k.node_names.front(); });
-    if (is_view_op(anchor.op_type) || anchor.op_type == "Constant") continue;
+    if (is_view(anchor) || anchor.op_type == "Constant") continue;
     std::unique_ptr<CpuOp> op;
     try {
       op = make_op(plain(k.task), *host_);
@@ -200,7 +204,7 @@ SubgraphOp::SubgraphOp(const sdk::SubgraphTask& task, std::shared_ptr<const Host
   outside.insert(g.outputs.begin(), g.outputs.end());
   std::set<std::string> by_views, from_views;
   for (const auto& node : g.nodes)
-    if (is_view_op(node.op_type)) {
+    if (is_view(node)) {
       for (const auto& i : present(node.inputs)) by_views.insert(i);
       for (const auto& o : present(node.outputs)) from_views.insert(o);
     }
@@ -275,9 +279,7 @@ void SubgraphOp::check_node(const sdk::Node& node) {
     if (index < node.inputs.size() && !node.inputs[index].empty() && !g.tensor(node.inputs[index]).constant)
       unsupported("subgraph '" + task_.name + "', " + where(node) + ": input '" + node.inputs[index] +
                   "' is computed as the model runs; the cpu device takes it from the model's constants only");
-  if (node.op_type == "Dropout" && node.inputs.size() > 2 && !node.inputs[2].empty())
-    unsupported("subgraph '" + task_.name + "', " + where(node) + ": the cpu device runs Dropout at inference only");
-  if (is_view_op(node.op_type)) {
+  if (is_view(node)) {
     if (ins.empty() || outs.size() != 1)
       unsupported("subgraph '" + task_.name + "', " + where(node) + ": a view takes one input and gives one output");
     if (!is_held(g.tensor(ins[0]).dtype) || g.tensor(ins[0]).dtype != g.tensor(outs[0]).dtype ||
@@ -287,9 +289,10 @@ void SubgraphOp::check_node(const sdk::Node& node) {
     node_ops_.push_back(nullptr);
     return;
   }
-  if (node.op_type == "BatchNormalization") {
+  // In training, BatchNormalization runs its own kernel (below); at inference a Conv may fold it.
+  if (node.op_type == "BatchNormalization" && int_attr(node.attrs, "training_mode", 0) == 0) {
     if (ins.size() != 5 || outs.size() != 1 || node.inputs[0] != ins[0])
-      unsupported("subgraph '" + task_.name + "', " + where(node) + ": the cpu device folds inference BatchNormalization only");
+      unsupported("subgraph '" + task_.name + "', " + where(node) + ": the cpu device folds inference BatchNormalization with one output only");
     const auto& x = g.tensor(ins[0]).shape;
     for (size_t k = 1; k < 5; ++k)
       if (x.size() < 2 || g.tensor(ins[k]).elements() != x[1] || g.tensor(ins[k]).dtype != sdk::DType::f32)
@@ -438,7 +441,8 @@ Plan SubgraphOp::lower(const sdk::Config& config) const {
       continue;
     }
     if (k.task.op_type == "Constant") continue;  // integer values, taken as attributes
-    if (is_view_op(k.task.op_type)) {
+    const auto anchor_node = std::find_if(g.nodes.begin(), g.nodes.end(), [&](const sdk::Node& n) { return n.name == k.node_names.front(); });
+    if (anchor_node != g.nodes.end() && is_view(*anchor_node)) {
       PlanStep s;
       s.kind = PlanStep::Kind::view;
       s.name = k.node_names.front();
@@ -527,11 +531,11 @@ void SubgraphOp::reference(std::map<std::string, std::vector<float>>& values) co
     const auto& node = g.nodes[i];
     const auto ins = present(node.inputs), outs = present(node.outputs);
     if (node.op_type == "Constant") continue;
-    if (is_view_op(node.op_type)) {
+    if (is_view(node)) {
       values[outs[0]] = values.at(ins[0]);
       continue;
     }
-    if (node.op_type == "BatchNormalization") {
+    if (node.op_type == "BatchNormalization" && !node_ops_[i]) {
       batch_norm_reference(node, g, values);
       continue;
     }

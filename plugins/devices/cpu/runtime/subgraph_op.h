@@ -52,8 +52,9 @@ struct Plan {
   }
 };
 
-// Ops that only reinterpret their input's shape: run as aliases.
-bool is_view_op(const std::string& op_type);
+// Nodes that only reinterpret their input's shape: run as aliases. A
+// Dropout with its mask output or a training_mode input runs a kernel.
+bool is_view(const sdk::Node& node);
 
 class SubgraphOp {
  public:

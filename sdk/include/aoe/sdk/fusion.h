@@ -85,6 +85,7 @@ class Fuser {
   bool foldable_batch_norm(const Node& node, const std::string& value) const {
     if (node.op_type != "BatchNormalization" || node.inputs.size() != 5 || node.inputs[0] != value) return false;
     if (present(node.outputs).size() != 1) return false;
+    if (node.attrs.is_object() && node.attrs.contains("training_mode") && node.attrs.at("training_mode") != 0) return false;
     for (size_t k = 1; k < 5; ++k)
       if (node.inputs[k].empty() || !graph_.tensor(node.inputs[k]).constant) return false;
     return true;

@@ -1,0 +1,188 @@
+#include "roi_align_op.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "held_dtype.h"
+#include "op_util.h"
+
+namespace aoe::cpu {
+namespace {
+
+// A region's bins: where its first bin starts, each bin's size and its grid of samples.
+struct RoiBins {
+  double start_y = 0, start_x = 0, bin_h = 0, bin_w = 0;
+  int64_t grid_h = 0, grid_w = 0;
+};
+
+RoiBins bins_of(const float* roi, double scale, bool half_pixel, int64_t out_h, int64_t out_w, int64_t sampling) {
+  const double offset = half_pixel ? 0.5 : 0.0;
+  RoiBins b;
+  b.start_x = roi[0] * scale - offset;
+  b.start_y = roi[1] * scale - offset;
+  double roi_w = roi[2] * scale - offset - b.start_x, roi_h = roi[3] * scale - offset - b.start_y;
+  if (!half_pixel) roi_w = std::max(roi_w, 1.0), roi_h = std::max(roi_h, 1.0);
+  b.bin_h = roi_h / static_cast<double>(out_h);
+  b.bin_w = roi_w / static_cast<double>(out_w);
+  b.grid_h = sampling > 0 ? sampling : static_cast<int64_t>(std::ceil(roi_h / static_cast<double>(out_h)));
+  b.grid_w = sampling > 0 ? sampling : static_cast<int64_t>(std::ceil(roi_w / static_cast<double>(out_w)));
+  return b;
+}
+
+// A sample's four corners in the plane and their bilinear weights; all
+// weights 0 for a sample more than a pixel outside.
+struct Corners {
+  int64_t at[4] = {0, 0, 0, 0};
+  double weight[4] = {0, 0, 0, 0};
+};
+
+Corners corners_of(double y, double x, int64_t h, int64_t w) {
+  Corners c;
+  if (y < -1.0 || y > static_cast<double>(h) || x < -1.0 || x > static_cast<double>(w)) return c;
+  y = std::max(y, 0.0);
+  x = std::max(x, 0.0);
+  int64_t y0 = static_cast<int64_t>(y), x0 = static_cast<int64_t>(x), y1 = y0 + 1, x1 = x0 + 1;
+  if (y0 >= h - 1) y0 = y1 = h - 1, y = static_cast<double>(y0);
+  if (x0 >= w - 1) x0 = x1 = w - 1, x = static_cast<double>(x0);
+  const double ly = y - static_cast<double>(y0), lx = x - static_cast<double>(x0);
+  c.at[0] = y0 * w + x0, c.at[1] = y0 * w + x1, c.at[2] = y1 * w + x0, c.at[3] = y1 * w + x1;
+  c.weight[0] = (1 - ly) * (1 - lx), c.weight[1] = (1 - ly) * lx, c.weight[2] = ly * (1 - lx), c.weight[3] = ly * lx;
+  return c;
+}
+
+// A sample of every bin of a region, in bin order, with float weights.
+struct Sample {
+  int64_t at[4];
+  float weight[4];
+};
+
+}  // namespace
+
+RoiAlignOp::RoiAlignOp(const sdk::OpTask& task, const HostCpu& host) : who_("RoiAlign '" + task.name + "'") {
+  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after RoiAlign");
+  require_inputs(task, 3, 3);
+  require_dtype(task, 0, false, Takes::f32);
+  require_dtype(task, 1, false, Takes::f32);
+  require_dtype(task, 2, false, Takes::integral);
+  if (!task.outputs.empty()) require_dtype(task, 0, true, Takes::f32);
+  const Shape& x = task.inputs[0].shape;
+  const Shape& rois = task.inputs[1].shape;
+  if (x.size() != 4) invalid(who_ + " takes an N x C x H x W input, got " + to_string(x));
+  if (rois.size() != 2 || rois[1] != 4) invalid(who_ + ": rois '" + task.inputs[1].name + "' are " + to_string(rois) + ", expected num_rois x 4");
+  if (task.inputs[2].shape != Shape{rois[0]})
+    invalid(who_ + ": batch_indices '" + task.inputs[2].name + "' are " + to_string(task.inputs[2].shape) + ", expected " +
+            to_string(Shape{rois[0]}) + " (one per region)");
+  n_ = x[0], c_ = x[1], h_ = x[2], w_ = x[3], rois_ = rois[0];
+  out_h_ = int_attr(task.attrs, "output_height", 1);
+  out_w_ = int_attr(task.attrs, "output_width", 1);
+  sampling_ = int_attr(task.attrs, "sampling_ratio", 0);
+  scale_ = float_attr(task.attrs, "spatial_scale", 1.0);
+  if (out_h_ < 1 || out_w_ < 1 || sampling_ < 0) invalid(who_ + " needs output_height and output_width >= 1 and sampling_ratio >= 0");
+  const std::string mode = string_attr(task.attrs, "mode", "avg");
+  if (mode != "avg" && mode != "max") invalid(who_ + " mode '" + mode + "' is neither avg nor max");
+  max_ = mode == "max";
+  const std::string transform = string_attr(task.attrs, "coordinate_transformation_mode", "half_pixel");
+  if (transform != "half_pixel" && transform != "output_half_pixel")
+    invalid(who_ + " coordinate_transformation_mode '" + transform + "' is neither half_pixel nor output_half_pixel");
+  half_pixel_ = transform == "half_pixel";
+  if (task.attrs.is_object() && task.attrs.contains("batch_indices")) folded_ = folded_ints(task, 2, "batch_indices");
+  else if (task.inputs[2].constant)
+    unsupported(who_ + ": its batch_indices are a constant the frontend did not fold; the cpu device takes them folded or fed at run time");
+  const Shape out = {rois_, c_, out_h_, out_w_};
+  require_output_shape(task, out);
+  const double samples = static_cast<double>(sampling_ > 0 ? sampling_ * sampling_ : 4);
+  set_shapes(task, {out}, host, static_cast<double>(elements(out)) * samples * 2.0);
+}
+
+// Regions inside the input, corners in either order; images that exist.
+ValueRange RoiAlignOp::input_range(size_t i) const {
+  if (i == 1) return {0.0f, static_cast<float>(static_cast<double>(std::min(h_, w_)) / scale_)};
+  if (i == 2) return {0.0f, static_cast<float>(n_) - 0.5f};
+  return {};
+}
+
+int64_t RoiAlignOp::batch_of(const float* given, int64_t roi) const {
+  const double b = folded_.empty() ? std::floor(static_cast<double>(given[roi])) : static_cast<double>(folded_[static_cast<size_t>(roi)]);
+  if (!(b >= 0.0 && b < static_cast<double>(n_)))
+    invalid(who_ + ": batch index " + std::to_string(b) + " of region " + std::to_string(roi) + " is out of range for " +
+            std::to_string(n_) + " images");
+  return static_cast<int64_t>(b);
+}
+
+// A task per region: its samples' corners and weights worked out once, then
+// every channel's bins from them.
+void RoiAlignOp::compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
+                         int threads) const {
+  std::vector<int64_t> batch(static_cast<size_t>(rois_));
+  for (int64_t r = 0; r < rois_; ++r) batch[static_cast<size_t>(r)] = batch_of(in[2], r);
+  const int64_t plane = h_ * w_, bins = out_h_ * out_w_;
+  pool.run(rois_, threads, [&](int64_t r, int) {
+    const RoiBins b = bins_of(in[1] + r * 4, scale_, half_pixel_, out_h_, out_w_, sampling_);
+    const int64_t per_bin = std::max<int64_t>(b.grid_h, 0) * std::max<int64_t>(b.grid_w, 0);
+    std::vector<Sample> samples;
+    samples.reserve(static_cast<size_t>(bins * per_bin));
+    for (int64_t ph = 0; ph < out_h_; ++ph)
+      for (int64_t pw = 0; pw < out_w_; ++pw)
+        for (int64_t iy = 0; iy < b.grid_h; ++iy)
+          for (int64_t ix = 0; ix < b.grid_w; ++ix) {
+            const double y = b.start_y + static_cast<double>(ph) * b.bin_h + (static_cast<double>(iy) + 0.5) * b.bin_h / static_cast<double>(b.grid_h);
+            const double x = b.start_x + static_cast<double>(pw) * b.bin_w + (static_cast<double>(ix) + 0.5) * b.bin_w / static_cast<double>(b.grid_w);
+            const Corners c = corners_of(y, x, h_, w_);
+            Sample s;
+            for (int k = 0; k < 4; ++k) s.at[k] = c.at[k], s.weight[k] = static_cast<float>(c.weight[k]);
+            samples.push_back(s);
+          }
+    const float count = static_cast<float>(std::max<int64_t>(b.grid_h * b.grid_w, 1));
+    for (int64_t ch = 0; ch < c_; ++ch) {
+      const float* x = in[0] + (batch[static_cast<size_t>(r)] * c_ + ch) * plane;
+      float* y = out[0] + (r * c_ + ch) * bins;
+      const Sample* s = samples.data();
+      for (int64_t bin = 0; bin < bins; ++bin) {
+        float acc = 0.0f;
+        for (int64_t k = 0; k < per_bin; ++k, ++s) {
+          if (max_) {
+            const float v = std::max(std::max(s->weight[0] * x[s->at[0]], s->weight[1] * x[s->at[1]]),
+                                     std::max(s->weight[2] * x[s->at[2]], s->weight[3] * x[s->at[3]]));
+            acc = k == 0 ? v : std::max(acc, v);
+          } else {
+            acc += s->weight[0] * x[s->at[0]] + s->weight[1] * x[s->at[1]] + s->weight[2] * x[s->at[2]] + s->weight[3] * x[s->at[3]];
+          }
+        }
+        y[bin] = max_ ? acc : acc / count;
+      }
+    }
+  });
+}
+
+// Bin by bin, sample by sample, in double.
+void RoiAlignOp::reference(const std::vector<const float*>& in, const std::vector<float*>& out) const {
+  for (int64_t r = 0; r < rois_; ++r) {
+    const int64_t batch = batch_of(in[2], r);
+    const RoiBins b = bins_of(in[1] + r * 4, scale_, half_pixel_, out_h_, out_w_, sampling_);
+    const double count = static_cast<double>(std::max<int64_t>(b.grid_h * b.grid_w, 1));
+    for (int64_t ch = 0; ch < c_; ++ch) {
+      const float* x = in[0] + (batch * c_ + ch) * h_ * w_;
+      for (int64_t ph = 0; ph < out_h_; ++ph)
+        for (int64_t pw = 0; pw < out_w_; ++pw) {
+          double acc = 0.0;
+          bool first = true;
+          for (int64_t iy = 0; iy < b.grid_h; ++iy)
+            for (int64_t ix = 0; ix < b.grid_w; ++ix) {
+              const double y = b.start_y + ph * b.bin_h + (iy + 0.5) * b.bin_h / static_cast<double>(b.grid_h);
+              const double xx = b.start_x + pw * b.bin_w + (ix + 0.5) * b.bin_w / static_cast<double>(b.grid_w);
+              const Corners c = corners_of(y, xx, h_, w_);
+              double v = max_ ? -INFINITY : 0.0;
+              for (int k = 0; k < 4; ++k) {
+                const double term = c.weight[k] * x[c.at[k]];
+                v = max_ ? std::max(v, term) : v + term;
+              }
+              acc = max_ ? (first ? v : std::max(acc, v)) : acc + v;
+              first = false;
+            }
+          out[0][((r * c_ + ch) * out_h_ + ph) * out_w_ + pw] = static_cast<float>(max_ ? acc : acc / count);
+        }
+    }
+  }
+}
+
+}  // namespace aoe::cpu

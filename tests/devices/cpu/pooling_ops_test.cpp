@@ -1,0 +1,119 @@
+// MaxPool's Indices output, MaxUnpool and RoiAlign against their references
+// and against values worked out by hand.
+#include <gtest/gtest.h>
+
+#include "max_unpool_op.h"
+#include "pool_op.h"
+#include "roi_align_op.h"
+#include "tasks.h"
+
+namespace aoe::cpu {
+namespace {
+
+using test::f32;
+using test::host;
+using test::of_dtype;
+using test::op;
+using test::pool;
+
+sdk::OpTask with_outputs(sdk::OpTask task, std::vector<sdk::TensorDesc> outputs) {
+  task.outputs = std::move(outputs);
+  return task;
+}
+
+TEST(MaxPoolIndices, RowAndColumnMajorMatchTheReference) {
+  for (int order : {0, 1}) {
+    const PoolOp o(with_outputs(op("MaxPool", {f32({2, 3, 7, 6})},
+                                   {{"kernel_shape", {3, 2}}, {"strides", {2, 1}}, {"pads", {1, 0, 1, 1}},
+                                    {"dilations", {1, 2}}, {"storage_order", order}}),
+                                {f32({2, 3, 4, 5}), of_dtype({2, 3, 4, 5}, sdk::DType::i64)}),
+                   host());
+    test::expect_matches_reference(o, test::sample_configs(o, 4), pool());
+  }
+}
+
+TEST(MaxPoolIndices, ThreeDimensionalAndRefusedBlocked) {
+  const PoolOp o(with_outputs(op("MaxPool", {f32({1, 16, 4, 5, 6})}, {{"kernel_shape", {2, 2, 3}}, {"strides", {2, 2, 2}}}),
+                              {f32({1, 16, 2, 2, 2}), of_dtype({1, 16, 2, 2, 2}, sdk::DType::i64)}),
+                 host());
+  test::expect_matches_reference(o, test::sample_configs(o, 4), pool());
+  const auto blocked = test::with(o.space(), o.space().default_config, "format", "NCHWc");
+  EXPECT_NE(o.check(blocked), "");
+}
+
+// A 4 x 4 plane pooled 2 x 2: the maximum (15, at 15) and where it was, in both orders.
+TEST(MaxPoolIndices, StorageOrderByHand) {
+  std::vector<float> x(16);
+  for (int i = 0; i < 16; ++i) x[static_cast<size_t>(i)] = static_cast<float>(i);
+  for (int order : {0, 1}) {
+    const PoolOp o(with_outputs(op("MaxPool", {f32({1, 1, 4, 4})}, {{"kernel_shape", {4, 4}}, {"storage_order", order}}),
+                                {f32({1, 1, 1, 1}), of_dtype({1, 1, 1, 1}, sdk::DType::i64)}),
+                   host());
+    const auto out = run_once(o, o.space().default_config, {x.data()}, pool());
+    EXPECT_EQ(out[0][0], 15.0f);
+    EXPECT_EQ(out[1][0], 15.0f);  // (3, 3): 3 * 4 + 3 either way
+  }
+  x[7] = 100.0f;  // (1, 3): 1 * 4 + 3 row-major, 1 + 3 * 4 column-major
+  for (int order : {0, 1}) {
+    const PoolOp o(with_outputs(op("MaxPool", {f32({1, 1, 4, 4})}, {{"kernel_shape", {4, 4}}, {"storage_order", order}}),
+                                {f32({1, 1, 1, 1}), of_dtype({1, 1, 1, 1}, sdk::DType::i64)}),
+                   host());
+    const auto out = run_once(o, o.space().default_config, {x.data()}, pool());
+    EXPECT_EQ(out[1][0], order == 0 ? 7.0f : 13.0f);
+  }
+}
+
+// Random indices land anywhere (one thread, in order); MaxPool's stay in their planes (a task per plane).
+TEST(MaxUnpool, AnyIndicesAndPlanarOnes) {
+  const auto task = op("MaxUnpool", {f32({2, 3, 3, 4}), of_dtype({2, 3, 3, 4}, sdk::DType::i64)},
+                       {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}});
+  const MaxUnpoolOp o(task, host());
+  EXPECT_EQ(o.output_shapes()[0], (Shape{2, 3, 6, 8}));
+  test::expect_matches_reference(o, test::sample_configs(o, 3), pool());
+  std::vector<float> x(72), at(72), want(2 * 3 * 48, 0.0f);
+  for (int64_t i = 0; i < 72; ++i) {
+    const int64_t plane = i / 12, r = i % 12;
+    x[static_cast<size_t>(i)] = static_cast<float>(i + 1);
+    at[static_cast<size_t>(i)] = static_cast<float>(plane * 48 + (r / 4 * 2 + 1) * 8 + r % 4 * 2);
+    want[static_cast<size_t>(at[static_cast<size_t>(i)])] = x[static_cast<size_t>(i)];
+  }
+  for (const auto& c : test::sample_configs(o, 3)) EXPECT_EQ(run_once(o, c, {x.data(), at.data()}, pool())[0], want);
+}
+
+TEST(MaxUnpool, OutputShapePadsTheUnpooledCorner) {
+  auto task = op("MaxUnpool", {f32({1, 1, 2, 2}), of_dtype({1, 1, 2, 2}, sdk::DType::i64), of_dtype({4}, sdk::DType::i64)},
+                 {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}});
+  task.outputs = {f32({1, 1, 5, 5})};
+  const MaxUnpoolOp o(task, host());
+  const std::vector<float> x = {5, 6, 7, 8}, at = {5, 7, 13, 15}, shape = {1, 1, 5, 5};
+  std::vector<float> want(25, 0.0f);
+  want[6] = 5, want[8] = 6, want[16] = 7, want[18] = 8;
+  EXPECT_EQ(run_once(o, o.space().default_config, {x.data(), at.data(), shape.data()}, pool())[0], want);
+  task.outputs = {f32({1, 1, 3, 5})};
+  EXPECT_THROW(MaxUnpoolOp(task, host()), sdk::Error);  // smaller than the unpooled 4 x 4
+}
+
+TEST(RoiAlign, AvgAndMaxInBothCoordinateModes) {
+  for (const char* mode : {"avg", "max"})
+    for (const char* transform : {"half_pixel", "output_half_pixel"})
+      for (int sampling : {0, 2}) {
+        const RoiAlignOp o(op("RoiAlign", {f32({2, 3, 9, 8}), f32({5, 4}), of_dtype({5}, sdk::DType::i64)},
+                              {{"mode", mode}, {"coordinate_transformation_mode", transform}, {"output_height", 3},
+                               {"output_width", 2}, {"sampling_ratio", sampling}, {"spatial_scale", 0.5}}),
+                           host());
+        test::expect_matches_reference(o, test::sample_configs(o, 2), pool());
+      }
+}
+
+// One bin over a whole 2 x 2 plane, one sample at its centre (1, 1) - 0.5 = (0.5, 0.5): the mean of the four.
+TEST(RoiAlign, OneSampleByHand) {
+  const RoiAlignOp o(op("RoiAlign", {f32({1, 1, 2, 2}), f32({1, 4}), of_dtype({1}, sdk::DType::i64)}, {{"sampling_ratio", 1}}),
+                     host());
+  const std::vector<float> x = {1, 2, 3, 4}, rois = {0, 0, 2, 2}, batch = {0};
+  EXPECT_FLOAT_EQ(run_once(o, o.space().default_config, {x.data(), rois.data(), batch.data()}, pool())[0][0], 2.5f);
+  const std::vector<float> past = {3};
+  EXPECT_THROW(run_once(o, o.space().default_config, {x.data(), rois.data(), past.data()}, pool()), sdk::Error);
+}
+
+}  // namespace
+}  // namespace aoe::cpu
