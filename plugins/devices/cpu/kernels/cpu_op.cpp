@@ -16,6 +16,7 @@
 #include "conv_transpose_op.h"
 #include "cum_sum_op.h"
 #include "depth_space_op.h"
+#include "dynamic_quantize_op.h"
 #include "det_op.h"
 #include "elements_op.h"
 #include "eltwise_op.h"
@@ -24,6 +25,8 @@
 #include "grad_sum_ops.h"
 #include "grid_sample_op.h"
 #include "hardmax_op.h"
+#include "integer_conv_op.h"
+#include "integer_matmul_op.h"
 #include "loss_op.h"
 #include "lrn_op.h"
 #include "matmul_op.h"
@@ -80,6 +83,7 @@ const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", 
                                            "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "ArgMax",
                                            "ArgMin", "Shape", "Size", "Trilu", "TopK", "Range",
                                            "QuantizeLinear", "DequantizeLinear", "CumSum",
+                                           "DynamicQuantizeLinear", "MatMulInteger", "QLinearMatMul", "ConvInteger", "QLinearConv",
                                            // A training step's kernels (docs/training.md), run unfused.
                                            "BNTrainingReduce", "BNTrainingUpdate", "SoftmaxCrossEntropyWithLogits",
                                            "Conv2DBackpropInput", "Conv2DBackpropFilter", "BiasAddGrad", "BatchMatMul",
@@ -172,6 +176,9 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (t == "CumSum") return std::make_unique<CumSumOp>(task, host);
   if (t == "Range") return std::make_unique<RangeOp>(task, host);
   if (t == "QuantizeLinear" || t == "DequantizeLinear") return std::make_unique<QuantizeOp>(task, host);
+  if (t == "DynamicQuantizeLinear") return std::make_unique<DynamicQuantizeOp>(task, host);
+  if (t == "MatMulInteger" || t == "QLinearMatMul") return std::make_unique<IntegerMatMulOp>(task, host);
+  if (t == "ConvInteger" || t == "QLinearConv") return std::make_unique<IntegerConvOp>(task, host);
   if (t == "TopK") return std::make_unique<TopKOp>(task, host);
   if (t == "Trilu") return std::make_unique<TriluOp>(task, host);
   if (t == "Shape" || t == "Size") return std::make_unique<ShapeOfOp>(task, host);
