@@ -107,14 +107,7 @@ TEST(IntegerConvOp, KernelsMatchTheReferenceOnRandomInputs) {
 }
 
 TEST(IntegerMatMulOp, RefusesFloatsAndZeroPointsOfAnotherCount) {
-  const auto code = [](const sdk::OpTask& t) {
-    try {
-      make_op(t, host());
-    } catch (const sdk::Error& e) {
-      return e.code();
-    }
-    return sdk::StatusCode::ok;
-  };
+  const auto& code = test::refusal_code;
   EXPECT_EQ(code(op("MatMulInteger", {f32({2, 3}), u8({3, 2})})), sdk::StatusCode::unsupported);
   EXPECT_EQ(code(op("MatMulInteger", {u8({2, 3}), u8({3, 2}), u8({3})})), sdk::StatusCode::invalid_argument);
   EXPECT_EQ(code(op("ConvInteger", {u8({1, 2, 3, 3}), u8({4, 2, 1, 1}), u8({}), u8({3})})), sdk::StatusCode::invalid_argument);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "aoe/sdk/error.h"
 #include "aoe/sdk/graph.h"
 #include "aoe/sdk/op_task.h"
 #include "cpu_op.h"
@@ -40,6 +41,16 @@ inline sdk::OpTask op(std::string type, std::vector<sdk::TensorDesc> inputs, nlo
 inline const HostCpu& host() {
   static const HostCpu h = detect_host_cpu();
   return h;
+}
+
+// The code make_op() refuses `task` with; ok where it takes it.
+inline sdk::StatusCode refusal_code(const sdk::OpTask& task) {
+  try {
+    make_op(task, host());
+  } catch (const sdk::Error& e) {
+    return e.code();
+  }
+  return sdk::StatusCode::ok;
 }
 
 // One pool of this CPU's threads for the kernels a test binary runs.

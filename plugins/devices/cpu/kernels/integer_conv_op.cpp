@@ -23,19 +23,12 @@ IntegerConvOp::IntegerConvOp(const sdk::OpTask& task, const HostCpu& host)
   for (size_t r = 0; r < kRoles; ++r) {
     if (at_[r] < 0) continue;
     const auto i = static_cast<size_t>(at_[r]);
-    if (r == kXScale || r == kWScale || r == kYScale) {
-      require_dtype(task, i, false, Takes::f32);
-      ranges_[i] = r == kYScale ? ValueRange{0.5f, 1.0f} : ValueRange{0.01f, 0.05f};
-    } else if (r == kBias) {
-      require_dtype(task, i, false, Takes::integral);
-      ranges_[i] = {-1000.0f, 1000.0f};
-    } else {
-      require_quantized(task, i, kNames[r]);
-      const QuantRange q = quantized_range(task.inputs[i].dtype, who_, kNames[r]);
-      const auto mid = static_cast<float>((q.lo + q.hi) / 2);
-      ranges_[i] = r == kX || r == kW ? ValueRange{static_cast<float>(q.lo), static_cast<float>(q.hi)}
-                                      : ValueRange{std::round(mid / 4), std::round(mid / 4)};
-    }
+    const QuantInput kind = r == kX || r == kW ? QuantInput::data
+                            : r == kXScale || r == kWScale ? QuantInput::scale
+                            : r == kYScale ? QuantInput::output_scale
+                            : r == kBias ? QuantInput::bias
+                                         : QuantInput::zero_point;
+    ranges_[i] = quantized_input(task, i, kNames[r], kind);
     count_[r] = elements(task.inputs[i].shape);
   }
   if (requantize_) out_range_ = quantized_range(task.inputs[at_[kYZero]].dtype, who_, "input 'y_zero_point'");

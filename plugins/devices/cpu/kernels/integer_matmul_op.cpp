@@ -45,17 +45,11 @@ IntegerMatMulOp::IntegerMatMulOp(const sdk::OpTask& task, const HostCpu& host)
   for (size_t r = 0; r < kRoles; ++r) {
     if (at_[r] < 0) continue;
     const auto i = static_cast<size_t>(at_[r]);
-    const bool scale = r == kAScale || r == kBScale || r == kYScale;
-    if (scale) {
-      require_dtype(task, i, false, Takes::f32);
-      ranges_[i] = r == kYScale ? ValueRange{0.5f, 1.0f} : ValueRange{0.01f, 0.05f};
-    } else {
-      require_quantized(task, i, kNames[r]);
-      const QuantRange q = quantized_range(task.inputs[i].dtype, who_, kNames[r]);
-      const auto mid = static_cast<float>((q.lo + q.hi) / 2);
-      ranges_[i] = r == kA || r == kB ? ValueRange{static_cast<float>(q.lo), static_cast<float>(q.hi)}
-                                      : ValueRange{std::round(mid / 4), std::round(mid / 4)};
-    }
+    const QuantInput kind = r == kA || r == kB ? QuantInput::data
+                            : r == kAScale || r == kBScale ? QuantInput::scale
+                            : r == kYScale ? QuantInput::output_scale
+                                           : QuantInput::zero_point;
+    ranges_[i] = quantized_input(task, i, kNames[r], kind);
     count_[r] = elements(task.inputs[i].shape);
   }
   if (requantize_) {

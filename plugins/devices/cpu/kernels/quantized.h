@@ -10,6 +10,7 @@
 #include <string>
 
 #include "aoe/sdk/op_task.h"
+#include "cpu_op.h"
 
 namespace aoe::cpu {
 
@@ -19,9 +20,14 @@ struct QuantRange {
 };
 // uint8 or int8; unsupported otherwise, naming op `who` and tensor `tensor`.
 QuantRange quantized_range(sdk::DType t, const std::string& who, const std::string& tensor);
-// Unsupported unless input `index` of the task is uint8 or int8 (the role
-// `role` names it in the message).
-void require_quantized(const sdk::OpTask& task, size_t index, const std::string& role);
+
+// What an input of a quantized op is.
+enum class QuantInput { data, zero_point, scale, output_scale, bias };
+// Input `index` checked to be of its kind's dtype (data and zero points
+// uint8 or int8, scales float, a bias integer; unsupported otherwise, naming
+// the op and the input `role`), and the values a tuner's random inputs
+// draw it from.
+ValueRange quantized_input(const sdk::OpTask& task, size_t index, const std::string& role, QuantInput kind);
 
 // An integer held as a float (held_dtype.h), as the integer it is: a value
 // drawn off the integers (a tuner's random input) to the nearest.
