@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "step_op.h"
+#include "threaded_op.h"
 
 namespace aoe::cpu {
 

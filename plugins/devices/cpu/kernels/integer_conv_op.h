@@ -14,7 +14,7 @@
 
 #include "pool_op.h"
 #include "quantized.h"
-#include "step_op.h"
+#include "threaded_op.h"
 
 namespace aoe::cpu {
 

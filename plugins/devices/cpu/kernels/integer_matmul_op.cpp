@@ -3,28 +3,6 @@
 #include "op_util.h"
 
 namespace aoe::cpu {
-namespace {
-
-// The matrices of `batch` (a leading shape aligned to `out`'s rank) each
-// matrix of `out` reads, broadcasting over extents of 1.
-std::vector<int64_t> matrices_read(const Shape& batch, const Shape& out) {
-  const Shape aligned = align_rank(batch, out.size());
-  const std::vector<int64_t> strides = strides_of(aligned);
-  std::vector<int64_t> read;
-  const int64_t total = elements(out);
-  for (int64_t flat = 0; flat < total; ++flat) {
-    int64_t rest = flat, at = 0;
-    for (size_t d = out.size(); d-- > 0;) {
-      const int64_t i = rest % out[d];
-      rest /= out[d];
-      if (aligned[d] != 1) at += i * strides[d];
-    }
-    read.push_back(at);
-  }
-  return read;
-}
-
-}  // namespace
 
 IntegerMatMulOp::IntegerMatMulOp(const sdk::OpTask& task, const HostCpu& host)
     : who_(task.op_type + " '" + task.name + "'") {
@@ -69,8 +47,16 @@ IntegerMatMulOp::IntegerMatMulOp(const sdk::OpTask& task, const HostCpu& host)
   const Shape a_batch(a.begin(), a.end() - std::min<size_t>(a.size(), 2));
   const Shape b_batch(b.begin(), b.end() - std::min<size_t>(b.size(), 2));
   Shape out = broadcast({a_batch, b_batch}, who_ + " batch dims");
-  a_matrix_ = matrices_read(a_batch, out);
-  b_matrix_ = matrices_read(b_batch, out);
+  // The batch dims walked as rows of one element: each row's offset is the matrix it reads.
+  const auto as_rows = [&](Shape batch) {
+    batch.push_back(1);
+    return align_rank(batch, out.size() + 1);
+  };
+  const BroadcastRows walk(as_rows(out), {as_rows(a_batch), as_rows(b_batch)});
+  for (int64_t r = 0; r < walk.rows(); ++r) {
+    a_matrix_.push_back(walk.operand(0, r).offset);
+    b_matrix_.push_back(walk.operand(1, r).offset);
+  }
   if (a.size() > 1) out.push_back(m_);
   if (b.size() > 1) out.push_back(n_);
 

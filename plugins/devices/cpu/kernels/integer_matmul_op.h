@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "quantized.h"
-#include "step_op.h"
+#include "threaded_op.h"
 
 namespace aoe::cpu {
 
