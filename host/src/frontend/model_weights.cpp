@@ -74,7 +74,15 @@ float from_half(uint16_t h) {
   return static_cast<float>((h & 0x8000) ? -magnitude : magnitude);
 }
 
-// An integer, bool, float64 or float16 initializer held in the model (not
+// bfloat16 is a float32's high 16 bits.
+float from_bfloat16(uint16_t h) {
+  const uint32_t bits = static_cast<uint32_t>(h) << 16;
+  float f = 0;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+// An integer, bool, float64, float16 or bfloat16 initializer held in the model (not
 // external), as floats.
 std::optional<std::vector<float>> held_integers(const T& t, size_t count) {
   const std::string& raw = t.raw_data();
@@ -104,13 +112,14 @@ std::optional<std::vector<float>> held_integers(const T& t, size_t count) {
       }
       if (static_cast<size_t>(t.int32_data_size()) == count) return std::vector<float>(t.int32_data().begin(), t.int32_data().end());
       return std::nullopt;
-    case T::FLOAT16: {  // widened to float32: the devices compute float16 in it
+    case T::FLOAT16:     // widened to float32: the devices compute float16 and bfloat16 in it
+    case T::BFLOAT16: {  // 16-bit words, raw or one to each int32
       std::vector<float> out(count);
       for (size_t i = 0; i < count; ++i) {
         uint16_t h = 0;
         if (has_raw && (i + 1) * 2 <= raw.size()) std::memcpy(&h, raw.data() + i * 2, 2);
         else if (!has_raw && static_cast<int>(i) < t.int32_data_size()) h = static_cast<uint16_t>(t.int32_data(static_cast<int>(i)));
-        out[i] = from_half(h);
+        out[i] = t.data_type() == T::FLOAT16 ? from_half(h) : from_bfloat16(h);
       }
       return out;
     }

@@ -170,11 +170,11 @@ TEST(Gemm, BlockSizesStopAtTheProblemSize) {
 }
 
 TEST(Gemm, RefusesWhatItCannotRun) {
-  // bfloat16 is not held (float16 is, computed in float32; the device refuses to tune it).
-  auto bf16 = op("MatMul", {f32({4, 4}), f32({4, 4})});
-  bf16.inputs[0].dtype = bf16.inputs[1].dtype = sdk::DType::bf16;
+  // The float kernel takes no integers (MatMulInteger has its own).
+  auto i8 = op("MatMul", {f32({4, 4}), f32({4, 4})});
+  i8.inputs[0].dtype = i8.inputs[1].dtype = sdk::DType::i8;
   EXPECT_THROW(
-      try { MatMulOp(bf16, host()); } catch (const sdk::Error& e) {
+      try { MatMulOp(i8, host()); } catch (const sdk::Error& e) {
         EXPECT_EQ(e.code(), sdk::StatusCode::unsupported);
         throw;
       },

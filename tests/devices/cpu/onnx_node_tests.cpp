@@ -333,22 +333,44 @@ std::string reason_of(const std::string& message) {
   return why.size() > 110 ? why.substr(0, 110) + "..." : why;
 }
 
+// A 16-bit float tensor's words, raw or one to each int32.
+std::vector<uint16_t> words_of(const onnx::TensorProto& t) {
+  std::vector<uint16_t> bits;
+  if (!t.raw_data().empty()) {
+    bits.resize(t.raw_data().size() / 2);
+    std::memcpy(bits.data(), t.raw_data().data(), bits.size() * 2);
+  } else {
+    bits.assign(t.int32_data().begin(), t.int32_data().end());
+  }
+  return bits;
+}
+
+// Whether a tensor of the model's dtype `declared` holds bfloat16: ONNX's
+// older test data stores it as UINT16 words.
+bool holds_bfloat16(const onnx::TensorProto& t, int declared) {
+  using T = onnx::TensorProto;
+  return t.data_type() == T::BFLOAT16 || (declared == T::BFLOAT16 && t.data_type() == T::UINT16);
+}
+
 // A tensor's values as the device holds them: float32 as they are, integers
 // and bools as whole-number floats; nothing for another dtype, or for an
-// integer float32 cannot hold exactly.
-std::optional<std::vector<float>> held_values(const onnx::TensorProto& t) {
+// integer float32 cannot hold exactly. `declared`: the model's dtype of it.
+std::optional<std::vector<float>> held_values(const onnx::TensorProto& t, int declared) {
   using T = onnx::TensorProto;
   if (t.data_type() == T::FLOAT) return floats_of(t);
-  if (t.data_type() == T::FLOAT16) {  // widened to float32, as the device holds float16
-    std::vector<uint16_t> bits;
-    if (!t.raw_data().empty()) {
-      bits.resize(t.raw_data().size() / 2);
-      std::memcpy(bits.data(), t.raw_data().data(), bits.size() * 2);
-    } else {
-      bits.assign(t.int32_data().begin(), t.int32_data().end());
-    }
+  if (holds_bfloat16(t, declared)) {  // a float32's high 16 bits, widened as the device holds bfloat16
     std::vector<float> out;
-    for (const uint16_t h : bits) {
+    for (const uint16_t h : words_of(t)) {
+      const uint32_t bits = static_cast<uint32_t>(h) << 16;
+      float f = 0;
+      std::memcpy(&f, &bits, sizeof f);
+      out.push_back(f);
+    }
+    return out;
+  }
+  if (t.data_type() == T::FLOAT16) {  // widened to float32, as the device holds float16
+    std::vector<float> out;
+    for (const uint16_t h : words_of(t)) {
       const int exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
       const double magnitude = exponent == 0    ? std::ldexp(mantissa, -24)
                                : exponent == 31 ? (mantissa ? NAN : INFINITY)
@@ -441,18 +463,20 @@ void run_as_model(const fs::path& dir, const std::shared_ptr<const HostCpu>& hos
     const fs::path file = set / ("input_" + std::to_string(i) + ".pb");
     if (!fs::exists(file)) return skip("an input without data (an optional one)");
     auto t = read_tensor(file);
-    if (t.data_type() != g.input(i).type().tensor_type().elem_type())
+    const int declared = g.input(i).type().tensor_type().elem_type();
+    if (t.data_type() != declared && !holds_bfloat16(t, declared))
       return skip("input data of another dtype than the model's input (" + dtype_name(t.data_type()) + " for " +
-                  dtype_name(g.input(i).type().tensor_type().elem_type()) + ")");
-    auto values = held_values(t);
+                  dtype_name(declared) + ")");
+    auto values = held_values(t, declared);
     if (!values && t.data_type() != onnx::TensorProto::FLOAT &&
         (t.data_type() == onnx::TensorProto::INT64 || t.data_type() == onnx::TensorProto::UINT64 ||
          t.data_type() == onnx::TensorProto::UINT32 || t.data_type() == onnx::TensorProto::INT32) &&
         !integers_constant)
       return skip("an integer input beyond 2^24, which float32 holds inexactly");
     if (!values && !integers_constant) return skip("an input of dtype " + dtype_name(t.data_type()));
-    if (t.data_type() == onnx::TensorProto::FLOAT || !integers_constant) {
-      integers_fed = integers_fed || t.data_type() != onnx::TensorProto::FLOAT;
+    const bool floats = t.data_type() == onnx::TensorProto::FLOAT || holds_bfloat16(t, declared);
+    if (floats || !integers_constant) {
+      integers_fed = integers_fed || !floats;
       fed.emplace_back(g.input(i).name(), std::move(*values));
       *kept.Add() = g.input(i);
     } else {
@@ -464,7 +488,7 @@ void run_as_model(const fs::path& dir, const std::shared_ptr<const HostCpu>& hos
   std::vector<std::vector<float>> expected;
   for (int i = 0; i < g.output_size(); ++i) {
     const auto t = read_tensor(set / ("output_" + std::to_string(i) + ".pb"));
-    auto values = held_values(t);
+    auto values = held_values(t, g.output(i).type().tensor_type().elem_type());
     if (!values) return skip("an output of dtype " + dtype_name(t.data_type()));
     expected.push_back(std::move(*values));
   }

@@ -50,6 +50,16 @@ inline const HostCpu& host() {
   return h;
 }
 
+// The code make_op() refuses `task` with; ok where it takes it.
+inline sdk::StatusCode refusal_code(const sdk::OpTask& task) {
+  try {
+    make_op(task, host());
+  } catch (const sdk::Error& e) {
+    return e.code();
+  }
+  return sdk::StatusCode::ok;
+}
+
 // One pool of this CPU's threads for the kernels a test binary runs.
 inline ThreadPool& pool() {
   static ThreadPool p(host().threads);

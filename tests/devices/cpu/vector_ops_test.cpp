@@ -2,6 +2,8 @@
 // transpose against their references, over several configs each.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "aoe/sdk/error.h"
 #include "cpu_op.h"
 #include "tasks.h"
@@ -155,20 +157,34 @@ TEST(Transpose, PermutationsAndTiles) {
 }
 
 TEST(VectorOps, UnsupportedCases) {
-  const auto code = [](const sdk::OpTask& t) {
-    try {
-      make_op(t, host());
-    } catch (const sdk::Error& e) {
-      return e.code();
-    }
-    return sdk::StatusCode::ok;
-  };
+  const auto& code = test::refusal_code;
   EXPECT_EQ(code(op("Softmax", {f32({4, 4})}, {}, {"Relu"})), sdk::StatusCode::unsupported);
   EXPECT_EQ(code(op("ReduceSum", {f32({3, 4}), f32({1})})), sdk::StatusCode::unsupported);
   auto argmax = op("MaxPool", {f32({1, 1, 4, 4})}, {{"kernel_shape", {2, 2}}});
   argmax.outputs = {f32({1, 1, 3, 3}), f32({1, 1, 3, 3})};
   EXPECT_EQ(code(argmax), sdk::StatusCode::unsupported);
   EXPECT_EQ(code(op("Add", {f32({3}), f32({4})})), sdk::StatusCode::invalid_argument);
+}
+
+// bfloat16 is held as float32: a Cast to it keeps the high 16 bits (as
+// ONNX's Cast up to opset 17), NaN and the infinities as they are.
+TEST(TypedEltwise, CastToBfloat16KeepsTheHigh16Bits) {
+  auto t = op("Cast", {f32({5})}, {{"to", 16}});
+  t.outputs = {f32({5})};
+  t.outputs[0].dtype = sdk::DType::bf16;
+  const auto o = make_op(t, host());
+  // 1 + 2^-7 + 2^-8 (0x3f818000) drops 2^-8, a tie rounding would take up to 0x3f82; 0x3f7fffff drops to 0x3f7f.
+  const std::vector<float> x = {1.0f + 0x1.8p-7f, 0x1.fffffep-1f, -3.0f, INFINITY, NAN};
+  std::vector<float> ref(5);
+  o->reference({x.data()}, {ref.data()});
+  const auto got = run_once(*o, o->space().default_config, {x.data()}, pool());
+  for (const auto& y : {ref, got[0]}) {
+    EXPECT_EQ(y[0], 1.0f + 0x1p-7f);
+    EXPECT_EQ(y[1], 0x1.fep-1f);
+    EXPECT_EQ(y[2], -3.0f);
+    EXPECT_EQ(y[3], INFINITY);
+    EXPECT_TRUE(std::isnan(y[4]));
+  }
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "conv_transpose_op.h"
 #include "cum_sum_op.h"
 #include "depth_space_op.h"
+#include "dynamic_quantize_op.h"
 #include "det_op.h"
 #include "dropout_op.h"
 #include "einsum_op.h"
@@ -26,6 +27,8 @@
 #include "grad_sum_ops.h"
 #include "grid_sample_op.h"
 #include "hardmax_op.h"
+#include "integer_conv_op.h"
+#include "integer_matmul_op.h"
 #include "loss_op.h"
 #include "lrn_op.h"
 #include "matmul_op.h"
@@ -86,6 +89,7 @@ const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", 
                                            "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "ArgMax",
                                            "ArgMin", "Shape", "Size", "Trilu", "TopK", "Range",
                                            "QuantizeLinear", "DequantizeLinear", "CumSum", "TfIdfVectorizer", "Einsum",
+                                           "DynamicQuantizeLinear", "MatMulInteger", "QLinearMatMul", "ConvInteger", "QLinearConv",
                                            "MaxUnpool", "RoiAlign",
                                            // ONNX's training domain (ai.onnx.preview.training).
                                            "Adagrad", "Momentum", "Adam",
@@ -189,6 +193,9 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (t == "Einsum") return std::make_unique<EinsumOp>(task, host);
   if (t == "Range") return std::make_unique<RangeOp>(task, host);
   if (t == "QuantizeLinear" || t == "DequantizeLinear") return std::make_unique<QuantizeOp>(task, host);
+  if (t == "DynamicQuantizeLinear") return std::make_unique<DynamicQuantizeOp>(task, host);
+  if (t == "MatMulInteger" || t == "QLinearMatMul") return std::make_unique<IntegerMatMulOp>(task, host);
+  if (t == "ConvInteger" || t == "QLinearConv") return std::make_unique<IntegerConvOp>(task, host);
   if (t == "TopK") return std::make_unique<TopKOp>(task, host);
   if (t == "Trilu") return std::make_unique<TriluOp>(task, host);
   if (t == "Shape" || t == "Size") return std::make_unique<ShapeOfOp>(task, host);

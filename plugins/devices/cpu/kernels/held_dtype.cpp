@@ -2,16 +2,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "op_util.h"
 
 namespace aoe::cpu {
 
 bool is_held(sdk::DType t) {
-  return t == sdk::DType::f32 || t == sdk::DType::f64 || t == sdk::DType::f16 || is_integral(t);
+  return t == sdk::DType::f32 || computed_in_f32(t) || is_integral(t);
 }
 
-bool computed_in_f32(sdk::DType t) { return t == sdk::DType::f16 || t == sdk::DType::f64; }
+bool computed_in_f32(sdk::DType t) { return t == sdk::DType::f16 || t == sdk::DType::bf16 || t == sdk::DType::f64; }
 
 bool is_integral(sdk::DType t) {
   switch (t) {
@@ -39,7 +40,7 @@ namespace {
 bool taken(sdk::DType t, Takes takes, bool output) {
   if (output && t == sdk::DType::undefined) return takes != Takes::integral;
   switch (takes) {
-    case Takes::f32: return t == sdk::DType::f32 || t == sdk::DType::f64 || t == sdk::DType::f16;
+    case Takes::f32: return t == sdk::DType::f32 || computed_in_f32(t);
     case Takes::held: return is_held(t);
     case Takes::integral: return is_integral(t);
   }
@@ -48,7 +49,7 @@ bool taken(sdk::DType t, Takes takes, bool output) {
 
 const char* taken_names(Takes takes) {
   switch (takes) {
-    case Takes::f32: return "float32 (and float64 and float16 as float32) only";
+    case Takes::f32: return "float32 (and float64, float16 and bfloat16 as float32) only";
     case Takes::held: return "float32, integers and bool";
     case Takes::integral: return "integers and bool";
   }
@@ -96,6 +97,17 @@ double as_float16(double v) {
   const double step = std::ldexp(1.0, std::max(e - 11, -24));
   const double r = std::nearbyint(v / step) * step;
   return std::abs(r) > 65504.0 ? std::copysign(INFINITY, v) : r;
+}
+
+double as_bfloat16(double v) {
+  const auto f = static_cast<float>(v);
+  if (std::isnan(f)) return v;
+  uint32_t bits = 0;
+  std::memcpy(&bits, &f, sizeof bits);
+  bits &= 0xffff0000u;
+  float kept = 0;
+  std::memcpy(&kept, &bits, sizeof kept);
+  return kept;
 }
 
 double as_integer(double v, sdk::DType t) {

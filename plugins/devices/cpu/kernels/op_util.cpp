@@ -98,6 +98,21 @@ std::string string_attr(const nlohmann::json& attrs, const char* key, const std:
   return v.get<std::string>();
 }
 
+std::vector<int> tensor_slots(const sdk::OpTask& task, const char* key, size_t count, int total) {
+  const std::string who = task.op_type + " '" + task.name + "'";
+  std::vector<int64_t> given = ints_attr(task.attrs, key, {});
+  if (given.empty())
+    for (size_t i = 0; i < count; ++i) given.push_back(static_cast<int64_t>(i));
+  if (given.size() != count)
+    invalid(who + ": " + key + " names " + std::to_string(given.size()) + " tensors, it has " + std::to_string(count));
+  std::vector<int> map(static_cast<size_t>(total), -1);
+  for (size_t i = 0; i < given.size(); ++i) {
+    if (given[i] < 0 || given[i] >= total) invalid(who + ": " + key + " holds slot " + std::to_string(given[i]));
+    map[static_cast<size_t>(given[i])] = static_cast<int>(i);
+  }
+  return map;
+}
+
 FusedOps fused_ops(const sdk::OpTask& task) {
   FusedOps f;
   size_t binary = 0;

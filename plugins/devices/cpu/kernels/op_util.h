@@ -49,6 +49,12 @@ void require_output_shape(const sdk::OpTask& task, const Shape& out);
 // the input's shape says. Unsupported without the attribute.
 std::vector<int64_t> folded_ints(const sdk::OpTask& task, size_t input, const char* key);
 
+// Where each of an op's `total` ONNX slots lies among the `count` tensors
+// the task lists (those present), -1 where omitted: as attribute `key`
+// ("input_slots", "output_slots": the frontend's, for ops whose optional
+// tensors no shape tells apart) names them, else the first `count`.
+std::vector<int> tensor_slots(const sdk::OpTask& task, const char* key, size_t count, int total);
+
 // The fused ops after the anchor: each binary one reads the next input
 // after the anchor's own, and its other attributes come from fused_attrs.
 struct FusedOps {

@@ -6,6 +6,7 @@
 #include "buffer_kernel.h"
 #include "held_dtype.h"
 #include "op_util.h"
+#include "quantized.h"
 
 namespace aoe::cpu {
 
@@ -45,9 +46,8 @@ QuantizeOp::QuantizeOp(const sdk::OpTask& task, const HostCpu& host) {
   require_plain(task, 2, 3, {}, Takes::held);
   quantize_ = task.op_type == "QuantizeLinear";
   const sdk::DType q = quantize_ ? task.outputs.at(0).dtype : task.inputs[0].dtype;
-  if (q == sdk::DType::u8) lo_ = 0, hi_ = 255;
-  else if (q == sdk::DType::i8) lo_ = -128, hi_ = 127;
-  else unsupported("the cpu device runs " + task.op_type + " on uint8 and int8, not " + sdk::to_string(q));
+  const QuantRange range = quantized_range(q, who, quantize_ ? "its output" : "its input");
+  lo_ = range.lo, hi_ = range.hi;
   if (task.attrs.contains("block_size") && int_attr(task.attrs, "block_size", 0) != 0)
     unsupported("the cpu device runs " + task.op_type + " per tensor and per axis, not blocked");
   const Shape in = task.inputs[0].shape;

@@ -121,21 +121,8 @@ RecurrentOp::RecurrentOp(const sdk::OpTask& task, const HostCpu& host) {
   const std::string who = t + " '" + task.name + "'";
   cell_ = t == "LSTM" ? Cell::lstm : t == "GRU" ? Cell::gru : Cell::rnn;
   if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after " + t);
-  // Slots of the tensors present: as the frontend names them, else the first ones.
-  const auto slots = [&](const char* key, size_t count, int total) {
-    std::vector<int64_t> given = ints_attr(task.attrs, key, {});
-    if (given.empty())
-      for (size_t i = 0; i < count; ++i) given.push_back(static_cast<int64_t>(i));
-    if (given.size() != count) invalid(who + ": " + key + " names " + std::to_string(given.size()) + " tensors, it has " + std::to_string(count));
-    std::vector<int> map(static_cast<size_t>(total), -1);
-    for (size_t i = 0; i < given.size(); ++i) {
-      if (given[i] < 0 || given[i] >= total) invalid(who + ": " + key + " holds slot " + std::to_string(given[i]));
-      map[static_cast<size_t>(given[i])] = static_cast<int>(i);
-    }
-    return map;
-  };
-  in_ = slots("input_slots", task.inputs.size(), kInSlots);
-  out_ = slots("output_slots", task.outputs.size(), kOutSlots);
+  in_ = tensor_slots(task, "input_slots", task.inputs.size(), kInSlots);
+  out_ = tensor_slots(task, "output_slots", task.outputs.size(), kOutSlots);
   if (in_[kX] < 0 || in_[kW] < 0 || in_[kR] < 0) invalid(who + " takes X, W and R");
   if (cell_ != Cell::lstm && (in_[kInitialC] >= 0 || in_[kP] >= 0 || out_[kYc] >= 0)) invalid(who + " has no initial_c, P nor Y_c");
   require_f32(task, in_[kLens] >= 0 ? std::vector<size_t>{static_cast<size_t>(in_[kLens])} : std::vector<size_t>{});

@@ -48,7 +48,10 @@ float apply(float x, float y, sdk::DType t, bool pos, bool neg) {
   if constexpr (F == Fn::bit_xor) return static_cast<float>(static_cast<int64_t>(x) ^ static_cast<int64_t>(y));
   if constexpr (F == Fn::bit_not) return static_cast<float>(as_integer(static_cast<double>(~static_cast<int64_t>(x)), t));
   if constexpr (F == Fn::cast)
-    return is_integral(t) ? static_cast<float>(as_integer(x, t)) : t == sdk::DType::f16 ? static_cast<float>(as_float16(x)) : x;
+    return is_integral(t)            ? static_cast<float>(as_integer(x, t))
+           : t == sdk::DType::f16  ? static_cast<float>(as_float16(x))
+           : t == sdk::DType::bf16 ? static_cast<float>(as_bfloat16(x))
+                                   : x;
   if constexpr (F == Fn::is_nan) return std::isnan(x) ? 1.0f : 0.0f;
   if constexpr (F == Fn::is_inf) return (std::isinf(x) && ((x > 0 && pos) || (x < 0 && neg))) ? 1.0f : 0.0f;
   if constexpr (F == Fn::int_div) return y == 0.0f ? 0.0f : std::trunc(x / y);
@@ -83,6 +86,7 @@ double reference_value(Fn fn, double x, double y, sdk::DType t, bool pos, bool n
     case Fn::bit_not: return as_integer(static_cast<double>(~i(x)), t);
     case Fn::cast:
       if (is_integral(t)) return as_integer(x, t);
+      if (t == sdk::DType::bf16) return as_bfloat16(x);
       return t == sdk::DType::f16 ? as_float16(x) : static_cast<double>(static_cast<float>(x));
     case Fn::is_nan: return b(std::isnan(x));
     case Fn::is_inf: return b(std::isinf(x) && ((x > 0 && pos) || (x < 0 && neg)));
