@@ -220,11 +220,12 @@ const onnx::GraphProto* body_of(const onnx::NodeProto& node) {
 bool unroll_loop(const onnx::NodeProto& node, const std::map<std::string, const T*>& initializers, Unrolled& out) {
   const auto* body = body_of(node);
   if (!body || node.input_size() < 2 || node.input(0).empty()) return false;
-  const auto trips = constant_int(initializers, node.input(0));
+  auto trips = constant_int(initializers, node.input(0));
   if (!trips || *trips < 0) return false;
-  if (!node.input(1).empty()) {
+  if (!node.input(1).empty()) {  // a constant false runs no iteration
     const auto cond = constant_int(initializers, node.input(1));
-    if (!cond || *cond == 0) return false;
+    if (!cond) return false;
+    if (*cond == 0) trips = 0;
   }
   const int carried = node.input_size() - 2;
   const int scans = body->output_size() - 1 - carried;
