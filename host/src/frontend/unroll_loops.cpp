@@ -230,7 +230,9 @@ bool unroll_loop(const onnx::NodeProto& node, const std::map<std::string, const 
   const int carried = node.input_size() - 2;
   const int scans = body->output_size() - 1 - carried;
   if (carried < 0 || scans < 0 || body->input_size() != carried + 2 || node.output_size() > carried + scans) return false;
-  if (!keeps_running(*body) || (*trips == 0 && scans > 0)) return false;
+  bool scanned_read = false;  // a scan output of no iterations has no shape to give it
+  for (int k = carried; k < node.output_size(); ++k) scanned_read |= !node.output(k).empty();
+  if (!keeps_running(*body) || (*trips == 0 && scanned_read)) return false;
   if (*trips * (node_count(*body) + 2 * scans) > kMaxUnrolledNodes) return false;
   std::vector<std::string> values(node.input().begin() + 2, node.input().end());
   std::vector<std::vector<std::string>> scanned(static_cast<size_t>(scans));

@@ -15,8 +15,8 @@ namespace aoe::host {
 inline constexpr int64_t kMaxUnrolledNodes = 4096;
 
 // A Loop whose trip count is a constant, whose condition is absent or a
-// constant true and whose body passes its condition through (or makes it a
-// constant true), so that every iteration runs: its body copied once per
+// constant (false: no iteration) and whose body passes its condition through
+// (or makes it a constant true), so that every iteration runs: its body copied once per
 // iteration (`<loop>/iter<i>/<name>`), iteration_num a constant per copy,
 // the loop-carried values threaded from copy to copy, each scan output the
 // copies' values Unsqueeze'd on axis 0 and Concat'ed. A Loop of no iterations
