@@ -132,9 +132,10 @@ struct Unrolled {
       t.set_name(prefix + init.name());
       rename[init.name()] = t.name();
     }
+    std::set<std::string> made_here;  // the values the copy's nodes make, whose shapes it keeps
     for (const auto& n : body.node())
       for (const auto& o : n.output())
-        if (!o.empty()) rename[o] = prefix + o;
+        if (!o.empty()) rename[o] = prefix + o, made_here.insert(o);
     const auto named = [&](const std::string& n) { return rename.count(n) ? rename.at(n) : n; };
     for (int i = 0; i < body.node_size(); ++i) {
       auto& node = nodes.emplace_back(body.node(i));
@@ -147,7 +148,7 @@ struct Unrolled {
       }
     }
     for (const auto& v : body.value_info())
-      if (rename.count(v.name())) shapes.push_back(v), shapes.back().set_name(rename.at(v.name()));
+      if (made_here.count(v.name())) shapes.push_back(v), shapes.back().set_name(rename.at(v.name()));
     std::vector<std::string> outputs;
     for (const auto& out : body.output()) outputs.push_back(named(out.name()));
     return outputs;
@@ -368,7 +369,8 @@ int64_t unroll_each(onnx::GraphProto& graph, const std::string& op, int64_t opse
   std::vector<onnx::ValueInfoProto> shapes;
   int64_t unrolled = 0;
   for (auto& node : *graph.mutable_node()) {
-    Unrolled out{base_name(node), opset};
+    Unrolled out;
+    out.base = base_name(node), out.opset = opset;
     if (node.op_type() != op || !default_domain(node) || !unroll(node, out)) {
       *kept.Add() = std::move(node);
       continue;
