@@ -13,26 +13,17 @@
 #include "frontend/onnx_frontend.h"
 #include "frontend/unroll_loops.h"
 #include "graph_queries.h"
+#include "value_types.h"
 
 namespace aoe::host {
 namespace {
 
 using test::node_named;
 using test::op_types;
+using test::set_dims;
 using T = onnx::TensorProto;
 using Shape = std::vector<int64_t>;
 namespace fs = std::filesystem;
-
-void set_type(onnx::ValueInfoProto* value, const std::string& name, int32_t elem_type, const std::vector<std::string>& dims) {
-  value->set_name(name);
-  auto* type = value->mutable_type()->mutable_tensor_type();
-  type->set_elem_type(elem_type);
-  auto* shape = type->mutable_shape();
-  for (const auto& d : dims) {
-    if (std::isdigit(static_cast<unsigned char>(d[0]))) shape->add_dim()->set_dim_value(std::stoll(d));
-    else shape->add_dim()->set_dim_param(d);
-  }
-}
 
 onnx::NodeProto* add_node(onnx::GraphProto* graph, const std::string& op, const std::vector<std::string>& inputs,
                           const std::vector<std::string>& outputs) {
@@ -87,27 +78,27 @@ onnx::ModelProto empty_model(int64_t opset = 13) {
 onnx::ModelProto sum_loop_model(int64_t trips) {
   auto model = empty_model();
   auto* g = model.mutable_graph();
-  set_type(g->add_input(), "x", T::FLOAT, {"2"});
-  if (trips < 0) set_type(g->add_input(), "trips", T::INT64, {});
+  set_dims(g->add_input(), "x", T::FLOAT, {"2"});
+  if (trips < 0) set_dims(g->add_input(), "trips", T::INT64, {});
   else add_scalar(g, "trips", T::INT64, trips);
   add_floats(g, "zeros", {2}, 0.0f);
-  set_type(g->add_output(), "y", T::FLOAT, {"2"});
-  set_type(g->add_output(), "ys", T::FLOAT, {trips < 0 ? "n" : std::to_string(trips), "2"});
+  set_dims(g->add_output(), "y", T::FLOAT, {"2"});
+  set_dims(g->add_output(), "ys", T::FLOAT, {trips < 0 ? "n" : std::to_string(trips), "2"});
   auto* loop = add_node(g, "Loop", {"trips", "", "zeros"}, {"y", "ys"});
   loop->set_name("sum");
   auto* body = add_body(loop);
-  set_type(body->add_input(), "i", T::INT64, {});
-  set_type(body->add_input(), "cond", T::BOOL, {});
-  set_type(body->add_input(), "y_in", T::FLOAT, {"2"});
+  set_dims(body->add_input(), "i", T::INT64, {});
+  set_dims(body->add_input(), "cond", T::BOOL, {});
+  set_dims(body->add_input(), "y_in", T::FLOAT, {"2"});
   auto* cast = add_node(body, "Cast", {"i"}, {"i_float"});
   auto* to = cast->add_attribute();
   to->set_name("to"), to->set_type(onnx::AttributeProto::INT), to->set_i(T::FLOAT);
   add_node(body, "Add", {"y_in", "x"}, {"plus_x"});  // x from the outer scope
   add_node(body, "Add", {"plus_x", "i_float"}, {"y_out"});
   add_node(body, "Identity", {"cond"}, {"cond_out"});
-  set_type(body->add_output(), "cond_out", T::BOOL, {});
-  set_type(body->add_output(), "y_out", T::FLOAT, {"2"});
-  set_type(body->add_output(), "y_out", T::FLOAT, {"2"});
+  set_dims(body->add_output(), "cond_out", T::BOOL, {});
+  set_dims(body->add_output(), "y_out", T::FLOAT, {"2"});
+  set_dims(body->add_output(), "y_out", T::FLOAT, {"2"});
   return model;
 }
 
@@ -116,10 +107,10 @@ onnx::ModelProto sum_loop_model(int64_t trips) {
 onnx::ModelProto column_scan_model(bool reverse_output) {
   auto model = empty_model(11);
   auto* g = model.mutable_graph();
-  set_type(g->add_input(), "xs", T::FLOAT, {"2", "3"});
+  set_dims(g->add_input(), "xs", T::FLOAT, {"2", "3"});
   add_floats(g, "zeros", {2}, 0.0f);
-  set_type(g->add_output(), "s", T::FLOAT, {"2"});
-  set_type(g->add_output(), "sums", T::FLOAT, {"2", "3"});
+  set_dims(g->add_output(), "s", T::FLOAT, {"2"});
+  set_dims(g->add_output(), "sums", T::FLOAT, {"2", "3"});
   auto* scan = add_node(g, "Scan", {"zeros", "xs"}, {"s", "sums"});
   scan->set_name("columns");
   auto* num = scan->add_attribute();
@@ -129,12 +120,12 @@ onnx::ModelProto column_scan_model(bool reverse_output) {
   add_ints(scan, "scan_output_axes", {1});
   add_ints(scan, "scan_output_directions", {reverse_output ? 1 : 0});
   auto* body = add_body(scan);
-  set_type(body->add_input(), "s_in", T::FLOAT, {"2"});
-  set_type(body->add_input(), "column", T::FLOAT, {"2"});
+  set_dims(body->add_input(), "s_in", T::FLOAT, {"2"});
+  set_dims(body->add_input(), "column", T::FLOAT, {"2"});
   add_node(body, "Add", {"s_in", "column"}, {"s_out"});
   add_node(body, "Identity", {"s_out"}, {"sum"});
-  set_type(body->add_output(), "s_out", T::FLOAT, {"2"});
-  set_type(body->add_output(), "sum", T::FLOAT, {"2"});
+  set_dims(body->add_output(), "s_out", T::FLOAT, {"2"});
+  set_dims(body->add_output(), "sum", T::FLOAT, {"2"});
   return model;
 }
 
