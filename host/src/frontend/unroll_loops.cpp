@@ -179,11 +179,11 @@ std::optional<int64_t> constant_int(const std::map<std::string, const T*>& initi
 bool keeps_running(const onnx::GraphProto& body) {
   if (body.input_size() < 2 || body.output_size() < 1) return false;
   std::string cond = body.output(0).name();
-  for (bool moved = true; moved && cond != body.input(1).name();) {
-    moved = false;
+  for (int steps = 0, moved = 1; moved && cond != body.input(1).name() && steps <= body.node_size(); ++steps) {
+    moved = 0;
     for (const auto& n : body.node()) {
       if (n.output_size() != 1 || n.output(0) != cond) continue;
-      if (n.op_type() == "Identity" && n.input_size() == 1) cond = n.input(0), moved = true;
+      if (n.op_type() == "Identity" && n.input_size() == 1) cond = n.input(0), moved = 1;
       else if (n.op_type() == "Constant")
         for (const auto& a : n.attribute()) {
           if (a.name() != "value") continue;
@@ -200,6 +200,9 @@ bool keeps_running(const onnx::GraphProto& body) {
     }
   return false;
 }
+
+// Whether `copies` copies of `per_copy` nodes stay within the bound (without overflowing on the way).
+bool within_bound(int64_t copies, int64_t per_copy) { return copies <= kMaxUnrolledNodes / std::max<int64_t>(per_copy, 1); }
 
 // How many nodes a copy of the body holds, its nested graphs' counted.
 int64_t node_count(const onnx::GraphProto& graph) {
@@ -234,7 +237,7 @@ bool unroll_loop(const onnx::NodeProto& node, const std::map<std::string, const 
   bool scanned_read = false;  // a scan output of no iterations has no shape to give it
   for (int k = carried; k < node.output_size(); ++k) scanned_read |= !node.output(k).empty();
   if (!keeps_running(*body) || (*trips == 0 && scanned_read)) return false;
-  if (*trips * (node_count(*body) + 2 * scans) > kMaxUnrolledNodes) return false;
+  if (!within_bound(*trips, node_count(*body) + 2 * scans)) return false;
   std::vector<std::string> values(node.input().begin() + 2, node.input().end());
   std::vector<std::vector<std::string>> scanned(static_cast<size_t>(scans));
   const std::string cond = *trips ? out.scalar(out.base + "/cond", 1, T::BOOL) : "";
@@ -308,7 +311,7 @@ bool unroll_one_scan(const onnx::GraphProto& graph, const onnx::NodeProto& node,
     const auto dims = dims_of(graph, node.input(first + s));
     if (!dims || dims->empty() || (*dims)[0] != 1) return false;
   }
-  if (*length * (node_count(*body) + scan_in + 2 * scan_out) > kMaxUnrolledNodes) return false;
+  if (!within_bound(*length, node_count(*body) + scan_in + 2 * scan_out)) return false;
   std::vector<std::string> values;
   for (int s = 0; s < states; ++s) {
     const std::string& in = node.input(first + s);
