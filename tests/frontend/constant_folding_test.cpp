@@ -230,6 +230,16 @@ TEST_F(ConstantFolding, ComparisonsAndWhereOnBroadcastValues) {
   EXPECT_EQ(folded("low").reals, (Reals{1, 3, 3}));
 }
 
+// Range's expansion clamps its trip count at 0 with a Relu.
+TEST_F(ConstantFolding, ReluClampsAtZero) {
+  reals("counts", {3}, {-2.0, 0.0, 3.0});
+  constant("steps", {2}, {-4, 5});
+  node("Relu", {"counts"}, "clamped");
+  node("Relu", {"steps"}, "clamped_steps");
+  EXPECT_EQ(folded("clamped").reals, (Reals{0, 0, 3}));
+  EXPECT_EQ(folded("clamped_steps").ints, (Ints{0, 5}));
+}
+
 TEST_F(ConstantFolding, FloatArithmeticRoundsToSinglePrecision) {
   reals("third", {}, {1.0 / 3.0});
   reals("three", {}, {3});

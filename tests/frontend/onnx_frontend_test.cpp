@@ -13,12 +13,14 @@
 #include "aoe/sdk/error.h"
 #include "frontend/onnx_frontend.h"
 #include "graph_queries.h"
+#include "value_types.h"
 
 namespace aoe::host {
 namespace {
 
 using test::node_named;
 using test::op_types;
+using test::set_dims;
 
 namespace fs = std::filesystem;
 using sdk::Error;
@@ -37,18 +39,6 @@ onnx::ModelProto read_proto(const fs::path& path) {
 void save(const onnx::ModelProto& model, const fs::path& path) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!model.SerializeToOstream(&out)) throw std::runtime_error("cannot write " + path.string());
-}
-
-void set_dims(onnx::ValueInfoProto* value, const std::string& name, int32_t elem_type,
-              const std::vector<std::string>& dims) {
-  value->set_name(name);
-  auto* type = value->mutable_type()->mutable_tensor_type();
-  type->set_elem_type(elem_type);
-  auto* shape = type->mutable_shape();
-  for (const auto& d : dims) {
-    if (std::isdigit(static_cast<unsigned char>(d[0]))) shape->add_dim()->set_dim_value(std::stoll(d));
-    else shape->add_dim()->set_dim_param(d);
-  }
 }
 
 onnx::TensorProto* add_int64s(onnx::GraphProto* graph, const std::string& name, const Shape& dims,

@@ -373,6 +373,37 @@ TEST_F(RunCommand, OrtCompareRunsAModelInBothRuntimes) {
   }
 }
 
+// A Loop of a constant trip count and a Scan of a known length run as copies
+// of their bodies: y = sum of (x + i) for i < 3, and running column sums
+// taken from the last column on.
+TEST_F(RunCommand, RunsALoopAndAScanUnrolled) {
+  write_sum_loop_model(dir_ / "loop.onnx");
+  host::write_npz(dir_ / "x.npz", {{"x", host::FloatArray{{2}, {1, 2}}}});
+  auto r = run("loop.onnx", "loop.json", {"--inputs", (dir_ / "x.npz").string(), "--outputs", (dir_ / "y.npz").string()});
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  EXPECT_EQ(report("loop.json")["normalised"]["unroll_constant_loop"], 1) << report("loop.json")["normalised"].dump();
+  auto out = host::read_npz(dir_ / "y.npz");
+  EXPECT_EQ(out.at("y").data, (std::vector<float>{6, 9}));
+  EXPECT_EQ(out.at("ys").data, (std::vector<float>{1, 2, 3, 5, 6, 9}));
+
+  write_column_scan_model(dir_ / "scan.onnx");
+  host::write_npz(dir_ / "xs.npz", {{"xs", host::FloatArray{{2, 3}, {1, 2, 3, 4, 5, 6}}}});
+  r = run("scan.onnx", "scan.json", {"--inputs", (dir_ / "xs.npz").string(), "--outputs", (dir_ / "sums.npz").string()});
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  EXPECT_EQ(report("scan.json")["normalised"]["unroll_scan"], 1) << report("scan.json")["normalised"].dump();
+  out = host::read_npz(dir_ / "sums.npz");
+  EXPECT_EQ(out.at("s").data, (std::vector<float>{6, 15}));
+  EXPECT_EQ(out.at("sums").data, (std::vector<float>{3, 5, 6, 6, 11, 15}));
+}
+
+// A Loop whose trip count is fed as the model runs stays a Loop, which the cpu device refuses by name.
+TEST_F(RunCommand, ALoopOfARunTimeTripCountIsRefusedByName) {
+  write_sum_loop_model(dir_ / "fed_loop.onnx", true);
+  const auto r = run("fed_loop.onnx", "fed_loop.json");
+  EXPECT_NE(r.exit_code, 0) << details(r);
+  EXPECT_NE(r.err.find("node 'sum' (Loop): the cpu device has no kernel for op 'Loop'"), std::string::npos) << r.err;
+}
+
 TEST_F(RunCommand, AnUnsupportedOpIsAnErrorNamingIt) {
   write_lp_norm_model(dir_ / "lp_norm.onnx");
   const auto r = run("lp_norm.onnx", "r.json");

@@ -339,4 +339,69 @@ void write_mask_where_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
+onnx::GraphProto* add_body(onnx::NodeProto* node) {
+  auto* a = node->add_attribute();
+  a->set_name("body"), a->set_type(onnx::AttributeProto::GRAPH);
+  a->mutable_g()->set_name(node->name() + "_body");
+  return a->mutable_g();
+}
+
+void write_sum_loop_model(const std::filesystem::path& file, bool fed_trips) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {2});
+  if (fed_trips) {
+    set_dims(g->add_input(), "trips", {});
+    g->mutable_input(1)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+  } else {
+    add_int64s(g, "trips", {}, {3});
+  }
+  auto* zeros = g->add_initializer();
+  zeros->set_name("zeros"), zeros->set_data_type(onnx::TensorProto::FLOAT), zeros->add_dims(2);
+  zeros->add_float_data(0.0f), zeros->add_float_data(0.0f);
+  set_dims(g->add_output(), "y", {2});
+  set_dims(g->add_output(), "ys", {3, 2});
+  auto* body = add_body(add_node(g, "sum", "Loop", {"trips", "", "zeros"}, {"y", "ys"}));
+  set_dims(body->add_input(), "i", {});
+  body->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+  set_dims(body->add_input(), "cond", {});
+  body->mutable_input(1)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::BOOL);
+  set_dims(body->add_input(), "y_in", {2});
+  auto* to = add_node(body, "Cast_0", "Cast", {"i"}, {"i_float"})->add_attribute();
+  to->set_name("to"), to->set_type(onnx::AttributeProto::INT), to->set_i(onnx::TensorProto::FLOAT);
+  add_node(body, "Add_1", "Add", {"y_in", "x"}, {"plus_x"});
+  add_node(body, "Add_2", "Add", {"plus_x", "i_float"}, {"y_out"});
+  add_node(body, "Identity_3", "Identity", {"cond"}, {"cond_out"});
+  set_dims(body->add_output(), "cond_out", {});
+  body->mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::BOOL);
+  set_dims(body->add_output(), "y_out", {2});
+  set_dims(body->add_output(), "y_out", {2});
+  save(model, file);
+}
+
+void write_column_scan_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "xs", {2, 3});
+  auto* zeros = g->add_initializer();
+  zeros->set_name("zeros"), zeros->set_data_type(onnx::TensorProto::FLOAT), zeros->add_dims(2);
+  zeros->add_float_data(0.0f), zeros->add_float_data(0.0f);
+  set_dims(g->add_output(), "s", {2});
+  set_dims(g->add_output(), "sums", {2, 3});
+  auto* scan = add_node(g, "columns", "Scan", {"zeros", "xs"}, {"s", "sums"});
+  auto* num = scan->add_attribute();
+  num->set_name("num_scan_inputs"), num->set_type(onnx::AttributeProto::INT), num->set_i(1);
+  add_ints_attribute(scan, "scan_input_axes", {1});
+  add_ints_attribute(scan, "scan_input_directions", {1});
+  add_ints_attribute(scan, "scan_output_axes", {1});
+  auto* body = add_body(scan);
+  set_dims(body->add_input(), "s_in", {2});
+  set_dims(body->add_input(), "column", {2});
+  add_node(body, "Add_0", "Add", {"s_in", "column"}, {"s_out"});
+  add_node(body, "Identity_1", "Identity", {"s_out"}, {"sum"});
+  set_dims(body->add_output(), "s_out", {2});
+  set_dims(body->add_output(), "sum", {2});
+  save(model, file);
+}
+
 }  // namespace aoe::test

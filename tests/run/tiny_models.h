@@ -47,5 +47,11 @@ void write_shape_arithmetic_model(const std::filesystem::path& file);
 // x, y[2,3] -> z = Where(x > y and not x < 0, x, y): a bool mask from
 // comparisons and logic, computed as the model runs.
 void write_mask_where_model(const std::filesystem::path& file);
+// x[2] -> Loop "sum" of 3 iterations (or of `trips`, an int64 input, where
+// `fed_trips`): y = y + x + i from zeros, ys its value per iteration [3,2].
+void write_sum_loop_model(const std::filesystem::path& file, bool fed_trips = false);
+// xs[2,3] -> Scan "columns" over axis 1, last column first: s = s + column
+// from zeros, sums[2,3] its value per step along axis 1.
+void write_column_scan_model(const std::filesystem::path& file);
 
 }  // namespace aoe::test

@@ -218,7 +218,7 @@ class Folder {
         {"ConstantOfShape", &Folder::constant_of_shape},                      {"Where", &Folder::where},
         {"Not", &Folder::unary},           {"Neg", &Folder::unary},           {"Abs", &Folder::unary},
         {"Sqrt", &Folder::unary},          {"Floor", &Folder::unary},         {"Ceil", &Folder::unary},
-        {"Reciprocal", &Folder::unary},    {"Add", &Folder::binary},          {"Sub", &Folder::binary},
+        {"Reciprocal", &Folder::unary},    {"Relu", &Folder::unary},          {"Add", &Folder::binary},          {"Sub", &Folder::binary},
         {"Mul", &Folder::binary},          {"Div", &Folder::binary},          {"Pow", &Folder::binary},
         {"Max", &Folder::binary},          {"Min", &Folder::binary},          {"Equal", &Folder::binary},
         {"Less", &Folder::binary},         {"Greater", &Folder::binary},      {"And", &Folder::binary},
@@ -586,6 +586,9 @@ class Folder {
         if (v == std::numeric_limits<int64_t>::min()) return std::nullopt;
         v = wrap_int(out.elem_type, f(v));
       }
+    } else if (op == "Relu") {  // a count clamped at 0, as Range's expansion computes its trip count
+      for (auto& v : out.reals) v = v < 0 ? 0.0 : v;
+      for (auto& v : out.ints) v = v < 0 ? 0 : v;
     } else {
       if (!x->is_real()) return std::nullopt;
       const std::map<std::string, double (*)(double)> fns = {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "constant_folding.h"
+#include "unroll_loops.h"
 #include "value_attributes.h"
 
 namespace aoe::host {
@@ -520,6 +521,8 @@ std::string Normalisation::summary() const {
       {"constant_to_initializer", "Constant nodes made initializers"},
       {"fold_constants", "nodes folded into constants"},
       {"inline_constant_if", "If nodes with a constant condition inlined"},
+      {"unroll_constant_loop", "Loop nodes with a constant trip count unrolled"},
+      {"unroll_scan", "Scan nodes of a known length unrolled"},
       {"variadic_to_binary", "Sum/Mean/Max/Min nodes made two-input chains"},
       {"softmax_along_an_axis", "opset-11 Softmax nodes given one axis"},
       {"remove_identity", "Identity/Dropout/same-type Cast nodes read through"},
@@ -541,18 +544,22 @@ nlohmann::json Normalisation::to_json() const {
 
 Normalisation normalise_graph(onnx::GraphProto& graph, int64_t opset, const std::function<void()>& infer_shapes) {
   Normalisation done;
-  // An inlined branch brings Constants and foldable arithmetic of its own, and
-  // it and the split chains values whose shapes inference then finds.
+  // An inlined branch or unrolled body brings Constants and foldable arithmetic
+  // of its own, and it and the split chains values whose shapes inference then finds.
   for (int round = 0; round < kMaxRounds; ++round) {
     done.add("constant_to_initializer", constant_to_initializer(graph));
     done.add("fold_constants", fold_constants(graph));
     const int64_t inlined = inline_constant_if(graph);
+    const int64_t loops = unroll_constant_loop(graph, opset);
+    const int64_t scans = unroll_scan(graph, opset);
     const int64_t split = variadic_to_binary(graph);
     const int64_t softmax = softmax_along_an_axis(graph, opset);
     done.add("inline_constant_if", inlined);
+    done.add("unroll_constant_loop", loops);
+    done.add("unroll_scan", scans);
     done.add("variadic_to_binary", split);
     done.add("softmax_along_an_axis", softmax);
-    if (!inlined && !split && !softmax) break;
+    if (!inlined && !loops && !scans && !split && !softmax) break;
     infer_shapes();
   }
   done.add("remove_identity", remove_identity(graph));

@@ -43,12 +43,16 @@ struct Normalisation {
 //     (constant_folding.h) is removed, its outputs kept as initializers where read;
 //   inline_constant_if: an If whose condition is now a constant is replaced by
 //     the branch it takes;
+//   unroll_constant_loop: a Loop whose trip count is a constant and whose every
+//     iteration runs becomes copies of its body (unroll_loops.h);
+//   unroll_scan: a Scan whose sequence length the shapes tell becomes copies of
+//     its body, its scan inputs sliced per step;
 //   variadic_to_binary: Sum, Mean, Max and Min of n inputs become chains of Add,
 //     Max or Min (Mean: times 1/n), of one input an Identity;
 //   softmax_along_an_axis: before opset 13, Softmax, LogSoftmax and Hardmax
 //     flatten their input to 2-D at `axis` (default 1): given axis -1 where
 //     that is the same, wrapped in Flatten and Reshape where not;
-//     where any of the last three changed the graph, `infer_shapes` runs and the five again;
+//     where any of the last five changed the graph, `infer_shapes` runs and the seven again;
 //   remove_identity: Identity, Dropout in inference and a Cast to the type its
 //     input has, read through;
 //   empty_optional_inputs: an optional input given as a tensor of no elements
