@@ -26,7 +26,6 @@ constexpr int64_t kC0 = 16;
 constexpr int64_t kPositionBytes = kC0 * 2;
 constexpr int64_t kFractalBytes = kC0 * kC0 * 2;
 constexpr int64_t kAccFractalBytes = kC0 * kC0 * 4;
-constexpr int64_t kAccBytes = 4;
 
 // Upper ends of the knob domains: L0 tiles of 16 fractals per side reach
 // L0C's limit, and 128 output rows per L1 load exceed L1 for any real layer.
@@ -492,22 +491,8 @@ ConvCost ConvModel::cost(const ConvTiling& t) const {
   return c;
 }
 
-// As MatMul's: the coupled core drains L0C through the vector pipe into UB,
-// runs the epilogue there and MTE3 writes UB to GM; the steps share UB, so
-// they add.
 double ConvModel::write_back_cycles(int64_t rows, int64_t cols, int64_t active) const {
-  const int64_t elements = rows * cols;
-  const int out_bytes = sdk::dtype_bytes(p_.out_dtype);
-  const double l0c_to_ub = static_cast<double>(elements * kAccBytes) / soc_.l0c_to_ub_rate;
-  double vector = p_.epilogue.vector_cycles(soc_, elements, out_bytes);
-  if (p_.out_dtype != DType::f32) vector += vector_pass_cycles(soc_, elements, kAccBytes);
-  const double out = static_cast<double>(elements * out_bytes);
-  const double to_gm = p_.out_on_chip ? out / soc_.ub_to_l2_rate
-                                      : std::max(out / soc_.ub_to_gm_rate, out * static_cast<double>(active) / soc_.hbm_bytes_per_cycle());
-  const double addends = p_.epilogue.addend_bytes_per_tile(rows, cols, p_.cout * p_.ho * p_.wo) / soc_.gm_to_l1_rate;
-  const double chunks = static_cast<double>(ceil_div(elements * kAccBytes, soc_.ub_bytes / 2));
-  const double transfers = chunks * static_cast<double>(2 + p_.epilogue.addends.size());
-  return l0c_to_ub + vector + to_gm + addends + transfers * soc_.dma_cycles;
+  return p_.epilogue.write_back_cycles(soc_, rows, cols, p_.cout * p_.ho * p_.wo, p_.out_dtype, p_.out_on_chip, active);
 }
 
 // The busiest core walks its images and L1 tiles of output rows; for each

@@ -50,6 +50,25 @@ double instructions(double repeats) { return std::ceil(repeats / 255.0); }
 
 }  // namespace
 
+double Epilogue::write_back_cycles(const Soc& soc, int64_t rows, int64_t cols, int64_t full, sdk::DType out_dtype,
+                                   bool on_chip, int64_t active) const {
+  constexpr int64_t kAccBytes = 4;  // L0C holds fp32
+  const int64_t elements = rows * cols;
+  const int out_bytes = sdk::dtype_bytes(out_dtype);
+  const double l0c_to_ub = static_cast<double>(elements * kAccBytes) / soc.l0c_to_ub_rate;
+  double vector = vector_cycles(soc, elements, out_bytes);
+  if (out_dtype != sdk::DType::f32) vector += vector_pass_cycles(soc, elements, kAccBytes);
+  const double out = static_cast<double>(elements * out_bytes);
+  const double to_gm = on_chip ? out / soc.ub_to_l2_rate
+                               : std::max(out / soc.ub_to_gm_rate, out * static_cast<double>(active) / soc.hbm_bytes_per_cycle());
+  const double addend_cycles = addend_bytes_per_tile(rows, cols, full) / soc.gm_to_l1_rate;
+  // UB is ping-ponged, so a tile drains in chunks of half of it.
+  const int64_t half_ub = soc.ub_bytes / 2;
+  const double chunks = static_cast<double>((elements * kAccBytes + half_ub - 1) / half_ub);
+  const double transfers = chunks * static_cast<double>(2 + addends.size());
+  return l0c_to_ub + vector + to_gm + addend_cycles + transfers * soc.dma_cycles;
+}
+
 double vector_pass_cycles(const Soc& soc, int64_t elements, int bytes) {
   const double r = repeats(soc, elements, bytes);
   return r + instructions(r) * soc.vector_latency_cycles;

@@ -31,6 +31,13 @@ struct Epilogue {
   // `on_chip_only` counts only the addends kept in L2.
   double addend_bytes_per_tile(int64_t rows, int64_t cols, int64_t full, bool on_chip_only = false) const;
   double addend_bytes_total(bool on_chip_only = false) const;
+  // A cube core's rows x cols output tile (fp32 in L0C) written back: the
+  // coupled core drains L0C through the vector pipe into UB, runs this
+  // epilogue there, and MTE3 writes UB to GM (or to L2 where `on_chip`);
+  // the steps share UB, so they add. `full`: one whole output matrix's
+  // elements; `active`: the cores writing at once.
+  double write_back_cycles(const Soc& soc, int64_t rows, int64_t cols, int64_t full, sdk::DType out_dtype,
+                           bool on_chip, int64_t active) const;
 };
 
 // Cycles of one full-width vector pass over `elements` values of `bytes` each.

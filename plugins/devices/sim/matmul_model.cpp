@@ -363,22 +363,9 @@ double MatMulModel::hbm_bytes_per_round(const MatMulTiling& t, int64_t active, i
   return std::min(round_bytes, all_operands / static_cast<double>(rounds));
 }
 
-// The coupled 910 core drains L0C through the vector pipe into UB, runs the
-// epilogue there, then MTE3 writes UB to GM; the steps share UB, so they add.
 double MatMulModel::write_back_cycles(const MatMulTiling& t, int64_t active) const {
-  const int64_t mt = t.m_l0 * kFractal, nt = t.n_l0 * kFractal, elements = mt * nt;
-  const int out_bytes = sdk::dtype_bytes(p_.out_dtype);
-  const double l0c_to_ub = static_cast<double>(elements * kAccBytes) / soc_.l0c_to_ub_rate;
-  double vector = p_.epilogue.vector_cycles(soc_, elements, out_bytes);
-  if (p_.out_dtype != DType::f32) vector += vector_pass_cycles(soc_, elements, kAccBytes);
-  const double out = static_cast<double>(elements * out_bytes);
-  const double to_gm = p_.out_on_chip ? out / soc_.ub_to_l2_rate
-                                      : std::max(out / soc_.ub_to_gm_rate, out * static_cast<double>(active) / soc_.hbm_bytes_per_cycle());
-  const double addends = p_.epilogue.addend_bytes_per_tile(mt, nt, p_.matrix_elements) / soc_.gm_to_l1_rate;
-  // UB is ping-ponged, so a tile drains in chunks of half of it.
-  const double chunks = static_cast<double>(ceil_div(elements * kAccBytes, soc_.ub_bytes / 2));
-  const double transfers = chunks * static_cast<double>(2 + p_.epilogue.addends.size());
-  return l0c_to_ub + vector + to_gm + addends + transfers * soc_.dma_cycles;
+  return p_.epilogue.write_back_cycles(soc_, t.m_l0 * kFractal, t.n_l0 * kFractal, p_.matrix_elements, p_.out_dtype,
+                                       p_.out_on_chip, active);
 }
 
 // fp32 operands go through a Cast kernel each (read 4 B, write 2 B per
