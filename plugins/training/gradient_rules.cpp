@@ -202,6 +202,22 @@ Grads unary(GradientContext& c, const char* kernel, const std::string& second, j
 
 Grads relu(GradientContext& c) { return unary(c, "ReluGradV2", c.node.outputs[0]); }
 Grads gelu(GradientContext& c) { return unary(c, "GeLUGrad", input(c, 0)); }
+Grads sigmoid(GradientContext& c) { return unary(c, "SigmoidGrad", c.node.outputs[0]); }
+Grads hard_swish(GradientContext& c) { return unary(c, "HardSwishGrad", input(c, 0)); }
+Grads hard_sigmoid(GradientContext& c) {
+  return unary(c, "HardSigmoidGrad", input(c, 0),
+               {{"alpha", c.node.attrs.value("alpha", 0.2)}, {"beta", c.node.attrs.value("beta", 0.5)}});
+}
+
+// Clip as exporters write ReLU6 (bounds 0 and 6, known when the model is
+// read); other bounds have no kernel of their own in CANN's step.
+Grads clip(GradientContext& c) {
+  const bool relu6 = c.node.attrs.value("min", -1.0) == 0.0 && c.node.attrs.value("max", -1.0) == 6.0;
+  if (!relu6 || wants(c, 1) || wants(c, 2))
+    throw aoe::sdk::Error(aoe::sdk::StatusCode::invalid_argument,
+                          no_gradient_rule("Clip with bounds other than the constants 0 and 6", c.node.name));
+  return unary(c, "Relu6Grad", input(c, 0));
+}
 Grads neg(GradientContext& c) { return unary(c, "Neg", ""); }
 Grads softmax(GradientContext& c) {
   return unary(c, "SoftmaxGradExt", c.node.outputs[0], {{"axis", c.node.attrs.value("axis", int64_t{-1})}});
@@ -238,6 +254,25 @@ Grads max_pool(GradientContext& c) {
 Grads global_average_pool(GradientContext& c) {
   const auto& xs = shape_of(c, input(c, 0));
   return unary(c, "GlobalAveragePoolGrad", "", {{"input_size", std::vector<int64_t>(xs.begin() + 2, xs.end())}});
+}
+
+// ReduceMean over H and W of a map is GlobalAveragePool: its gradient is
+// GlobalAveragePoolGrad of dy seen as N x C x 1 x 1. Other axes would need
+// CANN's Tile and RealDiv, which the step does not derive.
+Grads reduce_mean(GradientContext& c) {
+  const auto& xs = shape_of(c, input(c, 0));
+  auto axes = ints(c.node.attrs, "axes", {});
+  for (auto& a : axes) a = a < 0 ? a + static_cast<int64_t>(xs.size()) : a;
+  std::sort(axes.begin(), axes.end());
+  if (xs.size() != 4 || axes != std::vector<int64_t>{2, 3})
+    throw aoe::sdk::Error(aoe::sdk::StatusCode::invalid_argument,
+                          no_gradient_rule("ReduceMean over axes other than H and W of a map", c.node.name));
+  Grads g(c.node.inputs.size());
+  if (!wants(c, 0)) return g;
+  const std::string dy = view_as(c, c.dy[0], {xs[0], xs[1], 1, 1});
+  g[0] = c.step.add_unary(c.node.name, "GlobalAveragePoolGrad", {dy}, xs, c.step.activation(),
+                          {{"input_size", std::vector<int64_t>{xs[2], xs[3]}}});
+  return g;
 }
 
 int64_t axis_of(GradientContext& c, const std::string& tensor) {
@@ -300,6 +335,11 @@ const std::map<std::string, GradientRule>& rules() {
       {"Cast", cast},
       {"MaxPool", max_pool},
       {"GlobalAveragePool", global_average_pool},
+      {"ReduceMean", reduce_mean},
+      {"Sigmoid", sigmoid},
+      {"HardSwish", hard_swish},
+      {"HardSigmoid", hard_sigmoid},
+      {"Clip", clip},
       {"Reshape", view},
       {"Flatten", view},
       {"Squeeze", view},
