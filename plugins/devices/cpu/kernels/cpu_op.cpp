@@ -96,7 +96,8 @@ const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", 
                                            // A training step's kernels (docs/training.md), run unfused.
                                            "BNTrainingReduce", "BNTrainingUpdate", "SoftmaxCrossEntropyWithLogits",
                                            "Conv2DBackpropInput", "Conv2DBackpropFilter", "BiasAddGrad", "BatchMatMul",
-                                           "ReluGradV2", "GeLUGrad", "SoftmaxGradExt", "LayerNormXBackpropV2",
+                                           "ReluGradV2", "Relu6Grad", "GeLUGrad", "SigmoidGrad", "HardSwishGrad",
+                                           "HardSigmoidGrad", "SoftmaxGradExt", "LayerNormXBackpropV2",
                                            "LayerNormBetaGammaBackpropV2", "BNTrainingUpdateGrad", "BNTrainingReduceGrad",
                                            "MaxPoolGradWithArgmax", "GlobalAveragePoolGrad", "AddN", "FusedMulAddN",
                                            "ApplyMomentum", "ApplyAdam", "LambApplyOptimizerAssign", "SquareSumV1",
@@ -114,7 +115,9 @@ std::unique_ptr<CpuOp> make_step_op(const sdk::OpTask& task, const HostCpu& host
   if (t == "Conv2DBackpropFilter") return std::make_unique<ConvBackpropFilterOp>(task, host);
   if (t == "BiasAddGrad") return std::make_unique<BiasAddGradOp>(task, host);
   if (t == "AddN") return std::make_unique<AddNOp>(task, host);
-  if (t == "ReluGradV2" || t == "GeLUGrad") return std::make_unique<ActivationGradOp>(task, host);
+  if (t == "ReluGradV2" || t == "Relu6Grad" || t == "GeLUGrad" || t == "SigmoidGrad" || t == "HardSwishGrad" ||
+      t == "HardSigmoidGrad")
+    return std::make_unique<ActivationGradOp>(task, host);
   if (t == "SoftmaxGradExt") return std::make_unique<SoftmaxGradOp>(task, host);
   if (t == "LayerNormXBackpropV2" || t == "LayerNormBetaGammaBackpropV2") return std::make_unique<LayerNormGradOp>(task, host);
   if (t == "MaxPoolGradWithArgmax") return std::make_unique<MaxPoolGradOp>(task, host);
