@@ -192,6 +192,38 @@ TEST(TrainingGradients, ReluAndGelu) {
                   "gelu dx");
 }
 
+// dx of an elementwise activation's gradient kernel against the differences
+// of `f`; `second` is what the kernel reads besides dy (x, or f(x) where it
+// reads the output).
+void expect_elementwise_gradient(const std::string& kernel, const json& attrs, const std::function<double(double)>& f,
+                                 bool reads_y, float lo, float hi) {
+  const Shape s = {3, 29};
+  const auto x = random_floats(87, 11, lo, hi), dy = random_floats(87, 12);
+  const Values xd = widen(x), dyd = widen(dy);
+  std::vector<float> second = x;
+  if (reads_y)
+    for (auto& v : second) v = static_cast<float>(f(v));
+  const auto dx = run(op(kernel, {f32(s), f32(s)}, attrs), {dy, second})[0];
+  expect_gradient(dx, differences([&](const Values& v) {
+                    double l = 0;
+                    for (size_t i = 0; i < v.size(); ++i) l += dyd[i] * f(v[i]);
+                    return l;
+                  }, xd),
+                  kernel + " dx");
+}
+
+TEST(TrainingGradients, Relu6SigmoidHardSwishHardSigmoid) {
+  expect_elementwise_gradient("Relu6Grad", json::object(), [](double v) { return std::min(6.0, std::max(0.0, v)); },
+                              false, -2, 8);
+  expect_elementwise_gradient("SigmoidGrad", json::object(), [](double v) { return 1 / (1 + std::exp(-v)); }, true, -4, 4);
+  expect_elementwise_gradient("HardSwishGrad", json::object(),
+                              [](double v) { return v * std::min(1.0, std::max(0.0, v / 6 + 0.5)); }, false, -5, 5);
+  for (const auto& [alpha, beta] : {std::pair{0.2, 0.5}, std::pair{-0.5, 0.25}})
+    expect_elementwise_gradient("HardSigmoidGrad", {{"alpha", alpha}, {"beta", beta}},
+                                [a = alpha, b = beta](double v) { return std::min(1.0, std::max(0.0, a * v + b)); },
+                                false, -5, 5);
+}
+
 // Softmax of `x` along the middle of outer x axis x inner.
 Values softmax(const Values& x, int64_t outer, int64_t axis, int64_t inner) {
   Values y(x.size());

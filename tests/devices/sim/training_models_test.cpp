@@ -91,6 +91,14 @@ std::vector<StepOp> step_ops() {
        }},
       {"ReluGradV2", [=](int64_t n) { return task("ReluGradV2", {h({n, c, 56, 56}), h({n, c, 56, 56})}, {h({n, c, 56, 56})}); }},
       {"GeLUGrad", [](int64_t n) { return task("GeLUGrad", {h({n * 128, 3072}), h({n * 128, 3072})}, {h({n * 128, 3072})}); }},
+      {"Relu6Grad", [=](int64_t n) { return task("Relu6Grad", {h({n, c, 56, 56}), h({n, c, 56, 56})}, {h({n, c, 56, 56})}); }},
+      {"SigmoidGrad", [](int64_t n) { return task("SigmoidGrad", {h({n, 1, 160, 160}), h({n, 1, 160, 160})}, {h({n, 1, 160, 160})}); }},
+      {"HardSwishGrad",
+       [=](int64_t n) { return task("HardSwishGrad", {h({n, c, 56, 56}), h({n, c, 56, 56})}, {h({n, c, 56, 56})}); }},
+      {"HardSigmoidGrad",
+       [=](int64_t n) {
+         return task("HardSigmoidGrad", {h({n, c, 56, 56}), h({n, c, 56, 56})}, {h({n, c, 56, 56})}, {{"alpha", 0.2}, {"beta", 0.5}});
+       }},
       {"SoftmaxGradExt",
        [](int64_t n) {
          return task("SoftmaxGradExt", {h({n * 12, 128, 128}), h({n * 12, 128, 128})}, {h({n * 12, 128, 128})}, {{"axis", -1}});
