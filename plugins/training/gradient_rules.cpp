@@ -72,6 +72,26 @@ Grads conv(GradientContext& c) {
   return g;
 }
 
+// ConvTranspose is the adjoint of Conv in its input: dx is the Conv of dy
+// by the same weights (Cin x Cout/group is a Conv's Cout x Cin/group from
+// dy's channels to x's), and dw the filter gradient of that Conv, x as
+// its dy. Stride, pads, dilations and group carry over; output_padding only
+// adds rows the Conv's floor leaves unread.
+Grads conv_transpose(GradientContext& c) {
+  if (c.node.attrs.contains("output_shape") || c.node.attrs.value("auto_pad", std::string("NOTSET")) != "NOTSET")
+    throw aoe::sdk::Error(aoe::sdk::StatusCode::invalid_argument,
+                          no_gradient_rule("ConvTranspose sized by output_shape or auto_pad", c.node.name));
+  Grads g(c.node.inputs.size());
+  const std::string& dy = c.dy[0];
+  const std::string x = input(c, 0), w = input(c, 1);
+  const auto attrs = conv_attrs(c.node.attrs, shape_of(c, w));
+  if (wants(c, 0)) g[0] = c.step.add_unary(c.node.name, "Conv", {dy, w}, shape_of(c, x), c.step.activation(), attrs);
+  if (wants(c, 1)) g[1] = c.step.add_unary(c.node.name, "Conv2DBackpropFilter", {dy, x}, shape_of(c, w), DType::f32, attrs);
+  if (wants(c, 2))
+    g[2] = c.step.add_unary(c.node.name, "BiasAddGrad", {dy}, shape_of(c, input(c, 2)), DType::f32, {{"axis", 1}});
+  return g;
+}
+
 Grads batch_norm(GradientContext& c) {
   Grads g(c.node.inputs.size());
   const std::string& dy = c.dy[0];
@@ -317,6 +337,7 @@ Grads view(GradientContext& c) {
 const std::map<std::string, GradientRule>& rules() {
   static const std::map<std::string, GradientRule> table = {
       {"Conv", conv},
+      {"ConvTranspose", conv_transpose},
       {"BatchNormalization", batch_norm},
       {"LayerNormalization", layer_norm},
       {"MatMul", matmul},
