@@ -295,6 +295,27 @@ Grads reduce_mean(GradientContext& c) {
   return g;
 }
 
+// Resize of a map's H and W, nearest (rounding half down) or linear, by
+// half-pixel coordinates (ONNX's defaults): its gradient adds each position
+// of dy into the positions of x it was read from, CANN's
+// ResizeNearestNeighborV2Grad and ResizeBilinearV2Grad.
+Grads resize(GradientContext& c) {
+  const auto& a = c.node.attrs;
+  const std::string mode = a.value("mode", std::string("nearest"));
+  const auto& xs = shape_of(c, input(c, 0));
+  const auto& ys = shape_of(c, c.node.outputs[0]);
+  const bool supported = xs.size() == 4 && ys.size() == 4 && xs[0] == ys[0] && xs[1] == ys[1] &&
+                         (mode == "nearest" || mode == "linear") &&
+                         a.value("coordinate_transformation_mode", std::string("half_pixel")) == "half_pixel" &&
+                         (mode != "nearest" || a.value("nearest_mode", std::string("round_prefer_floor")) == "round_prefer_floor");
+  if (!supported)
+    throw aoe::sdk::Error(aoe::sdk::StatusCode::invalid_argument,
+                          no_gradient_rule("Resize other than nearest or linear over H and W by half-pixel coordinates",
+                                           c.node.name));
+  return unary(c, mode == "nearest" ? "ResizeNearestNeighborV2Grad" : "ResizeBilinearV2Grad", "",
+               {{"input_size", std::vector<int64_t>{xs[2], xs[3]}}});
+}
+
 int64_t axis_of(GradientContext& c, const std::string& tensor) {
   const int64_t axis = c.node.attrs.value("axis", int64_t{0});
   return axis < 0 ? axis + static_cast<int64_t>(shape_of(c, tensor).size()) : axis;
@@ -357,6 +378,7 @@ const std::map<std::string, GradientRule>& rules() {
       {"MaxPool", max_pool},
       {"GlobalAveragePool", global_average_pool},
       {"ReduceMean", reduce_mean},
+      {"Resize", resize},
       {"Sigmoid", sigmoid},
       {"HardSwish", hard_swish},
       {"HardSigmoid", hard_sigmoid},

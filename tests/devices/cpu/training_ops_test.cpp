@@ -134,6 +134,8 @@ TEST(TrainingOps, ActivationGradients) {
   expect_matches(op("HardSigmoidGrad", {f32({3, 1001}), f32({3, 1001})}, {{"alpha", 0.2}, {"beta", 0.5}}));
   expect_matches(op("HardSigmoidGrad", {f32({3, 1001}), f32({3, 1001})}, {{"alpha", -0.5}, {"beta", 0.25}}));
   expect_matches(op("SoftmaxGradExt", {f32({5, 17}), f32({5, 17})}, {{"axis", -1}}));
+  expect_matches(op("ResizeNearestNeighborV2Grad", {f32({2, 3, 20, 36})}, {{"input_size", {5, 9}}}));
+  expect_matches(op("ResizeBilinearV2Grad", {f32({2, 3, 14, 22})}, {{"input_size", {7, 11}}}));
   expect_matches(op("SoftmaxGradExt", {f32({3, 7, 5}), f32({3, 7, 5})}, {{"axis", 1}}));
 }
 

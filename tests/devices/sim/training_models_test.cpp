@@ -127,6 +127,14 @@ std::vector<StepOp> step_ops() {
          return task("MaxPoolGradWithArgmax", {h({n, c, 112, 112}), h({n, c, 56, 56})}, {h({n, c, 112, 112})},
                      {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}});
        }},
+      {"ResizeNearestNeighborV2Grad",
+       [](int64_t n) {
+         return task("ResizeNearestNeighborV2Grad", {h({n, 24, 80, 80})}, {h({n, 24, 40, 40})}, {{"input_size", {40, 40}}});
+       }},
+      {"ResizeBilinearV2Grad",
+       [](int64_t n) {
+         return task("ResizeBilinearV2Grad", {h({n, 24, 40, 40})}, {h({n, 24, 20, 20})}, {{"input_size", {20, 20}}});
+       }},
       {"GlobalAveragePoolGrad",
        [](int64_t n) {
          return task("GlobalAveragePoolGrad", {h({n, 2048, 1, 1})}, {h({n, 2048, 7, 7})}, {{"input_size", {7, 7}}});
@@ -364,6 +372,8 @@ TEST(TrainingModels, HostileTasksAreRefusedNamingTheOpAndTheTensor) {
                       {}, {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}}),
                  "dy");
   expect_refused(task("GlobalAveragePoolGrad", {h({8, 64, 7, 7})}, {}, {{"input_size", {7, 7}}}), "dy");
+  expect_refused(task("ResizeNearestNeighborV2Grad", {h({64, 80, 80})}, {}, {{"input_size", {40, 40}}}), "dy");
+  expect_refused(task("ResizeBilinearV2Grad", {h({8, 24, 80, 80})}, {}, {{"input_size", {40}}}), "input_size");
   expect_refused(task("SquareSumV1", {h({})}, {}), "t");
   expect_refused(task("BNTrainingReduceGrad", {map, map, stat, stat, stat, stat, stat}, {}, kConv3x3, {"Conv2DBackpropFilter"}),
                  "x");

@@ -43,6 +43,7 @@
 #include "op_util.h"
 #include "optimizer_ops.h"
 #include "pool_grad_ops.h"
+#include "resize_grad_ops.h"
 #include "pool_op.h"
 #include "quantize_op.h"
 #include "range_op.h"
@@ -99,7 +100,8 @@ const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", 
                                            "ReluGradV2", "Relu6Grad", "GeLUGrad", "SigmoidGrad", "HardSwishGrad",
                                            "HardSigmoidGrad", "SoftmaxGradExt", "LayerNormXBackpropV2",
                                            "LayerNormBetaGammaBackpropV2", "BNTrainingUpdateGrad", "BNTrainingReduceGrad",
-                                           "MaxPoolGradWithArgmax", "GlobalAveragePoolGrad", "AddN", "FusedMulAddN",
+                                           "MaxPoolGradWithArgmax", "GlobalAveragePoolGrad", "ResizeNearestNeighborV2Grad",
+                                           "ResizeBilinearV2Grad", "AddN", "FusedMulAddN",
                                            "ApplyMomentum", "ApplyAdam", "LambApplyOptimizerAssign", "SquareSumV1",
                                            "LambApplyWeightAssign"};
 
@@ -122,6 +124,7 @@ std::unique_ptr<CpuOp> make_step_op(const sdk::OpTask& task, const HostCpu& host
   if (t == "LayerNormXBackpropV2" || t == "LayerNormBetaGammaBackpropV2") return std::make_unique<LayerNormGradOp>(task, host);
   if (t == "MaxPoolGradWithArgmax") return std::make_unique<MaxPoolGradOp>(task, host);
   if (t == "GlobalAveragePoolGrad") return std::make_unique<GlobalAveragePoolGradOp>(task, host);
+  if (t == "ResizeNearestNeighborV2Grad" || t == "ResizeBilinearV2Grad") return std::make_unique<ResizeGradOp>(task, host);
   if (t == "FusedMulAddN" || t == "ApplyMomentum" || t == "ApplyAdam" || t == "LambApplyOptimizerAssign" ||
       t == "SquareSumV1" || t == "LambApplyWeightAssign")
     return std::make_unique<OptimizerOp>(task, host);
