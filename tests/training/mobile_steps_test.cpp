@@ -8,12 +8,6 @@
 namespace aoe::training::test {
 namespace {
 
-StepOptions fp32() {
-  StepOptions o;
-  o.mixed = false;
-  return o;
-}
-
 TEST(MobileSteps, MobileNetV2TakesReluSixsGradientFromEachClipsInput) {
   const auto step = step_of("mobilenet_v2.onnx", fp32());
   const auto counts = op_counts(step);

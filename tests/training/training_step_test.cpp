@@ -16,12 +16,6 @@ namespace {
 using aoe::sdk::DType;
 using Counts = std::map<std::string, size_t>;
 
-StepOptions fp32() {
-  StepOptions o;
-  o.mixed = false;
-  return o;
-}
-
 TEST(TrainingStep, ConvBlockInFp32) {
   const auto step = step_of("conv_block.onnx", fp32());
   const Counts want = {{"Conv", 2},          {"BNTrainingReduce", 1},     {"BNTrainingUpdate", 1},
