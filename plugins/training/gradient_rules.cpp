@@ -72,6 +72,26 @@ Grads conv(GradientContext& c) {
   return g;
 }
 
+// ConvTranspose is the adjoint of Conv in its input: dx is the Conv of dy
+// by the same weights (Cin x Cout/group is a Conv's Cout x Cin/group from
+// dy's channels to x's), and dw the filter gradient of that Conv, x as
+// its dy. Stride, pads, dilations and group carry over; output_padding only
+// adds rows the Conv's floor leaves unread.
+Grads conv_transpose(GradientContext& c) {
+  if (c.node.attrs.contains("output_shape") || c.node.attrs.value("auto_pad", std::string("NOTSET")) != "NOTSET")
+    throw aoe::sdk::Error(aoe::sdk::StatusCode::invalid_argument,
+                          no_gradient_rule("ConvTranspose sized by output_shape or auto_pad", c.node.name));
+  Grads g(c.node.inputs.size());
+  const std::string& dy = c.dy[0];
+  const std::string x = input(c, 0), w = input(c, 1);
+  const auto attrs = conv_attrs(c.node.attrs, shape_of(c, w));
+  if (wants(c, 0)) g[0] = c.step.add_unary(c.node.name, "Conv", {dy, w}, shape_of(c, x), c.step.activation(), attrs);
+  if (wants(c, 1)) g[1] = c.step.add_unary(c.node.name, "Conv2DBackpropFilter", {dy, x}, shape_of(c, w), DType::f32, attrs);
+  if (wants(c, 2))
+    g[2] = c.step.add_unary(c.node.name, "BiasAddGrad", {dy}, shape_of(c, input(c, 2)), DType::f32, {{"axis", 1}});
+  return g;
+}
+
 Grads batch_norm(GradientContext& c) {
   Grads g(c.node.inputs.size());
   const std::string& dy = c.dy[0];
@@ -202,6 +222,22 @@ Grads unary(GradientContext& c, const char* kernel, const std::string& second, j
 
 Grads relu(GradientContext& c) { return unary(c, "ReluGradV2", c.node.outputs[0]); }
 Grads gelu(GradientContext& c) { return unary(c, "GeLUGrad", input(c, 0)); }
+Grads sigmoid(GradientContext& c) { return unary(c, "SigmoidGrad", c.node.outputs[0]); }
+Grads hard_swish(GradientContext& c) { return unary(c, "HardSwishGrad", input(c, 0)); }
+Grads hard_sigmoid(GradientContext& c) {
+  return unary(c, "HardSigmoidGrad", input(c, 0),
+               {{"alpha", c.node.attrs.value("alpha", 0.2)}, {"beta", c.node.attrs.value("beta", 0.5)}});
+}
+
+// Clip as exporters write ReLU6 (bounds 0 and 6, known when the model is
+// read); other bounds have no kernel of their own in CANN's step.
+Grads clip(GradientContext& c) {
+  const bool relu6 = c.node.attrs.value("min", -1.0) == 0.0 && c.node.attrs.value("max", -1.0) == 6.0;
+  if (!relu6 || wants(c, 1) || wants(c, 2))
+    throw aoe::sdk::Error(aoe::sdk::StatusCode::invalid_argument,
+                          no_gradient_rule("Clip with bounds other than the constants 0 and 6", c.node.name));
+  return unary(c, "Relu6Grad", input(c, 0));
+}
 Grads neg(GradientContext& c) { return unary(c, "Neg", ""); }
 Grads softmax(GradientContext& c) {
   return unary(c, "SoftmaxGradExt", c.node.outputs[0], {{"axis", c.node.attrs.value("axis", int64_t{-1})}});
@@ -238,6 +274,46 @@ Grads max_pool(GradientContext& c) {
 Grads global_average_pool(GradientContext& c) {
   const auto& xs = shape_of(c, input(c, 0));
   return unary(c, "GlobalAveragePoolGrad", "", {{"input_size", std::vector<int64_t>(xs.begin() + 2, xs.end())}});
+}
+
+// ReduceMean over H and W of a map is GlobalAveragePool: its gradient is
+// GlobalAveragePoolGrad of dy seen as N x C x 1 x 1. Other axes would need
+// CANN's Tile and RealDiv, which the step does not derive.
+Grads reduce_mean(GradientContext& c) {
+  const auto& xs = shape_of(c, input(c, 0));
+  auto axes = ints(c.node.attrs, "axes", {});
+  for (auto& a : axes) a = a < 0 ? a + static_cast<int64_t>(xs.size()) : a;
+  std::sort(axes.begin(), axes.end());
+  if (xs.size() != 4 || axes != std::vector<int64_t>{2, 3})
+    throw aoe::sdk::Error(aoe::sdk::StatusCode::invalid_argument,
+                          no_gradient_rule("ReduceMean over axes other than H and W of a map", c.node.name));
+  Grads g(c.node.inputs.size());
+  if (!wants(c, 0)) return g;
+  const std::string dy = view_as(c, c.dy[0], {xs[0], xs[1], 1, 1});
+  g[0] = c.step.add_unary(c.node.name, "GlobalAveragePoolGrad", {dy}, xs, c.step.activation(),
+                          {{"input_size", std::vector<int64_t>{xs[2], xs[3]}}});
+  return g;
+}
+
+// Resize of a map's H and W, nearest (rounding half down) or linear, by
+// half-pixel coordinates (ONNX's defaults): its gradient adds each position
+// of dy into the positions of x it was read from, CANN's
+// ResizeNearestNeighborV2Grad and ResizeBilinearV2Grad.
+Grads resize(GradientContext& c) {
+  const auto& a = c.node.attrs;
+  const std::string mode = a.value("mode", std::string("nearest"));
+  const auto& xs = shape_of(c, input(c, 0));
+  const auto& ys = shape_of(c, c.node.outputs[0]);
+  const bool supported = xs.size() == 4 && ys.size() == 4 && xs[0] == ys[0] && xs[1] == ys[1] &&
+                         (mode == "nearest" || mode == "linear") &&
+                         a.value("coordinate_transformation_mode", std::string("half_pixel")) == "half_pixel" &&
+                         (mode != "nearest" || a.value("nearest_mode", std::string("round_prefer_floor")) == "round_prefer_floor");
+  if (!supported)
+    throw aoe::sdk::Error(aoe::sdk::StatusCode::invalid_argument,
+                          no_gradient_rule("Resize other than nearest or linear over H and W by half-pixel coordinates",
+                                           c.node.name));
+  return unary(c, mode == "nearest" ? "ResizeNearestNeighborV2Grad" : "ResizeBilinearV2Grad", "",
+               {{"input_size", std::vector<int64_t>{xs[2], xs[3]}}});
 }
 
 int64_t axis_of(GradientContext& c, const std::string& tensor) {
@@ -282,6 +358,7 @@ Grads view(GradientContext& c) {
 const std::map<std::string, GradientRule>& rules() {
   static const std::map<std::string, GradientRule> table = {
       {"Conv", conv},
+      {"ConvTranspose", conv_transpose},
       {"BatchNormalization", batch_norm},
       {"LayerNormalization", layer_norm},
       {"MatMul", matmul},
@@ -300,6 +377,12 @@ const std::map<std::string, GradientRule>& rules() {
       {"Cast", cast},
       {"MaxPool", max_pool},
       {"GlobalAveragePool", global_average_pool},
+      {"ReduceMean", reduce_mean},
+      {"Resize", resize},
+      {"Sigmoid", sigmoid},
+      {"HardSwish", hard_swish},
+      {"HardSigmoid", hard_sigmoid},
+      {"Clip", clip},
       {"Reshape", view},
       {"Flatten", view},
       {"Squeeze", view},

@@ -12,7 +12,8 @@ std::string cann_kernel_name(const StepKernel& kernel) {
     return "MatMul";
   static const std::map<std::string, std::string> names = {
       {"Conv", "Conv2D"},           {"Gemm", "MatMul"},      {"LayerNormalization", "LayerNorm"},
-      {"Gelu", "GeLU"},             {"MaxPool", "MaxPoolWithArgmax"}, {"Div", "RealDiv"}};
+      {"Gelu", "GeLU"},             {"MaxPool", "MaxPoolWithArgmax"}, {"Div", "RealDiv"},
+      {"ConvTranspose", "Conv2DTranspose"}};
   const auto it = names.find(task.op_type);
   return it == names.end() ? task.op_type : it->second;
 }

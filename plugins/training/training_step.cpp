@@ -13,7 +13,8 @@ using aoe::sdk::Error;
 using aoe::sdk::StatusCode;
 
 bool is_float(DType t) { return t == DType::f32 || t == DType::f16 || t == DType::bf16 || t == DType::f64; }
-bool cube(const std::string& op) { return op == "Conv" || op == "MatMul" || op == "Gemm"; }
+bool conv(const std::string& op) { return op == "Conv" || op == "ConvTranspose"; }
+bool cube(const std::string& op) { return conv(op) || op == "MatMul" || op == "Gemm"; }
 bool normalisation(const std::string& op) { return op == "BatchNormalization" || op == "LayerNormalization"; }
 
 // What the forward graph says about each tensor before the step is written.
@@ -31,7 +32,7 @@ class ForwardFacts {
           reader_[in] = g.nodes[i].name;
         }
         if (normalisation(g.nodes[i].op_type)) normalisation_weights_.insert(in);
-        if (cube(g.nodes[i].op_type) && (g.nodes[i].op_type != "Conv" || k == 1) && (g.nodes[i].op_type != "Gemm" || k < 2))
+        if (cube(g.nodes[i].op_type) && (!conv(g.nodes[i].op_type) || k == 1) && (g.nodes[i].op_type != "Gemm" || k < 2))
           decays_.insert(in);
       }
     // A tensor needs a gradient where a trainable weight reaches it.
@@ -57,12 +58,12 @@ class ForwardFacts {
     const auto it = g_.tensors.find(t);
     return it != g_.tensors.end() && it->second.constant && is_float(it->second.dtype);
   }
-  // Conv, Gemm: weight and bias; MatMul: a constant operand; BN, LayerNorm:
+  // Conv, ConvTranspose, Gemm: weight and bias; MatMul: a constant operand; BN, LayerNorm:
   // scale and offset; Add: a bias added to a Conv, MatMul or Gemm.
   bool trainable_at(const Node& n, size_t k) const {
     if (!float_constant(n.inputs[k])) return false;
     const std::string& op = n.op_type;
-    if (op == "Conv" || op == "Gemm" || normalisation(op)) return k == 1 || k == 2;
+    if (conv(op) || op == "Gemm" || normalisation(op)) return k == 1 || k == 2;
     if (op == "MatMul") return k < 2;
     if (op == "Add" && n.inputs.size() == 2) {
       const auto it = producer_.find(n.inputs[1 - k]);

@@ -1,7 +1,10 @@
 // --training end to end: every kernel of conv_block's step tuned on the
-// simulator and on the cpu device, and of bert_layer's on the cpu, as
+// simulator and on the cpu device, of bert_layer's on the cpu, and of the
+// OCR models' (HardSwish, ReLU6, Sigmoid, Resize, ConvTranspose) on both, as
 // docs/training.md has the devices run them, each backward and optimizer
 // kernel named with its forward op.
+#include <filesystem>
+#include <map>
 #include <set>
 
 #include "aoe_host_fixture.h"
@@ -51,6 +54,23 @@ TEST_F(AoeHostTest, TrainingStepOfBertLayerTunesOnTheCpu) {
   expect_every_kernel_tuned(only_result()["OPAT"],
                             {"BatchMatMul", "SoftmaxGradExt", "LayerNormXBackpropV2", "LayerNormBetaGammaBackpropV2",
                              "GeLUGrad", "AddN", "BiasAddGrad", "ApplyMomentum", "SoftmaxCrossEntropyWithLogits"});
+}
+
+// The OCR models' steps, each on the simulator and on the cpu device.
+TEST_F(AoeHostTest, TrainingStepsOfTheOcrModelsTuneOnBothDevices) {
+  const std::map<std::string, std::set<std::string>> backward = {
+      {"ocr_cls.onnx", {"HardSwishGrad", "HardSigmoidGrad", "Relu6Grad", "GlobalAveragePoolGrad", "SoftmaxGradExt"}},
+      {"ocr_det.onnx", {"HardSwishGrad", "Relu6Grad", "SigmoidGrad", "ResizeNearestNeighborV2Grad", "ResizeBilinearV2Grad",
+                        "Conv2DBackpropFilter"}}};
+  for (const auto& [name, kernels] : backward)
+    for (const char* device : {"ascend910", "cpu"}) {
+      for (const auto& f : result_files()) std::filesystem::remove(f);
+      const auto r = aoe_host({"--plugin", "opat", "--device", device, "--model", model(name).string(), "--training",
+                               "--budget", "1"});
+      ASSERT_EQ(r.exit_code, 0) << name << " on " << device << ": " << r.err;
+      SCOPED_TRACE(name + " on " + device);
+      expect_every_kernel_tuned(only_result()["OPAT"], kernels);
+    }
 }
 
 }  // namespace

@@ -18,6 +18,13 @@ inline aoe::sdk::Graph model(const std::string& name, const aoe::host::InputShap
   return aoe::host::load_onnx(std::string(AOE_MODELS_DIR) + "/" + name, shapes);
 }
 
+// A step kept in float32, as on the cpu device.
+inline StepOptions fp32() {
+  StepOptions o;
+  o.mixed = false;
+  return o;
+}
+
 inline TrainingStep step_of(const std::string& name, StepOptions options = {}, const aoe::host::InputShapes& shapes = {}) {
   return derive_training_step(model(name, shapes), options);
 }

@@ -16,12 +16,6 @@ namespace {
 using aoe::sdk::DType;
 using Counts = std::map<std::string, size_t>;
 
-StepOptions fp32() {
-  StepOptions o;
-  o.mixed = false;
-  return o;
-}
-
 TEST(TrainingStep, ConvBlockInFp32) {
   const auto step = step_of("conv_block.onnx", fp32());
   const Counts want = {{"Conv", 2},          {"BNTrainingReduce", 1},     {"BNTrainingUpdate", 1},
@@ -204,18 +198,35 @@ aoe::sdk::Graph conv_then(const std::string& op_type, bool op_first) {
 
 TEST(TrainingStep, AGradientReachingAnOpWithoutARuleNamesItAndTheSupportedOnes) {
   try {
-    derive_training_step(conv_then("Sigmoid", false), {});
-    FAIL() << "a gradient went through Sigmoid";
+    derive_training_step(conv_then("Tanh", false), {});
+    FAIL() << "a gradient went through Tanh";
   } catch (const aoe::sdk::Error& e) {
     const std::string message = e.what();
     EXPECT_EQ(e.code(), aoe::sdk::StatusCode::invalid_argument);
-    EXPECT_NE(message.find("Sigmoid"), std::string::npos) << message;
+    EXPECT_NE(message.find("Tanh"), std::string::npos) << message;
     EXPECT_NE(message.find("'op'"), std::string::npos) << message;
     EXPECT_NE(message.find("Conv, "), std::string::npos) << message;
   }
   // Before the first weight no gradient is needed: the op needs no rule.
-  EXPECT_NO_THROW(derive_training_step(conv_then("Sigmoid", true), {}));
-  EXPECT_EQ(find_gradient_rule("Sigmoid"), nullptr);
+  EXPECT_NO_THROW(derive_training_step(conv_then("Tanh", true), {}));
+  EXPECT_EQ(find_gradient_rule("Tanh"), nullptr);
+}
+
+// Clip takes ReLU6's gradient; other bounds are an error naming the node.
+TEST(TrainingStep, ClipIsReluSixOnly) {
+  aoe::sdk::Graph g = conv_then("Clip", false);
+  g.nodes[1].attrs = {{"min", 0.0}, {"max", 6.0}};
+  const auto step = derive_training_step(g, fp32());
+  const auto& grad = kernel(step, "op/Relu6Grad");
+  EXPECT_EQ(grad.inputs[1], "a") << "the Clip's input";
+  g.nodes[1].attrs = {{"min", -1.0}, {"max", 1.0}};
+  try {
+    derive_training_step(g, fp32());
+    FAIL() << "Clip to [-1, 1] took ReLU6's gradient";
+  } catch (const aoe::sdk::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("Clip with bounds other than the constants 0 and 6 (node 'op')"),
+              std::string::npos) << e.what();
+  }
 }
 
 // x -> Conv -> Split in two along channels -> Concat in the other order.

@@ -1,5 +1,7 @@
 #include "training_models.h"
 
+#include <algorithm>
+
 #include "aoe/sdk/error.h"
 #include "batch_matmul.h"
 #include "conv_gradients.h"
@@ -90,6 +92,34 @@ std::unique_ptr<OpModel> max_pool_gradient(const Soc& soc, const OpTask& task) {
   return std::make_unique<PoolModel>(soc, pool_problem(pool, soc));
 }
 
+// ResizeNearestNeighborV2Grad and ResizeBilinearV2Grad (dy -> dx) as a
+// gather: each position of dx sums the positions of dy it fed, a pool over
+// dy whose stride is the scale (dy's size over input_size, rounded up) and
+// whose window is the scale (nearest) or twice it (linear, the taps either
+// side).
+std::unique_ptr<OpModel> resize_gradient(const Soc& soc, const OpTask& task) {
+  if (task.inputs.size() != 1) malformed(task, "takes dy, has " + std::to_string(task.inputs.size()) + " inputs");
+  require_known_inputs(task.inputs, 1, task.op_type);
+  const auto& dy = task.inputs[0].shape;
+  const auto size = attr_ints(task.attrs, "input_size", {});
+  if (dy.size() != 4) malformed(task, "dy must be an N x C x Ho x Wo map, is rank " + std::to_string(dy.size()));
+  if (size.size() != 2 || size[0] < 1 || size[1] < 1) malformed(task, "input_size must give x's H and W, both positive");
+  const bool linear = task.op_type == "ResizeBilinearV2Grad";
+  std::vector<int64_t> kernel(2), strides(2), pads(4, 0);
+  for (size_t a = 0; a < 2; ++a) {
+    strides[a] = std::max<int64_t>(1, (dy[2 + a] + size[a] - 1) / size[a]);
+    kernel[a] = std::min(dy[2 + a], (linear ? 2 : 1) * strides[a]);
+    if (linear && kernel[a] == 2 * strides[a]) pads[a] = strides[a] / 2, pads[a + 2] = strides[a] - strides[a] / 2;
+  }
+  OpTask pool;
+  pool.name = task.name;
+  pool.op_type = "AveragePool";
+  pool.inputs = {task.inputs[0]};
+  pool.outputs = task.outputs;
+  pool.attrs = {{"kernel_shape", kernel}, {"strides", strides}, {"pads", pads}};
+  return std::make_unique<PoolModel>(soc, pool_problem(pool, soc));
+}
+
 }  // namespace
 
 std::unique_ptr<OpModel> training_model(const Soc& soc, const OpTask& task) {
@@ -101,6 +131,7 @@ std::unique_ptr<OpModel> training_model(const Soc& soc, const OpTask& task) {
   if (type == "BNTrainingReduceGrad" && task.fused_ops == std::vector<std::string>{"Conv2DBackpropFilter"})
     return dbn_dw(soc, task);
   if (type == "MaxPoolGradWithArgmax") return max_pool_gradient(soc, task);
+  if (type == "ResizeNearestNeighborV2Grad" || type == "ResizeBilinearV2Grad") return resize_gradient(soc, task);
   if (is_training_vector_op(task)) return std::make_unique<ElementwiseModel>(soc, training_vector_problem(task, soc));
   if (is_training_reduction(type)) return std::make_unique<ReduceModel>(soc, training_reduce_problem(task, soc));
   if (is_training_row_op(type)) return std::make_unique<NormModel>(soc, training_row_problem(task, soc));

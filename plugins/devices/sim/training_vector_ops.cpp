@@ -38,7 +38,10 @@ constexpr Role F = Role::full, C = Role::channel, S = Role::scalar;
 // statistics per channel once); its data gradient scale * invstd * (dy -
 // doffset/M - x^ * dscale/M) = 6; ReLU's gradient one select; GeLU's
 // gradient by erf from x alone (as the cube's epilogue counts it,
-// epilogue.cpp); AddN one add per extra addend;
+// epilogue.cpp); ReLU6's two compares and a select; sigmoid's y · (1 - y)
+// · dy a sub and two muls; HardSwish's x/3 + 0.5 (a mul, an add), two
+// compares, two selects and the mul by dy; HardSigmoid's alpha · x + beta,
+// two compares, a select and the mul by alpha; AddN one add per extra addend;
 // weight decay a mul and an add; momentum accum' = m * accum + g, w -= lr *
 // accum' (3); Adam's moments (3 and 4), the root, epsilon, the divide, the
 // step (10 + 2 exp-class); Lamb's moments, bias corrections, ratio and
@@ -51,6 +54,10 @@ const std::vector<VectorKernel>& kernels() {
        {"dy", "x", "dscale", "doffset", "scale", "batch_mean", "batch_invstd"}, 1},
       {"ReluGradV2", 1, 0, {F, F}, {"dy", "y"}, 1},
       {"GeLUGrad", 14, 3, {F, F}, {"dy", "x"}, 1, false, 1},
+      {"Relu6Grad", 3, 0, {F, F}, {"dy", "x"}, 1},
+      {"SigmoidGrad", 3, 0, {F, F}, {"dy", "y"}, 1},
+      {"HardSwishGrad", 7, 0, {F, F}, {"dy", "x"}, 1},
+      {"HardSigmoidGrad", 6, 0, {F, F}, {"dy", "x"}, 1},
       {"AddN", 0, 0, {F, F}, {"x0", "x1"}, 1, true},
       {"FusedMulAddN", 2, 0, {F, F}, {"grad", "w"}, 1},
       {"ApplyMomentum", 3, 0, {F, F, F}, {"w", "accum", "grad"}, 2},

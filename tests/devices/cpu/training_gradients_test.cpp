@@ -5,6 +5,8 @@
 // their definitions; the shapes are small so that every element is probed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <random>
@@ -110,7 +112,45 @@ struct Conv {
           }
     return y;
   }
+  // The ConvTranspose this Conv is the adjoint of, y's shape to x's: each
+  // value of `in` spread over the window the Conv read it from.
+  Values transposed(const Values& in, const Values& wt) const {
+    const int64_t cg = c / group, mg = m / group;
+    Values out(static_cast<size_t>(elements(x())), 0.0);
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t o = 0; o < m; ++o)
+        for (int64_t i = 0; i < oh(); ++i)
+          for (int64_t j = 0; j < ow(); ++j)
+            for (int64_t ci = 0; ci < cg; ++ci)
+              for (int64_t ky = 0; ky < kh; ++ky)
+                for (int64_t kx = 0; kx < kw; ++kx) {
+                  const int64_t ih = i * sh - pads[0] + ky * dh, iw = j * sw - pads[1] + kx * dw;
+                  if (ih < 0 || ih >= h || iw < 0 || iw >= w) continue;
+                  out[static_cast<size_t>(((b * c + o / mg * cg + ci) * h + ih) * w + iw)] +=
+                      in[static_cast<size_t>(((b * m + o) * oh() + i) * ow() + j)] *
+                      wt[static_cast<size_t>(((o * cg + ci) * kh + ky) * kw + kx)];
+                }
+    return out;
+  }
 };
+
+// ConvTranspose's gradients as the step derives them (docs/training.md):
+// dx the Conv of dy, dw the Conv's filter gradient with dy as its x.
+void expect_conv_transpose_gradients(const Conv& conv) {
+  const auto x = random_floats(static_cast<size_t>(elements(conv.y())), 1);
+  const auto w = random_floats(static_cast<size_t>(elements(conv.wt())), 2);
+  const auto dy = random_floats(static_cast<size_t>(elements(conv.x())), 3);
+  const Values dyd = widen(dy), xd = widen(x), wd = widen(w);
+  const auto dx = run(op("Conv", {f32(conv.x()), f32(conv.wt())}, conv.attrs()), {dy, w})[0];
+  expect_gradient(dx, differences([&](const Values& v) { return dot(dyd, conv.transposed(v, wd)); }, xd), "dx");
+  const auto dw = run(op("Conv2DBackpropFilter", {f32(conv.x()), f32(conv.y())}, conv.attrs()), {dy, x})[0];
+  expect_gradient(dw, differences([&](const Values& v) { return dot(dyd, conv.transposed(xd, v)); }, wd), "dw");
+}
+
+TEST(TrainingGradients, ConvTransposeStridedGroupedAndWithOutputPadding) {
+  expect_conv_transpose_gradients({1, 4, 8, 8, 6, 2, 2, 2, 2, 1, 1, 2, {0, 0, 0, 0}});  // the DB head's 2x2 stride 2
+  expect_conv_transpose_gradients({2, 3, 8, 7, 4, 3, 3, 2, 2, 1, 1, 1, {1, 0, 0, 1}});  // a row the Conv leaves unread
+}
 
 void expect_conv_gradients(const Conv& conv) {
   const auto x = random_floats(static_cast<size_t>(elements(conv.x())), 1);
@@ -190,6 +230,83 @@ TEST(TrainingGradients, ReluAndGelu) {
                     return l;
                   }, xd),
                   "gelu dx");
+}
+
+// dx of an elementwise activation's gradient kernel against the differences
+// of `f`; `second` is what the kernel reads besides dy (x, or f(x) where it
+// reads the output).
+void expect_elementwise_gradient(const std::string& kernel, const json& attrs, const std::function<double(double)>& f,
+                                 bool reads_y, float lo, float hi) {
+  const Shape s = {3, 29};
+  const auto x = random_floats(87, 11, lo, hi), dy = random_floats(87, 12);
+  const Values xd = widen(x), dyd = widen(dy);
+  std::vector<float> second = x;
+  if (reads_y)
+    for (auto& v : second) v = static_cast<float>(f(v));
+  const auto dx = run(op(kernel, {f32(s), f32(s)}, attrs), {dy, second})[0];
+  expect_gradient(dx, differences([&](const Values& v) {
+                    double l = 0;
+                    for (size_t i = 0; i < v.size(); ++i) l += dyd[i] * f(v[i]);
+                    return l;
+                  }, xd),
+                  kernel + " dx");
+}
+
+TEST(TrainingGradients, Relu6SigmoidHardSwishHardSigmoid) {
+  expect_elementwise_gradient("Relu6Grad", json::object(), [](double v) { return std::min(6.0, std::max(0.0, v)); },
+                              false, -2, 8);
+  expect_elementwise_gradient("SigmoidGrad", json::object(), [](double v) { return 1 / (1 + std::exp(-v)); }, true, -4, 4);
+  expect_elementwise_gradient("HardSwishGrad", json::object(),
+                              [](double v) { return v * std::min(1.0, std::max(0.0, v / 6 + 0.5)); }, false, -5, 5);
+  for (const auto& [alpha, beta] : {std::pair{0.2, 0.5}, std::pair{-0.5, 0.25}})
+    expect_elementwise_gradient("HardSigmoidGrad", {{"alpha", alpha}, {"beta", beta}},
+                                [a = alpha, b = beta](double v) { return std::min(1.0, std::max(0.0, a * v + b)); },
+                                false, -5, 5);
+}
+
+// ONNX's Resize of planes over H and W by half-pixel coordinates, read
+// from its definition: output o at x = (o + 0.5) · in / out - 0.5; linear
+// between the positions around it, clamped to the edge; nearest the closer,
+// the lower on a tie.
+Values resize(const Values& x, int64_t planes, int64_t h, int64_t w, int64_t ho, int64_t wo, bool linear) {
+  auto source = [](int64_t o, int64_t in, int64_t out) {
+    return (static_cast<double>(o) + 0.5) * static_cast<double>(in) / static_cast<double>(out) - 0.5;
+  };
+  auto at = [](double i, int64_t in) { return std::clamp<int64_t>(static_cast<int64_t>(i), 0, in - 1); };
+  Values y(static_cast<size_t>(planes * ho * wo));
+  for (int64_t p = 0; p < planes; ++p)
+    for (int64_t i = 0; i < ho; ++i)
+      for (int64_t j = 0; j < wo; ++j) {
+        const double r = source(i, h, ho), c = source(j, w, wo);
+        const auto v = [&](int64_t a, int64_t b) { return x[static_cast<size_t>((p * h + a) * w + b)]; };
+        double out;
+        if (linear) {
+          const double r0 = std::floor(r), c0 = std::floor(c), fr = r - r0, fc = c - c0;
+          out = (1 - fr) * ((1 - fc) * v(at(r0, h), at(c0, w)) + fc * v(at(r0, h), at(c0 + 1, w))) +
+                fr * ((1 - fc) * v(at(r0 + 1, h), at(c0, w)) + fc * v(at(r0 + 1, h), at(c0 + 1, w)));
+        } else {
+          const auto near = [&](double s, int64_t in) { return at(s - std::floor(s) > 0.5 ? std::ceil(s) : std::floor(s), in); };
+          out = v(near(r, h), near(c, w));
+        }
+        y[static_cast<size_t>((p * ho + i) * wo + j)] = out;
+      }
+  return y;
+}
+
+TEST(TrainingGradients, ResizeNearestAndLinear) {
+  // Whole scales as the detector's neck uses, and one that is not.
+  for (const auto& [h, w, ho, wo] : {std::array<int64_t, 4>{4, 5, 8, 10}, std::array<int64_t, 4>{3, 4, 12, 16},
+                                     std::array<int64_t, 4>{4, 6, 7, 9}})
+    for (bool linear : {false, true}) {
+      const int64_t planes = 2;
+      const auto x = random_floats(static_cast<size_t>(planes * h * w), 21);
+      const auto dy = random_floats(static_cast<size_t>(planes * ho * wo), 22);
+      const Values xd = widen(x), dyd = widen(dy);
+      const std::string kernel = linear ? "ResizeBilinearV2Grad" : "ResizeNearestNeighborV2Grad";
+      const auto dx = run(op(kernel, {f32({1, planes, ho, wo})}, {{"input_size", {h, w}}}), {dy})[0];
+      expect_gradient(dx, differences([&](const Values& v) { return dot(dyd, resize(v, planes, h, w, ho, wo, linear)); }, xd),
+                      kernel + " dx");
+    }
 }
 
 // Softmax of `x` along the middle of outer x axis x inner.

@@ -130,7 +130,12 @@ TEST(TrainingOps, BatchMatMulTransposes) {
 TEST(TrainingOps, ActivationGradients) {
   expect_matches(op("ReluGradV2", {f32({3, 1001}), f32({3, 1001})}));
   expect_matches(op("GeLUGrad", {f32({3, 1001}), f32({3, 1001})}));
+  for (const char* t : {"Relu6Grad", "SigmoidGrad", "HardSwishGrad"}) expect_matches(op(t, {f32({3, 1001}), f32({3, 1001})}));
+  expect_matches(op("HardSigmoidGrad", {f32({3, 1001}), f32({3, 1001})}, {{"alpha", 0.2}, {"beta", 0.5}}));
+  expect_matches(op("HardSigmoidGrad", {f32({3, 1001}), f32({3, 1001})}, {{"alpha", -0.5}, {"beta", 0.25}}));
   expect_matches(op("SoftmaxGradExt", {f32({5, 17}), f32({5, 17})}, {{"axis", -1}}));
+  expect_matches(op("ResizeNearestNeighborV2Grad", {f32({2, 3, 20, 36})}, {{"input_size", {5, 9}}}));
+  expect_matches(op("ResizeBilinearV2Grad", {f32({2, 3, 14, 22})}, {{"input_size", {7, 11}}}));
   expect_matches(op("SoftmaxGradExt", {f32({3, 7, 5}), f32({3, 7, 5})}, {{"axis", 1}}));
 }
 

@@ -91,6 +91,14 @@ std::vector<StepOp> step_ops() {
        }},
       {"ReluGradV2", [=](int64_t n) { return task("ReluGradV2", {h({n, c, 56, 56}), h({n, c, 56, 56})}, {h({n, c, 56, 56})}); }},
       {"GeLUGrad", [](int64_t n) { return task("GeLUGrad", {h({n * 128, 3072}), h({n * 128, 3072})}, {h({n * 128, 3072})}); }},
+      {"Relu6Grad", [=](int64_t n) { return task("Relu6Grad", {h({n, c, 56, 56}), h({n, c, 56, 56})}, {h({n, c, 56, 56})}); }},
+      {"SigmoidGrad", [](int64_t n) { return task("SigmoidGrad", {h({n, 1, 160, 160}), h({n, 1, 160, 160})}, {h({n, 1, 160, 160})}); }},
+      {"HardSwishGrad",
+       [=](int64_t n) { return task("HardSwishGrad", {h({n, c, 56, 56}), h({n, c, 56, 56})}, {h({n, c, 56, 56})}); }},
+      {"HardSigmoidGrad",
+       [=](int64_t n) {
+         return task("HardSigmoidGrad", {h({n, c, 56, 56}), h({n, c, 56, 56})}, {h({n, c, 56, 56})}, {{"alpha", 0.2}, {"beta", 0.5}});
+       }},
       {"SoftmaxGradExt",
        [](int64_t n) {
          return task("SoftmaxGradExt", {h({n * 12, 128, 128}), h({n * 12, 128, 128})}, {h({n * 12, 128, 128})}, {{"axis", -1}});
@@ -118,6 +126,14 @@ std::vector<StepOp> step_ops() {
        [=](int64_t n) {
          return task("MaxPoolGradWithArgmax", {h({n, c, 112, 112}), h({n, c, 56, 56})}, {h({n, c, 112, 112})},
                      {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}});
+       }},
+      {"ResizeNearestNeighborV2Grad",
+       [](int64_t n) {
+         return task("ResizeNearestNeighborV2Grad", {h({n, 24, 80, 80})}, {h({n, 24, 40, 40})}, {{"input_size", {40, 40}}});
+       }},
+      {"ResizeBilinearV2Grad",
+       [](int64_t n) {
+         return task("ResizeBilinearV2Grad", {h({n, 24, 40, 40})}, {h({n, 24, 20, 20})}, {{"input_size", {20, 20}}});
        }},
       {"GlobalAveragePoolGrad",
        [](int64_t n) {
@@ -356,6 +372,8 @@ TEST(TrainingModels, HostileTasksAreRefusedNamingTheOpAndTheTensor) {
                       {}, {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}}),
                  "dy");
   expect_refused(task("GlobalAveragePoolGrad", {h({8, 64, 7, 7})}, {}, {{"input_size", {7, 7}}}), "dy");
+  expect_refused(task("ResizeNearestNeighborV2Grad", {h({64, 80, 80})}, {}, {{"input_size", {40, 40}}}), "dy");
+  expect_refused(task("ResizeBilinearV2Grad", {h({8, 24, 80, 80})}, {}, {{"input_size", {40}}}), "input_size");
   expect_refused(task("SquareSumV1", {h({})}, {}), "t");
   expect_refused(task("BNTrainingReduceGrad", {map, map, stat, stat, stat, stat, stat}, {}, kConv3x3, {"Conv2DBackpropFilter"}),
                  "x");

@@ -1,26 +1,66 @@
 #include "activation_grad_ops.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "op_util.h"
 
 namespace aoe::cpu {
 
-ActivationGradOp::ActivationGradOp(const sdk::OpTask& task, const HostCpu& host) : gelu_(task.op_type == "GeLUGrad") {
-  const StepTask t(task, {"dy", gelu_ ? "x" : "y"});
-  t.expect(1, t.shape(0), "dy's shape");
-  count_ = elements(t.shape(0));
-  t.outputs({"dx"}, {t.shape(0)});
-  set_shapes(task, {t.shape(0)}, host, static_cast<double>(count_) * (gelu_ ? 10.0 : 0.5));
+ActivationGradOp::ActivationGradOp(const sdk::OpTask& task, const HostCpu& host) {
+  const std::string& t = task.op_type;
+  kind_ = t == "GeLUGrad"          ? Kind::gelu
+          : t == "Relu6Grad"       ? Kind::relu6
+          : t == "SigmoidGrad"     ? Kind::sigmoid
+          : t == "HardSwishGrad"   ? Kind::hard_swish
+          : t == "HardSigmoidGrad" ? Kind::hard_sigmoid
+                                   : Kind::relu;
+  const bool reads_y = kind_ == Kind::relu || kind_ == Kind::sigmoid;
+  const StepTask st(task, {"dy", reads_y ? "y" : "x"});
+  st.expect(1, st.shape(0), "dy's shape");
+  if (kind_ == Kind::hard_sigmoid) {
+    alpha_ = static_cast<float>(float_attr(task.attrs, "alpha", 0.2));
+    const auto beta = static_cast<float>(float_attr(task.attrs, "beta", 0.5));
+    if (alpha_ != 0) {
+      const float a = -beta / alpha_, b = (1 - beta) / alpha_;
+      lo_ = std::min(a, b), hi_ = std::max(a, b);
+    }
+  }
+  count_ = elements(st.shape(0));
+  st.outputs({"dx"}, {st.shape(0)});
+  set_shapes(task, {st.shape(0)}, host, static_cast<double>(count_) * (kind_ == Kind::gelu ? 10.0 : 0.5));
+}
+
+ValueRange ActivationGradOp::input_range(size_t i) const {
+  if (i != 1) return {};
+  switch (kind_) {
+    case Kind::relu6: return {-1.0f, 7.0f};
+    case Kind::sigmoid: return {0.0f, 1.0f};
+    case Kind::hard_swish: return {-4.0f, 4.0f};
+    case Kind::hard_sigmoid: return {lo_ - 1, hi_ + 1};
+    default: return {};
+  }
+}
+
+template <class T>
+T ActivationGradOp::element_grad(T dy, T v) const {
+  switch (kind_) {
+    case Kind::relu6: return v > 0 && v < 6 ? dy : T(0);
+    case Kind::sigmoid: return dy * v * (1 - v);  // v is y
+    case Kind::hard_swish: return v < -3 ? T(0) : v > 3 ? dy : dy * (v / 3 + T(0.5));
+    case Kind::hard_sigmoid: return v > lo_ && v < hi_ ? dy * static_cast<T>(alpha_) : T(0);
+    default: return v > 0 ? dy : T(0);  // ReLU's, v is y
+  }
 }
 
 void ActivationGradOp::compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
                                int threads) const {
   const float *dy = in[0], *v = in[1];
   float* dx = out[0];
-  parallel_runs(pool, threads, count_, gelu_ ? 2048 : 16384, [&](int64_t b, int64_t e) {
-    if (!gelu_) {
-      for (int64_t i = b; i < e; ++i) dx[i] = v[i] > 0 ? dy[i] : 0.0f;
+  const bool gelu = kind_ == Kind::gelu;
+  parallel_runs(pool, threads, count_, gelu ? 2048 : 16384, [&](int64_t b, int64_t e) {
+    if (!gelu) {
+      for (int64_t i = b; i < e; ++i) dx[i] = element_grad(dy[i], v[i]);
       return;
     }
     constexpr float kInvSqrt2 = 0.70710678118654752f, kInvSqrt2Pi = 0.39894228040143268f;
@@ -34,8 +74,9 @@ void ActivationGradOp::compute(const std::vector<const float*>& in, const std::v
 void ActivationGradOp::reference(const std::vector<const float*>& in, const std::vector<float*>& out) const {
   for (int64_t i = 0; i < count_; ++i) {
     const double dy = in[0][i], v = in[1][i];
-    double dx = v > 0 ? dy : 0.0;
-    if (gelu_) dx = dy * (0.5 * std::erfc(-v / std::sqrt(2.0)) + v * std::exp(-0.5 * v * v) / std::sqrt(2.0 * M_PI));
+    const double dx = kind_ == Kind::gelu
+                          ? dy * (0.5 * std::erfc(-v / std::sqrt(2.0)) + v * std::exp(-0.5 * v * v) / std::sqrt(2.0 * M_PI))
+                          : element_grad(dy, v);
     out[0][i] = static_cast<float>(dx);
   }
 }

@@ -43,6 +43,7 @@
 #include "op_util.h"
 #include "optimizer_ops.h"
 #include "pool_grad_ops.h"
+#include "resize_grad_ops.h"
 #include "pool_op.h"
 #include "quantize_op.h"
 #include "range_op.h"
@@ -96,9 +97,11 @@ const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", 
                                            // A training step's kernels (docs/training.md), run unfused.
                                            "BNTrainingReduce", "BNTrainingUpdate", "SoftmaxCrossEntropyWithLogits",
                                            "Conv2DBackpropInput", "Conv2DBackpropFilter", "BiasAddGrad", "BatchMatMul",
-                                           "ReluGradV2", "GeLUGrad", "SoftmaxGradExt", "LayerNormXBackpropV2",
+                                           "ReluGradV2", "Relu6Grad", "GeLUGrad", "SigmoidGrad", "HardSwishGrad",
+                                           "HardSigmoidGrad", "SoftmaxGradExt", "LayerNormXBackpropV2",
                                            "LayerNormBetaGammaBackpropV2", "BNTrainingUpdateGrad", "BNTrainingReduceGrad",
-                                           "MaxPoolGradWithArgmax", "GlobalAveragePoolGrad", "AddN", "FusedMulAddN",
+                                           "MaxPoolGradWithArgmax", "GlobalAveragePoolGrad", "ResizeNearestNeighborV2Grad",
+                                           "ResizeBilinearV2Grad", "AddN", "FusedMulAddN",
                                            "ApplyMomentum", "ApplyAdam", "LambApplyOptimizerAssign", "SquareSumV1",
                                            "LambApplyWeightAssign"};
 
@@ -114,11 +117,14 @@ std::unique_ptr<CpuOp> make_step_op(const sdk::OpTask& task, const HostCpu& host
   if (t == "Conv2DBackpropFilter") return std::make_unique<ConvBackpropFilterOp>(task, host);
   if (t == "BiasAddGrad") return std::make_unique<BiasAddGradOp>(task, host);
   if (t == "AddN") return std::make_unique<AddNOp>(task, host);
-  if (t == "ReluGradV2" || t == "GeLUGrad") return std::make_unique<ActivationGradOp>(task, host);
+  if (t == "ReluGradV2" || t == "Relu6Grad" || t == "GeLUGrad" || t == "SigmoidGrad" || t == "HardSwishGrad" ||
+      t == "HardSigmoidGrad")
+    return std::make_unique<ActivationGradOp>(task, host);
   if (t == "SoftmaxGradExt") return std::make_unique<SoftmaxGradOp>(task, host);
   if (t == "LayerNormXBackpropV2" || t == "LayerNormBetaGammaBackpropV2") return std::make_unique<LayerNormGradOp>(task, host);
   if (t == "MaxPoolGradWithArgmax") return std::make_unique<MaxPoolGradOp>(task, host);
   if (t == "GlobalAveragePoolGrad") return std::make_unique<GlobalAveragePoolGradOp>(task, host);
+  if (t == "ResizeNearestNeighborV2Grad" || t == "ResizeBilinearV2Grad") return std::make_unique<ResizeGradOp>(task, host);
   if (t == "FusedMulAddN" || t == "ApplyMomentum" || t == "ApplyAdam" || t == "LambApplyOptimizerAssign" ||
       t == "SquareSumV1" || t == "LambApplyWeightAssign")
     return std::make_unique<OptimizerOp>(task, host);
