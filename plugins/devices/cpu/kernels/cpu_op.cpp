@@ -18,6 +18,7 @@
 #include "depth_space_op.h"
 #include "dynamic_quantize_op.h"
 #include "det_op.h"
+#include "dft_op.h"
 #include "dropout_op.h"
 #include "einsum_op.h"
 #include "elements_op.h"
@@ -85,7 +86,7 @@ const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", 
                                            "Hardmax", "DepthToSpace", "SpaceToDepth", "Where", "Compress",
                                            "InstanceNormalization", "MeanVarianceNormalization", "GatherND",
                                            "ScatterND", "OneHot", "LRN", "ReverseSequence", "GridSample", "Upsample", "RNN", "GRU", "LSTM",
-                                           "HannWindow", "HammingWindow", "BlackmanWindow", "Det", "EyeLike",
+                                           "HannWindow", "HammingWindow", "BlackmanWindow", "Det", "EyeLike", "DFT",
                                            "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "ArgMax",
                                            "ArgMin", "Shape", "Size", "Trilu", "TopK", "Range",
                                            "QuantizeLinear", "DequantizeLinear", "CumSum", "TfIdfVectorizer", "Einsum",
@@ -176,6 +177,7 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (t == "LRN") return std::make_unique<LrnOp>(task, host);
   if (t == "RNN" || t == "GRU" || t == "LSTM") return std::make_unique<RecurrentOp>(task, host);
   if (t == "HannWindow" || t == "HammingWindow" || t == "BlackmanWindow") return std::make_unique<WindowOp>(task, host);
+  if (t == "DFT") return std::make_unique<DftOp>(task, host);
   if (t == "Det") return std::make_unique<DetOp>(task, host);
   if (t == "EyeLike") return std::make_unique<EyeLikeOp>(task, host);
   if (t == "GridSample") return std::make_unique<GridSampleOp>(task, host);
