@@ -34,6 +34,7 @@
 #include "lrn_op.h"
 #include "matmul_op.h"
 #include "max_unpool_op.h"
+#include "mel_weight_matrix_op.h"
 #include "memory_fit.h"
 #include "moments_norm_op.h"
 #include "nd_index_op.h"
@@ -86,7 +87,7 @@ const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", 
                                            "Hardmax", "DepthToSpace", "SpaceToDepth", "Where", "Compress",
                                            "InstanceNormalization", "MeanVarianceNormalization", "GatherND",
                                            "ScatterND", "OneHot", "LRN", "ReverseSequence", "GridSample", "Upsample", "RNN", "GRU", "LSTM",
-                                           "HannWindow", "HammingWindow", "BlackmanWindow", "Det", "EyeLike", "DFT",
+                                           "HannWindow", "HammingWindow", "BlackmanWindow", "Det", "EyeLike", "DFT", "MelWeightMatrix",
                                            "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "ArgMax",
                                            "ArgMin", "Shape", "Size", "Trilu", "TopK", "Range",
                                            "QuantizeLinear", "DequantizeLinear", "CumSum", "TfIdfVectorizer", "Einsum",
@@ -178,6 +179,7 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (t == "RNN" || t == "GRU" || t == "LSTM") return std::make_unique<RecurrentOp>(task, host);
   if (t == "HannWindow" || t == "HammingWindow" || t == "BlackmanWindow") return std::make_unique<WindowOp>(task, host);
   if (t == "DFT") return std::make_unique<DftOp>(task, host);
+  if (t == "MelWeightMatrix") return std::make_unique<MelWeightMatrixOp>(task, host);
   if (t == "Det") return std::make_unique<DetOp>(task, host);
   if (t == "EyeLike") return std::make_unique<EyeLikeOp>(task, host);
   if (t == "GridSample") return std::make_unique<GridSampleOp>(task, host);
