@@ -55,6 +55,7 @@
 #include "roi_align_op.h"
 #include "shape_of_op.h"
 #include "softmax_cross_entropy_op.h"
+#include "stft_op.h"
 #include "tf_idf_vectorizer_op.h"
 #include "top_k_op.h"
 #include "transpose_op.h"
@@ -87,7 +88,8 @@ const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", 
                                            "Hardmax", "DepthToSpace", "SpaceToDepth", "Where", "Compress",
                                            "InstanceNormalization", "MeanVarianceNormalization", "GatherND",
                                            "ScatterND", "OneHot", "LRN", "ReverseSequence", "GridSample", "Upsample", "RNN", "GRU", "LSTM",
-                                           "HannWindow", "HammingWindow", "BlackmanWindow", "Det", "EyeLike", "DFT", "MelWeightMatrix",
+                                           "HannWindow", "HammingWindow", "BlackmanWindow", "Det", "EyeLike",
+                                           "DFT", "STFT", "MelWeightMatrix",
                                            "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "ArgMax",
                                            "ArgMin", "Shape", "Size", "Trilu", "TopK", "Range",
                                            "QuantizeLinear", "DequantizeLinear", "CumSum", "TfIdfVectorizer", "Einsum",
@@ -179,6 +181,7 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (t == "RNN" || t == "GRU" || t == "LSTM") return std::make_unique<RecurrentOp>(task, host);
   if (t == "HannWindow" || t == "HammingWindow" || t == "BlackmanWindow") return std::make_unique<WindowOp>(task, host);
   if (t == "DFT") return std::make_unique<DftOp>(task, host);
+  if (t == "STFT") return std::make_unique<StftOp>(task, host);
   if (t == "MelWeightMatrix") return std::make_unique<MelWeightMatrixOp>(task, host);
   if (t == "Det") return std::make_unique<DetOp>(task, host);
   if (t == "EyeLike") return std::make_unique<EyeLikeOp>(task, host);
