@@ -560,6 +560,43 @@ TEST_F(OnnxFrontend, ValueInputsThatAreConstantsBecomeAttributes) {
   EXPECT_FALSE(node_named(graph, "clip").attrs.contains("max"));
 }
 
+// libonnx 1.12 infers a onesided STFT's bins as the frame's length; the
+// frontend infers the operator's frame_length / 2 + 1 and names the slots
+// of the optional inputs present.
+TEST_F(OnnxFrontend, StftShapeIsTheOperators) {
+  onnx::ModelProto model;
+  model.set_ir_version(onnx::IR_VERSION);
+  model.add_opset_import()->set_version(17);
+  auto* g = model.mutable_graph();
+  g->set_name("spectra");
+  set_dims(g->add_input(), "signal", onnx::TensorProto::FLOAT, {"1", "128", "1"});
+  set_dims(g->add_output(), "y", onnx::TensorProto::FLOAT, {"1", "15", "9", "2"});
+  set_dims(g->add_output(), "z", onnx::TensorProto::FLOAT, {"1", "15", "16", "2"});
+  add_int64s(g, "step", {}, {8});
+  add_int64s(g, "length", {}, {16});
+  auto* window = g->add_initializer();
+  window->set_name("window");
+  window->set_data_type(onnx::TensorProto::FLOAT);
+  window->add_dims(16);
+  for (int i = 0; i < 16; ++i) window->add_float_data(1.0f);
+  add_node(g, "STFT", {"signal", "step", "", "length"}, {"half"})->set_name("half_stft");
+  auto* full = add_node(g, "STFT", {"signal", "step", "window"}, {"full"});
+  full->set_name("full_stft");
+  auto* onesided = full->add_attribute();
+  onesided->set_name("onesided");
+  onesided->set_type(onnx::AttributeProto::INT);
+  onesided->set_i(0);
+  add_node(g, "Relu", {"half"}, {"y"});
+  add_node(g, "Relu", {"full"}, {"z"});
+  save(model, dir_ / "spectra.onnx");
+
+  const auto graph = load_onnx(dir_ / "spectra.onnx");
+  EXPECT_EQ(graph.tensor("half").shape, (Shape{1, 15, 9, 2}));
+  EXPECT_EQ(graph.tensor("full").shape, (Shape{1, 15, 16, 2}));
+  EXPECT_EQ(node_named(graph, "half_stft").attrs.at("input_slots"), nlohmann::json({0, 1, 3}));
+  EXPECT_EQ(node_named(graph, "full_stft").attrs.at("input_slots"), nlohmann::json({0, 1, 2}));
+}
+
 }  // namespace
 // A float16 conversion appends its input casts after the nodes that read
 // them; ONNX Runtime sorts such a graph, and so does the frontend.

@@ -6,6 +6,9 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
+
+#include "stft_shape_inference.h"
 
 namespace aoe::host {
 namespace {
@@ -51,22 +54,28 @@ class GuardedSchemas final : public onnx::ISchemaRegistry {
   const onnx::OpSchema* GetSchema(const std::string& key, const int max_inclusive_version,
                                   const std::string& domain) const override {
     const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(key, max_inclusive_version, domain);
+    if (!schema || !(domain.empty() || domain == "ai.onnx")) return schema;
+    if (key == "STFT") return replaced(schema, infer_stft_shape);
     const auto op = kSpatialOps.find(key);
-    if (!schema || op == kSpatialOps.end() || !(domain.empty() || domain == "ai.onnx")) return schema;
+    if (op == kSpatialOps.end()) return schema;
+    return replaced(schema, [inner = schema->GetTypeAndShapeInferenceFunction(), weights = op->second](InferenceContext& ctx) {
+      check_spatial_inputs(ctx, weights);
+      inner(ctx);
+    });
+  }
+
+ private:
+  // A copy of `schema` that infers with `infer`, made once.
+  const onnx::OpSchema* replaced(const onnx::OpSchema* schema, onnx::InferenceFunction infer) const {
     std::lock_guard<std::mutex> lock(mutex_);
     auto& guarded = guarded_[schema];
     if (!guarded) {
       guarded = std::make_unique<onnx::OpSchema>(*schema);
-      guarded->TypeAndShapeInferenceFunction(
-          [inner = schema->GetTypeAndShapeInferenceFunction(), weights = op->second](InferenceContext& ctx) {
-            check_spatial_inputs(ctx, weights);
-            inner(ctx);
-          });
+      guarded->TypeAndShapeInferenceFunction(std::move(infer));
     }
     return guarded.get();
   }
 
- private:
   mutable std::mutex mutex_;
   mutable std::map<const onnx::OpSchema*, std::unique_ptr<onnx::OpSchema>> guarded_;
 };

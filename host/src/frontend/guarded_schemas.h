@@ -3,7 +3,8 @@
 // or a pooling op whose strides list another number of axes, reads past the
 // end of a vector and crashes the process. The schemas given to it here check
 // those inputs first, so such a node fails its inference instead (and its
-// outputs stay unknown, which the loader then reports).
+// outputs stay unknown, which the loader then reports). STFT's inference,
+// wrong in that version for a onesided STFT, is replaced (stft_shape_inference.h).
 #pragma once
 
 #include <onnx/defs/schema.h>

@@ -88,7 +88,7 @@ int64_t add_value_attributes(const onnx::GraphProto& proto, int64_t opset, sdk::
     }
     // An op task lists the tensors present: which optional ones they are, where no shape tells.
     if (node.op_type == "RNN" || node.op_type == "GRU" || node.op_type == "LSTM" || node.op_type == "MatMulInteger" ||
-        node.op_type == "ConvInteger") {
+        node.op_type == "ConvInteger" || node.op_type == "STFT") {
       for (const auto& [list, key] : {std::pair{&node.inputs, "input_slots"}, std::pair{&node.outputs, "output_slots"}}) {
         std::vector<int64_t> slots;
         for (size_t i = 0; i < list->size(); ++i)

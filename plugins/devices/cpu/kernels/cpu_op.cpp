@@ -18,6 +18,7 @@
 #include "depth_space_op.h"
 #include "dynamic_quantize_op.h"
 #include "det_op.h"
+#include "dft_op.h"
 #include "dropout_op.h"
 #include "einsum_op.h"
 #include "elements_op.h"
@@ -33,6 +34,7 @@
 #include "lrn_op.h"
 #include "matmul_op.h"
 #include "max_unpool_op.h"
+#include "mel_weight_matrix_op.h"
 #include "memory_fit.h"
 #include "moments_norm_op.h"
 #include "nd_index_op.h"
@@ -54,6 +56,7 @@
 #include "roi_align_op.h"
 #include "shape_of_op.h"
 #include "softmax_cross_entropy_op.h"
+#include "stft_op.h"
 #include "tf_idf_vectorizer_op.h"
 #include "top_k_op.h"
 #include "transpose_op.h"
@@ -87,6 +90,7 @@ const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", 
                                            "InstanceNormalization", "MeanVarianceNormalization", "GatherND",
                                            "ScatterND", "OneHot", "LRN", "ReverseSequence", "GridSample", "Upsample", "RNN", "GRU", "LSTM",
                                            "HannWindow", "HammingWindow", "BlackmanWindow", "Det", "EyeLike",
+                                           "DFT", "STFT", "MelWeightMatrix",
                                            "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "ArgMax",
                                            "ArgMin", "Shape", "Size", "Trilu", "TopK", "Range",
                                            "QuantizeLinear", "DequantizeLinear", "CumSum", "TfIdfVectorizer", "Einsum",
@@ -182,6 +186,9 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (t == "LRN") return std::make_unique<LrnOp>(task, host);
   if (t == "RNN" || t == "GRU" || t == "LSTM") return std::make_unique<RecurrentOp>(task, host);
   if (t == "HannWindow" || t == "HammingWindow" || t == "BlackmanWindow") return std::make_unique<WindowOp>(task, host);
+  if (t == "DFT") return std::make_unique<DftOp>(task, host);
+  if (t == "STFT") return std::make_unique<StftOp>(task, host);
+  if (t == "MelWeightMatrix") return std::make_unique<MelWeightMatrixOp>(task, host);
   if (t == "Det") return std::make_unique<DetOp>(task, host);
   if (t == "EyeLike") return std::make_unique<EyeLikeOp>(task, host);
   if (t == "GridSample") return std::make_unique<GridSampleOp>(task, host);
