@@ -8,29 +8,8 @@ IntegerConvOp::IntegerConvOp(const sdk::OpTask& task, const HostCpu& host)
     : who_(task.op_type + " '" + task.name + "'") {
   if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after " + task.op_type);
   requantize_ = task.op_type == "QLinearConv";
-  at_.fill(-1);
-  if (requantize_) {
-    require_inputs(task, kBias, kRoles);
-    for (size_t r = 0; r < task.inputs.size(); ++r) at_[r] = static_cast<int>(r);
-  } else {
-    require_inputs(task, 2, 4);
-    const std::vector<int> slot = tensor_slots(task, "input_slots", task.inputs.size(), 4);
-    at_[kX] = slot[0], at_[kW] = slot[1], at_[kXZero] = slot[2], at_[kWZero] = slot[3];
-    if (at_[kX] < 0 || at_[kW] < 0) invalid(who_ + " takes x and w");
-  }
-  static const char* kNames[kRoles] = {"x", "x_scale", "x_zero_point", "w", "w_scale", "w_zero_point", "y_scale", "y_zero_point", "B"};
-  ranges_.resize(task.inputs.size());
-  for (size_t r = 0; r < kRoles; ++r) {
-    if (at_[r] < 0) continue;
-    const auto i = static_cast<size_t>(at_[r]);
-    const QuantInput kind = r == kX || r == kW ? QuantInput::data
-                            : r == kXScale || r == kWScale ? QuantInput::scale
-                            : r == kYScale ? QuantInput::output_scale
-                            : r == kBias ? QuantInput::bias
-                                         : QuantInput::zero_point;
-    ranges_[i] = quantized_input(task, i, kNames[r], kind);
-    count_[r] = elements(task.inputs[i].shape);
-  }
+  static const std::vector<const char*> kNames = {"x", "x_scale", "x_zero_point", "w", "w_scale", "w_zero_point", "y_scale", "y_zero_point", "B"};
+  find_quantized_inputs(task, who_, kNames, at_.data(), count_.data(), ranges_);
   if (requantize_) out_range_ = quantized_range(task.inputs[at_[kYZero]].dtype, who_, "input 'y_zero_point'");
   else if (!task.outputs.empty()) require_dtype(task, 0, true, Takes::integral);
 

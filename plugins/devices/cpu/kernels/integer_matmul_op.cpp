@@ -8,28 +8,8 @@ IntegerMatMulOp::IntegerMatMulOp(const sdk::OpTask& task, const HostCpu& host)
     : who_(task.op_type + " '" + task.name + "'") {
   if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after " + task.op_type);
   requantize_ = task.op_type == "QLinearMatMul";
-  at_.fill(-1);
-  if (requantize_) {
-    require_inputs(task, kRoles, kRoles);
-    for (size_t r = 0; r < kRoles; ++r) at_[r] = static_cast<int>(r);
-  } else {
-    require_inputs(task, 2, 4);
-    const std::vector<int> slot = tensor_slots(task, "input_slots", task.inputs.size(), 4);
-    at_[kA] = slot[0], at_[kB] = slot[1], at_[kAZero] = slot[2], at_[kBZero] = slot[3];
-    if (at_[kA] < 0 || at_[kB] < 0) invalid(who_ + " takes A and B");
-  }
-  static const char* kNames[kRoles] = {"a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "y_scale", "y_zero_point"};
-  ranges_.resize(task.inputs.size());
-  for (size_t r = 0; r < kRoles; ++r) {
-    if (at_[r] < 0) continue;
-    const auto i = static_cast<size_t>(at_[r]);
-    const QuantInput kind = r == kA || r == kB ? QuantInput::data
-                            : r == kAScale || r == kBScale ? QuantInput::scale
-                            : r == kYScale ? QuantInput::output_scale
-                                           : QuantInput::zero_point;
-    ranges_[i] = quantized_input(task, i, kNames[r], kind);
-    count_[r] = elements(task.inputs[i].shape);
-  }
+  static const std::vector<const char*> kNames = {"a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "y_scale", "y_zero_point"};
+  find_quantized_inputs(task, who_, kNames, at_.data(), count_.data(), ranges_);
   if (requantize_) {
     out_range_ = quantized_range(task.inputs[at_[kYZero]].dtype, who_, "input 'y_zero_point'");
   } else if (!task.outputs.empty()) {

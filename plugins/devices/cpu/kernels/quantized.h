@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "aoe/sdk/op_task.h"
 #include "cpu_op.h"
@@ -21,13 +22,17 @@ struct QuantRange {
 // uint8 or int8; unsupported otherwise, naming op `who` and tensor `tensor`.
 QuantRange quantized_range(sdk::DType t, const std::string& who, const std::string& tensor);
 
-// What an input of a quantized op is.
-enum class QuantInput { data, zero_point, scale, output_scale, bias };
-// Input `index` checked to be of its kind's dtype (data and zero points
-// uint8 or int8, scales float, a bias integer; unsupported otherwise, naming
-// the op and the input `role`), and the values a tuner's random inputs
-// draw it from.
-ValueRange quantized_input(const sdk::OpTask& task, size_t index, const std::string& role, QuantInput kind);
+// The inputs of an integer MatMul or Conv found in the task, by role in the
+// QLinear ops' order: `names` lists operand A's data, scale and zero point,
+// operand B's the same, the output's scale and zero point, then the bias
+// where the op takes one. A QLinear op lists them in that order (the bias
+// optional); MatMulInteger and ConvInteger list A, B and their zero points,
+// placed through "input_slots". Each is checked by its kind (data and zero
+// points uint8 or int8, scales float, a bias integer), naming the op and the
+// role. `at` gets each role's input (-1 where absent), `count` its elements,
+// `ranges` (per input) the values a tuner's random inputs draw it from.
+void find_quantized_inputs(const sdk::OpTask& task, const std::string& who, const std::vector<const char*>& names,
+                           int* at, int64_t* count, std::vector<ValueRange>& ranges);
 
 // An integer held as a float (held_dtype.h), as the integer it is: a value
 // drawn off the integers (a tuner's random input) to the nearest.
