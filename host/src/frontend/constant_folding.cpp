@@ -149,12 +149,6 @@ Index broadcast_index(const std::vector<int64_t>& in, const std::vector<int64_t>
   return index;
 }
 
-const onnx::AttributeProto* find_attr(const onnx::NodeProto& node, const std::string& name) {
-  for (const auto& attr : node.attribute())
-    if (attr.name() == name) return &attr;
-  return nullptr;
-}
-
 int64_t int_attr(const onnx::NodeProto& node, const std::string& name, int64_t fallback) {
   const auto* attr = find_attr(node, name);
   return attr ? attr->i() : fallback;
@@ -176,7 +170,7 @@ class Folder {
     for (const auto& value : graph.output()) types_[value.name()] = &value.type();
     for (const auto& init : graph.initializer()) initializers_[init.name()] = &init;
     for (const auto& node : graph.node()) {
-      if (!node.domain().empty() && node.domain() != "ai.onnx") continue;
+      if (!default_domain(node)) continue;
       if (node.output_size() < 1 || node.output(0).empty()) continue;
       if (auto value = fold(node); value && element_count(value->dims, max_elements_) == int64_t(value->size()))
         values_[node.output(0)] = std::move(*value);
@@ -679,6 +673,21 @@ std::optional<std::vector<int64_t>> known_shape(const onnx::TypeProto& type) {
     dims.push_back(dim.dim_value());
   }
   return dims;
+}
+
+std::optional<std::vector<int64_t>> known_dims(const onnx::GraphProto& graph, const std::string& name) {
+  for (const auto* list : {&graph.input(), &graph.value_info(), &graph.output()})
+    for (const auto& v : *list)
+      if (v.name() == name) return known_shape(v.type());
+  return std::nullopt;
+}
+
+bool default_domain(const onnx::NodeProto& node) { return node.domain().empty() || node.domain() == "ai.onnx"; }
+
+const onnx::AttributeProto* find_attr(const onnx::NodeProto& node, const std::string& name) {
+  for (const auto& attr : node.attribute())
+    if (attr.name() == name) return &attr;
+  return nullptr;
 }
 
 std::optional<KnownTensor> read_known(const onnx::TensorProto& tensor, int64_t max_elements) {

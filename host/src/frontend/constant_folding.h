@@ -48,6 +48,13 @@ std::map<std::string, KnownTensor> fold_known_values(const onnx::GraphProto& gra
 
 // A tensor type's dims when every one is known, else nullopt.
 std::optional<std::vector<int64_t>> known_shape(const onnx::TypeProto& type);
+// A value's dims where the graph's inputs, value_info or outputs know them all.
+std::optional<std::vector<int64_t>> known_dims(const onnx::GraphProto& graph, const std::string& name);
+
+// Whether the node is of ONNX's default domain.
+bool default_domain(const onnx::NodeProto& node);
+// The node's attribute `name`, or null.
+const onnx::AttributeProto* find_attr(const onnx::NodeProto& node, const std::string& name);
 
 // The value as an initializer named `name`.
 onnx::TensorProto to_initializer(const std::string& name, const KnownTensor& tensor);

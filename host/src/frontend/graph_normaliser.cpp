@@ -23,7 +23,6 @@ using Nodes = google::protobuf::RepeatedPtrField<onnx::NodeProto>;
 // Nested Ifs each taking a constant branch: inlined level by level, up to this depth.
 constexpr int kMaxRounds = 8;
 
-bool default_domain(const onnx::NodeProto& node) { return node.domain().empty() || node.domain() == "ai.onnx"; }
 
 void read_in_graph(const onnx::GraphProto& graph, std::set<std::string>& names);
 
@@ -297,13 +296,6 @@ int64_t clip_bounds_as_max_min(onnx::GraphProto& graph) {
   }
   graph.mutable_node()->Swap(&kept);
   return rewritten;
-}
-
-std::optional<std::vector<int64_t>> known_dims(const onnx::GraphProto& graph, const std::string& name) {
-  for (const auto* list : {&graph.input(), &graph.value_info(), &graph.output()})
-    for (const auto& v : *list)
-      if (v.name() == name) return known_shape(v.type());
-  return std::nullopt;
 }
 
 // Before opset 13, Softmax and LogSoftmax (and Hardmax) take their input as

@@ -19,16 +19,8 @@ namespace {
 using T = onnx::TensorProto;
 using Nodes = google::protobuf::RepeatedPtrField<onnx::NodeProto>;
 
-bool default_domain(const onnx::NodeProto& node) { return node.domain().empty() || node.domain() == "ai.onnx"; }
-
-const onnx::AttributeProto* attribute(const onnx::NodeProto& node, const std::string& name) {
-  for (const auto& a : node.attribute())
-    if (a.name() == name) return &a;
-  return nullptr;
-}
-
 std::vector<int64_t> ints_or(const onnx::NodeProto& node, const std::string& name, size_t n, int64_t fallback) {
-  const auto* a = attribute(node, name);
+  const auto* a = find_attr(node, name);
   if (!a) return std::vector<int64_t>(n, fallback);
   return {a->ints().begin(), a->ints().end()};
 }
@@ -216,7 +208,7 @@ int64_t node_count(const onnx::GraphProto& graph) {
 }
 
 const onnx::GraphProto* body_of(const onnx::NodeProto& node) {
-  const auto* a = attribute(node, "body");
+  const auto* a = find_attr(node, "body");
   return a && a->has_g() ? &a->g() : nullptr;
 }
 
@@ -257,10 +249,9 @@ bool unroll_loop(const onnx::NodeProto& node, const std::map<std::string, const 
   return true;
 }
 
+// known_dims, or an initializer's.
 std::optional<std::vector<int64_t>> dims_of(const onnx::GraphProto& graph, const std::string& name) {
-  for (const auto* list : {&graph.input(), &graph.value_info(), &graph.output()})
-    for (const auto& v : *list)
-      if (v.name() == name) return known_shape(v.type());
+  if (const auto dims = known_dims(graph, name)) return dims;
   for (const auto& init : graph.initializer())
     if (init.name() == name) return std::vector<int64_t>(init.dims().begin(), init.dims().end());
   return std::nullopt;
@@ -271,7 +262,7 @@ std::optional<std::vector<int64_t>> dims_of(const onnx::GraphProto& graph, const
 // the batch is 1, its values read at batch 0 and the outputs given it back.
 bool unroll_one_scan(const onnx::GraphProto& graph, const onnx::NodeProto& node, int64_t opset, Unrolled& out) {
   const auto* body = body_of(node);
-  const auto* num = attribute(node, "num_scan_inputs");
+  const auto* num = find_attr(node, "num_scan_inputs");
   if (!body || !num) return false;
   const bool batched = opset < 9;
   if (batched && (node.input_size() < 1 || !node.input(0).empty())) return false;  // sequence_lens given
@@ -286,7 +277,7 @@ bool unroll_one_scan(const onnx::GraphProto& graph, const onnx::NodeProto& node,
   auto in_axes = ints_or(node, "scan_input_axes", static_cast<size_t>(scan_in), 0);
   const auto out_axes = ints_or(node, "scan_output_axes", static_cast<size_t>(scan_out), 0);
   const auto out_directions = ints_or(node, "scan_output_directions", static_cast<size_t>(scan_out), 0);
-  if (batched && (attribute(node, "scan_input_axes") || attribute(node, "scan_output_axes"))) return false;
+  if (batched && (find_attr(node, "scan_input_axes") || find_attr(node, "scan_output_axes"))) return false;
   if (directions.size() != static_cast<size_t>(scan_in) || in_axes.size() != static_cast<size_t>(scan_in) ||
       out_axes.size() != static_cast<size_t>(scan_out) || out_directions.size() != static_cast<size_t>(scan_out))
     return false;
