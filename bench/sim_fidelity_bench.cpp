@@ -5,6 +5,7 @@
 //
 //   sim_fidelity_bench --soc ascend910_30c resnet50.csv bert.csv [--json]
 //   sim_fidelity_bench --fit resnet50.csv bert.csv   (fitted on one, scored on the other)
+//   sim_fidelity_bench --kernels step.csv            (JSON with every kernel's figures)
 //
 // Per op type: kernels, share of the measured time, modelled / measured sum,
 // median and worst |error| per kernel. Per file: coverage (share of the
@@ -161,7 +162,20 @@ json figures(const std::vector<Scored>& scored) {
           {"block_dim_equal_share", with_cores ? static_cast<double>(same_cores) / with_cores : 0}};
 }
 
-json score_file(const aoe::sim::Soc& soc, const std::string& file, const std::vector<Mapped>& kernels) {
+// Each kernel as scored: measured and modelled time, profiled and default core count.
+json kernel_rows(const std::vector<Scored>& scored) {
+  json out = json::array();
+  for (const auto& s : scored)
+    out.push_back({{"op_name", s.kernel->name},
+                   {"op_type", s.kernel->op_type},
+                   {"block_dim", s.kernel->block_dim},
+                   {"default_block_dim", s.block_dim},
+                   {"measured_us", s.kernel->measured_us},
+                   {"modelled_us", s.modelled_us}});
+  return out;
+}
+
+json score_file(const aoe::sim::Soc& soc, const std::string& file, const std::vector<Mapped>& kernels, bool per_kernel) {
   std::vector<Scored> scored;
   for (const auto& k : kernels) scored.push_back(score(soc, k));
   std::map<std::string, std::vector<Scored>> by_type;
@@ -183,7 +197,9 @@ json score_file(const aoe::sim::Soc& soc, const std::string& file, const std::ve
   for (auto& t : types) t["share"] = total > 0 ? t["measured_us"].get<double>() / total : 0;
   json reasons = json::array();
   for (const auto& [why, n] : uncovered) reasons.push_back({{"reason", why}, {"kernels", n}});
-  return {{"file", file}, {"soc", soc.target}, {"step", step}, {"op_types", types}, {"uncovered", reasons}};
+  json out = {{"file", file}, {"soc", soc.target}, {"step", step}, {"op_types", types}, {"uncovered", reasons}};
+  if (per_kernel) out["kernels"] = kernel_rows(scored);
+  return out;
 }
 
 // The constants a SoC file marks [L] or [M] that no measurement pins: the
@@ -280,10 +296,11 @@ void print(const json& r) {
 
 int usage(const char* argv0, int code) {
   std::fprintf(code ? stderr : stdout,
-               "usage: %s [--soc <target or file.yaml>] [--fit PROFILE.csv]... [--json] PROFILE.csv...\n"
+               "usage: %s [--soc <target or file.yaml>] [--fit PROFILE.csv]... [--json] [--kernels] PROFILE.csv...\n"
                "Scores the simulator (default SoC ascend910_30c) against measured kernel profiles:\n"
                "CSV rows of op_name, op_type, block_dim, inputs, outputs, measured_us. --fit first fits\n"
-               "the SoC's inferred constants to the named profiles, then scores with the fitted chip.\n",
+               "the SoC's inferred constants to the named profiles, then scores with the fitted chip.\n"
+               "--kernels adds each kernel's measured and modelled time and core counts to the JSON.\n",
                argv0);
   return code;
 }
@@ -292,7 +309,7 @@ int usage(const char* argv0, int code) {
 
 int main(int argc, char** argv) {
   std::string soc_name = "ascend910_30c";
-  bool as_json = false;
+  bool as_json = false, per_kernel = false;
   std::vector<std::string> files, fit_files;
   try {
     aoe::bench::Args args(argc, argv);
@@ -300,6 +317,7 @@ int main(int argc, char** argv) {
       const auto& o = args.option();
       if (o == "--soc") soc_name = args.value();
       else if (o == "--json") as_json = true;
+      else if (o == "--kernels") per_kernel = as_json = true;
       else if (o == "--fit") fit_files.push_back(args.value());
       else if (o == "--help" || o == "-h") return usage(argv[0], 0);
       else if (!o.empty() && o[0] == '-') throw std::invalid_argument("unknown option " + o);
@@ -322,7 +340,7 @@ int main(int argc, char** argv) {
       report["moved"] = moved(given, soc);
       report["fit_loss"] = {{"before", fit_loss(given, fitted_on)}, {"after", fit_loss(soc, fitted_on)}};
     }
-    for (const auto& f : files) report["files"].push_back(score_file(soc, f, kernels.at(f)));
+    for (const auto& f : files) report["files"].push_back(score_file(soc, f, kernels.at(f), per_kernel));
     if (as_json) {
       std::printf("%s\n", report.dump(2).c_str());
       return 0;

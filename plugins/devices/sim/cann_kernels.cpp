@@ -567,6 +567,27 @@ std::vector<OpTask> max_pool_gradient(const ProfiledKernel& k) {
   return {t};
 }
 
+// AtomicAddrClean zeroes what the kernel after it accumulates into, in
+// fp32, the dtype atomic adds accumulate in. The profile lists the tensor
+// that kernel works on: where it is a feature map, a reduction over the map
+// accumulates per-channel statistics (two of them, a sum and a square sum or
+// dscale and doffset), which are what is cleared; a weight gradient, matrix
+// or vector is cleared whole.
+std::vector<OpTask> atomic_clean(const ProfiledKernel& k) {
+  if (k.inputs.empty()) misfit("names no tensor it clears");
+  TensorDesc t = input(k, 0);
+  t.dtype = DType::f32;
+  t.format = "ND";
+  OpTask task = task_of(k, "AtomicAddrClean");
+  if (t.shape.size() == 4 && t.elements() > t.shape[1]) {
+    t.shape = {t.shape[1]};
+    task.inputs = {t, t};
+  } else {
+    task.inputs = {t};
+  }
+  return {task};
+}
+
 using Builder = std::function<std::vector<OpTask>(const ProfiledKernel&)>;
 
 Builder vector(int simple, int transcendental) {
@@ -654,7 +675,7 @@ const std::map<std::string, Builder>& table() {
       {"UnsortedSegmentSum", vector(1, 0)},
       {"Tile", vector(1, 0)},
       {"TensorMove", vector(1, 0)},
-      {"AtomicAddrClean", vector(1, 0)},
+      {"AtomicAddrClean", atomic_clean},
       {"DropoutDoMask", vector(2, 0)},
       {"ClipByNormNoDivSum", vector(3, 0)},
       {"LambApplyOptimizerAssign",

@@ -1,6 +1,7 @@
 #include <memory>
 
 #include "aoe/sdk/error.h"
+#include "atomic_clean_model.h"
 #include "batch_norm_model.h"
 #include "conv_model.h"
 #include "conv_transpose.h"
@@ -36,6 +37,7 @@ std::unique_ptr<OpModel> op_model(const Soc& soc, const sdk::OpTask& task) {
   if (is_pool_op(task.op_type)) return std::make_unique<PoolModel>(soc, pool_problem(task, soc));
   if (task.op_type == "Transpose") return std::make_unique<TransposeModel>(soc, transpose_problem(task, soc));
   if (task.op_type == "TransData") return std::make_unique<TransDataModel>(soc, transdata_problem(task, soc));
+  if (task.op_type == "AtomicAddrClean") return std::make_unique<AtomicCleanModel>(soc, atomic_clean_problem(task));
   throw sdk::Error(sdk::StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
 }
 
