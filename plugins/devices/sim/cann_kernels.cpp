@@ -540,7 +540,26 @@ std::vector<OpTask> layer_norm_parameter_gradient(const ProfiledKernel& k) {
   return {t};
 }
 
+// In FRACTAL_NZ a column block's rows lie together (N1 x M1 x M0 x N0): a
+// sum over the rows streams each block, 16 columns wide, whole.
+std::vector<OpTask> nz_column_sum(const ProfiledKernel& k) {
+  const ProfiledTensor& nz = k.inputs.at(0);
+  const auto& s = nz.dims;
+  TensorDesc x = in_plain(k, 0);
+  int64_t batch = 1;
+  for (size_t i = 0; i + 4 < s.size(); ++i) batch *= s[i];
+  x.shape = {batch * s[s.size() - 4], s[s.size() - 3] * s[s.size() - 2], s.back()};
+  TensorDesc out = per_channel(output(k, 0));
+  out.shape = {x.shape[0], 1, x.shape[2]};
+  OpTask t = task_of(k, "ReduceSum");
+  t.inputs = {x};
+  t.outputs = {out};
+  t.attrs = {{"axes", {1}}, {"keepdims", 1}};
+  return {t};
+}
+
 std::vector<OpTask> bias_gradient(const ProfiledKernel& k) {
+  if (!k.inputs.empty() && k.inputs[0].format == "FRACTAL_NZ" && k.inputs[0].dims.size() >= 4) return nz_column_sum(k);
   const TensorDesc dy = in_plain(k, 0);
   OpTask t = step_task(k, "BiasAddGrad", {dy}, {per_channel(output(k, 0))});
   t.attrs = {{"axis", k.inputs.at(0).format == "NC1HWC0" ? 1 : -1}};

@@ -53,9 +53,6 @@ const OpWork* find_op(const std::string& op_type) {
   return nullptr;
 }
 
-// Below this much work per core, CANN's elewise tiling uses fewer cores.
-constexpr int64_t kMinBytesPerCore = 32 << 10;
-
 }  // namespace
 
 bool is_elementwise_op(const std::string& op_type) { return find_op(op_type) != nullptr; }
@@ -155,12 +152,12 @@ int64_t ElementwiseModel::ub_bytes(int64_t ub_factor, bool db) const {
   return per_tile * (db ? 2 : 1) + resident;
 }
 
-// After elewise_v3: cores that each get at least a minimum chunk, db on,
-// the biggest UB tile that fits, no bigger than a core's slice.
+// After CANN's elewise tiling: cores that each get at least a minimum
+// chunk, db on, the biggest UB tile that fits, no bigger than a core's slice.
 sdk::Config ElementwiseModel::default_config() const {
-  const int64_t total = p_.elements * p_.bytes;
   const int64_t blocks = ceil_div64(p_.elements, block_elements(p_.bytes));
-  const int64_t cores = std::clamp<int64_t>(total / kMinBytesPerCore, 1, std::min<int64_t>(soc_.ai_cores, blocks));
+  const int64_t cores =
+      std::clamp<int64_t>(ceil_div64(p_.elements, kMinVectorElementsPerCore), 1, std::min<int64_t>(soc_.ai_cores, blocks));
   const int64_t slice = ceil_div64(p_.elements, cores);
   const auto& ub = space_.knobs[kUbFactor];
   int64_t factor = largest_fitting(ub, [&](int64_t f) { return ub_bytes(f, true) <= soc_.ub_bytes; });

@@ -102,9 +102,19 @@ int64_t ReduceModel::blocks(bool split_reduced) const {
 // UB tile that fits.
 sdk::Config ReduceModel::default_config() const {
   const int64_t b = block_elements(p_.bytes);
-  const bool atomic = !p_.max && p_.kept() <= soc_.ub_bytes / p_.bytes && p_.kept() * p_.reduced > 1024 &&
+  const bool atomic = !p_.max && p_.kept() <= soc_.ub_bytes / p_.bytes && p_.kept() * p_.reduced > kMinVectorElementsPerCore &&
                       p_.kept() < soc_.ai_cores * b / 2 && p_.reduced > soc_.ai_cores / 2;
-  const int64_t cores = std::min<int64_t>(soc_.ai_cores, blocks(atomic));
+  // Cores that share the reduced axis each take at least a minimum of it;
+  // cores that split the kept axes take whole outer rows where there are
+  // several, else whole blocks of the inner axis: a core's share rounded up,
+  // then as many cores as those shares need (48 rows on 30 cores: 24 of 2).
+  int64_t cores = 0;
+  if (atomic) {
+    cores = std::min<int64_t>({soc_.ai_cores, blocks(true), ceil_div64(p_.kept() * p_.reduced, kMinVectorElementsPerCore)});
+  } else {
+    const int64_t units = p_.outer > 1 ? p_.outer : ceil_div64(p_.inner, b);
+    cores = std::min(ceil_div64(units, ceil_div64(units, soc_.ai_cores)), blocks(false));
+  }
   const auto& ub = space_.knobs[kUbFactor];
   sdk::Config c{atomic ? kSplitReduced : kSplitKept, cores, ub.values.front(), atomic ? 1 : 0, 1};
   c[kUbFactor] = largest_fitting(ub, [&](int64_t f) {
