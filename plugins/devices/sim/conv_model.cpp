@@ -372,13 +372,16 @@ ConvSplit ConvModel::default_split() const {
 }
 
 // After CANN's conv tiling: the split its estimate picks on as many cores
-// as that axis has blocks, double buffering everywhere, all of K in L1 (the
+// as that axis's shares need, double buffering everywhere, all of K in L1 (the
 // AL1 full load) with as many output rows as fit, then the largest L0C tile
 // (wider N first, so A is re-read less) and the deepest k_l0 beside it.
 ConvTiling ConvModel::default_tiling() const {
   ConvTiling t;
   t.split = default_split();
-  t.block_dim = std::min<int64_t>(soc_.ai_cores, blocks(t.split));
+  // A core's share of the split axis rounded up, then as many cores as
+  // those shares need: 32 images on 30 cores run 2 each on 16.
+  const int64_t units = blocks(t.split);
+  t.block_dim = ceil_div(units, ceil_div(units, std::min<int64_t>(soc_.ai_cores, units)));
   t.db_l1 = t.db_l0 = true;
   const int64_t l0a_slots = soc_.l0a_bytes / 2 / kFractalBytes;
   const int64_t l0b_slots = soc_.l0b_bytes / 2 / kFractalBytes;

@@ -12,6 +12,7 @@
 #include "child_process.h"
 #include "kernel_profile.h"
 #include "op_model.h"
+#include "reduce_model.h"
 #include "soc_files.h"
 
 namespace {
@@ -309,6 +310,44 @@ TEST(SimFidelityBench, ABadRowStopsItNamingTheRow) {
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("step.csv:3"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("measured_us"), std::string::npos) << r.err;
+}
+
+TEST(CannKernels, AtomicAddrCleanClearsWhatItsFollowerAccumulates) {
+  const auto soc = aoe::sim::load_soc("ascend910_30c");
+  // Before a reduction over a map: the map's two per-channel statistics, in
+  // fp32, whatever the map's size.
+  const auto small = modelled_kernel(only_row(kClean));
+  const auto large = modelled_kernel(only_row("clean,AtomicAddrClean,1,\"NC1HWC0:float:32,4,224,224,16\",,1.6\n"));
+  ASSERT_EQ(small.tasks.size(), 1u) << small.uncovered;
+  ASSERT_EQ(large.tasks.size(), 1u) << large.uncovered;
+  const auto& t = small.tasks[0];
+  EXPECT_EQ(t.op_type, "AtomicAddrClean");
+  ASSERT_EQ(t.inputs.size(), 2u);
+  EXPECT_EQ(t.inputs[0].shape, (std::vector<int64_t>{64}));
+  EXPECT_EQ(t.inputs[0].dtype, aoe::sdk::DType::f32);
+  EXPECT_DOUBLE_EQ(default_time(small.tasks[0]), default_time(large.tasks[0]));
+  // Before a weight gradient whose K is split: the whole gradient, in fp32, on 29 cores.
+  const auto dw = modelled_kernel(only_row("clean,AtomicAddrClean,29,\"FracZ:float16:32,128,16,16\",,6.3\n"));
+  ASSERT_EQ(dw.tasks.size(), 1u) << dw.uncovered;
+  EXPECT_EQ(dw.tasks[0].inputs.at(0).elements(), 32 * 128 * 16 * 16);
+  EXPECT_EQ(dw.tasks[0].inputs[0].dtype, aoe::sdk::DType::f32);
+  const auto m = aoe::sim::op_model(soc, dw.tasks[0]);
+  EXPECT_EQ(m->space().default_config[0], 29);
+  EXPECT_GT(default_time(dw.tasks[0]), default_time(small.tasks[0]));
+}
+
+TEST(CannKernels, ABiasGradientOverFractalNzSumsWholeColumnBlocks) {
+  // 16384 x 768 stored as 48 column blocks of 16384 x 16.
+  const auto m = modelled_kernel(
+      only_row("db,BiasAddGrad,24,\"FRACTAL_NZ:float:48,1024,16,16\",\"DefaultFormat:float:768\",45.0\n"));
+  ASSERT_EQ(m.tasks.size(), 1u) << m.uncovered;
+  const auto& t = m.tasks[0];
+  EXPECT_EQ(t.op_type, "ReduceSum");
+  EXPECT_EQ(t.inputs[0].shape, (std::vector<int64_t>{48, 16384, 16}));
+  EXPECT_EQ(t.attrs["axes"], nlohmann::json({1}));
+  EXPECT_EQ(t.outputs[0].elements(), 768);
+  const auto model = aoe::sim::op_model(aoe::sim::load_soc("ascend910_30c"), t);
+  EXPECT_EQ(model->space().default_config[aoe::sim::ReduceModel::kBlockDim], 24);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "aoe/sdk/error.h"
+#include "atomic_clean_model.h"
 #include "elementwise_model.h"
 #include "layernorm_model.h"
 #include "norm_model.h"
@@ -85,7 +86,7 @@ struct Family {
 std::vector<Family> families() {
   const auto f16 = DType::f16;
   return {
-      {"elementwise",  // MobileNetV2 residual add of the 7 x 7 stage: too small for CANN to spread
+      {"elementwise",  // MobileNetV2 residual add of the 7 x 7 stage
        op("Add", {tensor({1, 160, 7, 7}, f16), tensor({1, 160, 7, 7}, f16)}),
        op("Sigmoid", {tensor({64, 1024, 1024}, f16)}),
        {1, 65536, 1},
@@ -415,25 +416,82 @@ TEST(VectorModels, DefaultAgainstTheExhaustiveBestOnRealShapes) {
   }
 }
 
-// elewise_v3's rule: one core per 32 KiB of data up to every core, double
-// buffering on, and the largest UB tile that fits, but no bigger than a core's slice.
-TEST(VectorModels, ElementwiseDefaultFollowsElewiseV3) {
-  // 1x64x56x56 fp32 = 200704 elements, 784 KiB: 24 cores of 8363 elements each,
-  // a tile that fits double-buffered and whose half would not cover the slice.
-  const auto big = model_of(op("Relu", {tensor({1, 64, 56, 56}, sdk::DType::f32)}));
+// CANN's elementwise split: each core at least 256 elements, whatever their
+// width, up to every core; double buffering on, and the largest UB tile that
+// fits, but no bigger than a core's slice.
+TEST(VectorModels, ElementwiseDefaultGivesEachCoreAMinimumOfElements) {
+  auto cores = [](int64_t elements, DType dtype) {
+    return model_of(op("Relu", {tensor({elements}, dtype)}))->space().default_config[ElementwiseModel::kBlockDim];
+  };
+  for (auto dtype : {DType::f16, DType::f32}) {
+    EXPECT_EQ(cores(100, dtype), 1);
+    EXPECT_EQ(cores(256, dtype), 1);
+    EXPECT_EQ(cores(257, dtype), 2);
+    EXPECT_EQ(cores(512, dtype), 2);
+    EXPECT_EQ(cores(2048, dtype), 8);
+    EXPECT_EQ(cores(204800, dtype), 32);
+  }
+  const auto big = model_of(op("Relu", {tensor({1, 64, 56, 56}, DType::f32)}));
   const auto& c = big->space().default_config;
-  EXPECT_EQ(c[ElementwiseModel::kBlockDim], 24);
+  EXPECT_EQ(c[ElementwiseModel::kBlockDim], 32);
   EXPECT_EQ(c[ElementwiseModel::kDb], 1);
   EXPECT_TRUE(big->check(c).ok());
-  EXPECT_LT(c[ElementwiseModel::kUbFactor] / 2, 8363);
-  // 1000 fp32 elements (4000 B): one core, and a tile no bigger than the whole.
-  const auto small = model_of(op("Relu", {tensor({1000}, sdk::DType::f32)}));
-  EXPECT_EQ(small->space().default_config[ElementwiseModel::kBlockDim], 1);
+  EXPECT_LT(c[ElementwiseModel::kUbFactor] / 2, 200704 / 32);
+  // 1000 fp32 elements: 4 cores of 250, a tile no bigger than a slice.
+  const auto small = model_of(op("Relu", {tensor({1000}, DType::f32)}));
+  EXPECT_EQ(small->space().default_config[ElementwiseModel::kBlockDim], 4);
   EXPECT_EQ(small->space().default_config[ElementwiseModel::kDb], 1);
-  EXPECT_LT(small->space().default_config[ElementwiseModel::kUbFactor] / 2, 1000);
-  // 64 MiB: every one of the 32 cores.
-  const auto huge = model_of(op("Relu", {tensor({16, 1024, 1024}, sdk::DType::f32)}));
-  EXPECT_EQ(huge->space().default_config[ElementwiseModel::kBlockDim], 32);
+  EXPECT_LT(small->space().default_config[ElementwiseModel::kUbFactor] / 2, 250);
+}
+
+// A reduce whose cores share the reduced axis gives each 256 elements at
+// least (a sum of squares of 768 runs on 3); one whose cores split the kept
+// axes gives each whole outer rows, as many cores as the rounded-up share
+// needs (48 column blocks of a FRACTAL_NZ matrix on 32 cores: 24 of 2).
+TEST(VectorModels, ReduceDefaultSplitsAsCanns) {
+  const auto squares = model_of(op("ReduceSum", {tensor({768}, DType::f16)}));
+  EXPECT_EQ(squares->space().default_config[ReduceModel::kSplitAxis], ReduceModel::kSplitReduced);
+  EXPECT_EQ(squares->space().default_config[ReduceModel::kBlockDim], 3);
+  const auto columns = model_of(op("ReduceSum", {tensor({48, 16384, 16}, DType::f32)}, {{"axes", {1}}}));
+  EXPECT_EQ(columns->space().default_config[ReduceModel::kSplitAxis], ReduceModel::kSplitKept);
+  EXPECT_EQ(columns->space().default_config[ReduceModel::kBlockDim], 24);
+}
+
+// AtomicAddrClean as TBE compiles it: shares of 32 B blocks rounded up to
+// its 48 KB zero buffer, each tensor cut into segments of a share.
+TEST(VectorModels, AtomicCleanSplitsAsTbe) {
+  // A 4 MiB fp32 weight gradient on 30 cores: shares of 3 zero buffers, 29 cores.
+  EXPECT_EQ(atomic_clean_shares({4194304}, 30).size(), 29u);
+  // An exact multiple of the share plus a small tensor: one core more.
+  EXPECT_EQ(atomic_clean_shares({2359296}, 30).size(), 24u);
+  EXPECT_EQ(atomic_clean_shares({2359296, 32}, 30).size(), 25u);
+  // Two per-channel statistics: one core.
+  EXPECT_EQ(atomic_clean_shares({256, 256}, 30), (std::vector<int64_t>{512}));
+  // Every byte is cleared once, whatever the cores.
+  for (int64_t cores : {1, 7, 30}) {
+    int64_t sum = 0;
+    for (auto b : atomic_clean_shares({1 << 20, 4096, 96}, cores)) sum += b;
+    EXPECT_EQ(sum, (1 << 20) + 4096 + 96) << cores;
+  }
+}
+
+// Its cost is what it clears: a few statistics cost a launch and one small
+// write whatever the map they belong to; a big tensor costs its bytes.
+TEST(VectorModels, AtomicCleanCostsWhatItClears) {
+  auto model = [](std::vector<sdk::TensorDesc> cleared) {
+    auto t = op("AtomicAddrClean", std::move(cleared));
+    return AtomicCleanModel(soc(), atomic_clean_problem(t));
+  };
+  const auto stats = model({tensor({64}, DType::f32), tensor({64}, DType::f32)});
+  EXPECT_EQ(stats.space().default_config[AtomicCleanModel::kBlockDim], 1);
+  // A launch, one fill of the 48 KB zero buffer (192 repeats and its latency), one 512 B write.
+  const double fill = 192 + 6, write = 512 / 64.0 + 200;
+  EXPECT_NEAR(stats.time_us(stats.space().default_config), 3 + (fill + write) / 1000, 1e-9);
+  const auto big = model({tensor({64 << 20}, DType::f32)});
+  const double big_us = big.time_us(big.space().default_config);
+  EXPECT_GE(big_us, big.roofline_us());
+  EXPECT_NEAR(big.roofline_us(), (256 << 20) / 1200e3, 1e-6);
+  EXPECT_THROW(atomic_clean_problem(op("AtomicAddrClean", {})), sdk::Error);
 }
 
 // ---- through the device ----------------------------------------------------
