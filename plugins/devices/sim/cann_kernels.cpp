@@ -598,7 +598,7 @@ std::vector<OpTask> atomic_clean(const ProfiledKernel& k) {
   t.dtype = DType::f32;
   t.format = "ND";
   OpTask task = task_of(k, "AtomicAddrClean");
-  if (t.shape.size() == 4 && t.elements() > t.shape[1]) {
+  if (k.inputs[0].format == "NC1HWC0" && t.elements() > t.shape.at(1)) {
     t.shape = {t.shape[1]};
     task.inputs = {t, t};
   } else {
@@ -658,7 +658,13 @@ const std::map<std::string, Builder>& table() {
          for (size_t i = 0; i < k.inputs.size(); ++i) ins.push_back(in_plain(k, i));
          return std::vector<OpTask>{step_task(k, "AddN", ins, {largest_output(k)})};
        }},
-      {"Cast", vector(1, 0)},
+      {"Cast",
+       [](const ProfiledKernel& k) {
+         TensorDesc x = in_plain(k, 0), y = largest_output(k);
+         if (x.elements() != y.elements()) misfit("casts " + std::to_string(x.elements()) + " elements to " + std::to_string(y.elements()));
+         y.shape = x.shape;
+         return std::vector<OpTask>{step_task(k, "Cast", {x}, {y})};
+       }},
       {"Add", vector(1, 0)},
       {"Sub", vector(1, 0)},
       {"Mul", vector(1, 0)},

@@ -9,6 +9,7 @@
 #include "aoe/sdk/op_task.h"
 #include "op_model.h"
 #include "soc.h"
+#include "vector_model.h"
 
 namespace aoe::sim {
 
@@ -23,6 +24,7 @@ struct ElementwiseProblem {
   std::vector<int> broadcast_bytes;
   int simple_passes = 0, transcendental_passes = 0;
   int temps = 0;  // scratch buffers the chain's longest op needs
+  int64_t min_elements_per_core = kMinVectorElementsPerCore;  // CANN's default split
   // Tensors kept in L2 by the strategy around the op.
   std::vector<bool> streamed_on_chip, broadcast_on_chip;
   bool out_on_chip = false;

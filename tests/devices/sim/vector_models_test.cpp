@@ -444,6 +444,23 @@ TEST(VectorModels, ElementwiseDefaultGivesEachCoreAMinimumOfElements) {
   EXPECT_LT(small->space().default_config[ElementwiseModel::kUbFactor] / 2, 250);
 }
 
+// A lone Cast gives each core at least 2 KB of its input instead.
+TEST(VectorModels, CastDefaultGivesEachCoreTwoKilobytesOfInput) {
+  auto cores = [](int64_t elements, DType from, DType to) {
+    auto t = op("Cast", {tensor({elements}, from)});
+    t.outputs = {tensor({elements}, to)};
+    return model_of(t)->space().default_config[ElementwiseModel::kBlockDim];
+  };
+  EXPECT_EQ(cores(768, DType::f16, DType::f32), 1);
+  EXPECT_EQ(cores(768, DType::f32, DType::f16), 2);
+  EXPECT_EQ(cores(3072, DType::f16, DType::f32), 3);
+  EXPECT_EQ(cores(16384, DType::f16, DType::f32), 16);
+  // Fused after another op, it is an elementwise chain as any other.
+  auto chain = op("Relu", {tensor({768}, DType::f16)}, nlohmann::json::object(), {"Cast"});
+  chain.outputs = {tensor({768}, DType::f32)};
+  EXPECT_EQ(model_of(chain)->space().default_config[ElementwiseModel::kBlockDim], 3);
+}
+
 // A reduce whose cores share the reduced axis gives each 256 elements at
 // least (a sum of squares of 768 runs on 3); one whose cores split the kept
 // axes gives each whole outer rows, as many cores as the rounded-up share
