@@ -289,6 +289,21 @@ TEST(SimFidelityBench, ScoresAProfileAndListsWhatItDoesNotModel) {
     EXPECT_NE(text.out.find(word), std::string::npos) << word << " missing from:\n" << text.out;
 }
 
+TEST(SimFidelityBench, KernelsListsEachKernelAsScored) {
+  Profile p(std::string(kStem) + kClean + kUnknown);
+  const auto r = aoe::test::run_process({bench(), "--kernels", p.file.string()}, p.dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto kernels = nlohmann::json::parse(r.out)["files"][0]["kernels"];
+  ASSERT_EQ(kernels.size(), 3u);
+  EXPECT_EQ(kernels[0]["op_type"], "FusionOp_Conv2D_BNTrainingReduce");
+  EXPECT_EQ(kernels[0]["block_dim"], 30);
+  EXPECT_GT(kernels[0]["modelled_us"].get<double>(), 0);
+  EXPECT_GT(kernels[0]["default_block_dim"].get<int64_t>(), 0);
+  EXPECT_EQ(kernels[1]["op_name"], "clean");
+  EXPECT_EQ(kernels[1]["default_block_dim"], 1);  // two statistics of 64 channels: one core
+  EXPECT_DOUBLE_EQ(kernels[2]["modelled_us"].get<double>(), 0);  // not modelled
+}
+
 TEST(SimFidelityBench, AFitMovesOnlyInferredConstantsAndNeverWorsensItsOwnLoss) {
   Profile p(std::string(kStem) + kBnRelu + kMatMul + kClean + kUnknown);
   const auto r = aoe::test::run_process({bench(), "--json", "--fit", p.file.string(), p.file.string()}, p.dir);
