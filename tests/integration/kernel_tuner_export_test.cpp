@@ -17,7 +17,8 @@ std::filesystem::path only_workspace(const std::filesystem::path& dir) {
 }
 
 TEST_F(AoeHostTest, KernelTunerExportReplaysToTheSameBest) {
-  ASSERT_EQ(tune("conv_block.onnx", {"--budget", "16"}).exit_code, 0);
+  // A budget at which the search beats the 3x3 conv's default tiling.
+  ASSERT_EQ(tune("conv_block.onnx", {"--budget", "32"}).exit_code, 0);
   const json op = only_result()["OPAT"]["opat_tuned_operators"][0];
   ASSERT_EQ(op["repo"], "add") << op.dump(2);
   const auto workspace = only_workspace(dir_);
