@@ -509,7 +509,10 @@ sdk::Graph load_onnx_model(onnx::ModelProto& model, const std::filesystem::path&
   for (const auto& [rule, count] : normalise_graph(graph, opset, [&] { infer_shapes(model, path); }).counts)
     done.add(rule, count);
   const int64_t lifted = lift_branch_constants(graph, opset, [&] { infer_shapes(model, path); });
-  if (lifted) done.add("lift_branch_constants", lifted);
+  if (lifted) {
+    done.add("lift_branch_constants", lifted);
+    infer_shapes(model, path);  // the branches' shapes, now their arithmetic is folded, reach the If's outputs
+  }
   sdk::Graph out = to_graph(graph, opset);
   normalise_converted(graph, opset, out, done);
   attach_if_branches(graph, graph, opset, [&](onnx::GraphProto& branch) { return to_graph(branch, opset); }, out);

@@ -321,6 +321,11 @@ const std::vector<std::string>& DynamicModel::reads(const sdk::Node& node) {
   return r;
 }
 
+void DynamicModel::clear_times() {
+  for (auto& [key, s] : segments_) std::fill(s->step_ms.begin(), s->step_ms.end(), 0.0);
+  for (auto& [id, ms] : op_ms_) ms = 0;
+}
+
 size_t DynamicModel::segment_plans() const { return segments_.size(); }
 
 int64_t DynamicModel::arena_bytes() const {

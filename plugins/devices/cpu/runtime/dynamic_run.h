@@ -47,6 +47,8 @@ class DynamicModel {
   // Each planned segment's kernels and each value-shaped op, with its mean
   // time over the runs so far, as the static run reports kernels.
   nlohmann::json kernels_report(size_t runs) const;
+  // Forgets the times summed so far: the untimed runs' are not reported.
+  void clear_times();
   // Segments planned (one per distinct set of run-time shapes).
   size_t segment_plans() const;
   int64_t arena_bytes() const;

@@ -205,6 +205,7 @@ json run_dynamic_model(const sdk::GraphRun& run, const std::vector<sdk::TensorVi
   ThreadPool pool(threads);
   pool.keep_awake(true);
   for (int64_t i = 0; i < run.warmup; ++i) (void)model.run(given, pool);
+  model.clear_times();
   std::vector<double> ms;
   std::vector<HeldTensor> got;
   for (int64_t i = 0; i < run.iterations; ++i) {
@@ -214,7 +215,7 @@ json run_dynamic_model(const sdk::GraphRun& run, const std::vector<sdk::TensorVi
   }
   pool.keep_awake(false);
   write_outputs(run.graph, got, outputs);
-  const json kernels = model.kernels_report(static_cast<size_t>(run.warmup + run.iterations));
+  const json kernels = model.kernels_report(static_cast<size_t>(run.iterations));
   size_t tuned = 0;
   for (const auto& k : kernels) tuned += k["config_source"] == "bank" ? 1 : 0;
   json shapes = json::array();
