@@ -133,8 +133,8 @@ void DynamicModel::evaluate(const sdk::Graph& graph, const std::string& scope, V
       } else {
         const auto outs = infer_output_shapes(graph, *node, in);
         if (!outs)
-          unsupported(where(*node) + " reads a tensor whose shape is known only as the model runs, and the cpu device "
-                      "cannot infer the shape of a " + node->op_type + " from it: " + shape_inference_ops());
+          unsupported(where(*node) + " has an output whose dims ONNX's inference left unknown, and the cpu device cannot "
+                      "work a " + node->op_type + "'s out from its input shapes as the model runs (" + shape_inference_ops() + ")");
         const auto names = present(node->outputs);
         for (size_t j = 0; j < names.size(); ++j) shapes[names[j]] = (*outs)[j];
         segment.push_back(node);
@@ -150,7 +150,7 @@ void DynamicModel::evaluate(const sdk::Graph& graph, const std::string& scope, V
       Segment* s = &segment_for(graph, scope, segment, shapes, needed, env);
       if (!s->op->graph().outputs.empty()) run_segment(*s, env, held, pool);
     }
-    for (const auto* node : after) run_value_shaped(graph, scope, *node, env, held, pool);
+    for (const auto* node : after) run_value_shaped(scope, *node, env, held, pool);
     pending = std::move(later);
   }
 }
@@ -234,8 +234,8 @@ void DynamicModel::run_segment(Segment& s, Values& env, std::vector<std::vector<
   }
 }
 
-void DynamicModel::run_value_shaped(const sdk::Graph& graph, const std::string& scope, const sdk::Node& node,
-                                    Values& env, std::vector<std::vector<float>>& held, ThreadPool* pool) {
+void DynamicModel::run_value_shaped(const std::string& scope, const sdk::Node& node, Values& env,
+                                    std::vector<std::vector<float>>& held, ThreadPool* pool) {
   const std::string id = scope + node.name;
   if (chooses_branch(node.op_type)) {
     const Value& cond = env.at(node.inputs.at(0));
@@ -280,7 +280,6 @@ void DynamicModel::run_value_shaped(const sdk::Graph& graph, const std::string& 
     auto& out = held.emplace_back(std::move(results[j].values));
     env[node.outputs[j]] = {std::move(results[j].shape), std::span<const float>(out)};
   }
-  (void)graph;
 }
 
 json DynamicModel::kernels_report(size_t runs) const {

@@ -63,7 +63,7 @@ class DynamicModel {
   Segment& segment_for(const sdk::Graph& graph, const std::string& scope, const std::vector<const sdk::Node*>& nodes,
                        const std::map<std::string, Shape>& shapes, const std::set<std::string>& needed, const Values& env);
   void run_segment(Segment& s, Values& env, std::vector<std::vector<float>>& held, ThreadPool* pool);
-  void run_value_shaped(const sdk::Graph& graph, const std::string& scope, const sdk::Node& node, Values& env,
+  void run_value_shaped(const std::string& scope, const sdk::Node& node, Values& env,
                         std::vector<std::vector<float>>& held, ThreadPool* pool);
 
   const std::vector<std::string>& reads(const sdk::Node& node);
