@@ -396,6 +396,40 @@ TEST_F(RunCommand, RunsALoopAndAScanUnrolled) {
   EXPECT_EQ(out.at("sums").data, (std::vector<float>{3, 5, 6, 6, 11, 15}));
 }
 
+// NonZero's output shape is known only as the model runs: the ops after it
+// are planned once it ran, and the outputs and --check say what they computed.
+TEST_F(RunCommand, RunsANonZeroFeedingLaterOps) {
+  write_positive_positions_model(dir_ / "positions.onnx");
+  host::write_npz(dir_ / "x.npz", {{"x", host::FloatArray{{6}, {1, -2, 3, 0, 5, 6}}}});
+  const auto r = run("positions.onnx", "positions.json",
+                     {"--inputs", (dir_ / "x.npz").string(), "--outputs", (dir_ / "out.npz").string(), "--check"});
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  const auto out = host::read_npz(dir_ / "out.npz");
+  EXPECT_EQ(out.at("y").data, (std::vector<float>{0 + 2 + 4 + 5}));
+  EXPECT_EQ(out.at("count").data, (std::vector<float>{1, 4}));
+  const json rep = report("positions.json");
+  EXPECT_TRUE(rep["check"]["match"].get<bool>()) << rep.dump(2);
+  EXPECT_EQ(rep["shapes_known_at_run"]["segment_plans"], 2) << rep.dump(2);
+}
+
+// An If whose condition is an input runs the branch it chooses, each with
+// constants of its own (an initializer, a Constant) and the model's weight w.
+TEST_F(RunCommand, RunsAnIfWhoseConditionIsFed) {
+  write_run_time_if_model(dir_ / "if.onnx");
+  for (const float cond : {1.0f, 0.0f}) {
+    SCOPED_TRACE(cond);
+    host::write_npz(dir_ / "in.npz", {{"cond", host::FloatArray{{1}, {cond}}}, {"x", host::FloatArray{{3}, {1, 2, 3}}}});
+    const auto r = run("if.onnx", "if.json",
+                       {"--inputs", (dir_ / "in.npz").string(), "--outputs", (dir_ / "y.npz").string(), "--check"});
+    ASSERT_EQ(r.exit_code, 0) << details(r);
+    const auto y = host::read_npz(dir_ / "y.npz").at("y").data;
+    EXPECT_EQ(y, (cond ? std::vector<float>{3, 0, 8} : std::vector<float>{9, 8, 7}));
+    const json rep = report("if.json");
+    EXPECT_TRUE(rep["check"]["match"].get<bool>()) << rep.dump(2);
+    EXPECT_EQ(rep["normalised"]["lift_branch_constants"], 2) << rep["normalised"].dump();
+  }
+}
+
 // A Loop whose trip count is fed as the model runs stays a Loop, which the cpu device refuses by name.
 TEST_F(RunCommand, ALoopOfARunTimeTripCountIsRefusedByName) {
   write_sum_loop_model(dir_ / "fed_loop.onnx", true);

@@ -404,4 +404,56 @@ void write_column_scan_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
+void write_positive_positions_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {6});
+  auto* zero = g->add_initializer();
+  zero->set_name("zero"), zero->set_data_type(onnx::TensorProto::FLOAT), zero->add_dims(1), zero->add_float_data(0.0f);
+  set_dims(g->add_output(), "y", {});
+  set_dims(g->add_output(), "count", {2});
+  g->mutable_output(1)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+  add_node(g, "Greater_0", "Greater", {"x", "zero"}, {"positive"});
+  add_node(g, "NonZero_1", "NonZero", {"positive"}, {"where"});
+  auto* to = add_node(g, "Cast_2", "Cast", {"where"}, {"where_f"})->add_attribute();
+  to->set_name("to"), to->set_type(onnx::AttributeProto::INT), to->set_i(onnx::TensorProto::FLOAT);
+  auto* keep = add_node(g, "ReduceSum_3", "ReduceSum", {"where_f"}, {"y"})->add_attribute();
+  keep->set_name("keepdims"), keep->set_type(onnx::AttributeProto::INT), keep->set_i(0);
+  add_node(g, "Shape_4", "Shape", {"where"}, {"count"});
+  save(model, file);
+}
+
+void write_run_time_if_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "cond", {1});
+  g->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::BOOL);
+  set_dims(g->add_input(), "x", {3});
+  auto* w = g->add_initializer();
+  w->set_name("w"), w->set_data_type(onnx::TensorProto::FLOAT), w->add_dims(3);
+  for (const float v : {0.5f, -4.0f, 1.0f}) w->add_float_data(v);
+  set_dims(g->add_output(), "y", {3});
+  auto* choose = add_node(g, "choose", "If", {"cond"}, {"chosen"});
+  const auto branch = [&](const char* name) {
+    auto* a = choose->add_attribute();
+    a->set_name(name), a->set_type(onnx::AttributeProto::GRAPH);
+    a->mutable_g()->set_name(std::string("choose_") + name);
+    return a->mutable_g();
+  };
+  auto* then_branch = branch("then_branch");
+  auto* two = then_branch->add_initializer();
+  two->set_name("two"), two->set_data_type(onnx::TensorProto::FLOAT), two->add_dims(1), two->add_float_data(2.0f);
+  add_node(then_branch, "Add_0", "Add", {"x", "w"}, {"sum"});
+  add_node(then_branch, "Mul_1", "Mul", {"sum", "two"}, {"twice"});
+  set_dims(then_branch->add_output(), "twice", {3});
+  auto* else_branch = branch("else_branch");
+  auto* ten = add_node(else_branch, "Constant_0", "Constant", {}, {"ten"})->add_attribute();
+  ten->set_name("value"), ten->set_type(onnx::AttributeProto::TENSOR);
+  ten->mutable_t()->set_data_type(onnx::TensorProto::FLOAT), ten->mutable_t()->add_dims(1), ten->mutable_t()->add_float_data(10.0f);
+  add_node(else_branch, "Sub_1", "Sub", {"ten", "x"}, {"rest"});
+  set_dims(else_branch->add_output(), "rest", {3});
+  add_node(g, "Relu_1", "Relu", {"chosen"}, {"y"});
+  save(model, file);
+}
+
 }  // namespace aoe::test

@@ -53,5 +53,11 @@ void write_sum_loop_model(const std::filesystem::path& file, bool fed_trips = fa
 // xs[2,3] -> Scan "columns" over axis 1, last column first: s = s + column
 // from zeros, sums[2,3] its value per step along axis 1.
 void write_column_scan_model(const std::filesystem::path& file);
+// x[6] -> NonZero(x > 0) -> Cast -> ReduceSum: y = the sum of the positions
+// of x's positive elements, count = Shape of NonZero's output [1, k] (int64).
+void write_positive_positions_model(const std::filesystem::path& file);
+// cond[1] (bool), x[3], w[3] -> If "choose": then (x + w) * 2 (2 a branch
+// initializer), else 10 - x (10 a branch Constant); y = Relu of it.
+void write_run_time_if_model(const std::filesystem::path& file);
 
 }  // namespace aoe::test

@@ -521,6 +521,7 @@ std::string Normalisation::summary() const {
       {"empty_optional_inputs", "nodes with empty optional inputs made absent"},
       {"clip_bounds_as_max_min", "Clip nodes with bounds computed at run time made Max and Min"},
       {"drop_unused", "unused initializers dropped"},
+      {"lift_branch_constants", "constants of If branches chosen at run time made the model's"},
       {"value_attributes", "nodes given their constant inputs as attributes"}};
   std::string text;
   for (const auto& [rule, count] : counts)

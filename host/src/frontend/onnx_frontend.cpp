@@ -16,6 +16,7 @@
 
 #include "aoe/sdk/error.h"
 #include "guarded_schemas.h"
+#include "if_branches.h"
 #include "model_file.h"
 #include "model_weights.h"
 #include "constant_folding.h"
@@ -507,8 +508,14 @@ sdk::Graph load_onnx_model(onnx::ModelProto& model, const std::filesystem::path&
   infer_shapes(model, path);
   for (const auto& [rule, count] : normalise_graph(graph, opset, [&] { infer_shapes(model, path); }).counts)
     done.add(rule, count);
+  const int64_t lifted = lift_branch_constants(graph, opset, [&] { infer_shapes(model, path); });
+  if (lifted) {
+    done.add("lift_branch_constants", lifted);
+    infer_shapes(model, path);  // the branches' shapes, now their arithmetic is folded, reach the If's outputs
+  }
   sdk::Graph out = to_graph(graph, opset);
   normalise_converted(graph, opset, out, done);
+  attach_if_branches(graph, graph, opset, [&](onnx::GraphProto& branch) { return to_graph(branch, opset); }, out);
   spdlog::info("normalised {}: {}", path.filename().string(), done.summary());
   if (normalised) *normalised = std::move(done);
   check_tensor_sizes(out, path);

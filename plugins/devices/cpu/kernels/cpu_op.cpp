@@ -38,6 +38,8 @@
 #include "memory_fit.h"
 #include "moments_norm_op.h"
 #include "nd_index_op.h"
+#include "non_max_suppression_op.h"
+#include "non_zero_op.h"
 #include "norm_grad_ops.h"
 #include "norm_ops.h"
 #include "one_hot_op.h"
@@ -62,6 +64,7 @@
 #include "transpose_op.h"
 #include "trilu_op.h"
 #include "typed_eltwise_op.h"
+#include "unique_op.h"
 #include "where_op.h"
 #include "window_op.h"
 
@@ -215,6 +218,17 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   // A Dropout with its mask or a training_mode: a plain one is a view (runtime/subgraph_op.cpp).
   if (t == "Dropout") return std::make_unique<DropoutOp>(task, host);
   unsupported("the cpu device has no kernel for op '" + t + "'");
+}
+
+bool is_value_shaped_op(const std::string& op_type) {
+  return op_type == "NonZero" || op_type == "Unique" || op_type == "NonMaxSuppression";
+}
+
+std::unique_ptr<ValueShapedOp> make_value_shaped_op(const sdk::Node& node) {
+  if (node.op_type == "NonZero") return std::make_unique<NonZeroOp>(node);
+  if (node.op_type == "Unique") return std::make_unique<UniqueOp>(node);
+  if (node.op_type == "NonMaxSuppression") return std::make_unique<NonMaxSuppressionOp>(node);
+  unsupported("the cpu device has no value-shaped kernel for op '" + node.op_type + "'");
 }
 
 }  // namespace aoe::cpu

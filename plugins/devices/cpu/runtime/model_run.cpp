@@ -8,6 +8,7 @@
 #include <string>
 
 #include "aoe/sdk/error.h"
+#include "dynamic_run.h"
 #include "subgraph_op.h"
 #include "subgraph_run.h"
 #include "thread_pool.h"
@@ -141,6 +142,100 @@ json capped_threads(json configs, int threads) {
   return configs;
 }
 
+// A model with ops sized by values: its inputs and every weight lent, by
+// name, used in place (those not lent are drawn per segment from the seed).
+GivenViews lent_tensors(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& views) {
+  GivenViews given;
+  for (const auto& name : run.graph.inputs) {
+    const auto view = std::find_if(views.begin(), views.end(), [&](const sdk::TensorView& v) { return v.name == name; });
+    if (view == views.end()) invalid("no data for the model's input '" + name + "'");
+  }
+  for (const auto& view : views) {
+    const bool input = std::find(run.graph.inputs.begin(), run.graph.inputs.end(), view.name) != run.graph.inputs.end();
+    if (!input && (!run.graph.tensors.count(view.name) || !run.graph.tensor(view.name).constant))
+      invalid("'" + view.name + "' is neither an input nor a weight of the model");
+    const auto want = static_cast<size_t>(run.graph.tensor(view.name).elements());
+    if (view.count != want || (!view.data && want > 0))
+      invalid(std::string(input ? "input" : "weight") + " '" + view.name + "' has " + std::to_string(view.count) +
+              " values, the model takes " + std::to_string(want));
+    given[view.name] = std::span<const float>(view.data, want);
+  }
+  return given;
+}
+
+// The graph's outputs as the run made them, each into its buffer, which
+// must hold as many values as the output has at run time.
+void write_outputs(const sdk::Graph& graph, const std::vector<HeldTensor>& got, const std::vector<sdk::TensorView>& outputs) {
+  if (outputs.size() != graph.outputs.size())
+    invalid(std::to_string(outputs.size()) + " output buffers for a model of " + std::to_string(graph.outputs.size()) +
+            " outputs");
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i].count != got[i].values.size() || (!outputs[i].data && !got[i].values.empty()))
+      invalid("output '" + graph.outputs[i] + "' has shape " + to_string(got[i].shape) + " as the model runs (" +
+              std::to_string(got[i].values.size()) + " values); its buffer holds " + std::to_string(outputs[i].count));
+    std::copy(got[i].values.begin(), got[i].values.end(), outputs[i].data);
+  }
+}
+
+json dynamic_check_report(const sdk::Graph& graph, const std::vector<HeldTensor>& got, const std::vector<HeldTensor>& want,
+                          const Tolerance& tolerance) {
+  json per_output = json::array();
+  bool all = true;
+  for (size_t i = 0; i < got.size(); ++i) {
+    std::string why = got[i].shape != want[i].shape
+                          ? "shape " + to_string(got[i].shape) + ", the reference's " + to_string(want[i].shape)
+                          : compare(got[i].values.data(), want[i].values.data(),
+                                    static_cast<int64_t>(got[i].values.size()), tolerance);
+    all = all && why.empty();
+    json o = {{"name", graph.outputs[i]}, {"match", why.empty()}, {"shape", got[i].shape}};
+    if (!why.empty()) o["mismatch"] = why;
+    per_output.push_back(std::move(o));
+  }
+  return {{"match", all}, {"atol", tolerance.atol}, {"rtol", tolerance.rtol}, {"outputs", per_output}};
+}
+
+// Planned in segments as it runs (dynamic_run.h); the report as the static
+// run's, with the plans made and each output's shape.
+json run_dynamic_model(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inputs,
+                       const std::vector<sdk::TensorView>& outputs, std::shared_ptr<const HostCpu> host,
+                       const Tolerance& tolerance, int threads) {
+  const GivenViews given = lent_tensors(run, inputs);
+  const json configs = capped_threads(run.op_configs.is_object() ? run.op_configs : json::object(), threads);
+  DynamicModel model(run.graph, host, configs, run.seed);
+  ThreadPool pool(threads);
+  pool.keep_awake(true);
+  for (int64_t i = 0; i < run.warmup; ++i) (void)model.run(given, pool);
+  model.clear_times();
+  std::vector<double> ms;
+  std::vector<HeldTensor> got;
+  for (int64_t i = 0; i < run.iterations; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    got = model.run(given, pool);
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  pool.keep_awake(false);
+  write_outputs(run.graph, got, outputs);
+  const json kernels = model.kernels_report(static_cast<size_t>(run.iterations));
+  size_t tuned = 0;
+  for (const auto& k : kernels) tuned += k["config_source"] == "bank" ? 1 : 0;
+  json shapes = json::array();
+  for (size_t i = 0; i < got.size(); ++i) shapes.push_back({{"name", run.graph.outputs[i]}, {"shape", got[i].shape}});
+  json report = {{"device", "cpu"},
+                 {"threads", threads},
+                 {"iterations", run.iterations},
+                 {"latency_ms", latency_report(ms)},
+                 {"memory", {{"peak_rss_bytes", peak_rss_bytes()},
+                             {"tensor_bytes", footprint_bytes(model.footprint())},
+                             {"arena_bytes", model.arena_bytes()}}},
+                 {"weights", {{"from_model", given.size() - run.graph.inputs.size()}, {"seed", run.seed}}},
+                 {"kernel_count", kernels.size()},
+                 {"tuned_kernel_count", tuned},
+                 {"kernels", kernels},
+                 {"shapes_known_at_run", {{"segment_plans", model.segment_plans()}, {"outputs", shapes}}}};
+  if (run.check) report["check"] = dynamic_check_report(run.graph, got, model.reference(given), tolerance);
+  return report;
+}
+
 }  // namespace
 
 json run_model(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inputs,
@@ -151,6 +246,10 @@ json run_model(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inp
   if (run.threads < 0 || run.threads > host->threads)
     invalid("threads is " + std::to_string(run.threads) + " but this process may use " + std::to_string(host->threads) +
             " CPUs");
+  // Shapes that depend on values: planned as they become known, not once here.
+  if (has_value_shaped_ops(run.graph))
+    return run_dynamic_model(run, inputs, outputs, host, tolerance,
+                             run.threads > 0 ? static_cast<int>(run.threads) : host->physical_cores);
   require_outputs(run.graph, outputs);
   sdk::SubgraphTask task;
   task.name = run.graph.name.empty() ? "model" : run.graph.name;

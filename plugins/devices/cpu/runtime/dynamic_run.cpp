@@ -1,0 +1,347 @@
+#include "dynamic_run.h"
+
+#include <chrono>
+#include <algorithm>
+#include <cstring>
+
+#include "aoe/sdk/error.h"
+#include "aoe/sdk/fusion.h"
+#include "op_util.h"
+#include "shape_inference.h"
+#include "subgraph_op.h"
+
+namespace aoe::cpu {
+
+using nlohmann::json;
+
+namespace {
+
+bool chooses_branch(const std::string& op_type) { return op_type == "If"; }
+
+bool sized_by_values(const std::string& op_type) {
+  return chooses_branch(op_type) || is_value_shaped_op(op_type);
+}
+
+std::string where(const sdk::Node& node) { return "node '" + node.name + "' (" + node.op_type + ")"; }
+
+// The names a graph reads from outside it: what its nodes and, within
+// them, If's branches read and nothing in it writes (its own constants aside).
+void outer_reads(const sdk::Graph& g, std::set<std::string>& out) {
+  std::set<std::string> made;
+  for (const auto& n : g.nodes) made.insert(n.outputs.begin(), n.outputs.end());
+  const auto outside = [&](const std::string& name) {
+    return !made.count(name) && !(g.tensors.count(name) && g.tensor(name).constant);
+  };
+  for (const auto& n : g.nodes) {
+    for (const auto& name : present(n.inputs))
+      if (outside(name)) out.insert(name);
+    for (const char* key : {"then_branch", "else_branch"})
+      if (chooses_branch(n.op_type) && n.attrs.contains(key) && n.attrs.at(key).is_object()) {
+        std::set<std::string> inner;
+        outer_reads(n.attrs.at(key).get<sdk::Graph>(), inner);
+        for (const auto& name : inner)
+          if (outside(name)) out.insert(name);
+      }
+  }
+  for (const auto& name : g.outputs)
+    if (!made.count(name)) out.insert(name);
+}
+
+}  // namespace
+
+bool has_value_shaped_ops(const sdk::Graph& graph) {
+  for (const auto& n : graph.nodes)
+    if (sized_by_values(n.op_type)) return true;
+  return false;
+}
+
+struct DynamicModel::Value {
+  Shape shape;
+  std::span<const float> data;
+};
+
+struct DynamicModel::Segment {
+  std::unique_ptr<SubgraphOp> op;
+  sdk::Config strategy;
+  Plan plan;
+  std::map<std::string, std::vector<float>> inputs;  // the run-time tensors it reads, copied where its kernels read them
+  std::map<std::string, std::vector<float>> drawn;   // weights the run does not lend
+  GivenViews given;
+  std::unique_ptr<SubgraphKernel> kernel;  // made on the first run that is not a reference one
+  std::vector<double> step_ms;             // summed over the runs
+};
+
+DynamicModel::DynamicModel(sdk::Graph graph, std::shared_ptr<const HostCpu> host, json op_configs, uint64_t seed)
+    : graph_(std::move(graph)), host_(std::move(host)), op_configs_(std::move(op_configs)), seed_(seed) {}
+
+DynamicModel::~DynamicModel() = default;
+
+std::vector<HeldTensor> DynamicModel::run(const GivenViews& given, ThreadPool& pool) {
+  Values env;
+  for (const auto& [name, data] : given) env[name] = {graph_.tensor(name).shape, data};
+  std::vector<std::vector<float>> held;
+  evaluate(graph_, "", env, held, &pool);
+  std::vector<HeldTensor> out;
+  for (const auto& name : graph_.outputs) {
+    const Value& v = env.at(name);
+    out.push_back({v.shape, {v.data.begin(), v.data.end()}});
+  }
+  return out;
+}
+
+std::vector<HeldTensor> DynamicModel::reference(const GivenViews& given) {
+  Values env;
+  for (const auto& [name, data] : given) env[name] = {graph_.tensor(name).shape, data};
+  std::vector<std::vector<float>> held;
+  evaluate(graph_, "", env, held, nullptr);
+  std::vector<HeldTensor> out;
+  for (const auto& name : graph_.outputs) {
+    const Value& v = env.at(name);
+    out.push_back({v.shape, {v.data.begin(), v.data.end()}});
+  }
+  return out;
+}
+
+// Rounds until every node ran: the nodes whose input shapes are known form
+// a segment (their output shapes inferred), the value-shaped ops they feed
+// run after it, and their results make more shapes known for the next round.
+void DynamicModel::evaluate(const sdk::Graph& graph, const std::string& scope, Values& env,
+                            std::vector<std::vector<float>>& held, ThreadPool* pool) {
+  std::vector<const sdk::Node*> pending;
+  for (const auto& n : graph.nodes) pending.push_back(&n);
+  while (!pending.empty()) {
+    std::map<std::string, Shape> shapes;
+    for (const auto& [name, t] : graph.tensors)
+      if (t.constant && t.fully_known()) shapes[name] = t.shape;
+    for (const auto& [name, v] : env) shapes[name] = v.shape;
+    std::vector<const sdk::Node*> segment, after, later;
+    for (const auto* node : pending) {
+      std::vector<Shape> in;
+      bool known = true;
+      for (const auto& name : reads(*node)) {
+        const auto it = shapes.find(name);
+        if (it == shapes.end()) {
+          known = false;
+          break;
+        }
+        in.push_back(it->second);
+      }
+      if (!known) {
+        later.push_back(node);
+      } else if (sized_by_values(node->op_type)) {
+        after.push_back(node);
+      } else {
+        const auto outs = infer_output_shapes(graph, *node, in);
+        if (!outs)
+          unsupported(where(*node) + " has an output whose dims ONNX's inference left unknown, and the cpu device cannot "
+                      "work a " + node->op_type + "'s out from its input shapes as the model runs (" + shape_inference_ops() + ")");
+        const auto names = present(node->outputs);
+        for (size_t j = 0; j < names.size(); ++j) shapes[names[j]] = (*outs)[j];
+        segment.push_back(node);
+      }
+    }
+    if (segment.empty() && after.empty())
+      invalid("graph '" + graph.name + "': " + where(*later.front()) + " reads a tensor that no node writes");
+    std::set<std::string> needed(graph.outputs.begin(), graph.outputs.end());
+    for (const auto* list : {&after, &later})
+      for (const auto* node : *list)
+        for (const auto& name : reads(*node)) needed.insert(name);
+    if (!segment.empty()) {
+      Segment* s = &segment_for(graph, scope, segment, shapes, needed, env);
+      if (!s->op->graph().outputs.empty()) run_segment(*s, env, held, pool);
+    }
+    for (const auto* node : after) run_value_shaped(scope, *node, env, held, pool);
+    pending = std::move(later);
+  }
+}
+
+DynamicModel::Segment& DynamicModel::segment_for(const sdk::Graph& graph, const std::string& scope,
+                                                 const std::vector<const sdk::Node*>& nodes,
+                                                 const std::map<std::string, Shape>& shapes,
+                                                 const std::set<std::string>& needed, const Values& env) {
+  sdk::Graph g;
+  g.name = (graph.name.empty() ? std::string("model") : graph.name) + (scope.empty() ? "" : " " + scope);
+  g.opset = graph.opset;
+  std::set<std::string> written;
+  for (const auto* n : nodes) {
+    g.nodes.push_back(*n);
+    for (const auto& o : present(n->outputs)) written.insert(o);
+  }
+  std::string key = scope + "|";
+  for (const auto* n : nodes) {
+    for (const auto* list : {&n->inputs, &n->outputs})
+      for (const auto& name : present(*list)) {
+        if (g.tensors.count(name)) continue;
+        sdk::TensorDesc t = graph.tensors.count(name) ? graph.tensor(name) : sdk::TensorDesc{.name = name};
+        t.shape = shapes.at(name);
+        const bool read = !written.count(name);
+        if (read && !t.constant) {
+          g.inputs.push_back(name);
+          key += name + to_string(t.shape) + ";";
+        }
+        if (!read && needed.count(name) && !t.constant) g.outputs.push_back(name);
+        g.tensors[name] = std::move(t);
+      }
+    key += n->name + ",";
+  }
+  auto& slot = segments_[key];
+  if (slot) return *slot;
+  auto s = std::make_unique<Segment>();
+  sdk::SubgraphTask task;
+  task.name = g.name;
+  task.graph = std::move(g);
+  task.op_configs = op_configs_;
+  s->op = std::make_unique<SubgraphOp>(task, host_);
+  s->strategy = s->op->stored_as_written(s->op->space().default_config);
+  s->plan = s->op->lower(s->strategy);
+  s->step_ms.assign(s->plan.steps.size(), 0.0);
+  for (const auto& name : s->op->graph().inputs)
+    s->inputs[name].assign(static_cast<size_t>(s->op->graph().tensor(name).elements()), 0.0f);
+  GivenViews lent;
+  for (const auto& [name, range] : s->op->given()) {
+    if (const auto it = s->inputs.find(name); it != s->inputs.end()) lent[name] = std::span<const float>(it->second);
+    else if (const auto v = env.find(name); v != env.end()) lent[name] = v->second.data;
+  }
+  s->drawn = random_given(*s->op, seed_, lent);
+  for (const auto& [name, values] : s->drawn) lent.emplace(name, std::span<const float>(values));
+  s->given = std::move(lent);
+  slot = std::move(s);
+  return *slot;
+}
+
+void DynamicModel::run_segment(Segment& s, Values& env, std::vector<std::vector<float>>& held, ThreadPool* pool) {
+  for (auto& [name, buffer] : s.inputs) {
+    const Value& v = env.at(name);
+    std::copy(v.data.begin(), v.data.end(), buffer.begin());
+  }
+  const sdk::Graph& g = s.op->graph();
+  if (pool) {
+    if (!s.kernel) s.kernel = std::make_unique<SubgraphKernel>(*s.op, s.plan, s.given);
+    s.kernel->run_profiled(*pool, s.step_ms);
+    for (size_t i = 0; i < g.outputs.size(); ++i) {
+      auto& out = held.emplace_back(static_cast<size_t>(g.tensor(g.outputs[i]).elements()));
+      s.kernel->read_output(i, out.data());
+      env[g.outputs[i]] = {g.tensor(g.outputs[i]).shape, std::span<const float>(out)};
+    }
+    return;
+  }
+  std::map<std::string, std::vector<float>> values;
+  for (const auto& [name, v] : s.given) values[name].assign(v.begin(), v.end());
+  s.op->reference(values);
+  for (const auto& name : g.outputs) {
+    auto& out = held.emplace_back(std::move(values.at(name)));
+    env[name] = {g.tensor(name).shape, std::span<const float>(out)};
+  }
+}
+
+void DynamicModel::run_value_shaped(const std::string& scope, const sdk::Node& node, Values& env,
+                                    std::vector<std::vector<float>>& held, ThreadPool* pool) {
+  const std::string id = scope + node.name;
+  if (chooses_branch(node.op_type)) {
+    const Value& cond = env.at(node.inputs.at(0));
+    if (cond.data.size() != 1)
+      invalid(where(node) + ": the condition '" + node.inputs[0] + "' holds " + std::to_string(cond.data.size()) +
+              " values; If takes one");
+    const char* key = cond.data[0] != 0.0f ? "then_branch" : "else_branch";
+    auto& branch = branches_[id + "/" + key];
+    if (branch.nodes.empty() && branch.outputs.empty()) {
+      if (!node.attrs.contains(key) || !node.attrs.at(key).is_object())
+        unsupported(where(node) + " carries no " + key + " the cpu device can run");
+      branch = node.attrs.at(key).get<sdk::Graph>();
+    }
+    const auto outs = node.outputs;
+    if (branch.outputs.size() < present(outs).size())
+      invalid(where(node) + ": its " + key + " gives " + std::to_string(branch.outputs.size()) + " outputs for " +
+              std::to_string(outs.size()));
+    Values inner = env;  // the outer scope's values, visible to the branch
+    evaluate(branch, id + "/" + key + "/", inner, held, pool);
+    for (size_t j = 0; j < outs.size(); ++j)
+      if (!outs[j].empty()) env[outs[j]] = inner.at(branch.outputs[j]);
+    return;
+  }
+  auto& op = ops_[id];
+  if (!op) op = make_value_shaped_op(node);
+  std::vector<HeldTensor> inputs(node.inputs.size());
+  std::vector<const HeldTensor*> slots(node.inputs.size(), nullptr);
+  for (size_t k = 0; k < node.inputs.size(); ++k) {
+    if (node.inputs[k].empty()) continue;
+    const auto it = env.find(node.inputs[k]);
+    if (it == env.end())
+      invalid(where(node) + " reads '" + node.inputs[k] + "', a constant whose values the run was not given");
+    inputs[k] = {it->second.shape, {it->second.data.begin(), it->second.data.end()}};
+    slots[k] = &inputs[k];
+  }
+  const auto start = std::chrono::steady_clock::now();
+  auto results = pool ? op->run(slots) : op->reference(slots);
+  op_types_[id] = node.op_type;
+  if (pool) op_ms_[id] += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  for (size_t j = 0; j < node.outputs.size() && j < results.size(); ++j) {
+    if (node.outputs[j].empty()) continue;
+    auto& out = held.emplace_back(std::move(results[j].values));
+    env[node.outputs[j]] = {std::move(results[j].shape), std::span<const float>(out)};
+  }
+}
+
+json DynamicModel::kernels_report(size_t runs) const {
+  json out = json::array();
+  const double n = runs ? static_cast<double>(runs) : 1.0;
+  for (const auto& [key, s] : segments_) {
+    if (!s->kernel) continue;
+    const auto decisions = sdk::SubgraphDecisions::of(s->op->space(), s->strategy);
+    for (size_t i = 0; i < s->plan.steps.size(); ++i) {
+      const auto& step = s->plan.steps[i];
+      if (step.kind != PlanStep::Kind::kernel) continue;
+      const std::string& anchor = step.nodes.front();
+      out.push_back({{"name", step.name},
+                     {"op_type", step.task.op_type.empty() ? "Attention" : step.task.op_type},
+                     {"anchor", anchor},
+                     {"config_source", decisions.tuned.count(anchor) ? "bank" : "default"},
+                     {"config", step.op->space().describe(step.config)},
+                     {"ms", s->step_ms[i] / n}});
+    }
+  }
+  for (const auto& [id, ms] : op_ms_)
+    out.push_back({{"name", id}, {"op_type", op_types_.at(id)}, {"anchor", id}, {"config_source", "default"}, {"ms", ms / n}});
+  return out;
+}
+
+// Present inputs in order, then for an If what its branches read from outside.
+const std::vector<std::string>& DynamicModel::reads(const sdk::Node& node) {
+  auto& r = reads_[&node];
+  if (!r.empty() || node.inputs.empty()) return r;
+  r = present(node.inputs);
+  if (!chooses_branch(node.op_type)) return r;
+  sdk::Graph alone;
+  alone.nodes = {node};
+  std::set<std::string> outer;
+  outer_reads(alone, outer);
+  for (const auto& name : outer)
+    if (std::find(r.begin(), r.end(), name) == r.end()) r.push_back(name);
+  return r;
+}
+
+void DynamicModel::clear_times() {
+  for (auto& [key, s] : segments_) std::fill(s->step_ms.begin(), s->step_ms.end(), 0.0);
+  for (auto& [id, ms] : op_ms_) ms = 0;
+}
+
+size_t DynamicModel::segment_plans() const { return segments_.size(); }
+
+int64_t DynamicModel::arena_bytes() const {
+  int64_t bytes = 0;
+  for (const auto& [key, s] : segments_)
+    if (s->kernel) bytes += s->kernel->arena_bytes();
+  return bytes;
+}
+
+Footprint DynamicModel::footprint() const {
+  Footprint f;
+  for (const auto& [key, s] : segments_)
+    if (s->kernel) {
+      const auto k = s->kernel->footprint();
+      f.insert(f.end(), k.begin(), k.end());
+    }
+  return f;
+}
+
+}  // namespace aoe::cpu

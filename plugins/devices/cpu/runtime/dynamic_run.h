@@ -1,0 +1,83 @@
+// A model some of whose shapes are known only as it runs: ops whose output
+// shape depends on values (NonZero, Unique, NonMaxSuppression) and If,
+// whose branch a value chooses. Run in segments: every node whose input
+// shapes are known is planned, fused and run as a static subgraph is; then
+// the value-shaped ops it feeds run and give their shapes, and the nodes
+// after them are inferred with those shapes and planned in turn. A
+// segment's plan is kept per distinct set of run-time shapes: a run whose
+// shapes were met before allocates and plans nothing.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <memory>
+#include <set>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "aoe/sdk/graph.h"
+#include "host_cpu.h"
+#include "subgraph_run.h"
+#include "thread_pool.h"
+#include "value_shaped_op.h"
+
+namespace aoe::cpu {
+
+// Whether the graph holds an op the static planner cannot size: then the
+// model runs as a DynamicModel.
+bool has_value_shaped_ops(const sdk::Graph& graph);
+
+class DynamicModel {
+ public:
+  // `op_configs`: the bank's tilings by anchor, as SubgraphTask::op_configs;
+  // weights the run does not lend are drawn from `seed`.
+  DynamicModel(sdk::Graph graph, std::shared_ptr<const HostCpu> host, nlohmann::json op_configs, uint64_t seed);
+  ~DynamicModel();
+
+  // The graph's outputs from its inputs and the weights lent, by name.
+  // Throws sdk::Error(unsupported) naming the node for an op after a
+  // value-shaped one whose shape the device cannot infer.
+  std::vector<HeldTensor> run(const GivenViews& given, ThreadPool& pool);
+  // The same, each segment by its nodes' double-precision references and
+  // each value-shaped op by its own: shapes included, nothing shared with run().
+  std::vector<HeldTensor> reference(const GivenViews& given);
+
+  // Each planned segment's kernels and each value-shaped op, with its mean
+  // time over the runs so far, as the static run reports kernels.
+  nlohmann::json kernels_report(size_t runs) const;
+  // Forgets the times summed so far: the untimed runs' are not reported.
+  void clear_times();
+  // Segments planned (one per distinct set of run-time shapes).
+  size_t segment_plans() const;
+  int64_t arena_bytes() const;
+  Footprint footprint() const;
+
+ private:
+  struct Segment;
+  struct Value;
+  using Values = std::map<std::string, Value>;
+  void evaluate(const sdk::Graph& graph, const std::string& scope, Values& env, std::vector<std::vector<float>>& held,
+                ThreadPool* pool);
+  Segment& segment_for(const sdk::Graph& graph, const std::string& scope, const std::vector<const sdk::Node*>& nodes,
+                       const std::map<std::string, Shape>& shapes, const std::set<std::string>& needed, const Values& env);
+  void run_segment(Segment& s, Values& env, std::vector<std::vector<float>>& held, ThreadPool* pool);
+  void run_value_shaped(const std::string& scope, const sdk::Node& node, Values& env,
+                        std::vector<std::vector<float>>& held, ThreadPool* pool);
+
+  const std::vector<std::string>& reads(const sdk::Node& node);
+
+  sdk::Graph graph_;
+  std::shared_ptr<const HostCpu> host_;
+  nlohmann::json op_configs_;
+  uint64_t seed_;
+  std::map<std::string, std::unique_ptr<Segment>> segments_;  // by scope, nodes and input shapes
+  std::map<std::string, std::unique_ptr<ValueShapedOp>> ops_;  // by scope and node
+  std::map<std::string, sdk::Graph> branches_;                 // If's, by scope, node and branch
+  std::map<std::string, double> op_ms_;                        // value-shaped ops' summed times
+  std::map<std::string, std::string> op_types_;
+  std::map<const sdk::Node*, std::vector<std::string>> reads_;
+};
+
+}  // namespace aoe::cpu
