@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,15 @@ FarmedRun farmed_run(const aoe::sdk::Job& job, const nlohmann::json& options) {
   };
   run.note = [&job](const std::string& note) { job.host().warn(note); };
   return run;
+}
+
+// The outcomes in by_task so far (slot i: task i's, once it finished), in task order.
+template <class Tuned>
+std::vector<Tuned> finished_in_order(const std::vector<std::optional<Tuned>>& by_task) {
+  std::vector<Tuned> done;
+  for (const auto& t : by_task)
+    if (t) done.push_back(*t);
+  return done;
 }
 
 }  // namespace aoe::modes

@@ -255,12 +255,6 @@ class OpatMode : public aoe::sdk::TuningMode {
     const std::string model = opts.value("model_name", "");
     const auto plan_file = workspace / "tunespace" / "result" / (model + "_tuned_plan.json");
     std::vector<std::optional<TunedTask>> by_task(groups.size());
-    auto finished_in_order = [&] {
-      std::vector<TunedTask> done;
-      for (const auto& t : by_task)
-        if (t) done.push_back(*t);
-      return done;
-    };
     auto farmed = aoe::modes::farmed_run<TaskResult>(job, opts);
     farmed.tune_here = measure;
     farmed.finished = [&](size_t i, const nlohmann::json& outcome, int rank) {
@@ -272,7 +266,7 @@ class OpatMode : public aoe::sdk::TuningMode {
       else
         job.host().info(line);
       by_task[i] = std::move(t);
-      const auto done = finished_in_order();
+      const auto done = aoe::modes::finished_in_order(by_task);
       job.publish(opat_report(done, false));
       if (!workspace.empty()) write_plan(plan_file, tuned_plan(model, done));
     };
@@ -280,7 +274,7 @@ class OpatMode : public aoe::sdk::TuningMode {
     for (const auto& g : groups) estimates.push_back(size_estimate(g));
     const auto tuned = aoe::modes::lead_tasks(farm, aoe::modes::largest_first(estimates), farmed);
     job.host().info("tasks per rank: " + rank_text(tuned));
-    const auto done = finished_in_order();
+    const auto done = aoe::modes::finished_in_order(by_task);
     log_unsupported(job, done);
     const bool complete = done.size() == groups.size() && !job.host().cancelled();
     auto report = opat_report(done, complete);

@@ -152,17 +152,11 @@ class SgatMode : public aoe::sdk::TuningMode {
       return TunedSubgraph{group, measure_subgraph(job, group.task, options, journal, on_batch)};
     };
     std::vector<std::optional<TunedSubgraph>> by_task(groups.size());
-    auto finished_in_order = [&] {
-      std::vector<TunedSubgraph> done;
-      for (const auto& t : by_task)
-        if (t) done.push_back(*t);
-      return done;
-    };
     auto finish = [&](TunedSubgraph t, size_t i, const std::string& by) {
       bank_subgraph_result(job.host(), t.result);
       job.host().info(line_for(t) + by);
       by_task[i] = std::move(t);
-      const auto done = finished_in_order();
+      const auto done = aoe::modes::finished_in_order(by_task);
       job.publish(sgat_report(done, false));
       aoe::modes::write_plan(plan_file, tuned_plan(model, done));
     };
@@ -186,7 +180,7 @@ class SgatMode : public aoe::sdk::TuningMode {
       for (const auto& g : groups) estimates.push_back(size_estimate(g));
       tuned = aoe::modes::lead_tasks(*farm, aoe::modes::largest_first(estimates), farmed);
     }
-    const auto done = finished_in_order();
+    const auto done = aoe::modes::finished_in_order(by_task);
     const bool complete = done.size() == groups.size() && !job.host().cancelled();
     json report = sgat_report(done, complete);
     if (farm) report["mpi"] = {{"ranks", farm->size()}, {"tasks_per_rank", tuned}};

@@ -122,6 +122,16 @@ std::vector<sdk::Measurement> measure_candidates(const std::vector<sdk::Candidat
                       worker);
 }
 
+// The candidate of a config, or why it cannot be one (`verdict`, check()'s);
+// every fault_every-th build counted in `built` carries the fault option's fault.
+sdk::Built build_candidate(const sdk::Config& config, const sdk::Measurement& verdict, std::atomic<uint64_t>& built,
+                           const CpuOptions& options) {
+  if (!verdict.ok()) return sdk::Built::failed(verdict.status, verdict.message);
+  const uint64_t n = ++built;
+  const Fault fault = options.fault != Fault::none && n % options.fault_every == 0 ? options.fault : Fault::none;
+  return sdk::Built::ok(std::make_unique<CpuCandidate>(config, fault));
+}
+
 }  // namespace
 
 CpuTask::CpuTask(std::shared_ptr<const HostCpu> host, std::unique_ptr<CpuOp> op, CpuOptions options)
@@ -136,11 +146,7 @@ sdk::Measurement CpuTask::check(const sdk::Config& config) const {
 }
 
 sdk::Built CpuTask::build(const sdk::Config& config) {
-  auto verdict = check(config);
-  if (!verdict.ok()) return sdk::Built::failed(verdict.status, verdict.message);
-  const uint64_t n = ++built_;
-  const Fault fault = options_.fault != Fault::none && n % options_.fault_every == 0 ? options_.fault : Fault::none;
-  return sdk::Built::ok(std::make_unique<CpuCandidate>(config, fault));
+  return build_candidate(config, check(config), built_, options_);
 }
 
 const TaskData& CpuTask::data() {
@@ -171,11 +177,7 @@ sdk::Measurement CpuSubgraphTask::check(const sdk::Config& config) const {
 }
 
 sdk::Built CpuSubgraphTask::build(const sdk::Config& config) {
-  auto verdict = check(config);
-  if (!verdict.ok()) return sdk::Built::failed(verdict.status, verdict.message);
-  const uint64_t n = ++built_;
-  const Fault fault = options_.fault != Fault::none && n % options_.fault_every == 0 ? options_.fault : Fault::none;
-  return sdk::Built::ok(std::make_unique<CpuCandidate>(config, fault));
+  return build_candidate(config, check(config), built_, options_);
 }
 
 const SubgraphData& CpuSubgraphTask::data() {

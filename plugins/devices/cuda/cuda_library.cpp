@@ -94,11 +94,14 @@ void* open(const fs::path& file, const char* option) {
   return handle;
 }
 
-[[noreturn]] void lacks(void* handle, const fs::path& file, const std::vector<std::string>& missing, const char* what,
-                        const char* remedy) {
+// Where `missing` names entry points, closes the library (handle becomes null)
+// and throws not_found naming the file, what it lacks and the remedy.
+void refuse_if_lacking(void*& handle, const fs::path& file, const std::vector<std::string>& missing, const char* what,
+                       const char* remedy) {
+  if (missing.empty()) return;
   std::string names;
   for (const auto& m : missing) names += (names.empty() ? "" : ", ") + m;
-  ::dlclose(handle);
+  ::dlclose(std::exchange(handle, nullptr));
   throw sdk::Error(sdk::StatusCode::not_found,
                    file.string() + " lacks " + what + " entry points the device calls: " + names + " (" + remedy + ")");
 }
@@ -199,21 +202,14 @@ CudaLibraries::CudaLibraries(const CudaLibraryPaths& paths) : paths_(paths) {
 #define AOE_CUDA_NVML(name, ret, params) AOE_CUDA_RESOLVE(nvml_, nvml_handle_, name, ret, params)
     driver_handle_ = open(paths.driver, "cuda_library");
     AOE_CUDA_DRIVER_ENTRY_POINTS(AOE_CUDA_DRIVER)
-    if (!missing.empty()) {
-      void* handle = std::exchange(driver_handle_, nullptr);
-      lacks(handle, paths.driver, missing, "CUDA driver",
-            "an older driver than the device needs, or not libcuda.so: install a newer NVIDIA driver, or set the "
-            "device option "
-            "cuda_library to the driver's libcuda.so.1");
-    }
+    refuse_if_lacking(driver_handle_, paths.driver, missing, "CUDA driver",
+                      "an older driver than the device needs, or not libcuda.so: install a newer NVIDIA driver, or set "
+                      "the device option cuda_library to the driver's libcuda.so.1");
     nvrtc_handle_ = open(paths.nvrtc, "nvrtc_library");
     AOE_NVRTC_ENTRY_POINTS(AOE_CUDA_NVRTC)
-    if (!missing.empty()) {
-      void* handle = std::exchange(nvrtc_handle_, nullptr);
-      lacks(handle, paths.nvrtc, missing, "NVRTC",
-            "NVRTC older than 11.1, or not libnvrtc.so: `pip install nvidia-cuda-nvrtc-cu12`, or set the device option "
-            "nvrtc_library or CUDA_HOME to a newer one");
-    }
+    refuse_if_lacking(nvrtc_handle_, paths.nvrtc, missing, "NVRTC",
+                      "NVRTC older than 11.1, or not libnvrtc.so: `pip install nvidia-cuda-nvrtc-cu12`, or set the "
+                      "device option nvrtc_library or CUDA_HOME to a newer one");
     // NVML only adds the clock and temperature to each measurement: without it, or with an odd one, tuning goes on.
     if (!paths.nvml.empty()) nvml_handle_ = ::dlopen(paths.nvml.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (nvml_handle_) {

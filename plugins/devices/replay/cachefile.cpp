@@ -9,12 +9,10 @@ namespace aoe::replay {
 namespace {
 
 using json = nlohmann::ordered_json;
-using sdk::Error;
-using sdk::StatusCode;
 
-class Reader {
+class Reader : FileReader {
  public:
-  explicit Reader(const std::filesystem::path& file) : file_(file) {}
+  explicit Reader(const std::filesystem::path& file) : FileReader("cachefile", file) {}
 
   Cachefile read(const json& doc) const {
     if (!doc.is_object()) fail("is not a Kernel Tuner cachefile: its top level is not an object");
@@ -36,10 +34,6 @@ class Reader {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& why) const {
-    throw Error(StatusCode::invalid_argument, "cachefile " + file_.string() + " " + why);
-  }
-
   const json& field(const json& j, const char* name) const {
     if (!j.contains(name)) fail(std::string("has no \"") + name + "\"");
     return j[name];
@@ -120,8 +114,6 @@ class Reader {
     fail("entry \"" + key + "\" has an unknown failure \"" + failure +
          "\" (Kernel Tuner writes InvalidConfig, CompilationFailedConfig or RuntimeFailedConfig)");
   }
-
-  std::filesystem::path file_;
 };
 
 }  // namespace

@@ -91,4 +91,8 @@ nlohmann::ordered_json read_json_file(const std::filesystem::path& file, uint64_
   }
 }
 
+void FileReader::fail(const std::string& why) const {
+  throw Error(StatusCode::invalid_argument, kind_ + " " + file_.string() + " " + why);
+}
+
 }  // namespace aoe::replay

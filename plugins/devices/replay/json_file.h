@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <utility>
 
 namespace aoe::replay {
 
@@ -22,5 +23,19 @@ std::string read_maybe_gzip(const std::filesystem::path& file, uint64_t max_byte
 // read_maybe_gzip, parsed keeping the file's key order; a parse error names
 // the file.
 nlohmann::ordered_json read_json_file(const std::filesystem::path& file, uint64_t max_bytes = kDefaultMaxBytes);
+
+// A reader of one input file, whose every complaint names the kind of file
+// and its path first: "cachefile a.json has no \"cache\"".
+class FileReader {
+ public:
+  FileReader(std::string kind, std::filesystem::path file) : kind_(std::move(kind)), file_(std::move(file)) {}
+
+ protected:
+  // Throws sdk::Error(invalid_argument): "<kind> <file> <why>".
+  [[noreturn]] void fail(const std::string& why) const;
+
+  std::string kind_;
+  std::filesystem::path file_;
+};
 
 }  // namespace aoe::replay

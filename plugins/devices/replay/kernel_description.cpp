@@ -7,12 +7,10 @@ namespace aoe::replay {
 namespace {
 
 using json = nlohmann::ordered_json;
-using sdk::Error;
-using sdk::StatusCode;
 
-class Reader {
+class Reader : FileReader {
  public:
-  explicit Reader(const std::filesystem::path& file) : file_(file) {}
+  explicit Reader(const std::filesystem::path& file) : FileReader("kernel description", file) {}
 
   KernelDescription read(const json& doc) const {
     KernelDescription out;
@@ -36,10 +34,6 @@ class Reader {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& why) const {
-    throw Error(StatusCode::invalid_argument, "kernel description " + file_.string() + " " + why);
-  }
-
   // section.key when it is a string, else empty: those who need it check it.
   static std::string name_in(const json& doc, const char* section, const char* key) {
     if (!doc.contains(section) || !doc[section].is_object() || !doc[section].contains(key)) return {};
@@ -80,8 +74,6 @@ class Reader {
       fail("gives parameter '" + name + "' \"Values\" it cannot read as a list: " + values.get<std::string>());
     }
   }
-
-  std::filesystem::path file_;
 };
 
 }  // namespace

@@ -12,6 +12,21 @@
 
 namespace aoe::search::common {
 
+// The positions one step from position v of a knob of `size` values: the
+// two beside it where the knob is ordered, every other one where it is not.
+template <class Position>
+std::vector<Position> one_step_from(Position v, Position size, bool ordered) {
+  std::vector<Position> out;
+  if (ordered) {
+    if (v > 0) out.push_back(v - 1);
+    if (v + 1 < size) out.push_back(v + 1);
+  } else {
+    for (Position o = 0; o < size; ++o)
+      if (o != v) out.push_back(o);
+  }
+  return out;
+}
+
 class Neighbourhood {
  public:
   Neighbourhood() = default;
@@ -99,16 +114,7 @@ class Neighbourhood {
   }
 
   std::vector<uint32_t> step_values(size_t knob, uint32_t v) const {
-    std::vector<uint32_t> out;
-    const uint32_t size = sizes_[knob];
-    if (ordered_[knob]) {
-      if (v > 0) out.push_back(v - 1);
-      if (v + 1 < size) out.push_back(v + 1);
-    } else {
-      for (uint32_t o = 0; o < size; ++o)
-        if (o != v) out.push_back(o);
-    }
-    return out;
+    return one_step_from(v, sizes_[knob], static_cast<bool>(ordered_[knob]));
   }
 
   std::vector<size_t> choice_;  // knobs with more than one value

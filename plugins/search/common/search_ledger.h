@@ -132,4 +132,14 @@ class Ledger {
   uint64_t pending_ = 0;   // proposed, not yet observed
 };
 
+// Who made proposal g (an ensemble's member, an annealing chain), taken off
+// `out`, the proposals still out; `none` where g is not one of them.
+inline size_t take_proposer(std::map<Genome, size_t>& out, const Genome& g, size_t none) {
+  const auto it = out.find(g);
+  if (it == out.end()) return none;
+  const size_t proposer = it->second;
+  out.erase(it);
+  return proposer;
+}
+
 }  // namespace aoe::search::common

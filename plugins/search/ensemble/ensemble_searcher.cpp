@@ -95,11 +95,7 @@ void EnsembleSearcher::observe(const sdk::Config& config, const sdk::Measurement
   for (Arm& arm : arms_) arm.searcher->observe(config, result);
   const auto g = ledger_.record(space_, config, result);
   if (!g) return;  // outside the space, or told twice: the first result stands
-  size_t owner = kNoMember;
-  if (const auto it = owners_.find(*g); it != owners_.end()) {
-    owner = it->second;
-    owners_.erase(it);
-  }
+  const size_t owner = common::take_proposer(owners_, *g, kNoMember);
   const bool new_best = timed(result) && result.time_us < best_us_;
   if (new_best) best_us_ = result.time_us;
   // A refused config cost no measurement: it is no use of the member.

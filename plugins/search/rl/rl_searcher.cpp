@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "../common/hyperparameters.h"
+#include "../common/neighbourhood.h"
 
 namespace aoe::search {
 namespace {
@@ -330,16 +331,7 @@ std::optional<sdk::Config> RlSearcher::nearest_unseen(const Choices& from) const
 }
 
 std::vector<size_t> RlSearcher::moves(size_t knob, size_t from) const {
-  const size_t n = domains_[knob].size();
-  std::vector<size_t> out;
-  if (ordinal_[knob]) {
-    if (from > 0) out.push_back(from - 1);
-    if (from + 1 < n) out.push_back(from + 1);
-  } else {
-    for (size_t q = 0; q < n; ++q)
-      if (q != from) out.push_back(q);
-  }
-  return out;
+  return common::one_step_from(from, domains_[knob].size(), static_cast<bool>(ordinal_[knob]));
 }
 
 Choices RlSearcher::choices_of(const sdk::Config& config) const {

@@ -83,11 +83,7 @@ std::vector<sdk::Config> SaSearcher::propose(size_t max_count) {
 void SaSearcher::observe(const sdk::Config& config, const sdk::Measurement& result) {
   const auto g = ledger_.record(space_, config, result);
   if (!g) return;  // outside the space, or told twice: the first result stands
-  size_t origin = kNoChain;
-  if (const auto it = origins_.find(*g); it != origins_.end()) {
-    origin = it->second;
-    origins_.erase(it);
-  }
+  const size_t origin = common::take_proposer(origins_, *g, kNoChain);
   const double log_time = log_time_of(result);
   if (std::isfinite(log_time)) remember(*g, result.time_us);
   const bool refused = result.status == sdk::ResultStatus::invalid;

@@ -2,9 +2,7 @@
 // and against values worked out by hand.
 #include <gtest/gtest.h>
 
-#include "max_unpool_op.h"
 #include "pool_op.h"
-#include "roi_align_op.h"
 #include "tasks.h"
 
 namespace aoe::cpu {
@@ -67,7 +65,8 @@ TEST(MaxPoolIndices, StorageOrderByHand) {
 TEST(MaxUnpool, AnyIndicesAndPlanarOnes) {
   const auto task = op("MaxUnpool", {f32({2, 3, 3, 4}), of_dtype({2, 3, 3, 4}, sdk::DType::i64)},
                        {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}});
-  const MaxUnpoolOp o(task, host());
+  const auto made = make_op(task, host());
+  const CpuOp& o = *made;
   EXPECT_EQ(o.output_shapes()[0], (Shape{2, 3, 6, 8}));
   test::expect_matches_reference(o, test::sample_configs(o, 3), pool());
   std::vector<float> x(72), at(72), want(2 * 3 * 48, 0.0f);
@@ -84,31 +83,34 @@ TEST(MaxUnpool, OutputShapePadsTheUnpooledCorner) {
   auto task = op("MaxUnpool", {f32({1, 1, 2, 2}), of_dtype({1, 1, 2, 2}, sdk::DType::i64), of_dtype({4}, sdk::DType::i64)},
                  {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}});
   task.outputs = {f32({1, 1, 5, 5})};
-  const MaxUnpoolOp o(task, host());
+  const auto made = make_op(task, host());
+  const CpuOp& o = *made;
   const std::vector<float> x = {5, 6, 7, 8}, at = {5, 7, 13, 15}, shape = {1, 1, 5, 5};
   std::vector<float> want(25, 0.0f);
   want[6] = 5, want[8] = 6, want[16] = 7, want[18] = 8;
   EXPECT_EQ(run_once(o, o.space().default_config, {x.data(), at.data(), shape.data()}, pool())[0], want);
   task.outputs = {f32({1, 1, 3, 5})};
-  EXPECT_THROW(MaxUnpoolOp(task, host()), sdk::Error);  // smaller than the unpooled 4 x 4
+  EXPECT_THROW(make_op(task, host()), sdk::Error);  // smaller than the unpooled 4 x 4
 }
 
 TEST(RoiAlign, AvgAndMaxInBothCoordinateModes) {
   for (const char* mode : {"avg", "max"})
     for (const char* transform : {"half_pixel", "output_half_pixel"})
       for (int sampling : {0, 2}) {
-        const RoiAlignOp o(op("RoiAlign", {f32({2, 3, 9, 8}), f32({5, 4}), of_dtype({5}, sdk::DType::i64)},
-                              {{"mode", mode}, {"coordinate_transformation_mode", transform}, {"output_height", 3},
-                               {"output_width", 2}, {"sampling_ratio", sampling}, {"spatial_scale", 0.5}}),
-                           host());
+        const auto made = make_op(op("RoiAlign", {f32({2, 3, 9, 8}), f32({5, 4}), of_dtype({5}, sdk::DType::i64)},
+                                     {{"mode", mode}, {"coordinate_transformation_mode", transform}, {"output_height", 3},
+                                      {"output_width", 2}, {"sampling_ratio", sampling}, {"spatial_scale", 0.5}}),
+                                  host());
+        const CpuOp& o = *made;
         test::expect_matches_reference(o, test::sample_configs(o, 2), pool());
       }
 }
 
 // One bin over a whole 2 x 2 plane, one sample at its centre (1, 1) - 0.5 = (0.5, 0.5): the mean of the four.
 TEST(RoiAlign, OneSampleByHand) {
-  const RoiAlignOp o(op("RoiAlign", {f32({1, 1, 2, 2}), f32({1, 4}), of_dtype({1}, sdk::DType::i64)}, {{"sampling_ratio", 1}}),
-                     host());
+  const auto made =
+      make_op(op("RoiAlign", {f32({1, 1, 2, 2}), f32({1, 4}), of_dtype({1}, sdk::DType::i64)}, {{"sampling_ratio", 1}}), host());
+  const CpuOp& o = *made;
   const std::vector<float> x = {1, 2, 3, 4}, rois = {0, 0, 2, 2}, batch = {0};
   EXPECT_FLOAT_EQ(run_once(o, o.space().default_config, {x.data(), rois.data(), batch.data()}, pool())[0][0], 2.5f);
   const std::vector<float> past = {3};

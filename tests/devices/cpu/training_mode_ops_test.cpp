@@ -2,9 +2,7 @@
 // against their references and values worked out by hand.
 #include <gtest/gtest.h>
 
-#include "batch_norm_op.h"
 #include "cpu_op.h"
-#include "dropout_op.h"
 #include "tasks.h"
 
 namespace aoe::cpu {
@@ -44,7 +42,8 @@ TEST(BatchNormTrainingMode, ByHand) {
 TEST(DropoutKernel, PassesThroughWithAMaskAllTrue) {
   auto task = op("Dropout", {f32({3, 50}), f32({}), of_dtype({}, sdk::DType::boolean)});
   task.outputs = {f32({3, 50}), of_dtype({3, 50}, sdk::DType::boolean)};
-  const DropoutOp o(task, host());
+  const auto made = make_op(task, host());
+  const CpuOp& o = *made;
   test::expect_matches_reference(o, test::sample_configs(o, 2), pool());
   std::vector<float> x(150, 3.0f);
   const std::vector<float> zero = {0.0f}, half = {0.5f}, on = {1.0f}, off = {0.0f};
@@ -63,7 +62,8 @@ TEST(DropoutKernel, FoldedTrainingMode) {
   auto task = op("Dropout", {f32({8}), f32({}), of_dtype({}, sdk::DType::boolean)}, {{"training_mode", {1}}});
   task.inputs[2].constant = true;
   task.outputs = {f32({8}), of_dtype({8}, sdk::DType::boolean)};
-  const DropoutOp o(task, host());
+  const auto made = make_op(task, host());
+  const CpuOp& o = *made;
   const std::vector<float> x = {1, 2, 3, 4, 5, 6, 7, 8}, zero = {0.0f}, half = {0.5f};
   EXPECT_EQ(run_once(o, o.space().default_config, {x.data(), zero.data(), nullptr}, pool())[0], x);
   EXPECT_THROW(run_once(o, o.space().default_config, {x.data(), half.data(), nullptr}, pool()), sdk::Error);

@@ -1,9 +1,16 @@
-#include "concat_split_ops.h"
+// Concat and Split along one axis: in the (outer, axis x inner) view each
+// input's (or output's) share of an outer row is one contiguous run, copied
+// whole; the threads share the runs.
+#include "op_factories.h"
 
 #include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "aoe/sdk/tensor_size.h"
 #include "buffer_kernel.h"
+#include "cpu_op.h"
 #include "op_util.h"
 #include "reference.h"
 
@@ -73,7 +80,61 @@ int join_blocking(const sdk::OpTask& task, size_t axis, const HostCpu& host) {
   return lanes;
 }
 
-}  // namespace
+class ConcatOp final : public CpuOp {
+ public:
+  enum Knob : size_t { kThreads, kKnobCount };
+
+  ConcatOp(const sdk::OpTask& task, const HostCpu& host) {
+    if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after Concat");
+    require_dtypes(task, Takes::held);
+    if (task.inputs.empty()) invalid("Concat '" + task.name + "' has no inputs");
+    if (!task.attrs.contains("axis")) invalid("Concat '" + task.name + "' has no axis attribute");
+    const Shape first = task.inputs[0].shape;
+    if (first.empty()) invalid("Concat '" + task.name + "' cannot join scalars");
+    axis_ = static_cast<size_t>(normalize_axis(int_attr(task.attrs, "axis", 0), static_cast<int64_t>(first.size()), "Concat axis"));
+    Shape out = first;
+    out[axis_] = 0;
+    for (const auto& t : task.inputs) {
+      require_alike(task, first, t.shape, axis_, "input");
+      const auto sum = sdk::checked_add(out[axis_], t.shape[axis_]);
+      if (!sum) invalid("Concat '" + task.name + "': the joined axis overflows");
+      out[axis_] = *sum;
+      inputs_.push_back(t.shape);
+    }
+    if (!task.outputs.empty() && task.outputs[0].shape != out)
+      invalid("Concat '" + task.name + "' output is " + to_string(task.outputs[0].shape) + ", its inputs join to " + to_string(out));
+    outputs_ = {out};
+    output_blocking_ = join_blocking(task, axis_, host);
+    input_blocking_.assign(task.inputs.size(), output_blocking_);
+    outer_ = dims_product(out, 0, axis_);
+    inner_ = dims_product(out, axis_ + 1, out.size());
+    space_ = threads_space(host, static_cast<double>(elements(out)) * 0.25);
+  }
+
+  std::string check(const sdk::Config&) const override { return {}; }
+  std::unique_ptr<Kernel> build(const sdk::Config& config) const override;
+
+  // Each output element from the input whose span of the axis holds it.
+  void reference(const std::vector<const float*>& in, const std::vector<float*>& out) const override {
+    const Shape& o = outputs_[0];
+    for_each_index(o, [&](const std::vector<int64_t>& index, int64_t flat) {
+      int64_t along = index[axis_];
+      size_t i = 0;
+      while (along >= inputs_[i][axis_]) along -= inputs_[i++][axis_];
+      auto at = index;
+      at[axis_] = along;
+      const auto strides = strides_of(inputs_[i]);
+      int64_t offset = 0;
+      for (size_t d = 0; d < at.size(); ++d) offset += at[d] * strides[d];
+      out[0][flat] = in[i][offset];
+    });
+  }
+
+ private:
+  friend class ConcatKernel;
+  size_t axis_ = 0;
+  int64_t outer_ = 1, inner_ = 1;
+};
 
 class ConcatKernel final : public BufferKernel {
  public:
@@ -92,54 +153,64 @@ class ConcatKernel final : public BufferKernel {
   int threads_;
 };
 
-ConcatOp::ConcatOp(const sdk::OpTask& task, const HostCpu& host) {
-  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after Concat");
-  require_dtypes(task, Takes::held);
-  if (task.inputs.empty()) invalid("Concat '" + task.name + "' has no inputs");
-  if (!task.attrs.contains("axis")) invalid("Concat '" + task.name + "' has no axis attribute");
-  const Shape first = task.inputs[0].shape;
-  if (first.empty()) invalid("Concat '" + task.name + "' cannot join scalars");
-  axis_ = static_cast<size_t>(normalize_axis(int_attr(task.attrs, "axis", 0), static_cast<int64_t>(first.size()), "Concat axis"));
-  Shape out = first;
-  out[axis_] = 0;
-  for (const auto& t : task.inputs) {
-    require_alike(task, first, t.shape, axis_, "input");
-    const auto sum = sdk::checked_add(out[axis_], t.shape[axis_]);
-    if (!sum) invalid("Concat '" + task.name + "': the joined axis overflows");
-    out[axis_] = *sum;
-    inputs_.push_back(t.shape);
-  }
-  if (!task.outputs.empty() && task.outputs[0].shape != out)
-    invalid("Concat '" + task.name + "' output is " + to_string(task.outputs[0].shape) + ", its inputs join to " + to_string(out));
-  outputs_ = {out};
-  output_blocking_ = join_blocking(task, axis_, host);
-  input_blocking_.assign(task.inputs.size(), output_blocking_);
-  outer_ = dims_product(out, 0, axis_);
-  inner_ = dims_product(out, axis_ + 1, out.size());
-  space_ = threads_space(host, static_cast<double>(elements(out)) * 0.25);
-}
-
-std::string ConcatOp::check(const sdk::Config&) const { return {}; }
-
 std::unique_ptr<Kernel> ConcatOp::build(const sdk::Config& c) const {
   return std::make_unique<ConcatKernel>(*this, static_cast<int>(c[kThreads]));
 }
 
-// Each output element from the input whose span of the axis holds it.
-void ConcatOp::reference(const std::vector<const float*>& in, const std::vector<float*>& out) const {
-  const Shape& o = outputs_[0];
-  for_each_index(o, [&](const std::vector<int64_t>& index, int64_t flat) {
-    int64_t along = index[axis_];
-    size_t i = 0;
-    while (along >= inputs_[i][axis_]) along -= inputs_[i++][axis_];
-    auto at = index;
-    at[axis_] = along;
-    const auto strides = strides_of(inputs_[i]);
-    int64_t offset = 0;
-    for (size_t d = 0; d < at.size(); ++d) offset += at[d] * strides[d];
-    out[0][flat] = in[i][offset];
-  });
-}
+// The split sizes are the outputs' extents along the axis.
+class SplitOp final : public CpuOp {
+ public:
+  enum Knob : size_t { kThreads, kKnobCount };
+
+  SplitOp(const sdk::OpTask& task, const HostCpu& host) {
+    require_plain(task, 1, 2, {1}, Takes::held);
+    const Shape in = task.inputs[0].shape;
+    if (in.empty()) invalid("Split '" + task.name + "' cannot split a scalar");
+    if (task.outputs.empty()) invalid("Split '" + task.name + "' has no outputs");
+    axis_ = static_cast<size_t>(normalize_axis(int_attr(task.attrs, "axis", 0), static_cast<int64_t>(in.size()), "Split axis"));
+    int64_t total = 0;
+    for (const auto& t : task.outputs) {
+      if (!t.fully_known()) invalid("Split '" + task.name + "' needs its outputs' shapes: they give the split sizes");
+      require_alike(task, in, t.shape, axis_, "output");
+      total += t.shape[axis_];
+      outputs_.push_back(t.shape);
+    }
+    if (total != in[axis_])
+      invalid("Split '" + task.name + "' outputs take " + std::to_string(total) + " along axis " + std::to_string(axis_) +
+              ", the input has " + std::to_string(in[axis_]));
+    for (const auto& t : task.inputs) inputs_.push_back(t.shape);
+    output_blocking_ = join_blocking(task, axis_, host);
+    input_blocking_.assign(task.inputs.size(), 0);
+    input_blocking_[0] = output_blocking_;
+    outer_ = dims_product(in, 0, axis_);
+    inner_ = dims_product(in, axis_ + 1, in.size());
+    space_ = threads_space(host, static_cast<double>(elements(in)) * 0.25);
+  }
+
+  std::string check(const sdk::Config&) const override { return {}; }
+  std::unique_ptr<Kernel> build(const sdk::Config& config) const override;
+
+  // Each output element from its place in the input: shifted along the axis
+  // by the outputs before it.
+  void reference(const std::vector<const float*>& in, const std::vector<float*>& out) const override {
+    const auto strides = strides_of(inputs_[0]);
+    int64_t shift = 0;
+    for (size_t i = 0; i < outputs_.size(); ++i) {
+      const Shape& o = outputs_[i];
+      for_each_index(o, [&](const std::vector<int64_t>& index, int64_t flat) {
+        int64_t offset = 0;
+        for (size_t d = 0; d < o.size(); ++d) offset += (index[d] + (d == axis_ ? shift : 0)) * strides[d];
+        out[i][flat] = in[0][offset];
+      });
+      shift += o[axis_];
+    }
+  }
+
+ private:
+  friend class SplitKernel;
+  size_t axis_ = 0;
+  int64_t outer_ = 1, inner_ = 1;
+};
 
 class SplitKernel final : public BufferKernel {
  public:
@@ -158,51 +229,15 @@ class SplitKernel final : public BufferKernel {
   int threads_;
 };
 
-SplitOp::SplitOp(const sdk::OpTask& task, const HostCpu& host) {
-  require_plain(task, 1, 2, {1}, Takes::held);
-  const Shape in = task.inputs[0].shape;
-  if (in.empty()) invalid("Split '" + task.name + "' cannot split a scalar");
-  if (task.outputs.empty()) invalid("Split '" + task.name + "' has no outputs");
-  axis_ = static_cast<size_t>(normalize_axis(int_attr(task.attrs, "axis", 0), static_cast<int64_t>(in.size()), "Split axis"));
-  int64_t total = 0;
-  for (const auto& t : task.outputs) {
-    if (!t.fully_known()) invalid("Split '" + task.name + "' needs its outputs' shapes: they give the split sizes");
-    require_alike(task, in, t.shape, axis_, "output");
-    total += t.shape[axis_];
-    outputs_.push_back(t.shape);
-  }
-  if (total != in[axis_])
-    invalid("Split '" + task.name + "' outputs take " + std::to_string(total) + " along axis " + std::to_string(axis_) +
-            ", the input has " + std::to_string(in[axis_]));
-  for (const auto& t : task.inputs) inputs_.push_back(t.shape);
-  output_blocking_ = join_blocking(task, axis_, host);
-  input_blocking_.assign(task.inputs.size(), 0);
-  input_blocking_[0] = output_blocking_;
-  outer_ = dims_product(in, 0, axis_);
-  inner_ = dims_product(in, axis_ + 1, in.size());
-  space_ = threads_space(host, static_cast<double>(elements(in)) * 0.25);
-}
-
-std::string SplitOp::check(const sdk::Config&) const { return {}; }
-
 std::unique_ptr<Kernel> SplitOp::build(const sdk::Config& c) const {
   return std::make_unique<SplitKernel>(*this, static_cast<int>(c[kThreads]));
 }
 
-// Each output element from its place in the input: shifted along the axis
-// by the outputs before it.
-void SplitOp::reference(const std::vector<const float*>& in, const std::vector<float*>& out) const {
-  const auto strides = strides_of(inputs_[0]);
-  int64_t shift = 0;
-  for (size_t i = 0; i < outputs_.size(); ++i) {
-    const Shape& o = outputs_[i];
-    for_each_index(o, [&](const std::vector<int64_t>& index, int64_t flat) {
-      int64_t offset = 0;
-      for (size_t d = 0; d < o.size(); ++d) offset += (index[d] + (d == axis_ ? shift : 0)) * strides[d];
-      out[i][flat] = in[0][offset];
-    });
-    shift += o[axis_];
-  }
+}  // namespace
+
+std::unique_ptr<CpuOp> make_concat_split_op(const sdk::OpTask& task, const HostCpu& host) {
+  if (task.op_type == "Concat") return std::make_unique<ConcatOp>(task, host);
+  return std::make_unique<SplitOp>(task, host);
 }
 
 }  // namespace aoe::cpu

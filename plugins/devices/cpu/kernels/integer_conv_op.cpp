@@ -1,136 +1,178 @@
-#include "integer_conv_op.h"
+// ConvInteger and QLinearConv: convolution (1 to 3 spatial dims, groups,
+// strides, pads, dilations, auto_pad) of 8-bit integer tensors less their
+// zero points (x's per tensor, w's per tensor or per output channel),
+// summed exactly in int64; a padded tap adds nothing. ConvInteger gives
+// the int32 sums; QLinearConv adds its int32 bias B, scales each sum by
+// x_scale * w_scale / y_scale (w_scale per tensor or channel), rounds half
+// to even, adds y_zero_point and saturates to its dtype. Integers are held
+// as whole-number floats (held_dtype.h).
+#include "op_factories.h"
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "op_util.h"
+#include "pool_op.h"
+#include "quantized.h"
+#include "threaded_op.h"
 
 namespace aoe::cpu {
+namespace {
 
-IntegerConvOp::IntegerConvOp(const sdk::OpTask& task, const HostCpu& host)
-    : who_(task.op_type + " '" + task.name + "'") {
-  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after " + task.op_type);
-  requantize_ = task.op_type == "QLinearConv";
-  static const std::vector<const char*> kNames = {"x", "x_scale", "x_zero_point", "w", "w_scale", "w_zero_point", "y_scale", "y_zero_point", "B"};
-  find_quantized_inputs(task, who_, kNames, at_.data(), count_.data(), ranges_);
-  if (requantize_) out_range_ = quantized_range(task.inputs[at_[kYZero]].dtype, who_, "input 'y_zero_point'");
-  else if (!task.outputs.empty()) require_dtype(task, 0, true, Takes::integral);
+class IntegerConvOp final : public ThreadedOp {
+ public:
+  IntegerConvOp(const sdk::OpTask& task, const HostCpu& host)
+      : who_(task.op_type + " '" + task.name + "'") {
+    if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after " + task.op_type);
+    requantize_ = task.op_type == "QLinearConv";
+    static const std::vector<const char*> kNames = {"x", "x_scale", "x_zero_point", "w", "w_scale", "w_zero_point", "y_scale", "y_zero_point", "B"};
+    find_quantized_inputs(task, who_, kNames, at_.data(), count_.data(), ranges_);
+    if (requantize_) out_range_ = quantized_range(task.inputs[at_[kYZero]].dtype, who_, "input 'y_zero_point'");
+    else if (!task.outputs.empty()) require_dtype(task, 0, true, Takes::integral);
 
-  const Shape& x = task.inputs[at_[kX]].shape;
-  const Shape& w = task.inputs[at_[kW]].shape;
-  if (x.size() < 3 || w.size() != x.size())
-    invalid(who_ + ": x " + to_string(x) + " and w " + to_string(w) + " are not N x C x spatial and M x C/group x kernel");
-  n_ = x[0], c_ = x[1], m_ = w[0];
-  group_ = int_attr(task.attrs, "group", 1);
-  if (group_ < 1 || c_ % group_ != 0 || m_ % group_ != 0 || w[1] != c_ / group_)
-    invalid(who_ + ": group " + std::to_string(group_) + " does not fit x " + to_string(x) + " and w " + to_string(w));
-  const Shape spatial(x.begin() + 2, x.end());
-  const std::vector<int64_t> kernel(w.begin() + 2, w.end());
-  if (task.attrs.contains("kernel_shape") && ints_attr(task.attrs, "kernel_shape", {}) != kernel)
-    invalid(who_ + ": kernel_shape disagrees with w " + to_string(w));
-  win_ = window_of(who_, spatial, kernel, task.attrs, false);
-  for (const Role r : {kXScale, kXZero, kYScale, kYZero})
-    if (at_[r] >= 0 && count_[r] != 1) invalid(who_ + ": input '" + kNames[r] + "' holds " + std::to_string(count_[r]) + " values, not one");
-  for (const Role r : {kWScale, kWZero})
-    if (at_[r] >= 0 && count_[r] != 1 && count_[r] != m_)
-      invalid(who_ + ": input '" + kNames[r] + "' holds " + std::to_string(count_[r]) + " values; give one, or one per output channel (" +
-              std::to_string(m_) + ")");
-  if (at_[kBias] >= 0 && count_[kBias] != m_) invalid(who_ + ": B holds one value per output channel (" + std::to_string(m_) + ")");
-  Shape out = {n_, m_};
-  for (size_t e = 3 - spatial.size(); e < 3; ++e) out.push_back(win_.out[e]);
-  require_output_shape(task, out);
-  const double taps = static_cast<double>(elements(Shape(w.begin() + 1, w.end())));
-  set_shapes(task, {out}, host, static_cast<double>(elements(out)) * taps);
-}
+    const Shape& x = task.inputs[at_[kX]].shape;
+    const Shape& w = task.inputs[at_[kW]].shape;
+    if (x.size() < 3 || w.size() != x.size())
+      invalid(who_ + ": x " + to_string(x) + " and w " + to_string(w) + " are not N x C x spatial and M x C/group x kernel");
+    n_ = x[0], c_ = x[1], m_ = w[0];
+    group_ = int_attr(task.attrs, "group", 1);
+    if (group_ < 1 || c_ % group_ != 0 || m_ % group_ != 0 || w[1] != c_ / group_)
+      invalid(who_ + ": group " + std::to_string(group_) + " does not fit x " + to_string(x) + " and w " + to_string(w));
+    const Shape spatial(x.begin() + 2, x.end());
+    const std::vector<int64_t> kernel(w.begin() + 2, w.end());
+    if (task.attrs.contains("kernel_shape") && ints_attr(task.attrs, "kernel_shape", {}) != kernel)
+      invalid(who_ + ": kernel_shape disagrees with w " + to_string(w));
+    win_ = window_of(who_, spatial, kernel, task.attrs, false);
+    for (const Role r : {kXScale, kXZero, kYScale, kYZero})
+      if (at_[r] >= 0 && count_[r] != 1) invalid(who_ + ": input '" + kNames[r] + "' holds " + std::to_string(count_[r]) + " values, not one");
+    for (const Role r : {kWScale, kWZero})
+      if (at_[r] >= 0 && count_[r] != 1 && count_[r] != m_)
+        invalid(who_ + ": input '" + kNames[r] + "' holds " + std::to_string(count_[r]) + " values; give one, or one per output channel (" +
+                std::to_string(m_) + ")");
+    if (at_[kBias] >= 0 && count_[kBias] != m_) invalid(who_ + ": B holds one value per output channel (" + std::to_string(m_) + ")");
+    Shape out = {n_, m_};
+    for (size_t e = 3 - spatial.size(); e < 3; ++e) out.push_back(win_.out[e]);
+    require_output_shape(task, out);
+    const double taps = static_cast<double>(elements(Shape(w.begin() + 1, w.end())));
+    set_shapes(task, {out}, host, static_cast<double>(elements(out)) * taps);
+  }
+  ValueRange input_range(size_t i) const override { return ranges_.at(i); }
 
-double IntegerConvOp::param(const std::vector<const float*>& in, Role role, int64_t m, double fallback) const {
-  if (at_[role] < 0) return fallback;
-  const float* p = in[static_cast<size_t>(at_[role])];
-  return count_[role] == 1 ? p[0] : p[m];
-}
-
-float IntegerConvOp::output_of(const std::vector<const float*>& in, double sum, int64_t m) const {
-  if (!requantize_) return static_cast<float>(sum);
-  sum += std::nearbyint(param(in, kBias, m, 0));
-  // The multiplier in float32, as the float scales give it.
-  const float multiplier = static_cast<float>(param(in, kXScale, m, 1)) * static_cast<float>(param(in, kWScale, m, 1)) /
-                           static_cast<float>(param(in, kYScale, m, 1));
-  return requantized(sum * multiplier, param(in, kYZero, m, 0), out_range_);
-}
-
-// A task per output plane: its channel's weights less their zero point
-// taken once as integers, then each output's taps summed in int64.
-void IntegerConvOp::compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
-                            int threads) const {
-  const Window3& k = win_;
-  const int64_t cg = c_ / group_, mg = m_ / group_;
-  const int64_t taps = k.kernel[0] * k.kernel[1] * k.kernel[2], plane = k.out[0] * k.out[1] * k.out[2];
-  const int64_t in_plane = k.in[0] * k.in[1] * k.in[2];
-  const float* x = in[static_cast<size_t>(at_[kX])];
-  const float* w = in[static_cast<size_t>(at_[kW])];
-  const int64_t zx = held_int(static_cast<float>(param(in, kXZero, 0, 0)));
-  pool.run(n_ * m_, threads, [&](int64_t nm, int) {
-    const int64_t n = nm / m_, m = nm % m_, g = m / mg;
-    const int64_t zw = held_int(static_cast<float>(param(in, kWZero, m, 0)));
-    std::vector<int64_t> weights(static_cast<size_t>(cg * taps));
-    for (int64_t i = 0; i < cg * taps; ++i) weights[i] = held_int(w[m * cg * taps + i]) - zw;
-    const float* image = x + (n * c_ + g * cg) * in_plane;
-    float* dst = out[0] + nm * plane;
-    for (int64_t o0 = 0; o0 < k.out[0]; ++o0)
-      for (int64_t o1 = 0; o1 < k.out[1]; ++o1)
-        for (int64_t o2 = 0; o2 < k.out[2]; ++o2) {
-          int64_t sum = 0;
-          for (int64_t t0 = 0; t0 < k.kernel[0]; ++t0) {
-            const int64_t i0 = o0 * k.stride[0] - k.pad_begin[0] + t0 * k.dilation[0];
-            if (i0 < 0 || i0 >= k.in[0]) continue;
-            for (int64_t t1 = 0; t1 < k.kernel[1]; ++t1) {
-              const int64_t i1 = o1 * k.stride[1] - k.pad_begin[1] + t1 * k.dilation[1];
-              if (i1 < 0 || i1 >= k.in[1]) continue;
-              for (int64_t t2 = 0; t2 < k.kernel[2]; ++t2) {
-                const int64_t i2 = o2 * k.stride[2] - k.pad_begin[2] + t2 * k.dilation[2];
-                if (i2 < 0 || i2 >= k.in[2]) continue;
-                const int64_t tap = (t0 * k.kernel[1] + t1) * k.kernel[2] + t2, at = (i0 * k.in[1] + i1) * k.in[2] + i2;
-                for (int64_t c = 0; c < cg; ++c) sum += (held_int(image[c * in_plane + at]) - zx) * weights[c * taps + tap];
-              }
-            }
-          }
-          dst[(o0 * k.out[1] + o1) * k.out[2] + o2] = output_of(in, static_cast<double>(sum), m);
-        }
-  });
-}
-
-// Each output from the definition: every tap of every channel of its group,
-// inside the input, as (x - x_zero_point) * (w - w_zero_point), in double.
-void IntegerConvOp::reference(const std::vector<const float*>& in, const std::vector<float*>& out) const {
-  const Window3& k = win_;
-  const int64_t cg = c_ / group_, mg = m_ / group_;
-  const auto value = [&](Role r, int64_t at) { return std::nearbyint(static_cast<double>(in[static_cast<size_t>(at_[r])][at])); };
-  int64_t at_out = 0;
-  for (int64_t n = 0; n < n_; ++n)
-    for (int64_t m = 0; m < m_; ++m)
+  // A task per output plane: its channel's weights less their zero point
+  // taken once as integers, then each output's taps summed in int64.
+  void compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
+               int threads) const override {
+    const Window3& k = win_;
+    const int64_t cg = c_ / group_, mg = m_ / group_;
+    const int64_t taps = k.kernel[0] * k.kernel[1] * k.kernel[2], plane = k.out[0] * k.out[1] * k.out[2];
+    const int64_t in_plane = k.in[0] * k.in[1] * k.in[2];
+    const float* x = in[static_cast<size_t>(at_[kX])];
+    const float* w = in[static_cast<size_t>(at_[kW])];
+    const int64_t zx = held_int(static_cast<float>(param(in, kXZero, 0, 0)));
+    pool.run(n_ * m_, threads, [&](int64_t nm, int) {
+      const int64_t n = nm / m_, m = nm % m_, g = m / mg;
+      const int64_t zw = held_int(static_cast<float>(param(in, kWZero, m, 0)));
+      std::vector<int64_t> weights(static_cast<size_t>(cg * taps));
+      for (int64_t i = 0; i < cg * taps; ++i) weights[i] = held_int(w[m * cg * taps + i]) - zw;
+      const float* image = x + (n * c_ + g * cg) * in_plane;
+      float* dst = out[0] + nm * plane;
       for (int64_t o0 = 0; o0 < k.out[0]; ++o0)
         for (int64_t o1 = 0; o1 < k.out[1]; ++o1)
           for (int64_t o2 = 0; o2 < k.out[2]; ++o2) {
-            double sum = 0;
-            for (int64_t c = 0; c < cg; ++c)
-              for (int64_t t0 = 0; t0 < k.kernel[0]; ++t0)
-                for (int64_t t1 = 0; t1 < k.kernel[1]; ++t1)
-                  for (int64_t t2 = 0; t2 < k.kernel[2]; ++t2) {
-                    const int64_t i0 = o0 * k.stride[0] - k.pad_begin[0] + t0 * k.dilation[0];
-                    const int64_t i1 = o1 * k.stride[1] - k.pad_begin[1] + t1 * k.dilation[1];
-                    const int64_t i2 = o2 * k.stride[2] - k.pad_begin[2] + t2 * k.dilation[2];
-                    if (i0 < 0 || i0 >= k.in[0] || i1 < 0 || i1 >= k.in[1] || i2 < 0 || i2 >= k.in[2]) continue;
-                    const int64_t ch = (m / mg) * cg + c;
-                    const double xv = value(kX, (((n * c_ + ch) * k.in[0] + i0) * k.in[1] + i1) * k.in[2] + i2);
-                    const double wv = value(kW, (((m * cg + c) * k.kernel[0] + t0) * k.kernel[1] + t1) * k.kernel[2] + t2);
-                    sum += (xv - std::nearbyint(param(in, kXZero, m, 0))) * (wv - std::nearbyint(param(in, kWZero, m, 0)));
-                  }
-            double y = sum;
-            if (requantize_) {
-              const double with_bias = sum + std::nearbyint(param(in, kBias, m, 0));
-              const float multiplier = static_cast<float>(param(in, kXScale, m, 1)) *
-                                       static_cast<float>(param(in, kWScale, m, 1)) / static_cast<float>(param(in, kYScale, m, 1));
-              y = std::clamp(std::nearbyint(with_bias * multiplier) + param(in, kYZero, m, 0), out_range_.lo, out_range_.hi);
+            int64_t sum = 0;
+            for (int64_t t0 = 0; t0 < k.kernel[0]; ++t0) {
+              const int64_t i0 = o0 * k.stride[0] - k.pad_begin[0] + t0 * k.dilation[0];
+              if (i0 < 0 || i0 >= k.in[0]) continue;
+              for (int64_t t1 = 0; t1 < k.kernel[1]; ++t1) {
+                const int64_t i1 = o1 * k.stride[1] - k.pad_begin[1] + t1 * k.dilation[1];
+                if (i1 < 0 || i1 >= k.in[1]) continue;
+                for (int64_t t2 = 0; t2 < k.kernel[2]; ++t2) {
+                  const int64_t i2 = o2 * k.stride[2] - k.pad_begin[2] + t2 * k.dilation[2];
+                  if (i2 < 0 || i2 >= k.in[2]) continue;
+                  const int64_t tap = (t0 * k.kernel[1] + t1) * k.kernel[2] + t2, at = (i0 * k.in[1] + i1) * k.in[2] + i2;
+                  for (int64_t c = 0; c < cg; ++c) sum += (held_int(image[c * in_plane + at]) - zx) * weights[c * taps + tap];
+                }
+              }
             }
-            out[0][at_out++] = static_cast<float>(y);
+            dst[(o0 * k.out[1] + o1) * k.out[2] + o2] = output_of(in, static_cast<double>(sum), m);
           }
+    });
+  }
+
+  // Each output from the definition: every tap of every channel of its group,
+  // inside the input, as (x - x_zero_point) * (w - w_zero_point), in double.
+  void reference(const std::vector<const float*>& in, const std::vector<float*>& out) const override {
+    const Window3& k = win_;
+    const int64_t cg = c_ / group_, mg = m_ / group_;
+    const auto value = [&](Role r, int64_t at) { return std::nearbyint(static_cast<double>(in[static_cast<size_t>(at_[r])][at])); };
+    int64_t at_out = 0;
+    for (int64_t n = 0; n < n_; ++n)
+      for (int64_t m = 0; m < m_; ++m)
+        for (int64_t o0 = 0; o0 < k.out[0]; ++o0)
+          for (int64_t o1 = 0; o1 < k.out[1]; ++o1)
+            for (int64_t o2 = 0; o2 < k.out[2]; ++o2) {
+              double sum = 0;
+              for (int64_t c = 0; c < cg; ++c)
+                for (int64_t t0 = 0; t0 < k.kernel[0]; ++t0)
+                  for (int64_t t1 = 0; t1 < k.kernel[1]; ++t1)
+                    for (int64_t t2 = 0; t2 < k.kernel[2]; ++t2) {
+                      const int64_t i0 = o0 * k.stride[0] - k.pad_begin[0] + t0 * k.dilation[0];
+                      const int64_t i1 = o1 * k.stride[1] - k.pad_begin[1] + t1 * k.dilation[1];
+                      const int64_t i2 = o2 * k.stride[2] - k.pad_begin[2] + t2 * k.dilation[2];
+                      if (i0 < 0 || i0 >= k.in[0] || i1 < 0 || i1 >= k.in[1] || i2 < 0 || i2 >= k.in[2]) continue;
+                      const int64_t ch = (m / mg) * cg + c;
+                      const double xv = value(kX, (((n * c_ + ch) * k.in[0] + i0) * k.in[1] + i1) * k.in[2] + i2);
+                      const double wv = value(kW, (((m * cg + c) * k.kernel[0] + t0) * k.kernel[1] + t1) * k.kernel[2] + t2);
+                      sum += (xv - std::nearbyint(param(in, kXZero, m, 0))) * (wv - std::nearbyint(param(in, kWZero, m, 0)));
+                    }
+              double y = sum;
+              if (requantize_) {
+                const double with_bias = sum + std::nearbyint(param(in, kBias, m, 0));
+                const float multiplier = static_cast<float>(param(in, kXScale, m, 1)) *
+                                         static_cast<float>(param(in, kWScale, m, 1)) / static_cast<float>(param(in, kYScale, m, 1));
+                y = std::clamp(std::nearbyint(with_bias * multiplier) + param(in, kYZero, m, 0), out_range_.lo, out_range_.hi);
+              }
+              out[0][at_out++] = static_cast<float>(y);
+            }
+  }
+
+ private:
+  // QLinearConv's inputs in order; ConvInteger takes x, w and the two zero points.
+  enum Role : size_t { kX, kXScale, kXZero, kW, kWScale, kWZero, kYScale, kYZero, kBias, kRoles };
+
+  // Input `role`'s value for output channel `m` (one value, or one per channel); `fallback` where absent.
+  double param(const std::vector<const float*>& in, Role role, int64_t m, double fallback) const {
+    if (at_[role] < 0) return fallback;
+    const float* p = in[static_cast<size_t>(at_[role])];
+    return count_[role] == 1 ? p[0] : p[m];
+  }
+
+  // A finished sum of output channel `m` as the output holds it.
+  float output_of(const std::vector<const float*>& in, double sum, int64_t m) const {
+    if (!requantize_) return static_cast<float>(sum);
+    sum += std::nearbyint(param(in, kBias, m, 0));
+    // The multiplier in float32, as the float scales give it.
+    const float multiplier = static_cast<float>(param(in, kXScale, m, 1)) * static_cast<float>(param(in, kWScale, m, 1)) /
+                             static_cast<float>(param(in, kYScale, m, 1));
+    return requantized(sum * multiplier, param(in, kYZero, m, 0), out_range_);
+  }
+
+  std::string who_;
+  std::array<int, kRoles> at_{};
+  std::array<int64_t, kRoles> count_{};
+  bool requantize_ = false;
+  QuantRange out_range_;
+  int64_t n_ = 1, c_ = 1, m_ = 1, group_ = 1;
+  Window3 win_;
+  std::vector<ValueRange> ranges_;
+};
+
+}  // namespace
+
+std::unique_ptr<CpuOp> make_integer_conv_op(const sdk::OpTask& task, const HostCpu& host) {
+  return std::make_unique<IntegerConvOp>(task, host);
 }
 
 }  // namespace aoe::cpu

@@ -2,10 +2,17 @@
 
 namespace aoe::cpu {
 
-const IsaKernels& generic_kernels();
+// Each ISA's table, built in its own file (isa_<name>.cpp) with that ISA's flags.
+namespace generic {
+const IsaKernels& table();
+}
 #if defined(__x86_64__)
-const IsaKernels& avx2_kernels();
-const IsaKernels& avx512_kernels();
+namespace avx2 {
+const IsaKernels& table();
+}
+namespace avx512 {
+const IsaKernels& table();
+}
 #endif
 
 const char* isa_name(Isa isa) {
@@ -40,10 +47,10 @@ bool cpu_supports(Isa isa) {
 const IsaKernels* isa_kernels(Isa isa) {
   if (!cpu_supports(isa)) return nullptr;
   switch (isa) {
-    case Isa::generic: return &generic_kernels();
+    case Isa::generic: return &generic::table();
 #if defined(__x86_64__)
-    case Isa::avx2: return &avx2_kernels();
-    case Isa::avx512: return &avx512_kernels();
+    case Isa::avx2: return &avx2::table();
+    case Isa::avx512: return &avx512::table();
 #else
     default: return nullptr;
 #endif

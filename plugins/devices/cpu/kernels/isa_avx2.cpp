@@ -9,7 +9,3 @@
 namespace aoe::cpu::avx2 {
 #include "isa/all.inl"
 }  // namespace aoe::cpu::avx2
-
-namespace aoe::cpu {
-const IsaKernels& avx2_kernels() { return avx2::table(); }
-}  // namespace aoe::cpu

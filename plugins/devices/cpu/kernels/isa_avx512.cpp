@@ -9,7 +9,3 @@
 namespace aoe::cpu::avx512 {
 #include "isa/all.inl"
 }  // namespace aoe::cpu::avx512
-
-namespace aoe::cpu {
-const IsaKernels& avx512_kernels() { return avx512::table(); }
-}  // namespace aoe::cpu

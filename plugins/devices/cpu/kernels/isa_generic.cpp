@@ -7,7 +7,3 @@
 namespace aoe::cpu::generic {
 #include "isa/all.inl"
 }  // namespace aoe::cpu::generic
-
-namespace aoe::cpu {
-const IsaKernels& generic_kernels() { return generic::table(); }
-}  // namespace aoe::cpu

@@ -1,13 +1,101 @@
-#include "moments_norm_op.h"
+// Normalisations by the mean and variance over a set of axes, one pair per
+// position of the others: InstanceNormalization (over the spatial axes of
+// N x C x ..., then scale and B per channel; epsilon inside the root) and
+// MeanVarianceNormalization (over `axes`, default N, H, W: (x - mean) /
+// (sqrt(variance) + 1e-9), as ONNX's function defines it).
+#include "op_factories.h"
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "buffer_kernel.h"
+#include "cpu_op.h"
 #include "op_util.h"
 #include "reference.h"
 
 namespace aoe::cpu {
+namespace {
+
+class MomentsNormOp final : public CpuOp {
+ public:
+  enum Knob : size_t { kThreads, kKnobCount };
+
+  MomentsNormOp(const sdk::OpTask& task, const HostCpu& host) : instance_(task.op_type == "InstanceNormalization") {
+    const std::string who = task.op_type + " '" + task.name + "'";
+    if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after " + task.op_type);
+    require_f32(task);
+    require_inputs(task, instance_ ? 3 : 1, instance_ ? 3 : 1);
+    const Shape in = task.inputs[0].shape;
+    const auto rank = static_cast<int64_t>(in.size());
+    std::vector<int64_t> axes;
+    if (instance_) {
+      if (rank < 3) invalid(who + " takes N x C x spatial input");
+      for (size_t i = 1; i < 3; ++i)
+        if (task.inputs[i].shape != Shape{in[1]}) invalid(who + ": input " + std::to_string(i) + " must hold one value per channel");
+      for (int64_t a = 2; a < rank; ++a) axes.push_back(a);
+      epsilon_ = float_attr(task.attrs, "epsilon", 1e-5);
+    } else {
+      if (rank < 1) invalid(who + " takes a tensor of rank 1 or more");
+      axes = ints_attr(task.attrs, "axes", {0, 2, 3});
+    }
+    reduced_.assign(in.size(), false);
+    for (int64_t a : axes) reduced_[static_cast<size_t>(normalize_axis(a, rank, who))] = true;
+    for (size_t d = 0; d < in.size(); ++d) {
+      kept_.push_back(reduced_[d] ? 1 : in[d]);
+      if (reduced_[d]) count_ *= in[d];
+    }
+    kept_steps_ = strides_of(kept_);
+    for (size_t d = 0; d < in.size(); ++d)
+      if (reduced_[d]) kept_steps_[d] = 0;
+    for (const auto& t : task.inputs) inputs_.push_back(t.shape);
+    outputs_ = {in};
+    require_output_shape(task, in);
+    space_ = threads_space(host, static_cast<double>(elements(in)) * 2.0);
+  }
+
+  std::string check(const sdk::Config&) const override { return {}; }
+  std::unique_ptr<Kernel> build(const sdk::Config& config) const override;
+
+  // The mean, then the variance about it, per kept position; then each element.
+  void reference(const std::vector<const float*>& in, const std::vector<float*>& out) const override {
+    const Shape& x = inputs_[0];
+    if (elements(x) == 0) return;
+    const auto kept_strides = strides_of(kept_);
+    std::vector<double> mean(static_cast<size_t>(elements(kept_)), 0.0), var(mean.size(), 0.0);
+    auto kept_at = [&](const std::vector<int64_t>& index) {
+      size_t at = 0;
+      for (size_t d = 0; d < x.size(); ++d) at += static_cast<size_t>((reduced_[d] ? 0 : index[d]) * kept_strides[d]);
+      return at;
+    };
+    for_each_index(x, [&](const std::vector<int64_t>& index, int64_t flat) { mean[kept_at(index)] += in[0][flat]; });
+    for (auto& m : mean) m /= static_cast<double>(count_);
+    for_each_index(x, [&](const std::vector<int64_t>& index, int64_t flat) {
+      const double d = in[0][flat] - mean[kept_at(index)];
+      var[kept_at(index)] += d * d;
+    });
+    for (auto& v : var) v /= static_cast<double>(count_);
+    std::vector<double> y(static_cast<size_t>(elements(x)));
+    for_each_index(x, [&](const std::vector<int64_t>& index, int64_t flat) {
+      const size_t k = kept_at(index);
+      double v = instance_ ? (in[0][flat] - mean[k]) / std::sqrt(var[k] + epsilon_) : (in[0][flat] - mean[k]) / (std::sqrt(var[k]) + 1e-9);
+      if (instance_) v = v * in[1][index[1]] + in[2][index[1]];
+      y[static_cast<size_t>(flat)] = v;
+    });
+    store(y, out[0]);
+  }
+
+ private:
+  friend class MomentsNormKernel;
+  bool instance_ = false;
+  double epsilon_ = 1e-5;
+  std::vector<bool> reduced_;        // per axis
+  Shape kept_;                       // the input with each reduced axis 1
+  std::vector<int64_t> kept_steps_;  // per axis: its stride among the kept positions, 0 where reduced
+  int64_t count_ = 1;                // elements per mean
+};
 
 class MomentsNormKernel final : public BufferKernel {
  public:
@@ -82,71 +170,14 @@ class MomentsNormKernel final : public BufferKernel {
   std::vector<float> shift_, scale_;
 };
 
-MomentsNormOp::MomentsNormOp(const sdk::OpTask& task, const HostCpu& host) : instance_(task.op_type == "InstanceNormalization") {
-  const std::string who = task.op_type + " '" + task.name + "'";
-  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after " + task.op_type);
-  require_f32(task);
-  require_inputs(task, instance_ ? 3 : 1, instance_ ? 3 : 1);
-  const Shape in = task.inputs[0].shape;
-  const auto rank = static_cast<int64_t>(in.size());
-  std::vector<int64_t> axes;
-  if (instance_) {
-    if (rank < 3) invalid(who + " takes N x C x spatial input");
-    for (size_t i = 1; i < 3; ++i)
-      if (task.inputs[i].shape != Shape{in[1]}) invalid(who + ": input " + std::to_string(i) + " must hold one value per channel");
-    for (int64_t a = 2; a < rank; ++a) axes.push_back(a);
-    epsilon_ = float_attr(task.attrs, "epsilon", 1e-5);
-  } else {
-    if (rank < 1) invalid(who + " takes a tensor of rank 1 or more");
-    axes = ints_attr(task.attrs, "axes", {0, 2, 3});
-  }
-  reduced_.assign(in.size(), false);
-  for (int64_t a : axes) reduced_[static_cast<size_t>(normalize_axis(a, rank, who))] = true;
-  for (size_t d = 0; d < in.size(); ++d) {
-    kept_.push_back(reduced_[d] ? 1 : in[d]);
-    if (reduced_[d]) count_ *= in[d];
-  }
-  kept_steps_ = strides_of(kept_);
-  for (size_t d = 0; d < in.size(); ++d)
-    if (reduced_[d]) kept_steps_[d] = 0;
-  for (const auto& t : task.inputs) inputs_.push_back(t.shape);
-  outputs_ = {in};
-  require_output_shape(task, in);
-  space_ = threads_space(host, static_cast<double>(elements(in)) * 2.0);
-}
-
-std::string MomentsNormOp::check(const sdk::Config&) const { return {}; }
-
 std::unique_ptr<Kernel> MomentsNormOp::build(const sdk::Config& c) const {
   return std::make_unique<MomentsNormKernel>(*this, static_cast<int>(c[kThreads]));
 }
 
-// The mean, then the variance about it, per kept position; then each element.
-void MomentsNormOp::reference(const std::vector<const float*>& in, const std::vector<float*>& out) const {
-  const Shape& x = inputs_[0];
-  if (elements(x) == 0) return;
-  const auto kept_strides = strides_of(kept_);
-  std::vector<double> mean(static_cast<size_t>(elements(kept_)), 0.0), var(mean.size(), 0.0);
-  auto kept_at = [&](const std::vector<int64_t>& index) {
-    size_t at = 0;
-    for (size_t d = 0; d < x.size(); ++d) at += static_cast<size_t>((reduced_[d] ? 0 : index[d]) * kept_strides[d]);
-    return at;
-  };
-  for_each_index(x, [&](const std::vector<int64_t>& index, int64_t flat) { mean[kept_at(index)] += in[0][flat]; });
-  for (auto& m : mean) m /= static_cast<double>(count_);
-  for_each_index(x, [&](const std::vector<int64_t>& index, int64_t flat) {
-    const double d = in[0][flat] - mean[kept_at(index)];
-    var[kept_at(index)] += d * d;
-  });
-  for (auto& v : var) v /= static_cast<double>(count_);
-  std::vector<double> y(static_cast<size_t>(elements(x)));
-  for_each_index(x, [&](const std::vector<int64_t>& index, int64_t flat) {
-    const size_t k = kept_at(index);
-    double v = instance_ ? (in[0][flat] - mean[k]) / std::sqrt(var[k] + epsilon_) : (in[0][flat] - mean[k]) / (std::sqrt(var[k]) + 1e-9);
-    if (instance_) v = v * in[1][index[1]] + in[2][index[1]];
-    y[static_cast<size_t>(flat)] = v;
-  });
-  store(y, out[0]);
+}  // namespace
+
+std::unique_ptr<CpuOp> make_moments_norm_op(const sdk::OpTask& task, const HostCpu& host) {
+  return std::make_unique<MomentsNormOp>(task, host);
 }
 
 }  // namespace aoe::cpu

@@ -1,9 +1,15 @@
-#include "norm_ops.h"
+// Softmax and LayerNormalization: each row of the normalized axes at a
+// time, rows shared among threads.
+#include "op_factories.h"
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "buffer_kernel.h"
+#include "cpu_op.h"
 #include "op_util.h"
 #include "reference.h"
 
@@ -13,7 +19,60 @@ namespace {
 // Rows per task, so a task is worth a fork-join share (~4K values).
 int64_t rows_per_task(int64_t row) { return std::max<int64_t>(1, 4096 / std::max<int64_t>(1, row)); }
 
-}  // namespace
+// Softmax along `axis` (opset 13): the (outer, length, inner) view.
+class SoftmaxOp final : public CpuOp {
+ public:
+  enum Knob : size_t { kIsa, kPasses, kThreads, kKnobCount };
+
+  SoftmaxOp(const sdk::OpTask& task, const HostCpu& host) : host_(host), log_(task.op_type == "LogSoftmax") {
+    if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after " + task.op_type);
+    require_f32(task);
+    require_inputs(task, 1, 1);
+    const Shape in = task.inputs[0].shape;
+    inputs_ = {in};
+    outputs_ = {in};
+    const auto rank = static_cast<int64_t>(in.size());
+    if (rank == 0) invalid("Softmax takes an input of rank >= 1");
+    const int64_t axis = normalize_axis(int_attr(task.attrs, "axis", -1), rank, "Softmax");
+    for (int64_t d = 0; d < rank; ++d) (d < axis ? outer_ : d == axis ? length_ : inner_) *= in[static_cast<size_t>(d)];
+
+    space_.version = "1";
+    space_.knobs.resize(kKnobCount);
+    space_.knobs[kIsa] = isa_knob();
+    space_.knobs[kPasses] = choice_knob("passes", sdk::KnobTag::impl, {"three_pass", "online"});
+    space_.knobs[kThreads] = threads_knob(host);
+    space_.default_config = {static_cast<int64_t>(host.best_isa()), 0,
+                             default_threads(host, static_cast<double>(elements(in)) * 2.0)};
+  }
+
+  std::string check(const sdk::Config& c) const override {
+    if (auto why = isa_refusal(host_, c[kIsa]); !why.empty()) return why;
+    if (c[kPasses] == 1 && inner_ > 1) return "online softmax runs along a contiguous axis; this one has stride " + std::to_string(inner_);
+    if (c[kPasses] == 1 && log_) return "LogSoftmax runs in three passes";
+    return {};
+  }
+  std::unique_ptr<Kernel> build(const sdk::Config& config) const override;
+
+  void reference(const std::vector<const float*>& inputs, const std::vector<float*>& outputs) const override {
+    const float* x = inputs[0];
+    float* y = outputs[0];
+    for (int64_t o = 0; o < outer_; ++o)
+      for (int64_t i = 0; i < inner_; ++i) {
+        auto at = [&](int64_t l) { return (o * length_ + l) * inner_ + i; };
+        double m = -INFINITY, s = 0;
+        for (int64_t l = 0; l < length_; ++l) m = std::max(m, static_cast<double>(x[at(l)]));
+        for (int64_t l = 0; l < length_; ++l) s += std::exp(x[at(l)] - m);
+        for (int64_t l = 0; l < length_; ++l)
+          y[at(l)] = static_cast<float>(log_ ? x[at(l)] - m - std::log(s) : std::exp(x[at(l)] - m) / s);
+      }
+  }
+
+ private:
+  friend class SoftmaxKernel;
+  const HostCpu& host_;
+  bool log_;  // LogSoftmax
+  int64_t outer_ = 1, length_ = 1, inner_ = 1;
+};
 
 class SoftmaxKernel final : public BufferKernel {
  public:
@@ -78,52 +137,86 @@ class SoftmaxKernel final : public BufferKernel {
   Buffer scratch_;
 };
 
-SoftmaxOp::SoftmaxOp(const sdk::OpTask& task, const HostCpu& host) : host_(host), log_(task.op_type == "LogSoftmax") {
-  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after " + task.op_type);
-  require_f32(task);
-  require_inputs(task, 1, 1);
-  const Shape in = task.inputs[0].shape;
-  inputs_ = {in};
-  outputs_ = {in};
-  const auto rank = static_cast<int64_t>(in.size());
-  if (rank == 0) invalid("Softmax takes an input of rank >= 1");
-  const int64_t axis = normalize_axis(int_attr(task.attrs, "axis", -1), rank, "Softmax");
-  for (int64_t d = 0; d < rank; ++d) (d < axis ? outer_ : d == axis ? length_ : inner_) *= in[static_cast<size_t>(d)];
-
-  space_.version = "1";
-  space_.knobs.resize(kKnobCount);
-  space_.knobs[kIsa] = isa_knob();
-  space_.knobs[kPasses] = choice_knob("passes", sdk::KnobTag::impl, {"three_pass", "online"});
-  space_.knobs[kThreads] = threads_knob(host);
-  space_.default_config = {static_cast<int64_t>(host.best_isa()), 0,
-                           default_threads(host, static_cast<double>(elements(in)) * 2.0)};
-}
-
-std::string SoftmaxOp::check(const sdk::Config& c) const {
-  if (auto why = isa_refusal(host_, c[kIsa]); !why.empty()) return why;
-  if (c[kPasses] == 1 && inner_ > 1) return "online softmax runs along a contiguous axis; this one has stride " + std::to_string(inner_);
-  if (c[kPasses] == 1 && log_) return "LogSoftmax runs in three passes";
-  return {};
-}
-
 std::unique_ptr<Kernel> SoftmaxOp::build(const sdk::Config& c) const {
   return std::make_unique<SoftmaxKernel>(*this, kernels_for(c[kIsa]), c[kPasses] == 1 ? 2 : 3,
                                          static_cast<int>(c[kThreads]));
 }
 
-void SoftmaxOp::reference(const std::vector<const float*>& inputs, const std::vector<float*>& outputs) const {
-  const float* x = inputs[0];
-  float* y = outputs[0];
-  for (int64_t o = 0; o < outer_; ++o)
-    for (int64_t i = 0; i < inner_; ++i) {
-      auto at = [&](int64_t l) { return (o * length_ + l) * inner_ + i; };
-      double m = -INFINITY, s = 0;
-      for (int64_t l = 0; l < length_; ++l) m = std::max(m, static_cast<double>(x[at(l)]));
-      for (int64_t l = 0; l < length_; ++l) s += std::exp(x[at(l)] - m);
-      for (int64_t l = 0; l < length_; ++l)
-        y[at(l)] = static_cast<float>(log_ ? x[at(l)] - m - std::log(s) : std::exp(x[at(l)] - m) / s);
+// LayerNormalization (opset 17): rows of the dims from `axis` on, with
+// Scale and optional B, and the optional Mean and InvStdDev outputs.
+class LayerNormOp final : public CpuOp {
+ public:
+  enum Knob : size_t { kIsa, kStats, kThreads, kKnobCount };
+
+  LayerNormOp(const sdk::OpTask& task, const HostCpu& host) : host_(host) {
+    if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after LayerNormalization");
+    require_f32(task);
+    // One input is what a decomposed layer norm without its affine part becomes.
+    require_inputs(task, 1, 3);
+    const Shape in = task.inputs[0].shape;
+    for (const auto& t : task.inputs) inputs_.push_back(t.shape);
+    const auto rank = static_cast<int64_t>(in.size());
+    if (rank == 0) invalid("LayerNormalization takes an input of rank >= 1");
+    const int64_t axis = normalize_axis(int_attr(task.attrs, "axis", -1), rank, "LayerNormalization");
+    if (int_attr(task.attrs, "stash_type", 1) != 1) unsupported("LayerNormalization with stash_type other than float32");
+    epsilon_ = static_cast<float>(float_attr(task.attrs, "epsilon", 1e-5));
+    for (int64_t d = 0; d < rank; ++d) (d < axis ? rows_ : row_) *= in[static_cast<size_t>(d)];
+    has_scale_ = task.inputs.size() > 1;
+    has_bias_ = task.inputs.size() > 2;
+    auto step_of = [&](const Shape& s, const char* what) -> int64_t {
+      if (elements(s) == row_) return 1;
+      if (elements(s) == 1) return 0;
+      unsupported(std::string("LayerNormalization ") + what + " of " + to_string(s) + " for rows of " +
+                  std::to_string(row_));
+    };
+    if (has_scale_) scale_step_ = step_of(inputs_[1], "Scale");
+    if (has_bias_) bias_step_ = step_of(inputs_[2], "B");
+    Shape stats(in.begin(), in.begin() + axis);
+    stats.resize(in.size(), 1);
+    outputs_ = {in};
+    // Mean and InvStdDev only when the node asks for them.
+    for (size_t i = 1; i < std::min<size_t>(task.outputs.size(), 3); ++i) outputs_.push_back(stats);
+
+    space_.version = "1";
+    space_.knobs.resize(kKnobCount);
+    space_.knobs[kIsa] = isa_knob();
+    space_.knobs[kStats] = choice_knob("statistics", sdk::KnobTag::impl, {"two_pass", "welford"});
+    space_.knobs[kThreads] = threads_knob(host);
+    space_.default_config = {static_cast<int64_t>(host.best_isa()), 0,
+                             default_threads(host, static_cast<double>(elements(in)) * 1.0)};
+  }
+
+  std::string check(const sdk::Config& c) const override { return isa_refusal(host_, c[kIsa]); }
+  std::unique_ptr<Kernel> build(const sdk::Config& config) const override;
+
+  void reference(const std::vector<const float*>& inputs, const std::vector<float*>& outputs) const override {
+    const float* x = inputs[0];
+    for (int64_t r = 0; r < rows_; ++r) {
+      const float* xr = x + r * row_;
+      double mean = 0, var = 0;
+      for (int64_t i = 0; i < row_; ++i) mean += xr[i];
+      mean /= static_cast<double>(row_);
+      for (int64_t i = 0; i < row_; ++i) var += (xr[i] - mean) * (xr[i] - mean);
+      var /= static_cast<double>(row_);
+      const double inv = 1 / std::sqrt(var + epsilon_);
+      for (int64_t i = 0; i < row_; ++i) {
+        double v = (xr[i] - mean) * inv * (has_scale_ ? inputs[1][i * scale_step_] : 1.0);
+        if (has_bias_) v += inputs[2][i * bias_step_];
+        outputs[0][r * row_ + i] = static_cast<float>(v);
+      }
+      if (outputs.size() > 1) outputs[1][r] = static_cast<float>(mean);
+      if (outputs.size() > 2) outputs[2][r] = static_cast<float>(inv);
     }
-}
+  }
+
+ private:
+  friend class LayerNormKernel;
+  const HostCpu& host_;
+  int64_t rows_ = 1, row_ = 1;
+  float epsilon_ = 1e-5f;
+  bool has_scale_ = true, has_bias_ = false;
+  int64_t scale_step_ = 1, bias_step_ = 1;
+};
 
 class LayerNormKernel final : public BufferKernel {
  public:
@@ -158,68 +251,15 @@ class LayerNormKernel final : public BufferKernel {
   int threads_;
 };
 
-LayerNormOp::LayerNormOp(const sdk::OpTask& task, const HostCpu& host) : host_(host) {
-  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after LayerNormalization");
-  require_f32(task);
-  // One input is what a decomposed layer norm without its affine part becomes.
-  require_inputs(task, 1, 3);
-  const Shape in = task.inputs[0].shape;
-  for (const auto& t : task.inputs) inputs_.push_back(t.shape);
-  const auto rank = static_cast<int64_t>(in.size());
-  if (rank == 0) invalid("LayerNormalization takes an input of rank >= 1");
-  const int64_t axis = normalize_axis(int_attr(task.attrs, "axis", -1), rank, "LayerNormalization");
-  if (int_attr(task.attrs, "stash_type", 1) != 1) unsupported("LayerNormalization with stash_type other than float32");
-  epsilon_ = static_cast<float>(float_attr(task.attrs, "epsilon", 1e-5));
-  for (int64_t d = 0; d < rank; ++d) (d < axis ? rows_ : row_) *= in[static_cast<size_t>(d)];
-  has_scale_ = task.inputs.size() > 1;
-  has_bias_ = task.inputs.size() > 2;
-  auto step_of = [&](const Shape& s, const char* what) -> int64_t {
-    if (elements(s) == row_) return 1;
-    if (elements(s) == 1) return 0;
-    unsupported(std::string("LayerNormalization ") + what + " of " + to_string(s) + " for rows of " +
-                std::to_string(row_));
-  };
-  if (has_scale_) scale_step_ = step_of(inputs_[1], "Scale");
-  if (has_bias_) bias_step_ = step_of(inputs_[2], "B");
-  Shape stats(in.begin(), in.begin() + axis);
-  stats.resize(in.size(), 1);
-  outputs_ = {in};
-  // Mean and InvStdDev only when the node asks for them.
-  for (size_t i = 1; i < std::min<size_t>(task.outputs.size(), 3); ++i) outputs_.push_back(stats);
-
-  space_.version = "1";
-  space_.knobs.resize(kKnobCount);
-  space_.knobs[kIsa] = isa_knob();
-  space_.knobs[kStats] = choice_knob("statistics", sdk::KnobTag::impl, {"two_pass", "welford"});
-  space_.knobs[kThreads] = threads_knob(host);
-  space_.default_config = {static_cast<int64_t>(host.best_isa()), 0,
-                           default_threads(host, static_cast<double>(elements(in)) * 1.0)};
-}
-
-std::string LayerNormOp::check(const sdk::Config& c) const { return isa_refusal(host_, c[kIsa]); }
-
 std::unique_ptr<Kernel> LayerNormOp::build(const sdk::Config& c) const {
   return std::make_unique<LayerNormKernel>(*this, kernels_for(c[kIsa]), c[kStats] == 1, static_cast<int>(c[kThreads]));
 }
 
-void LayerNormOp::reference(const std::vector<const float*>& inputs, const std::vector<float*>& outputs) const {
-  const float* x = inputs[0];
-  for (int64_t r = 0; r < rows_; ++r) {
-    const float* xr = x + r * row_;
-    double mean = 0, var = 0;
-    for (int64_t i = 0; i < row_; ++i) mean += xr[i];
-    mean /= static_cast<double>(row_);
-    for (int64_t i = 0; i < row_; ++i) var += (xr[i] - mean) * (xr[i] - mean);
-    var /= static_cast<double>(row_);
-    const double inv = 1 / std::sqrt(var + epsilon_);
-    for (int64_t i = 0; i < row_; ++i) {
-      double v = (xr[i] - mean) * inv * (has_scale_ ? inputs[1][i * scale_step_] : 1.0);
-      if (has_bias_) v += inputs[2][i * bias_step_];
-      outputs[0][r * row_ + i] = static_cast<float>(v);
-    }
-    if (outputs.size() > 1) outputs[1][r] = static_cast<float>(mean);
-    if (outputs.size() > 2) outputs[2][r] = static_cast<float>(inv);
-  }
+}  // namespace
+
+std::unique_ptr<CpuOp> make_norm_op(const sdk::OpTask& task, const HostCpu& host) {
+  if (task.op_type == "LayerNormalization") return std::make_unique<LayerNormOp>(task, host);
+  return std::make_unique<SoftmaxOp>(task, host);
 }
 
 }  // namespace aoe::cpu

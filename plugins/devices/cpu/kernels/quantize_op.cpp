@@ -1,14 +1,82 @@
-#include "quantize_op.h"
+// QuantizeLinear and DequantizeLinear, per tensor or per axis: y =
+// saturate(round(x / scale) + zero_point) to the output's 8-bit integers
+// (ties to even), and x = (q - zero_point) * scale; scale and zero point
+// read as the model runs. Integers are held as whole-number floats
+// (held_dtype.h).
+#include "op_factories.h"
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "buffer_kernel.h"
+#include "cpu_op.h"
 #include "held_dtype.h"
 #include "op_util.h"
 #include "quantized.h"
 
 namespace aoe::cpu {
+namespace {
+
+class QuantizeOp final : public CpuOp {
+ public:
+  enum Knob : size_t { kThreads, kKnobCount };
+
+  QuantizeOp(const sdk::OpTask& task, const HostCpu& host) {
+    const std::string who = task.op_type + " '" + task.name + "'";
+    require_plain(task, 2, 3, {}, Takes::held);
+    quantize_ = task.op_type == "QuantizeLinear";
+    const sdk::DType q = quantize_ ? task.outputs.at(0).dtype : task.inputs[0].dtype;
+    const QuantRange range = quantized_range(q, who, quantize_ ? "its output" : "its input");
+    lo_ = range.lo, hi_ = range.hi;
+    if (task.attrs.contains("block_size") && int_attr(task.attrs, "block_size", 0) != 0)
+      unsupported("the cpu device runs " + task.op_type + " per tensor and per axis, not blocked");
+    const Shape in = task.inputs[0].shape;
+    const int64_t scales = elements(task.inputs[1].shape);
+    if (scales > 1) {
+      if (task.inputs[1].shape.size() != 1) invalid(who + ": a per-axis scale is 1-D");
+      const auto axis = static_cast<size_t>(normalize_axis(int_attr(task.attrs, "axis", 1), static_cast<int64_t>(in.size()), who));
+      if (in[axis] != scales) invalid(who + ": " + std::to_string(scales) + " scales for an axis of " + std::to_string(in[axis]));
+      channels_ = scales;
+      inner_ = dims_product(in, axis + 1, in.size());
+    } else {
+      inner_ = std::max<int64_t>(1, elements(in));
+    }
+    if (task.inputs.size() > 2 && elements(task.inputs[2].shape) != scales)
+      invalid(who + ": the zero point has another shape than the scale");
+    for (const auto& t : task.inputs) inputs_.push_back(t.shape);
+    outputs_ = {in};
+    require_output_shape(task, in);
+    space_ = threads_space(host, static_cast<double>(elements(in)));
+  }
+
+  ValueRange input_range(size_t i) const override {
+    if (i == 1) return {0.01f, 0.1f};
+    if (i == 2) return {static_cast<float>(lo_ / 4 + hi_ / 4), static_cast<float>(lo_ / 4 + hi_ / 4)};
+    return quantize_ ? ValueRange{} : ValueRange{static_cast<float>(lo_), static_cast<float>(hi_)};
+  }
+
+  std::string check(const sdk::Config&) const override { return {}; }
+  std::unique_ptr<Kernel> build(const sdk::Config& config) const override;
+
+  void reference(const std::vector<const float*>& in, const std::vector<float*>& out) const override {
+    const int64_t total = elements(outputs_[0]);
+    for (int64_t i = 0; i < total; ++i) {
+      const int64_t c = (i / inner_) % channels_;
+      const double s = in[1][c], z = in.size() > 2 && in[2] ? in[2][c] : 0.0;
+      const double v = quantize_ ? std::clamp(std::nearbyint(in[0][i] / s) + z, lo_, hi_) : (in[0][i] - z) * s;
+      out[0][i] = static_cast<float>(v);
+    }
+  }
+
+ private:
+  friend class QuantizeKernel;
+  bool quantize_ = true;
+  double lo_ = 0, hi_ = 255;          // the quantized dtype's range
+  int64_t channels_ = 1, inner_ = 1;  // per axis: the axis's extent, the elements after it
+};
 
 class QuantizeKernel final : public BufferKernel {
  public:
@@ -41,54 +109,14 @@ class QuantizeKernel final : public BufferKernel {
   int threads_;
 };
 
-QuantizeOp::QuantizeOp(const sdk::OpTask& task, const HostCpu& host) {
-  const std::string who = task.op_type + " '" + task.name + "'";
-  require_plain(task, 2, 3, {}, Takes::held);
-  quantize_ = task.op_type == "QuantizeLinear";
-  const sdk::DType q = quantize_ ? task.outputs.at(0).dtype : task.inputs[0].dtype;
-  const QuantRange range = quantized_range(q, who, quantize_ ? "its output" : "its input");
-  lo_ = range.lo, hi_ = range.hi;
-  if (task.attrs.contains("block_size") && int_attr(task.attrs, "block_size", 0) != 0)
-    unsupported("the cpu device runs " + task.op_type + " per tensor and per axis, not blocked");
-  const Shape in = task.inputs[0].shape;
-  const int64_t scales = elements(task.inputs[1].shape);
-  if (scales > 1) {
-    if (task.inputs[1].shape.size() != 1) invalid(who + ": a per-axis scale is 1-D");
-    const auto axis = static_cast<size_t>(normalize_axis(int_attr(task.attrs, "axis", 1), static_cast<int64_t>(in.size()), who));
-    if (in[axis] != scales) invalid(who + ": " + std::to_string(scales) + " scales for an axis of " + std::to_string(in[axis]));
-    channels_ = scales;
-    inner_ = dims_product(in, axis + 1, in.size());
-  } else {
-    inner_ = std::max<int64_t>(1, elements(in));
-  }
-  if (task.inputs.size() > 2 && elements(task.inputs[2].shape) != scales)
-    invalid(who + ": the zero point has another shape than the scale");
-  for (const auto& t : task.inputs) inputs_.push_back(t.shape);
-  outputs_ = {in};
-  require_output_shape(task, in);
-  space_ = threads_space(host, static_cast<double>(elements(in)));
-}
-
-ValueRange QuantizeOp::input_range(size_t i) const {
-  if (i == 1) return {0.01f, 0.1f};
-  if (i == 2) return {static_cast<float>(lo_ / 4 + hi_ / 4), static_cast<float>(lo_ / 4 + hi_ / 4)};
-  return quantize_ ? ValueRange{} : ValueRange{static_cast<float>(lo_), static_cast<float>(hi_)};
-}
-
-std::string QuantizeOp::check(const sdk::Config&) const { return {}; }
-
 std::unique_ptr<Kernel> QuantizeOp::build(const sdk::Config& c) const {
   return std::make_unique<QuantizeKernel>(*this, static_cast<int>(c[kThreads]));
 }
 
-void QuantizeOp::reference(const std::vector<const float*>& in, const std::vector<float*>& out) const {
-  const int64_t total = elements(outputs_[0]);
-  for (int64_t i = 0; i < total; ++i) {
-    const int64_t c = (i / inner_) % channels_;
-    const double s = in[1][c], z = in.size() > 2 && in[2] ? in[2][c] : 0.0;
-    const double v = quantize_ ? std::clamp(std::nearbyint(in[0][i] / s) + z, lo_, hi_) : (in[0][i] - z) * s;
-    out[0][i] = static_cast<float>(v);
-  }
+}  // namespace
+
+std::unique_ptr<CpuOp> make_quantize_op(const sdk::OpTask& task, const HostCpu& host) {
+  return std::make_unique<QuantizeOp>(task, host);
 }
 
 }  // namespace aoe::cpu

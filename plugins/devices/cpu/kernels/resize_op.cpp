@@ -1,13 +1,280 @@
-#include "resize_op.h"
+// Resize, nearest, linear and cubic: each axis maps output positions to
+// source positions (and their weights) once, in a table; a row of the output
+// then sums the taps of the source rows its leading axes pick. The scale of
+// an axis is the `scales` attribute where the task carries it, else output
+// extent / input extent (exact for `sizes`, and for scales that give whole
+// extents); scales and a tf_crop_and_resize roi fed as the model runs are
+// read at run, the tables made again when they change.
+#include "op_factories.h"
 
 #include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "buffer.h"
 #include "buffer_kernel.h"
+#include "cpu_op.h"
 #include "op_util.h"
 #include "reference.h"
 
 namespace aoe::cpu {
+namespace {
+
+class ResizeOp final : public CpuOp {
+ public:
+  enum Knob : size_t { kThreads, kKnobCount };
+  // Source positions an output position reads along an axis: 1 nearest, 2 linear, 4 cubic.
+  static constexpr int kMaxTaps = 4;
+
+  // One output position along an axis: its source positions, weighted. The
+  // `count` taps that weigh anything come first; a position outside a
+  // tf_crop_and_resize roi's source takes the extrapolation value instead.
+  struct Tap {
+    int64_t at[kMaxTaps] = {};
+    double weight[kMaxTaps] = {1, 0, 0, 0};
+    int count = 1;
+    bool outside = false;
+  };
+  // What the taps of a run follow: each axis's scale, and the roi (starts, then ends).
+  struct Sampling {
+    std::vector<double> scales, roi;
+    bool operator==(const Sampling&) const = default;
+  };
+
+  ResizeOp(const sdk::OpTask& task, const HostCpu& host) {
+    const std::string who = "Resize '" + task.name + "'";
+    require_plain(task, 1, 4, {1, 2, 3});
+    const auto rank = static_cast<int64_t>(task.inputs[0].shape.size());
+    const std::string mode = string_attr(task.attrs, "mode", "nearest");
+    if (mode != "nearest" && mode != "linear" && mode != "cubic")
+      invalid(who + ": mode " + mode + " is none of nearest, linear, cubic");
+    mode_ = mode == "cubic" ? Mode::cubic : mode == "linear" ? Mode::linear : Mode::nearest;
+    taps_ = mode_ == Mode::cubic ? 4 : mode_ == Mode::linear ? 2 : 1;
+    transform_ = string_attr(task.attrs, "coordinate_transformation_mode", "half_pixel");
+    if (transform_ != "half_pixel" && transform_ != "pytorch_half_pixel" && transform_ != "align_corners" &&
+        transform_ != "asymmetric" && transform_ != "tf_half_pixel_for_nn" && transform_ != "half_pixel_symmetric" &&
+        transform_ != "tf_crop_and_resize")
+      unsupported("the cpu device does not run Resize with coordinate_transformation_mode " + transform_);
+    crop_ = transform_ == "tf_crop_and_resize";
+    nearest_mode_ = string_attr(task.attrs, "nearest_mode", "round_prefer_floor");
+    if (nearest_mode_ != "round_prefer_floor" && nearest_mode_ != "round_prefer_ceil" && nearest_mode_ != "floor" &&
+        nearest_mode_ != "ceil")
+      invalid(who + ": nearest_mode " + nearest_mode_ + " is none of round_prefer_floor, round_prefer_ceil, floor, ceil");
+    cubic_a_ = float_attr(task.attrs, "cubic_coeff_a", -0.75);
+    exclude_outside_ = int_attr(task.attrs, "exclude_outside", 0) != 0;
+    extrapolation_ = float_attr(task.attrs, "extrapolation_value", 0.0);
+    if (int_attr(task.attrs, "antialias", 0) != 0) unsupported("the cpu device does not run antialiased Resize");
+    if (task.attrs.contains("axes")) unsupported("the cpu device runs Resize over every axis, not an 'axes' subset");
+    const Shape in = task.inputs[0].shape;
+    if (in.empty() || task.outputs.empty() || !task.outputs[0].fully_known())
+      invalid(who + " needs a ranked input and its output's shape");
+    const Shape out = task.outputs[0].shape;
+    if (out.size() != in.size()) invalid(who + ": output " + to_string(out) + " has another rank than its input " + to_string(in));
+    if (in.size() > 6) unsupported("the cpu device runs Resize up to rank 6");
+    for (size_t a = 0; a < in.size(); ++a)
+      if (in[a] < 1 || out[a] < 1) invalid(who + ": input " + to_string(in) + " and output " + to_string(out) + " must not be empty");
+    // Values fed as the model runs, read at run: the float input of one value
+    // per axis is the scales, that of two (starts, then ends) the roi, which
+    // only tf_crop_and_resize reads.
+    for (size_t i = 1; i < task.inputs.size(); ++i) {
+      const auto& t = task.inputs[i];
+      if (t.dtype != sdk::DType::f32 && !computed_in_f32(t.dtype)) continue;
+      if (elements(t.shape) == rank && !task.attrs.contains("scales") && !task.attrs.contains("sizes"))
+        scales_input_ = static_cast<int>(i);
+      if (elements(t.shape) == 2 * rank && crop_) roi_input_ = static_cast<int>(i);
+    }
+    std::vector<double> given;
+    if (task.attrs.contains("scales") && task.attrs.at("scales").is_array()) {
+      for (const auto& v : task.attrs.at("scales")) {
+        if (!v.is_number() || !(v.get<double>() > 0)) invalid(who + ": scales must be positive numbers");
+        given.push_back(v.get<double>());
+      }
+      if (given.size() != in.size()) invalid(who + ": " + std::to_string(given.size()) + " scales for rank " + std::to_string(in.size()));
+    }
+    // A crop's extents follow its roi too (input x (end - start) x scale), which may come as the model runs.
+    for (size_t a = 0; a < in.size(); ++a) {
+      sampling_.scales.push_back(given.empty() ? static_cast<double>(out[a]) / static_cast<double>(in[a]) : given[a]);
+      if (!given.empty() && !crop_ && static_cast<int64_t>(std::floor(in[a] * given[a])) != out[a])
+        invalid(who + ": scale " + std::to_string(given[a]) + " of axis " + std::to_string(a) + " gives " +
+                std::to_string(static_cast<int64_t>(std::floor(in[a] * given[a]))) + ", the output has " + std::to_string(out[a]));
+    }
+    // Without a roi a crop takes the whole input.
+    if (crop_) sampling_.roi.assign(in.size(), 0.0), sampling_.roi.resize(2 * in.size(), 1.0);
+    for (const auto& t : task.inputs) inputs_.push_back(t.shape);
+    outputs_ = {out};
+    space_ = threads_space(host, static_cast<double>(elements(out)) * 0.5 * taps_ * taps_);
+  }
+
+  ValueRange input_range(size_t i) const override {
+    return static_cast<int>(i) == roi_input_ ? ValueRange{0.0f, 1.0f} : ValueRange{};
+  }
+
+  std::string check(const sdk::Config&) const override { return {}; }
+  std::unique_ptr<Kernel> build(const sdk::Config& config) const override;
+
+  // Every output element as the weighted sum over every combination of its
+  // axes' taps, in double; the extrapolation value where a crop's source
+  // position falls outside the input along any axis.
+  void reference(const std::vector<const float*>& in, const std::vector<float*>& outs) const override {
+    const Shape& o = outputs_[0];
+    const auto strides = strides_of(inputs_[0]);
+    const Sampling sampling = run_sampling(in);
+    const size_t rank = o.size();
+    std::vector<std::vector<Tap>> taps(rank);
+    for (size_t a = 0; a < rank; ++a)
+      for (int64_t x = 0; x < o[a]; ++x) taps[a].push_back(tap(a, x, sampling));
+    for_each_index(o, [&](const std::vector<int64_t>& index, int64_t flat) {
+      std::vector<const Tap*> at(rank);
+      bool outside = false;
+      Shape counts(rank);
+      for (size_t a = 0; a < rank; ++a) {
+        at[a] = &taps[a][static_cast<size_t>(index[a])];
+        outside = outside || at[a]->outside;
+        counts[a] = at[a]->count;
+      }
+      double sum = extrapolation_;
+      if (!outside) {
+        sum = 0;
+        for_each_index(counts, [&](const std::vector<int64_t>& k, int64_t) {
+          double weight = 1;
+          int64_t offset = 0;
+          for (size_t a = 0; a < rank; ++a) {
+            weight *= at[a]->weight[k[a]];
+            offset += at[a]->at[k[a]] * strides[a];
+          }
+          sum += weight * in[0][offset];
+        });
+      }
+      outs[0][flat] = static_cast<float>(sum);
+    });
+  }
+
+ private:
+  friend class ResizeKernel;
+  enum class Mode { nearest, linear, cubic };
+
+  // The source coordinate of output position `x` along `axis`, as the
+  // coordinate_transformation_mode says.
+  double source(size_t a, int64_t x, const Sampling& s) const {
+    const double in = static_cast<double>(inputs_[0][a]), out = static_cast<double>(outputs_[0][a]);
+    const double xd = static_cast<double>(x), scale = s.scales[a];
+    // ONNX takes align_corners' and tf_crop_and_resize's resized length as input x scale, unrounded.
+    const double resized = in * scale;
+    if (transform_ == "align_corners") return resized == 1 ? 0 : xd * (in - 1) / (resized - 1);
+    if (transform_ == "asymmetric") return xd / scale;
+    if (transform_ == "tf_half_pixel_for_nn") return (xd + 0.5) / scale;
+    if (transform_ == "pytorch_half_pixel") return out > 1 ? (xd + 0.5) / scale - 0.5 : 0;
+    if (transform_ == "half_pixel_symmetric") {
+      const double adjustment = out / resized;
+      return in / 2 * (1 - adjustment) + (xd + 0.5) / scale - 0.5;
+    }
+    if (crop_) {
+      const double start = s.roi[a], end = s.roi[a + inputs_[0].size()];
+      return resized > 1 ? start * (in - 1) + xd * (end - start) * (in - 1) / (resized - 1) : 0.5 * (start + end) * (in - 1);
+    }
+    return (xd + 0.5) / scale - 0.5;
+  }
+
+  Tap tap(size_t a, int64_t x, const Sampling& s) const {
+    const int64_t last = inputs_[0][a] - 1;
+    Tap t;
+    if (!crop_ && inputs_[0][a] == outputs_[0][a] && s.scales[a] == 1.0) {
+      t.at[0] = x;
+      return t;
+    }
+    const double at = source(a, x, s);
+    if (crop_ && (at < 0 || at > static_cast<double>(last))) {
+      t.outside = true, t.count = 0, t.weight[0] = 0;
+      return t;
+    }
+    if (mode_ == Mode::nearest) {
+      double pick;
+      const double frac = at - std::floor(at);
+      if (nearest_mode_ == "floor") pick = std::floor(at);
+      else if (nearest_mode_ == "ceil") pick = std::ceil(at);
+      else if (frac == 0.5) pick = nearest_mode_ == "round_prefer_ceil" ? std::ceil(at) : std::floor(at);
+      else pick = std::round(at);
+      t.at[0] = std::clamp<int64_t>(static_cast<int64_t>(pick), 0, last);
+      return t;
+    }
+    // The taps around `at`, past the edges the edge's value (or, with
+    // exclude_outside, no weight, the rest scaled to sum to 1); taps landing
+    // on one source position merged, those that weigh something first.
+    const double base = std::floor(at);
+    double weight[kMaxTaps] = {};
+    interpolation_weights(at - base, weight);
+    const int64_t first = static_cast<int64_t>(base) - (taps_ / 2 - 1);
+    if (exclude_outside_) {
+      double sum = 0;
+      for (int k = 0; k < taps_; ++k) {
+        if (first + k < 0 || first + k > last) weight[k] = 0;
+        sum += weight[k];
+      }
+      if (sum != 0)
+        for (int k = 0; k < taps_; ++k) weight[k] /= sum;
+    }
+    t.count = 0;
+    t.weight[0] = 0;
+    for (int k = 0; k < taps_; ++k) {
+      if (weight[k] == 0) continue;
+      const int64_t pos = std::clamp<int64_t>(first + k, 0, last);
+      int j = 0;
+      while (j < t.count && t.at[j] != pos) ++j;
+      if (j == t.count) t.at[t.count++] = pos;
+      t.weight[j] += weight[k];
+    }
+    if (t.count == 0) t.count = 1, t.at[0] = std::clamp<int64_t>(static_cast<int64_t>(base), 0, last);
+    return t;
+  }
+
+  // The weights of the taps at base - 1 .. base + 2 (cubic) or base, base + 1
+  // (linear), `frac` past base.
+  void interpolation_weights(double frac, double* weight) const {
+    if (mode_ == Mode::linear) {
+      weight[0] = 1 - frac, weight[1] = frac;
+      return;
+    }
+    // Keys' cubic convolution kernel with a = cubic_coeff_a, at distances
+    // 1 + frac, frac, 1 - frac, 2 - frac.
+    const double a = cubic_a_;
+    const auto near = [a](double d) { return ((a + 2) * d - (a + 3)) * d * d + 1; };     // |d| <= 1
+    const auto far = [a](double d) { return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a; };  // 1 < |d| < 2
+    weight[0] = far(1 + frac), weight[1] = near(frac), weight[2] = near(1 - frac), weight[3] = far(2 - frac);
+  }
+
+  // The sampling of a run: scales and roi fed at run time where the task
+  // feeds them, else the task's.
+  Sampling run_sampling(const std::vector<const float*>& inputs) const {
+    Sampling s = sampling_;
+    if (scales_input_ >= 0 && inputs[static_cast<size_t>(scales_input_)]) {
+      const float* given = inputs[static_cast<size_t>(scales_input_)];
+      for (size_t a = 0; a < s.scales.size(); ++a) {
+        const double scale = given[a];
+        if (!(scale > 0) || (!crop_ && static_cast<int64_t>(std::floor(static_cast<double>(inputs_[0][a]) * scale)) != outputs_[0][a]))
+          throw sdk::Error(sdk::StatusCode::invalid_argument,
+                           "Resize: scale " + std::to_string(scale) + " of axis " + std::to_string(a) +
+                               " fed as the model runs does not give its output's " + std::to_string(outputs_[0][a]));
+        s.scales[a] = scale;
+      }
+    }
+    if (roi_input_ >= 0 && inputs[static_cast<size_t>(roi_input_)]) {
+      const float* roi = inputs[static_cast<size_t>(roi_input_)];
+      for (size_t k = 0; k < s.roi.size(); ++k) s.roi[k] = roi[k];
+    }
+    return s;
+  }
+
+  Mode mode_ = Mode::nearest;
+  int taps_ = 1;  // taps per axis the mode reads
+  std::string transform_, nearest_mode_;
+  bool crop_ = false;  // tf_crop_and_resize: the roi picks the source window
+  bool exclude_outside_ = false;
+  double cubic_a_ = -0.75, extrapolation_ = 0;
+  Sampling sampling_;
+  int scales_input_ = -1;  // the task input holding scales fed as the model runs, if any
+  int roi_input_ = -1;     // the task input holding the roi, if any
+};
 
 class ResizeKernel final : public BufferKernel {
  public:
@@ -214,6 +481,12 @@ class ResizeKernel final : public BufferKernel {
   ResizeOp::Sampling tabulated_;  // the sampling the tables are for
 };
 
+std::unique_ptr<Kernel> ResizeOp::build(const sdk::Config& c) const {
+  return std::make_unique<ResizeKernel>(*this, static_cast<int>(c[kThreads]));
+}
+
+}  // namespace
+
 sdk::OpTask upsample_as_resize(sdk::OpTask task) {
   const std::string mode = string_attr(task.attrs, "mode", "nearest");
   if (!task.attrs.is_object()) task.attrs = nlohmann::json::object();
@@ -223,220 +496,8 @@ sdk::OpTask upsample_as_resize(sdk::OpTask task) {
   return task;
 }
 
-ResizeOp::ResizeOp(const sdk::OpTask& task, const HostCpu& host) {
-  const std::string who = "Resize '" + task.name + "'";
-  require_plain(task, 1, 4, {1, 2, 3});
-  const auto rank = static_cast<int64_t>(task.inputs[0].shape.size());
-  const std::string mode = string_attr(task.attrs, "mode", "nearest");
-  if (mode != "nearest" && mode != "linear" && mode != "cubic")
-    invalid(who + ": mode " + mode + " is none of nearest, linear, cubic");
-  mode_ = mode == "cubic" ? Mode::cubic : mode == "linear" ? Mode::linear : Mode::nearest;
-  taps_ = mode_ == Mode::cubic ? 4 : mode_ == Mode::linear ? 2 : 1;
-  transform_ = string_attr(task.attrs, "coordinate_transformation_mode", "half_pixel");
-  if (transform_ != "half_pixel" && transform_ != "pytorch_half_pixel" && transform_ != "align_corners" &&
-      transform_ != "asymmetric" && transform_ != "tf_half_pixel_for_nn" && transform_ != "half_pixel_symmetric" &&
-      transform_ != "tf_crop_and_resize")
-    unsupported("the cpu device does not run Resize with coordinate_transformation_mode " + transform_);
-  crop_ = transform_ == "tf_crop_and_resize";
-  nearest_mode_ = string_attr(task.attrs, "nearest_mode", "round_prefer_floor");
-  if (nearest_mode_ != "round_prefer_floor" && nearest_mode_ != "round_prefer_ceil" && nearest_mode_ != "floor" &&
-      nearest_mode_ != "ceil")
-    invalid(who + ": nearest_mode " + nearest_mode_ + " is none of round_prefer_floor, round_prefer_ceil, floor, ceil");
-  cubic_a_ = float_attr(task.attrs, "cubic_coeff_a", -0.75);
-  exclude_outside_ = int_attr(task.attrs, "exclude_outside", 0) != 0;
-  extrapolation_ = float_attr(task.attrs, "extrapolation_value", 0.0);
-  if (int_attr(task.attrs, "antialias", 0) != 0) unsupported("the cpu device does not run antialiased Resize");
-  if (task.attrs.contains("axes")) unsupported("the cpu device runs Resize over every axis, not an 'axes' subset");
-  const Shape in = task.inputs[0].shape;
-  if (in.empty() || task.outputs.empty() || !task.outputs[0].fully_known())
-    invalid(who + " needs a ranked input and its output's shape");
-  const Shape out = task.outputs[0].shape;
-  if (out.size() != in.size()) invalid(who + ": output " + to_string(out) + " has another rank than its input " + to_string(in));
-  if (in.size() > 6) unsupported("the cpu device runs Resize up to rank 6");
-  for (size_t a = 0; a < in.size(); ++a)
-    if (in[a] < 1 || out[a] < 1) invalid(who + ": input " + to_string(in) + " and output " + to_string(out) + " must not be empty");
-  // Values fed as the model runs, read at run: the float input of one value
-  // per axis is the scales, that of two (starts, then ends) the roi, which
-  // only tf_crop_and_resize reads.
-  for (size_t i = 1; i < task.inputs.size(); ++i) {
-    const auto& t = task.inputs[i];
-    if (t.dtype != sdk::DType::f32 && !computed_in_f32(t.dtype)) continue;
-    if (elements(t.shape) == rank && !task.attrs.contains("scales") && !task.attrs.contains("sizes"))
-      scales_input_ = static_cast<int>(i);
-    if (elements(t.shape) == 2 * rank && crop_) roi_input_ = static_cast<int>(i);
-  }
-  std::vector<double> given;
-  if (task.attrs.contains("scales") && task.attrs.at("scales").is_array()) {
-    for (const auto& v : task.attrs.at("scales")) {
-      if (!v.is_number() || !(v.get<double>() > 0)) invalid(who + ": scales must be positive numbers");
-      given.push_back(v.get<double>());
-    }
-    if (given.size() != in.size()) invalid(who + ": " + std::to_string(given.size()) + " scales for rank " + std::to_string(in.size()));
-  }
-  // A crop's extents follow its roi too (input x (end - start) x scale), which may come as the model runs.
-  for (size_t a = 0; a < in.size(); ++a) {
-    sampling_.scales.push_back(given.empty() ? static_cast<double>(out[a]) / static_cast<double>(in[a]) : given[a]);
-    if (!given.empty() && !crop_ && static_cast<int64_t>(std::floor(in[a] * given[a])) != out[a])
-      invalid(who + ": scale " + std::to_string(given[a]) + " of axis " + std::to_string(a) + " gives " +
-              std::to_string(static_cast<int64_t>(std::floor(in[a] * given[a]))) + ", the output has " + std::to_string(out[a]));
-  }
-  // Without a roi a crop takes the whole input.
-  if (crop_) sampling_.roi.assign(in.size(), 0.0), sampling_.roi.resize(2 * in.size(), 1.0);
-  for (const auto& t : task.inputs) inputs_.push_back(t.shape);
-  outputs_ = {out};
-  space_ = threads_space(host, static_cast<double>(elements(out)) * 0.5 * taps_ * taps_);
-}
-
-ValueRange ResizeOp::input_range(size_t i) const {
-  return static_cast<int>(i) == roi_input_ ? ValueRange{0.0f, 1.0f} : ValueRange{};
-}
-
-ResizeOp::Sampling ResizeOp::run_sampling(const std::vector<const float*>& inputs) const {
-  Sampling s = sampling_;
-  if (scales_input_ >= 0 && inputs[static_cast<size_t>(scales_input_)]) {
-    const float* given = inputs[static_cast<size_t>(scales_input_)];
-    for (size_t a = 0; a < s.scales.size(); ++a) {
-      const double scale = given[a];
-      if (!(scale > 0) || (!crop_ && static_cast<int64_t>(std::floor(static_cast<double>(inputs_[0][a]) * scale)) != outputs_[0][a]))
-        throw sdk::Error(sdk::StatusCode::invalid_argument,
-                         "Resize: scale " + std::to_string(scale) + " of axis " + std::to_string(a) +
-                             " fed as the model runs does not give its output's " + std::to_string(outputs_[0][a]));
-      s.scales[a] = scale;
-    }
-  }
-  if (roi_input_ >= 0 && inputs[static_cast<size_t>(roi_input_)]) {
-    const float* roi = inputs[static_cast<size_t>(roi_input_)];
-    for (size_t k = 0; k < s.roi.size(); ++k) s.roi[k] = roi[k];
-  }
-  return s;
-}
-
-double ResizeOp::source(size_t a, int64_t x, const Sampling& s) const {
-  const double in = static_cast<double>(inputs_[0][a]), out = static_cast<double>(outputs_[0][a]);
-  const double xd = static_cast<double>(x), scale = s.scales[a];
-  // ONNX takes align_corners' and tf_crop_and_resize's resized length as input x scale, unrounded.
-  const double resized = in * scale;
-  if (transform_ == "align_corners") return resized == 1 ? 0 : xd * (in - 1) / (resized - 1);
-  if (transform_ == "asymmetric") return xd / scale;
-  if (transform_ == "tf_half_pixel_for_nn") return (xd + 0.5) / scale;
-  if (transform_ == "pytorch_half_pixel") return out > 1 ? (xd + 0.5) / scale - 0.5 : 0;
-  if (transform_ == "half_pixel_symmetric") {
-    const double adjustment = out / resized;
-    return in / 2 * (1 - adjustment) + (xd + 0.5) / scale - 0.5;
-  }
-  if (crop_) {
-    const double start = s.roi[a], end = s.roi[a + inputs_[0].size()];
-    return resized > 1 ? start * (in - 1) + xd * (end - start) * (in - 1) / (resized - 1) : 0.5 * (start + end) * (in - 1);
-  }
-  return (xd + 0.5) / scale - 0.5;
-}
-
-void ResizeOp::interpolation_weights(double frac, double* weight) const {
-  if (mode_ == Mode::linear) {
-    weight[0] = 1 - frac, weight[1] = frac;
-    return;
-  }
-  // Keys' cubic convolution kernel with a = cubic_coeff_a, at distances
-  // 1 + frac, frac, 1 - frac, 2 - frac.
-  const double a = cubic_a_;
-  const auto near = [a](double d) { return ((a + 2) * d - (a + 3)) * d * d + 1; };     // |d| <= 1
-  const auto far = [a](double d) { return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a; };  // 1 < |d| < 2
-  weight[0] = far(1 + frac), weight[1] = near(frac), weight[2] = near(1 - frac), weight[3] = far(2 - frac);
-}
-
-ResizeOp::Tap ResizeOp::tap(size_t a, int64_t x, const Sampling& s) const {
-  const int64_t last = inputs_[0][a] - 1;
-  Tap t;
-  if (!crop_ && inputs_[0][a] == outputs_[0][a] && s.scales[a] == 1.0) {
-    t.at[0] = x;
-    return t;
-  }
-  const double at = source(a, x, s);
-  if (crop_ && (at < 0 || at > static_cast<double>(last))) {
-    t.outside = true, t.count = 0, t.weight[0] = 0;
-    return t;
-  }
-  if (mode_ == Mode::nearest) {
-    double pick;
-    const double frac = at - std::floor(at);
-    if (nearest_mode_ == "floor") pick = std::floor(at);
-    else if (nearest_mode_ == "ceil") pick = std::ceil(at);
-    else if (frac == 0.5) pick = nearest_mode_ == "round_prefer_ceil" ? std::ceil(at) : std::floor(at);
-    else pick = std::round(at);
-    t.at[0] = std::clamp<int64_t>(static_cast<int64_t>(pick), 0, last);
-    return t;
-  }
-  // The taps around `at`, past the edges the edge's value (or, with
-  // exclude_outside, no weight, the rest scaled to sum to 1); taps landing
-  // on one source position merged, those that weigh something first.
-  const double base = std::floor(at);
-  double weight[kMaxTaps] = {};
-  interpolation_weights(at - base, weight);
-  const int64_t first = static_cast<int64_t>(base) - (taps_ / 2 - 1);
-  if (exclude_outside_) {
-    double sum = 0;
-    for (int k = 0; k < taps_; ++k) {
-      if (first + k < 0 || first + k > last) weight[k] = 0;
-      sum += weight[k];
-    }
-    if (sum != 0)
-      for (int k = 0; k < taps_; ++k) weight[k] /= sum;
-  }
-  t.count = 0;
-  t.weight[0] = 0;
-  for (int k = 0; k < taps_; ++k) {
-    if (weight[k] == 0) continue;
-    const int64_t pos = std::clamp<int64_t>(first + k, 0, last);
-    int j = 0;
-    while (j < t.count && t.at[j] != pos) ++j;
-    if (j == t.count) t.at[t.count++] = pos;
-    t.weight[j] += weight[k];
-  }
-  if (t.count == 0) t.count = 1, t.at[0] = std::clamp<int64_t>(static_cast<int64_t>(base), 0, last);
-  return t;
-}
-
-std::string ResizeOp::check(const sdk::Config&) const { return {}; }
-
-std::unique_ptr<Kernel> ResizeOp::build(const sdk::Config& c) const {
-  return std::make_unique<ResizeKernel>(*this, static_cast<int>(c[kThreads]));
-}
-
-// Every output element as the weighted sum over every combination of its
-// axes' taps, in double; the extrapolation value where a crop's source
-// position falls outside the input along any axis.
-void ResizeOp::reference(const std::vector<const float*>& in, const std::vector<float*>& outs) const {
-  const Shape& o = outputs_[0];
-  const auto strides = strides_of(inputs_[0]);
-  const Sampling sampling = run_sampling(in);
-  const size_t rank = o.size();
-  std::vector<std::vector<Tap>> taps(rank);
-  for (size_t a = 0; a < rank; ++a)
-    for (int64_t x = 0; x < o[a]; ++x) taps[a].push_back(tap(a, x, sampling));
-  for_each_index(o, [&](const std::vector<int64_t>& index, int64_t flat) {
-    std::vector<const Tap*> at(rank);
-    bool outside = false;
-    Shape counts(rank);
-    for (size_t a = 0; a < rank; ++a) {
-      at[a] = &taps[a][static_cast<size_t>(index[a])];
-      outside = outside || at[a]->outside;
-      counts[a] = at[a]->count;
-    }
-    double sum = extrapolation_;
-    if (!outside) {
-      sum = 0;
-      for_each_index(counts, [&](const std::vector<int64_t>& k, int64_t) {
-        double weight = 1;
-        int64_t offset = 0;
-        for (size_t a = 0; a < rank; ++a) {
-          weight *= at[a]->weight[k[a]];
-          offset += at[a]->at[k[a]] * strides[a];
-        }
-        sum += weight * in[0][offset];
-      });
-    }
-    outs[0][flat] = static_cast<float>(sum);
-  });
+std::unique_ptr<CpuOp> make_resize_op(const sdk::OpTask& task, const HostCpu& host) {
+  return std::make_unique<ResizeOp>(task, host);
 }
 
 }  // namespace aoe::cpu

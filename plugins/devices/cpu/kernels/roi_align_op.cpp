@@ -1,10 +1,25 @@
-#include "roi_align_op.h"
+// RoiAlign (opset 10 and 16): each region of interest, [x1, y1, x2, y2] in
+// the input's coordinates times spatial_scale, cut into output_height x
+// output_width bins, each bin the average (mode avg) or maximum (max) of a
+// grid of bilinearly interpolated samples (sampling_ratio per side, or
+// ceil(bin size) where 0). coordinate_transformation_mode half_pixel (opset
+// 16's default) shifts the region by half a pixel; output_half_pixel (opset
+// 10's only) does not, and widens a region to at least one pixel. max takes,
+// as ONNX's and ONNX Runtime's references do, the largest weighted corner of
+// each sample. batch_indices are the task's attribute where the model holds
+// them as a constant, else its third input at run time; one out of range
+// fails the run with its position.
+#include "op_factories.h"
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "held_dtype.h"
 #include "op_util.h"
+#include "threaded_op.h"
 
 namespace aoe::cpu {
 namespace {
@@ -56,58 +71,69 @@ struct Sample {
   float weight[4];
 };
 
-}  // namespace
+class RoiAlignOp final : public ThreadedOp {
+ public:
+  RoiAlignOp(const sdk::OpTask& task, const HostCpu& host) : who_("RoiAlign '" + task.name + "'") {
+    if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after RoiAlign");
+    require_inputs(task, 3, 3);
+    require_dtype(task, 0, false, Takes::f32);
+    require_dtype(task, 1, false, Takes::f32);
+    require_dtype(task, 2, false, Takes::integral);
+    if (!task.outputs.empty()) require_dtype(task, 0, true, Takes::f32);
+    const Shape& x = task.inputs[0].shape;
+    const Shape& rois = task.inputs[1].shape;
+    if (x.size() != 4) invalid(who_ + " takes an N x C x H x W input, got " + to_string(x));
+    if (rois.size() != 2 || rois[1] != 4) invalid(who_ + ": rois '" + task.inputs[1].name + "' are " + to_string(rois) + ", expected num_rois x 4");
+    if (task.inputs[2].shape != Shape{rois[0]})
+      invalid(who_ + ": batch_indices '" + task.inputs[2].name + "' are " + to_string(task.inputs[2].shape) + ", expected " +
+              to_string(Shape{rois[0]}) + " (one per region)");
+    n_ = x[0], c_ = x[1], h_ = x[2], w_ = x[3], rois_ = rois[0];
+    out_h_ = int_attr(task.attrs, "output_height", 1);
+    out_w_ = int_attr(task.attrs, "output_width", 1);
+    sampling_ = int_attr(task.attrs, "sampling_ratio", 0);
+    scale_ = float_attr(task.attrs, "spatial_scale", 1.0);
+    if (out_h_ < 1 || out_w_ < 1 || sampling_ < 0) invalid(who_ + " needs output_height and output_width >= 1 and sampling_ratio >= 0");
+    const std::string mode = string_attr(task.attrs, "mode", "avg");
+    if (mode != "avg" && mode != "max") invalid(who_ + " mode '" + mode + "' is neither avg nor max");
+    max_ = mode == "max";
+    const std::string transform = string_attr(task.attrs, "coordinate_transformation_mode", "half_pixel");
+    if (transform != "half_pixel" && transform != "output_half_pixel")
+      invalid(who_ + " coordinate_transformation_mode '" + transform + "' is neither half_pixel nor output_half_pixel");
+    half_pixel_ = transform == "half_pixel";
+    if (task.attrs.is_object() && task.attrs.contains("batch_indices")) folded_ = folded_ints(task, 2, "batch_indices");
+    else if (task.inputs[2].constant)
+      unsupported(who_ + ": its batch_indices are a constant the frontend did not fold; the cpu device takes them folded or fed at run time");
+    const Shape out = {rois_, c_, out_h_, out_w_};
+    require_output_shape(task, out);
+    const double samples = static_cast<double>(sampling_ > 0 ? sampling_ * sampling_ : 4);
+    set_shapes(task, {out}, host, static_cast<double>(elements(out)) * samples * 2.0);
+  }
 
-RoiAlignOp::RoiAlignOp(const sdk::OpTask& task, const HostCpu& host) : who_("RoiAlign '" + task.name + "'") {
-  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after RoiAlign");
-  require_inputs(task, 3, 3);
-  require_dtype(task, 0, false, Takes::f32);
-  require_dtype(task, 1, false, Takes::f32);
-  require_dtype(task, 2, false, Takes::integral);
-  if (!task.outputs.empty()) require_dtype(task, 0, true, Takes::f32);
-  const Shape& x = task.inputs[0].shape;
-  const Shape& rois = task.inputs[1].shape;
-  if (x.size() != 4) invalid(who_ + " takes an N x C x H x W input, got " + to_string(x));
-  if (rois.size() != 2 || rois[1] != 4) invalid(who_ + ": rois '" + task.inputs[1].name + "' are " + to_string(rois) + ", expected num_rois x 4");
-  if (task.inputs[2].shape != Shape{rois[0]})
-    invalid(who_ + ": batch_indices '" + task.inputs[2].name + "' are " + to_string(task.inputs[2].shape) + ", expected " +
-            to_string(Shape{rois[0]}) + " (one per region)");
-  n_ = x[0], c_ = x[1], h_ = x[2], w_ = x[3], rois_ = rois[0];
-  out_h_ = int_attr(task.attrs, "output_height", 1);
-  out_w_ = int_attr(task.attrs, "output_width", 1);
-  sampling_ = int_attr(task.attrs, "sampling_ratio", 0);
-  scale_ = float_attr(task.attrs, "spatial_scale", 1.0);
-  if (out_h_ < 1 || out_w_ < 1 || sampling_ < 0) invalid(who_ + " needs output_height and output_width >= 1 and sampling_ratio >= 0");
-  const std::string mode = string_attr(task.attrs, "mode", "avg");
-  if (mode != "avg" && mode != "max") invalid(who_ + " mode '" + mode + "' is neither avg nor max");
-  max_ = mode == "max";
-  const std::string transform = string_attr(task.attrs, "coordinate_transformation_mode", "half_pixel");
-  if (transform != "half_pixel" && transform != "output_half_pixel")
-    invalid(who_ + " coordinate_transformation_mode '" + transform + "' is neither half_pixel nor output_half_pixel");
-  half_pixel_ = transform == "half_pixel";
-  if (task.attrs.is_object() && task.attrs.contains("batch_indices")) folded_ = folded_ints(task, 2, "batch_indices");
-  else if (task.inputs[2].constant)
-    unsupported(who_ + ": its batch_indices are a constant the frontend did not fold; the cpu device takes them folded or fed at run time");
-  const Shape out = {rois_, c_, out_h_, out_w_};
-  require_output_shape(task, out);
-  const double samples = static_cast<double>(sampling_ > 0 ? sampling_ * sampling_ : 4);
-  set_shapes(task, {out}, host, static_cast<double>(elements(out)) * samples * 2.0);
-}
+  // Regions inside the input, corners in either order; images that exist.
+  ValueRange input_range(size_t i) const override {
+    if (i == 1) return {0.0f, static_cast<float>(static_cast<double>(std::min(h_, w_)) / scale_)};
+    if (i == 2) return {0.0f, static_cast<float>(n_) - 0.5f};
+    return {};
+  }
+  void compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
+               int threads) const override;
+  void reference(const std::vector<const float*>& inputs, const std::vector<float*>& outputs) const override;
 
-// Regions inside the input, corners in either order; images that exist.
-ValueRange RoiAlignOp::input_range(size_t i) const {
-  if (i == 1) return {0.0f, static_cast<float>(static_cast<double>(std::min(h_, w_)) / scale_)};
-  if (i == 2) return {0.0f, static_cast<float>(n_) - 0.5f};
-  return {};
-}
-
-int64_t RoiAlignOp::batch_of(const float* given, int64_t roi) const {
-  const double b = folded_.empty() ? std::floor(static_cast<double>(given[roi])) : static_cast<double>(folded_[static_cast<size_t>(roi)]);
-  if (!(b >= 0.0 && b < static_cast<double>(n_)))
-    invalid(who_ + ": batch index " + std::to_string(b) + " of region " + std::to_string(roi) + " is out of range for " +
-            std::to_string(n_) + " images");
-  return static_cast<int64_t>(b);
-}
+ private:
+  // The region's image, checked.
+  int64_t batch_of(const float* given, int64_t roi) const {
+    const double b = folded_.empty() ? std::floor(static_cast<double>(given[roi])) : static_cast<double>(folded_[static_cast<size_t>(roi)]);
+    if (!(b >= 0.0 && b < static_cast<double>(n_)))
+      invalid(who_ + ": batch index " + std::to_string(b) + " of region " + std::to_string(roi) + " is out of range for " +
+              std::to_string(n_) + " images");
+    return static_cast<int64_t>(b);
+  }
+  std::string who_;
+  int64_t n_ = 1, c_ = 1, h_ = 1, w_ = 1, rois_ = 0, out_h_ = 1, out_w_ = 1, sampling_ = 0;
+  double scale_ = 1.0;
+  bool half_pixel_ = true, max_ = false;
+  std::vector<int64_t> folded_;  // constant batch_indices, or empty
+};
 
 // A task per region: its samples' corners and weights worked out once, then
 // every channel's bins from them.
@@ -183,6 +209,12 @@ void RoiAlignOp::reference(const std::vector<const float*>& in, const std::vecto
         }
     }
   }
+}
+
+}  // namespace
+
+std::unique_ptr<CpuOp> make_roi_align_op(const sdk::OpTask& task, const HostCpu& host) {
+  return std::make_unique<RoiAlignOp>(task, host);
 }
 
 }  // namespace aoe::cpu

@@ -1,9 +1,17 @@
-#include "typed_eltwise_op.h"
+// Elementwise ops whose result depends on the dtype or is one: comparisons
+// and logic giving bool, bit shifts and bitwise ops, Cast and CastLike,
+// IsNaN and IsInf, and integer Div and Mod. Numpy broadcasting; each value
+// as the device holds it (held_dtype.h), computed element by element.
+#include "op_factories.h"
 
 #include <cmath>
 #include <map>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "buffer_kernel.h"
+#include "cpu_op.h"
 #include "held_dtype.h"
 #include "op_util.h"
 #include "reference.h"
@@ -11,7 +19,10 @@
 namespace aoe::cpu {
 namespace {
 
-using Fn = TypedEltwiseOp::Fn;
+// What an op computes, element by element.
+enum class Fn { equal, less, greater, less_equal, greater_equal, logic_and, logic_or, logic_xor, logic_not,
+                shift_left, shift_right, bit_and, bit_or, bit_xor, bit_not, cast, is_nan, is_inf,
+                int_div, int_mod, int_fmod };
 
 const std::map<std::string, Fn>& fns() {
   static const std::map<std::string, Fn> m = {
@@ -97,19 +108,77 @@ double reference_value(Fn fn, double x, double y, sdk::DType t, bool pos, bool n
   return 0;
 }
 
-}  // namespace
+class TypedEltwiseOp final : public CpuOp {
+ public:
+  enum Knob : size_t { kThreads, kKnobCount };
 
-bool is_typed_eltwise(const sdk::OpTask& task) {
-  if (fns().count(task.op_type)) return true;
-  const bool integral = !task.outputs.empty() && is_integral(task.outputs[0].dtype);
-  return integral && (task.op_type == "Div" || task.op_type == "Mod");
-}
+  TypedEltwiseOp(const sdk::OpTask& task, const HostCpu& host) {
+    const std::string who = task.op_type + " '" + task.name + "'";
+    if (auto it = fns().find(task.op_type); it != fns().end()) fn_ = it->second;
+    else if (task.op_type == "Div") fn_ = Fn::int_div;
+    else fn_ = int_attr(task.attrs, "fmod", 0) == 1 ? Fn::int_fmod : Fn::int_mod;
+    if (task.op_type == "BitShift") {
+      const std::string direction = string_attr(task.attrs, "direction", "");
+      if (direction != "LEFT" && direction != "RIGHT") invalid(who + ": direction must be LEFT or RIGHT");
+      fn_ = direction == "LEFT" ? Fn::shift_left : Fn::shift_right;
+    }
+    if (fn_ == Fn::is_inf) {
+      inf_positive_ = int_attr(task.attrs, "detect_positive", 1) != 0;
+      inf_negative_ = int_attr(task.attrs, "detect_negative", 1) != 0;
+    }
+    operands_ = binary(fn_) ? 2 : 1;
+    // CastLike's second input gives only its dtype.
+    const size_t takes = task.op_type == "CastLike" ? 2 : operands_;
+    if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after " + task.op_type);
+    require_inputs(task, takes, takes);
+    if (task.outputs.size() != 1) invalid(who + " gives one output");
+    require_dtypes(task, Takes::held);
+    in_dtype_ = task.inputs[0].dtype;
+    out_dtype_ = task.outputs[0].dtype;
+    const bool bitwise = fn_ == Fn::shift_left || fn_ == Fn::shift_right || fn_ == Fn::bit_and || fn_ == Fn::bit_or ||
+                         fn_ == Fn::bit_xor || fn_ == Fn::bit_not;
+    if (bitwise || fn_ == Fn::int_div || fn_ == Fn::int_mod || fn_ == Fn::int_fmod)
+      for (size_t i = 0; i < operands_; ++i) require_dtype(task, i, false, Takes::integral);
+    for (size_t i = 0; i < operands_; ++i) inputs_.push_back(task.inputs[i].shape);
+    if (takes > operands_) inputs_.push_back(task.inputs[1].shape);
+    const Shape out = broadcast(std::vector<Shape>(inputs_.begin(), inputs_.begin() + static_cast<std::ptrdiff_t>(operands_)), who);
+    std::vector<Shape> aligned;
+    for (size_t i = 0; i < operands_; ++i) aligned.push_back(align_rank(inputs_[i], out.size()));
+    rows_ = BroadcastRows(out, aligned);
+    outputs_ = {out};
+    require_output_shape(task, out);
+    space_ = threads_space(host, static_cast<double>(elements(out)) * 2.0);
+  }
 
-std::vector<std::string> typed_eltwise_op_types() {
-  std::vector<std::string> out;
-  for (const auto& [name, fn] : fns()) out.push_back(name);
-  return out;
-}
+  ValueRange input_range(size_t i) const override {
+    // Whole numbers where integer semantics matter: a divisor away from zero,
+    // shifts within the width.
+    if ((fn_ == Fn::int_div || fn_ == Fn::int_mod || fn_ == Fn::int_fmod) && i == 1) return {1.0f, 9.0f};
+    if ((fn_ == Fn::shift_left || fn_ == Fn::shift_right) && i == 1) return {0.0f, 3.0f};
+    if (is_integral(in_dtype_)) return {-9.0f, 9.0f};
+    return {};
+  }
+
+  std::string check(const sdk::Config&) const override { return {}; }
+  std::unique_ptr<Kernel> build(const sdk::Config& config) const override;
+
+  void reference(const std::vector<const float*>& in, const std::vector<float*>& out) const override {
+    const Shape& o = outputs_[0];
+    for_each_index(o, [&](const std::vector<int64_t>& index, int64_t flat) {
+      const double x = at_broadcast(in[0], inputs_[0], o, index);
+      const double y = operands_ > 1 ? at_broadcast(in[1], inputs_[1], o, index) : 0.0;
+      out[0][flat] = static_cast<float>(reference_value(fn_, x, y, out_dtype_, inf_positive_, inf_negative_));
+    });
+  }
+
+ private:
+  friend class TypedEltwiseKernel;
+  Fn fn_ = Fn::cast;
+  size_t operands_ = 1;
+  sdk::DType in_dtype_ = sdk::DType::f32, out_dtype_ = sdk::DType::f32;
+  bool inf_positive_ = true, inf_negative_ = true;
+  BroadcastRows rows_;  // the operands
+};
 
 class TypedEltwiseKernel final : public BufferKernel {
  public:
@@ -152,66 +221,26 @@ class TypedEltwiseKernel final : public BufferKernel {
   int threads_;
 };
 
-TypedEltwiseOp::TypedEltwiseOp(const sdk::OpTask& task, const HostCpu& host) {
-  const std::string who = task.op_type + " '" + task.name + "'";
-  if (auto it = fns().find(task.op_type); it != fns().end()) fn_ = it->second;
-  else if (task.op_type == "Div") fn_ = Fn::int_div;
-  else fn_ = int_attr(task.attrs, "fmod", 0) == 1 ? Fn::int_fmod : Fn::int_mod;
-  if (task.op_type == "BitShift") {
-    const std::string direction = string_attr(task.attrs, "direction", "");
-    if (direction != "LEFT" && direction != "RIGHT") invalid(who + ": direction must be LEFT or RIGHT");
-    fn_ = direction == "LEFT" ? Fn::shift_left : Fn::shift_right;
-  }
-  if (fn_ == Fn::is_inf) {
-    inf_positive_ = int_attr(task.attrs, "detect_positive", 1) != 0;
-    inf_negative_ = int_attr(task.attrs, "detect_negative", 1) != 0;
-  }
-  operands_ = binary(fn_) ? 2 : 1;
-  // CastLike's second input gives only its dtype.
-  const size_t takes = task.op_type == "CastLike" ? 2 : operands_;
-  if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after " + task.op_type);
-  require_inputs(task, takes, takes);
-  if (task.outputs.size() != 1) invalid(who + " gives one output");
-  require_dtypes(task, Takes::held);
-  in_dtype_ = task.inputs[0].dtype;
-  out_dtype_ = task.outputs[0].dtype;
-  const bool bitwise = fn_ == Fn::shift_left || fn_ == Fn::shift_right || fn_ == Fn::bit_and || fn_ == Fn::bit_or ||
-                       fn_ == Fn::bit_xor || fn_ == Fn::bit_not;
-  if (bitwise || fn_ == Fn::int_div || fn_ == Fn::int_mod || fn_ == Fn::int_fmod)
-    for (size_t i = 0; i < operands_; ++i) require_dtype(task, i, false, Takes::integral);
-  for (size_t i = 0; i < operands_; ++i) inputs_.push_back(task.inputs[i].shape);
-  if (takes > operands_) inputs_.push_back(task.inputs[1].shape);
-  const Shape out = broadcast(std::vector<Shape>(inputs_.begin(), inputs_.begin() + static_cast<std::ptrdiff_t>(operands_)), who);
-  std::vector<Shape> aligned;
-  for (size_t i = 0; i < operands_; ++i) aligned.push_back(align_rank(inputs_[i], out.size()));
-  rows_ = BroadcastRows(out, aligned);
-  outputs_ = {out};
-  require_output_shape(task, out);
-  space_ = threads_space(host, static_cast<double>(elements(out)) * 2.0);
-}
-
-ValueRange TypedEltwiseOp::input_range(size_t i) const {
-  // Whole numbers where integer semantics matter: a divisor away from zero,
-  // shifts within the width.
-  if ((fn_ == Fn::int_div || fn_ == Fn::int_mod || fn_ == Fn::int_fmod) && i == 1) return {1.0f, 9.0f};
-  if ((fn_ == Fn::shift_left || fn_ == Fn::shift_right) && i == 1) return {0.0f, 3.0f};
-  if (is_integral(in_dtype_)) return {-9.0f, 9.0f};
-  return {};
-}
-
-std::string TypedEltwiseOp::check(const sdk::Config&) const { return {}; }
-
 std::unique_ptr<Kernel> TypedEltwiseOp::build(const sdk::Config& c) const {
   return std::make_unique<TypedEltwiseKernel>(*this, static_cast<int>(c[kThreads]));
 }
 
-void TypedEltwiseOp::reference(const std::vector<const float*>& in, const std::vector<float*>& out) const {
-  const Shape& o = outputs_[0];
-  for_each_index(o, [&](const std::vector<int64_t>& index, int64_t flat) {
-    const double x = at_broadcast(in[0], inputs_[0], o, index);
-    const double y = operands_ > 1 ? at_broadcast(in[1], inputs_[1], o, index) : 0.0;
-    out[0][flat] = static_cast<float>(reference_value(fn_, x, y, out_dtype_, inf_positive_, inf_negative_));
-  });
+}  // namespace
+
+bool is_typed_eltwise(const sdk::OpTask& task) {
+  if (fns().count(task.op_type)) return true;
+  const bool integral = !task.outputs.empty() && is_integral(task.outputs[0].dtype);
+  return integral && (task.op_type == "Div" || task.op_type == "Mod");
+}
+
+std::vector<std::string> typed_eltwise_op_types() {
+  std::vector<std::string> out;
+  for (const auto& [name, fn] : fns()) out.push_back(name);
+  return out;
+}
+
+std::unique_ptr<CpuOp> make_typed_eltwise_op(const sdk::OpTask& task, const HostCpu& host) {
+  return std::make_unique<TypedEltwiseOp>(task, host);
 }
 
 }  // namespace aoe::cpu

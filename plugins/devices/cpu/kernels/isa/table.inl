@@ -1,6 +1,7 @@
-// The table of one ISA. Included last, inside the ISA's namespace.
+// The table of one ISA. Included last, inside the ISA's namespace, by that
+// ISA's file alone: isa_kernels() (isa.cpp) reaches it by the namespace.
 
-inline const IsaKernels& table() {
+const IsaKernels& table() {
   static const IsaKernels t = [] {
     IsaKernels k{};
     k.lanes = kLanes;
