@@ -9,11 +9,14 @@
 #include "conv_transpose_op.h"
 #include "matmul_op.h"
 #include "memory_fit.h"
+#include "non_max_suppression_op.h"
+#include "non_zero_op.h"
 #include "op_factories.h"
 #include "op_util.h"
 #include "pool_op.h"
 #include "reduce_op.h"
 #include "transpose_op.h"
+#include "unique_op.h"
 
 namespace aoe::cpu {
 

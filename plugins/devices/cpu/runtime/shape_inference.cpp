@@ -4,9 +4,9 @@
 #include <set>
 
 #include "chain.h"
+#include "op_factories.h"
 #include "op_util.h"
 #include "reduce_op.h"
-#include "typed_eltwise_op.h"
 
 namespace aoe::cpu {
 namespace {
