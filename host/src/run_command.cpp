@@ -20,6 +20,7 @@
 #include "npz_file.h"
 #include "patterns.h"
 #include "run_setup.h"
+#include "run_time_outputs.h"
 #include "tuning_run.h"
 
 namespace aoe::host {
@@ -30,27 +31,6 @@ using aoe::sdk::StatusCode;
 using nlohmann::json;
 
 std::string dims_text(const std::vector<int64_t>& dims) { return json(dims).dump(); }
-
-// The most values one output of run-time shape may hold: 4 GiB of float32.
-constexpr uint64_t kMaxRunTimeOutputValues = uint64_t{1} << 30;
-
-// The values an output of run-time shape `dims` holds, once its dims are
-// checked: none negative, their product within kMaxRunTimeOutputValues.
-size_t run_time_output_count(const std::string& name, const std::vector<int64_t>& dims) {
-  const auto refuse = [&](const std::string& why) {
-    throw Error(StatusCode::invalid_argument, "output '" + name + "': run-time shape " + dims_text(dims) + " " + why);
-  };
-  for (const int64_t d : dims)
-    if (d < 0) refuse("has a negative dim");
-  if (std::find(dims.begin(), dims.end(), 0) != dims.end()) return 0;
-  uint64_t count = 1;
-  for (const int64_t d : dims) {
-    if (count > kMaxRunTimeOutputValues / static_cast<uint64_t>(d))
-      refuse("holds more than " + std::to_string(kMaxRunTimeOutputValues) + " values, the most the host lends one output");
-    count *= static_cast<uint64_t>(d);
-  }
-  return static_cast<size_t>(count);
-}
 
 int64_t bounded(const Settings& s, const std::string& key, int64_t lo, int64_t hi) {
   const int64_t v = s.integer(key);
@@ -296,14 +276,8 @@ ModelRunOutcome run_model(const Settings& settings, PluginRegistry& registry, Ho
   services.set_tensor_releaser([&weights](const std::string& name) {
     if (auto it = weights.find(name); it != weights.end()) std::vector<float>().swap(it->second);
   });
-  services.set_output_allocator([&results](const std::string& name, const std::vector<int64_t>& dims) -> float* {
-    const auto it = std::find_if(results.begin(), results.end(), [&](const auto& r) { return r.first == name; });
-    if (it == results.end())
-      throw Error(StatusCode::invalid_argument, "output_buffer: '" + name + "' is not an output of the model");
-    const size_t count = run_time_output_count(name, dims);
-    it->second.shape = dims;
-    it->second.data.assign(count, 0.0f);  // the same count keeps the same buffer
-    return count ? it->second.data.data() : nullptr;
+  services.set_output_allocator([&results](const std::string& name, const std::vector<int64_t>& dims) {
+    return lend_run_time_output(results, name, dims);
   });
   struct ReleaseScope {
     HostServices& services;
