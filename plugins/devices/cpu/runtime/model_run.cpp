@@ -174,14 +174,16 @@ void write_outputs(const sdk::Graph& graph, const std::vector<HeldTensor>& got, 
   for (size_t i = 0; i < outputs.size(); ++i) {
     float* to = outputs[i].data;
     const bool lent_fits = outputs[i].count == got[i].values.size() && (outputs[i].data || got[i].values.empty());
-    if (!lent_fits || !graph.tensor(graph.outputs[i]).fully_known()) {
-      if (!output_buffer)
-        invalid("output '" + graph.outputs[i] + "' has shape " + to_string(got[i].shape) + " as the model runs (" +
-                std::to_string(got[i].values.size()) + " values); its buffer holds " + std::to_string(outputs[i].count));
+    // Lent no buffer for a shape the graph leaves open: its lender waits to hear the shape, even of no values.
+    const bool unsized = !graph.tensor(graph.outputs[i]).fully_known() && !outputs[i].data;
+    if ((!lent_fits || unsized) && output_buffer) {
       to = output_buffer(graph.outputs[i], got[i].shape);
       if (!to && !got[i].values.empty())
         invalid("output '" + graph.outputs[i] + "': no buffer lent for its " + std::to_string(got[i].values.size()) +
                 " values");
+    } else if (!lent_fits) {
+      invalid("output '" + graph.outputs[i] + "' has shape " + to_string(got[i].shape) + " as the model runs (" +
+              std::to_string(got[i].values.size()) + " values); its buffer holds " + std::to_string(outputs[i].count));
     }
     std::copy(got[i].values.begin(), got[i].values.end(), to);
   }
