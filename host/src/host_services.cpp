@@ -107,6 +107,20 @@ const aoe_host_services* HostServices::table_for(const std::string& plugin_name)
         c.logger->warn("releasing tensor '{}' failed: {}", name, e.what());
       }
   };
+  c.table.output_buffer = [](void* ctx, const char* name, const int64_t* dims, uint32_t rank, float** out_data) {
+    auto& self = context(ctx);
+    return aoe::sdk::guarded(aoe::sdk::Host(&self.table), [&] {
+      *out_data = nullptr;
+      const std::string output = name ? name : "";
+      if (!self.owner->output_allocator_)
+        throw aoe::sdk::Error(aoe::sdk::StatusCode::unsupported,
+                              "output '" + output + "': the host lends output buffers only within run_graph");
+      if (rank > 0 && !dims)
+        throw aoe::sdk::Error(aoe::sdk::StatusCode::invalid_argument, "output '" + output + "': no dims for rank " +
+                                                                          std::to_string(rank));
+      *out_data = self.owner->output_allocator_(output, std::vector<int64_t>(dims, dims + rank));
+    });
+  };
   return &c.table;
 }
 

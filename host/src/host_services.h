@@ -10,6 +10,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "aoe/abi/host_services.h"
 #include "aoe/sdk/host.h"
@@ -46,6 +47,10 @@ class HostServices {
   // none outside a model run.
   using TensorReleaser = std::function<void(const std::string& name)>;
   void set_tensor_releaser(TensorReleaser releaser) { tensor_releaser_ = std::move(releaser); }
+  // Lends a device the buffer of a graph output of run-time shape
+  // (output_buffer); none outside a model run. Throws sdk::Error naming the output.
+  using OutputAllocator = std::function<float*(const std::string& name, const std::vector<int64_t>& dims)>;
+  void set_output_allocator(OutputAllocator allocator) { output_allocator_ = std::move(allocator); }
   bool cancelled() const { return cancelled_(); }
 
   const aoe_host_services* table_for(const std::string& plugin_name);
@@ -64,6 +69,7 @@ class HostServices {
   ProgressPrinter progress_;
   ProgressListener progress_listener_;
   TensorReleaser tensor_releaser_;
+  OutputAllocator output_allocator_;
   const Bank* bank_ = nullptr;
   std::map<std::string, const Bank*> banks_by_kind_;
   const Bank* bank_for(const nlohmann::json& key) const;

@@ -20,6 +20,7 @@
 #include "npz_file.h"
 #include "patterns.h"
 #include "run_setup.h"
+#include "run_time_outputs.h"
 #include "tuning_run.h"
 
 namespace aoe::host {
@@ -261,19 +262,26 @@ ModelRunOutcome run_model(const Settings& settings, PluginRegistry& registry, Ho
   for (auto& [name, values] : weights)
     if (graph.tensors.count(name) && graph.tensor(name).constant) in.push_back({name, values.data(), values.size()});
   auto& results = outcome.outputs;
-  for (const auto& name : graph.outputs)
-    results.emplace_back(name, FloatArray{graph.tensor(name).shape,
-                                          std::vector<float>(static_cast<size_t>(graph.tensor(name).elements()))});
-  for (auto& [name, array] : results) out.push_back({name, array.data.data(), array.data.size()});
+  // An output whose shape the graph does not fix is lent no buffer: the
+  // device asks for one (output_buffer) once it knows the run-time shape.
+  for (const auto& name : graph.outputs) {
+    const auto& t = graph.tensor(name);
+    results.emplace_back(name, FloatArray{t.shape, std::vector<float>(t.fully_known() ? static_cast<size_t>(t.elements()) : 0)});
+    out.push_back({name, t.fully_known() ? results.back().second.data.data() : nullptr,
+                   results.back().second.data.size()});
+  }
 
   json& report = outcome.report;
   // A weight the device has its own copy of is freed as soon as it says so.
   services.set_tensor_releaser([&weights](const std::string& name) {
     if (auto it = weights.find(name); it != weights.end()) std::vector<float>().swap(it->second);
   });
+  services.set_output_allocator([&results](const std::string& name, const std::vector<int64_t>& dims) {
+    return lend_run_time_output(results, name, dims);
+  });
   struct ReleaseScope {
     HostServices& services;
-    ~ReleaseScope() { services.set_tensor_releaser({}); }
+    ~ReleaseScope() { services.set_tensor_releaser({}), services.set_output_allocator({}); }
   } release_scope{services};
   try {
     report = device.run_graph(run, in, out);
@@ -283,6 +291,11 @@ ModelRunOutcome run_model(const Settings& settings, PluginRegistry& registry, Ho
     throw ExitError(code, "device " + component.name + " cannot run " + model.string() + ": " + e.what());
   }
   if (!report.value("outputs_computed", true)) results.clear();
+  for (const auto& [name, array] : results)
+    if (std::any_of(array.shape.begin(), array.shape.end(), [](int64_t d) { return d < 0; }))
+      throw ExitError(exit_plugin, "device " + component.name + " wrote output '" + name +
+                                       "', whose shape the model leaves open (" + dims_text(array.shape) +
+                                       "), without asking the host for its buffer (output_buffer, SDK 1.6)");
   report["model"] = model.stem().string();
   report["device"] = component.name;
   report["soc_version"] = described.value("soc_version", component.name);
@@ -290,6 +303,8 @@ ModelRunOutcome run_model(const Settings& settings, PluginRegistry& registry, Ho
   report["inputs"] = json::array();
   for (const auto& [name, array] : inputs) report["inputs"].push_back({{"name", name}, {"shape", array.shape}});
   report["normalised"] = normalised.to_json();
+  report["outputs"] = json::array();  // as the model ran: --outputs writes these shapes
+  for (const auto& [name, array] : results) report["outputs"].push_back({{"name", name}, {"shape", array.shape}});
   report["bank"] = {{"hit", tilings.hits.size()}, {"miss", tilings.misses.size()},
                     {"hits", tilings.hits},       {"misses", tilings.misses}};
 

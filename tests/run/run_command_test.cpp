@@ -430,6 +430,44 @@ TEST_F(RunCommand, RunsAnIfWhoseConditionIsFed) {
   }
 }
 
+// A graph output of NonZero's is sized only as the model runs: the host
+// lends its buffer once the device knows the shape, and the .npz, the
+// report and --check hold that shape.
+TEST_F(RunCommand, WritesAGraphOutputOfRunTimeShape) {
+  write_nonzero_output_model(dir_ / "where.onnx");
+  for (const auto& [x, positions] : std::vector<std::pair<std::vector<float>, std::vector<float>>>{
+           {{1, -2, 3, 0, 5, 6}, {0, 2, 4, 5}}, {{-1, -2, -3, 0, 0, 0}, {}}}) {
+    host::write_npz(dir_ / "x.npz", {{"x", host::FloatArray{{6}, x}}});
+    const auto r = run("where.onnx", "where.json",
+                       {"--inputs", (dir_ / "x.npz").string(), "--outputs", (dir_ / "out.npz").string(), "--check"});
+    ASSERT_EQ(r.exit_code, 0) << details(r);
+    const auto where = host::read_npz(dir_ / "out.npz").at("where");
+    const auto k = static_cast<int64_t>(positions.size());
+    EXPECT_EQ(where.shape, (std::vector<int64_t>{1, k}));
+    EXPECT_EQ(where.data, positions);
+    const json rep = report("where.json");
+    EXPECT_TRUE(rep["check"]["match"].get<bool>()) << rep.dump(2);
+    EXPECT_EQ(rep["outputs"], json::parse(R"([{"name": "where", "shape": [1, )" + std::to_string(k) + "]}]"))
+        << rep.dump(2);
+  }
+}
+
+// An If whose branches give outputs of different sizes, fed each way.
+TEST_F(RunCommand, WritesAnIfsOutputOfEachBranchsShape) {
+  write_branch_shapes_if_model(dir_ / "if_shapes.onnx");
+  for (const float cond : {1.0f, 0.0f}) {
+    SCOPED_TRACE(cond);
+    host::write_npz(dir_ / "in.npz", {{"cond", host::FloatArray{{1}, {cond}}}, {"x", host::FloatArray{{3}, {1, 2, 3}}}});
+    const auto r = run("if_shapes.onnx", "if.json",
+                       {"--inputs", (dir_ / "in.npz").string(), "--outputs", (dir_ / "y.npz").string(), "--check"});
+    ASSERT_EQ(r.exit_code, 0) << details(r);
+    const auto y = host::read_npz(dir_ / "y.npz").at("y");
+    EXPECT_EQ(y.shape, (std::vector<int64_t>{cond ? 3 : 6}));
+    EXPECT_EQ(y.data, (cond ? std::vector<float>{2, 4, 6} : std::vector<float>{1, 2, 3, 1, 2, 3}));
+    EXPECT_TRUE(report("if.json")["check"]["match"].get<bool>()) << report("if.json").dump(2);
+  }
+}
+
 // A Loop whose trip count is fed as the model runs stays a Loop, which the cpu device refuses by name.
 TEST_F(RunCommand, ALoopOfARunTimeTripCountIsRefusedByName) {
   write_sum_loop_model(dir_ / "fed_loop.onnx", true);

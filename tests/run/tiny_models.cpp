@@ -456,4 +456,44 @@ void write_run_time_if_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
+void write_nonzero_output_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {6});
+  auto* zero = g->add_initializer();
+  zero->set_name("zero"), zero->set_data_type(onnx::TensorProto::FLOAT), zero->add_dims(1), zero->add_float_data(0.0f);
+  set_dims(g->add_output(), "where", {1});
+  auto* type = g->mutable_output(0)->mutable_type()->mutable_tensor_type();
+  type->set_elem_type(onnx::TensorProto::INT64);
+  type->mutable_shape()->add_dim()->set_dim_param("k");
+  add_node(g, "Greater_0", "Greater", {"x", "zero"}, {"positive"});
+  add_node(g, "NonZero_1", "NonZero", {"positive"}, {"where"});
+  save(model, file);
+}
+
+void write_branch_shapes_if_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "cond", {1});
+  g->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::BOOL);
+  set_dims(g->add_input(), "x", {3});
+  set_dims(g->add_output(), "y", {});
+  g->mutable_output(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_param("n");
+  auto* choose = add_node(g, "choose", "If", {"cond"}, {"y"});
+  const auto branch = [&](const char* name) {
+    auto* a = choose->add_attribute();
+    a->set_name(name), a->set_type(onnx::AttributeProto::GRAPH);
+    a->mutable_g()->set_name(std::string("choose_") + name);
+    return a->mutable_g();
+  };
+  auto* then_branch = branch("then_branch");
+  add_node(then_branch, "Add_0", "Add", {"x", "x"}, {"twice"});
+  set_dims(then_branch->add_output(), "twice", {3});
+  auto* else_branch = branch("else_branch");
+  auto* axis = add_node(else_branch, "Concat_0", "Concat", {"x", "x"}, {"both"})->add_attribute();
+  axis->set_name("axis"), axis->set_type(onnx::AttributeProto::INT), axis->set_i(0);
+  set_dims(else_branch->add_output(), "both", {6});
+  save(model, file);
+}
+
 }  // namespace aoe::test

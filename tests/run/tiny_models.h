@@ -60,4 +60,11 @@ void write_positive_positions_model(const std::filesystem::path& file);
 // initializer), else 10 - x (10 a branch Constant); y = Relu of it.
 void write_run_time_if_model(const std::filesystem::path& file);
 
+// x[6] -> NonZero(x > 0) -> where [1, k] (int64), a graph output whose
+// size the model leaves open: k is the count of x's positive elements.
+void write_nonzero_output_model(const std::filesystem::path& file);
+// cond[1] (bool), x[3] -> If "choose": then x + x [3], else Concat(x, x) [6];
+// y, the If's output itself, of a size the model leaves open.
+void write_branch_shapes_if_model(const std::filesystem::path& file);
+
 }  // namespace aoe::test

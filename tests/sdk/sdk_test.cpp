@@ -136,6 +136,51 @@ TEST(Host, AnOlderHostsTableListsNothingAndIsNotReadPastItsEnd) {
   EXPECT_TRUE(Host().bank_entries({{"kind", "op"}}).empty());
 }
 
+// A host table that lends one output buffer, as SDK 1.6 hosts do, and
+// records the shape it was asked for.
+struct LendingHost {
+  std::vector<float> buffer;
+  std::vector<int64_t> shape;
+  aoe_host_services table{};
+  LendingHost() {
+    table.struct_size = sizeof(aoe_host_services);
+    table.ctx = this;
+    table.output_buffer = [](void* ctx, const char*, const int64_t* dims, uint32_t rank, float** out) -> aoe_status* {
+      auto& self = *static_cast<LendingHost*>(ctx);
+      self.shape.assign(dims, dims + rank);
+      int64_t count = 1;
+      for (uint32_t i = 0; i < rank; ++i) count *= dims[i];
+      self.buffer.assign(static_cast<size_t>(count), 0.0f);
+      *out = self.buffer.data();
+      return nullptr;
+    };
+  }
+};
+
+TEST(Host, LendsAnOutputBufferOfTheRunTimeShape) {
+  LendingHost lender;
+  float* data = Host(&lender.table).output_buffer("where", {1, 4});
+  EXPECT_EQ(data, lender.buffer.data());
+  EXPECT_EQ(lender.buffer.size(), 4u);
+  EXPECT_EQ(lender.shape, (std::vector<int64_t>{1, 4}));
+}
+
+TEST(Host, AnOlderHostsTableRefusesAnOutputOfRunTimeShapeByName) {
+  LendingHost lender;
+  lender.table.struct_size = offsetof(aoe_host_services, output_buffer);  // a 1.5 host's table
+  EXPECT_FALSE(Host(&lender.table).lends_output_buffers());
+  try {
+    Host(&lender.table).output_buffer("where", {1, 4});
+    ADD_FAILURE() << "a 1.5 host's table lent an output buffer";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), StatusCode::unsupported);
+    EXPECT_NE(std::string(e.what()).find("output 'where' has shape [1,4]"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("SDK 1.6"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(lender.shape.empty());  // the member past the table's end was never called
+  EXPECT_THROW(Host().output_buffer("where", {1}), Error);
+}
+
 TEST(Abi, HeadersCompileAsC) { EXPECT_EQ(aoe_abi_is_c(), AOE_SDK_VERSION_MAJOR); }
 
 }  // namespace

@@ -246,7 +246,10 @@ std::unique_ptr<sdk::DeviceTask> CpuDevice::prepare_subgraph(const sdk::Subgraph
 nlohmann::json CpuDevice::run_graph(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inputs,
                                     const std::vector<sdk::TensorView>& outputs) {
   return run_model(run, inputs, outputs, host_, options_.tolerance,
-                   [](const std::string& name) { sdk::plugin_host().release_tensor(name); });
+                   [](const std::string& name) { sdk::plugin_host().release_tensor(name); },
+                   [](const std::string& name, const std::vector<int64_t>& dims) {
+                     return sdk::plugin_host().output_buffer(name, dims);
+                   });
 }
 
 }  // namespace aoe::cpu

@@ -163,17 +163,29 @@ GivenViews lent_tensors(const sdk::GraphRun& run, const std::vector<sdk::TensorV
   return given;
 }
 
-// The graph's outputs as the run made them, each into its buffer, which
-// must hold as many values as the output has at run time.
-void write_outputs(const sdk::Graph& graph, const std::vector<HeldTensor>& got, const std::vector<sdk::TensorView>& outputs) {
+// The graph's outputs as the run made them, each into its buffer, or into
+// one `output_buffer` lends where the graph leaves its shape open or the
+// lent buffer does not hold its run-time count.
+void write_outputs(const sdk::Graph& graph, const std::vector<HeldTensor>& got, const std::vector<sdk::TensorView>& outputs,
+                   const OutputBuffer& output_buffer) {
   if (outputs.size() != graph.outputs.size())
     invalid(std::to_string(outputs.size()) + " output buffers for a model of " + std::to_string(graph.outputs.size()) +
             " outputs");
   for (size_t i = 0; i < outputs.size(); ++i) {
-    if (outputs[i].count != got[i].values.size() || (!outputs[i].data && !got[i].values.empty()))
+    float* to = outputs[i].data;
+    const bool lent_fits = outputs[i].count == got[i].values.size() && (outputs[i].data || got[i].values.empty());
+    // Lent no buffer for a shape the graph leaves open: its lender waits to hear the shape, even of no values.
+    const bool unsized = !graph.tensor(graph.outputs[i]).fully_known() && !outputs[i].data;
+    if ((!lent_fits || unsized) && output_buffer) {
+      to = output_buffer(graph.outputs[i], got[i].shape);
+      if (!to && !got[i].values.empty())
+        invalid("output '" + graph.outputs[i] + "': no buffer lent for its " + std::to_string(got[i].values.size()) +
+                " values");
+    } else if (!lent_fits) {
       invalid("output '" + graph.outputs[i] + "' has shape " + to_string(got[i].shape) + " as the model runs (" +
               std::to_string(got[i].values.size()) + " values); its buffer holds " + std::to_string(outputs[i].count));
-    std::copy(got[i].values.begin(), got[i].values.end(), outputs[i].data);
+    }
+    std::copy(got[i].values.begin(), got[i].values.end(), to);
   }
 }
 
@@ -198,7 +210,7 @@ json dynamic_check_report(const sdk::Graph& graph, const std::vector<HeldTensor>
 // run's, with the plans made and each output's shape.
 json run_dynamic_model(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inputs,
                        const std::vector<sdk::TensorView>& outputs, std::shared_ptr<const HostCpu> host,
-                       const Tolerance& tolerance, int threads) {
+                       const Tolerance& tolerance, int threads, const OutputBuffer& output_buffer) {
   const GivenViews given = lent_tensors(run, inputs);
   const json configs = capped_threads(run.op_configs.is_object() ? run.op_configs : json::object(), threads);
   DynamicModel model(run.graph, host, configs, run.seed);
@@ -214,7 +226,7 @@ json run_dynamic_model(const sdk::GraphRun& run, const std::vector<sdk::TensorVi
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   }
   pool.keep_awake(false);
-  write_outputs(run.graph, got, outputs);
+  write_outputs(run.graph, got, outputs, output_buffer);
   const json kernels = model.kernels_report(static_cast<size_t>(run.iterations));
   size_t tuned = 0;
   for (const auto& k : kernels) tuned += k["config_source"] == "bank" ? 1 : 0;
@@ -240,7 +252,7 @@ json run_dynamic_model(const sdk::GraphRun& run, const std::vector<sdk::TensorVi
 
 json run_model(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inputs,
                const std::vector<sdk::TensorView>& outputs, std::shared_ptr<const HostCpu> host,
-               const Tolerance& tolerance, const ReleaseWeight& release) {
+               const Tolerance& tolerance, const ReleaseWeight& release, const OutputBuffer& output_buffer) {
   if (run.iterations < 1 || run.iterations > 1000000) invalid("iterations must lie in [1, 1000000]");
   if (run.warmup < 0 || run.warmup > 1000000) invalid("warmup must lie in [0, 1000000]");
   if (run.threads < 0 || run.threads > host->threads)
@@ -249,7 +261,7 @@ json run_model(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inp
   // Shapes that depend on values: planned as they become known, not once here.
   if (has_value_shaped_ops(run.graph))
     return run_dynamic_model(run, inputs, outputs, host, tolerance,
-                             run.threads > 0 ? static_cast<int>(run.threads) : host->physical_cores);
+                             run.threads > 0 ? static_cast<int>(run.threads) : host->physical_cores, output_buffer);
   require_outputs(run.graph, outputs);
   sdk::SubgraphTask task;
   task.name = run.graph.name.empty() ? "model" : run.graph.name;

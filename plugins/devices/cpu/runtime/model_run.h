@@ -21,12 +21,18 @@ namespace aoe::cpu {
 // last kernel that reads it is bound: its lender may free it.
 using ReleaseWeight = std::function<void(const std::string& name)>;
 
+// The buffer for a graph output of `dims` as the model runs, from its
+// lender, where the one lent does not hold it (host.h's output_buffer).
+using OutputBuffer = std::function<float*(const std::string& name, const std::vector<int64_t>& dims)>;
+
 // The run report. Throws sdk::Error(invalid_argument) naming the tensor
 // for a missing or mis-sized input or output, unsupported naming the node
-// for an op without a kernel. A checked run releases nothing: the reference
+// for an op without a kernel. An output the graph leaves unsized, or whose
+// run-time shape its buffer does not hold, goes where `output_buffer` says. A checked run releases nothing: the reference
 // reads every weight after the timed runs.
 nlohmann::json run_model(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inputs,
                          const std::vector<sdk::TensorView>& outputs, std::shared_ptr<const HostCpu> host,
-                         const Tolerance& tolerance, const ReleaseWeight& release = {});
+                         const Tolerance& tolerance, const ReleaseWeight& release = {},
+                         const OutputBuffer& output_buffer = {});
 
 }  // namespace aoe::cpu

@@ -74,6 +74,21 @@ typedef struct aoe_host_services {
      are not held twice. Inputs and outputs are never released; a name the
      host did not lend as a weight is ignored. A hint: a device need not call it. */
   void (*release_tensor)(void* ctx, const char* name);
+
+  /* SDK 1.6. Within run_graph: the buffer for the graph output `name` once
+     the device knows its run-time shape (`rank` dims at `dims`), as ONNX
+     Runtime lets a caller bind an output of unknown shape. The host lends an
+     output whose shape the graph does not fix with no buffer (data NULL,
+     count 0); the device asks here for it, and for any output whose run-time
+     shape holds another count than the buffer it was lent. The host
+     allocates the product of dims floats, writes their address to *out_data
+     (NULL for none) and takes dims as the output's shape (the one its .npz,
+     report and check show). The buffer is the host's: valid until run_graph
+     returns or the next call for the same name. invalid_argument, naming the
+     output, for a name that is not a graph output, a negative dim or a size
+     past the host's limit. A table shorter than this member lacks it: the
+     device then refuses such an output by name. */
+  aoe_status* (*output_buffer)(void* ctx, const char* name, const int64_t* dims, uint32_t rank, float** out_data);
 } aoe_host_services;
 
 #ifdef __cplusplus

@@ -40,7 +40,8 @@ AOE_FREEZE(offsetof(aoe_host_services, bank_record) == 80, "aoe_host_services 1.
 AOE_FREEZE(offsetof(aoe_host_services, bank_entries) == 88, "aoe_host_services 1.2 layout");
 AOE_FREEZE(offsetof(aoe_host_services, bank_nearest) == 96, "aoe_host_services 1.3 layout");
 AOE_FREEZE(offsetof(aoe_host_services, release_tensor) == 104, "aoe_host_services 1.5 layout");
-AOE_FREEZE(sizeof(aoe_host_services) == 112, "aoe_host_services 1.5 layout");
+AOE_FREEZE(offsetof(aoe_host_services, output_buffer) == 112, "aoe_host_services 1.6 layout");
+AOE_FREEZE(sizeof(aoe_host_services) == 120, "aoe_host_services 1.6 layout");
 AOE_FREEZE(offsetof(aoe_device_vtable, run_graph) == 72, "aoe_device_vtable 1.0 layout");
 AOE_FREEZE(sizeof(aoe_device_vtable) == 80, "aoe_device_vtable 1.4 layout");
 AOE_FREEZE(sizeof(aoe_tensor) == 32, "aoe_tensor 1.4 layout");

@@ -5,6 +5,6 @@
 
 /* A host of M.m loads plugins of M.n with n <= m; every other pairing is refused. */
 #define AOE_SDK_VERSION_MAJOR 1
-#define AOE_SDK_VERSION_MINOR 5
+#define AOE_SDK_VERSION_MINOR 6
 
 #endif

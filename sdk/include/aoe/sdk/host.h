@@ -96,6 +96,27 @@ class Host {
     if (offers(offsetof(aoe_host_services, release_tensor) + sizeof s_->release_tensor) && s_->release_tensor)
       s_->release_tensor(s_->ctx, name.c_str());
   }
+  // Within run_graph: whether the host lends buffers for outputs of
+  // run-time shape (SDK 1.6; see output_buffer in the C table).
+  bool lends_output_buffers() const {
+    return offers(offsetof(aoe_host_services, output_buffer) + sizeof s_->output_buffer) && s_->output_buffer;
+  }
+  // Within run_graph: the host's buffer for graph output `name` of run-time
+  // shape `dims` (see output_buffer in the C table); nullptr when it holds
+  // no values. A host older than SDK 1.6 cannot take such an output: the
+  // Error(unsupported) says which and why.
+  float* output_buffer(const std::string& name, const std::vector<int64_t>& dims) const {
+    std::string shape;
+    for (size_t i = 0; i < dims.size(); ++i) shape += (i ? "," : "") + std::to_string(dims[i]);
+    if (!lends_output_buffers())
+      throw Error(StatusCode::unsupported, "output '" + name + "' has shape [" + shape +
+                                               "] as the model runs, which the buffer the host lent does not hold; "
+                                               "a host built against SDK 1.6 or later takes outputs of run-time shape");
+    float* data = nullptr;
+    check(s_->output_buffer(s_->ctx, name.c_str(), dims.data(), static_cast<uint32_t>(dims.size()), &data),
+          "output '" + name + "' of shape [" + shape + "]");
+    return data;
+  }
   // Whether the host's table reaches this far: older hosts hand shorter ones.
   bool offers(size_t end_of_member) const { return s_ && s_->struct_size >= end_of_member; }
 
