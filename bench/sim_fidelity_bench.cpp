@@ -212,6 +212,7 @@ struct Constant {
 };
 constexpr Constant kFitted[] = {
     {"launch_us", &aoe::sim::Soc::launch_us},
+    {"block_launch_us", &aoe::sim::Soc::block_launch_us},
     {"dma_cycles", &aoe::sim::Soc::dma_cycles},
     {"mte1_cycles", &aoe::sim::Soc::mte1_cycles},
     {"mmad_cycles", &aoe::sim::Soc::mmad_cycles},

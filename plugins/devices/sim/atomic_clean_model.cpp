@@ -80,7 +80,7 @@ double AtomicCleanModel::time_us(const sdk::Config& c) const {
                           ub_to_gm_cycles(soc_, last, active);
     busiest = std::max(busiest, cycles);
   }
-  return kernel_us(soc_, busiest, roofline_us());
+  return kernel_us(soc_, busiest, roofline_us(), active);
 }
 
 double AtomicCleanModel::total_bytes() const {

@@ -490,7 +490,7 @@ double ConvModel::roofline_us() const {
 ConvCost ConvModel::cost(const ConvTiling& t) const {
   auto c = t.impl == ConvImpl::vector ? vector_cost(t) : cube_cost(t);
   c.cast_us = cast_us();
-  c.total_us = std::max(c.cast_us + c.core_cycles / soc_.cycles_per_us(), roofline_us()) + soc_.launch_us;
+  c.total_us = std::max(c.cast_us + c.core_cycles / soc_.cycles_per_us(), roofline_us()) + soc_.launch_us_for(c.active);
   return c;
 }
 

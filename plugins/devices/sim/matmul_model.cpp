@@ -411,7 +411,7 @@ MatMulCost MatMulModel::cost(const MatMulTiling& t) const {
                                   : r * (compute + c.write_back));
 
   c.cast_us = cast_us();
-  c.total_us = std::max(c.cast_us + c.core_cycles / soc_.cycles_per_us(), roofline_us()) + soc_.launch_us;
+  c.total_us = std::max(c.cast_us + c.core_cycles / soc_.cycles_per_us(), roofline_us()) + soc_.launch_us_for(active);
   return c;
 }
 

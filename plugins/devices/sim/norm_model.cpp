@@ -154,7 +154,7 @@ double NormModel::time_us(const sdk::Config& c) const {
     result.hbm = hbm_cycles(e, active);
     cycles += pipeline_cycles(stats, rows * chunks, db) + pipeline_cycles(result, rows * chunks, db);
   }
-  return kernel_us(soc_, cycles, roofline_us());
+  return kernel_us(soc_, cycles, roofline_us(), c[kBlockDim]);
 }
 
 double NormModel::roofline_us() const {

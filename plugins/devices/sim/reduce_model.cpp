@@ -202,7 +202,7 @@ double ReduceModel::time_us(const sdk::Config& c) const {
   if (!split_reduced) {
     const int64_t blk = block_elements(p_.bytes);
     const int64_t kept = std::min(p_.kept(), align_up64(ceil_div64(p_.kept(), bd), blk));
-    return kernel_us(soc_, core_cycles(kept, p_.reduced, c[kUbFactor], db, bd), roofline_us());
+    return kernel_us(soc_, core_cycles(kept, p_.reduced, c[kUbFactor], db, bd), roofline_us(), bd);
   }
   const int64_t step = p_.inner == 1 ? block_elements(p_.bytes) : 1;
   const int64_t reduced = std::min(p_.reduced, align_up64(ceil_div64(p_.reduced, bd), step));
@@ -217,11 +217,11 @@ double ReduceModel::time_us(const sdk::Config& c) const {
     // Partials go to a workspace; a second kernel folds them.
     cycles += ub_to_gm_cycles(soc_, partials, bd);
     const double folded = partials * static_cast<double>(bd);
-    us_after = soc_.launch_us + (gm_to_ub_cycles(soc_, folded, 1) +
+    us_after = soc_.launch_us_for(1) + (gm_to_ub_cycles(soc_, folded, 1) +
                                  vector_cycles(soc_, VecClass::simple, p_.kept() * bd, p_.bytes)) /
                                     soc_.cycles_per_us();
   }
-  return kernel_us(soc_, cycles, roofline_us()) + us_after;
+  return kernel_us(soc_, cycles, roofline_us(), bd) + us_after;
 }
 
 double ReduceModel::roofline_us() const {

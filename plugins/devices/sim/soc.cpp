@@ -23,6 +23,7 @@ nlohmann::json describe(const Soc& s) {
         {"l1_to_l0b", s.l1_to_l0b_rate}, {"l0c_to_ub", s.l0c_to_ub_rate}, {"ub_to_gm", s.ub_to_gm_rate}, {"ub_to_l2", s.ub_to_l2_rate},
         {"vector", s.vector_bytes_per_cycle}}},
       {"launch_us", s.launch_us},
+      {"block_launch_us", s.block_launch_us},
   };
 }
 
@@ -30,7 +31,7 @@ double fp16_cast_us(const Soc& soc, int64_t elements) {
   const double e = static_cast<double>(elements);
   const double memory = e * 6 / soc.hbm_bytes_per_us();
   const double vector = e * 4 / soc.vector_bytes_per_cycle / soc.ai_cores / soc.cycles_per_us();
-  return std::max(memory, vector) + soc.launch_us;
+  return std::max(memory, vector) + soc.launch_us_for(soc.ai_cores);
 }
 
 }  // namespace aoe::sim

@@ -32,7 +32,8 @@ struct Soc {
   double transcendental_elems_per_cycle = 0;
 
   // Fixed costs.
-  double launch_us = 0;
+  double launch_us = 0;        // a kernel's start, whatever its blocks
+  double block_launch_us = 0;  // each block it launches: the scheduler starts them one by one
   double dma_cycles = 0;       // per GM<->L1/UB transfer
   double mte1_cycles = 0;      // per L1->L0 load
   double mmad_cycles = 0;      // per mmad issue
@@ -40,6 +41,8 @@ struct Soc {
   double transcendental_latency_cycles = 0;
 
   double cycles_per_us() const { return clock_ghz * 1e3; }
+  // A kernel's fixed cost when it launches `blocks` blocks.
+  double launch_us_for(int64_t blocks) const { return launch_us + block_launch_us * static_cast<double>(blocks); }
   double hbm_bytes_per_cycle() const { return hbm_gbps / clock_ghz; }
   double hbm_bytes_per_us() const { return hbm_gbps * 1e3; }
   // Every core reading L2 at once: the chip's bound on L2 traffic.

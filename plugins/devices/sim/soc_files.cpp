@@ -155,6 +155,7 @@ Soc load_soc_file(const fs::path& file) {
   r.positive("transcendental_elems_per_cycle", s.transcendental_elems_per_cycle);
 
   r.cost("launch_us", s.launch_us);
+  r.cost("block_launch_us", s.block_launch_us);
   r.cost("dma_cycles", s.dma_cycles);
   r.cost("mte1_cycles", s.mte1_cycles);
   r.cost("mmad_cycles", s.mmad_cycles);

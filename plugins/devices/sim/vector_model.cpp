@@ -68,8 +68,8 @@ double pipeline_cycles(const TileStages& t, int64_t tiles, bool db) {
   return static_cast<double>(tiles - 1) * std::max({t.in, t.vec, t.out, t.hbm}) + sum;
 }
 
-double kernel_us(const Soc& soc, double core_cycles, double roofline_us) {
-  return soc.launch_us + std::max(core_cycles / soc.cycles_per_us(), roofline_us);
+double kernel_us(const Soc& soc, double core_cycles, double roofline_us, int64_t blocks) {
+  return soc.launch_us_for(blocks) + std::max(core_cycles / soc.cycles_per_us(), roofline_us);
 }
 
 double vector_roofline_us(const Soc& soc, double gm_bytes, double vector_cycles_total, double on_chip) {

@@ -64,8 +64,8 @@ struct TileStages {
 // slowest stage; without it they run in turn.
 double pipeline_cycles(const TileStages& tile, int64_t tiles, bool db);
 
-// Launch plus the busiest core, never below the roofline.
-double kernel_us(const Soc& soc, double core_cycles, double roofline_us);
+// The launch of `blocks` blocks plus the busiest core, never below the roofline.
+double kernel_us(const Soc& soc, double core_cycles, double roofline_us, int64_t blocks);
 
 // max(bytes / HBM, vector cycles spread over every core); `on_chip` of the
 // GM bytes are served by L2 instead, bounded by every core's L2 port.

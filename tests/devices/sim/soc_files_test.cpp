@@ -155,6 +155,21 @@ TEST_F(SocFiles, ABadValueIsNamedWithTheFile) {
   EXPECT_NE(error_of(zero).find("key 'ub_bytes' must be > 0"), std::string::npos);
 }
 
+// The launch a block: the 30-core 910's file fits it to its profiles; the
+// others leave the whole launch in launch_us. A negative one is refused.
+TEST_F(SocFiles, TheLaunchGrowsWithTheBlocksWhereTheFileSaysSo) {
+  EXPECT_EQ(load_soc("ascend910").block_launch_us, 0);
+  EXPECT_EQ(load_soc("ascend910").launch_us_for(32), load_soc("ascend910").launch_us);
+  const Soc s = load_soc("ascend910_30c");
+  EXPECT_GT(s.block_launch_us, 0);
+  EXPECT_NEAR(s.launch_us_for(30) - s.launch_us_for(1), 29 * s.block_launch_us, 1e-12);
+  EXPECT_EQ(sim::describe(s).at("block_launch_us"), s.block_launch_us);
+  const auto negative = variant("ascend910", [](const std::string& line) -> std::optional<std::string> {
+    return line.rfind("block_launch_us:", 0) == 0 ? "block_launch_us: -0.1" : line;
+  });
+  EXPECT_NE(error_of(negative).find("key 'block_launch_us' must be >= 0"), std::string::npos);
+}
+
 TEST_F(SocFiles, AnUnknownKeyOrAWrongNameOrBrokenYamlIsRefused) {
   const auto extra = variant("ascend910", [](const std::string& line) -> std::optional<std::string> {
     return line.rfind("l1_bytes:", 0) == 0 ? line + "\nl1_byte: 4" : line;

@@ -140,6 +140,21 @@ TEST(VectorModels, ElementwiseHandComputed) {
   EXPECT_NEAR(m->time_us({32, 8192, 1}), 3 + (in2 + vec2 + in2 + hbm2) / 1000, 1e-9);
 }
 
+// A SoC whose launch grows by block_launch_us a block: the same tiles cost
+// that much more for each block the config launches, and nothing else moves.
+TEST(VectorModels, EachLaunchedBlockAddsItsLaunch) {
+  Soc per_block = soc();
+  per_block.block_launch_us = 0.125;
+  const auto task = op("Relu", {tensor({512, 1024}, DType::f16)});
+  const ElementwiseModel flat(soc(), elementwise_problem(task, soc()));
+  const ElementwiseModel growing(per_block, elementwise_problem(task, per_block));
+  for (const sdk::Config c : {sdk::Config{32, 16384, 0}, sdk::Config{8, 16384, 1}, sdk::Config{1, 16384, 1}}) {
+    SCOPED_TRACE(c[0]);
+    ASSERT_TRUE(growing.check(c).ok()) << growing.check(c).message;
+    EXPECT_NEAR(growing.time_us(c) - flat.time_us(c), 0.125 * static_cast<double>(c[0]), 1e-9);
+  }
+}
+
 TEST(VectorModels, ReduceHandComputed) {
   // 64 rows of 1024 fp32 summed on 8 cores (one 32 B output block each): one tile of 8 rows.
   const auto m = model_of(op("ReduceSum", {tensor({64, 1024}, DType::f32)}, {{"axes", {1}}}));
