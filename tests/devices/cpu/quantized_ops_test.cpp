@@ -4,7 +4,10 @@
 // random inputs against the reference. Integers are held as whole-number floats.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "aoe/sdk/error.h"
+#include "integer_gemm.h"
 #include "tasks.h"
 #include "thread_pool.h"
 
@@ -103,6 +106,55 @@ TEST(IntegerConvOp, KernelsMatchTheReferenceOnRandomInputs) {
         op("MatMulInteger", {i8({2, 1, 3, 9}), i8({4, 9, 2}), i8({}), i8({2})})}) {
     const auto o = make_op(task, host());
     test::expect_matches_reference(*o, test::sample_configs(*o, 3), pool());
+  }
+}
+
+TEST(IntegerConvOp, GemmMatchesTheReferenceOnGroupsStridesDilationsAndPads) {
+  const auto i32 = [](std::vector<int64_t> s) { return typed(std::move(s), sdk::DType::i32); };
+  for (const auto& task :
+       {// Three groups, strides, dilations, uneven pads, a zero point per output channel.
+        op("ConvInteger", {u8({2, 6, 9, 8}), u8({9, 2, 3, 3}), u8({}), u8({9})},
+           {{"group", 3}, {"strides", {2, 1}}, {"dilations", {2, 1}}, {"pads", {1, 0, 2, 1}}}),
+        // 3-D, 7 output channels (not a whole number of tiles), bias and scales per channel.
+        op("QLinearConv", {i8({1, 5, 4, 5, 6}), f32({}), i8({}), i8({7, 5, 2, 3, 2}), f32({7}), i8({}), f32({}), i8({}), i32({7})},
+           {{"strides", {1, 2, 1}}, {"pads", {0, 1, 1, 1, 0, 0}}}),
+        // 1-D depthwise: one channel per group, an odd number of taps.
+        op("ConvInteger", {i8({1, 8, 37}), i8({8, 1, 5}), i8({}), i8({})}, {{"group", 8}, {"dilations", {3}}, {"pads", {4, 4}}}),
+        // More output positions than one task takes.
+        op("QLinearConv", {u8({1, 3, 20, 17}), f32({}), u8({}), u8({5, 3, 3, 3}), f32({}), u8({5}), f32({}), u8({})},
+           {{"pads", {1, 1, 1, 1}}})}) {
+    const auto o = make_op(task, host());
+    test::expect_matches_reference(*o, test::sample_configs(*o, 3), pool());
+  }
+}
+
+TEST(IntegerConvOp, SumsBeyondInt32AreExact) {
+  // 3700 channels of 3x3 taps, each (255 - 0) * (0 - 255): the sum, -2165332500, is below -2^31.
+  const int64_t channels = 3700, taps = channels * 9;
+  auto t = op("ConvInteger", {u8({1, channels, 3, 3}), u8({1, channels, 3, 3}), u8({}), u8({})});
+  t.outputs = {typed({1, 1, 1, 1}, sdk::DType::i32)};
+  expect_gives(t, {Values(taps, 255), Values(taps, 0), {0}, {255}}, {{static_cast<float>(-65025.0 * static_cast<double>(taps))}});
+}
+
+TEST(IntegerTile, EveryIsaGivesTheExactSums) {
+  std::mt19937 rng(3);
+  std::uniform_int_distribution<int> value(-255, 255);
+  // A short random tile, and one past an int32 chunk of extreme values.
+  for (const int64_t pairs : {int64_t{37}, kExactPairs + 5}) {
+    std::vector<int16_t> rows(static_cast<size_t>(pairs * kIntRows * 2)), cols(static_cast<size_t>(pairs * kIntCols * 2));
+    const bool extreme = pairs > kExactPairs;
+    for (auto& v : rows) v = static_cast<int16_t>(extreme ? -255 : value(rng));
+    for (auto& v : cols) v = static_cast<int16_t>(extreme ? 255 : value(rng));
+    std::vector<int64_t> want(kIntRows * kIntCols, 0);
+    for (int64_t p = 0; p < pairs; ++p)
+      for (int64_t r = 0; r < kIntRows; ++r)
+        for (int64_t j = 0; j < kIntCols; ++j)
+          for (int64_t t = 0; t < 2; ++t) want[r * kIntCols + j] += int64_t{rows[(p * kIntRows + r) * 2 + t]} * cols[(p * kIntCols + j) * 2 + t];
+    for (int isa = 0; isa <= static_cast<int>(widest_int_tile_isa()); ++isa) {
+      std::vector<int64_t> got(kIntRows * kIntCols, -1);
+      integer_tile_sums(pairs, rows.data(), cols.data(), got.data(), static_cast<IntTileIsa>(isa));
+      EXPECT_EQ(got, want) << "isa " << isa << ", " << pairs << " pairs";
+    }
   }
 }
 

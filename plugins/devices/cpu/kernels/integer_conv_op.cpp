@@ -5,14 +5,18 @@
 // the int32 sums; QLinearConv adds its int32 bias B, scales each sum by
 // x_scale * w_scale / y_scale (w_scale per tensor or channel), rounds half
 // to even, adds y_zero_point and saturates to its dtype. Integers are held
-// as whole-number floats (held_dtype.h).
+// as whole-number floats (held_dtype.h); the kernel sums them as an integer
+// GEMM (integer_gemm.h), the reference in double.
 #include "op_factories.h"
 
+#include <algorithm>
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "integer_gemm.h"
 #include "op_util.h"
 #include "pool_op.h"
 #include "quantized.h"
@@ -60,44 +64,86 @@ class IntegerConvOp final : public ThreadedOp {
   }
   ValueRange input_range(size_t i) const override { return ranges_.at(i); }
 
-  // A task per output plane: its channel's weights less their zero point
-  // taken once as integers, then each output's taps summed in int64.
+  // The convolution as an integer GEMM per group: the image less its zero
+  // point taken once to int16, then per task (image, group, run of output
+  // positions) its im2col panel packed in pairs of taps, multiplied by the
+  // group's packed weights (integer_gemm.h) in int32 and finished per channel.
   void compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
                int threads) const override {
     const Window3& k = win_;
     const int64_t cg = c_ / group_, mg = m_ / group_;
     const int64_t taps = k.kernel[0] * k.kernel[1] * k.kernel[2], plane = k.out[0] * k.out[1] * k.out[2];
     const int64_t in_plane = k.in[0] * k.in[1] * k.in[2];
+    const int64_t depth = cg * taps, pairs = (depth + 1) / 2;
+    const int64_t row_blocks = (mg + kIntRows - 1) / kIntRows, col_runs = (plane + kRunCols - 1) / kRunCols;
     const float* x = in[static_cast<size_t>(at_[kX])];
     const float* w = in[static_cast<size_t>(at_[kW])];
     const int64_t zx = held_int(static_cast<float>(param(in, kXZero, 0, 0)));
-    pool.run(n_ * m_, threads, [&](int64_t nm, int) {
-      const int64_t n = nm / m_, m = nm % m_, g = m / mg;
+    const IntTileIsa isa = widest_int_tile_isa();
+
+    // Every value less its zero point lies in [-255, 255]: int16 holds it.
+    std::vector<int16_t> image(static_cast<size_t>(n_ * c_ * in_plane));
+    pool.run(n_ * c_, threads, [&](int64_t p, int) {
+      for (int64_t i = p * in_plane; i < (p + 1) * in_plane; ++i) image[i] = static_cast<int16_t>(held_int(x[i]) - zx);
+    });
+    std::vector<int16_t> weights(static_cast<size_t>(group_ * row_blocks * pairs * kIntRows * 2), 0);
+    for (int64_t m = 0; m < m_; ++m) {
       const int64_t zw = held_int(static_cast<float>(param(in, kWZero, m, 0)));
-      std::vector<int64_t> weights(static_cast<size_t>(cg * taps));
-      for (int64_t i = 0; i < cg * taps; ++i) weights[i] = held_int(w[m * cg * taps + i]) - zw;
-      const float* image = x + (n * c_ + g * cg) * in_plane;
-      float* dst = out[0] + nm * plane;
-      for (int64_t o0 = 0; o0 < k.out[0]; ++o0)
-        for (int64_t o1 = 0; o1 < k.out[1]; ++o1)
-          for (int64_t o2 = 0; o2 < k.out[2]; ++o2) {
-            int64_t sum = 0;
-            for (int64_t t0 = 0; t0 < k.kernel[0]; ++t0) {
-              const int64_t i0 = o0 * k.stride[0] - k.pad_begin[0] + t0 * k.dilation[0];
-              if (i0 < 0 || i0 >= k.in[0]) continue;
-              for (int64_t t1 = 0; t1 < k.kernel[1]; ++t1) {
-                const int64_t i1 = o1 * k.stride[1] - k.pad_begin[1] + t1 * k.dilation[1];
-                if (i1 < 0 || i1 >= k.in[1]) continue;
-                for (int64_t t2 = 0; t2 < k.kernel[2]; ++t2) {
-                  const int64_t i2 = o2 * k.stride[2] - k.pad_begin[2] + t2 * k.dilation[2];
-                  if (i2 < 0 || i2 >= k.in[2]) continue;
-                  const int64_t tap = (t0 * k.kernel[1] + t1) * k.kernel[2] + t2, at = (i0 * k.in[1] + i1) * k.in[2] + i2;
-                  for (int64_t c = 0; c < cg; ++c) sum += (held_int(image[c * in_plane + at]) - zx) * weights[c * taps + tap];
-                }
-              }
-            }
-            dst[(o0 * k.out[1] + o1) * k.out[2] + o2] = output_of(in, static_cast<double>(sum), m);
+      const int64_t g = m / mg, r = m % mg;
+      int16_t* block = weights.data() + (g * row_blocks + r / kIntRows) * pairs * kIntRows * 2;
+      for (int64_t d = 0; d < depth; ++d)
+        block[((d / 2) * kIntRows + r % kIntRows) * 2 + d % 2] = static_cast<int16_t>(held_int(w[m * depth + d]) - zw);
+    }
+    std::vector<double> bias(static_cast<size_t>(m_), 0);
+    std::vector<float> multiplier(static_cast<size_t>(m_), 1);
+    for (int64_t m = 0; m < m_ && requantize_; ++m) {
+      bias[m] = std::nearbyint(param(in, kBias, m, 0));
+      // The multiplier in float32, as the float scales give it.
+      multiplier[m] = static_cast<float>(param(in, kXScale, m, 1)) * static_cast<float>(param(in, kWScale, m, 1)) /
+                      static_cast<float>(param(in, kYScale, m, 1));
+    }
+    const double zy = requantize_ ? param(in, kYZero, 0, 0) : 0;
+
+    pool.run(n_ * group_ * col_runs, threads, [&](int64_t task, int) {
+      const int64_t run = task % col_runs, ng = task / col_runs, n = ng / group_, g = ng % group_;
+      const int64_t p0 = run * kRunCols, cols = std::min(kRunCols, plane - p0);
+      const int64_t col_blocks = (cols + kIntCols - 1) / kIntCols;
+      // panel[col block][pair][column][tap of the pair]; taps outside the input, and the padding, are 0.
+      std::vector<int16_t> panel(static_cast<size_t>(col_blocks * pairs * kIntCols * 2), 0);
+      const int16_t* src = image.data() + (n * c_ + g * cg) * in_plane;
+      for (int64_t d = 0; d < depth; ++d) {
+        const int64_t c = d / taps, t = d % taps;
+        const int64_t t0 = t / (k.kernel[1] * k.kernel[2]), t1 = t / k.kernel[2] % k.kernel[1], t2 = t % k.kernel[2];
+        const int16_t* channel = src + c * in_plane;
+        int64_t o2 = p0 % k.out[2], o1 = p0 / k.out[2] % k.out[1], o0 = p0 / (k.out[1] * k.out[2]);
+        for (int64_t j = 0; j < cols; ++j) {
+          const int64_t i0 = o0 * k.stride[0] - k.pad_begin[0] + t0 * k.dilation[0];
+          const int64_t i1 = o1 * k.stride[1] - k.pad_begin[1] + t1 * k.dilation[1];
+          const int64_t i2 = o2 * k.stride[2] - k.pad_begin[2] + t2 * k.dilation[2];
+          if (i0 >= 0 && i0 < k.in[0] && i1 >= 0 && i1 < k.in[1] && i2 >= 0 && i2 < k.in[2])
+            panel[(((j / kIntCols) * pairs + d / 2) * kIntCols + j % kIntCols) * 2 + d % 2] =
+                channel[(i0 * k.in[1] + i1) * k.in[2] + i2];
+          if (++o2 == k.out[2]) {
+            o2 = 0;
+            if (++o1 == k.out[1]) o1 = 0, ++o0;
           }
+        }
+      }
+      std::array<int64_t, kIntRows * kIntCols> sums{};
+      for (int64_t rb = 0; rb < row_blocks; ++rb) {
+        const int16_t* wb = weights.data() + (g * row_blocks + rb) * pairs * kIntRows * 2;
+        for (int64_t cb = 0; cb < col_blocks; ++cb) {
+          integer_tile_sums(pairs, wb, panel.data() + cb * pairs * kIntCols * 2, sums.data(), isa);
+          for (int64_t r = 0; r < kIntRows && rb * kIntRows + r < mg; ++r) {
+            const int64_t m = g * mg + rb * kIntRows + r;
+            float* dst = out[0] + (n * m_ + m) * plane + p0 + cb * kIntCols;
+            for (int64_t j = 0; j < kIntCols && cb * kIntCols + j < cols; ++j) {
+              const double sum = static_cast<double>(sums[r * kIntCols + j]);
+              dst[j] = requantize_ ? requantized((sum + bias[m]) * multiplier[m], zy, out_range_) : static_cast<float>(sum);
+            }
+          }
+        }
+      }
     });
   }
 
@@ -158,6 +204,10 @@ class IntegerConvOp final : public ThreadedOp {
                              static_cast<float>(param(in, kYScale, m, 1));
     return requantized(sum * multiplier, param(in, kYZero, m, 0), out_range_);
   }
+
+  // Output positions per task: a panel of kRunCols columns by up to a few
+  // thousand taps stays within the core's L2.
+  static constexpr int64_t kRunCols = 128;
 
   std::string who_;
   std::array<int, kRoles> at_{};
