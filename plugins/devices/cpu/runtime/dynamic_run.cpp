@@ -159,33 +159,39 @@ DynamicModel::Segment& DynamicModel::segment_for(const sdk::Graph& graph, const 
                                                  const std::vector<const sdk::Node*>& nodes,
                                                  const std::map<std::string, Shape>& shapes,
                                                  const std::set<std::string>& needed, const Values& env) {
+  std::set<std::string> written;
+  for (const auto* n : nodes)
+    for (const auto& o : present(n->outputs)) written.insert(o);
+  const auto is_constant = [&](const std::string& name) {
+    return graph.tensors.count(name) && graph.tensor(name).constant;
+  };
+  // The key first: the segment's graph is built only when no run made it before.
+  std::string key = scope + "|";
+  std::set<std::string> keyed;
+  for (const auto* n : nodes) {
+    for (const auto& name : present(n->inputs))
+      if (!written.count(name) && !is_constant(name) && keyed.insert(name).second)
+        key += name + to_string(shapes.at(name)) + ";";
+    key += n->name + ",";
+  }
+  auto& slot = segments_[key];
+  if (slot) return *slot;
   sdk::Graph g;
   g.name = (graph.name.empty() ? std::string("model") : graph.name) + (scope.empty() ? "" : " " + scope);
   g.opset = graph.opset;
-  std::set<std::string> written;
   for (const auto* n : nodes) {
     g.nodes.push_back(*n);
-    for (const auto& o : present(n->outputs)) written.insert(o);
-  }
-  std::string key = scope + "|";
-  for (const auto* n : nodes) {
     for (const auto* list : {&n->inputs, &n->outputs})
       for (const auto& name : present(*list)) {
         if (g.tensors.count(name)) continue;
         sdk::TensorDesc t = graph.tensors.count(name) ? graph.tensor(name) : sdk::TensorDesc{.name = name};
         t.shape = shapes.at(name);
         const bool read = !written.count(name);
-        if (read && !t.constant) {
-          g.inputs.push_back(name);
-          key += name + to_string(t.shape) + ";";
-        }
+        if (read && !t.constant) g.inputs.push_back(name);
         if (!read && needed.count(name) && !t.constant) g.outputs.push_back(name);
         g.tensors[name] = std::move(t);
       }
-    key += n->name + ",";
   }
-  auto& slot = segments_[key];
-  if (slot) return *slot;
   auto s = std::make_unique<Segment>();
   sdk::SubgraphTask task;
   task.name = g.name;
