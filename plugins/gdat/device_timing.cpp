@@ -1,6 +1,5 @@
 #include "device_timing.h"
 
-#include <map>
 #include <set>
 
 namespace aoe::gdat {
@@ -45,18 +44,49 @@ double bytes_moved(const OpTask& task) {
 
 }  // namespace
 
+TaskTimer::TaskTimer(const aoe::sdk::Job& job) : job_(job) {
+  const auto described = job.device().describe();
+  hbm_bytes_per_us_ = described.value("hbm_gbps", 0.0) * 1e3;
+  launch_us_ = described.value("launch_us", 0.0);
+}
+
+double TaskTimer::time(const OpTask& task) {
+  const std::string signature = task.signature();
+  auto cached = by_signature_.find(signature);
+  if (cached == by_signature_.end()) {
+    Timing t;
+    if (known(task)) {
+      try {
+        const auto prepared = job_.device().prepare(task);
+        const auto m = prepared->evaluate({prepared->space().default_config}, {})[0];
+        if (m.ok()) t = {m.time_us, true};
+      } catch (const aoe::sdk::Error&) {
+        // Not modelled by the device: estimated below.
+      }
+    }
+    if (!t.timed && hbm_bytes_per_us_ > 0) t.us = bytes_moved(task) / hbm_bytes_per_us_ + launch_us_;
+    cached = by_signature_.emplace(signature, t).first;
+  }
+  if (cached->second.timed) {
+    ++timed_;
+  } else {
+    ++estimated_;
+    ++estimated_by_type_[task.op_type];
+  }
+  return cached->second.us;
+}
+
+std::string TaskTimer::estimated_ops() const {
+  std::string out;
+  for (const auto& [type, count] : estimated_by_type_)
+    out += (out.empty() ? "" : ", ") + type + " x" + std::to_string(count);
+  return out;
+}
+
 NodeTimes forward_times(const aoe::sdk::Job& job) {
   const Graph& graph = job.graph();
-  const auto described = job.device().describe();
-  const double hbm_bytes_per_us = described.value("hbm_gbps", 0.0) * 1e3;
-  const double launch_us = described.value("launch_us", 0.0);
+  TaskTimer timer(job);
   NodeTimes out;
-  struct Timing {
-    double us = 0;
-    bool timed = false;  // else estimated from bytes
-  };
-  std::map<std::string, Timing> by_signature;  // repeated layers are timed once
-  std::map<std::string, size_t> estimated;
   for (const auto& node : graph.nodes) {
     if (job.host().cancelled()) break;
     if (is_view(node.op_type)) {
@@ -64,34 +94,12 @@ NodeTimes forward_times(const aoe::sdk::Job& job) {
       ++out.views;
       continue;
     }
-    const OpTask task = task_of(graph, node);
-    const std::string signature = task.signature();
-    auto cached = by_signature.find(signature);
-    if (cached == by_signature.end()) {
-      Timing t;
-      if (known(task)) {
-        try {
-          const auto prepared = job.device().prepare(task);
-          const auto m = prepared->evaluate({prepared->space().default_config}, {})[0];
-          if (m.ok()) t = {m.time_us, true};
-        } catch (const aoe::sdk::Error&) {
-          // Not modelled by the device: estimated below.
-        }
-      }
-      if (!t.timed && hbm_bytes_per_us > 0) t.us = bytes_moved(task) / hbm_bytes_per_us + launch_us;
-      cached = by_signature.emplace(signature, t).first;
-    }
-    out.forward_us.push_back(cached->second.us);
-    if (cached->second.timed) {
-      ++out.timed;
-    } else {
-      ++out.estimated;
-      ++estimated[node.op_type];
-    }
+    out.forward_us.push_back(timer.time(task_of(graph, node)));
   }
   while (out.forward_us.size() < graph.nodes.size()) out.forward_us.push_back(0);
-  for (const auto& [type, count] : estimated)
-    out.estimated_ops += (out.estimated_ops.empty() ? "" : ", ") + type + " x" + std::to_string(count);
+  out.timed = timer.timed();
+  out.estimated = timer.estimated();
+  out.estimated_ops = timer.estimated_ops();
   return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include "device_timing.h"
 #include "model_gradients.h"
+#include "step_timing.h"
 #include "units.h"
 
 namespace aoe::gdat {
@@ -15,6 +16,7 @@ using aoe::sdk::Error;
 using aoe::sdk::StatusCode;
 
 GradientProfile from_model(const aoe::sdk::Job& job, const LogLine& log) {
+  if (job.options().value("training", false)) return profile_from_step(job, log);
   const std::string model = job.options().value("model_name", job.graph().name);
   const auto tensors = trainable_tensors(job.graph());
   if (tensors.empty())

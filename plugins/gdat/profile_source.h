@@ -1,6 +1,7 @@
 // Where a run's gradient profile comes from: the model's trainable weights
-// timed on the device (backward = 2 x forward), or the user's --gradient_profile
-// file: complete with ready times, or sizes only with the times from the model.
+// timed on the device (backward = 2 x forward), with --training the kernels of
+// its training step, or the user's --gradient_profile file: complete with
+// ready times, or sizes only with the times from the model.
 #pragma once
 
 #include <functional>

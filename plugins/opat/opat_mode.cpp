@@ -98,9 +98,7 @@ std::string counts_text(const std::map<std::string, size_t>& counts) {
 std::vector<TaskGroup> training_tasks(const aoe::sdk::Job& job, const TuneOps& tune_ops) {
   const auto& opts = job.options();
   const auto described = job.device().describe();
-  aoe::training::StepOptions step_options;
-  step_options.optimizer = aoe::training::optimizer_from_string(opts.value("optimizer", "momentum"));
-  step_options.mixed = aoe::training::mixed_precision(opts.value("training_precision", ""), described);
+  const auto step_options = aoe::training::step_options(opts, described);
   const auto step = aoe::training::derive_training_step(job.graph(), step_options);
   const auto kernels = aoe::training::fuse_step(step, aoe::modes::fused_op_types(described));
   std::vector<FusedOp> chosen;

@@ -5,6 +5,7 @@
 
 #include "gradient_rules.h"
 #include "patterns.h"
+#include "step_precision.h"
 
 namespace aoe::training {
 namespace {
@@ -89,9 +90,15 @@ class Derivation {
     add_casts();
     for (const auto& node : g_.nodes) add_forward(node);
     add_loss();
+    const size_t backward_begin = step_.graph().nodes.size();
     for (size_t i = g_.nodes.size(); i-- > 0;) add_backward(i);
-    add_updates();
+    const auto gradients = final_gradients();
+    const size_t updates_begin = step_.graph().nodes.size();
+    add_updates(gradients);
     TrainingStep out;
+    out.backward_begin = backward_begin;
+    out.updates_begin = updates_begin;
+    out.gradient_of = gradients;
     out.graph = std::move(step_.graph());
     out.forward_of = step_.forward_of();
     out.members = std::move(members);
@@ -229,14 +236,25 @@ class Derivation {
       if (!grads[k].empty()) contributions_[node.inputs[k]].push_back({i, grads[k]});
   }
 
-  void add_updates() {
+  // Each weight's gradient, summed where several ops read the weight: the
+  // last of the backward's kernels.
+  std::map<std::string, std::string> final_gradients() {
+    std::map<std::string, std::string> out;
+    for (const auto& w : facts_.weights()) {
+      const std::string grad = gradient_of(w, facts_.first_reader(w));
+      if (!grad.empty()) out[w] = grad;
+    }
+    return out;
+  }
+
+  void add_updates(const std::map<std::string, std::string>& gradients) {
     const std::string loss_scale =
         step_.mixed() ? step_.add_tensor("loss_scale/reciprocal", {}, DType::f32, true) : std::string();
     for (const auto& w : facts_.weights()) {
-      const std::string& reader = facts_.first_reader(w);
-      const std::string grad = gradient_of(w, reader);
-      if (grad.empty()) continue;
-      add_optimizer_kernels(step_, {w, grad, reader, facts_.decays(w)}, options_.optimizer, loss_scale);
+      const auto grad = gradients.find(w);
+      if (grad == gradients.end()) continue;
+      add_optimizer_kernels(step_, {w, grad->second, facts_.first_reader(w), facts_.decays(w)}, options_.optimizer,
+                            loss_scale);
     }
   }
 
@@ -252,6 +270,13 @@ class Derivation {
 };
 
 }  // namespace
+
+StepOptions step_options(const nlohmann::json& job_options, const nlohmann::json& described) {
+  StepOptions out;
+  out.optimizer = optimizer_from_string(job_options.value("optimizer", "momentum"));
+  out.mixed = mixed_precision(job_options.value("training_precision", ""), described);
+  return out;
+}
 
 TrainingStep derive_training_step(const Graph& model, const StepOptions& options) {
   auto recognised = aoe::graph::recognise_patterns(model);

@@ -19,6 +19,10 @@ struct StepOptions {
   bool mixed = true;  // mixed precision (float16 activations); else float32 throughout
 };
 
+// From a job's options (optimizer, training_precision) and the device's
+// describe(); throws naming the option where a value is not one of its choices.
+StepOptions step_options(const nlohmann::json& job_options, const nlohmann::json& described);
+
 struct TrainingStep {
   aoe::sdk::Graph graph;  // every kernel of the step as a node, in the order they run
   // The forward node each kernel comes from, by kernel name (a forward kernel: itself).
@@ -26,6 +30,11 @@ struct TrainingStep {
   // The model's nodes behind a recognised forward node (LayerNorm, GELU), by its name.
   std::map<std::string, std::vector<std::string>> members;
   std::vector<std::string> weights;  // the trainable weights, in the order the forward reads them
+  // Where the phases start in graph.nodes: the backward after the loss, then
+  // the optimizer's updates, which read the gradients once all are final.
+  size_t backward_begin = 0;
+  size_t updates_begin = 0;
+  std::map<std::string, std::string> gradient_of;  // each updated weight's gradient tensor
 };
 
 // Throws aoe::sdk::Error (invalid_argument) where a gradient reaches an op

@@ -167,6 +167,46 @@ TEST_F(GdatTest, ResNet50OnAscendWritesTheSplitTheResultFileAndTheBank) {
   EXPECT_EQ(buckets[1], g["result"]["split"]["segments"].get<size_t>()) << trace.dump();
 }
 
+// --training: the gradients' ready times from the derived step's kernels.
+TEST_F(GdatTest, TrainingTakesTheBackwardFromTheStepsKernels) {
+  const auto cluster = (kClusters / "ascend910_8p_hccs.yaml").string();
+  auto r = gdat("resnet50.onnx", cluster, {"--device", "ascend910", "--training"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("backward from the step's own kernels"), std::string::npos) << r.err;
+  const json mixed = newest_gdat();
+  EXPECT_NE(mixed["gradients"]["source"].get<std::string>().find("training step"), std::string::npos);
+  EXPECT_EQ(mixed["gradients"]["count"], 161);
+  EXPECT_EQ(mixed["gradients"]["bytes"], 25557032 * 4);  // the weight gradients are float32 in mixed precision too
+  expect_consistent_result(mixed, 161, 8);
+
+  // Backward reaches the head first and the stem last; the stem's weight
+  // gradient is the step's last backward kernel (its input needs none).
+  std::filesystem::path csv;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir_ / "aoe_workspace"))
+    if (e.path().filename() == "resnet50_gradient_profile.csv") csv = e.path();
+  ASSERT_FALSE(csv.empty());
+  std::ifstream in(csv);
+  std::vector<std::pair<std::string, double>> rows;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#' || line.rfind("tensor,", 0) == 0) continue;
+    const auto a = line.find(','), b = line.rfind(',');
+    rows.emplace_back(line.substr(0, a), std::stod(line.substr(b + 1)));
+  }
+  ASSERT_EQ(rows.size(), 161u);
+  EXPECT_EQ(rows.front().first, "fc.weight");
+  EXPECT_EQ(rows.back().first, "conv1.weight");
+  EXPECT_NEAR(rows.back().second / 1000, mixed["gradients"]["backward(ms)"].get<double>(), 1e-3);
+  for (size_t i = 1; i < rows.size(); ++i) EXPECT_LE(rows[i - 1].second, rows[i].second) << rows[i].first;
+
+  // In float32 the cube runs at half rate: a longer backward, the same bytes.
+  r = gdat("resnet50.onnx", cluster, {"--device", "ascend910", "--training", "--training_precision", "fp32",
+                                      "--bank_path", (dir_ / "fp32_bank").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json fp32 = newest_gdat();
+  EXPECT_EQ(fp32["gradients"]["bytes"], mixed["gradients"]["bytes"]);
+  EXPECT_GT(fp32["gradients"]["backward(ms)"].get<double>(), mixed["gradients"]["backward(ms)"].get<double>());
+}
+
 TEST_F(GdatTest, SecondRunHitsTheBankAndRepeatTuneSearchesAgain) {
   const auto cluster = (kClusters / "ethernet16_25g.yaml").string();
   ASSERT_EQ(gdat("resnet50.onnx", cluster).exit_code, 0);
