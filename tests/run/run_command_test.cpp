@@ -468,12 +468,52 @@ TEST_F(RunCommand, WritesAnIfsOutputOfEachBranchsShape) {
   }
 }
 
-// A Loop whose trip count is fed as the model runs stays a Loop, which the cpu device refuses by name.
-TEST_F(RunCommand, ALoopOfARunTimeTripCountIsRefusedByName) {
+// A Loop whose trip count is fed stays a Loop and runs its body as many
+// times as the run says, none included; its scan output has that many rows.
+TEST_F(RunCommand, RunsALoopWhoseTripCountIsFed) {
   write_sum_loop_model(dir_ / "fed_loop.onnx", true);
-  const auto r = run("fed_loop.onnx", "fed_loop.json");
-  EXPECT_NE(r.exit_code, 0) << details(r);
-  EXPECT_NE(r.err.find("node 'sum' (Loop): the cpu device has no kernel for op 'Loop'"), std::string::npos) << r.err;
+  for (const int64_t trips : {3, 5, 0}) {
+    SCOPED_TRACE(trips);
+    host::write_npz(dir_ / "in.npz", {{"x", host::FloatArray{{2}, {1, 2}}},
+                                      {"trips", host::FloatArray{{}, {static_cast<float>(trips)}}}});
+    std::vector<float> y = {0, 0}, ys;
+    for (int64_t i = 0; i < trips; ++i) {
+      for (size_t k = 0; k < 2; ++k) y[k] += static_cast<float>(k + 1) + static_cast<float>(i);
+      ys.insert(ys.end(), y.begin(), y.end());
+    }
+    const auto r = run("fed_loop.onnx", "fed_loop.json",
+                       {"--inputs", (dir_ / "in.npz").string(), "--outputs", (dir_ / "out.npz").string(), "--check"});
+    ASSERT_EQ(r.exit_code, 0) << details(r);
+    const auto out = host::read_npz(dir_ / "out.npz");
+    EXPECT_EQ(out.at("y").data, y);
+    EXPECT_EQ(out.at("ys").shape, (std::vector<int64_t>{trips, 2}));
+    EXPECT_EQ(out.at("ys").data, ys);
+    EXPECT_TRUE(report("fed_loop.json")["check"]["match"].get<bool>()) << report("fed_loop.json").dump(2);
+  }
+}
+
+// A while loop: no trip count, the body's condition computed from its
+// carried value and an outer initializer, a constant of its own lifted.
+TEST_F(RunCommand, RunsAWhileLoopUntilItsConditionFails) {
+  write_doubling_while_model(dir_ / "while.onnx");
+  host::write_npz(dir_ / "in.npz", {{"x", host::FloatArray{{1}, {3}}}});
+  const auto r = run("while.onnx", "while.json",
+                     {"--inputs", (dir_ / "in.npz").string(), "--outputs", (dir_ / "out.npz").string(), "--check"});
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  const auto out = host::read_npz(dir_ / "out.npz");
+  EXPECT_EQ(out.at("y").data, (std::vector<float>{192}));
+  EXPECT_EQ(out.at("steps").shape, (std::vector<int64_t>{6, 1}));
+  EXPECT_EQ(out.at("steps").data, (std::vector<float>{6, 12, 24, 48, 96, 192}));
+  const json rep = report("while.json");
+  EXPECT_TRUE(rep["check"]["match"].get<bool>()) << rep.dump(2);
+  EXPECT_EQ(rep["normalised"]["lift_branch_constants"], 1) << rep["normalised"].dump();
+  // Tuning lists the Loop as an op it does not tune, and goes on.
+  for (const char* device : {"ascend910", "cpu"}) {
+    const auto tuned = aoe_host({"--plugin", "opat", "--device", device, "--model", (dir_ / "while.onnx").string(),
+                                 "--budget", "2"});
+    EXPECT_EQ(tuned.exit_code, 0) << device << "\n" << details(tuned);
+    EXPECT_NE(tuned.err.find("Loop"), std::string::npos) << tuned.err;
+  }
 }
 
 TEST_F(RunCommand, AnUnsupportedOpIsAnErrorNamingIt) {

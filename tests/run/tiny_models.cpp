@@ -361,6 +361,8 @@ void write_sum_loop_model(const std::filesystem::path& file, bool fed_trips) {
   zeros->add_float_data(0.0f), zeros->add_float_data(0.0f);
   set_dims(g->add_output(), "y", {2});
   set_dims(g->add_output(), "ys", {3, 2});
+  if (fed_trips)  // as many rows as the run's trips
+    g->mutable_output(1)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param("trips");
   auto* body = add_body(add_node(g, "sum", "Loop", {"trips", "", "zeros"}, {"y", "ys"}));
   set_dims(body->add_input(), "i", {});
   body->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
@@ -376,6 +378,35 @@ void write_sum_loop_model(const std::filesystem::path& file, bool fed_trips) {
   body->mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::BOOL);
   set_dims(body->add_output(), "y_out", {2});
   set_dims(body->add_output(), "y_out", {2});
+  save(model, file);
+}
+
+void write_doubling_while_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {1});
+  auto* go = g->add_initializer();
+  go->set_name("go"), go->set_data_type(onnx::TensorProto::BOOL), go->add_int32_data(1);
+  auto* limit = g->add_initializer();
+  limit->set_name("limit"), limit->set_data_type(onnx::TensorProto::FLOAT), limit->add_dims(1), limit->add_float_data(100);
+  set_dims(g->add_output(), "y", {1});
+  set_dims(g->add_output(), "steps", {1, 1});
+  g->mutable_output(1)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param("n");
+  auto* body = add_body(add_node(g, "doubling", "Loop", {"", "go", "x"}, {"y", "steps"}));
+  set_dims(body->add_input(), "i", {});
+  body->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+  set_dims(body->add_input(), "cond", {});
+  body->mutable_input(1)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::BOOL);
+  set_dims(body->add_input(), "y_in", {1});
+  auto* two = body->add_initializer();
+  two->set_name("two"), two->set_data_type(onnx::TensorProto::FLOAT), two->add_dims(1), two->add_float_data(2);
+  add_node(body, "Mul_0", "Mul", {"y_in", "two"}, {"y_out"});
+  add_node(body, "Less_1", "Less", {"y_out", "limit"}, {"below"});
+  add_node(body, "Squeeze_2", "Squeeze", {"below"}, {"cond_out"});
+  set_dims(body->add_output(), "cond_out", {});
+  body->mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::BOOL);
+  set_dims(body->add_output(), "y_out", {1});
+  set_dims(body->add_output(), "y_out", {1});
   save(model, file);
 }
 

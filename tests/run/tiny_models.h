@@ -50,6 +50,10 @@ void write_mask_where_model(const std::filesystem::path& file);
 // x[2] -> Loop "sum" of 3 iterations (or of `trips`, an int64 input, where
 // `fed_trips`): y = y + x + i from zeros, ys its value per iteration [3,2].
 void write_sum_loop_model(const std::filesystem::path& file, bool fed_trips = false);
+// x[1] -> Loop "doubling" while y < 100 (no trip count; `limit` an outer
+// initializer, 2 a body initializer): y = the first x * 2^n at or above 100,
+// steps [n,1] each iteration's y.
+void write_doubling_while_model(const std::filesystem::path& file);
 // xs[2,3] -> Scan "columns" over axis 1, last column first: s = s + column
 // from zeros, sums[2,3] its value per step along axis 1.
 void write_column_scan_model(const std::filesystem::path& file);

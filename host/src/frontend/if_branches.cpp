@@ -13,10 +13,13 @@
 namespace aoe::host {
 namespace {
 
-bool is_if(const onnx::NodeProto& node) { return node.op_type() == "If" && default_domain(node); }
+// Control flow whose subgraphs run as the model runs: an If's branches, a Loop's body.
+bool runs_subgraphs(const onnx::NodeProto& node) {
+  return (node.op_type() == "If" || node.op_type() == "Loop") && default_domain(node);
+}
 
 bool is_branch(const onnx::AttributeProto& a) {
-  return a.has_g() && (a.name() == "then_branch" || a.name() == "else_branch");
+  return a.has_g() && (a.name() == "then_branch" || a.name() == "else_branch" || a.name() == "body");
 }
 
 // Every name `branch` reads as `from` reads `to` instead.
@@ -53,7 +56,7 @@ int64_t lift(onnx::GraphProto& root, onnx::GraphProto& graph, int64_t opset, con
              std::set<std::string>& taken) {
   int64_t lifted = 0;
   for (auto& node : *graph.mutable_node()) {
-    if (!is_if(node)) continue;
+    if (!runs_subgraphs(node)) continue;
     describe_outer_reads(graph, node);
     for (auto& a : *node.mutable_attribute()) {
       if (!is_branch(a)) continue;
@@ -88,7 +91,7 @@ void attach_if_branches(onnx::GraphProto& proto, const onnx::GraphProto& root, i
                         const BranchConverter& convert, sdk::Graph& ir) {
   for (int i = 0; i < proto.node_size() && static_cast<size_t>(i) < ir.nodes.size(); ++i) {
     auto& node = *proto.mutable_node(i);
-    if (!is_if(node)) continue;
+    if (!runs_subgraphs(node)) continue;
     for (auto& a : *node.mutable_attribute()) {
       if (!is_branch(a)) continue;
       sdk::Graph branch = convert(*a.mutable_g());

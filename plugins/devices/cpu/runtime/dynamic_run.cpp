@@ -1,8 +1,10 @@
 #include "dynamic_run.h"
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <limits>
+#include <optional>
 
 #include "aoe/sdk/error.h"
 #include "aoe/sdk/fusion.h"
@@ -17,15 +19,17 @@ using nlohmann::json;
 namespace {
 
 bool chooses_branch(const std::string& op_type) { return op_type == "If"; }
+bool runs_body(const std::string& op_type) { return op_type == "Loop"; }
 
 bool sized_by_values(const std::string& op_type) {
-  return chooses_branch(op_type) || is_value_shaped_op(op_type);
+  return chooses_branch(op_type) || runs_body(op_type) || is_value_shaped_op(op_type);
 }
 
 std::string where(const sdk::Node& node) { return "node '" + node.name + "' (" + node.op_type + ")"; }
 
 // The names a graph reads from outside it: what its nodes and, within
-// them, If's branches read and nothing in it writes (its own constants aside).
+// them, If's branches and Loop's body read and nothing in it writes (its own
+// constants and a body's inputs aside).
 void outer_reads(const sdk::Graph& g, std::set<std::string>& out) {
   std::set<std::string> made;
   for (const auto& n : g.nodes) made.insert(n.outputs.begin(), n.outputs.end());
@@ -35,10 +39,12 @@ void outer_reads(const sdk::Graph& g, std::set<std::string>& out) {
   for (const auto& n : g.nodes) {
     for (const auto& name : present(n.inputs))
       if (outside(name)) out.insert(name);
-    for (const char* key : {"then_branch", "else_branch"})
-      if (chooses_branch(n.op_type) && n.attrs.contains(key) && n.attrs.at(key).is_object()) {
+    for (const char* key : {"then_branch", "else_branch", "body"})
+      if (sized_by_values(n.op_type) && n.attrs.contains(key) && n.attrs.at(key).is_object()) {
+        const auto sub = n.attrs.at(key).get<sdk::Graph>();
         std::set<std::string> inner;
-        outer_reads(n.attrs.at(key).get<sdk::Graph>(), inner);
+        outer_reads(sub, inner);
+        for (const auto& name : sub.inputs) inner.erase(name);
         for (const auto& name : inner)
           if (outside(name)) out.insert(name);
       }
@@ -243,6 +249,7 @@ void DynamicModel::run_segment(Segment& s, Values& env, std::vector<std::vector<
 void DynamicModel::run_value_shaped(const std::string& scope, const sdk::Node& node, Values& env,
                                     std::vector<std::vector<float>>& held, ThreadPool* pool) {
   const std::string id = scope + node.name;
+  if (runs_body(node.op_type)) return run_loop(id, node, env, held, pool);
   if (chooses_branch(node.op_type)) {
     const Value& cond = env.at(node.inputs.at(0));
     if (cond.data.size() != 1)
@@ -288,6 +295,94 @@ void DynamicModel::run_value_shaped(const std::string& scope, const sdk::Node& n
   }
 }
 
+// ONNX's Loop: while i < M (where given) and cond (where given), the body
+// maps (i, cond, carried values) to (cond, carried values, scan values);
+// each scan value is stacked along a new first axis. The body's segments
+// are planned once per distinct set of shapes, as the model's are.
+void DynamicModel::run_loop(const std::string& id, const sdk::Node& node, Values& env,
+                            std::vector<std::vector<float>>& held, ThreadPool* pool) {
+  auto& body = branches_[id + "/body"];
+  if (body.nodes.empty() && body.outputs.empty()) {
+    if (!node.attrs.contains("body") || !node.attrs.at("body").is_object())
+      unsupported(where(node) + " carries no body the cpu device can run");
+    body = node.attrs.at("body").get<sdk::Graph>();
+  }
+  const auto scalar = [&](size_t k, const char* what) -> std::optional<float> {
+    if (k >= node.inputs.size() || node.inputs[k].empty()) return std::nullopt;
+    const Value& v = env.at(node.inputs[k]);
+    if (v.data.size() != 1)
+      invalid(where(node) + ": its " + what + " '" + node.inputs[k] + "' holds " + std::to_string(v.data.size()) +
+              " values; Loop takes one");
+    return v.data[0];
+  };
+  const auto trips = scalar(0, "trip count");
+  const auto cond_in = scalar(1, "condition");
+  if (!trips && !cond_in)
+    invalid(where(node) + " has neither a trip count nor a condition: it would never end");
+  const size_t carried = node.inputs.size() > 2 ? node.inputs.size() - 2 : 0;
+  if (body.inputs.size() != carried + 2 || body.outputs.size() < carried + 1)
+    invalid(where(node) + ": its body takes " + std::to_string(body.inputs.size()) + " inputs and gives " +
+            std::to_string(body.outputs.size()) + " outputs for " + std::to_string(carried) +
+            " carried values; ONNX's Loop wants 2 + N inputs and 1 + N + K outputs");
+  const size_t scans = body.outputs.size() - 1 - carried;
+  if (node.outputs.size() > carried + scans)
+    invalid(where(node) + " has " + std::to_string(node.outputs.size()) + " outputs; its body gives " +
+            std::to_string(carried + scans));
+  const auto shape_of = [&](const std::string& name) {
+    return body.tensors.count(name) && body.tensor(name).fully_known() ? body.tensor(name).shape : Shape{};
+  };
+  std::vector<HeldTensor> state(carried), stacked(scans);
+  for (size_t k = 0; k < carried; ++k) {
+    const Value& v = env.at(node.inputs[2 + k]);
+    state[k] = {v.shape, {v.data.begin(), v.data.end()}};
+  }
+  for (size_t s = 0; s < scans; ++s) {
+    stacked[s].shape = shape_of(body.outputs[1 + carried + s]);
+    stacked[s].shape.insert(stacked[s].shape.begin(), 0);
+  }
+  const int64_t limit = trips ? static_cast<int64_t>(*trips) : std::numeric_limits<int64_t>::max();
+  bool cond = !cond_in || *cond_in != 0.0f;
+  std::vector<float> iteration(1), condition(1);
+  for (int64_t i = 0; i < limit && cond; ++i) {
+    std::vector<std::vector<float>> held_here;
+    Values inner = env;  // the outer scope's values, visible to the body
+    iteration[0] = static_cast<float>(i);
+    condition[0] = 1.0f;
+    inner[body.inputs[0]] = {shape_of(body.inputs[0]), iteration};
+    inner[body.inputs[1]] = {shape_of(body.inputs[1]), condition};
+    for (size_t k = 0; k < carried; ++k) inner[body.inputs[2 + k]] = {state[k].shape, state[k].values};
+    evaluate(body, id + "/body/", inner, held_here, pool);
+    if (cond_in) {
+      const Value& c = inner.at(body.outputs[0]);
+      if (c.data.size() != 1)
+        invalid(where(node) + ": its body's condition '" + body.outputs[0] + "' holds " +
+                std::to_string(c.data.size()) + " values; Loop takes one");
+      cond = c.data[0] != 0.0f;
+    }
+    for (size_t k = 0; k < carried; ++k) {
+      const Value& v = inner.at(body.outputs[1 + k]);
+      state[k] = {v.shape, {v.data.begin(), v.data.end()}};
+    }
+    for (size_t s = 0; s < scans; ++s) {
+      const Value& v = inner.at(body.outputs[1 + carried + s]);
+      auto& out = stacked[s];
+      Shape each(out.shape.begin() + 1, out.shape.end());
+      if (i == 0) out.shape = Shape{0}, out.shape.insert(out.shape.end(), v.shape.begin(), v.shape.end());
+      else if (v.shape != each)
+        invalid(where(node) + ": its scan output '" + body.outputs[1 + carried + s] + "' is " + to_string(v.shape) +
+                " in iteration " + std::to_string(i) + " and " + to_string(each) + " before; ONNX's Loop stacks equal shapes");
+      out.values.insert(out.values.end(), v.data.begin(), v.data.end());
+      ++out.shape[0];
+    }
+  }
+  for (size_t j = 0; j < node.outputs.size(); ++j) {
+    if (node.outputs[j].empty()) continue;
+    HeldTensor& t = j < carried ? state[j] : stacked[j - carried];
+    auto& out = held.emplace_back(std::move(t.values));
+    env[node.outputs[j]] = {std::move(t.shape), std::span<const float>(out)};
+  }
+}
+
 json DynamicModel::kernels_report(size_t runs) const {
   json out = json::array();
   const double n = runs ? static_cast<double>(runs) : 1.0;
@@ -311,12 +406,12 @@ json DynamicModel::kernels_report(size_t runs) const {
   return out;
 }
 
-// Present inputs in order, then for an If what its branches read from outside.
+// Present inputs in order, then for an If or a Loop what its branches or body read from outside.
 const std::vector<std::string>& DynamicModel::reads(const sdk::Node& node) {
   auto& r = reads_[&node];
   if (!r.empty() || node.inputs.empty()) return r;
   r = present(node.inputs);
-  if (!chooses_branch(node.op_type)) return r;
+  if (!chooses_branch(node.op_type) && !runs_body(node.op_type)) return r;
   sdk::Graph alone;
   alone.nodes = {node};
   std::set<std::string> outer;

@@ -1,6 +1,6 @@
 // A model some of whose shapes are known only as it runs: ops whose output
-// shape depends on values (NonZero, Unique, NonMaxSuppression) and If,
-// whose branch a value chooses. Run in segments: every node whose input
+// shape depends on values (NonZero, Unique, NonMaxSuppression), If, whose
+// branch a value chooses, and Loop, whose trip count or condition is one. Run in segments: every node whose input
 // shapes are known is planned, fused and run as a static subgraph is; then
 // the value-shaped ops it feeds run and give their shapes, and the nodes
 // after them are inferred with those shapes and planned in turn. A
@@ -65,6 +65,8 @@ class DynamicModel {
   void run_segment(Segment& s, Values& env, std::vector<std::vector<float>>& held, ThreadPool* pool);
   void run_value_shaped(const std::string& scope, const sdk::Node& node, Values& env,
                         std::vector<std::vector<float>>& held, ThreadPool* pool);
+  void run_loop(const std::string& id, const sdk::Node& node, Values& env, std::vector<std::vector<float>>& held,
+                ThreadPool* pool);
 
   const std::vector<std::string>& reads(const sdk::Node& node);
 
@@ -74,7 +76,7 @@ class DynamicModel {
   uint64_t seed_;
   std::map<std::string, std::unique_ptr<Segment>> segments_;  // by scope, nodes and input shapes
   std::map<std::string, std::unique_ptr<ValueShapedOp>> ops_;  // by scope and node
-  std::map<std::string, sdk::Graph> branches_;                 // If's, by scope, node and branch
+  std::map<std::string, sdk::Graph> branches_;                 // If's and Loop's, by scope, node and branch or body
   std::map<std::string, double> op_ms_;                        // value-shaped ops' summed times
   std::map<std::string, std::string> op_types_;
   std::map<const sdk::Node*, std::vector<std::string>> reads_;
