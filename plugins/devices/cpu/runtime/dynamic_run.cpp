@@ -20,6 +20,9 @@ namespace {
 
 bool chooses_branch(const std::string& op_type) { return op_type == "If"; }
 bool runs_body(const std::string& op_type) { return op_type == "Loop"; }
+// A Loop's stacked scan output at most: as many values as a graph output of
+// run-time shape may hold.
+constexpr size_t kMaxStackedValues = size_t{1} << 30;
 
 bool sized_by_values(const std::string& op_type) {
   return chooses_branch(op_type) || runs_body(op_type) || is_value_shaped_op(op_type);
@@ -340,7 +343,11 @@ void DynamicModel::run_loop(const std::string& id, const sdk::Node& node, Values
     stacked[s].shape = shape_of(body.outputs[1 + carried + s]);
     stacked[s].shape.insert(stacked[s].shape.begin(), 0);
   }
-  const int64_t limit = trips ? static_cast<int64_t>(*trips) : std::numeric_limits<int64_t>::max();
+  // A trip count as the runtime holds it (a float): beyond 2^63 it is no limit.
+  const int64_t limit = !trips ? std::numeric_limits<int64_t>::max()
+                        : *trips <= 0.0f ? 0
+                        : *trips >= 9.2e18f ? std::numeric_limits<int64_t>::max()
+                                            : static_cast<int64_t>(*trips);
   bool cond = !cond_in || *cond_in != 0.0f;
   std::vector<float> iteration(1), condition(1);
   for (int64_t i = 0; i < limit && cond; ++i) {
@@ -371,6 +378,10 @@ void DynamicModel::run_loop(const std::string& id, const sdk::Node& node, Values
       else if (v.shape != each)
         invalid(where(node) + ": its scan output '" + body.outputs[1 + carried + s] + "' is " + to_string(v.shape) +
                 " in iteration " + std::to_string(i) + " and " + to_string(each) + " before; ONNX's Loop stacks equal shapes");
+      if (out.values.size() + v.data.size() > kMaxStackedValues)
+        invalid(where(node) + ": its scan output '" + body.outputs[1 + carried + s] + "' passes " +
+                std::to_string(kMaxStackedValues) + " values in iteration " + std::to_string(i) +
+                "; check the trip count and the condition the run was given");
       out.values.insert(out.values.end(), v.data.begin(), v.data.end());
       ++out.shape[0];
     }
