@@ -31,6 +31,19 @@ bool shapes_known(const aoe::sdk::OpTask& task) {
   return true;
 }
 
+// Why an op valid in ONNX has nothing a device could tune: a tensor of no
+// elements (an out-of-range Slice, a zero-size Split, an empty axes list),
+// or one of a type no device holds (strings). "" where there is none.
+std::string nothing_to_tune(const aoe::sdk::OpTask& task) {
+  for (const auto* side : {&task.inputs, &task.outputs})
+    for (const auto& t : *side) {
+      if (t.dtype == aoe::sdk::DType::undefined)
+        return "tensor '" + t.name + "' is of a type no device holds (a string?); not tuned";
+      if (t.elements() == 0) return "tensor '" + t.name + "' is empty (a dim of 0): nothing to compute; not tuned";
+    }
+  return {};
+}
+
 std::vector<std::string> changed_tags(const TuningSpace& space, const Config& from, const Config& to) {
   std::set<std::string> tags;
   for (size_t i = 0; i < space.knobs.size(); ++i)
@@ -75,6 +88,7 @@ TaskResult measure_task(const aoe::sdk::Job& job, const TaskGroup& group, const 
   // Such an op is listed as not tuned, not as a failure of the run.
   if (!shapes_known(op))
     return failed("a tensor of the op has dimensions known only as the model runs; not tuned", Outcome::unsupported);
+  if (const std::string why = nothing_to_tune(op); !why.empty()) return failed(why, Outcome::unsupported);
   std::unique_ptr<TaskClient> task;
   try {
     task = job.device().prepare(op);

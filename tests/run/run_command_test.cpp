@@ -492,6 +492,28 @@ TEST_F(RunCommand, RunsALoopWhoseTripCountIsFed) {
   }
 }
 
+// A Slice past the end gives an empty tensor, as ONNX allows: the run
+// gives it, and tuning lists the Slice with the reason and goes on.
+TEST_F(RunCommand, AnEmptySliceRunsAndIsListedNotTuned) {
+  write_empty_slice_model(dir_ / "empty.onnx");
+  const auto r = run("empty.onnx", "empty.json", {"--outputs", (dir_ / "out.npz").string(), "--check"});
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  const auto out = host::read_npz(dir_ / "out.npz");
+  EXPECT_EQ(out.at("none").shape, (std::vector<int64_t>{0, 3}));
+  EXPECT_EQ(out.at("y").data.size(), 12u);
+  for (const char* device : {"ascend910", "cpu"}) {
+    for (const auto& f : result_files()) fs::remove(f);
+    const auto tuned = aoe_host({"--plugin", "opat", "--device", device, "--model", (dir_ / "empty.onnx").string(),
+                                 "--budget", "2"});
+    ASSERT_EQ(tuned.exit_code, 0) << device << "\n" << details(tuned);
+    const json listed = only_result()["OPAT"]["unsupported_operators"];
+    ASSERT_EQ(listed.size(), 1u) << listed.dump(2);
+    EXPECT_EQ(listed[0]["op_type"], "Slice");
+    EXPECT_NE(listed[0]["reason"].get<std::string>().find("tensor 'none' is empty (a dim of 0)"), std::string::npos)
+        << listed.dump(2);
+  }
+}
+
 // A while loop: no trip count, the body's condition computed from its
 // carried value and an outer initializer, a constant of its own lifted.
 TEST_F(RunCommand, RunsAWhileLoopUntilItsConditionFails) {

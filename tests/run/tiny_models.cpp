@@ -410,6 +410,20 @@ void write_doubling_while_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
+void write_empty_slice_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {4, 3});
+  add_int64s(g, "starts", {1}, {10});
+  add_int64s(g, "ends", {1}, {20});
+  add_int64s(g, "axes", {1}, {0});
+  set_dims(g->add_output(), "none", {0, 3});
+  set_dims(g->add_output(), "y", {4, 3});
+  add_node(g, "Slice_0", "Slice", {"x", "starts", "ends", "axes"}, {"none"});
+  add_node(g, "Relu_1", "Relu", {"x"}, {"y"});
+  save(model, file);
+}
+
 void write_column_scan_model(const std::filesystem::path& file) {
   auto model = empty_model();
   auto* g = model.mutable_graph();

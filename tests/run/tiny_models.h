@@ -54,6 +54,8 @@ void write_sum_loop_model(const std::filesystem::path& file, bool fed_trips = fa
 // initializer, 2 a body initializer): y = the first x * 2^n at or above 100,
 // steps [n,1] each iteration's y.
 void write_doubling_while_model(const std::filesystem::path& file);
+// x[4,3] -> Slice rows 10..20 -> none [0,3] (empty), and y = Relu(x).
+void write_empty_slice_model(const std::filesystem::path& file);
 // xs[2,3] -> Scan "columns" over axis 1, last column first: s = s + column
 // from zeros, sums[2,3] its value per step along axis 1.
 void write_column_scan_model(const std::filesystem::path& file);

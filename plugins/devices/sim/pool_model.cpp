@@ -34,16 +34,29 @@ PoolProblem pool_problem(const sdk::OpTask& task, const Soc& soc) {
     throw Error(StatusCode::unsupported, soc.target + " simulator does not model ops fused after " + task.op_type);
   require_known_inputs(task.inputs, 1, task.op_type);
   const auto& s = task.inputs[0].shape;
-  if (s.size() != 4) throw Error(StatusCode::invalid_argument, task.op_type + " is modelled on 4-D NCHW or NHWC input only");
+  // A 1-D pool runs as CANN runs it, a 2-D one over rows of height 1.
+  const bool one_d = s.size() == 3;
+  if (s.size() != 4 && !one_d)
+    throw Error(StatusCode::unsupported, task.op_type + " is modelled on 3-D (N, C, L) and 4-D (NCHW or NHWC) input; " +
+                                             std::to_string(s.size()) + "-D is not");
   PoolProblem p;
   const auto layout = sdk::data_layout(task.attrs, task.op_type);
   p.nhwc = layout == sdk::DataLayout::nhwc;
-  const auto dims = sdk::nchw_dims(s, layout);
-  p.n = dims[0], p.c = dims[1], p.h = dims[2], p.w = dims[3];
-  const auto kernel = attr_ints(task.attrs, "kernel_shape", {});
+  if (one_d) {
+    p.n = s[0], p.c = s[1], p.h = 1, p.w = s[2];
+  } else {
+    const auto dims = sdk::nchw_dims(s, layout);
+    p.n = dims[0], p.c = dims[1], p.h = dims[2], p.w = dims[3];
+  }
+  auto kernel = attr_ints(task.attrs, "kernel_shape", {});
+  auto strides = attr_ints(task.attrs, "strides", std::vector<int64_t>(kernel.size(), 1));
+  auto pads = attr_ints(task.attrs, "pads", std::vector<int64_t>(2 * kernel.size(), 0));
+  if (one_d && kernel.size() == 1 && strides.size() == 1 && pads.size() == 2) {
+    kernel = {1, kernel[0]};
+    strides = {1, strides[0]};
+    pads = {0, pads[0], 0, pads[1]};
+  }
   if (kernel.size() != 2) throw Error(StatusCode::invalid_argument, task.op_type + " needs a 2-D kernel_shape");
-  const auto strides = attr_ints(task.attrs, "strides", {1, 1});
-  const auto pads = attr_ints(task.attrs, "pads", {0, 0, 0, 0});
   if (strides.size() != 2 || pads.size() != 4)
     throw Error(StatusCode::invalid_argument, task.op_type + " needs 2 strides and 4 pads");
   p.kh = kernel[0], p.kw = kernel[1], p.sh = strides[0], p.sw = strides[1];
