@@ -76,11 +76,7 @@ std::vector<std::vector<float>> make_task_inputs(const CpuOp& op, uint64_t seed)
   std::vector<std::vector<float>> inputs;
   std::mt19937_64 rng(seed);
   for (size_t i = 0; i < op.input_shapes().size(); ++i) {
-    const ValueRange r = op.input_range(i);
-    std::uniform_real_distribution<float> u(r.lo, r.hi);
-    std::vector<float> v(static_cast<size_t>(elements(op.input_shapes()[i])));
-    for (auto& x : v) x = u(rng);
-    inputs.push_back(std::move(v));
+    inputs.push_back(draw_values(op.input_range(i), static_cast<size_t>(elements(op.input_shapes()[i])), rng));
   }
   return inputs;
 }

@@ -17,6 +17,7 @@ namespace {
 using test::device;
 using test::evaluate;
 using test::f32;
+using test::of_dtype;
 using test::op;
 using test::quick;
 using test::with;
@@ -117,6 +118,24 @@ TEST(CpuDevice, TimesCandidatesInWorkers) {
     EXPECT_GT(m.time_us, 0);
     EXPECT_GE(m.repeats, 3u);
     EXPECT_GE(m.noise, 0);
+  }
+}
+
+// Tuning draws inputs the task can take: whole numbers for integer tensors
+// (a shift of 4.3 by 2 is no uint8's), and exactly the values the shapes
+// fix for a K or scales fed as the model runs; each checked against its reference.
+TEST(CpuDevice, DrawsInputsEachTaskCanTake) {
+  auto dev = device();
+  auto shift = op("BitShift", {of_dtype({3, 5}, sdk::DType::u8), of_dtype({3, 5}, sdk::DType::u8)}, {{"direction", "LEFT"}});
+  shift.outputs = {of_dtype({3, 5}, sdk::DType::u8)};
+  auto top_k = op("TopK", {f32({3, 4}), of_dtype({1}, sdk::DType::i64)});
+  top_k.outputs = {f32({3, 2}), of_dtype({3, 2}, sdk::DType::i64)};
+  auto resize = op("Resize", {f32({1, 1, 5, 7}), f32({0}), f32({4})}, {{"mode", "linear"}});
+  resize.outputs = {f32({1, 1, 3, 16})};
+  for (const auto& task : {shift, top_k, resize}) {
+    auto prepared = dev.prepare(task);
+    const auto r = evaluate(*prepared, {prepared->space().default_config});
+    EXPECT_TRUE(r[0].ok()) << task.op_type << ": " << r[0].message;
   }
 }
 

@@ -1,6 +1,7 @@
 #include "cpu_op.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "aoe/sdk/data_layout.h"
 #include "aoe/sdk/error.h"
@@ -83,6 +84,16 @@ std::unique_ptr<CpuOp> make_step_op(const sdk::OpTask& task, const HostCpu& host
 }
 
 }  // namespace
+
+std::vector<float> draw_values(const ValueRange& range, size_t count, std::mt19937_64& rng) {
+  std::vector<float> v(count);
+  std::uniform_real_distribution<float> u(range.lo, range.hi);
+  for (size_t i = 0; i < count; ++i) {
+    const float x = u(rng);  // drawn alike, so the inputs after are the same
+    v[i] = !range.values.empty() ? range.values[i % range.values.size()] : range.whole ? std::round(x) : x;
+  }
+  return v;
+}
 
 std::vector<std::string> supported_op_types() {
   std::vector<std::string> out = kAnchors;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,10 +60,17 @@ class Kernel {
   virtual bool reads_at_run(size_t) const { return true; }
 };
 
-// The values random test inputs are drawn from.
+// The values random test inputs are drawn from: whole numbers only where
+// the input is an integer tensor; exactly `values`, where given, for an
+// input whose values the task's shapes fix (Resize's scales, TopK's K).
 struct ValueRange {
   float lo = -1, hi = 1;
+  bool whole = false;
+  std::vector<float> values;
 };
+
+// `count` values of `range`: drawn from `rng`, or its fixed values.
+std::vector<float> draw_values(const ValueRange& range, size_t count, std::mt19937_64& rng);
 
 class CpuOp {
  public:

@@ -106,8 +106,19 @@ class ResizeOp final : public CpuOp {
     space_ = threads_space(host, static_cast<double>(elements(out)) * 0.5 * taps_ * taps_);
   }
 
+  // Fed scales are drawn as the ones that give the planned output: out / in,
+  // nudged up where float rounding would floor it below.
   ValueRange input_range(size_t i) const override {
-    return static_cast<int>(i) == roi_input_ ? ValueRange{0.0f, 1.0f} : ValueRange{};
+    if (static_cast<int>(i) == roi_input_) return ValueRange{0.0f, 1.0f};
+    if (static_cast<int>(i) != scales_input_) return {};
+    ValueRange r;
+    for (size_t a = 0; a < outputs_[0].size(); ++a) {
+      const auto in = static_cast<double>(inputs_[0][a]), out = static_cast<double>(outputs_[0][a]);
+      float scale = static_cast<float>(out / in);
+      while (std::floor(in * scale) < out) scale = std::nextafter(scale, 2 * scale);
+      r.values.push_back(scale);
+    }
+    return r;
   }
 
   std::string check(const sdk::Config&) const override { return {}; }

@@ -47,6 +47,10 @@ class TopKOp final : public ThreadedOp {
     space_ = threads_space(host, static_cast<double>(elements(in)) * 4.0);
   }
 
+  ValueRange input_range(size_t i) const override {
+    return i == 1 ? ValueRange{.whole = true, .values = {static_cast<float>(k_)}} : ValueRange{};
+  }
+
   // A task per outer slice: each of its inner rows along the axis ranked by a partial sort of indices.
   void compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
                int threads) const override {

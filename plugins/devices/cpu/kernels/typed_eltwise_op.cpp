@@ -153,9 +153,9 @@ class TypedEltwiseOp final : public CpuOp {
   ValueRange input_range(size_t i) const override {
     // Whole numbers where integer semantics matter: a divisor away from zero,
     // shifts within the width.
-    if ((fn_ == Fn::int_div || fn_ == Fn::int_mod || fn_ == Fn::int_fmod) && i == 1) return {1.0f, 9.0f};
-    if ((fn_ == Fn::shift_left || fn_ == Fn::shift_right) && i == 1) return {0.0f, 3.0f};
-    if (is_integral(in_dtype_)) return {-9.0f, 9.0f};
+    if ((fn_ == Fn::int_div || fn_ == Fn::int_mod || fn_ == Fn::int_fmod) && i == 1) return {1.0f, 9.0f, true};
+    if ((fn_ == Fn::shift_left || fn_ == Fn::shift_right) && i == 1) return {0.0f, 3.0f, true};
+    if (is_integral(in_dtype_)) return {is_unsigned(in_dtype_) ? 0.0f : -9.0f, 9.0f, true};
     return {};
   }
 

@@ -28,12 +28,11 @@ std::map<std::string, std::vector<float>> random_given(const SubgraphOp& op, uin
       rng.discard(count);  // a float from mt19937_64 takes one draw
       continue;
     }
-    std::uniform_real_distribution<float> u(range.lo, range.hi);
-    std::vector<float> v(count);
-    for (auto& x : v) x = u(rng);
+    std::vector<float> v = draw_values(range, count, rng);
     // Integers and bools as the device holds them: whole numbers, a bool 0 or 1.
     if (const sdk::DType t = op.graph().tensor(name).dtype; is_integral(t))
-      for (auto& x : v) x = t == sdk::DType::boolean ? (x > (range.lo + range.hi) / 2 ? 1.0f : 0.0f) : std::round(x);
+      if (range.values.empty())
+        for (auto& x : v) x = t == sdk::DType::boolean ? (x > (range.lo + range.hi) / 2 ? 1.0f : 0.0f) : std::round(x);
     given[name] = std::move(v);
   }
   return given;
