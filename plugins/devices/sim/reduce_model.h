@@ -47,6 +47,7 @@ class ReduceModel final : public ProblemModel<ReduceProblem> {
  private:
   sdk::Config default_config() const;
   int64_t blocks(bool split_reduced) const;
+  int64_t floor_share() const;
   // GM moves of the input and of the output, from L2 where kept there.
   double read_cycles(double bytes, int64_t active) const;
   double write_cycles(double bytes, int64_t active) const;
