@@ -118,7 +118,7 @@ int64_t ReduceModel::floor_share() const {
 sdk::Config ReduceModel::default_config() const {
   const int64_t b = block_elements(p_.bytes);
   const bool atomic = !p_.max && p_.kept() <= soc_.ub_bytes / p_.bytes && p_.kept() * p_.reduced > kMinVectorElementsPerCore &&
-                      p_.kept() < soc_.ai_cores * b / 2 && p_.reduced > soc_.ai_cores / 2;
+                      (p_.split_reduced || (p_.kept() < soc_.ai_cores * b / 2 && p_.reduced > soc_.ai_cores / 2));
   // Cores that share the reduced axis each take at least a minimum of it;
   // cores that split the kept axes take whole outer rows where there are
   // several, else whole blocks of the inner axis: a core's share rounded up,

@@ -24,6 +24,9 @@ struct ReduceProblem {
   bool map_in = false;   // a vector pass over each element first (square, abs, exp)
   bool map_out = false;  // one over each result after (sqrt, log)
   bool in_on_chip = false, out_on_chip = false;  // kept in L2 by the strategy around the op
+  // The kernel splits the reduced axis over the cores whatever the kept
+  // size, each adding its partials atomically (BN's per-channel gradients).
+  bool split_reduced = false;
 
   int64_t kept() const { return outer * inner; }
   double gm_bytes() const;
