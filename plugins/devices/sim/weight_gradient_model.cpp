@@ -30,8 +30,10 @@ double im2col_expansion(const sdk::OpTask& task) {
   return std::max(1.0, taps / stride);
 }
 
-MatMulProblem whole_problem(const sdk::OpTask& task, const Soc& soc, double b_expansion) {
-  auto p = matmul_problem(conv_backprop_filter_as_matmul(task, soc), soc);
+// The product over `images` of the batch (all where 0); x reaches L1 as a
+// map, which load3d expands to the im2col the cube reads.
+MatMulProblem product(const sdk::OpTask& task, const Soc& soc, double b_expansion, int64_t images = 0) {
+  auto p = matmul_problem(conv_backprop_filter_as_matmul(task, soc, images), soc);
   p.b_expansion = b_expansion;
   return p;
 }
@@ -43,7 +45,7 @@ WeightGradientModel::WeightGradientModel(const Soc& soc, const sdk::OpTask& task
       task_(task),
       images_(images_of(task)),
       b_expansion_(im2col_expansion(task)),
-      whole_(soc, whole_problem(task, soc, b_expansion_)) {
+      whole_(soc, product(task, soc, b_expansion_)) {
   using sdk::Knob;
   using sdk::KnobTag;
   const auto& mm = whole_.space();
@@ -75,9 +77,7 @@ WeightGradientModel::WeightGradientModel(const Soc& soc, const sdk::OpTask& task
     // the one CANN's heuristic picks for that many cores.
     Soc cores = soc_;
     cores.ai_cores = static_cast<int>(blocks / batch_dim);
-    auto p = matmul_problem(conv_backprop_filter_as_matmul(task_, soc_, ceil_div64(images_, batch_dim)), soc_);
-    p.b_expansion = b_expansion_;
-    const auto t = MatMulTiling::from(MatMulModel(cores, p).space().default_config);
+    const auto t = MatMulTiling::from(MatMulModel(cores, product(task_, soc_, b_expansion_, ceil_div64(images_, batch_dim))).space().default_config);
     const sdk::Config c{blocks, batch_dim, t.m_l0, t.n_l0, t.k_l0, t.k_l1, t.db_l0 ? 1 : 0, t.db_l1 ? 1 : 0};
     if (!check(c).ok()) continue;
     const double us = time_us(c);
@@ -93,11 +93,8 @@ WeightGradientModel::WeightGradientModel(const Soc& soc, const sdk::OpTask& task
   require_default_fits(soc_, "this weight gradient", check(space_.default_config));
 }
 
-// x reaches L1 as a map: load3d expands it to the im2col the cube reads.
 MatMulModel WeightGradientModel::share_model(int64_t batch_dim) const {
-  auto p = matmul_problem(conv_backprop_filter_as_matmul(task_, soc_, ceil_div64(images_, batch_dim)), soc_);
-  p.b_expansion = b_expansion_;
-  return MatMulModel(soc_, p);
+  return MatMulModel(soc_, product(task_, soc_, b_expansion_, ceil_div64(images_, batch_dim)));
 }
 
 MatMulTiling WeightGradientModel::share_tiling(const sdk::Config& c) const {
@@ -113,7 +110,9 @@ sdk::Measurement WeightGradientModel::check(const sdk::Config& c) const {
 
 // Each block's share of the batch as the product its cores run; blocks
 // beyond the cores wait for a free one, so a core runs ceil(blocks / cores)
-// of them in turn.
+// of them in turn. A share's reads are bounded by HBM as the product's
+// concurrent tiles are: each share's x is its own images', a fraction of
+// what its cube work takes.
 double WeightGradientModel::time_us(const sdk::Config& c) const {
   const auto share = share_model(c[kBatchDim]);
   const auto cost = share.cost(share_tiling(c));

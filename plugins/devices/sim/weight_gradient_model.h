@@ -30,7 +30,7 @@ class WeightGradientModel final : public OpModel {
   double roofline_us() const override;
 
  private:
-  // The product one block runs: its images' share of the batch.
+  // The product the blocks of one share of the batch run.
   MatMulModel share_model(int64_t batch_dim) const;
   MatMulTiling share_tiling(const sdk::Config& config) const;
 
