@@ -294,6 +294,48 @@ TEST(TrainingModels, AWeightGradientSplitsTheBatchOverItsBlocks) {
   EXPECT_FALSE(m.check(c).ok());
 }
 
+// BNTrainingUpdateGrad splits N x H x W over every core, adding per-channel
+// partials atomically, however many channels it keeps; a plain reduction
+// keeping as many splits them instead.
+TEST(TrainingModels, BnStatisticsGradientsSplitTheBatchOverEveryCore) {
+  const auto stat = f({512});
+  const auto map = h({32, 512, 14, 14});
+  const auto grad = op_model(soc(), task("BNTrainingUpdateGrad", {map, map, stat, stat}, {stat, stat}));
+  const auto& space = grad->space();
+  EXPECT_EQ(space.default_config[knob_index(space, "block_dim")], 30);
+  EXPECT_EQ(space.describe(space.default_config).at("split_axis"), "reduce");
+  const auto sum = op_model(soc(), task("ReduceSum", {map}, {stat}, {{"axes", {0, 2, 3}}, {"keepdims", 0}}));
+  EXPECT_EQ(sum->space().describe(sum->space().default_config).at("split_axis"), "non_reduce");
+}
+
+// FusedDbnDw launches its blocks once: the kernel costs its parts less the
+// vector pass's launch, its blocks' included.
+TEST(TrainingModels, FusedDbnDwLaunchesItsBlocksOnce) {
+  const auto stat = f({64});
+  const auto dz = h({32, 64, 28, 28}), x = h({32, 128, 28, 28});
+  const nlohmann::json one = {{"kernel_shape", {1, 1}}, {"strides", {1, 1}}, {"pads", {0, 0, 0, 0}}, {"dilations", {1, 1}}, {"group", 1}};
+  const auto fused = op_model(soc(), task("BNTrainingReduceGrad", {dz, dz, stat, stat, stat, stat, stat, x},
+                                          {dz, f({64, 128, 1, 1})}, {{"fused_attrs", {one}}}, {"Conv2DBackpropFilter"}));
+  const auto& space = fused->space();
+  const auto& c = space.default_config;
+  EXPECT_EQ(c[knob_index(space, "block_dim")], 32);  // a block per image
+  const int64_t dbn_blocks = c[knob_index(space, "dbn_block_dim")];
+  // The same config without the fused launch saving: each part's time.
+  const auto dw = op_model(soc(), task("Conv2DBackpropFilter", {x, dz}, {f({64, 128, 1, 1})}, one));
+  EXPECT_GT(fused->time_us(c), soc().launch_us_for(32));
+  double parts = 0;
+  sdk::Config dw_config(c.begin(), c.begin() + static_cast<std::ptrdiff_t>(dw->space().knobs.size()));
+  parts += WeightGradientModel(soc(), [&] {
+             auto t = task("Conv2DBackpropFilter", {x, dz}, {f({64, 128, 1, 1})}, one);
+             t.attrs["on_chip_inputs"] = {1};
+             return t;
+           }(), true).time_us(dw_config);
+  const auto dbn = op_model(soc(), task("BNTrainingReduceGrad", {dz, dz, stat, stat, stat, stat, stat}, {dz}));
+  sdk::Config dbn_config(c.begin() + static_cast<std::ptrdiff_t>(dw->space().knobs.size()), c.end());
+  parts += dbn->time_us(dbn_config);
+  EXPECT_NEAR(fused->time_us(c), parts - soc().launch_us_for(dbn_blocks), 1e-9);
+}
+
 // A fused kernel and its parts run apart, each part a task of its own.
 struct Fusion {
   std::string name;
