@@ -1,5 +1,7 @@
 #include "conv_gradients.h"
 
+#include <algorithm>
+
 #include "aoe/sdk/error.h"
 #include "conv_transpose.h"
 #include "vector_model.h"
@@ -90,7 +92,7 @@ OpTask conv_backprop_input_as_conv_transpose(const OpTask& task, const Soc& soc)
   }
 }
 
-OpTask conv_backprop_filter_as_matmul(const OpTask& task, const Soc&) {
+OpTask conv_backprop_filter_as_matmul(const OpTask& task, const Soc&, int64_t images) {
   const auto& x = map_input(task, 0, "x");
   const auto& dy = map_input(task, 1, "dy");
   const TensorDesc* dw = task.outputs.empty() ? nullptr : &task.outputs[0];
@@ -110,7 +112,7 @@ OpTask conv_backprop_filter_as_matmul(const OpTask& task, const Soc&) {
   if (dw && dw->shape != want) malformed(task, "dw is " + shape_text(dw->shape) + ", not " + shape_text(want));
   if (!task.fused_ops.empty()) malformed(task, "takes no fused ops");
 
-  const int64_t depth = dy.shape[0] * dy.shape[2] * dy.shape[3];
+  const int64_t depth = (images > 0 ? std::min(images, dy.shape[0]) : dy.shape[0]) * dy.shape[2] * dy.shape[3];
   const int64_t columns = cin / g * a.kernel[0] * a.kernel[1];
   OpTask t;
   t.name = task.name;

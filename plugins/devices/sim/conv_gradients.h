@@ -16,8 +16,9 @@ namespace aoe::sim {
 sdk::OpTask conv_backprop_input_as_conv_transpose(const sdk::OpTask& task, const Soc& soc);
 
 // The MatMul task a Conv2DBackpropFilter task (x, dy -> dw) runs as: Cout
-// rows by Cin/group x KH x KW columns over N x Ho x Wo, one product per group.
-// Throws invalid_argument as above.
-sdk::OpTask conv_backprop_filter_as_matmul(const sdk::OpTask& task, const Soc& soc);
+// rows by Cin/group x KH x KW columns over N x Ho x Wo, one product per group;
+// over `images` x Ho x Wo instead where `images` > 0 (one block's share of
+// the batch). Throws invalid_argument as above.
+sdk::OpTask conv_backprop_filter_as_matmul(const sdk::OpTask& task, const Soc& soc, int64_t images = 0);
 
 }  // namespace aoe::sim

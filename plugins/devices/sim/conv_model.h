@@ -123,6 +123,7 @@ class ConvModel final : public ProblemModel<ConvProblem> {
   sdk::TuningSpace make_space() const;
   ConvTiling default_tiling() const;
   ConvSplit default_split() const;
+  int64_t batch_first_blocks() const;
   double write_back_cycles(int64_t rows, int64_t cols, int64_t active) const;
   ConvCost cube_cost(const ConvTiling& t) const;
   ConvCost vector_cost(const ConvTiling& t) const;

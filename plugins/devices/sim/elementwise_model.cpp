@@ -48,6 +48,7 @@ constexpr OpWork kOps[] = {
 };
 
 constexpr int64_t kCastMinInputBytesPerCore = 2048;
+constexpr int64_t kMinElewiseElementsPerCore = 512;
 
 const OpWork* find_op(const std::string& op_type) {
   for (const auto& op : kOps)
@@ -133,6 +134,12 @@ ElementwiseProblem elementwise_problem(const sdk::OpTask& task, const Soc& soc) 
   // CANN's Cast kernel gives each core at least 2 KB of its input [M: every
   // Cast of the Ascend 910 profiles: 768 fp16 on 1 core, 768 fp32 on 2,
   // 16384 fp16 on 16], where other elementwise kernels split by elements.
+  // The elewise DSL's own kernels (Add, Mul, RealDiv, Neg, ...) give each
+  // core at least 512 elements [M: every one of the profiles that runs on
+  // fewer cores than it could: 768 on 2, 1536 on 3, 2560 on 5, 3072 on 6,
+  // 3200 on 7], twice what the fused vector kernels of a training step
+  // (training_vector_ops.h) take.
+  p.min_elements_per_core = kMinElewiseElementsPerCore;
   if (chain.size() == 1 && task.op_type == "Cast")
     p.min_elements_per_core = kCastMinInputBytesPerCore / sdk::dtype_bytes(task.inputs[0].dtype);
   // In NC1HWC0 the stream covers C padded to C0: the pad lanes move and compute too.

@@ -37,10 +37,20 @@ sdk::Measurement KernelSequence::check(const sdk::Config& config) const {
   return {};
 }
 
-// Each part's time less the launches after the first.
+// Each part's time less the launches after the first, its blocks' included:
+// the kernel's blocks start once and run every part.
 double KernelSequence::time_us(const sdk::Config& config) const {
   double total = 0;
-  for (size_t i = 0; i < parts_.size(); ++i) total += parts_[i].model->time_us(slice(config, i)) - (i ? soc_.launch_us : 0);
+  for (size_t i = 0; i < parts_.size(); ++i) {
+    const auto part = slice(config, i);
+    total += parts_[i].model->time_us(part);
+    if (i == 0) continue;
+    int64_t blocks = 0;
+    const auto& knobs = parts_[i].model->space().knobs;
+    for (size_t k = 0; k < knobs.size(); ++k)
+      if (knobs[k].name == "block_dim") blocks = part[k];
+    total -= soc_.launch_us_for(blocks);
+  }
   return total;
 }
 

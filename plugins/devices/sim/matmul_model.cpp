@@ -165,14 +165,14 @@ double MatMulProblem::flops() const {
 double MatMulProblem::gm_bytes() const {
   const double out = static_cast<double>(batch) * static_cast<double>(m) * static_cast<double>(n);
   return static_cast<double>(a_elements) * sdk::dtype_bytes(a_dtype) +
-         static_cast<double>(b_elements) * sdk::dtype_bytes(b_dtype) + out * sdk::dtype_bytes(out_dtype) +
+         static_cast<double>(b_elements) * sdk::dtype_bytes(b_dtype) / b_expansion + out * sdk::dtype_bytes(out_dtype) +
          epilogue.addend_bytes_total();
 }
 
 double MatMulProblem::on_chip_bytes() const {
   const double out = static_cast<double>(batch) * static_cast<double>(m) * static_cast<double>(n);
   return (a_on_chip ? static_cast<double>(a_elements) * sdk::dtype_bytes(a_dtype) : 0) +
-         (b_on_chip ? static_cast<double>(b_elements) * sdk::dtype_bytes(b_dtype) : 0) +
+         (b_on_chip ? static_cast<double>(b_elements) * sdk::dtype_bytes(b_dtype) / b_expansion : 0) +
          (out_on_chip ? out * sdk::dtype_bytes(out_dtype) : 0) + epilogue.addend_bytes_total(true);
 }
 
@@ -222,7 +222,7 @@ sdk::Config MatMulTiling::config() const {
 
 MatMulModel::MatMulModel(const Soc& soc, MatMulProblem problem) : ProblemModel(soc, std::move(problem)) {
   // Panels read again by later tiles come from L2 when all operands fit there.
-  const double cube_operands = static_cast<double>(p_.a_elements + p_.b_elements) * kCubeBytes;
+  const double cube_operands = (static_cast<double>(p_.a_elements) + static_cast<double>(p_.b_elements) / p_.b_expansion) * kCubeBytes;
   const double out = static_cast<double>(p_.batch * p_.m * p_.n) * sdk::dtype_bytes(p_.out_dtype);
   operands_fit_l2_ = cube_operands + out <= static_cast<double>(soc_.l2_bytes);
   space_ = make_space();
@@ -342,7 +342,7 @@ double MatMulModel::hbm_bytes_per_round(const MatMulTiling& t, int64_t active, i
   const int64_t mt = t.m_l0 * kFractal, nt = t.n_l0 * kFractal, kp = fractals(p_.k) * kFractal;
   const int64_t tm = ceil_div(p_.m, mt), tn = ceil_div(p_.n, nt);
   // A panels (rows) and B panels (cols); an operand kept in L2 costs no HBM.
-  int64_t rows_cols = 0;
+  double rows_cols = 0;
   const int64_t a_weight = p_.a_on_chip ? 0 : 1, b_weight = p_.b_on_chip ? 0 : 1;
   if (active <= tm * tn) {
     int64_t best = std::numeric_limits<int64_t>::max();
@@ -350,16 +350,18 @@ double MatMulModel::hbm_bytes_per_round(const MatMulTiling& t, int64_t active, i
       const int64_t cols = ceil_div(active, rows);
       if (cols <= tn && rows * mt + cols * nt < best) {
         best = rows * mt + cols * nt;
-        rows_cols = rows * mt * a_weight + cols * nt * b_weight;
+        rows_cols = static_cast<double>(rows * mt * a_weight) + static_cast<double>(cols * nt * b_weight) / p_.b_expansion;
       }
     }
   } else {
-    rows_cols = ceil_div(active, tm * tn) * (tm * mt * a_weight + tn * nt * b_weight);
+    rows_cols = static_cast<double>(ceil_div(active, tm * tn)) *
+                (static_cast<double>(tm * mt * a_weight) + static_cast<double>(tn * nt * b_weight) / p_.b_expansion);
   }
-  const double round_bytes = static_cast<double>(rows_cols) * static_cast<double>(kp * kCubeBytes);
+  const double round_bytes = rows_cols * static_cast<double>(kp * kCubeBytes);
   if (!operands_fit_l2_) return round_bytes;
   // Everything stays in L2 after its first fetch.
-  const double all_operands = static_cast<double>(p_.a_elements * a_weight + p_.b_elements * b_weight) * kCubeBytes;
+  const double all_operands =
+      (static_cast<double>(p_.a_elements * a_weight) + static_cast<double>(p_.b_elements * b_weight) / p_.b_expansion) * kCubeBytes;
   return std::min(round_bytes, all_operands / static_cast<double>(rounds));
 }
 
@@ -395,7 +397,7 @@ MatMulCost MatMulModel::cost(const MatMulTiling& t) const {
   const double a_tile = static_cast<double>(mt * kp * kCubeBytes), b_tile = static_cast<double>(kp * nt * kCubeBytes);
   // A core's MTE2 port and the HBM the active cores share both bound GM reads.
   const double hbm_cycles = hbm_bytes_per_round(t, active, c.rounds) / soc_.hbm_bytes_per_cycle();
-  c.gm_to_l1 = std::max((a_tile + b_tile) / soc_.gm_to_l1_rate, hbm_cycles) +
+  c.gm_to_l1 = std::max((a_tile + b_tile / p_.b_expansion) / soc_.gm_to_l1_rate, hbm_cycles) +
                static_cast<double>(2 * k1_steps) * soc_.dma_cycles;
   c.l1_to_l0 = a_tile / soc_.l1_to_l0a_rate + b_tile / soc_.l1_to_l0b_rate +
                static_cast<double>(2 * k0_steps) * soc_.mte1_cycles;

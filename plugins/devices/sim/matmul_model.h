@@ -22,6 +22,10 @@ struct MatMulProblem {
   sdk::DType a_dtype = sdk::DType::f16, b_dtype = sdk::DType::f16, out_dtype = sdk::DType::f16;
   bool a_constant = false, b_constant = false;
   bool a_on_chip = false, b_on_chip = false, out_on_chip = false;  // kept in L2 by the strategy around the op
+  // B as the cube reads it over B as GM holds it: > 1 where B is an im2col
+  // of a map that load3d expands on its way from L1 to L0B (a weight
+  // gradient's x: its taps over its strides), so GM serves the map alone.
+  double b_expansion = 1;
   Epilogue epilogue;
 
   double flops() const;

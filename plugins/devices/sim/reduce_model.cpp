@@ -81,6 +81,8 @@ ReduceProblem reduce_problem(const sdk::OpTask& task, const Soc& soc) {
 
 ReduceModel::ReduceModel(const Soc& soc, ReduceProblem problem) : ProblemModel(soc, std::move(problem)) {
   start_space(kKnobCount, kBlockDim);
+  // One block more than the cores: a floor split's remainder (floor_share).
+  space_.knobs[kBlockDim] = sdk::Knob::integer("block_dim", sdk::KnobTag::schedule, 1, soc_.ai_cores + 1);
   space_.knobs[kSplitAxis] = sdk::Knob::categorical("split_axis", sdk::KnobTag::schedule, {"non_reduce", "reduce"});
   space_.knobs[kUbFactor] = ub_factor_knob(soc_, "ub_factor", p_.kept() * p_.reduced, p_.bytes);
   space_.knobs[kAtomic] = sdk::Knob::categorical("atomic", sdk::KnobTag::impl, {"off", "on"});
@@ -97,13 +99,26 @@ int64_t ReduceModel::blocks(bool split_reduced) const {
   return p_.inner == 1 ? ceil_div64(p_.reduced, b) : p_.reduced;
 }
 
+// The 32 B blocks each of the cores takes when a sum of a whole tensor is
+// split as CANN's reduce schedule splits it: the floor of an even share, so
+// a remainder is left to one block more. 0 when that would not leave
+// exactly one such block, or the sum keeps an axis (per-channel sums split
+// evenly: BNTrainingUpdateGrad runs 30 blocks on 30 cores).
+int64_t ReduceModel::floor_share() const {
+  if (p_.kept() != 1) return 0;
+  const int64_t units = blocks(true);
+  const int64_t share = units / soc_.ai_cores;
+  if (share == 0 || units % soc_.ai_cores == 0 || units - share * soc_.ai_cores > share) return 0;
+  return share;
+}
+
 // After reduce_tiling_v3: atomic mode when the output is small and the
 // reduced axis long, else cores split the kept axes; db on; the biggest
 // UB tile that fits.
 sdk::Config ReduceModel::default_config() const {
   const int64_t b = block_elements(p_.bytes);
   const bool atomic = !p_.max && p_.kept() <= soc_.ub_bytes / p_.bytes && p_.kept() * p_.reduced > kMinVectorElementsPerCore &&
-                      p_.kept() < soc_.ai_cores * b / 2 && p_.reduced > soc_.ai_cores / 2;
+                      (p_.split_reduced || (p_.kept() < soc_.ai_cores * b / 2 && p_.reduced > soc_.ai_cores / 2));
   // Cores that share the reduced axis each take at least a minimum of it;
   // cores that split the kept axes take whole outer rows where there are
   // several, else whole blocks of the inner axis: a core's share rounded up,
@@ -111,6 +126,10 @@ sdk::Config ReduceModel::default_config() const {
   int64_t cores = 0;
   if (atomic) {
     cores = std::min<int64_t>({soc_.ai_cores, blocks(true), ceil_div64(p_.kept() * p_.reduced, kMinVectorElementsPerCore)});
+    // Every core busy: each takes the floor of an even share and one block
+    // more takes what is left [M: every SquareSumV1/V2 of BERT's profile on
+    // more than 30 x 256 elements runs 31 blocks on 30 cores; 21128 on 31].
+    if (cores == soc_.ai_cores && floor_share() > 0) cores = soc_.ai_cores + 1;
   } else {
     const int64_t units = p_.outer > 1 ? p_.outer : ceil_div64(p_.inner, b);
     cores = std::min(ceil_div64(units, ceil_div64(units, soc_.ai_cores)), blocks(false));
@@ -140,6 +159,9 @@ sdk::Measurement ReduceModel::check(const sdk::Config& c) const {
                                  align_up64(out_elems * p_.bytes, kUbAlignBytes));
   if (need > soc_.ub_bytes) return ub_overflow(std::string(db ? "double-buffered " : "") + "input tile and partials", need, soc_.ub_bytes);
   const int64_t n = blocks(split_reduced);
+  if (c[kBlockDim] > soc_.ai_cores && (!split_reduced || floor_share() == 0))
+    return refuse("block_dim " + std::to_string(c[kBlockDim]) + " exceeds the " + std::to_string(soc_.ai_cores) +
+                  " cores; only a split of the reduced axis that leaves a remainder launches one block more");
   if (c[kBlockDim] > n)
     return too_many_cores(c[kBlockDim], n, split_reduced ? "slices of the reduced axis" : "32 B blocks of output");
   return {};
@@ -205,8 +227,16 @@ double ReduceModel::time_us(const sdk::Config& c) const {
     return kernel_us(soc_, core_cycles(kept, p_.reduced, c[kUbFactor], db, bd), roofline_us(), bd);
   }
   const int64_t step = p_.inner == 1 ? block_elements(p_.bytes) : 1;
-  const int64_t reduced = std::min(p_.reduced, align_up64(ceil_div64(p_.reduced, bd), step));
-  double cycles = core_cycles(p_.kept(), reduced, c[kUbFactor], db, bd);
+  double cycles = 0;
+  if (bd > soc_.ai_cores) {
+    // A floor split: a core runs its share, and one core the remainder after it.
+    const int64_t share = floor_share() * block_elements(p_.bytes);
+    cycles = core_cycles(p_.kept(), share, c[kUbFactor], db, soc_.ai_cores) +
+             core_cycles(p_.kept(), p_.reduced - share * soc_.ai_cores, c[kUbFactor], db, soc_.ai_cores);
+  } else {
+    const int64_t reduced = std::min(p_.reduced, align_up64(ceil_div64(p_.reduced, bd), step));
+    cycles = core_cycles(p_.kept(), reduced, c[kUbFactor], db, bd);
+  }
   const double partials = static_cast<double>(p_.kept() * p_.bytes);
   double us_after = 0;
   if (c[kAtomic] != 0) {

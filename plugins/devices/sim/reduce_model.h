@@ -24,6 +24,9 @@ struct ReduceProblem {
   bool map_in = false;   // a vector pass over each element first (square, abs, exp)
   bool map_out = false;  // one over each result after (sqrt, log)
   bool in_on_chip = false, out_on_chip = false;  // kept in L2 by the strategy around the op
+  // The kernel splits the reduced axis over the cores whatever the kept
+  // size, each adding its partials atomically (BN's per-channel gradients).
+  bool split_reduced = false;
 
   int64_t kept() const { return outer * inner; }
   double gm_bytes() const;
@@ -47,6 +50,7 @@ class ReduceModel final : public ProblemModel<ReduceProblem> {
  private:
   sdk::Config default_config() const;
   int64_t blocks(bool split_reduced) const;
+  int64_t floor_share() const;
   // GM moves of the input and of the output, from L2 where kept there.
   double read_cycles(double bytes, int64_t active) const;
   double write_cycles(double bytes, int64_t active) const;

@@ -16,6 +16,7 @@
 #include "training_row_ops.h"
 #include "training_vector_ops.h"
 #include "vector_model.h"
+#include "weight_gradient_model.h"
 
 namespace aoe::sim {
 namespace {
@@ -24,8 +25,8 @@ using sdk::OpTask;
 using sdk::TensorDesc;
 
 
-std::unique_ptr<OpModel> weight_gradient(const Soc& soc, const OpTask& task) {
-  return std::make_unique<MatMulModel>(soc, matmul_problem(conv_backprop_filter_as_matmul(task, soc), soc));
+std::unique_ptr<OpModel> weight_gradient(const Soc& soc, const OpTask& task, bool fused = false) {
+  return std::make_unique<WeightGradientModel>(soc, task, fused);
 }
 
 // FusedDbnDw: BNTrainingReduceGrad's inputs, then the conv's x; dx, then dw.
@@ -55,9 +56,10 @@ std::unique_ptr<OpModel> dbn_dw(const Soc& soc, const OpTask& task) {
   dw.attrs = fused->front();
   if (dx.fully_known() && static_cast<double>(dx.elements()) * sdk::dtype_bytes(dx.dtype) <= static_cast<double>(soc.l2_bytes))
     dw.attrs["on_chip_inputs"] = {1};
+  // The kernel's blocks are the weight gradient's: its knobs come first.
   std::vector<KernelSequence::Part> parts;
-  parts.push_back({"", std::make_unique<ElementwiseModel>(soc, training_vector_problem(dbn, soc))});
-  parts.push_back({"dw_", weight_gradient(soc, dw)});
+  parts.push_back({"", weight_gradient(soc, dw, true)});
+  parts.push_back({"dbn_", std::make_unique<ElementwiseModel>(soc, training_vector_problem(dbn, soc))});
   return std::make_unique<KernelSequence>(soc, std::move(parts));
 }
 

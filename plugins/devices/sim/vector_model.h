@@ -24,8 +24,8 @@ int64_t align_up64(int64_t a, int64_t b);
 // at least this many [M: the block_dim of the vector kernels in an Ascend
 // 910's training-step profiles, ResNet-50's and BERT's: 100 elements run on
 // 1 core, 512 on 2, 2048 on 8, 204800 on 30, and a sum of squares of 768 on
-// 3; the profiles label fp16 and fp32 tensors alike. Casts and fp16
-// binary ops with a scalar take 512 to 1024 per core there].
+// 3; the profiles label fp16 and fp32 tensors alike. Casts and the elewise
+// DSL's single ops take more per core there: elementwise_model.cpp].
 constexpr int64_t kMinVectorElementsPerCore = 256;
 
 // Elements of `bytes` each in one 32 B block.

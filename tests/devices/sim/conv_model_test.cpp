@@ -502,6 +502,30 @@ TEST(ConvModel, DefaultFollowsCannConvTiling) {
   EXPECT_EQ(wide.tiling(wide.space().default_config).block_dim, 32);
 }
 
+// A batch whose images' outputs are small takes the cores first: the most
+// blocks that split it into equal whole images (32 on 30 cores: 16 of two),
+// a 1x1 conv's folded rows alike; a big output map splits as its estimate
+// says.
+TEST(ConvModel, TheBatchTakesTheCoresFirstWhereImagesAreSmall) {
+  Soc thirty = ascend910();
+  thirty.ai_cores = 30;
+  auto tiling_of = [&](const ConvShape& s) {
+    const ConvModel m(thirty, conv_problem(conv(s), thirty));
+    return m.tiling(m.space().default_config);
+  };
+  const auto three = tiling_of({32, 256, 14, 14, 256, 3, 1, 1});
+  EXPECT_EQ(three.split, ConvSplit::batch);
+  EXPECT_EQ(three.block_dim, 16);
+  const auto pointwise = tiling_of({32, 1024, 14, 14, 256, 1});
+  EXPECT_EQ(pointwise.split, ConvSplit::rows);
+  EXPECT_EQ(pointwise.block_dim, 16);
+  EXPECT_EQ(tiling_of({24, 256, 28, 28, 256, 3, 1, 1}).block_dim, 24);
+  EXPECT_EQ(tiling_of({32, 256, 56, 56, 64, 1}).block_dim, 30);  // 56 x 56: the rows split
+  // 32 cores take the batch of 32 whole.
+  const auto all = model_of(conv({32, 256, 14, 14, 256, 3, 1, 1}));
+  EXPECT_EQ(all.tiling(all.space().default_config).block_dim, 32);
+}
+
 TEST(ConvModel, DefaultIsValidForAnyShape) {
   std::vector<sdk::OpTask> tasks = {conv({1, 1, 1, 1, 1, 1}),           conv({3, 5, 9, 11, 7, 3, 2, 1}),
                                     conv({1, 2048, 7, 7, 512, 1}),        conv({1, 4096, 3, 3, 4096, 3, 1, 1}),

@@ -91,6 +91,24 @@ TEST(MatMulModel, CubeCyclesAreOneCyclePerFractalTriple) {
   EXPECT_LT(cost.total_us, 3 * model.roofline_us());
 }
 
+// A B that load3d expands from a map (a weight gradient's im2col) costs GM
+// its map alone: a ninth of the panel for 3x3 taps at stride 1; the cube
+// and L1 -> L0 work stay the panel's.
+TEST(MatMulModel, AnExpandedBReadsOnlyItsMapFromGm) {
+  auto p = matmul_problem(square(64, 8192, 576), ascend910());
+  const MatMulModel plain(ascend910(), p);
+  p.b_expansion = 9;
+  const MatMulModel expanded(ascend910(), p);
+  const double b_bytes = 8192.0 * 576 * 2;
+  EXPECT_DOUBLE_EQ(plain.problem().gm_bytes() - expanded.problem().gm_bytes(), b_bytes * 8 / 9);
+  const auto t = MatMulTiling::from(plain.space().default_config);
+  const auto a = plain.cost(t), b = expanded.cost(t);
+  EXPECT_LT(b.gm_to_l1, a.gm_to_l1);
+  EXPECT_DOUBLE_EQ(b.l1_to_l0, a.l1_to_l0);
+  EXPECT_DOUBLE_EQ(b.cube, a.cube);
+  EXPECT_LT(b.total_us, a.total_us);
+}
+
 TEST(MatMulModel, SmallestMatMulByHand) {
   // One 16x16x16 fp16 fractal on one core, nothing double buffered. Rates in
   // B/cycle: GM->L1 110, L1->L0A 512, L1->L0B 256, L0C->UB 256, UB->GM 64;

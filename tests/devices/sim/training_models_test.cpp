@@ -15,6 +15,7 @@
 #include "op_tasks.h"
 #include "sim_device.h"
 #include "soc_files.h"
+#include "weight_gradient_model.h"
 
 namespace aoe::sim {
 namespace {
@@ -197,7 +198,12 @@ TEST(TrainingModels, TwiceTheWorkTakesLongerAndMoreCoresAreFaster) {
     SCOPED_TRACE(op.name);
     EXPECT_GT(time_of(op.make(32)), time_of(op.make(16)));
     const auto t = op.make(32);
-    const double one_core = time_of(t, [](const sdk::TuningSpace& s, sdk::Config& c) { c[knob_index(s, "block_dim")] = 1; });
+    // A weight gradient's blocks split the batch in batch_dim shares: one share on one core.
+    const double one_core = time_of(t, [](const sdk::TuningSpace& s, sdk::Config& c) {
+      c[knob_index(s, "block_dim")] = 1;
+      for (size_t i = 0; i < s.knobs.size(); ++i)
+        if (s.knobs[i].name == "batch_dim") c[i] = 1;
+    });
     const double all = time_of(t, [](const sdk::TuningSpace& s, sdk::Config& c) {
       c[knob_index(s, "block_dim")] = std::max<int64_t>(c[knob_index(s, "block_dim")], 8);
     });
@@ -220,7 +226,9 @@ TEST(TrainingModels, TheCubeGradientsAreTunedAsTheirForwardKernels) {
   const OpTask conv = task("Conv", {h({16, 32, 28, 28}), h({64, 32, 3, 3})}, {h({16, 64, 28, 28})}, kConv3x3);
   EXPECT_EQ(names(space_of("Conv2DBackpropInput")), names(op_model(soc(), conv)->space()));
   const auto matmul = op_model(soc(), test::square(256, 256, 256))->space();
-  EXPECT_EQ(names(space_of("Conv2DBackpropFilter")), names(matmul));
+  auto dw_names = names(matmul);
+  dw_names.insert(dw_names.begin() + 1, "batch_dim");
+  EXPECT_EQ(names(space_of("Conv2DBackpropFilter")), dw_names);
   EXPECT_EQ(names(space_of("BatchMatMul")), names(matmul));
 }
 
@@ -233,16 +241,99 @@ TEST(TrainingModels, TheGradientsRunAsTheKernelsTheyMapTo) {
   conv_in["input_size"] = {28, 28};
   const auto dx = task("Conv2DBackpropInput", {h({16, 64, 28, 28}), h({64, 32, 3, 3})}, {h({16, 32, 28, 28})}, conv_in);
   EXPECT_DOUBLE_EQ(time_of(dx), time_of(task("Conv", {h({16, 64, 28, 28}), h({32, 64, 3, 3})}, {h({16, 32, 28, 28})}, kConv3x3)));
-  // The weight gradient of a 1x1 conv is dy^T x x over the batch's positions;
-  // a grouped one is one such product per group.
+  // The weight gradient of a 1x1 conv, its batch in one share (batch_dim
+  // 1), is dy^T x x over the batch's positions; a grouped one is one such
+  // product per group.
   const nlohmann::json one = {{"kernel_shape", {1, 1}}, {"strides", {1, 1}}, {"pads", {0, 0, 0, 0}}, {"dilations", {1, 1}}, {"group", 1}};
+  auto as_matmul = [](const OpTask& matmul) {
+    const auto mm = op_model(soc(), matmul)->space().default_config;
+    return [mm](const sdk::TuningSpace&, sdk::Config& c) {
+      c = mm;
+      c.insert(c.begin() + 1, 1);
+    };
+  };
+  const auto mm = task("MatMul", {h({128, 16 * 14 * 14}), h({16 * 14 * 14, 256})}, {f({128, 256})});
   const auto dw = task("Conv2DBackpropFilter", {h({16, 256, 14, 14}), h({16, 128, 14, 14})}, {f({128, 256, 1, 1})}, one);
-  EXPECT_DOUBLE_EQ(time_of(dw), time_of(task("MatMul", {h({128, 16 * 14 * 14}), h({16 * 14 * 14, 256})}, {f({128, 256})})));
+  EXPECT_DOUBLE_EQ(time_of(dw, as_matmul(mm)), time_of(mm));
   auto grouped = one;
   grouped["group"] = 4;
+  const auto mm4 = task("MatMul", {h({4, 32, 16 * 14 * 14}), h({4, 16 * 14 * 14, 64})}, {f({4, 32, 64})});
   const auto dw4 = task("Conv2DBackpropFilter", {h({16, 256, 14, 14}), h({16, 128, 14, 14})}, {f({128, 64, 1, 1})}, grouped);
-  EXPECT_DOUBLE_EQ(time_of(dw4),
-                   time_of(task("MatMul", {h({4, 32, 16 * 14 * 14}), h({4, 16 * 14 * 14, 64})}, {f({4, 32, 64})})));
+  EXPECT_DOUBLE_EQ(time_of(dw4, as_matmul(mm4)), time_of(mm4));
+}
+
+// CANN's weight gradient splits the batch over its blocks [docs: ResNet-50's
+// profile]: on 30 cores a batch of 32 runs 16 blocks of two images, a
+// strided conv's and FusedDbnDw's 32 of one (two waves); a batch smaller than
+// the cores leaves the rest to the output tiles.
+TEST(TrainingModels, AWeightGradientSplitsTheBatchOverItsBlocks) {
+  ASSERT_EQ(soc().ai_cores, 30);
+  const nlohmann::json one = {{"kernel_shape", {1, 1}}, {"strides", {1, 1}}, {"pads", {0, 0, 0, 0}}, {"dilations", {1, 1}}, {"group", 1}};
+  auto strided = kConv3x3;
+  strided["strides"] = {2, 2};
+  auto blocks = [](const WeightGradientModel& m) { return m.space().default_config[WeightGradientModel::kBlockDim]; };
+  const auto dw = task("Conv2DBackpropFilter", {h({32, 256, 14, 14}), h({32, 128, 14, 14})}, {f({128, 256, 1, 1})}, one);
+  EXPECT_EQ(blocks(WeightGradientModel(soc(), dw)), 16);
+  EXPECT_EQ(blocks(WeightGradientModel(soc(), dw, true)), 32);
+  const auto s2 = task("Conv2DBackpropFilter", {h({32, 64, 28, 28}), h({32, 64, 14, 14})}, {f({64, 64, 3, 3})}, strided);
+  EXPECT_EQ(blocks(WeightGradientModel(soc(), s2)), 32);
+  const auto small = task("Conv2DBackpropFilter", {h({4, 256, 14, 14}), h({4, 128, 14, 14})}, {f({128, 256, 1, 1})}, one);
+  EXPECT_EQ(blocks(WeightGradientModel(soc(), small)), 28);
+  // Blocks beyond the cores wait a wave: 31 shares of two images take
+  // longer than 30 of two, whose work per block is the same.
+  const WeightGradientModel m(soc(), dw);
+  auto c = m.space().default_config;
+  c[WeightGradientModel::kBlockDim] = c[WeightGradientModel::kBatchDim] = 30;
+  ASSERT_TRUE(m.check(c).ok()) << m.check(c).message;
+  const double one_wave = m.time_us(c);
+  c[WeightGradientModel::kBlockDim] = c[WeightGradientModel::kBatchDim] = 31;
+  EXPECT_GT(m.time_us(c), one_wave * 1.5);
+  // Blocks that are not whole multiples of the batch shares are refused.
+  c[WeightGradientModel::kBlockDim] = 17;
+  c[WeightGradientModel::kBatchDim] = 16;
+  EXPECT_FALSE(m.check(c).ok());
+}
+
+// BNTrainingUpdateGrad splits N x H x W over every core, adding per-channel
+// partials atomically, however many channels it keeps; a plain reduction
+// keeping as many splits them instead.
+TEST(TrainingModels, BnStatisticsGradientsSplitTheBatchOverEveryCore) {
+  const auto stat = f({512});
+  const auto map = h({32, 512, 14, 14});
+  const auto grad = op_model(soc(), task("BNTrainingUpdateGrad", {map, map, stat, stat}, {stat, stat}));
+  const auto& space = grad->space();
+  EXPECT_EQ(space.default_config[knob_index(space, "block_dim")], 30);
+  EXPECT_EQ(space.describe(space.default_config).at("split_axis"), "reduce");
+  const auto sum = op_model(soc(), task("ReduceSum", {map}, {stat}, {{"axes", {0, 2, 3}}, {"keepdims", 0}}));
+  EXPECT_EQ(sum->space().describe(sum->space().default_config).at("split_axis"), "non_reduce");
+}
+
+// FusedDbnDw launches its blocks once: the kernel costs its parts less the
+// vector pass's launch, its blocks' included.
+TEST(TrainingModels, FusedDbnDwLaunchesItsBlocksOnce) {
+  const auto stat = f({64});
+  const auto dz = h({32, 64, 28, 28}), x = h({32, 128, 28, 28});
+  const nlohmann::json one = {{"kernel_shape", {1, 1}}, {"strides", {1, 1}}, {"pads", {0, 0, 0, 0}}, {"dilations", {1, 1}}, {"group", 1}};
+  const auto fused = op_model(soc(), task("BNTrainingReduceGrad", {dz, dz, stat, stat, stat, stat, stat, x},
+                                          {dz, f({64, 128, 1, 1})}, {{"fused_attrs", {one}}}, {"Conv2DBackpropFilter"}));
+  const auto& space = fused->space();
+  const auto& c = space.default_config;
+  EXPECT_EQ(c[knob_index(space, "block_dim")], 32);  // a block per image
+  const int64_t dbn_blocks = c[knob_index(space, "dbn_block_dim")];
+  // The same config without the fused launch saving: each part's time.
+  const auto dw = op_model(soc(), task("Conv2DBackpropFilter", {x, dz}, {f({64, 128, 1, 1})}, one));
+  EXPECT_GT(fused->time_us(c), soc().launch_us_for(32));
+  double parts = 0;
+  sdk::Config dw_config(c.begin(), c.begin() + static_cast<std::ptrdiff_t>(dw->space().knobs.size()));
+  parts += WeightGradientModel(soc(), [&] {
+             auto t = task("Conv2DBackpropFilter", {x, dz}, {f({64, 128, 1, 1})}, one);
+             t.attrs["on_chip_inputs"] = {1};
+             return t;
+           }(), true).time_us(dw_config);
+  const auto dbn = op_model(soc(), task("BNTrainingReduceGrad", {dz, dz, stat, stat, stat, stat, stat}, {dz}));
+  sdk::Config dbn_config(c.begin() + static_cast<std::ptrdiff_t>(dw->space().knobs.size()), c.end());
+  parts += dbn->time_us(dbn_config);
+  EXPECT_NEAR(fused->time_us(c), parts - soc().launch_us_for(dbn_blocks), 1e-9);
 }
 
 // A fused kernel and its parts run apart, each part a task of its own.
@@ -292,14 +383,17 @@ std::vector<Fusion> fusions() {
   out.push_back({"Mul + ApplyMomentum",
                  task("Mul", {param, f({1}), param, param}, {param, param}, {{"lr", 0.1}, {"momentum", 0.9}}, {"ApplyMomentum"}),
                  {unscale, task("ApplyMomentum", {param, param, param}, {param, param}, {{"lr", 0.1}, {"momentum", 0.9}})}});
-  const auto x = h({n, 128, 56, 56});
-  const auto dbn = task("BNTrainingReduceGrad", {dy, dy, stat, stat, stat, stat, stat}, {dy});
+  // FusedDbnDw launches a block per image: a batch the cores run in one
+  // wave (30 on ascend910_30c; 32 runs two there, where the weight gradient
+  // apart runs 16 blocks of two images and can win).
+  const auto x = h({30, 128, 56, 56}), dz = h({30, c, 56, 56});
+  const auto dbn = task("BNTrainingReduceGrad", {dz, dz, stat, stat, stat, stat, stat}, {dz});
   out.push_back({"BNTrainingReduceGrad + Conv2DBackpropFilter",
-                 task("BNTrainingReduceGrad", {dy, dy, stat, stat, stat, stat, stat, x}, {dy, f({c, 128, 1, 1})},
+                 task("BNTrainingReduceGrad", {dz, dz, stat, stat, stat, stat, stat, x}, {dz, f({c, 128, 1, 1})},
                       {{"fused_attrs",
                         {{{"kernel_shape", {1, 1}}, {"strides", {1, 1}}, {"pads", {0, 0, 0, 0}}, {"dilations", {1, 1}}, {"group", 1}}}}},
                       {"Conv2DBackpropFilter"}),
-                 {dbn, task("Conv2DBackpropFilter", {x, dy}, {f({c, 128, 1, 1})},
+                 {dbn, task("Conv2DBackpropFilter", {x, dz}, {f({c, 128, 1, 1})},
                             {{"kernel_shape", {1, 1}}, {"strides", {1, 1}}, {"pads", {0, 0, 0, 0}}, {"dilations", {1, 1}}, {"group", 1}})}});
   return out;
 }

@@ -431,7 +431,7 @@ TEST(VectorModels, DefaultAgainstTheExhaustiveBestOnRealShapes) {
   }
 }
 
-// CANN's elementwise split: each core at least 256 elements, whatever their
+// CANN's elewise split: each core at least 512 elements, whatever their
 // width, up to every core; double buffering on, and the largest UB tile that
 // fits, but no bigger than a core's slice.
 TEST(VectorModels, ElementwiseDefaultGivesEachCoreAMinimumOfElements) {
@@ -440,23 +440,29 @@ TEST(VectorModels, ElementwiseDefaultGivesEachCoreAMinimumOfElements) {
   };
   for (auto dtype : {DType::f16, DType::f32}) {
     EXPECT_EQ(cores(100, dtype), 1);
-    EXPECT_EQ(cores(256, dtype), 1);
-    EXPECT_EQ(cores(257, dtype), 2);
-    EXPECT_EQ(cores(512, dtype), 2);
-    EXPECT_EQ(cores(2048, dtype), 8);
+    EXPECT_EQ(cores(512, dtype), 1);
+    EXPECT_EQ(cores(513, dtype), 2);
+    EXPECT_EQ(cores(768, dtype), 2);
+    EXPECT_EQ(cores(1536, dtype), 3);
+    EXPECT_EQ(cores(3072, dtype), 6);
     EXPECT_EQ(cores(204800, dtype), 32);
   }
+  // A binary op with a scalar splits the same way: 2560 on 5.
+  EXPECT_EQ(model_of(op("Mul", {tensor({2560}, DType::f16), tensor({1}, DType::f16)}))
+                ->space()
+                .default_config[ElementwiseModel::kBlockDim],
+            5);
   const auto big = model_of(op("Relu", {tensor({1, 64, 56, 56}, DType::f32)}));
   const auto& c = big->space().default_config;
   EXPECT_EQ(c[ElementwiseModel::kBlockDim], 32);
   EXPECT_EQ(c[ElementwiseModel::kDb], 1);
   EXPECT_TRUE(big->check(c).ok());
   EXPECT_LT(c[ElementwiseModel::kUbFactor] / 2, 200704 / 32);
-  // 1000 fp32 elements: 4 cores of 250, a tile no bigger than a slice.
-  const auto small = model_of(op("Relu", {tensor({1000}, DType::f32)}));
+  // 2000 fp32 elements: 4 cores of 500, a tile no bigger than a slice.
+  const auto small = model_of(op("Relu", {tensor({2000}, DType::f32)}));
   EXPECT_EQ(small->space().default_config[ElementwiseModel::kBlockDim], 4);
   EXPECT_EQ(small->space().default_config[ElementwiseModel::kDb], 1);
-  EXPECT_LT(small->space().default_config[ElementwiseModel::kUbFactor] / 2, 250);
+  EXPECT_LT(small->space().default_config[ElementwiseModel::kUbFactor] / 2, 500);
 }
 
 // A lone Cast gives each core at least 2 KB of its input instead.
@@ -471,8 +477,8 @@ TEST(VectorModels, CastDefaultGivesEachCoreTwoKilobytesOfInput) {
   EXPECT_EQ(cores(3072, DType::f16, DType::f32), 3);
   EXPECT_EQ(cores(16384, DType::f16, DType::f32), 16);
   // Fused after another op, it is an elementwise chain as any other.
-  auto chain = op("Relu", {tensor({768}, DType::f16)}, nlohmann::json::object(), {"Cast"});
-  chain.outputs = {tensor({768}, DType::f32)};
+  auto chain = op("Relu", {tensor({1536}, DType::f16)}, nlohmann::json::object(), {"Cast"});
+  chain.outputs = {tensor({1536}, DType::f32)};
   EXPECT_EQ(model_of(chain)->space().default_config[ElementwiseModel::kBlockDim], 3);
 }
 
@@ -487,6 +493,31 @@ TEST(VectorModels, ReduceDefaultSplitsAsCanns) {
   const auto columns = model_of(op("ReduceSum", {tensor({48, 16384, 16}, DType::f32)}, {{"axes", {1}}}));
   EXPECT_EQ(columns->space().default_config[ReduceModel::kSplitAxis], ReduceModel::kSplitKept);
   EXPECT_EQ(columns->space().default_config[ReduceModel::kBlockDim], 24);
+}
+
+// A sum of a whole tensor that fills every core gives each the floor of an
+// even share of 32 B blocks and launches one block more for what is left:
+// 21128 fp16 (1321 blocks) on 32 cores is 32 of 41 blocks and one of 9.
+TEST(VectorModels, AWholeSumLeavesItsRemainderToOneBlockMore) {
+  auto cores = [](int64_t elements) {
+    return model_of(op("ReduceSum", {tensor({elements}, DType::f16)}))->space().default_config[ReduceModel::kBlockDim];
+  };
+  EXPECT_EQ(cores(21128), 33);
+  EXPECT_EQ(cores(32 * 16 * 41), 32);  // an even split leaves nothing over
+  EXPECT_EQ(cores(3072), 12);          // fewer than every core: 256 each
+  const auto m = model_of(op("ReduceSum", {tensor({21128}, DType::f16)}));
+  auto c = m->space().default_config;
+  ASSERT_TRUE(m->check(c).ok()) << m->check(c).message;
+  // The extra block costs its launch and its small remainder, not a second share.
+  c[ReduceModel::kBlockDim] = 32;
+  const double even = m->time_us(c);
+  EXPECT_GT(m->time_us(m->space().default_config), even);
+  EXPECT_LT(m->time_us(m->space().default_config), even * 1.5);
+  // A sum that keeps an axis never launches more blocks than cores.
+  const auto rows = model_of(op("ReduceSum", {tensor({64, 1024}, DType::f32)}, {{"axes", {1}}}));
+  auto r = rows->space().default_config;
+  r[ReduceModel::kBlockDim] = 33;
+  EXPECT_FALSE(rows->check(r).ok());
 }
 
 // AtomicAddrClean as TBE compiles it: shares of 32 B blocks rounded up to
