@@ -31,6 +31,11 @@ int64_t footprint_bytes(Footprint f) {
   return total;
 }
 
+void add_input_buffers(Footprint& f, const std::vector<const float*>& inputs, const CpuOp& op) {
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i]) f.emplace_back(inputs[i], static_cast<size_t>(elements(op.input_shapes()[i])) * sizeof(float));
+}
+
 namespace {
 
 const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", "LogSoftmax", "LayerNormalization",
