@@ -9,14 +9,12 @@
 #include "conv_transpose_op.h"
 #include "matmul_op.h"
 #include "memory_fit.h"
-#include "non_max_suppression_op.h"
-#include "non_zero_op.h"
 #include "op_factories.h"
 #include "op_util.h"
 #include "pool_op.h"
 #include "reduce_op.h"
 #include "transpose_op.h"
-#include "unique_op.h"
+#include "value_shaped_op.h"
 
 namespace aoe::cpu {
 
@@ -165,9 +163,9 @@ bool is_value_shaped_op(const std::string& op_type) {
 }
 
 std::unique_ptr<ValueShapedOp> make_value_shaped_op(const sdk::Node& node) {
-  if (node.op_type == "NonZero") return std::make_unique<NonZeroOp>(node);
-  if (node.op_type == "Unique") return std::make_unique<UniqueOp>(node);
-  if (node.op_type == "NonMaxSuppression") return std::make_unique<NonMaxSuppressionOp>(node);
+  if (node.op_type == "NonZero") return make_non_zero_op(node);
+  if (node.op_type == "Unique") return make_unique_op(node);
+  if (node.op_type == "NonMaxSuppression") return make_non_max_suppression_op(node);
   unsupported("the cpu device has no value-shaped kernel for op '" + node.op_type + "'");
 }
 
