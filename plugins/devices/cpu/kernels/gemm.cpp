@@ -12,7 +12,7 @@ namespace {
 
 // Rows [i0, i0 + mc) and cols [k0, k0 + kc) of `a` as slivers of mr rows:
 // sliver s holds kc columns of mr values, zero-padded past mc. A's panel,
-// and B's as the same packing of B transposed.
+// and the panel of a B stored transposed.
 void pack_slivers(const StridedMatrix& a, int64_t i0, int64_t mc, int64_t k0, int64_t kc, int mr, float* dst) {
   for (int64_t s = 0; s * mr < mc; ++s) {
     const int64_t rows = std::min<int64_t>(mr, mc - s * mr);
@@ -26,11 +26,7 @@ void pack_slivers(const StridedMatrix& a, int64_t i0, int64_t mc, int64_t k0, in
     } else {
       for (int64_t p = 0; p < kc; ++p) {
         const float* col = src + p * a.col_step;
-        float* out = d + p * mr;
-        if (a.row_step == 1)  // B's usual layout: a row of B, copied as it is
-          std::copy(col, col + rows, out);
-        else
-          for (int64_t i = 0; i < rows; ++i) out[i] = col[i * a.row_step];
+        for (int64_t i = 0; i < rows; ++i) d[p * mr + i] = col[i * a.row_step];
       }
     }
     if (rows < mr)
@@ -97,7 +93,19 @@ const float* DenseSource::in_place(int64_t k0, int64_t j0, int64_t* ldb) const {
 }
 
 void DenseSource::pack(int64_t k0, int64_t kc, int64_t j0, int64_t nc, int nr, float* dst) const {
-  pack_slivers({b_.data, b_.col_step, b_.row_step}, j0, nc, k0, kc, nr, dst);
+  // B stored transposed: packed as A is, its columns being A's rows.
+  if (b_.col_step != 1) return pack_slivers({b_.data, b_.col_step, b_.row_step}, j0, nc, k0, kc, nr, dst);
+  for (int64_t s = 0; s * nr < nc; ++s) {
+    const int64_t cols = std::min<int64_t>(nr, nc - s * nr);
+    float* d = dst + s * nr * kc;
+    const float* src = b_.data + k0 * b_.row_step + (j0 + s * nr) * b_.col_step;
+    for (int64_t p = 0; p < kc; ++p) {
+      const float* row = src + p * b_.row_step;
+      float* out = d + p * nr;
+      for (int64_t j = 0; j < cols; ++j) out[j] = row[j];
+      for (int64_t j = cols; j < nr; ++j) out[j] = 0;
+    }
+  }
 }
 
 // Runs of a sliver's pixels on one output row share the input row; with
