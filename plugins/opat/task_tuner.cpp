@@ -70,9 +70,7 @@ bool search(const aoe::sdk::Job& job, const TaskClient& task, const aoe::sdk::Op
       job, {op.op_type, op.name, op.hash(), forward_op}, options, task,
       [&](const std::vector<Config>& runnable) { return task.evaluate(runnable, {}, options.build_threads); },
       progress, best, tally, result.searcher, seeds);
-  result.evaluations = tally.evaluations;
-  result.refused = tally.refused;
-  result.stop_reason = tally.stop_reason;
+  result.take(tally);
   result.warm_seeds = tally.seeds_measured;
   result.best_seed_us = tally.best_seed_us;
   return finished;
@@ -171,32 +169,22 @@ TaskResult tune_task(const aoe::sdk::Job& job, const TaskGroup& group, const Tun
 }
 
 json to_json(const TaskResult& r) {
-  return {{"outcome", to_string(r.outcome)}, {"reason", r.reason},
-          {"before_us", r.before_us},        {"after_us", r.after_us},
-          {"config", r.config},              {"changed_tags", r.changed_tags},
-          {"evaluations", r.evaluations},    {"refused", r.refused},
-          {"stop_reason", r.stop_reason},    {"searcher", r.searcher},
-          {"warm_seeds", r.warm_seeds},      {"best_seed_us", r.best_seed_us},
-          {"bank_entry", r.bank_entry},      {"bank_record", r.bank_record},
-          {"improved", r.improved}};
+  json j = aoe::modes::to_json(r);
+  j.update({{"changed_tags", r.changed_tags},
+            {"warm_seeds", r.warm_seeds},
+            {"best_seed_us", r.best_seed_us},
+            {"bank_entry", r.bank_entry},
+            {"improved", r.improved}});
+  return j;
 }
 
 TaskResult task_result_from_json(const json& j) {
   TaskResult r;
-  r.outcome = aoe::modes::outcome_from_string(j.at("outcome").get<std::string>());
-  r.reason = j.at("reason").get<std::string>();
-  r.before_us = j.at("before_us").get<double>();
-  r.after_us = j.at("after_us").get<double>();
-  r.config = j.at("config");
+  aoe::modes::read_json(j, r);
   r.changed_tags = j.at("changed_tags").get<std::vector<std::string>>();
-  r.evaluations = j.at("evaluations").get<uint64_t>();
-  r.refused = j.at("refused").get<uint64_t>();
-  r.stop_reason = j.at("stop_reason").get<std::string>();
-  r.searcher = j.at("searcher").get<std::string>();
   r.warm_seeds = j.at("warm_seeds").get<uint64_t>();
   r.best_seed_us = j.at("best_seed_us").get<double>();
   r.bank_entry = j.at("bank_entry").get<std::string>();
-  r.bank_record = j.at("bank_record");
   r.improved = j.at("improved").get<bool>();
   return r;
 }

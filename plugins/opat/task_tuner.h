@@ -11,12 +11,12 @@
 #include "op_tasks.h"
 #include "search_loop.h"
 #include "tune_options.h"
+#include "tune_result.h"
 #include "tuning_outcome.h"
 
 namespace aoe::opat {
 
 using aoe::modes::SearchProgress;
-using aoe::modes::StopLimits;
 
 using aoe::modes::Outcome;
 
@@ -27,24 +27,13 @@ struct TuneOptions : aoe::modes::TuneOptions {
   bool bank_default = false;
 };
 
-struct TaskResult {
-  Outcome outcome = Outcome::failed;
-  std::string reason;  // why it failed, when it did
-  double before_us = 0;  // the device's default config
-  double after_us = 0;   // what the model runs with now
-  nlohmann::json config = nlohmann::json::object();  // the config behind after_us
+// bank_result() stores its bank_record.
+struct TaskResult : aoe::modes::TuneResult {
   std::vector<std::string> changed_tags;  // Format / Schedule / Impl knobs that differ from the default
-  uint64_t evaluations = 0;
-  uint64_t refused = 0;     // configs the device's constraint check refused, not measured
-  std::string stop_reason;  // budget, stall, time limit, searcher done; empty when not searched
-  std::string searcher;     // the searcher that searched it; empty when not searched
   uint64_t warm_seeds = 0;   // configs from banked ops of nearby shapes, measured first
   double best_seed_us = 0;   // the fastest of them; 0 when none ran
-  std::string bank_entry;   // hash of the bank key
-  // What the search asks the bank to keep, until bank_result() stores it;
-  // null when nothing is to be banked. improved: it beat the default.
-  nlohmann::json bank_record;
-  bool improved = false;
+  std::string bank_entry;    // hash of the bank key
+  bool improved = false;     // it beat the default
 };
 
 // A task's result as one rank sends it to another.

@@ -127,9 +127,7 @@ bool search(const aoe::sdk::Job& job, const aoe::sdk::SubgraphTask& subgraph, co
       job, {"Subgraph", subgraph.name, subgraph.hash()}, options, task,
       [&](const std::vector<Config>& runnable) { return measure(runnable); }, progress, best, tally, result.searcher,
       single_changes(task.space(), options.limits.budget));
-  result.evaluations = tally.evaluations;
-  result.refused = tally.refused;
-  result.stop_reason = tally.stop_reason;
+  result.take(tally);
   return finished;
 }
 
@@ -228,28 +226,17 @@ SubgraphResult tune_subgraph(const aoe::sdk::Job& job, const aoe::sdk::SubgraphT
 }
 
 json to_json(const SubgraphResult& r) {
-  return {{"outcome", to_string(r.outcome)}, {"reason", r.reason},       {"before_us", r.before_us},
-          {"untuned_us", r.untuned_us},      {"after_us", r.after_us},   {"config", r.config},
-          {"decisions", r.decisions},        {"evaluations", r.evaluations}, {"replayed", r.replayed},
-          {"refused", r.refused},            {"stop_reason", r.stop_reason}, {"searcher", r.searcher},
-          {"bank_record", r.bank_record}};
+  json j = aoe::modes::to_json(r);
+  j.update({{"untuned_us", r.untuned_us}, {"decisions", r.decisions}, {"replayed", r.replayed}});
+  return j;
 }
 
 SubgraphResult subgraph_result_from_json(const json& j) {
   SubgraphResult r;
-  r.outcome = aoe::modes::outcome_from_string(j.at("outcome").get<std::string>());
-  r.reason = j.at("reason").get<std::string>();
-  r.before_us = j.at("before_us").get<double>();
+  aoe::modes::read_json(j, r);
   r.untuned_us = j.at("untuned_us").get<double>();
-  r.after_us = j.at("after_us").get<double>();
-  r.config = j.at("config");
   r.decisions = j.at("decisions");
-  r.evaluations = j.at("evaluations").get<uint64_t>();
   r.replayed = j.at("replayed").get<uint64_t>();
-  r.refused = j.at("refused").get<uint64_t>();
-  r.stop_reason = j.at("stop_reason").get<std::string>();
-  r.searcher = j.at("searcher").get<std::string>();
-  r.bank_record = j.at("bank_record");
   return r;
 }
 

@@ -16,6 +16,7 @@
 #include "journal.h"
 #include "search_loop.h"
 #include "tune_options.h"
+#include "tune_result.h"
 #include "tuning_outcome.h"
 
 namespace aoe::sgat {
@@ -25,22 +26,12 @@ using aoe::modes::repo_word;
 
 using aoe::modes::TuneOptions;
 
-struct SubgraphResult {
-  Outcome outcome = Outcome::failed;
-  std::string reason;
-  double before_us = 0;  // the default strategy
-  double untuned_us = 0; // the default strategy with every kernel's default tiling, timed beside it
-  double after_us = 0;   // the strategy the model runs with now
-  nlohmann::json config = nlohmann::json::object();     // knob -> value, as users read it
-  nlohmann::json decisions = nlohmann::json::object();  // SubgraphDecisions of that config
-  uint64_t evaluations = 0;  // measured, including those the journal answered
-  uint64_t replayed = 0;     // answered by the journal of an earlier, interrupted run
-  uint64_t refused = 0;
-  std::string stop_reason;
-  std::string searcher;  // the searcher that searched it; empty when not searched
-  // What the search asks the bank to keep, until bank_subgraph_result()
-  // stores it; null when nothing is to be banked.
-  nlohmann::json bank_record;
+// Its evaluations include those the journal answered; bank_subgraph_result()
+// stores its bank_record.
+struct SubgraphResult : aoe::modes::TuneResult {
+  double untuned_us = 0;  // the default strategy with every kernel's default tiling, timed beside it
+  nlohmann::json decisions = nlohmann::json::object();  // SubgraphDecisions of the config
+  uint64_t replayed = 0;  // answered by the journal of an earlier, interrupted run
 };
 
 // A subgraph's result as one rank sends it to another.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
+#include <string>
 
 #include "aoe/sdk/error.h"
 #include "held_dtype.h"
@@ -132,65 +134,67 @@ sdk::Built build_candidate(const sdk::Config& config, const sdk::Measurement& ve
   return sdk::Built::ok(std::make_unique<CpuCandidate>(config, fault));
 }
 
+// Why the op refuses `config`, if it does: CpuOp::check()'s word, or the
+// subgraph's failure to lower it.
+std::optional<std::string> refusal(const CpuOp& op, const sdk::Config& config) {
+  auto why = op.check(config);
+  if (why.empty()) return std::nullopt;
+  return why;
+}
+
+std::optional<std::string> refusal(const SubgraphOp& op, const sdk::Config& config) {
+  try {
+    op.lower(config);
+  } catch (const sdk::Error& e) {
+    return e.what();
+  }
+  return std::nullopt;
+}
+
+// The inputs and expected outputs a task measures against, and a
+// candidate's kernel bound to them: an op's, or a subgraph's run whole.
+TaskData make_data(const CpuOp& op, uint64_t seed) { return make_task_data(op, seed); }
+SubgraphData make_data(const SubgraphOp& op, uint64_t seed) { return make_subgraph_data(op, seed); }
+
+BoundKernel bound(const CpuOp& op, const sdk::Config& config, const TaskData& data) {
+  return bind_kernel(op, config, data);
+}
+
+BoundKernel bound(const SubgraphOp& op, const sdk::Config& config, const SubgraphData& data) {
+  return bind_subgraph(op, config, data);
+}
+
 }  // namespace
 
-CpuTask::CpuTask(std::shared_ptr<const HostCpu> host, std::unique_ptr<CpuOp> op, CpuOptions options)
-    : host_(std::move(host)), op_(std::move(op)), options_(options) {}
-
-sdk::Measurement CpuTask::check(const sdk::Config& config) const {
+template <class Op, class Data>
+sdk::Measurement CpuDeviceTask<Op, Data>::check(const sdk::Config& config) const {
   if (!op_->space().in_domain(config))
     return sdk::Measurement::failed(sdk::ResultStatus::invalid, "a value lies outside its knob's domain");
-  auto why = op_->check(config);
-  if (!why.empty()) return sdk::Measurement::failed(sdk::ResultStatus::invalid, why);
+  if (auto why = refusal(*op_, config)) return sdk::Measurement::failed(sdk::ResultStatus::invalid, *why);
   return {};
 }
 
-sdk::Built CpuTask::build(const sdk::Config& config) {
+template <class Op, class Data>
+sdk::Built CpuDeviceTask<Op, Data>::build(const sdk::Config& config) {
   return build_candidate(config, check(config), built_, options_);
 }
 
-const TaskData& CpuTask::data() {
-  std::call_once(data_once_, [&] { data_ = std::make_unique<TaskData>(make_task_data(*op_, options_.seed)); });
+template <class Op, class Data>
+const Data& CpuDeviceTask<Op, Data>::data() {
+  std::call_once(data_once_, [&] { data_ = std::make_unique<Data>(make_data(*op_, options_.seed)); });
   return *data_;
 }
 
-std::vector<sdk::Measurement> CpuTask::measure(const std::vector<sdk::Candidate*>& batch,
-                                               const sdk::MeasureOptions& options) {
-  const TaskData& inputs = data();  // in the parent, once: every worker inherits it
-  return measure_candidates(batch, options, options_, host_->threads, pool_, inputs.expected,
-                            [&](const CpuCandidate& c) { return bind_kernel(*op_, c.config(), inputs); });
-}
-
-CpuSubgraphTask::CpuSubgraphTask(std::shared_ptr<const HostCpu> host, std::unique_ptr<SubgraphOp> op,
-                                 CpuOptions options)
-    : host_(std::move(host)), op_(std::move(op)), options_(options) {}
-
-sdk::Measurement CpuSubgraphTask::check(const sdk::Config& config) const {
-  if (!op_->space().in_domain(config))
-    return sdk::Measurement::failed(sdk::ResultStatus::invalid, "a value lies outside its knob's domain");
-  try {
-    op_->lower(config);
-  } catch (const sdk::Error& e) {
-    return sdk::Measurement::failed(sdk::ResultStatus::invalid, e.what());
-  }
-  return {};
-}
-
-sdk::Built CpuSubgraphTask::build(const sdk::Config& config) {
-  return build_candidate(config, check(config), built_, options_);
-}
-
-const SubgraphData& CpuSubgraphTask::data() {
-  std::call_once(data_once_, [&] { data_ = std::make_unique<SubgraphData>(make_subgraph_data(*op_, options_.seed)); });
-  return *data_;
-}
-
-std::vector<sdk::Measurement> CpuSubgraphTask::measure(const std::vector<sdk::Candidate*>& batch,
-                                                       const sdk::MeasureOptions& options) {
-  const SubgraphData& given = data();  // in the parent, once, references included
+template <class Op, class Data>
+std::vector<sdk::Measurement> CpuDeviceTask<Op, Data>::measure(const std::vector<sdk::Candidate*>& batch,
+                                                               const sdk::MeasureOptions& options) {
+  const Data& given = data();  // in the parent, once (a subgraph's references included): every worker inherits it
   return measure_candidates(batch, options, options_, host_->threads, pool_, given.expected,
-                            [&](const CpuCandidate& c) { return bind_subgraph(*op_, c.config(), given); });
+                            [&](const CpuCandidate& c) { return bound(*op_, c.config(), given); });
 }
+
+template class CpuDeviceTask<CpuOp, TaskData>;
+template class CpuDeviceTask<SubgraphOp, SubgraphData>;
 
 CpuDevice::CpuDevice(const sdk::CreateArgs& args) : CpuDevice(CpuOptions::parse(args.options)) {}
 

@@ -34,9 +34,15 @@ class CpuCandidate final : public sdk::Candidate {
   Fault fault_;
 };
 
-class CpuTask final : public sdk::DeviceTask {
+// A task of the cpu device: an op's (Op CpuOp, Data TaskData) or a
+// subgraph's (SubgraphOp, SubgraphData). Candidates are configs the op
+// accepts; each is measured against the expected outputs of inputs made
+// once in the parent.
+template <class Op, class Data>
+class CpuDeviceTask final : public sdk::DeviceTask {
  public:
-  CpuTask(std::shared_ptr<const HostCpu> host, std::unique_ptr<CpuOp> op, CpuOptions options);
+  CpuDeviceTask(std::shared_ptr<const HostCpu> host, std::unique_ptr<Op> op, CpuOptions options)
+      : host_(std::move(host)), op_(std::move(op)), options_(options) {}
 
   sdk::TuningSpace space() const override { return op_->space(); }
   sdk::Measurement check(const sdk::Config& config) const override;
@@ -44,45 +50,25 @@ class CpuTask final : public sdk::DeviceTask {
   std::vector<sdk::Measurement> measure(const std::vector<sdk::Candidate*>& batch,
                                         const sdk::MeasureOptions& options) override;
 
-  const CpuOp& op() const { return *op_; }
+  const Op& op() const { return *op_; }
 
  private:
-  const TaskData& data();
+  const Data& data();
 
   std::shared_ptr<const HostCpu> host_;  // the op refers to it
-  std::unique_ptr<CpuOp> op_;
+  std::unique_ptr<Op> op_;
   CpuOptions options_;
   std::atomic<uint64_t> built_{0};
   std::once_flag data_once_;
-  std::unique_ptr<TaskData> data_;
+  std::unique_ptr<Data> data_;
   std::unique_ptr<ThreadPool> pool_;  // isolation "none" only; workers make their own
 };
 
+// An op, each candidate checked against the op's reference.
+using CpuTask = CpuDeviceTask<CpuOp, TaskData>;
 // A subgraph: a strategy over it (fusion, layouts, tilings), each
 // candidate run end to end and checked against the nodes run one by one.
-class CpuSubgraphTask final : public sdk::DeviceTask {
- public:
-  CpuSubgraphTask(std::shared_ptr<const HostCpu> host, std::unique_ptr<SubgraphOp> op, CpuOptions options);
-
-  sdk::TuningSpace space() const override { return op_->space(); }
-  sdk::Measurement check(const sdk::Config& config) const override;
-  sdk::Built build(const sdk::Config& config) override;
-  std::vector<sdk::Measurement> measure(const std::vector<sdk::Candidate*>& batch,
-                                        const sdk::MeasureOptions& options) override;
-
-  const SubgraphOp& op() const { return *op_; }
-
- private:
-  const SubgraphData& data();
-
-  std::shared_ptr<const HostCpu> host_;
-  std::unique_ptr<SubgraphOp> op_;
-  CpuOptions options_;
-  std::atomic<uint64_t> built_{0};
-  std::once_flag data_once_;
-  std::unique_ptr<SubgraphData> data_;
-  std::unique_ptr<ThreadPool> pool_;  // isolation "none" only
-};
+using CpuSubgraphTask = CpuDeviceTask<SubgraphOp, SubgraphData>;
 
 class CpuDevice final : public sdk::Device {
  public:

@@ -55,67 +55,59 @@ __device__ __forceinline__ aoe_vec aoe_load(const float* __restrict__ m, long lo
   return out;
 }
 
-// This thread's vectors of the A and B slices at k0: vector t, t + THREADS, ...
+// This thread's vectors of one operand's slice: vector t, t + THREADS, ...
+// of a TILE_COLS-wide tile, the slice's rows and cols from (row0, col0) of
+// its matrix.
+template <int LOADS, int VECS, int TILE_COLS>
+__device__ __forceinline__ void aoe_fetch_tile(const float* __restrict__ m, long long ld, int row0, int col0, int rows,
+                                               int cols, aoe_vec* regs) {
+#pragma unroll
+  for (int l = 0; l < LOADS; ++l) {
+    const int v = threadIdx.x + l * THREADS;
+    const int r = v / (TILE_COLS / VECTOR_WIDTH), c = v % (TILE_COLS / VECTOR_WIDTH) * VECTOR_WIDTH;
+    if (v < VECS) regs[l] = aoe_load(m, ld, row0 + r, col0 + c, rows, cols);
+  }
+}
+
+// The A and B slices at k0.
 __device__ __forceinline__ void aoe_fetch(const float* __restrict__ a, const float* __restrict__ b, int m0, int n0, int k0,
                                           int k_end, aoe_vec* a_regs, aoe_vec* b_regs) {
-#pragma unroll
-  for (int l = 0; l < A_LOADS; ++l) {
-    const int v = threadIdx.x + l * THREADS;
-    const int r = v / (A_TILE_COLS / VECTOR_WIDTH), c = v % (A_TILE_COLS / VECTOR_WIDTH) * VECTOR_WIDTH;
-    if (v < A_VECS) {
 #if TRANS_A
-      a_regs[l] = aoe_load(a, M, k0 + r, m0 + c, k_end, M);
+  aoe_fetch_tile<A_LOADS, A_VECS, A_TILE_COLS>(a, M, k0, m0, k_end, M, a_regs);
 #else
-      a_regs[l] = aoe_load(a, K, m0 + r, k0 + c, M, k_end);
+  aoe_fetch_tile<A_LOADS, A_VECS, A_TILE_COLS>(a, K, m0, k0, M, k_end, a_regs);
 #endif
-    }
-  }
-#pragma unroll
-  for (int l = 0; l < B_LOADS; ++l) {
-    const int v = threadIdx.x + l * THREADS;
-    const int r = v / (B_TILE_COLS / VECTOR_WIDTH), c = v % (B_TILE_COLS / VECTOR_WIDTH) * VECTOR_WIDTH;
-    if (v < B_VECS) {
 #if TRANS_B
-      b_regs[l] = aoe_load(b, K, n0 + r, k0 + c, N, k_end);
+  aoe_fetch_tile<B_LOADS, B_VECS, B_TILE_COLS>(b, K, n0, k0, N, k_end, b_regs);
 #else
-      b_regs[l] = aoe_load(b, N, k0 + r, n0 + c, k_end, N);
+  aoe_fetch_tile<B_LOADS, B_VECS, B_TILE_COLS>(b, N, k0, n0, k_end, N, b_regs);
 #endif
+}
+
+// One operand's fetched vectors into its shared stage, k-major: a tile
+// stored k-major goes as it is, one stored k-minor (K_MINOR) is transposed.
+template <int LOADS, int VECS, int TILE_COLS, int PITCH, bool K_MINOR>
+__device__ __forceinline__ void aoe_stash_tile(const aoe_vec* regs, float* stage) {
+#pragma unroll
+  for (int l = 0; l < LOADS; ++l) {
+    const int v = threadIdx.x + l * THREADS;
+    const int r = v / (TILE_COLS / VECTOR_WIDTH), c = v % (TILE_COLS / VECTOR_WIDTH) * VECTOR_WIDTH;
+    if (v < VECS) {
+#pragma unroll
+      for (int e = 0; e < VECTOR_WIDTH; ++e) {
+        if (K_MINOR)
+          stage[(c + e) * PITCH + r] = regs[l].v[e];
+        else
+          stage[r * PITCH + c + e] = regs[l].v[e];
+      }
     }
   }
 }
 
-// The fetched vectors into one shared stage, k-major.
+// The fetched vectors into one shared stage.
 __device__ __forceinline__ void aoe_stash(const aoe_vec* a_regs, const aoe_vec* b_regs, float* as, float* bs) {
-#pragma unroll
-  for (int l = 0; l < A_LOADS; ++l) {
-    const int v = threadIdx.x + l * THREADS;
-    const int r = v / (A_TILE_COLS / VECTOR_WIDTH), c = v % (A_TILE_COLS / VECTOR_WIDTH) * VECTOR_WIDTH;
-    if (v < A_VECS) {
-#pragma unroll
-      for (int e = 0; e < VECTOR_WIDTH; ++e) {
-#if TRANS_A
-        as[r * A_PITCH + c + e] = a_regs[l].v[e];
-#else
-        as[(c + e) * A_PITCH + r] = a_regs[l].v[e];
-#endif
-      }
-    }
-  }
-#pragma unroll
-  for (int l = 0; l < B_LOADS; ++l) {
-    const int v = threadIdx.x + l * THREADS;
-    const int r = v / (B_TILE_COLS / VECTOR_WIDTH), c = v % (B_TILE_COLS / VECTOR_WIDTH) * VECTOR_WIDTH;
-    if (v < B_VECS) {
-#pragma unroll
-      for (int e = 0; e < VECTOR_WIDTH; ++e) {
-#if TRANS_B
-        bs[(c + e) * B_PITCH + r] = b_regs[l].v[e];
-#else
-        bs[r * B_PITCH + c + e] = b_regs[l].v[e];
-#endif
-      }
-    }
-  }
+  aoe_stash_tile<A_LOADS, A_VECS, A_TILE_COLS, A_PITCH, !TRANS_A>(a_regs, as);
+  aoe_stash_tile<B_LOADS, B_VECS, B_TILE_COLS, B_PITCH, (bool)TRANS_B>(b_regs, bs);
 }
 
 __device__ __forceinline__ float aoe_activate(float v) {

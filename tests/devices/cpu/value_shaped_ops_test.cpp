@@ -9,10 +9,8 @@
 #include "aoe/sdk/error.h"
 #include "dynamic_run.h"
 #include "model_run.h"
-#include "non_max_suppression_op.h"
-#include "non_zero_op.h"
 #include "tasks.h"
-#include "unique_op.h"
+#include "value_shaped_op.h"
 
 namespace aoe::cpu {
 namespace {
@@ -45,45 +43,45 @@ HeldTensor random_tensor(Shape shape, std::mt19937& rng, int distinct) {
 }
 
 TEST(NonZeroOp, IndicesOfEachNonZeroElementPerAxis) {
-  const NonZeroOp op(node("NonZero"));
+  const auto op = make_value_shaped_op(node("NonZero"));
   const HeldTensor x{{2, 2}, {1, 0, 1, 1}};
-  const auto out = op.run({&x});
+  const auto out = op->run({&x});
   EXPECT_EQ(out[0].shape, (Shape{2, 3}));
   EXPECT_EQ(out[0].values, (std::vector<float>{0, 1, 1, 0, 0, 1}));
   std::mt19937 rng(3);
   for (const Shape& shape : {Shape{}, Shape{7}, Shape{3, 4}, Shape{2, 3, 5}, Shape{2, 0, 3}}) {
     SCOPED_TRACE(to_string(shape));
-    expect_same(op, {random_tensor(shape, rng, 3)});
+    expect_same(*op, {random_tensor(shape, rng, 3)});
   }
-  expect_same(op, {HeldTensor{{4}, {0, 0, 0, 0}}});  // none: a [1, 0] result
+  expect_same(*op, {HeldTensor{{4}, {0, 0, 0, 0}}});  // none: a [1, 0] result
 }
 
 TEST(UniqueOp, SortedAndUnsortedValuesWithAllFourOutputs) {
   const std::vector<HeldTensor> x = {{{6}, {2, 1, 1, 3, 4, 3}}};
-  const auto sorted = UniqueOp(node("Unique")).run(slots(x));
+  const auto sorted = make_value_shaped_op(node("Unique"))->run(slots(x));
   EXPECT_EQ(sorted[0].values, (std::vector<float>{1, 2, 3, 4}));
   EXPECT_EQ(sorted[1].values, (std::vector<float>{1, 0, 3, 4}));
   EXPECT_EQ(sorted[2].values, (std::vector<float>{1, 0, 0, 2, 3, 2}));
   EXPECT_EQ(sorted[3].values, (std::vector<float>{2, 1, 2, 1}));
-  const auto unsorted = UniqueOp(node("Unique", {{"sorted", 0}})).run(slots(x));
+  const auto unsorted = make_value_shaped_op(node("Unique", {{"sorted", 0}}))->run(slots(x));
   EXPECT_EQ(unsorted[0].values, (std::vector<float>{2, 1, 3, 4}));
   EXPECT_EQ(unsorted[1].values, (std::vector<float>{0, 1, 3, 4}));
   EXPECT_EQ(unsorted[2].values, (std::vector<float>{0, 1, 1, 2, 3, 2}));
   EXPECT_EQ(unsorted[3].values, (std::vector<float>{1, 2, 2, 1}));
   std::mt19937 rng(5);
   for (const int sorted_attr : {0, 1}) {
-    expect_same(UniqueOp(node("Unique", {{"sorted", sorted_attr}})), {random_tensor({4, 5}, rng, 4)});
+    expect_same(*make_value_shaped_op(node("Unique", {{"sorted", sorted_attr}})), {random_tensor({4, 5}, rng, 4)});
     for (const int64_t axis : {0, 1, 2, -1}) {
       SCOPED_TRACE(axis);
       // Two values per element over few elements per slice: slices repeat.
-      expect_same(UniqueOp(node("Unique", {{"sorted", sorted_attr}, {"axis", axis}})), {random_tensor({3, 4, 2}, rng, 2)});
+      expect_same(*make_value_shaped_op(node("Unique", {{"sorted", sorted_attr}, {"axis", axis}})), {random_tensor({3, 4, 2}, rng, 2)});
     }
   }
 }
 
 TEST(UniqueOp, SlicesAlongAnAxis) {
   // ONNX's example: rows [1, 0, 0], [1, 0, 0], [2, 3, 4] along axis 0.
-  const auto out = UniqueOp(node("Unique", {{"axis", 0}})).run(slots({{{3, 3}, {1, 0, 0, 1, 0, 0, 2, 3, 4}}}));
+  const auto out = make_value_shaped_op(node("Unique", {{"axis", 0}}))->run(slots({{{3, 3}, {1, 0, 0, 1, 0, 0, 2, 3, 4}}}));
   EXPECT_EQ(out[0].shape, (Shape{2, 3}));
   EXPECT_EQ(out[0].values, (std::vector<float>{1, 0, 0, 2, 3, 4}));
   EXPECT_EQ(out[1].values, (std::vector<float>{0, 2}));
@@ -99,13 +97,13 @@ TEST(NonMaxSuppressionOp, KeepsTheBestBoxesPerClassAsTheDefinitionSays) {
   // ONNX's suppress_by_IOU_and_scores: six boxes, overlapping in two groups.
   const HeldTensor boxes{{1, 6, 4}, {0, 0, 1, 1, 0, 0.1f, 1, 1.1f, 0, -0.1f, 1, 0.9f, 0, 10, 1, 11, 0, 10.1f, 1, 11.1f, 0, 100, 1, 101}};
   const HeldTensor scores{{1, 1, 6}, {0.9f, 0.75f, 0.6f, 0.95f, 0.5f, 0.3f}};
-  const NonMaxSuppressionOp op(node("NonMaxSuppression"));
-  auto out = op.run(slots(nms_inputs(boxes, scores, 3, 0.5f, 0.4f)));
+  const auto op = make_value_shaped_op(node("NonMaxSuppression"));
+  auto out = op->run(slots(nms_inputs(boxes, scores, 3, 0.5f, 0.4f)));
   EXPECT_EQ(out[0].shape, (Shape{2, 3}));
   EXPECT_EQ(out[0].values, (std::vector<float>{0, 0, 3, 0, 0, 0}));
-  out = op.run(slots(nms_inputs(boxes, scores, 2, 0.5f, 0.0f)));
+  out = op->run(slots(nms_inputs(boxes, scores, 2, 0.5f, 0.0f)));
   EXPECT_EQ(out[0].values, (std::vector<float>{0, 0, 3, 0, 0, 0}));  // at most two
-  out = op.run(slots(nms_inputs(boxes, scores, 0, 0.5f, 0.0f)));
+  out = op->run(slots(nms_inputs(boxes, scores, 0, 0.5f, 0.0f)));
   EXPECT_EQ(out[0].shape, (Shape{0, 3}));  // max_output_boxes_per_class 0: none
 }
 
@@ -123,11 +121,11 @@ TEST(NonMaxSuppressionOp, BothBoxFormatsAndManyClassesMatchTheReference) {
       else boxes.values.insert(boxes.values.end(), {a + h, b + w, a, b});
     }
     for (int i = 0; i < 2 * 3 * 40; ++i) scores.values.push_back(u(rng));
-    const NonMaxSuppressionOp op(node("NonMaxSuppression", {{"center_point_box", center}}));
+    const auto op = make_value_shaped_op(node("NonMaxSuppression", {{"center_point_box", center}}));
     for (const float iou : {0.0f, 0.3f, 0.7f})
       for (const float score : {0.0f, 0.5f})
-        for (const float max : {1.0f, 5.0f, 100.0f}) expect_same(op, nms_inputs(boxes, scores, max, iou, score));
-    expect_same(op, {boxes, scores});  // no max_output_boxes_per_class: nothing selected
+        for (const float max : {1.0f, 5.0f, 100.0f}) expect_same(*op, nms_inputs(boxes, scores, max, iou, score));
+    expect_same(*op, {boxes, scores});  // no max_output_boxes_per_class: nothing selected
   }
 }
 

@@ -48,10 +48,8 @@ class ArgReduceOp final : public ThreadedOp {
     Shape out = in;
     if (int_attr(task.attrs, "keepdims", 1) != 0) out[axis] = 1;
     else out.erase(out.begin() + static_cast<std::ptrdiff_t>(axis));
-    inputs_ = {in};
-    outputs_ = {out};
     require_output_shape(task, out);
-    space_ = threads_space(host, static_cast<double>(elements(in)));
+    set_shapes(task, {out}, host, static_cast<double>(elements(in)));
   }
 
   // A task per outer slice.

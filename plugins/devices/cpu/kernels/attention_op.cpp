@@ -111,8 +111,7 @@ class AttentionKernel final : public Kernel {
     f.insert(f.end(), more.begin(), more.end());
     for (const auto& p : probs_) f.emplace_back(p.data(), p.bytes());
     f.emplace_back(out_.data(), out_.bytes());
-    for (size_t i = 0; i < inputs_.size(); ++i)
-      f.emplace_back(inputs_[i], static_cast<size_t>(elements(op_.input_shapes()[i])) * sizeof(float));
+    add_input_buffers(f, inputs_, op_);
     return f;
   }
   int64_t placeable_elements(size_t) const override { return out_.size(); }

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "buffer_kernel.h"
 #include "cpu_op.h"
 #include "op_util.h"
 #include "reference.h"
+#include "threads_kernel.h"
 
 namespace aoe::cpu {
 namespace {
@@ -56,9 +56,9 @@ class AxisMapOp : public CpuOp {
   friend class AxisMapKernel;
 };
 
-class AxisMapKernel final : public BufferKernel {
+class AxisMapKernel final : public ThreadsKernel<AxisMapOp> {
  public:
-  AxisMapKernel(const AxisMapOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {
+  AxisMapKernel(const AxisMapOp& op, int threads) : ThreadsKernel(op, threads) {
     const auto& last = op.maps_.back();
     contiguous_ = !last.empty() && last.front() >= 0;
     for (size_t c = 1; contiguous_ && c < last.size(); ++c) contiguous_ = last[c] == last[0] + static_cast<int64_t>(c);
@@ -95,14 +95,10 @@ class AxisMapKernel final : public BufferKernel {
   }
 
  private:
-  const AxisMapOp& op_;
-  int threads_;
   bool contiguous_ = false;  // the last axis reads one run of the source row
 };
 
-std::unique_ptr<Kernel> AxisMapOp::build(const sdk::Config& c) const {
-  return std::make_unique<AxisMapKernel>(*this, static_cast<int>(c[kThreads]));
-}
+std::unique_ptr<Kernel> AxisMapOp::build(const sdk::Config& c) const { return threads_kernel<AxisMapKernel>(*this, c); }
 
 // Slice (opset 1's attributes, or 10+'s inputs folded into them by the
 // frontend): starts, ends, axes, steps; negative ones count from the end,
@@ -162,16 +158,12 @@ class SliceOp final : public AxisMapOp {
 
   // Each output element from the input position start + index * step, per axis.
   void reference(const std::vector<const float*>& in, const std::vector<float*>& out) const override {
-    const Shape& o = outputs_[0];
-    if (elements(o) == 0) return;
     const auto strides = strides_of(inputs_[0]);
-    std::vector<int64_t> index(o.size(), 0);
-    size_t flat = 0;
-    do {
+    for_each_index(outputs_[0], [&](const std::vector<int64_t>& index, int64_t flat) {
       int64_t offset = 0;
-      for (size_t d = 0; d < o.size(); ++d) offset += (starts_[d] + index[d] * steps_[d]) * strides[d];
-      out[0][flat++] = in[0][offset];
-    } while (next_index(index, o));
+      for (size_t d = 0; d < index.size(); ++d) offset += (starts_[d] + index[d] * steps_[d]) * strides[d];
+      out[0][flat] = in[0][offset];
+    });
   }
 
  private:
@@ -236,17 +228,13 @@ class PadOp final : public AxisMapOp {
   // back by the begin pad, then mirrored over the edge (reflect: with period
   // 2(n - 1), the edge not repeated), held at it (edge), or the value (constant).
   void reference(const std::vector<const float*>& in, const std::vector<float*>& out) const override {
-    const Shape& o = outputs_[0];
     const Shape& x = inputs_[0];
-    if (elements(o) == 0) return;
     const float value = fill(in);
     const auto strides = strides_of(x);
-    std::vector<int64_t> index(o.size(), 0);
-    size_t flat = 0;
-    do {
+    for_each_index(outputs_[0], [&](const std::vector<int64_t>& index, int64_t flat) {
       int64_t offset = 0;
       bool outside = false;
-      for (size_t d = 0; d < o.size(); ++d) {
+      for (size_t d = 0; d < index.size(); ++d) {
         int64_t i = index[d] - begins_[d];
         const int64_t n = x[d];
         if (i < 0 || i >= n) {
@@ -259,8 +247,8 @@ class PadOp final : public AxisMapOp {
         }
         offset += i * strides[d];
       }
-      out[0][flat++] = outside ? value : in[0][offset];
-    } while (next_index(index, o));
+      out[0][flat] = outside ? value : in[0][offset];
+    });
   }
 
  private:
@@ -296,17 +284,13 @@ class TileOp final : public AxisMapOp {
 
   // Each output element from the input at its index modulo the input's dims.
   void reference(const std::vector<const float*>& in, const std::vector<float*>& out) const override {
-    const Shape& o = outputs_[0];
     const Shape& x = inputs_[0];
-    if (elements(o) == 0) return;
     const auto strides = strides_of(x);
-    std::vector<int64_t> index(o.size(), 0);
-    size_t flat = 0;
-    do {
+    for_each_index(outputs_[0], [&](const std::vector<int64_t>& index, int64_t flat) {
       int64_t offset = 0;
-      for (size_t d = 0; d < o.size(); ++d) offset += index[d] % x[d] * strides[d];
-      out[0][flat++] = in[0][offset];
-    } while (next_index(index, o));
+      for (size_t d = 0; d < index.size(); ++d) offset += index[d] % x[d] * strides[d];
+      out[0][flat] = in[0][offset];
+    });
   }
 };
 
@@ -334,11 +318,9 @@ class ExpandOp final : public AxisMapOp {
   // Each output element from the input element broadcasting maps it to.
   void reference(const std::vector<const float*>& in, const std::vector<float*>& out) const override {
     const Shape& o = outputs_[0];
-    if (elements(o) == 0) return;
-    std::vector<int64_t> index(o.size(), 0);
-    size_t flat = 0;
-    do out[0][flat++] = static_cast<float>(at_broadcast(in[0], inputs_[0], o, index));
-    while (next_index(index, o));
+    for_each_index(o, [&](const std::vector<int64_t>& index, int64_t flat) {
+      out[0][flat] = static_cast<float>(at_broadcast(in[0], inputs_[0], o, index));
+    });
   }
 };
 

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "buffer_kernel.h"
 #include "cpu_op.h"
 #include "isa.h"
 #include "op_util.h"
 #include "threaded_op.h"
+#include "threads_kernel.h"
 
 namespace aoe::cpu {
 namespace {
@@ -87,10 +87,10 @@ class BatchNormOp final : public CpuOp {
   const IsaKernels* isa_ = nullptr;  // the CPU's widest
 };
 
-class BatchNormKernel final : public BufferKernel {
+class BatchNormKernel final : public ThreadsKernel<BatchNormOp> {
  public:
   BatchNormKernel(const BatchNormOp& op, int threads)
-      : BufferKernel(op), op_(op), threads_(threads), a_(op.channels_), b_(op.channels_) {}
+      : ThreadsKernel(op, threads), a_(op.channels_), b_(op.channels_) {}
 
   void run(ThreadPool& pool) override {
     const int64_t c_count = op_.channels_, plane = op_.plane_;
@@ -111,14 +111,10 @@ class BatchNormKernel final : public BufferKernel {
   }
 
  private:
-  const BatchNormOp& op_;
-  int threads_;
   Buffer a_, b_;
 };
 
-std::unique_ptr<Kernel> BatchNormOp::build(const sdk::Config& c) const {
-  return std::make_unique<BatchNormKernel>(*this, static_cast<int>(c[kThreads]));
-}
+std::unique_ptr<Kernel> BatchNormOp::build(const sdk::Config& c) const { return threads_kernel<BatchNormKernel>(*this, c); }
 
 class BatchNormTrainingModeOp final : public ThreadedOp {
  public:

@@ -31,9 +31,7 @@ class BufferKernel : public Kernel {
   Footprint footprint() const override {
     Footprint f;
     for (const auto& o : outputs_) f.emplace_back(o.data(), o.bytes());
-    for (size_t i = 0; i < inputs_.size(); ++i)
-      if (inputs_[i])  // a constant the op took as values (Slice's bounds) has no buffer
-        f.emplace_back(inputs_[i], static_cast<size_t>(elements(op_.input_shapes()[i])) * sizeof(float));
+    add_input_buffers(f, inputs_, op_);
     return f;
   }
   // Every output is written whole by run().

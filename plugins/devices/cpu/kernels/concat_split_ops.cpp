@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "aoe/sdk/tensor_size.h"
-#include "buffer_kernel.h"
 #include "cpu_op.h"
 #include "op_util.h"
 #include "reference.h"
+#include "threads_kernel.h"
 
 namespace aoe::cpu {
 namespace {
@@ -80,10 +80,20 @@ int join_blocking(const sdk::OpTask& task, size_t axis, const HostCpu& host) {
   return lanes;
 }
 
-class ConcatOp final : public CpuOp {
+// What Concat and Split share: threads, their one knob, and the (outer,
+// axis x inner) view of the joined tensor (Concat's output, Split's input).
+class JoinOp : public CpuOp {
  public:
   enum Knob : size_t { kThreads, kKnobCount };
+  std::string check(const sdk::Config&) const override { return {}; }
 
+ protected:
+  size_t axis_ = 0;
+  int64_t outer_ = 1, inner_ = 1;
+};
+
+class ConcatOp final : public JoinOp {
+ public:
   ConcatOp(const sdk::OpTask& task, const HostCpu& host) {
     if (!task.fused_ops.empty()) unsupported("the cpu device fuses no ops after Concat");
     require_dtypes(task, Takes::held);
@@ -111,7 +121,6 @@ class ConcatOp final : public CpuOp {
     space_ = threads_space(host, static_cast<double>(elements(out)) * 0.25);
   }
 
-  std::string check(const sdk::Config&) const override { return {}; }
   std::unique_ptr<Kernel> build(const sdk::Config& config) const override;
 
   // Each output element from the input whose span of the axis holds it.
@@ -132,13 +141,11 @@ class ConcatOp final : public CpuOp {
 
  private:
   friend class ConcatKernel;
-  size_t axis_ = 0;
-  int64_t outer_ = 1, inner_ = 1;
 };
 
-class ConcatKernel final : public BufferKernel {
+class ConcatKernel final : public ThreadsKernel<ConcatOp> {
  public:
-  ConcatKernel(const ConcatOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {}
+  using ThreadsKernel::ThreadsKernel;
 
   void run(ThreadPool& pool) override {
     float* y = outputs_[0].data();
@@ -147,21 +154,13 @@ class ConcatKernel final : public BufferKernel {
                    std::memcpy(y + joined, inputs_[i] + part, static_cast<size_t>(count) * sizeof(float));
                  });
   }
-
- private:
-  const ConcatOp& op_;
-  int threads_;
 };
 
-std::unique_ptr<Kernel> ConcatOp::build(const sdk::Config& c) const {
-  return std::make_unique<ConcatKernel>(*this, static_cast<int>(c[kThreads]));
-}
+std::unique_ptr<Kernel> ConcatOp::build(const sdk::Config& c) const { return threads_kernel<ConcatKernel>(*this, c); }
 
 // The split sizes are the outputs' extents along the axis.
-class SplitOp final : public CpuOp {
+class SplitOp final : public JoinOp {
  public:
-  enum Knob : size_t { kThreads, kKnobCount };
-
   SplitOp(const sdk::OpTask& task, const HostCpu& host) {
     require_plain(task, 1, 2, {1}, Takes::held);
     const Shape in = task.inputs[0].shape;
@@ -187,7 +186,6 @@ class SplitOp final : public CpuOp {
     space_ = threads_space(host, static_cast<double>(elements(in)) * 0.25);
   }
 
-  std::string check(const sdk::Config&) const override { return {}; }
   std::unique_ptr<Kernel> build(const sdk::Config& config) const override;
 
   // Each output element from its place in the input: shifted along the axis
@@ -208,13 +206,11 @@ class SplitOp final : public CpuOp {
 
  private:
   friend class SplitKernel;
-  size_t axis_ = 0;
-  int64_t outer_ = 1, inner_ = 1;
 };
 
-class SplitKernel final : public BufferKernel {
+class SplitKernel final : public ThreadsKernel<SplitOp> {
  public:
-  SplitKernel(const SplitOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {}
+  using ThreadsKernel::ThreadsKernel;
 
   void run(ThreadPool& pool) override {
     const float* x = inputs_[0];
@@ -223,15 +219,9 @@ class SplitKernel final : public BufferKernel {
                    std::memcpy(outputs_[i].data() + part, x + joined, static_cast<size_t>(count) * sizeof(float));
                  });
   }
-
- private:
-  const SplitOp& op_;
-  int threads_;
 };
 
-std::unique_ptr<Kernel> SplitOp::build(const sdk::Config& c) const {
-  return std::make_unique<SplitKernel>(*this, static_cast<int>(c[kThreads]));
-}
+std::unique_ptr<Kernel> SplitOp::build(const sdk::Config& c) const { return threads_kernel<SplitKernel>(*this, c); }
 
 }  // namespace
 

@@ -10,14 +10,12 @@
 #include "conv_transpose_op.h"
 #include "matmul_op.h"
 #include "memory_fit.h"
-#include "non_max_suppression_op.h"
-#include "non_zero_op.h"
 #include "op_factories.h"
 #include "op_util.h"
 #include "pool_op.h"
 #include "reduce_op.h"
 #include "transpose_op.h"
-#include "unique_op.h"
+#include "value_shaped_op.h"
 
 namespace aoe::cpu {
 
@@ -30,6 +28,11 @@ int64_t footprint_bytes(Footprint f) {
     if (end > reached) total += static_cast<int64_t>(end - std::max(begin, reached)), reached = end;
   }
   return total;
+}
+
+void add_input_buffers(Footprint& f, const std::vector<const float*>& inputs, const CpuOp& op) {
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i]) f.emplace_back(inputs[i], static_cast<size_t>(elements(op.input_shapes()[i])) * sizeof(float));
 }
 
 namespace {
@@ -171,9 +174,9 @@ bool is_value_shaped_op(const std::string& op_type) {
 }
 
 std::unique_ptr<ValueShapedOp> make_value_shaped_op(const sdk::Node& node) {
-  if (node.op_type == "NonZero") return std::make_unique<NonZeroOp>(node);
-  if (node.op_type == "Unique") return std::make_unique<UniqueOp>(node);
-  if (node.op_type == "NonMaxSuppression") return std::make_unique<NonMaxSuppressionOp>(node);
+  if (node.op_type == "NonZero") return make_non_zero_op(node);
+  if (node.op_type == "Unique") return make_unique_op(node);
+  if (node.op_type == "NonMaxSuppression") return make_non_max_suppression_op(node);
   unsupported("the cpu device has no value-shaped kernel for op '" + node.op_type + "'");
 }
 

@@ -104,6 +104,10 @@ class CpuOp {
   int output_blocking_ = 0;
 };
 
+// The input buffers a kernel of `op` reads, each as large as its shape; a
+// constant the op took as values (Slice's bounds) has none (null).
+void add_input_buffers(Footprint& f, const std::vector<const float*>& inputs, const CpuOp& op);
+
 // The op of a task. Throws sdk::Error(unsupported) for what the kernels
 // cannot run, sdk::Error(invalid_argument) for a malformed task.
 std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host);

@@ -52,11 +52,7 @@ class ElementsOp final : public IndexedSlicesOp {
         for (size_t d = 0; d < index.size(); ++d) offset += (d == axis_ ? (i < 0 ? i + extent : i) : index[d]) * strides[d];
         offsets_.push_back(offset);
       } while (next_index(index, indices));
-    inputs_ = {data, indices};
-    if (scatter_) inputs_.push_back(indices);
-    outputs_ = {scatter_ ? data : indices};
-    require_output_shape(task, outputs_[0]);
-    space_ = threads_space(host, static_cast<double>(elements(outputs_[0])) * 0.5);
+    set_slice_shapes(task, host, data, indices, indices, 0.5);
   }
 
   // Index by index: the data's multi-index with the axis's coordinate replaced.
@@ -74,11 +70,7 @@ class ElementsOp final : public IndexedSlicesOp {
         if (a < 0) a += data[axis_];
         int64_t at = 0;
         for (size_t d = 0; d < index.size(); ++d) at += (d == axis_ ? a : index[d]) * strides[d];
-        if (!scatter_) y[flat] = in[0][at];
-        else if (reduction_ == Reduction::add) y[static_cast<size_t>(at)] += in[2][flat];
-        else if (reduction_ == Reduction::mul) y[static_cast<size_t>(at)] *= in[2][flat];
-        else y[static_cast<size_t>(at)] = in[2][flat];
-        ++flat;
+        reference_move(in, at, flat++, y);
       } while (next_index(index, indices));
     store(y, out[0]);
   }

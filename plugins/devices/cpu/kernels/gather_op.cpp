@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "buffer_kernel.h"
 #include "cpu_op.h"
 #include "op_util.h"
 #include "reference.h"
+#include "threads_kernel.h"
 
 namespace aoe::cpu {
 namespace {
@@ -112,10 +112,10 @@ class GatherOp final : public CpuOp {
   std::vector<int64_t> indices_;  // constant ones, from 0 (negative ones shifted)
 };
 
-class GatherKernel final : public BufferKernel {
+class GatherKernel final : public ThreadsKernel<GatherOp> {
  public:
   GatherKernel(const GatherOp& op, int threads)
-      : BufferKernel(op), op_(op), threads_(threads), rows_(op.constant_ ? op.indices_ : std::vector<int64_t>(static_cast<size_t>(op.count_))) {}
+      : ThreadsKernel(op, threads), rows_(op.constant_ ? op.indices_ : std::vector<int64_t>(static_cast<size_t>(op.count_))) {}
 
   void run(ThreadPool& pool) override {
     if (!op_.constant_) read_indices();
@@ -142,14 +142,10 @@ class GatherKernel final : public BufferKernel {
     }
   }
 
-  const GatherOp& op_;
-  int threads_;
   std::vector<int64_t> rows_;  // per index: the row of the gathered axis
 };
 
-std::unique_ptr<Kernel> GatherOp::build(const sdk::Config& c) const {
-  return std::make_unique<GatherKernel>(*this, static_cast<int>(c[kThreads]));
-}
+std::unique_ptr<Kernel> GatherOp::build(const sdk::Config& c) const { return threads_kernel<GatherKernel>(*this, c); }
 
 }  // namespace
 

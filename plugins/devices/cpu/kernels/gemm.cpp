@@ -10,9 +10,10 @@
 namespace aoe::cpu {
 namespace {
 
-// Rows [i0, i0 + mc) and cols [k0, k0 + kc) of A as slivers of mr rows:
-// sliver s holds kc columns of mr values, zero-padded past mc.
-void pack_a(const StridedMatrix& a, int64_t i0, int64_t mc, int64_t k0, int64_t kc, int mr, float* dst) {
+// Rows [i0, i0 + mc) and cols [k0, k0 + kc) of `a` as slivers of mr rows:
+// sliver s holds kc columns of mr values, zero-padded past mc. A's panel,
+// and the panel of a B stored transposed.
+void pack_slivers(const StridedMatrix& a, int64_t i0, int64_t mc, int64_t k0, int64_t kc, int mr, float* dst) {
   for (int64_t s = 0; s * mr < mc; ++s) {
     const int64_t rows = std::min<int64_t>(mr, mc - s * mr);
     float* d = dst + s * mr * kc;
@@ -92,25 +93,17 @@ const float* DenseSource::in_place(int64_t k0, int64_t j0, int64_t* ldb) const {
 }
 
 void DenseSource::pack(int64_t k0, int64_t kc, int64_t j0, int64_t nc, int nr, float* dst) const {
+  // B stored transposed: packed as A is, its columns being A's rows.
+  if (b_.col_step != 1) return pack_slivers({b_.data, b_.col_step, b_.row_step}, j0, nc, k0, kc, nr, dst);
   for (int64_t s = 0; s * nr < nc; ++s) {
     const int64_t cols = std::min<int64_t>(nr, nc - s * nr);
     float* d = dst + s * nr * kc;
     const float* src = b_.data + k0 * b_.row_step + (j0 + s * nr) * b_.col_step;
-    if (b_.col_step == 1) {
-      for (int64_t p = 0; p < kc; ++p) {
-        const float* row = src + p * b_.row_step;
-        float* out = d + p * nr;
-        for (int64_t j = 0; j < cols; ++j) out[j] = row[j];
-        for (int64_t j = cols; j < nr; ++j) out[j] = 0;
-      }
-    } else {
-      for (int64_t j = 0; j < cols; ++j) {
-        const float* col = src + j * b_.col_step;
-        for (int64_t p = 0; p < kc; ++p) d[p * nr + j] = col[p * b_.row_step];
-      }
-      if (cols < nr)
-        for (int64_t p = 0; p < kc; ++p)
-          for (int64_t j = cols; j < nr; ++j) d[p * nr + j] = 0;
+    for (int64_t p = 0; p < kc; ++p) {
+      const float* row = src + p * b_.row_step;
+      float* out = d + p * nr;
+      for (int64_t j = 0; j < cols; ++j) out[j] = row[j];
+      for (int64_t j = cols; j < nr; ++j) out[j] = 0;
     }
   }
 }
@@ -254,7 +247,7 @@ void gemm_range(const GemmConfig& cfg, const GemmCall& call, GemmWorkspace& ws, 
       for (int64_t ic = i0; ic < i1; ic += cfg.mc) {
         const int64_t mc = std::min(cfg.mc, i1 - ic);
         float* ap = ws.a(slot);
-        pack_a(call.a, ic, mc, pc, kc, cfg.ukernel.mr, ap);
+        pack_slivers(call.a, ic, mc, pc, kc, cfg.ukernel.mr, ap);
         macro_kernel(cfg, call, blk, ap, ic, mc, s_lo, s_hi);
       }
     }
@@ -283,7 +276,7 @@ void gemm_shared_b(const GemmConfig& cfg, const GemmCall& call, GemmWorkspace& w
       pool.run(ceil_div(call.m, cfg.mc), cfg.threads, [&](int64_t block, int thread) {
         const int64_t ic = block * cfg.mc, mc = std::min(cfg.mc, call.m - ic);
         float* ap = ws.a(thread);
-        pack_a(call.a, ic, mc, pc, kc, cfg.ukernel.mr, ap);
+        pack_slivers(call.a, ic, mc, pc, kc, cfg.ukernel.mr, ap);
         macro_kernel(cfg, call, blk, ap, ic, mc, 0, slivers);
       });
     }

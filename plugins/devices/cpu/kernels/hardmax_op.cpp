@@ -25,10 +25,8 @@ class HardmaxOp final : public ThreadedOp {
     outer_ = dims_product(in, 0, axis);
     extent_ = in[axis];
     inner_ = dims_product(in, axis + 1, in.size());
-    inputs_ = {in};
-    outputs_ = {in};
     require_output_shape(task, in);
-    space_ = threads_space(host, static_cast<double>(elements(in)));
+    set_shapes(task, {in}, host, static_cast<double>(elements(in)));
   }
 
   void compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,

@@ -15,6 +15,15 @@ IndexedSlicesOp::Reduction IndexedSlicesOp::read_reduction(const sdk::OpTask& ta
   return Reduction::none;
 }
 
+void IndexedSlicesOp::set_slice_shapes(const sdk::OpTask& task, const HostCpu& host, const Shape& data,
+                                       const Shape& indices, const Shape& gathered, double work) {
+  inputs_ = {data, indices};
+  if (scatter_) inputs_.push_back(gathered);
+  outputs_ = {scatter_ ? data : gathered};
+  require_output_shape(task, outputs_[0]);
+  space_ = threads_space(host, static_cast<double>(elements(outputs_[0])) * work);
+}
+
 void IndexedSlicesOp::compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
                               int threads) const {
   const float* x = in[0];

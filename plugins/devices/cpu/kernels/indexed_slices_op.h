@@ -25,9 +25,24 @@ class IndexedSlicesOp : public ThreadedOp {
   explicit IndexedSlicesOp(bool scatter) : scatter_(scatter) {}
   // The task's `reduction` attribute; `who` names the op in the complaint.
   static Reduction read_reduction(const sdk::OpTask& task, const std::string& who);
+  // The shapes, once the offsets are known: in, the data and the indices,
+  // and for a scatter the updates, of the gathered shape; out, the gathered
+  // slices, or for a scatter the data. Threads for `work` per output element.
+  void set_slice_shapes(const sdk::OpTask& task, const HostCpu& host, const Shape& data, const Shape& indices,
+                        const Shape& gathered, double work);
   // An update applied to the value already there.
   double reduce(double at, double update) const {
     return reduction_ == Reduction::add ? at + update : reduction_ == Reduction::mul ? at * update : update;
+  }
+  // The references' move of element i of the gathered shape: a gather's
+  // from data offset `at` into y[i], a scatter's update i onto y[at]. Their
+  // own, as the references share no code with compute().
+  void reference_move(const std::vector<const float*>& in, int64_t at, size_t i, std::vector<double>& y) const {
+    const auto to = static_cast<size_t>(at);
+    if (!scatter_) y[i] = in[0][at];
+    else if (reduction_ == Reduction::add) y[to] += in[2][i];
+    else if (reduction_ == Reduction::mul) y[to] *= in[2][i];
+    else y[to] = in[2][i];
   }
 
   const bool scatter_;

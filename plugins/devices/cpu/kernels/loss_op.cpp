@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "buffer_kernel.h"
 #include "cpu_op.h"
 #include "op_util.h"
 #include "reference.h"
+#include "threads_kernel.h"
 
 namespace aoe::cpu {
 namespace {
@@ -109,10 +109,10 @@ class LossOp final : public CpuOp {
   bool ignores_ = false;
 };
 
-class LossKernel final : public BufferKernel {
+class LossKernel final : public ThreadsKernel<LossOp> {
  public:
   LossKernel(const LossOp& op, int threads)
-      : BufferKernel(op), op_(op), threads_(threads), losses_(op.n_ * op.positions_), weights_(op.n_ * op.positions_) {
+      : ThreadsKernel(op, threads), losses_(op.n_ * op.positions_), weights_(op.n_ * op.positions_) {
     if (op.softmax_ && op.output_shapes().size() < 2) log_prob_.resize(op.n_ * op.classes_ * op.positions_);
     if (op.softmax_) row_stats_.resize(2 * op.positions_ * threads);
   }
@@ -159,14 +159,10 @@ class LossKernel final : public BufferKernel {
   }
 
  private:
-  const LossOp& op_;
-  int threads_;
   Buffer losses_, weights_, log_prob_, row_stats_;
 };
 
-std::unique_ptr<Kernel> LossOp::build(const sdk::Config& c) const {
-  return std::make_unique<LossKernel>(*this, static_cast<int>(c[kThreads]));
-}
+std::unique_ptr<Kernel> LossOp::build(const sdk::Config& c) const { return threads_kernel<LossKernel>(*this, c); }
 
 }  // namespace
 

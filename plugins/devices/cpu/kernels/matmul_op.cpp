@@ -112,8 +112,7 @@ class MatMulKernel final : public Kernel {
   Footprint footprint() const override {
     Footprint f = ws_.footprint();
     f.emplace_back(out_.data(), out_.bytes());
-    for (size_t i = 0; i < inputs_.size(); ++i)
-      f.emplace_back(inputs_[i], static_cast<size_t>(elements(op_.input_shapes()[i])) * sizeof(float));
+    add_input_buffers(f, inputs_, op_);
     return f;
   }
   int64_t placeable_elements(size_t) const override { return out_.size(); }

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "buffer_kernel.h"
 #include "cpu_op.h"
 #include "op_util.h"
 #include "reference.h"
+#include "threads_kernel.h"
 
 namespace aoe::cpu {
 namespace {
@@ -97,10 +97,10 @@ class MomentsNormOp final : public CpuOp {
   int64_t count_ = 1;                // elements per mean
 };
 
-class MomentsNormKernel final : public BufferKernel {
+class MomentsNormKernel final : public ThreadsKernel<MomentsNormOp> {
  public:
   MomentsNormKernel(const MomentsNormOp& op, int threads)
-      : BufferKernel(op), op_(op), threads_(threads), kept_(elements(op.kept_)) {
+      : ThreadsKernel(op, threads), kept_(elements(op.kept_)) {
     sums_.assign(static_cast<size_t>(2 * kept_ * threads), 0.0);
     shift_.resize(static_cast<size_t>(kept_));
     scale_.resize(static_cast<size_t>(kept_));
@@ -163,16 +163,12 @@ class MomentsNormKernel final : public BufferKernel {
   }
 
  private:
-  const MomentsNormOp& op_;
-  int threads_;
   int64_t kept_;
   std::vector<double> sums_;
   std::vector<float> shift_, scale_;
 };
 
-std::unique_ptr<Kernel> MomentsNormOp::build(const sdk::Config& c) const {
-  return std::make_unique<MomentsNormKernel>(*this, static_cast<int>(c[kThreads]));
-}
+std::unique_ptr<Kernel> MomentsNormOp::build(const sdk::Config& c) const { return threads_kernel<MomentsNormKernel>(*this, c); }
 
 }  // namespace
 

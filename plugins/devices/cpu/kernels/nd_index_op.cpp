@@ -58,11 +58,7 @@ class NdIndexOp final : public IndexedSlicesOp {
       }
       offsets_.push_back(offset);
     }
-    inputs_ = {data, indices};
-    if (scatter_) inputs_.push_back(out);
-    outputs_ = {scatter_ ? data : out};
-    require_output_shape(task, outputs_[0]);
-    space_ = threads_space(host, static_cast<double>(elements(outputs_[0])) * 0.25);
+    set_slice_shapes(task, host, data, indices, out, 0.25);
   }
 
   // Element by element: each element of a slice at its data multi-index, the
@@ -92,11 +88,7 @@ class NdIndexOp final : public IndexedSlicesOp {
           at += i * strides[batch_ + j];
         }
         for (size_t d = 0; d < e.size(); ++d) at += e[d] * strides[batch_ + k + d];
-        if (!scatter_) y[from] = in[0][at];
-        else if (reduction_ == Reduction::add) y[static_cast<size_t>(at)] += in[2][from];
-        else if (reduction_ == Reduction::mul) y[static_cast<size_t>(at)] *= in[2][from];
-        else y[static_cast<size_t>(at)] = in[2][from];
-        ++from;
+        reference_move(in, at, from++, y);
       } while (next_index(e, slice_shape));
     } while (next_index(row, rows_shape));
     store(y, out[0]);

@@ -1,4 +1,8 @@
-#include "non_max_suppression_op.h"
+// NonMaxSuppression (ONNX NonMaxSuppression-11): per batch and class, the
+// boxes above the score threshold taken greedily by score, each dropping
+// those that overlap it by more than the IoU threshold, at most
+// max_output_boxes_per_class of them; rows of [batch, class, box].
+#include "value_shaped_op.h"
 
 #include <algorithm>
 #include <array>
@@ -9,6 +13,23 @@
 #include "op_util.h"
 
 namespace aoe::cpu {
+namespace {
+
+class NonMaxSuppressionOp final : public ValueShapedOp {
+ public:
+  explicit NonMaxSuppressionOp(const sdk::Node& node)
+      : ValueShapedOp(node), center_point_box_(int_attr(node.attrs, "center_point_box", 0) != 0) {}
+  std::vector<HeldTensor> run(const std::vector<const HeldTensor*>& inputs) const override;
+  std::vector<HeldTensor> reference(const std::vector<const HeldTensor*>& inputs) const override;
+
+ private:
+  struct Limits;
+  Limits limits_of(const std::vector<const HeldTensor*>& inputs) const;
+
+  bool center_point_box_ = false;  // boxes as [x_center, y_center, width, height], else two corners [y1, x1, y2, x2]
+};
+
+}  // namespace
 
 struct NonMaxSuppressionOp::Limits {
   int64_t batches = 0, classes = 0, boxes = 0;
@@ -17,10 +38,6 @@ struct NonMaxSuppressionOp::Limits {
   bool has_score = false;
   double score = 0;
 };
-
-NonMaxSuppressionOp::NonMaxSuppressionOp(const sdk::Node& node)
-    : name_("node '" + node.name + "' (NonMaxSuppression)"),
-      center_point_box_(int_attr(node.attrs, "center_point_box", 0) != 0) {}
 
 NonMaxSuppressionOp::Limits NonMaxSuppressionOp::limits_of(const std::vector<const HeldTensor*>& inputs) const {
   const HeldTensor& boxes = required_input(inputs, 0, name_);
@@ -142,5 +159,7 @@ std::vector<HeldTensor> NonMaxSuppressionOp::reference(const std::vector<const H
     }
   return {triples(selected)};
 }
+
+std::unique_ptr<ValueShapedOp> make_non_max_suppression_op(const sdk::Node& node) { return std::make_unique<NonMaxSuppressionOp>(node); }
 
 }  // namespace aoe::cpu

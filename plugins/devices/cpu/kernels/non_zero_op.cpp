@@ -1,16 +1,26 @@
-#include "non_zero_op.h"
+// NonZero: the indices of the elements that are not zero, one row per axis,
+// in row-major order of the elements (ONNX NonZero-13).
+#include "value_shaped_op.h"
 
 #include "aoe/sdk/error.h"
 
 namespace aoe::cpu {
+namespace {
+
+class NonZeroOp final : public ValueShapedOp {
+ public:
+  using ValueShapedOp::ValueShapedOp;
+  std::vector<HeldTensor> run(const std::vector<const HeldTensor*>& inputs) const override;
+  std::vector<HeldTensor> reference(const std::vector<const HeldTensor*>& inputs) const override;
+};
+
+}  // namespace
 
 const HeldTensor& required_input(const std::vector<const HeldTensor*>& inputs, size_t slot, const std::string& what) {
   if (slot >= inputs.size() || !inputs[slot])
     throw sdk::Error(sdk::StatusCode::invalid_argument, what + ": input " + std::to_string(slot) + " is missing");
   return *inputs[slot];
 }
-
-NonZeroOp::NonZeroOp(const sdk::Node& node) : name_("node '" + node.name + "' (NonZero)") {}
 
 // Counted first, so each index is written once where it belongs: axis a's
 // row starts at a * count. A scalar counts as one element of a vector, as numpy's nonzero takes it.
@@ -60,5 +70,7 @@ std::vector<HeldTensor> NonZeroOp::reference(const std::vector<const HeldTensor*
     for (const double r : row) out.values.push_back(static_cast<float>(r));
   return {std::move(out)};
 }
+
+std::unique_ptr<ValueShapedOp> make_non_zero_op(const sdk::Node& node) { return std::make_unique<NonZeroOp>(node); }
 
 }  // namespace aoe::cpu

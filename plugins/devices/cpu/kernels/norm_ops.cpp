@@ -19,6 +19,18 @@ namespace {
 // Rows per task, so a task is worth a fork-join share (~4K values).
 int64_t rows_per_task(int64_t row) { return std::max<int64_t>(1, 4096 / std::max<int64_t>(1, row)); }
 
+// The space both ops have, knobs in this order: the ISA, the way the op
+// works (impl knob `name`), threads; by default the best ISA, the first
+// way, and threads for `work`.
+sdk::TuningSpace isa_way_threads_space(const HostCpu& host, const std::string& name, std::vector<std::string> ways,
+                                       double work) {
+  sdk::TuningSpace space;
+  space.version = "1";
+  space.knobs = {isa_knob(), choice_knob(name, sdk::KnobTag::impl, std::move(ways)), threads_knob(host)};
+  space.default_config = {static_cast<int64_t>(host.best_isa()), 0, default_threads(host, work)};
+  return space;
+}
+
 // Softmax along `axis` (opset 13): the (outer, length, inner) view.
 class SoftmaxOp final : public CpuOp {
  public:
@@ -36,13 +48,7 @@ class SoftmaxOp final : public CpuOp {
     const int64_t axis = normalize_axis(int_attr(task.attrs, "axis", -1), rank, "Softmax");
     for (int64_t d = 0; d < rank; ++d) (d < axis ? outer_ : d == axis ? length_ : inner_) *= in[static_cast<size_t>(d)];
 
-    space_.version = "1";
-    space_.knobs.resize(kKnobCount);
-    space_.knobs[kIsa] = isa_knob();
-    space_.knobs[kPasses] = choice_knob("passes", sdk::KnobTag::impl, {"three_pass", "online"});
-    space_.knobs[kThreads] = threads_knob(host);
-    space_.default_config = {static_cast<int64_t>(host.best_isa()), 0,
-                             default_threads(host, static_cast<double>(elements(in)) * 2.0)};
+    space_ = isa_way_threads_space(host, "passes", {"three_pass", "online"}, static_cast<double>(elements(in)) * 2.0);
   }
 
   std::string check(const sdk::Config& c) const override {
@@ -177,13 +183,7 @@ class LayerNormOp final : public CpuOp {
     // Mean and InvStdDev only when the node asks for them.
     for (size_t i = 1; i < std::min<size_t>(task.outputs.size(), 3); ++i) outputs_.push_back(stats);
 
-    space_.version = "1";
-    space_.knobs.resize(kKnobCount);
-    space_.knobs[kIsa] = isa_knob();
-    space_.knobs[kStats] = choice_knob("statistics", sdk::KnobTag::impl, {"two_pass", "welford"});
-    space_.knobs[kThreads] = threads_knob(host);
-    space_.default_config = {static_cast<int64_t>(host.best_isa()), 0,
-                             default_threads(host, static_cast<double>(elements(in)) * 1.0)};
+    space_ = isa_way_threads_space(host, "statistics", {"two_pass", "welford"}, static_cast<double>(elements(in)) * 1.0);
   }
 
   std::string check(const sdk::Config& c) const override { return isa_refusal(host_, c[kIsa]); }

@@ -121,6 +121,13 @@ class OptimizerOp final : public ThreadedOp {
     const float lr = f(lr_), momentum = f(momentum_), b1 = f(beta1_), b2 = f(beta2_), eps = f(epsilon_), wd = f(weight_decay_);
     const float c1 = f(1 - std::pow(beta1_, step_)), c2 = f(1 - std::pow(beta2_, step_));
     const float ratio = kind_ == kLambWeight ? trust_ratio(in[0][0], in[1][0]) : 1.0f;
+    // Adam's and LAMB's moments at i for gradient g, kept in outputs 1 and 2.
+    const auto moments = [&](int64_t i, float g, float& m, float& v) {
+      m = b1 * in[1][i] + (1 - b1) * g;
+      v = b2 * in[2][i] + (1 - b2) * g * g;
+      out[1][i] = m;
+      out[2][i] = v;
+    };
     parallel_runs(pool, threads, count_, 8192, [&](int64_t b, int64_t e) {
       switch (kind_) {
         case kFusedMulAddN:
@@ -135,19 +142,15 @@ class OptimizerOp final : public ThreadedOp {
           break;
         case kAdam:
           for (int64_t i = b; i < e; ++i) {
-            const float g = in[3][i];
-            const float m = b1 * in[1][i] + (1 - b1) * g, v = b2 * in[2][i] + (1 - b2) * g * g;
-            out[1][i] = m;
-            out[2][i] = v;
+            float m, v;
+            moments(i, in[3][i], m, v);
             out[0][i] = in[0][i] - lr * (m / c1) / (std::sqrt(v / c2) + eps);
           }
           break;
         case kLambOptimizer:
           for (int64_t i = b; i < e; ++i) {
-            const float g = in[0][i];
-            const float m = b1 * in[1][i] + (1 - b1) * g, v = b2 * in[2][i] + (1 - b2) * g * g;
-            out[1][i] = m;
-            out[2][i] = v;
+            float m, v;
+            moments(i, in[0][i], m, v);  // in[0]: the gradient
             out[0][i] = (m / c1) / (std::sqrt(v / c2) + eps) + wd * in[3][i];
           }
           break;

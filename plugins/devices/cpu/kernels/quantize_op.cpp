@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "buffer_kernel.h"
 #include "cpu_op.h"
 #include "held_dtype.h"
 #include "op_util.h"
 #include "quantized.h"
+#include "threads_kernel.h"
 
 namespace aoe::cpu {
 namespace {
@@ -78,9 +78,9 @@ class QuantizeOp final : public CpuOp {
   int64_t channels_ = 1, inner_ = 1;  // per axis: the axis's extent, the elements after it
 };
 
-class QuantizeKernel final : public BufferKernel {
+class QuantizeKernel final : public ThreadsKernel<QuantizeOp> {
  public:
-  QuantizeKernel(const QuantizeOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {}
+  using ThreadsKernel::ThreadsKernel;
 
   // Chunks of whole runs of one channel's elements.
   void run(ThreadPool& pool) override {
@@ -103,15 +103,9 @@ class QuantizeKernel final : public BufferKernel {
         for (int64_t i = 0; i < inner; ++i) dst[i] = (src[i] - z) * s;
     });
   }
-
- private:
-  const QuantizeOp& op_;
-  int threads_;
 };
 
-std::unique_ptr<Kernel> QuantizeOp::build(const sdk::Config& c) const {
-  return std::make_unique<QuantizeKernel>(*this, static_cast<int>(c[kThreads]));
-}
+std::unique_ptr<Kernel> QuantizeOp::build(const sdk::Config& c) const { return threads_kernel<QuantizeKernel>(*this, c); }
 
 }  // namespace
 

@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "buffer_kernel.h"
 #include "cpu_op.h"
 #include "op_util.h"
 #include "reference.h"
+#include "threads_kernel.h"
 
 namespace aoe::cpu {
 namespace {
@@ -201,9 +201,9 @@ class RecurrentOp final : public CpuOp {
   bool reverse_only_ = false;
 };
 
-class RecurrentKernel final : public BufferKernel {
+class RecurrentKernel final : public ThreadsKernel<RecurrentOp> {
  public:
-  RecurrentKernel(const RecurrentOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {
+  RecurrentKernel(const RecurrentOp& op, int threads) : ThreadsKernel(op, threads) {
     scratch_.resize(static_cast<size_t>(threads * per_thread()));
   }
 
@@ -292,14 +292,10 @@ class RecurrentKernel final : public BufferKernel {
     std::copy(next, next + hid, h);
   }
 
-  const RecurrentOp& op_;
-  int threads_;
   std::vector<float> scratch_;
 };
 
-std::unique_ptr<Kernel> RecurrentOp::build(const sdk::Config& c) const {
-  return std::make_unique<RecurrentKernel>(*this, static_cast<int>(c[kThreads]));
-}
+std::unique_ptr<Kernel> RecurrentOp::build(const sdk::Config& c) const { return threads_kernel<RecurrentKernel>(*this, c); }
 
 }  // namespace
 

@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "buffer.h"
-#include "buffer_kernel.h"
 #include "cpu_op.h"
 #include "op_util.h"
 #include "reference.h"
+#include "threads_kernel.h"
 
 namespace aoe::cpu {
 namespace {
@@ -287,9 +287,9 @@ class ResizeOp final : public CpuOp {
   int roi_input_ = -1;     // the task input holding the roi, if any
 };
 
-class ResizeKernel final : public BufferKernel {
+class ResizeKernel final : public ThreadsKernel<ResizeOp> {
  public:
-  ResizeKernel(const ResizeOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads), taps_(op.taps_) {
+  ResizeKernel(const ResizeOp& op, int threads) : ThreadsKernel(op, threads), taps_(op.taps_) {
     tabulate(op.sampling_);
   }
 
@@ -474,8 +474,6 @@ class ResizeKernel final : public BufferKernel {
     });
   }
 
-  const ResizeOp& op_;
-  int threads_;
   int taps_;  // per axis, as the mode reads them
   std::vector<std::vector<ResizeOp::Tap>> axes_;  // each axis's taps, per output position
   bool by_plane_ = false;
@@ -492,9 +490,7 @@ class ResizeKernel final : public BufferKernel {
   ResizeOp::Sampling tabulated_;  // the sampling the tables are for
 };
 
-std::unique_ptr<Kernel> ResizeOp::build(const sdk::Config& c) const {
-  return std::make_unique<ResizeKernel>(*this, static_cast<int>(c[kThreads]));
-}
+std::unique_ptr<Kernel> ResizeOp::build(const sdk::Config& c) const { return threads_kernel<ResizeKernel>(*this, c); }
 
 }  // namespace
 

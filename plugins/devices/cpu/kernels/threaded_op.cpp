@@ -2,28 +2,22 @@
 
 #include <algorithm>
 
-#include "buffer_kernel.h"
 #include "op_util.h"
+#include "threads_kernel.h"
 
 namespace aoe::cpu {
 
-class ThreadedKernel final : public BufferKernel {
+class ThreadedKernel final : public ThreadsKernel<ThreadedOp> {
  public:
-  ThreadedKernel(const ThreadedOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {}
+  using ThreadsKernel::ThreadsKernel;
   void run(ThreadPool& pool) override {
     std::vector<float*> out;
     for (auto& o : outputs_) out.push_back(o.data());
     op_.compute(inputs_, out, pool, threads_);
   }
-
- private:
-  const ThreadedOp& op_;
-  int threads_;
 };
 
-std::unique_ptr<Kernel> ThreadedOp::build(const sdk::Config& config) const {
-  return std::make_unique<ThreadedKernel>(*this, static_cast<int>(config[kThreads]));
-}
+std::unique_ptr<Kernel> ThreadedOp::build(const sdk::Config& config) const { return threads_kernel<ThreadedKernel>(*this, config); }
 
 void ThreadedOp::set_shapes(const sdk::OpTask& task, std::vector<Shape> outputs, const HostCpu& host, double work) {
   for (const auto& t : task.inputs) inputs_.push_back(t.shape);

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "buffer_kernel.h"
 #include "cpu_op.h"
 #include "held_dtype.h"
 #include "op_util.h"
 #include "reference.h"
+#include "threads_kernel.h"
 
 namespace aoe::cpu {
 namespace {
@@ -180,9 +180,9 @@ class TypedEltwiseOp final : public CpuOp {
   BroadcastRows rows_;  // the operands
 };
 
-class TypedEltwiseKernel final : public BufferKernel {
+class TypedEltwiseKernel final : public ThreadsKernel<TypedEltwiseOp> {
  public:
-  TypedEltwiseKernel(const TypedEltwiseOp& op, int threads) : BufferKernel(op), op_(op), threads_(threads) {}
+  using ThreadsKernel::ThreadsKernel;
 
   void run(ThreadPool& pool) override {
     switch (op_.fn_) {
@@ -217,13 +217,9 @@ class TypedEltwiseKernel final : public BufferKernel {
     });
   }
 
-  const TypedEltwiseOp& op_;
-  int threads_;
 };
 
-std::unique_ptr<Kernel> TypedEltwiseOp::build(const sdk::Config& c) const {
-  return std::make_unique<TypedEltwiseKernel>(*this, static_cast<int>(c[kThreads]));
-}
+std::unique_ptr<Kernel> TypedEltwiseOp::build(const sdk::Config& c) const { return threads_kernel<TypedEltwiseKernel>(*this, c); }
 
 }  // namespace
 

@@ -1,4 +1,8 @@
-#include "unique_op.h"
+// Unique (ONNX Unique-11): the distinct elements, or the distinct slices
+// along `axis`, sorted or in order of first occurrence, with where each
+// first occurs, which one each input element or slice is, and how often
+// each occurs.
+#include "value_shaped_op.h"
 
 #include <algorithm>
 #include <numeric>
@@ -8,6 +12,22 @@
 
 namespace aoe::cpu {
 namespace {
+
+class UniqueOp final : public ValueShapedOp {
+ public:
+  explicit UniqueOp(const sdk::Node& node)
+      : ValueShapedOp(node),
+        has_axis_(node.attrs.contains("axis")),
+        axis_(int_attr(node.attrs, "axis", 0)),
+        sorted_(int_attr(node.attrs, "sorted", 1) != 0) {}
+  std::vector<HeldTensor> run(const std::vector<const HeldTensor*>& inputs) const override;
+  std::vector<HeldTensor> reference(const std::vector<const HeldTensor*>& inputs) const override;
+
+ private:
+  bool has_axis_ = false;
+  int64_t axis_ = 0;
+  bool sorted_ = true;
+};
 
 // The input as `count` slices of `length` values each: along `axis`, or
 // every element a slice of one (no axis). Value j of slice i, j = o * inner + in,
@@ -55,12 +75,6 @@ HeldTensor vector_of(const std::vector<int64_t>& v) {
 }
 
 }  // namespace
-
-UniqueOp::UniqueOp(const sdk::Node& node)
-    : name_("node '" + node.name + "' (Unique)"),
-      has_axis_(node.attrs.contains("axis")),
-      axis_(int_attr(node.attrs, "axis", 0)),
-      sorted_(int_attr(node.attrs, "sorted", 1) != 0) {}
 
 // Slices stably sorted by their values: equal ones fall together, the first
 // occurrence first in each run; unsorted, the runs then ordered by it.
@@ -128,5 +142,7 @@ std::vector<HeldTensor> UniqueOp::reference(const std::vector<const HeldTensor*>
   }
   return {gathered(x, s, has_axis_, axis_, first), vector_of(first), vector_of(inverse), vector_of(counts)};
 }
+
+std::unique_ptr<ValueShapedOp> make_unique_op(const sdk::Node& node) { return std::make_unique<UniqueOp>(node); }
 
 }  // namespace aoe::cpu
