@@ -496,4 +496,28 @@ void write_branch_shapes_if_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
+void write_rate_if_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "sr", {});
+  g->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+  set_dims(g->add_input(), "x", {3});
+  set_dims(g->add_output(), "y", {3});
+  add_int64s(g, "rate", {}, {16000});
+  add_node(g, "Equal_0", "Equal", {"sr", "rate"}, {"is_16k"});
+  auto* by_rate = add_node(g, "by_rate", "If", {"is_16k"}, {"y"});
+  for (const auto& [name, op] : {std::pair{"then_branch", "Add"}, std::pair{"else_branch", "Neg"}}) {
+    auto* a = by_rate->add_attribute();
+    a->set_name(name), a->set_type(onnx::AttributeProto::GRAPH);
+    auto* body = a->mutable_g();
+    body->set_name(std::string("by_rate_") + name);
+    const std::string out = std::string(name) + "_y";
+    add_node(body, std::string(op) + "_0", op, std::string(op) == "Add" ? std::vector<std::string>{"x", "x"}
+                                                                         : std::vector<std::string>{"x"},
+             {out});
+    set_dims(body->add_output(), out, {3});
+  }
+  save(model, file);
+}
+
 }  // namespace aoe::test
