@@ -373,6 +373,20 @@ TEST_F(RunCommand, OrtCompareRunsAModelInBothRuntimes) {
   }
 }
 
+// A Clip bounded on one side by an infinite constant (openWakeWord's mel
+// spectrogram clamps with max = +inf) clamps on the other side alone.
+TEST_F(RunCommand, AClipWithAnInfiniteBoundClampsTheOtherSide) {
+  write_one_sided_clip_model(dir_ / "clamp.onnx");
+  host::write_npz(dir_ / "x.npz", {{"x", host::FloatArray{{4}, {-1, 0.25f, 2, 1e30f}}}});
+  const auto r = run("clamp.onnx", "clamp.json",
+                     {"--inputs", (dir_ / "x.npz").string(), "--outputs", (dir_ / "out.npz").string(), "--check"});
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  const auto out = host::read_npz(dir_ / "out.npz");
+  EXPECT_EQ(out.at("y").data, (std::vector<float>{0.5f, 0.5f, 2, 1e30f}));
+  EXPECT_EQ(out.at("z").data, (std::vector<float>{-1, 0.25f, 1, 1}));
+  EXPECT_TRUE(report("clamp.json")["check"]["match"].get<bool>()) << report("clamp.json").dump(2);
+}
+
 // ort_compare --inputs: the user's arrays feed both runtimes, an input the
 // file lacks is drawn from the seed; sr picks the If's branch, so aoe's
 // outputs say which value it was fed (and ONNX Runtime's, where installed,

@@ -3,6 +3,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <fstream>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -493,6 +494,23 @@ void write_branch_shapes_if_model(const std::filesystem::path& file) {
   auto* axis = add_node(else_branch, "Concat_0", "Concat", {"x", "x"}, {"both"})->add_attribute();
   axis->set_name("axis"), axis->set_type(onnx::AttributeProto::INT), axis->set_i(0);
   set_dims(else_branch->add_output(), "both", {6});
+  save(model, file);
+}
+
+void write_one_sided_clip_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {4});
+  set_dims(g->add_output(), "y", {4});
+  set_dims(g->add_output(), "z", {4});
+  for (const auto& [name, value] : {std::pair{"half", 0.5f}, std::pair{"one", 1.0f},
+                                    std::pair{"above", std::numeric_limits<float>::infinity()},
+                                    std::pair{"below", -std::numeric_limits<float>::infinity()}}) {
+    auto* t = g->add_initializer();
+    t->set_name(name), t->set_data_type(onnx::TensorProto::FLOAT), t->add_float_data(value);
+  }
+  add_node(g, "Clip_0", "Clip", {"x", "half", "above"}, {"y"});
+  add_node(g, "Clip_1", "Clip", {"x", "below", "one"}, {"z"});
   save(model, file);
 }
 

@@ -2,6 +2,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -56,6 +57,13 @@ int64_t add_value_attributes(const onnx::GraphProto& proto, int64_t opset, sdk::
     if (const auto v = known(node, index); v && v->is_real() && v->reals.size() == 1)
       node.attrs[attr] = v->reals[0], changed = true;
   };
+  // Clip's bound, but one at `unbounded` (torch.clamp(min=...) exports max
+  // = +inf) is no bound, as the absent attribute says: JSON, which carries
+  // attributes to the device, has no infinity (it would arrive as null).
+  const auto set_bound = [&](sdk::Node& node, size_t index, const char* attr, double unbounded) {
+    if (const auto v = known(node, index); v && v->is_real() && v->reals.size() == 1 && v->reals[0] == unbounded) return;
+    set_float(node, index, attr);
+  };
   // A float list: Resize's scales; an empty one is not given.
   const auto set_floats = [&](sdk::Node& node, size_t index, const char* attr) {
     if (node.attrs.contains(attr)) return;
@@ -74,8 +82,8 @@ int64_t add_value_attributes(const onnx::GraphProto& proto, int64_t opset, sdk::
       set_ints(node, 1, "pads");
       set_float(node, 2, "value");
     } else if (node.op_type == "Clip" && opset >= 11) {
-      set_float(node, 1, "min");
-      set_float(node, 2, "max");
+      set_bound(node, 1, "min", -std::numeric_limits<double>::infinity());
+      set_bound(node, 2, "max", std::numeric_limits<double>::infinity());
     } else if (node.op_type == "Gather") {
       set_ints(node, 1, "indices");
     } else if (node.op_type == "Resize") {
