@@ -141,7 +141,7 @@ std::vector<std::string> take_user_inputs(std::vector<Input>& inputs, const fs::
                                   dims_text(in->dims) + " (dynamic dims: set them with --input_shape)");
     if (in->integer)
       for (float v : array.data)
-        if (v != std::trunc(v))
+        if (!std::isfinite(v) || v != std::trunc(v))
           throw std::invalid_argument(file.string() + ": '" + name + "' is an integer input, but holds " + number_text(v));
     in->values = std::move(array.data);
     taken.push_back(name);
