@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 
 #include "aoe_host_fixture.h"
 #include "child_process.h"
@@ -374,8 +375,9 @@ TEST_F(RunCommand, OrtCompareRunsAModelInBothRuntimes) {
 }
 
 // A Clip bounded on one side by an infinite constant (openWakeWord's mel
-// spectrogram clamps with max = +inf) clamps on the other side alone.
-TEST_F(RunCommand, AClipWithAnInfiniteBoundClampsTheOtherSide) {
+// spectrogram clamps with max = +inf) clamps on the other side alone; a Pad
+// fills with -inf.
+TEST_F(RunCommand, ClipAndPadTakeInfiniteConstants) {
   write_one_sided_clip_model(dir_ / "clamp.onnx");
   host::write_npz(dir_ / "x.npz", {{"x", host::FloatArray{{4}, {-1, 0.25f, 2, 1e30f}}}});
   const auto r = run("clamp.onnx", "clamp.json",
@@ -384,6 +386,8 @@ TEST_F(RunCommand, AClipWithAnInfiniteBoundClampsTheOtherSide) {
   const auto out = host::read_npz(dir_ / "out.npz");
   EXPECT_EQ(out.at("y").data, (std::vector<float>{0.5f, 0.5f, 2, 1e30f}));
   EXPECT_EQ(out.at("z").data, (std::vector<float>{-1, 0.25f, 1, 1}));
+  const float inf = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(out.at("p").data, (std::vector<float>{-inf, -1, 0.25f, 2, 1e30f, -inf}));
   EXPECT_TRUE(report("clamp.json")["check"]["match"].get<bool>()) << report("clamp.json").dump(2);
 }
 

@@ -511,6 +511,9 @@ void write_one_sided_clip_model(const std::filesystem::path& file) {
   }
   add_node(g, "Clip_0", "Clip", {"x", "half", "above"}, {"y"});
   add_node(g, "Clip_1", "Clip", {"x", "below", "one"}, {"z"});
+  set_dims(g->add_output(), "p", {6});
+  add_int64s(g, "pads", {2}, {1, 1});
+  add_node(g, "Pad_2", "Pad", {"x", "pads", "below"}, {"p"});
   save(model, file);
 }
 

@@ -67,7 +67,8 @@ void write_nonzero_output_model(const std::filesystem::path& file);
 // y, the If's output itself, of a size the model leaves open.
 void write_branch_shapes_if_model(const std::filesystem::path& file);
 // x[4] -> Clip(x, 0.5, +inf) -> y and Clip(x, -inf, 1) -> z, the bounds
-// initializers, as PyTorch exports torch.clamp(x, min=0.5) and clamp(x, max=1).
+// initializers, as PyTorch exports torch.clamp(x, min=0.5) and clamp(x, max=1);
+// x -> Pad(1 each side, fill -inf) -> p[6].
 void write_one_sided_clip_model(const std::filesystem::path& file);
 // sr (int64 scalar), x[3] -> If "by_rate" on sr == 16000, as Silero VAD
 // branches on its sample rate: then x + x, else -x; y[3].
