@@ -30,19 +30,21 @@ using nlohmann::json;
 
 constexpr const char* kUsage =
     "usage: ort_compare MODEL.onnx [--input_shape S] [--threads N] [--iterations N] [--rtol R] [--atol A]\n"
-    "                   [--seed N] [--bank DIR] [--onnxruntime DIR] [--work DIR]\n"
+    "                   [--seed N] [--inputs FILE.npz] [--bank DIR] [--onnxruntime DIR] [--work DIR]\n"
     "  --input_shape  the model's dynamic dims, as aoe-host takes them; ONNX Runtime is fed the same inputs\n"
     "  --threads      threads of both runtimes (default 1)\n"
     "  --iterations   timed runs of each, after one untimed (default 10)\n"
     "  --rtol --atol  allclose: |aoe - ort| <= atol + rtol * |ort| (default 1e-4 and 1e-4, for fp32)\n"
     "  --seed         float inputs are uniform in [-1, 1), integer ones in {0, 1} (default 1)\n"
+    "  --inputs       inputs of the user's own, as aoe-host run --inputs reads them (np.savez: float32, int32\n"
+    "                 or int64 arrays by input name); an input the file lacks is drawn from the seed\n"
     "  --bank         the operator bank aoe runs with (default: an empty one, every kernel at its default)\n"
     "  --onnxruntime  a node_modules folder holding onnxruntime-node (default ./node_modules, or\n"
     "                 AOE_ONNXRUNTIME_NODE); without it only aoe's side runs\n"
     "  --work         scratch directory for inputs, outputs and reports (default: a fresh one in $TMPDIR)\n";
 
 struct Options {
-  fs::path model, bank, onnxruntime, work;
+  fs::path model, bank, onnxruntime, work, inputs;
   std::string input_shape;
   uint64_t threads = 1, iterations = 10, seed = 1;
   double rtol = 1e-4, atol = 1e-4;
@@ -69,6 +71,7 @@ Options parse(int argc, char** argv) {
     else if (arg == "--seed") o.seed = count(args.value(), arg);
     else if (arg == "--rtol") o.rtol = real(args.value(), arg);
     else if (arg == "--atol") o.atol = real(args.value(), arg);
+    else if (arg == "--inputs") o.inputs = args.value();
     else if (arg == "--bank") o.bank = args.value();
     else if (arg == "--onnxruntime") o.onnxruntime = args.value();
     else if (arg == "--work") o.work = args.value();
@@ -79,6 +82,7 @@ Options parse(int argc, char** argv) {
   if (o.work.empty()) o.work = aoe::bench::make_scratch("ort_compare");
   if (o.bank.empty()) o.bank = o.work / "bank";
   o.model = fs::absolute(o.model);
+  if (!o.inputs.empty()) o.inputs = fs::absolute(o.inputs);
   return o;
 }
 
@@ -105,6 +109,44 @@ std::vector<Input> draw_inputs(const Options& o, const aoe::sdk::Graph& graph) {
     inputs.push_back(std::move(in));
   }
   return inputs;
+}
+
+std::string dims_text(const std::vector<int64_t>& dims) {
+  std::string text = "[";
+  for (size_t i = 0; i < dims.size(); ++i) text += (i ? "," : "") + std::to_string(dims[i]);
+  return text + "]";
+}
+
+std::string number_text(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", v);
+  return text;
+}
+
+// The user's arrays in place of the drawn ones (an input the file lacks keeps
+// its draw, so its values are those the seed gives without the file); returns
+// the names taken. The file must name only model inputs, at the dims aoe
+// resolved, integer inputs with whole numbers: ONNX Runtime is fed them as int64.
+std::vector<std::string> take_user_inputs(std::vector<Input>& inputs, const fs::path& file) {
+  std::vector<std::string> taken;
+  for (auto& [name, array] : aoe::host::read_npz(file)) {
+    auto in = std::find_if(inputs.begin(), inputs.end(), [&](const Input& i) { return i.name == name; });
+    if (in == inputs.end()) {
+      std::string names;
+      for (const auto& i : inputs) names += (names.empty() ? "" : ", ") + i.name;
+      throw std::invalid_argument(file.string() + ": '" + name + "' is no input of the model (its inputs: " + names + ")");
+    }
+    if (array.shape != in->dims)
+      throw std::invalid_argument(file.string() + ": '" + name + "' is " + dims_text(array.shape) + ", the model takes " +
+                                  dims_text(in->dims) + " (dynamic dims: set them with --input_shape)");
+    if (in->integer)
+      for (float v : array.data)
+        if (!std::isfinite(v) || v != std::trunc(v))
+          throw std::invalid_argument(file.string() + ": '" + name + "' is an integer input, but holds " + number_text(v));
+    in->values = std::move(array.data);
+    taken.push_back(name);
+  }
+  return taken;
 }
 
 // The inputs as ONNX Runtime reads them: raw little-endian files and their list.
@@ -163,15 +205,16 @@ Difference compare(const std::vector<float>& got, const std::vector<float>& want
   return d;
 }
 
-std::string dims_text(const std::vector<int64_t>& dims) {
-  std::string text = "[";
-  for (size_t i = 0; i < dims.size(); ++i) text += (i ? "," : "") + std::to_string(dims[i]);
-  return text + "]";
-}
-
 int run(const Options& o) {
   const aoe::sdk::Graph graph = aoe::host::load_onnx(o.model, aoe::host::parse_input_shape(o.input_shape));
-  const auto inputs = draw_inputs(o, graph);
+  auto inputs = draw_inputs(o, graph);
+  std::string from = "inputs from seed " + std::to_string(o.seed);
+  if (!o.inputs.empty()) {
+    std::string names;
+    for (const auto& name : take_user_inputs(inputs, o.inputs)) names += (names.empty() ? "" : ", ") + name;
+    from = (names.empty() ? "no input" : names) + " from " + o.inputs.filename().string() + ", the rest from seed " +
+           std::to_string(o.seed);
+  }
   std::vector<std::pair<std::string, aoe::host::FloatArray>> arrays;
   for (const auto& in : inputs) arrays.push_back({in.name, {in.dims, in.values}});
   fs::create_directories(o.work);
@@ -184,9 +227,9 @@ int run(const Options& o) {
                                    "--run_report", (o.work / "aoe_run.json").string()};
   if (!o.input_shape.empty()) args.insert(args.end(), {"--input_shape", o.input_shape});
   const auto aoe_run = aoe::bench::run_host(args, aoe_dir, o.bank);
-  std::printf("ort_compare: %s, %llu thread(s), %llu timed runs each after one untimed, inputs from seed %llu\n",
+  std::printf("ort_compare: %s, %llu thread(s), %llu timed runs each after one untimed, %s\n",
               o.model.filename().c_str(), static_cast<unsigned long long>(o.threads),
-              static_cast<unsigned long long>(o.iterations), static_cast<unsigned long long>(o.seed));
+              static_cast<unsigned long long>(o.iterations), from.c_str());
   if (aoe_run.exit_code != 0) {
     std::printf("aoe: aoe-host run exited %d (see %s)\n", aoe_run.exit_code, aoe_dir.c_str());
     return 1;

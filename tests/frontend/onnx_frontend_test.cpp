@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -558,6 +559,42 @@ TEST_F(OnnxFrontend, ValueInputsThatAreConstantsBecomeAttributes) {
   EXPECT_FALSE(node_named(graph, "lookup").attrs.contains("indices"));
   EXPECT_EQ(node_named(graph, "clip").attrs.at("min"), 0.5);
   EXPECT_FALSE(node_named(graph, "clip").attrs.contains("max"));
+}
+
+// Values JSON cannot carry to a device: a Clip bound of -inf (min) or +inf
+// (max) is no bound, so no attribute; a Pad fill of -inf stays the input the
+// device reads as the model runs; a Clip min of +inf is refused by name.
+TEST_F(OnnxFrontend, InfiniteConstantsBecomeNoAttribute) {
+  const auto write = [&](float low, const fs::path& file) {
+    onnx::ModelProto model;
+    model.set_ir_version(onnx::IR_VERSION);
+    model.add_opset_import()->set_version(13);
+    auto* g = model.mutable_graph();
+    g->set_name("bounds");
+    set_dims(g->add_input(), "x", onnx::TensorProto::FLOAT, {"2"});
+    set_dims(g->add_output(), "clipped", onnx::TensorProto::FLOAT, {"2"});
+    set_dims(g->add_output(), "padded", onnx::TensorProto::FLOAT, {"4"});
+    for (const auto& [name, value] : {std::pair{"low", low}, std::pair{"high", std::numeric_limits<float>::infinity()},
+                                      std::pair{"fill", -std::numeric_limits<float>::infinity()}}) {
+      auto* t = g->add_initializer();
+      t->set_name(name), t->set_data_type(onnx::TensorProto::FLOAT), t->add_float_data(value);
+    }
+    add_int64s(g, "pads", {2}, {1, 1});
+    add_node(g, "Clip", {"x", "low", "high"}, {"clipped"})->set_name("clip");
+    add_node(g, "Pad", {"x", "pads", "fill"}, {"padded"})->set_name("pad");
+    save(model, file);
+  };
+  write(0.5f, dir_ / "bounds.onnx");
+  const auto graph = load_onnx(dir_ / "bounds.onnx");
+  EXPECT_EQ(node_named(graph, "clip").attrs.at("min"), 0.5);
+  EXPECT_FALSE(node_named(graph, "clip").attrs.contains("max"));
+  EXPECT_EQ(node_named(graph, "pad").attrs.at("pads"), nlohmann::json({1, 1}));
+  EXPECT_FALSE(node_named(graph, "pad").attrs.contains("value"));
+
+  write(std::numeric_limits<float>::infinity(), dir_ / "inf_min.onnx");
+  const auto e = load_error(dir_ / "inf_min.onnx");
+  EXPECT_EQ(e.code(), StatusCode::invalid_argument);
+  EXPECT_TRUE(contains(e.what(), "Clip 'clip': min inf")) << e.what();
 }
 
 // libonnx 1.12 infers a onesided STFT's bins as the frame's length; the

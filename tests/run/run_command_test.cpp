@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 
 #include "aoe_host_fixture.h"
 #include "child_process.h"
@@ -370,6 +371,73 @@ TEST_F(RunCommand, OrtCompareRunsAModelInBothRuntimes) {
     }
     EXPECT_NE(r.out.find("aoe/ORT"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("outside"), std::string::npos) << r.out;
+  }
+}
+
+// A Clip bounded on one side by an infinite constant (openWakeWord's mel
+// spectrogram clamps with max = +inf) clamps on the other side alone; a Pad
+// fills with -inf.
+TEST_F(RunCommand, ClipAndPadTakeInfiniteConstants) {
+  write_one_sided_clip_model(dir_ / "clamp.onnx");
+  host::write_npz(dir_ / "x.npz", {{"x", host::FloatArray{{4}, {-1, 0.25f, 2, 1e30f}}}});
+  const auto r = run("clamp.onnx", "clamp.json",
+                     {"--inputs", (dir_ / "x.npz").string(), "--outputs", (dir_ / "out.npz").string(), "--check"});
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  const auto out = host::read_npz(dir_ / "out.npz");
+  EXPECT_EQ(out.at("y").data, (std::vector<float>{0.5f, 0.5f, 2, 1e30f}));
+  EXPECT_EQ(out.at("z").data, (std::vector<float>{-1, 0.25f, 1, 1}));
+  const float inf = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(out.at("p").data, (std::vector<float>{-inf, -1, 0.25f, 2, 1e30f, -inf}));
+  EXPECT_TRUE(report("clamp.json")["check"]["match"].get<bool>()) << report("clamp.json").dump(2);
+}
+
+// ort_compare --inputs: the user's arrays feed both runtimes, an input the
+// file lacks is drawn from the seed; sr picks the If's branch, so aoe's
+// outputs say which value it was fed (and ONNX Runtime's, where installed,
+// match them only when fed the same).
+TEST_F(RunCommand, OrtCompareFeedsTheUsersInputs) {
+  write_rate_if_model(dir_ / "rate.onnx");
+  const auto compare = [&](const std::string& inputs, const std::string& work) {
+    return run_process({AOE_ORT_COMPARE, (dir_ / "rate.onnx").string(), "--iterations", "1", "--inputs",
+                        (dir_ / inputs).string(), "--work", (dir_ / work).string()},
+                       dir_);
+  };
+  const auto ran_alike = [&](const ProcessResult& r) {
+    ASSERT_EQ(r.exit_code, 0) << details(r);
+    if (r.out.find("ONNX Runtime: skipped") == std::string::npos) EXPECT_EQ(r.out.find("outside"), std::string::npos) << r.out;
+  };
+
+  host::write_npz(dir_ / "both.npz", {{"sr", host::FloatArray{{}, {16000}}}, {"x", host::FloatArray{{3}, {1, -2, 3}}}});
+  auto r = compare("both.npz", "both");
+  ran_alike(r);
+  EXPECT_NE(r.out.find("sr, x from both.npz, the rest from seed 1"), std::string::npos) << r.out;
+  EXPECT_EQ(host::read_npz(dir_ / "both" / "aoe_outputs.npz").at("y").data, (std::vector<float>{2, -4, 6}));
+
+  host::write_npz(dir_ / "sr.npz", {{"sr", host::FloatArray{{}, {8000}}}});
+  r = compare("sr.npz", "sr");
+  ran_alike(r);
+  EXPECT_NE(r.out.find("sr from sr.npz, the rest from seed 1"), std::string::npos) << r.out;
+  const auto fed = host::read_npz(dir_ / "sr" / "inputs.npz");
+  EXPECT_EQ(fed.at("sr").data, std::vector<float>{8000});
+  const auto& x = fed.at("x").data;
+  ASSERT_EQ(x.size(), 3u);
+  EXPECT_NE(x, (std::vector<float>{1, -2, 3}));
+  EXPECT_EQ(host::read_npz(dir_ / "sr" / "aoe_outputs.npz").at("y").data, (std::vector<float>{-x[0], -x[1], -x[2]}));
+}
+
+TEST_F(RunCommand, OrtCompareRefusesInputsThatDoNotFitTheModel) {
+  write_rate_if_model(dir_ / "rate.onnx");
+  for (const auto& [arrays, error] : std::vector<std::pair<std::vector<std::pair<std::string, host::FloatArray>>, std::string>>{
+           {{{"rate", {{}, {16000}}}}, "'rate' is no input of the model (its inputs: sr, x)"},
+           {{{"x", {{4}, {1, 2, 3, 4}}}}, "'x' is [4], the model takes [3]"},
+           {{{"sr", {{}, {0.5f}}}}, "'sr' is an integer input, but holds 0.5"}}) {
+    SCOPED_TRACE(error);
+    host::write_npz(dir_ / "bad.npz", arrays);
+    const auto r = run_process({AOE_ORT_COMPARE, (dir_ / "rate.onnx").string(), "--inputs", (dir_ / "bad.npz").string(),
+                                "--work", (dir_ / "bad").string()},
+                               dir_);
+    EXPECT_EQ(r.exit_code, 2) << details(r);
+    EXPECT_NE(r.err.find("bad.npz: " + error), std::string::npos) << r.err;
   }
 }
 

@@ -3,6 +3,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <fstream>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -538,6 +539,50 @@ void write_branch_shapes_if_model(const std::filesystem::path& file) {
   auto* axis = add_node(else_branch, "Concat_0", "Concat", {"x", "x"}, {"both"})->add_attribute();
   axis->set_name("axis"), axis->set_type(onnx::AttributeProto::INT), axis->set_i(0);
   set_dims(else_branch->add_output(), "both", {6});
+  save(model, file);
+}
+
+void write_one_sided_clip_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {4});
+  set_dims(g->add_output(), "y", {4});
+  set_dims(g->add_output(), "z", {4});
+  for (const auto& [name, value] : {std::pair{"half", 0.5f}, std::pair{"one", 1.0f},
+                                    std::pair{"above", std::numeric_limits<float>::infinity()},
+                                    std::pair{"below", -std::numeric_limits<float>::infinity()}}) {
+    auto* t = g->add_initializer();
+    t->set_name(name), t->set_data_type(onnx::TensorProto::FLOAT), t->add_float_data(value);
+  }
+  add_node(g, "Clip_0", "Clip", {"x", "half", "above"}, {"y"});
+  add_node(g, "Clip_1", "Clip", {"x", "below", "one"}, {"z"});
+  set_dims(g->add_output(), "p", {6});
+  add_int64s(g, "pads", {2}, {1, 1});
+  add_node(g, "Pad_2", "Pad", {"x", "pads", "below"}, {"p"});
+  save(model, file);
+}
+
+void write_rate_if_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "sr", {});
+  g->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+  set_dims(g->add_input(), "x", {3});
+  set_dims(g->add_output(), "y", {3});
+  add_int64s(g, "rate", {}, {16000});
+  add_node(g, "Equal_0", "Equal", {"sr", "rate"}, {"is_16k"});
+  auto* by_rate = add_node(g, "by_rate", "If", {"is_16k"}, {"y"});
+  for (const auto& [name, op] : {std::pair{"then_branch", "Add"}, std::pair{"else_branch", "Neg"}}) {
+    auto* a = by_rate->add_attribute();
+    a->set_name(name), a->set_type(onnx::AttributeProto::GRAPH);
+    auto* body = a->mutable_g();
+    body->set_name(std::string("by_rate_") + name);
+    const std::string out = std::string(name) + "_y";
+    add_node(body, std::string(op) + "_0", op, std::string(op) == "Add" ? std::vector<std::string>{"x", "x"}
+                                                                         : std::vector<std::string>{"x"},
+             {out});
+    set_dims(body->add_output(), out, {3});
+  }
   save(model, file);
 }
 

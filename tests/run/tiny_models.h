@@ -72,5 +72,12 @@ void write_nonzero_output_model(const std::filesystem::path& file);
 // cond[1] (bool), x[3] -> If "choose": then x + x [3], else Concat(x, x) [6];
 // y, the If's output itself, of a size the model leaves open.
 void write_branch_shapes_if_model(const std::filesystem::path& file);
+// x[4] -> Clip(x, 0.5, +inf) -> y and Clip(x, -inf, 1) -> z, the bounds
+// initializers, as PyTorch exports torch.clamp(x, min=0.5) and clamp(x, max=1);
+// x -> Pad(1 each side, fill -inf) -> p[6].
+void write_one_sided_clip_model(const std::filesystem::path& file);
+// sr (int64 scalar), x[3] -> If "by_rate" on sr == 16000, as Silero VAD
+// branches on its sample rate: then x + x, else -x; y[3].
+void write_rate_if_model(const std::filesystem::path& file);
 
 }  // namespace aoe::test

@@ -2,6 +2,8 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -50,11 +52,26 @@ int64_t add_value_attributes(const onnx::GraphProto& proto, int64_t opset, sdk::
     if (node.attrs.contains(attr)) return;
     if (const auto v = known(node, index); v && !v->is_real()) node.attrs[attr] = v->ints, changed = true;
   };
-  // A one-element float tensor: Pad's constant_value, Clip's bounds.
+  // A one-element float tensor: Pad's constant_value, Clip's bounds. JSON,
+  // which carries attributes to the device, has no infinity or NaN (they
+  // would arrive as null): such a value stays the input it is, which the
+  // device reads as the model runs.
   const auto set_float = [&](sdk::Node& node, size_t index, const char* attr) {
     if (node.attrs.contains(attr)) return;
-    if (const auto v = known(node, index); v && v->is_real() && v->reals.size() == 1)
+    if (const auto v = known(node, index); v && v->is_real() && v->reals.size() == 1 && std::isfinite(v->reals[0]))
       node.attrs[attr] = v->reals[0], changed = true;
+  };
+  // Clip's bound, but one at `unbounded` (torch.clamp(min=...) exports max
+  // = +inf) is no bound, as the absent attribute says; the device reads no
+  // bound from an input, so another value JSON cannot carry is refused.
+  const auto set_bound = [&](sdk::Node& node, size_t index, const char* attr, double unbounded) {
+    const auto v = known(node, index);
+    if (node.attrs.contains(attr) || !v || !v->is_real() || v->reals.size() != 1 || v->reals[0] == unbounded) return;
+    if (!std::isfinite(v->reals[0]))
+      throw sdk::Error(sdk::StatusCode::invalid_argument,
+                       "Clip '" + node.name + "': " + attr + " " + std::to_string(v->reals[0]) +
+                           " is not a bound aoe carries (a finite value, or -inf for min and +inf for max: none)");
+    set_float(node, index, attr);
   };
   // A float list: Resize's scales; an empty one is not given.
   const auto set_floats = [&](sdk::Node& node, size_t index, const char* attr) {
@@ -74,8 +91,8 @@ int64_t add_value_attributes(const onnx::GraphProto& proto, int64_t opset, sdk::
       set_ints(node, 1, "pads");
       set_float(node, 2, "value");
     } else if (node.op_type == "Clip" && opset >= 11) {
-      set_float(node, 1, "min");
-      set_float(node, 2, "max");
+      set_bound(node, 1, "min", -std::numeric_limits<double>::infinity());
+      set_bound(node, 2, "max", std::numeric_limits<double>::infinity());
     } else if (node.op_type == "Gather") {
       set_ints(node, 1, "indices");
     } else if (node.op_type == "Resize") {

@@ -20,7 +20,8 @@ namespace aoe::host {
 // value inputs are initializers (normalise_graph has made every constant one):
 //   Slice (opset 10+): inputs 1..4 -> "starts", "ends", "axes", "steps";
 //   Pad (opset 11+): input 1 -> "pads", input 2 -> "value";
-//   Clip (opset 11+): inputs 1, 2 -> "min", "max";
+//   Clip (opset 11+): inputs 1, 2 -> "min", "max" (none for a min of -inf or
+//     a max of +inf: no bound, as JSON has no infinity to carry);
 //   Gather: input 1 -> "indices" (flat, row-major; the input keeps its shape);
 //   Resize: scales (input 2, opset 10's input 1) -> "scales";
 //   ReduceSum (opset 13+): input 1 -> "axes";
