@@ -197,9 +197,11 @@ std::vector<sdk::Measurement> run_isolated(size_t count, const std::function<sdk
         kill(pid, SIGKILL);
         waitpid(pid, nullptr, 0);
         const size_t late = current >= 0 ? static_cast<size_t>(current) : next;
-        char text[96];
-        std::snprintf(text, sizeof text, "the candidate ran past the %.3g s time-out and its worker was killed",
-                      options.timeout_s);
+        char text[192];
+        std::snprintf(text, sizeof text,
+                      "the candidate ran past the %.3g s time-out and its worker was killed (a longer one: "
+                      "--device_options '{\"timeout_s\": %.3g}')",
+                      options.timeout_s, 4 * options.timeout_s);
         results[late] = sdk::Measurement::failed(sdk::ResultStatus::timeout, text);
         next = late + 1;
         break;

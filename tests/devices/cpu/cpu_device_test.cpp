@@ -194,6 +194,7 @@ TEST(CpuDevice, KillsAHangingCandidateAtItsTimeout) {
   EXPECT_TRUE(r[0].ok()) << r[0].message;
   EXPECT_EQ(r[1].status, sdk::ResultStatus::timeout);
   EXPECT_NE(r[1].message.find("time-out"), std::string::npos) << r[1].message;
+  EXPECT_NE(r[1].message.find(R"('{"timeout_s": 4}')"), std::string::npos) << r[1].message;  // what to do
   EXPECT_TRUE(r[2].ok()) << r[2].message;
   EXPECT_EQ(r[3].status, sdk::ResultStatus::timeout);
 }
