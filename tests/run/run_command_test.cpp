@@ -39,6 +39,16 @@ class RunCommand : public AoeHostTest {
     return aoe_host(args);
   }
 
+  // `run` fed `inputs` (written to in.npz) and checked, its outputs
+  // written to out.npz, which outputs() reads.
+  ProcessResult run_fed(const std::string& model, const std::string& report,
+                        const std::vector<std::pair<std::string, host::FloatArray>>& inputs) const {
+    host::write_npz(dir_ / "in.npz", inputs);
+    return run(model, report,
+               {"--inputs", (dir_ / "in.npz").string(), "--outputs", (dir_ / "out.npz").string(), "--check"});
+  }
+  std::map<std::string, host::FloatArray> outputs() const { return host::read_npz(dir_ / "out.npz"); }
+
   json report(const std::string& name) const { return read_json(dir_ / name); }
   // The one op bank entry made the config `kernel` (of a run report) ran,
   // but for `knob`, set to `value` as the bank keeps it.
@@ -220,13 +230,11 @@ TEST_F(RunCommand, RunsSlicePadAndGatherWithTheModelsValues) {
   write_data_move_model(dir_ / "moves.onnx");
   std::vector<float> x(10);
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
-  host::write_npz(dir_ / "x.npz", {{"x", host::FloatArray{{2, 5}, x}}});
-  const auto r = run("moves.onnx", "moves.json",
-                     {"--inputs", (dir_ / "x.npz").string(), "--outputs", (dir_ / "out.npz").string(), "--check"});
+  const auto r = run_fed("moves.onnx", "moves.json", {{"x", host::FloatArray{{2, 5}, x}}});
   ASSERT_EQ(r.exit_code, 0) << details(r);
   EXPECT_TRUE(report("moves.json")["check"]["match"].get<bool>()) << report("moves.json").dump(2);
   EXPECT_EQ(report("moves.json")["kernel_count"], 4);
-  const auto out = host::read_npz(dir_ / "out.npz");
+  const auto out = outputs();
   // Slice: [[4,2,0],[9,7,5]]; reflect pad: columns 1,0,1,2,1,0 of it; Gather: the rows swapped.
   EXPECT_EQ(out.at("y").data, (std::vector<float>{7, 9, 7, 5, 7, 9, 2, 4, 2, 0, 2, 4}));
   EXPECT_EQ(out.at("z").data, (std::vector<float>{0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
@@ -237,17 +245,14 @@ TEST_F(RunCommand, RunsSlicePadAndGatherWithTheModelsValues) {
 // range fails the run naming the op and its position.
 TEST_F(RunCommand, FeedsAnIntegerInputAsGatherIndices) {
   write_lookup_model(dir_ / "lookup.onnx");
-  host::write_npz(dir_ / "ids.npz", {{"ids", host::FloatArray{{4}, {4, -1, 0, 2}}}});
-  const auto r = run("lookup.onnx", "lookup.json",
-                     {"--inputs", (dir_ / "ids.npz").string(), "--outputs", (dir_ / "y.npz").string(), "--check"});
+  const auto r = run_fed("lookup.onnx", "lookup.json", {{"ids", host::FloatArray{{4}, {4, -1, 0, 2}}}});
   ASSERT_EQ(r.exit_code, 0) << details(r);
-  EXPECT_EQ(host::read_npz(dir_ / "y.npz").at("y").data,
-            (std::vector<float>{12, 13, 14, 12, 13, 14, 0, 1, 2, 6, 7, 8}));
+  EXPECT_EQ(outputs().at("y").data, (std::vector<float>{12, 13, 14, 12, 13, 14, 0, 1, 2, 6, 7, 8}));
   write_int64_npz(dir_ / "ids64.npz", "ids", {4, -1, 0, 2});
   const auto ints = run("lookup.onnx", "ints.json", {"--inputs", (dir_ / "ids64.npz").string(), "--outputs",
                                                      (dir_ / "y64.npz").string()});
   ASSERT_EQ(ints.exit_code, 0) << details(ints);
-  EXPECT_EQ(host::read_npz(dir_ / "y64.npz").at("y").data, host::read_npz(dir_ / "y.npz").at("y").data);
+  EXPECT_EQ(host::read_npz(dir_ / "y64.npz").at("y").data, outputs().at("y").data);
   const auto drawn = run("lookup.onnx", "drawn.json", {"--check"});
   ASSERT_EQ(drawn.exit_code, 0) << details(drawn);
   EXPECT_TRUE(report("drawn.json")["check"]["match"].get<bool>());
@@ -262,14 +267,13 @@ TEST_F(RunCommand, FeedsAnIntegerInputAsGatherIndices) {
 // comparison, each held as whole numbers, checked against the reference.
 TEST_F(RunCommand, RunsInt64ShapeArithmetic) {
   write_shape_arithmetic_model(dir_ / "shapes.onnx");
-  host::write_npz(dir_ / "in.npz", {{"x", host::FloatArray{{3, 4}, std::vector<float>(12, 1.0f)}},
-                                    {"n", host::FloatArray{{2}, {5, -9}}}});
-  const auto r = run("shapes.onnx", "shapes.json",
-                     {"--inputs", (dir_ / "in.npz").string(), "--outputs", (dir_ / "out.npz").string(), "--check"});
+  const auto r = run_fed("shapes.onnx", "shapes.json",
+                         {{"x", host::FloatArray{{3, 4}, std::vector<float>(12, 1.0f)}},
+                          {"n", host::FloatArray{{2}, {5, -9}}}});
   ASSERT_EQ(r.exit_code, 0) << details(r);
   EXPECT_TRUE(report("shapes.json")["check"]["match"].get<bool>()) << report("shapes.json").dump(2);
   // m = ([3, 4] + [5, -9]) * [3, -2] = [24, 10]
-  const auto out = host::read_npz(dir_ / "out.npz");
+  const auto out = outputs();
   EXPECT_EQ(out.at("q").data, (std::vector<float>{6, 2}));
   EXPECT_EQ(out.at("r").data, (std::vector<float>{0, 2}));
   EXPECT_EQ(out.at("big").data, (std::vector<float>{1, 0}));
@@ -281,13 +285,12 @@ TEST_F(RunCommand, RunsInt64ShapeArithmetic) {
 // A bool mask from comparisons and logic picks between two float tensors.
 TEST_F(RunCommand, RunsWhereOnABoolMaskComputedAsTheModelRuns) {
   write_mask_where_model(dir_ / "mask.onnx");
-  host::write_npz(dir_ / "xy.npz", {{"x", host::FloatArray{{2, 3}, {1, -2, 3, 0.5f, 5, -6}}},
-                                    {"y", host::FloatArray{{2, 3}, {0, -3, 4, 0, 6, -7}}}});
-  const auto r = run("mask.onnx", "mask.json",
-                     {"--inputs", (dir_ / "xy.npz").string(), "--outputs", (dir_ / "z.npz").string(), "--check"});
+  const auto r = run_fed("mask.onnx", "mask.json",
+                         {{"x", host::FloatArray{{2, 3}, {1, -2, 3, 0.5f, 5, -6}}},
+                          {"y", host::FloatArray{{2, 3}, {0, -3, 4, 0, 6, -7}}}});
   ASSERT_EQ(r.exit_code, 0) << details(r);
   EXPECT_TRUE(report("mask.json")["check"]["match"].get<bool>()) << report("mask.json").dump(2);
-  EXPECT_EQ(host::read_npz(dir_ / "z.npz").at("z").data, (std::vector<float>{1, -3, 4, 0.5f, 6, -7}));
+  EXPECT_EQ(outputs().at("z").data, (std::vector<float>{1, -3, 4, 0.5f, 6, -7}));
 }
 
 // Float Constants, shape arithmetic, Identity, Dropout and an empty optional
@@ -335,12 +338,10 @@ TEST_F(RunCommand, AnOpset11SoftmaxNormalisesWhatItsOpsetSays) {
   write_opset11_softmax_model(dir_ / "softmax11.onnx");
   std::vector<float> x(24);
   for (size_t i = 0; i < x.size(); ++i) x[i] = 0.1f * static_cast<float>(i % 7);
-  host::write_npz(dir_ / "x.npz", {{"x", host::FloatArray{{2, 3, 4}, x}}});
-  const auto r = run("softmax11.onnx", "softmax11.json",
-                     {"--inputs", (dir_ / "x.npz").string(), "--outputs", (dir_ / "out.npz").string(), "--check"});
+  const auto r = run_fed("softmax11.onnx", "softmax11.json", {{"x", host::FloatArray{{2, 3, 4}, x}}});
   ASSERT_EQ(r.exit_code, 0) << details(r);
   EXPECT_EQ(report("softmax11.json")["normalised"]["softmax_along_an_axis"], 2);
-  const auto out = host::read_npz(dir_ / "out.npz");
+  const auto out = outputs();
   for (size_t b = 0; b < 2; ++b) {
     double sum = 0;
     for (size_t i = 0; i < 12; ++i) sum += out.at("y").data[b * 12 + i];
@@ -379,11 +380,9 @@ TEST_F(RunCommand, OrtCompareRunsAModelInBothRuntimes) {
 // fills with -inf.
 TEST_F(RunCommand, ClipAndPadTakeInfiniteConstants) {
   write_one_sided_clip_model(dir_ / "clamp.onnx");
-  host::write_npz(dir_ / "x.npz", {{"x", host::FloatArray{{4}, {-1, 0.25f, 2, 1e30f}}}});
-  const auto r = run("clamp.onnx", "clamp.json",
-                     {"--inputs", (dir_ / "x.npz").string(), "--outputs", (dir_ / "out.npz").string(), "--check"});
+  const auto r = run_fed("clamp.onnx", "clamp.json", {{"x", host::FloatArray{{4}, {-1, 0.25f, 2, 1e30f}}}});
   ASSERT_EQ(r.exit_code, 0) << details(r);
-  const auto out = host::read_npz(dir_ / "out.npz");
+  const auto out = outputs();
   EXPECT_EQ(out.at("y").data, (std::vector<float>{0.5f, 0.5f, 2, 1e30f}));
   EXPECT_EQ(out.at("z").data, (std::vector<float>{-1, 0.25f, 1, 1}));
   const float inf = std::numeric_limits<float>::infinity();
@@ -468,11 +467,9 @@ TEST_F(RunCommand, RunsALoopAndAScanUnrolled) {
 // are planned once it ran, and the outputs and --check say what they computed.
 TEST_F(RunCommand, RunsANonZeroFeedingLaterOps) {
   write_positive_positions_model(dir_ / "positions.onnx");
-  host::write_npz(dir_ / "x.npz", {{"x", host::FloatArray{{6}, {1, -2, 3, 0, 5, 6}}}});
-  const auto r = run("positions.onnx", "positions.json",
-                     {"--inputs", (dir_ / "x.npz").string(), "--outputs", (dir_ / "out.npz").string(), "--check"});
+  const auto r = run_fed("positions.onnx", "positions.json", {{"x", host::FloatArray{{6}, {1, -2, 3, 0, 5, 6}}}});
   ASSERT_EQ(r.exit_code, 0) << details(r);
-  const auto out = host::read_npz(dir_ / "out.npz");
+  const auto out = outputs();
   EXPECT_EQ(out.at("y").data, (std::vector<float>{0 + 2 + 4 + 5}));
   EXPECT_EQ(out.at("count").data, (std::vector<float>{1, 4}));
   const json rep = report("positions.json");
@@ -486,11 +483,10 @@ TEST_F(RunCommand, RunsAnIfWhoseConditionIsFed) {
   write_run_time_if_model(dir_ / "if.onnx");
   for (const float cond : {1.0f, 0.0f}) {
     SCOPED_TRACE(cond);
-    host::write_npz(dir_ / "in.npz", {{"cond", host::FloatArray{{1}, {cond}}}, {"x", host::FloatArray{{3}, {1, 2, 3}}}});
-    const auto r = run("if.onnx", "if.json",
-                       {"--inputs", (dir_ / "in.npz").string(), "--outputs", (dir_ / "y.npz").string(), "--check"});
+    const auto r = run_fed("if.onnx", "if.json",
+                           {{"cond", host::FloatArray{{1}, {cond}}}, {"x", host::FloatArray{{3}, {1, 2, 3}}}});
     ASSERT_EQ(r.exit_code, 0) << details(r);
-    const auto y = host::read_npz(dir_ / "y.npz").at("y").data;
+    const auto y = outputs().at("y").data;
     EXPECT_EQ(y, (cond ? std::vector<float>{3, 0, 8} : std::vector<float>{9, 8, 7}));
     const json rep = report("if.json");
     EXPECT_TRUE(rep["check"]["match"].get<bool>()) << rep.dump(2);
@@ -505,11 +501,9 @@ TEST_F(RunCommand, WritesAGraphOutputOfRunTimeShape) {
   write_nonzero_output_model(dir_ / "where.onnx");
   for (const auto& [x, positions] : std::vector<std::pair<std::vector<float>, std::vector<float>>>{
            {{1, -2, 3, 0, 5, 6}, {0, 2, 4, 5}}, {{-1, -2, -3, 0, 0, 0}, {}}}) {
-    host::write_npz(dir_ / "x.npz", {{"x", host::FloatArray{{6}, x}}});
-    const auto r = run("where.onnx", "where.json",
-                       {"--inputs", (dir_ / "x.npz").string(), "--outputs", (dir_ / "out.npz").string(), "--check"});
+    const auto r = run_fed("where.onnx", "where.json", {{"x", host::FloatArray{{6}, x}}});
     ASSERT_EQ(r.exit_code, 0) << details(r);
-    const auto where = host::read_npz(dir_ / "out.npz").at("where");
+    const auto where = outputs().at("where");
     const auto k = static_cast<int64_t>(positions.size());
     EXPECT_EQ(where.shape, (std::vector<int64_t>{1, k}));
     EXPECT_EQ(where.data, positions);
@@ -525,11 +519,10 @@ TEST_F(RunCommand, WritesAnIfsOutputOfEachBranchsShape) {
   write_branch_shapes_if_model(dir_ / "if_shapes.onnx");
   for (const float cond : {1.0f, 0.0f}) {
     SCOPED_TRACE(cond);
-    host::write_npz(dir_ / "in.npz", {{"cond", host::FloatArray{{1}, {cond}}}, {"x", host::FloatArray{{3}, {1, 2, 3}}}});
-    const auto r = run("if_shapes.onnx", "if.json",
-                       {"--inputs", (dir_ / "in.npz").string(), "--outputs", (dir_ / "y.npz").string(), "--check"});
+    const auto r = run_fed("if_shapes.onnx", "if.json",
+                           {{"cond", host::FloatArray{{1}, {cond}}}, {"x", host::FloatArray{{3}, {1, 2, 3}}}});
     ASSERT_EQ(r.exit_code, 0) << details(r);
-    const auto y = host::read_npz(dir_ / "y.npz").at("y");
+    const auto y = outputs().at("y");
     EXPECT_EQ(y.shape, (std::vector<int64_t>{cond ? 3 : 6}));
     EXPECT_EQ(y.data, (cond ? std::vector<float>{2, 4, 6} : std::vector<float>{1, 2, 3, 1, 2, 3}));
     EXPECT_TRUE(report("if.json")["check"]["match"].get<bool>()) << report("if.json").dump(2);
@@ -542,17 +535,16 @@ TEST_F(RunCommand, RunsALoopWhoseTripCountIsFed) {
   write_sum_loop_model(dir_ / "fed_loop.onnx", true);
   for (const int64_t trips : {3, 5, 0}) {
     SCOPED_TRACE(trips);
-    host::write_npz(dir_ / "in.npz", {{"x", host::FloatArray{{2}, {1, 2}}},
-                                      {"trips", host::FloatArray{{}, {static_cast<float>(trips)}}}});
     std::vector<float> y = {0, 0}, ys;
     for (int64_t i = 0; i < trips; ++i) {
       for (size_t k = 0; k < 2; ++k) y[k] += static_cast<float>(k + 1) + static_cast<float>(i);
       ys.insert(ys.end(), y.begin(), y.end());
     }
-    const auto r = run("fed_loop.onnx", "fed_loop.json",
-                       {"--inputs", (dir_ / "in.npz").string(), "--outputs", (dir_ / "out.npz").string(), "--check"});
+    const auto r = run_fed("fed_loop.onnx", "fed_loop.json",
+                           {{"x", host::FloatArray{{2}, {1, 2}}},
+                            {"trips", host::FloatArray{{}, {static_cast<float>(trips)}}}});
     ASSERT_EQ(r.exit_code, 0) << details(r);
-    const auto out = host::read_npz(dir_ / "out.npz");
+    const auto out = outputs();
     EXPECT_EQ(out.at("y").data, y);
     EXPECT_EQ(out.at("ys").shape, (std::vector<int64_t>{trips, 2}));
     EXPECT_EQ(out.at("ys").data, ys);
@@ -586,11 +578,9 @@ TEST_F(RunCommand, AnEmptySliceRunsAndIsListedNotTuned) {
 // carried value and an outer initializer, a constant of its own lifted.
 TEST_F(RunCommand, RunsAWhileLoopUntilItsConditionFails) {
   write_doubling_while_model(dir_ / "while.onnx");
-  host::write_npz(dir_ / "in.npz", {{"x", host::FloatArray{{1}, {3}}}});
-  const auto r = run("while.onnx", "while.json",
-                     {"--inputs", (dir_ / "in.npz").string(), "--outputs", (dir_ / "out.npz").string(), "--check"});
+  const auto r = run_fed("while.onnx", "while.json", {{"x", host::FloatArray{{1}, {3}}}});
   ASSERT_EQ(r.exit_code, 0) << details(r);
-  const auto out = host::read_npz(dir_ / "out.npz");
+  const auto out = outputs();
   EXPECT_EQ(out.at("y").data, (std::vector<float>{192}));
   EXPECT_EQ(out.at("steps").shape, (std::vector<int64_t>{6, 1}));
   EXPECT_EQ(out.at("steps").data, (std::vector<float>{6, 12, 24, 48, 96, 192}));

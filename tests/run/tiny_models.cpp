@@ -347,6 +347,26 @@ onnx::GraphProto* add_body(onnx::NodeProto* node) {
   return a->mutable_g();
 }
 
+// The body of a Loop with one carried value: inputs i (int64), cond (bool)
+// and y_in of `dims`; outputs cond_out (bool), y_out carried on and y_out
+// again as the scan output. The caller adds the nodes making cond_out and y_out.
+onnx::GraphProto* add_carrying_body(onnx::NodeProto* loop, const Dims& dims) {
+  auto* body = add_body(loop);
+  const auto typed = [](onnx::ValueInfoProto* v, onnx::TensorProto::DataType t) {
+    v->mutable_type()->mutable_tensor_type()->set_elem_type(t);
+  };
+  set_dims(body->add_input(), "i", {});
+  typed(body->mutable_input(0), onnx::TensorProto::INT64);
+  set_dims(body->add_input(), "cond", {});
+  typed(body->mutable_input(1), onnx::TensorProto::BOOL);
+  set_dims(body->add_input(), "y_in", dims);
+  set_dims(body->add_output(), "cond_out", {});
+  typed(body->mutable_output(0), onnx::TensorProto::BOOL);
+  set_dims(body->add_output(), "y_out", dims);
+  set_dims(body->add_output(), "y_out", dims);
+  return body;
+}
+
 void write_sum_loop_model(const std::filesystem::path& file, bool fed_trips) {
   auto model = empty_model();
   auto* g = model.mutable_graph();
@@ -364,21 +384,12 @@ void write_sum_loop_model(const std::filesystem::path& file, bool fed_trips) {
   set_dims(g->add_output(), "ys", {3, 2});
   if (fed_trips)  // as many rows as the run's trips
     g->mutable_output(1)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param("trips");
-  auto* body = add_body(add_node(g, "sum", "Loop", {"trips", "", "zeros"}, {"y", "ys"}));
-  set_dims(body->add_input(), "i", {});
-  body->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
-  set_dims(body->add_input(), "cond", {});
-  body->mutable_input(1)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::BOOL);
-  set_dims(body->add_input(), "y_in", {2});
+  auto* body = add_carrying_body(add_node(g, "sum", "Loop", {"trips", "", "zeros"}, {"y", "ys"}), {2});
   auto* to = add_node(body, "Cast_0", "Cast", {"i"}, {"i_float"})->add_attribute();
   to->set_name("to"), to->set_type(onnx::AttributeProto::INT), to->set_i(onnx::TensorProto::FLOAT);
   add_node(body, "Add_1", "Add", {"y_in", "x"}, {"plus_x"});
   add_node(body, "Add_2", "Add", {"plus_x", "i_float"}, {"y_out"});
   add_node(body, "Identity_3", "Identity", {"cond"}, {"cond_out"});
-  set_dims(body->add_output(), "cond_out", {});
-  body->mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::BOOL);
-  set_dims(body->add_output(), "y_out", {2});
-  set_dims(body->add_output(), "y_out", {2});
   save(model, file);
 }
 
@@ -393,21 +404,12 @@ void write_doubling_while_model(const std::filesystem::path& file) {
   set_dims(g->add_output(), "y", {1});
   set_dims(g->add_output(), "steps", {1, 1});
   g->mutable_output(1)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param("n");
-  auto* body = add_body(add_node(g, "doubling", "Loop", {"", "go", "x"}, {"y", "steps"}));
-  set_dims(body->add_input(), "i", {});
-  body->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
-  set_dims(body->add_input(), "cond", {});
-  body->mutable_input(1)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::BOOL);
-  set_dims(body->add_input(), "y_in", {1});
+  auto* body = add_carrying_body(add_node(g, "doubling", "Loop", {"", "go", "x"}, {"y", "steps"}), {1});
   auto* two = body->add_initializer();
   two->set_name("two"), two->set_data_type(onnx::TensorProto::FLOAT), two->add_dims(1), two->add_float_data(2);
   add_node(body, "Mul_0", "Mul", {"y_in", "two"}, {"y_out"});
   add_node(body, "Less_1", "Less", {"y_out", "limit"}, {"below"});
   add_node(body, "Squeeze_2", "Squeeze", {"below"}, {"cond_out"});
-  set_dims(body->add_output(), "cond_out", {});
-  body->mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::BOOL);
-  set_dims(body->add_output(), "y_out", {1});
-  set_dims(body->add_output(), "y_out", {1});
   save(model, file);
 }
 
