@@ -18,11 +18,16 @@ GradientProfile profile_from_step(const aoe::sdk::Job& job, const LogLine& log) 
   const auto options = aoe::training::step_options(job.options(), described);
   const auto step = aoe::training::derive_training_step(job.graph(), options);
   const auto kernels = aoe::training::fuse_step(step, aoe::modes::fused_op_types(described));
+  const auto& nodes = step.graph.nodes;
   std::map<std::string, size_t> position;  // step node -> its index in the step
-  for (size_t i = 0; i < step.graph.nodes.size(); ++i) position[step.graph.nodes[i].name] = i;
-  std::map<std::string, size_t> kernel_of;  // step node -> the kernel that runs it
+  std::map<std::string, size_t> producer;  // tensor -> the index of the step node that writes it
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    position[nodes[i].name] = i;
+    for (const auto& out : nodes[i].outputs) producer[out] = i;
+  }
+  std::vector<size_t> kernel_at(nodes.size());  // step node index -> the kernel that runs it
   for (size_t k = 0; k < kernels.size(); ++k)
-    for (const auto& name : kernels[k].op.node_names) kernel_of[name] = k;
+    for (const auto& name : kernels[k].op.node_names) kernel_at[position.at(name)] = k;
 
   // Kernels run in order; each one's end, from the start of the backward.
   TaskTimer timer(job);
@@ -38,14 +43,11 @@ GradientProfile profile_from_step(const aoe::sdk::Job& job, const LogLine& log) 
       end_us[k] = p.backward_us;
     }
   }
-  std::map<std::string, size_t> producer;  // tensor -> step node
-  for (size_t i = 0; i < step.graph.nodes.size(); ++i)
-    for (const auto& out : step.graph.nodes[i].outputs) producer[out] = i;
   for (const auto& w : step.weights) {
     const auto grad = step.gradient_of.find(w);
     if (grad == step.gradient_of.end()) continue;
     const auto& desc = step.graph.tensor(grad->second);
-    const double ready = end_us[kernel_of.at(step.graph.nodes[producer.at(grad->second)].name)];
+    const double ready = end_us[kernel_at[producer.at(grad->second)]];
     p.grads.push_back({w, static_cast<uint64_t>(desc.elements()) * aoe::sdk::dtype_bytes(desc.dtype), ready});
   }
   if (p.grads.empty())
