@@ -6,6 +6,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace aoe::test {
@@ -340,6 +341,8 @@ void write_mask_where_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
+namespace {
+
 onnx::GraphProto* add_body(onnx::NodeProto* node) {
   auto* a = node->add_attribute();
   a->set_name("body"), a->set_type(onnx::AttributeProto::GRAPH);
@@ -366,6 +369,8 @@ onnx::GraphProto* add_carrying_body(onnx::NodeProto* loop, const Dims& dims) {
   set_dims(body->add_output(), "y_out", dims);
   return body;
 }
+
+}  // namespace
 
 void write_sum_loop_model(const std::filesystem::path& file, bool fed_trips) {
   auto model = empty_model();
@@ -471,17 +476,15 @@ void write_positive_positions_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
-void write_run_time_if_model(const std::filesystem::path& file) {
-  auto model = empty_model();
-  auto* g = model.mutable_graph();
+namespace {
+
+// Inputs cond[1] (bool) and x[3], and an If "choose" on cond writing
+// `out`: its then and else branches, empty.
+std::pair<onnx::GraphProto*, onnx::GraphProto*> add_if_on_cond(onnx::GraphProto* g, const std::string& out) {
   set_dims(g->add_input(), "cond", {1});
   g->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::BOOL);
   set_dims(g->add_input(), "x", {3});
-  auto* w = g->add_initializer();
-  w->set_name("w"), w->set_data_type(onnx::TensorProto::FLOAT), w->add_dims(3);
-  for (const float v : {0.5f, -4.0f, 1.0f}) w->add_float_data(v);
-  set_dims(g->add_output(), "y", {3});
-  auto* choose = add_node(g, "choose", "If", {"cond"}, {"chosen"});
+  auto* choose = add_node(g, "choose", "If", {"cond"}, {out});
   const auto branch = [&](const char* name) {
     auto* a = choose->add_attribute();
     a->set_name(name), a->set_type(onnx::AttributeProto::GRAPH);
@@ -489,12 +492,24 @@ void write_run_time_if_model(const std::filesystem::path& file) {
     return a->mutable_g();
   };
   auto* then_branch = branch("then_branch");
+  return {then_branch, branch("else_branch")};
+}
+
+}  // namespace
+
+void write_run_time_if_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  const auto [then_branch, else_branch] = add_if_on_cond(g, "chosen");
+  auto* w = g->add_initializer();
+  w->set_name("w"), w->set_data_type(onnx::TensorProto::FLOAT), w->add_dims(3);
+  for (const float v : {0.5f, -4.0f, 1.0f}) w->add_float_data(v);
+  set_dims(g->add_output(), "y", {3});
   auto* two = then_branch->add_initializer();
   two->set_name("two"), two->set_data_type(onnx::TensorProto::FLOAT), two->add_dims(1), two->add_float_data(2.0f);
   add_node(then_branch, "Add_0", "Add", {"x", "w"}, {"sum"});
   add_node(then_branch, "Mul_1", "Mul", {"sum", "two"}, {"twice"});
   set_dims(then_branch->add_output(), "twice", {3});
-  auto* else_branch = branch("else_branch");
   auto* ten = add_node(else_branch, "Constant_0", "Constant", {}, {"ten"})->add_attribute();
   ten->set_name("value"), ten->set_type(onnx::AttributeProto::TENSOR);
   ten->mutable_t()->set_data_type(onnx::TensorProto::FLOAT), ten->mutable_t()->add_dims(1), ten->mutable_t()->add_float_data(10.0f);
@@ -522,22 +537,11 @@ void write_nonzero_output_model(const std::filesystem::path& file) {
 void write_branch_shapes_if_model(const std::filesystem::path& file) {
   auto model = empty_model();
   auto* g = model.mutable_graph();
-  set_dims(g->add_input(), "cond", {1});
-  g->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::BOOL);
-  set_dims(g->add_input(), "x", {3});
+  const auto [then_branch, else_branch] = add_if_on_cond(g, "y");
   set_dims(g->add_output(), "y", {});
   g->mutable_output(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_param("n");
-  auto* choose = add_node(g, "choose", "If", {"cond"}, {"y"});
-  const auto branch = [&](const char* name) {
-    auto* a = choose->add_attribute();
-    a->set_name(name), a->set_type(onnx::AttributeProto::GRAPH);
-    a->mutable_g()->set_name(std::string("choose_") + name);
-    return a->mutable_g();
-  };
-  auto* then_branch = branch("then_branch");
   add_node(then_branch, "Add_0", "Add", {"x", "x"}, {"twice"});
   set_dims(then_branch->add_output(), "twice", {3});
-  auto* else_branch = branch("else_branch");
   auto* axis = add_node(else_branch, "Concat_0", "Concat", {"x", "x"}, {"both"})->add_attribute();
   axis->set_name("axis"), axis->set_type(onnx::AttributeProto::INT), axis->set_i(0);
   set_dims(else_branch->add_output(), "both", {6});
