@@ -27,7 +27,7 @@ done
 cp "$build"/lib/aoe/plugins/*.so "$build/lib/aoe/plugins/aoe-cuda-worker" "$root/lib/aoe/plugins/"
 cp -r "$build/share/." "$root/share/" 2>/dev/null || true
 mkdir -p "$root/models"
-for model in bert_layer bert_base; do
+for model in bert_layer bert_base mlp resnet50 mobilenet_v2 ocr_cls ocr_det; do
   cp "$build/models/$model".* "$root/models/" 2>/dev/null || true
 done
 cp "$src"/tests/devices/cuda/problems/* "$root/problems/"

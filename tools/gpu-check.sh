@@ -11,7 +11,8 @@
 # folder holding benchmark_hub's problems (kernels/convolution_milo.json
 # and kernels/dedispersion_milo.json with their sources): they are tuned
 # live as well. AOE_GPU_CHECK_MODEL names another model than
-# models/bert_layer.onnx for the GEMM check; AOE_GPU_CHECK_SKIP_GEMM_BENCH
+# models/bert_layer.onnx for the GEMM check; AOE_GPU_CHECK_RUN_MODELS the
+# models (names under models/) run whole on the GPU; AOE_GPU_CHECK_SKIP_GEMM_BENCH
 # leaves out the GEMM shapes timed beside cuBLAS, AOE_GPU_CHECK_GEMM_SHAPES
 # ("MxNxK ...") gives others.
 set -u
@@ -158,6 +159,25 @@ gemms() {
     "$(basename "$model")" >>"$figures"
 }
 
+# Each model run whole on the GPU and checked against the cpu device's
+# references, then tuned on a miss and run again: every kernel then a hit.
+run_models() {
+  for m in ${AOE_GPU_CHECK_RUN_MODELS:-mlp bert_layer resnet50 mobilenet_v2 ocr_cls ocr_det}; do
+    "$host" run --device cuda --model "$here/models/$m.onnx" --check --iterations 20 --run_report "untuned_$m.json" || return 1
+    "$host" run --device cuda --model "$here/models/$m.onnx" --check --iterations 20 --tune_on_miss true \
+      --run_report "tuned_$m.json" || return 1
+    python3 - "$m" >>"$figures" <<'PY' || return 1
+import json, sys
+m = sys.argv[1]
+untuned, tuned = (json.load(open(f"{kind}_{m}.json")) for kind in ("untuned", "tuned"))
+lat = lambda r: f"median {r['latency_ms']['median']:.3f} ms (min {r['latency_ms']['min']:.3f}, p90 {r['latency_ms']['p90']:.3f})"
+print(f"run {m} on {tuned['gpu']}: {tuned['kernel_count']} kernels; untuned {lat(untuned)}; tuned {lat(tuned)}; "
+      f"bank {tuned['bank']['hit']} hits, {tuned['bank']['miss']} misses; check {tuned['check']['match']}")
+sys.exit(0 if tuned["bank"]["miss"] == 0 and tuned["check"]["match"] and untuned["check"]["match"] else 1)
+PY
+  done
+}
+
 # The GEMM shapes of cpu_gemm_bench (BERT s128/s512 at batch 1 and 8,
 # ResNet-50's, squares to 4096), each tuned by OPAT on the GPU, beside
 # cuBLAS's SGEMM with TF32 off (torch, where this machine has it), timed the
@@ -230,6 +250,8 @@ if [ -n "${AOE_KERNEL_TUNER_DATA:-}" ]; then
 fi
 fresh gemms
 check "OPAT on a model's GEMMs" gemms
+fresh run_models
+check "models run on the GPU, checked, then tuned on a miss" run_models
 if [ -z "${AOE_GPU_CHECK_SKIP_GEMM_BENCH:-}" ]; then
   fresh gemm_vs_cublas
   check "GEMMs tuned beside cuBLAS" gemm_vs_cublas

@@ -7,6 +7,7 @@
 
 #include "cachefile_writer.h"
 #include "cuda_library.h"
+#include "cuda_model_run.h"
 #include "gemm_plan.h"
 #include "t1_plan.h"
 
@@ -116,6 +117,7 @@ CudaDevice::CudaDevice(const sdk::CreateArgs& args) : context_(std::make_shared<
   context_->architecture = architecture_of(context_->worker->properties());
   const unsigned workers = o.compile_workers ? o.compile_workers : default_compile_workers();
   context_->compiler = std::make_unique<CompilePool>(paths.nvrtc, workers, o.compile_timeout_s);
+  context_->nvrtc_library = paths.nvrtc.string();
   libraries_ = {{"cuda_library", paths.driver.string()},
                 {"nvrtc_library", paths.nvrtc.string()},
                 {"nvml_library", paths.nvml.string()}};
@@ -178,6 +180,11 @@ std::unique_ptr<sdk::DeviceTask> CudaDevice::prepare(const sdk::OpTask& task) {
                          std::string(problem_ ? " and " + problem_->kernel_name : "") +
                          ", not " + task.op_type + " (" + task.name + ")");
   return std::make_unique<CudaTask>(context_, std::move(plan));
+}
+
+nlohmann::json CudaDevice::run_graph(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inputs,
+                                     const std::vector<sdk::TensorView>& outputs) {
+  return run_model_on_gpu(*context_, run, inputs, outputs);
 }
 
 }  // namespace aoe::cuda

@@ -35,6 +35,9 @@ class CudaDevice final : public sdk::Device {
   // A task whose op_type is the problem's kernel, or MatMul/Gemm; any other
   // op is unsupported (OPAT lists it untimed).
   std::unique_ptr<sdk::DeviceTask> prepare(const sdk::OpTask& task) override;
+  // The whole model on the GPU (cuda_model_run.h).
+  nlohmann::json run_graph(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inputs,
+                           const std::vector<sdk::TensorView>& outputs) override;
 
   struct Recording;
 

@@ -46,6 +46,8 @@ CudaOptions CudaOptions::parse(const nlohmann::json& options) {
       out.problem = path_of(key, value);
     } else if (key == "cachefile") {
       out.cachefile = path_of(key, value);
+    } else if (key == "kernel_cache") {
+      out.kernel_cache = path_of(key, value);
     } else if (key == "compile_workers") {
       out.compile_workers = static_cast<unsigned>(count(key, value, 1024));
     } else if (key == "flush_l2") {
@@ -72,7 +74,7 @@ CudaOptions CudaOptions::parse(const nlohmann::json& options) {
     } else {
       throw sdk::Error(sdk::StatusCode::invalid_argument,
                        "unknown cuda device option '" + key +
-                           "'; it takes device_id, cuda_library, nvrtc_library, worker, problem, cachefile, "
+                           "'; it takes device_id, cuda_library, nvrtc_library, worker, problem, cachefile, kernel_cache, "
                            "compile_workers, flush_l2, timeout_s, compile_timeout_s, rtol, atol, seed, "
                            "max_argument_mb, max_repeats, stable_within, max_seconds");
     }

@@ -16,6 +16,10 @@ struct CudaOptions {
   std::string worker;             // aoe-cuda-worker; empty: the one beside the plugin
   std::string problem;            // a Kernel Tuner T1 problem (*.json) whose kernel tasks name
   std::string cachefile;          // where every measured config is recorded in Kernel Tuner's format
+  // Where a model run keeps each kernel it compiled, by a hash of its
+  // source, options and NVRTC; empty: $XDG_CACHE_HOME/aoe/cuda-kernels (or
+  // ~/.cache/...), none without either.
+  std::string kernel_cache;
   unsigned compile_workers = 0;   // NVRTC processes at once; 0: default_compile_workers()
   // Off by default, as Kernel Tuner times: its recordings and aoe's compare
   // like for like, and in a model an op reads what the op before it just

@@ -25,6 +25,7 @@ struct CudaContext {
   std::unique_ptr<GpuWorker> worker;
   std::unique_ptr<CompilePool> compiler;
   std::string architecture;  // sm_XY of the GPU, for NVRTC
+  std::string nvrtc_library;  // the NVRTC the pool compiles with: part of a cached kernel's key
   // Called with every config measured: its values, its result, the times
   // and what compiling it took. Set when the device records a cachefile.
   std::function<void(const std::vector<nlohmann::json>& values, const sdk::Measurement& result, const std::vector<double>& times_ms,

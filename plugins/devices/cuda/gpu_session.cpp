@@ -5,36 +5,13 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "cuda_failure.h"
 #include "cuda_library.h"
+#include "gpu_model_run.h"
 #include "timing.h"
 
 namespace aoe::cuda {
 namespace {
-
-// A CUDA call that failed: the call, and the error as the driver names it.
-struct CudaFailure : std::runtime_error {
-  CudaFailure(CUresult code, const std::string& what) : std::runtime_error(what), code(code) {}
-  CUresult code;
-};
-
-// Errors after which the context still serves: the driver refused one
-// request. Any other (an illegal address, a failed launch, a lost device)
-// leaves the context unusable, so the worker ends and a fresh one follows.
-bool context_survives(CUresult code) {
-  switch (code) {
-    case CUDA_ERROR_INVALID_VALUE:
-    case CUDA_ERROR_OUT_OF_MEMORY:
-    case CUDA_ERROR_INVALID_IMAGE:
-    case 209:  // CUDA_ERROR_NO_BINARY_FOR_GPU
-    case CUDA_ERROR_INVALID_PTX:
-    case 222:  // CUDA_ERROR_UNSUPPORTED_PTX_VERSION
-    case CUDA_ERROR_NOT_FOUND:
-    case CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES:
-      return true;
-    default:
-      return false;
-  }
-}
 
 struct Argument {
   std::string name;
@@ -348,6 +325,7 @@ Frame GpuSession::serve(const Frame& request, bool& lost) {
     if (request.kind == "arguments") return state_->set_arguments(request);
     if (request.kind == "reference") return state_->set_reference(request);
     if (request.kind == "run") return state_->run(request, lost);
+    if (request.kind == "model") return run_model_kernels(*state_->cu, state_->start, state_->end, request);
     return error_frame("the worker does not know the request '" + request.kind + "'");
   } catch (const CudaFailure& e) {
     lost = !context_survives(e.code);

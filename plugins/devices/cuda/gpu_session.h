@@ -9,6 +9,7 @@
 //               keep_as_reference, zero_outputs, flush_l2, rtol, atol}, blob: the cubin
 //                                                    -> result {status, message, times_ms, ...},
 //              blob: the outputs when keep_as_reference
+//   model      a whole model's kernels (gpu_model_run.h) -> model_result | error
 // A CUDA error that loses the context ends the worker after its reply: the
 // device starts a fresh one.
 #pragma once

@@ -217,13 +217,17 @@ double default_time_ms(const Defines& defines) {
   return 0.1 + static_cast<double>(fnv1a(key) % 10000) / 1000.0;
 }
 
-// wrong_result: the first float of each buffer the kernel changed, made wrong.
+// wrong_result: the first float the kernel changed in each buffer, made
+// wrong (in a model's arena, the first of the kernel's own output).
 void perturb_changed(const std::map<uintptr_t, std::vector<char>>& before) {
   for (const auto& [address, bytes] : before) {
-    const void* now = reinterpret_cast<const void*>(address);
-    if (bytes.size() < sizeof(float) || std::memcmp(bytes.data(), now, bytes.size()) == 0) continue;
-    float* first = reinterpret_cast<float*>(address);
-    *first = *first == 0 ? 1.0f : -3.0f * *first;
+    const char* now = reinterpret_cast<const char*>(address);
+    for (size_t at = 0; at + sizeof(float) <= bytes.size(); at += sizeof(float)) {
+      if (std::memcmp(bytes.data() + at, now + at, sizeof(float)) == 0) continue;
+      float* first = reinterpret_cast<float*>(address + at);
+      *first = *first == 0 ? 1.0f : -3.0f * *first;
+      break;
+    }
   }
 }
 
@@ -511,6 +515,7 @@ CUresult cuLaunchKernel(CUfunction function, unsigned int grid_x, unsigned int g
   launch.block = {block_x, block_y, block_z};
   launch.shared_bytes = shared_bytes;
   launch.params = params;
+  launch.source = &function->module->image.source;
   CUmod_st* module = function->module;
   launch.symbol = [module](const std::string& name) -> void* {
     const auto it = module->constants.find(name);

@@ -58,7 +58,8 @@ std::string write_image(const Image& image) {
   for (const auto& [n, v] : image.defines) out += "define " + n + " " + v + "\n";
   for (const auto& c : image.constants) out += "constant " + c + "\n";
   for (const auto& o : image.options) out += "option " + o + "\n";
-  return out;
+  // Last: everything after this line is the source, newlines and all.
+  return out + "source\n" + image.source;
 }
 
 bool read_image(const char* bytes, Image& image) {
@@ -66,6 +67,11 @@ bool read_image(const char* bytes, Image& image) {
   if (std::strncmp(bytes, kCubinMagic, magic) != 0 || bytes[magic] != '\n') return false;
   std::stringstream lines(bytes + magic + 1);
   for (std::string line; std::getline(lines, line);) {
+    if (line == "source") {
+      const auto at = lines.tellg();
+      image.source = at < 0 ? "" : std::string(bytes + magic + 1 + static_cast<size_t>(at));
+      break;
+    }
     const auto space = line.find(' ');
     const std::string kind = line.substr(0, space), rest = space == std::string::npos ? "" : line.substr(space + 1);
     if (kind == "kernel") image.kernels.push_back(rest);

@@ -1,6 +1,7 @@
 // What the double's NVRTC reads in a source, and the "cubin" it writes: a
 // text record of the kernels' name expressions, the defines, the
-// __constant__ names and the options, which cuModuleLoadData reads back.
+// __constant__ names and the options, then the source itself (what a
+// kernel run from its source compiles), which cuModuleLoadData reads back.
 #pragma once
 
 #include <string>
@@ -19,6 +20,7 @@ std::vector<std::string> parse_constants(const std::string& source);
 struct Image {
   std::vector<std::string> kernels, constants, options;
   Defines defines;
+  std::string source;
 };
 
 std::string write_image(const Image& image);

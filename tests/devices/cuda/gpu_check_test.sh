@@ -15,11 +15,12 @@ ln -s "$src/tests/devices/cuda/problems" "$stage/bundle/problems"
 ln -s "$build/models" "$stage/bundle/models"
 # The GEMM shapes beside cuBLAS are left out: the double's C++ GEMM would take minutes on them.
 export CUDA_HOME="$double" AOE_GPU_BUNDLE="$stage/bundle" AOE_GPU_CHECK_MODEL="$build/models/mlp.onnx"
-export AOE_GPU_CHECK_SKIP_GEMM_BENCH=1
+export AOE_GPU_CHECK_SKIP_GEMM_BENCH=1 AOE_GPU_CHECK_RUN_MODELS=mlp
 export AOE_CUDA_DOUBLE_FAULTS="compile_error@fault=1;illegal_address@fault=2;hang@fault=3;too_many_resources@fault=4"
 unset AOE_KERNEL_TUNER_DATA
 "$src/tools/gpu-check.sh" "$stage/out"
 grep -q "convolution_small: .* configs recorded" "$stage/out/figures.txt"
 grep -q "mlp.onnx GEMMs:" "$stage/out/figures.txt"
 grep -q "AOE Double GPU (sm_90)" "$stage/out/figures.txt"
+grep -q "run mlp on AOE Double GPU: 3 kernels; .* bank 3 hits, 0 misses; check True" "$stage/out/figures.txt"
 cat "$stage/out/figures.txt"

@@ -23,6 +23,7 @@ struct HostLaunch {
   // As cuLaunchKernel got them: params[i] points at the i-th argument's
   // value; a buffer's value is a CUdeviceptr, which here is a host address.
   void** params = nullptr;
+  const std::string* source = nullptr;  // the source NVRTC was given
   // A __constant__ symbol's storage, by name; nullptr when the source has none of that name.
   std::function<void*(const std::string&)> symbol;
 

@@ -98,6 +98,7 @@ nvrtcResult nvrtcCompileProgram(nvrtcProgram program, int option_count, const ch
   image.defines = defines;
   image.constants = parse_constants(program->source);
   image.kernels = program->expressions;
+  image.source = program->source;
   bool real_architecture = true;
   for (int i = 0; i < option_count; ++i) {
     const std::string o = options[i] ? options[i] : "";

@@ -1,0 +1,186 @@
+#include "model_program.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "aoe/sdk/error.h"
+#include "aoe/sdk/fusion.h"
+#include "arena_plan.h"
+#include "gemm_plan.h"
+#include "gemm_template.h"
+#include "op_kernel.h"
+
+namespace aoe::cuda {
+namespace {
+
+using nlohmann::json;
+
+[[noreturn]] void unsupported(const std::string& why) { throw sdk::Error(sdk::StatusCode::unsupported, why); }
+
+// Weights start at 256-byte boundaries, as cudaMalloc aligns a buffer.
+constexpr int64_t kWeightAlignFloats = 64;
+
+// A kernel before the buffers are placed: the tensors it reads, by argument, and writes.
+struct Step {
+  ProgramKernel kernel;
+  std::vector<std::string> reads;  // per argument before the output; "" where it passes none
+  std::string writes;
+};
+
+std::string joined(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : "+") + p;
+  return out;
+}
+
+// The bank's config for `anchor` as the GEMM's knobs take it, where the GEMM runs it on this GPU.
+std::optional<sdk::Config> bank_config(const json& op_configs, const std::string& anchor, const sdk::TuningSpace& space,
+                                       const GemmProblem& problem, const GpuLimits& limits) {
+  if (!op_configs.is_object() || !op_configs.contains(anchor) || !op_configs[anchor].is_object()) return std::nullopt;
+  const json& by_knob = op_configs[anchor];
+  sdk::Config config;
+  for (const auto& knob : space.knobs) {
+    if (!by_knob.contains(knob.name) || !by_knob[knob.name].is_number_integer()) return std::nullopt;
+    config.push_back(by_knob[knob.name].get<int64_t>());
+  }
+  if (!space.in_domain(config) || gemm_check(problem, config, limits).status != sdk::ResultStatus::ok) return std::nullopt;
+  return config;
+}
+
+Step gemm_step(const sdk::FusedOp& fused, const json& op_configs, const GpuLimits& limits) {
+  const GemmProblem problem = gemm_problem(fused.task);
+  const sdk::TuningSpace space = gemm_space(problem);
+  const std::string& anchor = fused.node_names.front();
+  const auto banked = bank_config(op_configs, anchor, space, problem, limits);
+  const sdk::Config config = banked ? *banked : gemm_default(problem, limits);
+  Step step;
+  ProgramKernel& k = step.kernel;
+  k.name = joined(fused.node_names);
+  k.op_type = joined(fused.op_types);
+  k.anchor = anchor;
+  k.source = gemm_source(problem, config);
+  k.function = "aoe_gemm";
+  k.launch = gemm_launch(problem, config);
+  k.config = space.describe(config);
+  k.config_source = banked ? "bank" : "default";
+  const auto& in = fused.task.inputs;
+  step.reads = {in.at(0).name, in.at(1).name, problem.has_bias ? in.at(static_cast<size_t>(problem.bias_input)).name : ""};
+  step.writes = fused.task.outputs.at(0).name;
+  if (gemm_zeroes_output(config)) k.zero = std::make_pair(int64_t{0}, problem.batch * problem.m * problem.n * 4);
+  return step;
+}
+
+void require_known(const sdk::Graph& graph, const sdk::Node& node, const std::string& tensor) {
+  if (tensor.empty()) return;
+  const auto& t = graph.tensor(tensor);
+  if (!t.fully_known())
+    unsupported("node '" + node.name + "' (" + node.op_type + "): tensor '" + tensor + "' has dims " +
+                json(t.shape).dump() + "; the cuda device runs known shapes (set them with --input_shape)");
+}
+
+}  // namespace
+
+ModelProgram plan_model(const sdk::Graph& graph, const json& op_configs, const GpuLimits& limits) {
+  std::map<std::string, const sdk::Node*> by_name;
+  for (const auto& n : graph.nodes) {
+    by_name[n.name] = &n;
+    for (const auto& t : n.inputs) require_known(graph, n, t);
+    for (const auto& t : n.outputs) require_known(graph, n, t);
+  }
+  const auto epilogue = gemm_epilogue_op_types();
+  std::map<std::string, std::string> root;  // a view's output -> the tensor whose bytes it is
+  const auto root_of = [&](const std::string& t) {
+    const auto it = root.find(t);
+    return it == root.end() ? t : it->second;
+  };
+  std::vector<Step> steps;
+  for (const auto& fused : sdk::fuse(graph, {epilogue.begin(), epilogue.end()})) {
+    const auto& anchor = *by_name.at(fused.node_names.front());
+    if (anchor.op_type == "MatMul" || anchor.op_type == "Gemm") {
+      steps.push_back(gemm_step(fused, op_configs, limits));
+      continue;
+    }
+    // Fused only for the GEMM's epilogue: any other chain runs node by node.
+    for (const auto& name : fused.node_names) {
+      const sdk::Node& node = *by_name.at(name);
+      if (is_view_op(node.op_type)) {
+        if (node.inputs.empty() || node.inputs[0].empty() || node.outputs.empty())
+          unsupported("node '" + node.name + "' (" + node.op_type + ") has no data input");
+        root[node.outputs[0]] = root_of(node.inputs[0]);
+        continue;
+      }
+      for (auto& k : op_kernels(graph, node, limits)) {
+        Step step;
+        step.kernel.name = node.name;
+        step.kernel.op_type = node.op_type;
+        step.kernel.anchor = node.name;
+        step.kernel.source = std::move(k.source);
+        step.kernel.function = kOpKernelName;
+        step.kernel.launch = k.launch;
+        step.reads.assign(kOpKernelInputs, "");
+        for (size_t i = 0; i < k.inputs.size(); ++i) step.reads[i] = node.inputs.at(static_cast<size_t>(k.inputs[i]));
+        step.writes = node.outputs.at(static_cast<size_t>(k.output));
+        steps.push_back(std::move(step));
+      }
+    }
+  }
+
+  // Every activation's lifetime: from the step that writes it (the inputs:
+  // before the first) to the last that reads it; the inputs and outputs
+  // live through the whole run, so that every run starts from the same inputs.
+  const size_t end = steps.size();
+  std::map<std::string, size_t> index;  // root activation -> its Lifetime
+  std::vector<cpu::Lifetime> lifetimes;
+  const auto activation = [&](const std::string& name, size_t first) -> size_t {
+    const auto [it, added] = index.emplace(name, lifetimes.size());
+    if (added) lifetimes.push_back({first, first, std::max<int64_t>(graph.tensor(name).elements(), 1)});
+    return it->second;
+  };
+  for (const auto& name : graph.inputs) lifetimes[activation(name, 0)].last = end;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    for (const auto& t : steps[i].reads)
+      if (!t.empty() && !graph.tensor(root_of(t)).constant) {
+        const std::string r = root_of(t);
+        if (!index.count(r)) unsupported("tensor '" + r + "' is read before any kernel writes it");
+        lifetimes[index[r]].last = std::max(lifetimes[index[r]].last, i);
+      }
+    activation(steps[i].writes, i);
+  }
+  for (const auto& name : graph.outputs) {
+    const std::string r = root_of(name);
+    if (graph.tensor(r).constant)
+      unsupported("output '" + name + "' is the weight '" + r + "'; the cuda device runs outputs that kernels write");
+    if (!index.count(r)) unsupported("output '" + name + "' is written by no kernel");
+    lifetimes[index[r]].last = end;
+  }
+  const cpu::ArenaPlan arena = cpu::plan_arena(lifetimes);
+
+  ModelProgram program;
+  program.arena_bytes = arena.elements * 4;
+  std::map<std::string, int64_t> weight_at;
+  const auto place = [&](const std::string& tensor) -> BufferRef {
+    if (tensor.empty()) return {};
+    const std::string r = root_of(tensor);
+    if (!graph.tensor(r).constant) return {BufferRef::Space::arena, arena.offsets[index.at(r)] * 4};
+    auto [it, added] = weight_at.emplace(r, program.weights_bytes);
+    if (added) {
+      program.weights.emplace_back(r, program.weights_bytes);
+      const int64_t floats = std::max<int64_t>(graph.tensor(r).elements(), 1);
+      program.weights_bytes += (floats + kWeightAlignFloats - 1) / kWeightAlignFloats * kWeightAlignFloats * 4;
+    }
+    return {BufferRef::Space::weights, it->second};
+  };
+  for (auto& step : steps) {
+    for (const auto& t : step.reads) step.kernel.args.push_back(place(t));
+    const BufferRef out = place(step.writes);
+    step.kernel.args.push_back(out);
+    if (step.kernel.zero) step.kernel.zero->first = out.offset;
+    program.kernels.push_back(std::move(step.kernel));
+  }
+  for (const auto& name : graph.inputs) program.inputs.emplace_back(name, place(name).offset);
+  for (const auto& name : graph.outputs) program.outputs.emplace_back(name, place(name).offset);
+  return program;
+}
+
+}  // namespace aoe::cuda

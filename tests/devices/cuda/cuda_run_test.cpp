@@ -1,0 +1,82 @@
+// `aoe-host run --device cuda` against the test double: a model planned,
+// compiled (once: the second run loads every kernel from the disk cache),
+// run by the GPU worker and checked against the cpu device's references;
+// tuned on a miss, then every kernel a hit; a kernel that computes wrong
+// values fails the check; an op without a kernel refused by name. The op
+// kernels run from their own source on CPU threads (host_kernels_source.cpp).
+#include "aoe_host_fixture.h"
+#include "tiny_models.h"
+
+namespace aoe::test {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+class CudaRun : public AoeHostTest {
+ protected:
+  ProcessResult run(const fs::path& model, std::vector<std::string> extra = {},
+                    std::map<std::string, std::string> env = {}) const {
+    std::vector<std::string> args = {"run", "--device", "cuda", "--model", model.string(), "--bank_path",
+                                     bank_.string(), "--work_path", (dir_ / "work").string(), "--iterations", "2"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    env.emplace("CUDA_HOME", AOE_CUDA_DOUBLE_HOME);
+    env.emplace("XDG_CACHE_HOME", (dir_ / "cache").string());
+    return aoe_host(args, env);
+  }
+  json report(const std::string& stem) const { return read_json(dir_ / "work" / ("aoe_run_" + stem + ".json")); }
+};
+
+TEST_F(CudaRun, RunsAModelAndChecksItAgainstTheCpuReferences) {
+  const auto first = run(model("mlp.onnx"), {"--check"});
+  ASSERT_EQ(first.exit_code, 0) << first.err << first.out;
+  EXPECT_NE(first.out.find("check: outputs match the reference"), std::string::npos) << first.out;
+  const json r = report("mlp");
+  EXPECT_EQ(r["device"], "cuda");
+  EXPECT_EQ(r["gpu"], "AOE Double GPU");
+  // fc1 + bias + relu, fc2 (a Gemm) + relu, and the last MatMul: three GEMMs with their epilogues.
+  ASSERT_EQ(r["kernel_count"], 3) << r.dump(2);
+  EXPECT_EQ(r["kernels"][0]["op_type"], "MatMul+Add+Relu");
+  EXPECT_EQ(r["kernels"][0]["config_source"], "default");
+  EXPECT_TRUE(r["check"]["match"].get<bool>()) << r["check"].dump();
+  EXPECT_EQ(r["compiles"]["from_cache"], 0);
+  EXPECT_GT(r["memory"]["arena_bytes"].get<int64_t>(), 0);
+  EXPECT_EQ(r["latency_ms"]["runs"], 2);
+  EXPECT_TRUE(fs::is_directory(dir_ / "cache" / "aoe" / "cuda-kernels"));
+
+  const auto second = run(model("mlp.onnx"));
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  const json again = report("mlp");
+  EXPECT_EQ(again["compiles"]["from_cache"], again["compiles"]["sources"]) << again["compiles"].dump();
+  EXPECT_EQ(again["compiles"]["compile_ms"], 0.0);
+}
+
+TEST_F(CudaRun, TunesOnAMissThenEveryKernelRunsTheBanksConfig) {
+  const auto tuned = run(model("mlp.onnx"), {"--tune_on_miss", "true", "--budget", "4", "--check"});
+  ASSERT_EQ(tuned.exit_code, 0) << tuned.err;
+  const auto r = run(model("mlp.onnx"), {"--check"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json rep = report("mlp");
+  EXPECT_EQ(rep["bank"]["miss"], 0) << rep["bank"].dump();
+  EXPECT_EQ(rep["bank"]["hit"], 3);
+  EXPECT_EQ(rep["tuned_kernel_count"], 3);
+  for (const auto& k : rep["kernels"]) EXPECT_EQ(k["config_source"], "bank") << k.dump();
+  EXPECT_TRUE(rep["check"]["match"].get<bool>());
+}
+
+TEST_F(CudaRun, AKernelGivingWrongValuesFailsTheCheck) {
+  const auto r = run(model("mlp.onnx"), {"--check"}, {{"AOE_CUDA_DOUBLE_FAULTS", "wrong_result"}});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("DO NOT match"), std::string::npos) << r.out;
+  EXPECT_FALSE(report("mlp")["check"]["match"].get<bool>());
+}
+
+TEST_F(CudaRun, AnOpWithoutAKernelIsRefusedByName) {
+  write_lp_norm_model(dir_ / "lp.onnx");
+  const auto r = run(dir_ / "lp.onnx");
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("LpNormalization"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace aoe::test
