@@ -18,6 +18,8 @@ typedef struct CUmod_st* CUmodule;
 typedef struct CUfunc_st* CUfunction;
 typedef struct CUstream_st* CUstream;
 typedef struct CUevent_st* CUevent;
+typedef struct CUgraph_st* CUgraph;
+typedef struct CUgraphExec_st* CUgraphExec;
 typedef unsigned long long CUdeviceptr;
 
 enum {
@@ -64,6 +66,9 @@ typedef enum {
 } CUfunction_attribute;
 
 enum { CU_EVENT_DEFAULT = 0 };
+enum { CU_STREAM_NON_BLOCKING = 1 };
+// cuStreamBeginCapture's modes: THREAD_LOCAL refuses unsafe calls from this thread only.
+typedef enum { CU_STREAM_CAPTURE_MODE_GLOBAL = 0, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1 } CUstreamCaptureMode;
 
 typedef int nvrtcResult;
 typedef struct _nvrtcProgram* nvrtcProgram;
@@ -112,7 +117,17 @@ typedef enum { NVML_TEMPERATURE_GPU = 0 } nvmlTemperatureSensors_t;
   X(cuEventRecord, CUresult, (CUevent event, CUstream stream))                                                 \
   X(cuEventSynchronize, CUresult, (CUevent event))                                                             \
   X(cuEventElapsedTime, CUresult, (float* ms, CUevent start, CUevent end))                                     \
-  X(cuEventDestroy_v2, CUresult, (CUevent event))
+  X(cuEventDestroy_v2, CUresult, (CUevent event))                                                              \
+  X(cuMemsetD8Async, CUresult, (CUdeviceptr destination, unsigned char value, size_t bytes, CUstream stream))  \
+  X(cuStreamCreate, CUresult, (CUstream * stream, unsigned int flags))                                         \
+  X(cuStreamDestroy_v2, CUresult, (CUstream stream))                                                           \
+  X(cuStreamSynchronize, CUresult, (CUstream stream))                                                          \
+  X(cuStreamBeginCapture_v2, CUresult, (CUstream stream, CUstreamCaptureMode mode))                            \
+  X(cuStreamEndCapture, CUresult, (CUstream stream, CUgraph * graph))                                          \
+  X(cuGraphInstantiateWithFlags, CUresult, (CUgraphExec * exec, CUgraph graph, unsigned long long flags))      \
+  X(cuGraphLaunch, CUresult, (CUgraphExec exec, CUstream stream))                                              \
+  X(cuGraphExecDestroy, CUresult, (CUgraphExec exec))                                                          \
+  X(cuGraphDestroy, CUresult, (CUgraph graph))
 
 // The NVRTC entry points: the program is compiled to a cubin for the GPU's
 // compute capability; kernels are found by name expression, so extern "C"

@@ -186,6 +186,7 @@ json run_model_on_gpu(CudaContext& context, const sdk::GraphRun& run, const std:
   json report = {{"device", "cuda"},
                  {"gpu", context.worker->properties().value("name", "")},
                  {"iterations", run.iterations},
+                 {"cuda_graph", reply.header.value("cuda_graph", false)},
                  {"latency_ms", cpu::latency_report(reply.header.at("times_ms").get<std::vector<double>>())},
                  {"memory", {{"tensor_bytes", program.arena_bytes + program.weights_bytes},
                              {"arena_bytes", program.arena_bytes},
@@ -201,6 +202,7 @@ json run_model_on_gpu(CudaContext& context, const sdk::GraphRun& run, const std:
                  {"kernel_count", program.kernels.size()},
                  {"tuned_kernel_count", tuned},
                  {"kernels", kernels}};
+  if (reply.header.contains("cuda_graph_refused")) report["cuda_graph_refused"] = reply.header["cuda_graph_refused"];
   if (run.check) {
     // fp32 sums in another order than the double-precision references: the cpu run's tolerance.
     const cpu::Tolerance tolerance{context.options.rtol, std::max(context.options.atol, cpu::Tolerance{}.atol)};

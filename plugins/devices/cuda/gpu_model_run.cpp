@@ -28,6 +28,9 @@ class ModelRun {
  public:
   ModelRun(const DriverApi& cu, const Frame& request) : cu_(cu), request_(request) {}
   ~ModelRun() {
+    if (exec_) cu_.cuGraphExecDestroy(exec_);
+    if (graph_) cu_.cuGraphDestroy(graph_);
+    if (stream_) cu_.cuStreamDestroy_v2(stream_);
     for (CUmodule m : modules_) cu_.cuModuleUnload(m);
     for (CUdeviceptr p : {arena_, weights_})
       if (p) cu_.cuMemFree_v2(p);
@@ -67,6 +70,7 @@ class ModelRun {
     }
     for (const auto& out : h.at("outputs")) outputs_.push_back(region(out, "output"));
     for (const auto& k : h.at("kernels")) launches_.push_back(bind(k, weights_bytes));
+    check(cu_.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
     for (auto& l : launches_) {
       l.params.clear();
       for (auto& p : l.pointers) l.params.push_back(&p);
@@ -74,13 +78,35 @@ class ModelRun {
   }
 
   void launch(const Launch& l) const {
-    if (l.zero_offset >= 0) check(cu_.cuMemsetD8_v2(arena_ + l.zero_offset, 0, l.zero_bytes), "cuMemsetD8");
+    if (l.zero_offset >= 0) check(cu_.cuMemsetD8Async(arena_ + l.zero_offset, 0, l.zero_bytes, stream_), "cuMemsetD8Async");
     check(cu_.cuLaunchKernel(l.function, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], l.shared,
-                             nullptr, const_cast<void**>(l.params.data()), nullptr),
+                             stream_, const_cast<void**>(l.params.data()), nullptr),
           "cuLaunchKernel");
   }
   void run_all() const {
     for (const auto& l : launches_) launch(l);
+  }
+  CUstream stream() const { return stream_; }
+
+  // The launches captured once into a CUDA graph, so that a run is one
+  // launch of it rather than one per kernel. Empty where the driver
+  // refuses: the reason, and the runs launch each kernel.
+  std::string capture() {
+    const auto refused = [&](CUresult r, const char* call) { return std::string(call) + ": " + cuda_error(cu_, r); };
+    if (CUresult r = cu_.cuStreamBeginCapture_v2(stream_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL); r != CUDA_SUCCESS)
+      return refused(r, "cuStreamBeginCapture");
+    run_all();
+    if (CUresult r = cu_.cuStreamEndCapture(stream_, &graph_); r != CUDA_SUCCESS) return refused(r, "cuStreamEndCapture");
+    if (CUresult r = cu_.cuGraphInstantiateWithFlags(&exec_, graph_, 0); r != CUDA_SUCCESS)
+      return refused(r, "cuGraphInstantiateWithFlags");
+    return {};
+  }
+  // One whole run: the graph where there is one, else each kernel.
+  void run_once() const {
+    if (exec_)
+      check(cu_.cuGraphLaunch(exec_, stream_), "cuGraphLaunch");
+    else
+      run_all();
   }
   const std::vector<Launch>& launches() const { return launches_; }
 
@@ -139,6 +165,9 @@ class ModelRun {
   const Frame& request_;
   uint64_t arena_bytes_ = 0;
   CUdeviceptr arena_ = 0, weights_ = 0;
+  CUstream stream_ = nullptr;
+  CUgraph graph_ = nullptr;
+  CUgraphExec exec_ = nullptr;
   std::vector<CUmodule> modules_;
   std::vector<Launch> launches_;
   std::vector<std::pair<uint64_t, uint64_t>> outputs_;
@@ -155,19 +184,21 @@ Frame run_model_kernels(const DriverApi& cu, CUevent start, CUevent end, const F
     model.check(cu.cuEventElapsedTime(&ms, start, end), "cuEventElapsedTime");
     return static_cast<double>(ms);
   };
-  // The first run gives the outputs; the timed runs recompute the same values.
+  // A first run kernel by kernel, so that a fault names its launch rather than the graph's.
   model.run_all();
-  model.check(cu.cuCtxSynchronize(), "cuCtxSynchronize (after the first run)");
-  std::string outputs = model.outputs();
+  model.check(cu.cuStreamSynchronize(model.stream()), "cuStreamSynchronize (after the first run)");
+  const std::string graph_refused = model.capture();
   const auto warmup = request.header.value("warmup", 1), iterations = std::max(1, request.header.value("iterations", 10));
-  for (int i = 0; i < warmup; ++i) model.run_all();
+  for (int i = 0; i < warmup; ++i) model.run_once();
   json times = json::array();
   for (int i = 0; i < iterations; ++i) {
-    model.check(cu.cuEventRecord(start, nullptr), "cuEventRecord");
-    model.run_all();
-    model.check(cu.cuEventRecord(end, nullptr), "cuEventRecord");
+    model.check(cu.cuEventRecord(start, model.stream()), "cuEventRecord");
+    model.run_once();
+    model.check(cu.cuEventRecord(end, model.stream()), "cuEventRecord");
     times.push_back(elapsed());
   }
+  // The outputs as the last timed run (the graph, where there is one) left them.
+  std::string outputs = model.outputs();
   // Each kernel's time, from events between the kernels of one more pass
   // per run: in order, so each reads the values it reads in the run.
   std::vector<CUevent> marks(model.launches().size() + 1, nullptr);
@@ -182,10 +213,10 @@ Frame run_model_kernels(const DriverApi& cu, CUevent start, CUevent end, const F
   for (auto& e : marks) model.check(cu.cuEventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate");
   std::vector<double> sums(model.launches().size(), 0.0);
   for (int i = 0; i < iterations; ++i) {
-    model.check(cu.cuEventRecord(marks[0], nullptr), "cuEventRecord");
+    model.check(cu.cuEventRecord(marks[0], model.stream()), "cuEventRecord");
     for (size_t k = 0; k < model.launches().size(); ++k) {
       model.launch(model.launches()[k]);
-      model.check(cu.cuEventRecord(marks[k + 1], nullptr), "cuEventRecord");
+      model.check(cu.cuEventRecord(marks[k + 1], model.stream()), "cuEventRecord");
     }
     model.check(cu.cuEventSynchronize(marks.back()), "cuEventSynchronize");
     for (size_t k = 0; k < sums.size(); ++k) {
@@ -196,7 +227,9 @@ Frame run_model_kernels(const DriverApi& cu, CUevent start, CUevent end, const F
   }
   json kernel_ms = json::array();
   for (double s : sums) kernel_ms.push_back(s / iterations);
-  return {"model_result", {{"times_ms", times}, {"kernel_ms", kernel_ms}}, std::move(outputs)};
+  json result = {{"times_ms", times}, {"kernel_ms", kernel_ms}, {"cuda_graph", graph_refused.empty()}};
+  if (!graph_refused.empty()) result["cuda_graph_refused"] = graph_refused;
+  return {"model_result", std::move(result), std::move(outputs)};
 }
 
 }  // namespace aoe::cuda

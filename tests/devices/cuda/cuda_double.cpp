@@ -112,6 +112,21 @@ struct CUevent_st {
   double stamp_ms = 0;
 };
 
+// A stream: launches run as they are made, or, between cuStreamBeginCapture
+// and cuStreamEndCapture, are kept as operations of the graph it ends with.
+using Operation = std::function<CUresult()>;
+struct CUstream_st {
+  CUctx_st* context = nullptr;
+  bool capturing = false;
+  std::vector<Operation> captured;
+};
+struct CUgraph_st {
+  std::vector<Operation> operations;
+};
+struct CUgraphExec_st {
+  std::vector<Operation> operations;
+};
+
 struct nvmlDevice_st {
   int ordinal = 0;
 };
@@ -480,20 +495,11 @@ CUresult cuFuncSetAttribute(CUfunction function, CUfunction_attribute attribute,
   return CUDA_SUCCESS;
 }
 
-CUresult cuLaunchKernel(CUfunction function, unsigned int grid_x, unsigned int grid_y, unsigned int grid_z,
-                        unsigned int block_x, unsigned int block_y, unsigned int block_z, unsigned int shared_bytes,
-                        CUstream stream, void** params, void** extra) {
-  Driver& d = driver();
-  std::lock_guard<std::recursive_mutex> lock(d.mutex);
-  if (const CUresult g = gate(d); g != CUDA_SUCCESS) return g;
-  if (!current_context) return kInvalidContext;
-  // Only the default stream: the device creates no other.
-  if (!function || stream || extra) return CUDA_ERROR_INVALID_VALUE;
-  if (!grid_x || !grid_y || !grid_z || !block_x || !block_y || !block_z || block_z > 64)
-    return CUDA_ERROR_INVALID_VALUE;
-  if (uint64_t{block_x} * block_y * block_z > kMaxThreads) return CUDA_ERROR_INVALID_VALUE;
-  if (shared_bytes > static_cast<unsigned>(function->max_dynamic_shared)) return CUDA_ERROR_INVALID_VALUE;
+namespace {
 
+// A launch made now: its faults, the host kernel, its time on the virtual clock.
+CUresult launch_now(Driver& d, CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z, unsigned block_x,
+                    unsigned block_y, unsigned block_z, unsigned shared_bytes, void** params) {
   const Defines& defines = function->module->image.defines;
   auto fault = [&](const char* kind) { return fault_for(d.faults, kind, defines) != nullptr; };
   if (fault("crash")) std::abort();
@@ -536,6 +542,36 @@ CUresult cuLaunchKernel(CUfunction function, unsigned int grid_x, unsigned int g
   const double ms = function->kernel->time_ms ? function->kernel->time_ms(launch) : default_time_ms(defines);
   current_context->clock_ms += ms;
   return CUDA_SUCCESS;
+}
+
+}  // namespace
+
+CUresult cuLaunchKernel(CUfunction function, unsigned int grid_x, unsigned int grid_y, unsigned int grid_z,
+                        unsigned int block_x, unsigned int block_y, unsigned int block_z, unsigned int shared_bytes,
+                        CUstream stream, void** params, void** extra) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (const CUresult g = gate(d); g != CUDA_SUCCESS) return g;
+  if (!current_context) return kInvalidContext;
+  if (!function || extra || (stream && stream->context != current_context)) return CUDA_ERROR_INVALID_VALUE;
+  if (!grid_x || !grid_y || !grid_z || !block_x || !block_y || !block_z || block_z > 64)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (uint64_t{block_x} * block_y * block_z > kMaxThreads) return CUDA_ERROR_INVALID_VALUE;
+  if (shared_bytes > static_cast<unsigned>(function->max_dynamic_shared)) return CUDA_ERROR_INVALID_VALUE;
+  if (stream && stream->capturing) {
+    // Kept with copies of the arguments' values, as a graph node keeps them.
+    const int count = function->kernel->pointer_params;
+    if (count <= 0) return 900;  // CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+    auto values = std::make_shared<std::vector<unsigned long long>>();
+    for (int i = 0; i < count; ++i) values->push_back(*static_cast<unsigned long long*>(params[i]));
+    stream->captured.push_back([=, &d] {
+      std::vector<void*> pointers;
+      for (auto& v : *values) pointers.push_back(&v);
+      return launch_now(d, function, grid_x, grid_y, grid_z, block_x, block_y, block_z, shared_bytes, pointers.data());
+    });
+    return CUDA_SUCCESS;
+  }
+  return launch_now(d, function, grid_x, grid_y, grid_z, block_x, block_y, block_z, shared_bytes, params);
 }
 
 // ---- driver: memory ----
@@ -594,6 +630,96 @@ CUresult cuMemsetD8_v2(CUdeviceptr destination, unsigned char value, size_t byte
   return CUDA_SUCCESS;
 }
 
+CUresult cuMemsetD8Async(CUdeviceptr destination, unsigned char value, size_t bytes, CUstream stream) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (const CUresult g = gate(d); g != CUDA_SUCCESS) return g;
+  if (!device_range(d, destination, bytes)) return CUDA_ERROR_INVALID_VALUE;
+  if (stream && stream->capturing) {
+    stream->captured.push_back([=] { return cuMemsetD8_v2(destination, value, bytes); });
+    return CUDA_SUCCESS;
+  }
+  return cuMemsetD8_v2(destination, value, bytes);
+}
+
+// ---- driver: streams and graphs ----
+
+CUresult cuStreamCreate(CUstream* stream, unsigned int flags) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (const CUresult g = gate(d); g != CUDA_SUCCESS) return g;
+  if (!current_context) return kInvalidContext;
+  if (!stream || flags > CU_STREAM_NON_BLOCKING) return CUDA_ERROR_INVALID_VALUE;
+  *stream = new CUstream_st{current_context, false, {}};
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamDestroy_v2(CUstream stream) {
+  if (!stream) return CUDA_ERROR_INVALID_VALUE;
+  delete stream;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamSynchronize(CUstream stream) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (stream && stream->capturing) return 901;  // CUDA_ERROR_STREAM_CAPTURE_INVALIDATED
+  return synchronise(d);
+}
+
+CUresult cuStreamBeginCapture_v2(CUstream stream, CUstreamCaptureMode mode) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (const CUresult g = gate(d); g != CUDA_SUCCESS) return g;
+  // The legacy default stream cannot be captured.
+  if (!stream || stream->capturing || mode > CU_STREAM_CAPTURE_MODE_THREAD_LOCAL) return CUDA_ERROR_INVALID_VALUE;
+  stream->capturing = true;
+  stream->captured.clear();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamEndCapture(CUstream stream, CUgraph* graph) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (const CUresult g = gate(d); g != CUDA_SUCCESS) return g;
+  if (!stream || !graph || !stream->capturing) return CUDA_ERROR_INVALID_VALUE;
+  stream->capturing = false;
+  *graph = new CUgraph_st{std::move(stream->captured)};
+  stream->captured.clear();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphInstantiateWithFlags(CUgraphExec* exec, CUgraph graph, unsigned long long flags) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (const CUresult g = gate(d); g != CUDA_SUCCESS) return g;
+  if (!exec || !graph || flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  *exec = new CUgraphExec_st{graph->operations};
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphLaunch(CUgraphExec exec, CUstream stream) {
+  Driver& d = driver();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (const CUresult g = gate(d); g != CUDA_SUCCESS) return g;
+  if (!exec || (stream && stream->capturing)) return CUDA_ERROR_INVALID_VALUE;
+  for (const auto& op : exec->operations)
+    if (const CUresult r = op(); r != CUDA_SUCCESS) return r;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphExecDestroy(CUgraphExec exec) {
+  if (!exec) return CUDA_ERROR_INVALID_VALUE;
+  delete exec;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphDestroy(CUgraph graph) {
+  if (!graph) return CUDA_ERROR_INVALID_VALUE;
+  delete graph;
+  return CUDA_SUCCESS;
+}
+
 // ---- driver: events on the virtual clock ----
 
 CUresult cuEventCreate(CUevent* event, unsigned int flags) {
@@ -610,7 +736,8 @@ CUresult cuEventRecord(CUevent event, CUstream stream) {
   Driver& d = driver();
   std::lock_guard<std::recursive_mutex> lock(d.mutex);
   if (const CUresult g = gate(d); g != CUDA_SUCCESS) return g;
-  if (!event || stream) return CUDA_ERROR_INVALID_VALUE;
+  // One virtual clock: every stream's work is in order on it.
+  if (!event || (stream && stream->capturing)) return CUDA_ERROR_INVALID_VALUE;
   event->recorded = true;
   event->stamp_ms = event->context->clock_ms;
   return CUDA_SUCCESS;

@@ -42,6 +42,7 @@ TEST_F(CudaRun, RunsAModelAndChecksItAgainstTheCpuReferences) {
   EXPECT_EQ(r["compiles"]["from_cache"], 0);
   EXPECT_GT(r["memory"]["arena_bytes"].get<int64_t>(), 0);
   EXPECT_EQ(r["latency_ms"]["runs"], 2);
+  EXPECT_TRUE(r["cuda_graph"].get<bool>()) << r.value("cuda_graph_refused", "");
   EXPECT_TRUE(fs::is_directory(dir_ / "cache" / "aoe" / "cuda-kernels"));
 
   const auto second = run(model("mlp.onnx"));

@@ -45,6 +45,9 @@ struct HostKernel {
   // The kernel's time in ms for this launch, deterministic per config; empty:
   // the double derives one from the defines.
   std::function<double(const HostLaunch&)> time_ms;
+  // Its arguments, each 8 bytes (pointers): a launch into a stream capture
+  // keeps copies of their values. 0: unknown, and such a kernel is not captured.
+  int pointer_params = 0;
 };
 
 void register_host_kernel(const std::string& name, HostKernel kernel);

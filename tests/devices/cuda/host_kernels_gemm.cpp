@@ -167,7 +167,7 @@ double time_ms(const HostLaunch& l) {
   return (ns + kLaunchUs * 1e3) / 1e6;
 }
 
-const HostKernelRegistrar registrar("aoe_gemm", HostKernel{run_gemm, time_ms});
+const HostKernelRegistrar registrar("aoe_gemm", HostKernel{run_gemm, time_ms, 4});
 
 }  // namespace
 }  // namespace aoe::cuda_double

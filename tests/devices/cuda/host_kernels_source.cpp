@@ -76,7 +76,7 @@ void run(const HostLaunch& l) {
   launcher_for(*l.source)(l.grid.x, l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z, l.shared_bytes, l.params);
 }
 
-const HostKernelRegistrar registrar("aoe_op", HostKernel{run, {}});
+const HostKernelRegistrar registrar("aoe_op", HostKernel{run, {}, 6});
 
 }  // namespace
 }  // namespace aoe::cuda_double
