@@ -36,7 +36,7 @@ bool build(const std::string& source, const LaunchGeometry& launch, const fs::pa
   const fs::path kernel = fs::path(exe).replace_extension(".cu.h");
   std::ofstream(kernel) << source;
   const std::string command =
-      std::string(AOE_CUDA_CLANG) + kFlags + " -I" + kTests.string() + " -DAOE_GEMM_SOURCE='\"" + kernel.string() + "\"'" +
+      std::string(AOE_CUDA_CLANG) + kFlags + " -DAOE_EXTERN_SHARED -I" + kTests.string() + " -DAOE_GEMM_SOURCE='\"" + kernel.string() + "\"'" +
       " -DGRID_X=" + std::to_string(launch.grid[0]) + " -DGRID_Y=" + std::to_string(launch.grid[1]) +
       " -DGRID_Z=" + std::to_string(launch.grid[2]) + " -DBLOCK_X=" + std::to_string(launch.block[0]) +
       " -DSHARED_FLOATS=" + std::to_string(launch.shared_bytes / 4) + " " + (kTests / "gemm_on_cpu_main.cpp").string() +

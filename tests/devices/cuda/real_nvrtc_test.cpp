@@ -12,6 +12,8 @@
 #include "cuda_library.h"
 #include "gemm_template.h"
 #include "kernel_source.h"
+#include "op_cases.h"
+#include "op_kernel.h"
 #include "parameter_space.h"
 #include "t1_problem.h"
 
@@ -135,6 +137,20 @@ TEST_F(RealNvrtcSources, TheGemmTemplateCompilesOverItsSpace) {
     }
     for (size_t i = 0; i < results.size(); ++i)
       EXPECT_TRUE(results[i].get().ok) << space.describe(configs[i]).dump() << "\n" << results[i].get().log;
+  }
+}
+
+// The op kernels of a model run: every kernel of every case of the op kernel tests.
+TEST_F(RealNvrtcSources, EveryOpKernelCompiles) {
+  const GpuLimits h100{1024, 227 * 1024, 255, 32, 64 * 1024, 132};
+  std::vector<std::pair<std::string, std::shared_future<Compiled>>> results;
+  for (const auto& c : op_cases())
+    for (const auto& k : op_kernels(c.graph, c.graph.nodes[0], h100))
+      results.emplace_back(c.name, pool_->submit(CompileJob{k.source, "aoe_op.cu", {"--std=c++14", kArchitecture}, kOpKernelName}));
+  for (auto& [name, result] : results) {
+    const Compiled& r = result.get();
+    EXPECT_TRUE(r.ok) << name << "\n" << r.log;
+    EXPECT_EQ(r.cubin.substr(1, 3), "ELF") << name;
   }
 }
 

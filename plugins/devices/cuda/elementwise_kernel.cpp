@@ -1,0 +1,200 @@
+#include "elementwise_kernel.h"
+
+#include <map>
+
+#include "op_source.h"
+
+namespace aoe::cuda {
+namespace {
+
+// Expressions of v0 (and v1, v2 for binary and ternary ops) and the #defined parameters.
+const std::map<std::string, std::string>& unary_ops() {
+  static const std::map<std::string, std::string> ops = {
+      {"Relu", "(v0 > 0.0f ? v0 : 0.0f)"},
+      {"Sigmoid", "(1.0f / (1.0f + expf(-v0)))"},
+      {"Tanh", "tanhf(v0)"},
+      {"Exp", "expf(v0)"},
+      {"Log", "logf(v0)"},
+      {"Sqrt", "sqrtf(v0)"},
+      {"Reciprocal", "(1.0f / v0)"},
+      {"Neg", "(-v0)"},
+      {"Abs", "fabsf(v0)"},
+      {"Floor", "floorf(v0)"},
+      {"Ceil", "ceilf(v0)"},
+      {"Round", "rintf(v0)"},
+      {"Sign", "(v0 > 0.0f ? 1.0f : v0 < 0.0f ? -1.0f : v0)"},
+      {"Erf", "erff(v0)"},
+      {"Sin", "sinf(v0)"},
+      {"Cos", "cosf(v0)"},
+      {"Softsign", "(v0 / (1.0f + fabsf(v0)))"},
+      {"Not", "(v0 == 0.0f ? 1.0f : 0.0f)"},
+      {"LeakyRelu", "(v0 < 0.0f ? ALPHA * v0 : v0)"},
+      {"Elu", "(v0 < 0.0f ? ALPHA * (expf(v0) - 1.0f) : v0)"},
+      {"Selu", "(GAMMA * (v0 < 0.0f ? ALPHA * (expf(v0) - 1.0f) : v0))"},
+      {"HardSigmoid", "fminf(1.0f, fmaxf(0.0f, ALPHA * v0 + BETA))"},
+      {"HardSwish", "(v0 * fminf(1.0f, fmaxf(0.0f, v0 / 6.0f + 0.5f)))"},
+      // log(1 + e^x) without overflow where e^x would.
+      {"Softplus", "(v0 > 0.0f ? v0 + log1pf(expf(-v0)) : log1pf(expf(v0)))"},
+      {"Identity", "v0"},
+      {"Expand", "v0"},
+  };
+  return ops;
+}
+
+const std::map<std::string, std::string>& binary_ops() {
+  static const std::map<std::string, std::string> ops = {
+      {"Add", "(v0 + v1)"},
+      {"Sub", "(v0 - v1)"},
+      {"Mul", "(v0 * v1)"},
+      {"Div", "(v0 / v1)"},
+      {"Pow", "powf(v0, v1)"},
+      {"PRelu", "(v0 < 0.0f ? v1 * v0 : v0)"},
+      {"Equal", "(v0 == v1 ? 1.0f : 0.0f)"},
+      {"Less", "(v0 < v1 ? 1.0f : 0.0f)"},
+      {"LessOrEqual", "(v0 <= v1 ? 1.0f : 0.0f)"},
+      {"Greater", "(v0 > v1 ? 1.0f : 0.0f)"},
+      {"GreaterOrEqual", "(v0 >= v1 ? 1.0f : 0.0f)"},
+      {"And", "(v0 != 0.0f && v1 != 0.0f ? 1.0f : 0.0f)"},
+      {"Or", "(v0 != 0.0f || v1 != 0.0f ? 1.0f : 0.0f)"},
+      {"Xor", "((v0 != 0.0f) != (v1 != 0.0f) ? 1.0f : 0.0f)"},
+  };
+  return ops;
+}
+
+// Sum, Max, Min and Mean take one to five inputs.
+const std::map<std::string, std::string>& variadic_ops() {
+  static const std::map<std::string, std::string> ops = {
+      {"Sum", "(@A + @B)"}, {"Mean", "(@A + @B)"}, {"Max", "fmaxf(@A, @B)"}, {"Min", "fminf(@A, @B)"}};
+  return ops;
+}
+
+const char* const kGeluErf = "(0.5f * v0 * (1.0f + erff(v0 * 0.7071067811865476f)))";
+const char* const kGeluTanh = "(0.5f * v0 * (1.0f + tanhf(0.7978845608028654f * (v0 + 0.044715f * v0 * v0 * v0))))";
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) text.replace(at, from.size(), to);
+  return text;
+}
+
+// The expression, its parameters as #define lines, and the node inputs it reads as v0, v1...
+struct Expression {
+  std::string text, defines;
+  std::vector<int> inputs;
+  // Per input, the shape it is read as where that is not its own (BatchNormalization's [C] as [1, C, 1, 1]).
+  std::vector<Dims> read_as;
+};
+
+Expression clip(const OpNode& n) {
+  Expression x{"v0", "", {0}, {}};
+  // Bounds: attributes (opset < 11, or inputs the frontend folded), else inputs 1 and 2 read at run time.
+  const auto bound = [&](const char* attr, size_t input, const char* fn) {
+    if (n.has_attr(attr)) {
+      x.defines += define(attr[1] == 'i' ? "LOWER" : "UPPER", float_literal(n.float_attr(attr, 0)));
+      x.text = std::string(fn) + "(" + x.text + ", " + (attr[1] == 'i' ? "LOWER" : "UPPER") + ")";
+    } else if (n.has_input(input)) {
+      if (element_count(n.in_shape(input)) != 1) n.invalid(std::string(attr) + " must be a single value");
+      x.text = std::string(fn) + "(" + x.text + ", v" + std::to_string(x.inputs.size()) + ")";
+      x.inputs.push_back(static_cast<int>(input));
+    }
+  };
+  bound("min", 1, "fmaxf");
+  bound("max", 2, "fminf");
+  return x;
+}
+
+Expression cast(const OpNode& n) {
+  switch (n.output(0).dtype) {
+    case sdk::DType::f32:
+    case sdk::DType::f64: return {"v0", "", {0}, {}};
+    case sdk::DType::boolean: return {"(v0 != 0.0f ? 1.0f : 0.0f)", "", {0}, {}};
+    case sdk::DType::i8: case sdk::DType::i16: case sdk::DType::i32: case sdk::DType::i64:
+    case sdk::DType::u8: case sdk::DType::u16: case sdk::DType::u32: case sdk::DType::u64:
+      // Integers are held as whole floats: a cast to one drops the fraction.
+      return {"truncf(v0)", "", {0}, {}};
+    default:
+      n.unsupported(std::string("a cast to ") + sdk::to_string(n.output(0).dtype) + " (runs hold float32 and integers as floats)");
+  }
+}
+
+Expression batch_norm(const OpNode& n) {
+  const Dims x = n.in_shape(0);
+  if (x.size() < 2) n.invalid("takes an input of rank >= 2, not " + to_string(x));
+  if (n.int_attr("training_mode", 0) != 0 || n.output_count() > 1) n.unsupported("training mode (the run is inference)");
+  Expression e;
+  e.defines = define("EPSILON", float_literal(n.float_attr("epsilon", 1e-5)));
+  e.text = "((v0 - v3) * (v1 / sqrtf(v4 + EPSILON)) + v2)";
+  e.inputs = {0, 1, 2, 3, 4};
+  Dims per_channel(x.size(), 1);
+  per_channel[1] = x[1];
+  e.read_as = {x, per_channel, per_channel, per_channel, per_channel};
+  for (int i = 1; i < 5; ++i)
+    if (element_count(n.in_shape(static_cast<size_t>(i))) != x[1])
+      n.invalid("input " + std::to_string(i) + " of " + to_string(n.in_shape(static_cast<size_t>(i))) + " for " + std::to_string(x[1]) + " channels");
+  return e;
+}
+
+Expression expression(const OpNode& n) {
+  const std::string& op = n.op();
+  if (op == "Gelu") {
+    const std::string approximate = n.string_attr("approximate", "none");
+    if (approximate != "none" && approximate != "tanh") n.invalid("approximate must be \"none\" or \"tanh\", not \"" + approximate + "\"");
+    return {approximate == "tanh" ? kGeluTanh : kGeluErf, "", {0}, {}};
+  }
+  if (op == "Clip") return clip(n);
+  if (op == "Cast") return cast(n);
+  if (op == "BatchNormalization") return batch_norm(n);
+  if (op == "Where") return {"(v0 != 0.0f ? v1 : v2)", "", {0, 1, 2}, {}};
+  if (const auto it = unary_ops().find(op); it != unary_ops().end()) {
+    Expression e{it->second, "", {0}, {}};
+    if (op == "LeakyRelu") e.defines = define("ALPHA", float_literal(n.float_attr("alpha", 0.01)));
+    if (op == "Elu") e.defines = define("ALPHA", float_literal(n.float_attr("alpha", 1.0)));
+    if (op == "Selu")
+      e.defines = define("ALPHA", float_literal(n.float_attr("alpha", 1.67326319217681884765625))) +
+                  define("GAMMA", float_literal(n.float_attr("gamma", 1.05070102214813232421875)));
+    if (op == "HardSigmoid")
+      e.defines = define("ALPHA", float_literal(n.float_attr("alpha", 0.2))) + define("BETA", float_literal(n.float_attr("beta", 0.5)));
+    return e;
+  }
+  if (const auto it = binary_ops().find(op); it != binary_ops().end()) return {it->second, "", {0, 1}, {}};
+  if (const auto it = variadic_ops().find(op); it != variadic_ops().end()) {
+    const size_t count = n.input_count();
+    if (count < 1 || count > static_cast<size_t>(kOpKernelInputs))
+      n.unsupported("takes 1 to " + std::to_string(kOpKernelInputs) + " inputs here, not " + std::to_string(count));
+    Expression e{"v0", "", {0}, {}};
+    for (size_t i = 1; i < count; ++i) {
+      e.text = replace_all(replace_all(it->second, "@A", e.text), "@B", "v" + std::to_string(i));
+      e.inputs.push_back(static_cast<int>(i));
+    }
+    if (op == "Mean") e.text = "(" + e.text + " / " + float_literal(static_cast<double>(count)) + ")";
+    return e;
+  }
+  n.unsupported("no elementwise kernel for it");
+}
+
+}  // namespace
+
+bool is_elementwise_op(const std::string& op) {
+  return op == "Gelu" || op == "Clip" || op == "Cast" || op == "Where" || op == "BatchNormalization" || unary_ops().count(op) ||
+         binary_ops().count(op) || variadic_ops().count(op);
+}
+
+std::vector<OpKernel> elementwise_kernels(const OpNode& n, const GpuLimits& limits) {
+  const Expression ex = expression(n);
+  const Dims out = n.out_shape(0);
+  IndexWalk walk;
+  walk.dims = out;
+  std::string body;
+  for (size_t k = 0; k < ex.inputs.size(); ++k) {
+    const Dims in = k < ex.read_as.size() ? ex.read_as[k] : n.in_shape(static_cast<size_t>(ex.inputs[k]));
+    bool ok = false;
+    walk.strides.push_back(broadcast_strides(in, out, ok));
+    if (!ok) n.invalid("input " + std::to_string(ex.inputs[k]) + " of " + to_string(in) + " does not broadcast to the output's " + to_string(out));
+    body += "    const float v" + std::to_string(k) + " = x" + std::to_string(k) + "[o" + std::to_string(k) + "];\n";
+  }
+  body += "    y[e] = EXPRESSION;\n";
+  OpKernel k = walk_kernel(walk, ex.defines + define("EXPRESSION", ex.text), body, limits);
+  k.inputs = ex.inputs;
+  return {k};
+}
+
+}  // namespace aoe::cuda

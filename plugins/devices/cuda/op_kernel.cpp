@@ -1,0 +1,33 @@
+#include "op_kernel.h"
+
+#include "conv_kernel.h"
+#include "copy_kernels.h"
+#include "elementwise_kernel.h"
+#include "op_node.h"
+#include "pool_kernel.h"
+#include "reduce_kernel.h"
+#include "row_kernels.h"
+
+namespace aoe::cuda {
+
+bool is_view_op(const std::string& op) {
+  return op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze" || op == "Identity" || op == "Dropout";
+}
+
+std::vector<OpKernel> op_kernels(const sdk::Graph& graph, const sdk::Node& node, const GpuLimits& limits) {
+  const OpNode n(graph, node);
+  for (size_t i = 0; i < node.outputs.size(); ++i)
+    if (!node.outputs[i].empty() && (n.output(i).dtype == sdk::DType::f16 || n.output(i).dtype == sdk::DType::bf16))
+      n.unsupported(std::string("output of ") + sdk::to_string(n.output(i).dtype) + " (runs hold float32)");
+  const std::string& op = node.op_type;
+  if (is_elementwise_op(op)) return elementwise_kernels(n, limits);
+  if (is_row_op(op)) return row_kernels(n, limits);
+  if (is_copy_op(op)) return copy_kernels(n, limits);
+  if (is_reduce_op(op)) return reduce_kernels(n, limits);
+  if (is_pool_op(op)) return pool_kernels(n, limits);
+  if (op == "Conv") return conv_kernels(n, limits);
+  if (is_view_op(op)) n.invalid("is a view of its input: a run gives it no kernel");
+  n.unsupported("no cuda kernel computes this op");
+}
+
+}  // namespace aoe::cuda

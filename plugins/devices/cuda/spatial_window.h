@@ -1,0 +1,23 @@
+// The window of a 1-D or 2-D pooling or convolution: kernel, strides,
+// dilations and the pads auto_pad gives, with 1-D as 2-D of height 1.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "op_node.h"
+
+namespace aoe::cuda {
+
+struct SpatialWindow {
+  std::array<int64_t, 2> in{1, 1}, out{1, 1}, kernel{1, 1}, stride{1, 1}, dilation{1, 1}, pad_begin{0, 0}, pad_end{0, 0};
+  // "#define IN_H ..., KERNEL_W ..." and so on.
+  std::string defines() const;
+};
+
+// From an input [N, C, (H,) W] and output [N, K, (OH,) OW] and the node's
+// attributes; `kernel` is kernel_shape, or the weights' spatial dims.
+SpatialWindow spatial_window(const OpNode& node, const Dims& input, const Dims& output, const Dims& kernel);
+
+}  // namespace aoe::cuda

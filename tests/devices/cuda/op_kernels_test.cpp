@@ -1,0 +1,304 @@
+// The op kernels of a model run (op_kernel.h) without a GPU: every case's
+// sources compiled to PTX by clang, and run on CPU threads
+// (cuda_on_cpu_prelude.h, op_on_cpu_main.cpp) under the address and
+// undefined-behaviour sanitizers against the cpu device's reference
+// kernel for the same node; the ops no kernel computes refused by name.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cpu_op.h"
+#include "evaluate.h"
+#include "host_cpu.h"
+#include "op_cases.h"
+#include "op_kernel.h"
+
+namespace aoe::cuda {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kWork = fs::path(AOE_OP_KERNELS_DIR);
+const fs::path kTests = fs::path(AOE_CLANG_CUDA_PRELUDE).parent_path();
+
+std::string read(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+bool run(const std::string& command) { return std::system(command.c_str()) == 0; }
+
+// Every kernel takes x0..x4 whether it reads them or not: unused parameters are no warning here.
+std::string ptx_command(const fs::path& source, const fs::path& ptx, const fs::path& log) {
+  return std::string(AOE_CUDA_CLANG) + " -x cuda --cuda-device-only --cuda-gpu-arch=sm_70 -nocudainc -nocudalib" +
+         " -Wno-unknown-cuda-version -Wall -Wextra -Wno-unused-parameter -O3 -include " + AOE_CLANG_CUDA_PRELUDE + " -S -o " + ptx.string() + " " +
+         source.string() + " > " + log.string() + " 2>&1";
+}
+
+const std::string kHostFlags = " -std=c++20 -O0 -pthread -fno-strict-aliasing -fsanitize=address,undefined -fno-sanitize-recover=all";
+
+std::string host_command(const fs::path& source, const LaunchGeometry& g, const fs::path& exe, const fs::path& log) {
+  std::string defines;
+  const char* axis = "XYZ";
+  for (int d = 0; d < 3; ++d)
+    defines += std::string(" -DGRID_") + axis[d] + "=" + std::to_string(g.grid[d]) + " -DBLOCK_" + axis[d] + "=" + std::to_string(g.block[d]);
+  return std::string(AOE_CUDA_CLANG) + kHostFlags + " -I" + kTests.string() + " -DAOE_OP_SOURCE='\"" + source.string() + "\"'" + defines +
+         " " + (kTests / "op_on_cpu_main.cpp").string() + " -o " + exe.string() + " > " + log.string() + " 2>&1";
+}
+
+// Empty where clang compiles CUDA to PTX and C++20 threads with the sanitizers here, else why not.
+std::string clang_missing() {
+  if (std::string(AOE_CUDA_CLANG).empty()) return "clang++ (16 or later) was not found when the build was configured";
+  fs::create_directories(kWork);
+  const fs::path probe = kWork / "probe.cu";
+  std::ofstream(probe) << "extern \"C\" __global__ void probe(float* x) { x[threadIdx.x] = 1.0f; }\n";
+  if (!run(ptx_command(probe, kWork / "probe.ptx", kWork / "probe.log")))
+    return "clang cannot compile CUDA to PTX here (no NVPTX target?): " + read(kWork / "probe.log");
+  const fs::path threads = kWork / "threads.cpp";
+  std::ofstream(threads) << "#include <barrier>\nint main() { std::barrier<> b(1); b.arrive_and_wait(); }\n";
+  if (!run(std::string(AOE_CUDA_CLANG) + kHostFlags + " " + threads.string() + " -o " + (kWork / "threads").string() + " > " +
+           (kWork / "threads.log").string() + " 2>&1"))
+    return "clang cannot build C++20 threads with the sanitizers here: " + read(kWork / "threads.log");
+  return {};
+}
+
+struct CaseKernels {
+  OpCase c;
+  std::vector<OpKernel> kernels;
+};
+
+std::vector<CaseKernels> all_kernels() {
+  std::vector<CaseKernels> out;
+  for (auto& c : op_cases()) {
+    auto kernels = op_kernels(c.graph, c.graph.nodes[0], GpuLimits{});
+    out.push_back({std::move(c), std::move(kernels)});
+  }
+  return out;
+}
+
+// Runs `jobs` two at a time: the shared machine has few cores.
+std::vector<bool> run_all(const std::vector<std::string>& jobs) {
+  std::vector<bool> ok(jobs.size());
+  for (size_t i = 0; i < jobs.size(); i += 2) {
+    auto second = i + 1 < jobs.size() ? std::async(std::launch::async, run, jobs[i + 1]) : std::future<bool>();
+    ok[i] = run(jobs[i]);
+    if (second.valid()) ok[i + 1] = second.get();
+  }
+  return ok;
+}
+
+TEST(OpKernels, EverySourceCompilesToPtx) {
+  if (const auto why = clang_missing(); !why.empty()) GTEST_SKIP() << why;
+  const auto cases = all_kernels();
+  std::vector<std::string> jobs, names;
+  for (const auto& ck : cases)
+    for (size_t k = 0; k < ck.kernels.size(); ++k) {
+      const std::string name = ck.c.name + "_" + std::to_string(k);
+      std::ofstream(kWork / (name + ".cu")) << ck.kernels[k].source;
+      jobs.push_back(ptx_command(kWork / (name + ".cu"), kWork / (name + ".ptx"), kWork / (name + ".ptx.log")));
+      names.push_back(name);
+    }
+  const auto ok = run_all(jobs);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    SCOPED_TRACE(names[i]);
+    ASSERT_TRUE(ok[i]) << read(kWork / (names[i] + ".ptx.log"));
+    EXPECT_EQ(read(kWork / (names[i] + ".ptx.log")), "") << "clang warns";
+    const std::string ptx = read(kWork / (names[i] + ".ptx"));
+    EXPECT_NE(ptx.find(".entry aoe_op("), std::string::npos);
+    EXPECT_EQ(ptx.find(".local"), std::string::npos) << "an array spilled to local memory";
+  }
+}
+
+sdk::OpTask task_of(const sdk::Graph& g) {
+  const sdk::Node& node = g.nodes[0];
+  sdk::OpTask t;
+  t.name = node.name;
+  t.op_type = node.op_type;
+  t.attrs = node.attrs;
+  for (const auto& in : node.inputs) t.inputs.push_back(g.tensor(in));
+  for (const auto& out : node.outputs) t.outputs.push_back(g.tensor(out));
+  return t;
+}
+
+void write_floats(const fs::path& path, const std::vector<float>& values) {
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * sizeof(float)));
+}
+
+std::vector<float> read_floats(const fs::path& path) {
+  const std::string bytes = read(path);
+  std::vector<float> out(bytes.size() / sizeof(float));
+  std::memcpy(out.data(), bytes.data(), out.size() * sizeof(float));
+  return out;
+}
+
+// Sum, Mean, Max and Min of more than two inputs, which the cpu device
+// takes two at a time: a reference of the test's own, in double precision.
+bool is_variadic(const std::string& op) { return op == "Sum" || op == "Mean" || op == "Max" || op == "Min"; }
+
+cpu::TaskData variadic_data(const sdk::Graph& g) {
+  const sdk::Node& node = g.nodes[0];
+  cpu::TaskData d;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  std::vector<std::vector<int64_t>> shapes;
+  for (const auto& in : node.inputs) {
+    shapes.push_back(g.tensor(in).shape);
+    d.inputs.emplace_back(static_cast<size_t>(g.tensor(in).elements()));
+    for (auto& v : d.inputs.back()) v = dist(rng);
+  }
+  const auto out = g.tensor(node.outputs[0]).shape;
+  d.expected.emplace_back(static_cast<size_t>(g.tensor(node.outputs[0]).elements()));
+  for (size_t e = 0; e < d.expected[0].size(); ++e) {
+    double acc = 0;
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      // The element of input i that output element e reads: numpy's broadcast.
+      int64_t rest = static_cast<int64_t>(e), at = 0, stride = 1;
+      const size_t lead = out.size() - shapes[i].size();
+      for (size_t dd = out.size(); dd-- > 0;) {
+        const int64_t c = rest % out[dd];
+        rest /= out[dd];
+        if (dd < lead) continue;
+        const int64_t extent = shapes[i][dd - lead];
+        at += (extent == 1 ? 0 : c) * stride;
+        stride *= extent;
+      }
+      const double v = d.inputs[i][static_cast<size_t>(at)];
+      acc = i == 0 ? v : node.op_type == "Max" ? std::max(acc, v) : node.op_type == "Min" ? std::min(acc, v) : acc + v;
+    }
+    d.expected[0][e] = static_cast<float>(node.op_type == "Mean" ? acc / static_cast<double>(shapes.size()) : acc);
+  }
+  return d;
+}
+
+// Runs the kernels of one case from their builds (`built` from `job` on) and compares y with the reference.
+void check_case(const CaseKernels& ck, const std::vector<bool>& built, size_t job) {
+  static const cpu::HostCpu host = cpu::detect_host_cpu();
+  cpu::TaskData data;
+  if (is_variadic(ck.c.graph.nodes[0].op_type) && ck.c.graph.nodes[0].inputs.size() > 2) {
+    data = variadic_data(ck.c.graph);
+  } else {
+    std::unique_ptr<cpu::CpuOp> reference;
+    try {
+      reference = cpu::make_op(task_of(ck.c.graph), host);
+    } catch (const std::exception& e) {
+      FAIL() << "the cpu device has no reference: " << e.what();
+    }
+    data = cpu::make_task_data(*reference, 11);
+  }
+    std::vector<std::vector<float>> got;
+    for (const auto& want : data.expected) got.emplace_back(want.size(), NAN);
+    for (size_t k = 0; k < ck.kernels.size(); ++k, ++job) {
+      const OpKernel& kernel = ck.kernels[k];
+      const fs::path base = kWork / (ck.c.name + "_" + std::to_string(k));
+      ASSERT_TRUE(built[job]) << read(fs::path(base).replace_extension(".build.log"));
+      std::string args;
+      for (int i = 0; i < kOpKernelInputs; ++i) {
+        if (i >= static_cast<int>(kernel.inputs.size())) {
+          args += " -";
+          continue;
+        }
+        const fs::path in = base.string() + ".x" + std::to_string(i);
+        write_floats(in, data.inputs.at(static_cast<size_t>(kernel.inputs[static_cast<size_t>(i)])));
+        args += " " + in.string();
+      }
+      const fs::path y = base.string() + ".y", log = base.string() + ".run.log";
+      write_floats(y, got.at(static_cast<size_t>(kernel.output)));
+      // A barrier some thread never reaches would hang: bounded.
+      ASSERT_TRUE(run("timeout 120 " + fs::path(base).replace_extension(".exe").string() + args + " " + y.string() + " > " + log.string() + " 2>&1"))
+          << read(log);
+      got[static_cast<size_t>(kernel.output)] = read_floats(y);
+    }
+    for (size_t o = 0; o < data.expected.size(); ++o) {
+      ASSERT_EQ(got[o].size(), data.expected[o].size());
+      for (size_t i = 0; i < got[o].size(); ++i) {
+        const double g = got[o][i], w = data.expected[o][i];
+        if (std::isnan(w) && std::isnan(g)) continue;
+        ASSERT_TRUE(std::abs(g - w) <= 1e-5 + 1e-4 * std::abs(w) || g == w) << "output " << o << " element " << i << " is " << g << ", expected " << w;
+      }
+    }
+}
+
+
+TEST(OpKernels, EveryKernelMatchesTheCpuReferenceOnCpuThreads) {
+  if (const auto why = clang_missing(); !why.empty()) GTEST_SKIP() << why;
+  const auto cases = all_kernels();
+  std::vector<std::string> jobs;
+  for (const auto& ck : cases)
+    for (size_t k = 0; k < ck.kernels.size(); ++k) {
+      const fs::path base = kWork / (ck.c.name + "_" + std::to_string(k));
+      const fs::path source = fs::path(base).replace_extension(".cu.h"), exe = fs::path(base).replace_extension(".exe");
+      // A build from an earlier run of the same source stands.
+      if (fs::exists(exe) && read(source) == ck.kernels[k].source) {
+        jobs.push_back("true");
+        continue;
+      }
+      fs::remove(exe);
+      std::ofstream(source) << ck.kernels[k].source;
+      jobs.push_back(host_command(fs::path(base).replace_extension(".cu.h"), ck.kernels[k].launch, fs::path(base).replace_extension(".exe"),
+                                  fs::path(base).replace_extension(".build.log")));
+    }
+  const auto built = run_all(jobs);
+  size_t job = 0;
+  for (const auto& ck : cases) {
+    SCOPED_TRACE(ck.c.name);
+    check_case(ck, built, job);
+    job += ck.kernels.size();
+  }
+}
+sdk::Graph graph_of(const std::string& op, nlohmann::json attrs = nlohmann::json::object()) {
+  sdk::Graph g;
+  g.tensors["x"] = {"x", {2, 3, 4, 5}};
+  g.tensors["w"] = {"w", {4, 3, 1, 1, 1}};
+  g.tensors["y"] = {"y", {2, 3, 4, 5}};
+  g.nodes.push_back({"the_node", op, {"x", "w"}, {"y"}, std::move(attrs)});
+  return g;
+}
+
+std::string refusal(const sdk::Graph& g) {
+  try {
+    op_kernels(g, g.nodes[0], GpuLimits{});
+  } catch (const sdk::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(OpKernels, WhatNoKernelComputesIsRefusedNamingTheNodeAndOp) {
+  EXPECT_NE(refusal(graph_of("NonMaxSuppression")).find("NonMaxSuppression 'the_node': no cuda kernel"), std::string::npos);
+  EXPECT_NE(refusal(graph_of("Pad", {{"pads", {0, 0, 0, 0, 0, 0, 0, 0}}, {"mode", "wrap"}})).find("mode \"wrap\""), std::string::npos);
+  EXPECT_NE(refusal(graph_of("Gelu", {{"approximate", "fast"}})).find("approximate"), std::string::npos);
+  EXPECT_NE(refusal(graph_of("Conv")).find("Conv 'the_node': weights of [4,3,1,1,1]"), std::string::npos);
+  EXPECT_NE(refusal(graph_of("Slice")).find("starts and ends must be constants"), std::string::npos);
+  EXPECT_NE(refusal(graph_of("Reshape")).find("view"), std::string::npos);
+}
+
+TEST(OpKernels, ViewOpsAreTheShapeChangingOnes) {
+  for (const char* op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Dropout"}) EXPECT_TRUE(is_view_op(op)) << op;
+  for (const char* op : {"Transpose", "Add", "Expand"}) EXPECT_FALSE(is_view_op(op)) << op;
+}
+
+TEST(OpKernels, SourcesIncludeNothingAndShareOneSignature) {
+  for (const auto& ck : all_kernels())
+    for (const auto& k : ck.kernels) {
+      EXPECT_EQ(k.source.find("#include"), std::string::npos) << ck.c.name;
+      EXPECT_NE(k.source.find("aoe_op(const float* __restrict__ x0, const float* __restrict__ x1, const float* __restrict__ x2, "
+                              "const float* __restrict__ x3, const float* __restrict__ x4, float* __restrict__ y)"),
+                std::string::npos)
+          << ck.c.name;
+      EXPECT_LE(k.inputs.size(), static_cast<size_t>(kOpKernelInputs)) << ck.c.name;
+    }
+}
+
+}  // namespace
+}  // namespace aoe::cuda
