@@ -4,6 +4,8 @@
 // tuned on a miss, then every kernel a hit; a kernel that computes wrong
 // values fails the check; an op without a kernel refused by name. The op
 // kernels run from their own source on CPU threads (host_kernels_source.cpp).
+#include <set>
+
 #include "aoe_host_fixture.h"
 #include "tiny_models.h"
 
@@ -63,6 +65,22 @@ TEST_F(CudaRun, TunesOnAMissThenEveryKernelRunsTheBanksConfig) {
   EXPECT_EQ(rep["tuned_kernel_count"], 3);
   for (const auto& k : rep["kernels"]) EXPECT_EQ(k["config_source"], "bank") << k.dump();
   EXPECT_TRUE(rep["check"]["match"].get<bool>());
+}
+
+TEST_F(CudaRun, OpKernelsRunFromTheirSourceAndMatchTheReferences) {
+  write_conv_model(dir_ / "conv.onnx");
+  write_opset11_softmax_model(dir_ / "softmax.onnx");
+  for (const std::string stem : {"conv", "softmax"}) {
+    const auto r = run(dir_ / (stem + ".onnx"), {"--check"});
+    ASSERT_EQ(r.exit_code, 0) << stem << ": " << r.err << r.out;
+    const json rep = report(stem);
+    EXPECT_TRUE(rep["check"]["match"].get<bool>()) << rep["check"].dump();
+    std::set<std::string> ops;
+    for (const auto& k : rep["kernels"]) ops.insert(k["op_type"].get<std::string>());
+    const std::set<std::string> want =
+        stem == "conv" ? std::set<std::string>{"Conv", "Relu", "Add"} : std::set<std::string>{"Softmax", "LogSoftmax"};
+    EXPECT_EQ(ops, want) << rep["kernels"].dump();
+  }
 }
 
 TEST_F(CudaRun, AKernelGivingWrongValuesFailsTheCheck) {

@@ -29,9 +29,9 @@ using Launcher = void (*)(unsigned, unsigned, unsigned, unsigned, unsigned, unsi
 constexpr const char* kWrapper = R"(
 extern "C" void aoe_double_launch(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                                   unsigned shared, void** p) {
-  (void)by, (void)bz, (void)shared;
+  (void)shared;
   const auto in = [&](int i) { return *static_cast<const float* const*>(p[i]); };
-  aoe_launch({gx, gy, gz}, bx, [&] { aoe_op(in(0), in(1), in(2), in(3), in(4), *static_cast<float* const*>(p[5])); });
+  aoe_launch({gx, gy, gz}, {bx, by, bz}, [&] { aoe_op(in(0), in(1), in(2), in(3), in(4), *static_cast<float* const*>(p[5])); });
 }
 )";
 
