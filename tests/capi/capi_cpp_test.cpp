@@ -18,6 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+#include <cmath>
 #include <cstdlib>
 
 // An empty folder of this test's, from ctest.
@@ -161,6 +162,29 @@ TEST(CApiCpp, RunsTheModelAndRefusesAnInputOfAnotherShape) {
     EXPECT_EQ(e.code(), AOE_STATUS_INVALID_ARGUMENT);
     EXPECT_NE(std::string(e.what()).find("input 'x'"), std::string::npos) << e.what();
   }
+}
+
+// The same model on the cuda device, through its test double: the run's
+// outputs match the cpu device's, and its report is the GPU's.
+TEST(CApiCpp, RunsTheModelOnTheCudaDevice) {
+  const fs::path dir = work_root() / "run_cuda";
+  ::setenv("CUDA_HOME", AOE_CUDA_DOUBLE_HOME, 1);
+  ::setenv("XDG_CACHE_HOME", (dir / "cache").c_str(), 1);
+  aoe::Tensor x{{8, 256}, std::vector<float>(8 * 256)};
+  for (size_t i = 0; i < x.data.size(); ++i) x.data[i] = static_cast<float>(i % 7) / 7.0f - 0.5f;
+  const auto run_on = [&](const std::string& device) {
+    aoe::Session session({{"device", device}, {"iterations", "2"}, {"check", "true"}, {"work_path", (dir / device).string()},
+                          {"bank_path", (dir / "bank").string()}, {"log_level", "warn"}});
+    return session.run_file(AOE_MODEL, {{"x", x}});
+  };
+  const aoe::RunResult gpu = run_on("cuda"), cpu = run_on("cpu");
+  const json report = json::parse(gpu.report);
+  EXPECT_EQ(report["device"], "cuda");
+  EXPECT_TRUE(report["check"]["match"].get<bool>()) << report["check"].dump();
+  const auto& got = gpu.outputs.at("y").data;
+  const auto& want = cpu.outputs.at("y").data;
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-3 + 1e-4 * std::abs(want[i])) << i;
 }
 
 }  // namespace

@@ -71,6 +71,33 @@ Step gemm_step(const sdk::FusedOp& fused, const json& op_configs, const GpuLimit
   return step;
 }
 
+// The nodes the GEMM's epilogue may take after a MatMul or Gemm, as it
+// applies them: the Add reading the product, then a Relu or Gelu reading
+// the product or that Add. A chain past them (BERT's second, residual Add)
+// runs node by node.
+std::set<std::string> epilogue_nodes(const sdk::Graph& graph) {
+  std::map<std::string, std::vector<const sdk::Node*>> readers;
+  for (const auto& n : graph.nodes)
+    for (const auto& t : n.inputs)
+      if (!t.empty()) readers[t].push_back(&n);
+  const auto reader_of = [&](const std::string& tensor, const std::set<std::string>& types) -> const sdk::Node* {
+    const auto it = readers.find(tensor);
+    if (it == readers.end() || it->second.size() != 1 || !types.count(it->second.front()->op_type)) return nullptr;
+    return it->second.front();
+  };
+  std::set<std::string> out;
+  for (const auto& n : graph.nodes) {
+    if ((n.op_type != "MatMul" && n.op_type != "Gemm") || n.outputs.empty()) continue;
+    std::string last = n.outputs[0];
+    if (const sdk::Node* add = reader_of(last, {"Add"}); add && !add->outputs.empty()) {
+      out.insert(add->name);
+      last = add->outputs[0];
+    }
+    if (const sdk::Node* act = reader_of(last, {"Relu", "Gelu"})) out.insert(act->name);
+  }
+  return out;
+}
+
 void require_known(const sdk::Graph& graph, const sdk::Node& node, const std::string& tensor) {
   if (tensor.empty()) return;
   const auto& t = graph.tensor(tensor);
@@ -95,7 +122,9 @@ ModelProgram plan_model(const sdk::Graph& graph, const json& op_configs, const G
     return it == root.end() ? t : it->second;
   };
   std::vector<Step> steps;
-  for (const auto& fused : sdk::fuse(graph, {epilogue.begin(), epilogue.end()})) {
+  const std::set<std::string> members = epilogue_nodes(graph);
+  const auto may_fuse = [&](const sdk::Node& n) { return members.count(n.name) > 0; };
+  for (const auto& fused : sdk::fuse(graph, {epilogue.begin(), epilogue.end()}, {}, may_fuse)) {
     const auto& anchor = *by_name.at(fused.node_names.front());
     if (anchor.op_type == "MatMul" || anchor.op_type == "Gemm") {
       steps.push_back(gemm_step(fused, op_configs, limits));
