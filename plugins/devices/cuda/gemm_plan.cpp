@@ -55,8 +55,12 @@ GemmPlan::GemmPlan(const sdk::OpTask& task, const GpuLimits& limits, const CudaO
     data.inputs = cpu::make_task_inputs(*reference, options.seed);
   arguments_.push_back(buffer("A", bytes_of(data.inputs.at(0))));
   arguments_.push_back(buffer("B", bytes_of(data.inputs.at(1))));
-  // Without a bias the kernel never reads it; a float keeps the pointer valid.
-  arguments_.push_back(buffer("bias", problem_.has_bias ? bytes_of(data.inputs.at(problem_.bias_input)) : std::string(sizeof(float), '\0')));
+  // Without a bias or residual the kernel never reads it; a float keeps the pointer valid.
+  const auto addend = [&](bool has, int input) {
+    return has ? bytes_of(data.inputs.at(static_cast<size_t>(input))) : std::string(sizeof(float), '\0');
+  };
+  arguments_.push_back(buffer("bias", addend(problem_.has_bias, problem_.bias_input)));
+  arguments_.push_back(buffer("residual", addend(problem_.has_residual, problem_.residual_input)));
   const size_t c_bytes = static_cast<size_t>(problem_.batch * problem_.m * problem_.n) * sizeof(float);
   arguments_.push_back(buffer("C", std::string(c_bytes, '\0'), true));
   if (!data.expected.empty()) expected_ = bytes_of(data.expected.at(0));

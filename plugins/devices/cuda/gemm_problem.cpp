@@ -62,7 +62,7 @@ Epilogue read_epilogue(const std::string& who, const sdk::OpTask& task) {
     const std::string& op = task.fused_ops[i];
     if (op == "Add") {
       if (e.activation != GemmActivation::none) unsupported(who, "fuses an Add after its activation; the epilogue adds before it");
-      if (++e.addends > 1) unsupported(who, "fuses more than one Add; the epilogue reads one addend");
+      if (++e.addends > 2) unsupported(who, "fuses more than two Adds; the epilogue reads a bias and a residual");
     } else if (op == "Relu" || op == "Gelu") {
       if (e.activation != GemmActivation::none) unsupported(who, "fuses two activations; the epilogue applies one");
       if (op == "Relu") {
@@ -83,22 +83,27 @@ Epilogue read_epilogue(const std::string& who, const sdk::OpTask& task) {
 // The element strides of `addend` broadcast to `out` (batch dims, then rows
 // and cols), 0 where it is broadcast; its batch dims must be all 1 or all
 // the output's, so that one stride steps through them.
-void set_bias(GemmProblem& p, const std::string& who, size_t input, const Shape& addend, const Shape& out) {
+void set_addend(GemmProblem& p, const std::string& who, size_t input, const Shape& addend, const Shape& out) {
   if (addend.size() > out.size()) unsupported(who, "addend " + text(addend) + " has more dims than the output " + text(out));
   const Shape s = align_rank(addend, out.size());
   for (size_t d = 0; d < s.size(); ++d)
     if (s[d] != out[d] && s[d] != 1) invalid(who, "addend " + text(addend) + " does not broadcast to the output " + text(out));
   const size_t rank = s.size();
   const int64_t cols = s[rank - 1], rows = s[rank - 2];
-  p.has_bias = true;
-  p.bias_input = static_cast<int>(input);
-  p.bias_col_stride = cols == 1 ? 0 : 1;
-  p.bias_row_stride = rows == 1 ? 0 : cols;
+  // The first addend is the bias, the second the residual.
+  const bool residual = p.has_bias;
+  (residual ? p.has_residual : p.has_bias) = true;
+  (residual ? p.residual_input : p.bias_input) = static_cast<int>(input);
+  int64_t& col_stride = residual ? p.residual_col_stride : p.bias_col_stride;
+  int64_t& row_stride = residual ? p.residual_row_stride : p.bias_row_stride;
+  int64_t& batch_stride = residual ? p.residual_batch_stride : p.bias_batch_stride;
+  col_stride = cols == 1 ? 0 : 1;
+  row_stride = rows == 1 ? 0 : cols;
   const Shape batch(s.begin(), s.end() - 2), out_batch(out.begin(), out.end() - 2);
   if (product(batch) == 1) {
-    p.bias_batch_stride = 0;
+    batch_stride = 0;
   } else if (batch == out_batch) {
-    p.bias_batch_stride = rows * cols;
+    batch_stride = rows * cols;
   } else {
     unsupported(who, "addend " + text(addend) + " is broadcast over part of the batch " + text(out_batch) +
                      "; the kernel steps through a whole batch or none");
@@ -123,12 +128,14 @@ void read_gemm(GemmProblem& p, const sdk::OpTask& task, const std::string& who, 
     invalid(who, "output is " + text(task.outputs[0].shape) + ", expected " + text(out));
   // ONNX's Gemm ignores C when beta is 0, as the cpu device does.
   const bool has_c = anchor_inputs == 3 && beta != 0.0f;
-  if (has_c && e.addends) unsupported(who, "adds both C and a fused Add; the epilogue reads one addend");
+  if (has_c && e.addends > 1) unsupported(who, "adds C and two fused Adds; the epilogue reads a bias and a residual");
   if (has_c) {
-    set_bias(p, who, 2, task.inputs[2].shape, out);
+    set_addend(p, who, 2, task.inputs[2].shape, out);
     p.beta = beta;
-  } else if (e.addends) {
-    set_bias(p, who, anchor_inputs, task.inputs[anchor_inputs].shape, out);
+  }
+  for (int i = 0; i < e.addends; ++i) {
+    const size_t input = anchor_inputs + static_cast<size_t>(i);
+    set_addend(p, who, input, task.inputs[input].shape, out);
   }
 }
 
@@ -167,27 +174,30 @@ void read_matmul(GemmProblem& p, const sdk::OpTask& task, const std::string& who
   if (!drop_n) out.push_back(p.n);
   if (!task.outputs.empty() && task.outputs[0].shape != out)
     invalid(who, "output is " + text(task.outputs[0].shape) + ", expected " + text(out));
-  if (e.addends) {
+  for (int i = 0; i < e.addends; ++i) {
     // The addend against the output with its dropped dims put back as 1s.
-    Shape addend = align_rank(task.inputs[anchor_inputs].shape, out.size());
-    if (task.inputs[anchor_inputs].shape.size() > out.size())
-      unsupported(who, "addend " + text(task.inputs[anchor_inputs].shape) + " has more dims than the output " + text(out));
+    const size_t input = anchor_inputs + static_cast<size_t>(i);
+    Shape addend = align_rank(task.inputs[input].shape, out.size());
+    if (task.inputs[input].shape.size() > out.size())
+      unsupported(who, "addend " + text(task.inputs[input].shape) + " has more dims than the output " + text(out));
     if (drop_n) addend.push_back(1);
     if (drop_m) addend.insert(addend.end() - 1, 1);
     Shape full = out_batch;
     full.push_back(p.m);
     full.push_back(p.n);
-    set_bias(p, who, anchor_inputs, addend, full);
+    set_addend(p, who, input, addend, full);
   }
   // Batches of A in a row, sharing one B, are one taller product (as the cpu
   // and sim devices fold them): fewer, fuller tiles. The bias must step
-  // through the folded rows as it stepped through batches.
+  // through the folded rows as it stepped through batches, and so must the residual.
   if (!p.trans_a && p.batch > 1 && p.a_batch_stride != 0 && p.b_batch_stride == 0 &&
-      (!p.has_bias || p.bias_batch_stride == p.m * p.bias_row_stride)) {
+      (!p.has_bias || p.bias_batch_stride == p.m * p.bias_row_stride) &&
+      (!p.has_residual || p.residual_batch_stride == p.m * p.residual_row_stride)) {
     p.m *= p.batch;
     p.batch = 1;
     p.a_batch_stride = 0;
     p.bias_batch_stride = 0;
+    p.residual_batch_stride = 0;
   }
 }
 

@@ -32,6 +32,11 @@ struct GemmProblem {
   int64_t bias_batch_stride = 0, bias_row_stride = 0, bias_col_stride = 0;
   // The task input the bias is: Gemm's C or the fused Add's operand; -1 without one.
   int bias_input = -1;
+  // A second addend, a residual (BERT's MatMul -> Add bias -> Add residual),
+  // added as it is (not times beta), with its own strides, after the bias.
+  bool has_residual = false;
+  int64_t residual_batch_stride = 0, residual_row_stride = 0, residual_col_stride = 0;
+  int residual_input = -1;
   GemmActivation activation = GemmActivation::none;
 
   int64_t lda() const { return trans_a ? m : k; }
@@ -41,7 +46,8 @@ struct GemmProblem {
 
 // Reads MatMul (2-D, 1-D operands and batches broadcast as ONNX allows) and
 // Gemm (transA, transB, alpha, beta, C), each with the epilogue OPAT fuses
-// after it: one Add (bias or residual) then at most one of Relu, Gelu.
+// after it: up to two Adds (a bias, or Gemm's C, then a residual) then at
+// most one of Relu, Gelu.
 // Batches of A that share B are folded into m. Throws sdk::Error
 // (unsupported) naming the op and why for what the kernel does not take:
 // other dtypes than float32, unknown dims, other fused ops, batch dims

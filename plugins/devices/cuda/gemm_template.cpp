@@ -123,7 +123,8 @@ __device__ __forceinline__ float aoe_activate(float v) {
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS)
-aoe_gemm(const float* __restrict__ a, const float* __restrict__ b, const float* __restrict__ bias, float* __restrict__ c) {
+aoe_gemm(const float* __restrict__ a, const float* __restrict__ b, const float* __restrict__ bias,
+         const float* __restrict__ residual, float* __restrict__ c) {
   extern __shared__ float aoe_smem[];
   float* const as = aoe_smem;                    // STAGES slices of BLOCK_K x A_PITCH
   float* const bs = aoe_smem + STAGES * A_STAGE;  // STAGES slices of BLOCK_K x B_PITCH
@@ -137,7 +138,10 @@ aoe_gemm(const float* __restrict__ a, const float* __restrict__ b, const float* 
   c += batch * ((long long)M * N);
   const int tm = threadIdx.x / THREADS_N, tn = threadIdx.x % THREADS_N;
 #if !HAS_BIAS
-  (void)bias;  // the launch passes four pointers whatever the problem
+  (void)bias;  // the launch passes five pointers whatever the problem
+#endif
+#if !HAS_RESIDUAL
+  (void)residual;
 #endif
 
   float acc[THREAD_M][THREAD_N];
@@ -187,7 +191,7 @@ aoe_gemm(const float* __restrict__ a, const float* __restrict__ b, const float* 
   }
 
   // The epilogue in registers. With SPLIT_K > 1 each split adds alpha times
-  // its partial sum into the zeroed C, and split 0 adds the bias: both are
+  // its partial sum into the zeroed C, and split 0 adds the bias and the residual: all are
   // linear, so the sum of the splits is the whole result (a nonlinear
   // activation is refused with SPLIT_K > 1).
 #pragma unroll
@@ -202,6 +206,11 @@ aoe_gemm(const float* __restrict__ a, const float* __restrict__ b, const float* 
         if (SPLIT_K == 1 || split == 0)
           v += BETA * bias[batch * (long long)BIAS_BATCH_STRIDE + row * (long long)BIAS_ROW_STRIDE +
                            col * (long long)BIAS_COL_STRIDE];
+#endif
+#if HAS_RESIDUAL
+        if (SPLIT_K == 1 || split == 0)
+          v += residual[batch * (long long)RESIDUAL_BATCH_STRIDE + row * (long long)RESIDUAL_ROW_STRIDE +
+                        col * (long long)RESIDUAL_COL_STRIDE];
 #endif
 #if SPLIT_K == 1
         c[row * (long long)N + col] = aoe_activate(v);
@@ -398,6 +407,10 @@ std::string gemm_source(const GemmProblem& p, const sdk::Config& c) {
       {"BIAS_BATCH_STRIDE", str(p.bias_batch_stride)},
       {"BIAS_ROW_STRIDE", str(p.bias_row_stride)},
       {"BIAS_COL_STRIDE", str(p.bias_col_stride)},
+      {"HAS_RESIDUAL", str(p.has_residual)},
+      {"RESIDUAL_BATCH_STRIDE", str(p.residual_batch_stride)},
+      {"RESIDUAL_ROW_STRIDE", str(p.residual_row_stride)},
+      {"RESIDUAL_COL_STRIDE", str(p.residual_col_stride)},
       {"EPILOGUE", str(static_cast<int64_t>(p.activation))},
       {"ALPHA", real(p.alpha)},
       {"BETA", real(p.beta)},

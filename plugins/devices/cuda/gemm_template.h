@@ -3,9 +3,9 @@
 // config as #define lines. Here: its tuning space, the checks a config must
 // pass on a GPU, the untuned default, the source and the launch.
 //
-// The kernel, extern "C" aoe_gemm, takes four pointers, in this order:
-//   const float* A, const float* B, const float* bias, float* C
-// bias is read only where the problem has one (pass 0 otherwise). With
+// The kernel, extern "C" aoe_gemm, takes five pointers, in this order:
+//   const float* A, const float* B, const float* bias, const float* residual, float* C
+// bias and residual are read only where the problem has them (pass 0 otherwise). With
 // split_k above 1, C must be zero at launch (gemm_zeroes_output).
 //
 // split_k adds each split's partial sums into C with atomicAdd rather than

@@ -65,16 +65,17 @@ Step gemm_step(const sdk::FusedOp& fused, const json& op_configs, const GpuLimit
   k.config = space.describe(config);
   k.config_source = banked ? "bank" : "default";
   const auto& in = fused.task.inputs;
-  step.reads = {in.at(0).name, in.at(1).name, problem.has_bias ? in.at(static_cast<size_t>(problem.bias_input)).name : ""};
+  const auto addend = [&](bool has, int input) { return has ? in.at(static_cast<size_t>(input)).name : std::string(); };
+  step.reads = {in.at(0).name, in.at(1).name, addend(problem.has_bias, problem.bias_input),
+                addend(problem.has_residual, problem.residual_input)};
   step.writes = fused.task.outputs.at(0).name;
   if (gemm_zeroes_output(config)) k.zero = std::make_pair(int64_t{0}, problem.batch * problem.m * problem.n * 4);
   return step;
 }
 
 // The nodes the GEMM's epilogue may take after a MatMul or Gemm, as it
-// applies them: the Add reading the product, then a Relu or Gelu reading
-// the product or that Add. A chain past them (BERT's second, residual Add)
-// runs node by node.
+// applies them: up to two Adds (a bias and a residual; one after Gemm's C),
+// then a Relu or Gelu. A chain past them runs node by node.
 std::set<std::string> epilogue_nodes(const sdk::Graph& graph) {
   std::map<std::string, std::vector<const sdk::Node*>> readers;
   for (const auto& n : graph.nodes)
@@ -89,7 +90,10 @@ std::set<std::string> epilogue_nodes(const sdk::Graph& graph) {
   for (const auto& n : graph.nodes) {
     if ((n.op_type != "MatMul" && n.op_type != "Gemm") || n.outputs.empty()) continue;
     std::string last = n.outputs[0];
-    if (const sdk::Node* add = reader_of(last, {"Add"}); add && !add->outputs.empty()) {
+    const bool has_c = n.op_type == "Gemm" && n.inputs.size() > 2 && !n.inputs[2].empty();
+    for (int adds = has_c ? 1 : 0; adds < 2; ++adds) {
+      const sdk::Node* add = reader_of(last, {"Add"});
+      if (!add || add->outputs.empty()) break;
       out.insert(add->name);
       last = add->outputs[0];
     }

@@ -42,9 +42,10 @@ int main() {
   const auto a = random_values((A_BATCH_STRIDE ? batch : 1) * m * k, 1);
   const auto b = random_values((B_BATCH_STRIDE ? batch : 1) * k * n, 2);
   const auto bias = random_values(batch * m * n, 3);
+  const auto residual = random_values(batch * m * n, 4);
   // NaN where the kernel must store; zero where split_k adds.
   std::vector<float> c(static_cast<size_t>(batch * m * n), SPLIT_K > 1 ? 0.0f : NAN);
-  aoe_launch({GRID_X, GRID_Y, GRID_Z}, BLOCK_X, [&] { aoe_gemm(a.data(), b.data(), HAS_BIAS ? bias.data() : nullptr, c.data()); });
+  aoe_launch({GRID_X, GRID_Y, GRID_Z}, BLOCK_X, [&] { aoe_gemm(a.data(), b.data(), HAS_BIAS ? bias.data() : nullptr, HAS_RESIDUAL ? residual.data() : nullptr, c.data()); });
 
   for (long long z = 0; z < batch; ++z)
     for (long long i = 0; i < m; ++i)
@@ -57,6 +58,7 @@ int main() {
         }
         double want = static_cast<double>(ALPHA) * sum;
         if (HAS_BIAS) want += static_cast<double>(BETA) * bias[z * BIAS_BATCH_STRIDE + i * BIAS_ROW_STRIDE + j * BIAS_COL_STRIDE];
+        if (HAS_RESIDUAL) want += residual[z * RESIDUAL_BATCH_STRIDE + i * RESIDUAL_ROW_STRIDE + j * RESIDUAL_COL_STRIDE];
         want = activate(want);
         const double got = c[(z * m + i) * n + j];
         if (!(std::abs(got - want) <= 1e-4 * (1 + std::abs(want)) * std::sqrt(static_cast<double>(k > 1 ? k : 1)))) {

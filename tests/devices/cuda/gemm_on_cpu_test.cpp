@@ -115,6 +115,12 @@ std::vector<Case> cases() {
   GemmProblem residual = with_bias(problem("residual", 65, 68, 40), GemmActivation::none, 1.0f, -0.5f);
   residual.bias_row_stride = 68;
   out.push_back({residual, {32, 64, 8, 2, 4, 4, 2, 2}});
+  // BERT's output projection: a per-column bias, then a whole residual, split.
+  GemmProblem bias_and_residual = with_bias(problem("bias and residual", 65, 68, 40), GemmActivation::none);
+  bias_and_residual.has_residual = true;
+  bias_and_residual.residual_row_stride = 68;
+  bias_and_residual.residual_col_stride = 1;
+  out.push_back({bias_and_residual, {32, 64, 8, 2, 4, 4, 2, 2}});
   out.push_back({problem("1x1x1", 1, 1, 1), {8, 8, 8, 1, 2, 1, 2, 1}});
   out.push_back({with_bias(problem("empty K", 5, 7, 0), GemmActivation::relu), {8, 8, 8, 1, 2, 1, 2, 1}});
   const GemmProblem ffn = with_bias(problem("ffn", 40, 96, 72), GemmActivation::gelu_erf);

@@ -95,6 +95,11 @@ std::vector<Case> cases() {
   for (int64_t split : {2, 4, 8, 16})
     out.push_back({"split_k_" + std::to_string(split), problem(64, 64, 4096), cfg(64, 64, 16, 4, 4, 4, 2, split)});
   out.push_back({"split_k_odd", odd, cfg(32, 32, 8, 2, 2, 1, 1, 2)});
+  GemmProblem bias_and_residual = with_epilogue(bert, GemmActivation::none);
+  bias_and_residual.has_residual = true;
+  bias_and_residual.residual_row_stride = 768;
+  bias_and_residual.residual_col_stride = 1;
+  out.push_back({"bias_and_residual", bias_and_residual, gemm_default(bias_and_residual, limits)});
   for (int ta = 0; ta < 2; ++ta)
     for (int tb = 0; tb < 2; ++tb)
       for (int64_t vw : {1, 4}) {

@@ -158,6 +158,18 @@ TEST(GemmProblem, GemmWithTransBAlphaBetaAndC) {
   EXPECT_EQ(after_c.bias_input, 3);
   EXPECT_EQ(after_c.bias_row_stride, 5);
   EXPECT_EQ(after_c.beta, 1.0f);
+  // BERT's output projection: a bias, then the residual, each with its own strides; a Gemm's C then an Add likewise.
+  const auto bert = gemm_problem(task("MatMul", {{128, 768}, {768, 768}, {768}, {128, 768}}, {128, 768}, {"Add", "Add"}));
+  EXPECT_TRUE(bert.has_bias && bert.has_residual);
+  EXPECT_EQ(bert.bias_input, 2);
+  EXPECT_EQ(bert.residual_input, 3);
+  EXPECT_EQ(bert.bias_row_stride, 0);
+  EXPECT_EQ(bert.residual_row_stride, 768);
+  EXPECT_EQ(bert.residual_col_stride, 1);
+  const auto c_then_add = gemm_problem(task("Gemm", {{4, 8}, {8, 5}, {5}, {4, 5}}, {4, 5}, {"Add"}, {{"beta", 2.0}}));
+  EXPECT_EQ(c_then_add.bias_input, 2);
+  EXPECT_EQ(c_then_add.beta, 2.0f);
+  EXPECT_EQ(c_then_add.residual_input, 3);
 }
 
 TEST(GemmProblem, RefusesWhatTheKernelDoesNotTake) {
@@ -172,8 +184,9 @@ TEST(GemmProblem, RefusesWhatTheKernelDoesNotTake) {
   EXPECT_EQ(sigmoid.first, sdk::StatusCode::unsupported);
   EXPECT_NE(sigmoid.second.find("Sigmoid"), std::string::npos) << sigmoid.second;
   EXPECT_EQ(refusal(task("MatMul", {{8, 8}, {8, 8}, {8}}, {8, 8}, {"Relu", "Add"})).first, sdk::StatusCode::unsupported);
-  EXPECT_EQ(refusal(task("MatMul", {{8, 8}, {8, 8}, {8}, {8}}, {8, 8}, {"Add", "Add"})).first, sdk::StatusCode::unsupported);
-  EXPECT_EQ(refusal(task("Gemm", {{8, 8}, {8, 8}, {8}, {8}}, {8, 8}, {"Add"})).first, sdk::StatusCode::unsupported);
+  EXPECT_EQ(refusal(task("MatMul", {{8, 8}, {8, 8}, {8}, {8}, {8}}, {8, 8}, {"Add", "Add", "Add"})).first,
+            sdk::StatusCode::unsupported);
+  EXPECT_EQ(refusal(task("Gemm", {{8, 8}, {8, 8}, {8}, {8}, {8}}, {8, 8}, {"Add", "Add"})).first, sdk::StatusCode::unsupported);
 
   const auto part = refusal(task("MatMul", {{2, 1, 4, 8}, {1, 3, 8, 4}}, {2, 3, 4, 4}));
   EXPECT_EQ(part.first, sdk::StatusCode::unsupported);
@@ -377,9 +390,10 @@ struct Launch {
   std::vector<void*> params;
   cuda_double::HostLaunch launch;
 
-  Launch(const GemmProblem& p, const sdk::Config& c, const float* a, const float* b, const float* bias, float* out) {
+  Launch(const GemmProblem& p, const sdk::Config& c, const float* a, const float* b, const float* bias,
+         const float* residual, float* out) {
     pointers = {reinterpret_cast<uintptr_t>(a), reinterpret_cast<uintptr_t>(b), reinterpret_cast<uintptr_t>(bias),
-                reinterpret_cast<uintptr_t>(out)};
+                reinterpret_cast<uintptr_t>(residual), reinterpret_cast<uintptr_t>(out)};
     for (auto& ptr : pointers) params.push_back(&ptr);
     const auto geometry = gemm_launch(p, c);
     launch.defines = defines_of(gemm_source(p, c));
@@ -403,7 +417,7 @@ float activate(GemmActivation act, double v) {
 
 // C in double precision, straight from the definitions.
 std::vector<float> reference(const GemmProblem& p, const std::vector<float>& a, const std::vector<float>& b,
-                             const std::vector<float>& bias) {
+                             const std::vector<float>& bias, const std::vector<float>& residual) {
   std::vector<float> c(static_cast<size_t>(p.batch * p.m * p.n));
   for (int64_t z = 0; z < p.batch; ++z)
     for (int64_t i = 0; i < p.m; ++i)
@@ -416,6 +430,8 @@ std::vector<float> reference(const GemmProblem& p, const std::vector<float>& a, 
         }
         double v = p.alpha * sum;
         if (p.has_bias) v += p.beta * bias[z * p.bias_batch_stride + i * p.bias_row_stride + j * p.bias_col_stride];
+        if (p.has_residual)
+          v += residual[z * p.residual_batch_stride + i * p.residual_row_stride + j * p.residual_col_stride];
         c[(z * p.m + i) * p.n + j] = activate(p.activation, v);
       }
   return c;
@@ -435,11 +451,12 @@ void expect_host_matches_reference(const GemmProblem& p, const sdk::Config& c) {
   const auto a = random_values(static_cast<size_t>((p.a_batch_stride ? p.batch : 1) * p.m * p.k), 1);
   const auto b = random_values(static_cast<size_t>((p.b_batch_stride ? p.batch : 1) * p.k * p.n), 2);
   const auto bias = random_values(static_cast<size_t>(p.batch * p.m * p.n), 3);
+  const auto residual = random_values(static_cast<size_t>(p.batch * p.m * p.n), 4);
   // Garbage where the kernel stores, zero where split_k adds.
   std::vector<float> out(static_cast<size_t>(p.batch * p.m * p.n), gemm_zeroes_output(c) ? 0.0f : 1e30f);
-  Launch l(p, c, a.data(), b.data(), bias.data(), out.data());
+  Launch l(p, c, a.data(), b.data(), bias.data(), residual.data(), out.data());
   host_gemm().run(l.launch);
-  const auto want = reference(p, a, b, bias);
+  const auto want = reference(p, a, b, bias, residual);
   for (size_t i = 0; i < out.size(); ++i)
     ASSERT_NEAR(out[i], want[i], 1e-4 * (1 + std::abs(want[i])) * std::sqrt(static_cast<double>(std::max<int64_t>(p.k, 1)))) << "at " << i;
 }
@@ -480,6 +497,16 @@ TEST(GemmHostKernel, MatchesTheReferenceAcrossConfigsAndEdges) {
   shared_a.a_batch_stride = 0;
   shared_a.has_bias = false;
   problems.push_back(shared_a);
+  // A per-column bias and a whole residual per batch, as BERT's output projection adds them.
+  GemmProblem residual = attention;
+  residual.op = "bias and residual";
+  residual.bias_batch_stride = 0;
+  residual.bias_row_stride = 0;
+  residual.has_residual = true;
+  residual.residual_batch_stride = 20 * 24;
+  residual.residual_row_stride = 24;
+  residual.residual_col_stride = 1;
+  problems.push_back(residual);
   GemmProblem single = shape(1, 1, 1);
   single.op = "1x1x1";
   problems.push_back(single);
@@ -517,14 +544,14 @@ TEST(GemmHostKernel, EmptyKLeavesTheEpilogue) {
 TEST(GemmHostKernel, RefusesALaunchThatDoesNotMatchItsDefines) {
   const GemmProblem p = shape(64, 64, 64);
   std::vector<float> a(64 * 64), b(64 * 64), out(64 * 64);
-  Launch l(p, {32, 32, 8, 2, 2, 4, 2, 1}, a.data(), b.data(), nullptr, out.data());
+  Launch l(p, {32, 32, 8, 2, 2, 4, 2, 1}, a.data(), b.data(), nullptr, nullptr, out.data());
   l.launch.grid.x = 1;
   EXPECT_THROW(host_gemm().run(l.launch), std::runtime_error);
 }
 
 double model_ms(const GemmProblem& p, const sdk::Config& c) {
   std::vector<float> none;
-  Launch l(p, c, nullptr, nullptr, nullptr, nullptr);
+  Launch l(p, c, nullptr, nullptr, nullptr, nullptr, nullptr);
   return host_gemm().time_ms(l.launch);
 }
 

@@ -33,8 +33,9 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // The problem and the config, as the kernel's preprocessor sees them.
 struct Gemm {
   int64_t bm, bn, bk, tm, tn, vw, stages, split;
-  int64_t batch, m, n, k, a_batch, b_batch, bias_batch, bias_row, bias_col, epilogue;
-  bool trans_a, trans_b, has_bias;
+  int64_t batch, m, n, k, a_batch, b_batch, bias_batch, bias_row, bias_col, residual_batch, residual_row, residual_col,
+      epilogue;
+  bool trans_a, trans_b, has_bias, has_residual;
   float alpha, beta;
 
   explicit Gemm(const HostLaunch& l)
@@ -43,8 +44,11 @@ struct Gemm {
         batch(integer(l, "BATCH")), m(integer(l, "M")), n(integer(l, "N")), k(integer(l, "K")),
         a_batch(integer(l, "A_BATCH_STRIDE")), b_batch(integer(l, "B_BATCH_STRIDE")),
         bias_batch(integer(l, "BIAS_BATCH_STRIDE")), bias_row(integer(l, "BIAS_ROW_STRIDE")),
-        bias_col(integer(l, "BIAS_COL_STRIDE")), epilogue(integer(l, "EPILOGUE")), trans_a(integer(l, "TRANS_A") != 0),
-        trans_b(integer(l, "TRANS_B") != 0), has_bias(integer(l, "HAS_BIAS") != 0), alpha(real(l, "ALPHA")), beta(real(l, "BETA")) {}
+        bias_col(integer(l, "BIAS_COL_STRIDE")), residual_batch(integer(l, "RESIDUAL_BATCH_STRIDE")),
+        residual_row(integer(l, "RESIDUAL_ROW_STRIDE")), residual_col(integer(l, "RESIDUAL_COL_STRIDE")),
+        epilogue(integer(l, "EPILOGUE")), trans_a(integer(l, "TRANS_A") != 0), trans_b(integer(l, "TRANS_B") != 0),
+        has_bias(integer(l, "HAS_BIAS") != 0), has_residual(integer(l, "HAS_RESIDUAL") != 0), alpha(real(l, "ALPHA")),
+        beta(real(l, "BETA")) {}
 
   int64_t threads() const { return (bm / tm) * (bn / tn); }
   int64_t k_per_split() const { return ceil_div(ceil_div(k, split), bk) * bk; }
@@ -84,7 +88,8 @@ void run_gemm(const HostLaunch& l) {
   const float* a = l.buffer<const float>(0);
   const float* b = l.buffer<const float>(1);
   const float* bias = l.buffer<const float>(2);
-  float* c = l.buffer<float>(3);
+  const float* residual = l.buffer<const float>(3);
+  float* c = l.buffer<float>(4);
   const int64_t per_split = g.k_per_split();
   for (int64_t batch = 0; batch < g.batch; ++batch) {
     const float* ab = a + batch * g.a_batch;
@@ -102,6 +107,7 @@ void run_gemm(const HostLaunch& l) {
           }
           float v = g.alpha * acc;
           if (g.has_bias && s == 0) v += g.beta * bias[batch * g.bias_batch + i * g.bias_row + j * g.bias_col];
+          if (g.has_residual && s == 0) v += residual[batch * g.residual_batch + i * g.residual_row + j * g.residual_col];
           if (g.split == 1)
             cb[i * g.n + j] = activate(g.epilogue, v);
           else
@@ -167,7 +173,7 @@ double time_ms(const HostLaunch& l) {
   return (ns + kLaunchUs * 1e3) / 1e6;
 }
 
-const HostKernelRegistrar registrar("aoe_gemm", HostKernel{run_gemm, time_ms, 4});
+const HostKernelRegistrar registrar("aoe_gemm", HostKernel{run_gemm, time_ms, 5});
 
 }  // namespace
 }  // namespace aoe::cuda_double

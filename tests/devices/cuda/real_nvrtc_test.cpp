@@ -112,7 +112,7 @@ TEST_F(RealNvrtcSources, TheGemmTemplateCompilesOverItsSpace) {
   bert.bias_col_stride = 1;
   bert.bias_input = 2;
   bert.activation = GemmActivation::gelu_erf;
-  GemmProblem skinny;  // an odd, transposed, batched product with split-K room
+  GemmProblem skinny;  // an odd, transposed, batched product with split-K room and a residual
   skinny.batch = 3;
   skinny.m = 17;
   skinny.n = 45;
@@ -120,6 +120,10 @@ TEST_F(RealNvrtcSources, TheGemmTemplateCompilesOverItsSpace) {
   skinny.trans_b = true;
   skinny.a_batch_stride = 17 * 1000;
   skinny.b_batch_stride = 45 * 1000;
+  skinny.has_residual = true;  // added per batch, as a residual after the product
+  skinny.residual_batch_stride = 17 * 45;
+  skinny.residual_row_stride = 45;
+  skinny.residual_col_stride = 1;
   const GpuLimits h100{1024, 227 * 1024, 255, 32, 64 * 1024, 132};
   std::mt19937_64 rng(7);
   for (const GemmProblem& problem : {bert, skinny}) {
