@@ -77,6 +77,7 @@ std::vector<OpCase> op_cases() {
   out.push_back(one_node("softmax_middle", "Softmax", {f({2, 5, 3})}, {f({2, 5, 3})}, {{"axis", 1}}));
   out.push_back(one_node("log_softmax", "LogSoftmax", {f({4, 17})}, {f({4, 17})}));
   out.push_back(one_node("layer_norm", "LayerNormalization", {f({3, 4, 70}), f({70}), f({70})}, {f({3, 4, 70})}, {{"epsilon", 1e-5}}));
+  out.push_back(one_node("layer_norm_statistics", "LayerNormalization", {f({3, 4, 33}), f({33})}, {f({3, 4, 33}), f({3, 4, 1}), f({3, 4, 1})}));
   out.push_back(one_node("layer_norm_two_axes", "LayerNormalization", {f({3, 4, 10}), f({4, 10})}, {f({3, 4, 10})}, {{"axis", 1}}));
   // Moves.
   out.push_back(one_node("transpose_0213", "Transpose", {f({2, 3, 4, 5})}, {f({2, 4, 3, 5})}, {{"perm", {0, 2, 1, 3}}}));

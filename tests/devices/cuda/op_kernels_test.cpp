@@ -196,39 +196,38 @@ void check_case(const CaseKernels& ck, const std::vector<bool>& built, size_t jo
     }
     data = cpu::make_task_data(*reference, 11);
   }
-    std::vector<std::vector<float>> got;
-    for (const auto& want : data.expected) got.emplace_back(want.size(), NAN);
-    for (size_t k = 0; k < ck.kernels.size(); ++k, ++job) {
-      const OpKernel& kernel = ck.kernels[k];
-      const fs::path base = kWork / (ck.c.name + "_" + std::to_string(k));
-      ASSERT_TRUE(built[job]) << read(fs::path(base).replace_extension(".build.log"));
-      std::string args;
-      for (int i = 0; i < kOpKernelInputs; ++i) {
-        if (i >= static_cast<int>(kernel.inputs.size())) {
-          args += " -";
-          continue;
-        }
-        const fs::path in = base.string() + ".x" + std::to_string(i);
-        write_floats(in, data.inputs.at(static_cast<size_t>(kernel.inputs[static_cast<size_t>(i)])));
-        args += " " + in.string();
+  std::vector<std::vector<float>> got;
+  for (const auto& want : data.expected) got.emplace_back(want.size(), NAN);
+  for (size_t k = 0; k < ck.kernels.size(); ++k, ++job) {
+    const OpKernel& kernel = ck.kernels[k];
+    const fs::path base = kWork / (ck.c.name + "_" + std::to_string(k));
+    ASSERT_TRUE(built[job]) << read(fs::path(base).replace_extension(".build.log"));
+    std::string args;
+    for (int i = 0; i < kOpKernelInputs; ++i) {
+      if (i >= static_cast<int>(kernel.inputs.size())) {
+        args += " -";
+        continue;
       }
-      const fs::path y = base.string() + ".y", log = base.string() + ".run.log";
-      write_floats(y, got.at(static_cast<size_t>(kernel.output)));
-      // A barrier some thread never reaches would hang: bounded.
-      ASSERT_TRUE(run("timeout 120 " + fs::path(base).replace_extension(".exe").string() + args + " " + y.string() + " > " + log.string() + " 2>&1"))
-          << read(log);
-      got[static_cast<size_t>(kernel.output)] = read_floats(y);
+      const fs::path in = base.string() + ".x" + std::to_string(i);
+      write_floats(in, data.inputs.at(static_cast<size_t>(kernel.inputs[static_cast<size_t>(i)])));
+      args += " " + in.string();
     }
-    for (size_t o = 0; o < data.expected.size(); ++o) {
-      ASSERT_EQ(got[o].size(), data.expected[o].size());
-      for (size_t i = 0; i < got[o].size(); ++i) {
-        const double g = got[o][i], w = data.expected[o][i];
-        if (std::isnan(w) && std::isnan(g)) continue;
-        ASSERT_TRUE(std::abs(g - w) <= 1e-5 + 1e-4 * std::abs(w) || g == w) << "output " << o << " element " << i << " is " << g << ", expected " << w;
-      }
+    const fs::path y = base.string() + ".y", log = base.string() + ".run.log";
+    write_floats(y, got.at(static_cast<size_t>(kernel.output)));
+    // A barrier some thread never reaches would hang: bounded.
+    ASSERT_TRUE(run("timeout 120 " + fs::path(base).replace_extension(".exe").string() + args + " " + y.string() + " > " + log.string() + " 2>&1"))
+        << read(log);
+    got[static_cast<size_t>(kernel.output)] = read_floats(y);
+  }
+  for (size_t o = 0; o < data.expected.size(); ++o) {
+    ASSERT_EQ(got[o].size(), data.expected[o].size());
+    for (size_t i = 0; i < got[o].size(); ++i) {
+      const double g = got[o][i], w = data.expected[o][i];
+      if (std::isnan(w) && std::isnan(g)) continue;
+      ASSERT_TRUE(std::abs(g - w) <= 1e-5 + 1e-4 * std::abs(w) || g == w) << "output " << o << " element " << i << " is " << g << ", expected " << w;
     }
+  }
 }
-
 
 TEST(OpKernels, EveryKernelMatchesTheCpuReferenceOnCpuThreads) {
   if (const auto why = clang_missing(); !why.empty()) GTEST_SKIP() << why;
