@@ -6,6 +6,7 @@
 #include "op_node.h"
 #include "pool_kernel.h"
 #include "reduce_kernel.h"
+#include "resize_kernel.h"
 #include "row_kernels.h"
 
 namespace aoe::cuda {
@@ -26,6 +27,7 @@ std::vector<OpKernel> op_kernels(const sdk::Graph& graph, const sdk::Node& node,
   if (is_reduce_op(op)) return reduce_kernels(n, limits);
   if (is_pool_op(op)) return pool_kernels(n, limits);
   if (op == "Conv") return conv_kernels(n, limits);
+  if (op == "Resize") return resize_kernels(n, limits);
   if (is_view_op(op)) n.invalid("is a view of its input: a run gives it no kernel");
   n.unsupported("no cuda kernel computes this op");
 }

@@ -181,12 +181,28 @@ cpu::TaskData variadic_data(const sdk::Graph& g) {
   return d;
 }
 
+// Clip with its bounds as inputs, read as the model runs; the cpu device
+// takes bounds from attributes alone.
+cpu::TaskData clip_data(const sdk::Graph& g) {
+  cpu::TaskData d;
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  d.inputs = {std::vector<float>(static_cast<size_t>(g.tensor(g.nodes[0].inputs[0]).elements())), {-0.5f}, {0.25f}};
+  for (auto& v : d.inputs[0]) v = dist(rng);
+  d.expected.emplace_back();
+  for (const float v : d.inputs[0]) d.expected[0].push_back(std::min(std::max(v, -0.5f), 0.25f));
+  return d;
+}
+
 // Runs the kernels of one case from their builds (`built` from `job` on) and compares y with the reference.
 void check_case(const CaseKernels& ck, const std::vector<bool>& built, size_t job) {
   static const cpu::HostCpu host = cpu::detect_host_cpu();
   cpu::TaskData data;
-  if (is_variadic(ck.c.graph.nodes[0].op_type) && ck.c.graph.nodes[0].inputs.size() > 2) {
+  const sdk::Node& node = ck.c.graph.nodes[0];
+  if (is_variadic(node.op_type) && node.inputs.size() > 2) {
     data = variadic_data(ck.c.graph);
+  } else if (node.op_type == "Clip" && node.inputs.size() == 3) {
+    data = clip_data(ck.c.graph);
   } else {
     std::unique_ptr<cpu::CpuOp> reference;
     try {
