@@ -119,6 +119,13 @@ std::vector<OpCase> op_cases() {
                          {{"group", 3}, {"auto_pad", "SAME_UPPER"}}));
   out.push_back(one_node("conv_1d", "Conv", {f({2, 2, 9}), f({3, 2, 3})}, {f({2, 3, 7})}));
   out.push_back(one_node("conv_pointwise", "Conv", {f({1, 8, 3, 3}), f({5, 8, 1, 1})}, {f({1, 5, 3, 3})}));
+  // Convolutions as implicit GEMMs: tiles of 16, 32 and 64 filters, edges masked.
+  out.push_back(one_node("conv_gemm_16", "Conv", {f({2, 16, 6, 5}), f({20, 16, 3, 3}), f({20})}, {f({2, 20, 6, 5})},
+                         {{"pads", {1, 1, 1, 1}}}));
+  out.push_back(one_node("conv_gemm_32_grouped_strided", "Conv", {f({1, 8, 9, 9}), f({64, 4, 3, 3})}, {f({1, 64, 4, 4})},
+                         {{"group", 2}, {"strides", {2, 2}}, {"dilations", {1, 1}}}));
+  out.push_back(one_node("conv_gemm_64_dilated", "Conv", {f({1, 4, 12, 10}), f({70, 4, 3, 2}), f({70})}, {f({1, 70, 8, 8})},
+                         {{"dilations", {2, 2}}, {"pads", {0, 0, 0, 0}}}));
   // The rest of the elementwise ops.
   out.push_back(one_node("prelu_channel", "PRelu", {f({2, 3, 4}), f({3, 1})}, {f({2, 3, 4})}));
   for (const char* op : {"And", "Or", "Xor"})
