@@ -21,6 +21,7 @@
 #include "host_cpu.h"
 #include "op_cases.h"
 #include "op_kernel.h"
+#include "op_source.h"
 
 namespace aoe::cuda {
 namespace {
@@ -296,6 +297,36 @@ TEST(OpKernels, WhatNoKernelComputesIsRefusedNamingTheNodeAndOp) {
   EXPECT_NE(refusal(graph_of("Conv")).find("Conv 'the_node': weights of [4,3,1,1,1]"), std::string::npos);
   EXPECT_NE(refusal(graph_of("Slice")).find("starts and ends must be constants"), std::string::npos);
   EXPECT_NE(refusal(graph_of("Reshape")).find("view"), std::string::npos);
+  EXPECT_NE(refusal(graph_of("Resize", {{"mode", "cubic"}})).find("Resize 'the_node': mode cubic"), std::string::npos);
+  EXPECT_NE(refusal(graph_of("ReduceMean")).find("axes must be a constant"), std::string::npos);
+  EXPECT_NE(refusal(graph_of("LayerNormalization", {{"stash_type", 0}})).find("stash_type"), std::string::npos);
+  EXPECT_NE(refusal(graph_of("Softmax", {{"axis", 4}})).find("'axis' 4 is out of range for rank 4"), std::string::npos);
+  sdk::Graph half = graph_of("Relu");
+  half.tensors["y"].dtype = sdk::DType::f16;
+  EXPECT_NE(refusal(half).find("output of float16"), std::string::npos);
+}
+
+TEST(OpKernels, AnEmptyOutputNeedsNoKernel) {
+  sdk::Graph g = graph_of("Softmax");
+  g.tensors["x"].shape = g.tensors["y"].shape = {2, 0, 3};
+  EXPECT_TRUE(op_kernels(g, g.nodes[0], GpuLimits{}).empty());
+}
+
+// THREADS 256, or whole warps covering a smaller tensor; ITEMS 4 where two blocks a multiprocessor remain.
+TEST(OpKernels, DefaultKnobsFollowTheirRule) {
+  GpuLimits h100;
+  h100.multiprocessors = 132;
+  EXPECT_EQ(linear_knobs(100, h100).threads, 128);
+  EXPECT_EQ(linear_knobs(100, h100).items, 1);
+  EXPECT_EQ(linear_knobs(1 << 20, h100).threads, 256);
+  EXPECT_EQ(linear_knobs(1 << 20, h100).items, 4);
+  EXPECT_EQ(linear_knobs(256 * 4 * 2 * 132 - 1, h100).items, 1);
+  const LaunchGeometry g = linear_launch(1000, {256, 4});
+  EXPECT_EQ(g.grid[0], 1u);
+  EXPECT_EQ(linear_launch(1025, {256, 4}).grid[0], 2u);
+  EXPECT_EQ(reduction_threads(1, GpuLimits{}), 32);
+  EXPECT_EQ(reduction_threads(70, GpuLimits{}), 128);
+  EXPECT_EQ(reduction_threads(100000, GpuLimits{}), 256);
 }
 
 TEST(OpKernels, ViewOpsAreTheShapeChangingOnes) {
