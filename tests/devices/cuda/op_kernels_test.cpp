@@ -49,12 +49,20 @@ std::string ptx_command(const fs::path& source, const fs::path& ptx, const fs::p
 
 const std::string kHostFlags = " -std=c++20 -O0 -pthread -fno-strict-aliasing -fsanitize=address,undefined -fno-sanitize-recover=all";
 
+// The prelude and the standard headers it includes, parsed once for every kernel's build.
+const fs::path kPreludePch = kWork / "cuda_on_cpu_prelude.pch";
+
+std::string pch_command() {
+  return std::string(AOE_CUDA_CLANG) + kHostFlags + " -x c++-header " + (kTests / "cuda_on_cpu_prelude.h").string() + " -o " +
+         kPreludePch.string() + " > " + (kWork / "pch.log").string() + " 2>&1";
+}
+
 std::string host_command(const fs::path& source, const LaunchGeometry& g, const fs::path& exe, const fs::path& log) {
   std::string defines;
   const char* axis = "XYZ";
   for (int d = 0; d < 3; ++d)
     defines += std::string(" -DGRID_") + axis[d] + "=" + std::to_string(g.grid[d]) + " -DBLOCK_" + axis[d] + "=" + std::to_string(g.block[d]);
-  return std::string(AOE_CUDA_CLANG) + kHostFlags + " -I" + kTests.string() + " -DAOE_OP_SOURCE='\"" + source.string() + "\"'" + defines +
+  return std::string(AOE_CUDA_CLANG) + kHostFlags + " -include-pch " + kPreludePch.string() + " -I" + kTests.string() + " -DAOE_OP_SOURCE='\"" + source.string() + "\"'" + defines +
          " " + (kTests / "op_on_cpu_main.cpp").string() + " -o " + exe.string() + " > " + log.string() + " 2>&1";
 }
 
@@ -264,6 +272,7 @@ TEST(OpKernels, EveryKernelMatchesTheCpuReferenceOnCpuThreads) {
       jobs.push_back(host_command(fs::path(base).replace_extension(".cu.h"), ck.kernels[k].launch, fs::path(base).replace_extension(".exe"),
                                   fs::path(base).replace_extension(".build.log")));
     }
+  ASSERT_TRUE(run(pch_command())) << read(kWork / "pch.log");
   const auto built = run_all(jobs);
   size_t job = 0;
   for (const auto& ck : cases) {
