@@ -1,9 +1,81 @@
 #include "conv_kernel.h"
 
+#include <algorithm>
+
 #include "op_source.h"
 #include "spatial_window.h"
 
 namespace aoe::cuda {
+
+namespace {
+
+// The convolution of one group as a GEMM nobody lays out: C[f][p] = sum over
+// k of W[f][k] * X'[k][p], f a filter of the group, p an output position of
+// the batch, k a (channel, ky, kx) of the window, X' read from the input
+// (0 in the pads) as the tile is loaded. Tiles of TILE_M filters x TILE_N
+// positions per block, TILE_K deep in shared memory; each of the 256
+// threads keeps TM x TN sums in registers.
+const char* const kImplicitGemm = R"(
+  __shared__ float as[TILE_K][TILE_M];
+  __shared__ float bs[TILE_K][TILE_N];
+  const int g = blockIdx.z;
+  const INDEX m0 = (INDEX)blockIdx.y * TILE_M, n0 = (INDEX)blockIdx.x * TILE_N;
+  const int tm = threadIdx.x / (TILE_N / TN), tn = threadIdx.x % (TILE_N / TN);
+  float acc[TM][TN];
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
+  for (INDEX k0 = 0; k0 < GEMM_K; k0 += TILE_K) {
+    for (int i = threadIdx.x; i < TILE_M * TILE_K; i += THREADS) {
+      const int mm = i / TILE_K, kk = i % TILE_K;
+      const INDEX m = m0 + mm, k = k0 + kk;
+      as[kk][mm] = m < GROUP_FILTERS && k < GEMM_K ? x1[(g * GROUP_FILTERS + m) * GEMM_K + k] : 0.0f;
+    }
+    for (int i = threadIdx.x; i < TILE_K * TILE_N; i += THREADS) {
+      const int kk = i / TILE_N, nn = i % TILE_N;
+      const INDEX k = k0 + kk, n = n0 + nn;
+      float v = 0.0f;
+      if (k < GEMM_K && n < GEMM_N) {
+        const INDEX c = k / (KERNEL_H * KERNEL_W), ky = k / KERNEL_W % KERNEL_H, kx = k % KERNEL_W;
+        const INDEX ox = n % OUT_W, oy = n / OUT_W % OUT_H, b = n / OUT_W / OUT_H;
+        const INDEX iy = oy * STRIDE_H - PAD_H + ky * DILATION_H, ix = ox * STRIDE_W - PAD_W + kx * DILATION_W;
+        if (iy >= 0 && iy < IN_H && ix >= 0 && ix < IN_W) v = x0[((b * CHANNELS + g * GROUP_CHANNELS + c) * IN_H + iy) * IN_W + ix];
+      }
+      bs[kk][nn] = v;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int kk = 0; kk < TILE_K; ++kk) {
+      float a[TM], b[TN];
+#pragma unroll
+      for (int i = 0; i < TM; ++i) a[i] = as[kk][tm * TM + i];
+#pragma unroll
+      for (int j = 0; j < TN; ++j) b[j] = bs[kk][tn * TN + j];
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int i = 0; i < TM; ++i) {
+    const INDEX m = m0 + tm * TM + i;
+    if (m >= GROUP_FILTERS) continue;
+    const INDEX f = g * GROUP_FILTERS + m;
+#pragma unroll
+    for (int j = 0; j < TN; ++j) {
+      const INDEX n = n0 + tn * TN + j;
+      if (n >= GEMM_N) continue;
+      const INDEX p = n % (OUT_H * OUT_W), b = n / (OUT_H * OUT_W);
+      y[(b * FILTERS + f) * OUT_H * OUT_W + p] = acc[i][j] + BIAS;
+    }
+  }
+}
+)";
+
+}  // namespace
 
 std::vector<OpKernel> conv_kernels(const OpNode& n, const GpuLimits& limits) {
   const Dims x = n.in_shape(0), weights = n.in_shape(1), out = n.out_shape(0);
@@ -21,6 +93,22 @@ std::vector<OpKernel> conv_kernels(const OpNode& n, const GpuLimits& limits) {
                         define("GROUP_CHANNELS", channels / group) + define("GROUP_FILTERS", filters / group);
   if (n.has_input(2)) defines += define("BIAS", operand(k, 2) + "[f]");
   else defines += define("BIAS", "0.0f");
+  // A group of at least 16 filters over a window of at least 16 values: an
+  // implicit GEMM, its tiles as tall as the group's filters need; else (depthwise) direct.
+  const int64_t gemm_m = filters / group, gemm_n = x[0] * w.out[0] * w.out[1], gemm_k = channels / group * w.kernel[0] * w.kernel[1];
+  if (gemm_m >= 16 && gemm_k >= 16) {
+    const int threads = 256, tile_n = 64, tn = 4;
+    const int tile_m = gemm_m >= 64 ? 64 : gemm_m >= 32 ? 32 : 16;
+    const int tm = tile_m * tile_n / (threads * tn);
+    defines += define("THREADS", threads) + define("TILE_M", tile_m) + define("TILE_N", tile_n) + define("TILE_K", 8) + define("TM", tm) +
+               define("TN", tn) + define("GEMM_N", gemm_n) + define("GEMM_K", gemm_k) +
+               define("INDEX", index_type(std::max(element_count(x), element_count(out))));
+    k.source = defines + op_signature() + kImplicitGemm;
+    k.launch.grid = {static_cast<unsigned>((gemm_n + tile_n - 1) / tile_n), static_cast<unsigned>((gemm_m + tile_m - 1) / tile_m),
+                     static_cast<unsigned>(group)};
+    k.launch.block[0] = threads;
+    return {k};
+  }
   const std::string body =
       "    const INDEX ox = e % OUT_W, oy = (e / OUT_W) % OUT_H, f = (e / OUT_W / OUT_H) % FILTERS, b = e / OUT_W / OUT_H / FILTERS;\n"
       "    const INDEX c0 = f / GROUP_FILTERS * GROUP_CHANNELS;\n"

@@ -82,6 +82,8 @@ struct Expression {
   std::vector<int> inputs;
   // Per input, the shape it is read as where that is not its own (BatchNormalization's [C] as [1, C, 1, 1]).
   std::vector<Dims> read_as;
+  // Per input, the values of a constant the node holds as an attribute (Where's condition), written into the source.
+  std::vector<std::vector<int64_t>> constants = {};
 };
 
 Expression clip(const OpNode& n) {
@@ -143,7 +145,17 @@ Expression expression(const OpNode& n) {
   if (op == "Clip") return clip(n);
   if (op == "Cast") return cast(n);
   if (op == "BatchNormalization") return batch_norm(n);
-  if (op == "Where") return {"(v0 != 0.0f ? v1 : v2)", "", {0, 1, 2}, {}};
+  if (op == "Where") {
+    Expression e{"(v0 != 0.0f ? v1 : v2)", "", {0, 1, 2}, {}};
+    // A constant condition the frontend folded into the attribute "condition".
+    if (n.has_attr("condition")) {
+      e.constants = {n.ints_attr("condition")};
+      if (static_cast<int64_t>(e.constants[0].size()) != element_count(n.in_shape(0)))
+        n.invalid(std::to_string(e.constants[0].size()) + " condition values for a condition of " + to_string(n.in_shape(0)));
+      if (e.constants[0].size() > 65536) n.unsupported("a constant condition of more than 65536 values");
+    }
+    return e;
+  }
   if (const auto it = unary_ops().find(op); it != unary_ops().end()) {
     Expression e{it->second, "", {0}, {}};
     if (op == "LeakyRelu") e.defines = define("ALPHA", float_literal(n.float_attr("alpha", 0.01)));
@@ -183,18 +195,29 @@ std::vector<OpKernel> elementwise_kernels(const OpNode& n, const GpuLimits& limi
   const Dims out = n.out_shape(0);
   IndexWalk walk;
   walk.dims = out;
-  std::string body;
+  std::string body, constants;
+  OpKernel kernel;
   for (size_t k = 0; k < ex.inputs.size(); ++k) {
     const Dims in = k < ex.read_as.size() ? ex.read_as[k] : n.in_shape(static_cast<size_t>(ex.inputs[k]));
     bool ok = false;
     walk.strides.push_back(broadcast_strides(in, out, ok));
     if (!ok) n.invalid("input " + std::to_string(ex.inputs[k]) + " of " + to_string(in) + " does not broadcast to the output's " + to_string(out));
-    body += "    const float v" + std::to_string(k) + " = x" + std::to_string(k) + "[o" + std::to_string(k) + "];\n";
+    std::string from;
+    if (k < ex.constants.size() && !ex.constants[k].empty()) {
+      from = "aoe_constant" + std::to_string(k);
+      constants += "__device__ const float " + from + "[" + std::to_string(ex.constants[k].size()) + "] = {";
+      for (size_t i = 0; i < ex.constants[k].size(); ++i) constants += (i ? ", " : "") + std::to_string(ex.constants[k][i]);
+      constants += "};\n";
+    } else {
+      from = operand(kernel, ex.inputs[k]);
+    }
+    body += "    const float v" + std::to_string(k) + " = " + from + "[o" + std::to_string(k) + "];\n";
   }
   body += "    y[e] = EXPRESSION;\n";
-  OpKernel k = walk_kernel(walk, ex.defines + define("EXPRESSION", ex.text), body, limits);
-  k.inputs = ex.inputs;
-  return {k};
+  const auto inputs = kernel.inputs;
+  kernel = walk_kernel(walk, ex.defines + define("EXPRESSION", ex.text) + constants, body, limits);
+  kernel.inputs = inputs;
+  return {kernel};
 }
 
 }  // namespace aoe::cuda

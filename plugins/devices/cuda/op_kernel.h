@@ -35,7 +35,8 @@ struct OpKernel {
 bool is_view_op(const std::string& op_type);
 
 // The kernels that compute `node` (shapes and attributes from `graph`), in
-// launch order: one for most ops, one per output for ops with several.
+// launch order: one for most ops, one per output for ops with several,
+// none where every output is empty.
 // Throws sdk::Error(unsupported) naming the node and the op for what no
 // kernel computes.
 std::vector<OpKernel> op_kernels(const sdk::Graph& graph, const sdk::Node& node, const GpuLimits& limits);

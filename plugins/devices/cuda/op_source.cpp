@@ -158,12 +158,7 @@ std::string operand(OpKernel& kernel, int node_input) {
   return "x" + std::to_string(kernel.inputs.size() - 1);
 }
 
-}  // namespace aoe::cuda
-
-namespace aoe::cuda {
-
-OpKernel walk_kernel(const IndexWalk& walk, const std::string& defines, const std::string& body, const GpuLimits& limits,
-                     const std::string& functions) {
+OpKernel walk_kernel(const IndexWalk& walk, const std::string& defines, const std::string& body, const GpuLimits& limits) {
   const int64_t total = element_count(walk.dims);
   int64_t largest = total;
   for (size_t k = 0; k < walk.strides.size(); ++k) {
@@ -174,7 +169,7 @@ OpKernel walk_kernel(const IndexWalk& walk, const std::string& defines, const st
   const IndexWalk walk1 = simplified(walk);
   const LinearKnobs knobs = linear_knobs(total, limits);
   OpKernel k;
-  k.source = linear_defines(total, knobs, largest) + walk_defines(walk1, "W") + defines + functions + linear_open() +
+  k.source = linear_defines(total, knobs, largest) + walk_defines(walk1, "W") + defines + linear_open() +
              walk_code(walk1, "W", "e") + body + linear_close();
   k.launch = linear_launch(total, knobs);
   return k;

@@ -74,14 +74,9 @@ int reduction_threads(int64_t count, const GpuLimits& limits);
 // The x<k> the kernel reads node input `node_input` as, adding it to `kernel.inputs`.
 std::string operand(OpKernel& kernel, int node_input);
 
-}  // namespace aoe::cuda
-
-namespace aoe::cuda {
-
 // A kernel of one thread item per element of `walk`'s space, in row-major
-// order: `defines` and `functions` ahead of the signature, then for each
-// element e the operands' offsets o0, o1... and `body` (which stores y).
-OpKernel walk_kernel(const IndexWalk& walk, const std::string& defines, const std::string& body, const GpuLimits& limits,
-                     const std::string& functions = "");
+// order: `defines` ahead of the signature, then for each element e the
+// operands' offsets o0, o1... and `body` (which stores y).
+OpKernel walk_kernel(const IndexWalk& walk, const std::string& defines, const std::string& body, const GpuLimits& limits);
 
 }  // namespace aoe::cuda

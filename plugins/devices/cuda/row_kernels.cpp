@@ -21,8 +21,10 @@ OpKernel softmax(const OpNode& n, const GpuLimits& limits) {
   const auto rank = static_cast<int64_t>(x.size());
   if (rank == 0) n.invalid("takes an input of rank >= 1");
   const int64_t axis = n.axis_attr("axis", -1, rank);
-  int64_t outer = 1, len = x[static_cast<size_t>(axis)], inner = 1;
-  for (int64_t d = 0; d < rank; ++d) (d < axis ? outer : d > axis ? inner : len) *= d == axis ? 1 : x[static_cast<size_t>(d)];
+  const int64_t len = x[static_cast<size_t>(axis)];
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis) (d < axis ? outer : inner) *= x[static_cast<size_t>(d)];
   const int threads = reduction_threads(len, limits);
   OpKernel k;
   k.source = row_defines(outer * inner, len, inner, threads) + define("LOG", n.op() == "LogSoftmax" ? 1 : 0) +

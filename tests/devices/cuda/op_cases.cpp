@@ -77,6 +77,7 @@ std::vector<OpCase> op_cases() {
   out.push_back(one_node("softmax_middle", "Softmax", {f({2, 5, 3})}, {f({2, 5, 3})}, {{"axis", 1}}));
   out.push_back(one_node("log_softmax", "LogSoftmax", {f({4, 17})}, {f({4, 17})}));
   out.push_back(one_node("layer_norm", "LayerNormalization", {f({3, 4, 70}), f({70}), f({70})}, {f({3, 4, 70})}, {{"epsilon", 1e-5}}));
+  out.push_back(one_node("layer_norm_statistics", "LayerNormalization", {f({3, 4, 33}), f({33})}, {f({3, 4, 33}), f({3, 4, 1}), f({3, 4, 1})}));
   out.push_back(one_node("layer_norm_two_axes", "LayerNormalization", {f({3, 4, 10}), f({4, 10})}, {f({3, 4, 10})}, {{"axis", 1}}));
   // Moves.
   out.push_back(one_node("transpose_0213", "Transpose", {f({2, 3, 4, 5})}, {f({2, 4, 3, 5})}, {{"perm", {0, 2, 1, 3}}}));
@@ -118,6 +119,43 @@ std::vector<OpCase> op_cases() {
                          {{"group", 3}, {"auto_pad", "SAME_UPPER"}}));
   out.push_back(one_node("conv_1d", "Conv", {f({2, 2, 9}), f({3, 2, 3})}, {f({2, 3, 7})}));
   out.push_back(one_node("conv_pointwise", "Conv", {f({1, 8, 3, 3}), f({5, 8, 1, 1})}, {f({1, 5, 3, 3})}));
+  // Convolutions as implicit GEMMs: tiles of 16, 32 and 64 filters, edges masked.
+  out.push_back(one_node("conv_gemm_16", "Conv", {f({2, 16, 6, 5}), f({20, 16, 3, 3}), f({20})}, {f({2, 20, 6, 5})},
+                         {{"pads", {1, 1, 1, 1}}}));
+  out.push_back(one_node("conv_gemm_32_grouped_strided", "Conv", {f({1, 8, 9, 9}), f({64, 4, 3, 3})}, {f({1, 64, 4, 4})},
+                         {{"group", 2}, {"strides", {2, 2}}, {"dilations", {1, 1}}}));
+  out.push_back(one_node("conv_gemm_64_dilated", "Conv", {f({1, 4, 12, 10}), f({70, 4, 3, 2}), f({70})}, {f({1, 70, 8, 8})},
+                         {{"dilations", {2, 2}}, {"pads", {0, 0, 0, 0}}}));
+  // The rest of the elementwise ops.
+  out.push_back(one_node("prelu_channel", "PRelu", {f({2, 3, 4}), f({3, 1})}, {f({2, 3, 4})}));
+  for (const char* op : {"And", "Or", "Xor"})
+    out.push_back(one_node(std::string("logic_") + op, op, {boolean({4, 5}), boolean({5})}, {boolean({4, 5})}));
+  out.push_back(one_node("logic_Not", "Not", {boolean({20})}, {boolean({20})}));
+  for (const char* op : {"Round", "Sin", "Cos"}) out.push_back(one_node(std::string("unary_") + op, op, {f({3, 37})}, {f({3, 37})}));
+  out.push_back(one_node("elu", "Elu", {f({50})}, {f({50})}, {{"alpha", 0.7}}));
+  out.push_back(one_node("selu", "Selu", {f({50})}, {f({50})}));
+  out.push_back(one_node("clip_inputs", "Clip", {f({4, 10}), f({}), f({})}, {f({4, 10})}));
+  out.push_back(one_node("where_constant_condition", "Where", {boolean({2, 3}), f({2, 3}), f({})}, {f({2, 3})},
+                         {{"condition", {1, 0, 0, 1, 1, 0}}}));
+  // Rows and reductions longer than a block.
+  out.push_back(one_node("softmax_long_row", "Softmax", {f({2, 1000})}, {f({2, 1000})}));
+  out.push_back(one_node("layer_norm_long_row", "LayerNormalization", {f({2, 700}), f({700}), f({700})}, {f({2, 700})}));
+  out.push_back(one_node("reduce_mean_long", "ReduceMean", {f({2, 30, 40})}, {f({2})}, {{"axes", {1, 2}}, {"keepdims", 0}}));
+  for (const char* op : {"ReduceMin", "ReduceSumSquare", "ReduceL1"})
+    out.push_back(one_node(std::string("reduce_") + op, op, {f({3, 4, 5})}, {f({3, 1, 5})}, {{"axes", {1}}}));
+  out.push_back(one_node("global_max_pool", "GlobalMaxPool", {f({2, 3, 5, 7})}, {f({2, 3, 1, 1})}));
+  out.push_back(one_node("split_equal", "Split", {f({6, 4})}, {f({2, 4}), f({2, 4}), f({2, 4})}));
+  out.push_back(one_node("gather_last_axis", "Gather", {f({3, 7}), i64({4})}, {f({3, 4})}, {{"axis", -1}}));
+  // Resize: nearest and linear, the common coordinate modes.
+  out.push_back(one_node("resize_nearest_up", "Resize", {f({1, 2, 3, 4})}, {f({1, 2, 6, 8})},
+                         {{"mode", "nearest"}, {"scales", {1.0, 1.0, 2.0, 2.0}}}));
+  out.push_back(one_node("resize_nearest_asymmetric_floor", "Resize", {f({1, 1, 5, 5})}, {f({1, 1, 3, 3})},
+                         {{"mode", "nearest"}, {"coordinate_transformation_mode", "asymmetric"}, {"nearest_mode", "floor"}}));
+  out.push_back(one_node("resize_linear_half_pixel", "Resize", {f({1, 2, 4, 5})}, {f({1, 2, 8, 7})}, {{"mode", "linear"}}));
+  out.push_back(one_node("resize_linear_align_corners", "Resize", {f({2, 3, 3})}, {f({2, 5, 7})},
+                         {{"mode", "linear"}, {"coordinate_transformation_mode", "align_corners"}}));
+  out.push_back(one_node("resize_linear_pytorch", "Resize", {f({1, 1, 6, 6})}, {f({1, 1, 3, 4})},
+                         {{"mode", "linear"}, {"coordinate_transformation_mode", "pytorch_half_pixel"}}));
   // Big enough for several blocks of 4 items.
   out.push_back(one_node("add_many_blocks", "Add", {f({64, 80}), f({80})}, {f({64, 80})}));
   return out;

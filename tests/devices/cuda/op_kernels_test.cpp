@@ -21,6 +21,7 @@
 #include "host_cpu.h"
 #include "op_cases.h"
 #include "op_kernel.h"
+#include "op_source.h"
 
 namespace aoe::cuda {
 namespace {
@@ -48,12 +49,20 @@ std::string ptx_command(const fs::path& source, const fs::path& ptx, const fs::p
 
 const std::string kHostFlags = " -std=c++20 -O0 -pthread -fno-strict-aliasing -fsanitize=address,undefined -fno-sanitize-recover=all";
 
+// The prelude and the standard headers it includes, parsed once for every kernel's build.
+const fs::path kPreludePch = kWork / "cuda_on_cpu_prelude.pch";
+
+std::string pch_command() {
+  return std::string(AOE_CUDA_CLANG) + kHostFlags + " -x c++-header " + (kTests / "cuda_on_cpu_prelude.h").string() + " -o " +
+         kPreludePch.string() + " > " + (kWork / "pch.log").string() + " 2>&1";
+}
+
 std::string host_command(const fs::path& source, const LaunchGeometry& g, const fs::path& exe, const fs::path& log) {
   std::string defines;
   const char* axis = "XYZ";
   for (int d = 0; d < 3; ++d)
     defines += std::string(" -DGRID_") + axis[d] + "=" + std::to_string(g.grid[d]) + " -DBLOCK_" + axis[d] + "=" + std::to_string(g.block[d]);
-  return std::string(AOE_CUDA_CLANG) + kHostFlags + " -I" + kTests.string() + " -DAOE_OP_SOURCE='\"" + source.string() + "\"'" + defines +
+  return std::string(AOE_CUDA_CLANG) + kHostFlags + " -include-pch " + kPreludePch.string() + " -I" + kTests.string() + " -DAOE_OP_SOURCE='\"" + source.string() + "\"'" + defines +
          " " + (kTests / "op_on_cpu_main.cpp").string() + " -o " + exe.string() + " > " + log.string() + " 2>&1";
 }
 
@@ -181,12 +190,28 @@ cpu::TaskData variadic_data(const sdk::Graph& g) {
   return d;
 }
 
+// Clip with its bounds as inputs, read as the model runs; the cpu device
+// takes bounds from attributes alone.
+cpu::TaskData clip_data(const sdk::Graph& g) {
+  cpu::TaskData d;
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  d.inputs = {std::vector<float>(static_cast<size_t>(g.tensor(g.nodes[0].inputs[0]).elements())), {-0.5f}, {0.25f}};
+  for (auto& v : d.inputs[0]) v = dist(rng);
+  d.expected.emplace_back();
+  for (const float v : d.inputs[0]) d.expected[0].push_back(std::min(std::max(v, -0.5f), 0.25f));
+  return d;
+}
+
 // Runs the kernels of one case from their builds (`built` from `job` on) and compares y with the reference.
 void check_case(const CaseKernels& ck, const std::vector<bool>& built, size_t job) {
   static const cpu::HostCpu host = cpu::detect_host_cpu();
   cpu::TaskData data;
-  if (is_variadic(ck.c.graph.nodes[0].op_type) && ck.c.graph.nodes[0].inputs.size() > 2) {
+  const sdk::Node& node = ck.c.graph.nodes[0];
+  if (is_variadic(node.op_type) && node.inputs.size() > 2) {
     data = variadic_data(ck.c.graph);
+  } else if (node.op_type == "Clip" && node.inputs.size() == 3) {
+    data = clip_data(ck.c.graph);
   } else {
     std::unique_ptr<cpu::CpuOp> reference;
     try {
@@ -196,39 +221,38 @@ void check_case(const CaseKernels& ck, const std::vector<bool>& built, size_t jo
     }
     data = cpu::make_task_data(*reference, 11);
   }
-    std::vector<std::vector<float>> got;
-    for (const auto& want : data.expected) got.emplace_back(want.size(), NAN);
-    for (size_t k = 0; k < ck.kernels.size(); ++k, ++job) {
-      const OpKernel& kernel = ck.kernels[k];
-      const fs::path base = kWork / (ck.c.name + "_" + std::to_string(k));
-      ASSERT_TRUE(built[job]) << read(fs::path(base).replace_extension(".build.log"));
-      std::string args;
-      for (int i = 0; i < kOpKernelInputs; ++i) {
-        if (i >= static_cast<int>(kernel.inputs.size())) {
-          args += " -";
-          continue;
-        }
-        const fs::path in = base.string() + ".x" + std::to_string(i);
-        write_floats(in, data.inputs.at(static_cast<size_t>(kernel.inputs[static_cast<size_t>(i)])));
-        args += " " + in.string();
+  std::vector<std::vector<float>> got;
+  for (const auto& want : data.expected) got.emplace_back(want.size(), NAN);
+  for (size_t k = 0; k < ck.kernels.size(); ++k, ++job) {
+    const OpKernel& kernel = ck.kernels[k];
+    const fs::path base = kWork / (ck.c.name + "_" + std::to_string(k));
+    ASSERT_TRUE(built[job]) << read(fs::path(base).replace_extension(".build.log"));
+    std::string args;
+    for (int i = 0; i < kOpKernelInputs; ++i) {
+      if (i >= static_cast<int>(kernel.inputs.size())) {
+        args += " -";
+        continue;
       }
-      const fs::path y = base.string() + ".y", log = base.string() + ".run.log";
-      write_floats(y, got.at(static_cast<size_t>(kernel.output)));
-      // A barrier some thread never reaches would hang: bounded.
-      ASSERT_TRUE(run("timeout 120 " + fs::path(base).replace_extension(".exe").string() + args + " " + y.string() + " > " + log.string() + " 2>&1"))
-          << read(log);
-      got[static_cast<size_t>(kernel.output)] = read_floats(y);
+      const fs::path in = base.string() + ".x" + std::to_string(i);
+      write_floats(in, data.inputs.at(static_cast<size_t>(kernel.inputs[static_cast<size_t>(i)])));
+      args += " " + in.string();
     }
-    for (size_t o = 0; o < data.expected.size(); ++o) {
-      ASSERT_EQ(got[o].size(), data.expected[o].size());
-      for (size_t i = 0; i < got[o].size(); ++i) {
-        const double g = got[o][i], w = data.expected[o][i];
-        if (std::isnan(w) && std::isnan(g)) continue;
-        ASSERT_TRUE(std::abs(g - w) <= 1e-5 + 1e-4 * std::abs(w) || g == w) << "output " << o << " element " << i << " is " << g << ", expected " << w;
-      }
+    const fs::path y = base.string() + ".y", log = base.string() + ".run.log";
+    write_floats(y, got.at(static_cast<size_t>(kernel.output)));
+    // A barrier some thread never reaches would hang: bounded.
+    ASSERT_TRUE(run("timeout 120 " + fs::path(base).replace_extension(".exe").string() + args + " " + y.string() + " > " + log.string() + " 2>&1"))
+        << read(log);
+    got[static_cast<size_t>(kernel.output)] = read_floats(y);
+  }
+  for (size_t o = 0; o < data.expected.size(); ++o) {
+    ASSERT_EQ(got[o].size(), data.expected[o].size());
+    for (size_t i = 0; i < got[o].size(); ++i) {
+      const double g = got[o][i], w = data.expected[o][i];
+      if (std::isnan(w) && std::isnan(g)) continue;
+      ASSERT_TRUE(std::abs(g - w) <= 1e-5 + 1e-4 * std::abs(w) || g == w) << "output " << o << " element " << i << " is " << g << ", expected " << w;
     }
+  }
 }
-
 
 TEST(OpKernels, EveryKernelMatchesTheCpuReferenceOnCpuThreads) {
   if (const auto why = clang_missing(); !why.empty()) GTEST_SKIP() << why;
@@ -248,6 +272,7 @@ TEST(OpKernels, EveryKernelMatchesTheCpuReferenceOnCpuThreads) {
       jobs.push_back(host_command(fs::path(base).replace_extension(".cu.h"), ck.kernels[k].launch, fs::path(base).replace_extension(".exe"),
                                   fs::path(base).replace_extension(".build.log")));
     }
+  ASSERT_TRUE(run(pch_command())) << read(kWork / "pch.log");
   const auto built = run_all(jobs);
   size_t job = 0;
   for (const auto& ck : cases) {
@@ -281,6 +306,36 @@ TEST(OpKernels, WhatNoKernelComputesIsRefusedNamingTheNodeAndOp) {
   EXPECT_NE(refusal(graph_of("Conv")).find("Conv 'the_node': weights of [4,3,1,1,1]"), std::string::npos);
   EXPECT_NE(refusal(graph_of("Slice")).find("starts and ends must be constants"), std::string::npos);
   EXPECT_NE(refusal(graph_of("Reshape")).find("view"), std::string::npos);
+  EXPECT_NE(refusal(graph_of("Resize", {{"mode", "cubic"}})).find("Resize 'the_node': mode cubic"), std::string::npos);
+  EXPECT_NE(refusal(graph_of("ReduceMean")).find("axes must be a constant"), std::string::npos);
+  EXPECT_NE(refusal(graph_of("LayerNormalization", {{"stash_type", 0}})).find("stash_type"), std::string::npos);
+  EXPECT_NE(refusal(graph_of("Softmax", {{"axis", 4}})).find("'axis' 4 is out of range for rank 4"), std::string::npos);
+  sdk::Graph half = graph_of("Relu");
+  half.tensors["y"].dtype = sdk::DType::f16;
+  EXPECT_NE(refusal(half).find("output of float16"), std::string::npos);
+}
+
+TEST(OpKernels, AnEmptyOutputNeedsNoKernel) {
+  sdk::Graph g = graph_of("Softmax");
+  g.tensors["x"].shape = g.tensors["y"].shape = {2, 0, 3};
+  EXPECT_TRUE(op_kernels(g, g.nodes[0], GpuLimits{}).empty());
+}
+
+// THREADS 256, or whole warps covering a smaller tensor; ITEMS 4 where two blocks a multiprocessor remain.
+TEST(OpKernels, DefaultKnobsFollowTheirRule) {
+  GpuLimits h100;
+  h100.multiprocessors = 132;
+  EXPECT_EQ(linear_knobs(100, h100).threads, 128);
+  EXPECT_EQ(linear_knobs(100, h100).items, 1);
+  EXPECT_EQ(linear_knobs(1 << 20, h100).threads, 256);
+  EXPECT_EQ(linear_knobs(1 << 20, h100).items, 4);
+  EXPECT_EQ(linear_knobs(256 * 4 * 2 * 132 - 1, h100).items, 1);
+  const LaunchGeometry g = linear_launch(1000, {256, 4});
+  EXPECT_EQ(g.grid[0], 1u);
+  EXPECT_EQ(linear_launch(1025, {256, 4}).grid[0], 2u);
+  EXPECT_EQ(reduction_threads(1, GpuLimits{}), 32);
+  EXPECT_EQ(reduction_threads(70, GpuLimits{}), 128);
+  EXPECT_EQ(reduction_threads(100000, GpuLimits{}), 256);
 }
 
 TEST(OpKernels, ViewOpsAreTheShapeChangingOnes) {
