@@ -42,6 +42,36 @@ Node kernel_node(const StepKernel& k) {
   return n;
 }
 
+// A kernel that reads nothing the phase makes (a Cast of a weight, which
+// the step writes first of all) runs just before its first reader, so it
+// joins that reader's subgraph rather than a piece of casts of the whole model.
+std::vector<Node> beside_readers(std::vector<Node> nodes) {
+  std::map<std::string, size_t> maker;
+  for (size_t i = 0; i < nodes.size(); ++i)
+    for (const auto& o : nodes[i].outputs) maker[o] = i;
+  std::vector<bool> free(nodes.size(), false), placed(nodes.size(), false);
+  for (size_t i = 0; i < nodes.size(); ++i)
+    free[i] = std::none_of(nodes[i].inputs.begin(), nodes[i].inputs.end(),
+                           [&](const std::string& in) { return maker.count(in) && maker.at(in) != i; });
+  std::vector<Node> out;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    for (const auto& in : nodes[i].inputs)
+      if (const auto it = maker.find(in); it != maker.end() && free[it->second] && !placed[it->second]) {
+        placed[it->second] = true;
+        out.push_back(nodes[it->second]);
+      }
+    if (placed[i]) continue;
+    bool read_here = false;
+    for (size_t j = i + 1; j < nodes.size() && !read_here && free[i]; ++j)
+      for (const auto& o : nodes[i].outputs)
+        read_here = read_here || std::count(nodes[j].inputs.begin(), nodes[j].inputs.end(), o) > 0;
+    if (read_here) continue;  // placed before its reader
+    placed[i] = true;
+    out.push_back(nodes[i]);
+  }
+  return out;
+}
+
 // Kernels in an order that runs each after what it reads: the anchors'
 // order, but a chain may read what a later anchor's kernel makes (a
 // residual Add fused after the BN of the other branch).
@@ -123,7 +153,7 @@ StepSubgraphs step_subgraphs(const Graph& model, const nlohmann::json& job_optio
     g.name = all[p].name;
     g.opset = step.graph.opset;
     g.tensors = step.graph.tensors;
-    g.nodes = in_run_order(std::move(by_phase[p]));
+    g.nodes = in_run_order(beside_readers(std::move(by_phase[p])));
     // Cut by the phase's own flow, as an inference graph is: no output is
     // read at its end, so what the backward keeps does not glue the forward.
     for (auto& sg : aoe::graph::partition(g, {})) {
