@@ -142,6 +142,34 @@ TEST_F(AoeHostTest, SgatTunesTheTrainingStepOfBertLayerOnTheSimulator) {
   expect_step_timed(sgat);
 }
 
+// The cpu device tunes no float16 kernel: in mixed precision the subgraphs
+// of float16 activations are listed untuned with its reason, the float32
+// updates are tuned, and the run is no failure.
+TEST_F(AoeHostTest, SgatTrainingListsWhatTheDeviceCannotTimeUntunedWithTheReason) {
+  auto args = sgat_training("cpu", model("mlp.onnx"), "2");
+  args.insert(args.end(), {"--training_precision", "mixed"});
+  const auto r = aoe_host(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json sgat = only_result()["SGAT"];
+  EXPECT_EQ(sgat["sgat_tuning_result"], "tuning successful") << sgat.dump(1);
+  EXPECT_FALSE(sgat.contains("tuning_failed_subgraphs")) << sgat.dump(1);
+  size_t untuned = 0, tuned = 0;
+  for (const auto& s : sgat["sgat_tuned_subgraphs"]) {
+    if (s["repo"] == "untuned") {
+      ++untuned;
+      EXPECT_NE(s["reason"].get<std::string>().find("float16"), std::string::npos) << s.dump(1);
+    } else {
+      ++tuned;
+      EXPECT_EQ(s["phase"], "optimizer") << s.dump(1);
+    }
+  }
+  EXPECT_GT(untuned, 0u);
+  EXPECT_GT(tuned, 0u);
+  EXPECT_EQ(sgat["unsupported_subgraphs"].size(), untuned);
+  EXPECT_EQ(sgat["training_step"]["phases"]["backward"]["untuned"], sgat["training_step"]["phases"]["backward"]["subgraphs"]);
+  EXPECT_FALSE(sgat["untimed_operators"].empty());
+}
+
 // What the step cannot derive is the user's to fix, as for OPAT.
 TEST_F(AoeHostTest, SgatTrainingRefusesAnUnknownOptimizerNamingIt) {
   auto args = sgat_training("ascend910", model("conv_block.onnx"), "4");
