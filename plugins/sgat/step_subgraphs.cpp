@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "aoe/sdk/fusion.h"
 #include "partition.h"
@@ -140,12 +141,12 @@ StepSubgraphs step_subgraphs(const Graph& model, const nlohmann::json& job_optio
   }
   // What a later phase reads, or the step's outputs: each subgraph hands on
   // what it writes of these, though its own phase reads them no more.
-  std::map<std::string, bool> read_later;
+  std::set<std::string> read_later;
   for (size_t p = 0; p < by_phase.size(); ++p)
     for (const auto& n : by_phase[p])
       for (const auto& in : n.inputs)
-        if (const auto it = phase_of.find(in); it != phase_of.end() && it->second < p) read_later[in] = true;
-  for (const auto& o : step.graph.outputs) read_later[o] = true;
+        if (const auto it = phase_of.find(in); it != phase_of.end() && it->second < p) read_later.insert(in);
+  for (const auto& o : step.graph.outputs) read_later.insert(o);
 
   for (size_t p = 0; p < by_phase.size(); ++p) {
     if (by_phase[p].empty()) continue;
