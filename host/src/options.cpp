@@ -60,7 +60,7 @@ const std::vector<OptionSpec>& option_specs() {
        "opat: open each op's search with configs banked for the same op type on nearby shapes", {}},
       {"training", "", OptionType::boolean, "False",
        "opat: tune the kernels of a training step derived from the model (forward, loss, backward, optimizer) "
-       "instead of its inference ops; gdat: take the backward's times from that step's kernels; docs/training.md", {}},
+       "instead of its inference ops; sgat: tune that step's subgraphs; gdat: take the backward's times from that step's kernels; docs/training.md", {}},
       {"optimizer", "", OptionType::text, "momentum", "training: the optimizer whose update kernels the step runs",
        {"momentum", "adam", "lamb"}},
       {"training_precision", "", OptionType::text, "",

@@ -163,8 +163,9 @@ constexpr const char* page_script = R"html(</script>
                  after: op['performance_after_tune(us)'], repo: op.repo, forward: op.forward_op});
     });
     (section.sgat_tuned_subgraphs || []).forEach(function (sg) {
-      rows.push({name: sg.subgraph_name, type: (sg.nodes || []).length + ' nodes',
-                 before: sg['performance_before_tune(ms)'] * 1000, after: sg['performance_after_tune(ms)'] * 1000, repo: sg.repo});
+      rows.push({name: sg.subgraph_name, type: (sg.nodes || []).length + (sg.phase ? ' kernels' : ' nodes'),
+                 before: sg['performance_before_tune(ms)'] * 1000, after: sg['performance_after_tune(ms)'] * 1000, repo: sg.repo,
+                 forward: sg.forward_ops ? sg.forward_ops.join(', ') : undefined});
     });
     var uncovered = section.unsupported_operators || [];
     if (!rows.length && !uncovered.length) return;

@@ -108,9 +108,9 @@ TuningOutcome run_tuning(const Settings& settings, PluginRegistry& registry, Hos
                                     "the knowledge bank. -o/--output is for `aoe-host bank merge`");
   const Component& mode_component = find_or_exit(registry, AOE_KIND_TUNING_MODE, tuning_mode_name(settings));
   const std::string& mode = mode_component.name;
-  if (settings.boolean("training") && mode != "opat" && mode != "gdat")
-    throw ExitError(exit_usage, "--training (" + settings.source("training") + ") is for OPAT and GDAT: " + mode +
-                                    " tunes the inference graph; run it without --training, or use --plugin opat");
+  if (settings.boolean("training") && mode != "opat" && mode != "sgat" && mode != "gdat")
+    throw ExitError(exit_usage, "--training (" + settings.source("training") + ") is for OPAT, SGAT and GDAT: " + mode +
+                                    " tunes the inference graph only; run it without --training, or use --plugin opat");
   const Component& device_component = find_or_exit(registry, AOE_KIND_DEVICE, settings.text("device"));
   const std::string& device_name = device_component.name;
   const aoe::sdk::Host host = services.host();

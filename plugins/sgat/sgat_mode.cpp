@@ -2,12 +2,15 @@
 // each distinct one is tuned on the device as a whole (which ops fuse, the
 // layout of each tensor, what stays on chip, with the operators' tilings)
 // through the subgraph bank, so OPAT can then tune operators inside it.
+// With --training the subgraphs are those of the training step derived from
+// the model (step_subgraphs.h).
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "aoe/sdk/plugin.h"
 #include "device_fusion.h"
@@ -19,6 +22,7 @@
 #include "rank_farm.h"
 #include "report_fields.h"
 #include "sgat_report.h"
+#include "step_subgraphs.h"
 #include "subgraph_tuner.h"
 #include "task_farming.h"
 
@@ -36,20 +40,52 @@ TuneOptions tune_options(const json& opts, const json& described) {
 }
 
 // Subgraphs with one repo_key are one task, as the bank would make them.
-std::vector<SubgraphGroup> group_subgraphs(const std::vector<aoe::sdk::SubgraphTask>& subgraphs) {
+std::vector<SubgraphGroup> group_subgraphs(std::vector<SubgraphGroup> subgraphs) {
   std::vector<SubgraphGroup> groups;
   std::map<std::string, size_t> by_key;
-  for (const auto& sg : subgraphs) {
-    const auto key = sg.hash();
+  for (auto& sg : subgraphs) {
+    const auto key = sg.task.hash();
     auto it = by_key.find(key);
     if (it == by_key.end()) {
       by_key[key] = groups.size();
-      groups.push_back({sg, {sg.name}});
+      groups.push_back(std::move(sg));
     } else {
-      groups[it->second].occurrences.push_back(sg.name);
+      groups[it->second].occurrences.push_back(sg.task.name);
     }
   }
   return groups;
+}
+
+// The model's subgraphs, or with --training its training step's, described
+// for the report (null for the model's).
+std::vector<SubgraphGroup> subgraphs_to_tune(const aoe::sdk::Job& job, const json& described,
+                                             const std::set<std::string>& fusable, json& training_step) {
+  std::vector<SubgraphGroup> subgraphs;
+  if (!job.options().value("training", false)) {
+    const auto recognised = aoe::graph::recognise_patterns(job.graph());
+    for (auto& sg : aoe::graph::partition(recognised.graph, fusable)) subgraphs.push_back({sg, {sg.name}, {}, {}});
+    return subgraphs;
+  }
+  auto step = step_subgraphs(job.graph(), job.options(), described, fusable);
+  std::map<std::string, size_t> per_phase;
+  for (const auto& sg : step.subgraphs) ++per_phase[sg.phase];
+  std::string phases;
+  for (const char* phase : {"forward", "loss", "backward", "optimizer"})
+    phases += (phases.empty() ? "" : ", ") + std::string(phase) + " " + std::to_string(per_phase[phase]);
+  job.host().info("training step (" + step.optimizer + ", " + (step.mixed ? "mixed precision" : "fp32") + "): " +
+                  std::to_string(step.kernels) + " kernels in " + std::to_string(step.subgraphs.size()) +
+                  " subgraphs (" + phases + ")");
+  training_step = {{"optimizer", step.optimizer},
+                   {"precision", step.mixed ? "mixed" : "fp32"},
+                   {"kernels", step.kernels}};
+  return std::move(step.subgraphs);
+}
+
+// The forward ops a training step's subgraph comes from, as one text.
+std::string forward_ops_text(const SubgraphGroup& group) {
+  std::string out;
+  for (const auto& op : group.forward_ops) out += (out.empty() ? "" : ", ") + op;
+  return out;
 }
 
 std::string line_for(const TunedSubgraph& t) {
@@ -104,12 +140,16 @@ class SgatMode : public aoe::sdk::TuningMode {
     const std::string model = opts.value("model_name", "");
 
     const auto fusable = aoe::modes::fused_op_types(described);
-    const auto recognised = aoe::graph::recognise_patterns(job.graph());
-    const auto groups = group_subgraphs(aoe::graph::partition(recognised.graph, fusable));
+    json training_step;
+    const auto groups = group_subgraphs(subgraphs_to_tune(job, described, fusable, training_step));
     size_t total = 0;
     for (const auto& g : groups) total += g.occurrences.size();
-    job.host().info(std::to_string(job.graph().nodes.size()) + " nodes split into " + std::to_string(total) +
-                    " subgraphs, " + std::to_string(groups.size()) + " distinct");
+    if (training_step.is_null())
+      job.host().info(std::to_string(job.graph().nodes.size()) + " nodes split into " + std::to_string(total) +
+                      " subgraphs, " + std::to_string(groups.size()) + " distinct");
+    else
+      job.host().info(std::to_string(total) + " subgraphs of the training step, " + std::to_string(groups.size()) +
+                      " distinct");
 
     std::string why_not;
     const auto farm = aoe::modes::RankFarm::join(why_not);
@@ -132,7 +172,9 @@ class SgatMode : public aoe::sdk::TuningMode {
                       (journal.foreign() ? "; " + std::to_string(journal.foreign()) +
                                                " of another model, device or SoC kept and not used"
                                          : std::string()));
-    const auto plan_file = workspace / "tunespace" / "result" / (model + "_sgat_plan.json");
+    // A training step's strategies beside the inference graph's, not over them.
+    const auto plan_file = workspace / "tunespace" / "result" /
+                           (model + (training_step.is_null() ? "_sgat_plan.json" : "_sgat_training_plan.json"));
 
     // Tunes subgraph i without banking it; between_batches runs after each search batch.
     // Subgraph i with its kernels' tilings from the operator bank.
@@ -149,7 +191,7 @@ class SgatMode : public aoe::sdk::TuningMode {
         job.host().progress("subgraph", i + 1, groups.size(), group.task.name + note_for(evaluations, best_us));
         between_batches();
       };
-      return TunedSubgraph{group, measure_subgraph(job, group.task, options, journal, on_batch)};
+      return TunedSubgraph{group, measure_subgraph(job, group.task, options, journal, on_batch, forward_ops_text(group))};
     };
     std::vector<std::optional<TunedSubgraph>> by_task(groups.size());
     auto finish = [&](TunedSubgraph t, size_t i, const std::string& by) {
@@ -157,7 +199,7 @@ class SgatMode : public aoe::sdk::TuningMode {
       job.host().info(line_for(t) + by);
       by_task[i] = std::move(t);
       const auto done = aoe::modes::finished_in_order(by_task);
-      job.publish(sgat_report(done, false));
+      job.publish(sgat_report(done, false, training_step));
       aoe::modes::write_plan(plan_file, tuned_plan(model, done));
     };
 
@@ -167,7 +209,7 @@ class SgatMode : public aoe::sdk::TuningMode {
     } else if (farm->rank() > 0) {
       aoe::modes::follow_tasks(*farm, groups.size(),
                                [&](size_t i) { return to_json(measure(i, [&] { farm->heartbeat(); }).result); });
-      return sgat_report({}, !job.host().cancelled());  // rank 0 reports for every rank
+      return sgat_report({}, !job.host().cancelled(), training_step);  // rank 0 reports for every rank
     } else {
       job.host().info(std::to_string(groups.size()) + " subgraphs to tune across " + std::to_string(farm->size()) +
                       " ranks of mpirun");
@@ -182,7 +224,7 @@ class SgatMode : public aoe::sdk::TuningMode {
     }
     const auto done = aoe::modes::finished_in_order(by_task);
     const bool complete = done.size() == groups.size() && !job.host().cancelled();
-    json report = sgat_report(done, complete);
+    json report = sgat_report(done, complete, training_step);
     if (farm) report["mpi"] = {{"ranks", farm->size()}, {"tasks_per_rank", tuned}};
     return report;
   }

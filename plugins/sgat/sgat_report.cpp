@@ -29,10 +29,34 @@ json modified_subgraph(const TunedSubgraph& t) {
           {"performance_improvement", percent(t.result.before_us, t.result.after_us)}};
 }
 
+// Each phase of a training step: its subgraphs, how many the device did not
+// take, and the time of those it did, before and after tuning.
+json phase_figures(const std::vector<TunedSubgraph>& done) {
+  json out = json::object();
+  for (const char* phase : {"forward", "loss", "backward", "optimizer"})
+    out[phase] = {{"subgraphs", 0}, {"distinct", 0}, {"untuned", 0},
+                  {"performance_before_tune(ms)", 0.0}, {"performance_after_tune(ms)", 0.0}};
+  for (const auto& t : done) {
+    if (!out.contains(t.group.phase) || t.result.outcome == Outcome::interrupted) continue;
+    json& p = out[t.group.phase];
+    const auto instances = t.group.occurrences.size();
+    p["subgraphs"] = p["subgraphs"].get<size_t>() + instances;
+    p["distinct"] = p["distinct"].get<size_t>() + 1;
+    if (t.result.outcome == Outcome::failed || t.result.outcome == Outcome::unsupported) {
+      p["untuned"] = p["untuned"].get<size_t>() + instances;
+      continue;
+    }
+    p["performance_before_tune(ms)"] = p["performance_before_tune(ms)"].get<double>() + t.result.before_us * instances / 1000;
+    p["performance_after_tune(ms)"] = p["performance_after_tune(ms)"].get<double>() + t.result.after_us * instances / 1000;
+  }
+  return out;
+}
+
 }  // namespace
 
-json sgat_report(const std::vector<TunedSubgraph>& done, bool complete) {
+json sgat_report(const std::vector<TunedSubgraph>& done, bool complete, const json& training_step) {
   json added = json::array(), updated = json::array(), failed = json::array(), subgraphs = json::array();
+  json unsupported = json::array();
   // The nodes of every subgraph the model figures leave out: neither tuned
   // nor timed (the device does not run one of its ops, or it failed).
   json untimed = json::array();
@@ -43,10 +67,18 @@ json sgat_report(const std::vector<TunedSubgraph>& done, bool complete) {
     if (r.outcome == Outcome::failed || r.outcome == Outcome::unsupported || r.outcome == Outcome::interrupted)
       for (const auto& n : t.group.task.graph.nodes) untimed.push_back(n.name);
     if (r.outcome == Outcome::interrupted) continue;
-    const json head = {{"subgraph_name", t.group.task.name}, {"repo_key", repo_key(t.group.task)},
-                       {"bank_entry", t.group.task.hash()}, {"occurrences", t.group.occurrences},
-                       {"nodes", node_names(t.group.task)}};
-    if (r.outcome == Outcome::failed || r.outcome == Outcome::unsupported) {
+    json head = {{"subgraph_name", t.group.task.name}, {"repo_key", repo_key(t.group.task)},
+                 {"bank_entry", t.group.task.hash()}, {"occurrences", t.group.occurrences},
+                 {"nodes", node_names(t.group.task)}};
+    if (!t.group.phase.empty()) head.update({{"phase", t.group.phase}, {"forward_ops", t.group.forward_ops}});
+    // The device does not take it (an op it has no model or kernel for): listed untuned, no failure.
+    if (r.outcome == Outcome::unsupported) {
+      unsupported.push_back({{"subgraph_name", t.group.task.name}, {"reason", r.reason}});
+      subgraphs.push_back(head);
+      subgraphs.back().update({{"repo", "untuned"}, {"reason", r.reason}});
+      continue;
+    }
+    if (r.outcome == Outcome::failed) {
       failed.push_back(t.group.task.name);
       subgraphs.push_back(head);
       subgraphs.back().update({{"repo", "failed"}, {"reason", r.reason}});
@@ -84,7 +116,12 @@ json sgat_report(const std::vector<TunedSubgraph>& done, bool complete) {
                  {"sgat_tuned_subgraphs", subgraphs},
                  {"repo_modified_subgraphs", {{"add_repo_subgraphs", added}, {"update_repo_subgraphs", updated}}},
                  {"repo_summary", aoe::modes::repo_summary(add, update, reserved, unsatisfied)},
-                 {"untimed_operators", untimed}};
+                 {"untimed_operators", untimed},
+                 {"unsupported_subgraphs", unsupported}};
+  if (!training_step.is_null()) {
+    report["training_step"] = training_step;
+    report["training_step"]["phases"] = phase_figures(done);
+  }
   if (status == "tuning failed") report["tuning_failed_subgraphs"] = failed;
   return report;
 }
@@ -93,7 +130,8 @@ json tuned_plan(const std::string& model, const std::vector<TunedSubgraph>& done
   json subgraphs = json::array();
   for (const auto& t : done) {
     if (t.result.outcome == Outcome::interrupted) continue;
-    subgraphs.push_back({{"repo_key", t.group.task.hash()},
+    subgraphs.push_back({{"subgraph_name", t.group.task.name},
+                         {"repo_key", t.group.task.hash()},
                          {"occurrences", t.group.occurrences},
                          {"nodes", node_names(t.group.task)},
                          {"outcome", repo_word(t.result.outcome)},
@@ -102,6 +140,7 @@ json tuned_plan(const std::string& model, const std::vector<TunedSubgraph>& done
                          {"decisions", t.result.decisions},
                          {"time_before_us", t.result.before_us},
                          {"time_after_us", t.result.after_us}});
+    if (!t.group.phase.empty()) subgraphs.back().update({{"phase", t.group.phase}, {"forward_ops", t.group.forward_ops}});
   }
   return {{"model", model}, {"mode", "sgat"}, {"subgraphs", subgraphs}};
 }

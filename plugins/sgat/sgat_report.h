@@ -17,6 +17,10 @@ namespace aoe::sgat {
 struct SubgraphGroup {
   aoe::sdk::SubgraphTask task;            // the first occurrence
   std::vector<std::string> occurrences;   // every subgraph name with this repo_key
+  // Of a training step: "forward", "loss", "backward" or "optimizer", and
+  // the forward ops its kernels come from (of the first occurrence).
+  std::string phase;
+  std::vector<std::string> forward_ops;
 };
 
 struct TunedSubgraph {
@@ -25,8 +29,11 @@ struct TunedSubgraph {
 };
 
 // complete: every subgraph was tried. The status follows from it and the
-// subgraphs: "tuning incomplete", "tuning failed" or "tuning successful".
-nlohmann::json sgat_report(const std::vector<TunedSubgraph>& done, bool complete);
+// subgraphs: "tuning incomplete", "tuning failed" or "tuning successful"; a
+// subgraph the device does not take is no failure. `training_step`, where
+// given, is the step's description; the report adds each phase's figures.
+nlohmann::json sgat_report(const std::vector<TunedSubgraph>& done, bool complete,
+                           const nlohmann::json& training_step = nullptr);
 
 nlohmann::json tuned_plan(const std::string& model, const std::vector<TunedSubgraph>& done);
 

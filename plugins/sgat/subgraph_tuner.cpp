@@ -119,12 +119,12 @@ std::vector<Config> single_changes(const TuningSpace& space, uint64_t budget) {
   return out;
 }
 
-bool search(const aoe::sdk::Job& job, const aoe::sdk::SubgraphTask& subgraph, const TaskClient& task,
-            const TuneOptions& options, Measurer& measure, const SearchProgress& progress, Best& best,
-            SubgraphResult& result) {
+bool search(const aoe::sdk::Job& job, const aoe::sdk::SubgraphTask& subgraph, const std::string& forward_ops,
+            const TaskClient& task, const TuneOptions& options, Measurer& measure, const SearchProgress& progress,
+            Best& best, SubgraphResult& result) {
   aoe::modes::SearchTally tally;
   const bool finished = aoe::modes::search_task(
-      job, {"Subgraph", subgraph.name, subgraph.hash()}, options, task,
+      job, {"Subgraph", subgraph.name, subgraph.hash(), forward_ops}, options, task,
       [&](const std::vector<Config>& runnable) { return measure(runnable); }, progress, best, tally, result.searcher,
       single_changes(task.space(), options.limits.budget));
   result.take(tally);
@@ -146,7 +146,8 @@ std::optional<SubgraphDecisions> banked_decisions(const aoe::sdk::Job& job, cons
 }
 
 SubgraphResult measure_subgraph(const aoe::sdk::Job& job, const aoe::sdk::SubgraphTask& subgraph,
-                                const TuneOptions& options, Journal& journal, const SearchProgress& progress) {
+                                const TuneOptions& options, Journal& journal, const SearchProgress& progress,
+                                const std::string& forward_ops) {
   std::unique_ptr<TaskClient> task;
   try {
     task = job.device().prepare_subgraph(subgraph);
@@ -185,7 +186,7 @@ SubgraphResult measure_subgraph(const aoe::sdk::Job& job, const aoe::sdk::Subgra
   result.before_us = base.time_us;
   Best best = aoe::modes::search_start(banked ? *banked : Best{space.default_config, base.time_us}, base);
   if (!banked || options.repeat_tune) {
-    if (!search(job, subgraph, *task, options, measure, progress, best, result)) {
+    if (!search(job, subgraph, forward_ops, *task, options, measure, progress, best, result)) {
       result.outcome = Outcome::interrupted;
       return result;
     }
@@ -219,8 +220,9 @@ void bank_subgraph_result(const aoe::sdk::Host& host, SubgraphResult& result) {
 }
 
 SubgraphResult tune_subgraph(const aoe::sdk::Job& job, const aoe::sdk::SubgraphTask& subgraph,
-                             const TuneOptions& options, Journal& journal, const SearchProgress& progress) {
-  SubgraphResult result = measure_subgraph(job, subgraph, options, journal, progress);
+                             const TuneOptions& options, Journal& journal, const SearchProgress& progress,
+                             const std::string& forward_ops) {
+  SubgraphResult result = measure_subgraph(job, subgraph, options, journal, progress, forward_ops);
   bank_subgraph_result(job.host(), result);
   return result;
 }

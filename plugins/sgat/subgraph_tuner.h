@@ -41,11 +41,15 @@ SubgraphResult subgraph_result_from_json(const nlohmann::json& j);
 using aoe::modes::SearchProgress;
 
 // Tunes and banks: measure_subgraph() then bank_subgraph_result().
+// forward_ops: a training step's subgraph names the forward ops it comes
+// from, as the measurement log records it.
 SubgraphResult tune_subgraph(const aoe::sdk::Job& job, const aoe::sdk::SubgraphTask& subgraph,
-                             const TuneOptions& options, Journal& journal, const SearchProgress& progress = {});
+                             const TuneOptions& options, Journal& journal, const SearchProgress& progress = {},
+                             const std::string& forward_ops = {});
 // Tunes without writing the bank: under mpirun the ranks measure, rank 0 banks.
 SubgraphResult measure_subgraph(const aoe::sdk::Job& job, const aoe::sdk::SubgraphTask& subgraph,
-                                const TuneOptions& options, Journal& journal, const SearchProgress& progress = {});
+                                const TuneOptions& options, Journal& journal, const SearchProgress& progress = {},
+                                const std::string& forward_ops = {});
 // Stores result.bank_record, if any, and says what the bank did with it.
 void bank_subgraph_result(const aoe::sdk::Host& host, SubgraphResult& result);
 

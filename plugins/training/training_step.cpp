@@ -89,6 +89,7 @@ class Derivation {
     set_dtypes();
     add_casts();
     for (const auto& node : g_.nodes) add_forward(node);
+    const size_t loss_begin = step_.graph().nodes.size();
     add_loss();
     const size_t backward_begin = step_.graph().nodes.size();
     for (size_t i = g_.nodes.size(); i-- > 0;) add_backward(i);
@@ -96,6 +97,7 @@ class Derivation {
     const size_t updates_begin = step_.graph().nodes.size();
     add_updates(gradients);
     TrainingStep out;
+    out.loss_begin = loss_begin;
     out.backward_begin = backward_begin;
     out.updates_begin = updates_begin;
     out.gradient_of = gradients;

@@ -30,8 +30,10 @@ struct TrainingStep {
   // The model's nodes behind a recognised forward node (LayerNorm, GELU), by its name.
   std::map<std::string, std::vector<std::string>> members;
   std::vector<std::string> weights;  // the trainable weights, in the order the forward reads them
-  // Where the phases start in graph.nodes: the backward after the loss, then
-  // the optimizer's updates, which read the gradients once all are final.
+  // Where the phases start in graph.nodes: the loss after the forward, the
+  // backward after the loss, then the optimizer's updates, which read the
+  // gradients once all are final.
+  size_t loss_begin = 0;
   size_t backward_begin = 0;
   size_t updates_begin = 0;
   std::map<std::string, std::string> gradient_of;  // each updated weight's gradient tensor

@@ -1,5 +1,4 @@
-// --training through the real binary: the options, the modes that refuse
-// it, the error for an op without a gradient rule, `aoe-host step`, and an
+// --training through the real binary: the options, SGAT taking it, the error for an op without a gradient rule, `aoe-host step`, and an
 // OPAT run whose result file and measurements name each kernel's forward op.
 #include <fstream>
 #include <sstream>
@@ -32,11 +31,15 @@ TEST_F(AoeHostTest, TrainingOptionsRefuseBadValuesNamingTheKey) {
   EXPECT_TRUE(has(r.err, "training_precision")) << r.err;
 }
 
-TEST_F(AoeHostTest, TrainingIsForOpatAndGdat) {
+// SGAT takes --training as OPAT and GDAT do: it tunes the step's subgraphs
+// (sgat_training_test.cpp tunes them further).
+TEST_F(AoeHostTest, TrainingIsForOpatSgatAndGdat) {
   const auto r = aoe_host({"--plugin", "sgat", "--device", "ascend910", "--model", model("conv_block.onnx").string(),
-                           "--training"});
-  EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_TRUE(has(r.err, "for OPAT and GDAT")) << r.err;
+                           "--training", "--budget", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(has(r.err + r.out, "training step (momentum, mixed precision)")) << r.err;
+  const json sgat = only_result()["SGAT"];
+  EXPECT_GT(sgat["training_step"]["phases"]["backward"]["subgraphs"].get<int>(), 0) << sgat.dump(1);
 }
 
 // Every bundled model has its gradient rules: a Caffe net with a TanH after

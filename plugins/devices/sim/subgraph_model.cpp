@@ -27,8 +27,11 @@ const std::set<std::string> kViewOps = {"Reshape", "Flatten", "Squeeze", "Unsque
                                         "Dropout", "Shape",   "Size",    "Constant"};
 // Their output is a new, tiny constant-like value rather than a view.
 const std::set<std::string> kValueOps = {"Shape", "Size", "Constant"};
-// Cube and pooling kernels read and write feature maps in NC1HWC0 only.
-const std::set<std::string> kFractalOps = {"Conv", "ConvTranspose", "MaxPool", "AveragePool"};
+// Cube and pooling kernels, and their gradients in a training step, read
+// and write feature maps in NC1HWC0 only.
+const std::set<std::string> kFractalOps = {"Conv",         "ConvTranspose",        "MaxPool",
+                                           "AveragePool",  "Conv2DBackpropInput",  "Conv2DBackpropFilter",
+                                           "MaxPoolGradWithArgmax"};
 // Kernels that work in either layout: the one of their output.
 bool is_flexible(const std::string& op_type) {
   return is_elementwise_op(op_type) || op_type == "GlobalAveragePool" || op_type == "BatchNormalization";
@@ -80,6 +83,7 @@ SubgraphModel::SubgraphModel(const Soc& soc, sdk::SubgraphTask task, std::set<st
         if (!t.empty() && !g.tensors.count(t))
           throw Error(StatusCode::invalid_argument, "subgraph " + task_.name + ": node '" + n.name + "' (" +
                                                         n.op_type + ") names tensor '" + t + "' it does not describe");
+    if (n.attrs.is_object() && n.attrs.contains(sdk::kFusedOpsAttr)) given_.insert(n.name);
     if (kValueOps.count(n.op_type))
       for (const auto& o : n.outputs) non_activations_.insert(o);
     else if (is_view_op(n.op_type) && !n.inputs.empty() && !n.outputs.empty() && !n.outputs[0].empty())
@@ -111,6 +115,10 @@ void SubgraphModel::require_modelled() const {
         if (!t.empty() && !g.tensor(t).fully_known())
           throw Error(StatusCode::unsupported, soc_.target + " simulator needs known dims: node '" + n.name + "' (" +
                                                    n.op_type + ") has tensor '" + t + "' of unknown shape");
+    if (given_.count(n.name) && !is_view_op(n.op_type)) {
+      require_given_modelled(n);
+      continue;
+    }
     const bool modelled = is_view_op(n.op_type) || cube.count(n.op_type) || is_elementwise_op(n.op_type) ||
                           fusable_.count(n.op_type) || n.op_type == "BatchNormalization" ||
                           n.op_type == "Softmax" || n.op_type == "LogSoftmax" || n.op_type == "LayerNormalization" || n.op_type == "Transpose" ||
@@ -124,6 +132,22 @@ void SubgraphModel::require_modelled() const {
       throw Error(StatusCode::unsupported, soc_.target + " simulator lays out subgraphs of NCHW feature maps only; node '" +
                                                n.name + "' (" + n.op_type + ") of subgraph " + task_.name +
                                                " is NHWC: tune its ops with operator tuning (--job_type 2)");
+  }
+}
+
+// A kernel fused already (a training step's) is modelled where its op model
+// is: the one OPAT tunes it with.
+void SubgraphModel::require_given_modelled(const sdk::Node& n) const {
+  sdk::Graph one;
+  one.nodes = {n};
+  for (const auto* names : {&n.inputs, &n.outputs})
+    for (const auto& t : *names)
+      if (!t.empty()) one.tensors[t] = task_.graph.tensor(t);
+  try {
+    op_model(soc_, sdk::fuse(one, fusable_).front().task);
+  } catch (const Error& e) {
+    throw Error(StatusCode::unsupported, soc_.target + " simulator cannot time kernel '" + n.name + "' (" + n.op_type +
+                                             ") of subgraph " + task_.name + ": " + e.what());
   }
 }
 
@@ -160,7 +184,9 @@ std::map<std::string, bool> SubgraphModel::default_fractal() const {
   for (bool changed = true; changed;) {
     changed = false;
     for (const auto& n : g.nodes) {
-      if (!is_elementwise_op(n.op_type) && !fusable_.count(n.op_type) && n.op_type != "BatchNormalization") continue;
+      if (!is_elementwise_op(n.op_type) && !fusable_.count(n.op_type) && n.op_type != "BatchNormalization" &&
+          !given_.count(n.name))
+        continue;
       if (n.outputs.empty() || !is_layout_bearing(n.outputs[0])) continue;
       const auto& shape = g.tensor(n.outputs[0]).shape;
       std::vector<std::string> same;
@@ -355,7 +381,9 @@ SubgraphModel::Plan SubgraphModel::plan(const sdk::Config& config) const {
     // The layout the kernel works its feature maps in; a view needs ND.
     bool works_fractal = false;
     if (kFractalOps.count(anchor_type)) works_fractal = true;
-    else if (!view && is_flexible(anchor_type) && !task.outputs.empty()) works_fractal = is_fractal(task.outputs[0]);
+    // A training step's other kernels (BN, gradients, updates) work in either layout too.
+    else if (!view && (is_flexible(anchor_type) || given_.count(op.node_names.front())) && !task.outputs.empty())
+      works_fractal = is_fractal(task.outputs[0]);
     auto wants = [&](const sdk::TensorDesc& t) { return is_layout_bearing(t.name) && is_fractal(t) != works_fractal; };
     auto as_used = [&](const sdk::TensorDesc& t) { return wants(t) ? in_layout(t, works_fractal) : t; };
     for (const auto& in : task.inputs) {

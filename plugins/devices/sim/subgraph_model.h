@@ -47,6 +47,7 @@ class SubgraphModel final : public OpModel {
 
  private:
   void require_modelled() const;
+  void require_given_modelled(const sdk::Node& n) const;
   void add_knobs();
   std::map<std::string, bool> default_fractal() const;
   bool is_activation(const std::string& tensor) const;
@@ -61,6 +62,7 @@ class SubgraphModel final : public OpModel {
   std::map<std::string, std::string> alias_;  // a view's output -> the tensor it shows
   std::set<std::string> non_activations_;     // made by Constant, Shape, Size
   std::set<std::string> always_fused_;        // conv outputs a BatchNormalization folds into
+  std::set<std::string> given_;               // nodes that are kernels fused already (aoe/sdk/fusion.h)
   size_t fullest_kernels_ = 0;
   sdk::TuningSpace space_;
 };

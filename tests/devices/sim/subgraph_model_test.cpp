@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "aoe/sdk/error.h"
+#include "aoe/sdk/fusion.h"
 #include "epilogue.h"
 #include "sim_device.h"
 #include "soc_files.h"
@@ -448,6 +449,54 @@ TEST(SubgraphModel, ResNetAndBertBlocksImproveUnderSearch) {
               << " us (" << m.plan(m.space().default_config).kernels.size() << " -> " << m.plan(best_c).kernels.size()
               << " kernels), " << m.space().describe(best_c).dump() << "\n";
     EXPECT_LT(best, base);
+  }
+}
+
+// A training step's kernels come fused already (attrs fused_ops): each runs
+// as it is, timed by its op model, and nothing else fuses with it.
+TEST(SubgraphModel, KernelsFusedAlreadyRunAsTheyAre) {
+  const nlohmann::json alone = {{sdk::kFusedOpsAttr, nlohmann::json::array()}};
+  auto build = [](const nlohmann::json& marks) {
+    return Builder()
+        .tensor("x", {64, 1024})
+        .tensor("b", {64, 1024})
+        .tensor("s", {64, 1024})
+        .tensor("y", {64, 1024})
+        .node("add", "Add", {"x", "b"}, {"s"}, marks)
+        .node("relu", "Relu", {"s"}, {"y"}, marks)
+        .done({"x", "b"}, {"y"});
+  };
+  const SubgraphModel plain(ascend910(), build(nlohmann::json::object()), fusable());
+  ASSERT_TRUE(has_knob(plain.space(), "fuse:relu"));  // the inference fusion would fuse them
+  const SubgraphModel given(ascend910(), build(alone), fusable());
+  EXPECT_FALSE(has_knob(given.space(), "fuse:relu"));
+  const auto plan = given.plan(given.space().default_config);
+  ASSERT_EQ(plan.kernels.size(), 2u);
+  EXPECT_EQ(plan.kernels[0].name, "add");
+  EXPECT_EQ(plan.kernels[1].name, "relu");
+
+  // Mul + ApplyMomentum, as the step's rule fuses them: one kernel with its follower.
+  Builder fused;
+  for (const char* t : {"g", "m", "w", "a", "w2", "a2"}) fused.tensor(t, {256, 256});
+  fused.tensor("scale", {1}, true);
+  fused.node("mul+apply", "Mul", {"g", "scale", "w", "a"}, {"w2", "a2"},
+             {{"lr", 0.1}, {"momentum", 0.9}, {sdk::kFusedOpsAttr, {"ApplyMomentum"}}});
+  const SubgraphModel update(ascend910(), fused.done({"g", "w", "a"}, {"w2", "a2"}), fusable());
+  const auto kernels = update.plan(update.space().default_config).kernels;
+  ASSERT_EQ(kernels.size(), 1u);
+  EXPECT_EQ(kernels[0].task.fused_ops, std::vector<std::string>{"ApplyMomentum"});
+  EXPECT_FALSE(kernels[0].task.attrs.contains(sdk::kFusedOpsAttr));
+  EXPECT_DOUBLE_EQ(update.time_us(update.space().default_config), model_time(ascend910(), kernels[0].task));
+
+  // A kernel no op model times is refused, named, as unsupported.
+  Builder unknown;
+  unknown.tensor("x", {8, 8}).tensor("y", {8, 8}).node("k", "NoSuchGrad", {"x"}, {"y"}, alone);
+  try {
+    SubgraphModel(ascend910(), unknown.done({"x"}, {"y"}), fusable());
+    FAIL() << "an unmodelled kernel was timed";
+  } catch (const sdk::Error& e) {
+    EXPECT_EQ(e.code(), sdk::StatusCode::unsupported);
+    EXPECT_NE(std::string(e.what()).find("cannot time kernel 'k' (NoSuchGrad)"), std::string::npos) << e.what();
   }
 }
 

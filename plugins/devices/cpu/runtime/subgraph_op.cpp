@@ -35,6 +35,11 @@ sdk::OpTask node_task(const sdk::Graph& g, const sdk::Node& node) {
   t.name = node.name;
   t.op_type = node.op_type;
   t.attrs = node.attrs;
+  // A kernel fused already (a training step's) runs with its followers, as sdk::fuse makes it.
+  if (t.attrs.is_object() && t.attrs.contains(sdk::kFusedOpsAttr) && t.attrs.at(sdk::kFusedOpsAttr).is_array()) {
+    t.fused_ops = t.attrs.at(sdk::kFusedOpsAttr).get<std::vector<std::string>>();
+    t.attrs.erase(sdk::kFusedOpsAttr);
+  }
   for (const auto& in : present(node.inputs)) t.inputs.push_back(g.tensor(in));
   for (const auto& out : present(node.outputs)) t.outputs.push_back(g.tensor(out));
   return plain(t);

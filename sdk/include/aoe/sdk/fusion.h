@@ -3,6 +3,10 @@
 // MatMul, Gemm) or an elementwise op absorbs the chain of elementwise ops
 // that follows it, and a Conv absorbs the BatchNormalization after it by
 // folding it into its weights and bias. Each fused op is one tuning task.
+//
+// A node whose attrs hold "fused_ops" (a list of op types, maybe empty) is a
+// kernel fused already, as a training step's rules fuse it: it runs as one
+// kernel with those followers, and nothing fuses into it or it into another.
 #pragma once
 
 #include <functional>
@@ -27,6 +31,9 @@ struct FusedOp {
 // strategy can keep a fusable node on its own (BatchNormalization after a
 // Conv is always folded: it costs nothing once folded).
 using MayFuse = std::function<bool(const Node&)>;
+
+// The attr of a node that is a kernel fused already (see the top of this file).
+inline constexpr const char* kFusedOpsAttr = "fused_ops";
 
 namespace fusion_detail {
 
@@ -103,6 +110,10 @@ class Fuser {
     return graph_.tensor(inputs[1 - side]);
   }
 
+  static bool fused_already(const Node& node) {
+    return node.attrs.is_object() && node.attrs.contains(kFusedOpsAttr) && node.attrs.at(kFusedOpsAttr).is_array();
+  }
+
   void add_names(FusedOp& op, const std::string& node_name) const {
     auto it = members_.find(node_name);
     if (it == members_.end())
@@ -121,6 +132,13 @@ class Fuser {
     op.op_types.push_back(anchor.op_type);
 
     size_t tail = anchor_index;
+    if (fused_already(anchor)) {
+      op.task.fused_ops = anchor.attrs.at(kFusedOpsAttr).get<std::vector<std::string>>();
+      op.task.attrs.erase(kFusedOpsAttr);
+      for (const auto& output : present(anchor.outputs)) op.task.outputs.push_back(graph_.tensor(output));
+      for (const auto& name : op.node_names) op.task.name += (op.task.name.empty() ? "" : "+") + name;
+      return op;
+    }
     std::optional<std::string> value = single_output(anchor);
     const bool anchors_chain = kCubeOps.count(anchor.op_type) || fusable_.count(anchor.op_type);
     nlohmann::json fused_attrs = nlohmann::json::array();
@@ -129,6 +147,7 @@ class Fuser {
       const auto next = sole_consumer(*value);
       if (!next || taken[*next]) break;
       const Node& node = graph_.nodes[*next];
+      if (fused_already(node)) break;
       const bool folds = anchor.op_type == "Conv" && node.op_type == "BatchNormalization";
       if (may_fuse_ && !folds && !may_fuse_(node)) break;
       if (anchor.op_type == "Conv" && op.task.fused_ops.empty() && foldable_batch_norm(node, *value)) {
