@@ -129,6 +129,21 @@ void write_matmul_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
+void write_residual_matmul_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {2, 4, 8});
+  set_dims(g->add_output(), "y", {2, 4, 8});
+  add_weights(g, "W", {8, 8});
+  add_weights(g, "B", {8});
+  add_node(g, "MatMul_0", "MatMul", {"x", "W"}, {"m"});
+  add_node(g, "Add_1", "Add", {"m", "B"}, {"a"});
+  add_node(g, "Add_2", "Add", {"a", "x"}, {"r"});
+  add_node(g, "Relu_3", "Relu", {"r"}, {"s"});
+  add_node(g, "Add_4", "Add", {"s", "x"}, {"y"});
+  save(model, file);
+}
+
 void write_conv_model(const std::filesystem::path& file) {
   auto model = empty_model();
   auto* g = model.mutable_graph();

@@ -19,6 +19,9 @@ void write_small_relu_model(const std::filesystem::path& file);
 void write_weights_model(const std::filesystem::path& file, bool external);
 // x[4,8] -> MatMul(W[8,6]) -> Add(B[6]) -> Relu -> y[4,6]: one GEMM with its epilogue.
 void write_matmul_model(const std::filesystem::path& file);
+// x[2,4,8] -> MatMul(W[8,8]) -> Add(B[8]) -> Add(x) -> Relu -> Add(x) -> y[2,4,8]: a bias, a
+// residual and an activation after the product, then a third Add no GEMM epilogue takes.
+void write_residual_matmul_model(const std::filesystem::path& file);
 // x[2,5] -> Slice(axis -1, from -1 back by 2) -> Pad(reflect, 1 before, 2 after the columns)
 // -> Gather(rows -1, 0) -> y[2,6]; x -> Pad(a row of 0.5 on top) -> z[3,5]. Every
 // value an op needs is a constant: initializers, and a Constant node for the

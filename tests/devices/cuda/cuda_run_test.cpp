@@ -83,6 +83,17 @@ TEST_F(CudaRun, OpKernelsRunFromTheirSourceAndMatchTheReferences) {
   }
 }
 
+TEST_F(CudaRun, TheGemmTakesABiasAResidualAndAnActivationAndLeavesTheRest) {
+  write_residual_matmul_model(dir_ / "residual.onnx");
+  const auto r = run(dir_ / "residual.onnx", {"--check"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const json rep = report("residual");
+  EXPECT_TRUE(rep["check"]["match"].get<bool>()) << rep["check"].dump();
+  ASSERT_EQ(rep["kernel_count"], 2) << rep["kernels"].dump();
+  EXPECT_EQ(rep["kernels"][0]["op_type"], "MatMul+Add+Add+Relu");
+  EXPECT_EQ(rep["kernels"][1]["op_type"], "Add");
+}
+
 TEST_F(CudaRun, AKernelGivingWrongValuesFailsTheCheck) {
   const auto r = run(model("mlp.onnx"), {"--check"}, {{"AOE_CUDA_DOUBLE_FAULTS", "wrong_result"}});
   EXPECT_EQ(r.exit_code, 1) << r.err;
