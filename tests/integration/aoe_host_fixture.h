@@ -22,6 +22,17 @@ inline nlohmann::json read_json(const std::filesystem::path& file) {
   return nlohmann::json::parse(in);
 }
 
+// Every line of every measurements.jsonl under `dir` (a run's workspace or its parent).
+inline std::vector<nlohmann::json> measurement_lines(const std::filesystem::path& dir) {
+  std::vector<nlohmann::json> out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
+    if (e.path().filename() == "measurements.jsonl") {
+      std::ifstream in(e.path());
+      for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line));
+    }
+  return out;
+}
+
 inline std::string read_text(const std::filesystem::path& file) {
   std::ifstream in(file);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};

@@ -16,11 +16,7 @@ using nlohmann::json;
 // The configs measured, in order, over every task of the run under `dir`.
 std::vector<json> measured_configs(const fs::path& dir) {
   std::vector<json> out;
-  for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.path().filename() == "measurements.jsonl") {
-      std::ifstream in(e.path());
-      for (std::string line; std::getline(in, line);) out.push_back(json::parse(line)["config"]);
-    }
+  for (const auto& line : measurement_lines(dir)) out.push_back(line["config"]);
   return out;
 }
 

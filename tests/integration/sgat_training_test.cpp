@@ -18,16 +18,6 @@ std::vector<std::string> sgat_training(const std::string& device, const std::fil
   return {"--plugin", "sgat", "--device", device, "--model", model.string(), "--training", "--budget", budget};
 }
 
-std::vector<json> measurement_lines(const std::filesystem::path& dir) {
-  std::vector<json> out;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(dir / "aoe_workspace"))
-    if (e.path().filename() == "measurements.jsonl") {
-      std::ifstream in(e.path());
-      for (std::string line; std::getline(in, line);) out.push_back(json::parse(line));
-    }
-  return out;
-}
-
 // Every phase has subgraphs; the backward's and optimizer's name forward
 // ops the forward's subgraphs run; a subgraph is tuned, or listed untuned
 // with the device's reason, and none failed.
@@ -91,7 +81,7 @@ TEST_F(AoeHostTest, SgatTunesTheTrainingStepOfConvBlockOnTheSimulatorThenStartsF
 
   // The measurements name each later phase's subgraph with its forward ops.
   bool named = false;
-  for (const auto& line : measurement_lines(dir_))
+  for (const auto& line : measurement_lines(dir_ / "aoe_workspace"))
     if (line["task"].get<std::string>().find(" backward: ") != std::string::npos)
       named = named || (line.contains("forward_op") && !line["forward_op"].get<std::string>().empty());
   EXPECT_TRUE(named) << "no measurement of a backward subgraph names its forward ops";

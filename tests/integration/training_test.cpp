@@ -12,16 +12,6 @@ using nlohmann::json;
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-std::vector<json> measurement_lines(const std::filesystem::path& dir) {
-  std::vector<json> out;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(dir / "aoe_workspace"))
-    if (e.path().filename() == "measurements.jsonl") {
-      std::ifstream in(e.path());
-      for (std::string line; std::getline(in, line);) out.push_back(json::parse(line));
-    }
-  return out;
-}
-
 TEST_F(AoeHostTest, TrainingOptionsRefuseBadValuesNamingTheKey) {
   auto r = tune("conv_block.onnx", {"--training", "--optimizer", "sgd"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
@@ -90,7 +80,7 @@ TEST_F(AoeHostTest, TrainingRunNamesEachKernelsForwardOp) {
       derived += op["op_name"] != op["forward_op"];
     }
   EXPECT_GT(derived, 5u) << opat.dump(1);
-  for (const auto& line : measurement_lines(dir_)) EXPECT_TRUE(line.contains("forward_op")) << line;
+  for (const auto& line : measurement_lines(dir_ / "aoe_workspace")) EXPECT_TRUE(line.contains("forward_op")) << line;
   const auto checked = run_process({AOE_PYTHON, AOE_VALIDATE_SCRIPT, AOE_RESULT_SCHEMA, result_files().front().string()}, dir_);
   EXPECT_EQ(checked.exit_code, 0) << checked.out << checked.err;
 }

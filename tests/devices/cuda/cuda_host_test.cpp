@@ -37,15 +37,7 @@ class CudaHost : public AoeHostTest {
   }
 
   // The run's measurements.jsonl lines.
-  std::vector<json> measurements() const {
-    std::vector<json> out;
-    for (const auto& e : fs::recursive_directory_iterator(dir_ / "aoe_workspace")) {
-      if (e.path().filename() != "measurements.jsonl") continue;
-      std::ifstream in(e.path());
-      for (std::string line; std::getline(in, line);) out.push_back(json::parse(line));
-    }
-    return out;
-  }
+  std::vector<json> measurements() const { return measurement_lines(dir_ / "aoe_workspace"); }
 };
 
 TEST_F(CudaHost, ListsCudaAsUnavailableWithoutADriver) {
