@@ -190,8 +190,10 @@ bool is_elementwise_op(const std::string& op) {
          binary_ops().count(op) || variadic_ops().count(op);
 }
 
-std::vector<OpKernel> elementwise_kernels(const OpNode& n, const GpuLimits& limits) {
-  const Expression ex = expression(n);
+namespace {
+
+// The kernel computing `ex` over the node's output, each input read where the broadcast puts it.
+OpKernel kernel_of(const OpNode& n, const Expression& ex, const GpuLimits& limits) {
   const Dims out = n.out_shape(0);
   IndexWalk walk;
   walk.dims = out;
@@ -217,7 +219,52 @@ std::vector<OpKernel> elementwise_kernels(const OpNode& n, const GpuLimits& limi
   const auto inputs = kernel.inputs;
   kernel = walk_kernel(walk, ex.defines + define("EXPRESSION", ex.text) + constants, body, limits);
   kernel.inputs = inputs;
-  return {kernel};
+  return kernel;
+}
+
+// `next`'s parameters renamed apart from those of the ops before it (the `at`-th of the chain).
+Expression renamed(Expression next, size_t at) {
+  std::string defines;
+  for (size_t line = 0; line < next.defines.size();) {
+    const size_t end = next.defines.find('\n', line);
+    const std::string text = next.defines.substr(line, end - line);
+    const size_t name_end = text.find(' ', 8);  // after "#define "
+    const std::string name = text.substr(8, name_end - 8), fresh = name + "_" + std::to_string(at);
+    defines += "#define " + fresh + text.substr(name_end) + "\n";
+    next.text = replace_all(next.text, name, fresh);
+    line = end == std::string::npos ? next.defines.size() : end + 1;
+  }
+  next.defines = defines;
+  return next;
+}
+
+}  // namespace
+
+std::vector<OpKernel> elementwise_kernels(const OpNode& n, const GpuLimits& limits) { return {kernel_of(n, expression(n), limits)}; }
+
+bool follows_in_chain(const sdk::Graph& graph, const sdk::Node& node) {
+  const std::string& op = node.op_type;
+  if (!is_elementwise_op(op) || op == "Expand" || op == "BatchNormalization" || op == "Where") return false;
+  int inputs = 0;
+  for (const auto& t : node.inputs) inputs += t.empty() ? 0 : 1;
+  if (inputs != 1 || node.inputs.empty() || node.inputs[0].empty() || node.outputs.size() != 1 || node.outputs[0].empty())
+    return false;
+  return graph.tensor(node.inputs[0]).shape == graph.tensor(node.outputs[0]).shape;
+}
+
+OpKernel elementwise_chain_kernel(const sdk::Graph& graph, const std::vector<const sdk::Node*>& chain, const GpuLimits& limits) {
+  const OpNode first(graph, *chain.front());
+  Expression ex = expression(first);
+  for (size_t i = 1; i < chain.size(); ++i) {
+    const OpNode n(graph, *chain[i]);
+    if (!follows_in_chain(graph, *chain[i]) || chain[i]->inputs[0] != chain[i - 1]->outputs.at(0))
+      n.invalid("does not read the op before it alone, so it cannot join its kernel");
+    const Expression next = renamed(expression(n), i);
+    // The follow-on reads the value so far as its v0.
+    ex.text = replace_all(next.text, "v0", ex.text);
+    ex.defines += next.defines;
+  }
+  return kernel_of(first, ex, limits);
 }
 
 }  // namespace aoe::cuda

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "aoe/sdk/graph.h"
 #include "gpu_limits.h"
 #include "op_kernel.h"
 #include "op_node.h"
@@ -14,5 +15,14 @@ namespace aoe::cuda {
 bool is_elementwise_op(const std::string& op_type);
 // One kernel (see linear_knobs for THREADS and ITEMS).
 std::vector<OpKernel> elementwise_kernels(const OpNode& node, const GpuLimits& limits);
+
+// Whether `node` may follow an elementwise op in one kernel: an elementwise
+// op of one input, keeping its shape (Relu after BatchNormalization or Add).
+bool follows_in_chain(const sdk::Graph& graph, const sdk::Node& node);
+// One kernel for a chain: any elementwise op, then ops that each follow the
+// one before it (follows_in_chain); its y is the last one's output, its
+// inputs the first one's. Throws sdk::Error(invalid_argument) for a chain
+// that is not one.
+OpKernel elementwise_chain_kernel(const sdk::Graph& graph, const std::vector<const sdk::Node*>& chain, const GpuLimits& limits);
 
 }  // namespace aoe::cuda

@@ -7,6 +7,7 @@
 #include "aoe/sdk/error.h"
 #include "aoe/sdk/fusion.h"
 #include "arena_plan.h"
+#include "elementwise_kernel.h"
 #include "gemm_plan.h"
 #include "gemm_template.h"
 #include "op_kernel.h"
@@ -125,35 +126,68 @@ ModelProgram plan_model(const sdk::Graph& graph, const json& op_configs, const G
     const auto it = root.find(t);
     return it == root.end() ? t : it->second;
   };
-  std::vector<Step> steps;
   const std::set<std::string> members = epilogue_nodes(graph);
   const auto may_fuse = [&](const sdk::Node& n) { return members.count(n.name) > 0; };
+  // An elementwise node, then each node that alone reads the one before it
+  // and may follow it in one kernel; a GEMM's epilogue is not joined.
+  std::map<std::string, std::vector<const sdk::Node*>> readers;
+  for (const auto& n : graph.nodes)
+    for (const auto& t : n.inputs)
+      if (!t.empty()) readers[t].push_back(&n);
+  const std::set<std::string> outputs(graph.outputs.begin(), graph.outputs.end());
+  const auto chain_from = [&](const sdk::Node& first) {
+    std::vector<const sdk::Node*> chain = {&first};
+    if (!is_elementwise_op(first.op_type) || first.op_type == "Expand") return chain;
+    for (;;) {
+      const sdk::Node& last = *chain.back();
+      if (last.outputs.size() != 1 || last.outputs[0].empty() || outputs.count(last.outputs[0])) break;
+      const auto it = readers.find(last.outputs[0]);
+      if (it == readers.end() || it->second.size() != 1) break;
+      const sdk::Node& next = *it->second.front();
+      if (members.count(next.name) || !follows_in_chain(graph, next)) break;
+      chain.push_back(&next);
+    }
+    return chain;
+  };
+  std::set<std::string> chained;  // nodes run as part of an earlier node's chain
+  std::vector<Step> steps;
   for (const auto& fused : sdk::fuse(graph, {epilogue.begin(), epilogue.end()}, {}, may_fuse)) {
     const auto& anchor = *by_name.at(fused.node_names.front());
     if (anchor.op_type == "MatMul" || anchor.op_type == "Gemm") {
       steps.push_back(gemm_step(fused, op_configs, limits));
       continue;
     }
-    // Fused only for the GEMM's epilogue: any other chain runs node by node.
+    // Fused only for the GEMM's epilogue: the other nodes run node by node,
+    // but for chains of elementwise ops, each one kernel (chain_from).
     for (const auto& name : fused.node_names) {
       const sdk::Node& node = *by_name.at(name);
+      if (chained.count(name)) continue;
       if (is_view_op(node.op_type)) {
         if (node.inputs.empty() || node.inputs[0].empty() || node.outputs.empty())
           unsupported("node '" + node.name + "' (" + node.op_type + ") has no data input");
         root[node.outputs[0]] = root_of(node.inputs[0]);
         continue;
       }
-      for (auto& k : op_kernels(graph, node, limits)) {
+      const std::vector<const sdk::Node*> chain = chain_from(node);
+      for (const auto* c : chain) chained.insert(c->name);
+      std::vector<OpKernel> kernels;
+      if (chain.size() > 1)
+        kernels.push_back(elementwise_chain_kernel(graph, chain, limits));
+      else
+        kernels = op_kernels(graph, node, limits);
+      std::vector<std::string> names, types;
+      for (const auto* c : chain) names.push_back(c->name), types.push_back(c->op_type);
+      for (auto& k : kernels) {
         Step step;
-        step.kernel.name = node.name;
-        step.kernel.op_type = node.op_type;
+        step.kernel.name = joined(names);
+        step.kernel.op_type = joined(types);
         step.kernel.anchor = node.name;
         step.kernel.source = std::move(k.source);
         step.kernel.function = kOpKernelName;
         step.kernel.launch = k.launch;
         step.reads.assign(kOpKernelInputs, "");
         for (size_t i = 0; i < k.inputs.size(); ++i) step.reads[i] = node.inputs.at(static_cast<size_t>(k.inputs[i]));
-        step.writes = node.outputs.at(static_cast<size_t>(k.output));
+        step.writes = chain.back()->outputs.at(static_cast<size_t>(k.output));
         steps.push_back(std::move(step));
       }
     }

@@ -94,6 +94,17 @@ TEST_F(CudaRun, TheGemmTakesABiasAResidualAndAnActivationAndLeavesTheRest) {
   EXPECT_EQ(rep["kernels"][1]["op_type"], "Add");
 }
 
+TEST_F(CudaRun, ElementwiseChainsRunAsOneKernelEach) {
+  const auto r = run(model("conv_block.onnx"), {"--check", "--iterations", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const json rep = report("conv_block");
+  EXPECT_TRUE(rep["check"]["match"].get<bool>()) << rep["check"].dump();
+  std::vector<std::string> types;
+  for (const auto& k : rep["kernels"]) types.push_back(k["op_type"].get<std::string>());
+  // Each BatchNormalization with the Relu after it, and the residual Add with its Relu.
+  EXPECT_EQ(types, (std::vector<std::string>{"Conv", "BatchNormalization+Relu", "Conv", "Add+Relu"})) << rep["kernels"].dump();
+}
+
 TEST_F(CudaRun, AKernelGivingWrongValuesFailsTheCheck) {
   const auto r = run(model("mlp.onnx"), {"--check"}, {{"AOE_CUDA_DOUBLE_FAULTS", "wrong_result"}});
   EXPECT_EQ(r.exit_code, 1) << r.err;
