@@ -362,6 +362,19 @@ TEST_F(AoeHostTest, TunesOnTheCpuAndSurvivesCrashingAndHangingCandidates) {
   }
 }
 
+// The worker's time-out bounds one run of a candidate, not its timing:
+// each op's timing, sampled for 1 s, outlasts a 0.3 s time-out while each
+// run takes well under it, and the tuning succeeds.
+TEST_F(AoeHostTest, TimingLongerThanTheCpuTimeOutIsNoFailure) {
+  const auto r = tune("mlp.onnx", {"--device", "cpu", "--budget", "2", "--device_options",
+                                   R"({"timeout_s": 0.3, "max_seconds": 1, "stable_within": 1e-9, "max_repeats": 100000})",
+                                   "--bank_path", (dir_ / "cpu_bank").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json opat = only_result()["OPAT"];
+  EXPECT_EQ(opat["opat_tuning_result"], "tuning successful") << opat.dump(2);
+  EXPECT_EQ(opat["opat_tuned_operators"].size(), 3u) << opat.dump(2);
+}
+
 TEST_F(AoeHostTest, DeviceOptionsReachTheDevice) {
   EXPECT_EQ(tune("mlp.onnx", {"--device_options", R"({"noise": 0.05, "seed": 1})"}).exit_code, 0);
   const auto unknown = tune("mlp.onnx", {"--device_options", R"({"nosie": 0.05})"});

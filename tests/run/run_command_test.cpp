@@ -117,6 +117,23 @@ TEST_F(RunCommand, MatchesTheReferenceAndReportsLatencyAndMemory) {
 
 // Each kernel's time and the conversions' are measured inside the timed
 // runs: together they take no more than a run does on average.
+// A bilinear Resize as ONNX Runtime 1.30's CPU Resize gives it, bit for
+// bit: each element's four neighbours summed in float32 in its order (the
+// values recorded from it); summed along a row first, six would differ by
+// a float, which a DynamicQuantizeLinear after it can make a whole step.
+TEST_F(RunCommand, BilinearResizeGivesOnnxRuntimesValues) {
+  write_bilinear_model(dir_ / "bilinear.onnx");
+  const auto r = run_fed("bilinear.onnx", "bilinear.json",
+                         {{"x", host::FloatArray{{1, 1, 2, 3}, {1.289f, -0.772f, -1.098f, 0.878f, 0.989f, -0.333f}}}});
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  const std::vector<float> ort = {
+      1.28900003f,  0.773750007f, -0.256749988f, -0.853500009f, -1.01650000f,    -1.09800005f,
+      1.18624997f,  0.806750000f, 0.0477500111f, -0.475500047f, -0.762999952f,   -0.906750083f,
+      0.980750024f, 0.872750044f, 0.656750023f,  0.280499995f,  -0.255999982f,   -0.524250031f,
+      0.878000021f, 0.905749977f, 0.961250007f,  0.658499956f,  -0.00249999762f, -0.333000004f};
+  EXPECT_EQ(outputs().at("y").data, ort);
+}
+
 TEST_F(RunCommand, ReportsWhereTheTimeGoes) {
   write_data_move_model(dir_ / "moves.onnx");
   const auto r = run("moves.onnx", "report.json");

@@ -274,6 +274,20 @@ void write_exported_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
+void write_bilinear_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {1, 1, 2, 3});
+  set_dims(g->add_output(), "y", {1, 1, 4, 6});
+  add_int64s(g, "sizes", {4}, {1, 1, 4, 6});
+  auto* resize = add_node(g, "Resize_0", "Resize", {"x", "", "", "sizes"}, {"y"});
+  for (const auto& [name, value] : {std::pair{"mode", "linear"}, {"coordinate_transformation_mode", "half_pixel"}}) {
+    auto* a = resize->add_attribute();
+    a->set_name(name), a->set_type(onnx::AttributeProto::STRING), a->set_s(value);
+  }
+  save(model, file);
+}
+
 void write_opset11_softmax_model(const std::filesystem::path& file) {
   auto model = empty_model();
   model.mutable_opset_import(0)->set_version(11);

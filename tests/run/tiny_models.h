@@ -35,6 +35,9 @@ void write_lookup_model(const std::filesystem::path& file);
 // -> y[1,48]; x -> Resize(roi an empty initializer, scales a float Constant
 // 1,1,2,2, nearest) -> z[1,3,8,8]; Max(x, 0.5, Cast(x * 0.5) to float) -> m[1,3,4,4].
 void write_exported_model(const std::filesystem::path& file);
+// x[1,1,2,3] -> Resize(linear, half_pixel, sizes an initializer 1,1,4,6) -> y[1,1,4,6],
+// the empty roi and scales as PyTorch exports F.interpolate(size=...).
+void write_bilinear_model(const std::filesystem::path& file);
 // Opset 11: x[2,3,4] -> Softmax (no axis: 1, so over each batch's 12 values) -> y,
 // and x -> LogSoftmax(axis 2) -> z.
 void write_opset11_softmax_model(const std::filesystem::path& file);

@@ -36,15 +36,20 @@ std::shared_ptr<const HostCpu> capped_host(const CpuOptions& options) {
 
 using Bind = std::function<BoundKernel(const CpuCandidate&)>;
 
-// Results put in their places as they are reported.
+// Results put in their places as they are reported; runs passed on to
+// `runs`, where given (a worker's pipe).
 class Collect final : public WorkerProgress {
  public:
-  explicit Collect(std::vector<sdk::Measurement>& out) : out_(out) {}
+  explicit Collect(std::vector<sdk::Measurement>& out, WorkerProgress* runs = nullptr) : out_(out), runs_(runs) {}
   void begin(size_t) override {}
   void report(size_t index, const sdk::Measurement& m) override { out_[index] = m; }
+  void ran() override {
+    if (runs_) runs_->ran();
+  }
 
  private:
   std::vector<sdk::Measurement>& out_;
+  WorkerProgress* runs_;
 };
 
 // Each candidate built, bound and checked by a first run; those that pass
@@ -97,7 +102,7 @@ std::vector<sdk::Measurement> measure_candidates(const std::vector<sdk::Candidat
     if (passed.empty()) return;
     progress.begin(passed.size());
     try {
-      const auto timed = time_checked(passed, expected, eval, pool());
+      const auto timed = time_checked(passed, expected, eval, pool(), [&] { progress.ran(); });
       for (size_t j = 0; j < passed.size(); ++j) progress.report(passed_at[j], timed[j]);
     } catch (const std::exception& e) {
       for (size_t i : passed_at) progress.report(i, sdk::Measurement::failed(sdk::ResultStatus::run_failed, e.what()));
@@ -115,9 +120,9 @@ std::vector<sdk::Measurement> measure_candidates(const std::vector<sdk::Candidat
   if (candidates.size() > 1 && run_together(candidates.size(), [&](WorkerProgress& p) { measure(all, p); }, worker, out))
     return out;
   return run_isolated(candidates.size(),
-                      [&](size_t i) {
+                      [&](size_t i, WorkerProgress& runs) {
                         std::vector<sdk::Measurement> one(candidates.size());
-                        Collect into(one);
+                        Collect into(one, &runs);
                         measure({i}, into);
                         return one[i];
                       },

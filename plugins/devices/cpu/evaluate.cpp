@@ -161,7 +161,8 @@ std::optional<sdk::Measurement> first_run(Kernel& kernel, const std::vector<std:
 
 std::vector<sdk::Measurement> time_checked(const std::vector<Kernel*>& kernels,
                                            const std::vector<std::vector<float>>& expected,
-                                           const EvaluateOptions& options, ThreadPool& pool) {
+                                           const EvaluateOptions& options, ThreadPool& pool,
+                                           const std::function<void()>& ran) {
   std::vector<std::function<void()>> runs;
   std::vector<Footprint> footprints;
   for (Kernel* k : kernels) {
@@ -172,7 +173,7 @@ std::vector<sdk::Measurement> time_checked(const std::vector<Kernel*>& kernels,
                                      [&](size_t k) {
                                        for (const auto& [p, bytes] : footprints[k]) flush_range(p, bytes);
                                      },
-                                     options.timing);
+                                     options.timing, ran);
   std::vector<sdk::Measurement> out;
   for (size_t k = 0; k < kernels.size(); ++k) {
     if (auto why = mismatch(*kernels[k], expected, options.tolerance); !why.empty()) {

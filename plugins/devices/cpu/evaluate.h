@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -72,10 +73,12 @@ std::optional<sdk::Measurement> first_run(Kernel& kernel, const std::vector<std:
                                           const EvaluateOptions& options, ThreadPool& pool, Fault fault);
 
 // Kernels that passed first_run, timed in turns (time_in_turns) and checked
-// again: a race shows after timing. One result each.
+// again: a race shows after timing. One result each. `ran`, where given, is
+// told of each run (or group of short runs) as it ends.
 std::vector<sdk::Measurement> time_checked(const std::vector<Kernel*>& kernels,
                                            const std::vector<std::vector<float>>& expected,
-                                           const EvaluateOptions& options, ThreadPool& pool);
+                                           const EvaluateOptions& options, ThreadPool& pool,
+                                           const std::function<void()>& ran = {});
 
 // Builds, binds and runs once: the outputs of a config on given inputs.
 std::vector<std::vector<float>> run_once(const CpuOp& op, const sdk::Config& config,

@@ -49,17 +49,22 @@ Timing time_kernel(const std::function<void()>& run, const std::function<void()>
 }
 
 std::vector<Timing> time_in_turns(const std::vector<std::function<void()>>& runs,
-                                  const std::function<void(size_t)>& flush, const TimingOptions& o) {
+                                  const std::function<void(size_t)>& flush, const TimingOptions& o,
+                                  const std::function<void()>& ran) {
   const size_t n = runs.size();
   std::vector<Timing> t(n);
+  const auto done = [&] {
+    if (ran) ran();
+  };
   for (const auto& run : runs)
-    for (uint32_t i = 0; i < o.warmup; ++i) run();
+    for (uint32_t i = 0; i < o.warmup; ++i) run(), done();
   // Group short warm runs so the clock's resolution and call costs vanish.
   if (!o.cold)
     for (size_t k = 0; k < n; ++k) {
       const auto t0 = Clock::now();
       runs[k]();
       const double once = std::max(since_us(t0), 0.01);
+      done();
       t[k].runs_per_sample = static_cast<uint32_t>(std::clamp(std::ceil(o.min_sample_us / once), 1.0, 10000.0));
     }
   std::vector<std::vector<double>> samples(n);
@@ -74,6 +79,7 @@ std::vector<Timing> time_in_turns(const std::vector<std::function<void()>>& runs
       const auto t0 = Clock::now();
       for (uint32_t r = 0; r < t[k].runs_per_sample; ++r) runs[k]();
       samples[k].push_back(since_us(t0) / t[k].runs_per_sample);
+      done();
     }
     if (round + 1 < min_repeats) continue;
     const bool all_stable = std::all_of(samples.begin(), samples.end(), [&](const std::vector<double>& s) {

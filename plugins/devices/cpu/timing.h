@@ -34,9 +34,11 @@ Timing time_kernel(const std::function<void()>& run, const std::function<void()>
 // Several kernels timed in turns, one sample of each a round, until every
 // median is known or a cap is reached (max_seconds counts once per kernel).
 // On a shared machine a spell of load then slows them all alike, so their
-// ratios hold where times taken one after another would not.
+// ratios hold where times taken one after another would not. `ran`, where
+// given, is called after each warm-up run and each sample, untimed.
 std::vector<Timing> time_in_turns(const std::vector<std::function<void()>>& runs,
-                                  const std::function<void(size_t)>& flush, const TimingOptions& options);
+                                  const std::function<void(size_t)>& flush, const TimingOptions& options,
+                                  const std::function<void()>& ran = {});
 
 // Statistics of samples (any order).
 double median_of(std::vector<double> samples);

@@ -19,7 +19,7 @@
 namespace aoe::cpu {
 namespace {
 
-enum Kind : uint32_t { kBegin = 1, kResult = 2 };
+enum Kind : uint32_t { kBegin = 1, kResult = 2, kRan = 3 };
 
 // Small enough that a write of one is atomic (PIPE_BUF).
 struct Message {
@@ -82,7 +82,41 @@ sdk::Measurement measurement_of(const Message& m) {
   return r;
 }
 
-void child(int fd, size_t first, size_t count, const std::function<sdk::Measurement(size_t)>& job) {
+class PipeProgress final : public WorkerProgress {
+ public:
+  explicit PipeProgress(int fd) : fd_(fd) {}
+  void begin(size_t jobs) override {
+    Message m;
+    m.kind = kBegin;
+    m.repeats = static_cast<uint32_t>(jobs);
+    send(fd_, m);
+  }
+  void report(size_t index, const sdk::Measurement& result) override { send(fd_, result_message(index, result)); }
+  void ran() override {
+    Message m;
+    m.kind = kRan;
+    send(fd_, m);
+  }
+
+ private:
+  int fd_;
+};
+
+// A job run alone tells only of its runs: child() reports its start and result.
+class RunsOnly final : public WorkerProgress {
+ public:
+  explicit RunsOnly(WorkerProgress& pipe) : pipe_(pipe) {}
+  void begin(size_t) override {}
+  void report(size_t, const sdk::Measurement&) override {}
+  void ran() override { pipe_.ran(); }
+
+ private:
+  WorkerProgress& pipe_;
+};
+
+void child(int fd, size_t first, size_t count, const std::function<sdk::Measurement(size_t, WorkerProgress&)>& job) {
+  PipeProgress pipe(fd);
+  RunsOnly runs(pipe);
   for (size_t i = first; i < count; ++i) {
     Message begin;
     begin.kind = kBegin;
@@ -90,7 +124,7 @@ void child(int fd, size_t first, size_t count, const std::function<sdk::Measurem
     send(fd, begin);
     sdk::Measurement m;
     try {
-      m = job(i);
+      m = job(i, runs);
     } catch (const std::exception& e) {
       m = sdk::Measurement::failed(sdk::ResultStatus::run_failed, e.what());
     }
@@ -108,20 +142,6 @@ void become_worker() {
   setrlimit(RLIMIT_CORE, &no_core);
 }
 
-class PipeProgress final : public WorkerProgress {
- public:
-  explicit PipeProgress(int fd) : fd_(fd) {}
-  void begin(size_t jobs) override {
-    Message m;
-    m.kind = kBegin;
-    m.repeats = static_cast<uint32_t>(jobs);
-    send(fd_, m);
-  }
-  void report(size_t index, const sdk::Measurement& result) override { send(fd_, result_message(index, result)); }
-
- private:
-  int fd_;
-};
 
 // A forked worker and the read end of its pipe; the child side runs `body`.
 struct Worker {
@@ -182,7 +202,8 @@ std::string death_of(int status) {
 
 }  // namespace
 
-std::vector<sdk::Measurement> run_isolated(size_t count, const std::function<sdk::Measurement(size_t)>& job,
+std::vector<sdk::Measurement> run_isolated(size_t count,
+                                           const std::function<sdk::Measurement(size_t, WorkerProgress&)>& job,
                                            const WorkerOptions& options) {
   std::vector<sdk::Measurement> results(count);
   size_t next = 0;
@@ -199,8 +220,8 @@ std::vector<sdk::Measurement> run_isolated(size_t count, const std::function<sdk
         const size_t late = current >= 0 ? static_cast<size_t>(current) : next;
         char text[192];
         std::snprintf(text, sizeof text,
-                      "the candidate ran past the %.3g s time-out and its worker was killed (a longer one: "
-                      "--device_options '{\"timeout_s\": %.3g}')",
+                      "a run of the candidate went past the %.3g s time-out and its worker was killed (a longer "
+                      "one: --device_options '{\"timeout_s\": %.3g}')",
                       options.timeout_s, 4 * options.timeout_s);
         results[late] = sdk::Measurement::failed(sdk::ResultStatus::timeout, text);
         next = late + 1;
@@ -218,6 +239,8 @@ std::vector<sdk::Measurement> run_isolated(size_t count, const std::function<sdk
       }
       if (m.kind == kBegin) {
         current = static_cast<long>(m.index);
+        deadline = after(options.timeout_s);
+      } else if (m.kind == kRan) {
         deadline = after(options.timeout_s);
       } else if (m.kind == kResult && m.index < count) {
         results[m.index] = measurement_of(m);
@@ -251,6 +274,8 @@ bool run_together(size_t count, const std::function<void(WorkerProgress&)>& jobs
     if (got != Wait::message) break;
     if (m.kind == kBegin) {
       deadline = after(options.timeout_s * std::max<uint32_t>(1, m.repeats));
+    } else if (m.kind == kRan) {
+      deadline = after(options.timeout_s);
     } else if (m.kind == kResult && m.index < count && !came[m.index]) {
       results[m.index] = measurement_of(m);
       came[m.index] = true;

@@ -212,7 +212,7 @@ TEST(Conv, OneDnnRunsOnThePoolsThreadsAndInAForkedWorker) {
   for (const auto& v : data.inputs) in.push_back(v.data());
   const auto results = run_isolated(
       1,
-      [&](size_t) {
+      [&](size_t, WorkerProgress&) {
         try {
           ThreadPool own(host().threads);
           run_once(o, team, in, own);

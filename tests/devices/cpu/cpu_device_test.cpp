@@ -189,6 +189,19 @@ TEST(CpuDevice, SurvivesAnAbortingCandidate) {
   EXPECT_TRUE(r[2].ok());
 }
 
+// The time-out bounds each run, not a candidate's timing: two candidates
+// timed in turns for 1.5 s each, a run taking milliseconds, under a 0.5 s
+// time-out both come back timed (before, the batch overran and each
+// candidate alone did too).
+TEST(CpuDevice, TimingLongerThanTheTimeOutIsNoTimeOut) {
+  auto dev = device(quick({{"timeout_s", 0.5}, {"max_seconds", 1.5}, {"max_repeats", 100000}, {"stable_within", 1e-9}}));
+  auto task = dev.prepare(op("MatMul", {f32({128, 256}), f32({256, 128})}));
+  const auto c = task->space().default_config;
+  const auto r = evaluate(*task, {c, c});
+  ASSERT_EQ(r.size(), 2u);
+  for (const auto& m : r) EXPECT_TRUE(m.ok()) << to_string(m.status) << ": " << m.message;
+}
+
 TEST(CpuDevice, KillsAHangingCandidateAtItsTimeout) {
   const auto r = with_fault("hang", {{"timeout_s", 1.0}});
   EXPECT_TRUE(r[0].ok()) << r[0].message;

@@ -1,9 +1,12 @@
 // Slice, Pad, Gather and TfIdfVectorizer on small hand-computed cases: the
 // kernel and the reference each give the values worked out here, for every
-// threads count; Resize against its reference.
+// threads count; Resize against its reference, and bilinear Resize against
+// ONNX Runtime's values.
 #include <gtest/gtest.h>
 
 #include <climits>
+#include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "aoe/sdk/error.h"
@@ -200,6 +203,37 @@ TEST(ResizeOp, CropsToTheRoiAndExtrapolatesOutsideTheInput) {
   task.outputs = {f32({1, 1, 3, 3})};
   const float e = -1;
   expect_gives(task, {iota(16), {0, 0, -0.25f, 0.5f, 1, 1, 1.5f, 1.5f}}, {e, e, e, 9, 10.5f, e, e, e, e});
+}
+
+// x[2,3] up 2x, linear, half_pixel: every value as ONNX Runtime 1.30's CPU
+// Resize gives it, bit for bit (each element's four neighbours weighted and
+// summed left to right in float32). Summed along the row first, then
+// between rows, six of the 24 come out one float apart.
+TEST(ResizeOp, BilinearSumsInFloat32AsOnnxRuntimeDoes) {
+  auto task = op("Resize", {f32({1, 1, 2, 3})}, {{"mode", "linear"}, {"coordinate_transformation_mode", "half_pixel"}});
+  task.outputs = {f32({1, 1, 4, 6})};
+  const Values x = {1.289f, -0.772f, -1.098f, 0.878f, 0.989f, -0.333f};
+  const Values ort = {1.28900003f,  0.773750007f, -0.256749988f, -0.853500009f, -1.01650000f,  -1.09800005f,
+                      1.18624997f,  0.806750000f, 0.0477500111f, -0.475500047f, -0.762999952f, -0.906750083f,
+                      0.980750024f, 0.872750044f, 0.656750023f,  0.280499995f,  -0.255999982f, -0.524250031f,
+                      0.878000021f, 0.905749977f, 0.961250007f,  0.658499956f,  -0.00249999762f, -0.333000004f};
+  const auto o = make_op(task, host());
+  for (int64_t threads = 1; threads <= std::min(host().threads, 3); ++threads) {
+    const auto got = run_once(*o, {threads}, {x.data()}, pool());
+    EXPECT_EQ(got.at(0), ort) << threads << " threads";
+  }
+}
+
+// A neighbour of weight 0 is not read: an infinite value beside an edge
+// column or row gives no NaN.
+TEST(ResizeOp, BilinearReadsNoNeighbourOfWeightZero) {
+  auto task = op("Resize", {f32({1, 1, 2, 2})}, {{"mode", "linear"}, {"coordinate_transformation_mode", "asymmetric"}});
+  task.outputs = {f32({1, 1, 4, 4})};
+  const float inf = std::numeric_limits<float>::infinity();
+  const auto got = run_once(*make_op(task, host()), {1}, {Values{1, inf, 3, 4}.data()}, pool());
+  EXPECT_EQ(got.at(0)[0], 1.0f);   // source (0, 0) exactly
+  EXPECT_EQ(got.at(0)[8], 3.0f);   // source (1, 0) exactly: the last row, no row below
+  EXPECT_TRUE(std::isinf(got.at(0)[1])) << got.at(0)[1];
 }
 
 }  // namespace

@@ -56,6 +56,18 @@ TEST(DynamicQuantizeOp, RangeWidenedToZeroGivesScaleAndZeroPoint) {
   expect_gives(t, {{0, 0, 0, 0}}, {{0, 0, 0, 0}, {0}, {0}});
 }
 
+// x / y_scale exactly 20.5 and 21.5 in float32 (scale 2.55 / 255): ties
+// round to even, to 20 and 22, as the definition (and ONNX Runtime) round.
+TEST(DynamicQuantizeOp, TiesRoundToEven) {
+  auto t = op("DynamicQuantizeLinear", {f32({3})});
+  t.outputs = {u8({3}), f32({}), u8({})};
+  const float scale = 2.55f / 255.0f;
+  const float at_20_5 = 0.204999998f, at_21_5 = 0.214999989f;
+  ASSERT_EQ(at_20_5 / scale, 20.5f);
+  ASSERT_EQ(at_21_5 / scale, 21.5f);
+  expect_gives(t, {{2.55f, at_20_5, at_21_5}}, {{255, 20, 22}, {scale}, {0}});
+}
+
 TEST(IntegerMatMulOp, ZeroPointsPerRowOfAAndPerColumnOfB) {
   // A [2,3] less [1, 2] per row, B [3,2] less [0, 1] per column.
   auto t = op("MatMulInteger", {u8({2, 3}), u8({3, 2}), u8({2}), u8({2})});
@@ -122,7 +134,13 @@ TEST(IntegerConvOp, GemmMatchesTheReferenceOnGroupsStridesDilationsAndPads) {
         op("ConvInteger", {i8({1, 8, 37}), i8({8, 1, 5}), i8({}), i8({})}, {{"group", 8}, {"dilations", {3}}, {"pads", {4, 4}}}),
         // More output positions than one task takes.
         op("QLinearConv", {u8({1, 3, 20, 17}), f32({}), u8({}), u8({5, 3, 3, 3}), f32({}), u8({5}), f32({}), u8({})},
-           {{"pads", {1, 1, 1, 1}}})}) {
+           {{"pads", {1, 1, 1, 1}}}),
+        // Rows of 20 outputs at stride 2: blocks of 8 within a row (copied
+        // at the stride, or tap by tap at a padded edge) and across two.
+        op("ConvInteger", {u8({1, 3, 5, 40}), u8({6, 3, 3, 3}), u8({}), u8({})}, {{"strides", {1, 2}}, {"pads", {1, 1, 1, 1}}}),
+        // Two runs of output positions, the last ending in a short block,
+        // on a panel an earlier run filled.
+        op("ConvInteger", {u8({1, 2, 12, 23}), u8({3, 2, 3, 3}), u8({}), u8({})}, {{"pads", {0, 1, 0, 1}}})}) {
     const auto o = make_op(task, host());
     test::expect_matches_reference(*o, test::sample_configs(*o, 3), pool());
   }

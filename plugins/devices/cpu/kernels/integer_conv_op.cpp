@@ -104,36 +104,32 @@ class IntegerConvOp final : public ThreadedOp {
     }
     const double zy = requantize_ ? param(in, kYZero, 0, 0) : 0;
 
-    pool.run(n_ * group_ * col_runs, threads, [&](int64_t task, int) {
+    // Per tap of the depth: its channel's offset and its offsets along the three axes.
+    std::vector<std::array<int64_t, 4>> tap_of(static_cast<size_t>(depth));
+    for (int64_t d = 0; d < depth; ++d) {
+      const int64_t t = d % taps;
+      tap_of[d] = {(d / taps) * in_plane, t / (k.kernel[1] * k.kernel[2]) * k.dilation[0],
+                   t / k.kernel[2] % k.kernel[1] * k.dilation[1], t % k.kernel[2] * k.dilation[2]};
+    }
+
+    // A panel per thread, zeroed once: fill_panel writes every tap it reads
+    // (0 outside the input); the odd depth's last tap stays 0, and a short
+    // last block's unused columns hold values of an earlier panel, in range.
+    const int64_t panel_size = (kRunCols / kIntCols) * pairs * kIntCols * 2;
+    std::vector<int16_t> panels(static_cast<size_t>(std::max(1, threads) * panel_size), 0);
+    pool.run(n_ * group_ * col_runs, threads, [&](int64_t task, int thread) {
       const int64_t run = task % col_runs, ng = task / col_runs, n = ng / group_, g = ng % group_;
       const int64_t p0 = run * kRunCols, cols = std::min(kRunCols, plane - p0);
       const int64_t col_blocks = (cols + kIntCols - 1) / kIntCols;
-      // panel[col block][pair][column][tap of the pair]; taps outside the input, and the padding, are 0.
-      std::vector<int16_t> panel(static_cast<size_t>(col_blocks * pairs * kIntCols * 2), 0);
+      // panel[col block][pair][column][tap of the pair]
+      int16_t* panel = panels.data() + thread * panel_size;
       const int16_t* src = image.data() + (n * c_ + g * cg) * in_plane;
-      for (int64_t d = 0; d < depth; ++d) {
-        const int64_t c = d / taps, t = d % taps;
-        const int64_t t0 = t / (k.kernel[1] * k.kernel[2]), t1 = t / k.kernel[2] % k.kernel[1], t2 = t % k.kernel[2];
-        const int16_t* channel = src + c * in_plane;
-        int64_t o2 = p0 % k.out[2], o1 = p0 / k.out[2] % k.out[1], o0 = p0 / (k.out[1] * k.out[2]);
-        for (int64_t j = 0; j < cols; ++j) {
-          const int64_t i0 = o0 * k.stride[0] - k.pad_begin[0] + t0 * k.dilation[0];
-          const int64_t i1 = o1 * k.stride[1] - k.pad_begin[1] + t1 * k.dilation[1];
-          const int64_t i2 = o2 * k.stride[2] - k.pad_begin[2] + t2 * k.dilation[2];
-          if (i0 >= 0 && i0 < k.in[0] && i1 >= 0 && i1 < k.in[1] && i2 >= 0 && i2 < k.in[2])
-            panel[(((j / kIntCols) * pairs + d / 2) * kIntCols + j % kIntCols) * 2 + d % 2] =
-                channel[(i0 * k.in[1] + i1) * k.in[2] + i2];
-          if (++o2 == k.out[2]) {
-            o2 = 0;
-            if (++o1 == k.out[1]) o1 = 0, ++o0;
-          }
-        }
-      }
+      fill_panel(src, p0, cols, depth, tap_of, panel);
       std::array<int64_t, kIntRows * kIntCols> sums{};
       for (int64_t rb = 0; rb < row_blocks; ++rb) {
         const int16_t* wb = weights.data() + (g * row_blocks + rb) * pairs * kIntRows * 2;
         for (int64_t cb = 0; cb < col_blocks; ++cb) {
-          integer_tile_sums(pairs, wb, panel.data() + cb * pairs * kIntCols * 2, sums.data(), isa);
+          integer_tile_sums(pairs, wb, panel + cb * pairs * kIntCols * 2, sums.data(), isa);
           for (int64_t r = 0; r < kIntRows && rb * kIntRows + r < mg; ++r) {
             const int64_t m = g * mg + rb * kIntRows + r;
             float* dst = out[0] + (n * m_ + m) * plane + p0 + cb * kIntCols;
@@ -147,41 +143,114 @@ class IntegerConvOp final : public ThreadedOp {
     });
   }
 
+  // The im2col panel of output positions [p0, p0 + cols) of one image and
+  // group (its channels from `src`), a block of kIntCols columns at a time:
+  // a block within one output row reads, per tap, kIntCols values of one
+  // input row, copied at the stride where all lie inside the input.
+  void fill_panel(const int16_t* src, int64_t p0, int64_t cols, int64_t depth,
+                  const std::vector<std::array<int64_t, 4>>& tap_of, int16_t* panel) const {
+    const Window3& k = win_;
+    const int64_t pairs = (depth + 1) / 2;
+    // Each column's first input position along each axis, before the taps' offsets.
+    std::vector<std::array<int64_t, 3>> base(static_cast<size_t>(cols));
+    int64_t o2 = p0 % k.out[2], o1 = p0 / k.out[2] % k.out[1], o0 = p0 / (k.out[1] * k.out[2]);
+    for (int64_t j = 0; j < cols; ++j) {
+      base[j] = {o0 * k.stride[0] - k.pad_begin[0], o1 * k.stride[1] - k.pad_begin[1], o2 * k.stride[2] - k.pad_begin[2]};
+      if (++o2 == k.out[2]) {
+        o2 = 0;
+        if (++o1 == k.out[1]) o1 = 0, ++o0;
+      }
+    }
+    const auto inside = [](int64_t i, int64_t extent) { return i >= 0 && i < extent; };
+    for (int64_t j0 = 0; j0 < cols; j0 += kIntCols) {
+      const int64_t width = std::min(kIntCols, cols - j0);
+      const auto& first = base[j0];
+      const auto& last = base[j0 + width - 1];
+      const bool one_row = last[0] == first[0] && last[1] == first[1];
+      int16_t* block = panel + (j0 / kIntCols) * pairs * kIntCols * 2;
+      for (int64_t d = 0; d < depth; ++d) {
+        const auto& t = tap_of[d];
+        const int16_t* channel = src + t[0];
+        int16_t* dst = block + (d / 2) * kIntCols * 2 + d % 2;
+        if (one_row) {
+          const int64_t i0 = first[0] + t[1], i1 = first[1] + t[2];
+          if (!inside(i0, k.in[0]) || !inside(i1, k.in[1])) {
+            for (int64_t j = 0; j < width; ++j) dst[j * 2] = 0;
+            continue;
+          }
+          const int16_t* line = channel + (i0 * k.in[1] + i1) * k.in[2];
+          const int64_t a = first[2] + t[3], step = k.stride[2];
+          if (a >= 0 && a + (width - 1) * step < k.in[2]) {
+            for (int64_t j = 0; j < width; ++j) dst[j * 2] = line[a + j * step];
+          } else {
+            for (int64_t j = 0; j < width; ++j) dst[j * 2] = inside(a + j * step, k.in[2]) ? line[a + j * step] : int16_t{0};
+          }
+          continue;
+        }
+        for (int64_t j = 0; j < width; ++j) {
+          const auto& b = base[j0 + j];
+          const int64_t i0 = b[0] + t[1], i1 = b[1] + t[2], i2 = b[2] + t[3];
+          dst[j * 2] = inside(i0, k.in[0]) && inside(i1, k.in[1]) && inside(i2, k.in[2])
+                           ? channel[(i0 * k.in[1] + i1) * k.in[2] + i2]
+                           : int16_t{0};
+        }
+      }
+    }
+  }
+
   // Each output from the definition: every tap of every channel of its group,
-  // inside the input, as (x - x_zero_point) * (w - w_zero_point), in double.
+  // inside the input, as (x - x_zero_point) * (w - w_zero_point), summed
+  // exactly in int64; taken tap by tap over a whole output plane, so the
+  // reference of a large convolution takes seconds, not minutes.
   void reference(const std::vector<const float*>& in, const std::vector<float*>& out) const override {
     const Window3& k = win_;
     const int64_t cg = c_ / group_, mg = m_ / group_;
-    const auto value = [&](Role r, int64_t at) { return std::nearbyint(static_cast<double>(in[static_cast<size_t>(at_[r])][at])); };
-    int64_t at_out = 0;
-    for (int64_t n = 0; n < n_; ++n)
-      for (int64_t m = 0; m < m_; ++m)
-        for (int64_t o0 = 0; o0 < k.out[0]; ++o0)
-          for (int64_t o1 = 0; o1 < k.out[1]; ++o1)
-            for (int64_t o2 = 0; o2 < k.out[2]; ++o2) {
-              double sum = 0;
-              for (int64_t c = 0; c < cg; ++c)
-                for (int64_t t0 = 0; t0 < k.kernel[0]; ++t0)
-                  for (int64_t t1 = 0; t1 < k.kernel[1]; ++t1)
-                    for (int64_t t2 = 0; t2 < k.kernel[2]; ++t2) {
-                      const int64_t i0 = o0 * k.stride[0] - k.pad_begin[0] + t0 * k.dilation[0];
-                      const int64_t i1 = o1 * k.stride[1] - k.pad_begin[1] + t1 * k.dilation[1];
+    const int64_t in_plane = k.in[0] * k.in[1] * k.in[2], plane = k.out[0] * k.out[1] * k.out[2];
+    const auto whole = [](double v) { return static_cast<int64_t>(std::nearbyint(v)); };
+    const float* w = in[static_cast<size_t>(at_[kW])];
+    const int64_t zx = whole(param(in, kXZero, 0, 0));
+    std::vector<int32_t> x(static_cast<size_t>(c_ * in_plane));  // one image less its zero point
+    std::vector<int64_t> sum(static_cast<size_t>(plane));
+    for (int64_t n = 0; n < n_; ++n) {
+      const float* image = in[static_cast<size_t>(at_[kX])] + n * c_ * in_plane;
+      for (int64_t i = 0; i < c_ * in_plane; ++i) x[i] = static_cast<int32_t>(whole(image[i]) - zx);
+      for (int64_t m = 0; m < m_; ++m) {
+        std::fill(sum.begin(), sum.end(), int64_t{0});
+        const int64_t zw = whole(param(in, kWZero, m, 0));
+        for (int64_t c = 0; c < cg; ++c)
+          for (int64_t t0 = 0; t0 < k.kernel[0]; ++t0)
+            for (int64_t t1 = 0; t1 < k.kernel[1]; ++t1)
+              for (int64_t t2 = 0; t2 < k.kernel[2]; ++t2) {
+                const int64_t wv = whole(w[(((m * cg + c) * k.kernel[0] + t0) * k.kernel[1] + t1) * k.kernel[2] + t2]) - zw;
+                const int32_t* channel = x.data() + ((m / mg) * cg + c) * in_plane;
+                for (int64_t o0 = 0; o0 < k.out[0]; ++o0) {
+                  const int64_t i0 = o0 * k.stride[0] - k.pad_begin[0] + t0 * k.dilation[0];
+                  if (i0 < 0 || i0 >= k.in[0]) continue;
+                  for (int64_t o1 = 0; o1 < k.out[1]; ++o1) {
+                    const int64_t i1 = o1 * k.stride[1] - k.pad_begin[1] + t1 * k.dilation[1];
+                    if (i1 < 0 || i1 >= k.in[1]) continue;
+                    const int32_t* row = channel + (i0 * k.in[1] + i1) * k.in[2];
+                    int64_t* s = sum.data() + (o0 * k.out[1] + o1) * k.out[2];
+                    for (int64_t o2 = 0; o2 < k.out[2]; ++o2) {
                       const int64_t i2 = o2 * k.stride[2] - k.pad_begin[2] + t2 * k.dilation[2];
-                      if (i0 < 0 || i0 >= k.in[0] || i1 < 0 || i1 >= k.in[1] || i2 < 0 || i2 >= k.in[2]) continue;
-                      const int64_t ch = (m / mg) * cg + c;
-                      const double xv = value(kX, (((n * c_ + ch) * k.in[0] + i0) * k.in[1] + i1) * k.in[2] + i2);
-                      const double wv = value(kW, (((m * cg + c) * k.kernel[0] + t0) * k.kernel[1] + t1) * k.kernel[2] + t2);
-                      sum += (xv - std::nearbyint(param(in, kXZero, m, 0))) * (wv - std::nearbyint(param(in, kWZero, m, 0)));
+                      if (i2 >= 0 && i2 < k.in[2]) s[o2] += wv * row[i2];
                     }
-              double y = sum;
-              if (requantize_) {
-                const double with_bias = sum + std::nearbyint(param(in, kBias, m, 0));
-                const float multiplier = static_cast<float>(param(in, kXScale, m, 1)) *
-                                         static_cast<float>(param(in, kWScale, m, 1)) / static_cast<float>(param(in, kYScale, m, 1));
-                y = std::clamp(std::nearbyint(with_bias * multiplier) + param(in, kYZero, m, 0), out_range_.lo, out_range_.hi);
+                  }
+                }
               }
-              out[0][at_out++] = static_cast<float>(y);
-            }
+        float* dst = out[0] + (n * m_ + m) * plane;
+        for (int64_t p = 0; p < plane; ++p) {
+          double y = static_cast<double>(sum[p]);
+          if (requantize_) {
+            const double with_bias = y + std::nearbyint(param(in, kBias, m, 0));
+            const float multiplier = static_cast<float>(param(in, kXScale, m, 1)) *
+                                     static_cast<float>(param(in, kWScale, m, 1)) / static_cast<float>(param(in, kYScale, m, 1));
+            y = std::clamp(std::nearbyint(with_bias * multiplier) + param(in, kYZero, m, 0), out_range_.lo, out_range_.hi);
+          }
+          dst[p] = static_cast<float>(y);
+        }
+      }
+    }
   }
 
  private:

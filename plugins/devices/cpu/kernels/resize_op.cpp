@@ -4,7 +4,10 @@
 // an axis is the `scales` attribute where the task carries it, else output
 // extent / input extent (exact for `sizes`, and for scales that give whole
 // extents); scales and a tf_crop_and_resize roi fed as the model runs are
-// read at run, the tables made again when they change.
+// read at run, the tables made again when they change. Linear over the last
+// two axes (the others left as they are) sums each element's four source
+// neighbours in float32 as ONNX Runtime does (bilinear_lerp.h), so a value
+// that later meets a rounding (a DynamicQuantizeLinear) rounds alike.
 #include "op_factories.h"
 
 #include <cmath>
@@ -12,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "bilinear_lerp.h"
 #include "buffer.h"
 #include "cpu_op.h"
 #include "op_util.h"
@@ -99,6 +103,7 @@ class ResizeOp final : public CpuOp {
         invalid(who + ": scale " + std::to_string(given[a]) + " of axis " + std::to_string(a) + " gives " +
                 std::to_string(static_cast<int64_t>(std::floor(in[a] * given[a]))) + ", the output has " + std::to_string(out[a]));
     }
+    derived_scales_ = given.empty() && scales_input_ < 0;
     // Without a roi a crop takes the whole input.
     if (crop_) sampling_.roi.assign(in.size(), 0.0), sampling_.roi.resize(2 * in.size(), 1.0);
     for (const auto& t : task.inputs) inputs_.push_back(t.shape);
@@ -276,6 +281,35 @@ class ResizeOp final : public CpuOp {
     return s;
   }
 
+  // The two source positions of output position `x` along `a` and their
+  // weights, in float32 as ONNX Runtime's SetupUpsampleBilinear takes them.
+  Lerp lerp(size_t a, int64_t x, const Sampling& s) const {
+    const float in = static_cast<float>(inputs_[0][a]), xf = static_cast<float>(x);
+    // The float scale as ONNX Runtime holds it: out / in in float where sizes give the output.
+    const float scale = derived_scales_
+                            ? static_cast<float>(outputs_[0][a]) / in
+                            : static_cast<float>(s.scales[a]);
+    const float resized = static_cast<float>(inputs_[0][a] * s.scales[a]);
+    float at = xf;
+    if (scale != 1 || crop_) {
+      if (transform_ == "align_corners") at = resized == 1 ? 0.0f : xf * (in - 1) / (resized - 1);
+      else if (transform_ == "asymmetric") at = xf / scale;
+      else if (transform_ == "tf_half_pixel_for_nn") at = (xf + 0.5f) / scale;
+      else if (transform_ == "pytorch_half_pixel") at = outputs_[0][a] > 1 ? (xf + 0.5f) / scale - 0.5f : 0.0f;
+      else if (transform_ == "half_pixel_symmetric") {
+        const float adjustment = static_cast<float>(outputs_[0][a]) / (scale * in), offset = in / 2 * (1 - adjustment);
+        at = static_cast<float>(offset + (xf + 0.5) / scale - 0.5);  // in double, as ONNX Runtime writes it
+      } else if (crop_) {
+        const float start = static_cast<float>(s.roi[a]), end = static_cast<float>(s.roi[a + inputs_[0].size()]);
+        at = resized > 1 ? start * (in - 1) + (xf * (end - start) * (in - 1)) / (resized - 1)
+                         : static_cast<float>(0.5 * (start + end) * (in - 1));
+      } else {
+        at = ((xf + 0.5f) / scale) - 0.5f;
+      }
+    }
+    return lerp_between(at, inputs_[0][a], crop_);
+  }
+
   Mode mode_ = Mode::nearest;
   int taps_ = 1;  // taps per axis the mode reads
   std::string transform_, nearest_mode_;
@@ -285,6 +319,7 @@ class ResizeOp final : public CpuOp {
   Sampling sampling_;
   int scales_input_ = -1;  // the task input holding scales fed as the model runs, if any
   int roi_input_ = -1;     // the task input holding the roi, if any
+  bool derived_scales_ = false;  // the scales are out / in, neither given nor fed
 };
 
 class ResizeKernel final : public ThreadsKernel<ResizeOp> {
@@ -317,6 +352,17 @@ class ResizeKernel final : public ThreadsKernel<ResizeOp> {
       any_outside_last_ = any_outside_last_ || t.outside;
       one_tap_ = one_tap_ && t.count == 1 && t.weight[0] == 1 && !t.outside;
     }
+    // Linear over the last two axes, the leading ones left as they are.
+    const size_t rank = out.size();
+    bilinear_ = op_.mode_ == ResizeOp::Mode::linear && rank >= 2;
+    for (size_t a = 0; a + 2 < rank && bilinear_; ++a)
+      for (int64_t x = 0; x < out[a] && bilinear_; ++x) {
+        const auto& t = axes_[a][static_cast<size_t>(x)];
+        bilinear_ = t.at[0] == x && t.count == 1 && t.weight[0] == 1 && !t.outside;
+      }
+    row_lerps_.clear(), col_lerps_.clear();
+    for (int64_t x = 0; bilinear_ && x < out[rank - 2]; ++x) row_lerps_.push_back(op_.lerp(rank - 2, x, sampling));
+    for (int64_t x = 0; bilinear_ && x < out[rank - 1]; ++x) col_lerps_.push_back(op_.lerp(rank - 1, x, sampling));
     // Per thread, the source rows (and weights) one output row reads: the
     // product of the leading axes' taps.
     combos_ = 1;
@@ -357,6 +403,7 @@ class ResizeKernel final : public ThreadsKernel<ResizeOp> {
   void run(ThreadPool& pool) override {
     if (op_.scales_input_ >= 0 || op_.roi_input_ >= 0)
       if (const auto sampling = op_.run_sampling(inputs_); !(sampling == tabulated_)) tabulate(sampling);
+    if (bilinear_) return run_bilinear(pool);
     if (by_plane_) return run_by_plane(pool);
     const Shape& in = op_.inputs_[0];
     const Shape& out = op_.outputs_[0];
@@ -430,6 +477,36 @@ class ResizeKernel final : public ThreadsKernel<ResizeOp> {
       if (last_outside_[c]) dst[c] = e;
   }
 
+  // Output rows of every plane, shared out in runs of rows; each element as bilinear_value() sums it.
+  void run_bilinear(ThreadPool& pool) {
+    const Shape& in = op_.inputs_[0];
+    const Shape& out = op_.outputs_[0];
+    const size_t h = out.size() - 2;
+    const int64_t ih = in[h], iw = in[h + 1], oh = out[h], ow = out[h + 1];
+    const float* x = inputs_[0];
+    float* y = outputs_[0].data();
+    const float extrapolation = static_cast<float>(op_.extrapolation_);
+    const int64_t rows = elements(out) / ow;
+    const int64_t per_task = std::max<int64_t>(1, 16384 / ow);
+    pool.run((rows + per_task - 1) / per_task, threads_, [&](int64_t task, int) {
+      for (int64_t r = task * per_task; r < std::min(rows, (task + 1) * per_task); ++r) {
+        const Lerp& ry = row_lerps_[static_cast<size_t>(r % oh)];
+        float* d = y + r * ow;
+        if (ry.outside) {
+          std::fill(d, d + ow, extrapolation);
+          continue;
+        }
+        const float* plane = x + (r / oh) * ih * iw;
+        const float* top = plane + ry.first * iw;
+        const float* bottom = plane + ry.second * iw;
+        for (int64_t c = 0; c < ow; ++c) {
+          const Lerp& cx = col_lerps_[static_cast<size_t>(c)];
+          d[c] = cx.outside ? extrapolation : bilinear_value(cx, ry, top, bottom);
+        }
+      }
+    });
+  }
+
   void run_by_plane(ThreadPool& pool) {
     const Shape& in = op_.inputs_[0];
     const Shape& out = op_.outputs_[0];
@@ -476,6 +553,8 @@ class ResizeKernel final : public ThreadsKernel<ResizeOp> {
 
   int taps_;  // per axis, as the mode reads them
   std::vector<std::vector<ResizeOp::Tap>> axes_;  // each axis's taps, per output position
+  bool bilinear_ = false;  // linear over the last two axes alone: run_bilinear
+  std::vector<Lerp> row_lerps_, col_lerps_;  // its source positions, per output row and column
   bool by_plane_ = false;
   std::vector<bool> used_rows_;  // the source rows of the map some output row reads
   Buffer rows_;  // per thread: the map's source rows, each resized along the last axis
