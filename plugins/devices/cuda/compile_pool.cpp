@@ -511,4 +511,8 @@ unsigned default_compile_workers() {
   return cores > 1 ? cores - 1 : 1;
 }
 
+std::string log_tail(const std::string& log, size_t keep) {
+  return log.size() <= keep ? log : "..." + log.substr(log.size() - keep);
+}
+
 }  // namespace aoe::cuda

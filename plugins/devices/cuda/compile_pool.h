@@ -64,6 +64,9 @@ class CompilePool {
   std::thread reader_;
 };
 
+// The end of a compiler log, `keep` characters at most: enough to see the error in a message.
+std::string log_tail(const std::string& log, size_t keep = 300);
+
 // TE_PARALLEL_COMPILER when set (1 to 4096, else sdk::Error naming
 // it); otherwise one per core but one, and at least one.
 unsigned default_compile_workers();

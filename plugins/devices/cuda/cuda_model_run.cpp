@@ -1,5 +1,6 @@
 #include "cuda_model_run.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <future>
@@ -19,12 +20,6 @@ namespace {
 using nlohmann::json;
 
 [[noreturn]] void fail(sdk::StatusCode code, const std::string& why) { throw sdk::Error(code, why); }
-
-// The end of a compiler log: enough to see the error.
-std::string log_tail(const std::string& log) {
-  constexpr size_t kKeep = 600;
-  return log.size() <= kKeep ? log : "..." + log.substr(log.size() - kKeep);
-}
 
 struct Compiles {
   std::vector<std::string> cubins;  // per distinct source
@@ -68,7 +63,7 @@ Compiles compile_all(CudaContext& context, const ModelProgram& program) {
       size_t kernel = 0;
       while (out.of_kernel[kernel] != i) ++kernel;
       fail(sdk::StatusCode::internal, "the kernel of " + program.kernels[kernel].name + " (" +
-                                          program.kernels[kernel].op_type + ") does not compile: " + log_tail(c.log));
+                                          program.kernels[kernel].op_type + ") does not compile: " + log_tail(c.log, 600));
     }
     out.cubins[i] = c.cubin;
     out.compile_ms += c.compile_ms;

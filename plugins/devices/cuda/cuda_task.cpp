@@ -18,12 +18,6 @@ sdk::ResultStatus status_named(const std::string& name) {
   return sdk::ResultStatus::run_failed;
 }
 
-// The last lines of a compiler log: enough to see the error in a result file.
-std::string log_tail(const std::string& log) {
-  constexpr size_t kKeep = 300;
-  return log.size() <= kKeep ? log : "..." + log.substr(log.size() - kKeep);
-}
-
 }  // namespace
 
 CudaTask::CudaTask(std::shared_ptr<CudaContext> context, std::unique_ptr<KernelPlan> plan)
