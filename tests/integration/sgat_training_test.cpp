@@ -132,6 +132,17 @@ TEST_F(AoeHostTest, SgatTunesTheTrainingStepOfBertLayerOnTheSimulator) {
   expect_step_timed(sgat);
 }
 
+// On the cpu every subgraph is checked against its nodes run one by one:
+// the forward's attention leaves its probabilities and merged context to the
+// backward, outputs that inference never checks.
+TEST_F(AoeHostTest, SgatTunesTheTrainingStepOfBertLayerOnTheCpu) {
+  const auto r = aoe_host(sgat_training("cpu", model("bert_layer.onnx"), "2"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json sgat = only_result()["SGAT"];
+  expect_step_subgraphs(sgat);
+  for (const auto& s : sgat["sgat_tuned_subgraphs"]) EXPECT_NE(s["repo"], "untuned") << s.dump(1);
+}
+
 // The cpu device tunes no float16 kernel: in mixed precision the subgraphs
 // of float16 activations are listed untuned with its reason, the float32
 // updates are tuned, and the run is no failure.

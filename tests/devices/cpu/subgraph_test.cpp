@@ -522,6 +522,26 @@ TEST(CpuSubgraph, AttentionCoreMatchesTheNodesRunOneByOne) {
   test::expect_matches_reference(core, configs, pool);
 }
 
+// BERT-base's attention with the probabilities and the merged context as
+// outputs, as a training step's forward leaves them for its backward. The
+// projections' weights are drawn as a Linear layer's are initialised, over
+// +-1/sqrt(fan-in): drawn over +-1 the scores reach thousands, the softmax
+// is a one-hot that the float32 rounding of a score moves, and the context
+// (probabilities times values of ~40) differs from the reference by more
+// than any float32 kernel can keep to.
+TEST(CpuSubgraph, AttentionContextAsAnOutputMatchesAtBertBaseSize) {
+  const SubgraphOp op(attention({128, 768, 12, true, true, false}), host());
+  const float bound = 1.0f / std::sqrt(768.0f);
+  for (const char* w : {"wq", "wk", "wv"}) {
+    EXPECT_FLOAT_EQ(op.given().at(w).lo, -bound) << w;
+    EXPECT_FLOAT_EQ(op.given().at(w).hi, bound) << w;
+  }
+  EXPECT_FLOAT_EQ(op.given().at("bq").hi, 1.0f);  // biases and inputs as before
+  EXPECT_FLOAT_EQ(op.given().at("x").hi, 1.0f);
+  ThreadPool pool(1);
+  EXPECT_EQ(check_outputs(op, op.space().default_config, make_subgraph_data(op, 1), pool), "");
+}
+
 TEST(CpuSubgraph, AttentionBlocksOfScoresFitInL2) {
   const auto bert = attention({128, 768, 12, true, false, false});
   const AttentionOp whole_heads(find_attention(bert.graph).at(0), bert.graph, test::host());

@@ -116,6 +116,26 @@ std::vector<size_t> value_inputs(const std::string& op_type) {
   return {};
 }
 
+// The terms a constant operand of a MatMul or Gemm (its weights) is summed
+// over, or 0 for any other input. Such weights are drawn as a Linear layer
+// initialises them, over +-1/sqrt(fan-in): drawn over +-1, each product of
+// K terms grows by sqrt(K / 3), and past two of them (attention's scores
+// reach thousands) a softmax turns one-hot, so finely that float32 rounding
+// moves it by more than any comparison with the reference allows.
+int64_t weights_fan_in(const sdk::Graph& g, const sdk::Node& node, size_t k) {
+  const auto ins = present(node.inputs);
+  if (k > 1 || k >= ins.size() || ins[k] != node.inputs[k] || !g.tensor(ins[k]).constant) return 0;
+  const Shape& s = g.tensor(ins[k]).shape;
+  if (s.size() < 2) return 0;
+  const size_t rank = s.size();
+  if (node.op_type == "MatMul") return k == 0 ? s[rank - 1] : s[rank - 2];
+  if (node.op_type == "Gemm") {
+    const bool trans = int_attr(node.attrs, k == 0 ? "transA" : "transB", 0) != 0;
+    return (k == 0) != trans ? s[1] : s[0];
+  }
+  return 0;
+}
+
 }  // namespace
 
 bool is_view(const sdk::Node& node) {
@@ -155,6 +175,11 @@ SubgraphOp::SubgraphOp(const sdk::SubgraphTask& task, std::shared_ptr<const Host
       ValueRange r;
       if (node_ops_[i]) r = node_ops_[i]->input_range(k);
       if (g.nodes[i].op_type == "BatchNormalization" && k == 4) r = {0.5f, 2.0f};  // a variance
+      if (const int64_t fan_in = weights_fan_in(g, g.nodes[i], k); fan_in > 0 && r.values.empty() && !r.whole) {
+        const auto bound = static_cast<float>(1.0 / std::sqrt(static_cast<double>(fan_in)));
+        r.lo *= bound;
+        r.hi *= bound;
+      }
       given_[ins[k]] = r;
     }
   }
