@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cuda_api.h"
+#include "cuda_library.h"
 
 namespace aoe::cuda {
 
@@ -31,6 +32,11 @@ inline bool context_survives(CUresult code) {
     default:
       return false;
   }
+}
+
+// Throws CudaFailure naming `call` and the driver's error unless `r` is success.
+inline void check_cuda(const DriverApi& cu, CUresult r, const std::string& call) {
+  if (r != CUDA_SUCCESS) throw CudaFailure(r, call + ": " + cuda_error(cu, r));
 }
 
 }  // namespace aoe::cuda

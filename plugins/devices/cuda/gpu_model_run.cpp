@@ -38,9 +38,7 @@ class ModelRun {
   ModelRun(const ModelRun&) = delete;
   ModelRun& operator=(const ModelRun&) = delete;
 
-  void check(CUresult r, const std::string& call) const {
-    if (r != CUDA_SUCCESS) throw CudaFailure(r, call + ": " + cuda_error(cu_, r));
-  }
+  void check(CUresult r, const std::string& call) const { check_cuda(cu_, r, call); }
 
   // Loads the cubins, copies the weights and inputs, and binds every kernel's arguments.
   void prepare() {

@@ -53,9 +53,7 @@ struct GpuSession::State {
   CUdeviceptr flush = 0;
   CUevent start = nullptr, end = nullptr;
 
-  void check(CUresult r, const char* call) {
-    if (r != CUDA_SUCCESS) throw CudaFailure(r, std::string(call) + ": " + cuda_error(*cu, r));
-  }
+  void check(CUresult r, const char* call) { check_cuda(*cu, r, call); }
 
   int attribute(CUdevice_attribute a) {
     int v = 0;

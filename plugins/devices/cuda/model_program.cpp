@@ -74,18 +74,29 @@ Step gemm_step(const sdk::FusedOp& fused, const json& op_configs, const GpuLimit
   return step;
 }
 
-// The nodes the GEMM's epilogue may take after a MatMul or Gemm, as it
-// applies them: up to two Adds (a bias and a residual; one after Gemm's C),
-// then a Relu or Gelu. A chain past them runs node by node.
-std::set<std::string> epilogue_nodes(const sdk::Graph& graph) {
-  std::map<std::string, std::vector<const sdk::Node*>> readers;
+// Each tensor's readers.
+using Readers = std::map<std::string, std::vector<const sdk::Node*>>;
+Readers readers_of(const sdk::Graph& graph) {
+  Readers readers;
   for (const auto& n : graph.nodes)
     for (const auto& t : n.inputs)
       if (!t.empty()) readers[t].push_back(&n);
+  return readers;
+}
+
+// The one node reading `tensor`; nullptr where none or several do.
+const sdk::Node* sole_reader(const Readers& readers, const std::string& tensor) {
+  const auto it = readers.find(tensor);
+  return it == readers.end() || it->second.size() != 1 ? nullptr : it->second.front();
+}
+
+// The nodes the GEMM's epilogue may take after a MatMul or Gemm, as it
+// applies them: up to two Adds (a bias and a residual; one after Gemm's C),
+// then a Relu or Gelu. A chain past them runs node by node.
+std::set<std::string> epilogue_nodes(const sdk::Graph& graph, const Readers& readers) {
   const auto reader_of = [&](const std::string& tensor, const std::set<std::string>& types) -> const sdk::Node* {
-    const auto it = readers.find(tensor);
-    if (it == readers.end() || it->second.size() != 1 || !types.count(it->second.front()->op_type)) return nullptr;
-    return it->second.front();
+    const sdk::Node* r = sole_reader(readers, tensor);
+    return r && types.count(r->op_type) ? r : nullptr;
   };
   std::set<std::string> out;
   for (const auto& n : graph.nodes) {
@@ -126,14 +137,11 @@ ModelProgram plan_model(const sdk::Graph& graph, const json& op_configs, const G
     const auto it = root.find(t);
     return it == root.end() ? t : it->second;
   };
-  const std::set<std::string> members = epilogue_nodes(graph);
+  const Readers readers = readers_of(graph);
+  const std::set<std::string> members = epilogue_nodes(graph, readers);
   const auto may_fuse = [&](const sdk::Node& n) { return members.count(n.name) > 0; };
   // An elementwise node, then each node that alone reads the one before it
   // and may follow it in one kernel; a GEMM's epilogue is not joined.
-  std::map<std::string, std::vector<const sdk::Node*>> readers;
-  for (const auto& n : graph.nodes)
-    for (const auto& t : n.inputs)
-      if (!t.empty()) readers[t].push_back(&n);
   const std::set<std::string> outputs(graph.outputs.begin(), graph.outputs.end());
   const auto chain_from = [&](const sdk::Node& first) {
     std::vector<const sdk::Node*> chain = {&first};
@@ -141,11 +149,9 @@ ModelProgram plan_model(const sdk::Graph& graph, const json& op_configs, const G
     for (;;) {
       const sdk::Node& last = *chain.back();
       if (last.outputs.size() != 1 || last.outputs[0].empty() || outputs.count(last.outputs[0])) break;
-      const auto it = readers.find(last.outputs[0]);
-      if (it == readers.end() || it->second.size() != 1) break;
-      const sdk::Node& next = *it->second.front();
-      if (members.count(next.name) || !follows_in_chain(graph, next)) break;
-      chain.push_back(&next);
+      const sdk::Node* next = sole_reader(readers, last.outputs[0]);
+      if (!next || members.count(next->name) || !follows_in_chain(graph, *next)) break;
+      chain.push_back(next);
     }
     return chain;
   };
