@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <future>
 #include <map>
 
@@ -25,6 +26,7 @@ struct Compiles {
   std::vector<std::string> cubins;  // per distinct source
   std::vector<size_t> of_kernel;    // kernel -> its cubin
   size_t from_cache = 0;
+  std::filesystem::path cache;      // where those came from
   double compile_ms = 0;            // summed over the compiles that ran
 };
 
@@ -36,6 +38,7 @@ Compiles compile_all(CudaContext& context, const ModelProgram& program) {
   const KernelCache cache(context.options.kernel_cache.empty() ? KernelCache::default_folder()
                                                                : std::filesystem::path(context.options.kernel_cache));
   Compiles out;
+  out.cache = cache.folder();
   std::map<std::string, size_t> index;  // source -> cubin
   std::vector<std::pair<size_t, std::shared_future<Compiled>>> pending;
   std::vector<std::string> keys;
@@ -153,9 +156,13 @@ json run_model_on_gpu(CudaContext& context, const sdk::GraphRun& run, const std:
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   const double timeout_s = context.options.timeout_s * static_cast<double>(2 + program.kernels.size());
   const Frame reply = context.worker->call(next_run_id(), {}, model_request(run, program, compiles, given), timeout_s);
-  if (reply.kind != "model_result")
+  if (reply.kind != "model_result") {
+    // A cached kernel the driver cannot load fails every run after: say where the cache is.
+    const std::string cached = compiles.from_cache == 0 ? "" : "; " + std::to_string(compiles.from_cache) +
+        " kernels came from the cache " + compiles.cache.string() + ", which can be deleted to compile them again";
     fail(sdk::StatusCode::internal, "the GPU worker did not run the model (" + reply.kind +
-                                        "): " + reply.header.value("message", std::string("no message")));
+                                        "): " + reply.header.value("message", std::string("no message")) + cached);
+  }
   size_t at = 0;
   for (size_t i = 0; i < outputs.size(); ++i) {
     const size_t bytes = outputs[i].count * sizeof(float);

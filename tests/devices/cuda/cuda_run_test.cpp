@@ -4,6 +4,7 @@
 // tuned on a miss, then every kernel a hit; a kernel that computes wrong
 // values fails the check; an op without a kernel refused by name. The op
 // kernels run from their own source on CPU threads (host_kernels_source.cpp).
+#include <fstream>
 #include <set>
 
 #include "aoe_host_fixture.h"
@@ -103,6 +104,18 @@ TEST_F(CudaRun, ElementwiseChainsRunAsOneKernelEach) {
   for (const auto& k : rep["kernels"]) types.push_back(k["op_type"].get<std::string>());
   // Each BatchNormalization with the Relu after it, and the residual Add with its Relu.
   EXPECT_EQ(types, (std::vector<std::string>{"Conv", "BatchNormalization+Relu", "Conv", "Add+Relu"})) << rep["kernels"].dump();
+}
+
+TEST_F(CudaRun, ACachedKernelTheDriverCannotLoadIsNamedWithItsCache) {
+  ASSERT_EQ(run(model("mlp.onnx")).exit_code, 0);
+  const fs::path cache = dir_ / "cache" / "aoe" / "cuda-kernels";
+  size_t broken = 0;
+  for (const auto& f : fs::directory_iterator(cache)) std::ofstream(f.path()) << "not a cubin", ++broken;
+  ASSERT_GT(broken, 0u);
+  const auto r = run(model("mlp.onnx"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("cuModuleLoadData"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("came from the cache " + cache.string()), std::string::npos) << r.err;
 }
 
 TEST_F(CudaRun, AKernelGivingWrongValuesFailsTheCheck) {
