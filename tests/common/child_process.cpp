@@ -138,4 +138,19 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::files
   return ChildProcess(argv, cwd, env).wait();
 }
 
+std::string failure_text(const ProcessResult& r) {
+  std::vector<std::string> lines;
+  std::istringstream in(r.err);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::string text = "exit code " + std::to_string(r.exit_code) + "; its warnings and errors:\n";
+  for (const auto& line : lines)
+    if (line.find("[warn") != std::string::npos || line.find("[error") != std::string::npos ||
+        line.find("Sanitizer") != std::string::npos)
+      text += line + "\n";
+  constexpr size_t kTail = 15;
+  text += "the end of its stderr:\n";
+  for (size_t i = lines.size() > kTail ? lines.size() - kTail : 0; i < lines.size(); ++i) text += lines[i] + "\n";
+  return text + "the whole of its stderr:\n" + r.err;
+}
+
 }  // namespace aoe::test

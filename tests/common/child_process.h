@@ -57,4 +57,9 @@ class ChildProcess {
 ProcessResult run_process(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
                           const std::map<std::string, std::string>& env = {});
 
+// What a failed run said, for an assertion's message: its exit code, its
+// warnings and errors and the last lines of its stderr first (where a
+// shortened log still shows them), then the whole of stderr.
+std::string failure_text(const ProcessResult& r);
+
 }  // namespace aoe::test

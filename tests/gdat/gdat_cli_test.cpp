@@ -107,7 +107,7 @@ void expect_consistent_result(const json& g, size_t gradients, int max_segments,
 
 TEST_F(GdatTest, ResNet50OnAscendWritesTheSplitTheResultFileAndTheBank) {
   const auto r = gdat("resnet50.onnx", (kClusters / "ascend910_8p_hccs.yaml").string());
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   EXPECT_NE(r.err.find("HCCL set_split_strategy_by_idx("), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("PyTorch DDP bucket_cap_mb_list="), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("process finished"), std::string::npos) << r.err;
@@ -171,7 +171,7 @@ TEST_F(GdatTest, ResNet50OnAscendWritesTheSplitTheResultFileAndTheBank) {
 TEST_F(GdatTest, TrainingTakesTheBackwardFromTheStepsKernels) {
   const auto cluster = (kClusters / "ascend910_8p_hccs.yaml").string();
   auto r = gdat("resnet50.onnx", cluster, {"--device", "ascend910", "--training"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   EXPECT_NE(r.err.find("backward from the step's own kernels"), std::string::npos) << r.err;
   const json mixed = newest_gdat();
   EXPECT_NE(mixed["gradients"]["source"].get<std::string>().find("training step"), std::string::npos);
@@ -201,7 +201,7 @@ TEST_F(GdatTest, TrainingTakesTheBackwardFromTheStepsKernels) {
   // In float32 the cube runs at half rate: a longer backward, the same bytes.
   r = gdat("resnet50.onnx", cluster, {"--device", "ascend910", "--training", "--training_precision", "fp32",
                                       "--bank_path", (dir_ / "fp32_bank").string()});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const json fp32 = newest_gdat();
   EXPECT_EQ(fp32["gradients"]["bytes"], mixed["gradients"]["bytes"]);
   EXPECT_GT(fp32["gradients"]["backward(ms)"].get<double>(), mixed["gradients"]["backward(ms)"].get<double>());
@@ -231,7 +231,7 @@ TEST_F(GdatTest, SecondRunHitsTheBankAndRepeatTuneSearchesAgain) {
 TEST_F(GdatTest, BertBaseOnAMeasuredTableByJobType4) {
   const auto r = aoe_host({"--job_type", "4", "--model", model("bert_base.onnx").string(), "--cluster",
                            (kClusters / "ib56_16_table.yaml").string(), "--searcher", "ga", "--budget", "300"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const json g = only_result()["GDAT"];
   EXPECT_EQ(g["gdat_tuning_result"], "tuning successful");
   EXPECT_EQ(g["gradients"]["count"], 32);  // two encoder layers, 16 tensors each
@@ -247,7 +247,7 @@ TEST_F(GdatTest, GradientProfileFiles) {
                               return std::vector<std::string>{name};
                             }));
   auto r = gdat("resnet50.onnx", cluster, {"--gradient_profile", sizes.string()});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   json g = newest_gdat();
   EXPECT_EQ(g["gradients"]["count"], 161);
   EXPECT_NE(g["gradients"]["source"].get<std::string>().find("sizes from"), std::string::npos);
@@ -262,7 +262,7 @@ TEST_F(GdatTest, GradientProfileFiles) {
                           "body.weight,40000000,900\n"
                           "stem.weight,37632,1000\n");
   r = gdat("mlp.onnx", cluster, {"--gradient_profile", file.string()});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   g = newest_gdat();
   EXPECT_EQ(g["gradients"]["count"], 4);
   EXPECT_DOUBLE_EQ(g["gradients"]["backward(ms)"].get<double>(), 1.0);
@@ -287,7 +287,7 @@ TEST_F(GdatTest, GradientProfileFiles) {
 
 TEST_F(GdatTest, ClusterByTheNameOfAShippedFile) {
   auto r = gdat("mlp.onnx", "ascend910_64p_roce");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   EXPECT_EQ(newest_gdat()["cluster"]["name"], "ascend910-64p");
   r = gdat("mlp.onnx", "ascend999");
   EXPECT_EQ(r.exit_code, 2);

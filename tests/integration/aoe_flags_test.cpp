@@ -16,7 +16,7 @@ TEST_F(AoeHostTest, AoeStyleCommandLineTunesOperatorsWithGaForCubeAndRlForVector
   const auto file = dir_ / "out" / "result.json";
   const auto r = aoe_host({"--model", model("bert_layer.onnx").string(), "--device", "Ascend910", "--searcher",
                            "RL,GA", "--budget", "4", "--log_level", "INFO", "--result_file", file.string()});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   EXPECT_TRUE(result_files().empty()) << "--result_file names the only result file";
   const json opat = result_sections(read_json(file))["OPAT"];
   size_t cube = 0, vector = 0;
@@ -35,7 +35,7 @@ TEST_F(AoeHostTest, AoeStyleCommandLineTunesOperatorsWithGaForCubeAndRlForVector
 
 TEST_F(AoeHostTest, SearcherPerClassByName) {
   const auto r = tune("bert_layer.onnx", {"--searcher", "vector=Random,cube=sa", "--budget", "4"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const auto result = only_result();  // a loop over a temporary's member would outlive it
   for (const auto& op : result["OPAT"]["opat_tuned_operators"])
     EXPECT_EQ(op["searcher"], op["op_type"] == "MatMul" || op["op_type"] == "Gemm" ? "sa" : "random") << op.dump();
@@ -79,7 +79,7 @@ TEST_F(AoeHostTest, UnreadableSearcherListsAreRefusedNamingTheItem) {
 
 TEST_F(AoeHostTest, JobTypeSelectsTheModeAndModeNamesTakeAnyCase) {
   const auto r = aoe_host({"--plugin", "SGAT", "--model", model("mlp.onnx").string(), "--budget", "4"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   EXPECT_TRUE(only_result().contains("SGAT"));
 }
 

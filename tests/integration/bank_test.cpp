@@ -95,7 +95,7 @@ class BankTest : public AoeHostTest {
                                      "--budget", budget, "--searcher", searcher};
     args.insert(args.end(), extra.begin(), extra.end());
     const auto r = aoe_host(args);
-    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.exit_code, 0) << failure_text(r);
     if (err) *err = r.err;
     return take_result("OPAT");
   }
@@ -139,7 +139,7 @@ TEST_F(BankTest, ABankOfTheOldLayoutIsMovedAndHit) {
   std::ofstream(corrupt) << "{ not json";
 
   const auto r = tune("mlp.onnx");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const json opat = take_result("OPAT");
   EXPECT_EQ(opat["repo_summary"]["repo_hit_num"], added) << opat.dump(2);
   EXPECT_EQ(json_files(bank_ / "op/Ascend910").size(), size_t(added));
@@ -165,7 +165,7 @@ TEST_F(BankTest, OtherKindsOfTheOldLayoutWaitForTheirOwnRun) {
   take_result("OPAT");
   EXPECT_TRUE(fs::exists(old));
   const auto r = gdat("resnet50.onnx");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   EXPECT_EQ(take_result("GDAT")["repo_entry"]["outcome"], "hit");
   EXPECT_FALSE(fs::exists(old));
   EXPECT_TRUE(fs::exists(bank_ / "gradient/ascend910-8p" / old.filename()));
@@ -175,7 +175,7 @@ TEST_F(BankTest, OtherKindsOfTheOldLayoutWaitForTheirOwnRun) {
 TEST_F(BankTest, CachePathAlonePutsEntriesUnderAoeData) {
   const auto cache = dir_ / "cache";
   const auto r = tune("mlp.onnx", {}, {{"TUNE_BANK_PATH", ""}, {"ASCEND_CACHE_PATH", cache.string()}});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const auto added = take_result("OPAT")["repo_summary"]["repo_add_num"].get<size_t>();
   ASSERT_GT(added, 0u);
   EXPECT_EQ(json_files(cache / "aoe_data/op/Ascend910").size(), added);
@@ -189,7 +189,7 @@ TEST_F(BankTest, ShowAndMergeTakeEitherRootAndKeepKindsApart) {
   const auto ops_a = json_files(dir_ / "a/op/Ascend910").size();
   for (const auto& dir : {dir_ / "a", dir_ / "a/op"}) {
     const auto r = aoe_host({"bank", "show", dir.string()});
-    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ASSERT_EQ(r.exit_code, 0) << failure_text(r);
     EXPECT_NE(r.out.find(": " + std::to_string(ops_a) + " entries (Ascend910)"), std::string::npos) << r.out;
   }
   // An old-layout bank given to merge: its kinds go apart in OUT.
@@ -197,7 +197,7 @@ TEST_F(BankTest, ShowAndMergeTakeEitherRootAndKeepKindsApart) {
   for (const auto& f : json_files(bank_, true)) fs::copy_file(f, dir_ / "old/Ascend910" / f.filename());
   const auto r = aoe_host({"bank", "merge", (dir_ / "a/op").string(), (dir_ / "old").string(), "-o",
                            (dir_ / "out").string()});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   // kind/file of every entry a bank holds in the new layout.
   const auto kinds_and_names = [](const fs::path& root) {
     std::set<std::string> out;

@@ -29,7 +29,7 @@ TEST_F(AoeHostTest, HelpDocumentsExitCodes) {
 
 TEST_F(AoeHostTest, PluginsListsTheBundledOnes) {
   const auto r = aoe_host({"plugins"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(opat\s+tuning mode\s+\S+\s+)" + kSdk))) << r.out;
   EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(random\s+searcher\s+\S+\s+)" + kSdk))) << r.out;
   EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(ascend910\s+device\s+\S+\s+)" + kSdk))) << r.out;
@@ -39,7 +39,7 @@ TEST_F(AoeHostTest, PluginsListsTheBundledOnes) {
 TEST_F(AoeHostTest, PluginsShowsEachRefusalAndStillLoadsTheRest) {
   const std::string mixed = std::string(AOE_TEST_PLUGINS_DIR) + "/mixed";
   const auto r = aoe_host({"plugins", "--plugin-dir", mixed});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(sweep\s+searcher)"))) << r.out;
   EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(ascend910\s+device)"))) << r.out;
   for (const char* refused : {"wrong_major", "newer_minor", "missing_entry", "throws_in_init", "not_a_library"})
@@ -51,7 +51,7 @@ TEST_F(AoeHostTest, PluginsShowsEachRefusalAndStillLoadsTheRest) {
 TEST_F(AoeHostTest, PluginsAsJsonForPrograms) {
   const std::string mixed = std::string(AOE_TEST_PLUGINS_DIR) + "/mixed";
   const auto r = aoe_host({"plugins", "--json", "--plugin-dir", mixed});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const auto listed = nlohmann::json::parse(r.out);
   std::set<std::string> devices;
   for (const auto& c : listed["components"]) {
@@ -75,7 +75,7 @@ TEST_F(AoeHostTest, TwoPluginsWithOneNameIsAnErrorNamingBoth) {
 
 TEST_F(AoeHostTest, TunesTheMlpAndWritesAnAoeResult) {
   const auto r = tune("mlp.onnx");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   // One line per tuned op with its before and after time; the three cube ops among them.
   const std::regex op_line(R"(\] (\S+) \((\w+) [^)]*\): ([0-9.]+) us -> ([0-9.]+) us)");
   int ops = 0, cube_ops = 0;
@@ -123,7 +123,7 @@ TEST_F(AoeHostTest, SecondRunHitsTheBank) {
   for (const auto& f : result_files()) std::filesystem::remove(f);
 
   const auto r = tune("mlp.onnx");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const json second = only_result()["OPAT"];
   EXPECT_EQ(second["repo_summary"]["repo_add_num"], 0);
   EXPECT_EQ(second["repo_summary"]["repo_hit_num"], first["repo_summary"]["repo_add_num"]);
@@ -148,7 +148,7 @@ TEST_F(AoeHostTest, CommandLineBeatsEnvironmentBeatsConfigFile) {
   std::ofstream(dir_ / "aoe.yaml") << "device: no_such_device\nbudget: 4\nrepeat_tune: True\n";
   // The file's device would fail; the command line overrides it.
   auto r = tune("mlp.onnx", {"--config", "aoe.yaml", "--device", "ascend910"}, {{"REPEAT_TUNE", "False"}});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const json opat = only_result()["OPAT"];
   for (const auto& op : opat["opat_tuned_operators"]) EXPECT_LE(op["evaluations"].get<int>(), 24);
   // Without the override, the file's device is used and named in the error.
@@ -198,7 +198,7 @@ TEST_F(AoeHostTest, UnknownSearcherStopsBeforeTuning) {
 
 TEST_F(AoeHostTest, JobTypeSelectsTheTuningMode) {
   const auto r = aoe_host({"--job_type", "2", "--model", model("mlp.onnx").string(), "--budget", "8"});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.exit_code, 0) << failure_text(r);
   EXPECT_GE(only_result()["OPAT"]["repo_summary"]["total_num"], 3);
 }
 

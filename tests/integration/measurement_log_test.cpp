@@ -64,7 +64,7 @@ TEST_F(AoeHostTest, OpatLogsEveryMeasurementAsTheResultCountsThem) {
 TEST_F(AoeHostTest, SgatLogsEveryMeasurementOfEachSubgraph) {
   const auto r = aoe_host({"--plugin", "sgat", "--device", "ascend910", "--model", model("conv_block.onnx").string(),
                            "--budget", "8"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const json result = only_result()["SGAT"];
   const auto logged = logged_by_task(dir_);
   ASSERT_FALSE(result["sgat_tuned_subgraphs"].empty());

@@ -65,7 +65,7 @@ TEST_F(AoeHostTest, OcrClassifierIsCoveredOnSimulatorAndCpu) {
 TEST_F(AoeHostTest, SubgraphTuningCoversTheOcrDetectorOnTheSimulator) {
   const auto r = aoe_host({"--plugin", "sgat", "--device", "ascend910", "--model", model("ocr_det.onnx").string(),
                            "--budget", "2"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const json sgat = only_result()["SGAT"];
   EXPECT_EQ(sgat["sgat_tuning_result"], "tuning successful") << sgat.dump(2);
   EXPECT_TRUE(sgat["untimed_operators"].empty()) << sgat["untimed_operators"].dump();
@@ -82,7 +82,7 @@ TEST_F(AoeHostTest, ResultFileNamesWhatNoDeviceTimed) {
      "output_desc": [{"shape": [8, 32], "type": "float32"}]}])";
   const auto r = aoe_host({"--plugin", "opat", "--device", "cpu", "--singleop", (dir_ / "ops.json").string(),
                            "--budget", "2"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const json opat = only_result()["OPAT"];
   EXPECT_EQ(opat["untimed_operators"], json::array({"pick"})) << opat.dump(2);
   EXPECT_GT(opat["model_baseline_performance(ms)"].get<double>(), 0);
@@ -101,7 +101,7 @@ TEST_F(AoeHostTest, PoolsOfOneDimensionAreTimedAndOfThreeListed) {
      "attr": [{"name": "kernel_shape", "value": [2, 2, 2]}, {"name": "strides", "value": [2, 2, 2]}]}])";
   const auto r = aoe_host({"--plugin", "opat", "--device", "ascend910", "--singleop", (dir_ / "ops.json").string(),
                            "--budget", "2"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const json opat = only_result()["OPAT"];
   EXPECT_EQ(opat["opat_tuning_result"], "tuning successful") << opat.dump(2);
   std::map<std::string, std::string> reasons;
@@ -144,7 +144,7 @@ TEST_F(AoeHostTest, TrainingStepKernelsAreTunedOnTheCpu) {
      "attr": [{"name": "lr", "value": 0.1}, {"name": "momentum", "value": 0.9}]}])";
   const auto r = aoe_host({"--plugin", "opat", "--device", "cpu", "--singleop", (dir_ / "step.json").string(),
                            "--budget", "4"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const json opat = only_result()["OPAT"];
   expect_all_covered(opat, "cpu: ");
   const auto types = op_types(opat);

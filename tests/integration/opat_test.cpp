@@ -42,7 +42,7 @@ void expect_count_invariants(const json& opat) {
 
 TEST_F(AoeHostTest, FusesConvBatchNormAndActivationIntoOneTask) {
   const auto r = tune("conv_block.onnx");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   EXPECT_NE(r.err.find("6 nodes fused into 2 ops"), std::string::npos) << r.err;
   const json plan = read_json(only_plan(dir_));
   std::set<std::string> names;
@@ -69,7 +69,7 @@ TEST_F(AoeHostTest, FusesMatMulBiasAndActivation) {
 // PyTorch before opset 17 spells LayerNorm and GELU out; they are tuned as the ops they are.
 TEST_F(AoeHostTest, RecognisesDecomposedLayerNormAndGelu) {
   const auto r = tune("bert_base.onnx", {"--budget", "8"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const json plan = read_json(only_plan(dir_));
   int layer_norms = 0, ffn_in = 0;
   for (const auto& op : plan["ops"]) {
@@ -130,7 +130,7 @@ TEST_F(AoeHostTest, BadTuneOpsFileNamesFileAndKey) {
 
 TEST_F(AoeHostTest, ProgressNamesTaskAndElapsedTime) {
   const auto r = tune("mlp.onnx");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   EXPECT_TRUE(std::regex_search(r.err, std::regex(R"(\[task 1/3\] fc1/MatMul\S* \(MatMul\) \([0-9.]+ s\))"))) << r.err;
   EXPECT_TRUE(std::regex_search(r.err, std::regex(R"(\[task 3/3\] y/MatMul)"))) << r.err;
 }
@@ -202,7 +202,7 @@ TEST_F(AoeHostTest, RepeatTuneSearchesAgainAndKeepsTheFaster) {
   for (const auto& f : result_files()) std::filesystem::remove(f);
 
   const auto r = tune("mlp.onnx", {"--seed", "5", "--budget", "64"}, {{"REPEAT_TUNE", "True"}});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const json second = only_result()["OPAT"];
   expect_count_invariants(second);
   EXPECT_EQ(second["repo_summary"]["repo_hit_num"], first["repo_summary"]["repo_add_num"]);
@@ -262,7 +262,7 @@ TEST_F(AoeHostTest, TwoProcessesTuningIntoOneBankBothKeepTheirEntries) {
     auto args = searcher;
     args.insert(args.end(), {"--bank_path", (dir_ / dir).string()});
     const auto r = tune(model, args);
-    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.exit_code, 0) << failure_text(r);
     return bank_files(dir_ / dir);
   };
   const auto mlp = bank_alone("mlp.onnx", "mlp_alone");
@@ -294,7 +294,7 @@ TEST_F(AoeHostTest, CorruptBankEntryIsReportedAndKept) {
 TEST_F(AoeHostTest, BankShowListsEveryEntry) {
   ASSERT_EQ(tune("mlp.onnx").exit_code, 0);
   const auto r = aoe_host({"bank", "show"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   EXPECT_NE(r.out.find(std::to_string(bank_files(bank_).size()) + " entries (Ascend910)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("mlp"), std::string::npos) << r.out;
 }
@@ -302,7 +302,7 @@ TEST_F(AoeHostTest, BankShowListsEveryEntry) {
 TEST_F(AoeHostTest, BankShowAsJsonHasEveryEntryWithItsFile) {
   ASSERT_EQ(tune("mlp.onnx").exit_code, 0);
   const auto r = aoe_host({"bank", "show", "--json"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const auto shown = json::parse(r.out);
   const auto files = bank_files(bank_);
   ASSERT_EQ(shown["entries"].size(), files.size()) << r.out;
@@ -320,7 +320,7 @@ TEST_F(AoeHostTest, BankMergeKeepsTheFasterOfEachEntry) {
   ASSERT_EQ(tune("mlp.onnx", {"--bank_path", (dir_ / "b").string(), "--budget", "200"}).exit_code, 0);
   ASSERT_EQ(tune("bert_ffn.onnx", {"--bank_path", (dir_ / "b").string()}).exit_code, 0);
   const auto r = aoe_host({"bank", "merge", (dir_ / "a").string(), (dir_ / "b").string(), "-o", (dir_ / "out").string()});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   EXPECT_NE(r.out.find("merged"), std::string::npos) << r.out;
   auto all = bank_files(dir_ / "a");
   for (const auto& f : bank_files(dir_ / "b")) all.insert(f);
@@ -369,7 +369,7 @@ TEST_F(AoeHostTest, TimingLongerThanTheCpuTimeOutIsNoFailure) {
   const auto r = tune("mlp.onnx", {"--device", "cpu", "--budget", "2", "--device_options",
                                    R"({"timeout_s": 0.3, "max_seconds": 1, "stable_within": 1e-9, "max_repeats": 100000})",
                                    "--bank_path", (dir_ / "cpu_bank").string()});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const json opat = only_result()["OPAT"];
   EXPECT_EQ(opat["opat_tuning_result"], "tuning successful") << opat.dump(2);
   EXPECT_EQ(opat["opat_tuned_operators"].size(), 3u) << opat.dump(2);
@@ -396,7 +396,7 @@ TEST_F(AoeHostTest, SingleOpTunesOneDescribedOp) {
       "input_desc": [{"shape": [128, 768], "type": "float16"}, {"shape": [768, 2304], "type": "float16", "const": true}],
       "output_desc": [{"shape": [128, 2304], "type": "float16"}]}])";
   const auto r = aoe_host({"--plugin", "opat", "--singleop", (dir_ / "qkv.json").string(), "--budget", "32"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const json result = only_result();
   EXPECT_EQ(result["basic"]["tuning_name"], "qkv");
   ASSERT_EQ(result["OPAT"]["opat_tuned_operators"].size(), 1u);
@@ -420,7 +420,7 @@ TEST_F(AoeHostTest, ViewOpsNeedNoKernelAndBigModelsLoadWithoutTheirWeights) {
   std::filesystem::copy_file(model("resnet50.onnx"), dir_ / "resnet50.onnx");
   const auto r = aoe_host({"--plugin", "opat", "--model", (dir_ / "resnet50.onnx").string(), "--budget", "8",
                            "--tune_ops_file", (dir_ / "ops.json").string()});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   EXPECT_NE(r.err.find("no kernel to tune for Flatten x1"), std::string::npos) << r.err;
   const json opat = only_result()["OPAT"];
   EXPECT_EQ(opat["repo_summary"]["total_num"], 1);

@@ -38,7 +38,7 @@ class ReportTest : public AoeHostTest {
   // aoe-host report on the run's workspace; the page's text.
   std::string report(const std::filesystem::path& page) {
     const auto r = aoe_host({"report", only_workspace(dir_).string(), "-o", page.string()});
-    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.exit_code, 0) << failure_text(r);
     return read_text(page);
   }
 
@@ -99,7 +99,7 @@ TEST_F(ReportTest, OpatReportDrawsItsChartsInChromium) {
 TEST_F(ReportTest, SgatReportHoldsEachSubgraphsMeasurements) {
   const auto r = aoe_host({"--plugin", "sgat", "--device", "ascend910", "--model", model("conv_block.onnx").string(),
                            "--budget", "8"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const json data = embedded_data(report(dir_ / "report.html"));
   ASSERT_EQ(data["mode"], "SGAT");
   const json result = only_result()["SGAT"];
@@ -111,7 +111,7 @@ TEST_F(ReportTest, SgatReportHoldsEachSubgraphsMeasurements) {
 TEST_F(ReportTest, GdatReportHoldsTheScheduleTrace) {
   const auto r = aoe_host({"--plugin", "gdat", "--model", model("resnet50.onnx").string(), "--cluster",
                            std::string(AOE_GDAT_CLUSTERS_DIR) + "/ascend910_8p_hccs.yaml"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const json data = embedded_data(report(dir_ / "report.html"));
   ASSERT_EQ(data["mode"], "GDAT");
   EXPECT_EQ(data["section"]["baselines"].size(), only_result()["GDAT"]["baselines"].size());

@@ -130,7 +130,7 @@ TEST_F(ResultFileTest, EveryPercentageIsBeforeMinusAfterOverAfter) {
   // The end line prints the file's own figure.
   const auto r = aoe_host(tune_args("mlp.onnx", {"--result_file", (dir_ / "named.json").string(), "--bank_path",
                                                  (dir_ / "fresh").string()}));
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const json named = result_sections(read_json(dir_ / "named.json"))["OPAT"];
   EXPECT_NE(r.err.find("Performance improved by " + named["model_performance_improvement"].get<std::string>()),
             std::string::npos)

@@ -162,7 +162,7 @@ TEST_F(AoeHostTest, SgatReloadOnAnotherSocMeasuresAgain) {
   auto other = sgat_args("conv_block.onnx", {"--reload"});
   other[3] = "ascend910b";
   const auto r = aoe_host(other, {{"TUNE_BANK_PATH", (dir_ / "other_bank").string()}});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   EXPECT_NE(r.err.find("reload: 0 measurements"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("of another model, device or SoC kept and not used"), std::string::npos) << r.err;
   const json sgat = only_result()["SGAT"];
@@ -217,7 +217,7 @@ TEST_F(AoeHostTest, SgatOnTheCpuChecksEveryCandidatesOutput) {
 // measured, and every candidate passes the cpu's output check.
 TEST_F(AoeHostTest, SgatOnTheCpuTriesTheAttentionCoreAsOneKernel) {
   const auto r = aoe_host(cpu_sgat_args("bert_layer.onnx", "16"));
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const json sgat = only_result()["SGAT"];
   EXPECT_FALSE(sgat.contains("tuning_failed_subgraphs")) << sgat.dump(2);
   const auto plans = files_named(dir_, "_sgat_plan.json");

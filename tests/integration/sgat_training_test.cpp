@@ -101,7 +101,7 @@ TEST_F(AoeHostTest, SgatTunesTheTrainingStepOfConvBlockOnTheSimulatorThenStartsF
 
 TEST_F(AoeHostTest, SgatTunesTheTrainingStepOfConvBlockOnTheCpu) {
   const auto r = aoe_host(sgat_training("cpu", model("conv_block.onnx"), "4"));
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   EXPECT_NE((r.err + r.out).find("training step (momentum, fp32)"), std::string::npos) << r.err;
   const json sgat = only_result()["SGAT"];
   expect_step_subgraphs(sgat);
@@ -116,7 +116,7 @@ TEST_F(AoeHostTest, SgatTunesTheTrainingStepOfTheMlpOnBothDevicesWithEachOptimiz
       auto args = sgat_training(device, model("mlp.onnx"), "4");
       args.insert(args.end(), {"--optimizer", optimizer});
       const auto r = aoe_host(args);
-      ASSERT_EQ(r.exit_code, 0) << r.err;
+      ASSERT_EQ(r.exit_code, 0) << failure_text(r);
       const json sgat = only_result()["SGAT"];
       expect_step_subgraphs(sgat);
       EXPECT_EQ(sgat["training_step"]["optimizer"], optimizer);
@@ -126,7 +126,7 @@ TEST_F(AoeHostTest, SgatTunesTheTrainingStepOfTheMlpOnBothDevicesWithEachOptimiz
 // A transformer layer: its attention and GELU gradients in subgraphs too.
 TEST_F(AoeHostTest, SgatTunesTheTrainingStepOfBertLayerOnTheSimulator) {
   const auto r = aoe_host(sgat_training("ascend910", model("bert_layer.onnx"), "4"));
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const json sgat = only_result()["SGAT"];
   expect_step_subgraphs(sgat);
   expect_step_timed(sgat);
@@ -137,7 +137,7 @@ TEST_F(AoeHostTest, SgatTunesTheTrainingStepOfBertLayerOnTheSimulator) {
 // backward, outputs that inference never checks.
 TEST_F(AoeHostTest, SgatTunesTheTrainingStepOfBertLayerOnTheCpu) {
   const auto r = aoe_host(sgat_training("cpu", model("bert_layer.onnx"), "2"));
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const json sgat = only_result()["SGAT"];
   expect_step_subgraphs(sgat);
   for (const auto& s : sgat["sgat_tuned_subgraphs"]) EXPECT_NE(s["repo"], "untuned") << s.dump(1);
@@ -150,7 +150,7 @@ TEST_F(AoeHostTest, SgatTrainingListsWhatTheDeviceCannotTimeUntunedWithTheReason
   auto args = sgat_training("cpu", model("mlp.onnx"), "2");
   args.insert(args.end(), {"--training_precision", "mixed"});
   const auto r = aoe_host(args);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const json sgat = only_result()["SGAT"];
   EXPECT_EQ(sgat["sgat_tuning_result"], "tuning successful") << sgat.dump(1);
   EXPECT_FALSE(sgat.contains("tuning_failed_subgraphs")) << sgat.dump(1);

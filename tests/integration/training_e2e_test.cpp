@@ -27,7 +27,7 @@ void expect_every_kernel_tuned(const json& opat, const std::set<std::string>& ba
 
 TEST_F(AoeHostTest, TrainingStepOfConvBlockTunesOnTheSimulator) {
   const auto r = tune("conv_block.onnx", {"--training", "--budget", "4"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   expect_every_kernel_tuned(only_result()["OPAT"],
                             {"Conv2DBackpropInput", "Conv2DBackpropFilter", "BNTrainingUpdateGrad",
                              "BNTrainingReduceGrad", "BiasAddGrad", "ReluGradV2", "FusedMulAddN",
@@ -37,7 +37,7 @@ TEST_F(AoeHostTest, TrainingStepOfConvBlockTunesOnTheSimulator) {
 TEST_F(AoeHostTest, TrainingStepOfConvBlockTunesOnTheCpu) {
   const auto r = aoe_host({"--plugin", "opat", "--device", "cpu", "--model", model("conv_block.onnx").string(),
                            "--training", "--budget", "4"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   EXPECT_NE((r.err + r.out).find("training step (momentum, fp32)"), std::string::npos) << r.err;
   expect_every_kernel_tuned(only_result()["OPAT"],
                             {"Conv2DBackpropInput", "Conv2DBackpropFilter", "BNTrainingUpdateGrad",
@@ -50,7 +50,7 @@ TEST_F(AoeHostTest, TrainingStepOfConvBlockTunesOnTheCpu) {
 TEST_F(AoeHostTest, TrainingStepOfBertLayerTunesOnTheCpu) {
   const auto r = aoe_host({"--plugin", "opat", "--device", "cpu", "--model", model("bert_layer.onnx").string(),
                            "--training", "--budget", "2"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   expect_every_kernel_tuned(only_result()["OPAT"],
                             {"BatchMatMul", "SoftmaxGradExt", "LayerNormXBackpropV2", "LayerNormBetaGammaBackpropV2",
                              "GeLUGrad", "AddN", "BiasAddGrad", "ApplyMomentum", "SoftmaxCrossEntropyWithLogits"});
@@ -67,7 +67,7 @@ TEST_F(AoeHostTest, TrainingStepsOfTheOcrModelsTuneOnBothDevices) {
       for (const auto& f : result_files()) std::filesystem::remove(f);
       const auto r = aoe_host({"--plugin", "opat", "--device", device, "--model", model(name).string(), "--training",
                                "--budget", "1"});
-      ASSERT_EQ(r.exit_code, 0) << name << " on " << device << ": " << r.err;
+      ASSERT_EQ(r.exit_code, 0) << name << " on " << device << ": " << failure_text(r);
       SCOPED_TRACE(name + " on " + device);
       expect_every_kernel_tuned(only_result()["OPAT"], kernels);
     }

@@ -26,7 +26,7 @@ TEST_F(AoeHostTest, TrainingOptionsRefuseBadValuesNamingTheKey) {
 TEST_F(AoeHostTest, TrainingIsForOpatSgatAndGdat) {
   const auto r = aoe_host({"--plugin", "sgat", "--device", "ascend910", "--model", model("conv_block.onnx").string(),
                            "--training", "--budget", "2"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   EXPECT_TRUE(has(r.err + r.out, "training step (momentum, mixed precision)")) << r.err;
   const json sgat = only_result()["SGAT"];
   EXPECT_GT(sgat["training_step"]["phases"]["backward"]["subgraphs"].get<int>(), 0) << sgat.dump(1);
@@ -53,7 +53,7 @@ TEST_F(AoeHostTest, StepPrintsTheKernelsByTypeBesideAProfile) {
                                       << "a,FusedDbnDw,32,x,y,1.0\nb,FusedDbnDw,32,x,y,1.0\nc,TransData,1,x,y,1.0\n";
   const auto r = aoe_host({"step", "--model", model("resnet50.onnx").string(), "--input_shape", "input:32,3,224,224",
                            (dir_ / "profile.csv").string()});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   std::istringstream lines(r.out);
   std::map<std::string, std::pair<int, int>> rows;
   std::string kernel;
@@ -69,7 +69,7 @@ TEST_F(AoeHostTest, StepPrintsTheKernelsByTypeBesideAProfile) {
 
 TEST_F(AoeHostTest, TrainingRunNamesEachKernelsForwardOp) {
   const auto r = tune("conv_block.onnx", {"--training", "--budget", "4"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   EXPECT_TRUE(has(r.err + r.out, "training step (momentum, mixed precision)")) << r.err;
   EXPECT_TRUE(has(r.err + r.out, "FusionOp_Conv2D_BNTrainingReduce x1") || has(r.err + r.out, "Conv2D x2")) << r.err;
   const json opat = only_result()["OPAT"];

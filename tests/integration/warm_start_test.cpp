@@ -47,7 +47,7 @@ class WarmStartTest : public AoeHostTest {
                                      "--budget", budget, "--searcher", searcher};
     args.insert(args.end(), extra.begin(), extra.end());
     const auto r = aoe_host(args);
-    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.exit_code, 0) << failure_text(r);
     if (err) *err = r.err;
     const json result = only_result();
     for (const auto& f : result_files()) std::filesystem::remove(f);

@@ -184,7 +184,7 @@ TEST_F(MpiTuningTest, CtrlCLeavesAnIncompleteResultFile) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   child->signal(SIGINT);
   const auto r = child->wait(60);
-  EXPECT_NE(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.exit_code, 0) << failure_text(r);
   EXPECT_EQ(only_result()["OPAT"]["opat_tuning_result"], "tuning incomplete") << r.err;
 }
 

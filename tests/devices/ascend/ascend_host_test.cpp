@@ -42,7 +42,7 @@ class AscendHost : public AoeHostTest {
 
 TEST_F(AscendHost, ListsAscendAsUnavailableWithoutLibascendcl) {
   const auto r = aoe_host({"plugins"}, without_library());
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const auto row = r.out.find("\nascend ");
   ASSERT_NE(row, std::string::npos) << r.out;
   EXPECT_NE(r.out.find(kMissing, row), std::string::npos) << r.out;
@@ -58,14 +58,14 @@ TEST_F(AscendHost, ARunOnAscendWithoutLibascendclExitsSayingWhy) {
 
 TEST_F(AscendHost, ListsTheLibraryFoundThroughAscendHomePath) {
   const auto r = aoe_host({"plugins"}, with_double());
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   EXPECT_NE(r.out.find(std::string(AOE_ACL_DOUBLE_HOME) + "/lib64/libascendcl.so"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find(kMissing), std::string::npos) << r.out;
 }
 
 TEST_F(AscendHost, TunesAModelEndToEndIntoABankKeyedByTheMappedSoc) {
   const auto r = aoe_host(tune_ascend("mlp.onnx"), with_double());
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   EXPECT_NE(r.err.find("6 nodes fused into 3 ops"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("process finished. Performance improved by"), std::string::npos) << r.err;
   const json result = only_result();
@@ -89,7 +89,7 @@ TEST_F(AscendHost, ASecondRunHitsTheBank) {
   ASSERT_EQ(aoe_host(tune_ascend("mlp.onnx"), with_double()).exit_code, 0);
   for (const auto& f : result_files()) std::filesystem::remove(f);
   const auto r = aoe_host(tune_ascend("mlp.onnx"), with_double());
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const json summary = only_result()["OPAT"]["repo_summary"];
   EXPECT_EQ(summary["repo_hit_num"], 3) << summary.dump();
   EXPECT_EQ(summary["repo_add_num"], 0) << summary.dump();
@@ -98,7 +98,7 @@ TEST_F(AscendHost, ASecondRunHitsTheBank) {
 TEST_F(AscendHost, FailingCandidatesAreRecordedAndTheRunGoesOn) {
   const auto r = aoe_host(tune_ascend("conv_block.onnx"),
                           with_double({{"ACL_DOUBLE_FAULTS", "compile:Conv2D:FRACTAL_Z,run:Conv2D:NC1HWC0"}}));
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const json opat = only_result()["OPAT"];
   EXPECT_EQ(opat["repo_summary"]["total_num"], 2) << opat.dump(2);
   // With both faster formats failing, only the implementation mode is left: the default stays best.

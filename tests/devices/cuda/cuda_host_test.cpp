@@ -42,7 +42,7 @@ class CudaHost : public AoeHostTest {
 
 TEST_F(CudaHost, ListsCudaAsUnavailableWithoutADriver) {
   const auto r = aoe_host({"plugins"}, {{"CUDA_HOME", dir_.string()}});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const auto row = r.out.find("\ncuda ");
   ASSERT_NE(row, std::string::npos) << r.out;
   // The row, and the summary on the line under it.
@@ -58,7 +58,7 @@ TEST_F(CudaHost, ListsCudaAsUnavailableWithoutADriver) {
 
 TEST_F(CudaHost, ListsTheGpuTheWorkerOpened) {
   const auto r = aoe_host({"plugins"}, with_double());
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   EXPECT_NE(r.out.find("AOE Double GPU (sm_90) through " + std::string(AOE_CUDA_DOUBLE_HOME)), std::string::npos)
       << r.out;
 }
@@ -82,7 +82,7 @@ TEST_F(CudaHost, EveryFaultIsTheCandidatesResultAndTheRunGoesOn) {
        "compile_error@fault=1;illegal_address@fault=2;hang@fault=3;too_many_resources@fault=4"}};
   const auto r = tune_problem("faulty_kernel", {{"problem", (kProblems / "faulty.json").string()}, {"timeout_s", 3}},
                               faults);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const json op = only_result()["OPAT"]["opat_tuned_operators"][0];
   EXPECT_EQ(op["config"]["fault"], 0) << op.dump(2);
   EXPECT_EQ(op["config"]["block_size_x"], 128) << op.dump(2);
@@ -113,7 +113,7 @@ TEST_F(CudaHost, ARecordingReplaysToTheSameBest) {
   const fs::path cachefile = dir_ / "convolution_small_double.json";
   const auto r = tune_problem("convolution_kernel", {{"problem", problem.string()}, {"cachefile", cachefile.string()}},
                               {}, {"--budget", "100000"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const json tuned = only_result()["OPAT"]["opat_tuned_operators"][0];
   const json recorded = read_json(cachefile);
   EXPECT_EQ(recorded["device_name"], "AOE Double GPU");
@@ -155,7 +155,7 @@ TEST_F(CudaHost, ParallelCompilesMatchEachResultToItsConfig) {
                                  {"cachefile", cachefile.string()},
                                  {"compile_workers", workers}},
                                 {{"AOE_CUDA_DOUBLE_COMPILE_MS", "20"}}, {"--warm_start", "false"});
-    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ASSERT_EQ(r.exit_code, 0) << failure_text(r);
     const json recorded = read_json(cachefile);
     for (const auto& [key, entry] : recorded["cache"].items()) by_workers[workers][key] = entry["time"].dump();
     for (const auto& f : result_files()) fs::remove(f);

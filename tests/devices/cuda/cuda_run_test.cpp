@@ -59,7 +59,7 @@ TEST_F(CudaRun, TunesOnAMissThenEveryKernelRunsTheBanksConfig) {
   const auto tuned = run(model("mlp.onnx"), {"--tune_on_miss", "true", "--budget", "4", "--check"});
   ASSERT_EQ(tuned.exit_code, 0) << tuned.err;
   const auto r = run(model("mlp.onnx"), {"--check"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const json rep = report("mlp");
   EXPECT_EQ(rep["bank"]["miss"], 0) << rep["bank"].dump();
   EXPECT_EQ(rep["bank"]["hit"], 3);

@@ -267,7 +267,7 @@ std::string bench() { return AOE_FIDELITY_BENCH; }
 TEST(SimFidelityBench, ScoresAProfileAndListsWhatItDoesNotModel) {
   Profile p(std::string(kStem) + kBnRelu + kMatMul + kClean + kUnknown);
   const auto r = aoe::test::run_process({bench(), "--json", p.file.string()}, p.dir);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const auto report = nlohmann::json::parse(r.out);
   ASSERT_EQ(report["files"].size(), 1u);
   const auto& file = report["files"][0];
@@ -292,7 +292,7 @@ TEST(SimFidelityBench, ScoresAProfileAndListsWhatItDoesNotModel) {
 TEST(SimFidelityBench, KernelsListsEachKernelAsScored) {
   Profile p(std::string(kStem) + kClean + kUnknown);
   const auto r = aoe::test::run_process({bench(), "--kernels", p.file.string()}, p.dir);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const auto kernels = nlohmann::json::parse(r.out)["files"][0]["kernels"];
   ASSERT_EQ(kernels.size(), 3u);
   EXPECT_EQ(kernels[0]["op_type"], "FusionOp_Conv2D_BNTrainingReduce");
@@ -307,7 +307,7 @@ TEST(SimFidelityBench, KernelsListsEachKernelAsScored) {
 TEST(SimFidelityBench, AFitMovesOnlyInferredConstantsAndNeverWorsensItsOwnLoss) {
   Profile p(std::string(kStem) + kBnRelu + kMatMul + kClean + kUnknown);
   const auto r = aoe::test::run_process({bench(), "--json", "--fit", p.file.string(), p.file.string()}, p.dir);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const auto report = nlohmann::json::parse(r.out);
   EXPECT_LE(report["fit_loss"]["after"].get<double>(), report["fit_loss"]["before"].get<double>());
   ASSERT_FALSE(report["moved"].empty());  // four kernels, ten constants: something moves
