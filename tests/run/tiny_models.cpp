@@ -158,6 +158,34 @@ void write_conv_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
+void write_chain_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {1, 4, 8, 8});
+  set_dims(g->add_output(), "y", {1, 4, 8, 8});
+  for (const char* name : {"scale", "B", "mean", "var"}) add_weights(g, name, {4});
+  add_node(g, "BatchNormalization_0", "BatchNormalization", {"x", "scale", "B", "mean", "var"}, {"b"});
+  add_node(g, "Relu_1", "Relu", {"b"}, {"r"});
+  add_node(g, "Sigmoid_2", "Sigmoid", {"r"}, {"y"});
+  save(model, file);
+}
+
+void write_two_branch_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {1, 4, 8, 8});
+  set_dims(g->add_output(), "y", {1, 4, 8, 8});
+  add_weights(g, "W1", {4, 4, 1, 1});
+  add_weights(g, "W3", {4, 4, 3, 3});
+  for (const char* name : {"scale", "B", "mean", "var"}) add_weights(g, name, {4});
+  add_node(g, "Conv_1", "Conv", {"x", "W1"}, {"a"});
+  add_node(g, "BatchNormalization_2", "BatchNormalization", {"a", "scale", "B", "mean", "var"}, {"b"});
+  add_ints_attribute(add_node(g, "Conv_3", "Conv", {"x", "W3"}, {"c"}), "pads", {1, 1, 1, 1});
+  add_node(g, "Add_4", "Add", {"b", "c"}, {"s"});
+  add_node(g, "Relu_5", "Relu", {"s"}, {"y"});
+  save(model, file);
+}
+
 void write_upsample_model(const std::filesystem::path& file) {
   auto model = empty_model();
   auto* g = model.mutable_graph();

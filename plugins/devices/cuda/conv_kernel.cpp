@@ -69,15 +69,30 @@ const char* const kImplicitGemm = R"(
       const INDEX n = n0 + tn * TN + j;
       if (n >= GEMM_N) continue;
       const INDEX p = n % (OUT_H * OUT_W), b = n / (OUT_H * OUT_W);
-      y[(b * FILTERS + f) * OUT_H * OUT_W + p] = acc[i][j] + BIAS;
+      const INDEX o = (b * FILTERS + f) * OUT_H * OUT_W + p;
+      y[o] = EPILOGUE(acc[i][j] + BIAS, f, o);
     }
   }
 }
 )";
 
+// EPILOGUE(s, f, o): the value stored at output element o of filter f for the sum s (bias added).
+std::string epilogue_define(const ConvEpilogue& e) {
+  // Parameters no follow-on expression names.
+  std::string v = "(aoe_s)";
+  if (e.batch_norm) {
+    const auto x = [](int slot) { return "x" + std::to_string(slot) + "[aoe_f]"; };
+    v = "((" + v + " - " + x(kConvBatchNormSlot + 2) + ") * " + x(kConvBatchNormSlot) + " / sqrtf(" + x(kConvBatchNormSlot + 3) +
+        " + BN_EPSILON) + " + x(kConvBatchNormSlot + 1) + ")";
+  }
+  if (e.residual) v = "(" + v + " + x" + std::to_string(kConvResidualSlot) + "[aoe_o])";
+  return (e.batch_norm ? define("BN_EPSILON", float_literal(e.epsilon)) : "") + e.follow_on.defines + "#define EPILOGUE(aoe_s, aoe_f, aoe_o) (" +
+         e.follow_on.of(v) + ")\n";
+}
+
 }  // namespace
 
-std::vector<OpKernel> conv_kernels(const OpNode& n, const GpuLimits& limits) {
+std::vector<OpKernel> conv_kernels(const OpNode& n, const GpuLimits& limits, const ConvEpilogue& epilogue) {
   const Dims x = n.in_shape(0), weights = n.in_shape(1), out = n.out_shape(0);
   if (weights.size() != x.size()) n.invalid("weights of " + to_string(weights) + " for an input of " + to_string(x));
   const int64_t group = n.int_attr("group", 1);
@@ -93,6 +108,7 @@ std::vector<OpKernel> conv_kernels(const OpNode& n, const GpuLimits& limits) {
                         define("GROUP_CHANNELS", channels / group) + define("GROUP_FILTERS", filters / group);
   if (n.has_input(2)) defines += define("BIAS", operand(k, 2) + "[f]");
   else defines += define("BIAS", "0.0f");
+  defines += epilogue_define(epilogue);
   // A group of at least 16 filters over a window of at least 16 values: an
   // implicit GEMM, its tiles as tall as the group's filters need; else (depthwise) direct.
   const int64_t gemm_m = filters / group, gemm_n = x[0] * w.out[0] * w.out[1], gemm_k = channels / group * w.kernel[0] * w.kernel[1];
@@ -125,7 +141,7 @@ std::vector<OpKernel> conv_kernels(const OpNode& n, const GpuLimits& limits) {
       "        }\n"
       "      }\n"
       "    }\n"
-      "    y[e] = acc + BIAS;\n";
+      "    y[e] = EPILOGUE(acc + BIAS, f, e);\n";
   const auto inputs = k.inputs;
   k = walk_kernel({{element_count(out)}, {}, {}}, defines, body, limits);
   k.inputs = inputs;

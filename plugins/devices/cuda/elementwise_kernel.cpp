@@ -61,7 +61,7 @@ const std::map<std::string, std::string>& binary_ops() {
   return ops;
 }
 
-// Sum, Max, Min and Mean take one to five inputs.
+// Sum, Max, Min and Mean take one to eight inputs.
 const std::map<std::string, std::string>& variadic_ops() {
   static const std::map<std::string, std::string> ops = {
       {"Sum", "(@A + @B)"}, {"Mean", "(@A + @B)"}, {"Max", "fmaxf(@A, @B)"}, {"Min", "fminf(@A, @B)"}};
@@ -252,18 +252,29 @@ bool follows_in_chain(const sdk::Graph& graph, const sdk::Node& node) {
   return graph.tensor(node.inputs[0]).shape == graph.tensor(node.outputs[0]).shape;
 }
 
-OpKernel elementwise_chain_kernel(const sdk::Graph& graph, const std::vector<const sdk::Node*>& chain, const GpuLimits& limits) {
-  const OpNode first(graph, *chain.front());
-  Expression ex = expression(first);
-  for (size_t i = 1; i < chain.size(); ++i) {
+std::string ChainExpression::of(const std::string& value) const { return replace_all(text, "v0", value); }
+
+ChainExpression follow_on_expression(const sdk::Graph& graph, const std::string& entering, const std::vector<const sdk::Node*>& chain,
+                                     size_t first_position) {
+  ChainExpression ex;
+  for (size_t i = 0; i < chain.size(); ++i) {
     const OpNode n(graph, *chain[i]);
-    if (!follows_in_chain(graph, *chain[i]) || chain[i]->inputs[0] != chain[i - 1]->outputs.at(0))
+    if (!follows_in_chain(graph, *chain[i]) || chain[i]->inputs[0] != (i > 0 ? chain[i - 1]->outputs.at(0) : entering))
       n.invalid("does not read the op before it alone, so it cannot join its kernel");
-    const Expression next = renamed(expression(n), i);
+    const Expression next = renamed(expression(n), first_position + i);
     // The follow-on reads the value so far as its v0.
     ex.text = replace_all(next.text, "v0", ex.text);
     ex.defines += next.defines;
   }
+  return ex;
+}
+
+OpKernel elementwise_chain_kernel(const sdk::Graph& graph, const std::vector<const sdk::Node*>& chain, const GpuLimits& limits) {
+  const OpNode first(graph, *chain.front());
+  Expression ex = expression(first);
+  const ChainExpression rest = follow_on_expression(graph, chain.front()->outputs.at(0), {chain.begin() + 1, chain.end()}, 1);
+  ex.text = rest.of(ex.text);
+  ex.defines += rest.defines;
   return kernel_of(first, ex, limits);
 }
 

@@ -1,12 +1,14 @@
 #include "model_program.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
 #include "aoe/sdk/error.h"
 #include "aoe/sdk/fusion.h"
 #include "arena_plan.h"
+#include "conv_kernel.h"
 #include "elementwise_kernel.h"
 #include "gemm_plan.h"
 #include "gemm_template.h"
@@ -114,6 +116,84 @@ std::set<std::string> epilogue_nodes(const sdk::Graph& graph, const Readers& rea
   return out;
 }
 
+// A Conv and the nodes after it that its kernel's epilogue takes
+// (ConvEpilogue), each the sole reader of the one before and none writing a
+// graph output: an inference BatchNormalization of constant per-filter
+// parameters, an Add of a tensor of the output's shape that `ready` says is
+// written before the Conv runs (a residual), then ops that follow in a chain.
+// None of them a GEMM's epilogue takes (`taken`).
+struct ConvFusion {
+  std::vector<const sdk::Node*> nodes;
+  ConvEpilogue epilogue;
+  std::vector<std::string> batch_norm_params;  // scale, B, mean, var
+  std::string residual;
+};
+
+ConvFusion conv_fusion(const sdk::Graph& graph, const Readers& readers, const sdk::Node& conv, const std::set<std::string>& outputs,
+                       const std::set<std::string>& taken, const std::function<bool(const std::string&)>& ready) {
+  ConvFusion f;
+  f.nodes = {&conv};
+  const auto value = [&] { return f.nodes.back()->outputs.at(0); };
+  const auto next = [&]() -> const sdk::Node* {
+    const sdk::Node& last = *f.nodes.back();
+    if (last.outputs.size() != 1 || last.outputs[0].empty() || outputs.count(last.outputs[0])) return nullptr;
+    const sdk::Node* n = sole_reader(readers, last.outputs[0]);
+    return n && !taken.count(n->name) && n->outputs.size() == 1 ? n : nullptr;
+  };
+  if (conv.outputs.size() != 1 || conv.inputs.size() < 2) return f;
+  const auto& shape = graph.tensor(conv.outputs[0]).shape;
+  if (shape.size() < 2) return f;
+  const int64_t filters = shape[1];
+  const sdk::Node* n = next();
+  if (n && n->op_type == "BatchNormalization" && n->inputs.size() == 5 && n->inputs[0] == value() &&
+      OpNode(graph, *n).int_attr("training_mode", 0) == 0 &&
+      std::all_of(n->inputs.begin() + 1, n->inputs.end(), [&](const std::string& t) {
+        return !t.empty() && graph.tensor(t).constant && graph.tensor(t).elements() == filters;
+      })) {
+    f.epilogue.batch_norm = true;
+    f.epilogue.epsilon = OpNode(graph, *n).float_attr("epsilon", 1e-5);
+    f.batch_norm_params.assign(n->inputs.begin() + 1, n->inputs.end());
+    f.nodes.push_back(n);
+    n = next();
+  }
+  if (n && n->op_type == "Add" && n->inputs.size() == 2 && !n->inputs[0].empty() && !n->inputs[1].empty()) {
+    const std::string other = n->inputs[0] == value() ? n->inputs[1] : n->inputs[0];
+    if (other != value() && (n->inputs[0] == value() || n->inputs[1] == value()) && graph.tensor(other).shape == shape &&
+        graph.tensor(n->outputs[0]).shape == shape && ready(other)) {
+      f.epilogue.residual = true;
+      f.residual = other;
+      f.nodes.push_back(n);
+      n = next();
+    }
+  }
+  const std::string entering = value();
+  std::vector<const sdk::Node*> follow;
+  for (; n && follows_in_chain(graph, *n) && n->inputs[0] == value(); n = next()) {
+    follow.push_back(n);
+    f.nodes.push_back(n);
+  }
+  f.epilogue.follow_on = follow_on_expression(graph, entering, follow, 1);
+  return f;
+}
+
+// The step of an op kernel computing `nodes` (one, or a chain): it reads
+// the first one's inputs the kernel names and writes the last one's output.
+Step op_step(const std::vector<const sdk::Node*>& nodes, OpKernel k) {
+  std::vector<std::string> names, types;
+  for (const auto* n : nodes) names.push_back(n->name), types.push_back(n->op_type);
+  Step step;
+  step.kernel.name = joined(names);
+  step.kernel.op_type = joined(types);
+  step.kernel.anchor = nodes.front()->name;
+  step.kernel.source = std::move(k.source);
+  step.kernel.function = kOpKernelName;
+  step.kernel.launch = k.launch;
+  step.reads.assign(kOpKernelInputs, "");
+  for (size_t i = 0; i < k.inputs.size(); ++i) step.reads[i] = nodes.front()->inputs.at(static_cast<size_t>(k.inputs[i]));
+  step.writes = nodes.back()->outputs.at(static_cast<size_t>(k.output));
+  return step;
+}
+
 void require_known(const sdk::Graph& graph, const sdk::Node& node, const std::string& tensor) {
   if (tensor.empty()) return;
   const auto& t = graph.tensor(tensor);
@@ -157,6 +237,13 @@ ModelProgram plan_model(const sdk::Graph& graph, const json& op_configs, const G
   };
   std::set<std::string> chained;  // nodes run as part of an earlier node's chain
   std::vector<Step> steps;
+  // Whether a tensor holds its values before the next step runs.
+  const std::set<std::string> inputs(graph.inputs.begin(), graph.inputs.end());
+  const auto ready = [&](const std::string& tensor) {
+    const std::string r = root_of(tensor);
+    if (graph.tensor(r).constant || inputs.count(r)) return true;
+    return std::any_of(steps.begin(), steps.end(), [&](const Step& s) { return root_of(s.writes) == r; });
+  };
   for (const auto& fused : sdk::fuse(graph, {epilogue.begin(), epilogue.end()}, {}, may_fuse)) {
     const auto& anchor = *by_name.at(fused.node_names.front());
     if (anchor.op_type == "MatMul" || anchor.op_type == "Gemm") {
@@ -174,6 +261,17 @@ ModelProgram plan_model(const sdk::Graph& graph, const json& op_configs, const G
         root[node.outputs[0]] = root_of(node.inputs[0]);
         continue;
       }
+      if (node.op_type == "Conv") {
+        const ConvFusion fusion = conv_fusion(graph, readers, node, outputs, members, ready);
+        for (const auto* c : fusion.nodes) chained.insert(c->name);
+        for (auto& k : conv_kernels(OpNode(graph, node), limits, fusion.epilogue)) {
+          Step step = op_step(fusion.nodes, std::move(k));
+          for (size_t i = 0; i < fusion.batch_norm_params.size(); ++i) step.reads[kConvBatchNormSlot + i] = fusion.batch_norm_params[i];
+          if (fusion.epilogue.residual) step.reads[kConvResidualSlot] = fusion.residual;
+          steps.push_back(std::move(step));
+        }
+        continue;
+      }
       const std::vector<const sdk::Node*> chain = chain_from(node);
       for (const auto* c : chain) chained.insert(c->name);
       std::vector<OpKernel> kernels;
@@ -181,21 +279,7 @@ ModelProgram plan_model(const sdk::Graph& graph, const json& op_configs, const G
         kernels.push_back(elementwise_chain_kernel(graph, chain, limits));
       else
         kernels = op_kernels(graph, node, limits);
-      std::vector<std::string> names, types;
-      for (const auto* c : chain) names.push_back(c->name), types.push_back(c->op_type);
-      for (auto& k : kernels) {
-        Step step;
-        step.kernel.name = joined(names);
-        step.kernel.op_type = joined(types);
-        step.kernel.anchor = node.name;
-        step.kernel.source = std::move(k.source);
-        step.kernel.function = kOpKernelName;
-        step.kernel.launch = k.launch;
-        step.reads.assign(kOpKernelInputs, "");
-        for (size_t i = 0; i < k.inputs.size(); ++i) step.reads[i] = node.inputs.at(static_cast<size_t>(k.inputs[i]));
-        step.writes = chain.back()->outputs.at(static_cast<size_t>(k.output));
-        steps.push_back(std::move(step));
-      }
+      for (auto& k : kernels) steps.push_back(op_step(chain, std::move(k)));
     }
   }
 

@@ -2,9 +2,9 @@
 // C++ that NVRTC compiles, with its config as #define lines, and its launch.
 //
 // Every op kernel has one signature, so a run binds any of them the same way:
-//   extern "C" __global__ void aoe_op(const float* __restrict__ x0, ..., const float* __restrict__ x4,
+//   extern "C" __global__ void aoe_op(const float* __restrict__ x0, ..., const float* __restrict__ x7,
 //                                     float* __restrict__ y)
-// x0..x4 are the node's inputs the kernel reads (OpKernel::inputs says
+// x0..x7 are the node's inputs the kernel reads (OpKernel::inputs says
 // which), in float32; y is its one output. An input the kernel does not
 // read is passed as 0. Integers and bools are held as the whole numbers
 // they are, as every buffer of a run is float32.
@@ -19,7 +19,7 @@
 
 namespace aoe::cuda {
 
-inline constexpr int kOpKernelInputs = 5;
+inline constexpr int kOpKernelInputs = 8;
 inline constexpr const char* kOpKernelName = "aoe_op";
 
 struct OpKernel {

@@ -21,7 +21,7 @@ std::string define(const std::string& name, const std::string& value);
 // A float as CUDA C++ reads it: "0.5f", or the infinity NVRTC has without <math.h>.
 std::string float_literal(double value);
 
-// The line every op kernel opens with: `aoe_op` with x0..x4 and y, bounded by THREADS.
+// The line every op kernel opens with: `aoe_op` with x0..x7 and y, bounded by THREADS.
 std::string op_signature();
 // Device functions sum/max/min of one float over a block of THREADS (a
 // power of two) threads, through a __shared__ array of THREADS floats the

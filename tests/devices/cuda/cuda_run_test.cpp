@@ -79,7 +79,7 @@ TEST_F(CudaRun, OpKernelsRunFromTheirSourceAndMatchTheReferences) {
     std::set<std::string> ops;
     for (const auto& k : rep["kernels"]) ops.insert(k["op_type"].get<std::string>());
     const std::set<std::string> want =
-        stem == "conv" ? std::set<std::string>{"Conv", "Relu", "Add"} : std::set<std::string>{"Softmax", "LogSoftmax"};
+        stem == "conv" ? std::set<std::string>{"Conv+Relu", "Add"} : std::set<std::string>{"Softmax", "LogSoftmax"};
     EXPECT_EQ(ops, want) << rep["kernels"].dump();
   }
 }
@@ -95,15 +95,37 @@ TEST_F(CudaRun, TheGemmTakesABiasAResidualAndAnActivationAndLeavesTheRest) {
   EXPECT_EQ(rep["kernels"][1]["op_type"], "Add");
 }
 
-TEST_F(CudaRun, ElementwiseChainsRunAsOneKernelEach) {
-  const auto r = run(model("conv_block.onnx"), {"--check", "--iterations", "1"});
-  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  const json rep = report("conv_block");
-  EXPECT_TRUE(rep["check"]["match"].get<bool>()) << rep["check"].dump();
+// The op types of a run report's kernels, in launch order.
+std::vector<std::string> kernel_types(const json& rep) {
   std::vector<std::string> types;
   for (const auto& k : rep["kernels"]) types.push_back(k["op_type"].get<std::string>());
-  // Each BatchNormalization with the Relu after it, and the residual Add with its Relu.
-  EXPECT_EQ(types, (std::vector<std::string>{"Conv", "BatchNormalization+Relu", "Conv", "Add+Relu"})) << rep["kernels"].dump();
+  return types;
+}
+
+TEST_F(CudaRun, AConvTakesTheBatchNormalizationResidualAndActivationAfterIt) {
+  const auto r = run(model("conv_block.onnx"), {"--check", "--iterations", "1"});
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
+  const json rep = report("conv_block");
+  EXPECT_TRUE(rep["check"]["match"].get<bool>()) << rep["check"].dump();
+  EXPECT_EQ(kernel_types(rep), (std::vector<std::string>{"Conv+BatchNormalization+Relu", "Conv+Add+Relu"})) << rep["kernels"].dump();
+}
+
+TEST_F(CudaRun, AResidualIsTakenOnlyByTheConvAfterWhichItExists) {
+  write_two_branch_model(dir_ / "branches.onnx");
+  const auto r = run(dir_ / "branches.onnx", {"--check", "--iterations", "1"});
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
+  const json rep = report("branches");
+  EXPECT_TRUE(rep["check"]["match"].get<bool>()) << rep["check"].dump();
+  EXPECT_EQ(kernel_types(rep), (std::vector<std::string>{"Conv+BatchNormalization", "Conv+Add+Relu"})) << rep["kernels"].dump();
+}
+
+TEST_F(CudaRun, ElementwiseChainsRunAsOneKernelEach) {
+  write_chain_model(dir_ / "chain.onnx");
+  const auto r = run(dir_ / "chain.onnx", {"--check", "--iterations", "1"});
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
+  const json rep = report("chain");
+  EXPECT_TRUE(rep["check"]["match"].get<bool>()) << rep["check"].dump();
+  EXPECT_EQ(kernel_types(rep), (std::vector<std::string>{"BatchNormalization+Relu+Sigmoid"})) << rep["kernels"].dump();
 }
 
 TEST_F(CudaRun, ACachedKernelTheDriverCannotLoadIsNamedWithItsCache) {

@@ -25,13 +25,13 @@ namespace fs = std::filesystem;
 
 using Launcher = void (*)(unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void**);
 
-// Every op kernel takes five inputs and an output (op_kernel.h).
+// Every op kernel takes eight inputs and an output (op_kernel.h).
 constexpr const char* kWrapper = R"(
 extern "C" void aoe_double_launch(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                                   unsigned shared, void** p) {
   (void)shared;
   const auto in = [&](int i) { return *static_cast<const float* const*>(p[i]); };
-  aoe_launch({gx, gy, gz}, {bx, by, bz}, [&] { aoe_op(in(0), in(1), in(2), in(3), in(4), *static_cast<float* const*>(p[5])); });
+  aoe_launch({gx, gy, gz}, {bx, by, bz}, [&] { aoe_op(in(0), in(1), in(2), in(3), in(4), in(5), in(6), in(7), *static_cast<float* const*>(p[8])); });
 }
 )";
 
@@ -76,7 +76,7 @@ void run(const HostLaunch& l) {
   launcher_for(*l.source)(l.grid.x, l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z, l.shared_bytes, l.params);
 }
 
-const HostKernelRegistrar registrar("aoe_op", HostKernel{run, {}, 6});
+const HostKernelRegistrar registrar("aoe_op", HostKernel{run, {}, 9});
 
 }  // namespace
 }  // namespace aoe::cuda_double

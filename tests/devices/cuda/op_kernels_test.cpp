@@ -40,7 +40,7 @@ std::string read(const fs::path& path) {
 
 bool run(const std::string& command) { return std::system(command.c_str()) == 0; }
 
-// Every kernel takes x0..x4 whether it reads them or not: unused parameters are no warning here.
+// Every kernel takes x0..x7 whether it reads them or not: unused parameters are no warning here.
 std::string ptx_command(const fs::path& source, const fs::path& ptx, const fs::path& log) {
   return std::string(AOE_CUDA_CLANG) + " -x cuda --cuda-device-only --cuda-gpu-arch=sm_70 -nocudainc -nocudalib" +
          " -Wno-unknown-cuda-version -Wall -Wextra -Wno-unused-parameter -O3 -include " + AOE_CLANG_CUDA_PRELUDE + " -S -o " + ptx.string() + " " +
@@ -348,7 +348,8 @@ TEST(OpKernels, SourcesIncludeNothingAndShareOneSignature) {
     for (const auto& k : ck.kernels) {
       EXPECT_EQ(k.source.find("#include"), std::string::npos) << ck.c.name;
       EXPECT_NE(k.source.find("aoe_op(const float* __restrict__ x0, const float* __restrict__ x1, const float* __restrict__ x2, "
-                              "const float* __restrict__ x3, const float* __restrict__ x4, float* __restrict__ y)"),
+                              "const float* __restrict__ x3, const float* __restrict__ x4, const float* __restrict__ x5, "
+                              "const float* __restrict__ x6, const float* __restrict__ x7, float* __restrict__ y)"),
                 std::string::npos)
           << ck.c.name;
       EXPECT_LE(k.inputs.size(), static_cast<size_t>(kOpKernelInputs)) << ck.c.name;
