@@ -49,6 +49,14 @@ void add_int64s(onnx::GraphProto* graph, const std::string& name, const Dims& di
   for (auto v : values) t->add_int64_data(v);
 }
 
+void add_floats(onnx::GraphProto* graph, const std::string& name, const Dims& dims, const std::vector<float>& values) {
+  auto* t = graph->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  for (auto d : dims) t->add_dims(d);
+  for (auto v : values) t->add_float_data(v);
+}
+
 void add_ints_attribute(onnx::NodeProto* node, const std::string& name, const std::vector<int64_t>& values) {
   auto* a = node->add_attribute();
   a->set_name(name);
@@ -164,8 +172,10 @@ void write_chain_model(const std::filesystem::path& file) {
   set_dims(g->add_input(), "x", {1, 4, 8, 8});
   set_dims(g->add_output(), "y", {1, 4, 8, 8});
   for (const char* name : {"scale", "B", "mean", "var"}) add_weights(g, name, {4});
+  add_floats(g, "lower", {}, {0.05f});
+  add_floats(g, "upper", {}, {0.1f});
   add_node(g, "BatchNormalization_0", "BatchNormalization", {"x", "scale", "B", "mean", "var"}, {"b"});
-  add_node(g, "Relu_1", "Relu", {"b"}, {"r"});
+  add_node(g, "Clip_1", "Clip", {"b", "lower", "upper"}, {"r"});
   add_node(g, "Sigmoid_2", "Sigmoid", {"r"}, {"y"});
   save(model, file);
 }

@@ -7,7 +7,8 @@ namespace aoe::test {
 
 // x[1,3,8,8] -> Conv(W[4,3,3,3], B[4], pads 1) -> Relu -> Add(S[1,4,8,8]) -> y[1,4,8,8].
 void write_conv_model(const std::filesystem::path& file);
-// x[1,4,8,8] -> BatchNormalization(scale, B, mean, var [4]) -> Relu -> Sigmoid -> y: a chain no Conv is before.
+// x[1,4,8,8] -> BatchNormalization(scale, B, mean, var [4]) -> Clip(bounds 0.05 and 0.1 as inputs, as
+// exporters write them) -> Sigmoid -> y: a chain no Conv is before.
 void write_chain_model(const std::filesystem::path& file);
 // x[1,4,8,8] -> Conv(W1[4,4,1,1]) -> BatchNormalization -> b; x -> Conv(W3[4,4,3,3], pads 1) -> c;
 // Add(b, c) -> Relu -> y[1,4,8,8]: the residual Add joins the second Conv, after which both its operands exist.

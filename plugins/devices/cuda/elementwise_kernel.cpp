@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "aoe/sdk/error.h"
 #include "op_source.h"
 
 namespace aoe::cuda {
@@ -245,11 +246,16 @@ std::vector<OpKernel> elementwise_kernels(const OpNode& n, const GpuLimits& limi
 bool follows_in_chain(const sdk::Graph& graph, const sdk::Node& node) {
   const std::string& op = node.op_type;
   if (!is_elementwise_op(op) || op == "Expand" || op == "BatchNormalization" || op == "Where") return false;
-  int inputs = 0;
-  for (const auto& t : node.inputs) inputs += t.empty() ? 0 : 1;
-  if (inputs != 1 || node.inputs.empty() || node.inputs[0].empty() || node.outputs.size() != 1 || node.outputs[0].empty())
-    return false;
-  return graph.tensor(node.inputs[0]).shape == graph.tensor(node.outputs[0]).shape;
+  if (node.inputs.empty() || node.inputs[0].empty() || node.outputs.size() != 1 || node.outputs[0].empty()) return false;
+  if (graph.tensor(node.inputs[0]).shape != graph.tensor(node.outputs[0]).shape) return false;
+  // It reads the value before it alone: a Clip whose bounds the frontend
+  // made attributes does, though its node still names them as inputs.
+  try {
+    const Expression e = expression(OpNode(graph, node));
+    return e.inputs == std::vector<int>{0} && e.constants.empty();
+  } catch (const sdk::Error&) {
+    return false;  // no kernel computes it: it runs, and is refused, alone
+  }
 }
 
 std::string ChainExpression::of(const std::string& value) const { return replace_all(text, "v0", value); }

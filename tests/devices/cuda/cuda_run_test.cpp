@@ -125,7 +125,7 @@ TEST_F(CudaRun, ElementwiseChainsRunAsOneKernelEach) {
   ASSERT_EQ(r.exit_code, 0) << failure_text(r);
   const json rep = report("chain");
   EXPECT_TRUE(rep["check"]["match"].get<bool>()) << rep["check"].dump();
-  EXPECT_EQ(kernel_types(rep), (std::vector<std::string>{"BatchNormalization+Relu+Sigmoid"})) << rep["kernels"].dump();
+  EXPECT_EQ(kernel_types(rep), (std::vector<std::string>{"BatchNormalization+Clip+Sigmoid"})) << rep["kernels"].dump();
 }
 
 TEST_F(CudaRun, ACachedKernelTheDriverCannotLoadIsNamedWithItsCache) {
