@@ -210,6 +210,26 @@ def test_run_errors_name_the_input_or_op(tmp_path):
     assert session.run_report is None
 
 
+def test_run_on_the_cuda_device_matches_the_cpu(tmp_path, monkeypatch):
+    """device="cuda" as on a GPU; here the CUDA test double, whose kernels run from their source on CPU threads."""
+    np = numpy_or_skip()
+    if not os.environ.get("AOE_CUDA_DOUBLE_HOME"):
+        pytest.skip("AOE_CUDA_DOUBLE_HOME is not set: the CUDA test double was not built")
+    monkeypatch.setenv("CUDA_HOME", os.environ["AOE_CUDA_DOUBLE_HOME"])
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    # The device's GPU worker is a program of its own: as for aoe-host, not beside a preloaded ASan runtime.
+    monkeypatch.delenv("LD_PRELOAD", raising=False)
+    x = np.linspace(-1, 1, 8 * 256, dtype=np.float32).reshape(8, 256)
+    session = session_in(tmp_path, device="cuda", iterations=1, check=True)
+    gpu = session.run(MODEL, inputs={"x": x})
+    report = session.run_report
+    assert report["device"] == "cuda" and report["check"]["match"]
+    types = [k["op_type"] for k in report["kernels"]]
+    assert types == ["MatMul+Add+Relu", "Gemm+Relu", "MatMul"], types
+    cpu = run_session_in(tmp_path / "cpu").run(MODEL, inputs={"x": x})
+    np.testing.assert_allclose(gpu["y"], cpu["y"], rtol=1e-4, atol=1e-3)
+
+
 def test_run_tune_on_miss_banks_the_ops_first(tmp_path):
     np = numpy_or_skip()
     session = run_session_in(tmp_path, tune_on_miss=True, budget=4)
