@@ -196,6 +196,18 @@ void write_two_branch_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
+void write_wide_conv_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {1, 8, 8, 8});
+  set_dims(g->add_output(), "y", {1, 16, 8, 8});
+  add_weights(g, "W", {16, 8, 3, 3});
+  add_weights(g, "B", {16});
+  add_ints_attribute(add_node(g, "Conv_0", "Conv", {"x", "W", "B"}, {"c"}), "pads", {1, 1, 1, 1});
+  add_node(g, "Relu_1", "Relu", {"c"}, {"y"});
+  save(model, file);
+}
+
 void write_upsample_model(const std::filesystem::path& file) {
   auto model = empty_model();
   auto* g = model.mutable_graph();

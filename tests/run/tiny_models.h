@@ -13,6 +13,8 @@ void write_chain_model(const std::filesystem::path& file);
 // x[1,4,8,8] -> Conv(W1[4,4,1,1]) -> BatchNormalization -> b; x -> Conv(W3[4,4,3,3], pads 1) -> c;
 // Add(b, c) -> Relu -> y[1,4,8,8]: the residual Add joins the second Conv, after which both its operands exist.
 void write_two_branch_model(const std::filesystem::path& file);
+// x[1,8,8,8] -> Conv(W[16,8,3,3], B[16], pads 1) -> Relu -> y[1,16,8,8]: a Conv with tiles to tune on a GPU.
+void write_wide_conv_model(const std::filesystem::path& file);
 // x[1,2,4,4] -> Relu -> ConvTranspose(W[2,3,3,3], B[3], strides 2) -> y[1,3,9,9]:
 // the ConvTranspose reads another kernel's output.
 void write_upsample_model(const std::filesystem::path& file);

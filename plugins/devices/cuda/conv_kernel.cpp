@@ -90,39 +90,54 @@ std::string epilogue_define(const ConvEpilogue& e) {
          e.follow_on.of(v) + ")\n";
 }
 
+// The Conv's weights, checked against its input and attributes.
+struct ConvShape {
+  Dims x, weights, out, kernel;
+  int64_t group = 1, channels = 0, filters = 0;
+};
+
+ConvShape conv_shape(const OpNode& n) {
+  ConvShape c{n.in_shape(0), n.in_shape(1), n.out_shape(0), {}, n.int_attr("group", 1), 0, 0};
+  if (c.weights.size() != c.x.size()) n.invalid("weights of " + to_string(c.weights) + " for an input of " + to_string(c.x));
+  c.channels = c.x[1], c.filters = c.weights[0];
+  if (c.group < 1 || c.channels % c.group != 0 || c.filters % c.group != 0 || c.weights[1] != c.channels / c.group)
+    n.invalid("weights of " + to_string(c.weights) + " for " + std::to_string(c.channels) + " channels in " + std::to_string(c.group) +
+              " groups");
+  c.kernel.assign(c.weights.begin() + 2, c.weights.end());
+  if (n.has_attr("kernel_shape") && n.ints_attr("kernel_shape") != c.kernel) n.invalid("kernel_shape differs from the weights'");
+  return c;
+}
+
 }  // namespace
 
-std::vector<OpKernel> conv_kernels(const OpNode& n, const GpuLimits& limits, const ConvEpilogue& epilogue) {
-  const Dims x = n.in_shape(0), weights = n.in_shape(1), out = n.out_shape(0);
-  if (weights.size() != x.size()) n.invalid("weights of " + to_string(weights) + " for an input of " + to_string(x));
-  const int64_t group = n.int_attr("group", 1);
-  const int64_t channels = x[1], filters = weights[0];
-  if (group < 1 || channels % group != 0 || filters % group != 0 || weights[1] != channels / group)
-    n.invalid("weights of " + to_string(weights) + " for " + std::to_string(channels) + " channels in " + std::to_string(group) + " groups");
-  const Dims kernel(weights.begin() + 2, weights.end());
-  if (n.has_attr("kernel_shape") && n.ints_attr("kernel_shape") != kernel) n.invalid("kernel_shape differs from the weights'");
-  const SpatialWindow w = spatial_window(n, x, out, kernel);
+std::optional<ConvGemmShape> conv_gemm_shape(const OpNode& n) {
+  const ConvShape c = conv_shape(n);
+  const SpatialWindow w = spatial_window(n, c.x, c.out, c.kernel);
+  const ConvGemmShape g{c.filters / c.group, c.x[0] * w.out[0] * w.out[1], c.channels / c.group * w.kernel[0] * w.kernel[1], c.group};
+  if (g.m < 16 || g.k < 16) return std::nullopt;
+  return g;
+}
+
+std::vector<OpKernel> conv_kernels(const OpNode& n, const GpuLimits& limits, const ConvEpilogue& epilogue,
+                                   const std::optional<sdk::Config>& tiling) {
+  const ConvShape c = conv_shape(n);
+  const SpatialWindow w = spatial_window(n, c.x, c.out, c.kernel);
   OpKernel k;
   k.inputs = {0, 1};
-  std::string defines = w.defines() + define("CHANNELS", channels) + define("FILTERS", filters) +
-                        define("GROUP_CHANNELS", channels / group) + define("GROUP_FILTERS", filters / group);
+  std::string defines = w.defines() + define("CHANNELS", c.channels) + define("FILTERS", c.filters) +
+                        define("GROUP_CHANNELS", c.channels / c.group) + define("GROUP_FILTERS", c.filters / c.group);
   if (n.has_input(2)) defines += define("BIAS", operand(k, 2) + "[f]");
   else defines += define("BIAS", "0.0f");
   defines += epilogue_define(epilogue);
-  // A group of at least 16 filters over a window of at least 16 values: an
-  // implicit GEMM, its tiles as tall as the group's filters need; else (depthwise) direct.
-  const int64_t gemm_m = filters / group, gemm_n = x[0] * w.out[0] * w.out[1], gemm_k = channels / group * w.kernel[0] * w.kernel[1];
-  if (gemm_m >= 16 && gemm_k >= 16) {
-    const int threads = 256, tile_n = 64, tn = 4;
-    const int tile_m = gemm_m >= 64 ? 64 : gemm_m >= 32 ? 32 : 16;
-    const int tm = tile_m * tile_n / (threads * tn);
-    defines += define("THREADS", threads) + define("TILE_M", tile_m) + define("TILE_N", tile_n) + define("TILE_K", 8) + define("TM", tm) +
-               define("TN", tn) + define("GEMM_N", gemm_n) + define("GEMM_K", gemm_k) +
-               define("INDEX", index_type(std::max(element_count(x), element_count(out))));
+  if (const auto gemm = conv_gemm_shape(n)) {
+    const sdk::Config t = tiling ? *tiling : conv_default(*gemm);
+    defines += define("THREADS", t[kConvThreads]) + define("TILE_M", t[kConvTileM]) + define("TILE_N", t[kConvTileN]) +
+               define("TILE_K", t[kConvTileK]) + define("TM", conv_thread_m(t)) + define("TN", t[kConvThreadN]) + define("GEMM_N", gemm->n) +
+               define("GEMM_K", gemm->k) + define("INDEX", index_type(std::max(element_count(c.x), element_count(c.out))));
     k.source = defines + op_signature() + kImplicitGemm;
-    k.launch.grid = {static_cast<unsigned>((gemm_n + tile_n - 1) / tile_n), static_cast<unsigned>((gemm_m + tile_m - 1) / tile_m),
-                     static_cast<unsigned>(group)};
-    k.launch.block[0] = threads;
+    k.launch.grid = {static_cast<unsigned>((gemm->n + t[kConvTileN] - 1) / t[kConvTileN]),
+                     static_cast<unsigned>((gemm->m + t[kConvTileM] - 1) / t[kConvTileM]), static_cast<unsigned>(c.group)};
+    k.launch.block[0] = static_cast<unsigned>(t[kConvThreads]);
     return {k};
   }
   const std::string body =
@@ -143,7 +158,7 @@ std::vector<OpKernel> conv_kernels(const OpNode& n, const GpuLimits& limits, con
       "    }\n"
       "    y[e] = EPILOGUE(acc + BIAS, f, e);\n";
   const auto inputs = k.inputs;
-  k = walk_kernel({{element_count(out)}, {}, {}}, defines, body, limits);
+  k = walk_kernel({{element_count(c.out)}, {}, {}}, defines, body, limits);
   k.inputs = inputs;
   return {k};
 }

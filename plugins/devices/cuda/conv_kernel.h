@@ -4,9 +4,11 @@
 // element summing its window over the group's input channels.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "conv_tiling.h"
 #include "elementwise_kernel.h"
 #include "gpu_limits.h"
 #include "op_kernel.h"
@@ -28,12 +30,18 @@ struct ConvEpilogue {
 inline constexpr int kConvBatchNormSlot = 3;  // x3..x6: scale, B, mean, var
 inline constexpr int kConvResidualSlot = 7;
 
-// The implicit GEMM: 256 threads, tiles of TILE_M (64, 32 or 16: the
-// smallest of those at least the group's filters, capped at 64) x TILE_N 64
-// x TILE_K 8, TM x 4 sums a thread. The direct kernel: THREADS and ITEMS as
-// linear_knobs gives them.
+// The GEMM each group is where its implicit GEMM computes it: a group of at
+// least 16 filters over a window of at least 16 values. None (a depthwise
+// Conv): the direct kernel, one thread per output element summing its
+// window over the group's input channels, THREADS and ITEMS as
+// linear_knobs gives them. Throws sdk::Error(invalid_argument) for weights
+// that do not fit the input.
+std::optional<ConvGemmShape> conv_gemm_shape(const OpNode& node);
+
 // The kernel's inputs name the Conv's own (x0..x2); a caller fusing an
-// epilogue binds the slots above itself.
-std::vector<OpKernel> conv_kernels(const OpNode& node, const GpuLimits& limits, const ConvEpilogue& epilogue = {});
+// epilogue binds the slots above itself. `tiling`: the implicit GEMM's
+// config (conv_tiling.h), checked by the caller; none: its default.
+std::vector<OpKernel> conv_kernels(const OpNode& node, const GpuLimits& limits, const ConvEpilogue& epilogue = {},
+                                   const std::optional<sdk::Config>& tiling = std::nullopt);
 
 }  // namespace aoe::cuda

@@ -1,31 +1,9 @@
 #include "gemm_plan.h"
 
-#include "cpu_op.h"
-#include "evaluate.h"
 #include "gemm_template.h"
-#include "host_cpu.h"
+#include "reference_data.h"
 
 namespace aoe::cuda {
-namespace {
-
-std::string bytes_of(const std::vector<float>& values) {
-  return {reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float)};
-}
-
-ArgumentData buffer(std::string name, std::string bytes, bool output = false) {
-  ArgumentData a;
-  a.name = std::move(name);
-  a.bytes = std::move(bytes);
-  a.output = output;
-  return a;
-}
-
-// Past this many multiply-adds the cpu's double-precision reference would
-// take minutes (4096^3 is 6.9e10): the default config's outputs are the
-// reference instead, as Kernel Tuner checks without an answer.
-constexpr double kMostReferenceMacs = 4.0e9;
-
-}  // namespace
 
 GpuLimits gpu_limits_of(const nlohmann::json& p) {
   GpuLimits limits;
@@ -46,13 +24,7 @@ GemmPlan::GemmPlan(const sdk::OpTask& task, const GpuLimits& limits, const CudaO
     : problem_(gemm_problem(task)), limits_(limits), space_(gemm_space(problem_)) {
   space_.default_config = gemm_default(problem_, limits_);
   // The cpu device's reference kernel gives the inputs and the outputs to match.
-  static const cpu::HostCpu host = cpu::detect_host_cpu();
-  const auto reference = cpu::make_op(task, host);
-  cpu::TaskData data;
-  if (problem_.flops() / 2 <= kMostReferenceMacs)
-    data = cpu::make_task_data(*reference, options.seed);
-  else
-    data.inputs = cpu::make_task_inputs(*reference, options.seed);
+  const cpu::TaskData data = reference_data(task, options.seed, problem_.flops() / 2);
   arguments_.push_back(buffer("A", bytes_of(data.inputs.at(0))));
   arguments_.push_back(buffer("B", bytes_of(data.inputs.at(1))));
   // Without a bias or residual the kernel never reads it; a float keeps the pointer valid.

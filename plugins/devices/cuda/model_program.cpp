@@ -9,6 +9,7 @@
 #include "aoe/sdk/fusion.h"
 #include "arena_plan.h"
 #include "conv_kernel.h"
+#include "conv_tiling.h"
 #include "elementwise_kernel.h"
 #include "gemm_plan.h"
 #include "gemm_template.h"
@@ -37,9 +38,9 @@ std::string joined(const std::vector<std::string>& parts) {
   return out;
 }
 
-// The bank's config for `anchor` as the GEMM's knobs take it, where the GEMM runs it on this GPU.
+// The bank's config for `anchor` as the kernel's knobs take it, where `runs` says the kernel runs it on this GPU.
 std::optional<sdk::Config> bank_config(const json& op_configs, const std::string& anchor, const sdk::TuningSpace& space,
-                                       const GemmProblem& problem, const GpuLimits& limits) {
+                                       const std::function<bool(const sdk::Config&)>& runs) {
   if (!op_configs.is_object() || !op_configs.contains(anchor) || !op_configs[anchor].is_object()) return std::nullopt;
   const json& by_knob = op_configs[anchor];
   sdk::Config config;
@@ -47,7 +48,7 @@ std::optional<sdk::Config> bank_config(const json& op_configs, const std::string
     if (!by_knob.contains(knob.name) || !by_knob[knob.name].is_number_integer()) return std::nullopt;
     config.push_back(by_knob[knob.name].get<int64_t>());
   }
-  if (!space.in_domain(config) || gemm_check(problem, config, limits).status != sdk::ResultStatus::ok) return std::nullopt;
+  if (!space.in_domain(config) || !runs(config)) return std::nullopt;
   return config;
 }
 
@@ -55,7 +56,8 @@ Step gemm_step(const sdk::FusedOp& fused, const json& op_configs, const GpuLimit
   const GemmProblem problem = gemm_problem(fused.task);
   const sdk::TuningSpace space = gemm_space(problem);
   const std::string& anchor = fused.node_names.front();
-  const auto banked = bank_config(op_configs, anchor, space, problem, limits);
+  const auto banked =
+      bank_config(op_configs, anchor, space, [&](const sdk::Config& c) { return gemm_check(problem, c, limits).ok(); });
   const sdk::Config config = banked ? *banked : gemm_default(problem, limits);
   Step step;
   ProgramKernel& k = step.kernel;
@@ -264,8 +266,22 @@ ModelProgram plan_model(const sdk::Graph& graph, const json& op_configs, const G
       if (node.op_type == "Conv") {
         const ConvFusion fusion = conv_fusion(graph, readers, node, outputs, members, ready);
         for (const auto* c : fusion.nodes) chained.insert(c->name);
-        for (auto& k : conv_kernels(OpNode(graph, node), limits, fusion.epilogue)) {
+        // The implicit GEMM's tiles from the bank where it holds the Conv's; a depthwise Conv has none.
+        const OpNode conv(graph, node);
+        std::optional<sdk::Config> tiling;
+        json described;
+        std::string source;
+        if (const auto shape = conv_gemm_shape(conv)) {
+          const sdk::TuningSpace space = conv_space(*shape);
+          const auto banked = bank_config(op_configs, node.name, space, [&](const sdk::Config& c) { return conv_check(c, limits).ok(); });
+          tiling = banked ? *banked : space.default_config;
+          described = space.describe(*tiling);
+          source = banked ? "bank" : "default";
+        }
+        for (auto& k : conv_kernels(conv, limits, fusion.epilogue, tiling)) {
           Step step = op_step(fusion.nodes, std::move(k));
+          step.kernel.config = described;
+          step.kernel.config_source = source;
           for (size_t i = 0; i < fusion.batch_norm_params.size(); ++i) step.reads[kConvBatchNormSlot + i] = fusion.batch_norm_params[i];
           if (fusion.epilogue.residual) step.reads[kConvResidualSlot] = fusion.residual;
           steps.push_back(std::move(step));

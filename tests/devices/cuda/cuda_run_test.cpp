@@ -68,6 +68,30 @@ TEST_F(CudaRun, TunesOnAMissThenEveryKernelRunsTheBanksConfig) {
   EXPECT_TRUE(rep["check"]["match"].get<bool>());
 }
 
+// OPAT tunes the Conv with the Relu it fuses; every config measured is
+// checked against the cpu device's reference, and the run then takes it.
+TEST_F(CudaRun, TunesAConvsTilesOnAMissAndTheNextRunTakesThemFromTheBank) {
+  write_wide_conv_model(dir_ / "wide.onnx");
+  const auto tuned = run(dir_ / "wide.onnx", {"--tune_on_miss", "true", "--budget", "6", "--check"});
+  ASSERT_EQ(tuned.exit_code, 0) << failure_text(tuned);
+  const auto measured = measurement_lines(dir_ / "work");
+  size_t ok = 0;
+  for (const auto& m : measured) {
+    EXPECT_NE(m.value("status", ""), "wrong_result") << m.dump();
+    ok += m.value("status", "") == "ok";
+  }
+  EXPECT_GE(ok, 2u) << measured.size() << " configs measured";
+  const auto r = run(dir_ / "wide.onnx", {"--check"});
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
+  const json rep = report("wide");
+  EXPECT_TRUE(rep["check"]["match"].get<bool>()) << rep["check"].dump();
+  ASSERT_EQ(rep["kernel_count"], 1) << rep["kernels"].dump();
+  EXPECT_EQ(rep["kernels"][0]["op_type"], "Conv+Relu");
+  EXPECT_EQ(rep["kernels"][0]["config_source"], "bank") << rep["kernels"].dump();
+  EXPECT_EQ(rep["kernels"][0]["config"].size(), 5u);
+  EXPECT_EQ(rep["bank"]["hit"], 1);
+}
+
 TEST_F(CudaRun, OpKernelsRunFromTheirSourceAndMatchTheReferences) {
   write_conv_model(dir_ / "conv.onnx");
   write_opset11_softmax_model(dir_ / "softmax.onnx");

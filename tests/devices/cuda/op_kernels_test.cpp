@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "conv_tiling.h"
 #include "cpu_op.h"
 #include "evaluate.h"
 #include "host_cpu.h"
@@ -336,6 +337,27 @@ TEST(OpKernels, DefaultKnobsFollowTheirRule) {
   EXPECT_EQ(reduction_threads(1, GpuLimits{}), 32);
   EXPECT_EQ(reduction_threads(70, GpuLimits{}), 128);
   EXPECT_EQ(reduction_threads(100000, GpuLimits{}), 256);
+}
+
+// The Conv's tiles: the default is a config the checks take on every shape,
+// and each refusal names what the config breaks.
+TEST(OpKernels, ConvTilesDefaultToAValidConfigAndRefusalsSayWhy) {
+  for (const ConvGemmShape shape : {ConvGemmShape{16, 9, 16}, ConvGemmShape{64, 3136, 576}, ConvGemmShape{40, 64, 72}, ConvGemmShape{2048, 49, 4608}}) {
+    const sdk::TuningSpace space = conv_space(shape);
+    ASSERT_TRUE(space.in_domain(space.default_config)) << shape.m << "x" << shape.n;
+    EXPECT_TRUE(conv_check(space.default_config, GpuLimits{}).ok()) << conv_check(space.default_config, GpuLimits{}).message;
+  }
+  EXPECT_EQ(conv_default({64, 3136, 576}), (sdk::Config{64, 64, 8, 4, 256}));
+  EXPECT_EQ(conv_thread_m(conv_default({64, 3136, 576})), 4);
+  EXPECT_EQ(conv_default({16, 9, 16}), (sdk::Config{16, 32, 8, 4, 128}));
+  GpuLimits small;
+  small.max_shared_bytes_per_block = 16 * 1024;
+  const auto why = [&](sdk::Config c) { return conv_check(c, small).message; };
+  EXPECT_NE(why({16, 32, 8, 8, 256}).find("whole number of filters"), std::string::npos);
+  EXPECT_NE(why({128, 128, 8, 8, 64}).find("over the 64 its registers hold"), std::string::npos);
+  EXPECT_NE(why({128, 128, 32, 8, 256}).find("32768 bytes of shared memory"), std::string::npos);
+  EXPECT_NE(why({16, 128, 8, 1, 64}).find("do not cover"), std::string::npos);
+  EXPECT_TRUE(conv_check({128, 128, 16, 8, 256}, small).ok());
 }
 
 TEST(OpKernels, ViewOpsAreTheShapeChangingOnes) {
