@@ -77,15 +77,21 @@ ConvPlan::ConvPlan(const sdk::OpTask& task, const GpuLimits& limits, const CudaO
   epilogue_.follow_on = follow_on_expression(graph_, graph_.nodes[adds].outputs[0], follow, 1);
   space_ = conv_space(*shape);
   const double macs = static_cast<double>(shape->groups * shape->m) * static_cast<double>(shape->n) * static_cast<double>(shape->k);
-  const cpu::TaskData data = reference_data(task, options.seed, macs);
-  // x0..x7 and y, as every op kernel takes them: the Conv's own first, the
-  // residual in its slot, a float in each the kernel does not read.
-  std::vector<std::string> slots(kOpKernelInputs, std::string(sizeof(float), '\0'));
-  for (size_t i = 0; i < conv_inputs; ++i) slots[i] = bytes_of(data.inputs.at(i));
-  if (epilogue_.residual) slots[kConvResidualSlot] = bytes_of(data.inputs.at(conv_inputs));
-  for (int i = 0; i < kOpKernelInputs; ++i) arguments_.push_back(buffer("x" + std::to_string(i), slots[static_cast<size_t>(i)]));
-  arguments_.push_back(buffer("y", std::string(static_cast<size_t>(graph_.tensor("y").elements()) * sizeof(float), '\0'), true));
-  if (!data.expected.empty()) expected_ = bytes_of(data.expected.at(0));
+  const int64_t outputs = graph_.tensor("y").elements();
+  const bool residual = epilogue_.residual;
+  data_.made_by([task, seed = options.seed, macs, conv_inputs, outputs, residual] {
+    const cpu::TaskData data = reference_data(task, seed, macs);
+    // x0..x7 and y, as every op kernel takes them: the Conv's own first, the
+    // residual in its slot, a float in each the kernel does not read.
+    std::vector<std::string> slots(kOpKernelInputs, std::string(sizeof(float), '\0'));
+    for (size_t i = 0; i < conv_inputs; ++i) slots[i] = bytes_of(data.inputs.at(i));
+    if (residual) slots[kConvResidualSlot] = bytes_of(data.inputs.at(conv_inputs));
+    PlanData out;
+    for (int i = 0; i < kOpKernelInputs; ++i) out.arguments.push_back(buffer("x" + std::to_string(i), slots[static_cast<size_t>(i)]));
+    out.arguments.push_back(buffer("y", std::string(static_cast<size_t>(outputs) * sizeof(float), '\0'), true));
+    if (!data.expected.empty()) out.expected = bytes_of(data.expected.at(0));
+    return out;
+  });
 }
 
 sdk::Measurement ConvPlan::check(const sdk::Config& config) const {

@@ -16,6 +16,7 @@
 #include "gpu_limits.h"
 #include "kernel_plan.h"
 #include "op_kernel.h"
+#include "reference_data.h"
 
 namespace aoe::cuda {
 
@@ -33,8 +34,8 @@ class ConvPlan final : public KernelPlan {
   std::vector<std::string> compile_options() const override { return {"--std=c++14"}; }
   LaunchGeometry launch(const sdk::Config& config) const override { return kernel(config).launch; }
   std::string kernel_name() const override { return kOpKernelName; }
-  std::vector<ArgumentData> arguments() const override { return arguments_; }
-  std::optional<std::string> expected_outputs() const override { return expected_; }
+  std::vector<ArgumentData> arguments() const override { return data_.get().arguments; }
+  std::optional<std::string> expected_outputs() const override { return data_.get().expected; }
   std::vector<nlohmann::json> values(const sdk::Config& config) const override { return {config.begin(), config.end()}; }
   // fp32 sums of the window in another order than the double-precision reference.
   double atol() const override { return 1e-3; }
@@ -46,8 +47,7 @@ class ConvPlan final : public KernelPlan {
   ConvEpilogue epilogue_;
   GpuLimits limits_;
   sdk::TuningSpace space_;
-  std::vector<ArgumentData> arguments_;
-  std::optional<std::string> expected_;
+  LazyPlanData data_;
 };
 
 }  // namespace aoe::cuda

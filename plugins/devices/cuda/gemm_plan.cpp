@@ -20,22 +20,34 @@ GpuLimits gpu_limits_of(const nlohmann::json& p) {
 
 std::vector<std::string> gemm_epilogue_op_types() { return {"Add", "Relu", "Gelu"}; }
 
-GemmPlan::GemmPlan(const sdk::OpTask& task, const GpuLimits& limits, const CudaOptions& options)
-    : problem_(gemm_problem(task)), limits_(limits), space_(gemm_space(problem_)) {
-  space_.default_config = gemm_default(problem_, limits_);
-  // The cpu device's reference kernel gives the inputs and the outputs to match.
-  const cpu::TaskData data = reference_data(task, options.seed, problem_.flops() / 2);
-  arguments_.push_back(buffer("A", bytes_of(data.inputs.at(0))));
-  arguments_.push_back(buffer("B", bytes_of(data.inputs.at(1))));
+namespace {
+
+// The cpu device's reference kernel gives the inputs and the outputs to match.
+PlanData gemm_data(const sdk::OpTask& task, const GemmProblem& problem, uint64_t seed) {
+  const cpu::TaskData data = reference_data(task, seed, problem.flops() / 2);
+  PlanData out;
+  out.arguments.push_back(buffer("A", bytes_of(data.inputs.at(0))));
+  out.arguments.push_back(buffer("B", bytes_of(data.inputs.at(1))));
   // Without a bias or residual the kernel never reads it; a float keeps the pointer valid.
   const auto addend = [&](bool has, int input) {
     return has ? bytes_of(data.inputs.at(static_cast<size_t>(input))) : std::string(sizeof(float), '\0');
   };
-  arguments_.push_back(buffer("bias", addend(problem_.has_bias, problem_.bias_input)));
-  arguments_.push_back(buffer("residual", addend(problem_.has_residual, problem_.residual_input)));
-  const size_t c_bytes = static_cast<size_t>(problem_.batch * problem_.m * problem_.n) * sizeof(float);
-  arguments_.push_back(buffer("C", std::string(c_bytes, '\0'), true));
-  if (!data.expected.empty()) expected_ = bytes_of(data.expected.at(0));
+  out.arguments.push_back(buffer("bias", addend(problem.has_bias, problem.bias_input)));
+  out.arguments.push_back(buffer("residual", addend(problem.has_residual, problem.residual_input)));
+  const size_t c_bytes = static_cast<size_t>(problem.batch * problem.m * problem.n) * sizeof(float);
+  out.arguments.push_back(buffer("C", std::string(c_bytes, '\0'), true));
+  if (!data.expected.empty()) out.expected = bytes_of(data.expected.at(0));
+  return out;
+}
+
+}  // namespace
+
+GemmPlan::GemmPlan(const sdk::OpTask& task, const GpuLimits& limits, const CudaOptions& options)
+    : problem_(gemm_problem(task)),
+      limits_(limits),
+      space_(gemm_space(problem_)),
+      data_([task, problem = problem_, seed = options.seed] { return gemm_data(task, problem, seed); }) {
+  space_.default_config = gemm_default(problem_, limits_);
 }
 
 sdk::Measurement GemmPlan::check(const sdk::Config& config) const { return gemm_check(problem_, config, limits_); }

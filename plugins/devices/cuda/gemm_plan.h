@@ -16,6 +16,7 @@
 #include "gemm_template.h"
 #include "gpu_limits.h"
 #include "kernel_plan.h"
+#include "reference_data.h"
 
 namespace aoe::cuda {
 
@@ -37,8 +38,8 @@ class GemmPlan final : public KernelPlan {
   std::vector<std::string> compile_options() const override { return {"--std=c++14"}; }
   LaunchGeometry launch(const sdk::Config& config) const override;
   std::string kernel_name() const override { return "aoe_gemm"; }
-  std::vector<ArgumentData> arguments() const override { return arguments_; }
-  std::optional<std::string> expected_outputs() const override { return expected_; }
+  std::vector<ArgumentData> arguments() const override { return data_.get().arguments; }
+  std::optional<std::string> expected_outputs() const override { return data_.get().expected; }
   std::vector<nlohmann::json> values(const sdk::Config& config) const override { return {config.begin(), config.end()}; }
   // fp32 sums of K products in another order than the double-precision reference.
   double atol() const override { return 1e-3; }
@@ -49,8 +50,7 @@ class GemmPlan final : public KernelPlan {
   GemmProblem problem_;
   GpuLimits limits_;
   sdk::TuningSpace space_;
-  std::vector<ArgumentData> arguments_;
-  std::optional<std::string> expected_;  // none for GEMMs too large for the cpu's reference
+  LazyPlanData data_;  // expected: none for GEMMs too large for the cpu's reference
 };
 
 }  // namespace aoe::cuda

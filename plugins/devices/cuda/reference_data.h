@@ -4,6 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,5 +26,30 @@ cpu::TaskData reference_data(const sdk::OpTask& task, uint64_t seed, double mult
 
 std::string bytes_of(const std::vector<float>& values);
 ArgumentData buffer(std::string name, std::string bytes, bool output = false);
+
+// A plan's kernel arguments and the outputs they must give.
+struct PlanData {
+  std::vector<ArgumentData> arguments;
+  std::optional<std::string> expected;
+};
+
+// PlanData made on first use: a model run prepares every op's plan to look
+// its space up in the bank, and measures none of them.
+class LazyPlanData {
+ public:
+  LazyPlanData() = default;
+  explicit LazyPlanData(std::function<PlanData()> make) : make_(std::move(make)) {}
+  // How it is made, where that is known only after construction; before its first use.
+  void made_by(std::function<PlanData()> make) { make_ = std::move(make); }
+  const PlanData& get() const {
+    std::call_once(once_, [&] { data_ = make_(); });
+    return data_;
+  }
+
+ private:
+  std::function<PlanData()> make_;
+  mutable std::once_flag once_;
+  mutable PlanData data_;
+};
 
 }  // namespace aoe::cuda
