@@ -64,6 +64,9 @@ ConvPlan::ConvPlan(const sdk::OpTask& task, const GpuLimits& limits, const CudaO
   for (const auto& op : task.fused_ops) adds += op == "Add";
   const size_t conv_inputs = task.inputs.size() - std::min(adds, task.inputs.size());
   if (conv_inputs < 2 || conv_inputs > 3 || task.outputs.size() != 1) unsupported(task, "it is no Conv of 2 or 3 inputs");
+  for (const auto* tensors : {&task.inputs, &task.outputs})
+    for (const auto& t : *tensors)
+      if (!t.fully_known()) unsupported(task, "its dims are not all known (set them with --input_shape)");
   if (adds > 1 || (adds == 1 && task.fused_ops.front() != "Add"))
     unsupported(task, "its epilogue takes one Add, first, not " + nlohmann::json(task.fused_ops).dump());
   if (adds == 1 && task.inputs.back().shape != task.outputs[0].shape)

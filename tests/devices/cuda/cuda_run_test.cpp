@@ -28,6 +28,17 @@ class CudaRun : public AoeHostTest {
     return aoe_host(args, env);
   }
   json report(const std::string& stem) const { return read_json(dir_ / "work" / ("aoe_run_" + stem + ".json")); }
+
+  // The op types of the kernels of a run of `file` that matched the references, in launch order.
+  std::vector<std::string> checked_kernel_types(const fs::path& file) const {
+    const auto r = run(file, {"--check", "--iterations", "1"});
+    EXPECT_EQ(r.exit_code, 0) << failure_text(r);
+    const json rep = report(file.stem().string());
+    EXPECT_TRUE(rep["check"]["match"].get<bool>()) << rep["check"].dump();
+    std::vector<std::string> types;
+    for (const auto& k : rep["kernels"]) types.push_back(k["op_type"].get<std::string>());
+    return types;
+  }
 };
 
 TEST_F(CudaRun, RunsAModelAndChecksItAgainstTheCpuReferences) {
@@ -119,37 +130,19 @@ TEST_F(CudaRun, TheGemmTakesABiasAResidualAndAnActivationAndLeavesTheRest) {
   EXPECT_EQ(rep["kernels"][1]["op_type"], "Add");
 }
 
-// The op types of a run report's kernels, in launch order.
-std::vector<std::string> kernel_types(const json& rep) {
-  std::vector<std::string> types;
-  for (const auto& k : rep["kernels"]) types.push_back(k["op_type"].get<std::string>());
-  return types;
-}
-
 TEST_F(CudaRun, AConvTakesTheBatchNormalizationResidualAndActivationAfterIt) {
-  const auto r = run(model("conv_block.onnx"), {"--check", "--iterations", "1"});
-  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
-  const json rep = report("conv_block");
-  EXPECT_TRUE(rep["check"]["match"].get<bool>()) << rep["check"].dump();
-  EXPECT_EQ(kernel_types(rep), (std::vector<std::string>{"Conv+BatchNormalization+Relu", "Conv+Add+Relu"})) << rep["kernels"].dump();
+  EXPECT_EQ(checked_kernel_types(model("conv_block.onnx")),
+            (std::vector<std::string>{"Conv+BatchNormalization+Relu", "Conv+Add+Relu"}));
 }
 
 TEST_F(CudaRun, AResidualIsTakenOnlyByTheConvAfterWhichItExists) {
   write_two_branch_model(dir_ / "branches.onnx");
-  const auto r = run(dir_ / "branches.onnx", {"--check", "--iterations", "1"});
-  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
-  const json rep = report("branches");
-  EXPECT_TRUE(rep["check"]["match"].get<bool>()) << rep["check"].dump();
-  EXPECT_EQ(kernel_types(rep), (std::vector<std::string>{"Conv+BatchNormalization", "Conv+Add+Relu"})) << rep["kernels"].dump();
+  EXPECT_EQ(checked_kernel_types(dir_ / "branches.onnx"), (std::vector<std::string>{"Conv+BatchNormalization", "Conv+Add+Relu"}));
 }
 
 TEST_F(CudaRun, ElementwiseChainsRunAsOneKernelEach) {
   write_chain_model(dir_ / "chain.onnx");
-  const auto r = run(dir_ / "chain.onnx", {"--check", "--iterations", "1"});
-  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
-  const json rep = report("chain");
-  EXPECT_TRUE(rep["check"]["match"].get<bool>()) << rep["check"].dump();
-  EXPECT_EQ(kernel_types(rep), (std::vector<std::string>{"BatchNormalization+Clip+Sigmoid"})) << rep["kernels"].dump();
+  EXPECT_EQ(checked_kernel_types(dir_ / "chain.onnx"), (std::vector<std::string>{"BatchNormalization+Clip+Sigmoid"}));
 }
 
 TEST_F(CudaRun, ACachedKernelTheDriverCannotLoadIsNamedWithItsCache) {
