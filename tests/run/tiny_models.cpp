@@ -208,6 +208,20 @@ void write_wide_conv_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
+void write_depthwise_conv_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {1, 8, 8, 8});
+  set_dims(g->add_output(), "y", {1, 8, 8, 8});
+  add_weights(g, "W", {8, 1, 3, 3});
+  auto* conv = add_node(g, "Conv_0", "Conv", {"x", "W"}, {"c"});
+  add_ints_attribute(conv, "pads", {1, 1, 1, 1});
+  auto* group = conv->add_attribute();
+  group->set_name("group"), group->set_type(onnx::AttributeProto::INT), group->set_i(8);
+  add_node(g, "Relu_1", "Relu", {"c"}, {"y"});
+  save(model, file);
+}
+
 void write_upsample_model(const std::filesystem::path& file) {
   auto model = empty_model();
   auto* g = model.mutable_graph();

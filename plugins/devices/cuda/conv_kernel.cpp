@@ -118,6 +118,17 @@ std::optional<ConvGemmShape> conv_gemm_shape(const OpNode& n) {
   return g;
 }
 
+sdk::TuningSpace conv_kernel_space(const OpNode& n, const GpuLimits& limits) {
+  if (const auto gemm = conv_gemm_shape(n)) return conv_space(*gemm);
+  return conv_direct_space(element_count(n.out_shape(0)), limits);
+}
+
+sdk::Measurement conv_kernel_check(const OpNode& n, const sdk::Config& config, const GpuLimits& limits) {
+  if (!conv_kernel_space(n, limits).in_domain(config))
+    return sdk::Measurement::failed(sdk::ResultStatus::invalid, "a value lies outside its knob's domain");
+  return conv_gemm_shape(n) ? conv_check(config, limits) : conv_direct_check(config, limits);
+}
+
 std::vector<OpKernel> conv_kernels(const OpNode& n, const GpuLimits& limits, const ConvEpilogue& epilogue,
                                    const std::optional<sdk::Config>& tiling) {
   const ConvShape c = conv_shape(n);
@@ -158,7 +169,9 @@ std::vector<OpKernel> conv_kernels(const OpNode& n, const GpuLimits& limits, con
       "    }\n"
       "    y[e] = EPILOGUE(acc + BIAS, f, e);\n";
   const auto inputs = k.inputs;
-  k = walk_kernel({{element_count(c.out)}, {}, {}}, defines, body, limits);
+  std::optional<LinearKnobs> knobs;
+  if (tiling) knobs = LinearKnobs{static_cast<int>((*tiling)[kConvDirectThreads]), static_cast<int>((*tiling)[kConvDirectItems])};
+  k = walk_kernel({{element_count(c.out)}, {}, {}}, defines, body, limits, knobs);
   k.inputs = inputs;
   return {k};
 }

@@ -38,9 +38,15 @@ inline constexpr int kConvResidualSlot = 7;
 // that do not fit the input.
 std::optional<ConvGemmShape> conv_gemm_shape(const OpNode& node);
 
+// The knobs of the Conv's kernel: the implicit GEMM's tiles, or the direct
+// kernel's THREADS and ITEMS (conv_tiling.h); and whether a config runs on
+// a GPU of `limits`.
+sdk::TuningSpace conv_kernel_space(const OpNode& node, const GpuLimits& limits);
+sdk::Measurement conv_kernel_check(const OpNode& node, const sdk::Config& config, const GpuLimits& limits);
+
 // The kernel's inputs name the Conv's own (x0..x2); a caller fusing an
-// epilogue binds the slots above itself. `tiling`: the implicit GEMM's
-// config (conv_tiling.h), checked by the caller; none: its default.
+// epilogue binds the slots above itself. `tiling`: a config of
+// conv_kernel_space, checked by the caller; none: its default.
 std::vector<OpKernel> conv_kernels(const OpNode& node, const GpuLimits& limits, const ConvEpilogue& epilogue = {},
                                    const std::optional<sdk::Config>& tiling = std::nullopt);
 

@@ -72,14 +72,14 @@ ConvPlan::ConvPlan(const sdk::OpTask& task, const GpuLimits& limits, const CudaO
   if (adds == 1 && task.inputs.back().shape != task.outputs[0].shape)
     unsupported(task, "the Add after it takes a tensor of its output's shape, not a broadcast one");
   graph_ = conv_graph(task, conv_inputs);
-  const auto shape = conv_gemm_shape(OpNode(graph_, graph_.nodes[0]));
-  if (!shape) unsupported(task, "its groups are too small for tiles (the direct kernel computes it, untuned)");
   std::vector<const sdk::Node*> follow;
   for (size_t i = adds + 1; i < graph_.nodes.size(); ++i) follow.push_back(&graph_.nodes[i]);
   epilogue_.residual = adds == 1;
   epilogue_.follow_on = follow_on_expression(graph_, graph_.nodes[adds].outputs[0], follow, 1);
-  space_ = conv_space(*shape);
-  const double macs = static_cast<double>(shape->groups * shape->m) * static_cast<double>(shape->n) * static_cast<double>(shape->k);
+  space_ = conv_kernel_space(OpNode(graph_, graph_.nodes[0]), limits_);
+  // Each output element sums a window of the weights' per-filter size.
+  const sdk::TensorDesc& weights = task.inputs[1];
+  const double macs = static_cast<double>(task.outputs[0].elements()) * static_cast<double>(weights.elements() / std::max<int64_t>(weights.shape.at(0), 1));
   const int64_t outputs = graph_.tensor("y").elements();
   const bool residual = epilogue_.residual;
   data_.made_by([task, seed = options.seed, macs, conv_inputs, outputs, residual] {
@@ -98,8 +98,7 @@ ConvPlan::ConvPlan(const sdk::OpTask& task, const GpuLimits& limits, const CudaO
 }
 
 sdk::Measurement ConvPlan::check(const sdk::Config& config) const {
-  if (!space_.in_domain(config)) return sdk::Measurement::failed(sdk::ResultStatus::invalid, "a value lies outside its knob's domain");
-  return conv_check(config, limits_);
+  return conv_kernel_check(OpNode(graph_, graph_.nodes[0]), config, limits_);
 }
 
 OpKernel ConvPlan::kernel(const sdk::Config& config) const {

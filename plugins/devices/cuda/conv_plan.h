@@ -1,6 +1,6 @@
 // A Conv op (with the Add and unary ops OPAT fuses after it) as a cuda
-// task's plan: the implicit GEMM of conv_kernel.h over its tiling knobs
-// (conv_tiling.h), fed the same inputs as the cpu device's reference
+// task's plan: its kernel (conv_kernel.h) over its knobs, the implicit
+// GEMM's tiles or the direct kernel's threads (conv_tiling.h), fed the same inputs as the cpu device's reference
 // kernel, whose outputs every config is checked against.
 #pragma once
 
@@ -23,8 +23,7 @@ namespace aoe::cuda {
 class ConvPlan final : public KernelPlan {
  public:
   // Throws sdk::Error(unsupported) for ops fused after the Conv its
-  // epilogue does not apply, or a Conv the direct kernel computes
-  // (depthwise: it has no tiles to tune).
+  // epilogue does not apply, or dims not all known.
   ConvPlan(const sdk::OpTask& task, const GpuLimits& limits, const CudaOptions& options);
 
   sdk::TuningSpace space() const override { return space_; }

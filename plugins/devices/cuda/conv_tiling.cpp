@@ -4,6 +4,8 @@
 #include <bit>
 #include <string>
 
+#include "op_source.h"
+
 namespace aoe::cuda {
 namespace {
 
@@ -67,6 +69,25 @@ sdk::Config conv_default(const ConvGemmShape& shape) {
   c[kConvThreadN] = 4;
   c[kConvThreads] = std::min<int64_t>(256, c[kConvTileM] * c[kConvTileN] / c[kConvThreadN]);
   return c;
+}
+
+sdk::TuningSpace conv_direct_space(int64_t outputs, const GpuLimits& limits) {
+  sdk::TuningSpace s;
+  s.version = "1";
+  s.knobs.resize(kConvDirectKnobCount);
+  s.knobs[kConvDirectThreads] = sdk::Knob::integer("threads", sdk::KnobTag::schedule, limits.warp_size, 1024, limits.warp_size);
+  s.knobs[kConvDirectItems] = sdk::Knob::power_of_two("items", sdk::KnobTag::schedule, 1, 8);
+  const LinearKnobs k = linear_knobs(outputs, limits);
+  s.default_config = {k.threads, k.items};
+  return s;
+}
+
+sdk::Measurement conv_direct_check(const sdk::Config& c, const GpuLimits& limits) {
+  if (c.size() != kConvDirectKnobCount) return refuse("a direct Conv config has 2 values, not " + str(static_cast<int64_t>(c.size())));
+  if (c[kConvDirectThreads] < 1 || c[kConvDirectItems] < 1) return refuse("every Conv knob is positive");
+  if (c[kConvDirectThreads] > limits.max_threads_per_block)
+    return refuse(str(c[kConvDirectThreads]) + " threads per block, over the GPU's " + str(limits.max_threads_per_block));
+  return {};
 }
 
 }  // namespace aoe::cuda

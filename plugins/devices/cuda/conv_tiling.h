@@ -31,4 +31,11 @@ sdk::Config conv_default(const ConvGemmShape& shape);
 // TM: the filters each thread sums for.
 int64_t conv_thread_m(const sdk::Config& config);
 
+// The direct kernel's knobs (a depthwise Conv, one thread item per output
+// element): THREADS a block, whole warps up to 1024, and ITEMS a thread, 1
+// to 8; the default as every elementwise kernel's (linear_knobs).
+enum ConvDirectKnob : size_t { kConvDirectThreads, kConvDirectItems, kConvDirectKnobCount };
+sdk::TuningSpace conv_direct_space(int64_t outputs, const GpuLimits& limits);
+sdk::Measurement conv_direct_check(const sdk::Config& config, const GpuLimits& limits);
+
 }  // namespace aoe::cuda

@@ -9,7 +9,6 @@
 #include "aoe/sdk/fusion.h"
 #include "arena_plan.h"
 #include "conv_kernel.h"
-#include "conv_tiling.h"
 #include "elementwise_kernel.h"
 #include "gemm_plan.h"
 #include "gemm_template.h"
@@ -266,22 +265,16 @@ ModelProgram plan_model(const sdk::Graph& graph, const json& op_configs, const G
       if (node.op_type == "Conv") {
         const ConvFusion fusion = conv_fusion(graph, readers, node, outputs, members, ready);
         for (const auto* c : fusion.nodes) chained.insert(c->name);
-        // The implicit GEMM's tiles from the bank where it holds the Conv's; a depthwise Conv has none.
+        // The kernel's knobs from the bank where it holds the Conv's.
         const OpNode conv(graph, node);
-        std::optional<sdk::Config> tiling;
-        json described;
-        std::string source;
-        if (const auto shape = conv_gemm_shape(conv)) {
-          const sdk::TuningSpace space = conv_space(*shape);
-          const auto banked = bank_config(op_configs, node.name, space, [&](const sdk::Config& c) { return conv_check(c, limits).ok(); });
-          tiling = banked ? *banked : space.default_config;
-          described = space.describe(*tiling);
-          source = banked ? "bank" : "default";
-        }
-        for (auto& k : conv_kernels(conv, limits, fusion.epilogue, tiling)) {
+        const sdk::TuningSpace space = conv_kernel_space(conv, limits);
+        const auto banked =
+            bank_config(op_configs, node.name, space, [&](const sdk::Config& c) { return conv_kernel_check(conv, c, limits).ok(); });
+        const sdk::Config config = banked ? *banked : space.default_config;
+        for (auto& k : conv_kernels(conv, limits, fusion.epilogue, config)) {
           Step step = op_step(fusion.nodes, std::move(k));
-          step.kernel.config = described;
-          step.kernel.config_source = source;
+          step.kernel.config = space.describe(config);
+          step.kernel.config_source = banked ? "bank" : "default";
           for (size_t i = 0; i < fusion.batch_norm_params.size(); ++i) step.reads[kConvBatchNormSlot + i] = fusion.batch_norm_params[i];
           if (fusion.epilogue.residual) step.reads[kConvResidualSlot] = fusion.residual;
           steps.push_back(std::move(step));

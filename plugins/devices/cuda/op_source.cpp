@@ -158,7 +158,8 @@ std::string operand(OpKernel& kernel, int node_input) {
   return "x" + std::to_string(kernel.inputs.size() - 1);
 }
 
-OpKernel walk_kernel(const IndexWalk& walk, const std::string& defines, const std::string& body, const GpuLimits& limits) {
+OpKernel walk_kernel(const IndexWalk& walk, const std::string& defines, const std::string& body, const GpuLimits& limits,
+                     const std::optional<LinearKnobs>& given) {
   const int64_t total = element_count(walk.dims);
   int64_t largest = total;
   for (size_t k = 0; k < walk.strides.size(); ++k) {
@@ -167,7 +168,7 @@ OpKernel walk_kernel(const IndexWalk& walk, const std::string& defines, const st
     largest = std::max(largest, reach);
   }
   const IndexWalk walk1 = simplified(walk);
-  const LinearKnobs knobs = linear_knobs(total, limits);
+  const LinearKnobs knobs = given ? *given : linear_knobs(total, limits);
   OpKernel k;
   k.source = linear_defines(total, knobs, largest) + walk_defines(walk1, "W") + defines + linear_open() +
              walk_code(walk1, "W", "e") + body + linear_close();

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,8 @@ std::string operand(OpKernel& kernel, int node_input);
 // A kernel of one thread item per element of `walk`'s space, in row-major
 // order: `defines` ahead of the signature, then for each element e the
 // operands' offsets o0, o1... and `body` (which stores y).
-OpKernel walk_kernel(const IndexWalk& walk, const std::string& defines, const std::string& body, const GpuLimits& limits);
+// `knobs`: THREADS and ITEMS where a caller tunes them; none: linear_knobs'.
+OpKernel walk_kernel(const IndexWalk& walk, const std::string& defines, const std::string& body, const GpuLimits& limits,
+                     const std::optional<LinearKnobs>& knobs = std::nullopt);
 
 }  // namespace aoe::cuda

@@ -5,6 +5,7 @@
 // values fails the check; an op without a kernel refused by name. The op
 // kernels run from their own source on CPU threads (host_kernels_source.cpp).
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "aoe_host_fixture.h"
@@ -79,28 +80,34 @@ TEST_F(CudaRun, TunesOnAMissThenEveryKernelRunsTheBanksConfig) {
   EXPECT_TRUE(rep["check"]["match"].get<bool>());
 }
 
-// OPAT tunes the Conv with the Relu it fuses; every config measured is
-// checked against the cpu device's reference, and the run then takes it.
-TEST_F(CudaRun, TunesAConvsTilesOnAMissAndTheNextRunTakesThemFromTheBank) {
+// OPAT tunes each Conv with the Relu it fuses, the implicit GEMM's tiles or
+// the depthwise one's threads; every config measured is checked against the
+// cpu device's reference, and the run then takes it.
+TEST_F(CudaRun, TunesAConvsKernelOnAMissAndTheNextRunTakesItFromTheBank) {
   write_wide_conv_model(dir_ / "wide.onnx");
-  const auto tuned = run(dir_ / "wide.onnx", {"--tune_on_miss", "true", "--budget", "6", "--check"});
-  ASSERT_EQ(tuned.exit_code, 0) << failure_text(tuned);
-  const auto measured = measurement_lines(dir_ / "work");
+  write_depthwise_conv_model(dir_ / "depthwise.onnx");
+  for (const auto& [stem, knobs] : std::map<std::string, size_t>{{"wide", 5}, {"depthwise", 2}}) {
+    SCOPED_TRACE(stem);
+    const fs::path file = dir_ / (stem + ".onnx");
+    const auto tuned = run(file, {"--tune_on_miss", "true", "--budget", "6", "--check"});
+    ASSERT_EQ(tuned.exit_code, 0) << failure_text(tuned);
+    const auto r = run(file, {"--check"});
+    ASSERT_EQ(r.exit_code, 0) << failure_text(r);
+    const json rep = report(stem);
+    EXPECT_TRUE(rep["check"]["match"].get<bool>()) << rep["check"].dump();
+    ASSERT_EQ(rep["kernel_count"], 1) << rep["kernels"].dump();
+    EXPECT_EQ(rep["kernels"][0]["op_type"], "Conv+Relu");
+    EXPECT_EQ(rep["kernels"][0]["config_source"], "bank") << rep["kernels"].dump();
+    EXPECT_EQ(rep["kernels"][0]["config"].size(), knobs);
+    EXPECT_EQ(rep["bank"]["hit"], 1);
+  }
   size_t ok = 0;
+  const auto measured = measurement_lines(dir_ / "work");
   for (const auto& m : measured) {
     EXPECT_NE(m.value("status", ""), "wrong_result") << m.dump();
     ok += m.value("status", "") == "ok";
   }
-  EXPECT_GE(ok, 2u) << measured.size() << " configs measured";
-  const auto r = run(dir_ / "wide.onnx", {"--check"});
-  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
-  const json rep = report("wide");
-  EXPECT_TRUE(rep["check"]["match"].get<bool>()) << rep["check"].dump();
-  ASSERT_EQ(rep["kernel_count"], 1) << rep["kernels"].dump();
-  EXPECT_EQ(rep["kernels"][0]["op_type"], "Conv+Relu");
-  EXPECT_EQ(rep["kernels"][0]["config_source"], "bank") << rep["kernels"].dump();
-  EXPECT_EQ(rep["kernels"][0]["config"].size(), 5u);
-  EXPECT_EQ(rep["bank"]["hit"], 1);
+  EXPECT_GE(ok, 4u) << measured.size() << " configs measured";
 }
 
 TEST_F(CudaRun, OpKernelsRunFromTheirSourceAndMatchTheReferences) {
