@@ -12,7 +12,8 @@
 # and kernels/dedispersion_milo.json with their sources): they are tuned
 # live as well. AOE_GPU_CHECK_MODEL names another model than
 # models/bert_layer.onnx for the GEMM check; AOE_GPU_CHECK_RUN_MODELS the
-# models (names under models/) run whole on the GPU; AOE_GPU_CHECK_SKIP_GEMM_BENCH
+# models (names under models/) run whole on the GPU, AOE_GPU_CHECK_RUN_BUDGET
+# the evaluations each of their GEMMs and Convs is tuned with (16); AOE_GPU_CHECK_SKIP_GEMM_BENCH
 # leaves out the GEMM shapes timed beside cuBLAS, AOE_GPU_CHECK_GEMM_SHAPES
 # ("MxNxK ...") gives others.
 set -u
@@ -164,8 +165,9 @@ gemms() {
 run_models() {
   for m in ${AOE_GPU_CHECK_RUN_MODELS:-mlp bert_layer resnet50 mobilenet_v2 ocr_cls ocr_det}; do
     "$host" run --device cuda --model "$here/models/$m.onnx" --check --iterations 20 --run_report "untuned_$m.json" || return 1
+    # Every GEMM and Conv is tuned: a budget that fits the machine's time.
     "$host" run --device cuda --model "$here/models/$m.onnx" --check --iterations 20 --tune_on_miss true \
-      --run_report "tuned_$m.json" || return 1
+      --budget "${AOE_GPU_CHECK_RUN_BUDGET:-16}" --run_report "tuned_$m.json" || return 1
     python3 - "$m" >>"$figures" <<'PY' || return 1
 import json, sys
 m = sys.argv[1]
