@@ -11,7 +11,7 @@ namespace aoe::cuda {
 namespace {
 
 [[noreturn]] void unsupported(const sdk::OpTask& task, const std::string& why) {
-  throw sdk::Error(sdk::StatusCode::unsupported, "the cuda device tunes a Conv's tiles, but " + task.name + ": " + why);
+  throw sdk::Error(sdk::StatusCode::unsupported, "the cuda device tunes a Conv's kernel, but " + task.name + ": " + why);
 }
 
 // The task as a graph: its Conv (inputs x0.., its own first), then the ops
@@ -73,7 +73,10 @@ ConvPlan::ConvPlan(const sdk::OpTask& task, const GpuLimits& limits, const CudaO
     unsupported(task, "the Add after it takes a tensor of its output's shape, not a broadcast one");
   graph_ = conv_graph(task, conv_inputs);
   std::vector<const sdk::Node*> follow;
-  for (size_t i = adds + 1; i < graph_.nodes.size(); ++i) follow.push_back(&graph_.nodes[i]);
+  for (size_t i = adds + 1; i < graph_.nodes.size(); ++i) {
+    follow.push_back(&graph_.nodes[i]);
+    if (!follows_in_chain(graph_, graph_.nodes[i])) unsupported(task, "its epilogue applies no " + graph_.nodes[i].op_type);
+  }
   epilogue_.residual = adds == 1;
   epilogue_.follow_on = follow_on_expression(graph_, graph_.nodes[adds].outputs[0], follow, 1);
   space_ = conv_kernel_space(OpNode(graph_, graph_.nodes[0]), limits_);
