@@ -478,15 +478,24 @@ class ResizeKernel final : public ThreadsKernel<ResizeOp> {
   }
 
   // Output rows of every plane, shared out in runs of rows; each element as bilinear_value() sums it.
-  void run_bilinear(ThreadPool& pool) {
+  // The last two axes' extents of the input and output, and what an element outside the roi takes.
+  struct Maps {
+    size_t h;  // the first of the two axes
+    int64_t ih, iw, oh, ow;
+    float extrapolation;
+  };
+  Maps maps() const {
     const Shape& in = op_.inputs_[0];
     const Shape& out = op_.outputs_[0];
     const size_t h = out.size() - 2;
-    const int64_t ih = in[h], iw = in[h + 1], oh = out[h], ow = out[h + 1];
+    return {h, in[h], in[h + 1], out[h], out[h + 1], static_cast<float>(op_.extrapolation_)};
+  }
+
+  void run_bilinear(ThreadPool& pool) {
+    const auto [h, ih, iw, oh, ow, extrapolation] = maps();
     const float* x = inputs_[0];
     float* y = outputs_[0].data();
-    const float extrapolation = static_cast<float>(op_.extrapolation_);
-    const int64_t rows = elements(out) / ow;
+    const int64_t rows = elements(op_.outputs_[0]) / ow;
     const int64_t per_task = std::max<int64_t>(1, 16384 / ow);
     pool.run((rows + per_task - 1) / per_task, threads_, [&](int64_t task, int) {
       for (int64_t r = task * per_task; r < std::min(rows, (task + 1) * per_task); ++r) {
@@ -508,14 +517,10 @@ class ResizeKernel final : public ThreadsKernel<ResizeOp> {
   }
 
   void run_by_plane(ThreadPool& pool) {
-    const Shape& in = op_.inputs_[0];
-    const Shape& out = op_.outputs_[0];
-    const size_t h = out.size() - 2;
-    const int64_t ih = in[h], iw = in[h + 1], oh = out[h], ow = out[h + 1];
+    const auto [h, ih, iw, oh, ow, extrapolation] = maps();
     const float* x = inputs_[0];
     float* y = outputs_[0].data();
-    const float extrapolation = static_cast<float>(op_.extrapolation_);
-    pool.run(elements(out) / (oh * ow), threads_, [&](int64_t p, int thread) {
+    pool.run(elements(op_.outputs_[0]) / (oh * ow), threads_, [&](int64_t p, int thread) {
       float* rows = rows_.data() + thread * ih * ow;
       const float* src = x + p * ih * iw;
       for (int64_t r = 0; r < ih; ++r) {
