@@ -108,25 +108,32 @@ ConvShape conv_shape(const OpNode& n) {
   return c;
 }
 
-}  // namespace
-
-std::optional<ConvGemmShape> conv_gemm_shape(const OpNode& n) {
-  const ConvShape c = conv_shape(n);
-  const SpatialWindow w = spatial_window(n, c.x, c.out, c.kernel);
+// The GEMM each group is, where the implicit GEMM computes it (conv_gemm_shape).
+std::optional<ConvGemmShape> gemm_shape_of(const ConvShape& c, const SpatialWindow& w) {
   const ConvGemmShape g{c.filters / c.group, c.x[0] * w.out[0] * w.out[1], c.channels / c.group * w.kernel[0] * w.kernel[1], c.group};
   if (g.m < 16 || g.k < 16) return std::nullopt;
   return g;
 }
 
-sdk::TuningSpace conv_kernel_space(const OpNode& n, const GpuLimits& limits) {
-  if (const auto gemm = conv_gemm_shape(n)) return conv_space(*gemm);
-  return conv_direct_space(element_count(n.out_shape(0)), limits);
+// The implicit GEMM's tiles where there is one, else the direct kernel's knobs.
+sdk::TuningSpace space_of(const std::optional<ConvGemmShape>& gemm, const OpNode& n, const GpuLimits& limits) {
+  return gemm ? conv_space(*gemm) : conv_direct_space(element_count(n.out_shape(0)), limits);
 }
 
+}  // namespace
+
+std::optional<ConvGemmShape> conv_gemm_shape(const OpNode& n) {
+  const ConvShape c = conv_shape(n);
+  return gemm_shape_of(c, spatial_window(n, c.x, c.out, c.kernel));
+}
+
+sdk::TuningSpace conv_kernel_space(const OpNode& n, const GpuLimits& limits) { return space_of(conv_gemm_shape(n), n, limits); }
+
 sdk::Measurement conv_kernel_check(const OpNode& n, const sdk::Config& config, const GpuLimits& limits) {
-  if (!conv_kernel_space(n, limits).in_domain(config))
+  const auto gemm = conv_gemm_shape(n);
+  if (!space_of(gemm, n, limits).in_domain(config))
     return sdk::Measurement::failed(sdk::ResultStatus::invalid, "a value lies outside its knob's domain");
-  return conv_gemm_shape(n) ? conv_check(config, limits) : conv_direct_check(config, limits);
+  return gemm ? conv_check(config, limits) : conv_direct_check(config, limits);
 }
 
 std::vector<OpKernel> conv_kernels(const OpNode& n, const GpuLimits& limits, const ConvEpilogue& epilogue,
@@ -140,7 +147,7 @@ std::vector<OpKernel> conv_kernels(const OpNode& n, const GpuLimits& limits, con
   if (n.has_input(2)) defines += define("BIAS", operand(k, 2) + "[f]");
   else defines += define("BIAS", "0.0f");
   defines += epilogue_define(epilogue);
-  if (const auto gemm = conv_gemm_shape(n)) {
+  if (const auto gemm = gemm_shape_of(c, w)) {
     const sdk::Config t = tiling ? *tiling : conv_default(*gemm);
     defines += define("THREADS", t[kConvThreads]) + define("TILE_M", t[kConvTileM]) + define("TILE_N", t[kConvTileN]) +
                define("TILE_K", t[kConvTileK]) + define("TM", conv_thread_m(t)) + define("TN", t[kConvThreadN]) + define("GEMM_N", gemm->n) +
