@@ -38,7 +38,12 @@ int64_t parameter(const T1Problem& p, const std::vector<nlohmann::json>& values,
   if (!v.is_number() && !v.is_boolean())
     fail(p, "parameter '" + name + "' is " + v.dump() + ", not a number of threads");
   const Number n = number_of(v);
-  return n.is_int ? n.i : static_cast<int64_t>(std::trunc(n.f));
+  if (n.is_int) return n.i;
+  const double whole = std::trunc(n.f);
+  // int64_t holds [-2^63, 2^63): past that the conversion is undefined.
+  if (!(whole >= -0x1p63 && whole < 0x1p63))
+    fail(p, "parameter '" + name + "' is " + v.dump() + ", not a number of threads");
+  return static_cast<int64_t>(whole);
 }
 
 unsigned dimension(const T1Problem& p, double v, const std::string& what) {
