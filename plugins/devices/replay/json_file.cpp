@@ -86,7 +86,8 @@ nlohmann::ordered_json read_json_file(const std::filesystem::path& file, uint64_
   const std::string text = read_maybe_gzip(file, max_bytes);
   try {
     return nlohmann::ordered_json::parse(text);
-  } catch (const nlohmann::ordered_json::parse_error& e) {
+  } catch (const nlohmann::ordered_json::exception& e) {
+    // A syntax error, or a number past what a double or an integer holds (out_of_range).
     corrupt(file, std::string("not valid JSON: ") + e.what());
   }
 }
