@@ -222,6 +222,24 @@ void write_depthwise_conv_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
+void write_transposed_conv_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {1, 4, 5, 5});
+  set_dims(g->add_output(), "y", {1, 6, 10, 10});
+  add_weights(g, "W", {4, 3, 3, 3});
+  for (const char* name : {"scale", "B", "mean", "var"}) add_weights(g, name, {6});
+  auto* up = add_node(g, "ConvTranspose_0", "ConvTranspose", {"x", "W"}, {"c"});
+  add_ints_attribute(up, "strides", {2, 2});
+  add_ints_attribute(up, "pads", {1, 1, 1, 1});
+  add_ints_attribute(up, "output_padding", {1, 1});
+  auto* group = up->add_attribute();
+  group->set_name("group"), group->set_type(onnx::AttributeProto::INT), group->set_i(2);
+  add_node(g, "BatchNormalization_1", "BatchNormalization", {"c", "scale", "B", "mean", "var"}, {"b"});
+  add_node(g, "Relu_2", "Relu", {"b"}, {"y"});
+  save(model, file);
+}
+
 void write_upsample_model(const std::filesystem::path& file) {
   auto model = empty_model();
   auto* g = model.mutable_graph();

@@ -17,6 +17,9 @@ void write_two_branch_model(const std::filesystem::path& file);
 void write_wide_conv_model(const std::filesystem::path& file);
 // x[1,8,8,8] -> Conv(W[8,1,3,3], group 8, pads 1) -> Relu -> y[1,8,8,8]: a depthwise Conv, its direct kernel's threads to tune.
 void write_depthwise_conv_model(const std::filesystem::path& file);
+// x[1,4,5,5] -> ConvTranspose(W[4,3,3,3], group 2, strides 2, pads 1, output_padding 1) -> BatchNormalization
+// -> Relu -> y[1,6,10,10]: an up-sampling as detectors' necks have it, its epilogue fused.
+void write_transposed_conv_model(const std::filesystem::path& file);
 // x[1,2,4,4] -> Relu -> ConvTranspose(W[2,3,3,3], B[3], strides 2) -> y[1,3,9,9]:
 // the ConvTranspose reads another kernel's output.
 void write_upsample_model(const std::filesystem::path& file);

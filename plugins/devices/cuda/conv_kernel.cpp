@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "aoe/sdk/conv_transpose_pads.h"
 #include "op_source.h"
 #include "spatial_window.h"
 
@@ -76,6 +77,30 @@ const char* const kImplicitGemm = R"(
 }
 )";
 
+// The direct kernel's sum over one input channel `in` of its group, for the
+// output element at (oy, ox) of filter f.
+const char* const kWindow =
+    "      const float* wt = x1 + (f * GROUP_CHANNELS + c) * KERNEL_H * KERNEL_W;\n"
+    "      for (int ky = 0; ky < KERNEL_H; ++ky) {\n"
+    "        const INDEX iy = oy * STRIDE_H - PAD_H + ky * DILATION_H;\n"
+    "        if (iy < 0 || iy >= IN_H) continue;\n"
+    "        for (int kx = 0; kx < KERNEL_W; ++kx) {\n"
+    "          const INDEX ix = ox * STRIDE_W - PAD_W + kx * DILATION_W;\n"
+    "          if (ix >= 0 && ix < IN_W) acc += in[iy * IN_W + ix] * wt[ky * KERNEL_W + kx];\n"
+    "        }\n"
+    "      }\n";
+// A ConvTranspose's: the input positions i and taps k with i * STRIDE + k * DILATION - PAD = o.
+const char* const kTransposedWindow =
+    "      const float* wt = x1 + ((c0 + c) * GROUP_FILTERS + f % GROUP_FILTERS) * KERNEL_H * KERNEL_W;\n"
+    "      for (int ky = 0; ky < KERNEL_H; ++ky) {\n"
+    "        const INDEX ty = oy + PAD_H - ky * DILATION_H;\n"
+    "        if (ty < 0 || ty % STRIDE_H != 0 || ty / STRIDE_H >= IN_H) continue;\n"
+    "        for (int kx = 0; kx < KERNEL_W; ++kx) {\n"
+    "          const INDEX tx = ox + PAD_W - kx * DILATION_W;\n"
+    "          if (tx >= 0 && tx % STRIDE_W == 0 && tx / STRIDE_W < IN_W) acc += in[ty / STRIDE_H * IN_W + tx / STRIDE_W] * wt[ky * KERNEL_W + kx];\n"
+    "        }\n"
+    "      }\n";
+
 // EPILOGUE(s, f, o): the value stored at output element o of filter f for the sum s (bias added).
 std::string epilogue_define(const ConvEpilogue& e) {
   // Parameters no follow-on expression names.
@@ -90,17 +115,23 @@ std::string epilogue_define(const ConvEpilogue& e) {
          e.follow_on.of(v) + ")\n";
 }
 
-// The Conv's weights, checked against its input and attributes.
+// The Conv's (or ConvTranspose's) weights, checked against its input and attributes.
 struct ConvShape {
   Dims x, weights, out, kernel;
   int64_t group = 1, channels = 0, filters = 0;
+  bool transposed = false;
 };
 
 ConvShape conv_shape(const OpNode& n) {
-  ConvShape c{n.in_shape(0), n.in_shape(1), n.out_shape(0), {}, n.int_attr("group", 1), 0, 0};
-  if (c.weights.size() != c.x.size()) n.invalid("weights of " + to_string(c.weights) + " for an input of " + to_string(c.x));
-  c.channels = c.x[1], c.filters = c.weights[0];
-  if (c.group < 1 || c.channels % c.group != 0 || c.filters % c.group != 0 || c.weights[1] != c.channels / c.group)
+  ConvShape c{n.in_shape(0), n.in_shape(1), n.out_shape(0), {}, n.int_attr("group", 1), 0, 0, n.op() == "ConvTranspose"};
+  if (c.weights.size() != c.x.size() || c.weights.size() < 3)
+    n.invalid("weights of " + to_string(c.weights) + " for an input of " + to_string(c.x));
+  c.channels = c.x[1];
+  // A ConvTranspose's weights are channels x (filters / group) x window.
+  c.filters = c.transposed ? c.weights[1] * c.group : c.weights[0];
+  const int64_t group_channels = c.transposed ? c.weights[0] : c.weights[1] * c.group;
+  if (c.group < 1 || c.channels % c.group != 0 || c.filters % c.group != 0 || group_channels != c.channels || c.out.size() < 2 ||
+      c.out[1] != c.filters)
     n.invalid("weights of " + to_string(c.weights) + " for " + std::to_string(c.channels) + " channels in " + std::to_string(c.group) +
               " groups");
   c.kernel.assign(c.weights.begin() + 2, c.weights.end());
@@ -108,8 +139,50 @@ ConvShape conv_shape(const OpNode& n) {
   return c;
 }
 
+// A ConvTranspose's window: output position o takes input position i through
+// tap k where o = i * stride + k * dilation - pad_begin (sdk::conv_transpose_pads).
+SpatialWindow transposed_window(const OpNode& n, const ConvShape& c) {
+  const size_t k = c.kernel.size();
+  if (k < 1 || k > 2) n.unsupported("over " + std::to_string(k) + " spatial dims (the cuda device takes 1 or 2)");
+  const auto per_axis = [&](const char* key, int64_t fallback) {
+    const Dims v = n.ints_attr(key, Dims(k, fallback));
+    if (v.size() != k) n.invalid(std::string("needs ") + std::to_string(k) + " " + key);
+    return v;
+  };
+  const Dims strides = per_axis("strides", 1), dilations = per_axis("dilations", 1), output_padding = per_axis("output_padding", 0);
+  const Dims pads = n.ints_attr("pads", Dims(2 * k, 0)), output_shape = n.ints_attr("output_shape", {});
+  if (pads.size() != 2 * k) n.invalid("needs " + std::to_string(2 * k) + " pads");
+  const std::string auto_pad = n.string_attr("auto_pad", "NOTSET");
+  if (auto_pad != "NOTSET" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER" && auto_pad != "VALID")
+    n.invalid("auto_pad '" + auto_pad + "' is none of NOTSET, SAME_UPPER, SAME_LOWER, VALID");
+  SpatialWindow w;
+  const size_t off = 2 - k;
+  for (size_t d = 0; d < k; ++d) {
+    const size_t e = off + d;
+    w.in[e] = c.x[2 + d], w.out[e] = c.out[2 + d], w.kernel[e] = c.kernel[d], w.stride[e] = strides[d], w.dilation[e] = dilations[d];
+    if (w.kernel[e] < 1 || w.stride[e] < 1 || w.dilation[e] < 1 || w.stride[e] > (1 << 16) || w.dilation[e] > (1 << 16))
+      n.invalid("needs kernel, strides and dilations in 1..65536");
+    // output_shape lists the spatial dims, or (as some exporters write it) N and C first.
+    const std::optional<int64_t> size =
+        output_shape.empty() ? std::nullopt : std::optional(output_shape[output_shape.size() - k + d]);
+    const sdk::AxisPads p = sdk::conv_transpose_pads(w.in[e], w.kernel[e], w.stride[e], w.dilation[e], output_padding[d],
+                                                     {pads[d], pads[d + k]}, size, auto_pad);
+    w.pad_begin[e] = p.begin, w.pad_end[e] = p.end;
+    const int64_t span = (w.in[e] - 1) * w.stride[e] + output_padding[d] + (w.kernel[e] - 1) * w.dilation[e] + 1;
+    if (span - p.begin - p.end != w.out[e])
+      n.invalid("output dim " + std::to_string(2 + d) + " is " + std::to_string(w.out[e]) + ", its attributes give " +
+                std::to_string(span - p.begin - p.end));
+  }
+  return w;
+}
+
+SpatialWindow window_of(const OpNode& n, const ConvShape& c) {
+  return c.transposed ? transposed_window(n, c) : spatial_window(n, c.x, c.out, c.kernel);
+}
+
 // The GEMM each group is, where the implicit GEMM computes it (conv_gemm_shape).
 std::optional<ConvGemmShape> gemm_shape_of(const ConvShape& c, const SpatialWindow& w) {
+  if (c.transposed) return std::nullopt;
   const ConvGemmShape g{c.filters / c.group, c.x[0] * w.out[0] * w.out[1], c.channels / c.group * w.kernel[0] * w.kernel[1], c.group};
   if (g.m < 16 || g.k < 16) return std::nullopt;
   return g;
@@ -124,7 +197,7 @@ sdk::TuningSpace space_of(const std::optional<ConvGemmShape>& gemm, const OpNode
 
 std::optional<ConvGemmShape> conv_gemm_shape(const OpNode& n) {
   const ConvShape c = conv_shape(n);
-  return gemm_shape_of(c, spatial_window(n, c.x, c.out, c.kernel));
+  return gemm_shape_of(c, window_of(n, c));
 }
 
 sdk::TuningSpace conv_kernel_space(const OpNode& n, const GpuLimits& limits) { return space_of(conv_gemm_shape(n), n, limits); }
@@ -139,7 +212,7 @@ sdk::Measurement conv_kernel_check(const OpNode& n, const sdk::Config& config, c
 std::vector<OpKernel> conv_kernels(const OpNode& n, const GpuLimits& limits, const ConvEpilogue& epilogue,
                                    const std::optional<sdk::Config>& tiling) {
   const ConvShape c = conv_shape(n);
-  const SpatialWindow w = spatial_window(n, c.x, c.out, c.kernel);
+  const SpatialWindow w = window_of(n, c);
   OpKernel k;
   k.inputs = {0, 1};
   std::string defines = w.defines() + define("CHANNELS", c.channels) + define("FILTERS", c.filters) +
@@ -158,21 +231,13 @@ std::vector<OpKernel> conv_kernels(const OpNode& n, const GpuLimits& limits, con
     k.launch.block[0] = static_cast<unsigned>(t[kConvThreads]);
     return {k};
   }
-  const std::string body =
+  const std::string body = std::string(
       "    const INDEX ox = e % OUT_W, oy = (e / OUT_W) % OUT_H, f = (e / OUT_W / OUT_H) % FILTERS, b = e / OUT_W / OUT_H / FILTERS;\n"
       "    const INDEX c0 = f / GROUP_FILTERS * GROUP_CHANNELS;\n"
       "    float acc = 0.0f;\n"
       "    for (int c = 0; c < GROUP_CHANNELS; ++c) {\n"
-      "      const float* in = x0 + (b * CHANNELS + c0 + c) * IN_H * IN_W;\n"
-      "      const float* wt = x1 + (f * GROUP_CHANNELS + c) * KERNEL_H * KERNEL_W;\n"
-      "      for (int ky = 0; ky < KERNEL_H; ++ky) {\n"
-      "        const INDEX iy = oy * STRIDE_H - PAD_H + ky * DILATION_H;\n"
-      "        if (iy < 0 || iy >= IN_H) continue;\n"
-      "        for (int kx = 0; kx < KERNEL_W; ++kx) {\n"
-      "          const INDEX ix = ox * STRIDE_W - PAD_W + kx * DILATION_W;\n"
-      "          if (ix >= 0 && ix < IN_W) acc += in[iy * IN_W + ix] * wt[ky * KERNEL_W + kx];\n"
-      "        }\n"
-      "      }\n"
+      "      const float* in = x0 + (b * CHANNELS + c0 + c) * IN_H * IN_W;\n") +
+      (c.transposed ? kTransposedWindow : kWindow) +
       "    }\n"
       "    y[e] = EPILOGUE(acc + BIAS, f, e);\n";
   const auto inputs = k.inputs;

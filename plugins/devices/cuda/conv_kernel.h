@@ -1,7 +1,9 @@
 // Conv over 1 or 2 spatial dims, grouped and depthwise too, with its bias:
 // an implicit GEMM per group where the group's filters and window are large
 // enough to fill its tiles, else a direct kernel, one thread per output
-// element summing its window over the group's input channels.
+// element summing its window over the group's input channels. A
+// ConvTranspose runs the direct kernel, each output element summing the
+// input positions and taps that land on it.
 #pragma once
 
 #include <optional>

@@ -11,7 +11,7 @@ namespace aoe::cuda {
 namespace {
 
 [[noreturn]] void unsupported(const sdk::OpTask& task, const std::string& why) {
-  throw sdk::Error(sdk::StatusCode::unsupported, "the cuda device tunes a Conv's kernel, but " + task.name + ": " + why);
+  throw sdk::Error(sdk::StatusCode::unsupported, "the cuda device tunes a Conv's (or ConvTranspose's) kernel, but " + task.name + ": " + why);
 }
 
 // The task as a graph: its Conv (inputs x0.., its own first), then the ops
@@ -80,9 +80,11 @@ ConvPlan::ConvPlan(const sdk::OpTask& task, const GpuLimits& limits, const CudaO
   epilogue_.residual = adds == 1;
   epilogue_.follow_on = follow_on_expression(graph_, graph_.nodes[adds].outputs[0], follow, 1);
   space_ = conv_kernel_space(OpNode(graph_, graph_.nodes[0]), limits_);
-  // Each output element sums a window of the weights' per-filter size.
+  // Each output element of a Conv sums a window of the weights' per-filter
+  // size; each input element of a ConvTranspose adds into one of its per-channel size.
   const sdk::TensorDesc& weights = task.inputs[1];
-  const double macs = static_cast<double>(task.outputs[0].elements()) * static_cast<double>(weights.elements() / std::max<int64_t>(weights.shape.at(0), 1));
+  const sdk::TensorDesc& summed = task.op_type == "ConvTranspose" ? task.inputs[0] : task.outputs[0];
+  const double macs = static_cast<double>(summed.elements()) * static_cast<double>(weights.elements() / std::max<int64_t>(weights.shape.at(0), 1));
   const int64_t outputs = graph_.tensor("y").elements();
   const bool residual = epilogue_.residual;
   data_.made_by([task, seed = options.seed, macs, conv_inputs, outputs, residual] {

@@ -1,4 +1,4 @@
-// A Conv op (with the Add and unary ops OPAT fuses after it) as a cuda
+// A Conv or ConvTranspose op (with the Add and unary ops OPAT fuses after it) as a cuda
 // task's plan: its kernel (conv_kernel.h) over its knobs, the implicit
 // GEMM's tiles or the direct kernel's threads (conv_tiling.h), fed the same inputs as the cpu device's reference
 // kernel, whose outputs every config is checked against.

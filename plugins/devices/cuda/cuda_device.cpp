@@ -175,11 +175,11 @@ std::unique_ptr<sdk::DeviceTask> CudaDevice::prepare(const sdk::OpTask& task) {
     plan = std::make_unique<T1Plan>(problem_, context_->options);
   else if (task.op_type == "MatMul" || task.op_type == "Gemm")
     plan = std::make_unique<GemmPlan>(task, gpu_limits_of(context_->worker->properties()), context_->options);
-  else if (task.op_type == "Conv")
+  else if (task.op_type == "Conv" || task.op_type == "ConvTranspose")
     plan = std::make_unique<ConvPlan>(task, gpu_limits_of(context_->worker->properties()), context_->options);
   else
     throw sdk::Error(sdk::StatusCode::unsupported,
-                     "the cuda device runs MatMul, Gemm and Conv" +
+                     "the cuda device runs MatMul, Gemm, Conv and ConvTranspose" +
                          std::string(problem_ ? " and " + problem_->kernel_name : "") +
                          ", not " + task.op_type + " (" + task.name + ")");
   return std::make_unique<CudaTask>(context_, std::move(plan));

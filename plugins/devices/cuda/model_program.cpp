@@ -262,7 +262,7 @@ ModelProgram plan_model(const sdk::Graph& graph, const json& op_configs, const G
         root[node.outputs[0]] = root_of(node.inputs[0]);
         continue;
       }
-      if (node.op_type == "Conv") {
+      if (node.op_type == "Conv" || node.op_type == "ConvTranspose") {
         const ConvFusion fusion = conv_fusion(graph, readers, node, outputs, members, ready);
         for (const auto* c : fusion.nodes) chained.insert(c->name);
         // The kernel's knobs from the bank where it holds the Conv's.

@@ -31,7 +31,7 @@ std::vector<OpKernel> op_kernels(const sdk::Graph& graph, const sdk::Node& node,
   if (is_copy_op(op)) return copy_kernels(n, limits);
   if (is_reduce_op(op)) return reduce_kernels(n, limits);
   if (is_pool_op(op)) return pool_kernels(n, limits);
-  if (op == "Conv") return conv_kernels(n, limits);
+  if (op == "Conv" || op == "ConvTranspose") return conv_kernels(n, limits);
   if (op == "Resize") return resize_kernels(n, limits);
   n.unsupported("no cuda kernel computes this op");
 }

@@ -1,5 +1,6 @@
 #include "conv_transpose.h"
 
+#include "aoe/sdk/conv_transpose_pads.h"
 #include "aoe/sdk/error.h"
 #include "aoe/sdk/tensor_size.h"
 #include "vector_model.h"
@@ -9,11 +10,6 @@ namespace {
 
 using sdk::Error;
 using sdk::StatusCode;
-
-// Pads at the start and end of one axis of the ONNX ConvTranspose.
-struct AxisPads {
-  int64_t begin = 0, end = 0;
-};
 
 }  // namespace
 
@@ -56,18 +52,8 @@ sdk::OpTask conv_transpose_as_conv(const sdk::OpTask& task, const Soc& soc) {
     const auto span = sdk::checked_mul(in - 1, s);
     if (!span || *span > (int64_t{1} << 40)) bad("the dilated input overflows");
     const int64_t reach = d * (k - 1);  // the kernel's extent - 1
-    AxisPads p{pads[a], pads[a + 2]};
-    if (!output_shape.empty() || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      const int64_t target = !output_shape.empty() ? output_shape[a] : in * s;
-      const int64_t total = *span + op + reach + 1 - target;
-      // Split as ONNX's reference does, flooring: a negative total (an
-      // output_shape past what the pads give) extends the output at the end.
-      const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
-      const bool upper = auto_pad == "SAME_UPPER";
-      p = upper ? AxisPads{half, total - half} : AxisPads{total - half, half};
-    } else if (auto_pad == "VALID") {
-      p = {0, 0};
-    }
+    const sdk::AxisPads p = sdk::conv_transpose_pads(in, k, s, d, op, {pads[a], pads[a + 2]},
+                                                     output_shape.empty() ? std::nullopt : std::optional(output_shape[a]), auto_pad);
     if (output_shape.empty() && (p.begin < 0 || p.end < 0)) bad("pads must be >= 0");
     if (p.begin > reach || p.end > reach + op)
       throw Error(StatusCode::unsupported, soc.target + " simulator models ConvTranspose pads up to the dilated kernel's extent; '" +

@@ -86,7 +86,11 @@ TEST_F(CudaRun, TunesOnAMissThenEveryKernelRunsTheBanksConfig) {
 TEST_F(CudaRun, TunesAConvsKernelOnAMissAndTheNextRunTakesItFromTheBank) {
   write_wide_conv_model(dir_ / "wide.onnx");
   write_depthwise_conv_model(dir_ / "depthwise.onnx");
-  for (const auto& [stem, knobs] : std::map<std::string, size_t>{{"wide", 5}, {"depthwise", 2}}) {
+  write_transposed_conv_model(dir_ / "transposed.onnx");
+  const std::map<std::string, std::pair<size_t, std::string>> models = {
+      {"wide", {5, "Conv+Relu"}}, {"depthwise", {2, "Conv+Relu"}}, {"transposed", {2, "ConvTranspose+BatchNormalization+Relu"}}};
+  for (const auto& [stem, want] : models) {
+    const auto& [knobs, op_type] = want;
     SCOPED_TRACE(stem);
     const fs::path file = dir_ / (stem + ".onnx");
     const auto tuned = run(file, {"--tune_on_miss", "true", "--budget", "6", "--check"});
@@ -96,7 +100,7 @@ TEST_F(CudaRun, TunesAConvsKernelOnAMissAndTheNextRunTakesItFromTheBank) {
     const json rep = report(stem);
     EXPECT_TRUE(rep["check"]["match"].get<bool>()) << rep["check"].dump();
     ASSERT_EQ(rep["kernel_count"], 1) << rep["kernels"].dump();
-    EXPECT_EQ(rep["kernels"][0]["op_type"], "Conv+Relu");
+    EXPECT_EQ(rep["kernels"][0]["op_type"], op_type);
     EXPECT_EQ(rep["kernels"][0]["config_source"], "bank") << rep["kernels"].dump();
     EXPECT_EQ(rep["kernels"][0]["config"].size(), knobs);
     EXPECT_EQ(rep["bank"]["hit"], 1);

@@ -126,6 +126,16 @@ std::vector<OpCase> op_cases() {
                          {{"group", 2}, {"strides", {2, 2}}, {"dilations", {1, 1}}}));
   out.push_back(one_node("conv_gemm_64_dilated", "Conv", {f({1, 4, 12, 10}), f({70, 4, 3, 2}), f({70})}, {f({1, 70, 8, 8})},
                          {{"dilations", {2, 2}}, {"pads", {0, 0, 0, 0}}}));
+  // Transposed convolutions: the input positions and taps that land on each output element.
+  out.push_back(one_node("conv_transpose_strided_bias", "ConvTranspose", {f({1, 4, 3, 3}), f({4, 3, 2, 2}), f({3})}, {f({1, 3, 6, 6})},
+                         {{"strides", {2, 2}}}));
+  out.push_back(one_node("conv_transpose_grouped_output_padding", "ConvTranspose", {f({2, 4, 4, 4}), f({4, 3, 3, 3})},
+                         {f({2, 6, 8, 8})}, {{"group", 2}, {"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}, {"output_padding", {1, 1}}}));
+  out.push_back(one_node("conv_transpose_1d_same_dilated", "ConvTranspose", {f({1, 2, 5}), f({2, 2, 3})}, {f({1, 2, 10})},
+                         {{"strides", {2}}, {"dilations", {2}}, {"auto_pad", "SAME_UPPER"}}));
+  // An output_shape past what the pads give: the output extends at the end.
+  out.push_back(one_node("conv_transpose_output_shape", "ConvTranspose", {f({1, 1, 3, 3}), f({1, 2, 3, 3})}, {f({1, 2, 10, 8})},
+                         {{"strides", {3, 3}}, {"output_shape", {10, 8}}}));
   // The rest of the elementwise ops.
   out.push_back(one_node("prelu_channel", "PRelu", {f({2, 3, 4}), f({3, 1})}, {f({2, 3, 4})}));
   for (const char* op : {"And", "Or", "Xor"})

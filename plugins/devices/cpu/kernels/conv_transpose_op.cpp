@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "aoe/sdk/conv_transpose_pads.h"
 #include "aoe/sdk/tensor_size.h"
 #include "buffer.h"
 #include "buffer_kernel.h"
@@ -224,18 +225,8 @@ ConvTransposeOp::ConvTransposeOp(const sdk::OpTask& task, const HostCpu& host) {
     const auto span = sdk::checked_mul(in - 1, s);
     if (!span || *span > (int64_t{1} << 40)) invalid(who + ": the dilated input overflows");
     const int64_t reach = d * (k - 1);
-    int64_t begin = pads[a], end = pads[a + spatial];
-    if (!output_shape.empty() || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      const int64_t target = !output_shape.empty() ? output_shape[a] : in * s;
-      const int64_t total = *span + op + reach + 1 - target;
-      // Split as ONNX's reference does, flooring: a negative total (an
-      // output_shape past what the pads give) extends the output at the end.
-      const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
-      begin = auto_pad == "SAME_UPPER" ? half : total - half;
-      end = total - begin;
-    } else if (auto_pad == "VALID") {
-      begin = end = 0;
-    }
+    const auto [begin, end] = sdk::conv_transpose_pads(in, k, s, d, op, {pads[a], pads[a + spatial]},
+                                                       output_shape.empty() ? std::nullopt : std::optional(output_shape[a]), auto_pad);
     if (output_shape.empty() && (begin < 0 || end < 0)) invalid(who + ": pads must be >= 0");
     if (begin > reach || end > reach + op)
       unsupported("the cpu device runs ConvTranspose pads up to the dilated kernel's extent; " + who + " crops more");
