@@ -180,6 +180,37 @@ void write_chain_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
+void write_paddle_hardswish_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {1, 4, 8, 8});
+  set_dims(g->add_output(), "y", {1, 4, 8, 8});
+  add_weights(g, "W", {4, 4, 3, 3});
+  add_floats(g, "three", {1}, {3.0f});
+  add_floats(g, "zero", {}, {0.0f});
+  add_floats(g, "six", {}, {6.0f});
+  add_floats(g, "divisor", {1}, {6.0f});
+  add_ints_attribute(add_node(g, "Conv_0", "Conv", {"x", "W"}, {"c"}), "pads", {1, 1, 1, 1});
+  add_node(g, "Add_1", "Add", {"c", "three"}, {"a"});
+  add_node(g, "Clip_2", "Clip", {"a", "zero", "six"}, {"r"});
+  add_node(g, "Mul_3", "Mul", {"c", "r"}, {"m"});
+  add_node(g, "Div_4", "Div", {"m", "divisor"}, {"y"});
+  save(model, file);
+}
+
+void write_swish_model(const std::filesystem::path& file, bool sigmoid_is_output) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {1, 8, 16});
+  set_dims(g->add_output(), "y", {1, 8, 16});
+  if (sigmoid_is_output) set_dims(g->add_output(), "s", {1, 8, 16});
+  add_floats(g, "two", {}, {2.0f});
+  add_node(g, "Sigmoid_0", "Sigmoid", {"x"}, {"s"});
+  add_node(g, "Mul_1", "Mul", {"x", "s"}, {"m"});
+  add_node(g, "Mul_2", "Mul", {"m", "two"}, {"y"});
+  save(model, file);
+}
+
 void write_two_branch_model(const std::filesystem::path& file) {
   auto model = empty_model();
   auto* g = model.mutable_graph();

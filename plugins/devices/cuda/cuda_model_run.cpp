@@ -136,8 +136,6 @@ json run_model_on_gpu(CudaContext& context, const sdk::GraphRun& run, const std:
   if (run.iterations < 1 || run.iterations > 1000000) fail(sdk::StatusCode::invalid_argument, "iterations must lie in [1, 1000000]");
   if (run.warmup < 0 || run.warmup > 1000000) fail(sdk::StatusCode::invalid_argument, "warmup must lie in [0, 1000000]");
   cpu::require_outputs(run.graph, outputs);
-  const ModelProgram program = plan_model(run.graph, run.op_configs, gpu_limits_of(context.worker->properties()));
-
   // The cpu device's view of the same graph: the weights not lent are drawn
   // as it draws them, and its nodes' references check the outputs.
   static const auto host = std::make_shared<const cpu::HostCpu>(cpu::detect_host_cpu());
@@ -147,6 +145,15 @@ json run_model_on_gpu(CudaContext& context, const sdk::GraphRun& run, const std:
   const cpu::SubgraphOp reference(task, host);
   std::map<std::string, std::vector<float>> drawn;
   const cpu::GivenViews given = cpu::given_tensors(reference, run, inputs, drawn);
+  // A one-element weight as the model holds it (lent, or drawn from the seed).
+  const auto scalar = [&](const std::string& tensor) -> std::optional<double> {
+    if (!run.graph.tensor(tensor).constant || run.graph.tensor(tensor).elements() != 1) return std::nullopt;
+    if (const auto it = given.find(tensor); it != given.end() && it->second.size() == 1) return it->second[0];
+    for (const auto& view : inputs)
+      if (view.name == tensor && view.count == 1 && view.data) return view.data[0];
+    return std::nullopt;
+  };
+  const ModelProgram program = plan_model(run.graph, run.op_configs, gpu_limits_of(context.worker->properties()), scalar);
   for (const auto& [name, offset] : program.weights)
     if (!given.count(name)) fail(sdk::StatusCode::invalid_argument, "no values for the weight '" + name + "'");
 

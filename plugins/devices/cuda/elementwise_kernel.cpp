@@ -1,5 +1,6 @@
 #include "elementwise_kernel.h"
 
+#include <cctype>
 #include <map>
 
 #include "aoe/sdk/error.h"
@@ -258,27 +259,106 @@ bool follows_in_chain(const sdk::Graph& graph, const sdk::Node& node) {
   }
 }
 
-std::string ChainExpression::of(const std::string& value) const { return replace_all(text, "v0", value); }
+namespace {
+
+bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// `text` with each name (not part of a longer one) that `by` maps replaced
+// by its text, in one pass, so no replacement is read again.
+std::string substituted(const std::string& text, const std::map<std::string, std::string>& by) {
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    if (!name_char(text[i])) {
+      out += text[i++];
+      continue;
+    }
+    size_t end = i;
+    while (end < text.size() && name_char(text[end])) ++end;
+    const auto it = by.find(text.substr(i, end - i));
+    out += it == by.end() ? text.substr(i, end - i) : it->second;
+    i = end;
+  }
+  return out;
+}
+
+// Past this, a chain's expression (each value written out wherever it is
+// read) stops growing: NVRTC folds the repeats, but would parse them all.
+constexpr size_t kMostChainText = 4096;
+
+}  // namespace
+
+bool joins_chain(const sdk::Graph& graph, const sdk::Node& node, const std::set<std::string>& values, const ScalarOf& scalar) {
+  if (values.empty() || node.outputs.size() != 1 || node.outputs[0].empty()) return false;
+  // Every value of a chain has the shape of the tensor it enters with.
+  if (graph.tensor(node.outputs[0]).shape != graph.tensor(*values.begin()).shape) return false;
+  if (follows_in_chain(graph, node)) return values.count(node.inputs[0]) > 0;
+  if (!is_elementwise_op(node.op_type) || node.op_type == "Expand") return false;
+  Expression e;
+  try {
+    e = expression(OpNode(graph, node));
+  } catch (const sdk::Error&) {
+    return false;  // no kernel computes it: it runs, and is refused, alone
+  }
+  if (!e.constants.empty() || !e.read_as.empty()) return false;
+  bool reads_value = false;
+  for (const int input : e.inputs) {
+    const std::string& t = node.inputs.at(static_cast<size_t>(input));
+    const bool value = values.count(t) > 0;
+    if (!value && !(scalar && graph.tensor(t).constant && graph.tensor(t).elements() == 1 && scalar(t))) return false;
+    reads_value = reads_value || value;
+  }
+  return reads_value;
+}
+
+std::string ChainExpression::of(const std::string& value) const { return substituted(text, {{kChainEntering, value}}); }
+
+bool ChainExpression::fits() const { return text.size() <= kMostChainText; }
 
 ChainExpression follow_on_expression(const sdk::Graph& graph, const std::string& entering, const std::vector<const sdk::Node*>& chain,
-                                     size_t first_position) {
+                                     size_t first_position, const ScalarOf& scalar, const std::map<std::string, std::string>& shared) {
   ChainExpression ex;
+  // Each value of the chain as an expression of what enters it and `shared`.
+  std::map<std::string, std::string> text_of = shared;
+  text_of[entering] = kChainEntering;
+  std::set<std::string> values;
+  for (const auto& [tensor, text] : text_of) values.insert(tensor);
   for (size_t i = 0; i < chain.size(); ++i) {
     const OpNode n(graph, *chain[i]);
-    if (!follows_in_chain(graph, *chain[i]) || chain[i]->inputs[0] != (i > 0 ? chain[i - 1]->outputs.at(0) : entering))
-      n.invalid("does not read the op before it alone, so it cannot join its kernel");
+    if (!joins_chain(graph, *chain[i], values, scalar))
+      n.invalid("reads more than the values of the ops before it and constant scalars, so it cannot join their kernel");
     const Expression next = renamed(expression(n), first_position + i);
-    // The follow-on reads the value so far as its v0.
-    ex.text = replace_all(next.text, "v0", ex.text);
+    std::map<std::string, std::string> operands;
+    for (size_t k = 0; k < next.inputs.size(); ++k) {
+      const std::string& t = chain[i]->inputs.at(static_cast<size_t>(next.inputs[k]));
+      operands["v" + std::to_string(k)] = text_of.count(t) ? text_of[t] : float_literal(*scalar(t));
+    }
+    ex.text = substituted(next.text, operands);
     ex.defines += next.defines;
+    text_of[chain[i]->outputs[0]] = ex.text;
+    values.insert(chain[i]->outputs[0]);
   }
   return ex;
 }
 
-OpKernel elementwise_chain_kernel(const sdk::Graph& graph, const std::vector<const sdk::Node*>& chain, const GpuLimits& limits) {
+std::map<std::string, std::string> chain_shared_inputs(const OpNode& first) {
+  std::map<std::string, std::string> shared;
+  if (!is_elementwise_op(first.op())) return shared;
+  const Expression ex = expression(first);
+  for (size_t k = 0; k < ex.inputs.size(); ++k) {
+    const std::string& t = first.node().inputs.at(static_cast<size_t>(ex.inputs[k]));
+    const Dims read_as = k < ex.read_as.size() ? ex.read_as[k] : first.in_shape(static_cast<size_t>(ex.inputs[k]));
+    const bool embedded = k < ex.constants.size() && !ex.constants[k].empty();
+    if (!embedded && read_as == first.out_shape(0)) shared.emplace(t, "v" + std::to_string(k));
+  }
+  return shared;
+}
+
+OpKernel elementwise_chain_kernel(const sdk::Graph& graph, const std::vector<const sdk::Node*>& chain, const GpuLimits& limits,
+                                  const ScalarOf& scalar) {
   const OpNode first(graph, *chain.front());
   Expression ex = expression(first);
-  const ChainExpression rest = follow_on_expression(graph, chain.front()->outputs.at(0), {chain.begin() + 1, chain.end()}, 1);
+  const ChainExpression rest =
+      follow_on_expression(graph, chain.front()->outputs.at(0), {chain.begin() + 1, chain.end()}, 1, scalar, chain_shared_inputs(first));
   ex.text = rest.of(ex.text);
   ex.defines += rest.defines;
   return kernel_of(first, ex, limits);

@@ -2,6 +2,10 @@
 // expression of its inputs' elements, read where the broadcast puts them.
 #pragma once
 
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,22 +23,46 @@ std::vector<OpKernel> elementwise_kernels(const OpNode& node, const GpuLimits& l
 // Whether `node` may follow an elementwise op in one kernel: an elementwise
 // op of one input, keeping its shape (Relu after BatchNormalization or Add).
 bool follows_in_chain(const sdk::Graph& graph, const sdk::Node& node);
-// What ops that each follow the one before them (follows_in_chain, the
-// first reading the tensor `entering`, v0) compute of v0: an expression,
-// and the #define lines it needs, named apart by position (`first_position`
-// for the first). Throws sdk::Error(invalid_argument) for ops that do not
-// form such a chain.
+
+// The value of a one-element constant tensor, where the run has it: a
+// kernel joining the op that reads it writes it into its source. None: not such a tensor.
+using ScalarOf = std::function<std::optional<double>(const std::string& tensor)>;
+
+// Whether `node` may join a chain of elementwise ops run as one kernel,
+// whose values so far (each of the chain's shape) are `values`: an op that
+// follows_in_chain, reading one of them; or an elementwise op whose every
+// input it reads is a value of the chain or a one-element constant `scalar`
+// gives, at least one a value, its output of the chain's shape (Paddle's
+// hardswish, x * Clip(x + 3, 0, 6) / 6; the erf GELU of PyTorch exports).
+bool joins_chain(const sdk::Graph& graph, const sdk::Node& node, const std::set<std::string>& values, const ScalarOf& scalar);
+
+// What a chain of ops computes of the tensor `entering` (kChainEntering in
+// its text), each joining the chain of the values before it (joins_chain):
+// an expression, and the #define lines it needs, named apart by position
+// (`first_position` for the first). `shared`: tensors of the chain's shape
+// the kernel reads already, which the ops may read too, each as the
+// expression it maps to. Throws sdk::Error(invalid_argument) for ops that do not form such a chain.
+inline constexpr const char* kChainEntering = "aoe_v";
 struct ChainExpression {
-  std::string text = "v0", defines;
-  // The expression with `value` (an expression itself) for v0.
+  std::string text = kChainEntering, defines;
+  // The expression with `value` (an expression itself) for what enters it.
   std::string of(const std::string& value) const;
+  // Whether it is short enough to join more ops: each value is written out
+  // wherever it is read, which NVRTC folds but must parse.
+  bool fits() const;
 };
 ChainExpression follow_on_expression(const sdk::Graph& graph, const std::string& entering, const std::vector<const sdk::Node*>& chain,
-                                     size_t first_position);
-// One kernel for a chain: any elementwise op, then ops that each follow the
-// one before it (follows_in_chain); its y is the last one's output, its
-// inputs the first one's. Throws sdk::Error(invalid_argument) for a chain
-// that is not one.
-OpKernel elementwise_chain_kernel(const sdk::Graph& graph, const std::vector<const sdk::Node*>& chain, const GpuLimits& limits);
+                                     size_t first_position, const ScalarOf& scalar = {},
+                                     const std::map<std::string, std::string>& shared = {});
+// The inputs of an elementwise op `first` its kernel reads at each output
+// element's own place (those of the output's shape), each as the name its
+// expression reads it by (v0, v1...): the ops after it in a chain may read them too.
+std::map<std::string, std::string> chain_shared_inputs(const OpNode& first);
+// One kernel for a chain: any elementwise op, then ops that join the chain
+// of the values before them (joins_chain); its y is the last one's output,
+// its inputs the first one's. Throws sdk::Error(invalid_argument) for a
+// chain that is not one.
+OpKernel elementwise_chain_kernel(const sdk::Graph& graph, const std::vector<const sdk::Node*>& chain, const GpuLimits& limits,
+                                  const ScalarOf& scalar = {});
 
 }  // namespace aoe::cuda

@@ -93,6 +93,58 @@ const sdk::Node* sole_reader(const Readers& readers, const std::string& tensor) 
   return it == readers.end() || it->second.size() != 1 ? nullptr : it->second.front();
 }
 
+// The nodes that join the kernel computing `entering`, in the order they
+// run: again and again the first node (in graph order) that joins the chain
+// of the values so far (`entering`, `shared` and what the chain computed:
+// joins_chain) and that no GEMM's epilogue takes;
+// then cut back to the longest run after which no value but the last is a
+// graph output or read outside it, so only the last need be written.
+std::vector<const sdk::Node*> follow_chain(const sdk::Graph& graph, const Readers& readers, const std::string& entering,
+                                           const std::set<std::string>& outputs, const std::set<std::string>& taken,
+                                           const ScalarOf& scalar, const std::map<std::string, std::string>& shared = {}) {
+  std::map<const sdk::Node*, size_t> order;
+  for (const auto& n : graph.nodes) order.emplace(&n, order.size());
+  std::vector<const sdk::Node*> chain;
+  std::set<const sdk::Node*> joined;
+  std::set<std::string> values = {entering};
+  for (const auto& [tensor, text] : shared) values.insert(tensor);
+  for (;;) {
+    const sdk::Node* next = nullptr;
+    for (const auto& v : values) {
+      const auto it = readers.find(v);
+      if (it == readers.end()) continue;
+      for (const sdk::Node* r : it->second)
+        if (!joined.count(r) && !taken.count(r->name) && !values.count(r->outputs.at(0)) && (!next || order.at(r) < order.at(next)) &&
+            joins_chain(graph, *r, values, scalar))
+          next = r;
+    }
+    if (!next) break;
+    chain.push_back(next);
+    if (!follow_on_expression(graph, entering, chain, 1, scalar, shared).fits()) {
+      chain.pop_back();
+      break;
+    }
+    joined.insert(next);
+    values.insert(next->outputs[0]);
+  }
+  const auto closed = [&](size_t length) {
+    const std::set<const sdk::Node*> inside(chain.begin(), chain.begin() + static_cast<std::ptrdiff_t>(length));
+    for (size_t i = 0; i < length; ++i) {
+      const std::string& value = i == 0 ? entering : chain[i - 1]->outputs[0];
+      if (outputs.count(value)) return false;
+      const auto it = readers.find(value);
+      if (it != readers.end())
+        for (const sdk::Node* r : it->second)
+          if (!inside.count(r)) return false;
+    }
+    return true;
+  };
+  size_t length = chain.size();
+  while (length > 0 && !closed(length)) --length;
+  chain.resize(length);
+  return chain;
+}
+
 // The nodes the GEMM's epilogue may take after a MatMul or Gemm, as it
 // applies them: up to two Adds (a bias and a residual; one after Gemm's C),
 // then a Relu or Gelu. A chain past them runs node by node.
@@ -131,7 +183,7 @@ struct ConvFusion {
 };
 
 ConvFusion conv_fusion(const sdk::Graph& graph, const Readers& readers, const sdk::Node& conv, const std::set<std::string>& outputs,
-                       const std::set<std::string>& taken, const std::function<bool(const std::string&)>& ready) {
+                       const std::set<std::string>& taken, const std::function<bool(const std::string&)>& ready, const ScalarOf& scalar) {
   ConvFusion f;
   f.nodes = {&conv};
   const auto value = [&] { return f.nodes.back()->outputs.at(0); };
@@ -168,12 +220,9 @@ ConvFusion conv_fusion(const sdk::Graph& graph, const Readers& readers, const sd
     }
   }
   const std::string entering = value();
-  std::vector<const sdk::Node*> follow;
-  for (; n && follows_in_chain(graph, *n) && n->inputs[0] == value(); n = next()) {
-    follow.push_back(n);
-    f.nodes.push_back(n);
-  }
-  f.epilogue.follow_on = follow_on_expression(graph, entering, follow, 1);
+  const std::vector<const sdk::Node*> follow = follow_chain(graph, readers, entering, outputs, taken, scalar);
+  f.nodes.insert(f.nodes.end(), follow.begin(), follow.end());
+  f.epilogue.follow_on = follow_on_expression(graph, entering, follow, 1, scalar);
   return f;
 }
 
@@ -205,7 +254,7 @@ void require_known(const sdk::Graph& graph, const sdk::Node& node, const std::st
 
 }  // namespace
 
-ModelProgram plan_model(const sdk::Graph& graph, const json& op_configs, const GpuLimits& limits) {
+ModelProgram plan_model(const sdk::Graph& graph, const json& op_configs, const GpuLimits& limits, const ScalarOf& scalar) {
   std::map<std::string, const sdk::Node*> by_name;
   for (const auto& n : graph.nodes) {
     by_name[n.name] = &n;
@@ -221,19 +270,14 @@ ModelProgram plan_model(const sdk::Graph& graph, const json& op_configs, const G
   const Readers readers = readers_of(graph);
   const std::set<std::string> members = epilogue_nodes(graph, readers);
   const auto may_fuse = [&](const sdk::Node& n) { return members.count(n.name) > 0; };
-  // An elementwise node, then each node that alone reads the one before it
-  // and may follow it in one kernel; a GEMM's epilogue is not joined.
+  // An elementwise node, then the nodes that join its kernel (follow_chain).
   const std::set<std::string> outputs(graph.outputs.begin(), graph.outputs.end());
   const auto chain_from = [&](const sdk::Node& first) {
     std::vector<const sdk::Node*> chain = {&first};
-    if (!is_elementwise_op(first.op_type) || first.op_type == "Expand") return chain;
-    for (;;) {
-      const sdk::Node& last = *chain.back();
-      if (last.outputs.size() != 1 || last.outputs[0].empty() || outputs.count(last.outputs[0])) break;
-      const sdk::Node* next = sole_reader(readers, last.outputs[0]);
-      if (!next || members.count(next->name) || !follows_in_chain(graph, *next)) break;
-      chain.push_back(next);
-    }
+    if (!is_elementwise_op(first.op_type) || first.op_type == "Expand" || first.outputs.size() != 1 || first.outputs[0].empty())
+      return chain;
+    const auto shared = chain_shared_inputs(OpNode(graph, first));
+    for (const auto* n : follow_chain(graph, readers, first.outputs[0], outputs, members, scalar, shared)) chain.push_back(n);
     return chain;
   };
   std::set<std::string> chained;  // nodes run as part of an earlier node's chain
@@ -263,7 +307,7 @@ ModelProgram plan_model(const sdk::Graph& graph, const json& op_configs, const G
         continue;
       }
       if (node.op_type == "Conv" || node.op_type == "ConvTranspose") {
-        const ConvFusion fusion = conv_fusion(graph, readers, node, outputs, members, ready);
+        const ConvFusion fusion = conv_fusion(graph, readers, node, outputs, members, ready, scalar);
         for (const auto* c : fusion.nodes) chained.insert(c->name);
         // The kernel's knobs from the bank where it holds the Conv's.
         const OpNode conv(graph, node);
@@ -285,7 +329,7 @@ ModelProgram plan_model(const sdk::Graph& graph, const json& op_configs, const G
       for (const auto* c : chain) chained.insert(c->name);
       std::vector<OpKernel> kernels;
       if (chain.size() > 1)
-        kernels.push_back(elementwise_chain_kernel(graph, chain, limits));
+        kernels.push_back(elementwise_chain_kernel(graph, chain, limits, scalar));
       else
         kernels = op_kernels(graph, node, limits);
       for (auto& k : kernels) steps.push_back(op_step(chain, std::move(k)));

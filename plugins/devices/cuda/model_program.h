@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "aoe/sdk/graph.h"
+#include "elementwise_kernel.h"
 #include "gpu_limits.h"
 #include "launch_geometry.h"
 
@@ -47,10 +48,12 @@ struct ModelProgram {
   std::vector<std::pair<std::string, int64_t>> weights, inputs, outputs;
 };
 
-// `op_configs`: anchor -> {knob: value}, the bank's tilings (GraphRun::op_configs).
+// `op_configs`: anchor -> {knob: value}, the bank's tilings (GraphRun::op_configs);
+// `scalar`: the values of the model's one-element constants, which the
+// kernels of elementwise chains write into their source (joins_chain).
 // Throws sdk::Error(unsupported) naming the node for an op no kernel
 // computes, or a dim unknown; a bank config the GEMM does not take on this
 // GPU is passed over for the default, as config_source says.
-ModelProgram plan_model(const sdk::Graph& graph, const nlohmann::json& op_configs, const GpuLimits& limits);
+ModelProgram plan_model(const sdk::Graph& graph, const nlohmann::json& op_configs, const GpuLimits& limits, const ScalarOf& scalar = {});
 
 }  // namespace aoe::cuda

@@ -156,6 +156,17 @@ TEST_F(CudaRun, ElementwiseChainsRunAsOneKernelEach) {
   EXPECT_EQ(checked_kernel_types(dir_ / "chain.onnx"), (std::vector<std::string>{"BatchNormalization+Clip+Sigmoid"}));
 }
 
+TEST_F(CudaRun, ElementwiseOpsReadingEarlierValuesAndConstantScalarsJoinTheChain) {
+  write_paddle_hardswish_model(dir_ / "hardswish.onnx");
+  EXPECT_EQ(checked_kernel_types(dir_ / "hardswish.onnx"), (std::vector<std::string>{"Conv+Add+Clip+Mul+Div"}));
+  write_swish_model(dir_ / "swish.onnx", false);
+  EXPECT_EQ(checked_kernel_types(dir_ / "swish.onnx"), (std::vector<std::string>{"Sigmoid+Mul+Mul"}));
+  // Where Sigmoid's output is a graph output the chain ends there, and the
+  // first Mul, which reads x and it, starts one of its own.
+  write_swish_model(dir_ / "swish_out.onnx", true);
+  EXPECT_EQ(checked_kernel_types(dir_ / "swish_out.onnx"), (std::vector<std::string>{"Sigmoid", "Mul+Mul"}));
+}
+
 TEST_F(CudaRun, ACachedKernelTheDriverCannotLoadIsNamedWithItsCache) {
   ASSERT_EQ(run(model("mlp.onnx")).exit_code, 0);
   const fs::path cache = dir_ / "cache" / "aoe" / "cuda-kernels";
