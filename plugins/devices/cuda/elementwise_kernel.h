@@ -33,7 +33,7 @@ using ScalarOf = std::function<std::optional<double>(const std::string& tensor)>
 // follows_in_chain, reading one of them; or an elementwise op whose every
 // input it reads is a value of the chain or a one-element constant `scalar`
 // gives, at least one a value, its output of the chain's shape (Paddle's
-// hardswish, x * Clip(x + 3, 0, 6) / 6; the erf GELU of PyTorch exports).
+// hardswish, x * Clip(x + 3, 0, 6) / 6; x * Sigmoid(x)).
 bool joins_chain(const sdk::Graph& graph, const sdk::Node& node, const std::set<std::string>& values, const ScalarOf& scalar);
 
 // What a chain of ops computes of the tensor `entering` (kChainEntering in
