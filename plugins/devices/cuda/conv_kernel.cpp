@@ -152,6 +152,9 @@ SpatialWindow transposed_window(const OpNode& n, const ConvShape& c) {
   const Dims strides = per_axis("strides", 1), dilations = per_axis("dilations", 1), output_padding = per_axis("output_padding", 0);
   const Dims pads = n.ints_attr("pads", Dims(2 * k, 0)), output_shape = n.ints_attr("output_shape", {});
   if (pads.size() != 2 * k) n.invalid("needs " + std::to_string(2 * k) + " pads");
+  // output_shape lists the spatial dims, or (as some exporters write it) N and C first.
+  if (!output_shape.empty() && output_shape.size() != k && output_shape.size() != k + 2)
+    n.invalid("output_shape lists " + std::to_string(output_shape.size()) + " dims for " + std::to_string(k) + " spatial dims");
   const std::string auto_pad = n.string_attr("auto_pad", "NOTSET");
   if (auto_pad != "NOTSET" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER" && auto_pad != "VALID")
     n.invalid("auto_pad '" + auto_pad + "' is none of NOTSET, SAME_UPPER, SAME_LOWER, VALID");
@@ -162,7 +165,8 @@ SpatialWindow transposed_window(const OpNode& n, const ConvShape& c) {
     w.in[e] = c.x[2 + d], w.out[e] = c.out[2 + d], w.kernel[e] = c.kernel[d], w.stride[e] = strides[d], w.dilation[e] = dilations[d];
     if (w.kernel[e] < 1 || w.stride[e] < 1 || w.dilation[e] < 1 || w.stride[e] > (1 << 16) || w.dilation[e] > (1 << 16))
       n.invalid("needs kernel, strides and dilations in 1..65536");
-    // output_shape lists the spatial dims, or (as some exporters write it) N and C first.
+    if (output_padding[d] < 0 || output_padding[d] >= std::max(w.stride[e], w.dilation[e]))
+      n.invalid("output_padding must be >= 0 and below the stride or the dilation");
     const std::optional<int64_t> size =
         output_shape.empty() ? std::nullopt : std::optional(output_shape[output_shape.size() - k + d]);
     const sdk::AxisPads p = sdk::conv_transpose_pads(w.in[e], w.kernel[e], w.stride[e], w.dilation[e], output_padding[d],

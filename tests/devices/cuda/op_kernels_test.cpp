@@ -311,6 +311,15 @@ TEST(OpKernels, WhatNoKernelComputesIsRefusedNamingTheNodeAndOp) {
   EXPECT_NE(refusal(graph_of("ReduceMean")).find("axes must be a constant"), std::string::npos);
   EXPECT_NE(refusal(graph_of("LayerNormalization", {{"stash_type", 0}})).find("stash_type"), std::string::npos);
   EXPECT_NE(refusal(graph_of("Softmax", {{"axis", 4}})).find("'axis' 4 is out of range for rank 4"), std::string::npos);
+  for (const auto& [attrs, why] : std::vector<std::pair<nlohmann::json, std::string>>{
+           {{{"output_shape", {1, 2, 3}}}, "output_shape lists 3 dims for 2 spatial dims"},
+           {{{"strides", {2, 2}}}, "output dim 2 is 4, its attributes give 7"},
+           {{{"strides", {2, 2}}, {"output_padding", {2, 0}}}, "output_padding must be >= 0 and below the stride"}}) {
+    sdk::Graph up = graph_of("ConvTranspose", attrs);
+    up.tensors["w"].shape = {3, 2, 1, 1};
+    up.tensors["y"].shape = {2, 2, 4, 5};
+    EXPECT_NE(refusal(up).find("ConvTranspose 'the_node': " + why), std::string::npos) << refusal(up);
+  }
   sdk::Graph half = graph_of("Relu");
   half.tensors["y"].dtype = sdk::DType::f16;
   EXPECT_NE(refusal(half).find("output of float16"), std::string::npos);
