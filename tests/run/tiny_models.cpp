@@ -203,11 +203,13 @@ void write_swish_model(const std::filesystem::path& file, bool sigmoid_is_output
   auto* g = model.mutable_graph();
   set_dims(g->add_input(), "x", {1, 8, 16});
   set_dims(g->add_output(), "y", {1, 8, 16});
+  set_dims(g->add_output(), "r", {1, 8, 16});
   if (sigmoid_is_output) set_dims(g->add_output(), "s", {1, 8, 16});
   add_floats(g, "two", {}, {2.0f});
-  add_node(g, "Sigmoid_0", "Sigmoid", {"x"}, {"s"});
-  add_node(g, "Mul_1", "Mul", {"x", "s"}, {"m"});
-  add_node(g, "Mul_2", "Mul", {"m", "two"}, {"y"});
+  add_node(g, "Relu_0", "Relu", {"x"}, {"r"});
+  add_node(g, "Sigmoid_1", "Sigmoid", {"x"}, {"s"});
+  add_node(g, "Mul_2", "Mul", {"x", "s"}, {"m"});
+  add_node(g, "Mul_3", "Mul", {"m", "two"}, {"y"});
   save(model, file);
 }
 

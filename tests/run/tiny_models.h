@@ -13,8 +13,8 @@ void write_chain_model(const std::filesystem::path& file);
 // x[1,4,8,8] -> Conv(W[4,4,3,3], pads 1) -> c; c * Clip(c + 3, 0, 6) / 6 -> y, the constants one-element
 // initializers: hardswish as Paddle2ONNX writes it, c read twice.
 void write_paddle_hardswish_model(const std::filesystem::path& file);
-// x[1,8,16] -> x * Sigmoid(x) * 2 -> y: x read twice, the 2 a one-element initializer;
-// `sigmoid_is_output`: Sigmoid's output is also the graph output s.
+// x[1,8,16] -> Relu -> r, and x * Sigmoid(x) * 2 -> y: x read three times, the 2 a one-element
+// initializer; `sigmoid_is_output`: Sigmoid's output is also the graph output s.
 void write_swish_model(const std::filesystem::path& file, bool sigmoid_is_output);
 // x[1,4,8,8] -> Conv(W1[4,4,1,1]) -> BatchNormalization -> b; x -> Conv(W3[4,4,3,3], pads 1) -> c;
 // Add(b, c) -> Relu -> y[1,4,8,8]: the residual Add joins the second Conv, after which both its operands exist.

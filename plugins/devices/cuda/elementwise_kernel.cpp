@@ -287,7 +287,8 @@ constexpr size_t kMostChainText = 4096;
 
 }  // namespace
 
-bool joins_chain(const sdk::Graph& graph, const sdk::Node& node, const std::set<std::string>& values, const ScalarOf& scalar) {
+bool joins_chain(const sdk::Graph& graph, const sdk::Node& node, const std::set<std::string>& values, const ScalarOf& scalar,
+                 const std::map<std::string, std::string>& shared) {
   if (values.empty() || node.outputs.size() != 1 || node.outputs[0].empty()) return false;
   // Every value of a chain has the shape of the tensor it enters with.
   if (graph.tensor(node.outputs[0]).shape != graph.tensor(*values.begin()).shape) return false;
@@ -304,7 +305,7 @@ bool joins_chain(const sdk::Graph& graph, const sdk::Node& node, const std::set<
   for (const int input : e.inputs) {
     const std::string& t = node.inputs.at(static_cast<size_t>(input));
     const bool value = values.count(t) > 0;
-    if (!value && !(scalar && graph.tensor(t).constant && graph.tensor(t).elements() == 1 && scalar(t))) return false;
+    if (!value && !shared.count(t) && !(scalar && graph.tensor(t).constant && graph.tensor(t).elements() == 1 && scalar(t))) return false;
     reads_value = reads_value || value;
   }
   return reads_value;
@@ -320,11 +321,10 @@ ChainExpression follow_on_expression(const sdk::Graph& graph, const std::string&
   // Each value of the chain as an expression of what enters it and `shared`.
   std::map<std::string, std::string> text_of = shared;
   text_of[entering] = kChainEntering;
-  std::set<std::string> values;
-  for (const auto& [tensor, text] : text_of) values.insert(tensor);
+  std::set<std::string> values = {entering};
   for (size_t i = 0; i < chain.size(); ++i) {
     const OpNode n(graph, *chain[i]);
-    if (!joins_chain(graph, *chain[i], values, scalar))
+    if (!joins_chain(graph, *chain[i], values, scalar, shared))
       n.invalid("reads more than the values of the ops before it and constant scalars, so it cannot join their kernel");
     const Expression next = renamed(expression(n), first_position + i);
     std::map<std::string, std::string> operands;

@@ -29,12 +29,14 @@ bool follows_in_chain(const sdk::Graph& graph, const sdk::Node& node);
 using ScalarOf = std::function<std::optional<double>(const std::string& tensor)>;
 
 // Whether `node` may join a chain of elementwise ops run as one kernel,
-// whose values so far (each of the chain's shape) are `values`: an op that
-// follows_in_chain, reading one of them; or an elementwise op whose every
-// input it reads is a value of the chain or a one-element constant `scalar`
-// gives, at least one a value, its output of the chain's shape (Paddle's
-// hardswish, x * Clip(x + 3, 0, 6) / 6; x * Sigmoid(x)).
-bool joins_chain(const sdk::Graph& graph, const sdk::Node& node, const std::set<std::string>& values, const ScalarOf& scalar);
+// whose values so far (what entered it and what it computed, each of the
+// chain's shape) are `values`: an op that follows_in_chain, reading one of
+// them; or an elementwise op whose every input it reads is a value, a
+// tensor the kernel reads already (`shared`, chain_shared_inputs) or a
+// one-element constant `scalar` gives, at least one a value, its output of
+// the chain's shape (Paddle's hardswish, x * Clip(x + 3, 0, 6) / 6; x * Sigmoid(x)).
+bool joins_chain(const sdk::Graph& graph, const sdk::Node& node, const std::set<std::string>& values, const ScalarOf& scalar,
+                 const std::map<std::string, std::string>& shared = {});
 
 // What a chain of ops computes of the tensor `entering` (kChainEntering in
 // its text), each joining the chain of the values before it (joins_chain):

@@ -94,9 +94,9 @@ const sdk::Node* sole_reader(const Readers& readers, const std::string& tensor) 
 }
 
 // The nodes that join the kernel computing `entering`, in the order they
-// run: again and again the first node (in graph order) that joins the chain
-// of the values so far (`entering`, `shared` and what the chain computed:
-// joins_chain) and that no GEMM's epilogue takes;
+// run: again and again the first node (in graph order) that reads a value
+// of the chain (`entering` and what it computed), joins it (joins_chain,
+// which may read `shared` too) and that no GEMM's epilogue takes;
 // then cut back to the longest run after which no value but the last is a
 // graph output or read outside it, so only the last need be written.
 std::vector<const sdk::Node*> follow_chain(const sdk::Graph& graph, const Readers& readers, const std::string& entering,
@@ -107,7 +107,6 @@ std::vector<const sdk::Node*> follow_chain(const sdk::Graph& graph, const Reader
   std::vector<const sdk::Node*> chain;
   std::set<const sdk::Node*> joined;
   std::set<std::string> values = {entering};
-  for (const auto& [tensor, text] : shared) values.insert(tensor);
   for (;;) {
     const sdk::Node* next = nullptr;
     for (const auto& v : values) {
@@ -115,7 +114,7 @@ std::vector<const sdk::Node*> follow_chain(const sdk::Graph& graph, const Reader
       if (it == readers.end()) continue;
       for (const sdk::Node* r : it->second)
         if (!joined.count(r) && !taken.count(r->name) && !values.count(r->outputs.at(0)) && (!next || order.at(r) < order.at(next)) &&
-            joins_chain(graph, *r, values, scalar))
+            joins_chain(graph, *r, values, scalar, shared))
           next = r;
     }
     if (!next) break;
