@@ -113,8 +113,8 @@ std::vector<const sdk::Node*> follow_chain(const sdk::Graph& graph, const Reader
       const auto it = readers.find(v);
       if (it == readers.end()) continue;
       for (const sdk::Node* r : it->second)
-        if (!joined.count(r) && !taken.count(r->name) && !values.count(r->outputs.at(0)) && (!next || order.at(r) < order.at(next)) &&
-            joins_chain(graph, *r, values, scalar, shared))
+        if (!joined.count(r) && !taken.count(r->name) && !r->outputs.empty() && !values.count(r->outputs[0]) &&
+            (!next || order.at(r) < order.at(next)) && joins_chain(graph, *r, values, scalar, shared))
           next = r;
     }
     if (!next) break;
