@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "aoe/sdk/conv_transpose_pads.h"
 #include "op_source.h"
 #include "spatial_window.h"
 
@@ -139,49 +138,8 @@ ConvShape conv_shape(const OpNode& n) {
   return c;
 }
 
-// A ConvTranspose's window: output position o takes input position i through
-// tap k where o = i * stride + k * dilation - pad_begin (sdk::conv_transpose_pads).
-SpatialWindow transposed_window(const OpNode& n, const ConvShape& c) {
-  const size_t k = c.kernel.size();
-  if (k < 1 || k > 2) n.unsupported("over " + std::to_string(k) + " spatial dims (the cuda device takes 1 or 2)");
-  const auto per_axis = [&](const char* key, int64_t fallback) {
-    const Dims v = n.ints_attr(key, Dims(k, fallback));
-    if (v.size() != k) n.invalid(std::string("needs ") + std::to_string(k) + " " + key);
-    return v;
-  };
-  const Dims strides = per_axis("strides", 1), dilations = per_axis("dilations", 1), output_padding = per_axis("output_padding", 0);
-  const Dims pads = n.ints_attr("pads", Dims(2 * k, 0)), output_shape = n.ints_attr("output_shape", {});
-  if (pads.size() != 2 * k) n.invalid("needs " + std::to_string(2 * k) + " pads");
-  // output_shape lists the spatial dims, or (as some exporters write it) N and C first.
-  if (!output_shape.empty() && output_shape.size() != k && output_shape.size() != k + 2)
-    n.invalid("output_shape lists " + std::to_string(output_shape.size()) + " dims for " + std::to_string(k) + " spatial dims");
-  const std::string auto_pad = n.string_attr("auto_pad", "NOTSET");
-  if (auto_pad != "NOTSET" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER" && auto_pad != "VALID")
-    n.invalid("auto_pad '" + auto_pad + "' is none of NOTSET, SAME_UPPER, SAME_LOWER, VALID");
-  SpatialWindow w;
-  const size_t off = 2 - k;
-  for (size_t d = 0; d < k; ++d) {
-    const size_t e = off + d;
-    w.in[e] = c.x[2 + d], w.out[e] = c.out[2 + d], w.kernel[e] = c.kernel[d], w.stride[e] = strides[d], w.dilation[e] = dilations[d];
-    if (w.kernel[e] < 1 || w.stride[e] < 1 || w.dilation[e] < 1 || w.stride[e] > (1 << 16) || w.dilation[e] > (1 << 16))
-      n.invalid("needs kernel, strides and dilations in 1..65536");
-    if (output_padding[d] < 0 || output_padding[d] >= std::max(w.stride[e], w.dilation[e]))
-      n.invalid("output_padding must be >= 0 and below the stride or the dilation");
-    const std::optional<int64_t> size =
-        output_shape.empty() ? std::nullopt : std::optional(output_shape[output_shape.size() - k + d]);
-    const sdk::AxisPads p = sdk::conv_transpose_pads(w.in[e], w.kernel[e], w.stride[e], w.dilation[e], output_padding[d],
-                                                     {pads[d], pads[d + k]}, size, auto_pad);
-    w.pad_begin[e] = p.begin, w.pad_end[e] = p.end;
-    const int64_t span = (w.in[e] - 1) * w.stride[e] + output_padding[d] + (w.kernel[e] - 1) * w.dilation[e] + 1;
-    if (span - p.begin - p.end != w.out[e])
-      n.invalid("output dim " + std::to_string(2 + d) + " is " + std::to_string(w.out[e]) + ", its attributes give " +
-                std::to_string(span - p.begin - p.end));
-  }
-  return w;
-}
-
 SpatialWindow window_of(const OpNode& n, const ConvShape& c) {
-  return c.transposed ? transposed_window(n, c) : spatial_window(n, c.x, c.out, c.kernel);
+  return (c.transposed ? transposed_window : spatial_window)(n, c.x, c.out, c.kernel);
 }
 
 // The GEMM each group is, where the implicit GEMM computes it (conv_gemm_shape).

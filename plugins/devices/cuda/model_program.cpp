@@ -94,7 +94,8 @@ const sdk::Node* sole_reader(const Readers& readers, const std::string& tensor) 
 }
 
 // The nodes that join the kernel computing `entering`, in the order they
-// run: again and again the first node (in graph order) that reads a value
+// run: again and again the first node (in graph order: `graph.nodes` holds
+// them, so the lower address) that reads a value
 // of the chain (`entering` and what it computed), joins it (joins_chain,
 // which may read `shared` too) and that no GEMM's epilogue takes;
 // then cut back to the longest run after which no value but the last is a
@@ -102,8 +103,6 @@ const sdk::Node* sole_reader(const Readers& readers, const std::string& tensor) 
 std::vector<const sdk::Node*> follow_chain(const sdk::Graph& graph, const Readers& readers, const std::string& entering,
                                            const std::set<std::string>& outputs, const std::set<std::string>& taken,
                                            const ScalarOf& scalar, const std::map<std::string, std::string>& shared = {}) {
-  std::map<const sdk::Node*, size_t> order;
-  for (const auto& n : graph.nodes) order.emplace(&n, order.size());
   std::vector<const sdk::Node*> chain;
   std::set<const sdk::Node*> joined;
   std::set<std::string> values = {entering};
@@ -114,7 +113,7 @@ std::vector<const sdk::Node*> follow_chain(const sdk::Graph& graph, const Reader
       if (it == readers.end()) continue;
       for (const sdk::Node* r : it->second)
         if (!joined.count(r) && !taken.count(r->name) && !r->outputs.empty() && !values.count(r->outputs[0]) &&
-            (!next || order.at(r) < order.at(next)) && joins_chain(graph, *r, values, scalar, shared))
+            (!next || r < next) && joins_chain(graph, *r, values, scalar, shared))
           next = r;
     }
     if (!next) break;

@@ -19,5 +19,10 @@ struct SpatialWindow {
 // From an input [N, C, (H,) W] and output [N, K, (OH,) OW] and the node's
 // attributes; `kernel` is kernel_shape, or the weights' spatial dims.
 SpatialWindow spatial_window(const OpNode& node, const Dims& input, const Dims& output, const Dims& kernel);
+// A ConvTranspose's: output position o takes input position i through tap
+// k where o = i * stride + k * dilation - pad_begin, its pads by
+// sdk::conv_transpose_pads from pads, output_padding, output_shape and
+// auto_pad. Throws sdk::Error(invalid_argument) for an output its attributes do not give.
+SpatialWindow transposed_window(const OpNode& node, const Dims& input, const Dims& output, const Dims& kernel);
 
 }  // namespace aoe::cuda
