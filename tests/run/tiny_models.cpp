@@ -57,6 +57,13 @@ void add_floats(onnx::GraphProto* graph, const std::string& name, const Dims& di
   for (auto v : values) t->add_float_data(v);
 }
 
+void add_int_attribute(onnx::NodeProto* node, const std::string& name, int64_t value) {
+  auto* a = node->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(value);
+}
+
 void add_ints_attribute(onnx::NodeProto* node, const std::string& name, const std::vector<int64_t>& values) {
   auto* a = node->add_attribute();
   a->set_name(name);
@@ -249,8 +256,7 @@ void write_depthwise_conv_model(const std::filesystem::path& file) {
   add_weights(g, "W", {8, 1, 3, 3});
   auto* conv = add_node(g, "Conv_0", "Conv", {"x", "W"}, {"c"});
   add_ints_attribute(conv, "pads", {1, 1, 1, 1});
-  auto* group = conv->add_attribute();
-  group->set_name("group"), group->set_type(onnx::AttributeProto::INT), group->set_i(8);
+  add_int_attribute(conv, "group", 8);
   add_node(g, "Relu_1", "Relu", {"c"}, {"y"});
   save(model, file);
 }
@@ -266,8 +272,7 @@ void write_transposed_conv_model(const std::filesystem::path& file) {
   add_ints_attribute(up, "strides", {2, 2});
   add_ints_attribute(up, "pads", {1, 1, 1, 1});
   add_ints_attribute(up, "output_padding", {1, 1});
-  auto* group = up->add_attribute();
-  group->set_name("group"), group->set_type(onnx::AttributeProto::INT), group->set_i(2);
+  add_int_attribute(up, "group", 2);
   add_node(g, "BatchNormalization_1", "BatchNormalization", {"c", "scale", "B", "mean", "var"}, {"b"});
   add_node(g, "Relu_2", "Relu", {"b"}, {"y"});
   save(model, file);
@@ -352,8 +357,7 @@ void write_exported_model(const std::filesystem::path& file) {
   add_int64s(g, "axes", {1}, {0});
   add_node(g, "Unsqueeze_4", "Unsqueeze", {"batch", "axes"}, {"batch_1d"});
   constant("rest", onnx::TensorProto::INT64, {1}, {-1});
-  auto* axis = add_node(g, "Concat_5", "Concat", {"batch_1d", "rest"}, {"target"})->add_attribute();
-  axis->set_name("axis"), axis->set_type(onnx::AttributeProto::INT), axis->set_i(0);
+  add_int_attribute(add_node(g, "Concat_5", "Concat", {"batch_1d", "rest"}, {"target"}), "axis", 0);
   add_node(g, "Reshape_6", "Reshape", {"same", "target"}, {"flat"});
   add_node(g, "Dropout_7", "Dropout", {"flat"}, {"kept"});
   add_node(g, "Relu_8", "Relu", {"kept"}, {"relu"});
@@ -375,8 +379,7 @@ void write_exported_model(const std::filesystem::path& file) {
   }
   // Max of three inputs, one a broadcast scalar: a chain of two-input Max.
   set_dims(g->add_output(), "m", {1, 3, 4, 4});
-  auto* cast = add_node(g, "Cast_15", "Cast", {"scaled"}, {"scaled_again"})->add_attribute();  // float to float
-  cast->set_name("to"), cast->set_type(onnx::AttributeProto::INT), cast->set_i(onnx::TensorProto::FLOAT);
+  add_int_attribute(add_node(g, "Cast_15", "Cast", {"scaled"}, {"scaled_again"}), "to", onnx::TensorProto::FLOAT);  // float to float
   add_node(g, "Max_14", "Max", {"x", "half", "scaled_again"}, {"m"});
   auto* roi = g->add_initializer();  // as Paddle2ONNX writes an unused roi: no elements
   roi->set_name("roi");
@@ -411,8 +414,7 @@ void write_opset11_softmax_model(const std::filesystem::path& file) {
   set_dims(g->add_output(), "y", {2, 3, 4});
   set_dims(g->add_output(), "z", {2, 3, 4});
   add_node(g, "Softmax_0", "Softmax", {"x"}, {"y"});
-  auto* axis = add_node(g, "LogSoftmax_1", "LogSoftmax", {"x"}, {"z"})->add_attribute();
-  axis->set_name("axis"), axis->set_type(onnx::AttributeProto::INT), axis->set_i(2);
+  add_int_attribute(add_node(g, "LogSoftmax_1", "LogSoftmax", {"x"}, {"z"}), "axis", 2);
   save(model, file);
 }
 
@@ -534,8 +536,7 @@ void write_sum_loop_model(const std::filesystem::path& file, bool fed_trips) {
   if (fed_trips)  // as many rows as the run's trips
     g->mutable_output(1)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param("trips");
   auto* body = add_carrying_body(add_node(g, "sum", "Loop", {"trips", "", "zeros"}, {"y", "ys"}), {2});
-  auto* to = add_node(body, "Cast_0", "Cast", {"i"}, {"i_float"})->add_attribute();
-  to->set_name("to"), to->set_type(onnx::AttributeProto::INT), to->set_i(onnx::TensorProto::FLOAT);
+  add_int_attribute(add_node(body, "Cast_0", "Cast", {"i"}, {"i_float"}), "to", onnx::TensorProto::FLOAT);
   add_node(body, "Add_1", "Add", {"y_in", "x"}, {"plus_x"});
   add_node(body, "Add_2", "Add", {"plus_x", "i_float"}, {"y_out"});
   add_node(body, "Identity_3", "Identity", {"cond"}, {"cond_out"});
@@ -586,8 +587,7 @@ void write_column_scan_model(const std::filesystem::path& file) {
   set_dims(g->add_output(), "s", {2});
   set_dims(g->add_output(), "sums", {2, 3});
   auto* scan = add_node(g, "columns", "Scan", {"zeros", "xs"}, {"s", "sums"});
-  auto* num = scan->add_attribute();
-  num->set_name("num_scan_inputs"), num->set_type(onnx::AttributeProto::INT), num->set_i(1);
+  add_int_attribute(scan, "num_scan_inputs", 1);
   add_ints_attribute(scan, "scan_input_axes", {1});
   add_ints_attribute(scan, "scan_input_directions", {1});
   add_ints_attribute(scan, "scan_output_axes", {1});
@@ -612,10 +612,8 @@ void write_positive_positions_model(const std::filesystem::path& file) {
   g->mutable_output(1)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
   add_node(g, "Greater_0", "Greater", {"x", "zero"}, {"positive"});
   add_node(g, "NonZero_1", "NonZero", {"positive"}, {"where"});
-  auto* to = add_node(g, "Cast_2", "Cast", {"where"}, {"where_f"})->add_attribute();
-  to->set_name("to"), to->set_type(onnx::AttributeProto::INT), to->set_i(onnx::TensorProto::FLOAT);
-  auto* keep = add_node(g, "ReduceSum_3", "ReduceSum", {"where_f"}, {"y"})->add_attribute();
-  keep->set_name("keepdims"), keep->set_type(onnx::AttributeProto::INT), keep->set_i(0);
+  add_int_attribute(add_node(g, "Cast_2", "Cast", {"where"}, {"where_f"}), "to", onnx::TensorProto::FLOAT);
+  add_int_attribute(add_node(g, "ReduceSum_3", "ReduceSum", {"where_f"}, {"y"}), "keepdims", 0);
   add_node(g, "Shape_4", "Shape", {"where"}, {"count"});
   save(model, file);
 }
@@ -686,8 +684,7 @@ void write_branch_shapes_if_model(const std::filesystem::path& file) {
   g->mutable_output(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_param("n");
   add_node(then_branch, "Add_0", "Add", {"x", "x"}, {"twice"});
   set_dims(then_branch->add_output(), "twice", {3});
-  auto* axis = add_node(else_branch, "Concat_0", "Concat", {"x", "x"}, {"both"})->add_attribute();
-  axis->set_name("axis"), axis->set_type(onnx::AttributeProto::INT), axis->set_i(0);
+  add_int_attribute(add_node(else_branch, "Concat_0", "Concat", {"x", "x"}, {"both"}), "axis", 0);
   set_dims(else_branch->add_output(), "both", {6});
   save(model, file);
 }
