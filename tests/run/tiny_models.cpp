@@ -220,6 +220,56 @@ void write_swish_model(const std::filesystem::path& file, bool sigmoid_is_output
   save(model, file);
 }
 
+void write_masked_scores_model(const std::filesystem::path& file, bool mask_after) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {1, 2, 4, 8});
+  set_dims(g->add_input(), "mask", {1, 1, 1, 8});
+  set_dims(g->add_output(), "y", {1, 2, 4, 8});
+  add_floats(g, "four", {}, {4.0f});
+  add_weights(g, "gamma", {8});
+  add_node(g, "Div_0", "Div", {"x", "four"}, {"d"});
+  if (mask_after) add_node(g, "Sigmoid_1", "Sigmoid", {"mask"}, {"m"});
+  add_node(g, "Add_2", "Add", {"d", mask_after ? "m" : "mask"}, {"a"});
+  add_node(g, "Mul_3", "Mul", {"a", "gamma"}, {"y"});
+  save(model, file);
+}
+
+void write_attention_model(const std::filesystem::path& file, int queries, int keys) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  for (const auto& [name, rows] : {std::pair{"q", queries}, std::pair{"k", keys}, std::pair{"v", keys}})
+    set_dims(g->add_input(), name, {1, rows, 2, 4});
+  set_dims(g->add_input(), "mask", {1, 1, 1, keys});
+  set_dims(g->add_output(), "y", {1, queries, 2, 4});
+  add_floats(g, "two", {}, {2.0f});
+  add_ints_attribute(add_node(g, "Transpose_q", "Transpose", {"q"}, {"qt"}), "perm", {0, 2, 1, 3});
+  add_ints_attribute(add_node(g, "Transpose_k", "Transpose", {"k"}, {"kt"}), "perm", {0, 2, 3, 1});
+  add_ints_attribute(add_node(g, "Transpose_v", "Transpose", {"v"}, {"vt"}), "perm", {0, 2, 1, 3});
+  add_node(g, "MatMul_scores", "MatMul", {"qt", "kt"}, {"s"});
+  add_node(g, "Div_scaled", "Div", {"s", "two"}, {"d"});
+  add_node(g, "Add_masked", "Add", {"d", "mask"}, {"a"});
+  add_node(g, "Softmax_probs", "Softmax", {"a"}, {"p"});
+  add_node(g, "MatMul_context", "MatMul", {"p", "vt"}, {"c"});
+  add_ints_attribute(add_node(g, "Transpose_out", "Transpose", {"c"}, {"y"}), "perm", {0, 2, 1, 3});
+  save(model, file);
+}
+
+void write_bias_ladder_model(const std::filesystem::path& file, int adds) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {1, 4, 8});
+  set_dims(g->add_output(), "y", {1, 4, 8});
+  std::string last = "x";
+  for (int i = 0; i < adds; ++i) {
+    const std::string bias = "bias" + std::to_string(i), out = i + 1 == adds ? "y" : "s" + std::to_string(i);
+    add_weights(g, bias, {8});
+    add_node(g, "Add_" + std::to_string(i), "Add", {last, bias}, {out});
+    last = out;
+  }
+  save(model, file);
+}
+
 void write_two_branch_model(const std::filesystem::path& file) {
   auto model = empty_model();
   auto* g = model.mutable_graph();

@@ -16,6 +16,16 @@ void write_paddle_hardswish_model(const std::filesystem::path& file);
 // x[1,8,16] -> Relu -> r, and x * Sigmoid(x) * 2 -> y: x read three times, the 2 a one-element
 // initializer; `sigmoid_is_output`: Sigmoid's output is also the graph output s.
 void write_swish_model(const std::filesystem::path& file, bool sigmoid_is_output);
+// Attention's scores masked as BERT's exports write it: x[1,2,4,8] / 4 -> Add(mask[1,1,1,8], a graph
+// input) -> Mul(gamma[8]) -> y. With `mask_after`, what is added is Sigmoid(mask), and that
+// Sigmoid comes after the Div in the graph's order.
+void write_masked_scores_model(const std::filesystem::path& file, bool mask_after);
+// Self-attention as PyTorch exports it, over 2 heads of 4: q[1,Sq,2,4], k and v [1,Sk,2,4] each
+// Transposed to put heads first (k's to [1,2,4,Sk]); MatMul(q, k) / 2 + mask[1,1,1,Sk] -> Softmax
+// -> MatMul(, v) -> Transposed back -> y[1,Sq,2,4].
+void write_attention_model(const std::filesystem::path& file, int queries, int keys);
+// x[1,4,8] -> `adds` Adds, each of its own bias[8] -> y: a chain reading more tensors than a kernel takes.
+void write_bias_ladder_model(const std::filesystem::path& file, int adds);
 // x[1,4,8,8] -> Conv(W1[4,4,1,1]) -> BatchNormalization -> b; x -> Conv(W3[4,4,3,3], pads 1) -> c;
 // Add(b, c) -> Relu -> y[1,4,8,8]: the residual Add joins the second Conv, after which both its operands exist.
 void write_two_branch_model(const std::filesystem::path& file);

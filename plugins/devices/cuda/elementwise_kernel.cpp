@@ -1,5 +1,6 @@
 #include "elementwise_kernel.h"
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 
@@ -281,6 +282,19 @@ std::string substituted(const std::string& text, const std::map<std::string, std
   return out;
 }
 
+// Whether `tensor` is a one-element constant whose value `scalar` gives: a
+// chain's kernel writes it into its source.
+bool is_scalar(const sdk::Graph& graph, const std::string& tensor, const ScalarOf& scalar) {
+  const auto& t = graph.tensor(tensor);
+  return scalar && t.constant && t.elements() == 1 && scalar(tensor).has_value();
+}
+
+bool broadcasts_to(const Dims& in, const Dims& out) {
+  bool ok = false;
+  broadcast_strides(in, out, ok);
+  return ok;
+}
+
 // Past this, a chain's expression (each value written out wherever it is
 // read) stops growing: NVRTC folds the repeats, but would parse them all.
 constexpr size_t kMostChainText = 4096;
@@ -288,7 +302,7 @@ constexpr size_t kMostChainText = 4096;
 }  // namespace
 
 bool joins_chain(const sdk::Graph& graph, const sdk::Node& node, const std::set<std::string>& values, const ScalarOf& scalar,
-                 const std::map<std::string, std::string>& shared) {
+                 const std::map<std::string, std::string>& shared, const OperandCheck& further) {
   if (values.empty() || node.outputs.size() != 1 || node.outputs[0].empty()) return false;
   // Every value of a chain has the shape of the tensor it enters with.
   if (graph.tensor(node.outputs[0]).shape != graph.tensor(*values.begin()).shape) return false;
@@ -301,14 +315,29 @@ bool joins_chain(const sdk::Graph& graph, const sdk::Node& node, const std::set<
     return false;  // no kernel computes it: it runs, and is refused, alone
   }
   if (!e.constants.empty() || !e.read_as.empty()) return false;
+  const Dims& chain_shape = graph.tensor(*values.begin()).shape;
   bool reads_value = false;
   for (const int input : e.inputs) {
     const std::string& t = node.inputs.at(static_cast<size_t>(input));
     const bool value = values.count(t) > 0;
-    if (!value && !shared.count(t) && !(scalar && graph.tensor(t).constant && graph.tensor(t).elements() == 1 && scalar(t))) return false;
+    const bool operand = further && broadcasts_to(graph.tensor(t).shape, chain_shape) && further(t);
+    if (!value && !shared.count(t) && !is_scalar(graph, t, scalar) && !operand) return false;
     reads_value = reads_value || value;
   }
   return reads_value;
+}
+
+std::vector<std::string> further_operands(const sdk::Graph& graph, const sdk::Node& node, const std::set<std::string>& values,
+                                          const ScalarOf& scalar, const std::map<std::string, std::string>& shared) {
+  std::vector<std::string> further;
+  if (follows_in_chain(graph, node)) return further;
+  for (const int input : expression(OpNode(graph, node)).inputs) {
+    const std::string& t = node.inputs.at(static_cast<size_t>(input));
+    if (!values.count(t) && !shared.count(t) && !is_scalar(graph, t, scalar) &&
+        std::find(further.begin(), further.end(), t) == further.end())
+      further.push_back(t);
+  }
+  return further;
 }
 
 std::string ChainExpression::of(const std::string& value) const { return substituted(text, {{kChainEntering, value}}); }
@@ -340,25 +369,37 @@ ChainExpression follow_on_expression(const sdk::Graph& graph, const std::string&
   return ex;
 }
 
-std::map<std::string, std::string> chain_shared_inputs(const OpNode& first) {
-  std::map<std::string, std::string> shared;
-  if (!is_elementwise_op(first.op())) return shared;
-  const Expression ex = expression(first);
-  for (size_t k = 0; k < ex.inputs.size(); ++k) {
-    const std::string& t = first.node().inputs.at(static_cast<size_t>(ex.inputs[k]));
-    const Dims read_as = k < ex.read_as.size() ? ex.read_as[k] : first.in_shape(static_cast<size_t>(ex.inputs[k]));
-    const bool embedded = k < ex.constants.size() && !ex.constants[k].empty();
-    if (!embedded && read_as == first.out_shape(0)) shared.emplace(t, "v" + std::to_string(k));
-  }
-  return shared;
+void ChainOperands::add(const std::string& tensor) {
+  names.emplace(tensor, "v" + std::to_string(first_reads + further.size()));
+  further.push_back(tensor);
 }
 
-OpKernel elementwise_chain_kernel(const sdk::Graph& graph, const std::vector<const sdk::Node*>& chain, const GpuLimits& limits,
-                                  const ScalarOf& scalar) {
+ChainOperands chain_operands(const OpNode& first) {
+  ChainOperands operands;
+  if (!is_elementwise_op(first.op())) return operands;
+  // Every input the expression reads is loaded at each output element's
+  // place, where the broadcast puts it, so later ops may read it as it is.
+  const Expression ex = expression(first);
+  operands.first_reads = ex.inputs.size();
+  for (size_t k = 0; k < ex.inputs.size(); ++k)
+    operands.names.emplace(first.node().inputs.at(static_cast<size_t>(ex.inputs[k])), "v" + std::to_string(k));
+  return operands;
+}
+
+OpKernel elementwise_chain_kernel(const sdk::Graph& graph, const std::vector<const sdk::Node*>& chain,
+                                  const std::vector<std::string>& further, const GpuLimits& limits, const ScalarOf& scalar) {
   const OpNode first(graph, *chain.front());
   Expression ex = expression(first);
+  ChainOperands operands = chain_operands(first);
+  // The further operands are the chain's inputs past the first op's, each read as its own shape.
+  for (size_t k = ex.read_as.size(); k < ex.inputs.size(); ++k) ex.read_as.push_back(first.in_shape(static_cast<size_t>(ex.inputs[k])));
+  for (const auto& t : further) {
+    operands.add(t);
+    ex.inputs.push_back(static_cast<int>(first.input_count() + operands.further.size() - 1));
+    ex.read_as.push_back(graph.tensor(t).shape);
+  }
   const ChainExpression rest =
-      follow_on_expression(graph, chain.front()->outputs.at(0), {chain.begin() + 1, chain.end()}, 1, scalar, chain_shared_inputs(first));
+      follow_on_expression(graph, chain.front()->outputs.at(0), {chain.begin() + 1, chain.end()}, 1, scalar, operands.names);
   ex.text = rest.of(ex.text);
   ex.defines += rest.defines;
   return kernel_of(first, ex, limits);

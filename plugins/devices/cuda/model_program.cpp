@@ -8,6 +8,7 @@
 #include "aoe/sdk/error.h"
 #include "aoe/sdk/fusion.h"
 #include "arena_plan.h"
+#include "attention_kernel.h"
 #include "conv_kernel.h"
 #include "elementwise_kernel.h"
 #include "gemm_plan.h"
@@ -94,18 +95,29 @@ const sdk::Node* sole_reader(const Readers& readers, const std::string& tensor) 
 }
 
 // The nodes that join the kernel computing `entering`, in the order they
-// run: again and again the first node (in graph order: `graph.nodes` holds
-// them, so the lower address) that reads a value
-// of the chain (`entering` and what it computed), joins it (joins_chain,
-// which may read `shared` too) and that no GEMM's epilogue takes;
-// then cut back to the longest run after which no value but the last is a
-// graph output or read outside it, so only the last need be written.
-std::vector<const sdk::Node*> follow_chain(const sdk::Graph& graph, const Readers& readers, const std::string& entering,
-                                           const std::set<std::string>& outputs, const std::set<std::string>& taken,
-                                           const ScalarOf& scalar, const std::map<std::string, std::string>& shared = {}) {
-  std::vector<const sdk::Node*> chain;
+// run, and the further operands they read (ChainOperands::further).
+struct Chain {
+  std::vector<const sdk::Node*> nodes;
+  std::vector<std::string> further;
+};
+
+// Again and again the first node (in graph order: `graph.nodes` holds
+// them, so the lower address) that reads a value of the chain (`entering`
+// and what it computed), joins it (joins_chain, which may read `operands`
+// and take up to `slots` further ones `further` allows) and that no GEMM's
+// epilogue takes; then cut back to the longest run after which no value but
+// the last is a graph output or read outside it, so only the last need be written.
+Chain follow_chain(const sdk::Graph& graph, const Readers& readers, const std::string& entering, const std::set<std::string>& outputs,
+                   const std::set<std::string>& taken, const ScalarOf& scalar, ChainOperands operands = {},
+                   const OperandCheck& further = {}, size_t slots = 0) {
+  Chain chain;
+  std::vector<size_t> further_after;  // per node, how many further operands the chain reads with it
   std::set<const sdk::Node*> joined;
   std::set<std::string> values = {entering};
+  const auto joins = [&](const sdk::Node& r) {
+    return joins_chain(graph, r, values, scalar, operands.names, further) &&
+           operands.further.size() + further_operands(graph, r, values, scalar, operands.names).size() <= slots;
+  };
   for (;;) {
     const sdk::Node* next = nullptr;
     for (const auto& v : values) {
@@ -113,22 +125,27 @@ std::vector<const sdk::Node*> follow_chain(const sdk::Graph& graph, const Reader
       if (it == readers.end()) continue;
       for (const sdk::Node* r : it->second)
         if (!joined.count(r) && !taken.count(r->name) && !r->outputs.empty() && !values.count(r->outputs[0]) &&
-            (!next || r < next) && joins_chain(graph, *r, values, scalar, shared))
+            (!next || r < next) && joins(*r))
           next = r;
     }
     if (!next) break;
-    chain.push_back(next);
-    if (!follow_on_expression(graph, entering, chain, 1, scalar, shared).fits()) {
-      chain.pop_back();
+    ChainOperands with = operands;
+    for (const auto& t : further_operands(graph, *next, values, scalar, operands.names)) with.add(t);
+    chain.nodes.push_back(next);
+    if (!follow_on_expression(graph, entering, chain.nodes, 1, scalar, with.names).fits()) {
+      chain.nodes.pop_back();
       break;
     }
+    operands = std::move(with);
+    further_after.push_back(operands.further.size());
     joined.insert(next);
     values.insert(next->outputs[0]);
   }
+  const auto& nodes = chain.nodes;
   const auto closed = [&](size_t length) {
-    const std::set<const sdk::Node*> inside(chain.begin(), chain.begin() + static_cast<std::ptrdiff_t>(length));
+    const std::set<const sdk::Node*> inside(nodes.begin(), nodes.begin() + static_cast<std::ptrdiff_t>(length));
     for (size_t i = 0; i < length; ++i) {
-      const std::string& value = i == 0 ? entering : chain[i - 1]->outputs[0];
+      const std::string& value = i == 0 ? entering : nodes[i - 1]->outputs[0];
       if (outputs.count(value)) return false;
       const auto it = readers.find(value);
       if (it != readers.end())
@@ -137,23 +154,25 @@ std::vector<const sdk::Node*> follow_chain(const sdk::Graph& graph, const Reader
     }
     return true;
   };
-  size_t length = chain.size();
+  size_t length = nodes.size();
   while (length > 0 && !closed(length)) --length;
-  chain.resize(length);
+  chain.nodes.resize(length);
+  chain.further = operands.further;
+  chain.further.resize(length == 0 ? 0 : further_after[length - 1]);
   return chain;
 }
 
-// The nodes the GEMM's epilogue may take after a MatMul or Gemm, as it
-// applies them: up to two Adds (a bias and a residual; one after Gemm's C),
-// then a Relu or Gelu. A chain past them runs node by node.
-std::set<std::string> epilogue_nodes(const sdk::Graph& graph, const Readers& readers) {
+// The nodes the GEMM's epilogue may take after a MatMul or Gemm (none of
+// `taken`), as it applies them: up to two Adds (a bias and a residual; one
+// after Gemm's C), then a Relu or Gelu. A chain past them runs node by node.
+std::set<std::string> epilogue_nodes(const sdk::Graph& graph, const Readers& readers, const std::set<std::string>& taken) {
   const auto reader_of = [&](const std::string& tensor, const std::set<std::string>& types) -> const sdk::Node* {
     const sdk::Node* r = sole_reader(readers, tensor);
     return r && types.count(r->op_type) ? r : nullptr;
   };
   std::set<std::string> out;
   for (const auto& n : graph.nodes) {
-    if ((n.op_type != "MatMul" && n.op_type != "Gemm") || n.outputs.empty()) continue;
+    if ((n.op_type != "MatMul" && n.op_type != "Gemm") || n.outputs.empty() || taken.count(n.name)) continue;
     std::string last = n.outputs[0];
     const bool has_c = n.op_type == "Gemm" && n.inputs.size() > 2 && !n.inputs[2].empty();
     for (int adds = has_c ? 1 : 0; adds < 2; ++adds) {
@@ -218,15 +237,16 @@ ConvFusion conv_fusion(const sdk::Graph& graph, const Readers& readers, const sd
     }
   }
   const std::string entering = value();
-  const std::vector<const sdk::Node*> follow = follow_chain(graph, readers, entering, outputs, taken, scalar);
+  const std::vector<const sdk::Node*> follow = follow_chain(graph, readers, entering, outputs, taken, scalar).nodes;
   f.nodes.insert(f.nodes.end(), follow.begin(), follow.end());
   f.epilogue.follow_on = follow_on_expression(graph, entering, follow, 1, scalar);
   return f;
 }
 
 // The step of an op kernel computing `nodes` (one, or a chain): it reads
-// the first one's inputs the kernel names and writes the last one's output.
-Step op_step(const std::vector<const sdk::Node*>& nodes, OpKernel k) {
+// the first one's inputs the kernel names, then past them `further`, and
+// writes the last one's output.
+Step op_step(const std::vector<const sdk::Node*>& nodes, OpKernel k, const std::vector<std::string>& further = {}) {
   std::vector<std::string> names, types;
   for (const auto* n : nodes) names.push_back(n->name), types.push_back(n->op_type);
   Step step;
@@ -237,8 +257,26 @@ Step op_step(const std::vector<const sdk::Node*>& nodes, OpKernel k) {
   step.kernel.function = kOpKernelName;
   step.kernel.launch = k.launch;
   step.reads.assign(kOpKernelInputs, "");
-  for (size_t i = 0; i < k.inputs.size(); ++i) step.reads[i] = nodes.front()->inputs.at(static_cast<size_t>(k.inputs[i]));
+  const auto& own = nodes.front()->inputs;
+  for (size_t i = 0; i < k.inputs.size(); ++i) {
+    const auto input = static_cast<size_t>(k.inputs[i]);
+    step.reads[i] = input < own.size() ? own[input] : further.at(input - own.size());
+  }
   step.writes = nodes.back()->outputs.at(static_cast<size_t>(k.output));
+  return step;
+}
+
+Step attention_step(const AttentionKernel& a) {
+  Step step;
+  step.kernel.name = joined(a.nodes);
+  step.kernel.op_type = "Attention";
+  step.kernel.anchor = a.context;
+  step.kernel.source = a.kernel.source;
+  step.kernel.function = kOpKernelName;
+  step.kernel.launch = a.kernel.launch;
+  step.reads = a.reads;
+  step.reads.resize(kOpKernelInputs);
+  step.writes = a.writes;
   return step;
 }
 
@@ -266,18 +304,17 @@ ModelProgram plan_model(const sdk::Graph& graph, const json& op_configs, const G
     return it == root.end() ? t : it->second;
   };
   const Readers readers = readers_of(graph);
-  const std::set<std::string> members = epilogue_nodes(graph, readers);
+  // Each attention core one kernel, run where its context MatMul would be.
+  std::map<std::string, AttentionKernel> attention_at;
+  std::set<std::string> in_attention;
+  for (const auto& pattern : cpu::find_attention(graph))
+    if (auto a = attention_kernel(graph, pattern, limits, scalar)) {
+      in_attention.insert(a->nodes.begin(), a->nodes.end());
+      attention_at.emplace(a->context, std::move(*a));
+    }
+  std::set<std::string> members = epilogue_nodes(graph, readers, in_attention);
   const auto may_fuse = [&](const sdk::Node& n) { return members.count(n.name) > 0; };
-  // An elementwise node, then the nodes that join its kernel (follow_chain).
-  const std::set<std::string> outputs(graph.outputs.begin(), graph.outputs.end());
-  const auto chain_from = [&](const sdk::Node& first) {
-    std::vector<const sdk::Node*> chain = {&first};
-    if (!is_elementwise_op(first.op_type) || first.op_type == "Expand" || first.outputs.size() != 1 || first.outputs[0].empty())
-      return chain;
-    const auto shared = chain_shared_inputs(OpNode(graph, first));
-    for (const auto* n : follow_chain(graph, readers, first.outputs[0], outputs, members, scalar, shared)) chain.push_back(n);
-    return chain;
-  };
+  members.insert(in_attention.begin(), in_attention.end());  // taken: no chain joins them
   std::set<std::string> chained;  // nodes run as part of an earlier node's chain
   std::vector<Step> steps;
   // Whether a tensor holds its values before the next step runs.
@@ -287,8 +324,26 @@ ModelProgram plan_model(const sdk::Graph& graph, const json& op_configs, const G
     if (graph.tensor(r).constant || inputs.count(r)) return true;
     return std::any_of(steps.begin(), steps.end(), [&](const Step& s) { return root_of(s.writes) == r; });
   };
+  // An elementwise node, then the nodes that join its kernel (follow_chain),
+  // reading besides what is ready by then in the kernel's free arguments.
+  const std::set<std::string> outputs(graph.outputs.begin(), graph.outputs.end());
+  const auto chain_from = [&](const sdk::Node& first) {
+    Chain chain{{&first}, {}};
+    if (!is_elementwise_op(first.op_type) || first.op_type == "Expand" || first.outputs.size() != 1 || first.outputs[0].empty())
+      return chain;
+    const size_t slots = kOpKernelInputs - std::min<size_t>(kOpKernelInputs, first.inputs.size());
+    const Chain follow =
+        follow_chain(graph, readers, first.outputs[0], outputs, members, scalar, chain_operands(OpNode(graph, first)), ready, slots);
+    chain.nodes.insert(chain.nodes.end(), follow.nodes.begin(), follow.nodes.end());
+    chain.further = follow.further;
+    return chain;
+  };
   for (const auto& fused : sdk::fuse(graph, {epilogue.begin(), epilogue.end()}, {}, may_fuse)) {
     const auto& anchor = *by_name.at(fused.node_names.front());
+    if (in_attention.count(anchor.name)) {
+      if (const auto it = attention_at.find(anchor.name); it != attention_at.end()) steps.push_back(attention_step(it->second));
+      continue;
+    }
     if (anchor.op_type == "MatMul" || anchor.op_type == "Gemm") {
       steps.push_back(gemm_step(fused, op_configs, limits));
       continue;
@@ -297,7 +352,7 @@ ModelProgram plan_model(const sdk::Graph& graph, const json& op_configs, const G
     // but for chains of elementwise ops, each one kernel (chain_from).
     for (const auto& name : fused.node_names) {
       const sdk::Node& node = *by_name.at(name);
-      if (chained.count(name)) continue;
+      if (chained.count(name) || in_attention.count(name)) continue;
       if (is_view_op(node.op_type)) {
         if (node.inputs.empty() || node.inputs[0].empty() || node.outputs.empty())
           unsupported("node '" + node.name + "' (" + node.op_type + ") has no data input");
@@ -323,14 +378,14 @@ ModelProgram plan_model(const sdk::Graph& graph, const json& op_configs, const G
         }
         continue;
       }
-      const std::vector<const sdk::Node*> chain = chain_from(node);
-      for (const auto* c : chain) chained.insert(c->name);
+      const Chain chain = chain_from(node);
+      for (const auto* c : chain.nodes) chained.insert(c->name);
       std::vector<OpKernel> kernels;
-      if (chain.size() > 1)
-        kernels.push_back(elementwise_chain_kernel(graph, chain, limits, scalar));
+      if (chain.nodes.size() > 1)
+        kernels.push_back(elementwise_chain_kernel(graph, chain.nodes, chain.further, limits, scalar));
       else
         kernels = op_kernels(graph, node, limits);
-      for (auto& k : kernels) steps.push_back(op_step(chain, std::move(k)));
+      for (auto& k : kernels) steps.push_back(op_step(chain.nodes, std::move(k), chain.further));
     }
   }
 

@@ -25,7 +25,9 @@ inline constexpr const char* kOpKernelName = "aoe_op";
 struct OpKernel {
   std::string source;  // the whole source NVRTC compiles; it includes nothing
   LaunchGeometry launch;
-  // x0, x1, ... in order: the index into node.inputs of each (at most kOpKernelInputs).
+  // x0, x1, ... in order: the index into node.inputs of each (at most
+  // kOpKernelInputs); a chain's kernel counts its further operands on past
+  // them (elementwise_chain_kernel).
   std::vector<int> inputs;
   int output = 0;  // the index into node.outputs of y
 };

@@ -4,6 +4,7 @@
 // tuned on a miss, then every kernel a hit; a kernel that computes wrong
 // values fails the check; an op without a kernel refused by name. The op
 // kernels run from their own source on CPU threads (host_kernels_source.cpp).
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <set>
@@ -166,6 +167,32 @@ TEST_F(CudaRun, ElementwiseOpsReadingEarlierValuesAndConstantScalarsJoinTheChain
   // first Mul, which reads x and it, starts one of its own.
   write_swish_model(dir_ / "swish_out.onnx", true);
   EXPECT_EQ(checked_kernel_types(dir_ / "swish_out.onnx"), (std::vector<std::string>{"Relu", "Sigmoid", "Mul+Mul"}));
+}
+
+TEST_F(CudaRun, ATensorBroadcastToTheChainsShapeIsReadAsOneMoreOperand) {
+  write_masked_scores_model(dir_ / "masked.onnx", false);
+  EXPECT_EQ(checked_kernel_types(dir_ / "masked.onnx"), (std::vector<std::string>{"Div+Add+Mul"}));
+  // A tensor no kernel has written yet when the chain's kernel runs is not
+  // one of its operands: its chain ends before the op that reads it.
+  write_masked_scores_model(dir_ / "masked_after.onnx", true);
+  EXPECT_EQ(checked_kernel_types(dir_ / "masked_after.onnx"), (std::vector<std::string>{"Div", "Sigmoid", "Add+Mul"}));
+  // The first Add takes two of the kernel's eight arguments, so six more
+  // biases join it, and a chain of its own reads the rest.
+  write_bias_ladder_model(dir_ / "ladder.onnx", 9);
+  EXPECT_EQ(checked_kernel_types(dir_ / "ladder.onnx"),
+            (std::vector<std::string>{"Add+Add+Add+Add+Add+Add+Add", "Add+Add"}));
+}
+
+TEST_F(CudaRun, AnAttentionCoreRunsAsOneKernel) {
+  // 271 query rows of 2 heads: blocks of 2 rows (the most that still
+  // fills the double's 132 multiprocessors twice over), the last one short.
+  write_attention_model(dir_ / "attention.onnx", 271, 5);
+  EXPECT_EQ(checked_kernel_types(dir_ / "attention.onnx"), (std::vector<std::string>{"Attention"}));
+  // Rows of 12288 scores do not fit a block's shared memory: the ops run one by one.
+  write_attention_model(dir_ / "long.onnx", 2, 12288);
+  const auto types = checked_kernel_types(dir_ / "long.onnx");
+  EXPECT_EQ(std::count(types.begin(), types.end(), "Attention"), 0);
+  EXPECT_EQ(std::count(types.begin(), types.end(), "Softmax"), 1);
 }
 
 TEST_F(CudaRun, ACachedKernelTheDriverCannotLoadIsNamedWithItsCache) {
