@@ -56,22 +56,24 @@ std::optional<AttentionKernel> attention_kernel(const sdk::Graph& graph, const c
       if (n.name == p.nodes.front()) return n.outputs.at(0);
     throw sdk::Error(sdk::StatusCode::internal, "attention: no node " + p.nodes.front());
   }();
+  // Each tensor read or written: its offset's name in the source, and its strides per logical dim.
+  std::vector<std::string> offsets = {"qb", "kb", "vb", "ob"};
+  std::vector<Dims> strides = {p.q.strides, p.k.strides, p.v.strides, p.out.strides};
   std::map<std::string, std::string> loaded;
-  std::vector<std::string> operand_strides;
   std::string loads;
   for (const auto& t : p.operands) {
     if (t.empty() || loaded.count(t)) continue;
     const auto& tensor = graph.tensor(t);
     if (scalar && tensor.constant && tensor.elements() == 1 && scalar(t)) continue;
     bool ok = false;
-    const Dims strides = broadcast_strides(tensor.shape, scores, ok);
+    strides.push_back(broadcast_strides(tensor.shape, scores, ok));
     if (!ok || a.reads.size() == static_cast<size_t>(kOpKernelInputs)) return std::nullopt;
-    const std::string name = "v" + std::to_string(loaded.size()), x = "x" + std::to_string(a.reads.size());
+    const std::string name = "v" + std::to_string(loaded.size());
+    offsets.push_back("m" + std::to_string(loaded.size()));
+    loads += "    const float " + name + " = x" + std::to_string(a.reads.size()) + "[" + offsets.back() + " + (i0 + r) * " +
+             std::to_string(strides.back()[nb]) + " + j * " + std::to_string(strides.back()[nb + 1]) + "];\n";
     loaded[t] = name;
     a.reads.push_back(t);
-    operand_strides.push_back("m" + std::to_string(loaded.size() - 1));
-    loads += "    const float " + name + " = " + x + "[" + operand_strides.back() + " + (i0 + r) * " + std::to_string(strides[nb]) +
-             " + j * " + std::to_string(strides[nb + 1]) + "];\n";
   }
   std::vector<const sdk::Node*> chain;
   std::set<std::string> values = {scores_tensor};
@@ -86,17 +88,11 @@ std::optional<AttentionKernel> attention_kernel(const sdk::Graph& graph, const c
   const int64_t rows = rows_per_block(batches, sq, sk, d, threads, limits);
   if (rows == 0) return std::nullopt;
 
-  // The batch dims' strides of each tensor read or written, and their offsets.
-  std::vector<std::string> offsets = {"qb", "kb", "vb", "ob"};
-  std::vector<Dims> strides = {p.q.strides, p.k.strides, p.v.strides, p.out.strides};
-  for (size_t k = 3; k < a.reads.size(); ++k) {
-    bool ok = false;
-    offsets.push_back(operand_strides[k - 3]);
-    strides.push_back(broadcast_strides(graph.tensor(a.reads[k]).shape, scores, ok));
-  }
-  int64_t largest = 0;
+  // The largest offset any of them reaches, for the INDEX type.
+  int64_t largest = batches * sq;
+  const std::vector<const Dims*> shapes = {&p.q.shape, &p.k.shape, &p.v.shape, &p.out.shape};
   for (size_t k = 0; k < strides.size(); ++k) {
-    const Dims& shape = k == 0 ? p.q.shape : k == 1 ? p.k.shape : k == 2 ? p.v.shape : k == 3 ? p.out.shape : scores;
+    const Dims& shape = k < shapes.size() ? *shapes[k] : scores;
     int64_t reach = 1;
     for (size_t i = 0; i < shape.size(); ++i) reach += strides[k][i] * (shape[i] - 1);
     largest = std::max(largest, reach);
@@ -106,7 +102,7 @@ std::optional<AttentionKernel> attention_kernel(const sdk::Graph& graph, const c
 
   OpKernel& k = a.kernel;
   k.source = define("THREADS", threads) + define("ROWS", rows) + define("SQ", sq) + define("SK", sk) + define("D", d) +
-             define("DV", dv) + define("INDEX", index_type(std::max(largest, batches * sq))) + ex.defines +
+             define("DV", dv) + define("INDEX", index_type(largest)) + ex.defines +
              define("Q_I", p.q.strides[nb]) + define("Q_D", p.q.strides[nb + 1]) + define("K_D", p.k.strides[nb]) +
              define("K_J", p.k.strides[nb + 1]) + define("V_J", p.v.strides[nb]) + define("V_C", p.v.strides[nb + 1]) +
              define("O_I", p.out.strides[nb]) + define("O_C", p.out.strides[nb + 1]) + block_reductions() + op_signature() +

@@ -312,9 +312,11 @@ ModelProgram plan_model(const sdk::Graph& graph, const json& op_configs, const G
       in_attention.insert(a->nodes.begin(), a->nodes.end());
       attention_at.emplace(a->context, std::move(*a));
     }
-  std::set<std::string> members = epilogue_nodes(graph, readers, in_attention);
+  const std::set<std::string> members = epilogue_nodes(graph, readers, in_attention);
   const auto may_fuse = [&](const sdk::Node& n) { return members.count(n.name) > 0; };
-  members.insert(in_attention.begin(), in_attention.end());  // taken: no chain joins them
+  // What no elementwise chain may take: the GEMMs' epilogues and the attention cores.
+  std::set<std::string> taken = members;
+  taken.insert(in_attention.begin(), in_attention.end());
   std::set<std::string> chained;  // nodes run as part of an earlier node's chain
   std::vector<Step> steps;
   // Whether a tensor holds its values before the next step runs.
@@ -333,7 +335,7 @@ ModelProgram plan_model(const sdk::Graph& graph, const json& op_configs, const G
       return chain;
     const size_t slots = kOpKernelInputs - std::min<size_t>(kOpKernelInputs, first.inputs.size());
     const Chain follow =
-        follow_chain(graph, readers, first.outputs[0], outputs, members, scalar, chain_operands(OpNode(graph, first)), ready, slots);
+        follow_chain(graph, readers, first.outputs[0], outputs, taken, scalar, chain_operands(OpNode(graph, first)), ready, slots);
     chain.nodes.insert(chain.nodes.end(), follow.nodes.begin(), follow.nodes.end());
     chain.further = follow.further;
     return chain;
@@ -360,7 +362,7 @@ ModelProgram plan_model(const sdk::Graph& graph, const json& op_configs, const G
         continue;
       }
       if (node.op_type == "Conv" || node.op_type == "ConvTranspose") {
-        const ConvFusion fusion = conv_fusion(graph, readers, node, outputs, members, ready, scalar);
+        const ConvFusion fusion = conv_fusion(graph, readers, node, outputs, taken, ready, scalar);
         for (const auto* c : fusion.nodes) chained.insert(c->name);
         // The kernel's knobs from the bank where it holds the Conv's.
         const OpNode conv(graph, node);
