@@ -124,6 +124,20 @@ Frame model_request(const sdk::GraphRun& run, const ModelProgram& program, const
   return f;
 }
 
+// What a run planned before it starts cannot hold: control flow (which
+// branch, how many iterations, is known only as it runs) and outputs whose
+// size is. Refused first, before the cpu device's reference is built.
+void require_static(const sdk::Graph& graph) {
+  for (const auto& n : graph.nodes)
+    if (n.op_type == "If" || n.op_type == "Loop" || n.op_type == "Scan")
+      fail(sdk::StatusCode::unsupported, "cuda device: " + n.op_type + " '" + n.name +
+                                             "': the cuda device plans every kernel before the run and runs no control flow; run this model with --device cpu");
+  for (const auto& name : graph.outputs)
+    if (!graph.tensor(name).fully_known())
+      fail(sdk::StatusCode::unsupported, "cuda device: output '" + name + "' has dims " + json(graph.tensor(name).shape).dump() +
+                                             ", known only as the model runs; the cuda device runs known shapes (set them with --input_shape)");
+}
+
 uint64_t next_run_id() {
   static std::atomic<uint64_t> id{uint64_t{1} << 62};  // apart from the tasks' ids
   return ++id;
@@ -135,6 +149,7 @@ json run_model_on_gpu(CudaContext& context, const sdk::GraphRun& run, const std:
                       const std::vector<sdk::TensorView>& outputs) {
   if (run.iterations < 1 || run.iterations > 1000000) fail(sdk::StatusCode::invalid_argument, "iterations must lie in [1, 1000000]");
   if (run.warmup < 0 || run.warmup > 1000000) fail(sdk::StatusCode::invalid_argument, "warmup must lie in [0, 1000000]");
+  require_static(run.graph);
   cpu::require_outputs(run.graph, outputs);
   // The cpu device's view of the same graph: the weights not lent are drawn
   // as it draws them, and its nodes' references check the outputs.

@@ -221,5 +221,20 @@ TEST_F(CudaRun, AnOpWithoutAKernelIsRefusedByName) {
   EXPECT_NE(r.err.find("LpNormalization"), std::string::npos) << r.err;
 }
 
+// Silero VAD branches on its sample rate; the cpu device runs it, the cuda
+// device, which plans every kernel first, refuses it naming the If.
+TEST_F(CudaRun, ControlFlowAndOutputsSizedAsTheModelRunsAreRefusedByName) {
+  write_run_time_if_model(dir_ / "if.onnx");
+  auto r = run(dir_ / "if.onnx");
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("If 'choose'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--device cpu"), std::string::npos) << r.err;
+  write_nonzero_output_model(dir_ / "nonzero.onnx");
+  r = run(dir_ / "nonzero.onnx");
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("output 'where' has dims"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("18446744073709551615"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace aoe::test

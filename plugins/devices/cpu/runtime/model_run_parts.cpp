@@ -46,7 +46,10 @@ void require_outputs(const sdk::Graph& graph, const std::vector<sdk::TensorView>
     invalid(std::to_string(outputs.size()) + " output buffers for a model of " + std::to_string(graph.outputs.size()) +
             " outputs");
   for (size_t i = 0; i < outputs.size(); ++i) {
-    const auto want = static_cast<size_t>(graph.tensor(graph.outputs[i]).elements());
+    const auto& t = graph.tensor(graph.outputs[i]);
+    if (!t.fully_known())
+      invalid("output '" + graph.outputs[i] + "' has dims " + json(t.shape).dump() + ", known only as the model runs");
+    const auto want = static_cast<size_t>(t.elements());
     if (outputs[i].count != want || (!outputs[i].data && want > 0))  // an empty output may have no buffer
       invalid("output '" + graph.outputs[i] + "' needs " + std::to_string(want) + " values, its buffer holds " +
               std::to_string(outputs[i].count));
