@@ -8,12 +8,11 @@ const path = require('path');
 const [model, inputsJson, outDir, iterationsText, threadsText] = process.argv.slice(2);
 const root = path.join(process.env.AOE_ONNXRUNTIME_NODE, 'onnxruntime-node');
 const ort = require(root);
+const {openSession} = require('./ort_session.js');
 const {timeRuns} = require('./ort_timing.js');
 
 async function main() {
-  const session = await ort.InferenceSession.create(model, {
-    intraOpNumThreads: Number(threadsText), interOpNumThreads: 1, graphOptimizationLevel: 'all',
-    executionMode: 'sequential'});
+  const session = await openSession(ort, model, threadsText);
   const feeds = {};
   for (const input of JSON.parse(fs.readFileSync(inputsJson, 'utf8'))) {
     const bytes = fs.readFileSync(input.file);

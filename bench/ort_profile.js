@@ -10,19 +10,12 @@ const os = require('os');
 const path = require('path');
 const [model, shapesJson, iterationsText, threadsText] = process.argv.slice(2);
 const ort = require(path.join(process.env.AOE_ONNXRUNTIME_NODE, 'onnxruntime-node'));
+const {openSession, randomFeeds} = require('./ort_session.js');
 
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ort_profile_'));
-  const session = await ort.InferenceSession.create(model, {
-    intraOpNumThreads: Number(threadsText), interOpNumThreads: 1, graphOptimizationLevel: 'all',
-    executionMode: 'sequential', enableProfiling: true, profileFilePrefix: path.join(dir, 'ort')});
-  const feeds = {};
-  for (const [name, dims] of Object.entries(JSON.parse(shapesJson))) {
-    const n = dims.reduce((a, b) => a * b, 1);
-    const data = new Float32Array(n);
-    for (let i = 0; i < n; ++i) data[i] = Math.random() * 2 - 1;
-    feeds[name] = new ort.Tensor('float32', data, dims);
-  }
+  const session = await openSession(ort, model, threadsText, {enableProfiling: true, profileFilePrefix: path.join(dir, 'ort')});
+  const feeds = randomFeeds(ort, shapesJson);
   for (let i = 0; i < Number(iterationsText) + 1; ++i) await session.run(feeds);
   session.endProfiling();
   const file = fs.readdirSync(dir).map((f) => path.join(dir, f))[0];

@@ -5,19 +5,12 @@
 const path = require('path');
 const [model, shapesJson, iterationsText, threadsText] = process.argv.slice(2);
 const ort = require(path.join(process.env.AOE_ONNXRUNTIME_NODE, 'onnxruntime-node'));
+const {openSession, randomFeeds} = require('./ort_session.js');
 const {timeRuns} = require('./ort_timing.js');
 
 async function main() {
-  const session = await ort.InferenceSession.create(model, {
-    intraOpNumThreads: Number(threadsText), interOpNumThreads: 1, graphOptimizationLevel: 'all',
-    executionMode: 'sequential'});
-  const feeds = {};
-  for (const [name, dims] of Object.entries(JSON.parse(shapesJson))) {
-    const n = dims.reduce((a, b) => a * b, 1);
-    const data = new Float32Array(n);
-    for (let i = 0; i < n; ++i) data[i] = Math.random() * 2 - 1;
-    feeds[name] = new ort.Tensor('float32', data, dims);
-  }
+  const session = await openSession(ort, model, threadsText);
+  const feeds = randomFeeds(ort, shapesJson);
   await session.run(feeds);
   const times = await timeRuns(session, feeds, Number(iterationsText));
   console.log(JSON.stringify({...times, peak_rss_bytes: process.resourceUsage().maxRSS * 1024}));
