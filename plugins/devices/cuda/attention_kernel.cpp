@@ -63,10 +63,9 @@ std::optional<AttentionKernel> attention_kernel(const sdk::Graph& graph, const c
   std::string loads;
   for (const auto& t : p.operands) {
     if (t.empty() || loaded.count(t)) continue;
-    const auto& tensor = graph.tensor(t);
-    if (scalar && tensor.constant && tensor.elements() == 1 && scalar(t)) continue;
+    if (is_scalar(graph, t, scalar)) continue;
     bool ok = false;
-    strides.push_back(broadcast_strides(tensor.shape, scores, ok));
+    strides.push_back(broadcast_strides(graph.tensor(t).shape, scores, ok));
     if (!ok || a.reads.size() == static_cast<size_t>(kOpKernelInputs)) return std::nullopt;
     const std::string name = "v" + std::to_string(loaded.size());
     offsets.push_back("m" + std::to_string(loaded.size()));

@@ -282,13 +282,6 @@ std::string substituted(const std::string& text, const std::map<std::string, std
   return out;
 }
 
-// Whether `tensor` is a one-element constant whose value `scalar` gives: a
-// chain's kernel writes it into its source.
-bool is_scalar(const sdk::Graph& graph, const std::string& tensor, const ScalarOf& scalar) {
-  const auto& t = graph.tensor(tensor);
-  return scalar && t.constant && t.elements() == 1 && scalar(tensor).has_value();
-}
-
 bool broadcasts_to(const Dims& in, const Dims& out) {
   bool ok = false;
   broadcast_strides(in, out, ok);
@@ -300,6 +293,11 @@ bool broadcasts_to(const Dims& in, const Dims& out) {
 constexpr size_t kMostChainText = 4096;
 
 }  // namespace
+
+bool is_scalar(const sdk::Graph& graph, const std::string& tensor, const ScalarOf& scalar) {
+  const auto& t = graph.tensor(tensor);
+  return scalar && t.constant && t.elements() == 1 && scalar(tensor).has_value();
+}
 
 bool joins_chain(const sdk::Graph& graph, const sdk::Node& node, const std::set<std::string>& values, const ScalarOf& scalar,
                  const std::map<std::string, std::string>& shared, const OperandCheck& further) {

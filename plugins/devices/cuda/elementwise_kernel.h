@@ -28,6 +28,10 @@ bool follows_in_chain(const sdk::Graph& graph, const sdk::Node& node);
 // kernel joining the op that reads it writes it into its source. None: not such a tensor.
 using ScalarOf = std::function<std::optional<double>(const std::string& tensor)>;
 
+// Whether `tensor` is a one-element constant whose value `scalar` gives: a
+// chain's kernel writes it into its source.
+bool is_scalar(const sdk::Graph& graph, const std::string& tensor, const ScalarOf& scalar);
+
 // Whether `tensor` may be read by a chain's kernel as one more operand.
 using OperandCheck = std::function<bool(const std::string& tensor)>;
 
