@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "attention_kernel.h"
 #include "conv_tiling.h"
 #include "cpu_op.h"
 #include "evaluate.h"
@@ -128,6 +129,71 @@ TEST(OpKernels, EverySourceCompilesToPtx) {
     EXPECT_NE(ptx.find(".entry aoe_op("), std::string::npos);
     EXPECT_EQ(ptx.find(".local"), std::string::npos) << "an array spilled to local memory";
   }
+}
+
+// BERT-base's attention core as PyTorch exports it: q, k and v [1,128,12,64]
+// Transposed to put heads first, the scores scaled by a scalar and masked
+// by [1,1,1,128], the context Transposed back.
+sdk::Graph bert_attention() {
+  sdk::Graph g;
+  g.name = "attention";
+  g.opset = 17;
+  const auto tensor = [&](const std::string& name, std::vector<int64_t> shape, bool input = false) {
+    g.tensors[name] = {name, std::move(shape), sdk::DType::f32};
+    if (input) g.inputs.push_back(name);
+  };
+  const auto node = [&](const std::string& op, std::vector<std::string> in, const std::string& out, nlohmann::json attrs = {}) {
+    sdk::Node n;
+    n.name = op + "_" + out;
+    n.op_type = op;
+    n.inputs = std::move(in);
+    n.outputs = {out};
+    n.attrs = attrs.is_null() ? nlohmann::json::object() : std::move(attrs);
+    g.nodes.push_back(std::move(n));
+  };
+  for (const char* name : {"q", "k", "v"}) tensor(name, {1, 128, 12, 64}, true);
+  tensor("mask", {1, 1, 1, 128}, true);
+  tensor("eight", {});
+  g.tensors["eight"].constant = true;
+  tensor("qt", {1, 12, 128, 64});
+  tensor("kt", {1, 12, 64, 128});
+  tensor("vt", {1, 12, 128, 64});
+  for (const char* name : {"s", "d", "a", "p"}) tensor(name, {1, 12, 128, 128});
+  tensor("c", {1, 12, 128, 64});
+  tensor("y", {1, 128, 12, 64});
+  g.outputs = {"y"};
+  node("Transpose", {"q"}, "qt", {{"perm", {0, 2, 1, 3}}});
+  node("Transpose", {"k"}, "kt", {{"perm", {0, 2, 3, 1}}});
+  node("Transpose", {"v"}, "vt", {{"perm", {0, 2, 1, 3}}});
+  node("MatMul", {"qt", "kt"}, "s");
+  node("Div", {"s", "eight"}, "d");
+  node("Add", {"d", "mask"}, "a");
+  node("Softmax", {"a"}, "p", {{"axis", -1}});
+  node("MatMul", {"p", "vt"}, "c");
+  node("Transpose", {"c"}, "y", {{"perm", {0, 2, 1, 3}}});
+  return g;
+}
+
+TEST(OpKernels, TheAttentionKernelCompilesToPtx) {
+  if (const auto why = clang_missing(); !why.empty()) GTEST_SKIP() << why;
+  const sdk::Graph g = bert_attention();
+  const auto patterns = cpu::find_attention(g);
+  ASSERT_EQ(patterns.size(), 1u);
+  GpuLimits h100;
+  h100.multiprocessors = 132;
+  const auto a = attention_kernel(g, patterns[0], h100, [](const std::string&) { return std::optional<double>(8.0); });
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->nodes.size(), 9u);  // every node of the graph
+  EXPECT_EQ(a->reads, (std::vector<std::string>{"q", "k", "v", "mask"}));
+  EXPECT_EQ(a->writes, "y");
+  EXPECT_NE(a->kernel.source.find("#define ROWS 4\n"), std::string::npos) << "12 x 32 blocks fill 132 multiprocessors twice";
+  std::ofstream(kWork / "attention.cu") << a->kernel.source;
+  ASSERT_TRUE(run(ptx_command(kWork / "attention.cu", kWork / "attention.ptx", kWork / "attention.ptx.log")))
+      << read(kWork / "attention.ptx.log");
+  EXPECT_EQ(read(kWork / "attention.ptx.log"), "") << "clang warns";
+  const std::string ptx = read(kWork / "attention.ptx");
+  EXPECT_NE(ptx.find(".entry aoe_op("), std::string::npos);
+  EXPECT_EQ(ptx.find(".local"), std::string::npos) << "an array spilled to local memory";
 }
 
 sdk::OpTask task_of(const sdk::Graph& g) {
