@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 #include "aoe/sdk/error.h"
 #include "op_source.h"
@@ -75,13 +74,13 @@ std::optional<AttentionKernel> attention_kernel(const sdk::Graph& graph, const c
     a.reads.push_back(t);
   }
   std::vector<const sdk::Node*> chain;
-  std::set<std::string> values = {scores_tensor};
-  for (const auto& n : p.chain) {
-    if (!joins_chain(graph, n, values, scalar, loaded)) return std::nullopt;
-    chain.push_back(&n);
-    values.insert(n.outputs.at(0));
+  for (const auto& n : p.chain) chain.push_back(&n);
+  ChainExpression ex;
+  try {
+    ex = follow_on_expression(graph, scores_tensor, chain, 1, scalar, loaded);
+  } catch (const sdk::Error&) {
+    return std::nullopt;  // an op on the scores no chain takes: they run one by one
   }
-  const ChainExpression ex = follow_on_expression(graph, scores_tensor, chain, 1, scalar, loaded);
 
   const int threads = reduction_threads(std::max(sk, dv), limits);
   const int64_t rows = rows_per_block(batches, sq, sk, d, threads, limits);

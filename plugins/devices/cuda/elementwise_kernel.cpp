@@ -303,7 +303,8 @@ bool joins_chain(const sdk::Graph& graph, const sdk::Node& node, const std::set<
                  const std::map<std::string, std::string>& shared, const OperandCheck& further) {
   if (values.empty() || node.outputs.size() != 1 || node.outputs[0].empty()) return false;
   // Every value of a chain has the shape of the tensor it enters with.
-  if (graph.tensor(node.outputs[0]).shape != graph.tensor(*values.begin()).shape) return false;
+  const Dims& chain_shape = graph.tensor(*values.begin()).shape;
+  if (graph.tensor(node.outputs[0]).shape != chain_shape) return false;
   if (follows_in_chain(graph, node)) return values.count(node.inputs[0]) > 0;
   if (!is_elementwise_op(node.op_type) || node.op_type == "Expand") return false;
   Expression e;
@@ -313,7 +314,6 @@ bool joins_chain(const sdk::Graph& graph, const sdk::Node& node, const std::set<
     return false;  // no kernel computes it: it runs, and is refused, alone
   }
   if (!e.constants.empty() || !e.read_as.empty()) return false;
-  const Dims& chain_shape = graph.tensor(*values.begin()).shape;
   bool reads_value = false;
   for (const int input : e.inputs) {
     const std::string& t = node.inputs.at(static_cast<size_t>(input));

@@ -243,41 +243,39 @@ ConvFusion conv_fusion(const sdk::Graph& graph, const Readers& readers, const sd
   return f;
 }
 
+// The step of an op kernel (aoe_op's signature): `reads` per argument before y.
+Step op_kernel_step(std::string name, std::string op_type, std::string anchor, OpKernel k, std::vector<std::string> reads,
+                    std::string writes) {
+  Step step;
+  step.kernel.name = std::move(name);
+  step.kernel.op_type = std::move(op_type);
+  step.kernel.anchor = std::move(anchor);
+  step.kernel.source = std::move(k.source);
+  step.kernel.function = kOpKernelName;
+  step.kernel.launch = k.launch;
+  step.reads = std::move(reads);
+  step.reads.resize(kOpKernelInputs);
+  step.writes = std::move(writes);
+  return step;
+}
+
 // The step of an op kernel computing `nodes` (one, or a chain): it reads
 // the first one's inputs the kernel names, then past them `further`, and
 // writes the last one's output.
 Step op_step(const std::vector<const sdk::Node*>& nodes, OpKernel k, const std::vector<std::string>& further = {}) {
-  std::vector<std::string> names, types;
+  std::vector<std::string> names, types, reads;
   for (const auto* n : nodes) names.push_back(n->name), types.push_back(n->op_type);
-  Step step;
-  step.kernel.name = joined(names);
-  step.kernel.op_type = joined(types);
-  step.kernel.anchor = nodes.front()->name;
-  step.kernel.source = std::move(k.source);
-  step.kernel.function = kOpKernelName;
-  step.kernel.launch = k.launch;
-  step.reads.assign(kOpKernelInputs, "");
   const auto& own = nodes.front()->inputs;
-  for (size_t i = 0; i < k.inputs.size(); ++i) {
-    const auto input = static_cast<size_t>(k.inputs[i]);
-    step.reads[i] = input < own.size() ? own[input] : further.at(input - own.size());
+  for (const int i : k.inputs) {
+    const auto input = static_cast<size_t>(i);
+    reads.push_back(input < own.size() ? own[input] : further.at(input - own.size()));
   }
-  step.writes = nodes.back()->outputs.at(static_cast<size_t>(k.output));
-  return step;
+  std::string writes = nodes.back()->outputs.at(static_cast<size_t>(k.output));
+  return op_kernel_step(joined(names), joined(types), nodes.front()->name, std::move(k), std::move(reads), std::move(writes));
 }
 
 Step attention_step(const AttentionKernel& a) {
-  Step step;
-  step.kernel.name = joined(a.nodes);
-  step.kernel.op_type = "Attention";
-  step.kernel.anchor = a.context;
-  step.kernel.source = a.kernel.source;
-  step.kernel.function = kOpKernelName;
-  step.kernel.launch = a.kernel.launch;
-  step.reads = a.reads;
-  step.reads.resize(kOpKernelInputs);
-  step.writes = a.writes;
-  return step;
+  return op_kernel_step(joined(a.nodes), "Attention", a.context, a.kernel, a.reads, a.writes);
 }
 
 void require_known(const sdk::Graph& graph, const sdk::Node& node, const std::string& tensor) {
