@@ -1,7 +1,8 @@
 // How well the simulator predicts a real chip: each kernel of a measured
 // step profile (CANN's profiler rows: op type, block_dim, tensors, AI-core
-// time) mapped to the simulator's model of it (cann_kernels.h) and timed
-// with the default config, the tiling CANN's heuristic would pick.
+// time; compact, or msprof's op_summary_*.csv as it writes it:
+// kernel_profile.h) mapped to the simulator's model of it (cann_kernels.h)
+// and timed with the default config, the tiling CANN's heuristic would pick.
 //
 //   sim_fidelity_bench --soc ascend910_30c resnet50.csv bert.csv [--json]
 //   sim_fidelity_bench --fit resnet50.csv bert.csv   (fitted on one, scored on the other)
@@ -55,11 +56,18 @@ struct Mapped {
   aoe::sim::ModelledKernel modelled;
 };
 
-std::vector<Mapped> mapped(const std::string& file) {
-  std::vector<Mapped> out;
-  for (auto& k : aoe::sim::read_kernel_profile(file)) {
+// A file's kernels, mapped, and what its reader said of the rest.
+struct MappedProfile {
+  std::vector<Mapped> kernels;
+  std::map<std::string, int64_t> skipped, time_columns;
+};
+
+MappedProfile mapped(const std::string& file) {
+  auto profile = aoe::sim::read_kernel_profile(file);
+  MappedProfile out{{}, profile.skipped, profile.time_columns};
+  for (auto& k : profile.kernels) {
     auto m = aoe::sim::modelled_kernel(k);
-    out.push_back({std::move(k), std::move(m)});
+    out.kernels.push_back({std::move(k), std::move(m)});
   }
   return out;
 }
@@ -143,7 +151,7 @@ json figures(const std::vector<Scored>& scored) {
     worst = std::max(worst, errors.back());
     model_times.push_back(s.modelled_us);
     measured_times.push_back(s.kernel->measured_us);
-    if (s.block_dim > 0) {
+    if (s.block_dim > 0 && s.kernel->block_dim > 0) {  // a profile's 0: not recorded
       ++with_cores;
       same_cores += s.block_dim == s.kernel->block_dim ? 1 : 0;
     }
@@ -175,9 +183,9 @@ json kernel_rows(const std::vector<Scored>& scored) {
   return out;
 }
 
-json score_file(const aoe::sim::Soc& soc, const std::string& file, const std::vector<Mapped>& kernels, bool per_kernel) {
+json score_file(const aoe::sim::Soc& soc, const std::string& file, const MappedProfile& profile, bool per_kernel) {
   std::vector<Scored> scored;
-  for (const auto& k : kernels) scored.push_back(score(soc, k));
+  for (const auto& k : profile.kernels) scored.push_back(score(soc, k));
   std::map<std::string, std::vector<Scored>> by_type;
   std::map<std::string, size_t> uncovered;  // reason -> kernels
   for (const auto& s : scored) {
@@ -197,7 +205,10 @@ json score_file(const aoe::sim::Soc& soc, const std::string& file, const std::ve
   for (auto& t : types) t["share"] = total > 0 ? t["measured_us"].get<double>() / total : 0;
   json reasons = json::array();
   for (const auto& [why, n] : uncovered) reasons.push_back({{"reason", why}, {"kernels", n}});
-  json out = {{"file", file}, {"soc", soc.target}, {"step", step}, {"op_types", types}, {"uncovered", reasons}};
+  json out = {{"file", file},           {"soc", soc.target},
+              {"step", step},           {"op_types", types},
+              {"uncovered", reasons},   {"skipped_rows", profile.skipped},
+              {"time_columns", profile.time_columns}};
   if (per_kernel) out["kernels"] = kernel_rows(scored);
   return out;
 }
@@ -272,6 +283,15 @@ void print(const json& r) {
   const auto& s = r["step"];
   std::printf("\n%s on %s: %zu kernels, %.2f ms measured\n", r["file"].get<std::string>().c_str(),
               r["soc"].get<std::string>().c_str(), s["kernels"].get<size_t>(), s["measured_us"].get<double>() / 1e3);
+  if (!r["time_columns"].contains("measured_us")) {  // a profiler's own output: say which time it read
+    std::printf("times from");
+    for (const auto& [column, rows] : r["time_columns"].items())
+      std::printf(" %s (%lld rows)", column.c_str(), static_cast<long long>(rows.get<int64_t>()));
+    std::printf("\n");
+  }
+  for (const auto& [task, rows] : r["skipped_rows"].items())
+    std::printf("skipped %lld rows of task type %s: not run on AI cores\n", static_cast<long long>(rows.get<int64_t>()),
+                task.c_str());
   std::printf("%-46s %6s %7s %8s %9s %9s\n", "op type", "count", "share", "mod/meas", "median|e|", "worst|e|");
   for (const auto& t : r["op_types"]) {
     if (t["modelled_kernels"].get<size_t>() == 0) {
@@ -299,7 +319,9 @@ int usage(const char* argv0, int code) {
   std::fprintf(code ? stderr : stdout,
                "usage: %s [--soc <target or file.yaml>] [--fit PROFILE.csv]... [--json] [--kernels] PROFILE.csv...\n"
                "Scores the simulator (default SoC ascend910_30c) against measured kernel profiles:\n"
-               "CSV rows of op_name, op_type, block_dim, inputs, outputs, measured_us. --fit first fits\n"
+               "CSV rows of op_name, op_type, block_dim, inputs, outputs, measured_us, or CANN's\n"
+               "profiler output as it writes it (msprof's op_summary_*.csv, torch_npu's\n"
+               "kernel_details.csv), whose rows not run on AI cores are skipped. --fit first fits\n"
                "the SoC's inferred constants to the named profiles, then scores with the fitted chip.\n"
                "--kernels adds each kernel's measured and modelled time and core counts to the JSON.\n",
                argv0);
@@ -329,13 +351,13 @@ int main(int argc, char** argv) {
     const auto given = aoe::sim::load_soc(soc_name);
     auto soc = given;
     json report = {{"soc", given.target}, {"files", json::array()}};
-    std::map<std::string, std::vector<Mapped>> kernels;
+    std::map<std::string, MappedProfile> kernels;
     for (const auto& f : fit_files) kernels.emplace(f, mapped(f));
     for (const auto& f : files) kernels.emplace(f, mapped(f));
     if (!fit_files.empty()) {
       std::vector<const Mapped*> fitted_on;
       for (const auto& f : fit_files)
-        for (const auto& m : kernels.at(f)) fitted_on.push_back(&m);
+        for (const auto& m : kernels.at(f).kernels) fitted_on.push_back(&m);
       soc = fit(given, fitted_on);
       report["fitted_on"] = fit_files;
       report["moved"] = moved(given, soc);

@@ -1,11 +1,13 @@
 // A measured profile of one training or inference step on an Ascend chip:
-// one row per kernel launch, as CANN's profiler lists it (op_name, op_type,
-// block_dim, inputs, outputs, measured_us; each tensor `format:dtype:shape`,
-// joined by `|`). The simulator's fidelity is scored against such files.
+// one row per kernel launch, in either of two layouts. The compact one
+// (op_name, op_type, block_dim, inputs, outputs, measured_us; each tensor
+// `format:dtype:shape`, joined by `|`), or CANN's own profiler output
+// (op_summary_profile.h). The simulator's fidelity is scored against such files.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -28,14 +30,27 @@ struct ProfiledKernel {
   int64_t line = 0;  // in its file, from 1 (the header)
 };
 
+struct KernelProfile {
+  std::vector<ProfiledKernel> kernels;  // the AI cores' kernels
+  std::map<std::string, int64_t> skipped;       // rows run elsewhere, by task type (AI_CPU, HCCL, ...)
+  std::map<std::string, int64_t> time_columns;  // the column each kernel's time came from: rows
+};
+
 // Throws sdk::Error(invalid_argument) naming the file, the line and the
 // column for a row that cannot be read (a bad number or shape, a missing
-// column), and io for a file that cannot be opened. Op types are not
-// checked here: one the simulator does not model is uncovered, not an error.
-std::vector<ProfiledKernel> read_kernel_profile(const std::filesystem::path& file);
+// column) or a file with no kernel, and io for a file that cannot be
+// opened. Op types are not checked here: one the simulator does not model
+// is uncovered, not an error.
+KernelProfile read_kernel_profile(const std::filesystem::path& file);
 
 // One tensor as written, e.g. `NC1HWC0:float16:32,4,56,56,16`; throws
 // invalid_argument saying what is wrong with it.
 ProfiledTensor parse_profiled_tensor(const std::string& text);
+
+// Dimensions written `32,4,56,56,16` (empty: a scalar); throws
+// invalid_argument naming `tensor` and the one that is not a size.
+std::vector<int64_t> parse_dims(const std::string& shape, const std::string& tensor);
+// The dtype a profile's name for it says: float16, float, int32, ... .
+sdk::DType profiled_dtype(const std::string& name);
 
 }  // namespace aoe::sim

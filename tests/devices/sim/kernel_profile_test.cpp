@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "aoe/sdk/error.h"
 #include "cann_kernels.h"
@@ -45,11 +46,11 @@ const char* kUnknown = "odd,Frobnicate,2,DefaultFormat:float16:8,DefaultFormat:f
 struct Profile {
   fs::path dir;
   fs::path file;
-  explicit Profile(const std::string& rows, const std::string& header = kHeader) {
+  explicit Profile(const std::string& rows, const std::string& header = kHeader, const std::string& name = "step.csv") {
     dir = fs::temp_directory_path() / ("aoe_profile_" + std::to_string(::getpid()) + "_" +
-                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+                                       ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" + name);
     fs::create_directories(dir);
-    file = dir / "step.csv";
+    file = dir / name;
     std::ofstream(file) << header << rows;
   }
   ~Profile() { fs::remove_all(dir); }
@@ -57,14 +58,17 @@ struct Profile {
 
 ProfiledKernel only_row(const std::string& row) {
   Profile p(row);
-  auto kernels = read_kernel_profile(p.file);
+  auto kernels = read_kernel_profile(p.file).kernels;
   EXPECT_EQ(kernels.size(), 1u);
   return kernels.at(0);
 }
 
 TEST(KernelProfile, ReadsRowsAsTheProfilerWritesThem) {
   Profile p(std::string(kStem) + kClean + "\n" + kUnknown);
-  const auto kernels = read_kernel_profile(p.file);
+  const auto profile = read_kernel_profile(p.file);
+  EXPECT_TRUE(profile.skipped.empty());
+  EXPECT_EQ(profile.time_columns, (std::map<std::string, int64_t>{{"measured_us", 3}}));
+  const auto& kernels = profile.kernels;
   ASSERT_EQ(kernels.size(), 3u);
   EXPECT_EQ(kernels[0].op_type, "FusionOp_Conv2D_BNTrainingReduce");
   EXPECT_EQ(kernels[0].block_dim, 30);
@@ -108,8 +112,89 @@ TEST(KernelProfile, HostileRowsNameFileLineAndColumn) {
   expect_error_naming("x,Cast,30,ND:float16:4,ND:float:4,fast\n", {"'measured_us'", "fast"});
   expect_error_naming("x,Cast,30,ND:float16:4,ND:float:4,nan\n", {"'measured_us'"});
   expect_error_naming("x,Cast,30\n", {"step.csv:2", "no value"});
-  expect_error_naming("x,Cast,30,1.0\n", {"no column 'inputs'"}, "op_name,op_type,block_dim,measured_us\n");
+  expect_error_naming("x,Cast,30,1.0\n", {"neither a compact profile's", "inputs", "Op Name"},
+                      "op_name,op_type,block_dim,measured_us\n");
+  expect_error_naming("", {"step.csv", "no AI-core kernel row"});
   EXPECT_THROW(read_kernel_profile("/nonexistent/step.csv"), aoe::sdk::Error);
+}
+
+double default_time(const aoe::sdk::OpTask& t);
+
+// The same kernels as CANN's profiler writes them: msprof's op_summary_*.csv
+// (a spreadsheet's byte-order mark, tab-prefixed start times, DT_ and
+// FORMAT_ names, `;` between tensors, N/A where a column was not collected)
+// and torch_npu's kernel_details.csv.
+const char* kSummaryHeader =
+    "\xEF\xBB\xBF" "Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,OP State,Task Type,Task Start Time(us),"
+    "Task Duration(us),Task Wait Time(us),Block Dim,Mix Block Dim,HF32 Eligible,Input Shapes,Input Data Types,"
+    "Input Formats,Output Shapes,Output Data Types,Output Formats,Context ID,aicore_time(us),aic_total_cycles\n";
+const char* kSummaryStem =
+    "0,1,7,2,conv1,FusionOp_Conv2D_BNTrainingReduce,static,AI_CORE,\"\t1697614536418.1\",366.1,0.2,30,N/A,N/A,"
+    "\"32,1,224,224,16;49,4,16,16\",\"DT_FLOAT;DT_FLOAT\",\"FORMAT_NC1HWC0;FORMAT_FRACTAL_Z\","
+    "\"32,4,112,112,16;1,4,1,1,16;1,4,1,1,16\",\"DT_FLOAT;DT_FLOAT16;DT_FLOAT16\",\"NC1HWC0;NC1HWC0;NC1HWC0\",N/A,365.3,"
+    "328770\n";
+const char* kSummaryCpu =
+    "0,1,8,2,gather,GatherV2,static,AI_CPU,\"\t1697614536790.3\",40.5,0.3,N/A,N/A,N/A,\"128;1\",\"INT32;INT32\","
+    "\"ND;ND\",\"128\",\"INT32\",\"ND\",N/A,N/A,N/A\n";
+// Collected with --task-time only: no aicore_time, so the task's duration.
+const char* kSummaryMatMul =
+    "0,1,9,2,fc,MatMul,static,AI_CORE,\"\t1697614536801.0\",295.3,0.1,32,N/A,N/A,"
+    "\"48,1024,16,16;48,48,16,16;768\",\"FLOAT;FLOAT;FLOAT\",\"FRACTAL_NZ;FRACTAL_NZ;ND\",\"48,1024,16,16\","
+    "\"FLOAT\",\"FRACTAL_NZ\",N/A,N/A,N/A\n";
+
+TEST(KernelProfile, ReadsCannsOpSummaryAsMsprofWritesIt) {
+  Profile p(std::string(kSummaryStem) + kSummaryCpu + kSummaryMatMul, kSummaryHeader);
+  const auto profile = read_kernel_profile(p.file);
+  EXPECT_EQ(profile.skipped, (std::map<std::string, int64_t>{{"AI_CPU", 1}}));
+  EXPECT_EQ(profile.time_columns, (std::map<std::string, int64_t>{{"aicore_time(us)", 1}, {"Task Duration(us)", 1}}));
+  ASSERT_EQ(profile.kernels.size(), 2u);
+  const auto& stem = profile.kernels[0];
+  EXPECT_EQ(stem.line, 2);
+  EXPECT_DOUBLE_EQ(stem.measured_us, 365.3);
+  EXPECT_DOUBLE_EQ(profile.kernels[1].measured_us, 295.3);
+  EXPECT_EQ(profile.kernels[1].line, 4);
+  ASSERT_EQ(stem.outputs.size(), 3u);
+  EXPECT_EQ(stem.outputs[1].dtype, aoe::sdk::DType::f16);
+  // Read as the compact row of the same kernel: one task, one time.
+  const ProfiledKernel compact = only_row(kStem);
+  ASSERT_EQ(stem.inputs.size(), compact.inputs.size());
+  for (size_t i = 0; i < stem.inputs.size(); ++i) {
+    EXPECT_EQ(stem.inputs[i].format, compact.inputs[i].format);
+    EXPECT_EQ(stem.inputs[i].dtype_name, compact.inputs[i].dtype_name);
+    EXPECT_EQ(stem.inputs[i].dims, compact.inputs[i].dims);
+  }
+  const auto a = modelled_kernel(stem), b = modelled_kernel(compact);
+  ASSERT_EQ(a.tasks.size(), 1u) << a.uncovered;
+  ASSERT_EQ(b.tasks.size(), 1u) << b.uncovered;
+  EXPECT_DOUBLE_EQ(default_time(a.tasks[0]), default_time(b.tasks[0]));
+
+  // torch_npu's names for the same columns; a scalar's shape is empty.
+  Profile torch_npu(
+      "mul,Muls,AI_VECTOR_CORE,12.0,2,\"8,16;\",\"FLOAT16;FLOAT16\",\"ND;ND\",\"8,16\",\"FLOAT16\",\"ND\"\n",
+      "Name,Type,Accelerator Core,Duration(us),Block Dim,Input Shapes,Input Data Types,Input Formats,Output Shapes,"
+      "Output Data Types,Output Formats\n");
+  const auto muls = read_kernel_profile(torch_npu.file);
+  ASSERT_EQ(muls.kernels.size(), 1u);
+  EXPECT_EQ(muls.time_columns, (std::map<std::string, int64_t>{{"Duration(us)", 1}}));
+  ASSERT_EQ(muls.kernels[0].inputs.size(), 2u);
+  EXPECT_TRUE(muls.kernels[0].inputs[1].dims.empty());
+  EXPECT_EQ(muls.kernels[0].block_dim, 2);
+}
+
+TEST(KernelProfile, HostileOpSummaryRowsNameFileLineAndColumn) {
+  const std::string row = "0,1,9,2,fc,MatMul,static,AI_CORE,0,295.3,0.1,32,N/A,N/A,";
+  expect_error_naming(row + "\"48,1024,16,16;48,48,16,16\",FLOAT,\"ND;ND\",\"4\",FLOAT,ND,N/A,N/A,N/A\n",
+                      {"step.csv:2", "'Input Shapes'", "list 2, 1 and 2 tensors"}, kSummaryHeader);
+  expect_error_naming(row + "\"48,x\",FLOAT,ND,\"4\",FLOAT,ND,N/A,N/A,N/A\n", {"step.csv:2", "'Input Shapes'", "'x'"},
+                      kSummaryHeader);
+  expect_error_naming("0,1,9,2,fc,MatMul,static,AI_CORE,0,295.3,0.1,all,N/A,N/A,4,FLOAT,ND,4,FLOAT,ND,N/A,N/A,N/A\n",
+                      {"step.csv:2", "'Block Dim'", "all"}, kSummaryHeader);
+  expect_error_naming("0,1,9,2,fc,MatMul,static,AI_CORE,0,soon,0.1,1,N/A,N/A,4,FLOAT,ND,4,FLOAT,ND,N/A,N/A,N/A\n",
+                      {"step.csv:2", "'Task Duration(us)'", "soon"}, kSummaryHeader);
+  expect_error_naming("0,1,9,2,fc,N/A,static,AI_CORE,0,1.0,0.1,1,N/A,N/A,4,FLOAT,ND,4,FLOAT,ND,N/A,N/A,N/A\n",
+                      {"step.csv:2", "'OP Type'"}, kSummaryHeader);
+  // Nothing ran on AI cores: no kernel to score, and the rows it skipped said.
+  expect_error_naming(kSummaryCpu, {"no AI-core kernel row", "AI_CPU 1"}, kSummaryHeader);
 }
 
 TEST(CannKernels, AnUnknownTypeOrAMisfitRowIsUncoveredNotAnError) {
@@ -317,6 +402,23 @@ TEST(SimFidelityBench, AFitMovesOnlyInferredConstantsAndNeverWorsensItsOwnLoss) 
     EXPECT_LE(m["to"].get<double>(), 8 * m["from"].get<double>() + 1e-9);
     EXPECT_GE(m["to"].get<double>(), m["from"].get<double>() / 8 - 1e-9);
   }
+}
+
+TEST(SimFidelityBench, CannsOpSummaryScoresAsItsCompactForm) {
+  Profile summary(std::string(kSummaryStem) + kSummaryCpu + kSummaryMatMul, kSummaryHeader);
+  Profile compact(std::string(kStem) + kMatMul, kHeader, "compact.csv");
+  const auto a = aoe::test::run_process({bench(), "--json", summary.file.string()}, summary.dir);
+  const auto b = aoe::test::run_process({bench(), "--json", compact.file.string()}, compact.dir);
+  ASSERT_EQ(a.exit_code, 0) << failure_text(a);
+  ASSERT_EQ(b.exit_code, 0) << failure_text(b);
+  const auto fa = nlohmann::json::parse(a.out)["files"][0], fb = nlohmann::json::parse(b.out)["files"][0];
+  for (const char* figure : {"kernels", "measured_us", "modelled_us", "median_abs_error", "block_dim_equal_share"})
+    EXPECT_EQ(fa["step"][figure], fb["step"][figure]) << figure;
+  EXPECT_EQ(fa["skipped_rows"], nlohmann::json({{"AI_CPU", 1}}));
+  const auto text = aoe::test::run_process({bench(), summary.file.string()}, summary.dir);
+  ASSERT_EQ(text.exit_code, 0) << failure_text(text);
+  for (const char* words : {"skipped 1 rows of task type AI_CPU", "times from Task Duration(us) (1 rows) aicore_time(us) (1 rows)"})
+    EXPECT_NE(text.out.find(words), std::string::npos) << words << " missing from:\n" << text.out;
 }
 
 TEST(SimFidelityBench, ABadRowStopsItNamingTheRow) {
