@@ -306,6 +306,11 @@ std::vector<OpTask> matmul(const ProfiledKernel& k, const std::vector<std::strin
   return {t};
 }
 
+// A MatMul whose third input, where it has one, is a bias added to each row.
+std::vector<OpTask> biased_matmul(const ProfiledKernel& k) {
+  return matmul(k, k.inputs.size() > 2 ? std::vector<std::string>{"Add"} : std::vector<std::string>{});
+}
+
 std::vector<OpTask> row_op(const ProfiledKernel& k, const std::string& op_type) {
   OpTask t = task_of(k, op_type);
   TensorDesc x = input(k, 0);
@@ -607,11 +612,81 @@ std::vector<OpTask> atomic_clean(const ProfiledKernel& k) {
   return {task};
 }
 
+// A data mover as a one-pass elementwise kernel over what it moves: a
+// concat, a split, a pad, a tile, a fill, a nearest resize or a segment sum
+// the larger of what it reads and what it writes; a slice or a gather
+// (`picks`) only what it writes, the part of its input it reads.
+std::vector<OpTask> copy_kernel(const ProfiledKernel& k, bool picks) {
+  int64_t read = 0, written = 0;
+  for (size_t i = 0; i < k.inputs.size(); ++i) read += input(k, i).elements();
+  for (size_t i = 0; i < k.outputs.size(); ++i) written += output(k, i).elements();
+  if (read == 0 && written == 0) misfit("has no tensors");
+  if (picks && written == 0) misfit("writes nothing");
+  TensorDesc t = k.outputs.empty() ? input(k, 0) : output(k, 0);
+  t.shape = {picks ? written : std::max(read, written)};
+  t.format = "ND";
+  OpTask task = task_of(k, "Relu");
+  task.inputs = {t};
+  task.outputs = {t};
+  return {task};
+}
+
+// MaxPool and AvgPool (V2, V3): a row carries no attributes, so the window
+// is the stride the maps' sizes give (VGG's 2x2 at stride 2), no pads; the
+// whole map where the output is one position (a global pool).
+std::vector<OpTask> pool(const ProfiledKernel& k, const std::string& onnx_type) {
+  const TensorDesc x = input(k, 0), y = output(k, 0);
+  if (x.shape.size() != 4 || y.shape.size() != 4) misfit("pools maps that are not NC1HWC0");
+  std::vector<int64_t> kernel(2), strides(2);
+  for (size_t a = 0; a < 2; ++a) {
+    const int64_t in = x.shape[2 + a], out = std::max<int64_t>(1, y.shape[2 + a]);
+    strides[a] = out == 1 ? in : std::max<int64_t>(1, in / out);
+    kernel[a] = strides[a];
+  }
+  OpTask t = task_of(k, onnx_type);
+  t.inputs = {x};
+  t.outputs = {y};
+  t.attrs = {{"kernel_shape", kernel}, {"strides", strides}, {"pads", {0, 0, 0, 0}}};
+  return {t};
+}
+
+// A gradient of an activation from dy and a tensor of its size (x or y), as
+// the step's kernel of that name computes it.
+std::vector<OpTask> activation_gradient(const ProfiledKernel& k, const std::string& op_type) {
+  return {step_task(k, op_type, {in_plain(k, 0), in_plain(k, 1)}, {largest_output(k)})};
+}
+
+// An Adam update (ApplyAdamD, AdamApplyOne, AdamApplyOneWithDecay and their
+// Assign forms): the step's ApplyAdam over the four tensors of the weight's
+// size it reads (weight, both moments, the gradient, in CANN's order for
+// each); the scalars beside them (learning rate, betas, epsilon) are folded.
+std::vector<OpTask> adam(const ProfiledKernel& k) {
+  auto full = [](std::vector<TensorDesc> all, size_t want) {
+    int64_t most = 0;
+    for (const auto& t : all) most = std::max(most, t.elements());
+    std::vector<TensorDesc> out;
+    for (auto& t : all)
+      if (t.elements() == most && out.size() < want) out.push_back(plain(t));
+    return out;
+  };
+  std::vector<TensorDesc> ins, outs;
+  for (size_t i = 0; i < k.inputs.size(); ++i) ins.push_back(input(k, i));
+  for (size_t i = 0; i < k.outputs.size(); ++i) outs.push_back(output(k, i));
+  ins = full(ins, 4);
+  if (ins.size() != 4) misfit("reads " + std::to_string(ins.size()) + " tensors of the weight's size, not 4");
+  outs = full(outs, 3);
+  if (outs.size() != 3) outs.clear();  // updated in place: what it writes is what it read
+  return {step_task(k, "ApplyAdam", ins, outs)};
+}
+
 using Builder = std::function<std::vector<OpTask>(const ProfiledKernel&)>;
 
 Builder vector(int simple, int transcendental) {
   return [=](const ProfiledKernel& k) { return vector_kernel(k, simple, transcendental); };
 }
+
+const Builder moves = [](const ProfiledKernel& k) { return copy_kernel(k, false); };
+const Builder picks = [](const ProfiledKernel& k) { return copy_kernel(k, true); };
 
 // CANN's op types, the fusions of a training step included. The step's
 // kernels count their vector instructions where they are modelled
@@ -692,12 +767,12 @@ const std::map<std::string, Builder>& table() {
       {"FusionOp_RealDiv_Neg", [](const ProfiledKernel& k) { return vector_kernel(k, 1, 1); }},
       {"Assign", vector(1, 0)},
       {"AssignAdd", vector(1, 0)},
-      // Data movers and fills: one copy of what they write.
-      {"StridedSlice", vector(1, 0)},
+      // Data movers and fills (copy_kernel for those that read more or less than they write).
+      {"StridedSlice", picks},
       {"StridedSliceGrad", vector(1, 0)},
-      {"Gather", vector(1, 0)},
+      {"Gather", picks},
       {"OneHot", vector(1, 0)},
-      {"UnsortedSegmentSum", vector(1, 0)},
+      {"UnsortedSegmentSum", moves},
       {"Tile", vector(1, 0)},
       {"TensorMove", vector(1, 0)},
       {"AtomicAddrClean", atomic_clean},
@@ -730,10 +805,7 @@ const std::map<std::string, Builder>& table() {
       {"ReduceMean", reduction},
       {"BiasAddGrad", bias_gradient},
       {"LayerNormBetaGammaBackpropV2", layer_norm_parameter_gradient},
-      {"MatMul",
-       [](const ProfiledKernel& k) {
-         return matmul(k, k.inputs.size() > 2 ? std::vector<std::string>{"Add"} : std::vector<std::string>{});
-       }},
+      {"MatMul", biased_matmul},
       {"BatchMatMul", [](const ProfiledKernel& k) { return matmul(k, {}, "BatchMatMul"); }},
       {"FusionOp_MatMul_Mul", [](const ProfiledKernel& k) { return matmul(k, {"Mul"}); }},
       {"FusionOp_MatMul_AddN", [](const ProfiledKernel& k) { return matmul(k, {"Add"}); }},
@@ -757,6 +829,103 @@ const std::map<std::string, Builder>& table() {
       {"TransData", transdata},
       {"MaxPoolWithArgmax", max_pool},
       {"MaxPoolGradWithArgmax", max_pool_gradient},
+      // The kernels of other models' steps and of inference graphs, under
+      // CANN's names and their D (constant-folded) and versioned forms.
+      {"MatMulV2", biased_matmul},
+      {"BatchMatMulV2", [](const ProfiledKernel& k) { return matmul(k, {}, "BatchMatMul"); }},
+      {"Conv2DBackpropInputD", [](const ProfiledKernel& k) { return conv_data_gradient(k, {}); }},
+      {"Conv2DBackpropFilterD", conv_weight_gradient},
+      {"MaxPool", [](const ProfiledKernel& k) { return pool(k, "MaxPool"); }},
+      {"MaxPoolV3", [](const ProfiledKernel& k) { return pool(k, "MaxPool"); }},
+      {"AvgPool", [](const ProfiledKernel& k) { return pool(k, "AveragePool"); }},
+      {"AvgPoolV2", [](const ProfiledKernel& k) { return pool(k, "AveragePool"); }},
+      {"MaxPoolGrad", vector(3, 0)},  // x, y and dy read, dx written where x was the max
+      {"AvgPoolGrad", vector(1, 0)},
+      {"Relu", vector(1, 0)},
+      {"Relu6", vector(2, 0)},
+      {"LeakyRelu", vector(2, 0)},
+      {"Sigmoid", vector(2, 2)},
+      {"Tanh", vector(3, 2)},
+      {"Gelu", vector(6, 2)},
+      {"Elu", vector(3, 1)},
+      {"Swish", vector(3, 2)},
+      {"HardSwish", vector(5, 0)},
+      {"HardSigmoid", vector(4, 0)},
+      {"ReluGrad", [](const ProfiledKernel& k) { return activation_gradient(k, "ReluGradV2"); }},
+      {"Relu6Grad", [](const ProfiledKernel& k) { return activation_gradient(k, "Relu6Grad"); }},
+      {"SigmoidGrad", [](const ProfiledKernel& k) { return activation_gradient(k, "SigmoidGrad"); }},
+      {"HardSwishGrad", [](const ProfiledKernel& k) { return activation_gradient(k, "HardSwishGrad"); }},
+      {"HardSigmoidGrad", [](const ProfiledKernel& k) { return activation_gradient(k, "HardSigmoidGrad"); }},
+      {"LeakyReluGrad", vector(3, 0)},
+      {"EluGrad", vector(3, 0)},
+      {"BiasAdd", vector(1, 0)},
+      {"Muls", vector(1, 0)},
+      {"Adds", vector(1, 0)},
+      {"Axpy", vector(2, 0)},
+      {"Div", [](const ProfiledKernel& k) { return vector_kernel(k, 0, 1); }},
+      {"DivNoNan", [](const ProfiledKernel& k) { return vector_kernel(k, 2, 1); }},
+      {"FloorDiv", [](const ProfiledKernel& k) { return vector_kernel(k, 1, 1); }},
+      {"Exp", [](const ProfiledKernel& k) { return vector_kernel(k, 0, 1); }},
+      {"Log", [](const ProfiledKernel& k) { return vector_kernel(k, 0, 1); }},
+      {"Rsqrt", [](const ProfiledKernel& k) { return vector_kernel(k, 0, 2); }},
+      {"RsqrtGrad", vector(4, 0)},
+      {"SqrtGrad", [](const ProfiledKernel& k) { return vector_kernel(k, 1, 1); }},
+      {"Square", vector(1, 0)},
+      {"SquaredDifference", vector(2, 0)},
+      {"Abs", vector(1, 0)},
+      {"Sign", vector(2, 0)},
+      {"Floor", vector(1, 0)},
+      {"Round", vector(1, 0)},
+      {"Equal", vector(1, 0)},
+      {"NotEqual", vector(1, 0)},
+      {"Less", vector(1, 0)},
+      {"GreaterEqual", vector(1, 0)},
+      {"ClipByValue", vector(2, 0)},
+      {"ZerosLike", vector(1, 0)},
+      {"OnesLike", vector(1, 0)},
+      {"BNInfer", vector(2, 0)},
+      {"BNInferenceD", vector(2, 0)},
+      {"DropOutDoMask", vector(2, 0)},
+      {"DropOutDoMaskV3", vector(2, 0)},
+      {"ReduceSumD", reduction},
+      {"ReduceMeanD", reduction},
+      {"ReduceMax", reduction},
+      {"ReduceMaxD", reduction},
+      {"ReduceMin", reduction},
+      {"ReduceMinD", reduction},
+      {"SoftmaxV2", [](const ProfiledKernel& k) { return row_op(k, "Softmax"); }},
+      {"LogSoftmaxV2", [](const ProfiledKernel& k) { return row_op(k, "LogSoftmax"); }},
+      {"SoftmaxGrad", [](const ProfiledKernel& k) { return row_gradient(k, "SoftmaxGradExt", 2, 1); }},
+      {"SparseSoftmaxCrossEntropyWithLogits", [](const ProfiledKernel& k) { return row_op(k, "Softmax"); }},
+      {"ApplyAdam", adam},
+      {"ApplyAdamD", adam},
+      {"AdamApplyOne", adam},
+      {"AdamApplyOneAssign", adam},
+      {"AdamApplyOneWithDecay", adam},
+      {"AdamApplyOneWithDecayAssign", adam},
+      {"ApplyGradientDescent", vector(1, 0)},
+      {"ConcatD", moves},
+      {"ConcatV2D", moves},
+      {"ConcatV2", moves},
+      {"Concat", moves},
+      {"SplitD", moves},
+      {"SplitVD", moves},
+      {"Split", moves},
+      {"SplitV", moves},
+      {"Slice", picks},
+      {"SliceD", picks},
+      {"StridedSliceD", picks},
+      {"PadD", moves},
+      {"Pad", moves},
+      {"TileD", moves},
+      {"ExpandD", moves},
+      {"BroadcastToD", moves},
+      {"Fill", moves},
+      {"GatherV2", picks},
+      {"GatherV2D", picks},
+      {"ResizeNearestNeighborV2", moves},
+      {"ResizeNearestNeighborV2D", moves},
+      {"Identity", moves},
   };
   return rows;
 }

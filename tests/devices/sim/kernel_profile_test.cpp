@@ -429,6 +429,52 @@ TEST(SimFidelityBench, ABadRowStopsItNamingTheRow) {
   EXPECT_NE(r.err.find("measured_us"), std::string::npos) << r.err;
 }
 
+// Kernels of other models' steps (VGG's pools, MobileNet's ReLU6, YOLO's
+// concats, Adam) and CANN's versioned names map to the simulator's models.
+TEST(CannKernels, OtherModelsKernelsMapToTheSimulatorsModels) {
+  const std::vector<std::string> rows = {
+      "p,MaxPool,30,\"NC1HWC0:float16:32,4,224,224,16\",\"NC1HWC0:float16:32,4,112,112,16\",90.0\n",
+      "g,AvgPool,30,\"NC1HWC0:float16:32,128,7,7,16\",\"NC1HWC0:float16:32,128,1,1,16\",9.0\n",
+      "r6,Relu6,30,\"NC1HWC0:float16:32,2,112,112,16\",\"NC1HWC0:float16:32,2,112,112,16\",40.0\n",
+      "rg,ReluGrad,30,\"NC1HWC0:float16:32,4,56,56,16|NC1HWC0:float16:32,4,56,56,16\",\"NC1HWC0:float16:32,4,56,56,16\",30.0\n",
+      "sg,SigmoidGrad,30,\"ND:float16:4096,768|ND:float16:4096,768\",\"ND:float16:4096,768\",9.0\n",
+      "c,ConcatD,30,\"NC1HWC0:float16:32,8,13,13,16|NC1HWC0:float16:32,16,13,13,16\",\"NC1HWC0:float16:32,24,13,13,16\",12.0\n",
+      "s,SplitD,30,\"ND:float16:4096,2304\",\"ND:float16:4096,768|ND:float16:4096,768|ND:float16:4096,768\",20.0\n",
+      "e,GatherV2,30,\"ND:float:21128,768|ND:int32:4096|ND:int32:\",\"ND:float:4096,768\",15.0\n",
+      "sm,SoftmaxV2,30,\"ND:float16:49152,128\",\"ND:float16:49152,128\",25.0\n",
+      "rs,ReduceSumD,30,\"ND:float:4096,768\",\"ND:float:768\",8.0\n",
+      "a,ApplyAdamD,30,\"ND:float:768,768|ND:float:768,768|ND:float:768,768|ND:float:|ND:float:|ND:float:|ND:float:|"
+      "ND:float:|ND:float:|ND:float:768,768\",\"ND:float:768,768|ND:float:768,768|ND:float:768,768\",20.0\n",
+      "m,MatMulV2,30,\"FRACTAL_NZ:float16:48,256,16,16|FRACTAL_NZ:float16:48,48,16,16\",\"FRACTAL_NZ:float16:48,256,16,16\",60.0\n",
+      "bm,BatchMatMulV2,30,\"FRACTAL_NZ:float16:32,12,4,8,16,16|FRACTAL_NZ:float16:32,12,4,8,16,16\","
+      "\"FRACTAL_NZ:float16:32,12,8,8,16,16\",20.0\n",
+  };
+  std::map<std::string, aoe::sim::ModelledKernel> by_type;
+  for (const auto& row : rows) {
+    const ProfiledKernel k = only_row(row);
+    const auto m = modelled_kernel(k);
+    ASSERT_FALSE(m.tasks.empty()) << k.op_type << ": " << m.uncovered;
+    EXPECT_GT(default_time(m.tasks[0]), 0) << k.op_type;
+    by_type[k.op_type] = m;
+  }
+  // A row carries no attributes: the window is the stride the sizes give; a
+  // global pool's the whole map.
+  EXPECT_EQ(by_type["MaxPool"].tasks[0].attrs["kernel_shape"], nlohmann::json({2, 2}));
+  EXPECT_EQ(by_type["MaxPool"].tasks[0].attrs["strides"], nlohmann::json({2, 2}));
+  EXPECT_EQ(by_type["AvgPool"].tasks[0].attrs["kernel_shape"], nlohmann::json({7, 7}));
+  // A concat moves all it writes; a split all it reads; a gather the rows it picks, not the table.
+  EXPECT_EQ(by_type["ConcatD"].tasks[0].inputs[0].elements(), int64_t{32} * 24 * 16 * 13 * 13);
+  EXPECT_EQ(by_type["SplitD"].tasks[0].inputs[0].elements(), int64_t{4096} * 2304);
+  EXPECT_EQ(by_type["GatherV2"].tasks[0].inputs[0].elements(), int64_t{4096} * 768);
+  // Adam reads the weight, its moments and the gradient; the scalars are folded.
+  ASSERT_EQ(by_type["ApplyAdamD"].tasks[0].inputs.size(), 4u);
+  EXPECT_EQ(by_type["ApplyAdamD"].tasks[0].op_type, "ApplyAdam");
+  // The versioned names time as the ones they version.
+  const auto v1 = modelled_kernel(only_row(
+      "m,MatMul,30,\"FRACTAL_NZ:float16:48,256,16,16|FRACTAL_NZ:float16:48,48,16,16\",\"FRACTAL_NZ:float16:48,256,16,16\",60.0\n"));
+  EXPECT_DOUBLE_EQ(default_time(v1.tasks[0]), default_time(by_type["MatMulV2"].tasks[0]));
+}
+
 TEST(CannKernels, AtomicAddrCleanClearsWhatItsFollowerAccumulates) {
   const auto soc = aoe::sim::load_soc("ascend910_30c");
   // Before a reduction over a map: the map's two per-channel statistics, in
