@@ -84,15 +84,10 @@ TensorDesc cube_operand(TensorDesc t) {
 struct ConvGeometry {
   int64_t k = 1, stride = 1, pad_lo = 0, pad_hi = 0;
 };
-ConvGeometry conv_geometry(const TensorDesc& x, const ProfiledTensor& w, const TensorDesc& y) {
-  if (w.dims.size() != 4) misfit("conv weights are not Fractal Z (4 dims)");
+// The stride and "same" pads of a square k x k window from x's and y's sizes.
+ConvGeometry window_geometry(const TensorDesc& x, const TensorDesc& y, int64_t k) {
   feature_map(x, "conv input");
   feature_map(y, "conv output");
-  const int64_t c1 = x.shape[1] / kC0;
-  if (c1 <= 0 || w.dims[0] % c1 != 0) misfit("conv weights' first dim is not a multiple of the input's C1");
-  const int64_t taps = w.dims[0] / c1;
-  const auto k = static_cast<int64_t>(std::llround(std::sqrt(static_cast<double>(taps))));
-  if (k * k != taps) misfit("conv kernel of " + std::to_string(taps) + " taps is not square");
   if (y.shape[2] <= 0 || y.shape[2] > x.shape[2]) misfit("conv output is larger than its input");
   ConvGeometry g;
   g.k = k;
@@ -101,6 +96,17 @@ ConvGeometry conv_geometry(const TensorDesc& x, const ProfiledTensor& w, const T
   g.pad_lo = total / 2;
   g.pad_hi = total - g.pad_lo;
   return g;
+}
+
+ConvGeometry conv_geometry(const TensorDesc& x, const ProfiledTensor& w, const TensorDesc& y) {
+  if (w.dims.size() != 4) misfit("conv weights are not Fractal Z (4 dims)");
+  feature_map(x, "conv input");
+  const int64_t c1 = x.shape[1] / kC0;
+  if (c1 <= 0 || w.dims[0] % c1 != 0) misfit("conv weights' first dim is not a multiple of the input's C1");
+  const int64_t taps = w.dims[0] / c1;
+  const auto k = static_cast<int64_t>(std::llround(std::sqrt(static_cast<double>(taps))));
+  if (k * k != taps) misfit("conv kernel of " + std::to_string(taps) + " taps is not square");
+  return window_geometry(x, y, k);
 }
 
 json conv_attrs(const ConvGeometry& g) {
@@ -143,6 +149,31 @@ std::vector<OpTask> conv_forward(const ProfiledKernel& k, const std::vector<std:
   t.attrs = conv_attrs(g);
   fuse(t, k, fused);
   return {t};
+}
+
+// A depthwise conv (each channel its own filters, CANN's weights C1HWNCoC0:
+// C1, KH, KW, multiplier, 16, 16) from x to y: a Conv of one group per
+// channel. Its gradients (DepthwiseConv2DBackpropInputD: filter and dy to
+// dx; ...FilterD: x and dy to the filter) are priced as the forward conv
+// they come from: the same taps over the same maps.
+std::vector<OpTask> depthwise(const ProfiledKernel& k, const TensorDesc& x, const TensorDesc& y, const ProfiledTensor& w) {
+  if (w.dims.size() != 6 || w.dims[1] != w.dims[2]) misfit("depthwise weights are not C1HWNCoC0 with square taps");
+  const auto g = window_geometry(x, y, w.dims[1]);
+  if (x.shape[1] <= 0 || y.shape[1] % x.shape[1] != 0) misfit("depthwise output channels are not a multiple of the input's");
+  OpTask t = task_of(k, "Conv");
+  t.inputs = {cube_operand(x), conv_weights(y.shape[1], 1, g.k)};
+  t.outputs = {y};
+  t.attrs = conv_attrs(g);
+  t.attrs["group"] = x.shape[1];
+  return {t};
+}
+
+const ProfiledTensor& depthwise_weights(const ProfiledKernel& k) {
+  for (const auto& t : k.inputs)
+    if (t.dims.size() == 6) return t;
+  for (const auto& t : k.outputs)
+    if (t.dims.size() == 6) return t;
+  misfit("has no C1HWNCoC0 depthwise weights");
 }
 
 // Conv2DBackpropInput: dy and the forward conv's weights (Cout x Cin x KH x
@@ -834,6 +865,11 @@ const std::map<std::string, Builder>& table() {
       {"MatMulV2", biased_matmul},
       {"BatchMatMulV2", [](const ProfiledKernel& k) { return matmul(k, {}, "BatchMatMul"); }},
       {"Conv2DBackpropInputD", [](const ProfiledKernel& k) { return conv_data_gradient(k, {}); }},
+      {"DepthwiseConv2D", [](const ProfiledKernel& k) { return depthwise(k, input(k, 0), output(k, 0), depthwise_weights(k)); }},
+      {"DepthwiseConv2DBackpropInputD",  // filter, dy -> dx
+       [](const ProfiledKernel& k) { return depthwise(k, output(k, 0), input(k, 1), depthwise_weights(k)); }},
+      {"DepthwiseConv2DBackpropFilterD",  // x, dy -> the filter's gradient
+       [](const ProfiledKernel& k) { return depthwise(k, input(k, 0), input(k, 1), depthwise_weights(k)); }},
       {"Conv2DBackpropFilterD", conv_weight_gradient},
       {"MaxPool", [](const ProfiledKernel& k) { return pool(k, "MaxPool"); }},
       {"MaxPoolV3", [](const ProfiledKernel& k) { return pool(k, "MaxPool"); }},

@@ -469,6 +469,30 @@ TEST(CannKernels, OtherModelsKernelsMapToTheSimulatorsModels) {
   // Adam reads the weight, its moments and the gradient; the scalars are folded.
   ASSERT_EQ(by_type["ApplyAdamD"].tasks[0].inputs.size(), 4u);
   EXPECT_EQ(by_type["ApplyAdamD"].tasks[0].op_type, "ApplyAdam");
+  // MobileNet's depthwise convs: a group per channel, the taps from the
+  // C1HWNCoC0 weights; the gradients priced as the conv they come from.
+  const std::string map = "NC1HWC0:float16:32,2,112,112,16", w = "C1HWNCoC0:float16:2,3,3,1,16,16";
+  const auto dw = modelled_kernel(only_row("d,DepthwiseConv2D,30,\"" + map + "|" + w + "\",\"" + map + "\",50.0\n"));
+  ASSERT_EQ(dw.tasks.size(), 1u) << dw.uncovered;
+  EXPECT_EQ(dw.tasks[0].attrs["group"], 32);
+  EXPECT_EQ(dw.tasks[0].attrs["kernel_shape"], nlohmann::json({3, 3}));
+  EXPECT_EQ(dw.tasks[0].inputs[1].shape, (std::vector<int64_t>{32, 1, 3, 3}));
+  const auto dx = modelled_kernel(
+      only_row("dx,DepthwiseConv2DBackpropInputD,30,\"" + w + "|" + map + "\",\"" + map + "\",50.0\n"));
+  const auto dwt = modelled_kernel(only_row("dwt,DepthwiseConv2DBackpropFilterD,30,\"" + map + "|" + map +
+                                            "\",\"C1HWNCoC0:float:2,3,3,1,16,16\",50.0\n"));
+  ASSERT_EQ(dx.tasks.size(), 1u) << dx.uncovered;
+  ASSERT_EQ(dwt.tasks.size(), 1u) << dwt.uncovered;
+  EXPECT_DOUBLE_EQ(default_time(dx.tasks[0]), default_time(dw.tasks[0]));
+  EXPECT_DOUBLE_EQ(default_time(dwt.tasks[0]), default_time(dw.tasks[0]));
+  const auto strided = modelled_kernel(only_row("d2,DepthwiseConv2D,30,\"" + map + "|" + w +
+                                                "\",\"NC1HWC0:float16:32,2,56,56,16\",20.0\n"));
+  ASSERT_EQ(strided.tasks.size(), 1u) << strided.uncovered;
+  EXPECT_EQ(strided.tasks[0].attrs["strides"], nlohmann::json({2, 2}));
+  EXPECT_FALSE(modelled_kernel(only_row("bad,DepthwiseConv2D,30,\"" + map + "|FracZ:float16:18,2,16,16\",\"" + map +
+                                        "\",50.0\n"))
+                   .uncovered.empty());
+
   // The versioned names time as the ones they version.
   const auto v1 = modelled_kernel(only_row(
       "m,MatMul,30,\"FRACTAL_NZ:float16:48,256,16,16|FRACTAL_NZ:float16:48,48,16,16\",\"FRACTAL_NZ:float16:48,256,16,16\",60.0\n"));
