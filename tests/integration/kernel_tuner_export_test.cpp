@@ -67,6 +67,32 @@ TEST_F(AoeHostTest, KernelTunerExportReplaysToTheSameBest) {
               1e-9 * op["performance_before_tune(us)"].get<double>());
 }
 
+// A cache Kernel Tuner is still writing (or whose run was interrupted) has
+// no closing braces; the replay device tunes on the entries it holds.
+TEST_F(AoeHostTest, ACacheKernelTunerLeftOpenReplaysItsEntries) {
+  const auto cachefile = dir_ / "open_A4000.json";
+  std::ofstream(cachefile) << R"({
+"schema_version": "1.0.0",
+"device_name": "NVIDIA RTX A4000",
+"kernel_name": "vector_add",
+"problem_size": [10000000],
+"tune_params_keys": ["block_size_x"],
+"tune_params": {"block_size_x": [64, 128, 256, 512]},
+"objective": "time",
+"cache": {
+"64": {"block_size_x": 64, "time": 1.42, "compile_time": 610.0, "benchmark_time": 30.0},
+"128": {"block_size_x": 128, "time": 1.21, "compile_time": 605.0, "benchmark_time": 28.0},
+"256": {"block_size_x": 256, "time": 1.33, "compile_time": 598.0, "benchmark_time": 29.0},
+)";
+  std::ofstream(dir_ / "op.json") << json({{"op", "vector_add"}}).dump();
+  const auto r = aoe_host({"--plugin", "opat", "--device", "replay", "--device_options",
+                           json({{"cachefile", cachefile.string()}}).dump(), "--singleop", (dir_ / "op.json").string(),
+                           "--searcher", "exhaustive", "--budget", "8", "--warm_start", "false"});
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
+  const json op = only_result()["OPAT"]["opat_tuned_operators"][0];
+  EXPECT_NEAR(op["performance_after_tune(us)"].get<double>(), 1210, 1e-6) << op.dump(2);
+}
+
 TEST_F(AoeHostTest, KernelTunerExportNamesAMissingTask) {
   ASSERT_EQ(tune("conv_block.onnx", {"--budget", "4"}).exit_code, 0);
   const auto r = aoe_host({"export", "kernel_tuner", only_workspace(dir_).string(), "--task", "nosuchop", "-o",

@@ -129,7 +129,25 @@ const char* to_string(Outcome outcome) {
 }
 
 Cachefile read_cachefile(const std::filesystem::path& file, uint64_t max_bytes) {
-  return Reader(file).read(read_json_file(file, max_bytes));
+  const std::string text = read_maybe_gzip(file, max_bytes);
+  nlohmann::ordered_json document;
+  bool left_open = false;
+  try {
+    document = parse_json_text(file, text);
+  } catch (const sdk::Error&) {
+    // Open: the text ends after an entry (or after "cache": {), maybe with a comma.
+    std::string closed = text.substr(0, text.find_last_not_of(" \t\r\n") + 1);
+    if (!closed.empty() && closed.back() == ',') closed.pop_back();
+    try {
+      document = nlohmann::ordered_json::parse(closed + "\n}\n}");
+      left_open = document.is_object() && document.contains("cache");
+    } catch (const nlohmann::ordered_json::exception&) {
+    }
+    if (!left_open) throw;  // not an open cache: the first parse error says why
+  }
+  Cachefile c = Reader(file).read(document);
+  c.left_open = left_open;
+  return c;
 }
 
 std::string device_name_from_file(const std::filesystem::path& file) {

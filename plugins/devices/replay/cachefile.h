@@ -40,12 +40,16 @@ struct Cachefile {
   std::vector<std::string> keys;                     // tune_params_keys
   std::vector<std::vector<nlohmann::json>> domains;  // tune_params, per key
   std::vector<Record> records;                       // in the file's order
+  bool left_open = false;  // as Kernel Tuner leaves it while it tunes, or when tuning was interrupted
 };
 
 // Reads a .json or .json.gz cachefile, of at most max_bytes once inflated;
 // every error names the file, and the entry at fault when there is one. A
 // file whose device_name is empty or missing (some of benchmark_hub's are)
-// is named by device_name_from_file().
+// is named by device_name_from_file(). Kernel Tuner appends each entry to
+// the cache as it measures it and closes the file ("}\n}") only when tuning
+// ends; one left open (tuning still running, or interrupted) is read as
+// Kernel Tuner reads it, closed after its last whole entry (left_open).
 Cachefile read_cachefile(const std::filesystem::path& file, uint64_t max_bytes = kDefaultMaxBytes);
 
 // The device a cachefile's name says it was recorded on, benchmark_hub's

@@ -83,7 +83,10 @@ std::string read_maybe_gzip(const std::filesystem::path& file, uint64_t max_byte
 }
 
 nlohmann::ordered_json read_json_file(const std::filesystem::path& file, uint64_t max_bytes) {
-  const std::string text = read_maybe_gzip(file, max_bytes);
+  return parse_json_text(file, read_maybe_gzip(file, max_bytes));
+}
+
+nlohmann::ordered_json parse_json_text(const std::filesystem::path& file, const std::string& text) {
   try {
     return nlohmann::ordered_json::parse(text);
   } catch (const nlohmann::ordered_json::exception& e) {

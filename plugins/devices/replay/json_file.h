@@ -24,6 +24,9 @@ std::string read_maybe_gzip(const std::filesystem::path& file, uint64_t max_byte
 // the file.
 nlohmann::ordered_json read_json_file(const std::filesystem::path& file, uint64_t max_bytes = kDefaultMaxBytes);
 
+// `text`, read from `file`, parsed keeping its key order; a parse error names the file.
+nlohmann::ordered_json parse_json_text(const std::filesystem::path& file, const std::string& text);
+
 // A reader of one input file, whose every complaint names the kind of file
 // and its path first: "cachefile a.json has no \"cache\"".
 class FileReader {

@@ -149,6 +149,7 @@ nlohmann::json ReplayDevice::describe() const {
       {"device_name", cache.device_name},
       {"kernel", cache.kernel_name},
       {"cachefile", cache.path.string()},
+      {"cachefile_left_open", cache.left_open},
       {"kernel_description", options_.kernel ? nlohmann::json(options_.kernel->string()) : nlohmann::json()},
       {"problem_size", cache.problem_size},
       {"configs",

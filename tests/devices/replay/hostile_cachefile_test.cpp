@@ -80,6 +80,42 @@ TEST_F(HostileCachefile, TheLimitIsAnOptionInMib) {
   EXPECT_EQ(ReplayOptions::parse({{"cachefile", bomb.string()}}, "replay").max_bytes, uint64_t{1} << 30);
 }
 
+// Kernel Tuner appends each entry as it measures it and closes the cache
+// only when tuning ends: an interrupted run leaves it open.
+TEST_F(HostileCachefile, ACacheKernelTunerLeftOpenIsReadAsItReadsIt) {
+  const std::string head = R"({
+"schema_version": "1.0.0",
+"device_name": "Testing",
+"kernel_name": "k",
+"problem_size": [4096],
+"tune_params_keys": ["bx"],
+"tune_params": {"bx": [16, 32, 64]},
+"objective": "time",
+"cache": {
+"16": {"bx": 16, "time": 1.0, "compile_time": 900.0, "benchmark_time": 120.0},
+"32": {"bx": 32, "time": 2.0, "compile_time": 800.0, "benchmark_time": 140.0})";
+  for (const std::string& tail : {std::string("\n"), std::string(",\n"), std::string(",")}) {
+    const auto c = read_cachefile(write("open_Testing.json", head + tail));
+    EXPECT_TRUE(c.left_open);
+    ASSERT_EQ(c.records.size(), 2u);
+    EXPECT_EQ(c.records[1].key, "32");
+  }
+  EXPECT_TRUE(read_cachefile(write("gz_Testing.json.gz", gzip(head + ",\n"))).left_open);
+  EXPECT_FALSE(read_cachefile(write("closed_Testing.json", head + "\n}\n}\n")).left_open);
+  // The device says so.
+  const ReplayDevice device(ReplayOptions::parse({{"cachefile", (dir_ / "open_Testing.json").string()}}, "replay"));
+  EXPECT_EQ(device.describe()["cachefile_left_open"], true);
+  // An entry cut off mid-write is not one Kernel Tuner wrote: the parse error, naming the file.
+  const auto cut = write("cut_Testing.json", head + ",\n\"64\": {\"bx\": 64, \"ti");
+  try {
+    read_cachefile(cut);
+    ADD_FAILURE() << "read a cut entry";
+  } catch (const sdk::Error& e) {
+    EXPECT_NE(std::string(e.what()).find(cut.string()), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not valid JSON"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(HostileCachefile, AnEmptyDeviceNameIsTakenFromTheFileName) {
   const fs::path file = write("convolution_milo_A4000.json.gz", gzip(kSpace));
   EXPECT_EQ(read_cachefile(file).device_name, "A4000");
