@@ -144,6 +144,19 @@ void write_matmul_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
+void write_projection_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {64, 96});
+  set_dims(g->add_output(), "y", {64, 80});
+  add_weights(g, "W", {96, 80});
+  add_weights(g, "B", {80});
+  add_node(g, "MatMul_0", "MatMul", {"x", "W"}, {"m"});
+  add_node(g, "Add_1", "Add", {"m", "B"}, {"a"});
+  add_node(g, "Relu_2", "Relu", {"a"}, {"y"});
+  save(model, file);
+}
+
 void write_residual_matmul_model(const std::filesystem::path& file) {
   auto model = empty_model();
   auto* g = model.mutable_graph();

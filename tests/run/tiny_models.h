@@ -48,6 +48,9 @@ void write_small_relu_model(const std::filesystem::path& file);
 void write_weights_model(const std::filesystem::path& file, bool external);
 // x[4,8] -> MatMul(W[8,6]) -> Add(B[6]) -> Relu -> y[4,6]: one GEMM with its epilogue.
 void write_matmul_model(const std::filesystem::path& file);
+// x[64,96] -> MatMul(W[96,80]) -> Add(B[80]) -> Relu -> y[64,80]: a GEMM tall and wide
+// enough for warps of tensor-core tiles.
+void write_projection_model(const std::filesystem::path& file);
 // x[2,4,8] -> MatMul(W[8,8]) -> Add(B[8]) -> Add(x) -> Relu -> Add(x) -> y[2,4,8]: a bias, a
 // residual and an activation after the product, then a third Add no GEMM epilogue takes.
 void write_residual_matmul_model(const std::filesystem::path& file);

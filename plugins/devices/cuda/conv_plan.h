@@ -37,7 +37,7 @@ class ConvPlan final : public KernelPlan {
   std::optional<std::string> expected_outputs() const override { return data_.get().expected; }
   std::vector<nlohmann::json> values(const sdk::Config& config) const override { return {config.begin(), config.end()}; }
   // fp32 sums of the window in another order than the double-precision reference.
-  double atol() const override { return 1e-3; }
+  double atol(const sdk::Config&) const override { return 1e-3; }
 
  private:
   OpKernel kernel(const sdk::Config& config) const;

@@ -95,8 +95,8 @@ sdk::Measurement CudaTask::run(const sdk::Config& config, const Compiled& compil
                  {"check", true},
                  {"keep_as_reference", keep_as_reference},
                  {"zero_outputs", plan_->zeroes_outputs(config)},
-                 {"rtol", o.rtol},
-                 {"atol", plan_->atol() >= 0 ? plan_->atol() : o.atol}},
+                 {"rtol", plan_->rtol(config) >= 0 ? plan_->rtol(config) : o.rtol},
+                 {"atol", plan_->atol(config) >= 0 ? plan_->atol(config) : o.atol}},
                 compiled.cubin};
   const Frame reply = context_->worker->call(id_, setup_, request, o.timeout_s);
   const std::string message = reply.header.value("message", "");

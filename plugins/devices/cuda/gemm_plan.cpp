@@ -15,6 +15,9 @@ GpuLimits gpu_limits_of(const nlohmann::json& p) {
   take("max_registers_per_block", limits.max_registers_per_block);
   take("warp_size", limits.warp_size);
   take("multiprocessors", limits.multiprocessors);
+  const auto cc = p.find("compute_capability");
+  if (cc != p.end() && cc->is_array() && cc->size() == 2 && (*cc)[0].is_number_integer() && (*cc)[1].is_number_integer())
+    limits.compute_capability = (*cc)[0].get<int>() * 10 + (*cc)[1].get<int>();
   return limits;
 }
 
@@ -40,10 +43,15 @@ PlanData gemm_data(const sdk::OpTask& task, const GemmProblem& problem, uint64_t
   return out;
 }
 
+GemmProblem tf32_allowed(GemmProblem p, bool allow) {
+  p.allow_tf32 = allow;
+  return p;
+}
+
 }  // namespace
 
 GemmPlan::GemmPlan(const sdk::OpTask& task, const GpuLimits& limits, const CudaOptions& options)
-    : problem_(gemm_problem(task)),
+    : problem_(tf32_allowed(gemm_problem(task), options.allow_tf32)),
       limits_(limits),
       space_(gemm_space(problem_)),
       data_([task, problem = problem_, seed = options.seed] { return gemm_data(task, problem, seed); }) {
@@ -51,6 +59,10 @@ GemmPlan::GemmPlan(const sdk::OpTask& task, const GpuLimits& limits, const CudaO
 }
 
 sdk::Measurement GemmPlan::check(const sdk::Config& config) const { return gemm_check(problem_, config, limits_); }
+
+double GemmPlan::rtol(const sdk::Config& config) const { return gemm_tolerance(problem_, config).rtol; }
+
+double GemmPlan::atol(const sdk::Config& config) const { return gemm_tolerance(problem_, config).atol; }
 
 std::string GemmPlan::source(const sdk::Config& config) const { return gemm_source(problem_, config); }
 

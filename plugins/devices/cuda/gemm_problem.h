@@ -38,6 +38,10 @@ struct GemmProblem {
   int64_t residual_batch_stride = 0, residual_row_stride = 0, residual_col_stride = 0;
   int residual_input = -1;
   GemmActivation activation = GemmActivation::none;
+  // Whether the space offers the TF32 tensor-core product (the device
+  // option allow_tf32): its inputs rounded to 10 mantissa bits, as
+  // PyTorch's allow_tf32 and cuBLAS's TF32 mode do. Off: fp32 only.
+  bool allow_tf32 = false;
 
   int64_t lda() const { return trans_a ? m : k; }
   int64_t ldb() const { return trans_b ? k : n; }

@@ -1,6 +1,7 @@
 #include "gemm_template.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <vector>
 
@@ -8,7 +9,8 @@ namespace aoe::cuda {
 namespace {
 
 // The kernel after the #define lines. It names no CUDA header: NVRTC's
-// builtins (threadIdx, __syncthreads, atomicAdd, erff, tanhf) are all it uses.
+// builtins (threadIdx, __syncthreads, atomicAdd, erff, tanhf) and, for the
+// TF32 product, two PTX instructions are all it uses.
 const char* const kKernel = R"cuda(
 #define EPILOGUE_NONE 0
 #define EPILOGUE_RELU 1
@@ -18,6 +20,29 @@ const char* const kKernel = R"cuda(
 #define THREADS_M (BLOCK_M / THREAD_M)
 #define THREADS_N (BLOCK_N / THREAD_N)
 #define THREADS (THREADS_M * THREADS_N)
+
+// MATH 1: the product on tensor cores in TF32 (mma.sync m16n8k8, sm_80 on).
+// A lane's THREAD_M x THREAD_N sums are its accumulators of (THREAD_M / 2) x
+// (THREAD_N / 2) tiles of 16 x 8, so each warp covers 8 * THREAD_M rows by
+// 4 * THREAD_N cols, as 32 CUDA-core threads of the same tile do, and the
+// warps tile the block in a (THREADS_M / 8) x (THREADS_N / 4) grid.
+#define WARPS_N (THREADS_N / 4)
+#if MATH == 1 && !defined(AOE_MMA_EMULATED)
+// v rounded to TF32 (10 mantissa bits, to nearest, ties away), as cuBLAS's TF32 mode does.
+__device__ __forceinline__ unsigned aoe_tf32(float v) {
+  unsigned r;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(v));
+  return r;
+}
+// d += a b over one 16 x 8 x 8 tile, the fragments as PTX lays them out:
+// lane (g, t) = (lane / 4, lane % 4) holds a at rows g, g + 8 and k t, t + 4;
+// b at k t, t + 4 and col g; d at rows g, g + 8 and cols 2t, 2t + 1.
+__device__ __forceinline__ void aoe_mma_tf32(float* d, const unsigned* a, const unsigned* b) {
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+#endif
 // Shared slices are k-major (one row per k); the extra float per row spreads
 // the transposing stores of a k-contiguous operand over the banks.
 #define A_PITCH (BLOCK_M + 1)
@@ -136,7 +161,17 @@ aoe_gemm(const float* __restrict__ a, const float* __restrict__ b, const float* 
   a += batch * (long long)A_BATCH_STRIDE;
   b += batch * (long long)B_BATCH_STRIDE;
   c += batch * ((long long)M * N);
+  // Where sum (i, j) of this thread lies in the block's tile.
+#if MATH == 1
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, t4 = lane % 4;
+  const int wm0 = warp / WARPS_N * 8 * THREAD_M, wn0 = warp % WARPS_N * 4 * THREAD_N;
+#define ROW_OF(i) (wm0 + (i) / 2 * 16 + g + (i) % 2 * 8)
+#define COL_OF(j) (wn0 + (j) / 2 * 8 + 2 * t4 + (j) % 2)
+#else
   const int tm = threadIdx.x / THREADS_N, tn = threadIdx.x % THREADS_N;
+#define ROW_OF(i) (tm + (i) * THREADS_M)
+#define COL_OF(j) (tn + (j) * THREADS_N)
+#endif
 #if !HAS_BIAS
   (void)bias;  // the launch passes five pointers whatever the problem
 #endif
@@ -164,18 +199,50 @@ aoe_gemm(const float* __restrict__ a, const float* __restrict__ b, const float* 
 #endif
     const float* const sa = as + stage * A_STAGE;
     const float* const sb = bs + stage * B_STAGE;
+#if MATH == 1
+#pragma unroll
+    for (int k8 = 0; k8 < BLOCK_K; k8 += 8) {
+      unsigned af[THREAD_M / 2][4], bf[THREAD_N / 2][2];
+#pragma unroll
+      for (int mi = 0; mi < THREAD_M / 2; ++mi) {
+        const int r = wm0 + mi * 16 + g;
+        af[mi][0] = aoe_tf32(sa[(k8 + t4) * A_PITCH + r]);
+        af[mi][1] = aoe_tf32(sa[(k8 + t4) * A_PITCH + r + 8]);
+        af[mi][2] = aoe_tf32(sa[(k8 + t4 + 4) * A_PITCH + r]);
+        af[mi][3] = aoe_tf32(sa[(k8 + t4 + 4) * A_PITCH + r + 8]);
+      }
+#pragma unroll
+      for (int ni = 0; ni < THREAD_N / 2; ++ni) {
+        const int c = wn0 + ni * 8 + g;
+        bf[ni][0] = aoe_tf32(sb[(k8 + t4) * B_PITCH + c]);
+        bf[ni][1] = aoe_tf32(sb[(k8 + t4 + 4) * B_PITCH + c]);
+      }
+#pragma unroll
+      for (int mi = 0; mi < THREAD_M / 2; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < THREAD_N / 2; ++ni) {
+          float d[4] = {acc[2 * mi][2 * ni], acc[2 * mi][2 * ni + 1], acc[2 * mi + 1][2 * ni], acc[2 * mi + 1][2 * ni + 1]};
+          aoe_mma_tf32(d, af[mi], bf[ni]);
+          acc[2 * mi][2 * ni] = d[0];
+          acc[2 * mi][2 * ni + 1] = d[1];
+          acc[2 * mi + 1][2 * ni] = d[2];
+          acc[2 * mi + 1][2 * ni + 1] = d[3];
+        }
+    }
+#else
 #pragma unroll
     for (int kk = 0; kk < BLOCK_K; ++kk) {
       float af[THREAD_M], bf[THREAD_N];
 #pragma unroll
-      for (int i = 0; i < THREAD_M; ++i) af[i] = sa[kk * A_PITCH + tm + i * THREADS_M];
+      for (int i = 0; i < THREAD_M; ++i) af[i] = sa[kk * A_PITCH + ROW_OF(i)];
 #pragma unroll
-      for (int j = 0; j < THREAD_N; ++j) bf[j] = sb[kk * B_PITCH + tn + j * THREADS_N];
+      for (int j = 0; j < THREAD_N; ++j) bf[j] = sb[kk * B_PITCH + COL_OF(j)];
 #pragma unroll
       for (int i = 0; i < THREAD_M; ++i)
 #pragma unroll
         for (int j = 0; j < THREAD_N; ++j) acc[i][j] += af[i] * bf[j];
     }
+#endif
 #if STAGES == 2
     // The other stage was last read before the previous barrier: free to fill.
     if (s + 1 < slices) aoe_stash(a_regs, b_regs, as + (stage ^ 1) * A_STAGE, bs + (stage ^ 1) * B_STAGE);
@@ -196,10 +263,10 @@ aoe_gemm(const float* __restrict__ a, const float* __restrict__ b, const float* 
   // activation is refused with SPLIT_K > 1).
 #pragma unroll
   for (int i = 0; i < THREAD_M; ++i) {
-    const int row = m0 + tm + i * THREADS_M;
+    const int row = m0 + ROW_OF(i);
 #pragma unroll
     for (int j = 0; j < THREAD_N; ++j) {
-      const int col = n0 + tn + j * THREADS_N;
+      const int col = n0 + COL_OF(j);
       if (row < M && col < N) {
         float v = ALPHA * acc[i][j];
 #if HAS_BIAS
@@ -256,7 +323,7 @@ int64_t registers(const sdk::Config& c) {
 // The knobs, without the default.
 sdk::TuningSpace gemm_bounds(const GemmProblem& p) {
   sdk::TuningSpace s;
-  s.version = "1";
+  s.version = "2";  // 2: the math knob
   s.knobs.resize(kGemmKnobCount);
   const auto* mn_end = std::end(kBlockMN);
   s.knobs[kBlockM] = sized("block_m", std::begin(kBlockMN), mn_end, p.m);
@@ -270,6 +337,8 @@ sdk::TuningSpace gemm_bounds(const GemmProblem& p) {
   int64_t splits = 1;
   while (splits < 16 && splits * 2 * kBlockKs[0] <= p.k) splits *= 2;
   s.knobs[kSplitK] = sdk::Knob::power_of_two("split_k", sdk::KnobTag::schedule, 1, splits);
+  s.knobs[kMath] = sdk::Knob::categorical("math", sdk::KnobTag::impl,
+                                          p.allow_tf32 ? std::vector<std::string>{"fp32", "tf32"} : std::vector<std::string>{"fp32"});
   return s;
 }
 
@@ -300,7 +369,8 @@ sdk::Measurement gemm_check(const GemmProblem& p, const sdk::Config& c, const Gp
   const int64_t bm = c[kBlockM], bn = c[kBlockN], bk = c[kBlockK], tm = c[kThreadM], tn = c[kThreadN];
   const int64_t vw = c[kVectorWidth], split = c[kSplitK];
   for (size_t i = 0; i < c.size(); ++i)
-    if (c[i] < 1) return refuse("knob " + str(static_cast<int64_t>(i)) + " is " + str(c[i]) + "; every GEMM knob is positive");
+    if (c[i] < (i == kMath ? 0 : 1))
+      return refuse("knob " + str(static_cast<int64_t>(i)) + " is " + str(c[i]) + "; every GEMM knob but math is positive");
   if (bm % tm || bn % tn)
     return refuse("thread tile " + str(tm) + "x" + str(tn) + " does not divide the block tile " + str(bm) + "x" + str(bn));
   if (vw != 1 && vw != 2 && vw != 4) return refuse("vector_width is " + str(vw) + "; it takes 1, 2 or 4 floats");
@@ -339,6 +409,16 @@ sdk::Measurement gemm_check(const GemmProblem& p, const sdk::Config& c, const Gp
     if (used < split)
       return refuse("split_k " + str(split) + " leaves splits without K: K " + str(p.k) + " in slices of " + str(bk) + " fills " + str(used));
   }
+  if (c[kMath] > 1) return refuse("math is " + str(c[kMath]) + "; it takes 0 (fp32) or 1 (tf32)");
+  if (c[kMath] == 1) {
+    if (!p.allow_tf32) return refuse("math tf32 rounds the inputs to 10 mantissa bits; the device option allow_tf32 allows it");
+    if (limits.compute_capability > 0 && limits.compute_capability < 80)
+      return refuse("math tf32 needs tensor cores of compute capability 8.0 or more, the GPU's is " +
+                    str(limits.compute_capability / 10) + "." + str(limits.compute_capability % 10));
+    if (tm % 2 || tn % 2) return refuse("math tf32 needs an even thread tile (2 x 2 per 16 x 8 tile), not " + str(tm) + "x" + str(tn));
+    if ((bm / tm) % 8 || (bn / tn) % 4)
+      return refuse("math tf32 needs the threads in whole warps of 8 x 4 lanes; the block has " + str(bm / tm) + " x " + str(bn / tn));
+  }
   if (ceil_div(p.m, bm) > 65535 || p.batch * split > 65535)
     return refuse("grid of " + str(ceil_div(p.m, bm)) + " x " + str(p.batch * split) + " blocks in y and z, over CUDA's 65535");
   return {};
@@ -347,7 +427,8 @@ sdk::Measurement gemm_check(const GemmProblem& p, const sdk::Config& c, const Gp
 // The rule: the largest tile of a fixed ladder, each a classic SGEMM shape of
 // 256 threads, whose grid gives every SM at least one block; where none
 // does, the smallest (most blocks). Then the widest vector the operands'
-// alignment allows, double buffering, and no split of K.
+// alignment allows, double buffering, no split of K, and fp32 (TF32 where
+// the user allows it and the tile takes it).
 sdk::Config gemm_default(const GemmProblem& p, const GpuLimits& limits) {
   struct Tile {
     int64_t bm, bn, bk, tm, tn;
@@ -373,10 +454,16 @@ sdk::Config gemm_default(const GemmProblem& p, const GpuLimits& limits) {
   c[kBlockK] = pick->bk;
   c[kStages] = 2;
   c[kSplitK] = 1;
+  c[kMath] = 0;
   for (int64_t vw : {4, 2, 1}) {
     c[kVectorWidth] = vw;
     if (gemm_check(p, c, limits).ok()) break;
   }
+  // Where the user allows TF32, the same tile on tensor cores where it fits,
+  // as PyTorch's allow_tf32 sends every product there.
+  sdk::Config tensor_cores = c;
+  tensor_cores[kMath] = 1;
+  if (p.allow_tf32 && gemm_check(p, tensor_cores, limits).ok()) return tensor_cores;
   return c;
 }
 
@@ -395,6 +482,7 @@ std::string gemm_source(const GemmProblem& p, const sdk::Config& c) {
       {"VECTOR_WIDTH", str(c[kVectorWidth])},
       {"STAGES", str(c[kStages])},
       {"SPLIT_K", str(c[kSplitK])},
+      {"MATH", str(c[kMath])},
       {"BATCH", str(p.batch)},
       {"M", str(p.m)},
       {"N", str(p.n)},
@@ -422,6 +510,14 @@ std::string gemm_source(const GemmProblem& p, const sdk::Config& c) {
   std::string out = "// aoe_gemm: " + name + "\n";
   for (const auto& [name, value] : defines) out += std::string("#define ") + name + " " + value + "\n";
   return out + kKernel;
+}
+
+GemmTolerance gemm_tolerance(const GemmProblem& p, const sdk::Config& c) {
+  if (c.size() == kGemmKnobCount && c[kMath] == 1) {
+    const double k = static_cast<double>(std::max<int64_t>(1, p.k));
+    return {1e-3, 1e-3 * std::sqrt(k)};
+  }
+  return {-1, 1e-3};
 }
 
 LaunchGeometry gemm_launch(const GemmProblem& p, const sdk::Config& c) {

@@ -35,7 +35,7 @@
 
 namespace aoe::cuda {
 
-// Knob indices of a GEMM config, all KnobTag::schedule.
+// Knob indices of a GEMM config, all KnobTag::schedule but math.
 enum GemmKnob : size_t {
   kBlockM,       // rows of C per block
   kBlockN,       // cols of C per block
@@ -45,6 +45,7 @@ enum GemmKnob : size_t {
   kVectorWidth,  // floats per global load: 1, 2, 4
   kStages,       // shared slices: 1, or 2 to load the next while computing this one
   kSplitK,       // blocks sharing one tile's K, adding into C atomically
+  kMath,         // KnobTag::impl: 0 fp32 on CUDA cores; 1 tf32 on tensor cores, where allow_tf32 offers it
   kGemmKnobCount
 };
 
@@ -59,7 +60,7 @@ sdk::Measurement gemm_check(const GemmProblem& problem, const sdk::Config& confi
 
 // The untuned default (the rule is at its definition); passes gemm_check
 // for the limits of any CUDA GPU (256 threads and 24 KiB of shared memory
-// a block are all it needs).
+// a block are all it needs; TF32, where allowed, an Ampere one).
 sdk::Config gemm_default(const GemmProblem& problem, const GpuLimits& limits);
 
 // The whole source NVRTC compiles: #define lines for the problem and the
@@ -67,6 +68,17 @@ sdk::Config gemm_default(const GemmProblem& problem, const GpuLimits& limits);
 std::string gemm_source(const GemmProblem& problem, const sdk::Config& config);
 
 LaunchGeometry gemm_launch(const GemmProblem& problem, const sdk::Config& config);
+
+// The output check a config's results pass against the double-precision
+// reference: |got - want| <= atol + rtol |want| (rtol < 0: the device
+// option's, 1e-4). fp32: atol 1e-3, sums of K products in another order.
+// tf32: each input rounded to 10 mantissa bits (a relative error up to
+// 2^-11), so rtol 1e-3 and atol 1e-3 sqrt(K), the spread of K rounded
+// products of inputs in [-1, 1] as the reference data draws them.
+struct GemmTolerance {
+  double rtol, atol;
+};
+GemmTolerance gemm_tolerance(const GemmProblem& problem, const sdk::Config& config);
 
 // Whether C must be zeroed before each launch: split_k blocks add their
 // partial sums into it.

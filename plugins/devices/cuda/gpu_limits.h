@@ -13,6 +13,8 @@ struct GpuLimits {
   int max_registers_per_block = 64 * 1024;
   // Streaming multiprocessors: the untuned default sizes its tiles to fill them.
   int multiprocessors = 1;
+  // major * 10 + minor; 0 where not known. TF32's mma.sync needs 80 (Ampere) or more.
+  int compute_capability = 0;
 };
 
 }  // namespace aoe::cuda

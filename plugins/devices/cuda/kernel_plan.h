@@ -42,7 +42,9 @@ class KernelPlan {
   virtual std::optional<std::string> expected_outputs() const = 0;
   // The config's parameter values in the knobs' order, for records.
   virtual std::vector<nlohmann::json> values(const sdk::Config& config) const = 0;
-  virtual double atol() const { return -1; }  // < 0: the device's
+  // The output check's tolerances for a config; < 0: the device's options'.
+  virtual double rtol(const sdk::Config&) const { return -1; }
+  virtual double atol(const sdk::Config&) const { return -1; }
   // Whether the outputs are zeroed before every launch (timed with it): a
   // kernel that adds into them needs it.
   virtual bool zeroes_outputs(const sdk::Config&) const { return false; }

@@ -45,6 +45,11 @@ std::optional<sdk::Config> bank_config(const json& op_configs, const std::string
   const json& by_knob = op_configs[anchor];
   sdk::Config config;
   for (const auto& knob : space.knobs) {
+    // A knob the bank's config predates (a GEMM's math) that has one value here takes it.
+    if (!by_knob.contains(knob.name) && knob.values.size() == 1) {
+      config.push_back(knob.values.front());
+      continue;
+    }
     if (!by_knob.contains(knob.name) || !by_knob[knob.name].is_number_integer()) return std::nullopt;
     config.push_back(by_knob[knob.name].get<int64_t>());
   }
@@ -52,8 +57,9 @@ std::optional<sdk::Config> bank_config(const json& op_configs, const std::string
   return config;
 }
 
-Step gemm_step(const sdk::FusedOp& fused, const json& op_configs, const GpuLimits& limits) {
-  const GemmProblem problem = gemm_problem(fused.task);
+Step gemm_step(const sdk::FusedOp& fused, const json& op_configs, const GpuLimits& limits, bool allow_tf32) {
+  GemmProblem problem = gemm_problem(fused.task);
+  problem.allow_tf32 = allow_tf32;
   const sdk::TuningSpace space = gemm_space(problem);
   const std::string& anchor = fused.node_names.front();
   const auto banked =
@@ -288,7 +294,8 @@ void require_known(const sdk::Graph& graph, const sdk::Node& node, const std::st
 
 }  // namespace
 
-ModelProgram plan_model(const sdk::Graph& graph, const json& op_configs, const GpuLimits& limits, const ScalarOf& scalar) {
+ModelProgram plan_model(const sdk::Graph& graph, const json& op_configs, const GpuLimits& limits, const ScalarOf& scalar,
+                        bool allow_tf32) {
   std::map<std::string, const sdk::Node*> by_name;
   for (const auto& n : graph.nodes) {
     by_name[n.name] = &n;
@@ -345,7 +352,7 @@ ModelProgram plan_model(const sdk::Graph& graph, const json& op_configs, const G
       continue;
     }
     if (anchor.op_type == "MatMul" || anchor.op_type == "Gemm") {
-      steps.push_back(gemm_step(fused, op_configs, limits));
+      steps.push_back(gemm_step(fused, op_configs, limits, allow_tf32));
       continue;
     }
     // Fused only for the GEMM's epilogue: the other nodes run node by node,

@@ -53,7 +53,10 @@ struct ModelProgram {
 // kernels of elementwise chains write into their source (joins_chain).
 // Throws sdk::Error(unsupported) naming the node for an op no kernel
 // computes, or a dim unknown; a bank config the GEMM does not take on this
-// GPU is passed over for the default, as config_source says.
-ModelProgram plan_model(const sdk::Graph& graph, const nlohmann::json& op_configs, const GpuLimits& limits, const ScalarOf& scalar = {});
+// GPU is passed over for the default, as config_source says (one banked
+// before a knob the space has one value of takes that value).
+// `allow_tf32`: the GEMMs' banked configs may take the TF32 product (the device option).
+ModelProgram plan_model(const sdk::Graph& graph, const nlohmann::json& op_configs, const GpuLimits& limits, const ScalarOf& scalar = {},
+                        bool allow_tf32 = false);
 
 }  // namespace aoe::cuda

@@ -13,12 +13,14 @@
 // as the launch says, with C linkage.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <barrier>
 #include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <random>
 #include <thread>
 #include <vector>
@@ -40,8 +42,35 @@ struct aoe_dim3 {
 inline thread_local aoe_dim3 threadIdx, blockIdx;
 inline aoe_dim3 blockDim, gridDim;
 inline std::barrier<>* aoe_block_barrier = nullptr;
+inline std::vector<std::unique_ptr<std::barrier<>>> aoe_warp_barriers;  // one per 32 threads of a 1-D block
 
 inline void __syncthreads() { aoe_block_barrier->arrive_and_wait(); }
+inline void aoe_sync_warp() { aoe_warp_barriers.at(threadIdx.x / 32)->arrive_and_wait(); }
+
+// The TF32 product's two PTX instructions (gemm_template.cpp), as the GPU
+// computes them: the warp's lanes lay their fragments out in a tile shared
+// by the warp, and each lane sums its own four accumulators from it.
+#define AOE_MMA_EMULATED 1
+inline unsigned aoe_tf32(float v) {
+  if (!std::isfinite(v)) return std::bit_cast<unsigned>(v);
+  return (std::bit_cast<unsigned>(v) + 0x1000u) & 0xFFFFE000u;
+}
+inline void aoe_mma_tf32(float* d, const unsigned* a, const unsigned* b) {
+  static float as[32][16][8], bs[32][8][8];  // per warp of the block running
+  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+  as[warp][g][t] = std::bit_cast<float>(a[0]);
+  as[warp][g + 8][t] = std::bit_cast<float>(a[1]);
+  as[warp][g][t + 4] = std::bit_cast<float>(a[2]);
+  as[warp][g + 8][t + 4] = std::bit_cast<float>(a[3]);
+  bs[warp][t][g] = std::bit_cast<float>(b[0]);
+  bs[warp][t + 4][g] = std::bit_cast<float>(b[1]);
+  aoe_sync_warp();
+  for (unsigned q = 0; q < 4; ++q) {
+    const unsigned row = g + q / 2 * 8, col = 2 * t + q % 2;
+    for (unsigned k = 0; k < 8; ++k) d[q] += as[warp][row][k] * bs[warp][k][col];
+  }
+  aoe_sync_warp();  // the tile is read before the next product lays out its own
+}
 inline float atomicAdd(float* address, float value) { return std::atomic_ref<float>(*address).fetch_add(value); }
 inline float __int_as_float(int bits) { return std::bit_cast<float>(bits); }
 
@@ -53,6 +82,9 @@ void aoe_launch(aoe_dim3 grid, aoe_dim3 block, Kernel kernel) {
   blockDim = block;
   std::barrier<> sync(static_cast<std::ptrdiff_t>(threads));
   aoe_block_barrier = &sync;
+  aoe_warp_barriers.clear();
+  for (unsigned w = 0; w < (threads + 31) / 32; ++w)
+    aoe_warp_barriers.push_back(std::make_unique<std::barrier<>>(static_cast<std::ptrdiff_t>(std::min(32u, threads - 32 * w))));
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < threads; ++t)
     pool.emplace_back([&, t] {

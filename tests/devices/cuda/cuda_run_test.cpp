@@ -81,6 +81,59 @@ TEST_F(CudaRun, TunesOnAMissThenEveryKernelRunsTheBanksConfig) {
   EXPECT_TRUE(rep["check"]["match"].get<bool>());
 }
 
+// TF32 is an Impl choice of a GEMM's space that the user allows
+// (allow_tf32): tuned alongside fp32, each config checked at its
+// precision's tolerance, banked, and run by the next run that allows it;
+// one that does not falls back to an fp32 config.
+TEST_F(CudaRun, Tf32IsAnImplChoiceTheUserAllows) {
+  write_projection_model(dir_ / "projection.onnx");
+  const fs::path file = dir_ / "projection.onnx";
+  const std::vector<std::string> allow = {"--device_options", R"({"allow_tf32": true})"};
+  // Untuned, allowed: the default tile on tensor cores, checked at TF32's tolerance.
+  std::vector<std::string> untuned = {"--check"};
+  untuned.insert(untuned.end(), allow.begin(), allow.end());
+  const auto first = run(file, untuned);
+  ASSERT_EQ(first.exit_code, 0) << failure_text(first);
+  const json plain = report("projection");
+  EXPECT_EQ(plain["kernels"][0]["config"]["math"], "tf32") << plain["kernels"].dump();
+  EXPECT_EQ(plain["kernels"][0]["config_source"], "default");
+  EXPECT_EQ(plain["check"]["precision"], "tf32");
+  EXPECT_TRUE(plain["check"]["match"].get<bool>()) << plain["check"].dump();
+
+  std::vector<std::string> tune = {"--tune_on_miss", "true", "--budget", "24", "--check"};
+  tune.insert(tune.end(), allow.begin(), allow.end());
+  const auto tuned = run(file, tune);
+  ASSERT_EQ(tuned.exit_code, 0) << failure_text(tuned);
+  size_t tf32 = 0, fp32 = 0;
+  for (const auto& line : measurement_lines(dir_ / "work")) {
+    EXPECT_EQ(line["status"], "ok") << line.dump();
+    (line["config"]["math"] == "tf32" ? tf32 : fp32)++;
+  }
+  EXPECT_GT(tf32, 0u);
+  EXPECT_GT(fp32, 0u);
+
+  std::vector<std::string> again = {"--check"};
+  again.insert(again.end(), allow.begin(), allow.end());
+  const auto r = run(file, again);
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
+  const json rep = report("projection");
+  ASSERT_EQ(rep["kernel_count"], 1);
+  const json& kernel = rep["kernels"][0];
+  EXPECT_EQ(kernel["config_source"], "bank");
+  // The check is at the banked config's precision.
+  EXPECT_EQ(rep["check"]["precision"], kernel["config"]["math"]) << kernel.dump();
+  EXPECT_TRUE(rep["check"]["match"].get<bool>()) << rep["check"].dump();
+
+  // Not allowed: fp32 only, a banked TF32 config passed over for the default.
+  const auto strict = run(file, {"--check"});
+  ASSERT_EQ(strict.exit_code, 0) << failure_text(strict);
+  const json fp32_run = report("projection");
+  EXPECT_EQ(fp32_run["kernels"][0]["config"]["math"], "fp32");
+  if (kernel["config"]["math"] == "tf32") EXPECT_EQ(fp32_run["kernels"][0]["config_source"], "default");
+  EXPECT_EQ(fp32_run["check"]["precision"], "fp32");
+  EXPECT_TRUE(fp32_run["check"]["match"].get<bool>());
+}
+
 // OPAT tunes each Conv with the Relu it fuses, the implicit GEMM's tiles or
 // the depthwise one's threads; every config measured is checked against the
 // cpu device's reference, and the run then takes it.

@@ -52,9 +52,14 @@ int main() {
       for (long long j = 0; j < n; ++j) {
         double sum = 0;
         for (long long q = 0; q < k; ++q) {
-          const double av = a[z * A_BATCH_STRIDE + (TRANS_A ? q * m + i : i * k + q)];
-          const double bv = b[z * B_BATCH_STRIDE + (TRANS_B ? j * k + q : q * n + j)];
-          sum += av * bv;
+          float av = a[z * A_BATCH_STRIDE + (TRANS_A ? q * m + i : i * k + q)];
+          float bv = b[z * B_BATCH_STRIDE + (TRANS_B ? j * k + q : q * n + j)];
+#if MATH == 1
+          // The tensor cores multiply the inputs rounded to TF32, exactly.
+          av = std::bit_cast<float>(aoe_tf32(av));
+          bv = std::bit_cast<float>(aoe_tf32(bv));
+#endif
+          sum += static_cast<double>(av) * bv;
         }
         double want = static_cast<double>(ALPHA) * sum;
         if (HAS_BIAS) want += static_cast<double>(BETA) * bias[z * BIAS_BATCH_STRIDE + i * BIAS_ROW_STRIDE + j * BIAS_COL_STRIDE];

@@ -82,22 +82,22 @@ std::vector<Case> cases() {
   std::vector<Case> out;
   const GemmProblem odd = problem("odd", 37, 29, 19);          // every edge masked, no vector fits
   const GemmProblem aligned = problem("aligned", 36, 68, 132);  // float4 rows, edges masked
-  out.push_back({odd, {32, 32, 8, 2, 2, 1, 2, 1}});
-  out.push_back({odd, {8, 8, 8, 1, 1, 1, 1, 1}});
-  out.push_back({odd, {16, 16, 8, 1, 2, 1, 1, 2}});
-  out.push_back({with_bias(aligned, GemmActivation::none), {32, 64, 8, 2, 2, 4, 2, 4}});
-  out.push_back({aligned, {32, 64, 16, 2, 2, 2, 1, 1}});
-  out.push_back({problem("deep thread tile", 130, 132, 68), {64, 64, 8, 8, 8, 4, 2, 1}});
+  out.push_back({odd, {32, 32, 8, 2, 2, 1, 2, 1, 0}});
+  out.push_back({odd, {8, 8, 8, 1, 1, 1, 1, 1, 0}});
+  out.push_back({odd, {16, 16, 8, 1, 2, 1, 1, 2, 0}});
+  out.push_back({with_bias(aligned, GemmActivation::none), {32, 64, 8, 2, 2, 4, 2, 4, 0}});
+  out.push_back({aligned, {32, 64, 16, 2, 2, 2, 1, 1, 0}});
+  out.push_back({problem("deep thread tile", 130, 132, 68), {64, 64, 8, 8, 8, 4, 2, 1, 0}});
   for (int ta = 0; ta < 2; ++ta)
     for (int tb = 0; tb < 2; ++tb) {
       GemmProblem p = problem("trans " + std::to_string(ta) + std::to_string(tb), 36, 68, 44);
       p.trans_a = ta;
       p.trans_b = tb;
-      out.push_back({p, {32, 32, 16, 2, 2, 4, 2, 1}});
-      out.push_back({p, {16, 32, 8, 1, 2, 1, 1, 1}});
+      out.push_back({p, {32, 32, 16, 2, 2, 4, 2, 1, 0}});
+      out.push_back({p, {16, 32, 8, 1, 2, 1, 1, 1, 0}});
     }
   for (auto act : {GemmActivation::relu, GemmActivation::gelu_erf, GemmActivation::gelu_tanh})
-    out.push_back({with_bias(problem(to_string(act), 33, 65, 40), act, 0.75f, 1.5f), {32, 64, 8, 2, 2, 1, 2, 1}});
+    out.push_back({with_bias(problem(to_string(act), 33, 65, 40), act, 0.75f, 1.5f), {32, 64, 8, 2, 2, 1, 2, 1, 0}});
   GemmProblem attention = problem("batched", 20, 24, 16);
   attention.batch = 3;
   attention.a_batch_stride = 20 * 16;
@@ -107,24 +107,36 @@ std::vector<Case> cases() {
   attention.bias_row_stride = 24;
   attention.bias_col_stride = 1;
   attention.alpha = 0.125f;
-  out.push_back({attention, {16, 16, 8, 1, 1, 4, 2, 1}});
+  out.push_back({attention, {16, 16, 8, 1, 1, 4, 2, 1, 0}});
   GemmProblem shared_a = attention;
   shared_a.op = "shared A, split";
   shared_a.a_batch_stride = 0;
-  out.push_back({shared_a, {16, 32, 8, 1, 2, 2, 2, 2}});
+  out.push_back({shared_a, {16, 32, 8, 1, 2, 2, 2, 2, 0}});
   GemmProblem residual = with_bias(problem("residual", 65, 68, 40), GemmActivation::none, 1.0f, -0.5f);
   residual.bias_row_stride = 68;
-  out.push_back({residual, {32, 64, 8, 2, 4, 4, 2, 2}});
+  out.push_back({residual, {32, 64, 8, 2, 4, 4, 2, 2, 0}});
   // BERT's output projection: a per-column bias, then a whole residual, split.
   GemmProblem bias_and_residual = with_bias(problem("bias and residual", 65, 68, 40), GemmActivation::none);
   bias_and_residual.has_residual = true;
   bias_and_residual.residual_row_stride = 68;
   bias_and_residual.residual_col_stride = 1;
-  out.push_back({bias_and_residual, {32, 64, 8, 2, 4, 4, 2, 2}});
-  out.push_back({problem("1x1x1", 1, 1, 1), {8, 8, 8, 1, 2, 1, 2, 1}});
-  out.push_back({with_bias(problem("empty K", 5, 7, 0), GemmActivation::relu), {8, 8, 8, 1, 2, 1, 2, 1}});
+  out.push_back({bias_and_residual, {32, 64, 8, 2, 4, 4, 2, 2, 0}});
+  out.push_back({problem("1x1x1", 1, 1, 1), {8, 8, 8, 1, 2, 1, 2, 1, 0}});
+  out.push_back({with_bias(problem("empty K", 5, 7, 0), GemmActivation::relu), {8, 8, 8, 1, 2, 1, 2, 1, 0}});
   const GemmProblem ffn = with_bias(problem("ffn", 40, 96, 72), GemmActivation::gelu_erf);
   out.push_back({ffn, gemm_default(ffn, GpuLimits{})});
+  // The TF32 product on tensor cores, each lane's fragments as PTX lays
+  // them out (mma.sync emulated a warp at a time): odd edges, B stored
+  // transposed with a bias and GeLU, K split in two.
+  const auto tf32 = [](GemmProblem p) {
+    p.allow_tf32 = true;
+    return p;
+  };
+  out.push_back({tf32(problem("tf32 odd", 37, 45, 29)), {32, 32, 8, 2, 2, 1, 2, 1, 1}});
+  GemmProblem trans_b = with_bias(problem("tf32 trans_b gelu", 70, 66, 40), GemmActivation::gelu_erf);
+  trans_b.trans_b = true;
+  out.push_back({tf32(trans_b), {64, 64, 16, 4, 4, 4, 2, 1, 1}});
+  out.push_back({tf32(problem("tf32 split_k", 33, 40, 96)), {32, 32, 8, 2, 2, 1, 1, 2, 1}});
   return out;
 }
 

@@ -60,8 +60,14 @@ struct Case {
   sdk::Config config;
 };
 
-sdk::Config cfg(int64_t bm, int64_t bn, int64_t bk, int64_t tm, int64_t tn, int64_t vw, int64_t stages, int64_t split) {
-  return {bm, bn, bk, tm, tn, vw, stages, split};
+sdk::Config cfg(int64_t bm, int64_t bn, int64_t bk, int64_t tm, int64_t tn, int64_t vw, int64_t stages, int64_t split,
+                int64_t math = 0) {
+  return {bm, bn, bk, tm, tn, vw, stages, split, math};
+}
+
+GemmProblem tf32(GemmProblem p) {
+  p.allow_tf32 = true;
+  return p;
 }
 
 GemmProblem with_epilogue(GemmProblem p, GemmActivation act) {
@@ -123,8 +129,12 @@ std::vector<Case> cases() {
   residual.bias_row_stride = 260;
   residual.beta = -0.5f;
   out.push_back({"residual_split_k", residual, cfg(32, 64, 8, 2, 4, 4, 2, 2)});
+  // The TF32 product on tensor cores.
+  out.push_back({"tf32_bert", tf32(bert), cfg(128, 128, 16, 8, 8, 4, 2, 1, 1)});
+  out.push_back({"tf32_odd_split_k", tf32(odd), cfg(32, 32, 8, 2, 2, 1, 1, 2, 1)});
+  out.push_back({"tf32_gelu", tf32(with_epilogue(ragged, GemmActivation::gelu_erf)), cfg(64, 64, 16, 4, 4, 4, 2, 1, 1)});
   // A sample of everything the space lets through: knob combinations nobody named.
-  for (const GemmProblem& p : {odd, with_epilogue(ragged, GemmActivation::gelu_erf)}) {
+  for (const GemmProblem& p : {odd, with_epilogue(ragged, GemmActivation::gelu_erf), tf32(ragged)}) {
     const auto space = gemm_space(p);
     std::vector<sdk::Config> valid;
     sdk::for_each_config(space, [&](const sdk::Config& c) {
@@ -160,6 +170,10 @@ TEST(GemmPtx, EverySourceCompilesToPtx) {
     }
     const bool atomics = text.find("atom.global.add.f32") != std::string::npos || text.find("red.global.add.f32") != std::string::npos;
     EXPECT_EQ(atomics, c.config[kSplitK] > 1);
+    // The tensor cores' product, and only where the config asks for it.
+    const bool tensor_cores = c.config[kMath] == 1;
+    EXPECT_EQ(text.find("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32") != std::string::npos, tensor_cores);
+    EXPECT_EQ(text.find("cvt.rna.tf32.f32") != std::string::npos, tensor_cores);
     const auto act = c.problem.activation;
     EXPECT_EQ(text.find("__nv_erff") != std::string::npos, act == GemmActivation::gelu_erf);
     EXPECT_EQ(text.find("__nv_tanhf") != std::string::npos, act == GemmActivation::gelu_tanh);
@@ -175,6 +189,14 @@ TEST(GemmPtx, CompilesForEachArchitecture) {
     const fs::path source = kWork / ("arch_" + arch + ".cu"), ptx = kWork / ("arch_" + arch + ".ptx"),
                    log = kWork / ("arch_" + arch + ".log");
     std::ofstream(source) << gemm_source(p, c);
+    EXPECT_EQ(std::system(compile_command(source, ptx, log, arch).c_str()), 0) << arch << ": " << read(log);
+  }
+  // TF32's mma.sync from Ampere on, where gemm_check lets it run.
+  const sdk::Config tensor_cores = cfg(64, 64, 16, 4, 4, 4, 2, 1, 1);
+  for (const std::string arch : {"sm_80", "sm_86", "sm_90"}) {
+    const fs::path source = kWork / ("tf32_" + arch + ".cu"), ptx = kWork / ("tf32_" + arch + ".ptx"),
+                   log = kWork / ("tf32_" + arch + ".log");
+    std::ofstream(source) << gemm_source(tf32(p), tensor_cores);
     EXPECT_EQ(std::system(compile_command(source, ptx, log, arch).c_str()), 0) << arch << ": " << read(log);
   }
 }

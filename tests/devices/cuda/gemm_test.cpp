@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -214,11 +215,28 @@ const sdk::Knob& knob(const sdk::TuningSpace& s, GemmKnob k) { return s.knobs[k]
 TEST(GemmSpace, KnobsAreScheduleKnobsSizedToTheProblem) {
   const auto s = gemm_space(shape(128, 768, 768));
   ASSERT_EQ(s.knobs.size(), kGemmKnobCount);
-  const std::vector<std::string> names = {"block_m", "block_n", "block_k", "thread_m", "thread_n", "vector_width", "stages", "split_k"};
+  const std::vector<std::string> names = {"block_m", "block_n", "block_k", "thread_m", "thread_n", "vector_width", "stages", "split_k", "math"};
   for (size_t i = 0; i < names.size(); ++i) {
     EXPECT_EQ(s.knobs[i].name, names[i]);
-    EXPECT_EQ(s.knobs[i].tag, sdk::KnobTag::schedule);
+    EXPECT_EQ(s.knobs[i].tag, i == kMath ? sdk::KnobTag::impl : sdk::KnobTag::schedule);
   }
+  // TF32 is offered only where the user allows it; then the default takes it where its tile can.
+  EXPECT_EQ(knob(s, kMath).labels, (std::vector<std::string>{"fp32"}));
+  EXPECT_EQ(s.default_config[kMath], 0);
+  GemmProblem allowed = shape(128, 768, 768);
+  allowed.allow_tf32 = true;
+  const auto tf32_space = gemm_space(allowed);
+  EXPECT_EQ(knob(tf32_space, kMath).labels, (std::vector<std::string>{"fp32", "tf32"}));
+  EXPECT_EQ(tf32_space.default_config[kMath], 1);
+  sdk::Config same_tile = tf32_space.default_config;
+  same_tile[kMath] = 0;
+  EXPECT_EQ(same_tile, s.default_config);
+  GpuLimits turing;
+  turing.compute_capability = 75;
+  EXPECT_EQ(gemm_default(allowed, turing)[kMath], 0);
+  GemmProblem row = shape(1, 768, 768);  // one row: no tile of 8 x 4 lanes
+  row.allow_tf32 = true;
+  EXPECT_EQ(gemm_space(row).default_config[kMath], 0);
   EXPECT_EQ(knob(s, kBlockM).values, (std::vector<int64_t>{8, 16, 32, 64, 128}));
   EXPECT_EQ(knob(s, kBlockN).values, (std::vector<int64_t>{8, 16, 32, 64, 128, 256}));
   EXPECT_EQ(knob(s, kBlockK).values, (std::vector<int64_t>{8, 16, 32, 64}));
@@ -264,38 +282,61 @@ std::string why(const GemmProblem& p, const sdk::Config& c, const GpuLimits& lim
 
 TEST(GemmCheck, RefusesWithTheReason) {
   const auto p = shape(512, 512, 512);
-  EXPECT_EQ(why(p, {128, 128, 8, 8, 8, 4, 2, 1}), "");
-  EXPECT_NE(why(p, {256, 256, 8, 4, 4, 4, 2, 1}).find("4096 threads per block"), std::string::npos);
-  EXPECT_EQ(why(p, {64, 64, 8, 4, 1, 4, 2, 1}), "");  // 1024 threads
-  EXPECT_EQ(why(p, {64, 64, 8, 8, 4, 4, 2, 1}), "");  // 128 threads
-  EXPECT_NE(why(p, {32, 32, 8, 8, 8, 4, 2, 1}).find("warps"), std::string::npos);  // 16 threads
-  EXPECT_NE(why(p, {256, 128, 64, 16, 8, 4, 2, 1}).find("shared memory"), std::string::npos);
-  EXPECT_NE(why(p, {256, 256, 8, 16, 16, 4, 2, 1}).find("registers"), std::string::npos);
-  EXPECT_NE(why(p, {64, 64, 8, 3, 4, 4, 2, 1}).find("does not divide"), std::string::npos);
-  EXPECT_NE(why(p, {64, 64, 8, 4, 4, 3, 2, 1}).find("vector_width"), std::string::npos);
-  EXPECT_NE(why(p, {64, 64, 8, 4, 4, 4, 3, 1}).find("stages"), std::string::npos);
+  EXPECT_EQ(why(p, {128, 128, 8, 8, 8, 4, 2, 1, 0}), "");
+  EXPECT_NE(why(p, {256, 256, 8, 4, 4, 4, 2, 1, 0}).find("4096 threads per block"), std::string::npos);
+  EXPECT_EQ(why(p, {64, 64, 8, 4, 1, 4, 2, 1, 0}), "");  // 1024 threads
+  EXPECT_EQ(why(p, {64, 64, 8, 8, 4, 4, 2, 1, 0}), "");  // 128 threads
+  EXPECT_NE(why(p, {32, 32, 8, 8, 8, 4, 2, 1, 0}).find("warps"), std::string::npos);  // 16 threads
+  EXPECT_NE(why(p, {256, 128, 64, 16, 8, 4, 2, 1, 0}).find("shared memory"), std::string::npos);
+  EXPECT_NE(why(p, {256, 256, 8, 16, 16, 4, 2, 1, 0}).find("registers"), std::string::npos);
+  EXPECT_NE(why(p, {64, 64, 8, 3, 4, 4, 2, 1, 0}).find("does not divide"), std::string::npos);
+  EXPECT_NE(why(p, {64, 64, 8, 4, 4, 3, 2, 1, 0}).find("vector_width"), std::string::npos);
+  EXPECT_NE(why(p, {64, 64, 8, 4, 4, 4, 3, 1, 0}).find("stages"), std::string::npos);
   // Rows of 511 floats start unaligned: float4 loads refused, float loads fine.
-  EXPECT_NE(why(shape(512, 512, 511), {64, 64, 8, 4, 4, 4, 2, 1}).find("A's rows of 511"), std::string::npos);
-  EXPECT_NE(why(shape(512, 510, 512), {64, 64, 8, 4, 4, 4, 2, 1}).find("B's rows of 510"), std::string::npos);
-  EXPECT_EQ(why(shape(512, 510, 512), {64, 64, 8, 4, 4, 2, 2, 1}), "");
-  EXPECT_EQ(why(shape(512, 512, 511), {64, 64, 8, 4, 4, 1, 2, 1}), "");
+  EXPECT_NE(why(shape(512, 512, 511), {64, 64, 8, 4, 4, 4, 2, 1, 0}).find("A's rows of 511"), std::string::npos);
+  EXPECT_NE(why(shape(512, 510, 512), {64, 64, 8, 4, 4, 4, 2, 1, 0}).find("B's rows of 510"), std::string::npos);
+  EXPECT_EQ(why(shape(512, 510, 512), {64, 64, 8, 4, 4, 2, 2, 1, 0}), "");
+  EXPECT_EQ(why(shape(512, 512, 511), {64, 64, 8, 4, 4, 1, 2, 1, 0}), "");
   // split_k: empty splits and a nonlinear epilogue refused; alpha and bias fine.
-  EXPECT_NE(why(shape(64, 64, 64), {64, 64, 32, 4, 4, 4, 2, 4}).find("without K"), std::string::npos);
-  EXPECT_EQ(why(shape(64, 64, 64), {64, 64, 16, 4, 4, 4, 2, 4}), "");
+  EXPECT_NE(why(shape(64, 64, 64), {64, 64, 32, 4, 4, 4, 2, 4, 0}).find("without K"), std::string::npos);
+  EXPECT_EQ(why(shape(64, 64, 64), {64, 64, 16, 4, 4, 4, 2, 4, 0}), "");
   GemmProblem gelu = shape(64, 64, 4096);
   gelu.activation = GemmActivation::gelu_erf;
-  EXPECT_NE(why(gelu, {64, 64, 16, 4, 4, 4, 2, 2}).find("gelu_erf"), std::string::npos);
+  EXPECT_NE(why(gelu, {64, 64, 16, 4, 4, 4, 2, 2, 0}).find("gelu_erf"), std::string::npos);
   GemmProblem bias = shape(64, 64, 4096);
   bias.has_bias = true;
   bias.alpha = 0.5f;
-  EXPECT_EQ(why(bias, {64, 64, 16, 4, 4, 4, 2, 2}), "");
+  EXPECT_EQ(why(bias, {64, 64, 16, 4, 4, 4, 2, 2, 0}), "");
   // The GPU's own limits.
   GpuLimits small;
   small.max_threads_per_block = 128;
   small.max_shared_bytes_per_block = 4096;
-  EXPECT_NE(why(p, {64, 64, 8, 4, 4, 4, 1, 1}, small).find("over the GPU's 128"), std::string::npos);
-  EXPECT_NE(why(p, {64, 64, 8, 8, 8, 4, 2, 1}, small).find("over the GPU's 4096"), std::string::npos);
-  EXPECT_NE(why(p, {64, 64, 8, 8, 8, 4, 2}, small).find("8 values"), std::string::npos);
+  EXPECT_NE(why(p, {64, 64, 8, 4, 4, 4, 1, 1, 0}, small).find("over the GPU's 128"), std::string::npos);
+  EXPECT_NE(why(p, {64, 64, 8, 8, 8, 4, 2, 1, 0}, small).find("over the GPU's 4096"), std::string::npos);
+  EXPECT_NE(why(p, {64, 64, 8, 8, 8, 4, 2}, small).find("7"), std::string::npos);
+  // TF32: allowed by the user, on tensor cores (8.0 on), lanes of 8 x 4 holding 2 x 2 sums per tile.
+  EXPECT_NE(why(p, {128, 128, 8, 8, 8, 4, 2, 1, 1}).find("allow_tf32"), std::string::npos);
+  GemmProblem tf32 = p;
+  tf32.allow_tf32 = true;
+  EXPECT_EQ(why(tf32, {128, 128, 8, 8, 8, 4, 2, 1, 1}), "");
+  EXPECT_NE(why(tf32, {64, 64, 8, 4, 1, 4, 2, 1, 1}).find("even thread tile"), std::string::npos);
+  EXPECT_NE(why(tf32, {128, 32, 8, 2, 16, 4, 2, 1, 1}).find("8 x 4 lanes"), std::string::npos);  // 64 x 2 threads
+  GpuLimits turing;
+  turing.compute_capability = 75;
+  EXPECT_NE(why(tf32, {128, 128, 8, 8, 8, 4, 2, 1, 1}, turing).find("compute capability 8.0"), std::string::npos);
+  EXPECT_NE(why(tf32, {128, 128, 8, 8, 8, 4, 2, 1, 2}).find("math is 2"), std::string::npos);
+}
+
+// The output check a config passes: fp32's as before, TF32's wider by the rounding of K inputs.
+TEST(GemmCheck, TheToleranceIsThePrecisions) {
+  GemmProblem p = shape(64, 64, 1024);
+  p.allow_tf32 = true;
+  const auto fp32 = gemm_tolerance(p, {64, 64, 8, 4, 4, 4, 2, 1, 0});
+  EXPECT_LT(fp32.rtol, 0);  // the device option's
+  EXPECT_DOUBLE_EQ(fp32.atol, 1e-3);
+  const auto tf32 = gemm_tolerance(p, {64, 64, 8, 4, 4, 4, 2, 1, 1});
+  EXPECT_DOUBLE_EQ(tf32.rtol, 1e-3);
+  EXPECT_DOUBLE_EQ(tf32.atol, 1e-3 * 32);
 }
 
 TEST(GemmDefault, LargestLadderTileThatFillsEverySm) {
@@ -346,7 +387,7 @@ TEST(GemmSource, StatesTheConfigAndTheProblem) {
   p.has_bias = true;
   p.bias_col_stride = 1;
   p.activation = GemmActivation::gelu_tanh;
-  const sdk::Config c = {64, 32, 16, 4, 2, 2, 1, 1};
+  const sdk::Config c = {64, 32, 16, 4, 2, 2, 1, 1, 0};
   const auto d = defines_of(gemm_source(p, c));
   const std::map<std::string, std::string> want = {
       {"BLOCK_M", "64"}, {"BLOCK_N", "32"}, {"BLOCK_K", "16"},  {"THREAD_M", "4"},        {"THREAD_N", "2"},
@@ -368,12 +409,12 @@ TEST(GemmSource, StatesTheConfigAndTheProblem) {
 TEST(GemmLaunch, GridCoversTheOutput) {
   GemmProblem p = shape(100, 300, 50);
   p.batch = 3;
-  const auto g = gemm_launch(p, {64, 32, 16, 4, 2, 2, 2, 4});
+  const auto g = gemm_launch(p, {64, 32, 16, 4, 2, 2, 2, 4, 0});
   EXPECT_EQ(g.grid, (std::array<unsigned, 3>{10, 2, 12}));
   EXPECT_EQ(g.block, (std::array<unsigned, 3>{256, 1, 1}));  // 16 x 16 threads
   EXPECT_EQ(g.shared_bytes, 2u * 16 * (65 + 33) * 4);
-  EXPECT_TRUE(gemm_zeroes_output({64, 32, 16, 4, 2, 2, 2, 4}));
-  EXPECT_FALSE(gemm_zeroes_output({64, 32, 16, 4, 2, 2, 2, 1}));
+  EXPECT_TRUE(gemm_zeroes_output({64, 32, 16, 4, 2, 2, 2, 4, 0}));
+  EXPECT_FALSE(gemm_zeroes_output({64, 32, 16, 4, 2, 2, 2, 1, 0}));
 }
 
 // --- The host twin against a plain reference.
@@ -445,6 +486,8 @@ std::vector<float> random_values(size_t count, uint32_t seed) {
   return out;
 }
 
+float tf32_of(float v) { return std::bit_cast<float>((std::bit_cast<uint32_t>(v) + 0x1000u) & 0xFFFFE000u); }
+
 void expect_host_matches_reference(const GemmProblem& p, const sdk::Config& c) {
   SCOPED_TRACE(p.op + " " + gemm_space(p).describe(c).dump());
   ASSERT_TRUE(gemm_check(p, c, GpuLimits{}).ok()) << gemm_check(p, c, GpuLimits{}).message;
@@ -456,7 +499,13 @@ void expect_host_matches_reference(const GemmProblem& p, const sdk::Config& c) {
   std::vector<float> out(static_cast<size_t>(p.batch * p.m * p.n), gemm_zeroes_output(c) ? 0.0f : 1e30f);
   Launch l(p, c, a.data(), b.data(), bias.data(), residual.data(), out.data());
   host_gemm().run(l.launch);
-  const auto want = reference(p, a, b, bias, residual);
+  // The tensor cores multiply the inputs rounded to TF32.
+  auto rounded = [&](std::vector<float> v) {
+    if (c[kMath] == 1)
+      for (auto& x : v) x = tf32_of(x);
+    return v;
+  };
+  const auto want = reference(p, rounded(a), rounded(b), bias, residual);
   for (size_t i = 0; i < out.size(); ++i)
     ASSERT_NEAR(out[i], want[i], 1e-4 * (1 + std::abs(want[i])) * std::sqrt(static_cast<double>(std::max<int64_t>(p.k, 1)))) << "at " << i;
 }
@@ -511,22 +560,30 @@ TEST(GemmHostKernel, MatchesTheReferenceAcrossConfigsAndEdges) {
   single.op = "1x1x1";
   problems.push_back(single);
 
-  const std::vector<sdk::Config> configs = {{8, 8, 8, 1, 1, 1, 1, 1},   {16, 32, 8, 1, 1, 1, 2, 1},
-                                            {32, 32, 16, 2, 1, 1, 1, 1}, {64, 64, 8, 4, 4, 1, 2, 1},
-                                            {32, 64, 32, 2, 2, 1, 2, 2}, {16, 16, 8, 1, 2, 1, 1, 2}};
+  const std::vector<sdk::Config> configs = {{8, 8, 8, 1, 1, 1, 1, 1, 0},   {16, 32, 8, 1, 1, 1, 2, 1, 0},
+                                            {32, 32, 16, 2, 1, 1, 1, 1, 0}, {64, 64, 8, 4, 4, 1, 2, 1, 0},
+                                            {32, 64, 32, 2, 2, 1, 2, 2, 0}, {16, 16, 8, 1, 2, 1, 1, 2, 0}};
   for (const auto& p : problems)
     for (const auto& c : configs) {
       // split_k refused for a nonlinear epilogue or a K too short to split
       if (c[kSplitK] > 1 && !gemm_check(p, c, GpuLimits{}).ok()) continue;
       expect_host_matches_reference(p, c);
     }
+  // The TF32 product: the inputs rounded to 10 mantissa bits, as the tensor cores take them.
+  for (GemmProblem p : problems) {
+    p.allow_tf32 = true;
+    for (const sdk::Config c : {sdk::Config{32, 32, 8, 2, 2, 1, 2, 1, 1}, sdk::Config{32, 32, 8, 2, 2, 1, 1, 2, 1}}) {
+      if (c[kSplitK] > 1 && !gemm_check(p, c, GpuLimits{}).ok()) continue;
+      expect_host_matches_reference(p, c);
+    }
+  }
   // Aligned operands with vector loads, split four ways.
   GemmProblem aligned = shape(36, 68, 132);
   aligned.op = "aligned";
   aligned.has_bias = true;
   aligned.bias_col_stride = 1;
-  expect_host_matches_reference(aligned, {32, 64, 8, 2, 2, 4, 2, 4});
-  expect_host_matches_reference(aligned, {32, 64, 16, 2, 2, 2, 1, 1});
+  expect_host_matches_reference(aligned, {32, 64, 8, 2, 2, 4, 2, 4, 0});
+  expect_host_matches_reference(aligned, {32, 64, 16, 2, 2, 2, 1, 1, 0});
 }
 
 // ONNX allows an empty K: the product is zero, and the bias and activation remain.
@@ -535,16 +592,16 @@ TEST(GemmHostKernel, EmptyKLeavesTheEpilogue) {
   p.has_bias = true;
   p.bias_col_stride = 1;
   p.activation = GemmActivation::relu;
-  expect_host_matches_reference(p, {8, 8, 8, 1, 2, 1, 2, 1});
+  expect_host_matches_reference(p, {8, 8, 8, 1, 2, 1, 2, 1, 0});
   p.activation = GemmActivation::none;
-  EXPECT_NE(why(p, {8, 8, 8, 1, 2, 1, 2, 2}).find("without K"), std::string::npos);
+  EXPECT_NE(why(p, {8, 8, 8, 1, 2, 1, 2, 2, 0}).find("without K"), std::string::npos);
   EXPECT_EQ(gemm_space(p).knobs[kSplitK].values, (std::vector<int64_t>{1}));
 }
 
 TEST(GemmHostKernel, RefusesALaunchThatDoesNotMatchItsDefines) {
   const GemmProblem p = shape(64, 64, 64);
   std::vector<float> a(64 * 64), b(64 * 64), out(64 * 64);
-  Launch l(p, {32, 32, 8, 2, 2, 4, 2, 1}, a.data(), b.data(), nullptr, nullptr, out.data());
+  Launch l(p, {32, 32, 8, 2, 2, 4, 2, 1, 0}, a.data(), b.data(), nullptr, nullptr, out.data());
   l.launch.grid.x = 1;
   EXPECT_THROW(host_gemm().run(l.launch), std::runtime_error);
 }

@@ -2,6 +2,7 @@
 // from the source's #define lines, and a time for its config from a model
 // of a notional Ampere-class GPU.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
@@ -32,7 +33,7 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // The problem and the config, as the kernel's preprocessor sees them.
 struct Gemm {
-  int64_t bm, bn, bk, tm, tn, vw, stages, split;
+  int64_t bm, bn, bk, tm, tn, vw, stages, split, math;
   int64_t batch, m, n, k, a_batch, b_batch, bias_batch, bias_row, bias_col, residual_batch, residual_row, residual_col,
       epilogue;
   bool trans_a, trans_b, has_bias, has_residual;
@@ -41,6 +42,7 @@ struct Gemm {
   explicit Gemm(const HostLaunch& l)
       : bm(integer(l, "BLOCK_M")), bn(integer(l, "BLOCK_N")), bk(integer(l, "BLOCK_K")), tm(integer(l, "THREAD_M")),
         tn(integer(l, "THREAD_N")), vw(integer(l, "VECTOR_WIDTH")), stages(integer(l, "STAGES")), split(integer(l, "SPLIT_K")),
+        math(integer(l, "MATH")),
         batch(integer(l, "BATCH")), m(integer(l, "M")), n(integer(l, "N")), k(integer(l, "K")),
         a_batch(integer(l, "A_BATCH_STRIDE")), b_batch(integer(l, "B_BATCH_STRIDE")),
         bias_batch(integer(l, "BIAS_BATCH_STRIDE")), bias_row(integer(l, "BIAS_ROW_STRIDE")),
@@ -68,6 +70,12 @@ void check_geometry(const Gemm& g, const HostLaunch& l) {
   expect("block.x", l.block.x, g.threads());
   expect("block.y * block.z", static_cast<int64_t>(l.block.y) * l.block.z, 1);
   if (l.shared_bytes < g.shared_bytes()) expect("shared_bytes", l.shared_bytes, g.shared_bytes());
+}
+
+// v as cvt.rna.tf32.f32 rounds it: 10 mantissa bits, to nearest, ties away from zero.
+float tf32(float v) {
+  if (!std::isfinite(v)) return v;
+  return std::bit_cast<float>((std::bit_cast<uint32_t>(v) + 0x1000u) & 0xFFFFE000u);
 }
 
 float activate(int64_t epilogue, float v) {
@@ -101,8 +109,9 @@ void run_gemm(const HostLaunch& l) {
         for (int64_t j = 0; j < g.n; ++j) {
           float acc = 0.0f;
           for (int64_t p = k0; p < k1; ++p) {
-            const float av = g.trans_a ? ab[p * g.m + i] : ab[i * g.k + p];
-            const float bv = g.trans_b ? bb[j * g.k + p] : bb[p * g.n + j];
+            float av = g.trans_a ? ab[p * g.m + i] : ab[i * g.k + p];
+            float bv = g.trans_b ? bb[j * g.k + p] : bb[p * g.n + j];
+            if (g.math == 1) av = tf32(av), bv = tf32(bv);  // the tensor cores' inputs
             acc = std::fma(av, bv, acc);
           }
           float v = g.alpha * acc;
@@ -121,6 +130,7 @@ void run_gemm(const HostLaunch& l) {
 constexpr double kSms = 108;
 constexpr double kClockGhz = 1.41;
 constexpr double kWarpFmasPerSmCycle = 2;     // 64 FP32 lanes
+constexpr double kTensorCoreSpeedup = 8;      // TF32 on tensor cores: 156 against 19.5 TFLOPS
 constexpr double kWarpSharedPerSmCycle = 1;   // one conflict-free warp access per cycle
 constexpr double kWarpLoadsPerSmCycle = 0.5;  // global load instructions issued
 constexpr double kWarpIssuesPerSmCycle = 4;   // four schedulers
@@ -148,7 +158,8 @@ double time_ms(const HostLaunch& l) {
   const double waves = std::ceil(blocks / (kSms * resident));
 
   const double bk = static_cast<double>(g.bk);
-  const double fma = per_wave * warps * static_cast<double>(g.tm * g.tn) * bk / kWarpFmasPerSmCycle;
+  const double fma = per_wave * warps * static_cast<double>(g.tm * g.tn) * bk / kWarpFmasPerSmCycle /
+                     (g.math == 1 ? kTensorCoreSpeedup : 1);
   const double shared = per_wave * warps * static_cast<double>(g.tm + g.tn) * bk / kWarpSharedPerSmCycle;
   const double tile_floats = static_cast<double>(g.bm + g.bn) * bk;
   const double loads = per_wave * std::max(tile_floats / static_cast<double>(g.vw) / 32 / kWarpLoadsPerSmCycle,
