@@ -21,9 +21,12 @@ mkdir -p "$root/bin" "$root/lib/aoe/plugins" "$root/share" "$root/problems"
 
 # What to pack: the programs, the plugins, and what gpu-check.sh runs.
 cp "$build/bin/aoe-host" "$root/bin/"
-for program in cuda_gpu_check_test cuda_gemm_bench; do
+for program in cuda_gpu_check_test cuda_gemm_bench model_runtime_bench; do
   [ -x "$build/bin/$program" ] && cp "$build/bin/$program" "$root/bin/"
 done
+# The runtime bench's PyTorch and ONNX Runtime columns (AOE_GPU_CHECK_TABLE).
+mkdir -p "$root/bench"
+cp "$src/bench/torch_run.py" "$src/bench/ort_cuda_run.py" "$root/bench/"
 cp "$build"/lib/aoe/plugins/*.so "$build/lib/aoe/plugins/aoe-cuda-worker" "$root/lib/aoe/plugins/"
 cp -r "$build/share/." "$root/share/" 2>/dev/null || true
 mkdir -p "$root/models"

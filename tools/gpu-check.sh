@@ -15,7 +15,11 @@
 # models (names under models/) run whole on the GPU, AOE_GPU_CHECK_RUN_BUDGET
 # the evaluations each of their GEMMs and Convs is tuned with (16); AOE_GPU_CHECK_SKIP_GEMM_BENCH
 # leaves out the GEMM shapes timed beside cuBLAS, AOE_GPU_CHECK_GEMM_SHAPES
-# ("MxNxK ...") gives others.
+# ("MxNxK ...") gives others. AOE_GPU_CHECK_TABLE ("resnet50,bert_layer", off
+# by default: it tunes each model again) adds the runtime bench's table,
+# model_runtime_bench --device cuda (aoe untuned and tuned, PyTorch eager,
+# torch.compile, ONNX Runtime CUDA) at batches 1 and 8, into
+# OUTDIR/runtime_table.txt, and AOE_GPU_CHECK_TABLE_TF32 a TF32 one beside it.
 set -u
 out=${1:?usage: gpu-check.sh OUTDIR}
 here=${AOE_GPU_BUNDLE:-$(cd "$(dirname "$0")" && pwd)}
@@ -237,6 +241,17 @@ PY
 
 fresh listing
 check "cuda is listed with a GPU" listed
+# model_runtime_bench --device cuda on the bundle's models, fp32 (and TF32 where asked).
+runtime_table() {
+  for tf32 in "" ${AOE_GPU_CHECK_TABLE_TF32:+--tf32}; do
+    AOE_BENCH_HOST="$host" AOE_BENCH_MODELS_DIR="$here/models" AOE_BENCH_SCRIPTS_DIR="$here/bench" \
+      "$here/bin/model_runtime_bench" --device cuda --models "$AOE_GPU_CHECK_TABLE" --batches 1,8 --iterations 20 \
+      --rounds 1 --budget "${AOE_GPU_CHECK_RUN_BUDGET:-16}" --work "$out/runtime_table_work$tf32" $tf32 \
+      >>"$out/runtime_table.txt" || return 1
+  done
+  cat "$out/runtime_table.txt" >>"$figures"
+}
+
 fresh faults
 check "every fault of problems/faulty.cu is its config's result" faults
 fresh convolution_small
@@ -257,6 +272,10 @@ check "models run on the GPU, checked, then tuned on a miss" run_models
 if [ -z "${AOE_GPU_CHECK_SKIP_GEMM_BENCH:-}" ]; then
   fresh gemm_vs_cublas
   check "GEMMs tuned beside cuBLAS" gemm_vs_cublas
+fi
+if [ -n "${AOE_GPU_CHECK_TABLE:-}" ]; then
+  fresh runtime_table
+  check "the runtime table beside PyTorch and ONNX Runtime" runtime_table
 fi
 
 echo "figures in $figures; log in $log"
