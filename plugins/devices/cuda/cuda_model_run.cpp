@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <future>
 #include <map>
+#include <set>
 
 #include "aoe/sdk/error.h"
 #include "gemm_plan.h"
@@ -169,7 +170,8 @@ json run_model_on_gpu(CudaContext& context, const sdk::GraphRun& run, const std:
     return std::nullopt;
   };
   const ModelProgram program =
-      plan_model(run.graph, run.op_configs, gpu_limits_of(context.worker->properties()), scalar, context.options.allow_tf32);
+      plan_model(run.graph, run.op_configs, gpu_limits_of(context.worker->properties()), scalar,
+                 {context.options.allow_tf32, context.options.allow_fp16});
   for (const auto& [name, offset] : program.weights)
     if (!given.count(name)) fail(sdk::StatusCode::invalid_argument, "no values for the weight '" + name + "'");
 
@@ -230,14 +232,17 @@ json run_model_on_gpu(CudaContext& context, const sdk::GraphRun& run, const std:
   if (reply.header.contains("cuda_graph_refused")) report["cuda_graph_refused"] = reply.header["cuda_graph_refused"];
   if (run.check) {
     // fp32 sums in another order than the double-precision references: the
-    // cpu run's tolerance; a GEMM in TF32 rounds its inputs to 10 mantissa
-    // bits, and a model's outputs carry that through its layers: 1e-2.
+    // cpu run's tolerance; a GEMM in TF32 or fp16 rounds its inputs to 10
+    // mantissa bits, and a model's outputs carry that through its layers: 1e-2.
     cpu::Tolerance tolerance{context.options.rtol, std::max(context.options.atol, cpu::Tolerance{}.atol)};
-    const bool tf32 = std::any_of(program.kernels.begin(), program.kernels.end(),
-                                  [](const ProgramKernel& k) { return k.config.is_object() && k.config.value("math", "") == "tf32"; });
-    if (tf32) tolerance = {std::max(tolerance.rtol, 1e-2), std::max(tolerance.atol, 1e-2)};
+    std::set<std::string> reduced;
+    for (const auto& k : program.kernels)
+      if (k.config.is_object() && k.config.value("math", "fp32") != "fp32") reduced.insert(k.config["math"].get<std::string>());
+    if (!reduced.empty()) tolerance = {std::max(tolerance.rtol, 1e-2), std::max(tolerance.atol, 1e-2)};
+    std::string precision;
+    for (const auto& m : reduced) precision += (precision.empty() ? "" : "+") + m;
     report["check"] = cpu::check_report(reference, given, outputs, tolerance);
-    report["check"]["precision"] = tf32 ? "tf32" : "fp32";
+    report["check"]["precision"] = precision.empty() ? "fp32" : precision;
   }
   return report;
 }

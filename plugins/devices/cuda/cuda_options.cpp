@@ -53,9 +53,9 @@ CudaOptions CudaOptions::parse(const nlohmann::json& options) {
     } else if (key == "flush_l2") {
       if (!value.is_boolean()) bad(key, "true or false", value);
       out.flush_l2 = value.get<bool>();
-    } else if (key == "allow_tf32") {
+    } else if (key == "allow_tf32" || key == "allow_fp16") {
       if (!value.is_boolean()) bad(key, "true or false", value);
-      out.allow_tf32 = value.get<bool>();
+      (key == "allow_tf32" ? out.allow_tf32 : out.allow_fp16) = value.get<bool>();
     } else if (key == "timeout_s") {
       out.timeout_s = positive(key, value);
     } else if (key == "compile_timeout_s") {
@@ -78,7 +78,7 @@ CudaOptions CudaOptions::parse(const nlohmann::json& options) {
       throw sdk::Error(sdk::StatusCode::invalid_argument,
                        "unknown cuda device option '" + key +
                            "'; it takes device_id, cuda_library, nvrtc_library, worker, problem, cachefile, kernel_cache, "
-                           "compile_workers, flush_l2, allow_tf32, timeout_s, compile_timeout_s, rtol, atol, seed, "
+                           "compile_workers, flush_l2, allow_tf32, allow_fp16, timeout_s, compile_timeout_s, rtol, atol, seed, "
                            "max_argument_mb, max_repeats, stable_within, max_seconds");
     }
   }

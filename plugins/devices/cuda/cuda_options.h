@@ -28,9 +28,9 @@ struct CudaOptions {
   double timeout_s = 30;          // one candidate's checked run and timing
   double compile_timeout_s = 300;
   double rtol = 1e-4, atol = 1e-4;  // the output check (fp32 GEMMs widen atol by their K)
-  // GEMMs may use the TF32 tensor-core product (an Impl choice of their
-  // space, labelled tf32, checked at TF32's tolerance); off: fp32 only.
-  bool allow_tf32 = false;
+  // GEMMs may use the TF32 or fp16 tensor-core products (Impl choices of
+  // their space, labelled tf32 and fp16, checked at their tolerance); off: fp32 only.
+  bool allow_tf32 = false, allow_fp16 = false;
   uint64_t seed = 0;              // the arguments' random fill
   uint64_t max_argument_bytes = uint64_t{4} << 30;
   uint32_t max_repeats = 100;

@@ -43,15 +43,15 @@ PlanData gemm_data(const sdk::OpTask& task, const GemmProblem& problem, uint64_t
   return out;
 }
 
-GemmProblem tf32_allowed(GemmProblem p, bool allow) {
-  p.allow_tf32 = allow;
+GemmProblem with_precisions(GemmProblem p, const CudaOptions& options) {
+  p.allowed = {options.allow_tf32, options.allow_fp16};
   return p;
 }
 
 }  // namespace
 
 GemmPlan::GemmPlan(const sdk::OpTask& task, const GpuLimits& limits, const CudaOptions& options)
-    : problem_(tf32_allowed(gemm_problem(task), options.allow_tf32)),
+    : problem_(with_precisions(gemm_problem(task), options)),
       limits_(limits),
       space_(gemm_space(problem_)),
       data_([task, problem = problem_, seed = options.seed] { return gemm_data(task, problem, seed); }) {

@@ -16,6 +16,14 @@ enum class GemmActivation { none = 0, relu = 1, gelu_erf = 2, gelu_tanh = 3 };
 
 const char* to_string(GemmActivation activation);
 
+// The products on tensor cores a user allows for an fp32 model: TF32
+// (inputs rounded to 10 mantissa bits, as PyTorch's allow_tf32 and cuBLAS's
+// TF32 mode do) and fp16 (the same mantissa, fp16's range, twice TF32's
+// rate); both accumulate in fp32.
+struct ReducedPrecision {
+  bool tf32 = false, fp16 = false;
+};
+
 // `batch` products of an m x k and a k x n matrix, all row-major and dense.
 // A is stored m x k (k x m when trans_a), B k x n (n x k when trans_b), C m x n.
 struct GemmProblem {
@@ -38,10 +46,9 @@ struct GemmProblem {
   int64_t residual_batch_stride = 0, residual_row_stride = 0, residual_col_stride = 0;
   int residual_input = -1;
   GemmActivation activation = GemmActivation::none;
-  // Whether the space offers the TF32 tensor-core product (the device
-  // option allow_tf32): its inputs rounded to 10 mantissa bits, as
-  // PyTorch's allow_tf32 and cuBLAS's TF32 mode do. Off: fp32 only.
-  bool allow_tf32 = false;
+  // The tensor-core products the space offers besides fp32 (the device
+  // options allow_tf32, allow_fp16).
+  ReducedPrecision allowed;
 
   int64_t lda() const { return trans_a ? m : k; }
   int64_t ldb() const { return trans_b ? k : n; }

@@ -21,12 +21,29 @@ const char* const kKernel = R"cuda(
 #define THREADS_N (BLOCK_N / THREAD_N)
 #define THREADS (THREADS_M * THREADS_N)
 
-// MATH 1: the product on tensor cores in TF32 (mma.sync m16n8k8, sm_80 on).
-// A lane's THREAD_M x THREAD_N sums are its accumulators of (THREAD_M / 2) x
-// (THREAD_N / 2) tiles of 16 x 8, so each warp covers 8 * THREAD_M rows by
-// 4 * THREAD_N cols, as 32 CUDA-core threads of the same tile do, and the
-// warps tile the block in a (THREADS_M / 8) x (THREADS_N / 4) grid.
+// MATH 1: the product on tensor cores in TF32 (mma.sync m16n8k8, sm_80 on);
+// MATH 2: in fp16 with fp32 sums (mma.sync m16n8k16). A lane's THREAD_M x
+// THREAD_N sums are its accumulators of (THREAD_M / 2) x (THREAD_N / 2)
+// tiles of 16 x 8, so each warp covers 8 * THREAD_M rows by 4 * THREAD_N
+// cols, as 32 CUDA-core threads of the same tile do, and the warps tile the
+// block in a (THREADS_M / 8) x (THREADS_N / 4) grid.
 #define WARPS_N (THREADS_N / 4)
+#if MATH == 2 && !defined(AOE_MMA_EMULATED)
+// lo and hi rounded to fp16 (to nearest even) and packed, lo in the low half.
+__device__ __forceinline__ unsigned aoe_f16x2(float lo, float hi) {
+  unsigned r;
+  asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+// d += a b over one 16 x 8 x 16 tile: lane (g, t) holds a at rows g, g + 8
+// and k 2t, 2t + 1 then 2t + 8, 2t + 9 (two halves a register); b at those k
+// and col g; d as the TF32 tile's.
+__device__ __forceinline__ void aoe_mma_f16(float* d, const unsigned* a, const unsigned* b) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+#endif
 #if MATH == 1 && !defined(AOE_MMA_EMULATED)
 // v rounded to TF32 (10 mantissa bits, to nearest, ties away), as cuBLAS's TF32 mode does.
 __device__ __forceinline__ unsigned aoe_tf32(float v) {
@@ -162,7 +179,7 @@ aoe_gemm(const float* __restrict__ a, const float* __restrict__ b, const float* 
   b += batch * (long long)B_BATCH_STRIDE;
   c += batch * ((long long)M * N);
   // Where sum (i, j) of this thread lies in the block's tile.
-#if MATH == 1
+#if MATH >= 1
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, t4 = lane % 4;
   const int wm0 = warp / WARPS_N * 8 * THREAD_M, wn0 = warp % WARPS_N * 4 * THREAD_N;
 #define ROW_OF(i) (wm0 + (i) / 2 * 16 + g + (i) % 2 * 8)
@@ -223,6 +240,37 @@ aoe_gemm(const float* __restrict__ a, const float* __restrict__ b, const float* 
         for (int ni = 0; ni < THREAD_N / 2; ++ni) {
           float d[4] = {acc[2 * mi][2 * ni], acc[2 * mi][2 * ni + 1], acc[2 * mi + 1][2 * ni], acc[2 * mi + 1][2 * ni + 1]};
           aoe_mma_tf32(d, af[mi], bf[ni]);
+          acc[2 * mi][2 * ni] = d[0];
+          acc[2 * mi][2 * ni + 1] = d[1];
+          acc[2 * mi + 1][2 * ni] = d[2];
+          acc[2 * mi + 1][2 * ni + 1] = d[3];
+        }
+    }
+#elif MATH == 2
+#pragma unroll
+    for (int k16 = 0; k16 < BLOCK_K; k16 += 16) {
+      unsigned af[THREAD_M / 2][4], bf[THREAD_N / 2][2];
+      const int k0 = k16 + 2 * t4;
+#pragma unroll
+      for (int mi = 0; mi < THREAD_M / 2; ++mi) {
+        const int r = wm0 + mi * 16 + g;
+        af[mi][0] = aoe_f16x2(sa[k0 * A_PITCH + r], sa[(k0 + 1) * A_PITCH + r]);
+        af[mi][1] = aoe_f16x2(sa[k0 * A_PITCH + r + 8], sa[(k0 + 1) * A_PITCH + r + 8]);
+        af[mi][2] = aoe_f16x2(sa[(k0 + 8) * A_PITCH + r], sa[(k0 + 9) * A_PITCH + r]);
+        af[mi][3] = aoe_f16x2(sa[(k0 + 8) * A_PITCH + r + 8], sa[(k0 + 9) * A_PITCH + r + 8]);
+      }
+#pragma unroll
+      for (int ni = 0; ni < THREAD_N / 2; ++ni) {
+        const int c = wn0 + ni * 8 + g;
+        bf[ni][0] = aoe_f16x2(sb[k0 * B_PITCH + c], sb[(k0 + 1) * B_PITCH + c]);
+        bf[ni][1] = aoe_f16x2(sb[(k0 + 8) * B_PITCH + c], sb[(k0 + 9) * B_PITCH + c]);
+      }
+#pragma unroll
+      for (int mi = 0; mi < THREAD_M / 2; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < THREAD_N / 2; ++ni) {
+          float d[4] = {acc[2 * mi][2 * ni], acc[2 * mi][2 * ni + 1], acc[2 * mi + 1][2 * ni], acc[2 * mi + 1][2 * ni + 1]};
+          aoe_mma_f16(d, af[mi], bf[ni]);
           acc[2 * mi][2 * ni] = d[0];
           acc[2 * mi][2 * ni + 1] = d[1];
           acc[2 * mi + 1][2 * ni] = d[2];
@@ -337,8 +385,10 @@ sdk::TuningSpace gemm_bounds(const GemmProblem& p) {
   int64_t splits = 1;
   while (splits < 16 && splits * 2 * kBlockKs[0] <= p.k) splits *= 2;
   s.knobs[kSplitK] = sdk::Knob::power_of_two("split_k", sdk::KnobTag::schedule, 1, splits);
-  s.knobs[kMath] = sdk::Knob::categorical("math", sdk::KnobTag::impl,
-                                          p.allow_tf32 ? std::vector<std::string>{"fp32", "tf32"} : std::vector<std::string>{"fp32"});
+  // Every math labelled, so a value means one math whatever a problem allows; the allowed ones its domain.
+  s.knobs[kMath] = sdk::Knob::categorical("math", sdk::KnobTag::impl, {"fp32", "tf32", "fp16"});
+  s.knobs[kMath].values.clear();
+  for (GemmMath m : gemm_maths(p)) s.knobs[kMath].values.push_back(static_cast<int64_t>(m));
   return s;
 }
 
@@ -409,15 +459,21 @@ sdk::Measurement gemm_check(const GemmProblem& p, const sdk::Config& c, const Gp
     if (used < split)
       return refuse("split_k " + str(split) + " leaves splits without K: K " + str(p.k) + " in slices of " + str(bk) + " fills " + str(used));
   }
-  if (c[kMath] > 1) return refuse("math is " + str(c[kMath]) + "; it takes 0 (fp32) or 1 (tf32)");
-  if (c[kMath] == 1) {
-    if (!p.allow_tf32) return refuse("math tf32 rounds the inputs to 10 mantissa bits; the device option allow_tf32 allows it");
+  if (c[kMath] > 2) return refuse("math is " + str(c[kMath]) + "; it takes 0 (fp32), 1 (tf32) or 2 (fp16)");
+  const GemmMath math = static_cast<GemmMath>(c[kMath]);
+  if (math == GemmMath::tf32 && !p.allowed.tf32)
+    return refuse("math tf32 rounds the inputs to 10 mantissa bits; the device option allow_tf32 allows it");
+  if (math == GemmMath::fp16 && !p.allowed.fp16)
+    return refuse("math fp16 rounds the inputs to fp16 (10 mantissa bits, at most 65504); the device option allow_fp16 allows it");
+  if (math != GemmMath::fp32) {
+    const std::string name = std::string("math ") + to_string(math);
     if (limits.compute_capability > 0 && limits.compute_capability < 80)
-      return refuse("math tf32 needs tensor cores of compute capability 8.0 or more, the GPU's is " +
+      return refuse(name + " needs tensor cores of compute capability 8.0 or more, the GPU's is " +
                     str(limits.compute_capability / 10) + "." + str(limits.compute_capability % 10));
-    if (tm % 2 || tn % 2) return refuse("math tf32 needs an even thread tile (2 x 2 per 16 x 8 tile), not " + str(tm) + "x" + str(tn));
+    if (tm % 2 || tn % 2) return refuse(name + " needs an even thread tile (2 x 2 per 16 x 8 tile), not " + str(tm) + "x" + str(tn));
     if ((bm / tm) % 8 || (bn / tn) % 4)
-      return refuse("math tf32 needs the threads in whole warps of 8 x 4 lanes; the block has " + str(bm / tm) + " x " + str(bn / tn));
+      return refuse(name + " needs the threads in whole warps of 8 x 4 lanes; the block has " + str(bm / tm) + " x " + str(bn / tn));
+    if (math == GemmMath::fp16 && bk % 16) return refuse(name + " multiplies 16 of K at a time; block_k is " + str(bk));
   }
   if (ceil_div(p.m, bm) > 65535 || p.batch * split > 65535)
     return refuse("grid of " + str(ceil_div(p.m, bm)) + " x " + str(p.batch * split) + " blocks in y and z, over CUDA's 65535");
@@ -459,11 +515,15 @@ sdk::Config gemm_default(const GemmProblem& p, const GpuLimits& limits) {
     c[kVectorWidth] = vw;
     if (gemm_check(p, c, limits).ok()) break;
   }
-  // Where the user allows TF32, the same tile on tensor cores where it fits,
-  // as PyTorch's allow_tf32 sends every product there.
-  sdk::Config tensor_cores = c;
-  tensor_cores[kMath] = 1;
-  if (p.allow_tf32 && gemm_check(p, tensor_cores, limits).ok()) return tensor_cores;
+  // Where the user allows a tensor-core product, the same tile there where it
+  // fits, as PyTorch's allow_tf32 sends every product there: fp16 (twice
+  // TF32's rate, its slices deepened to 16 of K) before TF32.
+  for (GemmMath m : {GemmMath::fp16, GemmMath::tf32}) {
+    sdk::Config tensor_cores = c;
+    tensor_cores[kMath] = static_cast<int64_t>(m);
+    if (m == GemmMath::fp16) tensor_cores[kBlockK] = std::max<int64_t>(16, c[kBlockK]);
+    if (gemm_check(p, tensor_cores, limits).ok()) return tensor_cores;
+  }
   return c;
 }
 
@@ -512,8 +572,28 @@ std::string gemm_source(const GemmProblem& p, const sdk::Config& c) {
   return out + kKernel;
 }
 
+std::vector<GemmMath> gemm_maths(const GemmProblem& p) {
+  std::vector<GemmMath> out = {GemmMath::fp32};
+  if (p.allowed.tf32) out.push_back(GemmMath::tf32);
+  if (p.allowed.fp16) out.push_back(GemmMath::fp16);
+  return out;
+}
+
+GemmMath gemm_math(const sdk::Config& c) {
+  return c.size() == kGemmKnobCount && c[kMath] >= 0 && c[kMath] <= 2 ? static_cast<GemmMath>(c[kMath]) : GemmMath::fp32;
+}
+
+const char* to_string(GemmMath math) {
+  switch (math) {
+    case GemmMath::fp32: return "fp32";
+    case GemmMath::tf32: return "tf32";
+    case GemmMath::fp16: return "fp16";
+  }
+  return "fp32";
+}
+
 GemmTolerance gemm_tolerance(const GemmProblem& p, const sdk::Config& c) {
-  if (c.size() == kGemmKnobCount && c[kMath] == 1) {
+  if (gemm_math(c) != GemmMath::fp32) {
     const double k = static_cast<double>(std::max<int64_t>(1, p.k));
     return {1e-3, 1e-3 * std::sqrt(k)};
   }

@@ -26,6 +26,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "aoe/sdk/measurement.h"
 #include "aoe/sdk/tuning_space.h"
@@ -45,7 +46,7 @@ enum GemmKnob : size_t {
   kVectorWidth,  // floats per global load: 1, 2, 4
   kStages,       // shared slices: 1, or 2 to load the next while computing this one
   kSplitK,       // blocks sharing one tile's K, adding into C atomically
-  kMath,         // KnobTag::impl: 0 fp32 on CUDA cores; 1 tf32 on tensor cores, where allow_tf32 offers it
+  kMath,         // KnobTag::impl, a GemmMath: fp32 on CUDA cores; tf32, fp16 on tensor cores where allowed
   kGemmKnobCount
 };
 
@@ -69,11 +70,18 @@ std::string gemm_source(const GemmProblem& problem, const sdk::Config& config);
 
 LaunchGeometry gemm_launch(const GemmProblem& problem, const sdk::Config& config);
 
+// The product a config computes: its math knob's value, the source's MATH.
+enum class GemmMath { fp32 = 0, tf32 = 1, fp16 = 2 };
+const char* to_string(GemmMath math);
+// The maths the problem allows (its math knob's domain): fp32, then tf32 and fp16 where allowed.
+std::vector<GemmMath> gemm_maths(const GemmProblem& problem);
+GemmMath gemm_math(const sdk::Config& config);
+
 // The output check a config's results pass against the double-precision
 // reference: |got - want| <= atol + rtol |want| (rtol < 0: the device
 // option's, 1e-4). fp32: atol 1e-3, sums of K products in another order.
-// tf32: each input rounded to 10 mantissa bits (a relative error up to
-// 2^-11), so rtol 1e-3 and atol 1e-3 sqrt(K), the spread of K rounded
+// tf32 and fp16: each input rounded to 10 mantissa bits (a relative error
+// up to 2^-11), so rtol 1e-3 and atol 1e-3 sqrt(K), the spread of K rounded
 // products of inputs in [-1, 1] as the reference data draws them.
 struct GemmTolerance {
   double rtol, atol;

@@ -57,9 +57,9 @@ std::optional<sdk::Config> bank_config(const json& op_configs, const std::string
   return config;
 }
 
-Step gemm_step(const sdk::FusedOp& fused, const json& op_configs, const GpuLimits& limits, bool allow_tf32) {
+Step gemm_step(const sdk::FusedOp& fused, const json& op_configs, const GpuLimits& limits, const ReducedPrecision& allowed) {
   GemmProblem problem = gemm_problem(fused.task);
-  problem.allow_tf32 = allow_tf32;
+  problem.allowed = allowed;
   const sdk::TuningSpace space = gemm_space(problem);
   const std::string& anchor = fused.node_names.front();
   const auto banked =
@@ -295,7 +295,7 @@ void require_known(const sdk::Graph& graph, const sdk::Node& node, const std::st
 }  // namespace
 
 ModelProgram plan_model(const sdk::Graph& graph, const json& op_configs, const GpuLimits& limits, const ScalarOf& scalar,
-                        bool allow_tf32) {
+                        const ReducedPrecision& allowed) {
   std::map<std::string, const sdk::Node*> by_name;
   for (const auto& n : graph.nodes) {
     by_name[n.name] = &n;
@@ -352,7 +352,7 @@ ModelProgram plan_model(const sdk::Graph& graph, const json& op_configs, const G
       continue;
     }
     if (anchor.op_type == "MatMul" || anchor.op_type == "Gemm") {
-      steps.push_back(gemm_step(fused, op_configs, limits, allow_tf32));
+      steps.push_back(gemm_step(fused, op_configs, limits, allowed));
       continue;
     }
     // Fused only for the GEMM's epilogue: the other nodes run node by node,

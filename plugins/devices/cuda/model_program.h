@@ -15,6 +15,7 @@
 
 #include "aoe/sdk/graph.h"
 #include "elementwise_kernel.h"
+#include "gemm_problem.h"
 #include "gpu_limits.h"
 #include "launch_geometry.h"
 
@@ -55,8 +56,8 @@ struct ModelProgram {
 // computes, or a dim unknown; a bank config the GEMM does not take on this
 // GPU is passed over for the default, as config_source says (one banked
 // before a knob the space has one value of takes that value).
-// `allow_tf32`: the GEMMs' banked configs may take the TF32 product (the device option).
+// `allowed`: the tensor-core products the GEMMs may take (the device options allow_tf32, allow_fp16).
 ModelProgram plan_model(const sdk::Graph& graph, const nlohmann::json& op_configs, const GpuLimits& limits, const ScalarOf& scalar = {},
-                        bool allow_tf32 = false);
+                        const ReducedPrecision& allowed = {});
 
 }  // namespace aoe::cuda

@@ -47,7 +47,7 @@ inline std::vector<std::unique_ptr<std::barrier<>>> aoe_warp_barriers;  // one p
 inline void __syncthreads() { aoe_block_barrier->arrive_and_wait(); }
 inline void aoe_sync_warp() { aoe_warp_barriers.at(threadIdx.x / 32)->arrive_and_wait(); }
 
-// The TF32 product's two PTX instructions (gemm_template.cpp), as the GPU
+// The tensor-core products' PTX instructions (gemm_template.cpp), as the GPU
 // computes them: the warp's lanes lay their fragments out in a tile shared
 // by the warp, and each lane sums its own four accumulators from it.
 #define AOE_MMA_EMULATED 1
@@ -70,6 +70,31 @@ inline void aoe_mma_tf32(float* d, const unsigned* a, const unsigned* b) {
     for (unsigned k = 0; k < 8; ++k) d[q] += as[warp][row][k] * bs[warp][k][col];
   }
   aoe_sync_warp();  // the tile is read before the next product lays out its own
+}
+inline unsigned aoe_f16x2(float lo, float hi) {
+  return std::bit_cast<unsigned short>(static_cast<_Float16>(lo)) |
+         static_cast<unsigned>(std::bit_cast<unsigned short>(static_cast<_Float16>(hi))) << 16;
+}
+inline void aoe_mma_f16(float* d, const unsigned* a, const unsigned* b) {
+  static float as[32][16][16], bs[32][16][8];  // per warp of the block running
+  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+  const auto half = [](unsigned pair, unsigned which) {
+    return static_cast<float>(std::bit_cast<_Float16>(static_cast<unsigned short>(pair >> (16 * which))));
+  };
+  for (unsigned h = 0; h < 2; ++h) {
+    as[warp][g][2 * t + h] = half(a[0], h);
+    as[warp][g + 8][2 * t + h] = half(a[1], h);
+    as[warp][g][2 * t + 8 + h] = half(a[2], h);
+    as[warp][g + 8][2 * t + 8 + h] = half(a[3], h);
+    bs[warp][2 * t + h][g] = half(b[0], h);
+    bs[warp][2 * t + 8 + h][g] = half(b[1], h);
+  }
+  aoe_sync_warp();
+  for (unsigned q = 0; q < 4; ++q) {
+    const unsigned row = g + q / 2 * 8, col = 2 * t + q % 2;
+    for (unsigned k = 0; k < 16; ++k) d[q] += as[warp][row][k] * bs[warp][k][col];
+  }
+  aoe_sync_warp();
 }
 inline float atomicAdd(float* address, float value) { return std::atomic_ref<float>(*address).fetch_add(value); }
 inline float __int_as_float(int bits) { return std::bit_cast<float>(bits); }

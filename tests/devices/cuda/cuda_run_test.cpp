@@ -132,6 +132,13 @@ TEST_F(CudaRun, Tf32IsAnImplChoiceTheUserAllows) {
   if (kernel["config"]["math"] == "tf32") EXPECT_EQ(fp32_run["kernels"][0]["config_source"], "default");
   EXPECT_EQ(fp32_run["check"]["precision"], "fp32");
   EXPECT_TRUE(fp32_run["check"]["match"].get<bool>());
+
+  // fp16, allowed beside TF32: the default's first choice, checked at its precision.
+  const auto half = run(file, {"--check", "--device_options", R"({"allow_tf32": true, "allow_fp16": true})"});
+  ASSERT_EQ(half.exit_code, 0) << failure_text(half);
+  const json fp16_run = report("projection");
+  EXPECT_EQ(fp16_run["check"]["precision"], fp16_run["kernels"][0]["config"]["math"]);
+  EXPECT_TRUE(fp16_run["check"]["match"].get<bool>()) << fp16_run["check"].dump();
 }
 
 // OPAT tunes each Conv with the Relu it fuses, the implicit GEMM's tiles or

@@ -129,7 +129,7 @@ std::vector<Case> cases() {
   // them out (mma.sync emulated a warp at a time): odd edges, B stored
   // transposed with a bias and GeLU, K split in two.
   const auto tf32 = [](GemmProblem p) {
-    p.allow_tf32 = true;
+    p.allowed.tf32 = true;
     return p;
   };
   out.push_back({tf32(problem("tf32 odd", 37, 45, 29)), {32, 32, 8, 2, 2, 1, 2, 1, 1}});
@@ -137,6 +137,14 @@ std::vector<Case> cases() {
   trans_b.trans_b = true;
   out.push_back({tf32(trans_b), {64, 64, 16, 4, 4, 4, 2, 1, 1}});
   out.push_back({tf32(problem("tf32 split_k", 33, 40, 96)), {32, 32, 8, 2, 2, 1, 1, 2, 1}});
+  // fp16 (m16n8k16, two halves a register).
+  const auto fp16 = [](GemmProblem p) {
+    p.allowed.fp16 = true;
+    return p;
+  };
+  out.push_back({fp16(problem("fp16 odd", 37, 45, 29)), {32, 32, 16, 2, 2, 1, 2, 1, 2}});
+  out.push_back({fp16(trans_b), {64, 64, 32, 4, 4, 4, 2, 1, 2}});
+  out.push_back({fp16(problem("fp16 split_k", 33, 40, 96)), {32, 32, 16, 2, 2, 1, 1, 2, 2}});
   return out;
 }
 

@@ -66,7 +66,12 @@ sdk::Config cfg(int64_t bm, int64_t bn, int64_t bk, int64_t tm, int64_t tn, int6
 }
 
 GemmProblem tf32(GemmProblem p) {
-  p.allow_tf32 = true;
+  p.allowed.tf32 = true;
+  return p;
+}
+
+GemmProblem fp16(GemmProblem p) {
+  p.allowed.fp16 = true;
   return p;
 }
 
@@ -133,8 +138,10 @@ std::vector<Case> cases() {
   out.push_back({"tf32_bert", tf32(bert), cfg(128, 128, 16, 8, 8, 4, 2, 1, 1)});
   out.push_back({"tf32_odd_split_k", tf32(odd), cfg(32, 32, 8, 2, 2, 1, 1, 2, 1)});
   out.push_back({"tf32_gelu", tf32(with_epilogue(ragged, GemmActivation::gelu_erf)), cfg(64, 64, 16, 4, 4, 4, 2, 1, 1)});
+  out.push_back({"fp16_bert", fp16(bert), cfg(128, 128, 16, 8, 8, 4, 2, 1, 2)});
+  out.push_back({"fp16_odd_split_k", fp16(odd), cfg(32, 32, 32, 2, 2, 1, 1, 2, 2)});
   // A sample of everything the space lets through: knob combinations nobody named.
-  for (const GemmProblem& p : {odd, with_epilogue(ragged, GemmActivation::gelu_erf), tf32(ragged)}) {
+  for (const GemmProblem& p : {odd, with_epilogue(ragged, GemmActivation::gelu_erf), tf32(fp16(ragged))}) {
     const auto space = gemm_space(p);
     std::vector<sdk::Config> valid;
     sdk::for_each_config(space, [&](const sdk::Config& c) {
@@ -170,10 +177,12 @@ TEST(GemmPtx, EverySourceCompilesToPtx) {
     }
     const bool atomics = text.find("atom.global.add.f32") != std::string::npos || text.find("red.global.add.f32") != std::string::npos;
     EXPECT_EQ(atomics, c.config[kSplitK] > 1);
-    // The tensor cores' product, and only where the config asks for it.
-    const bool tensor_cores = c.config[kMath] == 1;
-    EXPECT_EQ(text.find("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32") != std::string::npos, tensor_cores);
-    EXPECT_EQ(text.find("cvt.rna.tf32.f32") != std::string::npos, tensor_cores);
+    // The tensor cores' products, and only where the config asks for them.
+    const GemmMath math = gemm_math(c.config);
+    EXPECT_EQ(text.find("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32") != std::string::npos, math == GemmMath::tf32);
+    EXPECT_EQ(text.find("cvt.rna.tf32.f32") != std::string::npos, math == GemmMath::tf32);
+    EXPECT_EQ(text.find("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") != std::string::npos, math == GemmMath::fp16);
+    EXPECT_EQ(text.find("cvt.rn.f16x2.f32") != std::string::npos, math == GemmMath::fp16);
     const auto act = c.problem.activation;
     EXPECT_EQ(text.find("__nv_erff") != std::string::npos, act == GemmActivation::gelu_erf);
     EXPECT_EQ(text.find("__nv_tanhf") != std::string::npos, act == GemmActivation::gelu_tanh);
@@ -191,13 +200,17 @@ TEST(GemmPtx, CompilesForEachArchitecture) {
     std::ofstream(source) << gemm_source(p, c);
     EXPECT_EQ(std::system(compile_command(source, ptx, log, arch).c_str()), 0) << arch << ": " << read(log);
   }
-  // TF32's mma.sync from Ampere on, where gemm_check lets it run.
+  // TF32's and fp16's mma.sync from Ampere on, where gemm_check lets them run.
   const sdk::Config tensor_cores = cfg(64, 64, 16, 4, 4, 4, 2, 1, 1);
   for (const std::string arch : {"sm_80", "sm_86", "sm_90"}) {
     const fs::path source = kWork / ("tf32_" + arch + ".cu"), ptx = kWork / ("tf32_" + arch + ".ptx"),
                    log = kWork / ("tf32_" + arch + ".log");
     std::ofstream(source) << gemm_source(tf32(p), tensor_cores);
     EXPECT_EQ(std::system(compile_command(source, ptx, log, arch).c_str()), 0) << arch << ": " << read(log);
+    sdk::Config half = tensor_cores;
+    half[kMath] = 2;
+    std::ofstream(source) << gemm_source(fp16(p), half);
+    EXPECT_EQ(std::system(compile_command(source, ptx, log, arch).c_str()), 0) << arch << " fp16: " << read(log);
   }
 }
 

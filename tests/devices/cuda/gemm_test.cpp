@@ -221,12 +221,13 @@ TEST(GemmSpace, KnobsAreScheduleKnobsSizedToTheProblem) {
     EXPECT_EQ(s.knobs[i].tag, i == kMath ? sdk::KnobTag::impl : sdk::KnobTag::schedule);
   }
   // TF32 is offered only where the user allows it; then the default takes it where its tile can.
-  EXPECT_EQ(knob(s, kMath).labels, (std::vector<std::string>{"fp32"}));
+  EXPECT_EQ(knob(s, kMath).labels, (std::vector<std::string>{"fp32", "tf32", "fp16"}));
+  EXPECT_EQ(knob(s, kMath).values, (std::vector<int64_t>{0}));
   EXPECT_EQ(s.default_config[kMath], 0);
   GemmProblem allowed = shape(128, 768, 768);
-  allowed.allow_tf32 = true;
+  allowed.allowed.tf32 = true;
   const auto tf32_space = gemm_space(allowed);
-  EXPECT_EQ(knob(tf32_space, kMath).labels, (std::vector<std::string>{"fp32", "tf32"}));
+  EXPECT_EQ(knob(tf32_space, kMath).values, (std::vector<int64_t>{0, 1}));
   EXPECT_EQ(tf32_space.default_config[kMath], 1);
   sdk::Config same_tile = tf32_space.default_config;
   same_tile[kMath] = 0;
@@ -235,8 +236,20 @@ TEST(GemmSpace, KnobsAreScheduleKnobsSizedToTheProblem) {
   turing.compute_capability = 75;
   EXPECT_EQ(gemm_default(allowed, turing)[kMath], 0);
   GemmProblem row = shape(1, 768, 768);  // one row: no tile of 8 x 4 lanes
-  row.allow_tf32 = true;
+  row.allowed.tf32 = true;
   EXPECT_EQ(gemm_space(row).default_config[kMath], 0);
+  // fp16 after tf32 in the knob's order; the default takes it first, its slice 16 of K deep.
+  GemmProblem both = allowed;
+  both.allowed.fp16 = true;
+  const auto fp16_space = gemm_space(both);
+  EXPECT_EQ(knob(fp16_space, kMath).values, (std::vector<int64_t>{0, 1, 2}));
+  EXPECT_EQ(gemm_math(fp16_space.default_config), GemmMath::fp16);
+  EXPECT_EQ(fp16_space.default_config[kBlockK], 16);
+  GemmProblem fp16_only = shape(128, 768, 768);
+  fp16_only.allowed.fp16 = true;
+  // A value means one math whatever is allowed: a banked tf32 is never read as fp16.
+  EXPECT_EQ(knob(gemm_space(fp16_only), kMath).values, (std::vector<int64_t>{0, 2}));
+  EXPECT_NE(gemm_check(fp16_only, {128, 128, 16, 8, 8, 4, 2, 1, 1}, GpuLimits{}).message.find("allow_tf32"), std::string::npos);
   EXPECT_EQ(knob(s, kBlockM).values, (std::vector<int64_t>{8, 16, 32, 64, 128}));
   EXPECT_EQ(knob(s, kBlockN).values, (std::vector<int64_t>{8, 16, 32, 64, 128, 256}));
   EXPECT_EQ(knob(s, kBlockK).values, (std::vector<int64_t>{8, 16, 32, 64}));
@@ -317,26 +330,37 @@ TEST(GemmCheck, RefusesWithTheReason) {
   // TF32: allowed by the user, on tensor cores (8.0 on), lanes of 8 x 4 holding 2 x 2 sums per tile.
   EXPECT_NE(why(p, {128, 128, 8, 8, 8, 4, 2, 1, 1}).find("allow_tf32"), std::string::npos);
   GemmProblem tf32 = p;
-  tf32.allow_tf32 = true;
+  tf32.allowed.tf32 = true;
   EXPECT_EQ(why(tf32, {128, 128, 8, 8, 8, 4, 2, 1, 1}), "");
   EXPECT_NE(why(tf32, {64, 64, 8, 4, 1, 4, 2, 1, 1}).find("even thread tile"), std::string::npos);
   EXPECT_NE(why(tf32, {128, 32, 8, 2, 16, 4, 2, 1, 1}).find("8 x 4 lanes"), std::string::npos);  // 64 x 2 threads
   GpuLimits turing;
   turing.compute_capability = 75;
   EXPECT_NE(why(tf32, {128, 128, 8, 8, 8, 4, 2, 1, 1}, turing).find("compute capability 8.0"), std::string::npos);
-  EXPECT_NE(why(tf32, {128, 128, 8, 8, 8, 4, 2, 1, 2}).find("math is 2"), std::string::npos);
+  EXPECT_NE(why(tf32, {128, 128, 16, 8, 8, 4, 2, 1, 2}).find("allow_fp16"), std::string::npos);
+  EXPECT_NE(why(tf32, {128, 128, 8, 8, 8, 4, 2, 1, 3}).find("math is 3"), std::string::npos);
+  // fp16 multiplies 16 of K at a time.
+  GemmProblem fp16 = p;
+  fp16.allowed.fp16 = true;
+  EXPECT_EQ(why(fp16, {128, 128, 16, 8, 8, 4, 2, 1, 2}), "");
+  EXPECT_NE(why(fp16, {128, 128, 8, 8, 8, 4, 2, 1, 2}).find("16 of K"), std::string::npos);
+  EXPECT_NE(why(fp16, {128, 128, 16, 8, 8, 4, 2, 1, 2}, turing).find("compute capability 8.0"), std::string::npos);
 }
 
 // The output check a config passes: fp32's as before, TF32's wider by the rounding of K inputs.
 TEST(GemmCheck, TheToleranceIsThePrecisions) {
   GemmProblem p = shape(64, 64, 1024);
-  p.allow_tf32 = true;
+  p.allowed.tf32 = true;
   const auto fp32 = gemm_tolerance(p, {64, 64, 8, 4, 4, 4, 2, 1, 0});
   EXPECT_LT(fp32.rtol, 0);  // the device option's
   EXPECT_DOUBLE_EQ(fp32.atol, 1e-3);
   const auto tf32 = gemm_tolerance(p, {64, 64, 8, 4, 4, 4, 2, 1, 1});
   EXPECT_DOUBLE_EQ(tf32.rtol, 1e-3);
   EXPECT_DOUBLE_EQ(tf32.atol, 1e-3 * 32);
+  p.allowed.fp16 = true;  // the same 10 mantissa bits
+  const auto fp16 = gemm_tolerance(p, {64, 64, 16, 4, 4, 4, 2, 1, 2});
+  EXPECT_DOUBLE_EQ(fp16.rtol, 1e-3);
+  EXPECT_DOUBLE_EQ(fp16.atol, 1e-3 * 32);
 }
 
 TEST(GemmDefault, LargestLadderTileThatFillsEverySm) {
@@ -499,10 +523,12 @@ void expect_host_matches_reference(const GemmProblem& p, const sdk::Config& c) {
   std::vector<float> out(static_cast<size_t>(p.batch * p.m * p.n), gemm_zeroes_output(c) ? 0.0f : 1e30f);
   Launch l(p, c, a.data(), b.data(), bias.data(), residual.data(), out.data());
   host_gemm().run(l.launch);
-  // The tensor cores multiply the inputs rounded to TF32.
+  // The tensor cores multiply the inputs rounded to TF32 or fp16.
   auto rounded = [&](std::vector<float> v) {
-    if (c[kMath] == 1)
-      for (auto& x : v) x = tf32_of(x);
+    for (auto& x : v)
+      x = gemm_math(c) == GemmMath::tf32   ? tf32_of(x)
+          : gemm_math(c) == GemmMath::fp16 ? static_cast<float>(static_cast<_Float16>(x))
+                                           : x;
     return v;
   };
   const auto want = reference(p, rounded(a), rounded(b), bias, residual);
@@ -569,10 +595,11 @@ TEST(GemmHostKernel, MatchesTheReferenceAcrossConfigsAndEdges) {
       if (c[kSplitK] > 1 && !gemm_check(p, c, GpuLimits{}).ok()) continue;
       expect_host_matches_reference(p, c);
     }
-  // The TF32 product: the inputs rounded to 10 mantissa bits, as the tensor cores take them.
+  // The tensor-core products: the inputs rounded to 10 mantissa bits, as the tensor cores take them.
   for (GemmProblem p : problems) {
-    p.allow_tf32 = true;
-    for (const sdk::Config c : {sdk::Config{32, 32, 8, 2, 2, 1, 2, 1, 1}, sdk::Config{32, 32, 8, 2, 2, 1, 1, 2, 1}}) {
+    p.allowed = {true, true};
+    for (const sdk::Config c : {sdk::Config{32, 32, 8, 2, 2, 1, 2, 1, 1}, sdk::Config{32, 32, 8, 2, 2, 1, 1, 2, 1},
+                                sdk::Config{32, 32, 16, 2, 2, 1, 2, 1, 2}}) {
       if (c[kSplitK] > 1 && !gemm_check(p, c, GpuLimits{}).ok()) continue;
       expect_host_matches_reference(p, c);
     }
