@@ -60,6 +60,27 @@ __device__ __forceinline__ void aoe_mma_tf32(float* d, const unsigned* a, const 
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 #endif
+#if MATH == 1
+#define AOE_MMA aoe_mma_tf32
+#elif MATH == 2
+#define AOE_MMA aoe_mma_f16
+#endif
+#if MATH >= 1
+// One step of K: every 16 x 8 tile of the lane's sums (2 x 2 of them a tile) += its fragments' product.
+__device__ __forceinline__ void aoe_tile_products(float (*acc)[THREAD_N], const unsigned (*af)[4], const unsigned (*bf)[2]) {
+#pragma unroll
+  for (int mi = 0; mi < THREAD_M / 2; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < THREAD_N / 2; ++ni) {
+      float d[4] = {acc[2 * mi][2 * ni], acc[2 * mi][2 * ni + 1], acc[2 * mi + 1][2 * ni], acc[2 * mi + 1][2 * ni + 1]};
+      AOE_MMA(d, af[mi], bf[ni]);
+      acc[2 * mi][2 * ni] = d[0];
+      acc[2 * mi][2 * ni + 1] = d[1];
+      acc[2 * mi + 1][2 * ni] = d[2];
+      acc[2 * mi + 1][2 * ni + 1] = d[3];
+    }
+}
+#endif
 // Shared slices are k-major (one row per k); the extra float per row spreads
 // the transposing stores of a k-contiguous operand over the banks.
 #define A_PITCH (BLOCK_M + 1)
@@ -234,17 +255,7 @@ aoe_gemm(const float* __restrict__ a, const float* __restrict__ b, const float* 
         bf[ni][0] = aoe_tf32(sb[(k8 + t4) * B_PITCH + c]);
         bf[ni][1] = aoe_tf32(sb[(k8 + t4 + 4) * B_PITCH + c]);
       }
-#pragma unroll
-      for (int mi = 0; mi < THREAD_M / 2; ++mi)
-#pragma unroll
-        for (int ni = 0; ni < THREAD_N / 2; ++ni) {
-          float d[4] = {acc[2 * mi][2 * ni], acc[2 * mi][2 * ni + 1], acc[2 * mi + 1][2 * ni], acc[2 * mi + 1][2 * ni + 1]};
-          aoe_mma_tf32(d, af[mi], bf[ni]);
-          acc[2 * mi][2 * ni] = d[0];
-          acc[2 * mi][2 * ni + 1] = d[1];
-          acc[2 * mi + 1][2 * ni] = d[2];
-          acc[2 * mi + 1][2 * ni + 1] = d[3];
-        }
+      aoe_tile_products(acc, af, bf);
     }
 #elif MATH == 2
 #pragma unroll
@@ -265,17 +276,7 @@ aoe_gemm(const float* __restrict__ a, const float* __restrict__ b, const float* 
         bf[ni][0] = aoe_f16x2(sb[k0 * B_PITCH + c], sb[(k0 + 1) * B_PITCH + c]);
         bf[ni][1] = aoe_f16x2(sb[(k0 + 8) * B_PITCH + c], sb[(k0 + 9) * B_PITCH + c]);
       }
-#pragma unroll
-      for (int mi = 0; mi < THREAD_M / 2; ++mi)
-#pragma unroll
-        for (int ni = 0; ni < THREAD_N / 2; ++ni) {
-          float d[4] = {acc[2 * mi][2 * ni], acc[2 * mi][2 * ni + 1], acc[2 * mi + 1][2 * ni], acc[2 * mi + 1][2 * ni + 1]};
-          aoe_mma_f16(d, af[mi], bf[ni]);
-          acc[2 * mi][2 * ni] = d[0];
-          acc[2 * mi][2 * ni + 1] = d[1];
-          acc[2 * mi + 1][2 * ni] = d[2];
-          acc[2 * mi + 1][2 * ni + 1] = d[3];
-        }
+      aoe_tile_products(acc, af, bf);
     }
 #else
 #pragma unroll
