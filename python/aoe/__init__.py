@@ -54,6 +54,8 @@ class Error(Exception):
 def _option_text(value):
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, dict):  # device_options={"allow_tf32": True}: the JSON aoe-host takes
+        return json.dumps(value)
     if isinstance(value, (list, tuple)):
         return os.pathsep.join(str(v) for v in value)
     return str(value)

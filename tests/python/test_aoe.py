@@ -228,6 +228,10 @@ def test_run_on_the_cuda_device_matches_the_cpu(tmp_path, monkeypatch):
     assert types == ["MatMul+Add+Relu", "Gemm+Relu", "MatMul"], types
     cpu = run_session_in(tmp_path / "cpu").run(MODEL, inputs={"x": x})
     np.testing.assert_allclose(gpu["y"], cpu["y"], rtol=1e-4, atol=1e-3)
+    # Device options as a dict, as Python writes them: TF32 allowed, though no tile of 8 rows takes it.
+    allowed = session_in(tmp_path / "tf32", device="cuda", iterations=1, check=True, device_options={"allow_tf32": True})
+    allowed.run(MODEL, inputs={"x": x})
+    assert allowed.run_report["check"]["match"] and allowed.run_report["check"]["precision"] == "fp32"
 
 
 def test_run_tune_on_miss_banks_the_ops_first(tmp_path):
