@@ -863,7 +863,13 @@ const std::map<std::string, Builder>& table() {
       // The kernels of other models' steps and of inference graphs, under
       // CANN's names and their D (constant-folded) and versioned forms.
       {"MatMulV2", biased_matmul},
+      {"MatMulV3", biased_matmul},
       {"BatchMatMulV2", [](const ProfiledKernel& k) { return matmul(k, {}, "BatchMatMul"); }},
+      {"BatchMatMulV3", [](const ProfiledKernel& k) { return matmul(k, {}, "BatchMatMul"); }},
+      {"LayerNormV3", [](const ProfiledKernel& k) { return row_op(k, "LayerNormalization"); }},
+      {"LayerNormV4", [](const ProfiledKernel& k) { return row_op(k, "LayerNormalization"); }},
+      {"RmsNorm", [](const ProfiledKernel& k) { return row_op(k, "LayerNormalization"); }},  // no mean: priced as LayerNorm
+      {"FastGelu", vector(4, 1)},
       {"Conv2DBackpropInputD", [](const ProfiledKernel& k) { return conv_data_gradient(k, {}); }},
       {"DepthwiseConv2D", [](const ProfiledKernel& k) { return depthwise(k, input(k, 0), output(k, 0), depthwise_weights(k)); }},
       {"DepthwiseConv2DBackpropInputD",  // filter, dy -> dx

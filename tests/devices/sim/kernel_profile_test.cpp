@@ -448,6 +448,9 @@ TEST(CannKernels, OtherModelsKernelsMapToTheSimulatorsModels) {
       "m,MatMulV2,30,\"FRACTAL_NZ:float16:48,256,16,16|FRACTAL_NZ:float16:48,48,16,16\",\"FRACTAL_NZ:float16:48,256,16,16\",60.0\n",
       "bm,BatchMatMulV2,30,\"FRACTAL_NZ:float16:32,12,4,8,16,16|FRACTAL_NZ:float16:32,12,4,8,16,16\","
       "\"FRACTAL_NZ:float16:32,12,8,8,16,16\",20.0\n",
+      // A later chip's names, its products on ND operands.
+      "m3,MatMulV3,24,\"ND:float16:4096,768|ND:float16:768,3072\",\"ND:float16:4096,3072\",60.0\n",
+      "rn,RmsNorm,24,\"ND:float16:4096,768|ND:float16:768\",\"ND:float16:4096,768|ND:float:4096,1\",9.0\n",
   };
   std::map<std::string, aoe::sim::ModelledKernel> by_type;
   for (const auto& row : rows) {
