@@ -197,8 +197,8 @@ def run_node(node, args):
         axes = axes_of(node, args, 1)
         return [args[0].squeeze() if axes is None else args[0].squeeze(tuple(ax % args[0].dim() for ax in axes))]
     if t == "Unsqueeze":
-        x = args[0]
-        for ax in sorted(ax % (x.dim() + len(axes_of(node, args, 1))) for ax in axes_of(node, args, 1)):
+        x, axes = args[0], axes_of(node, args, 1)
+        for ax in sorted(ax % (x.dim() + len(axes)) for ax in axes):
             x = x.unsqueeze(ax)
         return [x]
     if t == "Concat":

@@ -81,6 +81,7 @@ sdk::Measurement CudaTask::run(const sdk::Config& config, const Compiled& compil
                                bool keep_as_reference, std::vector<double>& times_ms) {
   const CudaOptions& o = context_->options;
   const LaunchGeometry launch = plan_->launch(config);
+  const double rtol = plan_->rtol(config), atol = plan_->atol(config);  // < 0: the options'
   Frame request{"run",
                 {{"kernel", compiled.lowered_name},
                  {"grid", launch.grid},
@@ -95,8 +96,8 @@ sdk::Measurement CudaTask::run(const sdk::Config& config, const Compiled& compil
                  {"check", true},
                  {"keep_as_reference", keep_as_reference},
                  {"zero_outputs", plan_->zeroes_outputs(config)},
-                 {"rtol", plan_->rtol(config) >= 0 ? plan_->rtol(config) : o.rtol},
-                 {"atol", plan_->atol(config) >= 0 ? plan_->atol(config) : o.atol}},
+                 {"rtol", rtol >= 0 ? rtol : o.rtol},
+                 {"atol", atol >= 0 ? atol : o.atol}},
                 compiled.cubin};
   const Frame reply = context_->worker->call(id_, setup_, request, o.timeout_s);
   const std::string message = reply.header.value("message", "");

@@ -24,13 +24,8 @@ constexpr int64_t kMaxDim = int64_t{1} << 40;
 std::vector<ProfiledTensor> tensors(const std::string& field) {
   std::vector<ProfiledTensor> out;
   if (field.empty()) return out;
-  size_t start = 0;
-  for (;;) {
-    const size_t bar = field.find('|', start);
-    out.push_back(parse_profiled_tensor(field.substr(start, bar == std::string::npos ? std::string::npos : bar - start)));
-    if (bar == std::string::npos) return out;
-    start = bar + 1;
-  }
+  for (const auto& text : split_field(field, '|')) out.push_back(parse_profiled_tensor(text));
+  return out;
 }
 
 bool is_compact(const CsvHeader& header) {

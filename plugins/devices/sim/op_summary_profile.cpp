@@ -29,17 +29,6 @@ std::string without_prefix(const std::string& s, const std::string& prefix) {
   return s.compare(0, prefix.size(), prefix) == 0 ? s.substr(prefix.size()) : s;
 }
 
-std::vector<std::string> split(const std::string& field, char sep) {
-  std::vector<std::string> out(1);
-  for (char c : field) {
-    if (c == sep)
-      out.emplace_back();
-    else
-      out.back() += c;
-  }
-  return out;
-}
-
 // Task types that run on AI cores: their time is what a profile scores.
 bool on_ai_cores(const std::string& task_type) {
   for (const char* t : {"AI_CORE", "AI_VECTOR_CORE", "MIX_AIC", "MIX_AIV"})
@@ -59,9 +48,9 @@ std::vector<ProfiledTensor> side_tensors(const CsvRow& row, const std::string& s
   const std::string shapes_column = side + " Shapes", dtypes_column = side + " Data Types", formats_column = side + " Formats";
   std::vector<ProfiledTensor> out;
   if (not_available(row[dtypes_column])) return out;
-  const auto dtypes = split(row[dtypes_column], ';');
-  const auto shapes = split(row[shapes_column], ';');
-  const auto formats = split(row[formats_column], ';');
+  const auto dtypes = split_field(row[dtypes_column], ';');
+  const auto shapes = split_field(row[shapes_column], ';');
+  const auto formats = split_field(row[formats_column], ';');
   if (shapes.size() != dtypes.size() || formats.size() != dtypes.size())
     throw Error(StatusCode::invalid_argument, row.where + ": columns '" + shapes_column + "', '" + dtypes_column + "' and '" +
                                                   formats_column + "' list " + std::to_string(shapes.size()) + ", " +

@@ -53,6 +53,17 @@ std::vector<std::string> csv_fields(const std::string& line) {
   return out;
 }
 
+std::vector<std::string> split_field(const std::string& field, char sep) {
+  std::vector<std::string> out(1);
+  for (char c : field) {
+    if (c == sep)
+      out.emplace_back();
+    else
+      out.back() += c;
+  }
+  return out;
+}
+
 std::string trimmed(const std::string& field) {
   const size_t first = field.find_first_not_of(" \t");
   if (first == std::string::npos) return "";

@@ -15,6 +15,10 @@ namespace aoe::sim {
 // trailing carriage return dropped.
 std::vector<std::string> csv_fields(const std::string& line);
 
+// A field's parts between `sep`s, one (empty) for an empty field: the
+// tensors a field lists ('|' in compact profiles, ';' in CANN's own).
+std::vector<std::string> split_field(const std::string& field, char sep);
+
 // A field without the spaces and tabs around it (CANN's profiler writes a
 // leading tab into some fields so spreadsheets keep them as text).
 std::string trimmed(const std::string& field);

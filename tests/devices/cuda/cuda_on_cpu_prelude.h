@@ -25,6 +25,8 @@
 #include <thread>
 #include <vector>
 
+#include "tensor_core_inputs.h"
+
 #define __global__
 #define __device__
 #ifdef AOE_EXTERN_SHARED
@@ -51,10 +53,7 @@ inline void aoe_sync_warp() { aoe_warp_barriers.at(threadIdx.x / 32)->arrive_and
 // computes them: the warp's lanes lay their fragments out in a tile shared
 // by the warp, and each lane sums its own four accumulators from it.
 #define AOE_MMA_EMULATED 1
-inline unsigned aoe_tf32(float v) {
-  if (!std::isfinite(v)) return std::bit_cast<unsigned>(v);
-  return (std::bit_cast<unsigned>(v) + 0x1000u) & 0xFFFFE000u;
-}
+inline unsigned aoe_tf32(float v) { return std::bit_cast<unsigned>(tf32_rounded(v)); }
 inline void aoe_mma_tf32(float* d, const unsigned* a, const unsigned* b) {
   static float as[32][16][8], bs[32][8][8];  // per warp of the block running
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;

@@ -56,11 +56,11 @@ int main() {
           float bv = b[z * B_BATCH_STRIDE + (TRANS_B ? j * k + q : q * n + j)];
 #if MATH == 1
           // The tensor cores multiply the inputs rounded to TF32 (or fp16), exactly.
-          av = std::bit_cast<float>(aoe_tf32(av));
-          bv = std::bit_cast<float>(aoe_tf32(bv));
+          av = tf32_rounded(av);
+          bv = tf32_rounded(bv);
 #elif MATH == 2
-          av = static_cast<float>(static_cast<_Float16>(av));
-          bv = static_cast<float>(static_cast<_Float16>(bv));
+          av = fp16_rounded(av);
+          bv = fp16_rounded(bv);
 #endif
           sum += static_cast<double>(av) * bv;
         }

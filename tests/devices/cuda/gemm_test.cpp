@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -20,6 +19,7 @@
 #include "gemm_template.h"
 #include "host_kernel.h"
 #include "host_kernel_registry.h"
+#include "tensor_core_inputs.h"
 
 namespace aoe::cuda {
 namespace {
@@ -510,8 +510,6 @@ std::vector<float> random_values(size_t count, uint32_t seed) {
   return out;
 }
 
-float tf32_of(float v) { return std::bit_cast<float>((std::bit_cast<uint32_t>(v) + 0x1000u) & 0xFFFFE000u); }
-
 void expect_host_matches_reference(const GemmProblem& p, const sdk::Config& c) {
   SCOPED_TRACE(p.op + " " + gemm_space(p).describe(c).dump());
   ASSERT_TRUE(gemm_check(p, c, GpuLimits{}).ok()) << gemm_check(p, c, GpuLimits{}).message;
@@ -526,9 +524,7 @@ void expect_host_matches_reference(const GemmProblem& p, const sdk::Config& c) {
   // The tensor cores multiply the inputs rounded to TF32 or fp16.
   auto rounded = [&](std::vector<float> v) {
     for (auto& x : v)
-      x = gemm_math(c) == GemmMath::tf32   ? tf32_of(x)
-          : gemm_math(c) == GemmMath::fp16 ? static_cast<float>(static_cast<_Float16>(x))
-                                           : x;
+      x = gemm_math(c) == GemmMath::tf32 ? tf32_rounded(x) : gemm_math(c) == GemmMath::fp16 ? fp16_rounded(x) : x;
     return v;
   };
   const auto want = reference(p, rounded(a), rounded(b), bias, residual);

@@ -2,13 +2,13 @@
 // from the source's #define lines, and a time for its config from a model
 // of a notional Ampere-class GPU.
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 
 #include "host_kernel.h"
+#include "tensor_core_inputs.h"
 
 namespace aoe::cuda_double {
 namespace {
@@ -72,12 +72,6 @@ void check_geometry(const Gemm& g, const HostLaunch& l) {
   if (l.shared_bytes < g.shared_bytes()) expect("shared_bytes", l.shared_bytes, g.shared_bytes());
 }
 
-// v as cvt.rna.tf32.f32 rounds it: 10 mantissa bits, to nearest, ties away from zero.
-float tf32(float v) {
-  if (!std::isfinite(v)) return v;
-  return std::bit_cast<float>((std::bit_cast<uint32_t>(v) + 0x1000u) & 0xFFFFE000u);
-}
-
 float activate(int64_t epilogue, float v) {
   switch (epilogue) {
     case 1: return v > 0.0f ? v : 0.0f;
@@ -111,8 +105,8 @@ void run_gemm(const HostLaunch& l) {
           for (int64_t p = k0; p < k1; ++p) {
             float av = g.trans_a ? ab[p * g.m + i] : ab[i * g.k + p];
             float bv = g.trans_b ? bb[j * g.k + p] : bb[p * g.n + j];
-            if (g.math == 1) av = tf32(av), bv = tf32(bv);  // the tensor cores' inputs
-            if (g.math == 2) av = static_cast<float>(static_cast<_Float16>(av)), bv = static_cast<float>(static_cast<_Float16>(bv));
+            if (g.math == 1) av = tf32_rounded(av), bv = tf32_rounded(bv);  // the tensor cores' inputs
+            if (g.math == 2) av = fp16_rounded(av), bv = fp16_rounded(bv);
             acc = std::fma(av, bv, acc);
           }
           float v = g.alpha * acc;
