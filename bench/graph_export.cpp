@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -31,13 +32,21 @@ const char* dtype_name(int onnx_type) {
 std::string tensor_bytes(const onnx::TensorProto& t, const fs::path& model_path) {
   if (t.data_location() == onnx::TensorProto::EXTERNAL) {
     std::string location;
-    uint64_t offset = 0, length = 0;
+    uint64_t offset = 0;
+    std::optional<uint64_t> given_length;
     for (const auto& e : t.external_data()) {
       if (e.key() == "location") location = e.value();
       if (e.key() == "offset") offset = std::stoull(e.value());
-      if (e.key() == "length") length = std::stoull(e.value());
+      if (e.key() == "length") given_length = std::stoull(e.value());
     }
     const fs::path file = model_path.parent_path() / location;
+    std::error_code ec;
+    const uint64_t size = fs::file_size(file, ec);
+    if (ec) throw std::runtime_error("cannot read the external weights " + file.string() + " of " + t.name());
+    if (offset > size) throw std::runtime_error(file.string() + " ends before " + t.name() + "'s offset " + std::to_string(offset));
+    const uint64_t length = given_length.value_or(size - offset);  // ONNX: no length, the rest of the file
+    if (length > size - offset)
+      throw std::runtime_error(file.string() + " ends before " + t.name() + "'s " + std::to_string(length) + " bytes");
     std::ifstream in(file, std::ios::binary);
     if (!in) throw std::runtime_error("cannot read the external weights " + file.string() + " of " + t.name());
     std::string bytes(length, '\0');

@@ -8,6 +8,7 @@
 
 #include "aoe_host_fixture.h"
 #include "graph_export.h"
+#include "tiny_models.h"
 
 namespace aoe::test {
 namespace {
@@ -35,9 +36,9 @@ class TorchRun : public AoeHostTest {
   }
 
   // `name`'s graph exported, inputs drawn, run by torch_run.py and by aoe on the CPU.
-  void expect_same_outputs(const fs::path& py, const std::string& name) {
+  void expect_same_outputs(const fs::path& py, const std::string& name) { expect_same_outputs(py, name, model(name + ".onnx")); }
+  void expect_same_outputs(const fs::path& py, const std::string& name, const fs::path& source) {
     SCOPED_TRACE(name);
-    const fs::path source = model(name + ".onnx");
     const fs::path graph = dir_ / (name + ".graph.json"), bin = dir_ / (name + ".graph.bin");
     aoe::bench::export_graph(read_model(source), source, {}, graph, bin);
     const fs::path inputs = dir_ / (name + "_in.npz"), torch_io = dir_ / (name + "_torch.npz"), aoe_out = dir_ / (name + "_aoe.npz");
@@ -85,6 +86,27 @@ TEST_F(TorchRun, TimesTheGraphAndPrintsItsFigures) {
   EXPECT_GT(figures["median"].get<double>(), 0);
   EXPECT_LE(figures["min"].get<double>(), figures["median"].get<double>());
   EXPECT_LE(figures["median"].get<double>(), figures["p90"].get<double>());
+}
+
+// A weight kept beside the model without a length is the rest of its file
+// from its offset (ONNX's rule); a file shorter than that is named, before
+// anything is read or allocated for it.
+TEST_F(TorchRun, ExternalWeightsAreReadAndAShortFileIsNamed) {
+  const fs::path file = dir_ / "weights.onnx";
+  write_weights_model(file, true);
+  aoe::bench::export_graph(read_model(file), file, {}, dir_ / "w.json", dir_ / "w.bin");
+  const json graph = read_json(dir_ / "w.json");
+  EXPECT_EQ(graph["initializers"]["W"]["bytes"], 8 * sizeof(float));
+  EXPECT_EQ(fs::file_size(dir_ / "w.bin"), 16 * sizeof(float));  // Z inline, W from the file
+  if (const fs::path py = python(); !py.empty()) expect_same_outputs(py, "weights", file);
+
+  fs::resize_file(dir_ / "weights.weights", 2);  // before W's offset of 4
+  try {
+    aoe::bench::export_graph(read_model(file), file, {}, dir_ / "w.json", dir_ / "w.bin");
+    ADD_FAILURE() << "exported a weight its file does not hold";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("weights.weights ends before W"), std::string::npos) << e.what();
+  }
 }
 
 // An op the runner has no PyTorch function for stops it naming the op and the node.
