@@ -79,14 +79,17 @@ class PatternFinder {
     if (!root || !is(*root, {"Sqrt"}) || sole_consumer(out(*root)) != *div || node(*div).inputs[1] != out(*root))
       return std::nullopt;
     Match m{"LayerNormalization", {x}, out(*div), {mean, *sub, *square, *variance, *eps, *root, *div}};
-    // The affine part, when there is one: * gamma, + beta.
+    // The affine part, when there is one: * gamma, + beta, each along the last axis alone
+    // (a group norm spelled out scales [1, G, 1] rows: not LayerNormalization's).
     const auto scale = sole_consumer(m.output);
-    if (scale && is(*scale, {"Mul"}) && other_is_constant(*scale, m.output)) {
+    if (scale && is(*scale, {"Mul"}) && other_is_constant(*scale, m.output) &&
+        along_last_axis(other_input(*scale, m.output), x)) {
       m.inputs.push_back(other_input(*scale, m.output));
       m.nodes.push_back(*scale);
       m.output = out(*scale);
       const auto shift = sole_consumer(m.output);
-      if (shift && is(*shift, {"Add"}) && other_is_constant(*shift, m.output)) {
+      if (shift && is(*shift, {"Add"}) && other_is_constant(*shift, m.output) &&
+          along_last_axis(other_input(*shift, m.output), x)) {
         m.inputs.push_back(other_input(*shift, m.output));
         m.nodes.push_back(*shift);
         m.output = out(*shift);
@@ -97,6 +100,16 @@ class PatternFinder {
 
  private:
   const Node& node(size_t i) const { return g_.nodes[i]; }
+  // An operand of x's last dim of values (or one), every other dim 1: LayerNormalization's Scale or B.
+  bool along_last_axis(const std::string& operand, const std::string& x) const {
+    const auto o = g_.tensors.find(operand), t = g_.tensors.find(x);
+    if (o == g_.tensors.end() || t == g_.tensors.end() || t->second.shape.empty()) return false;
+    const auto& dims = o->second.shape;
+    if (dims.size() > t->second.shape.size()) return false;
+    for (size_t i = 0; i + 1 < dims.size(); ++i)
+      if (dims[i] != 1) return false;
+    return dims.empty() || dims.back() == 1 || dims.back() == t->second.shape.back();
+  }
   // Normalisation over the last axis only, as LayerNormalization(axis = -1) does.
   bool reduces_last_axis(size_t i, const std::string& x) const {
     const auto& axes = node(i).attrs.value("axes", nlohmann::json());

@@ -1,6 +1,7 @@
 // `aoe-host run`: the whole model with the bank's configs, through the real binary.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <onnx/onnx_pb.h>
 
 #include <algorithm>
 #include <cmath>
@@ -347,6 +348,76 @@ TEST_F(RunCommand, RunsAGraphOutOfOrderWithARunTimeClipBound) {
   EXPECT_TRUE(rep["check"]["match"].get<bool>()) << rep.dump(2);
   EXPECT_EQ(rep["normalised"]["topological_order"], 2) << rep["normalised"].dump();
   EXPECT_EQ(rep["normalised"]["clip_bounds_as_max_min"], 1) << rep["normalised"].dump();
+}
+
+// Models of opsets 18 to 21 at IR version 10, as PyTorch's dynamo exporter and
+// newer ONNX write them, run as their opset-17 forms: each output equals the
+// same value written at opset 17 from the ops' definitions, on the same inputs.
+TEST_F(RunCommand, ModelsOfOpsets18To21RunAsTheirOpset17Twins) {
+  for (const int opset : {18, 19, 20, 21}) {
+    SCOPED_TRACE("opset " + std::to_string(opset));
+    const std::string newer = "newer" + std::to_string(opset), twin = "twin" + std::to_string(opset);
+    write_newer_opset_model(dir_ / (newer + ".onnx"), opset);
+    write_newer_opset_twin(dir_ / (twin + ".onnx"), opset);
+    std::vector<float> x(120);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = 0.05f * static_cast<float>(static_cast<int>(i * 7 % 31) - 15);
+    const auto r = run_fed(newer + ".onnx", newer + ".json", {{"x", host::FloatArray{{1, 4, 6, 5}, x}}});
+    ASSERT_EQ(r.exit_code, 0) << details(r);
+    const json rep = report(newer + ".json");
+    EXPECT_TRUE(rep["check"]["match"].get<bool>()) << rep.dump(2);
+    // ReduceMean, ReduceMax, ReduceL2, Split, Mish, Resize, GroupNormalization; Cast; two Gelus.
+    EXPECT_EQ(rep["normalised"]["read_as_opset_17"], opset >= 20 ? 10 : opset == 19 ? 8 : 7) << rep["normalised"].dump();
+    const auto got = outputs();
+    ASSERT_EQ(run_fed(twin + ".onnx", twin + ".json", {{"x", host::FloatArray{{1, 4, 6, 5}, x}}}).exit_code, 0);
+    const auto want = outputs();
+    ASSERT_EQ(got.size(), want.size());
+    for (const auto& [name, array] : want) {
+      ASSERT_TRUE(got.count(name)) << name;
+      EXPECT_EQ(got.at(name).shape, array.shape) << name;
+      ASSERT_EQ(got.at(name).data.size(), array.data.size()) << name;
+      for (size_t i = 0; i < array.data.size(); ++i)
+        ASSERT_NEAR(got.at(name).data[i], array.data[i], 1e-5 + 1e-5 * std::abs(array.data[i])) << name << "[" << i << "]";
+    }
+  }
+}
+
+// What no opset-17 form computes the same is refused naming the node; an
+// opset past the newest read, and float8 tensors, naming what to do.
+TEST_F(RunCommand, NewerOpsetNodesWithoutAnOpset17FormAreRefusedByName) {
+  write_newer_opset_model(dir_ / "newer.onnx", 18);
+  onnx::ModelProto model;
+  {
+    std::ifstream in(dir_ / "newer.onnx", std::ios::binary);
+    ASSERT_TRUE(model.ParseFromIstream(&in));
+  }
+  const auto save_as = [&](const onnx::ModelProto& m, const std::string& name) {
+    std::ofstream out(dir_ / name, std::ios::binary);
+    m.SerializeToOstream(&out);
+  };
+  auto antialias = model;
+  for (auto& node : *antialias.mutable_graph()->mutable_node())
+    for (auto& a : *node.mutable_attribute())
+      if (a.name() == "antialias") a.set_i(1);
+  save_as(antialias, "antialias.onnx");
+  auto bitwise = model;
+  auto* node = bitwise.mutable_graph()->add_node();
+  node->set_name("bits"), node->set_op_type("BitwiseNot"), node->add_input("x"), node->add_output("b");
+  save_as(bitwise, "bitwise.onnx");
+  auto newest = model;
+  newest.mutable_opset_import(0)->set_version(23);
+  save_as(newest, "opset23.onnx");
+  auto float8 = model;
+  float8.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(17);
+  save_as(float8, "float8.onnx");
+  for (const auto& [file, says] : std::vector<std::pair<std::string, std::string>>{
+           {"antialias.onnx", "node 'Resize_6' (Resize, opset 18) resizes with antialias"},
+           {"bitwise.onnx", "node 'bits' (BitwiseNot, opset 18) is not in opset 17"},
+           {"opset23.onnx", "uses unknown opset 23 of the default ONNX domain; supported opsets are 7..21"},
+           {"float8.onnx", "tensor 'x' has element type 17 (float8, int4 or float4)"}}) {
+    const auto r = run(file, file + ".json");
+    EXPECT_NE(r.exit_code, 0) << file;
+    EXPECT_NE((r.out + r.err).find(says), std::string::npos) << file << ": " << details(r);
+  }
 }
 
 // Before opset 13 a Softmax without an axis normalises each batch's values

@@ -71,6 +71,20 @@ void add_ints_attribute(onnx::NodeProto* node, const std::string& name, const st
   for (auto v : values) a->add_ints(v);
 }
 
+void add_string_attribute(onnx::NodeProto* node, const std::string& name, const std::string& value) {
+  auto* a = node->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s(value);
+}
+
+void add_float_attribute(onnx::NodeProto* node, const std::string& name, float value) {
+  auto* a = node->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::FLOAT);
+  a->set_f(value);
+}
+
 onnx::NodeProto* add_node(onnx::GraphProto* graph, const std::string& name, const std::string& op,
                           const std::vector<std::string>& inputs, const std::vector<std::string>& outputs) {
   auto* n = graph->add_node();
@@ -792,6 +806,145 @@ void write_rate_if_model(const std::filesystem::path& file) {
                                                                          : std::vector<std::string>{"x"},
              {out});
     set_dims(body->add_output(), out, {3});
+  }
+  save(model, file);
+}
+
+namespace {
+
+// The graph both forms share: x, its outputs, and the operands they read alike.
+onnx::ModelProto newer_opset_frame(int opset, int model_opset) {
+  auto model = empty_model();
+  model.mutable_opset_import(0)->set_version(model_opset);
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {1, 4, 6, 5});
+  set_dims(g->add_output(), "r1", {1, 4, 1, 1});
+  set_dims(g->add_output(), "r2", {1, 4, 6, 5});
+  set_dims(g->add_output(), "r3", {1, 4, 6});
+  set_dims(g->add_output(), "s0", {1, 4, 6, 3});
+  set_dims(g->add_output(), "s1", {1, 4, 6, 2});
+  set_dims(g->add_output(), "m", {1, 4, 6, 5});
+  set_dims(g->add_output(), "z", {1, 4, 12, 10});
+  set_dims(g->add_output(), "p", {1, 4, 7, 7});
+  set_dims(g->add_output(), "n", {1, 4, 6, 5});
+  if (opset >= 19) set_dims(g->add_output(), "c", {1, 4, 6, 5});
+  if (opset >= 20) set_dims(g->add_output(), "g", {1, 4, 6, 5}), set_dims(g->add_output(), "t", {1, 4, 6, 5});
+  add_floats(g, "scales", {4}, {1, 1, 2, 2});
+  add_int64s(g, "pads", {8}, {0, 0, 1, 0, 0, 0, 0, 2});
+  add_floats(g, "fill", {}, {0.25f});
+  add_node(g, "Relu_0", "Relu", {"x"}, {"relu"});
+  return model;
+}
+
+const std::vector<float> kGroupScale = {0.5f, 2.0f}, kGroupBias = {0.1f, -0.3f};
+const std::vector<float> kChannelScale = {0.5f, 2.0f, 1.5f, -1.0f}, kChannelBias = {0.1f, -0.3f, 0.2f, 0.0f};
+
+}  // namespace
+
+void write_newer_opset_model(const std::filesystem::path& file, int opset) {
+  auto model = newer_opset_frame(opset, opset);
+  model.set_ir_version(10);
+  auto* g = model.mutable_graph();
+  auto* axes = add_node(g, "Constant_axes", "Constant", {}, {"mean_axes"});
+  auto* value = axes->add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  value->mutable_t()->set_data_type(onnx::TensorProto::INT64);
+  value->mutable_t()->add_dims(2);
+  value->mutable_t()->add_int64_data(2), value->mutable_t()->add_int64_data(3);
+  add_node(g, "ReduceMean_1", "ReduceMean", {"x", "mean_axes"}, {"r1"});
+  add_int_attribute(add_node(g, "ReduceMax_2", "ReduceMax", {"relu"}, {"r2"}), "noop_with_empty_axes", 1);
+  add_int64s(g, "last_axis", {1}, {-1});
+  add_int_attribute(add_node(g, "ReduceL2_3", "ReduceL2", {"x", "last_axis"}, {"r3"}), "keepdims", 0);
+  auto* split = add_node(g, "Split_4", "Split", {"x"}, {"s0", "s1"});
+  add_int_attribute(split, "axis", -1);
+  add_int_attribute(split, "num_outputs", 2);
+  add_node(g, "Mish_5", "Mish", {"x"}, {"m"});
+  auto* resize = add_node(g, "Resize_6", "Resize", {"x", "", "scales"}, {"z"});
+  add_string_attribute(resize, "mode", "nearest");
+  add_int_attribute(resize, "antialias", 0);
+  add_string_attribute(resize, "keep_aspect_ratio_policy", "stretch");
+  add_node(g, "Pad_7", "Pad", {"x", "pads", "fill"}, {"p"});
+  const bool per_channel = opset >= 21;
+  add_floats(g, "norm_scale", {per_channel ? 4 : 2}, per_channel ? kChannelScale : kGroupScale);
+  add_floats(g, "norm_bias", {per_channel ? 4 : 2}, per_channel ? kChannelBias : kGroupBias);
+  auto* norm = add_node(g, "GroupNormalization_8", "GroupNormalization", {"x", "norm_scale", "norm_bias"}, {"n"});
+  add_int_attribute(norm, "num_groups", 2);
+  add_float_attribute(norm, "epsilon", 1e-5f);
+  if (opset >= 19) {
+    auto* cast = add_node(g, "Cast_9", "Cast", {"x"}, {"c"});
+    add_int_attribute(cast, "to", onnx::TensorProto::FLOAT);
+    add_int_attribute(cast, "saturate", 1);
+  }
+  if (opset >= 20) {
+    add_node(g, "Gelu_10", "Gelu", {"x"}, {"g"});
+    add_string_attribute(add_node(g, "Gelu_11", "Gelu", {"x"}, {"t"}), "approximate", "tanh");
+  }
+  save(model, file);
+}
+
+void write_newer_opset_twin(const std::filesystem::path& file, int opset) {
+  auto model = newer_opset_frame(opset, 17);
+  auto* g = model.mutable_graph();
+  add_ints_attribute(add_node(g, "ReduceMean_1", "ReduceMean", {"x"}, {"r1"}), "axes", {2, 3});
+  add_node(g, "Identity_2", "Identity", {"relu"}, {"r2"});
+  auto* l2 = add_node(g, "ReduceL2_3", "ReduceL2", {"x"}, {"r3"});
+  add_ints_attribute(l2, "axes", {-1});
+  add_int_attribute(l2, "keepdims", 0);
+  add_int64s(g, "split_sizes", {2}, {3, 2});
+  add_int_attribute(add_node(g, "Split_4", "Split", {"x", "split_sizes"}, {"s0", "s1"}), "axis", -1);
+  add_floats(g, "one", {}, {1.0f});
+  add_node(g, "Exp_5", "Exp", {"x"}, {"ex"});
+  add_node(g, "Add_5", "Add", {"ex", "one"}, {"ex1"});
+  add_node(g, "Log_5", "Log", {"ex1"}, {"softplus"});
+  add_node(g, "Tanh_5", "Tanh", {"softplus"}, {"tsp"});
+  add_node(g, "Mul_5", "Mul", {"x", "tsp"}, {"m"});
+  add_string_attribute(add_node(g, "Resize_6", "Resize", {"x", "", "scales"}, {"z"}), "mode", "nearest");
+  add_node(g, "Pad_7", "Pad", {"x", "pads", "fill"}, {"p"});
+  // Group norm spelled out over x as [1, 2 groups, 60].
+  add_int64s(g, "by_group", {3}, {1, 2, 60});
+  add_int64s(g, "x_shape", {4}, {1, 4, 6, 5});
+  add_floats(g, "eps", {}, {1e-5f});
+  add_node(g, "Reshape_8", "Reshape", {"x", "by_group"}, {"xg"});
+  add_ints_attribute(add_node(g, "ReduceMean_8", "ReduceMean", {"xg"}, {"mu"}), "axes", {2});
+  add_node(g, "Sub_8", "Sub", {"xg", "mu"}, {"dev"});
+  add_node(g, "Mul_8", "Mul", {"dev", "dev"}, {"sq"});
+  add_ints_attribute(add_node(g, "ReduceMean_8b", "ReduceMean", {"sq"}, {"var"}), "axes", {2});
+  add_node(g, "Add_8", "Add", {"var", "eps"}, {"var_eps"});
+  add_node(g, "Sqrt_8", "Sqrt", {"var_eps"}, {"sd"});
+  add_node(g, "Div_8", "Div", {"dev", "sd"}, {"normal"});
+  if (opset >= 21) {
+    add_floats(g, "channel_scale", {4, 1, 1}, kChannelScale);
+    add_floats(g, "channel_bias", {4, 1, 1}, kChannelBias);
+    add_node(g, "Reshape_8b", "Reshape", {"normal", "x_shape"}, {"back"});
+    add_node(g, "Mul_8b", "Mul", {"back", "channel_scale"}, {"scaled"});
+    add_node(g, "Add_8b", "Add", {"scaled", "channel_bias"}, {"n"});
+  } else {
+    add_floats(g, "group_scale", {1, 2, 1}, kGroupScale);
+    add_floats(g, "group_bias", {1, 2, 1}, kGroupBias);
+    add_node(g, "Mul_8b", "Mul", {"normal", "group_scale"}, {"scaled"});
+    add_node(g, "Add_8b", "Add", {"scaled", "group_bias"}, {"shifted"});
+    add_node(g, "Reshape_8b", "Reshape", {"shifted", "x_shape"}, {"n"});
+  }
+  if (opset >= 19) add_int_attribute(add_node(g, "Cast_9", "Cast", {"x"}, {"c"}), "to", onnx::TensorProto::FLOAT);
+  if (opset >= 20) {
+    add_floats(g, "half", {}, {0.5f});
+    add_floats(g, "inv_sqrt2", {}, {0.70710678f});
+    add_node(g, "Mul_10", "Mul", {"x", "half"}, {"half_x"});
+    add_node(g, "Mul_10b", "Mul", {"x", "inv_sqrt2"}, {"scaled_x"});
+    add_node(g, "Erf_10", "Erf", {"scaled_x"}, {"erf"});
+    add_node(g, "Add_10", "Add", {"erf", "one"}, {"erf1"});
+    add_node(g, "Mul_10c", "Mul", {"half_x", "erf1"}, {"g"});
+    add_floats(g, "cubic", {}, {0.044715f});
+    add_floats(g, "tanh_scale", {}, {0.7978845608f});
+    add_node(g, "Mul_11", "Mul", {"x", "x"}, {"x2"});
+    add_node(g, "Mul_11b", "Mul", {"x2", "x"}, {"x3"});
+    add_node(g, "Mul_11c", "Mul", {"x3", "cubic"}, {"cx3"});
+    add_node(g, "Add_11", "Add", {"x", "cx3"}, {"poly"});
+    add_node(g, "Mul_11d", "Mul", {"poly", "tanh_scale"}, {"arg"});
+    add_node(g, "Tanh_11", "Tanh", {"arg"}, {"th"});
+    add_node(g, "Add_11b", "Add", {"th", "one"}, {"th1"});
+    add_node(g, "Mul_11e", "Mul", {"half_x", "th1"}, {"t"});
   }
   save(model, file);
 }

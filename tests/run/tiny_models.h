@@ -118,4 +118,17 @@ void write_one_sided_clip_model(const std::filesystem::path& file);
 // branches on its sample rate: then x + x, else -x; y[3].
 void write_rate_if_model(const std::filesystem::path& file);
 
+// The ops opsets 18 to 21 changed, as newer exporters write them (IR version 10),
+// on x[1,4,6,5]: ReduceMean(axes [2,3] a Constant input) -> r1; ReduceMax(Relu(x),
+// no axes, noop_with_empty_axes) -> r2; ReduceL2(axes [-1] an initializer, keepdims 0)
+// -> r3; Split(axis -1, num_outputs 2: sizes 3 and 2) -> s0, s1; Mish -> m;
+// Resize(scales 1,1,2,2, nearest, antialias 0) -> z; Pad(a row and two columns of
+// 0.25) -> p; GroupNormalization(2 groups, scale and bias per group, at 21 per
+// channel) -> n; from opset 19 Cast(to float, saturate) -> c; from 20 Gelu -> g and
+// Gelu(approximate tanh) -> t.
+void write_newer_opset_model(const std::filesystem::path& file, int opset);
+// The same outputs written at opset 17 from the ops' definitions (Mish as
+// x tanh(log(1 + e^x)), group norm and Gelu spelled out): what the model above is checked against.
+void write_newer_opset_twin(const std::filesystem::path& file, int opset);
+
 }  // namespace aoe::test

@@ -19,6 +19,7 @@
 #include "if_branches.h"
 #include "model_file.h"
 #include "model_weights.h"
+#include "newer_onnx.h"
 #include "constant_folding.h"
 #include "graph_normaliser.h"
 #include "topological_order.h"
@@ -114,7 +115,7 @@ int64_t default_opset(onnx::ModelProto& model, const fs::path& path) {
         throw Error(StatusCode::unsupported,
                     "ONNX model " + quoted(path) + " uses opset " + std::to_string(import.version()) +
                         " of the default ONNX domain, whose " + op + " differs from opset " + std::to_string(kMinOpset) +
-                        "'s; supported opsets are " + std::to_string(kMinOpset) + ".." + std::to_string(kMaxOpset) +
+                        "'s; supported opsets are " + std::to_string(kMinOpset) + ".." + std::to_string(kNewestReadOpset) +
                         ": convert the model to one of them");
       }
     }
@@ -122,7 +123,7 @@ int64_t default_opset(onnx::ModelProto& model, const fs::path& path) {
       throw Error(StatusCode::unsupported,
                   "ONNX model " + quoted(path) + " uses unknown opset " + std::to_string(import.version()) +
                       " of the default ONNX domain; supported opsets are " + std::to_string(kMinOpset) +
-                      ".." + std::to_string(kMaxOpset) + ": convert the model to one of them");
+                      ".." + std::to_string(kNewestReadOpset) + ": convert the model to one of them");
     return import.version();
   }
   // The training domain's optimizers (Adam, Adagrad, Momentum) come in models
@@ -132,7 +133,7 @@ int64_t default_opset(onnx::ModelProto& model, const fs::path& path) {
     if (import.domain() == kTrainingDomain) return kMaxOpset;
   throw Error(StatusCode::unsupported, "ONNX model " + quoted(path) +
                                            " imports no opset of the default ONNX domain; re-export it "
-                                           "with an opset in 7..17");
+                                           "with an opset in 7.." + std::to_string(kNewestReadOpset));
 }
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
@@ -494,13 +495,14 @@ sdk::Graph load_onnx_bytes(std::string_view bytes, const std::filesystem::path& 
 
 sdk::Graph load_onnx_model(onnx::ModelProto& model, const std::filesystem::path& path, const InputShapes& input_shapes,
                            ModelWeights* weights, Normalisation* normalised) {
+  Normalisation done;
+  done.add("read_as_opset_17", read_as_opset17(model, path));
   const int64_t opset = default_opset(model, path);
   auto& graph = *model.mutable_graph();
   // The checker insists on a graph name; a nameless graph is still a usable one.
   if (graph.name().empty()) graph.set_name(path.stem().string());
   // Before the checker and inference, which read initializers and multiply dims.
   check_initializers(graph, path);
-  Normalisation done;
   done.add("topological_order", order_topologically(graph, path));
   check_model(model, path);
   apply_input_shapes(graph, input_shapes, path);

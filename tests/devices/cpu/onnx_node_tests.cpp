@@ -459,8 +459,15 @@ void run_as_model(const fs::path& dir, const std::shared_ptr<const HostCpu>& hos
   for (const auto* list : {&g.input(), &g.output()})
     for (const auto& v : *list)
       if (!v.type().has_tensor_type()) return skip("a sequence, map or optional value");
-  for (int i = 0; i < g.input_size(); ++i) {
-    const fs::path file = set / ("input_" + std::to_string(i) + ".pb");
+  // Old exporters list the weights among the inputs; the data set feeds the others, in order.
+  std::set<std::string> weights_listed;
+  for (const auto& init : g.initializer()) weights_listed.insert(init.name());
+  for (int i = 0, fed_index = 0; i < g.input_size(); ++i) {
+    if (weights_listed.count(g.input(i).name())) {
+      *kept.Add() = g.input(i);
+      continue;
+    }
+    const fs::path file = set / ("input_" + std::to_string(fed_index++) + ".pb");
     if (!fs::exists(file)) return skip("an input without data (an optional one)");
     auto t = read_tensor(file);
     const int declared = g.input(i).type().tensor_type().elem_type();
@@ -497,7 +504,11 @@ void run_as_model(const fs::path& dir, const std::shared_ptr<const HostCpu>& hos
   try {
     run.graph = host::load_onnx_model(model, dir / "model.onnx", {}, &weights);
   } catch (const std::exception& e) {
-    return skip("the ONNX frontend: " + reason_of(e.what()));
+    // Without the file's name, so like refusals group together.
+    std::string why = e.what();
+    const std::string file = " '" + (dir / "model.onnx").string() + "'";
+    if (const auto at = why.find(file); at != std::string::npos) why.erase(at, file.size());
+    return skip("the ONNX frontend: " + reason_of(why));
   }
   run.iterations = 1;
   run.warmup = 0;
@@ -544,11 +555,9 @@ void run_test_as_model(const fs::path& dir, const std::shared_ptr<const HostCpu>
   run_as_model(dir, host, tally, true);
 }
 
-TEST(OnnxNodeTests, EveryTestRunsAsAModel) {
-  const fs::path root = data_dir();
-  if (!fs::is_directory(root))
-    GTEST_SKIP() << "ONNX node tests not found at " << root << ": install libonnx-testdata (tools/install-deps.sh)";
-  const std::vector<fs::path> dirs = test_dirs(root);
+// Every test under the directories, run as models; the tally printed under `label`, each
+// skip's reason with its first test (AOE_NODE_TEST_TRACE=1: every one).
+ModelTally run_as_models(const std::vector<fs::path>& dirs, const std::string& label) {
   const auto host = std::make_shared<const HostCpu>(detect_host_cpu());
   spdlog::set_level(spdlog::level::err);
   ModelTally tally;
@@ -562,8 +571,8 @@ TEST(OnnxNodeTests, EveryTestRunsAsAModel) {
   }
   int skipped = 0;
   for (const auto& [why, tests] : tally.skipped) skipped += static_cast<int>(tests.size());
-  std::cout << "ONNX node tests as models: " << dirs.size() << " found, " << tally.run << " run, " << tally.passed
-            << " passed (" << tally.fed << " with integer or bool inputs fed), " << tally.failures.size() << " failed, " << skipped
+  std::cout << label << ": " << dirs.size() << " found, " << tally.run << " run, " << tally.passed << " passed ("
+            << tally.fed << " with integer or bool inputs fed), " << tally.failures.size() << " failed, " << skipped
             << " skipped\n";
   std::vector<std::pair<size_t, std::string>> by_count;
   for (const auto& [why, tests] : tally.skipped) by_count.emplace_back(tests.size(), why);
@@ -574,9 +583,32 @@ TEST(OnnxNodeTests, EveryTestRunsAsAModel) {
     if (std::getenv("AOE_NODE_TEST_TRACE")) for (const auto& t : tests) std::cout << "      " << t << "\n";
   }
   for (const auto& f : tally.failures) ADD_FAILURE() << f;
+  return tally;
+}
+
+TEST(OnnxNodeTests, EveryTestRunsAsAModel) {
+  const fs::path root = data_dir();
+  if (!fs::is_directory(root))
+    GTEST_SKIP() << "ONNX node tests not found at " << root << ": install libonnx-testdata (tools/install-deps.sh)";
+  const ModelTally tally = run_as_models(test_dirs(root), "ONNX node tests as models");
   // The coverage reached: a change that loses a test fails here.
   EXPECT_GE(tally.passed, 881) << "fewer node tests pass as models than before";
   EXPECT_GE(tally.fed, 238) << "fewer node tests pass with their integer and bool inputs fed";
+}
+
+// The package's real exports beside the node tests: PyTorch's nn modules
+// (pytorch-converted) and tensor operators (pytorch-operator), exported by an
+// early PyTorch with the weights listed among the inputs, and small graphs
+// (simple), each with its inputs and outputs.
+TEST(OnnxNodeTests, PyTorchsExportsRunAsModels) {
+  const fs::path data = data_dir().parent_path();
+  std::vector<fs::path> dirs;
+  for (const char* set : {"pytorch-converted", "pytorch-operator", "simple"})
+    if (fs::is_directory(data / set))
+      for (const auto& dir : test_dirs(data / set)) dirs.push_back(dir);
+  if (dirs.empty()) GTEST_SKIP() << "ONNX's PyTorch exports not found under " << data << ": install libonnx-testdata";
+  const ModelTally tally = run_as_models(dirs, "ONNX's PyTorch exports and simple models as models");
+  EXPECT_GE(tally.passed, 83) << "fewer of PyTorch's exports pass than before";
 }
 
 }  // namespace
