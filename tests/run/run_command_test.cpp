@@ -381,6 +381,26 @@ TEST_F(RunCommand, ModelsOfOpsets18To21RunAsTheirOpset17Twins) {
   }
 }
 
+// A model's own functions are inlined: each call its body, an attribute
+// reference given the call's value or the function's default, a call within
+// a function too; the outputs are the functions' formulas.
+TEST_F(RunCommand, AModelsOwnFunctionsAreInlined) {
+  write_function_model(dir_ / "functions.onnx");
+  const std::vector<float> x = {-2.0f, -0.5f, 0.0f, 0.25f, 1.0f, 3.0f};
+  const auto r = run_fed("functions.onnx", "functions.json", {{"x", host::FloatArray{{2, 3}, x}}});
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  const json rep = report("functions.json");
+  EXPECT_TRUE(rep["check"]["match"].get<bool>()) << rep.dump(2);
+  EXPECT_EQ(rep["normalised"]["inline_functions"], 3) << rep["normalised"].dump();  // Swish, Outer, Swish within it
+  const auto swish = [](double v, double beta) { return v / (1.0 + std::exp(-beta * v)); };
+  const auto out = outputs();
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double y1 = swish(x[i], 1.5);
+    EXPECT_NEAR(out.at("y1").data[i], y1, 1e-6) << i;
+    EXPECT_NEAR(out.at("y2").data[i], std::max(0.0, swish(y1, 1.0)), 1e-6) << i;
+  }
+}
+
 // What no opset-17 form computes the same is refused naming the node; an
 // opset past the newest read, and float8 tensors, naming what to do.
 TEST_F(RunCommand, NewerOpsetNodesWithoutAnOpset17FormAreRefusedByName) {

@@ -6,6 +6,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -946,6 +947,55 @@ void write_newer_opset_twin(const std::filesystem::path& file, int opset) {
     add_node(g, "Add_11b", "Add", {"th", "one"}, {"th1"});
     add_node(g, "Mul_11e", "Mul", {"half_x", "th1"}, {"t"});
   }
+  save(model, file);
+}
+
+void write_function_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  model.mutable_opset_import(0)->set_version(17);
+  auto* custom = model.add_opset_import();
+  custom->set_domain("pkg.custom");
+  custom->set_version(1);
+  const auto function = [&](const std::string& name, const std::string& in, const std::string& out) {
+    auto* fn = model.add_functions();
+    fn->set_name(name), fn->set_domain("pkg.custom");
+    fn->add_input(in), fn->add_output(out);
+    auto* import = fn->add_opset_import();
+    import->set_domain(""), import->set_version(17);
+    import = fn->add_opset_import();
+    import->set_domain("pkg.custom"), import->set_version(1);
+    return fn;
+  };
+  auto* swish = function("Swish", "x", "y");
+  swish->add_attribute("beta");
+  auto* beta = swish->add_node();
+  beta->set_op_type("Constant"), beta->add_output("b");
+  auto* ref = beta->add_attribute();
+  ref->set_name("value_float"), ref->set_type(onnx::AttributeProto::FLOAT), ref->set_ref_attr_name("beta");
+  for (const auto& [op, in, out] : {std::tuple{"Mul", std::vector<std::string>{"x", "b"}, "bx"},
+                                    std::tuple{"Sigmoid", std::vector<std::string>{"bx"}, "s"},
+                                    std::tuple{"Mul", std::vector<std::string>{"x", "s"}, "y"}}) {
+    auto* n = swish->add_node();
+    n->set_op_type(op);
+    for (const auto& i : in) n->add_input(i);
+    n->add_output(out);
+  }
+  onnx::AttributeProto fallback;  // attribute_proto, field 11, which this ONNX's message lacks
+  fallback.set_name("beta"), fallback.set_type(onnx::AttributeProto::FLOAT), fallback.set_f(1.0f);
+  swish->GetReflection()->MutableUnknownFields(swish)->AddLengthDelimited(11, fallback.SerializeAsString());
+  auto* outer = function("Outer", "z", "w");
+  auto* call = outer->add_node();
+  call->set_op_type("Swish"), call->set_domain("pkg.custom"), call->add_input("z"), call->add_output("sw");
+  auto* relu = outer->add_node();
+  relu->set_op_type("Relu"), relu->add_input("sw"), relu->add_output("w");
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {2, 3});
+  set_dims(g->add_output(), "y1", {2, 3});
+  set_dims(g->add_output(), "y2", {2, 3});
+  auto* first = add_node(g, "swish_0", "Swish", {"x"}, {"y1"});
+  first->set_domain("pkg.custom");
+  add_float_attribute(first, "beta", 1.5f);
+  add_node(g, "outer_1", "Outer", {"y1"}, {"y2"})->set_domain("pkg.custom");
   save(model, file);
 }
 

@@ -130,5 +130,10 @@ void write_newer_opset_model(const std::filesystem::path& file, int opset);
 // The same outputs written at opset 17 from the ops' definitions (Mish as
 // x tanh(log(1 + e^x)), group norm and Gelu spelled out): what the model above is checked against.
 void write_newer_opset_twin(const std::filesystem::path& file, int opset);
+// x[2,3] -> pkg.custom.Swish(beta 1.5) -> y1 -> pkg.custom.Outer -> y2, functions of
+// the model as onnxscript writes them: Swish(x) = x * Sigmoid(x * beta), beta an
+// attribute reference defaulting to 1 (IR 9's attribute_proto), and Outer(z) =
+// Relu(Swish(z)), a call within a function taking that default.
+void write_function_model(const std::filesystem::path& file);
 
 }  // namespace aoe::test

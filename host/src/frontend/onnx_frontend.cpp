@@ -18,6 +18,7 @@
 #include "guarded_schemas.h"
 #include "if_branches.h"
 #include "model_file.h"
+#include "model_functions.h"
 #include "model_weights.h"
 #include "newer_onnx.h"
 #include "constant_folding.h"
@@ -496,6 +497,7 @@ sdk::Graph load_onnx_bytes(std::string_view bytes, const std::filesystem::path& 
 sdk::Graph load_onnx_model(onnx::ModelProto& model, const std::filesystem::path& path, const InputShapes& input_shapes,
                            ModelWeights* weights, Normalisation* normalised) {
   Normalisation done;
+  done.add("inline_functions", inline_model_functions(model, path));
   done.add("read_as_opset_17", read_as_opset17(model, path));
   const int64_t opset = default_opset(model, path);
   auto& graph = *model.mutable_graph();
