@@ -401,6 +401,23 @@ TEST_F(RunCommand, AModelsOwnFunctionsAreInlined) {
   }
 }
 
+// A 3-D convolution runs, checked, its Relu fused; OPAT tunes it on the cpu device.
+TEST_F(RunCommand, RunsAndTunesAThreeDimensionalConv) {
+  write_conv3d_model(dir_ / "conv3d.onnx");
+  const auto r = run("conv3d.onnx", "conv3d.json", {"--check"});
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  const json rep = report("conv3d.json");
+  EXPECT_TRUE(rep["check"]["match"].get<bool>()) << rep.dump(2);
+  ASSERT_EQ(rep["kernels"].size(), 1u) << rep["kernels"].dump(2);
+  EXPECT_EQ(rep["kernels"][0]["name"], "Conv_0+Relu_1");
+  const auto tuned = aoe_host({"--plugin", "opat", "--device", "cpu", "--model", (dir_ / "conv3d.onnx").string(),
+                               "--budget", "4"});
+  ASSERT_EQ(tuned.exit_code, 0) << details(tuned);
+  const json result = only_result_file();
+  EXPECT_EQ(result[1]["OPAT"]["unsupported_operators"].size(), 0u) << result.dump(2);
+  EXPECT_EQ(result[1]["OPAT"]["opat_tuning_result"], "tuning successful") << result.dump(2);
+}
+
 // What no opset-17 form computes the same is refused naming the node; an
 // opset past the newest read, and float8 tensors, naming what to do.
 TEST_F(RunCommand, NewerOpsetNodesWithoutAnOpset17FormAreRefusedByName) {

@@ -999,4 +999,18 @@ void write_function_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
+void write_conv3d_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {1, 3, 4, 6, 6});
+  set_dims(g->add_output(), "y", {1, 4, 4, 3, 3});
+  add_weights(g, "W", {4, 3, 3, 3, 3});
+  add_weights(g, "B", {4});
+  auto* conv = add_node(g, "Conv_0", "Conv", {"x", "W", "B"}, {"c"});
+  add_ints_attribute(conv, "pads", {1, 1, 1, 1, 1, 1});
+  add_ints_attribute(conv, "strides", {1, 2, 2});
+  add_node(g, "Relu_1", "Relu", {"c"}, {"y"});
+  save(model, file);
+}
+
 }  // namespace aoe::test

@@ -136,4 +136,8 @@ void write_newer_opset_twin(const std::filesystem::path& file, int opset);
 // Relu(Swish(z)), a call within a function taking that default.
 void write_function_model(const std::filesystem::path& file);
 
+// x[1,3,4,6,6] -> Conv(W[4,3,3,3,3], B[4], pads 1, strides 1,2,2) -> Relu -> y[1,4,4,3,3]:
+// a 3-D convolution, as video and volume models have them.
+void write_conv3d_model(const std::filesystem::path& file);
+
 }  // namespace aoe::test

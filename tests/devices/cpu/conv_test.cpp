@@ -142,6 +142,19 @@ TEST(Conv, OneDimensionalAndAutoPad) {
   expect_ok(op("Conv", {f32({1, 4, 7, 9}), f32({6, 4, 3, 3}, true)}, {{"auto_pad", "SAME_LOWER"}, {"strides", {2, 2}}}));
 }
 
+// 3-D: im2col + GEMM over depth, rows and columns, with every micro-kernel;
+// grouped, strided, padded and dilated in depth; nothing else is offered.
+TEST(Conv, ThreeDimensionalRunsAsGemm) {
+  expect_ok(op("Conv", {f32({2, 6, 5, 7, 6}), f32({8, 3, 3, 2, 3}, true), f32({8}, true)},
+               {{"strides", {2, 1, 2}}, {"pads", {1, 0, 1, 1, 1, 0}}, {"dilations", {2, 1, 1}}, {"group", 2}}));
+  const ConvOp o(op("Conv", {f32({1, 4, 3, 4, 4}), f32({5, 4, 1, 1, 1}, true)}, nlohmann::json::object()), host());
+  EXPECT_TRUE(o.shape().pointwise());
+  EXPECT_EQ(o.output_shapes().at(0), (Shape{1, 5, 3, 4, 4}));
+  test::expect_matches_reference(o, conv_configs(o), pool());
+  const auto direct = with(o.space(), o.space().default_config, "algo", "direct");
+  EXPECT_NE(o.check(direct).find("a 3-D Conv runs as im2col + GEMM"), std::string::npos) << o.check(direct);
+}
+
 TEST(Conv, FusedResidualAndActivation) {
   const nlohmann::json attrs = {{"pads", {1, 1, 1, 1}}, {"fused_attrs", {nlohmann::json::object(), nlohmann::json::object()}}};
   expect_ok(op("Conv", {f32({1, 16, 6, 6}), f32({24, 16, 3, 3}, true), f32({24}, true), f32({1, 24, 6, 6})}, attrs,

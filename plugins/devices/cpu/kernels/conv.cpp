@@ -62,12 +62,13 @@ void apply_rows(const Chain* chain, const IsaKernels& isa, float* row, int64_t e
 
 void conv_gemm(const ConvShape& s, const GemmConfig& cfg, const float* src, const float* weights, float* dst,
                const Chain* epilogue, GemmWorkspace& ws, ThreadPool& pool) {
-  const int64_t cg = s.c / s.group, mg = s.m / s.group, kg = cg * s.kh * s.kw, pixels = s.oh * s.ow;
-  ConvGeometry g{cg, s.h, s.w, s.kh, s.kw, s.sh, s.sw, s.dh, s.dw, s.ph, s.pw, s.oh, s.ow};
+  const int64_t cg = s.c / s.group, mg = s.m / s.group, kg = cg * s.taps(), pixels = s.out_pixels();
+  const ConvGeometry g{cg, s.h, s.w, s.kh, s.kw, s.sh, s.sw, s.dh, s.dw, s.ph, s.pw, s.oh, s.ow,
+                       s.d, s.kd, s.sd, s.dd, s.pd, s.od};
   for (int64_t n = 0; n < s.n; ++n)
     for (int64_t grp = 0; grp < s.group; ++grp) {
-      const float* image = src + (n * s.c + grp * cg) * s.h * s.w;
-      const DenseSource dense(StridedMatrix{image, s.h * s.w, 1});
+      const float* image = src + (n * s.c + grp * cg) * s.in_pixels();
+      const DenseSource dense(StridedMatrix{image, s.in_pixels(), 1});
       const Im2colSource im2col(image, g);
       GemmCall call;
       call.m = mg;
@@ -84,27 +85,33 @@ void conv_gemm(const ConvShape& s, const GemmConfig& cfg, const float* src, cons
 }
 
 void im2col(const ConvShape& s, const float* image, float* col) {
-  const int64_t cg = s.c / s.group, pixels = s.oh * s.ow;
+  const int64_t cg = s.c / s.group, pixels = s.out_pixels();
   for (int64_t c = 0; c < cg; ++c)
-    for (int64_t kh = 0; kh < s.kh; ++kh)
-      for (int64_t kw = 0; kw < s.kw; ++kw) {
-        float* row = col + ((c * s.kh + kh) * s.kw + kw) * pixels;
-        for (int64_t oh = 0; oh < s.oh; ++oh) {
-          const int64_t ih = oh * s.sh - s.ph + kh * s.dh;
-          for (int64_t ow = 0; ow < s.ow; ++ow) {
-            const int64_t iw = ow * s.sw - s.pw + kw * s.dw;
-            row[oh * s.ow + ow] = ih >= 0 && ih < s.h && iw >= 0 && iw < s.w ? image[(c * s.h + ih) * s.w + iw] : 0.0f;
+    for (int64_t kd = 0; kd < s.kd; ++kd)
+      for (int64_t kh = 0; kh < s.kh; ++kh)
+        for (int64_t kw = 0; kw < s.kw; ++kw) {
+          float* row = col + (((c * s.kd + kd) * s.kh + kh) * s.kw + kw) * pixels;
+          for (int64_t od = 0; od < s.od; ++od) {
+            const int64_t id = od * s.sd - s.pd + kd * s.dd;
+            for (int64_t oh = 0; oh < s.oh; ++oh) {
+              const int64_t ih = oh * s.sh - s.ph + kh * s.dh;
+              const bool inside = id >= 0 && id < s.d && ih >= 0 && ih < s.h;
+              for (int64_t ow = 0; ow < s.ow; ++ow) {
+                const int64_t iw = ow * s.sw - s.pw + kw * s.dw;
+                row[(od * s.oh + oh) * s.ow + ow] =
+                    inside && iw >= 0 && iw < s.w ? image[((c * s.d + id) * s.h + ih) * s.w + iw] : 0.0f;
+              }
+            }
           }
         }
-      }
 }
 
 void conv_openblas(const ConvShape& s, int threads, const IsaKernels& isa, const float* src, const float* weights,
                    float* dst, const Chain* epilogue, float* col, ThreadPool& pool) {
-  const int64_t cg = s.c / s.group, mg = s.m / s.group, kg = cg * s.kh * s.kw, pixels = s.oh * s.ow;
+  const int64_t cg = s.c / s.group, mg = s.m / s.group, kg = cg * s.taps(), pixels = s.out_pixels();
   for (int64_t n = 0; n < s.n; ++n)
     for (int64_t grp = 0; grp < s.group; ++grp) {
-      const float* image = src + (n * s.c + grp * cg) * s.h * s.w;
+      const float* image = src + (n * s.c + grp * cg) * s.in_pixels();
       if (!s.pointwise()) im2col(s, image, col);
       float* c = dst + (n * s.m + grp * mg) * pixels;
       openblas_sgemm(StridedMatrix{weights + grp * mg * kg, kg, 1}, StridedMatrix{s.pointwise() ? image : col, pixels, 1},

@@ -1,7 +1,8 @@
-// 2-D convolution kernels over buffers: GEMM with the im2col matrix packed
-// straight from the image (a plain GEMM for 1x1 stride-1 convolutions),
-// direct convolution on the channel-blocked layout, and depthwise kernels
-// on either layout. Fused ops run on each finished output row.
+// Convolution kernels over buffers: GEMM with the im2col matrix packed
+// straight from the image (a plain GEMM for 1x1 stride-1 convolutions), for
+// 1-D, 2-D and 3-D ones; for 2-D, direct convolution on the channel-blocked
+// layout and depthwise kernels on either layout. Fused ops run on each
+// finished output row.
 #pragma once
 
 #include <cstdint>
@@ -19,8 +20,15 @@ struct ConvShape {
   int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
   int64_t ph = 0, pw = 0, ph_end = 0, pw_end = 0;
   int64_t oh = 1, ow = 1;
+  int64_t d = 1, kd = 1, sd = 1, dd = 1, pd = 0, pd_end = 0, od = 1;  // depth: a 3-D convolution's
 
-  bool pointwise() const { return kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0 && ph_end == 0 && pw_end == 0; }
+  int64_t in_pixels() const { return d * h * w; }
+  int64_t out_pixels() const { return od * oh * ow; }
+  int64_t taps() const { return kd * kh * kw; }
+  bool pointwise() const {
+    return taps() == 1 && sd == 1 && sh == 1 && sw == 1 && pd == 0 && ph == 0 && pw == 0 && pd_end == 0 &&
+           ph_end == 0 && pw_end == 0;
+  }
   bool depthwise() const { return group == c && m == c && group > 1; }
 };
 
@@ -29,8 +37,8 @@ struct ConvShape {
 void conv_gemm(const ConvShape& s, const GemmConfig& config, const float* src, const float* weights, float* dst,
                const Chain* epilogue, GemmWorkspace& ws, ThreadPool& pool);
 
-// One group's im2col matrix of one image: (c/group * kh * kw) rows of
-// oh * ow, zero where a tap falls in the padding.
+// One group's im2col matrix of one image: (c/group * kd * kh * kw) rows of
+// od * oh * ow, zero where a tap falls in the padding.
 void im2col(const ConvShape& s, const float* image, float* col);
 // The same product by OpenBLAS's sgemm, im2col into `col` first (kg x oh*ow
 // floats; unused for 1x1 stride-1 convolutions), the epilogue row by row.

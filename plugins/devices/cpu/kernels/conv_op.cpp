@@ -65,17 +65,17 @@ class ConvKernel final : public Kernel {
     lanes_ = isa_->lanes;
     threads_ = static_cast<int>(c[ConvOp::kThreads]);
     const int64_t out_channels = blocked_ ? channel_blocks(s.m, lanes_) * lanes_ : s.m;
-    out_.resize(s.n * out_channels * s.oh * s.ow);
+    out_.resize(s.n * out_channels * s.out_pixels());
     // Leaving in a blocked layout not its own: reordered on every run.
     const int leave = op.output_blocking();
-    if (leave > 0 && leave != (blocked_ ? lanes_ : 0)) left_.resize(layout_elements(s.n, s.m, s.oh * s.ow, leave));
+    if (leave > 0 && leave != (blocked_ ? lanes_ : 0)) left_.resize(layout_elements(s.n, s.m, s.out_pixels(), leave));
     src_lanes_ = blocked_ && !op.reads_nchw_input(c) ? lanes_ : 0;
     if (onednn_) {
       // The fused ops oneDNN applies as it writes the output; the rest after it.
       onednn_conv_ = std::make_unique<OneDnnConv>(s, src_lanes_, blocked_ ? lanes_ : 0, op.has_bias_, op.fused_,
                                                   op.operand_full_, threads_, c[ConvOp::kAlgo] == ConvOp::kOneDnnWinograd);
     } else if (openblas_) {
-      if (!s.pointwise()) col_.resize(s.c / s.group * s.kh * s.kw * s.oh * s.ow);
+      if (!s.pointwise()) col_.resize(s.c / s.group * s.taps() * s.out_pixels());
     } else if (!direct_) {
       gemm_ = op.gemm_config(c);
       ws_ = std::make_unique<GemmWorkspace>(gemm_, gemm_.threads);
@@ -102,7 +102,7 @@ class ConvKernel final : public Kernel {
     before_.clear();
     operands_blocked_.clear();
     operands_blocked_.reserve(op_.fused_inputs_.size());
-    src_ = take(inputs[0], 0, s.c, s.h * s.w, src_blocked_, src_lanes_);
+    src_ = take(inputs[0], 0, s.c, s.in_pixels(), src_blocked_, src_lanes_);
     weights_ = inputs[1];
     bias_ = op_.has_bias_ ? inputs[2] : nullptr;
     chain_ = Chain{};
@@ -116,7 +116,7 @@ class ConvKernel final : public Kernel {
       operands_.clear();
       for (size_t i : op_.fused_inputs_) {
         operands_blocked_.emplace_back();
-        plain[i] = take(inputs[i], i, s.m, s.oh * s.ow, operands_blocked_.back(), blocked_ ? lanes_ : 0);
+        plain[i] = take(inputs[i], i, s.m, s.out_pixels(), operands_blocked_.back(), blocked_ ? lanes_ : 0);
         operands_.push_back(plain[i]);
       }
       add_fused(plain, op_.nchw_layouts_, {});
@@ -140,18 +140,18 @@ class ConvKernel final : public Kernel {
       }
       blocked_layout_.row_offset.resize(static_cast<size_t>(s.n * ob));
       for (size_t r = 0; r < blocked_layout_.row_offset.size(); ++r)
-        blocked_layout_.row_offset[r] = static_cast<int64_t>(r) * s.oh * s.ow * lanes_;
+        blocked_layout_.row_offset[r] = static_cast<int64_t>(r) * s.out_pixels() * lanes_;
       blocked_layout_.col_step = 1;
       operands_.clear();
       for (size_t i : op_.fused_inputs_) {
         operands_blocked_.emplace_back();
-        operands_.push_back(take(inputs[i], i, s.m, s.oh * s.ow, operands_blocked_.back(), blocked_ ? lanes_ : 0));
+        operands_.push_back(take(inputs[i], i, s.m, s.out_pixels(), operands_blocked_.back(), blocked_ ? lanes_ : 0));
       }
       add_fused(inputs, {}, operands_);
     }
     if (onednn_) onednn_conv_->set_weights(inputs[1]);
     after_.clear();
-    if (left_.size()) after_.push_back({out_.data(), left_.data(), blocked_ ? lanes_ : 0, op_.output_blocking(), s.n, s.m, s.oh * s.ow});
+    if (left_.size()) after_.push_back({out_.data(), left_.data(), blocked_ ? lanes_ : 0, op_.output_blocking(), s.n, s.m, s.out_pixels()});
     if (direct_ && s.depthwise() && !blocked_) scratch_.resize(threads_ * (s.h + s.ph + s.ph_end) * (s.w + s.pw + s.pw_end));
   }
 
@@ -169,7 +169,7 @@ class ConvKernel final : public Kernel {
       if (chain) {
         // The fused ops over the finished output, rows as the epilogue sees them.
         const int64_t rows = blocked_ ? s.n * channel_blocks(s.m, lanes_) : s.n * s.m;
-        apply_to_rows(*chain, *isa_, out_.data(), 0, rows, s.oh * s.ow * (blocked_ ? lanes_ : 1), threads_, pool);
+        apply_to_rows(*chain, *isa_, out_.data(), 0, rows, s.out_pixels() * (blocked_ ? lanes_ : 1), threads_, pool);
       }
     } else if (openblas_) {
       conv_openblas(s, threads_, *isa_, src_, weights_, out_.data(), chain, col_.data(), pool);
@@ -187,7 +187,7 @@ class ConvKernel final : public Kernel {
   void read_output(size_t, float* out) const override {
     const ConvShape& s = op_.s_;
     const int lanes = left_.size() ? op_.output_blocking() : blocked_ ? lanes_ : 0;
-    if (lanes) from_blocked(kept_output(0), out, s.n, s.m, s.oh * s.ow, lanes);
+    if (lanes) from_blocked(kept_output(0), out, s.n, s.m, s.out_pixels(), lanes);
     else std::memcpy(out, out_.data(), out_.bytes());
   }
   float* output_data() override { return left_.size() ? left_.data() : out_.data(); }
@@ -200,7 +200,7 @@ class ConvKernel final : public Kernel {
     Footprint f = ws_ ? ws_->footprint() : Footprint{};
     if (col_.size()) f.emplace_back(col_.data(), col_.bytes());
     f.emplace_back(out_.data(), out_.bytes());
-    f.emplace_back(src_, floats(layout_elements(s.n, s.c, s.h * s.w, src_lanes_)));
+    f.emplace_back(src_, floats(layout_elements(s.n, s.c, s.in_pixels(), src_lanes_)));
     if (onednn_) {
       const auto w = onednn_conv_->weights_memory();
       f.insert(f.end(), w.begin(), w.end());
@@ -210,7 +210,7 @@ class ConvKernel final : public Kernel {
     for (size_t k = 0; k < op_.fused_inputs_.size(); ++k) {
       const size_t i = op_.fused_inputs_[k];
       if (operands_blocked_[k].size()) f.emplace_back(operands_blocked_[k].data(), operands_blocked_[k].bytes());
-      else f.emplace_back(inputs_[i], floats(own ? layout_elements(s.n, s.m, s.oh * s.ow, own) : elements(op_.inputs_[i])));
+      else f.emplace_back(inputs_[i], floats(own ? layout_elements(s.n, s.m, s.out_pixels(), own) : elements(op_.inputs_[i])));
     }
     for (const auto& r : before_) f.emplace_back(r.src, floats(layout_elements(r.n, r.channels, r.spatial, r.from)));
     if (left_.size()) f.emplace_back(left_.data(), left_.bytes());
@@ -291,7 +291,8 @@ ConvOp::ConvOp(const sdk::OpTask& task, const HostCpu& host) : host_(host) {
   for (const auto& t : task.inputs) inputs_.push_back(t.shape);
   const Shape& x = inputs_[0];
   const Shape& w = inputs_[1];
-  if (x.size() != 3 && x.size() != 4) unsupported("the cpu device runs 1-D and 2-D Conv, not " + std::to_string(x.size() - 2) + "-D");
+  if (x.size() < 3 || x.size() > 5) unsupported("the cpu device runs 1-D, 2-D and 3-D Conv, not " + std::to_string(x.size() - 2) + "-D");
+  volumetric_ = x.size() == 5;
   if (w.size() != x.size()) invalid("Conv weights " + to_string(w) + " do not match input " + to_string(x));
   s_.n = x[0];
   s_.c = x[1];
@@ -318,10 +319,18 @@ ConvOp::ConvOp(const sdk::OpTask& task, const HostCpu& host) : host_(host) {
   s_.pw_end = win.pad_end[2];
   s_.oh = win.out[1];
   s_.ow = win.out[2];
+  s_.d = win.in[0];
+  s_.kd = win.kernel[0];
+  s_.sd = win.stride[0];
+  s_.dd = win.dilation[0];
+  s_.pd = win.pad_begin[0];
+  s_.pd_end = win.pad_end[0];
+  s_.od = win.out[0];
   has_bias_ = fused.anchor_inputs == 3;
   if (has_bias_ && elements(inputs_[2]) != s_.m) invalid("Conv bias " + to_string(inputs_[2]) + " for " + std::to_string(s_.m) + " channels");
   out_ = {s_.n, s_.m};
-  if (x.size() == 4) out_.push_back(s_.oh);
+  if (volumetric_) out_.push_back(s_.od);
+  if (x.size() >= 4) out_.push_back(s_.oh);
   out_.push_back(s_.ow);
   outputs_ = {out_};
   if (!task.outputs.empty() && task.outputs[0].shape != out_)
@@ -355,14 +364,14 @@ ConvOp::ConvOp(const sdk::OpTask& task, const HostCpu& host) : host_(host) {
 
   space_.version = "1";
   space_.knobs.resize(kKnobCount);
-  const int64_t mg = s_.m / s_.group, kg = s_.c / s_.group * s_.kh * s_.kw;
+  const int64_t mg = s_.m / s_.group, kg = s_.c / s_.group * s_.taps();
   space_.knobs[kFormat] = choice_knob("format", sdk::KnobTag::format, {"NCHW", "NCHWc"});
   space_.knobs[kAlgo] = choice_knob("algo", sdk::KnobTag::impl, algo_labels());
   space_.knobs[kIsa] = isa_knob();
   space_.knobs[kUKernel] = choice_knob("ukernel", sdk::KnobTag::impl, ukernel_labels());
   space_.knobs[kMc] = sized_knob("mc", kMcValues, mg);
   space_.knobs[kKc] = sized_knob("kc", kKcValues, kg);
-  space_.knobs[kNc] = sized_knob("nc", kNcValues, s_.oh * s_.ow);
+  space_.knobs[kNc] = sized_knob("nc", kNcValues, s_.out_pixels());
   space_.knobs[kTile] = choice_knob("tile", sdk::KnobTag::schedule, tile_labels());
   space_.knobs[kDirectOrder] = choice_knob("direct_order", sdk::KnobTag::schedule, {"oc_outer", "spatial_outer"});
   space_.knobs[kThreads] = threads_knob(host);
@@ -379,10 +388,12 @@ GemmConfig conv_gemm_config(const sdk::Config& c, int64_t m, int64_t n) {
   return g;
 }
 
-GemmConfig ConvOp::gemm_config(const sdk::Config& c) const { return conv_gemm_config(c, s_.m / s_.group, s_.oh * s_.ow); }
+GemmConfig ConvOp::gemm_config(const sdk::Config& c) const { return conv_gemm_config(c, s_.m / s_.group, s_.out_pixels()); }
 
 std::string ConvOp::check(const sdk::Config& c) const {
   const bool blocked = c[kFormat] == kNchwc, direct = c[kAlgo] == kDirect;
+  if (volumetric_ && (blocked || c[kAlgo] != kGemm))
+    return "a 3-D Conv runs as im2col + GEMM on NCHW (format=NCHW, algo=gemm)";
   if (conv_uses_onednn(c)) {
     // oneDNN picks its own kernel; isa sets the blocked layout's width and the fused ops' kernels.
     if (c[kIsa] != static_cast<int64_t>(host_.best_isa()))
@@ -472,10 +483,10 @@ sdk::Config ConvOp::default_config(const HostCpu& host) const {
     }
   c[kIsa] = static_cast<int64_t>(isa);
   const auto& u = catalog[static_cast<size_t>(c[kUKernel])];
-  const double flops = 2.0 * s_.n * s_.m * s_.oh * s_.ow * (s_.c / s_.group) * s_.kh * s_.kw;
+  const double flops = 2.0 * s_.n * s_.m * s_.out_pixels() * (s_.c / s_.group) * s_.taps();
   c[kThreads] = default_threads(host, flops / 20.0);
   c[kKc] = at_most(space_.knobs[kKc], host.l1d_bytes() * 2 / 3 / (u.nr * 4));
-  const int64_t kc = std::min(c[kKc], s_.c / s_.group * s_.kh * s_.kw);
+  const int64_t kc = std::min(c[kKc], s_.c / s_.group * s_.taps());
   c[kMc] = at_most(space_.knobs[kMc], host.l2_bytes() / 2 / (kc * 4));
   c[kNc] = at_most(space_.knobs[kNc], std::max<int64_t>(u.nr, host.l3_bytes() / std::max(1, host.threads) / 2 / (kc * 4)));
   const auto tiles = conv_tile_union();
@@ -484,7 +495,10 @@ sdk::Config ConvOp::default_config(const HostCpu& host) const {
       if (tiles[i].ow == ow && tiles[i].ocb == ocb) return static_cast<int64_t>(i);
     return int64_t{0};
   };
-  if (s_.depthwise()) {
+  if (volumetric_) {
+    c[kAlgo] = kGemm;
+    c[kFormat] = kNchw;
+  } else if (s_.depthwise()) {
     const int lanes = isa_kernels(isa)->lanes;
     c[kAlgo] = kDirect;
     c[kFormat] = s_.c >= lanes ? kNchwc : kNchw;
@@ -512,7 +526,7 @@ sdk::Config ConvOp::default_config(const HostCpu& host) const {
   return c;
 }
 
-// Seven nested loops, straight from the definition.
+// Nine nested loops, straight from the definition (depth 1 for 1-D and 2-D).
 void ConvOp::reference(const std::vector<const float*>& inputs, const std::vector<float*>& outputs) const {
   const ConvShape& s = s_;
   const int64_t cg = s.c / s.group, mg = s.m / s.group;
@@ -520,19 +534,22 @@ void ConvOp::reference(const std::vector<const float*>& inputs, const std::vecto
   for (int64_t n = 0; n < s.n; ++n)
     for (int64_t m = 0; m < s.m; ++m) {
       const int64_t g = m / mg;
-      for (int64_t oh = 0; oh < s.oh; ++oh)
-        for (int64_t ow = 0; ow < s.ow; ++ow) {
-          double acc = has_bias_ ? inputs[2][m] : 0.0;
-          for (int64_t ci = 0; ci < cg; ++ci)
-            for (int64_t kh = 0; kh < s.kh; ++kh)
-              for (int64_t kw = 0; kw < s.kw; ++kw) {
-                const int64_t ih = oh * s.sh - s.ph + kh * s.dh, iw = ow * s.sw - s.pw + kw * s.dw;
-                if (ih < 0 || ih >= s.h || iw < 0 || iw >= s.w) continue;
-                acc += static_cast<double>(inputs[0][((n * s.c + g * cg + ci) * s.h + ih) * s.w + iw]) *
-                       inputs[1][((m * cg + ci) * s.kh + kh) * s.kw + kw];
-              }
-          out[static_cast<size_t>(((n * s.m + m) * s.oh + oh) * s.ow + ow)] = acc;
-        }
+      for (int64_t od = 0; od < s.od; ++od)
+        for (int64_t oh = 0; oh < s.oh; ++oh)
+          for (int64_t ow = 0; ow < s.ow; ++ow) {
+            double acc = has_bias_ ? inputs[2][m] : 0.0;
+            for (int64_t ci = 0; ci < cg; ++ci)
+              for (int64_t kd = 0; kd < s.kd; ++kd)
+                for (int64_t kh = 0; kh < s.kh; ++kh)
+                  for (int64_t kw = 0; kw < s.kw; ++kw) {
+                    const int64_t id = od * s.sd - s.pd + kd * s.dd, ih = oh * s.sh - s.ph + kh * s.dh,
+                                  iw = ow * s.sw - s.pw + kw * s.dw;
+                    if (id < 0 || id >= s.d || ih < 0 || ih >= s.h || iw < 0 || iw >= s.w) continue;
+                    acc += static_cast<double>(inputs[0][(((n * s.c + g * cg + ci) * s.d + id) * s.h + ih) * s.w + iw]) *
+                           inputs[1][(((m * cg + ci) * s.kd + kd) * s.kh + kh) * s.kw + kw];
+                  }
+            out[static_cast<size_t>((((n * s.m + m) * s.od + od) * s.oh + oh) * s.ow + ow)] = acc;
+          }
     }
   std::vector<RefOperand> operands;
   for (size_t i : fused_inputs_) operands.push_back({inputs[i], inputs_[i]});

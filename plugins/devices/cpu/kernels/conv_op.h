@@ -1,6 +1,6 @@
-// Conv (1-D and 2-D, groups, strides, pads, dilations, auto_pad) with bias
-// and fused ops: GEMM on NCHW or direct on the channel-blocked layout, with
-// depthwise kernels for group == channels.
+// Conv (1-D, 2-D and 3-D; groups, strides, pads, dilations, auto_pad) with
+// bias and fused ops: GEMM on NCHW or, for 1-D and 2-D, direct on the
+// channel-blocked layout, with depthwise kernels for group == channels.
 #pragma once
 
 #include <algorithm>
@@ -50,6 +50,7 @@ class ConvOp final : public CpuOp {
 
   const HostCpu& host_;
   ConvShape s_;
+  bool volumetric_ = false;  // 3-D: im2col + GEMM on NCHW only
   bool has_bias_ = false;
   Shape out_;
   std::vector<ChainStep> fused_;         // operand = index into fused_inputs_

@@ -114,33 +114,34 @@ void DenseSource::pack(int64_t k0, int64_t kc, int64_t j0, int64_t nc, int nr, f
 void Im2colSource::pack(int64_t k0, int64_t kc, int64_t j0, int64_t nc, int nr, float* dst) const {
   const ConvGeometry& g = g_;
   struct Run {
-    int64_t jb, je, oh, ow;
+    int64_t jb, je, od, oh, ow;
   };
   Run runs[65];
+  const int64_t plane_out = g.oh * g.ow;
   for (int64_t s = 0; s * nr < nc; ++s) {
     const int64_t cols = std::min<int64_t>(nr, nc - s * nr);
     float* d = dst + s * nr * kc;
     int nruns = 0;
     for (int64_t j = 0; j < cols;) {
       const int64_t pixel = j0 + s * nr + j;
-      const int64_t oh = pixel / g.ow, ow = pixel % g.ow;
+      const int64_t od = pixel / plane_out, oh = (pixel % plane_out) / g.ow, ow = pixel % g.ow;
       const int64_t len = std::min(cols - j, g.ow - ow);
-      runs[nruns++] = {j, j + len, oh, ow};
+      runs[nruns++] = {j, j + len, od, oh, ow};
       j += len;
     }
-    int64_t c = k0 / (g.kh * g.kw), kh = (k0 / g.kw) % g.kh, kw = k0 % g.kw;
+    const int64_t taps = g.kd * g.kh * g.kw;
+    int64_t c = k0 / taps, kd = (k0 / (g.kh * g.kw)) % g.kd, kh = (k0 / g.kw) % g.kh, kw = k0 % g.kw;
     for (int64_t p = 0; p < kc; ++p) {
-      const float* plane = image_ + c * g.h * g.w;
-      const int64_t dy = kh * g.dh - g.ph, dx = kw * g.dw - g.pw;
+      const int64_t dz = kd * g.dd - g.pd, dy = kh * g.dh - g.ph, dx = kw * g.dw - g.pw;
       float* out = d + p * nr;
       for (int r = 0; r < nruns; ++r) {
         const Run& run = runs[r];
-        const int64_t ih = run.oh * g.sh + dy;
-        if (ih < 0 || ih >= g.h) {
+        const int64_t iz = run.od * g.sd + dz, ih = run.oh * g.sh + dy;
+        if (iz < 0 || iz >= g.d || ih < 0 || ih >= g.h) {
           for (int64_t j = run.jb; j < run.je; ++j) out[j] = 0;
           continue;
         }
-        const float* row = plane + ih * g.w;
+        const float* row = image_ + ((c * g.d + iz) * g.h + ih) * g.w;
         if (g.sw == 1) {
           // iw = iw0 + (j - jb): inside the row for j in [lo, hi).
           const int64_t iw0 = run.ow + dx;
@@ -159,7 +160,10 @@ void Im2colSource::pack(int64_t k0, int64_t kc, int64_t j0, int64_t nc, int nr, 
       for (int64_t j = cols; j < nr; ++j) out[j] = 0;
       if (++kw == g.kw) {
         kw = 0;
-        if (++kh == g.kh) kh = 0, ++c;
+        if (++kh == g.kh) {
+          kh = 0;
+          if (++kd == g.kd) kd = 0, ++c;
+        }
       }
     }
   }

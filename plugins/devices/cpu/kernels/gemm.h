@@ -42,11 +42,13 @@ class DenseSource final : public PanelSource {
 };
 
 // The im2col matrix of one image's channels, packed straight from the
-// image: row (c, kh, kw), col (oh, ow). No im2col buffer is made.
+// image: row (c, kd, kh, kw), col (od, oh, ow). No im2col buffer is made.
+// Depth is 1 for a 2-D convolution.
 struct ConvGeometry {
   int64_t channels = 0, h = 0, w = 0;  // input
   int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1, ph = 0, pw = 0;
   int64_t oh = 0, ow = 0;
+  int64_t d = 1, kd = 1, sd = 1, dd = 1, pd = 0, od = 1;
 };
 class Im2colSource final : public PanelSource {
  public:
