@@ -510,6 +510,7 @@ void Normalisation::add(const std::string& rule, int64_t count) {
 std::string Normalisation::summary() const {
   static const std::map<std::string, std::string> says = {
       {"inline_functions", "calls of the model's functions inlined"},
+      {"read_as_opset_7", "nodes of opsets 1 to 6 rewritten to their opset-7 form"},
       {"read_as_opset_17", "nodes of opsets 18 and later rewritten to their opset-17 form"},
       {"topological_order", "nodes put in topological order"},
       {"constant_to_initializer", "Constant nodes made initializers"},

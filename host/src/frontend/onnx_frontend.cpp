@@ -21,6 +21,7 @@
 #include "model_functions.h"
 #include "model_weights.h"
 #include "newer_onnx.h"
+#include "older_onnx.h"
 #include "constant_folding.h"
 #include "graph_normaliser.h"
 #include "topological_order.h"
@@ -89,42 +90,14 @@ onnx::ModelProto read_model(const fs::path& path) {
   return model;
 }
 
-// A node of an opset older than kMinOpset whose op is defined today as it
-// was then (Elu-6, Softsign-1, GlobalMaxPool-1...): reading it under
-// kMinOpset changes nothing. The first node that is not so, else empty.
-std::string changed_since(const onnx::GraphProto& graph, int64_t version) {
-  const auto* registry = onnx::OpSchemaRegistry::Instance();
-  for (const auto& node : graph.node()) {
-    if (!node.domain().empty() && node.domain() != "ai.onnx") return node.op_type() + " of domain " + node.domain();
-    for (const auto& a : node.attribute())
-      if (a.has_g() || a.graphs_size() > 0) return node.op_type() + " with a subgraph";
-    const auto* then = registry->GetSchema(node.op_type(), static_cast<int>(version));
-    const auto* now = registry->GetSchema(node.op_type(), static_cast<int>(kMinOpset));
-    if (!then || !now || then->since_version() != now->since_version()) return node.op_type();
-  }
-  return {};
-}
-
 int64_t default_opset(onnx::ModelProto& model, const fs::path& path) {
   for (auto& import : *model.mutable_opset_import()) {
     if (!import.domain().empty() && import.domain() != "ai.onnx") continue;
-    if (import.version() >= 1 && import.version() < kMinOpset) {
-      if (const auto op = changed_since(model.graph(), import.version()); op.empty()) {
-        import.set_version(kMinOpset);
-        return kMinOpset;
-      } else {
-        throw Error(StatusCode::unsupported,
-                    "ONNX model " + quoted(path) + " uses opset " + std::to_string(import.version()) +
-                        " of the default ONNX domain, whose " + op + " differs from opset " + std::to_string(kMinOpset) +
-                        "'s; supported opsets are " + std::to_string(kMinOpset) + ".." + std::to_string(kNewestReadOpset) +
-                        ": convert the model to one of them");
-      }
-    }
     if (import.version() < kMinOpset || import.version() > kMaxOpset)
       throw Error(StatusCode::unsupported,
                   "ONNX model " + quoted(path) + " uses unknown opset " + std::to_string(import.version()) +
-                      " of the default ONNX domain; supported opsets are " + std::to_string(kMinOpset) +
-                      ".." + std::to_string(kNewestReadOpset) + ": convert the model to one of them");
+                      " of the default ONNX domain; supported opsets are 1.." + std::to_string(kNewestReadOpset) +
+                      ": convert the model to one of them");
     return import.version();
   }
   // The training domain's optimizers (Adam, Adagrad, Momentum) come in models
@@ -498,6 +471,7 @@ sdk::Graph load_onnx_model(onnx::ModelProto& model, const std::filesystem::path&
                            ModelWeights* weights, Normalisation* normalised) {
   Normalisation done;
   done.add("inline_functions", inline_model_functions(model, path));
+  done.add("read_as_opset_7", read_as_opset7(model, path));
   done.add("read_as_opset_17", read_as_opset17(model, path));
   const int64_t opset = default_opset(model, path);
   auto& graph = *model.mutable_graph();
