@@ -401,7 +401,8 @@ TEST_F(RunCommand, AModelsOwnFunctionsAreInlined) {
   }
 }
 
-// A 3-D convolution runs, checked, its Relu fused; OPAT tunes it on the cpu device.
+// A 3-D convolution runs, checked, its Relu fused; OPAT tunes it on the cpu
+// device and on the simulator.
 TEST_F(RunCommand, RunsAndTunesAThreeDimensionalConv) {
   write_conv3d_model(dir_ / "conv3d.onnx");
   const auto r = run("conv3d.onnx", "conv3d.json", {"--check"});
@@ -416,6 +417,20 @@ TEST_F(RunCommand, RunsAndTunesAThreeDimensionalConv) {
   const json result = only_result_file();
   EXPECT_EQ(result[1]["OPAT"]["unsupported_operators"].size(), 0u) << result.dump(2);
   EXPECT_EQ(result[1]["OPAT"]["opat_tuning_result"], "tuning successful") << result.dump(2);
+  // On the simulator, as CANN's Conv3D: timed and tuned too.
+  const auto simulated = aoe_host({"--plugin", "opat", "--device", "ascend910", "--model",
+                                   (dir_ / "conv3d.onnx").string(), "--budget", "4", "--work_path", (dir_ / "sim").string()});
+  ASSERT_EQ(simulated.exit_code, 0) << details(simulated);
+  int results = 0;
+  for (const auto& file : fs::directory_iterator(dir_ / "sim")) {
+    if (file.path().extension() != ".json") continue;
+    ++results;
+    const json opat = read_json(file.path())[1]["OPAT"];
+    EXPECT_EQ(opat["unsupported_operators"].size(), 0u) << opat.dump(2);
+    ASSERT_EQ(opat["opat_tuned_operators"].size(), 1u) << opat.dump(2);
+    EXPECT_GT(opat["opat_tuned_operators"][0]["performance_after_tune(us)"].get<double>(), 0.0);
+  }
+  EXPECT_EQ(results, 1);
 }
 
 // What no opset-17 form computes the same is refused naming the node; an

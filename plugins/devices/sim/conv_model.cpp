@@ -145,15 +145,60 @@ double ConvProblem::on_chip_bytes() const {
          epilogue.addend_bytes_total(true);
 }
 
+namespace {
+
+// A 3-D convolution as CANN's Conv3D runs it on the cube: each output depth is
+// a 2-D convolution over the kd input slices under it. So the 2-D problem whose
+// images are N x Do and whose channels are C x kd: the same products, and each
+// output depth's slices read as its own (NDC1HWC0, no reuse across depths).
+// Fused operands of the 5-D output fold the same way: [a, b, c, d, e] -> [a c, b, d, e].
+sdk::OpTask folded_3d(const sdk::OpTask& task) {
+  const auto& x = task.inputs[0].shape;
+  const auto& wt = task.inputs[1].shape;
+  const auto three = [&](const char* name, std::vector<int64_t> fallback) {
+    const auto v = attr_ints(task.attrs, name, fallback);
+    if (v.size() != fallback.size())
+      throw Error(StatusCode::invalid_argument, "3-D Conv '" + task.name + "' has " + std::to_string(v.size()) + " " +
+                                                    name + "; it takes " + std::to_string(fallback.size()));
+    return v;
+  };
+  const auto strides = three("strides", {1, 1, 1}), dilations = three("dilations", {1, 1, 1});
+  const auto pads = three("pads", {0, 0, 0, 0, 0, 0});
+  const auto kernel = three("kernel_shape", {wt[2], wt[3], wt[4]});
+  if (kernel[0] != wt[2] || kernel[1] != wt[3] || kernel[2] != wt[4])
+    throw Error(StatusCode::invalid_argument, "Conv kernel_shape disagrees with its weights");
+  if (strides[0] < 1 || dilations[0] < 1 || pads[0] < 0 || pads[3] < 0)
+    throw Error(StatusCode::invalid_argument, "Conv needs positive strides and dilations and pads >= 0");
+  const Axis depth = conv_axis(x[2], wt[2], strides[0], dilations[0], pads[0], pads[3],
+                               attr_string(task.attrs, "auto_pad", "NOTSET"));
+  if (depth.out < 1) throw Error(StatusCode::invalid_argument, "Conv kernel is larger than its padded input");
+  sdk::OpTask t = task;
+  t.inputs[0].shape = {x[0] * depth.out, x[1] * wt[2], x[3], x[4]};
+  t.inputs[1].shape = {wt[0], wt[1] * wt[2], wt[3], wt[4]};
+  const auto fold = [](std::vector<int64_t>& s) {
+    if (s.size() == 5) s = {s[0] * s[2], s[1], s[3], s[4]};
+  };
+  for (size_t i = 2; i < t.inputs.size(); ++i) fold(t.inputs[i].shape);
+  for (auto& o : t.outputs) fold(o.shape);
+  t.attrs["strides"] = {strides[1], strides[2]};
+  t.attrs["dilations"] = {dilations[1], dilations[2]};
+  t.attrs["pads"] = {pads[1], pads[2], pads[4], pads[5]};
+  t.attrs["kernel_shape"] = {kernel[1], kernel[2]};
+  return t;
+}
+
+}  // namespace
+
 ConvProblem conv_problem(const sdk::OpTask& task, const Soc& soc) {
   if (task.op_type != "Conv")
     throw Error(StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
   require_known_inputs(task.inputs, 2, "Conv");
+  if (task.inputs[0].shape.size() == 5 && task.inputs[1].shape.size() == 5) return conv_problem(folded_3d(task), soc);
   const auto& x = task.inputs[0].shape;
   const auto& wt = task.inputs[1].shape;
   if (x.size() != 4 || wt.size() != 4)
-    throw Error(StatusCode::unsupported, soc.target + " simulator models Conv as a 2-D convolution only (4-D NCHW or " +
-                                             "NHWC input and OIHW weights); '" + task.name + "' has a " +
+    throw Error(StatusCode::unsupported, soc.target + " simulator models Conv as a 2-D or 3-D convolution only (4-D NCHW or " +
+                                             "NHWC input and OIHW weights, or 5-D NCDHW and OIDHW); '" + task.name + "' has a " +
                                              std::to_string(x.size()) + "-D input and " + std::to_string(wt.size()) +
                                              "-D weights");
   ConvProblem p;

@@ -240,6 +240,31 @@ TEST(ConvModel, OneByOneStrideOneSkipsImg2col) {
   EXPECT_LT(direct.cost(t).l1_to_l0, padded.cost(t).l1_to_l0);
 }
 
+// A 3-D Conv is CANN's Conv3D: each output depth a 2-D convolution over the kd
+// input slices under it, the products of the 3-D definition; depth's stride,
+// dilation and pads (NCDHW order) taken from the 3-D attributes.
+TEST(ConvModel, ThreeDimensionalFoldsDepthIntoImagesAndChannels) {
+  sdk::OpTask video;
+  video.name = "conv3d";
+  video.op_type = "Conv";
+  video.inputs = {tensor({2, 32, 9, 20, 30}), tensor({48, 16, 3, 3, 5}, DType::f16, true), tensor({48})};
+  video.attrs = {{"strides", {2, 1, 2}}, {"dilations", {2, 1, 1}}, {"pads", {1, 1, 2, 2, 1, 2}}, {"group", 2}};
+  const auto p = conv_problem(video, ascend910());
+  const int64_t depth = (9 + 1 + 2 - 5) / 2 + 1;  // 4
+  EXPECT_EQ(p.n, 2 * depth);
+  EXPECT_EQ(p.c, 32 * 3);
+  EXPECT_EQ(p.ho, 20);
+  EXPECT_EQ(p.wo, (30 + 4 - 5) / 2 + 1);
+  EXPECT_EQ(p.pad_top, 1);
+  EXPECT_EQ(p.pad_right, 2);
+  EXPECT_TRUE(p.has_bias);
+  EXPECT_DOUBLE_EQ(p.flops(), 2.0 * 2 * 48 * depth * 20 * 15 * 16 * 3 * 3 * 5);
+  const ConvModel m(ascend910(), p);
+  EXPECT_GE(m.time_us(m.space().default_config), m.roofline_us());
+  video.attrs["pads"] = {1, 1, 2, 2};
+  EXPECT_EQ(code_of([&] { conv_problem(video, ascend910()); }), sdk::StatusCode::invalid_argument);
+}
+
 TEST(ConvModel, OnnxDefaultsAndAutoPad) {
   // No attributes: stride 1, no pads, dilation 1, one group, kernel from the weights.
   sdk::OpTask bare;
@@ -318,24 +343,21 @@ TEST(ConvModel, DepthwiseAndGroupedConvsRun) {
 }
 
 TEST(ConvModel, WhatTheModelDoesNotCoverIsUnsupported) {
-  sdk::OpTask conv3d;
-  conv3d.name = "c3d";
-  conv3d.op_type = "Conv";
-  conv3d.inputs = {tensor({1, 16, 8, 32, 32}), tensor({32, 16, 3, 3, 3})};
+  sdk::OpTask conv1d;
+  conv1d.name = "c1d";
+  conv1d.op_type = "Conv";
+  conv1d.inputs = {tensor({1, 16, 128}), tensor({32, 16, 3})};
   try {
-    conv_problem(conv3d, ascend910());
-    FAIL() << "a 3-D conv was accepted";
+    conv_problem(conv1d, ascend910());
+    FAIL() << "a 1-D conv was accepted";
   } catch (const sdk::Error& e) {
     EXPECT_EQ(e.code(), sdk::StatusCode::unsupported);
-    EXPECT_NE(std::string(e.what()).find("2-D"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("2-D or 3-D"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("Conv"), std::string::npos) << e.what();
   }
-  auto conv1d = conv3d;
-  conv1d.inputs = {tensor({1, 16, 128}), tensor({32, 16, 3})};
-  EXPECT_EQ(code_of([&] { conv_problem(conv1d, ascend910()); }), sdk::StatusCode::unsupported);
   // Through the device as well.
   SimDevice dev(sdk::CreateArgs{"ascend910", nlohmann::json::object()});
-  EXPECT_EQ(code_of([&] { dev.prepare(conv3d); }), sdk::StatusCode::unsupported);
+  EXPECT_EQ(code_of([&] { dev.prepare(conv1d); }), sdk::StatusCode::unsupported);
 
   EXPECT_EQ(code_of([] { model_of(conv({1, 16, 8, 8, 16, 3}, {}, DType::bf16)); }), sdk::StatusCode::unsupported);
   EXPECT_EQ(code_of([] { model_of(conv({1, 16, 8, 8, 16, 3}, {"Softmax"})); }), sdk::StatusCode::unsupported);
