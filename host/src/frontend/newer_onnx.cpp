@@ -207,7 +207,8 @@ void split_outputs(Rewriter& rw, const Scope&, NodeProto node, std::vector<NodeP
   out.push_back(std::move(node));
 }
 
-// Resize-18/19: antialias, axes and keep_aspect_ratio_policy added; 19 a coordinate mode.
+// Resize-18/19: antialias, axes and keep_aspect_ratio_policy added; 19's coordinate mode
+// half_pixel_symmetric passes as it is (the devices read it by name; ONNX 1.12 checks no mode).
 void resize(Rewriter& rw, const Scope&, NodeProto node, std::vector<NodeProto>& out) {
   if (int_attr(node, "antialias", 0) != 0) rw.refuse(node, "resizes with antialias, which opset 17's Resize has not");
   if (const auto* axes = find_attr(node, "axes")) {
@@ -216,8 +217,6 @@ void resize(Rewriter& rw, const Scope&, NodeProto node, std::vector<NodeProto>& 
   }
   if (string_attr(node, "keep_aspect_ratio_policy", "stretch") != "stretch" && has_input(node, 3))
     rw.refuse(node, "keeps the aspect ratio of its sizes, which opset 17's Resize does not");
-  if (string_attr(node, "coordinate_transformation_mode", "") == "half_pixel_symmetric")
-    rw.refuse(node, "maps coordinates half_pixel_symmetric, which opset 17's Resize has not");
   for (const char* a : {"antialias", "axes", "keep_aspect_ratio_policy"}) drop_attr(node, a);
   out.push_back(std::move(node));
 }
