@@ -231,6 +231,51 @@ TEST_F(RunCommand, RunsACaffeModelWithItsCaffemodel) {
   EXPECT_EQ(report("caffe.json")["weights"]["drawn_from_seed"], 7);
 }
 
+// Caffe's elementwise, cutting and tiling layers, as deploy prototxts of the
+// model zoo hold them (V2 layers), each output its definition's value.
+TEST_F(RunCommand, RunsCaffesElementwiseCuttingAndTilingLayers) {
+  std::ofstream(dir_ / "layers.prototxt") << R"(
+layer { name: "in" type: "Input" top: "x" input_param { shape { dim: 1 dim: 4 dim: 3 dim: 4 } } }
+layer { name: "elu" type: "ELU" bottom: "x" top: "e" elu_param { alpha: 0.5 } }
+layer { name: "pow" type: "Power" bottom: "x" top: "p" power_param { power: 2 scale: 0.5 shift: 1 } }
+layer { name: "exp" type: "Exp" bottom: "x" top: "ex" exp_param { base: 2 } }
+layer { name: "log" type: "Log" bottom: "p" top: "lg" log_param { base: 10 } }
+layer { name: "bnll" type: "BNLL" bottom: "x" top: "b" }
+layer { name: "th" type: "Threshold" bottom: "x" top: "th" threshold_param { threshold: 0.25 } }
+layer { name: "slice" type: "Slice" bottom: "x" top: "s1" top: "s2" slice_param { axis: 1 slice_point: 1 } }
+layer { name: "pool" type: "Pooling" bottom: "x" top: "small" pooling_param { pool: MAX kernel_size: 2 stride: 2 } }
+layer { name: "crop" type: "Crop" bottom: "x" bottom: "small" top: "c" crop_param { axis: 2 offset: 1 } }
+layer { name: "tile" type: "Tile" bottom: "s1" top: "t" tile_param { axis: 1 tiles: 3 } }
+layer { name: "diff" type: "Eltwise" bottom: "s2" bottom: "t" top: "d" eltwise_param { operation: SUM coeff: 1 coeff: -1 } }
+)";
+  std::vector<float> x(48);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = 0.125f * static_cast<float>(static_cast<int>(i * 5 % 23) - 11);
+  host::write_npz(dir_ / "in.npz", {{"x", host::FloatArray{{1, 4, 3, 4}, x}}});
+  const auto r = aoe_host({"run", "--device", "cpu", "--framework", "0", "--model", (dir_ / "layers.prototxt").string(),
+                           "--threads", "1", "--iterations", "1", "--check", "--inputs", (dir_ / "in.npz").string(),
+                           "--outputs", (dir_ / "out.npz").string(), "--run_report", (dir_ / "layers.json").string()});
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  EXPECT_TRUE(report("layers.json")["check"]["match"].get<bool>()) << report("layers.json")["check"].dump();
+  const auto out = outputs();
+  const auto at = [&](int c, int h, int w) { return static_cast<double>(x[static_cast<size_t>((c * 3 + h) * 4 + w)]); };
+  for (int c = 0; c < 4; ++c)
+    for (int h = 0; h < 3; ++h)
+      for (int w = 0; w < 4; ++w) {
+        const size_t i = static_cast<size_t>((c * 3 + h) * 4 + w);
+        const double v = at(c, h, w), p = std::pow(1 + 0.5 * v, 2);
+        EXPECT_NEAR(out.at("e").data[i], v > 0 ? v : 0.5 * (std::exp(v) - 1), 1e-5) << i;
+        EXPECT_NEAR(out.at("ex").data[i], std::pow(2.0, v), 1e-5) << i;
+        EXPECT_NEAR(out.at("lg").data[i], std::log10(p), 1e-5) << i;
+        EXPECT_NEAR(out.at("b").data[i], std::log1p(std::exp(v)), 1e-5) << i;
+        EXPECT_EQ(out.at("th").data[i], v > 0.25 ? 1.0f : 0.0f) << i;
+        if (c > 0) EXPECT_NEAR(out.at("d").data[i - 12], v - at(0, h, w), 1e-6) << i;
+        if (h >= 1 && h < 3 && w >= 1 && w < 3)
+          EXPECT_EQ(out.at("c").data[static_cast<size_t>((c * 2 + h - 1) * 2 + w - 1)], x[i]) << i;
+      }
+  EXPECT_EQ(out.at("c").shape, (std::vector<int64_t>{1, 4, 2, 2}));
+  EXPECT_EQ(out.at("d").shape, (std::vector<int64_t>{1, 3, 3, 4}));
+}
+
 TEST_F(RunCommand, AMismatchedInputShapeIsAnErrorNamingTheInput) {
   write_small_relu_model(dir_ / "small.onnx");
   ASSERT_EQ(run("small.onnx", "small.json", {"--outputs", (dir_ / "small.npz").string()}).exit_code, 0);

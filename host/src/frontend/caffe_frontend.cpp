@@ -9,6 +9,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <sstream>
@@ -118,6 +119,10 @@ Layer from_v1(const caffe::V1LayerParameter& v1) {
   if (v1.has_pooling_param()) *l.mutable_pooling_param() = v1.pooling_param();
   if (v1.has_relu_param()) *l.mutable_relu_param() = v1.relu_param();
   if (v1.has_softmax_param()) *l.mutable_softmax_param() = v1.softmax_param();
+  if (v1.has_exp_param()) *l.mutable_exp_param() = v1.exp_param();
+  if (v1.has_power_param()) *l.mutable_power_param() = v1.power_param();
+  if (v1.has_slice_param()) *l.mutable_slice_param() = v1.slice_param();
+  if (v1.has_threshold_param()) *l.mutable_threshold_param() = v1.threshold_param();
   return l;
 }
 
@@ -211,11 +216,21 @@ class Translator {
     else if (t == "Flatten") flatten(l);
     else if (t == "Reshape") reshape(l);
     else if (t == "Sigmoid" || t == "TanH" || t == "AbsVal") unary(l, t == "Sigmoid" ? "Sigmoid" : t == "TanH" ? "Tanh" : "Abs");
+    else if (t == "BNLL") unary(l, "Softplus");
+    else if (t == "ELU") elu(l);
+    else if (t == "Power") power(l);
+    else if (t == "Exp" || t == "Log") exp_log(l, t == "Exp");
+    else if (t == "Threshold") threshold(l);
+    else if (t == "Bias") bias(l);
+    else if (t == "Slice") slice(l);
+    else if (t == "Crop") crop(l);
+    else if (t == "Tile") tile(l);
     else if (t == "Dropout" || t == "Split") alias(l);
     else
       fail(l, "has a type aoe does not read; it reads Input, Convolution, Deconvolution, InnerProduct, Pooling, "
-              "ReLU, PReLU, BatchNorm, Scale, Eltwise, Concat, Softmax, LRN, Dropout, Split, Flatten, Reshape, "
-              "Sigmoid, TanH and AbsVal (losses and data layers of training are left out)");
+              "ReLU, PReLU, ELU, BNLL, BatchNorm, Scale, Bias, Eltwise, Concat, Slice, Crop, Tile, Softmax, LRN, "
+              "Dropout, Split, Flatten, Reshape, Sigmoid, TanH, AbsVal, Power, Exp, Log and Threshold (losses and "
+              "data layers of training are left out)");
     return false;
   }
 
@@ -344,6 +359,34 @@ class Translator {
     t->add_dims(static_cast<int64_t>(values.size()));
     for (int64_t v : values) t->add_int64_data(v);
     return unique_name;
+  }
+
+  std::string float_constant(const std::string& name, float value) {
+    const std::string unique_name = unique(name, "");
+    auto* t = graph_.add_initializer();
+    t->set_name(unique_name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    t->add_float_data(value);
+    return unique_name;
+  }
+
+  // One node of a layer made of several: its output the layer's top when `last`, else a value of its own.
+  std::string step(const Layer& l, const std::string& op, const std::vector<std::string>& inputs, const Dims& d,
+                   bool last) {
+    const std::string out = last ? top(l, 0, d) : define(l.name() + "/" + op, l.name(), d);
+    node(l, op, inputs, out);
+    if (!last) consumed_.insert(out);
+    return out;
+  }
+
+  // shift + scale * x, as few nodes as it takes (none: x itself); the top when `last`.
+  std::string affine(const Layer& l, const std::string& x, float scale, float shift, bool last) {
+    const Dims& d = dims(x);
+    std::string v = x;
+    if (scale != 1.0f) v = step(l, "Mul", {v, float_constant(l.name() + "/scale", scale)}, d, last && shift == 0.0f);
+    if (shift != 0.0f) v = step(l, "Add", {v, float_constant(l.name() + "/shift", shift)}, d, last);
+    if (last && v == x) v = step(l, "Identity", {x}, d, true);
+    return v;
   }
 
   // Named `wanted`, else the layer's name, numbered for its second node and on.
@@ -569,13 +612,19 @@ class Translator {
   void eltwise(const Layer& l) {
     const auto& p = l.eltwise_param();
     if (l.bottom_size() < 2) fail(l, "needs two bottoms or more");
-    if (std::any_of(p.coeff().begin(), p.coeff().end(), [](float c) { return c != 1.0f; }))
-      fail(l, "weighs its bottoms by coefficients other than 1, which aoe does not read");
+    const bool weighed = std::any_of(p.coeff().begin(), p.coeff().end(), [](float c) { return c != 1.0f; });
+    if (weighed && (p.operation() != caffe::EltwiseParameter::SUM || p.coeff_size() != l.bottom_size()))
+      fail(l, "weighs its bottoms by coefficients, which only a SUM with one for each bottom does");
     std::vector<std::string> in;
     for (int i = 0; i < l.bottom_size(); ++i) in.push_back(bottom(l, i));
     const Dims d = dims(in[0]);
     for (const auto& v : in)
       if (dims(v) != d) fail(l, "adds blobs of shapes " + dims_text(d) + " and " + dims_text(dims(v)));
+    // A coefficient other than 1 scales its bottom first (-1: a difference of two blobs).
+    for (int i = 0; weighed && i < l.bottom_size(); ++i)
+      if (p.coeff(i) != 1.0f)
+        in[static_cast<size_t>(i)] =
+            step(l, "Mul", {in[static_cast<size_t>(i)], float_constant(l.name() + "/coeff", p.coeff(i))}, d, false);
     if (p.operation() == caffe::EltwiseParameter::MAX) {
       node(l, "Max", in, top(l, 0, d));
       return;
@@ -671,6 +720,137 @@ class Translator {
     if (inferred >= 0 && total % known == 0) out[inferred] = total / known;
     if (elements_of(out) != total) fail(l, "cannot make " + dims_text(in) + " into " + dims_text(Dims(p.shape().dim().begin(), p.shape().dim().end())));
     node(l, "Reshape", {x, int64_constant(l.name() + "/shape", out)}, top(l, 0, out));
+  }
+
+  void elu(const Layer& l) {
+    const std::string x = bottom(l, 0);
+    attr(node(l, "Elu", {x}, top(l, 0, dims(x))), "alpha", l.elu_param().alpha());
+  }
+
+  // (shift + scale * x) ^ power
+  void power(const Layer& l) {
+    const auto& p = l.power_param();
+    const std::string x = bottom(l, 0);
+    if (p.power() == 1.0f) {
+      affine(l, x, p.scale(), p.shift(), true);
+      return;
+    }
+    const std::string v = affine(l, x, p.scale(), p.shift(), false);
+    step(l, "Pow", {v, float_constant(l.name() + "/power", p.power())}, dims(x), true);
+  }
+
+  // Exp: base ^ (shift + scale * x) = e ^ (ln(base) (shift + scale * x)); Log: ln(shift + scale * x) / ln(base).
+  // A base of -1 is e.
+  void exp_log(const Layer& l, bool exp) {
+    const float base = exp ? l.exp_param().base() : l.log_param().base();
+    const float scale = exp ? l.exp_param().scale() : l.log_param().scale();
+    const float shift = exp ? l.exp_param().shift() : l.log_param().shift();
+    if (base != -1.0f && base <= 0.0f) fail(l, "has base " + std::to_string(base) + "; Caffe takes -1 (e) or a positive base");
+    const float ln_base = base == -1.0f ? 1.0f : std::log(base);
+    const std::string x = bottom(l, 0);
+    const Dims& d = dims(x);
+    if (exp) {
+      step(l, "Exp", {affine(l, x, scale * ln_base, shift * ln_base, false)}, d, true);
+      return;
+    }
+    const std::string logged = step(l, "Log", {affine(l, x, scale, shift, false)}, d, ln_base == 1.0f);
+    if (ln_base != 1.0f) step(l, "Mul", {logged, float_constant(l.name() + "/per_ln_base", 1.0f / ln_base)}, d, true);
+  }
+
+  // 1 where x > threshold, else 0.
+  void threshold(const Layer& l) {
+    const std::string x = bottom(l, 0);
+    const Dims& d = dims(x);
+    const std::string above = define(l.name() + "/above", l.name(), d);
+    node(l, "Greater", {x, float_constant(l.name() + "/threshold", l.threshold_param().threshold())}, above);
+    consumed_.insert(above);
+    attr(node(l, "Cast", {above}, top(l, 0, d)), "to", int64_t{onnx::TensorProto::FLOAT});
+  }
+
+  // A learned per-channel bias, as Scale's second half.
+  void bias(const Layer& l) {
+    const auto& p = l.bias_param();
+    const std::string x = bottom(l, 0);
+    const Dims in = dims(x);
+    if (l.bottom_size() != 1 || p.axis() != 1 || p.num_axes() != 1 || in.size() < 2)
+      fail(l, "is read with one bottom, axis 1 and num_axes 1 only");
+    Dims per_channel = {in[1]};
+    per_channel.resize(in.size() - 1, 1);
+    node(l, "Add", {x, weight(l, "bias", per_channel, 0)}, top(l, 0, in));
+  }
+
+  // Tops cut along an axis at the slice points, or into equal parts without them.
+  void slice(const Layer& l) {
+    const auto& p = l.slice_param();
+    const std::string x = bottom(l, 0);
+    const Dims in = dims(x);
+    const int64_t axis = axis_of(l, p.has_axis() || !p.has_slice_dim() ? p.axis() : p.slice_dim(), in.size());
+    const int64_t parts = l.top_size();
+    if (parts < 1) fail(l, "has no top");
+    Dims sizes;
+    if (p.slice_point_size() > 0) {
+      if (p.slice_point_size() != parts - 1)
+        fail(l, "has " + std::to_string(p.slice_point_size()) + " slice points for " + std::to_string(parts) + " tops");
+      int64_t from = 0;
+      for (int64_t point : p.slice_point()) {
+        if (point <= from || point >= in[axis]) fail(l, "has slice points that do not rise inside " + dims_text(in));
+        sizes.push_back(point - from);
+        from = point;
+      }
+      sizes.push_back(in[axis] - from);
+    } else {
+      if (in[axis] % parts != 0) fail(l, "cannot cut " + dims_text(in) + " into " + std::to_string(parts) + " equal parts");
+      sizes.assign(static_cast<size_t>(parts), in[axis] / parts);
+    }
+    auto* n = graph_.add_node();
+    n->set_name(l.name());
+    node_names_.insert(l.name());
+    n->set_op_type("Split");
+    n->add_input(x);
+    n->add_input(int64_constant(l.name() + "/split", sizes));
+    for (int64_t i = 0; i < parts; ++i) {
+      Dims d = in;
+      d[axis] = sizes[static_cast<size_t>(i)];
+      n->add_output(top(l, static_cast<int>(i), d));
+    }
+    attr(*n, "axis", axis);
+  }
+
+  // The first bottom cut to the second's dims from `axis` on, at the offsets.
+  void crop(const Layer& l) {
+    const auto& p = l.crop_param();
+    const std::string x = bottom(l, 0), like = bottom(l, 1);
+    const Dims in = dims(x), ref = dims(like);
+    if (in.size() != ref.size()) fail(l, "crops " + dims_text(in) + " like " + dims_text(ref) + ", of another rank");
+    const int64_t axis = axis_of(l, p.axis(), in.size());
+    const int64_t cut = static_cast<int64_t>(in.size()) - axis;
+    if (p.offset_size() > 1 && p.offset_size() != cut)
+      fail(l, "has " + std::to_string(p.offset_size()) + " offsets for " + std::to_string(cut) + " axes");
+    Dims starts, ends, axes, out = in;
+    for (int64_t a = axis; a < static_cast<int64_t>(in.size()); ++a) {
+      const int64_t offset = p.offset_size() == 0 ? 0 : p.offset(p.offset_size() == 1 ? 0 : static_cast<int>(a - axis));
+      if (offset + ref[a] > in[a]) fail(l, "crops " + dims_text(ref) + " at offset " + std::to_string(offset) + " out of " + dims_text(in));
+      starts.push_back(offset);
+      ends.push_back(offset + ref[a]);
+      axes.push_back(a);
+      out[a] = ref[a];
+    }
+    node(l, "Slice",
+         {x, int64_constant(l.name() + "/starts", starts), int64_constant(l.name() + "/ends", ends),
+          int64_constant(l.name() + "/axes", axes)},
+         top(l, 0, out));
+  }
+
+  void tile(const Layer& l) {
+    const auto& p = l.tile_param();
+    const std::string x = bottom(l, 0);
+    const Dims in = dims(x);
+    const int64_t axis = axis_of(l, p.axis(), in.size());
+    if (p.tiles() < 1) fail(l, "needs tiles of at least 1");
+    Dims repeats(in.size(), 1), out = in;
+    repeats[axis] = p.tiles();
+    out[axis] *= p.tiles();
+    node(l, "Tile", {x, int64_constant(l.name() + "/repeats", repeats)}, top(l, 0, out));
   }
 
   void unary(const Layer& l, const char* op) {
@@ -776,13 +956,18 @@ sdk::Graph load_caffe(const fs::path& prototxt, const std::optional<fs::path>& c
     if (translate.layer(*running[i], i + 1 < running.size() ? running[i + 1] : nullptr)) ++i;
   translate.finish();
 
-  sdk::Graph out = load_onnx_model(model, prototxt, {}, nullptr, normalised);
+  // The constants the layers hold (Power's exponent, Crop's bounds) are the graph's initializers.
+  ModelWeights constants;
+  sdk::Graph out = load_onnx_model(model, prototxt, {}, weights ? &constants : nullptr, normalised);
   // The weights were inputs only so that their shapes were known.
   for (const auto& w : translate.weights()) {
     out.tensors.at(w).constant = true;
     out.inputs.erase(std::remove(out.inputs.begin(), out.inputs.end(), w), out.inputs.end());
   }
-  if (weights) *weights = std::move(translate.values());
+  if (weights) {
+    *weights = std::move(translate.values());
+    for (auto& [name, values] : constants) weights->emplace(name, std::move(values));
+  }
   return out;
 }
 
