@@ -193,6 +193,56 @@ TEST_F(TensorFlowFrontend, EveryOpOfTheListWithItsShapes) {
   EXPECT_EQ(nlohmann::json(load_tensorflow(write("reversed/ops.pb", reversed))).dump(), nlohmann::json(ir).dump());
 }
 
+// What frozen classifiers hold besides convolutions: padding, global means,
+// squeezes, normalising arithmetic, transposes, each with its shape.
+TEST_F(TensorFlowFrontend, ClassifierHeadsAndArithmeticWithTheirShapes) {
+  tf::GraphDef g;
+  placeholder(g, "image", {1, 7, 7, 16});
+  constant(g, "paddings", {4, 2}, {0, 0, 1, 1, 2, 2, 0, 0});
+  add(g, "pad", "Pad", {"image", "paddings"});
+  auto& mirror = add(g, "mirror", "MirrorPad", {"image", "paddings"});
+  (*mirror.mutable_attr())["mode"].set_s("REFLECT");
+  constant(g, "hw", {2}, {1, 2});
+  auto& mean = add(g, "mean", "Mean", {"pad", "hw"});
+  (*mean.mutable_attr())["keep_dims"].set_b(true);
+  auto& squeeze = add(g, "squeeze", "Squeeze", {"mean"});
+  set_ints(squeeze, "squeeze_dims", {1, 2});
+  add(g, "sq", "Square", {"squeeze"});
+  constant(g, "last", {1}, {-1});
+  add(g, "sum", "Sum", {"sq", "last"});
+  add(g, "inv", "Rsqrt", {"sum"});
+  add(g, "normed", "RealDiv", {"squeeze", "sum"});
+  add(g, "centred", "Sub", {"normed", "inv"});
+  add(g, "floor", "Maximum", {"centred", "normed"});
+  auto& leaky = add(g, "leaky", "LeakyRelu", {"floor"});
+  (*leaky.mutable_attr())["alpha"].set_f(0.1f);
+  constant(g, "zero", {}, {0});
+  add(g, "expanded", "ExpandDims", {"leaky", "zero"});
+  constant(g, "perm", {3}, {0, 2, 1});
+  add(g, "transposed", "Transpose", {"expanded", "perm"});
+  const auto ir = load_tensorflow(write("heads.pb", g));
+  EXPECT_EQ(op_types(ir), (std::vector<std::string>{"Pad", "Pad", "ReduceMean", "Squeeze", "Mul", "ReduceSum", "Sqrt",
+                                                    "Reciprocal", "Div", "Sub", "Max", "LeakyRelu", "Unsqueeze",
+                                                    "Transpose"}));
+  EXPECT_EQ(ir.tensor("pad").shape, (Shape{1, 9, 11, 16}));
+  EXPECT_EQ(node_named(ir, "pad").attrs["pads"], nlohmann::json({0, 1, 2, 0, 0, 1, 2, 0}));
+  EXPECT_EQ(node_named(ir, "mirror").attrs["mode"], "reflect");
+  EXPECT_EQ(ir.tensor("mean").shape, (Shape{1, 1, 1, 16}));
+  EXPECT_EQ(node_named(ir, "mean").attrs["axes"], nlohmann::json({1, 2}));
+  EXPECT_EQ(ir.tensor("squeeze").shape, (Shape{1, 16}));
+  EXPECT_EQ(ir.tensor("sum").shape, (Shape{1}));
+  EXPECT_EQ(ir.tensor("inv").shape, (Shape{1}));
+  EXPECT_EQ(ir.tensor("floor").shape, (Shape{1, 16}));
+  EXPECT_EQ(node_named(ir, "leaky").attrs["alpha"].get<double>(), 0.1f);
+  EXPECT_EQ(ir.tensor("transposed").shape, (Shape{1, 16, 1}));
+  EXPECT_EQ(ir.outputs, (std::vector<std::string>{"mirror", "transposed"}));
+
+  auto& bad = add(g, "bad", "Squeeze", {"pad"});
+  set_ints(bad, "squeeze_dims", {1});
+  EXPECT_NE(error_of(write("bad.pb", g)).find("squeezes dim 1 of [1,9,11,16], which is not 1"), std::string::npos)
+      << error_of(write("bad.pb", g));
+}
+
 TEST_F(TensorFlowFrontend, NchwGraphsGiveOnnxsOwnConv) {
   tf::GraphDef g;
   placeholder(g, "x", {1, 8, 16, 16});

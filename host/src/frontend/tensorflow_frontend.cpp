@@ -125,6 +125,16 @@ struct Axis {
   int64_t out = 0, pad_begin = 0, pad_end = 0;
 };
 
+// TensorFlow's elementwise ops that are ONNX ops under another name.
+const std::map<std::string, std::string> kBinary = {
+    {"Add", "Add"},         {"AddV2", "Add"}, {"Sub", "Sub"},         {"Mul", "Mul"},
+    {"RealDiv", "Div"},     {"Pow", "Pow"},   {"Maximum", "Max"},     {"Minimum", "Min"}};
+const std::map<std::string, std::string> kUnary = {
+    {"Relu", "Relu"}, {"Sigmoid", "Sigmoid"}, {"Tanh", "Tanh"}, {"Elu", "Elu"}, {"Selu", "Selu"},
+    {"Softplus", "Softplus"}, {"Exp", "Exp"}, {"Log", "Log"}, {"Sqrt", "Sqrt"}, {"Neg", "Neg"}, {"Abs", "Abs"}};
+const std::map<std::string, std::string> kReduce = {
+    {"Mean", "ReduceMean"}, {"Sum", "ReduceSum"}, {"Max", "ReduceMax"}, {"Min", "ReduceMin"}, {"Prod", "ReduceProd"}};
+
 class Translator {
  public:
   Translator(const fs::path& path, const tf::GraphDef& def, const InputShapes& shapes, sdk::Graph& graph)
@@ -347,17 +357,27 @@ class Translator {
     else if (op == "MatMul") matmul(n);
     else if (op == "BiasAdd") bias_add(n);
     else if (op == "FusedBatchNorm" || op == "FusedBatchNormV2" || op == "FusedBatchNormV3") batch_norm(n);
-    else if (op == "Relu" || op == "Sigmoid" || op == "Tanh") unary(n, op);
     else if (op == "Relu6") relu6(n);
     else if (op == "MaxPool" || op == "AvgPool") pool(n, op == "MaxPool");
     else if (op == "ConcatV2") concat(n);
     else if (op == "Reshape") reshape(n);
     else if (op == "Softmax") softmax(n);
-    else if (op == "Add" || op == "AddV2" || op == "Mul") binary(n, op == "Mul" ? "Mul" : "Add");
+    else if (const auto it = kBinary.find(op); it != kBinary.end()) binary(n, it->second);
+    else if (const auto it = kUnary.find(op); it != kUnary.end()) unary(n, it->second);
+    else if (op == "LeakyRelu") unary(n, "LeakyRelu").attrs["alpha"] = attr_float(n, "alpha", 0.2f);
+    else if (op == "Square") square(n);
+    else if (op == "Rsqrt") rsqrt(n);
+    else if (kReduce.count(op)) reduce(n, kReduce.at(op));
+    else if (op == "Squeeze") squeeze(n);
+    else if (op == "ExpandDims") expand_dims(n);
+    else if (op == "Pad" || op == "PadV2" || op == "MirrorPad") pad(n);
+    else if (op == "Transpose") transpose(n);
     else
       fail(n, "is an op aoe does not read; it reads Placeholder, Const, Identity, Conv2D, DepthwiseConv2dNative, MatMul, "
-              "BiasAdd, FusedBatchNorm(V2, V3), Relu, Relu6, Sigmoid, Tanh, MaxPool, AvgPool, ConcatV2, Reshape, "
-              "Softmax, Add, AddV2 and Mul; export the model to ONNX (--framework 5) if it has others");
+              "BiasAdd, FusedBatchNorm(V2, V3), Relu, Relu6, LeakyRelu, Elu, Selu, Softplus, Sigmoid, Tanh, Exp, Log, "
+              "Sqrt, Rsqrt, Square, Neg, Abs, MaxPool, AvgPool, ConcatV2, Reshape, Squeeze, ExpandDims, Transpose, "
+              "Pad, PadV2, MirrorPad, Mean, Sum, Max, Min, Prod, Softmax, Add, AddV2, Sub, Mul, RealDiv, Maximum, "
+              "Minimum and Pow; export the model to ONNX (--framework 5) if it has others");
   }
 
   void placeholder(const tf::NodeDef& n) {
@@ -577,9 +597,121 @@ class Translator {
     mark_layout(node, l);
   }
 
-  void unary(const tf::NodeDef& n, const std::string& op) {
+  sdk::Node& unary(const tf::NodeDef& n, const std::string& op) {
     const Value x = input(n, 0);
-    emit(n, op, {use(x)}, define(n, x.dims, x.dtype));
+    return emit(n, op, {use(x)}, define(n, x.dims, x.dtype));
+  }
+
+  // A value of the node's own before its output: `what` after its name.
+  std::string inner(const tf::NodeDef& n, const std::string& what, const Value& like) {
+    const std::string name = unique(n.name() + "/" + what);
+    graph_.tensors[name] = sdk::TensorDesc{name, like.dims, like.dtype, "ND", false};
+    consumed_.insert(name);
+    return name;
+  }
+
+  void square(const tf::NodeDef& n) {
+    const Value x = input(n, 0);
+    const std::string t = use(x);
+    emit(n, "Mul", {t, t}, define(n, x.dims, x.dtype));
+  }
+
+  // 1 / sqrt(x): ONNX has no Rsqrt.
+  void rsqrt(const tf::NodeDef& n) {
+    const Value x = input(n, 0);
+    const std::string root = inner(n, "sqrt", x);
+    emit(n, "Sqrt", {use(x)}, root);
+    emit(n, "Reciprocal", {root}, define(n, x.dims, x.dtype));
+  }
+
+  // Mean, Sum, Max, Min, Prod over constant axes (reduction_indices), keep_dims.
+  void reduce(const tf::NodeDef& n, const std::string& op) {
+    const Value x = input(n, 0), axes_value = input(n, 1);
+    const bool keep = attr_bool(n, "keep_dims", false);
+    std::vector<bool> reduced(x.dims.size(), false);
+    Dims axes;
+    for (int64_t a : ints_of(n, axes_value, "axes")) {
+      const int64_t axis = axis_of(n, a, x.dims.size());
+      if (!reduced[static_cast<size_t>(axis)]) axes.push_back(axis);
+      reduced[static_cast<size_t>(axis)] = true;
+    }
+    Dims out;
+    for (size_t i = 0; i < x.dims.size(); ++i)
+      if (!reduced[i]) out.push_back(x.dims[i]);
+      else if (keep) out.push_back(1);
+    std::sort(axes.begin(), axes.end());
+    auto& node = emit(n, op, op == "ReduceSum" ? std::vector<std::string>{use(x), use(axes_value)} : std::vector<std::string>{use(x)},
+                      define(n, out, x.dtype));
+    node.attrs["axes"] = axes;
+    node.attrs["keepdims"] = keep ? 1 : 0;
+  }
+
+  // TensorFlow's squeeze_dims, or every dim of 1.
+  void squeeze(const tf::NodeDef& n) {
+    const Value x = input(n, 0);
+    Dims axes;
+    for (int64_t a : attr_ints(n, "squeeze_dims", {})) axes.push_back(axis_of(n, a, x.dims.size()));
+    if (axes.empty())
+      for (size_t i = 0; i < x.dims.size(); ++i)
+        if (x.dims[i] == 1) axes.push_back(static_cast<int64_t>(i));
+    std::sort(axes.begin(), axes.end());
+    Dims out;
+    for (size_t i = 0; i < x.dims.size(); ++i) {
+      const bool gone = std::binary_search(axes.begin(), axes.end(), static_cast<int64_t>(i));
+      if (gone && x.dims[i] != 1) fail(n, "squeezes dim " + std::to_string(i) + " of " + dims_text(x.dims) + ", which is not 1");
+      if (!gone) out.push_back(x.dims[i]);
+    }
+    emit(n, "Squeeze", {use(x)}, define(n, out, x.dtype)).attrs["axes"] = axes;
+  }
+
+  void expand_dims(const tf::NodeDef& n) {
+    const Value x = input(n, 0), axis_value = input(n, 1);
+    const Dims& a = ints_of(n, axis_value, "axis");
+    if (a.size() != 1) fail(n, "has an axis of " + std::to_string(a.size()) + " values");
+    const int64_t axis = axis_of(n, a[0], x.dims.size() + 1);
+    Dims out = x.dims;
+    out.insert(out.begin() + axis, 1);
+    emit(n, "Unsqueeze", {use(x)}, define(n, out, x.dtype)).attrs["axes"] = Dims{axis};
+  }
+
+  // paddings [rank, 2] as ONNX's pads (every begin, then every end); MirrorPad as reflect or edge.
+  void pad(const tf::NodeDef& n) {
+    const Value x = input(n, 0), paddings = input(n, 1);
+    const Dims& p = ints_of(n, paddings, "paddings");
+    const size_t rank = x.dims.size();
+    if (p.size() != 2 * rank) fail(n, "has " + std::to_string(p.size()) + " paddings for a " + std::to_string(rank) + "-D tensor");
+    Dims pads(2 * rank), out = x.dims;
+    for (size_t i = 0; i < rank; ++i) {
+      if (p[2 * i] < 0 || p[2 * i + 1] < 0 || std::max(p[2 * i], p[2 * i + 1]) > kMaxWindow) fail(n, "has paddings out of 0..2^20");
+      pads[i] = p[2 * i], pads[rank + i] = p[2 * i + 1];
+      out[i] += p[2 * i] + p[2 * i + 1];
+    }
+    auto& node = emit(n, "Pad", {use(x)}, define(n, out, x.dtype));
+    node.attrs["pads"] = pads;
+    if (n.op() == "MirrorPad") {
+      const std::string mode = attr_string(n, "mode", "REFLECT");
+      if (mode != "REFLECT" && mode != "SYMMETRIC") fail(n, "has mode '" + mode + "'; aoe reads REFLECT and SYMMETRIC");
+      // SYMMETRIC repeats the edge row itself: ONNX's edge mode for pads of 1, else not ONNX's.
+      if (mode == "SYMMETRIC" && *std::max_element(pads.begin(), pads.end()) > 1)
+        fail(n, "mirrors symmetrically by more than 1, which no ONNX Pad mode does");
+      node.attrs["mode"] = mode == "REFLECT" ? "reflect" : "edge";
+    }
+    // PadV2's fill value changes no shape nor time, and a TensorFlow graph is read for its shapes alone.
+  }
+
+  void transpose(const tf::NodeDef& n) {
+    const Value x = input(n, 0), perm_value = input(n, 1);
+    const Dims& perm = ints_of(n, perm_value, "perm");
+    if (perm.size() != x.dims.size()) fail(n, "has a perm of " + std::to_string(perm.size()) + " for " + dims_text(x.dims));
+    Dims out;
+    std::vector<bool> seen(perm.size(), false);
+    for (int64_t a : perm) {
+      const int64_t axis = axis_of(n, a, x.dims.size());
+      if (seen[static_cast<size_t>(axis)]) fail(n, "has perm " + dims_text(perm) + ", which repeats an axis");
+      seen[static_cast<size_t>(axis)] = true;
+      out.push_back(x.dims[static_cast<size_t>(axis)]);
+    }
+    emit(n, "Transpose", {use(x)}, define(n, out, x.dtype)).attrs["perm"] = perm;
   }
 
   // Relu6 as opset 11 exports it: Clip with its bounds as constant inputs,
