@@ -594,14 +594,20 @@ class Translator {
       for (float& v : values_.at(name)) v = factor == 0.0f ? 0.0f : v / factor;
   }
 
+  // A learned blob of one value per channel, as Scale and Bias take it: [C, 1, ...] to broadcast over x.
+  Dims per_channel(const Layer& l, const Dims& in, int64_t axis, int64_t num_axes) const {
+    if (l.bottom_size() != 1 || axis != 1 || num_axes != 1 || in.size() < 2)
+      fail(l, "is read with one bottom, axis 1 and num_axes 1 only");
+    Dims d = {in[1]};
+    d.resize(in.size() - 1, 1);
+    return d;
+  }
+
   void scale(const Layer& l) {
     const auto& p = l.scale_param();
     const std::string x = bottom(l, 0);
     const Dims in = dims(x);
-    if (l.bottom_size() != 1 || p.axis() != 1 || p.num_axes() != 1 || in.size() < 2)
-      fail(l, "is read with one bottom, axis 1 and num_axes 1 only");
-    Dims per_channel = {in[1]};
-    per_channel.resize(in.size() - 1, 1);
+    const Dims per_channel = this->per_channel(l, in, p.axis(), p.num_axes());
     const std::string scaled = p.bias_term() ? define(l.name() + "/scaled", l.name(), in) : top(l, 0, in);
     node(l, "Mul", {x, weight(l, "scale", per_channel, 0)}, scaled);
     if (!p.bias_term()) return;
@@ -772,11 +778,7 @@ class Translator {
     const auto& p = l.bias_param();
     const std::string x = bottom(l, 0);
     const Dims in = dims(x);
-    if (l.bottom_size() != 1 || p.axis() != 1 || p.num_axes() != 1 || in.size() < 2)
-      fail(l, "is read with one bottom, axis 1 and num_axes 1 only");
-    Dims per_channel = {in[1]};
-    per_channel.resize(in.size() - 1, 1);
-    node(l, "Add", {x, weight(l, "bias", per_channel, 0)}, top(l, 0, in));
+    node(l, "Add", {x, weight(l, "bias", per_channel(l, in, p.axis(), p.num_axes()), 0)}, top(l, 0, in));
   }
 
   // Tops cut along an axis at the slice points, or into equal parts without them.

@@ -149,11 +149,6 @@ Index broadcast_index(const std::vector<int64_t>& in, const std::vector<int64_t>
   return index;
 }
 
-int64_t int_attr(const onnx::NodeProto& node, const std::string& name, int64_t fallback) {
-  const auto* attr = find_attr(node, name);
-  return attr ? attr->i() : fallback;
-}
-
 // A number of an element, whichever vector holds it.
 double real_at(const KnownTensor& t, size_t i) { return t.is_real() ? t.reals[i] : static_cast<double>(t.ints[i]); }
 
@@ -688,6 +683,21 @@ const onnx::AttributeProto* find_attr(const onnx::NodeProto& node, const std::st
   for (const auto& attr : node.attribute())
     if (attr.name() == name) return &attr;
   return nullptr;
+}
+
+int64_t int_attr(const onnx::NodeProto& node, const std::string& name, int64_t fallback) {
+  const auto* attr = find_attr(node, name);
+  return attr ? attr->i() : fallback;
+}
+
+std::string node_label(const onnx::NodeProto& node) {
+  return node.name().empty() ? (node.output_size() ? node.output(0) : node.op_type()) : node.name();
+}
+
+void drop_attr(onnx::NodeProto& node, const std::string& name) {
+  auto* attrs = node.mutable_attribute();
+  attrs->erase(std::remove_if(attrs->begin(), attrs->end(), [&](const auto& a) { return a.name() == name; }),
+               attrs->end());
 }
 
 std::optional<KnownTensor> read_known(const onnx::TensorProto& tensor, int64_t max_elements) {

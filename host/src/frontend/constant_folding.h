@@ -55,6 +55,12 @@ std::optional<std::vector<int64_t>> known_dims(const onnx::GraphProto& graph, co
 bool default_domain(const onnx::NodeProto& node);
 // The node's attribute `name`, or null.
 const onnx::AttributeProto* find_attr(const onnx::NodeProto& node, const std::string& name);
+// The node's int attribute `name`, or `fallback` where it has none.
+int64_t int_attr(const onnx::NodeProto& node, const std::string& name, int64_t fallback);
+// Removes the node's attribute `name`, where it has one.
+void drop_attr(onnx::NodeProto& node, const std::string& name);
+// How a message names the node: its name, else its first output, else its op.
+std::string node_label(const onnx::NodeProto& node);
 
 // The value as an initializer named `name`.
 onnx::TensorProto to_initializer(const std::string& name, const KnownTensor& tensor);

@@ -68,20 +68,9 @@ class Scope {
   std::map<std::string, std::vector<int64_t>> ints_;
 };
 
-int64_t int_attr(const NodeProto& node, const std::string& name, int64_t fallback) {
-  const auto* a = find_attr(node, name);
-  return a ? a->i() : fallback;
-}
-
 std::string string_attr(const NodeProto& node, const std::string& name, const std::string& fallback) {
   const auto* a = find_attr(node, name);
   return a ? a->s() : fallback;
-}
-
-void drop_attr(NodeProto& node, const std::string& name) {
-  auto* attrs = node.mutable_attribute();
-  attrs->erase(std::remove_if(attrs->begin(), attrs->end(), [&](const auto& a) { return a.name() == name; }),
-               attrs->end());
 }
 
 AttributeProto* set_attr(NodeProto& node, const std::string& name, AttributeProto::AttributeType type) {
@@ -105,7 +94,7 @@ class Rewriter {
 
   [[noreturn]] void refuse(const NodeProto& node, const std::string& why) const {
     throw Error(StatusCode::unsupported,
-                "ONNX model " + quoted(path_) + ": node '" + label(node) + "' (" + node.op_type() + ", opset " +
+                "ONNX model " + quoted(path_) + ": node '" + node_label(node) + "' (" + node.op_type() + ", opset " +
                     std::to_string(opset_) + ") " + why +
                     "; aoe reads opsets 18.." + std::to_string(kNewestReadOpset) +
                     " through their opset-17 forms: re-export the model without it, or at opset 17");
@@ -150,10 +139,6 @@ class Rewriter {
   }
 
  private:
-  static std::string label(const NodeProto& node) {
-    return node.name().empty() ? (node.output_size() ? node.output(0) : node.op_type()) : node.name();
-  }
-
   const fs::path& path_;
   int64_t opset_;
   int64_t next_ = 0;

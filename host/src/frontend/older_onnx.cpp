@@ -46,17 +46,6 @@ std::map<std::string, int64_t> ranks_of(const onnx::ModelProto& model) {
   return ranks;
 }
 
-void drop_attr(NodeProto& node, const std::string& name) {
-  auto* attrs = node.mutable_attribute();
-  attrs->erase(std::remove_if(attrs->begin(), attrs->end(), [&](const auto& a) { return a.name() == name; }),
-               attrs->end());
-}
-
-int64_t int_attr(const NodeProto& node, const std::string& name, int64_t fallback) {
-  const auto* a = find_attr(node, name);
-  return a ? a->i() : fallback;
-}
-
 class Rewriter {
  public:
   Rewriter(const fs::path& path, int64_t opset, std::map<std::string, int64_t> ranks)
@@ -66,7 +55,7 @@ class Rewriter {
     throw Error(StatusCode::unsupported,
                 "ONNX model " + quoted(path_) + " uses opset " + std::to_string(opset_) +
                     " of the default ONNX domain, whose " + node.op_type() + " differs from opset 7's" +
-                    (why.empty() ? "" : " (node '" + label(node) + "' " + why + ")") +
+                    (why.empty() ? "" : " (node '" + node_label(node) + "' " + why + ")") +
                     "; supported opsets are 7..21: convert the model to one of them");
   }
 
@@ -93,10 +82,6 @@ class Rewriter {
   }
 
  private:
-  static std::string label(const NodeProto& node) {
-    return node.name().empty() ? (node.output_size() ? node.output(0) : node.op_type()) : node.name();
-  }
-
   const fs::path& path_;
   int64_t opset_;
   std::map<std::string, int64_t> ranks_;
