@@ -135,6 +135,29 @@ TEST_F(ConstantFolding, ArithmeticBroadcastsAScalar) {
   EXPECT_EQ(folded("halved").ints, (Ints{3, 2, 4}));
 }
 
+// A window's padding as Swin exports it: (w - W % w) % w. Mod takes the
+// divisor's sign (Python's %); with fmod the dividend's (C's), and floats only so.
+TEST_F(ConstantFolding, ModTakesTheDivisorsSignAndFmodTheDividends) {
+  constant("seven", {}, {7});
+  node("Mod", {"s", "seven"}, "rem");  // 6, 4, 8 mod 7
+  EXPECT_EQ(folded("rem").ints, (Ints{6, 4, 1}));
+  constant("signs", {4}, {-7, 7, -7, 7});
+  constant("three_ways", {4}, {3, -3, -3, 3});
+  node("Mod", {"signs", "three_ways"}, "python");
+  EXPECT_EQ(folded("python").ints, (Ints{2, -2, -1, 1}));
+  int_attr(node("Mod", {"signs", "three_ways"}, "c"), "fmod", 1);
+  EXPECT_EQ(folded("c").ints, (Ints{-1, 1, -1, 1}));
+  reals("r", {}, {-7.5});
+  reals("d", {}, {2});
+  int_attr(node("Mod", {"r", "d"}, "real"), "fmod", 1);
+  EXPECT_EQ(folded("real").reals, (Reals{-1.5}));
+  node("Mod", {"r", "d"}, "no_fmod");  // invalid for floats: left to the device
+  EXPECT_EQ(fold_known_values(graph_).count("no_fmod"), 0u);
+  constant("zero", {}, {0});
+  node("Mod", {"seven", "zero"}, "by_zero");
+  EXPECT_EQ(fold_known_values(graph_).count("by_zero"), 0u);
+}
+
 TEST_F(ConstantFolding, CastsBetweenIntegersAndFloats) {
   auto* n = node("Cast", {"s"}, "s32");
   int_attr(n, "to", onnx::TensorProto::INT32);

@@ -211,7 +211,7 @@ class Folder {
         {"Mul", &Folder::binary},          {"Div", &Folder::binary},          {"Pow", &Folder::binary},
         {"Max", &Folder::binary},          {"Min", &Folder::binary},          {"Equal", &Folder::binary},
         {"Less", &Folder::binary},         {"Greater", &Folder::binary},      {"And", &Folder::binary},
-        {"Or", &Folder::binary}};
+        {"Or", &Folder::binary},           {"Mod", &Folder::binary}};
     const auto it = ops.find(node.op_type());
     return it == ops.end() ? std::nullopt : (this->*it->second)(node);
   }
@@ -589,7 +589,8 @@ class Folder {
   }
 
   std::optional<KnownTensor> binary(const onnx::NodeProto& node) const {
-    const std::string& op = node.op_type();
+    // Mod's sign: the divisor's (Python's %, exporters' shape arithmetic), or with fmod the dividend's (C's).
+    const std::string op = node.op_type() == "Mod" && int_attr(node, "fmod", 0) != 0 ? "FMod" : node.op_type();
     if (node.input_size() != 2) return std::nullopt;  // Max and Min of one or three inputs: left to the device
     const auto* a = input(node, 0);
     const auto* b = a ? input(node, 1) : nullptr;  // a weight is read only when the other side is known
@@ -613,8 +614,10 @@ class Folder {
         out.ints.push_back(r);
       } else if (out.is_real()) {
         const double u = x.reals[i], v = real_at(y, i);
+        if (op == "Mod") return std::nullopt;  // ONNX requires fmod for floats
         const double r = op == "Add" ? u + v : op == "Sub" ? u - v : op == "Mul" ? u * v : op == "Div" ? u / v
-                       : op == "Pow" ? std::pow(u, v) : op == "Max" ? std::max(u, v) : std::min(u, v);
+                       : op == "Pow" ? std::pow(u, v) : op == "FMod" ? std::fmod(u, v)
+                       : op == "Max" ? std::max(u, v) : std::min(u, v);
         out.reals.push_back(round_real(out.elem_type, r));
       } else {
         const auto r = int_op(op, x.ints[i], y.is_real() ? 0 : y.ints[i]);
@@ -625,7 +628,8 @@ class Folder {
     return out;
   }
 
-  // Integer arithmetic as ONNX does it (Div truncates), nullopt where it overflows or divides by 0.
+  // Integer arithmetic as ONNX does it (Div truncates; Mod takes the divisor's sign, FMod the dividend's),
+  // nullopt where it overflows or divides by 0.
   static std::optional<int64_t> int_op(const std::string& op, int64_t x, int64_t y) {
     int64_t r = 0;
     if (op == "And") return x && y;
@@ -635,9 +639,11 @@ class Folder {
     if (op == "Add") return __builtin_add_overflow(x, y, &r) ? std::nullopt : std::optional(r);
     if (op == "Sub") return __builtin_sub_overflow(x, y, &r) ? std::nullopt : std::optional(r);
     if (op == "Mul") return __builtin_mul_overflow(x, y, &r) ? std::nullopt : std::optional(r);
-    if (op == "Div") {
+    if (op == "Div" || op == "Mod" || op == "FMod") {
       if (y == 0 || (x == std::numeric_limits<int64_t>::min() && y == -1)) return std::nullopt;
-      return x / y;
+      if (op == "Div") return x / y;
+      const int64_t rem = x % y;  // C's: the dividend's sign
+      return op == "Mod" && rem != 0 && ((rem < 0) != (y < 0)) ? rem + y : rem;
     }
     if (op == "Pow") {
       if (y < 0) return std::nullopt;
