@@ -109,6 +109,49 @@ TEST_F(TorchRun, ExternalWeightsAreReadAndAShortFileIsNamed) {
   }
 }
 
+// Real exports: torchvision's models through PyTorch's own ONNX exporter, at
+// the opsets given, PyTorch's outputs on the same inputs the reference.
+// Skipped where the python3 has no torchvision (Debian: python3-torchvision).
+TEST_F(TorchRun, TorchvisionExportsMatchPytorchsOwnOutputs) {
+  const fs::path py = python();
+  if (py.empty() || run_process({py.string(), "-c", "import torchvision"}, dir_).exit_code != 0)
+    GTEST_SKIP() << "no python3 with torch, numpy and torchvision (set AOE_TORCH_PYTHON)";
+  const std::string export_script =
+      "import sys, numpy as np, torch, torchvision\n"
+      "torch.manual_seed(0)\n"
+      "name, opset, out, inputs, ref = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]\n"
+      "model = getattr(torchvision.models, name)().eval()\n"
+      "x = torch.rand(1, 3, 96, 96) * 2 - 1\n"
+      "torch.onnx.export(model, x, out, opset_version=opset, input_names=['x'], output_names=['y'],\n"
+      "                  dynamic_axes={'x': {0: 'batch'}, 'y': {0: 'batch'}})\n"
+      "with torch.no_grad(): y = model(x)\n"
+      "np.savez(inputs, x=x.numpy())\n"
+      "np.savez(ref, y=y.numpy())\n";
+  // Grouped and depthwise convolutions, channel shuffles, squeeze-excitation
+  // and hard-swish, windowed attention with its shifted-window padding.
+  for (const auto& [name, opset] : {std::pair{"squeezenet1_1", "9"}, std::pair{"shufflenet_v2_x0_5", "11"},
+                                    std::pair{"mobilenet_v3_small", "13"}, std::pair{"swin_t", "17"}}) {
+    SCOPED_TRACE(name);
+    const fs::path onnx = dir_ / (std::string(name) + ".onnx"), in = dir_ / (std::string(name) + "_in.npz"),
+                   ref = dir_ / (std::string(name) + "_torch.npz"), out = dir_ / (std::string(name) + "_aoe.npz");
+    const auto exported =
+        run_process({py.string(), "-c", export_script, name, opset, onnx.string(), in.string(), ref.string()}, dir_);
+    ASSERT_EQ(exported.exit_code, 0) << exported.err;
+    const auto aoe = aoe_host({"run", "--device", "cpu", "--model", onnx.string(), "--input_shape", "x:1,3,96,96",
+                               "--inputs", in.string(), "--outputs", out.string(), "--iterations", "1", "--check"});
+    ASSERT_EQ(aoe.exit_code, 0) << failure_text(aoe);
+    const std::string compare =
+        "import sys, numpy as np\n"
+        "t, a = np.load(sys.argv[1]), np.load(sys.argv[2])\n"
+        "assert t['y'].shape == a['y'].shape, (t['y'].shape, a['y'].shape)\n"
+        "scale = float(np.abs(t['y']).max())\n"
+        "assert scale > 0, 'an output of zeros checks nothing'\n"
+        "assert np.allclose(a['y'], t['y'], rtol=1e-4, atol=1e-4 * scale), float(np.abs(a['y'] - t['y']).max())\n";
+    const auto same = run_process({py.string(), "-c", compare, ref.string(), out.string()}, dir_);
+    EXPECT_EQ(same.exit_code, 0) << same.err;
+  }
+}
+
 // An op the runner has no PyTorch function for stops it naming the op and the node.
 TEST_F(TorchRun, AnOpWithoutAFunctionIsNamed) {
   const fs::path py = python();
