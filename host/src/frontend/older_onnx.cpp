@@ -28,9 +28,25 @@ constexpr int kReadOpset = 7;
 const std::set<std::string> kLegacyBroadcast = {"Add", "Sub", "Mul",     "Div",  "Pow", "And",
                                                 "Or",  "Xor", "Equal", "Greater", "Less"};
 
-// Every value's rank the model's own shape inference, at its own opset, finds.
+// Every value's rank the model's own shape inference, at its own opset, finds. It runs on
+// a copy whose initializers hold their dims alone: inference reads no weight's values.
 std::map<std::string, int64_t> ranks_of(const onnx::ModelProto& model) {
-  onnx::ModelProto copy = model;
+  onnx::ModelProto copy;
+  copy.set_ir_version(model.ir_version());
+  *copy.mutable_opset_import() = model.opset_import();
+  const auto& source = model.graph();
+  auto& graph = *copy.mutable_graph();
+  graph.set_name(source.name());
+  *graph.mutable_node() = source.node();
+  *graph.mutable_input() = source.input();
+  *graph.mutable_output() = source.output();
+  *graph.mutable_value_info() = source.value_info();
+  for (const auto& init : source.initializer()) {
+    auto* dims_only = graph.add_initializer();
+    dims_only->set_name(init.name());
+    dims_only->set_data_type(init.data_type());
+    *dims_only->mutable_dims() = init.dims();
+  }
   try {
     onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(),
                                        onnx::ShapeInferenceOptions(false, 0, false));
