@@ -146,31 +146,23 @@ void write_weights_model(const std::filesystem::path& file, bool external) {
   save(model, file);
 }
 
-void write_matmul_model(const std::filesystem::path& file) {
+// x[m,k] -> MatMul(W[k,n]) -> Add(B[n]) -> Relu -> y[m,n].
+void write_biased_matmul_model(const std::filesystem::path& file, int64_t m, int64_t k, int64_t n) {
   auto model = empty_model();
   auto* g = model.mutable_graph();
-  set_dims(g->add_input(), "x", {4, 8});
-  set_dims(g->add_output(), "y", {4, 6});
-  add_weights(g, "W", {8, 6});
-  add_weights(g, "B", {6});
+  set_dims(g->add_input(), "x", {m, k});
+  set_dims(g->add_output(), "y", {m, n});
+  add_weights(g, "W", {k, n});
+  add_weights(g, "B", {n});
   add_node(g, "MatMul_0", "MatMul", {"x", "W"}, {"m"});
   add_node(g, "Add_1", "Add", {"m", "B"}, {"a"});
   add_node(g, "Relu_2", "Relu", {"a"}, {"y"});
   save(model, file);
 }
 
-void write_projection_model(const std::filesystem::path& file) {
-  auto model = empty_model();
-  auto* g = model.mutable_graph();
-  set_dims(g->add_input(), "x", {64, 96});
-  set_dims(g->add_output(), "y", {64, 80});
-  add_weights(g, "W", {96, 80});
-  add_weights(g, "B", {80});
-  add_node(g, "MatMul_0", "MatMul", {"x", "W"}, {"m"});
-  add_node(g, "Add_1", "Add", {"m", "B"}, {"a"});
-  add_node(g, "Relu_2", "Relu", {"a"}, {"y"});
-  save(model, file);
-}
+void write_matmul_model(const std::filesystem::path& file) { write_biased_matmul_model(file, 4, 8, 6); }
+
+void write_projection_model(const std::filesystem::path& file) { write_biased_matmul_model(file, 64, 96, 80); }
 
 void write_residual_matmul_model(const std::filesystem::path& file) {
   auto model = empty_model();
