@@ -814,8 +814,11 @@ onnx::ModelProto newer_opset_frame(int opset, int model_opset) {
   set_dims(g->add_output(), "r1", {1, 4, 1, 1});
   set_dims(g->add_output(), "r2", {1, 4, 6, 5});
   set_dims(g->add_output(), "r3", {1, 4, 6});
-  set_dims(g->add_output(), "s0", {1, 4, 6, 3});
-  set_dims(g->add_output(), "s1", {1, 4, 6, 2});
+  // The Split's parts sized along the split axis by a symbol, as exporters leave them: only the sizes it computes tell.
+  for (const char* part : {"s0", "s1"}) {
+    set_dims(g->add_output(), part, {1, 4, 6});
+    g->mutable_output(g->output_size() - 1)->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_param("part");
+  }
   set_dims(g->add_output(), "m", {1, 4, 6, 5});
   set_dims(g->add_output(), "z", {1, 4, 12, 10});
   set_dims(g->add_output(), "p", {1, 4, 7, 7});
