@@ -235,7 +235,9 @@ TEST_F(OnnxFrontend, UnknownOpsetIsNamed) {
   model.mutable_opset_import(0)->set_version(6);
   save(model, dir_ / "opset6.onnx");
   EXPECT_EQ(load_onnx(dir_ / "opset6.onnx").opset, 7);
-  model.mutable_graph()->mutable_node(0)->set_op_type("LSTM");
+  auto* lstm = model.mutable_graph()->mutable_node(0);
+  lstm->set_op_type("LSTM");
+  lstm->add_input(lstm->input(1));  // X, W and R: as many inputs as the checker asks of an LSTM
   save(model, dir_ / "lstm6.onnx");
   const auto old = load_error(dir_ / "lstm6.onnx");
   EXPECT_EQ(old.code(), StatusCode::unsupported);
@@ -287,6 +289,62 @@ TEST_F(OnnxFrontend, OldOpsetOfUnchangedOpsIsRead) {
   const auto graph = load_onnx(dir_ / "unchanged6.onnx");
   EXPECT_EQ(graph.opset, 7);
   EXPECT_EQ(op_types(graph), (std::vector<std::string>{"MatMul", "Relu"}));
+}
+
+// Before opset 6, Relu took `consumed_inputs` and Cast named its type; at 7 both read as today's.
+TEST_F(OnnxFrontend, Opset5sConsumedInputsAndNamedCastTypeAreRead) {
+  auto model = tiny_model();
+  model.mutable_graph()->mutable_initializer(0)->mutable_float_data()->Resize(12, 0.5f);
+  model.mutable_opset_import(0)->set_version(5);
+  auto* relu = model.mutable_graph()->mutable_node(1);
+  relu->set_output(0, "r");
+  auto* consumed = relu->add_attribute();
+  consumed->set_name("consumed_inputs"), consumed->set_type(onnx::AttributeProto::INTS), consumed->add_ints(0);
+  auto* cast = model.mutable_graph()->add_node();
+  cast->set_op_type("Cast"), cast->add_input("r"), cast->add_output("y");
+  auto* to = cast->add_attribute();
+  to->set_name("to"), to->set_type(onnx::AttributeProto::STRING), to->set_s("DOUBLE");
+  model.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::DOUBLE);
+  save(model, dir_ / "opset5.onnx");
+  const auto graph = load_onnx(dir_ / "opset5.onnx");
+  EXPECT_EQ(graph.opset, 7);
+  ASSERT_EQ(op_types(graph), (std::vector<std::string>{"MatMul", "Relu", "Cast"}));
+  EXPECT_EQ(graph.nodes.at(1).attrs.count("consumed_inputs"), 0u);
+  EXPECT_EQ(graph.nodes.at(2).attrs.at("to"), onnx::TensorProto::DOUBLE);
+
+  to->set_s("FLOAT128");
+  save(model, dir_ / "float128.onnx");
+  EXPECT_TRUE(contains(load_error(dir_ / "float128.onnx").what(), "casts to 'FLOAT128', no ONNX type"));
+}
+
+// Functions each calling the next twice would inline to 2^21 nodes: refused, naming the file.
+TEST_F(OnnxFrontend, FunctionsThatInlineToMillionsOfNodesAreRefused) {
+  auto model = tiny_model();
+  model.mutable_graph()->mutable_initializer(0)->mutable_float_data()->Resize(12, 0.5f);
+  auto* import = model.add_opset_import();
+  import->set_domain("local"), import->set_version(1);
+  model.mutable_graph()->mutable_node(1)->set_op_type("F0");
+  model.mutable_graph()->mutable_node(1)->set_domain("local");
+  constexpr int kDepth = 21;
+  for (int i = 0; i <= kDepth; ++i) {
+    auto* fn = model.add_functions();
+    fn->set_name("F" + std::to_string(i)), fn->set_domain("local");
+    fn->add_input("a"), fn->add_output("b");
+    *fn->add_opset_import() = model.opset_import(0);
+    *fn->add_opset_import() = *import;
+    auto* first = fn->add_node();
+    first->add_input("a"), first->add_output(i == kDepth ? "b" : "m");
+    first->set_op_type(i == kDepth ? "Relu" : "F" + std::to_string(i + 1));
+    if (i == kDepth) continue;
+    first->set_domain("local");
+    *fn->add_node() = *first;
+    fn->mutable_node(1)->set_input(0, "m"), fn->mutable_node(1)->set_output(0, "b");
+  }
+  save(model, dir_ / "nested.onnx");
+  const auto e = load_error(dir_ / "nested.onnx");
+  EXPECT_EQ(e.code(), StatusCode::invalid_argument);
+  EXPECT_TRUE(contains(e.what(), "nested.onnx")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "inlining its functions gives over 1048576 nodes")) << e.what();
 }
 
 TEST_F(OnnxFrontend, CheckerComplaintsAreReported) {

@@ -2,6 +2,7 @@
 
 #include <onnx/defs/shape_inference.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -49,17 +50,32 @@ void check_spatial_inputs(InferenceContext& ctx, int weights) {
     fail_shape_inference("the weights have rank ", rank_of(ctx, weights), ", the input X rank ", rank);
 }
 
+// An input the op requires whose type is unknown (the node before it failed its own
+// inference) fails this node's too: some of libonnx's functions (Shape's among them)
+// read that type without looking whether there is one.
+void check_required_types(InferenceContext& ctx, const onnx::OpSchema& schema) {
+  const auto& formal = schema.inputs();
+  for (size_t i = 0; i < ctx.getNumInputs() && !formal.empty(); ++i) {
+    const auto& param = formal[std::min(i, formal.size() - 1)];
+    if (i >= formal.size() && param.GetOption() != onnx::OpSchema::Variadic) break;
+    if (param.GetOption() != onnx::OpSchema::Optional && !ctx.getInputType(i))
+      fail_type_inference("input ", i, " (", param.GetName(), ") has no known type");
+  }
+}
+
 class GuardedSchemas final : public onnx::ISchemaRegistry {
  public:
   const onnx::OpSchema* GetSchema(const std::string& key, const int max_inclusive_version,
                                   const std::string& domain) const override {
     const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(key, max_inclusive_version, domain);
     if (!schema || !(domain.empty() || domain == "ai.onnx")) return schema;
-    if (key == "STFT") return replaced(schema, infer_stft_shape);
+    if (!schema->has_type_and_shape_inference_function()) return schema;
     const auto op = kSpatialOps.find(key);
-    if (op == kSpatialOps.end()) return schema;
-    return replaced(schema, [inner = schema->GetTypeAndShapeInferenceFunction(), weights = op->second](InferenceContext& ctx) {
-      check_spatial_inputs(ctx, weights);
+    const int weights = op == kSpatialOps.end() ? -2 : op->second;  // -2: not a spatial op
+    onnx::InferenceFunction inner = key == "STFT" ? infer_stft_shape : schema->GetTypeAndShapeInferenceFunction();
+    return replaced(schema, [inner = std::move(inner), schema, weights](InferenceContext& ctx) {
+      check_required_types(ctx, *schema);
+      if (weights != -2) check_spatial_inputs(ctx, weights);
       inner(ctx);
     });
   }

@@ -19,6 +19,10 @@ using sdk::StatusCode;
 using Nodes = google::protobuf::RepeatedPtrField<onnx::NodeProto>;
 using Key = std::pair<std::string, std::string>;  // domain, name
 
+// Calls nested n deep, each calling the next twice, inline to 2^n nodes: past this many,
+// ten times the largest exported graphs, the model is refused before memory runs out.
+constexpr int64_t kMostInlinedNodes = int64_t{1} << 20;
+
 // FunctionProto's attribute_proto (field 11, IR 9): the defaults of its
 // attributes, which ONNX 1.12's message keeps among its unknown fields.
 std::map<std::string, onnx::AttributeProto> defaults_of(const onnx::FunctionProto& fn) {
@@ -88,6 +92,10 @@ class Inliner {
     const auto& defaults = defaults_.at(key);
     Nodes body;
     for (const auto& proto : fn.node()) {
+      if (++inlined_nodes_ > kMostInlinedNodes)
+        throw Error(StatusCode::invalid_argument, "ONNX model " + quoted(path_) + ": inlining its functions gives over " +
+                                                      std::to_string(kMostInlinedNodes) + " nodes (function '" +
+                                                      text(key) + "'); export the model without them");
       onnx::NodeProto node = proto;
       node.set_name(scope + (proto.name().empty() ? proto.op_type() : proto.name()));
       for (auto& in : *node.mutable_input()) in = rename(in);
@@ -133,6 +141,7 @@ class Inliner {
   std::map<Key, std::map<std::string, onnx::AttributeProto>> defaults_;
   std::set<Key> open_;
   int64_t calls_ = 0;
+  int64_t inlined_nodes_ = 0;
 };
 
 }  // namespace

@@ -434,6 +434,9 @@ int64_t rewrite_graph(onnx::GraphProto& graph, const Scope* outer, Rewriter& rw,
       nodes.push_back(std::move(node));
       continue;
     }
+    // Every op rewritten reads a first input and writes a first output; before the checker, nothing says it has them.
+    if (node.input_size() == 0 || node.input(0).empty() || node.output_size() == 0 || node.output(0).empty())
+      rw.refuse(node, "has no first input or no first output");
     const size_t before = nodes.size();
     const std::string text = node.SerializeAsString();
     change->adapt(rw, scope, std::move(node), nodes);

@@ -12,6 +12,7 @@
 
 #include "aoe/sdk/error.h"
 #include "constant_folding.h"
+#include "guarded_schemas.h"
 #include "model_file.h"
 
 namespace aoe::host {
@@ -27,6 +28,12 @@ constexpr int kReadOpset = 7;
 // The binary ops whose `broadcast` and `axis` opset 7 replaced by NumPy's broadcasting.
 const std::set<std::string> kLegacyBroadcast = {"Add", "Sub", "Mul",     "Div",  "Pow", "And",
                                                 "Or",  "Xor", "Equal", "Greater", "Less"};
+
+// The ops whose change at opset 6 took `consumed_inputs` away and nothing else.
+const std::set<std::string> kConsumedInputsOnly = {
+    "Abs",       "Ceil", "Clip", "Elu", "Exp", "Floor",      "HardSigmoid", "InstanceNormalization",
+    "LeakyRelu", "Log",  "Max",  "Mean", "Min", "Neg",       "Reciprocal",  "Relu",
+    "Selu",      "Sigmoid", "Sqrt", "Sum", "Tanh"};
 
 // Every value's rank the model's own shape inference, at its own opset, finds. It runs on
 // a copy whose initializers hold their dims alone: inference reads no weight's values.
@@ -48,8 +55,7 @@ std::map<std::string, int64_t> ranks_of(const onnx::ModelProto& model) {
     *dims_only->mutable_dims() = init.dims();
   }
   try {
-    onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(),
-                                       onnx::ShapeInferenceOptions(false, 0, false));
+    onnx::shape_inference::InferShapes(copy, &guarded_schemas(), onnx::ShapeInferenceOptions(false, 0, false));
   } catch (const std::exception&) {  // what it could not infer stays unknown
   }
   std::map<std::string, int64_t> ranks;
@@ -127,6 +133,18 @@ void per_channel_slope(Rewriter& rw, NodeProto& node, std::vector<NodeProto>& ou
   if (*slope == 1 && *x >= 3) node.set_input(1, rw.trailing_ones(node, node.input(1), 1, *x - 2, out));
 }
 
+// Cast-1 names its target type ("FLOAT"); Cast-6 gives TensorProto's number for it.
+void cast_to_enum(Rewriter& rw, NodeProto& node) {
+  for (auto& to : *node.mutable_attribute()) {
+    if (to.name() != "to" || to.type() != onnx::AttributeProto::STRING) continue;
+    onnx::TensorProto::DataType type{};
+    if (!onnx::TensorProto::DataType_Parse(to.s(), &type)) rw.refuse(node, "casts to '" + to.s() + "', no ONNX type");
+    to.clear_s();
+    to.set_type(onnx::AttributeProto::INT);
+    to.set_i(type);
+  }
+}
+
 bool rewrite(Rewriter& rw, NodeProto node, std::vector<NodeProto>& out) {
   const std::string text = node.SerializeAsString();
   const std::string& op = node.op_type();
@@ -141,7 +159,9 @@ bool rewrite(Rewriter& rw, NodeProto node, std::vector<NodeProto>& out) {
     if (int_attr(node, "is_test", 0) == 0 && node.output_size() > 1)
       rw.refuse(node, "computes training statistics (is_test 0)");
     drop_attr(node, "is_test");
-  } else if (op != "AveragePool") {  // AveragePool-7 adds count_include_pad, 0 as before
+  } else if (op == "Cast") {
+    cast_to_enum(rw, node);
+  } else if (op != "AveragePool" && !kConsumedInputsOnly.count(op)) {  // AveragePool-7 adds count_include_pad, 0 as before
     rw.refuse(node);
   }
   const bool changed = !out.empty() || node.SerializeAsString() != text;

@@ -5,8 +5,10 @@
 // computes the same: the legacy `broadcast`/`axis` of the binary ops (B
 // aligned at an axis becomes B unsqueezed to broadcast there), PRelu's
 // per-channel slope, BatchNormalization's and Dropout's `is_test`, Gemm's
-// `broadcast`, `consumed_inputs`; AveragePool-1 is AveragePool-7 without
-// count_include_pad. The rest is refused naming the op.
+// `broadcast`, `consumed_inputs` (the only change at 6 of Relu, Sigmoid, Clip,
+// the unary and variadic ops), Cast-1's type name; AveragePool-1 is
+// AveragePool-7 without count_include_pad. The rest is refused naming the op.
+// The model is checked by ONNX's checker at its own opset before this reads it.
 #pragma once
 
 #include <onnx/onnx_pb.h>
