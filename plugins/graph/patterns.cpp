@@ -56,6 +56,17 @@ class PatternFinder {
     return Match{"Gelu", {x}, out(*m1), {*h, *d, erf, *a, *m1}};
   }
 
+  // x * Sigmoid(x), SiLU as PyTorch exports it (EfficientNet, YOLOv5 and v8): ONNX's Swish
+  // of opset 24 with alpha 1, one elementwise op a convolution's epilogue can take.
+  std::optional<Match> swish(size_t sigmoid) const {
+    const Node& s = node(sigmoid);
+    if (s.op_type != "Sigmoid" || s.inputs.size() != 1) return std::nullopt;
+    const std::string x = s.inputs[0];
+    const auto mul = sole_consumer(out(sigmoid));
+    if (!mul || !is(*mul, {"Mul"}) || other_input(*mul, out(sigmoid)) != x) return std::nullopt;
+    return Match{"Swish", {x}, out(*mul), {sigmoid, *mul}};
+  }
+
   std::optional<Match> layer_norm(size_t mean) const {
     if (node(mean).op_type != "ReduceMean" || node(mean).inputs.empty()) return std::nullopt;
     const std::string x = node(mean).inputs[0];
@@ -161,13 +172,14 @@ class PatternFinder {
 
 }  // namespace
 
-RecognisedGraph recognise_patterns(const Graph& graph) {
+RecognisedGraph recognise_patterns(const Graph& graph, bool swish) {
   const PatternFinder finder(graph);
   std::vector<Match> matches;
   std::vector<bool> taken(graph.nodes.size(), false);
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     auto m = finder.layer_norm(i);
     if (!m) m = finder.gelu(i);
+    if (!m && swish) m = finder.swish(i);
     if (!m || std::any_of(m->nodes.begin(), m->nodes.end(), [&](size_t n) { return taken[n]; })) continue;
     for (size_t n : m->nodes) taken[n] = true;
     matches.push_back(std::move(*m));

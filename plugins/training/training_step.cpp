@@ -281,7 +281,7 @@ StepOptions step_options(const nlohmann::json& job_options, const nlohmann::json
 }
 
 TrainingStep derive_training_step(const Graph& model, const StepOptions& options) {
-  auto recognised = aoe::graph::recognise_patterns(model);
+  auto recognised = aoe::graph::recognise_patterns(model, /*swish=*/false);  // SiLU's gradient: Sigmoid's and Mul's
   return Derivation(recognised.graph, options).run(std::move(recognised.members));
 }
 

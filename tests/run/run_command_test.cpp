@@ -446,6 +446,24 @@ TEST_F(RunCommand, AModelsOwnFunctionsAreInlined) {
   }
 }
 
+// x * Sigmoid(x) after a Conv is one Swish, run in the convolution's epilogue
+// (on the cpu device and the simulator alike) and checked.
+TEST_F(RunCommand, ASiluAfterAConvRunsInItsEpilogue) {
+  write_conv_silu_model(dir_ / "silu.onnx");
+  const auto r = run("silu.onnx", "silu.json", {"--check"});
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  const json rep = report("silu.json");
+  EXPECT_TRUE(rep["check"]["match"].get<bool>()) << rep.dump(2);
+  ASSERT_EQ(rep["kernels"].size(), 1u) << rep["kernels"].dump(2);
+  EXPECT_EQ(rep["kernels"][0]["name"], "Conv_0+Sigmoid_1+Mul_2");
+  const auto tuned = aoe_host({"--plugin", "opat", "--device", "ascend910", "--model", (dir_ / "silu.onnx").string(),
+                               "--budget", "4"});
+  ASSERT_EQ(tuned.exit_code, 0) << details(tuned);
+  const json opat = only_result_file()[1]["OPAT"];
+  ASSERT_EQ(opat["opat_tuned_operators"].size(), 1u) << opat.dump(2);
+  EXPECT_EQ(opat["opat_tuned_operators"][0]["op_name"], "Conv_0+Sigmoid_1+Mul_2") << opat.dump(2);
+}
+
 // A 3-D convolution runs, checked, its Relu fused; OPAT tunes it on the cpu
 // device and on the simulator.
 TEST_F(RunCommand, RunsAndTunesAThreeDimensionalConv) {

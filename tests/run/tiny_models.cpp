@@ -240,6 +240,19 @@ void write_swish_model(const std::filesystem::path& file, bool sigmoid_is_output
   save(model, file);
 }
 
+void write_conv_silu_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {1, 3, 10, 10});
+  set_dims(g->add_output(), "y", {1, 8, 10, 10});
+  add_weights(g, "W", {8, 3, 3, 3});
+  add_weights(g, "B", {8});
+  add_ints_attribute(add_node(g, "Conv_0", "Conv", {"x", "W", "B"}, {"c"}), "pads", {1, 1, 1, 1});
+  add_node(g, "Sigmoid_1", "Sigmoid", {"c"}, {"s"});
+  add_node(g, "Mul_2", "Mul", {"s", "c"}, {"y"});
+  save(model, file);
+}
+
 void write_masked_scores_model(const std::filesystem::path& file, bool mask_after) {
   auto model = empty_model();
   auto* g = model.mutable_graph();

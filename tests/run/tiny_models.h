@@ -16,6 +16,8 @@ void write_paddle_hardswish_model(const std::filesystem::path& file);
 // x[1,8,16] -> Relu -> r, and x * Sigmoid(x) * 2 -> y: x read three times, the 2 a one-element
 // initializer; `sigmoid_is_output`: Sigmoid's output is also the graph output s.
 void write_swish_model(const std::filesystem::path& file, bool sigmoid_is_output);
+// Conv, then SiLU as PyTorch exports it: Sigmoid and a Mul of the conv's output by it.
+void write_conv_silu_model(const std::filesystem::path& file);
 // Attention's scores masked as BERT's exports write it: x[1,2,4,8] / 4 -> Add(mask[1,1,1,8], a graph
 // input) -> Mul(gamma[8]) -> y. With `mask_after`, what is added is Sigmoid(mask), and that
 // Sigmoid comes after the Div in the graph's order.

@@ -36,6 +36,7 @@ const std::map<std::string, std::string>& unary_ops() {
       {"Selu", "(GAMMA * (v0 < 0.0f ? ALPHA * (expf(v0) - 1.0f) : v0))"},
       {"HardSigmoid", "fminf(1.0f, fmaxf(0.0f, ALPHA * v0 + BETA))"},
       {"HardSwish", "(v0 * fminf(1.0f, fmaxf(0.0f, v0 / 6.0f + 0.5f)))"},
+      {"Swish", "(v0 / (1.0f + expf(-ALPHA * v0)))"},
       // log(1 + e^x) without overflow where e^x would.
       {"Softplus", "(v0 > 0.0f ? v0 + log1pf(expf(-v0)) : log1pf(expf(v0)))"},
       {"Identity", "v0"},
@@ -162,7 +163,7 @@ Expression expression(const OpNode& n) {
   if (const auto it = unary_ops().find(op); it != unary_ops().end()) {
     Expression e{it->second, "", {0}, {}};
     if (op == "LeakyRelu") e.defines = define("ALPHA", float_literal(n.float_attr("alpha", 0.01)));
-    if (op == "Elu") e.defines = define("ALPHA", float_literal(n.float_attr("alpha", 1.0)));
+    if (op == "Elu" || op == "Swish") e.defines = define("ALPHA", float_literal(n.float_attr("alpha", 1.0)));
     if (op == "Selu")
       e.defines = define("ALPHA", float_literal(n.float_attr("alpha", 1.67326319217681884765625))) +
                   define("GAMMA", float_literal(n.float_attr("gamma", 1.05070102214813232421875)));

@@ -25,7 +25,7 @@ constexpr FusedOpWork kFusedOps[] = {
     {"Relu6", 2, 0, false},   {"Clip", 2, 0, false},     {"LeakyRelu", 2, 0, false},
     {"Cast", 1, 0, false},    {"Exp", 0, 1, false},      {"Sigmoid", 2, 2, false},
     {"Tanh", 3, 2, false},    {"Gelu", 6, 2, false},     {"HardSigmoid", 4, 0, false},
-    {"HardSwish", 5, 0, false},
+    {"HardSwish", 5, 0, false}, {"Swish", 3, 2, false},  // swish = x * sigmoid(x): sigmoid's and one mul
     // CANN's fusions into a training step's cube kernels: batch-norm's sum
     // and square-sum of the output (add, mul, add), ReLU's gradient through
     // its bit mask (one select), GeLU's gradient from x alone (by erf, as the

@@ -45,6 +45,8 @@ TEST(Elementwise, UnaryOps) {
   expect_ok(op("Clip", {f32({1000})}, {{"min", -0.5}, {"max", 0.25}}), 2);
   expect_ok(op("Gelu", {f32({2, 700})}), 2);
   expect_ok(op("Gelu", {f32({2, 700})}, {{"approximate", "tanh"}}), 2);
+  expect_ok(op("Swish", {f32({3, 37, 11})}), 2);
+  expect_ok(op("Swish", {f32({1000})}, {{"alpha", 1.702}}), 2);
 }
 
 TEST(Elementwise, TranscendentalsHoldOverAWideRange) {

@@ -59,7 +59,7 @@ std::vector<OpCase> op_cases() {
   for (const char* op : {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"})
     out.push_back(one_node(std::string("compare_") + op, op, {f({5, 6}), f({6})}, {boolean({5, 6})}));
   for (const char* op : {"Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Reciprocal", "Neg", "Abs", "Floor", "Ceil", "Erf",
-                         "HardSwish", "Softplus", "Softsign", "Sign"})
+                         "HardSwish", "Softplus", "Softsign", "Sign", "Swish"})
     out.push_back(one_node(std::string("unary_") + op, op, {f({3, 37})}, {f({3, 37})}));
   out.push_back(one_node("gelu_erf", "Gelu", {f({2, 300})}, {f({2, 300})}));
   out.push_back(one_node("gelu_tanh", "Gelu", {f({2, 300})}, {f({2, 300})}, {{"approximate", "tanh"}}));

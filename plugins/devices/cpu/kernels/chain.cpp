@@ -20,7 +20,8 @@ constexpr OpInfo kOps[] = {
     {"Pow", EltOp::pow},         {"Relu", EltOp::relu},
     {"LeakyRelu", EltOp::leaky_relu}, {"Clip", EltOp::clip},
     {"Sigmoid", EltOp::sigmoid}, {"HardSigmoid", EltOp::hard_sigmoid},
-    {"HardSwish", EltOp::hard_swish}, {"Tanh", EltOp::tanh},
+    {"HardSwish", EltOp::hard_swish}, {"Swish", EltOp::swish},
+    {"Tanh", EltOp::tanh},
     {"Exp", EltOp::exp},         {"Log", EltOp::log},
     {"Sqrt", EltOp::sqrt},       {"Abs", EltOp::abs},
     {"Neg", EltOp::neg},         {"Reciprocal", EltOp::reciprocal},
@@ -98,6 +99,7 @@ ChainStep chain_step(const std::string& op_type, const nlohmann::json& attrs) {
       s.p0 = number(attrs, "alpha", 1.67326319217681884765625);
       s.p1 = number(attrs, "gamma", 1.05070102214813232421875);
       break;
+    case EltOp::swish: s.p0 = number(attrs, "alpha", 1.0); break;
     case EltOp::hard_sigmoid:
       s.p0 = number(attrs, "alpha", 0.2);
       s.p1 = number(attrs, "beta", 0.5);
@@ -166,6 +168,7 @@ double apply_step(const ChainStep& s, double x, double y) {
     case EltOp::sigmoid: return 1 / (1 + std::exp(-x));
     case EltOp::hard_sigmoid: return std::min(1.0, std::max(0.0, s.p0 * x + s.p1));
     case EltOp::hard_swish: return x * std::min(1.0, std::max(0.0, x / 6 + 0.5));
+    case EltOp::swish: return x / (1 + std::exp(-s.p0 * x));
     case EltOp::tanh: return std::tanh(x);
     case EltOp::exp: return std::exp(x);
     case EltOp::log: return std::log(x);

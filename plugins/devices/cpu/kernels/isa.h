@@ -24,6 +24,7 @@ enum class EltOp : int32_t {
   floor, ceil, round, sign, softsign, elu, selu, thresholded_relu, shrink, celu,  // elu, celu: p0 alpha; selu: p0 alpha, p1 gamma;
                                                                                 // thresholded_relu: p0 alpha; shrink: p0 lambd, p1 bias
   softplus, sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh,  // through libm, element by element
+  swish,  // x * sigmoid(p0 * x), p0 alpha
 };
 
 bool is_binary(EltOp op);

@@ -8,6 +8,7 @@ inline V unary_vec(EltOp op, V x, V p0, V p1) {
     case EltOp::sigmoid: return vsigmoid(x);
     case EltOp::hard_sigmoid: return vmin(vmax(fma(x, p0, p1), zero()), set1(1.0f));
     case EltOp::hard_swish: return x * vmin(vmax(fma(x, set1(1.0f / 6.0f), set1(0.5f)), zero()), set1(1.0f));
+    case EltOp::swish: return x * vsigmoid(x * p0);
     case EltOp::tanh: return vtanh(x);
     case EltOp::exp: return vexp(x);
     case EltOp::sqrt: return vsqrt(x);
@@ -80,6 +81,7 @@ inline void unary(EltOp op, float p0f, float p1f, float* x, int64_t n) {
     case EltOp::sigmoid: return unary_loop<EltOp::sigmoid>(x, n, p0, p1);
     case EltOp::hard_sigmoid: return unary_loop<EltOp::hard_sigmoid>(x, n, p0, p1);
     case EltOp::hard_swish: return unary_loop<EltOp::hard_swish>(x, n, p0, p1);
+    case EltOp::swish: return unary_loop<EltOp::swish>(x, n, p0, p1);
     case EltOp::tanh: return unary_loop<EltOp::tanh>(x, n, p0, p1);
     case EltOp::exp: return unary_loop<EltOp::exp>(x, n, p0, p1);
     case EltOp::sqrt: return unary_loop<EltOp::sqrt>(x, n, p0, p1);
