@@ -158,6 +158,34 @@ TEST_F(ConstantFolding, ModTakesTheDivisorsSignAndFmodTheDividends) {
   EXPECT_EQ(fold_known_values(graph_).count("by_zero"), 0u);
 }
 
+// torchvision's detectors pad a batch to the largest of its images' sizes: a ReduceMax of constants.
+TEST_F(ConstantFolding, ReductionsOverGivenAxesOrAll) {
+  constant("sizes", {2, 3}, {3, 320, 240, 3, 200, 480});
+  int_attr(node("ReduceMax", {"sizes"}, "largest"), "keepdims", 0);  // every axis
+  EXPECT_EQ(folded("largest").ints, (Ints{480}));
+  EXPECT_TRUE(folded("largest").dims.empty());
+  ints_attr(node("ReduceMax", {"sizes"}, "per_axis"), "axes", {0});
+  EXPECT_EQ(folded("per_axis").ints, (Ints{3, 320, 480}));
+  EXPECT_EQ(folded("per_axis").dims, (Ints{1, 3}));
+  ints_attr(node("ReduceMin", {"sizes"}, "row_min"), "axes", {-1});
+  EXPECT_EQ(folded("row_min").ints, (Ints{3, 3}));
+  constant("last", {1}, {1});
+  int_attr(node("ReduceSum", {"sizes", "last"}, "row_sum"), "keepdims", 0);  // opset 13: axes an input
+  EXPECT_EQ(folded("row_sum").ints, (Ints{563, 683}));
+  EXPECT_EQ(folded("row_sum").dims, (Ints{2}));
+  node("ReduceProd", {"s"}, "elements");  // 6 * 4 * 8
+  EXPECT_EQ(folded("elements").ints, (Ints{192}));
+  reals("r", {2, 2}, {1, 2, 3, 5});
+  ints_attr(node("ReduceMean", {"r"}, "mean"), "axes", {1});
+  EXPECT_EQ(folded("mean").reals, (Reals{1.5, 4}));
+  int_attr(node("ReduceSum", {"sizes"}, "noop"), "noop_with_empty_axes", 1);
+  EXPECT_EQ(folded("noop").ints, (Ints{3, 320, 240, 3, 200, 480}));
+  node("ReduceSum", {"sizes", "x_axes"}, "unknown_axes");  // axes known only as the model runs
+  EXPECT_EQ(fold_known_values(graph_).count("unknown_axes"), 0u);
+  ints_attr(node("ReduceMax", {"sizes"}, "bad_axis"), "axes", {2});
+  EXPECT_EQ(fold_known_values(graph_).count("bad_axis"), 0u);
+}
+
 TEST_F(ConstantFolding, CastsBetweenIntegersAndFloats) {
   auto* n = node("Cast", {"s"}, "s32");
   int_attr(n, "to", onnx::TensorProto::INT32);

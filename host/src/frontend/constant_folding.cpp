@@ -211,7 +211,9 @@ class Folder {
         {"Mul", &Folder::binary},          {"Div", &Folder::binary},          {"Pow", &Folder::binary},
         {"Max", &Folder::binary},          {"Min", &Folder::binary},          {"Equal", &Folder::binary},
         {"Less", &Folder::binary},         {"Greater", &Folder::binary},      {"And", &Folder::binary},
-        {"Or", &Folder::binary},           {"Mod", &Folder::binary}};
+        {"Or", &Folder::binary},           {"Mod", &Folder::binary},          {"ReduceMax", &Folder::reduce},
+        {"ReduceMin", &Folder::reduce},    {"ReduceSum", &Folder::reduce},    {"ReduceProd", &Folder::reduce},
+        {"ReduceMean", &Folder::reduce}};
     const auto it = ops.find(node.op_type());
     return it == ops.end() ? std::nullopt : (this->*it->second)(node);
   }
@@ -371,6 +373,54 @@ class Folder {
     for (size_t i = 0; i < drop.size(); ++i)
       if (!drop[i]) dims.push_back(data->dims[i]);
     return reshaped(node, std::move(dims));
+  }
+
+  // Reductions of constants: torchvision's detectors take the largest of their images' sizes
+  // (ReduceMax of a constant list) to pad the batch to.
+  std::optional<KnownTensor> reduce(const onnx::NodeProto& node) const {
+    const auto* x = input(node, 0);
+    if (!x || x->elem_type == T::BOOL || x->size() == 0) return std::nullopt;
+    const bool axes_input = node.input_size() > 1 && !node.input(1).empty();
+    if (axes_input && (!input(node, 1) || input(node, 1)->is_real())) return std::nullopt;  // axes known as the model runs
+    const std::vector<int64_t> axes = ints(node, "axes", 1).value_or(std::vector<int64_t>{});
+    if (axes.empty() && int_attr(node, "noop_with_empty_axes", 0) != 0) return *x;
+    const auto rank = static_cast<int64_t>(x->dims.size());
+    std::vector<bool> reduced(x->dims.size(), axes.empty());
+    for (auto axis : axes) {
+      const auto a = normalize_axis(axis, rank);
+      if (!a) return std::nullopt;
+      reduced[static_cast<size_t>(*a)] = true;
+    }
+    const bool keep = int_attr(node, "keepdims", 1) != 0;
+    std::vector<int64_t> dims, kept_dims;  // the output's, and the kept axes' sizes in order
+    for (size_t d = 0; d < reduced.size(); ++d) {
+      if (!reduced[d]) kept_dims.push_back(x->dims[d]);
+      if (!reduced[d] || keep) dims.push_back(reduced[d] ? 1 : x->dims[d]);
+    }
+    const std::string& op = node.op_type();
+    const size_t outputs = static_cast<size_t>(element_count(kept_dims, max_elements_).value_or(0));
+    std::vector<double> acc(outputs, op == "ReduceMax"   ? -std::numeric_limits<double>::infinity()
+                                     : op == "ReduceMin" ? std::numeric_limits<double>::infinity()
+                                     : op == "ReduceProd" ? 1.0 : 0.0);
+    std::vector<int64_t> index(x->dims.size(), 0);
+    for (size_t i = 0; i < x->size(); ++i) {
+      size_t o = 0;  // the output element this one reduces into: its kept coordinates, row-major
+      for (size_t d = 0; d < index.size(); ++d)
+        if (!reduced[d]) o = o * static_cast<size_t>(x->dims[d]) + static_cast<size_t>(index[d]);
+      const double v = real_at(*x, i);
+      acc[o] = op == "ReduceMax" ? std::max(acc[o], v) : op == "ReduceMin" ? std::min(acc[o], v)
+             : op == "ReduceProd" ? acc[o] * v : acc[o] + v;
+      for (size_t d = index.size(); d-- > 0 && ++index[d] == x->dims[d];) index[d] = 0;
+    }
+    KnownTensor out{x->elem_type, dims, {}, {}};
+    const double count = static_cast<double>(x->size()) / static_cast<double>(std::max<size_t>(outputs, 1));
+    for (double v : acc) {
+      if (op == "ReduceMean") v /= count;
+      if (out.is_real()) out.reals.push_back(round_real(out.elem_type, v));
+      else if (std::abs(v) < 9.0e15) out.ints.push_back(wrap_int(out.elem_type, static_cast<int64_t>(v)));  // exact in a double
+      else return std::nullopt;
+    }
+    return out;
   }
 
   std::optional<KnownTensor> concat(const onnx::NodeProto& node) const {

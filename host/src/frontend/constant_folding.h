@@ -42,7 +42,8 @@ std::optional<KnownTensor> read_known(const onnx::TensorProto& tensor, int64_t m
 // Identity, Cast, Reshape, Flatten, Squeeze, Unsqueeze, Concat, Gather, Slice,
 // Transpose, Expand, Range, ConstantOfShape, Where, Not, Neg, Abs, Sqrt,
 // Floor, Ceil, Reciprocal, Relu and the broadcasting Add, Sub, Mul, Div, Pow, Max,
-// Min, Mod, Equal, Less, Greater, And, Or. Anything else is left out.
+// Min, Mod, Equal, Less, Greater, And, Or; ReduceMax, ReduceMin, ReduceSum,
+// ReduceProd, ReduceMean. Anything else is left out.
 std::map<std::string, KnownTensor> fold_known_values(const onnx::GraphProto& graph,
                                                      int64_t max_elements = kShapeElements);
 
