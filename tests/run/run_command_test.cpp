@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <numeric>
 
 #include "aoe_host_fixture.h"
 #include "child_process.h"
@@ -678,6 +679,39 @@ TEST_F(RunCommand, RunsANonZeroFeedingLaterOps) {
   const json rep = report("positions.json");
   EXPECT_TRUE(rep["check"]["match"].get<bool>()) << rep.dump(2);
   EXPECT_EQ(rep["shapes_known_at_run"]["segment_plans"], 2) << rep.dump(2);
+}
+
+// Ops sized by values computed as the model runs (TopK's K, Range's and
+// Slice's bounds, the shapes of ConstantOfShape, Expand, Reshape and Tile,
+// Split's sizes, GatherND's indices) run once an earlier segment computed
+// those values, planned with them; another count plans again.
+TEST_F(RunCommand, OpsSizedByRunTimeValuesRunOnceTheValuesAreComputed) {
+  write_run_time_values_model(dir_ / "values.onnx");
+  for (const auto& [x, v] : std::vector<std::pair<std::vector<float>, std::vector<float>>>{
+           {{1, -1, 2, -2, 3, -3, 0.5, -4, 4, 0, -5, 6}, {1, 2, 3, 0.5, 4, 6}},
+           {{-1, -1, 2, -2, -3, -3, 0, -4, 5, 0, -5, 0}, {2, 5}}}) {
+    const auto r = run_fed("values.onnx", "values.json", {{"x", host::FloatArray{{2, 6}, x}}});
+    ASSERT_EQ(r.exit_code, 0) << details(r);
+    const json rep = report("values.json");
+    EXPECT_TRUE(rep["check"]["match"].get<bool>()) << rep.dump(2);
+    const auto out = outputs();
+    const auto n = static_cast<int64_t>(v.size()), k = std::min<int64_t>(n, 3);
+    std::vector<float> top = v;
+    std::sort(top.rbegin(), top.rend());
+    top.resize(static_cast<size_t>(k));
+    EXPECT_EQ(out.at("top").data, top);
+    std::vector<float> count(static_cast<size_t>(n));
+    std::iota(count.begin(), count.end(), 0.0f);
+    EXPECT_EQ(out.at("count").data, count);
+    EXPECT_EQ(out.at("ones").data, std::vector<float>(static_cast<size_t>(n), 1.5f));
+    EXPECT_EQ(out.at("expanded").data, std::vector<float>(static_cast<size_t>(n), 1.0f));
+    EXPECT_EQ(out.at("sliced").data, std::vector<float>(v.begin() + 1, v.begin() + k));
+    const int64_t twice = std::min<int64_t>(n, 2);
+    EXPECT_EQ(out.at("tiled").shape, (std::vector<int64_t>{n, twice}));
+    EXPECT_EQ(out.at("tiled").data[static_cast<size_t>(twice * (n - 1))], v.back());
+    EXPECT_EQ(out.at("head").data, std::vector<float>{v[0]});
+    EXPECT_EQ(out.at("tail").data, std::vector<float>(v.begin() + 1, v.end()));
+  }
 }
 
 // An If whose condition is an input runs the branch it chooses, each with

@@ -701,6 +701,49 @@ void write_positive_positions_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
+void write_run_time_values_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {2, 6});
+  add_floats(g, "zero", {1}, {0.0f});
+  add_floats(g, "one_f", {1}, {1.0f});
+  add_int64s(g, "zero_i", {}, {0});
+  add_int64s(g, "one_i", {1}, {1});
+  add_int64s(g, "two_i", {1}, {2});
+  add_int64s(g, "three_i", {1}, {3});
+  add_int64s(g, "step", {}, {1});
+  add_node(g, "Greater_0", "Greater", {"x", "zero"}, {"positive"});
+  add_node(g, "NonZero_1", "NonZero", {"positive"}, {"where"});
+  add_node(g, "Transpose_2", "Transpose", {"where"}, {"at"});
+  add_node(g, "GatherND_3", "GatherND", {"x", "at"}, {"v"});  // indices known as the model runs
+  add_node(g, "Shape_4", "Shape", {"v"}, {"n"});
+  add_node(g, "Min_5", "Min", {"n", "three_i"}, {"k"});
+  add_node(g, "TopK_6", "TopK", {"v", "k"}, {"top", "top_at"});
+  add_node(g, "Squeeze_7", "Squeeze", {"n"}, {"n_scalar"});
+  add_node(g, "Range_8", "Range", {"zero_i", "n_scalar", "step"}, {"count"});
+  auto* fill = add_node(g, "ConstantOfShape_9", "ConstantOfShape", {"n"}, {"ones"});
+  auto* value = fill->add_attribute();
+  value->set_name("value"), value->set_type(onnx::AttributeProto::TENSOR);
+  value->mutable_t()->set_data_type(onnx::TensorProto::FLOAT), value->mutable_t()->add_dims(1), value->mutable_t()->add_float_data(1.5f);
+  add_node(g, "Expand_10", "Expand", {"one_f", "n"}, {"expanded"});
+  add_node(g, "Slice_11", "Slice", {"v", "one_i", "k"}, {"sliced"});  // v[1:k]
+  add_int_attribute(add_node(g, "Concat_12", "Concat", {"n", "one_i"}, {"column"}), "axis", 0);
+  add_node(g, "Reshape_13", "Reshape", {"v", "column"}, {"v_column"});
+  add_node(g, "Min_14", "Min", {"n", "two_i"}, {"twice"});
+  add_int_attribute(add_node(g, "Concat_15", "Concat", {"one_i", "twice"}, {"repeats"}), "axis", 0);
+  add_node(g, "Tile_16", "Tile", {"v_column", "repeats"}, {"tiled"});
+  add_node(g, "Sub_17", "Sub", {"n", "one_i"}, {"rest"});
+  add_int_attribute(add_node(g, "Concat_18", "Concat", {"one_i", "rest"}, {"sizes"}), "axis", 0);
+  add_node(g, "Split_19", "Split", {"v", "sizes"}, {"head", "tail"});
+  for (const std::string out : {"top", "count", "ones", "expanded", "sliced", "tiled", "head", "tail"}) {
+    auto* type = g->add_output()->mutable_type()->mutable_tensor_type();
+    g->mutable_output(g->output_size() - 1)->set_name(out);
+    type->set_elem_type(out == "count" ? onnx::TensorProto::INT64 : onnx::TensorProto::FLOAT);
+    for (int d = 0; d < (out == "tiled" ? 2 : 1); ++d) type->mutable_shape()->add_dim()->set_dim_param(out + std::to_string(d));
+  }
+  save(model, file);
+}
+
 namespace {
 
 // Inputs cond[1] (bool) and x[3], and an If "choose" on cond writing

@@ -355,8 +355,12 @@ nlohmann::json to_text(const std::string& bytes) {
 }
 
 nlohmann::json tensor_summary(const onnx::TensorProto& tensor) {
-  return {{"dims", std::vector<int64_t>(tensor.dims().begin(), tensor.dims().end())},
-          {"dtype", sdk::to_string(to_dtype(tensor.data_type()))}};
+  nlohmann::json out = {{"dims", std::vector<int64_t>(tensor.dims().begin(), tensor.dims().end())},
+                        {"dtype", sdk::to_string(to_dtype(tensor.data_type()))}};
+  // A one-value tensor (ConstantOfShape's fill) carries its value: a device computes with it.
+  if (const auto one = read_known(tensor, 1); one && one->size() == 1)
+    out["values"] = {one->is_real() ? one->reals[0] : static_cast<double>(one->ints[0])};
+  return out;
 }
 
 template <typename Repeated, typename Convert>

@@ -46,7 +46,7 @@ const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", 
                                            "Hardmax", "DepthToSpace", "SpaceToDepth", "Where", "Compress",
                                            "InstanceNormalization", "MeanVarianceNormalization", "GatherND",
                                            "ScatterND", "OneHot", "LRN", "ReverseSequence", "GridSample", "Upsample", "RNN", "GRU", "LSTM",
-                                           "HannWindow", "HammingWindow", "BlackmanWindow", "Det", "EyeLike",
+                                           "HannWindow", "HammingWindow", "BlackmanWindow", "Det", "EyeLike", "ConstantOfShape",
                                            "DFT", "STFT", "MelWeightMatrix",
                                            "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "ArgMax",
                                            "ArgMin", "Shape", "Size", "Trilu", "TopK", "Range",
@@ -145,6 +145,7 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (t == "MelWeightMatrix") return make_mel_weight_matrix_op(task, host);
   if (t == "Det") return make_det_op(task, host);
   if (t == "EyeLike") return make_eye_like_op(task, host);
+  if (t == "ConstantOfShape") return make_constant_of_shape_op(task, host);
   if (t == "GridSample") return make_grid_sample_op(task, host);
   if (t == "ReverseSequence") return make_reverse_sequence_op(task, host);
   if (t == "Gather") return make_gather_op(task, host);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "aoe/sdk/error.h"
@@ -55,7 +56,9 @@ NonMaxSuppressionOp::Limits NonMaxSuppressionOp::limits_of(const std::vector<con
   l.batches = boxes.shape[0];
   l.classes = scores.shape[1];
   l.boxes = boxes.shape[1];
-  if (const float* m = scalar(2)) l.max_per_class = std::max<int64_t>(0, static_cast<int64_t>(*m));
+  // Exporters write "no limit" as INT64_MAX (torchvision's sys.maxsize), past what a float converts back from.
+  if (const float* m = scalar(2))
+    l.max_per_class = *m >= 0x1p62f ? std::numeric_limits<int64_t>::max() : std::max<int64_t>(0, static_cast<int64_t>(*m));
   if (const float* t = scalar(3)) l.iou = *t;
   if (const float* t = scalar(4)) l.has_score = true, l.score = *t;
   return l;

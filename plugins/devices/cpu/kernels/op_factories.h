@@ -53,6 +53,7 @@ std::unique_ptr<CpuOp> make_trilu_op(const sdk::OpTask& task, const HostCpu& hos
 std::unique_ptr<CpuOp> make_range_op(const sdk::OpTask& task, const HostCpu& host);
 std::unique_ptr<CpuOp> make_shape_of_op(const sdk::OpTask& task, const HostCpu& host);
 std::unique_ptr<CpuOp> make_eye_like_op(const sdk::OpTask& task, const HostCpu& host);
+std::unique_ptr<CpuOp> make_constant_of_shape_op(const sdk::OpTask& task, const HostCpu& host);
 std::unique_ptr<CpuOp> make_dropout_op(const sdk::OpTask& task, const HostCpu& host);
 std::unique_ptr<CpuOp> make_tf_idf_vectorizer_op(const sdk::OpTask& task, const HostCpu& host);
 std::unique_ptr<CpuOp> make_einsum_op(const sdk::OpTask& task, const HostCpu& host);

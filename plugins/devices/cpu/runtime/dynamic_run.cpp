@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
+#include <deque>
 #include <limits>
 #include <optional>
 
@@ -118,6 +120,7 @@ void DynamicModel::evaluate(const sdk::Graph& graph, const std::string& scope, V
                             std::vector<std::vector<float>>& held, ThreadPool* pool) {
   std::vector<const sdk::Node*> pending;
   for (const auto& n : graph.nodes) pending.push_back(&n);
+  std::deque<sdk::Node> valued;  // nodes given their run-time values as attributes, planned in a segment
   while (!pending.empty()) {
     std::map<std::string, Shape> shapes;
     for (const auto& [name, t] : graph.tensors)
@@ -140,13 +143,25 @@ void DynamicModel::evaluate(const sdk::Graph& graph, const std::string& scope, V
       } else if (sized_by_values(node->op_type)) {
         after.push_back(node);
       } else {
-        const auto outs = infer_output_shapes(graph, *node, in);
+        // Values computed as the model runs (a TopK's K, a Slice's bounds) are read once an
+        // earlier segment has computed them: the node waits for the next round till then.
+        const auto run_time = run_time_value_slots(graph, *node);
+        if (std::any_of(run_time.begin(), run_time.end(), [&](size_t slot) { return !env.count(node->inputs[slot]); })) {
+          later.push_back(node);
+          continue;
+        }
+        SlotValues values;  // the run-time ones, and the constants' beside them
+        for (const size_t slot : run_time.empty() ? std::vector<size_t>{} : value_input_slots(*node))
+          if (const auto v = env.find(node->inputs[slot]); v != env.end())
+            for (const float x : v->second.data) values[slot].push_back(static_cast<int64_t>(std::llround(x)));
+        const sdk::Node* planned = values.empty() ? node : &valued.emplace_back(with_value_attributes(*node, values));
+        const auto outs = infer_output_shapes(graph, *planned, in, values);
         if (!outs)
           unsupported(where(*node) + " has an output whose dims ONNX's inference left unknown, and the cpu device cannot "
                       "work a " + node->op_type + "'s out from its input shapes as the model runs (" + shape_inference_ops() + ")");
         const auto names = present(node->outputs);
         for (size_t j = 0; j < names.size(); ++j) shapes[names[j]] = (*outs)[j];
-        segment.push_back(node);
+        segment.push_back(planned);
       }
     }
     if (segment.empty() && after.empty())
@@ -182,6 +197,11 @@ DynamicModel::Segment& DynamicModel::segment_for(const sdk::Graph& graph, const 
       if (!written.count(name) && !is_constant(name) && keyed.insert(name).second)
         key += name + to_string(shapes.at(name)) + ";";
     key += n->name + ",";
+    if (has_value_inputs(n->op_type)) {  // the values it was planned with: its attributes and its outputs' shapes
+      key += n->attrs.dump();
+      for (const auto& name : present(n->outputs)) key += to_string(shapes.at(name));
+      key += ",";
+    }
   }
   auto& slot = segments_[key];
   if (slot) return *slot;

@@ -3,7 +3,10 @@
 // branch a value chooses, and Loop, whose trip count or condition is one. Run in segments: every node whose input
 // shapes are known is planned, fused and run as a static subgraph is; then
 // the value-shaped ops it feeds run and give their shapes, and the nodes
-// after them are inferred with those shapes and planned in turn. A
+// after them are inferred with those shapes and planned in turn. A node
+// sized by values the run computes (a TopK's K, a Slice's bounds, a
+// Reshape's shape: shape_inference.h) waits for the round after the one
+// that computes them, and is planned with them as its attributes. A
 // segment's plan is kept per distinct set of run-time shapes: a run whose
 // shapes were met before allocates and plans nothing.
 #pragma once

@@ -122,20 +122,206 @@ std::optional<Shape> one_output(const sdk::Node& node, const std::vector<Shape>&
   return std::nullopt;
 }
 
+// Each op's input slots whose values matter, and the attribute each becomes ("" for a
+// value that sizes the output only).
+const std::map<std::string, std::vector<std::pair<size_t, const char*>>>& value_slots() {
+  static const std::map<std::string, std::vector<std::pair<size_t, const char*>>> slots = [] {
+    std::map<std::string, std::vector<std::pair<size_t, const char*>>> m = {
+        {"Slice", {{1, "starts"}, {2, "ends"}, {3, "axes"}, {4, "steps"}}},
+        {"GatherND", {{1, "indices"}}},
+        {"Split", {{1, ""}}},
+        {"GatherElements", {{1, "indices"}}},
+        {"Expand", {{1, "shape"}}},
+        {"Tile", {{1, "repeats"}}},
+        {"Squeeze", {{1, "axes"}}},
+        {"Unsqueeze", {{1, "axes"}}},
+        {"Pad", {{1, "pads"}}},
+        {"TopK", {{1, ""}}},
+        {"Reshape", {{1, ""}}},
+        {"ConstantOfShape", {{0, ""}}},
+        {"Range", {{0, ""}, {1, ""}, {2, ""}}}};
+    for (const char* r : {"ReduceSum", "ReduceMax", "ReduceMin", "ReduceMean", "ReduceProd", "ReduceL1", "ReduceL2",
+                          "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"})
+      m[r] = {{1, "axes"}};
+    return m;
+  }();
+  return slots;
+}
+
+// Slice's output dims, as ONNX defines them: each listed axis from its clamped start
+// to its clamped end in steps.
+Shape sliced(const Shape& in, const sdk::Node& node, const std::string& what) {
+  const auto rank = static_cast<int64_t>(in.size());
+  const auto starts = ints_attr(node.attrs, "starts", {}), ends = ints_attr(node.attrs, "ends", {});
+  std::vector<int64_t> axes = ints_attr(node.attrs, "axes", {});
+  if (axes.empty())
+    for (size_t a = 0; a < starts.size(); ++a) axes.push_back(static_cast<int64_t>(a));
+  const auto steps = ints_attr(node.attrs, "steps", std::vector<int64_t>(starts.size(), 1));
+  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
+    invalid(what + ": starts, ends, axes and steps differ in length");
+  Shape out = in;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    const auto a = static_cast<size_t>(normalize_axis(axes[i], rank, what + ": axes"));
+    const int64_t d = in[a], step = steps[i];
+    if (step == 0) invalid(what + ": a step of 0");
+    const auto clamp = [&](int64_t v) {
+      if (v < 0) v += d;
+      return step > 0 ? std::clamp<int64_t>(v, 0, d) : std::clamp<int64_t>(v, -1, d - 1);
+    };
+    const int64_t b = clamp(starts[i]), e = clamp(ends[i]);
+    out[a] = step > 0 ? std::max<int64_t>(0, (e - b + step - 1) / step) : std::max<int64_t>(0, (b - e - step - 1) / -step);
+  }
+  return out;
+}
+
+// Reshape's target with 0 (copy the input's dim, unless allowzero) and -1 (what is left) resolved.
+Shape reshaped(const Shape& in, std::vector<int64_t> target, bool allow_zero, const std::string& what) {
+  int64_t known = 1;
+  std::optional<size_t> rest;
+  for (size_t i = 0; i < target.size(); ++i) {
+    if (target[i] == 0 && !allow_zero) {
+      if (i >= in.size()) invalid(what + ": a 0 in the shape past the input's rank");
+      target[i] = in[i];
+    }
+    if (target[i] == -1) {
+      if (rest) invalid(what + ": two -1 in the shape");
+      rest = i;
+    } else if (target[i] < 0) {
+      invalid(what + ": a negative dim in the shape");
+    } else {
+      known *= target[i];
+    }
+  }
+  const int64_t total = dims_product(in, 0, in.size());
+  if (rest) target[*rest] = known == 0 ? 0 : total / known;
+  if (dims_product(target, 0, target.size()) != total)
+    invalid(what + ": the shape " + to_string(target) + " does not hold the input's " + std::to_string(total) + " values");
+  return target;
+}
+
+// The output shapes of the ops sized by their inputs' values, once those are known;
+// nothing where a value they need is not.
+std::optional<std::vector<Shape>> valued_outputs(const sdk::Node& node, const std::vector<Shape>& in,
+                                                 const SlotValues& values) {
+  const std::string& t = node.op_type;
+  const std::string what = "node '" + node.name + "' (" + t + ")";
+  const auto known = [&](std::initializer_list<size_t> slots) {
+    return std::all_of(slots.begin(), slots.end(), [&](size_t s) { return values.count(s) > 0; });
+  };
+  if (t == "ConstantOfShape" && known({0})) return std::vector<Shape>{values.at(0)};
+  if (t == "Range" && known({0, 1, 2})) {
+    const int64_t start = values.at(0).at(0), limit = values.at(1).at(0), delta = values.at(2).at(0);
+    if (delta == 0) invalid(what + ": a delta of 0");
+    const int64_t span = limit - start;
+    return std::vector<Shape>{Shape{std::max<int64_t>(0, (span + delta + (delta > 0 ? -1 : 1)) / delta)}};
+  }
+  if (in.empty()) return std::nullopt;
+  if (t == "Slice" && node.attrs.contains("starts") && node.attrs.contains("ends"))
+    return std::vector<Shape>{sliced(in[0], node, what)};
+  if (t == "Reshape" && known({1}))
+    return std::vector<Shape>{reshaped(in[0], values.at(1), int_attr(node.attrs, "allowzero", 0) != 0, what)};
+  if (t == "Expand" && known({1})) return std::vector<Shape>{broadcast({in[0], values.at(1)}, what)};
+  if (t == "Tile" && known({1})) {
+    const auto& repeats = values.at(1);
+    if (repeats.size() != in[0].size())
+      invalid(what + ": " + std::to_string(repeats.size()) + " repeats for rank " + std::to_string(in[0].size()));
+    Shape out = in[0];
+    for (size_t i = 0; i < out.size(); ++i) out[i] *= repeats[i];
+    return std::vector<Shape>{out};
+  }
+  if (t == "TopK" && known({1})) {
+    const auto& k = values.at(1);
+    Shape out = in[0];
+    if (k.size() != 1 || out.empty()) invalid(what + ": K must be one value, of a tensor of rank 1 or more");
+    const auto axis = static_cast<size_t>(normalize_axis(int_attr(node.attrs, "axis", -1), static_cast<int64_t>(out.size()), what));
+    if (k[0] < 0 || k[0] > out[axis])
+      invalid(what + ": K " + std::to_string(k[0]) + " for an axis of " + std::to_string(out[axis]));
+    out[axis] = k[0];
+    return std::vector<Shape>{out, out};
+  }
+  if (t == "Split") {
+    Shape part = in[0];
+    const auto axis = static_cast<size_t>(normalize_axis(int_attr(node.attrs, "axis", 0), static_cast<int64_t>(part.size()), what));
+    const auto count = static_cast<int64_t>(node.outputs.size());
+    std::vector<int64_t> sizes = values.count(1) ? values.at(1) : ints_attr(node.attrs, "split", {});
+    if (sizes.empty()) {  // equal parts, the last smaller where they do not divide (Split-18's rule, which -13's equal parts meet)
+      const int64_t each = (part[axis] + count - 1) / count;
+      for (int64_t i = 0; i < count; ++i) sizes.push_back(std::max<int64_t>(0, std::min(each, part[axis] - i * each)));
+    }
+    if (static_cast<int64_t>(sizes.size()) != count) invalid(what + ": " + std::to_string(sizes.size()) + " sizes for " + std::to_string(count) + " outputs");
+    std::vector<Shape> out;
+    for (const int64_t size : sizes) {
+      part[axis] = size;
+      out.push_back(part);
+    }
+    return out;
+  }
+  if (t == "GatherND" && in.size() == 2 && !in[1].empty()) {
+    const auto batch = static_cast<size_t>(int_attr(node.attrs, "batch_dims", 0));
+    const auto depth = static_cast<size_t>(in[1].back());
+    if (batch + depth > in[0].size())
+      invalid(what + ": indices of depth " + std::to_string(depth) + " for data of rank " + std::to_string(in[0].size()));
+    Shape out(in[1].begin(), in[1].end() - 1);
+    out.insert(out.end(), in[0].begin() + static_cast<std::ptrdiff_t>(batch + depth), in[0].end());
+    return std::vector<Shape>{out};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
+std::vector<size_t> run_time_value_slots(const sdk::Graph& graph, const sdk::Node& node) {
+  const auto it = value_slots().find(node.op_type);
+  if (it == value_slots().end()) return {};
+  std::vector<size_t> out;
+  for (const auto& [slot, attr] : it->second) {
+    if (slot >= node.inputs.size() || node.inputs[slot].empty()) continue;
+    const auto& name = node.inputs[slot];
+    if (!graph.tensors.count(name)) continue;
+    const auto& t = graph.tensor(name);
+    if (t.constant) continue;  // the frontend made it an attribute
+    if (t.dtype != sdk::DType::i64 && t.dtype != sdk::DType::i32) continue;  // values as whole numbers only
+    if (*attr && node.attrs.contains(attr)) continue;
+    out.push_back(slot);
+  }
+  return out;
+}
+
+std::vector<size_t> value_input_slots(const sdk::Node& node) {
+  std::vector<size_t> out;
+  if (const auto it = value_slots().find(node.op_type); it != value_slots().end())
+    for (const auto& [slot, attr] : it->second)
+      if (slot < node.inputs.size() && !node.inputs[slot].empty() && !(*attr && node.attrs.contains(attr))) out.push_back(slot);
+  return out;
+}
+
+bool has_value_inputs(const std::string& op_type) { return value_slots().count(op_type) > 0; }
+
+sdk::Node with_value_attributes(sdk::Node node, const SlotValues& values) {
+  const auto it = value_slots().find(node.op_type);
+  if (it == value_slots().end()) return node;
+  for (const auto& [slot, attr] : it->second)
+    if (*attr && values.count(slot)) node.attrs[attr] = values.at(slot);
+  return node;
+}
+
 std::string shape_inference_ops() {
-  return "it infers the elementwise ops, Where, Cast, Identity, Transpose, Squeeze and Unsqueeze (axes as attributes), "
-         "Flatten, the reductions, ArgMax, ArgMin, Gather, Concat, MatMul, Shape and Size";
+  return "it infers the elementwise ops, Where, Cast, Identity, Transpose, Squeeze and Unsqueeze, Flatten, the "
+         "reductions, ArgMax, ArgMin, Gather, GatherND, Concat, Split, MatMul, Shape and Size, and from the values "
+         "computed before them Slice, TopK, Reshape, Expand, Tile, ConstantOfShape and Range";
 }
 
 std::optional<std::vector<Shape>> infer_output_shapes(const sdk::Graph& graph, const sdk::Node& node,
-                                                      const std::vector<Shape>& inputs) {
+                                                      const std::vector<Shape>& inputs, const SlotValues& values) {
   const auto outs = present(node.outputs);
   std::vector<Shape> declared;
   for (const auto& o : outs)
     if (graph.tensors.count(o) && graph.tensor(o).fully_known()) declared.push_back(graph.tensor(o).shape);
   if (declared.size() == outs.size()) return declared;
+  if (auto valued = valued_outputs(node, inputs, values); valued && valued->size() >= outs.size()) {
+    valued->resize(outs.size());
+    return valued;
+  }
   // A Dropout's mask, like its output, has the input's shape.
   if (outs.size() != 1 && node.op_type != "Dropout") return std::nullopt;
   const auto shape = one_output(node, inputs);
