@@ -732,9 +732,10 @@ void write_run_time_values_model(const std::filesystem::path& file) {
   add_node(g, "Min_14", "Min", {"n", "two_i"}, {"twice"});
   add_int_attribute(add_node(g, "Concat_15", "Concat", {"one_i", "twice"}, {"repeats"}), "axis", 0);
   add_node(g, "Tile_16", "Tile", {"v_column", "repeats"}, {"tiled"});
-  add_node(g, "Sub_17", "Sub", {"n", "one_i"}, {"rest"});
-  add_int_attribute(add_node(g, "Concat_18", "Concat", {"one_i", "rest"}, {"sizes"}), "axis", 0);
-  add_node(g, "Split_19", "Split", {"v", "sizes"}, {"head", "tail"});
+  add_node(g, "Min_17", "Min", {"n", "one_i"}, {"first"});
+  add_node(g, "Sub_18", "Sub", {"n", "first"}, {"rest"});
+  add_int_attribute(add_node(g, "Concat_19", "Concat", {"first", "rest"}, {"sizes"}), "axis", 0);
+  add_node(g, "Split_20", "Split", {"v", "sizes"}, {"head", "tail"});
   for (const std::string out : {"top", "count", "ones", "expanded", "sliced", "tiled", "head", "tail"}) {
     auto* type = g->add_output()->mutable_type()->mutable_tensor_type();
     g->mutable_output(g->output_size() - 1)->set_name(out);

@@ -105,7 +105,7 @@ void write_positive_positions_model(const std::filesystem::path& file);
 // x[2, 6]; the values of x above 0 (GatherND of NonZero's positions, v) and,
 // from their count n as the model runs, TopK(v, min(n, 3)), Range(0, n),
 // ConstantOfShape(n) of 1.5, Expand(1, n), v[1:min(n, 3)], v reshaped to
-// [n, 1] and tiled [1, min(n, 2)], and v split into 1 and n - 1.
+// [n, 1] and tiled [1, min(n, 2)], and v split into min(n, 1) and the rest.
 void write_run_time_values_model(const std::filesystem::path& file);
 // cond[1] (bool), x[3], w[3] -> If "choose": then (x + w) * 2 (2 a branch
 // initializer), else 10 - x (10 a branch Constant); y = Relu of it.

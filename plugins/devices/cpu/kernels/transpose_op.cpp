@@ -32,6 +32,7 @@ class TransposeKernel final : public BufferKernel {
   void run(ThreadPool& pool) override {
     const float* x = inputs_[0];
     float* y = outputs_[0].data();
+    if (elements(op_.dims_) == 0) return;  // rows of no values: nothing to move (and no row length to divide by)
     if (rank_ <= 1 || a_ == b_) {
       copy_rows(x, y, pool);
       return;

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
-#include <deque>
 #include <limits>
 #include <optional>
 
@@ -120,7 +120,6 @@ void DynamicModel::evaluate(const sdk::Graph& graph, const std::string& scope, V
                             std::vector<std::vector<float>>& held, ThreadPool* pool) {
   std::vector<const sdk::Node*> pending;
   for (const auto& n : graph.nodes) pending.push_back(&n);
-  std::deque<sdk::Node> valued;  // nodes given their run-time values as attributes, planned in a segment
   while (!pending.empty()) {
     std::map<std::string, Shape> shapes;
     for (const auto& [name, t] : graph.tensors)
@@ -150,12 +149,21 @@ void DynamicModel::evaluate(const sdk::Graph& graph, const std::string& scope, V
           later.push_back(node);
           continue;
         }
-        SlotValues values;  // the run-time ones, and the constants' beside them
-        for (const size_t slot : run_time.empty() ? std::vector<size_t>{} : value_input_slots(*node))
-          if (const auto v = env.find(node->inputs[slot]); v != env.end())
-            for (const float x : v->second.data) values[slot].push_back(static_cast<int64_t>(std::llround(x)));
-        const sdk::Node* planned = values.empty() ? node : &valued.emplace_back(with_value_attributes(*node, values));
-        const auto outs = infer_output_shapes(graph, *planned, in, values);
+        SlotValues values;  // the run-time ones, and the constants' (a Reshape's shape of a run-time input)
+        for (const size_t slot : value_input_slots(*node))
+          if (const auto v = env.find(node->inputs[slot]); v != env.end()) {
+            auto& ints = values[slot];  // none at all is a value too (a level no box falls in)
+            for (const float x : v->second.data) ints.push_back(static_cast<int64_t>(std::llround(x)));
+          }
+        const sdk::Node* planned = node;
+        const SlotValues* planned_values = &values;
+        if (!values.empty()) {
+          auto [it, made] = valued_.try_emplace({node, std::move(values)});
+          if (made) it->second = with_value_attributes(*node, it->first.second);
+          planned = &it->second;
+          planned_values = &it->first.second;
+        }
+        const auto outs = infer_output_shapes(graph, *planned, in, *planned_values);
         if (!outs)
           unsupported(where(*node) + " has an output whose dims ONNX's inference left unknown, and the cpu device cannot "
                       "work a " + node->op_type + "'s out from its input shapes as the model runs (" + shape_inference_ops() + ")");
@@ -197,8 +205,8 @@ DynamicModel::Segment& DynamicModel::segment_for(const sdk::Graph& graph, const 
       if (!written.count(name) && !is_constant(name) && keyed.insert(name).second)
         key += name + to_string(shapes.at(name)) + ";";
     key += n->name + ",";
-    if (has_value_inputs(n->op_type)) {  // the values it was planned with: its attributes and its outputs' shapes
-      key += n->attrs.dump();
+    if (has_value_inputs(n->op_type)) {  // the values it was planned with: the node made for them, its outputs' shapes
+      key += std::to_string(reinterpret_cast<std::uintptr_t>(n));
       for (const auto& name : present(n->outputs)) key += to_string(shapes.at(name));
       key += ",";
     }

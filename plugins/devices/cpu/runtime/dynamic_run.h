@@ -22,6 +22,7 @@
 
 #include "aoe/sdk/graph.h"
 #include "host_cpu.h"
+#include "shape_inference.h"
 #include "subgraph_run.h"
 #include "thread_pool.h"
 #include "value_shaped_op.h"
@@ -83,6 +84,9 @@ class DynamicModel {
   std::map<std::string, double> op_ms_;                        // value-shaped ops' summed times
   std::map<std::string, std::string> op_types_;
   std::map<const sdk::Node*, std::vector<std::string>> reads_;
+  // Nodes given values computed as the model ran as attributes, one per node and distinct
+  // values: a run that meets values met before builds no node and plans nothing.
+  std::map<std::pair<const sdk::Node*, SlotValues>, sdk::Node> valued_;
 };
 
 }  // namespace aoe::cpu

@@ -130,6 +130,10 @@ const std::map<std::string, std::vector<std::pair<size_t, const char*>>>& value_
         {"Slice", {{1, "starts"}, {2, "ends"}, {3, "axes"}, {4, "steps"}}},
         {"GatherND", {{1, "indices"}}},
         {"Split", {{1, ""}}},
+        {"RoiAlign", {{2, "batch_indices"}}},
+        {"ScatterElements", {{1, "indices"}}},
+        {"Scatter", {{1, "indices"}}},
+        {"ScatterND", {{1, "indices"}}},
         {"GatherElements", {{1, "indices"}}},
         {"Expand", {{1, "shape"}}},
         {"Tile", {{1, "repeats"}}},
@@ -256,6 +260,15 @@ std::optional<std::vector<Shape>> valued_outputs(const sdk::Node& node, const st
     }
     return out;
   }
+  if ((t == "ScatterElements" || t == "Scatter" || t == "ScatterND") && in.size() == 3) return std::vector<Shape>{in[0]};
+  if (t == "Gemm" && in.size() >= 2 && in[0].size() == 2 && in[1].size() == 2) {
+    const bool ta = int_attr(node.attrs, "transA", 0) != 0, tb = int_attr(node.attrs, "transB", 0) != 0;
+    return std::vector<Shape>{{in[0][ta ? 1 : 0], in[1][tb ? 0 : 1]}};
+  }
+  if (t == "GatherElements" && in.size() == 2) return std::vector<Shape>{in[1]};
+  if (t == "RoiAlign" && in.size() >= 2 && in[0].size() == 4 && !in[1].empty()) {
+    return std::vector<Shape>{{in[1][0], in[0][1], int_attr(node.attrs, "output_height", 1), int_attr(node.attrs, "output_width", 1)}};
+  }
   if (t == "GatherND" && in.size() == 2 && !in[1].empty()) {
     const auto batch = static_cast<size_t>(int_attr(node.attrs, "batch_dims", 0));
     const auto depth = static_cast<size_t>(in[1].back());
@@ -277,10 +290,11 @@ std::vector<size_t> run_time_value_slots(const sdk::Graph& graph, const sdk::Nod
   for (const auto& [slot, attr] : it->second) {
     if (slot >= node.inputs.size() || node.inputs[slot].empty()) continue;
     const auto& name = node.inputs[slot];
-    if (!graph.tensors.count(name)) continue;
-    const auto& t = graph.tensor(name);
-    if (t.constant) continue;  // the frontend made it an attribute
-    if (t.dtype != sdk::DType::i64 && t.dtype != sdk::DType::i32) continue;  // values as whole numbers only
+    const auto it = graph.tensors.find(name);
+    if (it != graph.tensors.end() && it->second.constant) continue;  // the frontend made it an attribute
+    const auto type = it == graph.tensors.end() ? sdk::DType::undefined : it->second.dtype;
+    if (type == sdk::DType::f32 || type == sdk::DType::f16 || type == sdk::DType::bf16 || type == sdk::DType::f64)
+      continue;  // values as whole numbers only
     if (*attr && node.attrs.contains(attr)) continue;
     out.push_back(slot);
   }
@@ -307,7 +321,8 @@ sdk::Node with_value_attributes(sdk::Node node, const SlotValues& values) {
 
 std::string shape_inference_ops() {
   return "it infers the elementwise ops, Where, Cast, Identity, Transpose, Squeeze and Unsqueeze, Flatten, the "
-         "reductions, ArgMax, ArgMin, Gather, GatherND, Concat, Split, MatMul, Shape and Size, and from the values "
+         "reductions, ArgMax, ArgMin, Gather, GatherND, GatherElements, the scatters, RoiAlign, Concat, Split, MatMul, Gemm, "
+         "Shape and Size, and from the values "
          "computed before them Slice, TopK, Reshape, Expand, Tile, ConstantOfShape and Range";
 }
 

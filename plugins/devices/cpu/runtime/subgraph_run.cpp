@@ -1,5 +1,6 @@
 #include "subgraph_run.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -182,6 +183,9 @@ SubgraphKernel::SubgraphKernel(const SubgraphOp& op, const Plan& plan, const Giv
         for (size_t k = 0; k < folded.size(); ++k)
           if (folded[k] && step.kernel->reads_at_run(k + 1)) owned_.push_back(std::move(folded[k]));
         for (size_t j = 0; j < s.writes.size(); ++j) tensors_[s.writes[j]] = step.kernel->kept_output(j);
+        step.empty = std::all_of(s.writes.begin(), s.writes.end(), [&](const std::string& w) {
+          return op.graph().tensors.count(w) && op.graph().tensor(w).elements() == 0;
+        });
         break;
       }
     }
@@ -233,6 +237,7 @@ SubgraphKernel::Folded SubgraphKernel::fold_batch_norm(const PlanStep& step, con
 }
 
 void SubgraphKernel::run_step(Step& s, ThreadPool& pool) {
+  if (s.empty) return;
   if (s.kernel) s.kernel->run(pool);
   else s.convert.run(pool, s.threads);
 }

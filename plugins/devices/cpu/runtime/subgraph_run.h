@@ -71,6 +71,7 @@ class SubgraphKernel final : public Kernel {
     Relayout convert;
     int threads = 1;
     size_t plan_step = 0;
+    bool empty = false;  // every tensor it writes has no elements (a detector's zero boxes): nothing to run
   };
   void run_step(Step& s, ThreadPool& pool);
   const float* at(const std::string& tensor) const;
