@@ -347,6 +347,32 @@ TEST_F(OnnxFrontend, FunctionsThatInlineToMillionsOfNodesAreRefused) {
   EXPECT_TRUE(contains(e.what(), "inlining its functions gives over 1048576 nodes")) << e.what();
 }
 
+// RoiAlign had no coordinate_transformation_mode before opset 16, and behaved
+// as output_half_pixel, not as opset 16's default half_pixel.
+TEST_F(OnnxFrontend, AnOpset11RoiAlignIsGivenTheModeItHad) {
+  for (const int64_t opset : {11, 16}) {
+    onnx::ModelProto model;
+    model.set_ir_version(8);
+    model.add_opset_import()->set_version(opset);
+    auto* g = model.mutable_graph();
+    set_dims(g->add_input(), "x", onnx::TensorProto::FLOAT, {"1", "2", "8", "8"});
+    set_dims(g->add_input(), "rois", onnx::TensorProto::FLOAT, {"3", "4"});
+    set_dims(g->add_output(), "y", onnx::TensorProto::FLOAT, {"3", "2", "1", "1"});
+    add_int64s(g, "batch", {3}, {0, 0, 0});
+    add_node(g, "RoiAlign", {"x", "rois", "batch"}, {"y"});
+    save(model, dir_ / "roi.onnx");
+    Normalisation done;
+    const auto graph = load_onnx(dir_ / "roi.onnx", {}, nullptr, &done);
+    const auto& attrs = graph.nodes.at(0).attrs;
+    if (opset == 11) {
+      EXPECT_EQ(attrs.at("coordinate_transformation_mode"), "output_half_pixel") << attrs.dump();
+      EXPECT_EQ(done.to_json().at("roi_align_mode_of_its_opset"), 1) << done.to_json().dump();
+    } else {
+      EXPECT_FALSE(attrs.contains("coordinate_transformation_mode")) << attrs.dump();
+    }
+  }
+}
+
 TEST_F(OnnxFrontend, CheckerComplaintsAreReported) {
   auto model = read_proto(kModels / "mlp.onnx");
   model.mutable_graph()->mutable_node(0)->set_input(0, "nowhere");

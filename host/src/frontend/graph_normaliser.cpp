@@ -302,6 +302,27 @@ int64_t clip_bounds_as_max_min(onnx::GraphProto& graph) {
 // 2-D, flattened at `axis` (default 1); from 13 they run along one axis (default -1),
 // as devices read them. An older one is given its axis explicitly where the
 // two agree (axis the last), and is wrapped in Flatten and Reshape where not.
+// RoiAlign before opset 16 has no coordinate_transformation_mode and behaves as
+// output_half_pixel; opset 16 added the attribute with half_pixel the default. The
+// older nodes are given theirs, so a device reads one meaning (torchvision's detectors
+// export at opset 11: read as opset 16's default, every pooled feature was half a pixel off).
+int64_t roi_align_mode_of_its_opset(onnx::GraphProto& graph, int64_t opset) {
+  if (opset >= 16) return 0;
+  int64_t changed = 0;
+  for (auto& node : *graph.mutable_node()) {
+    for (auto& a : *node.mutable_attribute()) {
+      if (a.has_g()) changed += roi_align_mode_of_its_opset(*a.mutable_g(), opset);
+      for (auto& g : *a.mutable_graphs()) changed += roi_align_mode_of_its_opset(g, opset);
+    }
+    if (node.op_type() != "RoiAlign" || !default_domain(node) || find_attr(node, "coordinate_transformation_mode")) continue;
+    auto* mode = node.add_attribute();
+    mode->set_name("coordinate_transformation_mode"), mode->set_type(onnx::AttributeProto::STRING);
+    mode->set_s("output_half_pixel");
+    ++changed;
+  }
+  return changed;
+}
+
 int64_t softmax_along_an_axis(onnx::GraphProto& graph, int64_t opset) {
   if (opset >= 13) return 0;
   Nodes kept;
@@ -520,6 +541,7 @@ std::string Normalisation::summary() const {
       {"unroll_scan", "Scan nodes of a known length unrolled"},
       {"variadic_to_binary", "Sum/Mean/Max/Min nodes made two-input chains"},
       {"softmax_along_an_axis", "opset-11 Softmax nodes given one axis"},
+      {"roi_align_mode_of_its_opset", "opset-10 RoiAligns given their output_half_pixel mode"},
       {"remove_identity", "Identity/Dropout/same-type Cast nodes read through"},
       {"empty_optional_inputs", "nodes with empty optional inputs made absent"},
       {"clip_bounds_as_max_min", "Clip nodes with bounds computed at run time made Max and Min"},
@@ -560,6 +582,7 @@ Normalisation normalise_graph(onnx::GraphProto& graph, int64_t opset, const std:
   }
   done.add("remove_identity", remove_identity(graph));
   done.add("empty_optional_inputs", empty_optional_inputs(graph, opset));
+  done.add("roi_align_mode_of_its_opset", roi_align_mode_of_its_opset(graph, opset));
   const int64_t clips = clip_bounds_as_max_min(graph);
   done.add("clip_bounds_as_max_min", clips);
   if (clips) infer_shapes();  // the values between each Max and its Min

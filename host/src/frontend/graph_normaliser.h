@@ -58,6 +58,9 @@ struct Normalisation {
 //   empty_optional_inputs: an optional input given as a tensor of no elements
 //     (Resize's roi, as Paddle2ONNX writes it) is read as absent (""), and
 //     absent inputs at the end of the list are dropped;
+//   roi_align_mode_of_its_opset: before opset 16, a RoiAlign is given
+//     coordinate_transformation_mode output_half_pixel, the only mode it had
+//     (opset 16's default is half_pixel);
 //   clip_bounds_as_max_min: a Clip whose min or max is computed as the model
 //     runs becomes Max(x, min) then Min(., max) (then `infer_shapes` runs).
 // A graph output keeps the node that makes it where reading through would rename it.

@@ -228,15 +228,15 @@ TEST(DynamicModel, AnIfRunsTheBranchItsConditionChoosesAsTheModelRuns) {
 
 TEST(DynamicModel, AnOpWhoseShapeCannotBeInferredAfterNonZeroIsRefusedByName) {
   sdk::Graph g = positive_positions(6);
-  g.nodes[2] = {"pad", "Pad", {"where"}, {"where_f"}, {{"pads", {0, 1, 0, 1}}}};
+  g.nodes[2] = {"s2d", "SpaceToDepth", {"where"}, {"where_f"}, {{"blocksize", 2}}};
   std::vector<std::pair<std::string, std::vector<float>>> given = {{"x", {1, -2, 3, 0, 5, 6}}, {"zero", {0}}};
   std::vector<std::vector<float>> outputs = {std::vector<float>(1), std::vector<float>(2)};
   try {
     run(g, given, outputs);
-    FAIL() << "the Pad ran";
+    FAIL() << "the SpaceToDepth ran";
   } catch (const sdk::Error& e) {
     EXPECT_EQ(e.code(), sdk::StatusCode::unsupported);
-    EXPECT_NE(std::string(e.what()).find("node 'pad' (Pad)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("node 's2d' (SpaceToDepth)"), std::string::npos) << e.what();
   }
 }
 

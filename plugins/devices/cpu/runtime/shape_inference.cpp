@@ -131,6 +131,7 @@ const std::map<std::string, std::vector<std::pair<size_t, const char*>>>& value_
         {"GatherND", {{1, "indices"}}},
         {"Split", {{1, ""}}},
         {"RoiAlign", {{2, "batch_indices"}}},
+        {"Resize", {{3, ""}}},
         {"ScatterElements", {{1, "indices"}}},
         {"Scatter", {{1, "indices"}}},
         {"ScatterND", {{1, "indices"}}},
@@ -203,6 +204,43 @@ Shape reshaped(const Shape& in, std::vector<int64_t> target, bool allow_zero, co
   return target;
 }
 
+// Conv's, ConvTranspose's and the pools' output of an input [N, C, spatial...], as ONNX
+// defines it: the kernel from kernel_shape or the weights, pads, strides, dilations, auto_pad.
+std::optional<Shape> windowed(const sdk::Node& node, const std::vector<Shape>& in, const std::string& what) {
+  const std::string& t = node.op_type;
+  const bool conv = t == "Conv" || t == "ConvTranspose", transpose = t == "ConvTranspose";
+  if (in[0].size() < 3 || (conv && (in.size() < 2 || in[1].size() != in[0].size()))) return std::nullopt;
+  const size_t spatial = in[0].size() - 2;
+  std::vector<int64_t> kernel = ints_attr(node.attrs, "kernel_shape", {});
+  if (kernel.empty() && conv) kernel.assign(in[1].begin() + 2, in[1].end());
+  const auto per_axis = [&](const char* key, int64_t fallback) {
+    auto v = ints_attr(node.attrs, key, std::vector<int64_t>(spatial, fallback));
+    if (v.size() != spatial) invalid(what + ": " + key + " lists " + std::to_string(v.size()) + " values for " + std::to_string(spatial) + " axes");
+    return v;
+  };
+  if (kernel.size() != spatial) invalid(what + ": a kernel of " + std::to_string(kernel.size()) + " axes for " + std::to_string(spatial));
+  const auto strides = per_axis("strides", 1), dilations = per_axis("dilations", 1), extra = per_axis("output_padding", 0);
+  auto pads = ints_attr(node.attrs, "pads", std::vector<int64_t>(2 * spatial, 0));
+  if (pads.size() != 2 * spatial) invalid(what + ": pads lists " + std::to_string(pads.size()) + " values");
+  const std::string auto_pad = node.attrs.is_object() ? node.attrs.value("auto_pad", std::string("NOTSET")) : "NOTSET";
+  const bool ceil_mode = int_attr(node.attrs, "ceil_mode", 0) != 0;
+  Shape out{in[0][0], conv ? (transpose ? in[1][1] * int_attr(node.attrs, "group", 1) : in[1][0]) : in[0][1]};
+  for (size_t a = 0; a < spatial; ++a) {
+    const int64_t x = in[0][a + 2], span = dilations[a] * (kernel[a] - 1) + 1, s = strides[a];
+    if (s < 1) invalid(what + ": a stride below 1");
+    if (transpose) {
+      out.push_back(auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER" ? x * s
+                                                                          : s * (x - 1) + extra[a] + span - pads[a] - pads[a + spatial]);
+    } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      out.push_back((x + s - 1) / s);
+    } else {
+      const int64_t room = x + (auto_pad == "VALID" ? 0 : pads[a] + pads[a + spatial]) - span;
+      out.push_back(room < 0 ? 0 : (ceil_mode ? (room + s - 1) / s : room / s) + 1);
+    }
+  }
+  return out;
+}
+
 // The output shapes of the ops sized by their inputs' values, once those are known;
 // nothing where a value they need is not.
 std::optional<std::vector<Shape>> valued_outputs(const sdk::Node& node, const std::vector<Shape>& in,
@@ -220,6 +258,17 @@ std::optional<std::vector<Shape>> valued_outputs(const sdk::Node& node, const st
     return std::vector<Shape>{Shape{std::max<int64_t>(0, (span + delta + (delta > 0 ? -1 : 1)) / delta)}};
   }
   if (in.empty()) return std::nullopt;
+  if (t == "Resize" && known({3})) {
+    if (values.at(3).size() != in[0].size()) invalid(what + ": " + std::to_string(values.at(3).size()) + " sizes for rank " + std::to_string(in[0].size()));
+    return std::vector<Shape>{values.at(3)};
+  }
+  if (t == "Pad" && node.attrs.contains("pads")) {
+    const auto pads = ints_attr(node.attrs, "pads", {});
+    Shape out = in[0];
+    if (pads.size() != 2 * out.size()) invalid(what + ": " + std::to_string(pads.size()) + " pads for rank " + std::to_string(out.size()));
+    for (size_t a = 0; a < out.size(); ++a) out[a] += pads[a] + pads[a + out.size()];
+    return std::vector<Shape>{out};
+  }
   if (t == "Slice" && node.attrs.contains("starts") && node.attrs.contains("ends"))
     return std::vector<Shape>{sliced(in[0], node, what)};
   if (t == "Reshape" && known({1}))
@@ -259,6 +308,10 @@ std::optional<std::vector<Shape>> valued_outputs(const sdk::Node& node, const st
       out.push_back(part);
     }
     return out;
+  }
+  if (t == "Conv" || t == "ConvTranspose" || t == "MaxPool" || t == "AveragePool" || t == "LpPool") {
+    if (auto out = windowed(node, in, what)) return std::vector<Shape>(t == "MaxPool" ? 2 : 1, *out);
+    return std::nullopt;
   }
   if ((t == "ScatterElements" || t == "Scatter" || t == "ScatterND") && in.size() == 3) return std::vector<Shape>{in[0]};
   if (t == "Gemm" && in.size() >= 2 && in[0].size() == 2 && in[1].size() == 2) {
@@ -321,9 +374,10 @@ sdk::Node with_value_attributes(sdk::Node node, const SlotValues& values) {
 
 std::string shape_inference_ops() {
   return "it infers the elementwise ops, Where, Cast, Identity, Transpose, Squeeze and Unsqueeze, Flatten, the "
-         "reductions, ArgMax, ArgMin, Gather, GatherND, GatherElements, the scatters, RoiAlign, Concat, Split, MatMul, Gemm, "
+         "reductions, ArgMax, ArgMin, Gather, GatherND, GatherElements, the scatters, RoiAlign, Conv, ConvTranspose, the "
+         "pools, Concat, Split, MatMul, Gemm, "
          "Shape and Size, and from the values "
-         "computed before them Slice, TopK, Reshape, Expand, Tile, ConstantOfShape and Range";
+         "computed before them Slice, Pad, Resize (to sizes), TopK, Reshape, Expand, Tile, ConstantOfShape and Range";
 }
 
 std::optional<std::vector<Shape>> infer_output_shapes(const sdk::Graph& graph, const sdk::Node& node,
