@@ -62,6 +62,8 @@ TEST(RunTimeShapes, OpsSizedByValuesWaitForThem) {
   EXPECT_EQ(shapes(node("ConstantOfShape", 1), {{2}}, {{0, {5, 0}}})[0], (Shape{5, 0}));
   EXPECT_EQ(shapes(node("Range", 3), {{}, {}, {}}, {{0, {10}}, {1, {1}}, {2, {-3}}})[0], (Shape{3}));
   EXPECT_EQ(shapes(node("Resize", 4), {{1, 1, 14, 14}, {0}, {0}, {4}}, {{3, {1, 1, 31, 20}}})[0], (Shape{1, 1, 31, 20}));
+  // Keypoint R-CNN's upsampling of its heatmaps by constant scales (the frontend's attribute).
+  EXPECT_EQ(shapes(node("Resize", 3, {{"scales", {1.0, 1.0, 2.0, 1.5}}}), {{7, 17, 28, 11}, {0}, {4}})[0], (Shape{7, 17, 56, 16}));
   EXPECT_EQ(shapes(node("Split", 2, nlohmann::json::object(), 2), {{7}, {2}}, {{1, {0, 7}}}), (std::vector<Shape>{{0}, {7}}));
   // Slice and Pad read the attributes with_value_attributes gives them.
   const auto slice = with_value_attributes(node("Slice", 5), {{1, {-1, 0}}, {2, {-100, 9}}, {3, {0, 1}}, {4, {-2, 4}}});

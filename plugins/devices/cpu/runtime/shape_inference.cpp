@@ -1,6 +1,7 @@
 #include "shape_inference.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "chain.h"
@@ -262,6 +263,13 @@ std::optional<std::vector<Shape>> valued_outputs(const sdk::Node& node, const st
     if (values.at(3).size() != in[0].size()) invalid(what + ": " + std::to_string(values.at(3).size()) + " sizes for rank " + std::to_string(in[0].size()));
     return std::vector<Shape>{values.at(3)};
   }
+  if (t == "Resize" && node.attrs.is_object() && node.attrs.contains("scales")) {  // constant scales: each dim floor(d * scale)
+    const auto& scales = node.attrs.at("scales");
+    if (!scales.is_array() || scales.size() != in[0].size()) invalid(what + ": scales of another rank than the input's");
+    Shape out = in[0];
+    for (size_t a = 0; a < out.size(); ++a) out[a] = static_cast<int64_t>(std::floor(static_cast<double>(out[a]) * scales[a].get<double>()));
+    return std::vector<Shape>{out};
+  }
   if (t == "Pad" && node.attrs.contains("pads")) {
     const auto pads = ints_attr(node.attrs, "pads", {});
     Shape out = in[0];
@@ -377,7 +385,7 @@ std::string shape_inference_ops() {
          "reductions, ArgMax, ArgMin, Gather, GatherND, GatherElements, the scatters, RoiAlign, Conv, ConvTranspose, the "
          "pools, Concat, Split, MatMul, Gemm, "
          "Shape and Size, and from the values "
-         "computed before them Slice, Pad, Resize (to sizes), TopK, Reshape, Expand, Tile, ConstantOfShape and Range";
+         "computed before them Slice, Pad, Resize, TopK, Reshape, Expand, Tile, ConstantOfShape and Range";
 }
 
 std::optional<std::vector<Shape>> infer_output_shapes(const sdk::Graph& graph, const sdk::Node& node,
