@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -71,11 +72,11 @@ class GuardedSchemas final : public onnx::ISchemaRegistry {
     if (!schema || !(domain.empty() || domain == "ai.onnx")) return schema;
     if (!schema->has_type_and_shape_inference_function()) return schema;
     const auto op = kSpatialOps.find(key);
-    const int weights = op == kSpatialOps.end() ? -2 : op->second;  // -2: not a spatial op
+    const std::optional<int> weights = op == kSpatialOps.end() ? std::nullopt : std::optional<int>(op->second);
     onnx::InferenceFunction inner = key == "STFT" ? infer_stft_shape : schema->GetTypeAndShapeInferenceFunction();
     return replaced(schema, [inner = std::move(inner), schema, weights](InferenceContext& ctx) {
       check_required_types(ctx, *schema);
-      if (weights != -2) check_spatial_inputs(ctx, weights);
+      if (weights) check_spatial_inputs(ctx, *weights);
       inner(ctx);
     });
   }

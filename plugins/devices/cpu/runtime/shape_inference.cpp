@@ -344,29 +344,24 @@ std::optional<std::vector<Shape>> valued_outputs(const sdk::Node& node, const st
 
 }  // namespace
 
-std::vector<size_t> run_time_value_slots(const sdk::Graph& graph, const sdk::Node& node) {
-  const auto it = value_slots().find(node.op_type);
-  if (it == value_slots().end()) return {};
-  std::vector<size_t> out;
-  for (const auto& [slot, attr] : it->second) {
-    if (slot >= node.inputs.size() || node.inputs[slot].empty()) continue;
-    const auto& name = node.inputs[slot];
-    const auto it = graph.tensors.find(name);
-    if (it != graph.tensors.end() && it->second.constant) continue;  // the frontend made it an attribute
-    const auto type = it == graph.tensors.end() ? sdk::DType::undefined : it->second.dtype;
-    if (type == sdk::DType::f32 || type == sdk::DType::f16 || type == sdk::DType::bf16 || type == sdk::DType::f64)
-      continue;  // values as whole numbers only
-    if (*attr && node.attrs.contains(attr)) continue;
-    out.push_back(slot);
-  }
-  return out;
-}
-
 std::vector<size_t> value_input_slots(const sdk::Node& node) {
   std::vector<size_t> out;
   if (const auto it = value_slots().find(node.op_type); it != value_slots().end())
     for (const auto& [slot, attr] : it->second)
       if (slot < node.inputs.size() && !node.inputs[slot].empty() && !(*attr && node.attrs.contains(attr))) out.push_back(slot);
+  return out;
+}
+
+std::vector<size_t> run_time_value_slots(const sdk::Graph& graph, const sdk::Node& node) {
+  std::vector<size_t> out;
+  for (const size_t slot : value_input_slots(node)) {
+    const auto it = graph.tensors.find(node.inputs[slot]);
+    if (it != graph.tensors.end() && it->second.constant) continue;  // the frontend made it an attribute
+    const auto type = it == graph.tensors.end() ? sdk::DType::undefined : it->second.dtype;
+    if (type == sdk::DType::f32 || type == sdk::DType::f16 || type == sdk::DType::bf16 || type == sdk::DType::f64)
+      continue;  // values as whole numbers only
+    out.push_back(slot);
+  }
   return out;
 }
 
