@@ -4,6 +4,7 @@
 // condition is fed, run by the model executor in segments.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <random>
 
 #include "aoe/sdk/error.h"
@@ -105,6 +106,13 @@ TEST(NonMaxSuppressionOp, KeepsTheBestBoxesPerClassAsTheDefinitionSays) {
   EXPECT_EQ(out[0].values, (std::vector<float>{0, 0, 3, 0, 0, 0}));  // at most two
   out = op->run(slots(nms_inputs(boxes, scores, 0, 0.5f, 0.0f)));
   EXPECT_EQ(out[0].shape, (Shape{0, 3}));  // max_output_boxes_per_class 0: none
+  // torchvision's "no limit", INT64_MAX, held as a float: every box that survives, not none.
+  const float no_limit = static_cast<float>(std::numeric_limits<int64_t>::max());
+  for (const bool reference : {false, true}) {
+    const auto inputs = nms_inputs(boxes, scores, no_limit, 0.5f, 0.0f);
+    out = reference ? op->reference(slots(inputs)) : op->run(slots(inputs));
+    EXPECT_EQ(out[0].values, (std::vector<float>{0, 0, 3, 0, 0, 0, 0, 0, 5}));
+  }
 }
 
 TEST(NonMaxSuppressionOp, BothBoxFormatsAndManyClassesMatchTheReference) {
