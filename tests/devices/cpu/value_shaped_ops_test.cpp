@@ -4,6 +4,7 @@
 // condition is fed, run by the model executor in segments.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 #include <random>
 
@@ -135,6 +136,36 @@ TEST(NonMaxSuppressionOp, BothBoxFormatsAndManyClassesMatchTheReference) {
         for (const float max : {1.0f, 5.0f, 100.0f}) expect_same(*op, nms_inputs(boxes, scores, max, iou, score));
     expect_same(*op, {boxes, scores});  // no max_output_boxes_per_class: nothing selected
   }
+}
+
+TEST(NonMaxSuppressionOp, ThousandsOfBoxesOffsetByClassAsTorchvisionRunsItMatchTheReference) {
+  // torchvision's batched NMS: every class's boxes in one class, moved
+  // apart by class. With boxes of no area, boxes spanning every class,
+  // and exact duplicates.
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  constexpr int kBoxes = 2400, kClasses = 24;
+  HeldTensor boxes{{1, kBoxes, 4}, {}}, scores{{1, 1, kBoxes}, {}};
+  for (int i = 0; i < kBoxes; ++i) {
+    const float offset = static_cast<float>(i % kClasses) * 101.0f;
+    const float y = offset + u(rng) * 90, x = offset + u(rng) * 90, h = 1 + u(rng) * 30 * u(rng), w = 1 + u(rng) * 30;
+    if (i % 97 == 0) boxes.values.insert(boxes.values.end(), {0, 0, kClasses * 101.0f, kClasses * 101.0f});
+    else if (i % 89 == 0) boxes.values.insert(boxes.values.end(), {y, x, y, x + w});
+    else if (i % 83 == 0) boxes.values.insert(boxes.values.end(), boxes.values.end() - 4, boxes.values.end());
+    else boxes.values.insert(boxes.values.end(), {y, x, y + h, x + w});
+    scores.values.push_back(u(rng));
+  }
+  const auto op = make_value_shaped_op(node("NonMaxSuppression"));
+  const float no_limit = static_cast<float>(std::numeric_limits<int64_t>::max());
+  for (const float iou : {0.0f, 0.3f, 0.7f, 1.0f}) {
+    SCOPED_TRACE(iou);
+    expect_same(*op, nms_inputs(boxes, scores, no_limit, iou, 0.0f));
+  }
+  const auto kept = op->run(slots(nms_inputs(boxes, scores, no_limit, 0.5f, 0.0f)));
+  EXPECT_GT(kept[0].shape[0], kBoxes / 4);  // most boxes of distinct classes survive
+  // Outside [0, 1], boxes that do not intersect would overlap enough: refused, as ONNX Runtime does.
+  for (const float iou : {-0.5f, 1.5f, NAN})
+    EXPECT_THROW(op->run(slots(nms_inputs(boxes, scores, no_limit, iou, 0.0f))), sdk::Error);
 }
 
 // ---- models ------------------------------------------------------------------------------

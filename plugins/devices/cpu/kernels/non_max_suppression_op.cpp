@@ -11,6 +11,7 @@
 #include <numeric>
 
 #include "aoe/sdk/error.h"
+#include "kept_boxes.h"
 #include "op_util.h"
 
 namespace aoe::cpu {
@@ -60,6 +61,9 @@ NonMaxSuppressionOp::Limits NonMaxSuppressionOp::limits_of(const std::vector<con
   if (const float* m = scalar(2))
     l.max_per_class = *m >= 0x1p62f ? std::numeric_limits<int64_t>::max() : std::max<int64_t>(0, static_cast<int64_t>(*m));
   if (const float* t = scalar(3)) l.iou = *t;
+  // As ONNX Runtime: outside [0, 1] boxes that do not intersect would overlap enough.
+  if (!(l.iou >= 0 && l.iou <= 1))
+    invalid(name_ + ": iou_threshold is " + std::to_string(l.iou) + "; it takes a value in [0, 1]");
   if (const float* t = scalar(4)) l.has_score = true, l.score = *t;
   return l;
 }
@@ -77,7 +81,7 @@ HeldTensor triples(const std::vector<std::array<int64_t, 3>>& rows) {
 
 // Each box's corners and area once per batch; per class, the candidates
 // sorted by score (the lower index first among equals) and each checked
-// against those kept so far.
+// against the kept boxes that could intersect it (kept_boxes.h).
 std::vector<HeldTensor> NonMaxSuppressionOp::run(const std::vector<const HeldTensor*>& inputs) const {
   const Limits l = limits_of(inputs);
   const float* boxes = inputs[0]->values.data();
@@ -85,17 +89,18 @@ std::vector<HeldTensor> NonMaxSuppressionOp::run(const std::vector<const HeldTen
   std::vector<std::array<int64_t, 3>> selected;
   if (l.max_per_class == 0) return {triples(selected)};
   const auto n = static_cast<size_t>(l.boxes);
-  std::vector<float> y0(n), x0(n), y1(n), x1(n), area(n);
+  std::vector<Box> corners(n);
   const auto threshold = static_cast<float>(l.iou);
   for (int64_t b = 0; b < l.batches; ++b) {
     for (size_t i = 0; i < n; ++i) {
       const float* p = boxes + (static_cast<size_t>(b) * n + i) * 4;
+      Box& c = corners[i];
       if (center_point_box_) {
-        x0[i] = p[0] - p[2] / 2, x1[i] = p[0] + p[2] / 2, y0[i] = p[1] - p[3] / 2, y1[i] = p[1] + p[3] / 2;
+        c.x0 = p[0] - p[2] / 2, c.x1 = p[0] + p[2] / 2, c.y0 = p[1] - p[3] / 2, c.y1 = p[1] + p[3] / 2;
       } else {
-        y0[i] = std::min(p[0], p[2]), y1[i] = std::max(p[0], p[2]), x0[i] = std::min(p[1], p[3]), x1[i] = std::max(p[1], p[3]);
+        c.y0 = std::min(p[0], p[2]), c.y1 = std::max(p[0], p[2]), c.x0 = std::min(p[1], p[3]), c.x1 = std::max(p[1], p[3]);
       }
-      area[i] = (y1[i] - y0[i]) * (x1[i] - x0[i]);
+      c.area = (c.y1 - c.y0) * (c.x1 - c.x0);
     }
     for (int64_t c = 0; c < l.classes; ++c) {
       const float* s = scores + (static_cast<size_t>(b * l.classes + c)) * n;
@@ -103,18 +108,15 @@ std::vector<HeldTensor> NonMaxSuppressionOp::run(const std::vector<const HeldTen
       for (size_t i = 0; i < n; ++i)
         if (!l.has_score || s[i] > static_cast<float>(l.score)) order.push_back(i);
       std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t z) { return s[a] > s[z]; });
-      std::vector<size_t> kept;
+      std::vector<Box> candidates;
+      for (const size_t i : order) candidates.push_back(corners[i]);
+      KeptBoxes kept(candidates, threshold);
+      int64_t taken = 0;
       for (const size_t i : order) {
-        if (static_cast<int64_t>(kept.size()) >= l.max_per_class) break;
-        const bool overlaps = std::any_of(kept.begin(), kept.end(), [&](size_t k) {
-          if (area[i] <= 0 || area[k] <= 0) return false;
-          const float h = std::max(0.0f, std::min(y1[i], y1[k]) - std::max(y0[i], y0[k]));
-          const float w = std::max(0.0f, std::min(x1[i], x1[k]) - std::max(x0[i], x0[k]));
-          const float inter = h * w;
-          return inter / (area[i] + area[k] - inter) > threshold;
-        });
-        if (overlaps) continue;
-        kept.push_back(i);
+        if (taken >= l.max_per_class) break;
+        if (kept.suppresses(corners[i])) continue;
+        kept.keep(corners[i]);
+        ++taken;
         selected.push_back({b, c, static_cast<int64_t>(i)});
       }
     }

@@ -97,6 +97,7 @@ std::vector<HeldTensor> DynamicModel::run(const GivenViews& given, ThreadPool& p
     const Value& v = env.at(name);
     out.push_back({v.shape, {v.data.begin(), v.data.end()}});
   }
+  recycle(held);
   return out;
 }
 
@@ -262,7 +263,7 @@ void DynamicModel::run_segment(Segment& s, Values& env, std::vector<std::vector<
     if (!s.kernel) s.kernel = std::make_unique<SubgraphKernel>(*s.op, s.plan, s.given);
     s.kernel->run_profiled(*pool, s.step_ms);
     for (size_t i = 0; i < g.outputs.size(); ++i) {
-      auto& out = held.emplace_back(static_cast<size_t>(g.tensor(g.outputs[i]).elements()));
+      auto& out = hold(held, static_cast<size_t>(g.tensor(g.outputs[i]).elements()));
       s.kernel->read_output(i, out.data());
       env[g.outputs[i]] = {g.tensor(g.outputs[i]).shape, std::span<const float>(out)};
     }
@@ -413,6 +414,7 @@ void DynamicModel::run_loop(const std::string& id, const sdk::Node& node, Values
       out.values.insert(out.values.end(), v.data.begin(), v.data.end());
       ++out.shape[0];
     }
+    recycle(held_here);  // what the body gave is copied out
   }
   for (size_t j = 0; j < node.outputs.size(); ++j) {
     if (node.outputs[j].empty()) continue;
@@ -420,6 +422,20 @@ void DynamicModel::run_loop(const std::string& id, const sdk::Node& node, Values
     auto& out = held.emplace_back(std::move(t.values));
     env[node.outputs[j]] = {std::move(t.shape), std::span<const float>(out)};
   }
+}
+
+std::vector<float>& DynamicModel::hold(std::vector<std::vector<float>>& held, size_t elements) {
+  const auto spare = spare_.lower_bound(elements);
+  if (spare == spare_.end()) return held.emplace_back(elements);
+  auto& out = held.emplace_back(std::move(spare->second));
+  spare_.erase(spare);
+  out.resize(elements);
+  return out;
+}
+
+void DynamicModel::recycle(std::vector<std::vector<float>>& held) {
+  for (auto& buffer : held) spare_.emplace(buffer.capacity(), std::move(buffer));
+  held.clear();
 }
 
 json DynamicModel::kernels_report(size_t runs) const {

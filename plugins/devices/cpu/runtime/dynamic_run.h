@@ -73,6 +73,11 @@ class DynamicModel {
                 ThreadPool* pool);
 
   const std::vector<std::string>& reads(const sdk::Node& node);
+  // A buffer for a tensor the run computes, one of the last run's where one is
+  // big enough: fresh ones of hundreds of megabytes a run cost a third of a
+  // detector's time in page faults. Recycled once nothing reads them.
+  std::vector<float>& hold(std::vector<std::vector<float>>& held, size_t elements);
+  void recycle(std::vector<std::vector<float>>& held);
 
   sdk::Graph graph_;
   std::shared_ptr<const HostCpu> host_;
@@ -87,6 +92,7 @@ class DynamicModel {
   // Nodes given values computed as the model ran as attributes, one per node and distinct
   // values: a run that meets values met before builds no node and plans nothing.
   std::map<std::pair<const sdk::Node*, SlotValues>, sdk::Node> valued_;
+  std::multimap<size_t, std::vector<float>> spare_;  // buffers recycled, by capacity
 };
 
 }  // namespace aoe::cpu
