@@ -229,6 +229,33 @@ TEST(DynamicModel, EachDistinctShapeIsPlannedOnce) {
   EXPECT_EQ(model.segment_plans(), 3u);
 }
 
+// y = x[indices], the indices computed as the model runs (a Cast of a
+// fed input): the GatherElements is planned with them as its attribute.
+sdk::Graph gather_at_run_time_indices() {
+  sdk::Graph g;
+  g.name = "gather";
+  g.inputs = {"x", "at"};
+  g.outputs = {"y"};
+  for (auto t : {desc("x", {4}), desc("at", {4}), desc("indices", {4}, sdk::DType::i64), desc("y", {4})}) g.tensors[t.name] = t;
+  g.nodes = {{"cast", "Cast", {"at"}, {"indices"}, {{"to", 7}}},
+             {"gather", "GatherElements", {"x", "indices"}, {"y"}, {{"axis", 0}}}};
+  return g;
+}
+
+TEST(DynamicModel, ValuesMetInTheRunBeforeOrEarlierGiveTheirOwnPlan) {
+  DynamicModel model(gather_at_run_time_indices(), std::make_shared<const HostCpu>(test::host()), nlohmann::json::object(), 0);
+  ThreadPool pool(1);
+  const std::vector<float> x = {10, 20, 30, 40}, reversed = {3, 2, 1, 0}, pairs = {0, 0, 1, 1};
+  const auto at = [&](const std::vector<float>& indices) { return model.run(GivenViews{{"x", x}, {"at", indices}}, pool)[0].values; };
+  for (int i = 0; i < 2; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(at(reversed), (std::vector<float>{40, 30, 20, 10}));
+    EXPECT_EQ(at(reversed), (std::vector<float>{40, 30, 20, 10}));  // the run before's values
+    EXPECT_EQ(at(pairs), (std::vector<float>{10, 10, 20, 20}));
+  }
+  EXPECT_EQ(model.segment_plans(), 3u);  // the Cast; the gather for each set of indices
+}
+
 // out = cond ? x + x : the sum of x kept as [1]: branches of different shapes.
 sdk::Graph run_time_if() {
   sdk::Graph then_branch, else_branch, g;

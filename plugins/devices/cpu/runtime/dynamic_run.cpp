@@ -150,20 +150,7 @@ void DynamicModel::evaluate(const sdk::Graph& graph, const std::string& scope, V
           later.push_back(node);
           continue;
         }
-        SlotValues values;  // the run-time ones, and the constants' (a Reshape's shape of a run-time input)
-        for (const size_t slot : value_input_slots(*node))
-          if (const auto v = env.find(node->inputs[slot]); v != env.end()) {
-            auto& ints = values[slot];  // none at all is a value too (a level no box falls in)
-            for (const float x : v->second.data) ints.push_back(static_cast<int64_t>(std::llround(x)));
-          }
-        const sdk::Node* planned = node;
-        const SlotValues* planned_values = &values;
-        if (!values.empty()) {
-          auto [it, made] = valued_.try_emplace({node, std::move(values)});
-          if (made) it->second = with_value_attributes(*node, it->first.second);
-          planned = &it->second;
-          planned_values = &it->first.second;
-        }
+        const auto [planned, planned_values] = with_its_values(*node, env);
         const auto outs = infer_output_shapes(graph, *planned, in, *planned_values);
         if (!outs)
           unsupported(where(*node) + " has an output whose dims ONNX's inference left unknown, and the cpu device cannot "
@@ -186,6 +173,36 @@ void DynamicModel::evaluate(const sdk::Graph& graph, const std::string& scope, V
     for (const auto* node : after) run_value_shaped(scope, *node, env, held, pool);
     pending = std::move(later);
   }
+}
+
+std::pair<const sdk::Node*, const SlotValues*> DynamicModel::with_its_values(const sdk::Node& node, const Values& env) {
+  static const SlotValues kNone;
+  // The run-time values, and the constants' (a Reshape's shape of a run-time input).
+  std::vector<std::pair<size_t, std::span<const float>>> given;
+  for (const size_t slot : value_input_slots(node))
+    if (const auto v = env.find(node.inputs[slot]); v != env.end()) given.emplace_back(slot, v->second.data);
+  if (given.empty()) return {&node, &kNone};
+  // The values of the run before, met again (a run repeated on its inputs): nothing converted or looked up.
+  auto& last = last_values_[&node];
+  const auto same = [](const std::pair<size_t, std::span<const float>>& g, const std::pair<size_t, std::vector<float>>& l) {
+    return g.first == l.first && g.second.size() == l.second.size() &&
+           (l.second.empty() || std::memcmp(g.second.data(), l.second.data(), l.second.size() * sizeof(float)) == 0);
+  };
+  if (last.planned && std::equal(given.begin(), given.end(), last.given.begin(), last.given.end(), same))
+    return {last.planned, last.values};
+  SlotValues values;
+  for (const auto& [slot, data] : given) {
+    auto& ints = values[slot];  // none at all is a value too (a level no box falls in)
+    ints.reserve(data.size());
+    for (const float x : data) ints.push_back(static_cast<int64_t>(std::llround(x)));
+  }
+  auto [it, made] = valued_.try_emplace({&node, std::move(values)});
+  if (made) it->second = with_value_attributes(node, it->first.second);
+  last.given.clear();
+  for (const auto& [slot, data] : given) last.given.emplace_back(slot, std::vector<float>(data.begin(), data.end()));
+  last.planned = &it->second;
+  last.values = &it->first.second;
+  return {last.planned, last.values};
 }
 
 DynamicModel::Segment& DynamicModel::segment_for(const sdk::Graph& graph, const std::string& scope,

@@ -73,6 +73,9 @@ class DynamicModel {
                 ThreadPool* pool);
 
   const std::vector<std::string>& reads(const sdk::Node& node);
+  // The node as planned with the values it reads as the model runs (valued_),
+  // and those values; itself and none where it reads none.
+  std::pair<const sdk::Node*, const SlotValues*> with_its_values(const sdk::Node& node, const Values& env);
   // A buffer for a tensor the run computes, one of the last run's where one is
   // big enough: fresh ones of hundreds of megabytes a run cost a third of a
   // detector's time in page faults. Recycled once nothing reads them.
@@ -92,6 +95,14 @@ class DynamicModel {
   // Nodes given values computed as the model ran as attributes, one per node and distinct
   // values: a run that meets values met before builds no node and plans nothing.
   std::map<std::pair<const sdk::Node*, SlotValues>, sdk::Node> valued_;
+  // Per node, the values it read in the run before and what they gave: a run repeated on the same
+  // inputs compares them instead of converting millions (a ScatterElements' indices) and looking them up.
+  struct LastValues {
+    std::vector<std::pair<size_t, std::vector<float>>> given;
+    const sdk::Node* planned = nullptr;
+    const SlotValues* values = nullptr;
+  };
+  std::map<const sdk::Node*, LastValues> last_values_;
   std::multimap<size_t, std::vector<float>> spare_;  // buffers recycled, by capacity
 };
 
