@@ -77,8 +77,8 @@ class DynamicModel {
   // and those values; itself and none where it reads none.
   std::pair<const sdk::Node*, const SlotValues*> with_its_values(const sdk::Node& node, const Values& env);
   // A buffer for a tensor the run computes, one of the last run's where one is
-  // big enough: fresh ones of hundreds of megabytes a run cost a third of a
-  // detector's time in page faults. Recycled once nothing reads them.
+  // big enough: fresh ones (180 MB a run for Faster R-CNN) fault their pages
+  // in every run. Recycled once nothing reads them.
   std::vector<float>& hold(std::vector<std::vector<float>>& held, size_t elements);
   void recycle(std::vector<std::vector<float>>& held);
 
