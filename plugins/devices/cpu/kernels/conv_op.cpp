@@ -516,6 +516,11 @@ sdk::Config ConvOp::default_config(const HostCpu& host) const {
       const int ocb = s_.m >= 2 * lanes ? 2 : 1;
       const int ow = isa == Isa::avx512 ? (ocb == 2 ? 8 : 14) : isa == Isa::avx2 ? (ocb == 2 ? 6 : 8) : (ocb == 2 ? 4 : 8);
       c[kTile] = tile_index(ow, ocb);
+      // oneDNN's own kernel where built, as ONNX Runtime runs MLAS's and PyTorch oneDNN's:
+      // its dispatcher picks the kernel for this CPU; aoe's direct kernel is a candidate.
+      sdk::Config library = c;
+      library[kAlgo] = kOneDnn;
+      if (onednn_built() && check(library).empty()) c = library;
     } else if (s_.group == 1 && s_.c < lanes && onednn_built()) {
       sdk::Config first = c;
       first[kAlgo] = kOneDnn;
