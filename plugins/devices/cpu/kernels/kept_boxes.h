@@ -19,8 +19,8 @@ struct Box {
   float y0 = 0, x0 = 0, y1 = 0, x1 = 0, area = 0;
 };
 
-// Whether the IoU of two boxes is above the threshold, as ONNX Runtime
-// computes it in float; a box of no area overlaps nothing.
+// Whether the IoU of two boxes, in float32, is above the threshold; a box
+// of no area overlaps nothing, nor does one with its corners swapped.
 bool iou_above(const Box& a, const Box& b, float threshold);
 
 class KeptBoxes {
