@@ -6,6 +6,8 @@
 #include <cstring>
 #include <limits>
 
+#include "aoe/sdk/tensor_size.h"
+
 namespace aoe::host {
 namespace {
 
@@ -25,11 +27,15 @@ bool is_int_type(int32_t t) {
 
 bool foldable_type(int32_t t) { return is_real_type(t) || is_int_type(t); }
 
+// The elements of `dims`, within max_elements. The dims other than 0 stay
+// within it too: a tensor of no elements still has strides and indices
+// that multiply them.
 std::optional<int64_t> element_count(const std::vector<int64_t>& dims, int64_t max_elements) {
-  int64_t count = 1;
+  int64_t count = 1, nonzero = 1;
   for (auto d : dims) {
-    if (d < 0 || (d > 0 && count > max_elements / d)) return std::nullopt;
-    count *= d;
+    if (d < 0 || (d > 0 && nonzero > max_elements / d)) return std::nullopt;
+    if (d > 0) nonzero *= d;
+    count = d == 0 ? 0 : count * d;
   }
   return count;
 }
@@ -312,7 +318,9 @@ class Folder {
       } else if (d < 0) {
         return std::nullopt;
       } else {
-        known *= d;
+        const auto product = sdk::checked_mul(known, d);
+        if (!product) return std::nullopt;
+        known = *product;
       }
       dims.push_back(d);
     }
@@ -330,9 +338,10 @@ class Folder {
     int64_t axis = int_attr(node, "axis", 1);
     if (axis < -rank || axis > rank) return std::nullopt;
     if (axis < 0) axis += rank;
-    int64_t outer = 1;
-    for (int64_t a = 0; a < axis; ++a) outer *= data->dims[static_cast<size_t>(a)];
-    return reshaped(node, {outer, outer ? static_cast<int64_t>(data->size()) / outer : 0});
+    std::optional<int64_t> outer = 1;
+    for (int64_t a = 0; a < axis && outer; ++a) outer = sdk::checked_mul(*outer, data->dims[static_cast<size_t>(a)]);
+    if (!outer) return std::nullopt;
+    return reshaped(node, {*outer, *outer ? static_cast<int64_t>(data->size()) / *outer : 0});
   }
 
   std::optional<KnownTensor> unsqueeze(const onnx::NodeProto& node) const {
