@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
+#include <span>
 
 #include "aoe/sdk/error.h"
 #include "attention_op.h"
@@ -227,6 +229,26 @@ TEST(CpuSubgraph, DefaultConfigPassesTheOutputCheck) {
     const auto data = make_subgraph_data(op, 3);
     EXPECT_EQ(check_outputs(op, op.space().default_config, data, pool), "") << task.name;
   }
+}
+
+// A tensor drawn from the seed has the same values whichever others the
+// run lends; with every tensor lent, nothing is drawn.
+TEST(CpuSubgraph, RandomGivenDrawsTheSameValuesWhateverIsLent) {
+  const SubgraphOp op(conv_bn_pool(), host());
+  const auto all = random_given(op, 7);
+  ASSERT_GE(all.size(), 3u);
+  const std::vector<float> zeros(1 << 20, 0.0f);
+  const auto lend = [&](const std::string& name) { return std::span<const float>(zeros.data(), all.at(name).size()); };
+  const std::string first = all.begin()->first, last = std::prev(all.end())->first;
+  for (const auto& lent_name : {first, last}) {
+    SCOPED_TRACE(lent_name);
+    const auto drawn = random_given(op, 7, {{lent_name, lend(lent_name)}});
+    EXPECT_EQ(drawn.size(), all.size() - 1);
+    for (const auto& [name, values] : drawn) EXPECT_EQ(values, all.at(name)) << name;
+  }
+  GivenViews every;
+  for (const auto& [name, values] : all) every.emplace(name, lend(name));
+  EXPECT_TRUE(random_given(op, 7, every).empty());
 }
 
 TEST(CpuSubgraph, EveryConfigOfTheSmallSpacesPassesTheOutputCheck) {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <random>
 #include <set>
 
@@ -23,7 +24,13 @@ GivenViews views_of(const std::map<std::string, std::vector<float>>& given) {
 std::map<std::string, std::vector<float>> random_given(const SubgraphOp& op, uint64_t seed, const GivenViews& lent) {
   std::map<std::string, std::vector<float>> given;
   std::mt19937_64 rng(seed);
-  for (const auto& [name, range] : op.given()) {
+  // A lent tensor's draws are skipped so the others' stay as if none were lent;
+  // past the last tensor not lent there is nothing to skip them for (a model
+  // whose every weight is lent draws nothing, not one number per weight).
+  auto end = op.given().end();
+  while (end != op.given().begin() && lent.count(std::prev(end)->first)) --end;
+  for (auto it = op.given().begin(); it != end; ++it) {
+    const auto& [name, range] = *it;
     const auto count = static_cast<size_t>(op.graph().tensor(name).elements());
     if (lent.count(name)) {
       rng.discard(count);  // a float from mt19937_64 takes one draw
