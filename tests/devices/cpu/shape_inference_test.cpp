@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 #include "aoe/sdk/error.h"
 
 namespace aoe::cpu {
@@ -70,6 +72,33 @@ TEST(RunTimeShapes, OpsSizedByValuesWaitForThem) {
   EXPECT_EQ(shapes(slice, {{8, 30}, {2}, {2}, {2}, {2}})[0], (Shape{4, 3}));
   const auto pad = with_value_attributes(node("Pad", 2), {{1, {0, 1, 2, 3}}});
   EXPECT_EQ(shapes(pad, {{4, 5}, {4}})[0], (Shape{6, 9}));
+}
+
+// Values a model computes can be anything: a shape they give that overflows,
+// has a negative dim or passes the most values a run-time tensor holds is
+// refused naming the node, before anything is sized by it.
+TEST(RunTimeShapes, ValuesGivingAnImpossibleShapeAreRefusedByName) {
+  const auto refused = [](const sdk::Node& n, const std::vector<Shape>& in, const SlotValues& values) {
+    try {
+      shapes(n, in, values);
+      return std::string("accepted");
+    } catch (const sdk::Error& e) {
+      return std::string(e.what());
+    }
+  };
+  const int64_t big = int64_t{1} << 40;
+  for (const auto& why : {refused(node("Reshape", 2), {{4, 6}, {3}}, {{1, {big, big, -1}}}),        // overflows
+                          refused(node("Tile", 2), {{3, 2}, {2}}, {{1, {big, big}}}),               // overflows
+                          refused(node("Tile", 2), {{3, 2}, {2}}, {{1, {-1, 2}}}),                  // negative
+                          refused(node("Expand", 2), {{3, 1}, {2}}, {{1, {big, 1}}}),               // too many values
+                          refused(node("ConstantOfShape", 1), {{2}}, {{0, {-4, 2}}}),               // negative
+                          refused(node("ConstantOfShape", 1), {{2}}, {{0, {kMaxRunTimeValues, 2}}}),  // too many values
+                          refused(node("Range", 3), {{}, {}, {}}, {{0, {INT64_MIN}}, {1, {INT64_MAX}}, {2, {1}}}),
+                          refused(with_value_attributes(node("Pad", 2), {{1, {0, INT64_MAX, 0, 1}}}), {{4, 5}, {4}}, {}),
+                          refused(node("Resize", 3, {{"scales", {1.0, 1.0, 1e300, 1.0}}}), {{1, 1, 4, 4}, {0}, {4}}, {})})
+    EXPECT_NE(why.find("_0' ("), std::string::npos) << why;  // names the node
+  // At the bound itself, a shape is taken.
+  EXPECT_EQ(shapes(node("ConstantOfShape", 1), {{2}}, {{0, {kMaxRunTimeValues, 1}}})[0], (Shape{kMaxRunTimeValues, 1}));
 }
 
 TEST(RunTimeShapes, OnlyComputedIntegerInputsAreRunTimeValues) {

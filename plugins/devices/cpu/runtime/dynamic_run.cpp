@@ -22,9 +22,9 @@ namespace {
 
 bool chooses_branch(const std::string& op_type) { return op_type == "If"; }
 bool runs_body(const std::string& op_type) { return op_type == "Loop"; }
-// A Loop's stacked scan output at most: as many values as a graph output of
+// A Loop's stacked scan output at most: as many values as a tensor of
 // run-time shape may hold.
-constexpr size_t kMaxStackedValues = size_t{1} << 30;
+constexpr auto kMaxStackedValues = static_cast<size_t>(kMaxRunTimeValues);
 
 bool sized_by_values(const std::string& op_type) {
   return chooses_branch(op_type) || runs_body(op_type) || is_value_shaped_op(op_type);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 
+#include "aoe/sdk/tensor_size.h"
 #include "chain.h"
 #include "op_factories.h"
 #include "op_util.h"
@@ -195,12 +196,14 @@ Shape reshaped(const Shape& in, std::vector<int64_t> target, bool allow_zero, co
     } else if (target[i] < 0) {
       invalid(what + ": a negative dim in the shape");
     } else {
-      known *= target[i];
+      const auto product = sdk::checked_mul(known, target[i]);
+      if (!product) invalid(what + ": the shape " + to_string(target) + " multiplies past int64");
+      known = *product;
     }
   }
   const int64_t total = dims_product(in, 0, in.size());
   if (rest) target[*rest] = known == 0 ? 0 : total / known;
-  if (dims_product(target, 0, target.size()) != total)
+  if (sdk::checked_elements(target) != total)
     invalid(what + ": the shape " + to_string(target) + " does not hold the input's " + std::to_string(total) + " values");
   return target;
 }
@@ -255,8 +258,11 @@ std::optional<std::vector<Shape>> valued_outputs(const sdk::Node& node, const st
   if (t == "Range" && known({0, 1, 2})) {
     const int64_t start = values.at(0).at(0), limit = values.at(1).at(0), delta = values.at(2).at(0);
     if (delta == 0) invalid(what + ": a delta of 0");
-    const int64_t span = limit - start;
-    return std::vector<Shape>{Shape{std::max<int64_t>(0, (span + delta + (delta > 0 ? -1 : 1)) / delta)}};
+    int64_t span = 0;
+    if (__builtin_sub_overflow(limit, start, &span)) invalid(what + ": limit - start overflows int64");
+    // ceil(span / delta) where it is positive, written so no step overflows.
+    const int64_t count = delta > 0 ? (span > 0 ? (span - 1) / delta + 1 : 0) : (span < 0 ? (span + 1) / delta + 1 : 0);
+    return std::vector<Shape>{Shape{count}};
   }
   if (in.empty()) return std::nullopt;
   if (t == "Resize" && known({3})) {
@@ -267,14 +273,20 @@ std::optional<std::vector<Shape>> valued_outputs(const sdk::Node& node, const st
     const auto& scales = node.attrs.at("scales");
     if (!scales.is_array() || scales.size() != in[0].size()) invalid(what + ": scales of another rank than the input's");
     Shape out = in[0];
-    for (size_t a = 0; a < out.size(); ++a) out[a] = static_cast<int64_t>(std::floor(static_cast<double>(out[a]) * scales[a].get<double>()));
+    for (size_t a = 0; a < out.size(); ++a) {
+      const double d = std::floor(static_cast<double>(out[a]) * scales[a].get<double>());
+      if (!(d >= 0 && d <= static_cast<double>(kMaxRunTimeValues))) invalid(what + ": a scale gives a dim of " + std::to_string(d));
+      out[a] = static_cast<int64_t>(d);
+    }
     return std::vector<Shape>{out};
   }
   if (t == "Pad" && node.attrs.contains("pads")) {
     const auto pads = ints_attr(node.attrs, "pads", {});
     Shape out = in[0];
     if (pads.size() != 2 * out.size()) invalid(what + ": " + std::to_string(pads.size()) + " pads for rank " + std::to_string(out.size()));
-    for (size_t a = 0; a < out.size(); ++a) out[a] += pads[a] + pads[a + out.size()];
+    for (size_t a = 0; a < out.size(); ++a)
+      if (__builtin_add_overflow(out[a], pads[a], &out[a]) || __builtin_add_overflow(out[a], pads[a + out.size()], &out[a]))
+        invalid(what + ": pads " + to_string(pads) + " overflow int64");
     return std::vector<Shape>{out};
   }
   if (t == "Slice" && node.attrs.contains("starts") && node.attrs.contains("ends"))
@@ -287,7 +299,11 @@ std::optional<std::vector<Shape>> valued_outputs(const sdk::Node& node, const st
     if (repeats.size() != in[0].size())
       invalid(what + ": " + std::to_string(repeats.size()) + " repeats for rank " + std::to_string(in[0].size()));
     Shape out = in[0];
-    for (size_t i = 0; i < out.size(); ++i) out[i] *= repeats[i];
+    for (size_t i = 0; i < out.size(); ++i) {
+      const auto tiled = sdk::checked_mul(out[i], repeats[i]);
+      if (!tiled) invalid(what + ": repeats " + to_string(repeats) + " are negative or overflow int64");
+      out[i] = *tiled;
+    }
     return std::vector<Shape>{out};
   }
   if (t == "TopK" && known({1})) {
@@ -392,6 +408,10 @@ std::optional<std::vector<Shape>> infer_output_shapes(const sdk::Graph& graph, c
   if (declared.size() == outs.size()) return declared;
   if (auto valued = valued_outputs(node, inputs, values); valued && valued->size() >= outs.size()) {
     valued->resize(outs.size());
+    for (const Shape& shape : *valued)
+      if (const auto n = sdk::checked_elements(shape); !n || *n > kMaxRunTimeValues)
+        invalid("node '" + node.name + "' (" + node.op_type + "): the values computed as the model ran give it an output of shape " +
+                to_string(shape) + "; the cpu device holds at most " + std::to_string(kMaxRunTimeValues) + " values with no negative dim");
     return valued;
   }
   // A Dropout's mask, like its output, has the input's shape.

@@ -24,6 +24,10 @@ std::string shape_inference_ops();
 // The values of a node's integer inputs the run has computed, by input slot.
 using SlotValues = std::map<size_t, std::vector<int64_t>>;
 
+// The most values a tensor whose shape the run computes may hold; a shape
+// past it (or with a negative dim) is refused, naming the node.
+inline constexpr int64_t kMaxRunTimeValues = int64_t{1} << 30;
+
 // With `values`, also the ops whose output shape is in their inputs' values:
 // TopK (K), Reshape, Expand, Tile, Slice, ConstantOfShape, Range, and
 // GatherND (indices' shape), once their values are attributes
