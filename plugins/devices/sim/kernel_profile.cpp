@@ -8,6 +8,8 @@
 #include <string>
 
 #include "aoe/sdk/error.h"
+#include "aoe/sdk/tensor_size.h"
+#include "op_model.h"
 #include "op_summary_profile.h"
 #include "profile_csv.h"
 
@@ -18,8 +20,6 @@ using sdk::Error;
 using sdk::StatusCode;
 
 constexpr const char* kColumns[] = {"op_name", "op_type", "block_dim", "inputs", "outputs", "measured_us"};
-// A dimension past this is not a tensor of any chip's memory: a typo.
-constexpr int64_t kMaxDim = int64_t{1} << 40;
 
 std::vector<ProfiledTensor> tensors(const std::string& field) {
   std::vector<ProfiledTensor> out;
@@ -66,6 +66,7 @@ sdk::DType profiled_dtype(const std::string& name) {
 
 std::vector<int64_t> parse_dims(const std::string& shape, const std::string& tensor) {
   std::vector<int64_t> dims;
+  int64_t elements = 1;  // of the nonzero dims
   size_t at = 0;
   while (at < shape.size()) {
     const size_t comma = std::min(shape.find(',', at), shape.size());
@@ -73,10 +74,18 @@ std::vector<int64_t> parse_dims(const std::string& shape, const std::string& ten
     const char* first = shape.data() + at;
     const char* last = shape.data() + comma;
     const auto [ptr, ec] = std::from_chars(first, last, d);
-    if (ec != std::errc() || ptr != last || d < 0 || d > kMaxDim)
+    if (ec != std::errc() || ptr != last || d < 0 || d > kMaxTensorElements)
       throw Error(StatusCode::invalid_argument,
                   "tensor '" + tensor + "': dimension '" + shape.substr(at, comma - at) + "' is not a size");
     dims.push_back(d);
+    // A tensor no chip's memory holds is a typo (op_model refuses it too).
+    if (d > 0) {
+      const auto n = sdk::checked_mul(elements, d);
+      if (!n || *n > kMaxTensorElements)
+        throw Error(StatusCode::invalid_argument,
+                    "tensor '" + tensor + "': more than 2^40 elements, not a tensor of any chip's memory");
+      elements = *n;
+    }
     at = comma + 1;
   }
   return dims;

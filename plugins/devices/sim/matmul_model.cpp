@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "aoe/sdk/error.h"
+#include "aoe/sdk/tensor_size.h"
 #include "on_chip.h"
+#include "op_model.h"
 #include "vector_model.h"
 
 namespace aoe::sim {
@@ -54,10 +56,13 @@ double float_attr(const nlohmann::json& attrs, const char* key, double fallback)
   throw Error(StatusCode::invalid_argument, std::string("attribute '") + key + "' must be a number");
 }
 
+// Each operand is below kMaxTensorElements (op_model), but their broadcast
+// batch and the output it gives may not be.
 int64_t product(const std::vector<int64_t>& dims) {
-  int64_t n = 1;
-  for (auto d : dims) n *= d;
-  return n;
+  const auto n = sdk::checked_elements(dims);
+  if (!n || *n > kMaxTensorElements)
+    throw Error(StatusCode::invalid_argument, "MatMul's batch dims broadcast to an output of more than 2^40 elements");
+  return *n;
 }
 
 // The 910 cube has no fp32 mode (its ini lists f16 and int8 mmad only);
@@ -102,6 +107,7 @@ void shape_matmul(MatMulProblem& p, const sdk::OpTask& task) {
                 "MatMul inner dims differ: " + std::to_string(k) + " and " + std::to_string(kb));
   const std::vector<int64_t> a_batch(a.begin(), a.end() - 2), b_batch(b.begin(), b.end() - 2);
   const int64_t batch = product(broadcast_batch(a_batch, b_batch));
+  product({batch, m, n});  // the output's elements
   const bool b_shared = product(b_batch) == 1;
   p.batch = b_shared ? 1 : batch;
   p.m = b_shared ? batch * m : m;

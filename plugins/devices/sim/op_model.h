@@ -2,6 +2,7 @@
 // SoC, and how long a config takes. Each op family implements it.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <utility>
 
@@ -46,9 +47,14 @@ class ProblemModel : public OpModel {
   sdk::TuningSpace space_;
 };
 
+// No chip's memory holds a tensor of more elements; the models size
+// tensors and their partial products in int64 below it.
+constexpr int64_t kMaxTensorElements = int64_t{1} << 40;
+
 // The model of an op task (a fused op, a TransData) on the SoC, which it
 // refers to. Throws unsupported for an op (or fused op, or dtype) the SoC
-// model lacks, invalid_argument for a malformed task.
+// model lacks, invalid_argument for a malformed task or one with a tensor
+// past kMaxTensorElements.
 std::unique_ptr<OpModel> op_model(const Soc& soc, const sdk::OpTask& task);
 
 }  // namespace aoe::sim

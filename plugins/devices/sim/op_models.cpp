@@ -1,6 +1,7 @@
 #include <memory>
 
 #include "aoe/sdk/error.h"
+#include "aoe/sdk/tensor_size.h"
 #include "atomic_clean_model.h"
 #include "batch_norm_model.h"
 #include "conv_model.h"
@@ -18,8 +19,27 @@
 #include "transpose_model.h"
 
 namespace aoe::sim {
+namespace {
+
+// The nonzero dims' product, so that no partial product of them overflows.
+void require_modelable_size(const sdk::TensorDesc& t, const sdk::OpTask& task) {
+  int64_t elements = 1;
+  for (auto d : t.shape) {
+    if (d <= 0) continue;
+    const auto n = sdk::checked_mul(elements, d);
+    if (!n || *n > kMaxTensorElements)
+      throw sdk::Error(sdk::StatusCode::invalid_argument,
+                       task.op_type + " '" + task.name + "': tensor '" + t.name +
+                           "' holds more than 2^40 elements, more than any chip's memory");
+    elements = *n;
+  }
+}
+
+}  // namespace
 
 std::unique_ptr<OpModel> op_model(const Soc& soc, const sdk::OpTask& task) {
+  for (const auto* side : {&task.inputs, &task.outputs})
+    for (const auto& t : *side) require_modelable_size(t, task);
   if (auto model = training_model(soc, task)) return model;
   if (task.op_type == "MatMul" || task.op_type == "Gemm")
     return std::make_unique<MatMulModel>(soc, matmul_problem(task, soc));

@@ -95,7 +95,13 @@ TEST(RunTimeShapes, ValuesGivingAnImpossibleShapeAreRefusedByName) {
                           refused(node("ConstantOfShape", 1), {{2}}, {{0, {kMaxRunTimeValues, 2}}}),  // too many values
                           refused(node("Range", 3), {{}, {}, {}}, {{0, {INT64_MIN}}, {1, {INT64_MAX}}, {2, {1}}}),
                           refused(with_value_attributes(node("Pad", 2), {{1, {0, INT64_MAX, 0, 1}}}), {{4, 5}, {4}}, {}),
-                          refused(node("Resize", 3, {{"scales", {1.0, 1.0, 1e300, 1.0}}}), {{1, 1, 4, 4}, {0}, {4}}, {})})
+                          refused(node("Resize", 3, {{"scales", {1.0, 1.0, 1e300, 1.0}}}), {{1, 1, 4, 4}, {0}, {4}}, {}),
+                          // A window's span, a transposed conv's output and its pads from the file's attributes.
+                          refused(node("Conv", 2, {{"dilations", {INT64_MAX, 1}}}), {{1, 3, 8, 8}, {8, 3, 3, 3}}, {}),
+                          refused(node("ConvTranspose", 2, {{"strides", {INT64_MAX, 1}}}), {{1, 3, 8, 8}, {3, 8, 3, 3}}, {}),
+                          refused(node("ConvTranspose", 2, {{"pads", {9, 9, 0, 0}}}), {{1, 3, 2, 2}, {3, 8, 3, 3}}, {}),
+                          refused(node("MaxPool", 1, {{"kernel_shape", {3}}, {"pads", {INT64_MAX, 1}}}), {{1, 3, 8}}, {}),
+                          refused(node("MaxPool", 1, {{"kernel_shape", {0}}}), {{1, 3, 8}}, {})})
     EXPECT_NE(why.find("_0' ("), std::string::npos) << why;  // names the node
   // At the bound itself, a shape is taken.
   EXPECT_EQ(shapes(node("ConstantOfShape", 1), {{2}}, {{0, {kMaxRunTimeValues, 1}}})[0], (Shape{kMaxRunTimeValues, 1}));

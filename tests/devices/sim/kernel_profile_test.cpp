@@ -107,6 +107,9 @@ TEST(KernelProfile, HostileRowsNameFileLineAndColumn) {
                       {"step.csv:3", "'inputs'", "three"});
   expect_error_naming("x,Cast,30,ND:float16:-4,ND:float:4,1.0\n", {"step.csv:2", "'-4'"});
   expect_error_naming("x,Cast,30,ND:float16:99999999999999999999,ND:float:4,1.0\n", {"step.csv:2", "not a size"});
+  // Each dim a size, but together past any chip's memory: their product would wrap int64.
+  expect_error_naming("x,Cast,30,\"ND:float16:1099511627776,1099511627776\",ND:float:4,1.0\n",
+                      {"step.csv:2", "'inputs'", "more than 2^40 elements"});
   expect_error_naming("x,Cast,30,ND:float16:4,float:4,1.0\n", {"'outputs'", "format:dtype:shape"});
   expect_error_naming("x,Cast,many,ND:float16:4,ND:float:4,1.0\n", {"'block_dim'", "many"});
   expect_error_naming("x,Cast,30,ND:float16:4,ND:float:4,fast\n", {"'measured_us'", "fast"});
@@ -345,6 +348,29 @@ TEST(CannKernels, AProfileRowAndTheStepsTaskGiveOneTime) {
   dbn_dw.outputs = {map, desc({512, 128, 1, 1}, DType::f16)};
   dbn_dw.attrs = {{"fused_attrs", {one_by_one}}};  // the conv's, as fusion keeps a follower's
   EXPECT_DOUBLE_EQ(default_time(fused.tasks[0]), default_time(dbn_dw));
+}
+
+// Operands that fit a chip's memory, batch dims that broadcast past int64:
+// the row is refused by name, not modelled on a wrapped count.
+TEST(CannKernels, BatchDimsBroadcastPastAnyMemoryAreRefusedByName) {
+  const auto k = modelled_kernel(only_row(
+      "bm,BatchMatMul,30,\"FRACTAL_NZ:float16:2147483648,1,1,1,16,16|FRACTAL_NZ:float16:1,2147483648,1,1,16,16\","
+      "\"FRACTAL_NZ:float16:1,1,1,1,16,16\",20.0\n"));
+  ASSERT_EQ(k.tasks.size(), 1u) << k.uncovered;
+  try {
+    default_time(k.tasks[0]);
+    ADD_FAILURE() << "timed";
+  } catch (const aoe::sdk::Error& e) {
+    EXPECT_EQ(e.code(), aoe::sdk::StatusCode::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("more than 2^40 elements"), std::string::npos) << e.what();
+  }
+  // A task built by hand, as a mode builds one, is refused the same way.
+  aoe::sdk::OpTask huge;
+  huge.name = "huge";
+  huge.op_type = "Relu";
+  huge.inputs = {desc({int64_t{1} << 30, int64_t{1} << 30}, aoe::sdk::DType::f16)};
+  huge.outputs = huge.inputs;
+  EXPECT_THROW(default_time(huge), aoe::sdk::Error);
 }
 
 std::string bench() { return AOE_FIDELITY_BENCH; }

@@ -227,20 +227,34 @@ std::optional<Shape> windowed(const sdk::Node& node, const std::vector<Shape>& i
   auto pads = ints_attr(node.attrs, "pads", std::vector<int64_t>(2 * spatial, 0));
   if (pads.size() != 2 * spatial) invalid(what + ": pads lists " + std::to_string(pads.size()) + " values");
   const std::string auto_pad = node.attrs.is_object() ? node.attrs.value("auto_pad", std::string("NOTSET")) : "NOTSET";
-  const bool ceil_mode = int_attr(node.attrs, "ceil_mode", 0) != 0;
-  Shape out{in[0][0], conv ? (transpose ? in[1][1] * int_attr(node.attrs, "group", 1) : in[1][0]) : in[0][1]};
+  const bool ceil_mode = int_attr(node.attrs, "ceil_mode", 0) != 0, same = auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER";
+  // The attributes come from a file and the dims from values: every step is
+  // checked (checked_mul and checked_add take no negative operand).
+  const auto checked = [&](std::optional<int64_t> v) {
+    if (!v) invalid(what + ": its window arithmetic overflows int64 or takes a negative pad");
+    return *v;
+  };
+  const auto up = [](int64_t a, int64_t b) { return a / b + (a % b != 0); };
+  const int64_t channels = !conv ? in[0][1] : transpose ? checked(sdk::checked_mul(in[1][1], int_attr(node.attrs, "group", 1))) : in[1][0];
+  Shape out{in[0][0], channels};
   for (size_t a = 0; a < spatial; ++a) {
-    const int64_t x = in[0][a + 2], span = dilations[a] * (kernel[a] - 1) + 1, s = strides[a];
+    const int64_t x = in[0][a + 2], s = strides[a];
     if (s < 1) invalid(what + ": a stride below 1");
+    if (kernel[a] < 1 || dilations[a] < 1) invalid(what + ": a kernel dim or a dilation below 1");
+    const int64_t span = checked(sdk::checked_add(checked(sdk::checked_mul(dilations[a], kernel[a] - 1)), 1));
+    const auto pad = [&] { return checked(sdk::checked_add(pads[a], pads[a + spatial])); };
+    int64_t dim = 0;
     if (transpose) {
-      out.push_back(auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER" ? x * s
-                                                                          : s * (x - 1) + extra[a] + span - pads[a] - pads[a + spatial]);
-    } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      out.push_back((x + s - 1) / s);
+      dim = same ? checked(sdk::checked_mul(x, s))
+                 : checked(sdk::checked_add(checked(sdk::checked_mul(s, x)), checked(sdk::checked_add(extra[a], span)))) - s - pad();
+    } else if (same) {
+      dim = up(x, s);
     } else {
-      const int64_t room = x + (auto_pad == "VALID" ? 0 : pads[a] + pads[a + spatial]) - span;
-      out.push_back(room < 0 ? 0 : (ceil_mode ? (room + s - 1) / s : room / s) + 1);
+      const int64_t room = (auto_pad == "VALID" ? x : checked(sdk::checked_add(x, pad()))) - span;
+      dim = room < 0 ? 0 : (ceil_mode ? up(room, s) : room / s) + 1;
     }
+    if (dim < 0) invalid(what + ": its pads leave an output dim of " + std::to_string(dim));
+    out.push_back(dim);
   }
   return out;
 }
