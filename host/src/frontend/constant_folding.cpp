@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "aoe/sdk/reshape_dims.h"
 #include "aoe/sdk/tensor_size.h"
 
 namespace aoe::host {
@@ -303,32 +304,9 @@ class Folder {
     const auto* data = input(node, 0);
     const auto target = ints(node, "shape", 1);
     if (!data || !target) return std::nullopt;
-    const bool allow_zero = int_attr(node, "allowzero", 0) != 0;
-    std::vector<int64_t> dims;
-    int64_t known = 1, infer = -1;
-    for (size_t i = 0; i < target->size(); ++i) {
-      int64_t d = (*target)[i];
-      if (d == 0 && !allow_zero) {
-        if (i >= data->dims.size()) return std::nullopt;
-        d = data->dims[i];
-      }
-      if (d == -1) {
-        if (infer >= 0) return std::nullopt;
-        infer = static_cast<int64_t>(i);
-      } else if (d < 0) {
-        return std::nullopt;
-      } else {
-        const auto product = sdk::checked_mul(known, d);
-        if (!product) return std::nullopt;
-        known = *product;
-      }
-      dims.push_back(d);
-    }
-    if (infer >= 0) {
-      if (known == 0 || static_cast<int64_t>(data->size()) % known) return std::nullopt;
-      dims[static_cast<size_t>(infer)] = static_cast<int64_t>(data->size()) / known;
-    }
-    return reshaped(node, std::move(dims));
+    auto dims = sdk::reshape_dims(data->dims, *target, int_attr(node, "allowzero", 0) != 0);
+    if (!dims) return std::nullopt;
+    return reshaped(node, std::move(*dims));
   }
 
   std::optional<KnownTensor> flatten(const onnx::NodeProto& node) const {

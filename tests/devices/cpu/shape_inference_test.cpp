@@ -59,6 +59,8 @@ TEST(RunTimeShapes, OpsSizedByValuesWaitForThem) {
   EXPECT_THROW(shapes(topk, {{9, 40}, {1}}, {{1, {41}}}), sdk::Error);
   EXPECT_EQ(shapes(node("Reshape", 2), {{4, 6}, {3}}, {{1, {0, -1, 3}}})[0], (Shape{4, 2, 3}));
   EXPECT_THROW(shapes(node("Reshape", 2), {{4, 6}, {2}}, {{1, {5, -1}}}), sdk::Error);
+  EXPECT_EQ(shapes(node("Reshape", 2), {{0, 6}, {2}}, {{1, {0, -1}}})[0], (Shape{0, 0}));  // no detections
+  EXPECT_THROW(shapes(node("Reshape", 2, {{"allowzero", 1}}), {{4, 6}, {2}}, {{1, {0, -1}}}), sdk::Error);
   EXPECT_EQ(shapes(node("Expand", 2), {{3, 1}, {3}}, {{1, {2, 1, 4}}})[0], (Shape{2, 3, 4}));
   EXPECT_EQ(shapes(node("Tile", 2), {{3, 2}, {2}}, {{1, {2, 0}}})[0], (Shape{6, 0}));
   EXPECT_EQ(shapes(node("ConstantOfShape", 1), {{2}}, {{0, {5, 0}}})[0], (Shape{5, 0}));

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 
+#include "aoe/sdk/reshape_dims.h"
 #include "aoe/sdk/tensor_size.h"
 #include "chain.h"
 #include "op_factories.h"
@@ -183,29 +184,10 @@ Shape sliced(const Shape& in, const sdk::Node& node, const std::string& what) {
 
 // Reshape's target with 0 (copy the input's dim, unless allowzero) and -1 (what is left) resolved.
 Shape reshaped(const Shape& in, std::vector<int64_t> target, bool allow_zero, const std::string& what) {
-  int64_t known = 1;
-  std::optional<size_t> rest;
-  for (size_t i = 0; i < target.size(); ++i) {
-    if (target[i] == 0 && !allow_zero) {
-      if (i >= in.size()) invalid(what + ": a 0 in the shape past the input's rank");
-      target[i] = in[i];
-    }
-    if (target[i] == -1) {
-      if (rest) invalid(what + ": two -1 in the shape");
-      rest = i;
-    } else if (target[i] < 0) {
-      invalid(what + ": a negative dim in the shape");
-    } else {
-      const auto product = sdk::checked_mul(known, target[i]);
-      if (!product) invalid(what + ": the shape " + to_string(target) + " multiplies past int64");
-      known = *product;
-    }
-  }
-  const int64_t total = dims_product(in, 0, in.size());
-  if (rest) target[*rest] = known == 0 ? 0 : total / known;
-  if (sdk::checked_elements(target) != total)
-    invalid(what + ": the shape " + to_string(target) + " does not hold the input's " + std::to_string(total) + " values");
-  return target;
+  std::string why;
+  auto out = sdk::reshape_dims(in, std::move(target), allow_zero, &why);
+  if (!out) invalid(what + ": " + why);
+  return *out;
 }
 
 // Conv's, ConvTranspose's and the pools' output of an input [N, C, spatial...], as ONNX
