@@ -231,12 +231,12 @@ TEST(DynamicModel, EachDistinctShapeIsPlannedOnce) {
 
 // y = x[indices], the indices computed as the model runs (a Cast of a
 // fed input): the GatherElements is planned with them as its attribute.
-sdk::Graph gather_at_run_time_indices() {
+sdk::Graph gather_at_run_time_indices(int64_t n = 4) {
   sdk::Graph g;
   g.name = "gather";
   g.inputs = {"x", "at"};
   g.outputs = {"y"};
-  for (auto t : {desc("x", {4}), desc("at", {4}), desc("indices", {4}, sdk::DType::i64), desc("y", {4})}) g.tensors[t.name] = t;
+  for (auto t : {desc("x", {n}), desc("at", {n}), desc("indices", {n}, sdk::DType::i64), desc("y", {n})}) g.tensors[t.name] = t;
   g.nodes = {{"cast", "Cast", {"at"}, {"indices"}, {{"to", 7}}},
              {"gather", "GatherElements", {"x", "indices"}, {"y"}, {{"axis", 0}}}};
   return g;
@@ -254,6 +254,21 @@ TEST(DynamicModel, ValuesMetInTheRunBeforeOrEarlierGiveTheirOwnPlan) {
     EXPECT_EQ(at(pairs), (std::vector<float>{10, 10, 20, 20}));
   }
   EXPECT_EQ(model.segment_plans(), 3u);  // the Cast; the gather for each set of indices
+}
+
+// Thousands of indices (torchvision's RoI pooling scatters millions) travel
+// to the op's plan as bytes rather than as a JSON list: gathered the same.
+TEST(DynamicModel, ALongListOfRunTimeIndicesGathersAsAShortOne) {
+  const int64_t n = 3000;
+  DynamicModel model(gather_at_run_time_indices(n), std::make_shared<const HostCpu>(test::host()), nlohmann::json::object(), 0);
+  ThreadPool pool(1);
+  std::vector<float> x(n), at(n), expected(n);
+  for (int64_t i = 0; i < n; ++i) {
+    x[i] = static_cast<float>(i);
+    at[i] = static_cast<float>((i * 7 + 3) % n - (i % 2 ? n : 0));  // negative ones count from the end
+    expected[i] = static_cast<float>((i * 7 + 3) % n);
+  }
+  EXPECT_EQ(model.run(GivenViews{{"x", x}, {"at", at}}, pool)[0].values, expected);
 }
 
 // out = cond ? x + x : the sum of x kept as [1]: branches of different shapes.

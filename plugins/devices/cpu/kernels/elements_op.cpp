@@ -43,6 +43,7 @@ class ElementsOp final : public IndexedSlicesOp {
     const auto strides = strides_of(data);
     const int64_t extent = data[axis_];
     std::vector<int64_t> index(indices.size(), 0);
+    offsets_.reserve(indices_.size());
     if (!indices_.empty()) do {
         const int64_t i = indices_[offsets_.size()];
         if (i < -extent || i >= extent)

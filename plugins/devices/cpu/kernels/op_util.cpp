@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "aoe/sdk/error.h"
 #include "aoe/sdk/tensor_size.h"
@@ -82,8 +83,16 @@ double float_attr(const nlohmann::json& attrs, const char* key, double fallback)
 std::vector<int64_t> ints_attr(const nlohmann::json& attrs, const char* key, std::vector<int64_t> fallback) {
   if (!attrs.is_object() || !attrs.contains(key)) return fallback;
   const auto& v = attrs.at(key);
+  if (v.is_binary()) {  // a long list of values computed as the model runs (as_value_attribute)
+    const auto& bytes = v.get_binary();
+    if (bytes.size() % sizeof(int64_t)) invalid(std::string("attribute '") + key + "' holds a partial int64");
+    std::vector<int64_t> out(bytes.size() / sizeof(int64_t));
+    if (!out.empty()) std::memcpy(out.data(), bytes.data(), bytes.size());
+    return out;
+  }
   if (!v.is_array()) invalid(std::string("attribute '") + key + "' must be a list of integers");
   std::vector<int64_t> out;
+  out.reserve(v.size());
   for (const auto& x : v) {
     if (!x.is_number_integer()) invalid(std::string("attribute '") + key + "' must be a list of integers");
     out.push_back(x.get<int64_t>());
