@@ -414,7 +414,9 @@ void DynamicModel::run_loop(const std::string& id, const sdk::Node& node, Values
     }
     for (size_t k = 0; k < carried; ++k) {
       const Value& v = inner.at(body.outputs[1 + k]);
-      state[k] = {v.shape, {v.data.begin(), v.data.end()}};
+      auto values = taken_or_copied(held_here, v.data);
+      spare_.emplace(state[k].values.capacity(), std::move(state[k].values));  // nothing reads it now
+      state[k] = {v.shape, std::move(values)};
     }
     for (size_t s = 0; s < scans; ++s) {
       const Value& v = inner.at(body.outputs[1 + carried + s]);
@@ -443,7 +445,12 @@ void DynamicModel::run_loop(const std::string& id, const sdk::Node& node, Values
 
 std::vector<float>& DynamicModel::hold(std::vector<std::vector<float>>& held, size_t elements) {
   const auto spare = spare_.lower_bound(elements);
-  if (spare == spare_.end()) return held.emplace_back(elements);
+  if (spare == spare_.end()) {
+    // Bigger than every spare buffer: the biggest makes room for it, so a
+    // tensor that grows (a Loop's carried value) leaves no trail behind.
+    if (!spare_.empty()) spare_.erase(std::prev(spare_.end()));
+    return held.emplace_back(elements);
+  }
   auto& out = held.emplace_back(std::move(spare->second));
   spare_.erase(spare);
   out.resize(elements);
@@ -451,8 +458,15 @@ std::vector<float>& DynamicModel::hold(std::vector<std::vector<float>>& held, si
 }
 
 void DynamicModel::recycle(std::vector<std::vector<float>>& held) {
-  for (auto& buffer : held) spare_.emplace(buffer.capacity(), std::move(buffer));
+  for (auto& buffer : held)
+    if (buffer.capacity()) spare_.emplace(buffer.capacity(), std::move(buffer));
   held.clear();
+}
+
+std::vector<float> DynamicModel::taken_or_copied(std::vector<std::vector<float>>& held, std::span<const float> values) {
+  for (auto& buffer : held)
+    if (buffer.data() == values.data() && buffer.size() == values.size() && !buffer.empty()) return std::move(buffer);
+  return {values.begin(), values.end()};
 }
 
 json DynamicModel::kernels_report(size_t runs) const {

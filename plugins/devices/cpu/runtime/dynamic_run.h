@@ -81,6 +81,10 @@ class DynamicModel {
   // in every run. Recycled once nothing reads them.
   std::vector<float>& hold(std::vector<std::vector<float>>& held, size_t elements);
   void recycle(std::vector<std::vector<float>>& held);
+  // The buffer of `held` that holds `values`, taken from it (a Loop's carried
+  // value, which a torchvision paste loop grows by a mask each iteration),
+  // else a copy of them (a value of the outer scope, say).
+  static std::vector<float> taken_or_copied(std::vector<std::vector<float>>& held, std::span<const float> values);
 
   sdk::Graph graph_;
   std::shared_ptr<const HostCpu> host_;
