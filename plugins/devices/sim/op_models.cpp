@@ -22,15 +22,17 @@ namespace aoe::sim {
 namespace {
 
 // The nonzero dims' product, so that no partial product of them overflows.
-void require_modelable_size(const sdk::TensorDesc& t, const sdk::OpTask& task) {
+void require_modelable_size(const sdk::TensorDesc& t, const std::string& which, const sdk::OpTask& task) {
   int64_t elements = 1;
   for (auto d : t.shape) {
     if (d <= 0) continue;
     const auto n = sdk::checked_mul(elements, d);
-    if (!n || *n > kMaxTensorElements)
-      throw sdk::Error(sdk::StatusCode::invalid_argument,
-                       task.op_type + " '" + task.name + "': tensor '" + t.name +
-                           "' holds more than 2^40 elements, more than any chip's memory");
+    if (!n || *n > kMaxTensorElements) {
+      std::string dims;
+      for (auto e : t.shape) dims += (dims.empty() ? "" : ", ") + std::to_string(e);
+      throw sdk::Error(sdk::StatusCode::invalid_argument, task.op_type + " '" + task.name + "': " + which + " [" + dims +
+                                                              "] holds more than 2^40 elements, more than any chip's memory");
+    }
     elements = *n;
   }
 }
@@ -38,8 +40,8 @@ void require_modelable_size(const sdk::TensorDesc& t, const sdk::OpTask& task) {
 }  // namespace
 
 std::unique_ptr<OpModel> op_model(const Soc& soc, const sdk::OpTask& task) {
-  for (const auto* side : {&task.inputs, &task.outputs})
-    for (const auto& t : *side) require_modelable_size(t, task);
+  for (size_t i = 0; i < task.inputs.size(); ++i) require_modelable_size(task.inputs[i], "input " + std::to_string(i), task);
+  for (size_t i = 0; i < task.outputs.size(); ++i) require_modelable_size(task.outputs[i], "output " + std::to_string(i), task);
   if (auto model = training_model(soc, task)) return model;
   if (task.op_type == "MatMul" || task.op_type == "Gemm")
     return std::make_unique<MatMulModel>(soc, matmul_problem(task, soc));
