@@ -271,6 +271,31 @@ TEST(DynamicModel, ALongListOfRunTimeIndicesGathersAsAShortOne) {
   EXPECT_EQ(model.run(GivenViews{{"x", x}, {"at", at}}, pool)[0].values, expected);
 }
 
+// A segment past the budget for kept kernels and input copies makes them
+// for each run and releases them after: the same outputs, the same plans,
+// only memory traded for the remaking.
+TEST(DynamicModel, SegmentsPastTheBudgetReleaseTheirKernelsAfterEachRun) {
+  const std::vector<float> zero = {0}, a = {1, 1, -1, -1}, c = {1, 1, 1, -1};
+  const auto with = [&](const std::vector<float>& x) { return GivenViews{{"x", x}, {"zero", zero}}; };
+  ThreadPool pool(1);
+  std::vector<size_t> kernels_reported;
+  for (const int64_t budget : {std::numeric_limits<int64_t>::max(), int64_t{1}}) {
+    SCOPED_TRACE(budget);
+    DynamicModel model(positive_positions(4), std::make_shared<const HostCpu>(test::host()), nlohmann::json::object(), 0,
+                       budget);
+    for (int i = 0; i < 2; ++i) {
+      EXPECT_EQ(model.run(with(a), pool)[0].values, (std::vector<float>{1}));
+      EXPECT_EQ(model.run(with(c), pool)[0].values, (std::vector<float>{3}));
+    }
+    EXPECT_EQ(model.segment_plans(), 3u);  // the head, and the tail for two positives and for three
+    // Within the budget nothing is released; with one byte none is kept: each of
+    // the 8 segment runs releases what it made.
+    EXPECT_EQ(model.segments_released(), budget == 1 ? 8u : 0u);
+    kernels_reported.push_back(model.kernels_report(4).size());
+  }
+  EXPECT_EQ(kernels_reported[0], kernels_reported[1]);  // a released segment's kernels are still reported
+}
+
 // out = cond ? x + x : the sum of x kept as [1]: branches of different shapes.
 sdk::Graph run_time_if() {
   sdk::Graph then_branch, else_branch, g;

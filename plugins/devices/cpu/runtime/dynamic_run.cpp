@@ -80,10 +80,17 @@ struct DynamicModel::Segment {
   GivenViews given;
   std::unique_ptr<SubgraphKernel> kernel;  // made on the first run that is not a reference one
   std::vector<double> step_ms;             // summed over the runs
+  bool ran = false;                        // with its kernels, not on the references alone
+  bool kept = false;                       // its kernels and input copies within the model's budget
 };
 
-DynamicModel::DynamicModel(sdk::Graph graph, std::shared_ptr<const HostCpu> host, json op_configs, uint64_t seed)
-    : graph_(std::move(graph)), host_(std::move(host)), op_configs_(std::move(op_configs)), seed_(seed) {}
+DynamicModel::DynamicModel(sdk::Graph graph, std::shared_ptr<const HostCpu> host, json op_configs, uint64_t seed,
+                           int64_t kept_bytes)
+    : graph_(std::move(graph)),
+      host_(std::move(host)),
+      op_configs_(std::move(op_configs)),
+      seed_(seed),
+      kept_budget_(kept_bytes) {}
 
 DynamicModel::~DynamicModel() = default;
 
@@ -273,10 +280,15 @@ DynamicModel::Segment& DynamicModel::segment_for(const sdk::Graph& graph, const 
 void DynamicModel::run_segment(Segment& s, Values& env, std::vector<std::vector<float>>& held, ThreadPool* pool) {
   for (auto& [name, buffer] : s.inputs) {
     const Value& v = env.at(name);
+    if (buffer.size() != v.data.size()) {  // released to keep within the budget: the kernel is made again too
+      buffer.resize(v.data.size());
+      s.given[name] = std::span<const float>(buffer);
+    }
     std::copy(v.data.begin(), v.data.end(), buffer.begin());
   }
   const sdk::Graph& g = s.op->graph();
   if (pool) {
+    s.ran = true;
     if (!s.kernel) s.kernel = std::make_unique<SubgraphKernel>(*s.op, s.plan, s.given);
     s.kernel->run_profiled(*pool, s.step_ms);
     for (size_t i = 0; i < g.outputs.size(); ++i) {
@@ -284,6 +296,7 @@ void DynamicModel::run_segment(Segment& s, Values& env, std::vector<std::vector<
       s.kernel->read_output(i, out.data());
       env[g.outputs[i]] = {g.tensor(g.outputs[i]).shape, std::span<const float>(out)};
     }
+    if (!s.kept) keep_or_release(s);
     return;
   }
   std::map<std::string, std::vector<float>> values;
@@ -293,6 +306,22 @@ void DynamicModel::run_segment(Segment& s, Values& env, std::vector<std::vector<
     auto& out = held.emplace_back(std::move(values.at(name)));
     env[name] = {g.tensor(name).shape, std::span<const float>(out)};
   }
+}
+
+// Kept while the budget allows, first come first kept: the segments of a
+// run come round in the same order each run, and releasing the least
+// recently run one to keep the next would remake every one each run.
+void DynamicModel::keep_or_release(Segment& s) {
+  int64_t bytes = s.kernel->arena_bytes();
+  for (const auto& [name, buffer] : s.inputs) bytes += static_cast<int64_t>(buffer.size() * sizeof(float));
+  if (bytes <= kept_budget_ - kept_) {
+    kept_ += bytes;
+    s.kept = true;
+    return;
+  }
+  s.kernel.reset();
+  for (auto& [name, buffer] : s.inputs) std::vector<float>().swap(buffer);
+  ++released_;
 }
 
 void DynamicModel::run_value_shaped(const std::string& scope, const sdk::Node& node, Values& env,
@@ -473,7 +502,7 @@ json DynamicModel::kernels_report(size_t runs) const {
   json out = json::array();
   const double n = runs ? static_cast<double>(runs) : 1.0;
   for (const auto& [key, s] : segments_) {
-    if (!s->kernel) continue;
+    if (!s->ran) continue;  // run on the references alone
     const auto decisions = sdk::SubgraphDecisions::of(s->op->space(), s->strategy);
     for (size_t i = 0; i < s->plan.steps.size(); ++i) {
       const auto& step = s->plan.steps[i];

@@ -8,11 +8,15 @@
 // Reshape's shape: shape_inference.h) waits for the round after the one
 // that computes them, and is planned with them as its attributes. A
 // segment's plan is kept per distinct set of run-time shapes: a run whose
-// shapes were met before allocates and plans nothing.
+// shapes were met before allocates and plans nothing. Its kernels and the
+// copies of the tensors it reads are kept too, while all segments' together
+// stay within a budget; a segment past it makes them for each run and
+// releases them after.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
+#include <limits>
 #include <map>
 #include <memory>
 #include <set>
@@ -36,8 +40,10 @@ bool has_value_shaped_ops(const sdk::Graph& graph);
 class DynamicModel {
  public:
   // `op_configs`: the bank's tilings by anchor, as SubgraphTask::op_configs;
-  // weights the run does not lend are drawn from `seed`.
-  DynamicModel(sdk::Graph graph, std::shared_ptr<const HostCpu> host, nlohmann::json op_configs, uint64_t seed);
+  // weights the run does not lend are drawn from `seed`. `kept_bytes`: the
+  // budget of the segments' kept kernels (their arenas) and input copies.
+  DynamicModel(sdk::Graph graph, std::shared_ptr<const HostCpu> host, nlohmann::json op_configs, uint64_t seed,
+               int64_t kept_bytes = std::numeric_limits<int64_t>::max());
   ~DynamicModel();
 
   // The graph's outputs from its inputs and the weights lent, by name.
@@ -55,6 +61,8 @@ class DynamicModel {
   void clear_times();
   // Segments planned (one per distinct set of run-time shapes).
   size_t segment_plans() const;
+  // Times a segment's kernels and input copies were released after it ran, past the budget.
+  size_t segments_released() const { return released_; }
   int64_t arena_bytes() const;
   Footprint footprint() const;
 
@@ -67,6 +75,8 @@ class DynamicModel {
   Segment& segment_for(const sdk::Graph& graph, const std::string& scope, const std::vector<const sdk::Node*>& nodes,
                        const std::map<std::string, Shape>& shapes, const std::set<std::string>& needed, const Values& env);
   void run_segment(Segment& s, Values& env, std::vector<std::vector<float>>& held, ThreadPool* pool);
+  // The segment's kernels and input copies kept where the budget has room for them, else released.
+  void keep_or_release(Segment& s);
   void run_value_shaped(const std::string& scope, const sdk::Node& node, Values& env,
                         std::vector<std::vector<float>>& held, ThreadPool* pool);
   void run_loop(const std::string& id, const sdk::Node& node, Values& env, std::vector<std::vector<float>>& held,
@@ -108,6 +118,8 @@ class DynamicModel {
   };
   std::map<const sdk::Node*, LastValues> last_values_;
   std::multimap<size_t, std::vector<float>> spare_;  // buffers recycled, by capacity
+  int64_t kept_budget_, kept_ = 0;  // bytes of the kept segments' kernels' arenas and input copies
+  size_t released_ = 0;
 };
 
 }  // namespace aoe::cpu

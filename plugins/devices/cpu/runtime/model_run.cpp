@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <map>
 #include <string>
 
 #include "aoe/sdk/error.h"
 #include "dynamic_run.h"
+#include "memory_fit.h"
 #include "model_run_parts.h"
 #include "subgraph_op.h"
 #include "subgraph_run.h"
@@ -140,7 +142,12 @@ json run_dynamic_model(const sdk::GraphRun& run, const std::vector<sdk::TensorVi
                        const Tolerance& tolerance, int threads, const OutputBuffer& output_buffer) {
   const GivenViews given = lent_tensors(run, inputs);
   const json configs = capped_threads(run.op_configs.is_object() ? run.op_configs : json::object(), threads);
-  DynamicModel model(run.graph, host, configs, run.seed);
+  // The plans' kernels and input copies kept between runs take at most half
+  // the machine's memory (Mask R-CNN's take 5 GB: it plans its mask-pasting
+  // Loop's body once per iteration, for a tensor one mask bigger each time).
+  // Past it a segment remakes its kernels each run: slower, but in memory.
+  const int64_t memory = physical_memory_bytes();
+  DynamicModel model(run.graph, host, configs, run.seed, memory > 0 ? memory / 2 : std::numeric_limits<int64_t>::max());
   ThreadPool pool(threads);
   // The untimed runs plan every segment, on this thread alone: the workers sleep through them.
   for (int64_t i = 0; i < run.warmup; ++i) (void)model.run(given, pool);
@@ -171,7 +178,10 @@ json run_dynamic_model(const sdk::GraphRun& run, const std::vector<sdk::TensorVi
                  {"kernel_count", kernels.size()},
                  {"tuned_kernel_count", tuned},
                  {"kernels", kernels},
-                 {"shapes_known_at_run", {{"segment_plans", model.segment_plans()}, {"outputs", shapes}}}};
+                 {"shapes_known_at_run",
+                  {{"segment_plans", model.segment_plans()},
+                   {"segments_released", model.segments_released()},
+                   {"outputs", shapes}}}};
   if (run.check) report["check"] = dynamic_check_report(run.graph, got, model.reference(given), tolerance);
   return report;
 }
