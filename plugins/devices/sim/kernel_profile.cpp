@@ -8,7 +8,6 @@
 #include <string>
 
 #include "aoe/sdk/error.h"
-#include "aoe/sdk/tensor_size.h"
 #include "op_model.h"
 #include "op_summary_profile.h"
 #include "profile_csv.h"
@@ -66,7 +65,6 @@ sdk::DType profiled_dtype(const std::string& name) {
 
 std::vector<int64_t> parse_dims(const std::string& shape, const std::string& tensor) {
   std::vector<int64_t> dims;
-  int64_t elements = 1;  // of the nonzero dims
   size_t at = 0;
   while (at < shape.size()) {
     const size_t comma = std::min(shape.find(',', at), shape.size());
@@ -78,16 +76,12 @@ std::vector<int64_t> parse_dims(const std::string& shape, const std::string& ten
       throw Error(StatusCode::invalid_argument,
                   "tensor '" + tensor + "': dimension '" + shape.substr(at, comma - at) + "' is not a size");
     dims.push_back(d);
-    // A tensor no chip's memory holds is a typo (op_model refuses it too).
-    if (d > 0) {
-      const auto n = sdk::checked_mul(elements, d);
-      if (!n || *n > kMaxTensorElements)
-        throw Error(StatusCode::invalid_argument,
-                    "tensor '" + tensor + "': more than 2^40 elements, not a tensor of any chip's memory");
-      elements = *n;
-    }
     at = comma + 1;
   }
+  // A tensor no chip's memory holds is a typo (op_model refuses it too).
+  if (!within_any_memory(dims))
+    throw Error(StatusCode::invalid_argument,
+                "tensor '" + tensor + "': more than 2^40 elements, not a tensor of any chip's memory");
   return dims;
 }
 

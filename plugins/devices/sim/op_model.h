@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "aoe/sdk/measurement.h"
 #include "aoe/sdk/op_task.h"
@@ -50,6 +51,10 @@ class ProblemModel : public OpModel {
 // No chip's memory holds a tensor of more elements; the models size
 // tensors and their partial products in int64 below it.
 constexpr int64_t kMaxTensorElements = int64_t{1} << 40;
+
+// Whether the product of the positive dims (unknown ones left out) is at
+// most kMaxTensorElements: then no partial product of them overflows.
+bool within_any_memory(const std::vector<int64_t>& dims);
 
 // The model of an op task (a fused op, a TransData) on the SoC, which it
 // refers to. Throws unsupported for an op (or fused op, or dtype) the SoC

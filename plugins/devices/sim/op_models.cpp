@@ -17,31 +17,30 @@
 #include "transdata_model.h"
 #include "training_models.h"
 #include "transpose_model.h"
+#include "vector_model.h"
 
 namespace aoe::sim {
-namespace {
 
-// The nonzero dims' product, so that no partial product of them overflows.
-void require_modelable_size(const sdk::TensorDesc& t, const std::string& which, const sdk::OpTask& task) {
+bool within_any_memory(const std::vector<int64_t>& dims) {
   int64_t elements = 1;
-  for (auto d : t.shape) {
+  for (auto d : dims) {
     if (d <= 0) continue;
     const auto n = sdk::checked_mul(elements, d);
-    if (!n || *n > kMaxTensorElements) {
-      std::string dims;
-      for (auto e : t.shape) dims += (dims.empty() ? "" : ", ") + std::to_string(e);
-      throw sdk::Error(sdk::StatusCode::invalid_argument, task.op_type + " '" + task.name + "': " + which + " [" + dims +
-                                                              "] holds more than 2^40 elements, more than any chip's memory");
-    }
+    if (!n || *n > kMaxTensorElements) return false;
     elements = *n;
   }
+  return true;
 }
 
-}  // namespace
-
 std::unique_ptr<OpModel> op_model(const Soc& soc, const sdk::OpTask& task) {
-  for (size_t i = 0; i < task.inputs.size(); ++i) require_modelable_size(task.inputs[i], "input " + std::to_string(i), task);
-  for (size_t i = 0; i < task.outputs.size(); ++i) require_modelable_size(task.outputs[i], "output " + std::to_string(i), task);
+  const auto require_within_memory = [&](const std::vector<sdk::TensorDesc>& tensors, const std::string& side) {
+    for (size_t i = 0; i < tensors.size(); ++i)
+      if (!within_any_memory(tensors[i].shape))
+        malformed(task, side + " " + std::to_string(i) + ", " + shape_text(tensors[i].shape) +
+                            ", holds more than 2^40 elements, more than any chip's memory");
+  };
+  require_within_memory(task.inputs, "input");
+  require_within_memory(task.outputs, "output");
   if (auto model = training_model(soc, task)) return model;
   if (task.op_type == "MatMul" || task.op_type == "Gemm")
     return std::make_unique<MatMulModel>(soc, matmul_problem(task, soc));
