@@ -83,7 +83,7 @@ double float_attr(const nlohmann::json& attrs, const char* key, double fallback)
 std::vector<int64_t> ints_attr(const nlohmann::json& attrs, const char* key, std::vector<int64_t> fallback) {
   if (!attrs.is_object() || !attrs.contains(key)) return fallback;
   const auto& v = attrs.at(key);
-  if (v.is_binary()) {  // a long list of values computed as the model runs (as_value_attribute)
+  if (v.is_binary()) {  // a long list (ints_attribute)
     const auto& bytes = v.get_binary();
     if (bytes.size() % sizeof(int64_t)) invalid(std::string("attribute '") + key + "' holds a partial int64");
     std::vector<int64_t> out(bytes.size() / sizeof(int64_t));
@@ -98,6 +98,14 @@ std::vector<int64_t> ints_attr(const nlohmann::json& attrs, const char* key, std
     out.push_back(x.get<int64_t>());
   }
   return out;
+}
+
+nlohmann::json ints_attribute(const std::vector<int64_t>& values) {
+  constexpr size_t kLongList = 256;
+  if (values.size() < kLongList) return values;
+  std::vector<uint8_t> bytes(values.size() * sizeof(int64_t));
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  return nlohmann::json::binary(std::move(bytes));
 }
 
 std::string string_attr(const nlohmann::json& attrs, const char* key, const std::string& fallback) {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <set>
 
 #include "aoe/sdk/reshape_dims.h"
@@ -355,17 +354,6 @@ std::optional<std::vector<Shape>> valued_outputs(const sdk::Node& node, const st
   return std::nullopt;
 }
 
-// A long list as the bytes of its int64s, which ints_attr reads too: a plan
-// copies a node several times, and as a JSON list each value costs 16 B and
-// a construction per copy (Faster R-CNN's ScatterElements: 1.9M indices).
-nlohmann::json as_value_attribute(const std::vector<int64_t>& values) {
-  constexpr size_t kLongList = 256;
-  if (values.size() < kLongList) return values;
-  std::vector<uint8_t> bytes(values.size() * sizeof(int64_t));
-  std::memcpy(bytes.data(), values.data(), bytes.size());
-  return nlohmann::json::binary(std::move(bytes));
-}
-
 }  // namespace
 
 std::vector<size_t> value_input_slots(const sdk::Node& node) {
@@ -395,7 +383,7 @@ sdk::Node with_value_attributes(sdk::Node node, const SlotValues& values) {
   const auto it = value_slots().find(node.op_type);
   if (it == value_slots().end()) return node;
   for (const auto& [slot, attr] : it->second)
-    if (*attr && values.count(slot)) node.attrs[attr] = as_value_attribute(values.at(slot));
+    if (*attr && values.count(slot)) node.attrs[attr] = ints_attribute(values.at(slot));
   return node;
 }
 
