@@ -444,7 +444,7 @@ void DynamicModel::run_loop(const std::string& id, const sdk::Node& node, Values
     for (size_t k = 0; k < carried; ++k) {
       const Value& v = inner.at(body.outputs[1 + k]);
       auto values = taken_or_copied(held_here, v.data);
-      spare_.emplace(state[k].values.capacity(), std::move(state[k].values));  // nothing reads it now
+      held_here.push_back(std::move(state[k].values));  // recycled with the body's buffers below
       state[k] = {v.shape, std::move(values)};
     }
     for (size_t s = 0; s < scans; ++s) {
