@@ -332,6 +332,45 @@ TEST(DynamicModel, AnIfRunsTheBranchItsConditionChoosesAsTheModelRuns) {
   }
 }
 
+// out = cond ? x * w : the sum of x * w kept as [1], w the model's weight
+// that both branches read from outside, as an exporter's If does.
+sdk::Graph if_reading_a_weight() {
+  sdk::Graph g = run_time_if();
+  auto then_branch = g.nodes[0].attrs["then_branch"].get<sdk::Graph>();
+  then_branch.nodes = {{"scale", "Mul", {"x", "w"}, {"twice"}, nlohmann::json::object()}};
+  auto else_branch = g.nodes[0].attrs["else_branch"].get<sdk::Graph>();
+  else_branch.tensors["scaled"] = desc("scaled", {3});
+  else_branch.nodes = {{"scale", "Mul", {"x", "w"}, {"scaled"}, nlohmann::json::object()},
+                       {"sum", "ReduceSum", {"scaled"}, {"total"}, {{"keepdims", 1}}}};
+  g.nodes[0].attrs["then_branch"] = then_branch;
+  g.nodes[0].attrs["else_branch"] = else_branch;
+  g.tensors["w"] = desc("w", {3}, sdk::DType::f32, true);
+  return g;
+}
+
+// A run that meets the shapes and values of a run before repeats its
+// rounds as they were decided; a condition that changes picks its branch.
+TEST(DynamicModel, RunsRepeatTheirRoundsAndFollowAChangedCondition) {
+  DynamicModel model(if_reading_a_weight(), std::make_shared<const HostCpu>(test::host()), nlohmann::json::object(), 0);
+  ThreadPool pool(1);
+  const std::vector<float> w = {1, 10, 100}, on = {1}, off = {0};
+  std::vector<float> x = {1, 2, 3};
+  const auto out = [&](const std::vector<float>& cond) {
+    return model.run(GivenViews{{"cond", cond}, {"x", x}, {"w", w}}, pool)[0].values;
+  };
+  for (int i = 0; i < 2; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(out(on), (std::vector<float>{1, 20, 300}));
+    EXPECT_EQ(out(on), (std::vector<float>{1, 20, 300}));
+    EXPECT_EQ(out(off), (std::vector<float>{321}));
+    x = {3, 2, 1};  // new values, the same shapes
+    EXPECT_EQ(out(off), (std::vector<float>{123}));
+    EXPECT_EQ(out(on), (std::vector<float>{3, 20, 100}));
+    x = {1, 2, 3};
+  }
+  EXPECT_EQ(model.segment_plans(), 2u);  // each branch's, once
+}
+
 TEST(DynamicModel, AnOpWhoseShapeCannotBeInferredAfterNonZeroIsRefusedByName) {
   sdk::Graph g = positive_positions(6);
   g.nodes[2] = {"s2d", "SpaceToDepth", {"where"}, {"where_f"}, {{"blocksize", 2}}};

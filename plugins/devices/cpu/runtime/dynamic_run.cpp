@@ -84,6 +84,15 @@ struct DynamicModel::Segment {
   bool kept = false;                       // its kernels and input copies within the model's budget
 };
 
+// What a round of evaluate() decided and what it decided it from.
+struct DynamicModel::Round {
+  std::vector<const sdk::Node*> pending;
+  std::vector<std::pair<std::string, Shape>> scope_shapes;            // every value in scope as the round began
+  std::vector<std::pair<const sdk::Node*, const sdk::Node*>> valued;  // a node and its plan for the values it read
+  Segment* segment = nullptr;
+  std::vector<const sdk::Node*> after, later;
+};
+
 DynamicModel::DynamicModel(sdk::Graph graph, std::shared_ptr<const HostCpu> host, json op_configs, uint64_t seed,
                            int64_t kept_bytes)
     : graph_(std::move(graph)),
@@ -128,7 +137,18 @@ void DynamicModel::evaluate(const sdk::Graph& graph, const std::string& scope, V
                             std::vector<std::vector<float>>& held, ThreadPool* pool) {
   std::vector<const sdk::Node*> pending;
   for (const auto& n : graph.nodes) pending.push_back(&n);
-  while (!pending.empty()) {
+  auto& rounds = rounds_[{&graph, scope}];
+  for (size_t r = 0; !pending.empty(); ++r) {
+    if (r < rounds.size() && repeats(rounds[r], pending, env)) {
+      const Round& round = rounds[r];
+      if (round.segment && !round.segment->op->graph().outputs.empty()) run_segment(*round.segment, env, held, pool);
+      for (const auto* node : round.after) run_value_shaped(scope, *node, env, held, pool);
+      pending = round.later;
+      continue;
+    }
+    Round round;
+    round.pending = pending;
+    for (const auto& [name, v] : env) round.scope_shapes.emplace_back(name, v.shape);
     std::map<std::string, Shape> shapes;
     for (const auto& [name, t] : graph.tensors)
       if (t.constant && t.fully_known()) shapes[name] = t.shape;
@@ -158,6 +178,7 @@ void DynamicModel::evaluate(const sdk::Graph& graph, const std::string& scope, V
           continue;
         }
         const auto [planned, planned_values] = with_its_values(*node, env);
+        if (planned != node) round.valued.emplace_back(node, planned);
         const auto outs = infer_output_shapes(graph, *planned, in, *planned_values);
         if (!outs)
           unsupported(where(*node) + " has an output whose dims ONNX's inference left unknown, and the cpu device cannot "
@@ -174,12 +195,27 @@ void DynamicModel::evaluate(const sdk::Graph& graph, const std::string& scope, V
       for (const auto* node : *list)
         for (const auto& name : reads(*node)) needed.insert(name);
     if (!segment.empty()) {
-      Segment* s = &segment_for(graph, scope, segment, shapes, needed, env);
-      if (!s->op->graph().outputs.empty()) run_segment(*s, env, held, pool);
+      round.segment = &segment_for(graph, scope, segment, shapes, needed, env);
+      if (!round.segment->op->graph().outputs.empty()) run_segment(*round.segment, env, held, pool);
     }
+    round.after = after;
+    round.later = later;
+    if (rounds.size() <= r) rounds.resize(r + 1);
+    rounds[r] = std::move(round);
     for (const auto* node : after) run_value_shaped(scope, *node, env, held, pool);
     pending = std::move(later);
   }
+}
+
+bool DynamicModel::repeats(const Round& round, const std::vector<const sdk::Node*>& pending, const Values& env) {
+  if (round.pending != pending || round.scope_shapes.size() != env.size()) return false;
+  auto v = env.begin();
+  for (const auto& [name, shape] : round.scope_shapes) {
+    if (v->first != name || v->second.shape != shape) return false;
+    ++v;
+  }
+  return std::all_of(round.valued.begin(), round.valued.end(),
+                     [&](const auto& nv) { return with_its_values(*nv.first, env).first == nv.second; });
 }
 
 std::pair<const sdk::Node*, const SlotValues*> DynamicModel::with_its_values(const sdk::Node& node, const Values& env) {
@@ -219,9 +255,14 @@ DynamicModel::Segment& DynamicModel::segment_for(const sdk::Graph& graph, const 
   std::set<std::string> written;
   for (const auto* n : nodes)
     for (const auto& o : present(n->outputs)) written.insert(o);
-  const auto is_constant = [&](const std::string& name) {
-    return graph.tensors.count(name) && graph.tensor(name).constant;
+  // A branch's or a body's own constants, or the model's it reads from
+  // outside (its weights, lent by the run: never copied as a run-time input).
+  const auto constant_desc = [&](const std::string& name) -> const sdk::TensorDesc* {
+    for (const sdk::Graph* g : {&graph, static_cast<const sdk::Graph*>(&graph_)})
+      if (const auto it = g->tensors.find(name); it != g->tensors.end() && it->second.constant) return &it->second;
+    return nullptr;
   };
+  const auto is_constant = [&](const std::string& name) { return constant_desc(name) != nullptr; };
   // The key first: the segment's graph is built only when no run made it before.
   std::string key = scope + "|";
   std::set<std::string> keyed;
@@ -246,7 +287,8 @@ DynamicModel::Segment& DynamicModel::segment_for(const sdk::Graph& graph, const 
     for (const auto* list : {&n->inputs, &n->outputs})
       for (const auto& name : present(*list)) {
         if (g.tensors.count(name)) continue;
-        sdk::TensorDesc t = graph.tensors.count(name) ? graph.tensor(name) : sdk::TensorDesc{.name = name};
+        const auto* constant = constant_desc(name);
+        sdk::TensorDesc t = constant ? *constant : graph.tensors.count(name) ? graph.tensor(name) : sdk::TensorDesc{.name = name};
         t.shape = shapes.at(name);
         const bool read = !written.count(name);
         if (read && !t.constant) g.inputs.push_back(name);

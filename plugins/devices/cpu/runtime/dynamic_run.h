@@ -69,9 +69,13 @@ class DynamicModel {
  private:
   struct Segment;
   struct Value;
+  struct Round;
   using Values = std::map<std::string, Value>;
   void evaluate(const sdk::Graph& graph, const std::string& scope, Values& env, std::vector<std::vector<float>>& held,
                 ThreadPool* pool);
+  // Whether a round of evaluate() decided before decides the same now: the
+  // same nodes pending, the same shapes in scope, the same values planned with.
+  bool repeats(const Round& round, const std::vector<const sdk::Node*>& pending, const Values& env);
   Segment& segment_for(const sdk::Graph& graph, const std::string& scope, const std::vector<const sdk::Node*>& nodes,
                        const std::map<std::string, Shape>& shapes, const std::set<std::string>& needed, const Values& env);
   void run_segment(Segment& s, Values& env, std::vector<std::vector<float>>& held, ThreadPool* pool);
@@ -117,6 +121,10 @@ class DynamicModel {
     const SlotValues* values = nullptr;
   };
   std::map<const sdk::Node*, LastValues> last_values_;
+  // Each graph's rounds as the run before decided them, by graph and scope: a
+  // run that meets the same shapes repeats them without inferring a shape or
+  // building a segment's key (most of a small model's run, Silero's).
+  std::map<std::pair<const sdk::Graph*, std::string>, std::vector<Round>> rounds_;
   std::multimap<size_t, std::vector<float>> spare_;  // buffers recycled, by capacity
   int64_t kept_budget_, kept_ = 0;  // bytes of the kept segments' kernels' arenas and input copies
   size_t released_ = 0;
