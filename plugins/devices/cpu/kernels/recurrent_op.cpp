@@ -23,9 +23,17 @@ namespace {
 
 float sigmoid(float v) { return 1.0f / (1.0f + std::exp(-v)); }
 
+// Sixteen partial sums the vectoriser keeps in registers: one running sum
+// waits on its last add, a step of a cell on each of its gates' sums.
 float dot(const float* a, const float* b, int64_t n) {
+  constexpr int64_t kLanes = 16;
+  float part[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int64_t l = 0; l < kLanes; ++l) part[l] += a[i + l] * b[i + l];
   float s = 0;
-  for (int64_t i = 0; i < n; ++i) s += a[i] * b[i];
+  for (; i < n; ++i) s += a[i] * b[i];
+  for (const float p : part) s += p;
   return s;
 }
 
