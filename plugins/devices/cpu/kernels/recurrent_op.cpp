@@ -5,6 +5,9 @@
 // The frontend names which optional inputs and outputs the node has
 // ("input_slots", "output_slots"); the sequence lengths are the model's
 // constant, folded into "sequence_lens". Outputs: Y, Y_h, LSTM's Y_c.
+// As ONNX Runtime runs them: every step's input projection X W^T as one
+// GEMM, then step by step the recurrent product H R^T (a matrix-vector
+// product at batch 1) and the gates, vectorised.
 #include "op_factories.h"
 
 #include <algorithm>
@@ -14,28 +17,14 @@
 #include <vector>
 
 #include "cpu_op.h"
+#include "gemm.h"
+#include "catalog.h"
 #include "op_util.h"
 #include "reference.h"
 #include "threads_kernel.h"
 
 namespace aoe::cpu {
 namespace {
-
-float sigmoid(float v) { return 1.0f / (1.0f + std::exp(-v)); }
-
-// Sixteen partial sums the vectoriser keeps in registers: one running sum
-// waits on its last add, a step of a cell on each of its gates' sums.
-float dot(const float* a, const float* b, int64_t n) {
-  constexpr int64_t kLanes = 16;
-  float part[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int64_t l = 0; l < kLanes; ++l) part[l] += a[i + l] * b[i + l];
-  float s = 0;
-  for (; i < n; ++i) s += a[i] * b[i];
-  for (const float p : part) s += p;
-  return s;
-}
 
 class RecurrentOp final : public CpuOp {
  public:
@@ -45,7 +34,7 @@ class RecurrentOp final : public CpuOp {
   enum In : int { kX, kW, kR, kB, kLens, kInitialH, kInitialC, kP, kInSlots };
   enum Out : int { kY, kYh, kYc, kOutSlots };
 
-  RecurrentOp(const sdk::OpTask& task, const HostCpu& host) {
+  RecurrentOp(const sdk::OpTask& task, const HostCpu& host) : host_(&host) {
     const std::string& t = task.op_type;
     const std::string who = t + " '" + task.name + "'";
     cell_ = t == "LSTM" ? Cell::lstm : t == "GRU" ? Cell::gru : Cell::rnn;
@@ -106,11 +95,14 @@ class RecurrentOp final : public CpuOp {
         invalid(who + ": output " + std::to_string(i) + " is " + to_string(task.outputs[static_cast<size_t>(i)].shape) + ", expected " +
                 to_string(outputs_[static_cast<size_t>(i)]));
     }
+    w_constant_ = task.inputs[static_cast<size_t>(in_[kW])].constant;
+    r_constant_ = task.inputs[static_cast<size_t>(in_[kR])].constant;
     space_.version = "1";
     space_.knobs.resize(kKnobCount);
     space_.knobs[kThreads] = threads_knob(host);
-    const double work = static_cast<double>(directions_ * steps_ * batch_ * g * hidden_ * (input_ + hidden_)) * 2;
-    space_.default_config = {std::min<int>(default_threads(host, work), static_cast<int>(std::max<int64_t>(1, batch_)))};
+    // Threads share each step's recurrent product: worth a region only where one step is.
+    const double step_flops = 2.0 * static_cast<double>(batch_ * g * hidden_ * hidden_);
+    space_.default_config = {default_threads(host, step_flops / 20.0)};
   }
 
   std::string check(const sdk::Config&) const override { return {}; }
@@ -200,8 +192,10 @@ class RecurrentOp final : public CpuOp {
     return (batch_first_ ? b * directions_ + d : d * batch_ + b) * hidden_;
   }
 
+  const HostCpu* host_;
   Cell cell_ = Cell::rnn;
   bool batch_first_ = false, linear_before_reset_ = false;
+  bool w_constant_ = false, r_constant_ = false;  // the model's weights: packed once at bind()
   int64_t directions_ = 1, steps_ = 1, batch_ = 1, input_ = 1, hidden_ = 1;
   std::vector<int> in_;   // per slot: index into the task's inputs, -1 where omitted
   std::vector<int> out_;  // per slot: index into the outputs, -1 where omitted
@@ -209,98 +203,244 @@ class RecurrentOp final : public CpuOp {
   bool reverse_only_ = false;
 };
 
+// A GEMM of m rows over k: the thinnest micro-kernel for a row or two (a
+// matrix-vector product), else the ISA's largest; MatMul's default blocking;
+// rows split across threads where there are many, else columns.
+GemmConfig gemm_for(const HostCpu& host, int64_t m, int64_t k, int threads) {
+  const auto& catalog = ukernel_catalog();
+  int64_t u = first_ukernel_of(host.best_isa());
+  if (m <= 2)
+    for (size_t i = 0; i < catalog.size(); ++i)
+      if (catalog[i].isa == host.best_isa() && catalog[i].mr <= 2) u = static_cast<int64_t>(i);
+  const int64_t nr = catalog[static_cast<size_t>(u)].nr;
+  const int64_t kc = std::clamp<int64_t>(host.l1d_bytes() * 2 / 3 / (nr * 4), 16, std::max<int64_t>(k, 16));
+  GemmConfig c = gemm_blocking(u, std::max<int64_t>(16, host.l2_bytes() / 2 / (kc * 4)), kc, 4096);
+  c.threads = threads;
+  c.split = m >= catalog[static_cast<size_t>(u)].mr * threads * 4 ? Split::m : Split::n;
+  return c;
+}
+
+// Directions one after another; within one, threads share each step's
+// recurrent product (by columns) and the batch entries' gates.
 class RecurrentKernel final : public ThreadsKernel<RecurrentOp> {
  public:
-  RecurrentKernel(const RecurrentOp& op, int threads) : ThreadsKernel(op, threads) {
-    scratch_.resize(static_cast<size_t>(threads * per_thread()));
+  RecurrentKernel(const RecurrentOp& op, int threads)
+      : ThreadsKernel(op, threads),
+        isa_(&kernels_for(static_cast<int64_t>(op.host_->best_isa()))),
+        project_(gemm_for(*op.host_, op.steps_ * op.batch_, op.input_, threads)),
+        step_(gemm_for(*op.host_, op.batch_, op.hidden_, threads)),
+        project_ws_(project_, threads),
+        step_ws_(step_, threads) {
+    const int64_t g = op.gates(), hid = op.hidden_, rows = op.steps_ * op.batch_;
+    gx_.resize(static_cast<size_t>(rows * g * hid));
+    gh_.resize(static_cast<size_t>(op.batch_ * g * hid));
+    h_.resize(static_cast<size_t>(op.batch_ * hid));
+    c_.resize(h_.size());
+    reset_.resize(h_.size());
+    scratch_.resize(static_cast<size_t>(threads * hid));
   }
 
-  // Batch entries in parallel: each runs its sequence one step after another.
+  // The model's W and R packed once, as a MatMul packs a constant B: W^T
+  // per direction; R^T per direction in two parts where GRU needs them apart.
+  void bind(const std::vector<const float*>& inputs) override {
+    BufferKernel::bind(inputs);
+    w_packed_.clear();
+    r_packed_.clear();
+    for (int64_t d = 0; d < op_.directions_; ++d) {
+      if (op_.w_constant_) w_packed_.push_back(std::make_unique<PackedB>(w_source(d), op_.input_, gate_count(), project_));
+      if (op_.r_constant_)
+        for (const Part& part : parts())
+          r_packed_.push_back(std::make_unique<PackedB>(r_source(d, part), op_.hidden_, part.count, step_));
+    }
+  }
+
   void run(ThreadPool& pool) override {
-    const int64_t hid = op_.hidden_, in = op_.input_, g = op_.gates();
-    const auto input = [&](int slot) { return op_.in_[static_cast<size_t>(slot)] < 0 ? nullptr : inputs_[static_cast<size_t>(op_.in_[static_cast<size_t>(slot)])]; };
+    const int64_t hid = op_.hidden_;
     const auto output = [&](int slot) {
       const int i = op_.out_[static_cast<size_t>(slot)];
       return i < 0 ? nullptr : outputs_[static_cast<size_t>(i)].data();
     };
-    const float *x = input(RecurrentOp::kX), *w = input(RecurrentOp::kW), *r = input(RecurrentOp::kR);
-    const float *bias = input(RecurrentOp::kB), *h0 = input(RecurrentOp::kInitialH), *c0 = input(RecurrentOp::kInitialC);
-    const float* peep = input(RecurrentOp::kP);
+    const float *h0 = input(RecurrentOp::kInitialH), *c0 = input(RecurrentOp::kInitialC);
     float *y = output(RecurrentOp::kY), *yh = output(RecurrentOp::kYh), *yc = output(RecurrentOp::kYc);
+    const auto split = parts();
     for (int64_t d = 0; d < op_.directions_; ++d) {
       const bool reverse = op_.reverse_only_ || d == 1;
-      const float* wd = w + d * g * hid * in;
-      const float* rd = r + d * g * hid * hid;
-      const float* bd = bias ? bias + d * 2 * g * hid : nullptr;
-      const float* pd = peep ? peep + d * 3 * hid : nullptr;
-      pool.run(op_.batch_, threads_, [&](int64_t b, int thread) {
-        float* h = scratch_.data() + static_cast<size_t>(thread * per_thread());
-        float* c = h + hid;
-        float* next = c + hid;
-        float* gate = next + hid;
+      project(d, pool);
+      for (int64_t b = 0; b < op_.batch_; ++b)
         for (int64_t k = 0; k < hid; ++k) {
-          h[k] = h0 ? h0[op_.h_at(d, b) + k] : 0.0f;
-          c[k] = c0 ? c0[op_.h_at(d, b) + k] : 0.0f;
+          h_[static_cast<size_t>(b * hid + k)] = h0 ? h0[op_.h_at(d, b) + k] : 0.0f;
+          c_[static_cast<size_t>(b * hid + k)] = c0 ? c0[op_.h_at(d, b) + k] : 0.0f;
         }
-        const int64_t len = op_.lengths_[static_cast<size_t>(b)];
-        for (int64_t step = 0; step < len; ++step) {
-          const int64_t t = reverse ? len - 1 - step : step;
-          const float* xt = x + op_.x_at(t, b);
-          // Every gate's input part and biases; the recurrent part as each cell needs it.
-          for (int64_t j = 0; j < g * hid; ++j)
-            gate[j] = dot(wd + j * in, xt, in) + (bd ? bd[j] : 0.0f);
-          step_cell(rd, bd, pd, h, c, next, gate);
-          if (y) std::copy(h, h + hid, y + op_.y_at(t, d, b));
+      for (int64_t step = 0; step < op_.steps_; ++step) {
+        // The gates' recurrent products for every batch entry at once; GRU's
+        // candidate reads r * h unless linear_before_reset, so it waits for r.
+        recurrent(d, split, 0, h_.data(), pool);
+        if (split.size() > 1) {
+          for (int64_t b = 0; b < op_.batch_; ++b)
+            if (step < length(b)) reset_gate(b, time(reverse, step, b));
+          recurrent(d, split, 1, reset_.data(), pool);
         }
+        pool.run(op_.batch_, threads_, [&](int64_t b, int thread) {
+          if (step >= length(b)) return;
+          const int64_t t = time(reverse, step, b);
+          cell(d, b, t, scratch_.data() + static_cast<size_t>(thread * hid));
+          if (y) std::copy_n(h_.data() + b * hid, hid, y + op_.y_at(t, d, b));
+        });
+      }
+      for (int64_t b = 0; b < op_.batch_; ++b) {
         if (y)
-          for (int64_t t = len; t < op_.steps_; ++t) std::fill_n(y + op_.y_at(t, d, b), hid, 0.0f);
-        if (yh) std::copy(h, h + hid, yh + op_.h_at(d, b));
-        if (yc) std::copy(c, c + hid, yc + op_.h_at(d, b));
-      });
+          for (int64_t t = length(b); t < op_.steps_; ++t) std::fill_n(y + op_.y_at(t, d, b), hid, 0.0f);
+        if (yh) std::copy_n(h_.data() + b * hid, hid, yh + op_.h_at(d, b));
+        if (yc) std::copy_n(c_.data() + b * hid, hid, yc + op_.h_at(d, b));
+      }
     }
+  }
+
+  Footprint footprint() const override {
+    Footprint f = BufferKernel::footprint();
+    for (const auto* v : {&gx_, &gh_, &h_, &c_, &reset_, &scratch_}) f.emplace_back(v->data(), v->size() * sizeof(float));
+    for (const auto* ws : {&project_ws_, &step_ws_}) {
+      const auto w = ws->footprint();
+      f.insert(f.end(), w.begin(), w.end());
+    }
+    return f;
   }
 
  private:
-  // h, c, the next h, the gates and GRU's reset values.
-  int64_t per_thread() const { return (4 + op_.gates()) * op_.hidden_; }
-
-  // One step from h (and c) to the new state in h (and c); `gate` holds W x + Wb per gate.
-  void step_cell(const float* rd, const float* bd, const float* pd, float* h, float* c, float* next, float* gate) const {
-    const int64_t hid = op_.hidden_, g = op_.gates();
-    const float* rb = bd ? bd + g * hid : nullptr;
-    const auto recurrent = [&](int64_t j, const float* state) { return dot(rd + j * hid, state, hid) + (rb ? rb[j] : 0.0f); };
-    if (op_.cell_ == RecurrentOp::Cell::rnn) {
-      for (int64_t k = 0; k < hid; ++k) next[k] = std::tanh(gate[k] + recurrent(k, h));
-    } else if (op_.cell_ == RecurrentOp::Cell::lstm) {
-      // Gates i, o, f, c; peepholes i, o, f.
-      for (int64_t k = 0; k < hid; ++k) {
-        const float i = sigmoid(gate[k] + recurrent(k, h) + (pd ? pd[k] * c[k] : 0.0f));
-        const float f = sigmoid(gate[2 * hid + k] + recurrent(2 * hid + k, h) + (pd ? pd[2 * hid + k] * c[k] : 0.0f));
-        const float cand = std::tanh(gate[3 * hid + k] + recurrent(3 * hid + k, h));
-        const float cell = f * c[k] + i * cand;
-        const float o = sigmoid(gate[hid + k] + recurrent(hid + k, h) + (pd ? pd[hid + k] * cell : 0.0f));
-        next[k] = o * std::tanh(cell);
-        gate[k] = cell;  // kept until every unit has read the old c
-      }
-      std::copy(gate, gate + hid, c);
-    } else {
-      // Gates z, r, h; r scales h before R_h (or R_h h after, linear_before_reset).
-      float* reset = gate + g * hid;  // scratch past the gates: h * r, or r itself
-      for (int64_t k = 0; k < hid; ++k) {
-        const float r = sigmoid(gate[hid + k] + recurrent(hid + k, h));
-        reset[k] = op_.linear_before_reset_ ? r : r * h[k];
-      }
-      for (int64_t k = 0; k < hid; ++k) {
-        const float z = sigmoid(gate[k] + recurrent(k, h));
-        const float cand = std::tanh(gate[2 * hid + k] + (op_.linear_before_reset_ ? reset[k] * recurrent(2 * hid + k, h)
-                                                                                  : recurrent(2 * hid + k, reset)));
-        next[k] = (1 - z) * cand + z * h[k];
-      }
-    }
-    std::copy(next, next + hid, h);
+  // Gates of R^T one product computes: all of them, or for GRU whose
+  // candidate reads r * h, z and r first and the candidate's after.
+  struct Part {
+    int64_t first, count;
+  };
+  std::vector<Part> parts() const {
+    const int64_t hid = op_.hidden_;
+    if (op_.cell_ == RecurrentOp::Cell::gru && !op_.linear_before_reset_) return {{0, 2 * hid}, {2 * hid, hid}};
+    return {{0, gate_count()}};
+  }
+  int64_t gate_count() const { return op_.gates() * op_.hidden_; }
+  int64_t length(int64_t b) const { return op_.lengths_[static_cast<size_t>(b)]; }
+  int64_t time(bool reverse, int64_t step, int64_t b) const { return reverse ? length(b) - 1 - step : step; }
+  const float* input(int slot) const {
+    const int i = op_.in_[static_cast<size_t>(slot)];
+    return i < 0 ? nullptr : inputs_[static_cast<size_t>(i)];
+  }
+  // B = W_d^T (input x gates) and R_d^T's columns of a part (hidden x count).
+  DenseSource w_source(int64_t d) const {
+    return DenseSource({input(RecurrentOp::kW) + d * gate_count() * op_.input_, 1, op_.input_});
+  }
+  DenseSource r_source(int64_t d, const Part& part) const {
+    return DenseSource({input(RecurrentOp::kR) + (d * gate_count() + part.first) * op_.hidden_, 1, op_.hidden_});
   }
 
-  std::vector<float> scratch_;
+  // gx = X W^T + Wb, and the recurrent biases that add outside any gate's
+  // product (all but the candidate's of a linear_before_reset GRU), row by
+  // row of X in its own layout.
+  void project(int64_t d, ThreadPool& pool) {
+    const int64_t n = gate_count(), rows = op_.steps_ * op_.batch_;
+    const DenseSource w = w_source(d);
+    GemmCall call;
+    call.m = rows;
+    call.n = n;
+    call.k = op_.input_;
+    call.a = {input(RecurrentOp::kX), op_.input_, 1};
+    call.b = &w;
+    call.packed_b = op_.w_constant_ ? w_packed_[static_cast<size_t>(d)].get() : nullptr;
+    call.c = gx_.data();
+    call.ldc = n;
+    gemm(project_, call, project_ws_, &pool);
+    const float* bias = input(RecurrentOp::kB);
+    if (!bias) return;
+    std::vector<float> both(bias + d * 2 * n, bias + d * 2 * n + n);
+    const int64_t folded = op_.cell_ == RecurrentOp::Cell::gru && op_.linear_before_reset_ ? 2 * op_.hidden_ : n;
+    for (int64_t j = 0; j < folded; ++j) both[static_cast<size_t>(j)] += bias[d * 2 * n + n + j];
+    for (int64_t r = 0; r < rows; ++r) isa_->binary(EltOp::add, 0, gx_.data() + r * n, both.data(), 1, n);
+  }
+
+  // gh[:, part] = states [batch x hidden] times R_d^T's part.
+  void recurrent(int64_t d, const std::vector<Part>& parts, size_t p, const float* states, ThreadPool& pool) {
+    const Part& part = parts[p];
+    const DenseSource r = r_source(d, part);
+    GemmCall call;
+    call.m = op_.batch_;
+    call.n = part.count;
+    call.k = op_.hidden_;
+    call.a = {states, op_.hidden_, 1};
+    call.b = &r;
+    call.packed_b = op_.r_constant_ ? r_packed_[static_cast<size_t>(d) * parts.size() + p].get() : nullptr;
+    call.c = gh_.data() + part.first;
+    call.ldc = gate_count();
+    gemm(step_, call, step_ws_, &pool);
+  }
+
+  // GRU: z and r from their sums, then r * h for the candidate's product.
+  void reset_gate(int64_t b, int64_t t) {
+    const int64_t hid = op_.hidden_;
+    float* zr = gh_.data() + b * gate_count();
+    const float* x = gx_.data() + row(t, b) * gate_count();
+    isa_->binary(EltOp::add, 0, zr, x, 1, 2 * hid);
+    isa_->unary(EltOp::sigmoid, 0, 0, zr, 2 * hid);
+    float* rh = reset_.data() + b * hid;
+    std::copy_n(h_.data() + b * hid, hid, rh);
+    isa_->binary(EltOp::mul, 0, rh, zr + hid, 1, hid);
+  }
+
+  // X's row of (t, b) in its own layout.
+  int64_t row(int64_t t, int64_t b) const { return op_.x_at(t, b) / op_.input_; }
+
+  // One step of entry b: the gates from gx and gh, then the new h (and c).
+  void cell(int64_t d, int64_t b, int64_t t, float* tmp) {
+    const int64_t hid = op_.hidden_, n = gate_count();
+    const float* x = gx_.data() + row(t, b) * n;
+    float* g = gh_.data() + b * n;
+    float* h = h_.data() + b * hid;
+    float* c = c_.data() + b * hid;
+    const auto sig = [&](float* v) { isa_->unary(EltOp::sigmoid, 0, 0, v, hid); };
+    const auto tanh = [&](float* v) { isa_->unary(EltOp::tanh, 0, 0, v, hid); };
+    if (op_.cell_ == RecurrentOp::Cell::rnn) {
+      isa_->binary(EltOp::add, 0, g, x, 1, hid);
+      tanh(g);
+      std::copy_n(g, hid, h);
+    } else if (op_.cell_ == RecurrentOp::Cell::lstm) {
+      // Gates i, o, f, c; peepholes i, o, f, the output's on the new c.
+      const float* p = input(RecurrentOp::kP);
+      const float* pd = p ? p + d * 3 * hid : nullptr;
+      float *i = g, *o = g + hid, *f = g + 2 * hid, *cand = g + 3 * hid;
+      isa_->binary(EltOp::add, 0, g, x, 1, n);
+      for (int64_t k = 0; pd && k < hid; ++k) i[k] += pd[k] * c[k], f[k] += pd[2 * hid + k] * c[k];
+      sig(i);
+      sig(f);
+      tanh(cand);
+      for (int64_t k = 0; k < hid; ++k) c[k] = f[k] * c[k] + i[k] * cand[k];
+      for (int64_t k = 0; pd && k < hid; ++k) o[k] += pd[hid + k] * c[k];
+      sig(o);
+      std::copy_n(c, hid, tmp);
+      tanh(tmp);
+      for (int64_t k = 0; k < hid; ++k) h[k] = o[k] * tmp[k];
+    } else {
+      // Gates z, r, h: z and r done by reset_gate unless linear_before_reset,
+      // where r scales the candidate's recurrent sum (with its bias) instead.
+      float *z = g, *r = g + hid, *cand = g + 2 * hid;
+      if (op_.linear_before_reset_) {
+        isa_->binary(EltOp::add, 0, g, x, 1, 2 * hid);
+        isa_->unary(EltOp::sigmoid, 0, 0, g, 2 * hid);
+        const float* bias = input(RecurrentOp::kB);
+        for (int64_t k = 0; k < hid; ++k)
+          cand[k] = x[2 * hid + k] + r[k] * (cand[k] + (bias ? bias[d * 2 * n + n + 2 * hid + k] : 0.0f));
+      } else {
+        isa_->binary(EltOp::add, 0, cand, x + 2 * hid, 1, hid);
+      }
+      tanh(cand);
+      for (int64_t k = 0; k < hid; ++k) h[k] = (1 - z[k]) * cand[k] + z[k] * h[k];
+    }
+  }
+
+  const IsaKernels* isa_;
+  GemmConfig project_, step_;
+  GemmWorkspace project_ws_, step_ws_;
+  std::vector<std::unique_ptr<PackedB>> w_packed_, r_packed_;
+  std::vector<float> gx_, gh_;  // X W^T (+ biases) of every step; H R^T of this one
+  std::vector<float> h_, c_, reset_;  // the state per batch entry; GRU's r * h
+  std::vector<float> scratch_;        // per thread: tanh(c)
 };
 
 std::unique_ptr<Kernel> RecurrentOp::build(const sdk::Config& c) const { return threads_kernel<RecurrentKernel>(*this, c); }
