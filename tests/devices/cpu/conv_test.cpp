@@ -126,6 +126,18 @@ TEST(Conv, PointwiseIsAPlainGemm) {
   test::expect_matches_reference(o, conv_configs(o), pool());
 }
 
+// A grouped convolution's threads take whole groups: every threads count,
+// a batch of two, the bias and a fused ReLU on each group's rows.
+TEST(Conv, GroupsSharedByTheThreads) {
+  const ConvOp o(op("Conv", {f32({2, 16, 9, 9}), f32({24, 4, 3, 3}, true), f32({24}, true)},
+                    conv_attrs({2, 2}, {1, 1, 1, 1}, {1, 1}, 4), {"Relu"}),
+                 host());
+  std::vector<sdk::Config> configs;
+  for (int64_t threads = 1; threads <= std::min(host().threads, 3); ++threads)
+    configs.push_back(with(o.space(), o.space().default_config, "threads", threads));
+  test::expect_matches_reference(o, configs, pool());
+}
+
 TEST(Conv, GroupedAndDepthwise) {
   expect_ok(op("Conv", {f32({1, 12, 8, 8}), f32({18, 4, 3, 3}, true)}, conv_attrs({1, 1}, {1, 1, 1, 1}, {1, 1}, 3)));
   const auto dw = op("Conv", {f32({2, 40, 10, 9}), f32({40, 1, 3, 3}, true), f32({40}, true)},

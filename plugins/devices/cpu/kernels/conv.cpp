@@ -65,23 +65,33 @@ void conv_gemm(const ConvShape& s, const GemmConfig& cfg, const float* src, cons
   const int64_t cg = s.c / s.group, mg = s.m / s.group, kg = cg * s.taps(), pixels = s.out_pixels();
   const ConvGeometry g{cg, s.h, s.w, s.kh, s.kw, s.sh, s.sw, s.dh, s.dw, s.ph, s.pw, s.oh, s.ow,
                        s.d, s.kd, s.sd, s.dd, s.pd, s.od};
-  for (int64_t n = 0; n < s.n; ++n)
-    for (int64_t grp = 0; grp < s.group; ++grp) {
-      const float* image = src + (n * s.c + grp * cg) * s.in_pixels();
-      const DenseSource dense(StridedMatrix{image, s.in_pixels(), 1});
-      const Im2colSource im2col(image, g);
-      GemmCall call;
-      call.m = mg;
-      call.n = pixels;
-      call.k = kg;
-      call.a = StridedMatrix{weights + grp * mg * kg, kg, 1};
-      call.b = s.pointwise() ? static_cast<const PanelSource*>(&dense) : &im2col;
-      call.c = dst + (n * s.m + grp * mg) * pixels;
-      call.ldc = pixels;
-      call.epilogue = epilogue;
-      call.epilogue_row = n * s.m + grp * mg;
-      gemm(cfg, call, ws, &pool);
-    }
+  // One product per image and group: on the pool's threads, or alone on a thread's workspace slot.
+  const auto product = [&](int64_t task, ThreadPool* on, int slot) {
+    const int64_t n = task / s.group, grp = task % s.group;
+    const float* image = src + (n * s.c + grp * cg) * s.in_pixels();
+    const DenseSource dense(StridedMatrix{image, s.in_pixels(), 1});
+    const Im2colSource im2col(image, g);
+    GemmCall call;
+    call.m = mg;
+    call.n = pixels;
+    call.k = kg;
+    call.a = StridedMatrix{weights + grp * mg * kg, kg, 1};
+    call.b = s.pointwise() ? static_cast<const PanelSource*>(&dense) : &im2col;
+    call.c = dst + (n * s.m + grp * mg) * pixels;
+    call.ldc = pixels;
+    call.epilogue = epilogue;
+    call.epilogue_row = n * s.m + grp * mg;
+    gemm(cfg, call, ws, on, slot);
+  };
+  // A grouped convolution's many small products (RegNet's 26 groups of 8
+  // channels) each split across the threads spend more on the split than
+  // on the product: there, threads take whole groups, in one region.
+  const int64_t tasks = s.n * s.group;
+  if (s.group > 1 && tasks >= cfg.threads) {
+    pool.run(tasks, cfg.threads, [&](int64_t task, int thread) { product(task, nullptr, thread); });
+  } else {
+    for (int64_t task = 0; task < tasks; ++task) product(task, &pool, 0);
+  }
 }
 
 void im2col(const ConvShape& s, const float* image, float* col) {
