@@ -118,6 +118,8 @@ TEST(Conv, ThreeByThreePaddedWithBias) {
 TEST(Conv, StridedDilatedAsymmetricPads) {
   expect_ok(op("Conv", {f32({1, 8, 13, 12}), f32({16, 8, 3, 2}, true)}, conv_attrs({2, 1}, {1, 0, 2, 1}, {2, 1})));
   expect_ok(op("Conv", {f32({1, 3, 15, 15}), f32({20, 3, 7, 7}, true), f32({20}, true)}, conv_attrs({2, 2}, {3, 3, 3, 3})));
+  // A row stride of 3 and a dilation of 2 along it, pads of 2 and 3 at its ends.
+  expect_ok(op("Conv", {f32({1, 4, 11, 17}), f32({6, 4, 3, 3}, true)}, conv_attrs({1, 3}, {0, 2, 1, 3}, {1, 2})));
 }
 
 TEST(Conv, PointwiseIsAPlainGemm) {

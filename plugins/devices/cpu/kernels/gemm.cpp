@@ -151,10 +151,13 @@ void Im2colSource::pack(int64_t k0, int64_t kc, int64_t j0, int64_t nc, int nr, 
           for (int64_t j = lo; j < hi; ++j) out[j] = row[iw0 + (j - run.jb)];
           for (int64_t j = hi; j < run.je; ++j) out[j] = 0;
         } else {
-          for (int64_t j = run.jb; j < run.je; ++j) {
-            const int64_t iw = (run.ow + j - run.jb) * g.sw + dx;
-            out[j] = iw >= 0 && iw < g.w ? row[iw] : 0.0f;
-          }
+          // iw = iw0 + (j - jb) * sw: the columns past the row's ends are at most a pad's width.
+          const int64_t iw0 = run.ow * g.sw + dx;
+          int64_t lo = run.jb, hi = run.je;
+          while (lo < hi && iw0 + (lo - run.jb) * g.sw < 0) out[lo++] = 0;
+          while (hi > lo && iw0 + (hi - 1 - run.jb) * g.sw >= g.w) out[--hi] = 0;
+          const float* in = row + iw0 + (lo - run.jb) * g.sw;
+          for (int64_t j = lo; j < hi; ++j, in += g.sw) out[j] = *in;
         }
       }
       for (int64_t j = cols; j < nr; ++j) out[j] = 0;
