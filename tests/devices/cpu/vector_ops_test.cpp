@@ -77,6 +77,7 @@ TEST(Elementwise, BinaryOpsBroadcast) {
   for (const char* t : {"Add", "Sub", "Mul", "Div", "Pow"}) {
     expect_ok(op(t, {f32({2, 3, 17}), f32({2, 3, 17})}), 2);
     expect_ok(op(t, {f32({2, 3, 17}), f32({17})}), 2);
+    expect_ok(op(t, {f32({2, 3, 32}), f32({32})}), 2);  // a row repeated whole vectors at a time
     expect_ok(op(t, {f32({2, 1, 17}), f32({3, 1})}), 2);
     expect_ok(op(t, {f32({1}), f32({5, 7})}), 2);
   }

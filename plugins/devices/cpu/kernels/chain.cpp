@@ -121,16 +121,19 @@ ChainStep chain_step(const std::string& op_type, const nlohmann::json& attrs) {
   return s;
 }
 
-std::optional<OperandLayout> operand_layout(const Shape& in, const Shape& out, size_t split) {
+std::optional<OperandLayout> operand_layout(const Shape& in, const Shape& out, size_t split, bool periodic) {
   const Shape a = align_rank(in, out.size());
-  bool all_one = true, all_full = true;
+  bool all_one = true, all_full = true, last_alone = split + 1 < out.size() && a.back() == out.back() && out.back() > 1;
   for (size_t d = split; d < out.size(); ++d) {
     all_one = all_one && a[d] == 1;
     all_full = all_full && a[d] == out[d];
+    if (d + 1 < out.size()) last_alone = last_alone && a[d] == 1;
   }
-  if (!all_one && !all_full) return std::nullopt;
+  const bool repeats = periodic && !all_one && !all_full && last_alone;
+  if (!all_one && !all_full && !repeats) return std::nullopt;
   OperandLayout layout;
-  layout.col_step = all_full ? 1 : 0;
+  layout.col_step = all_full || repeats ? 1 : 0;
+  if (repeats) layout.period = out.back();
   // Offsets of each output row in the input: strides of the input's dims, 0 where it broadcasts.
   const auto in_strides = strides_of(a);
   const Shape rows(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(split));
@@ -147,6 +150,26 @@ std::optional<OperandLayout> operand_layout(const Shape& in, const Shape& out, s
     }
   }
   return layout;
+}
+
+void binary_periodic(const IsaKernels& isa, const ChainStep& step, float* x, const float* y, int64_t col, int64_t n,
+                     int64_t period) {
+  // A part period first where x starts inside one; then whole periods, in
+  // one call where the ISA's loop repeats y, else one call each; a part last.
+  const int64_t phase = col % period;
+  if (phase > 0) {
+    const int64_t part = std::min(n, period - phase);
+    isa.binary(step.op, step.p0, x, y + phase, 1, part);
+    x += part;
+    n -= part;
+  }
+  const int64_t whole = n - n % period;
+  if (whole > 0 && period % isa.lanes == 0 && step.op != EltOp::fmod && step.op != EltOp::pow) {
+    isa.binary(step.op, step.p0, x, y, -period, whole);
+  } else {
+    for (int64_t i = 0; i < whole; i += period) isa.binary(step.op, step.p0, x + i, y, 1, period);
+  }
+  if (n > whole) isa.binary(step.op, step.p0, x + whole, y, 1, n - whole);
 }
 
 double apply_step(const ChainStep& s, double x, double y) {

@@ -3,8 +3,9 @@
 //
 // An output is viewed as rows x cols. Each input of the chain is read at
 // (row, col) as data[row_offset[row] + col * col_step]: col_step 1 for an
-// input that runs along the cols, 0 for one broadcast across them. Any
-// numpy broadcast fits, given a split of the output dims that suits it.
+// input that runs along the cols, 0 for one broadcast across them; or, with
+// a period, data[row_offset[row] + col % period]. Any numpy broadcast fits,
+// given a split of the output dims that suits it.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -38,12 +39,21 @@ nlohmann::json fused_attrs(const nlohmann::json& attrs, size_t i);
 struct OperandLayout {
   std::vector<int64_t> row_offset;
   int64_t col_step = 0;
+  // Where > 0, the input varies along the last col dim alone, of `period`
+  // values it repeats across the others (read with col_step 1 within one):
+  // a per-channel operand of a blocked tensor, its lanes.
+  int64_t period = 0;
 };
 
 // Where an input of shape `in` broadcast to `out` is read, with `out` split
 // into rows (dims before `split`) and cols (dims from `split`). Empty when
-// the input varies along only some of the col dims.
-std::optional<OperandLayout> operand_layout(const Shape& in, const Shape& out, size_t split);
+// the input varies along only some of the col dims, unless `periodic` and
+// those are the last one alone.
+std::optional<OperandLayout> operand_layout(const Shape& in, const Shape& out, size_t split, bool periodic = false);
+
+// x[0, n) op= the operand's period values y, x starting at `col` of its row.
+void binary_periodic(const IsaKernels& isa, const ChainStep& step, float* x, const float* y, int64_t col, int64_t n,
+                     int64_t period);
 
 struct Operand {
   const float* data = nullptr;
@@ -62,8 +72,11 @@ struct Chain {
         isa.unary(s.op, s.p0, s.p1, x, n);
       } else {
         const Operand& o = operands[static_cast<size_t>(s.operand)];
-        isa.binary(s.op, s.p0, x, o.data + o.layout->row_offset[static_cast<size_t>(row)] + col * o.layout->col_step,
-                   o.layout->col_step, n);
+        const float* y = o.data + o.layout->row_offset[static_cast<size_t>(row)];
+        if (o.layout->period > 0)
+          binary_periodic(isa, s, x, y, col, n, o.layout->period);
+        else
+          isa.binary(s.op, s.p0, x, y + col * o.layout->col_step, o.layout->col_step, n);
       }
     }
   }

@@ -105,17 +105,18 @@ class EltwiseOp final : public CpuOp {
     } else if (std::any_of(input_blocking_.begin(), input_blocking_.end(), [](int lanes) { return lanes > 0; })) {
       invalid(task.op_type + " '" + task.name + "' takes a blocked input but leaves its output NCHW");
     }
-    // Rows x cols with the longest run of cols every operand either follows or ignores.
+    // Rows x cols with the longest run of cols every operand follows, ignores or
+    // repeats along (a per-channel one on the blocked layout, its lanes).
     size_t split = view.size() - 1;
     for (size_t s = 0; s + 1 < view.size(); ++s) {
       bool fits = true;
-      for (const auto& shape : shapes) fits = fits && operand_layout(shape, view, s).has_value();
+      for (const auto& shape : shapes) fits = fits && operand_layout(shape, view, s, true).has_value();
       if (fits) {
         split = s;
         break;
       }
     }
-    for (const auto& shape : shapes) layouts_.push_back(*operand_layout(shape, view, split));
+    for (const auto& shape : shapes) layouts_.push_back(*operand_layout(shape, view, split, true));
     rows_ = elements(Shape(view.begin(), view.begin() + static_cast<std::ptrdiff_t>(split)));
     cols_ = elements(Shape(view.begin() + static_cast<std::ptrdiff_t>(split), view.end()));
 

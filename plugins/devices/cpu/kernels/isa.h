@@ -93,7 +93,9 @@ struct IsaKernels {
   int depthwise_tile_count = 0;
   ConvTile depthwise_tiles[kMaxDepthwiseTiles];  // ocb == 1
 
-  // x = op(x); x = x op y, y read with step 0 (broadcast) or 1.
+  // x = op(x); x = x op y, y read with step 0 (broadcast) or 1; or, for all
+  // binary ops but fmod and pow, y_step -P: y's P values repeat along x, P a
+  // multiple of lanes and n of P (a per-channel operand of a blocked tensor).
   void (*unary)(EltOp op, float p0, float p1, float* x, int64_t n);
   void (*binary)(EltOp op, float p0, float* x, const float* y, int64_t y_step, int64_t n);
   // Reductions of a row with `accumulators` independent partial results (1, 2, 4).

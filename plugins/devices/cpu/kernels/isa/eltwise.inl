@@ -126,6 +126,13 @@ inline V binary_vec(EltOp op, V x, V y, V p0) {
 template <EltOp kOp>
 inline void binary_loop(float* x, const float* y, int64_t y_step, int64_t n, V p0) {
   int64_t i = 0;
+  if (y_step < 0) {  // y's -y_step values repeat along x: whole vectors of them, n whole periods (is_periodic)
+    for (int64_t j = 0; i < n; i += kLanes) {
+      store(x + i, binary_vec(kOp, load(x + i), load(y + j), p0));
+      if ((j += kLanes) == -y_step) j = 0;
+    }
+    return;
+  }
   if (y_step == 0) {
     const V yv = set1(y[0]);
     for (; i + kLanes <= n; i += kLanes) store(x + i, binary_vec(kOp, load(x + i), yv, p0));
