@@ -791,6 +791,9 @@ TEST(CpuSubgraph, OpsFollowingABlockedInputMatchTheirReference) {
   check(split, split.outputs);
   check(test::op("ReduceMean", {blocked(x)}, {{"axes", {2, 3}}, {"keepdims", 0}}), {test::f32({2, 32})});
   check(test::op("GlobalAveragePool", {blocked(x)}), {test::f32({2, 32, 1, 1})});
+  // A map of many pixels: their lanes summed many pixels to a call.
+  check(test::op("GlobalAveragePool", {blocked({1, 32, 15, 14})}), {test::f32({1, 32, 1, 1})});
+  check(test::op("GlobalMaxPool", {blocked({1, 32, 15, 14})}), {test::f32({1, 32, 1, 1})});
   check(test::op("ReduceMax", {blocked({1, 16, 4, 2, 3})}, {{"axes", {4, 2, -2}}}), {test::f32({1, 16, 1, 1, 1})});
 }
 

@@ -46,12 +46,27 @@ void reduce_rows(const ReduceConfig& cfg, ReduceKind kind, const float* in, int6
     acc[0] = combine(kind, acc[0], v);
     return;
   }
+  const int max = kind == ReduceKind::max ? 1 : 0;
+  // Short rows (a blocked map's lanes, a pixel each): k adjacent rows at a
+  // time into k partial rows side by side, folded at the end, so that one
+  // call covers k rows rather than a call per row.
+  constexpr int64_t kWide = 1024;
+  const int64_t k = kWide / inner;
+  if (!scalar_kind(kind) && k >= 4 && r1 - r0 >= 2 * k) {
+    float wide[kWide];
+    std::fill(wide, wide + k * inner, identity(kind));
+    int64_t r = r0;
+    for (; r + k <= r1; r += k) isa.accumulate(max, wide, in + r * inner, k * inner);
+    for (int64_t j = 0; j < k; ++j) isa.accumulate(max, acc, wide + j * inner, inner);
+    for (; r < r1; ++r) isa.accumulate(max, acc, in + r * inner, inner);
+    return;
+  }
   for (int64_t r = r0; r < r1; ++r) {
     const float* row = in + r * inner;
     if (scalar_kind(kind)) {
       combine_row(kind, acc, row, inner);
     } else {
-      isa.accumulate(kind == ReduceKind::max ? 1 : 0, acc, row, inner);
+      isa.accumulate(max, acc, row, inner);
     }
   }
 }
