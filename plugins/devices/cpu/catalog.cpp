@@ -22,6 +22,15 @@ int64_t first_ukernel_of(Isa isa) {
   return 0;
 }
 
+int64_t ukernel_for_rows(Isa isa, int64_t m) {
+  int64_t u = first_ukernel_of(isa);
+  const auto& catalog = ukernel_catalog();
+  if (m <= 2)
+    for (size_t i = 0; i < catalog.size(); ++i)
+      if (catalog[i].isa == isa && catalog[i].mr <= 2) u = static_cast<int64_t>(i);
+  return u;
+}
+
 std::string UKernelShape::label() const {
   return std::string(isa_name(isa)) + "_" + std::to_string(mr) + "x" + std::to_string(nr);
 }

@@ -21,6 +21,9 @@ const std::vector<UKernelShape>& ukernel_catalog();
 // The index of the ISA's first micro-kernel in the catalog, its largest
 // general one: what a GEMM runs untuned. 0 when the ISA lists none.
 int64_t first_ukernel_of(Isa isa);
+// What a GEMM of m rows runs untuned: for a row or two (a matrix-vector
+// product) the ISA's thinnest micro-kernel, else first_ukernel_of(isa).
+int64_t ukernel_for_rows(Isa isa, int64_t m);
 
 struct ConvTileShape {
   int ow, ocb;

@@ -355,14 +355,10 @@ bool MatMulOp::onednn_compiles(int threads) const {
 // whose split repacks less (B once per row chunk, A once per column chunk).
 sdk::Config MatMulOp::default_config(const HostCpu& host) const {
   sdk::Config c(kKnobCount, 0);
-  c[kUKernel] = first_ukernel_of(host.best_isa());
-  const auto& catalog = ukernel_catalog();
   // A row or two is a matrix-vector product: the thinnest kernel, B streamed unpacked.
   const bool gemv = m_ <= 2;
-  if (gemv)
-    for (size_t i = 0; i < catalog.size(); ++i)
-      if (catalog[i].isa == host.best_isa() && catalog[i].mr <= 2) c[kUKernel] = static_cast<int64_t>(i);
-  const auto& u = catalog[static_cast<size_t>(c[kUKernel])];
+  c[kUKernel] = ukernel_for_rows(host.best_isa(), m_);
+  const auto& u = ukernel_catalog()[static_cast<size_t>(c[kUKernel])];
   const double flops = 2.0 * static_cast<double>(m_) * static_cast<double>(n_) * static_cast<double>(k_) * batches();
   const int threads = default_threads(host, flops / 20.0);
   c[kThreads] = threads;

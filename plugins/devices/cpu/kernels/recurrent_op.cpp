@@ -203,15 +203,11 @@ class RecurrentOp final : public CpuOp {
   bool reverse_only_ = false;
 };
 
-// A GEMM of m rows over k: the thinnest micro-kernel for a row or two (a
-// matrix-vector product), else the ISA's largest; MatMul's default blocking;
+// A GEMM of m rows over k: MatMul's default micro-kernel and blocking;
 // rows split across threads where there are many, else columns.
 GemmConfig gemm_for(const HostCpu& host, int64_t m, int64_t k, int threads) {
   const auto& catalog = ukernel_catalog();
-  int64_t u = first_ukernel_of(host.best_isa());
-  if (m <= 2)
-    for (size_t i = 0; i < catalog.size(); ++i)
-      if (catalog[i].isa == host.best_isa() && catalog[i].mr <= 2) u = static_cast<int64_t>(i);
+  const int64_t u = ukernel_for_rows(host.best_isa(), m);
   const int64_t nr = catalog[static_cast<size_t>(u)].nr;
   const int64_t kc = std::clamp<int64_t>(host.l1d_bytes() * 2 / 3 / (nr * 4), 16, std::max<int64_t>(k, 16));
   GemmConfig c = gemm_blocking(u, std::max<int64_t>(16, host.l2_bytes() / 2 / (kc * 4)), kc, 4096);
