@@ -129,10 +129,11 @@ TEST(Conv, PointwiseIsAPlainGemm) {
 }
 
 // A grouped convolution's threads take whole groups: every threads count,
-// a batch of two, the bias and a fused ReLU on each group's rows.
+// a batch of two, the bias, and a fused residual Add (whose rows differ per
+// image and group) and ReLU on each group's rows.
 TEST(Conv, GroupsSharedByTheThreads) {
-  const ConvOp o(op("Conv", {f32({2, 16, 9, 9}), f32({24, 4, 3, 3}, true), f32({24}, true)},
-                    conv_attrs({2, 2}, {1, 1, 1, 1}, {1, 1}, 4), {"Relu"}),
+  const ConvOp o(op("Conv", {f32({2, 16, 9, 9}), f32({24, 4, 3, 3}, true), f32({24}, true), f32({2, 24, 5, 5})},
+                    conv_attrs({2, 2}, {1, 1, 1, 1}, {1, 1}, 4), {"Add", "Relu"}),
                  host());
   std::vector<sdk::Config> configs;
   for (int64_t threads = 1; threads <= std::min(host().threads, 3); ++threads)
