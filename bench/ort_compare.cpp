@@ -1,7 +1,8 @@
 // A user's model run by aoe (`aoe-host run --device cpu`) and by ONNX Runtime
 // (the onnxruntime-node package, where installed) on the same inputs, same
 // threads, same number of timed runs: per output the largest absolute and
-// relative difference and whether every element is within allclose, and both
+// relative difference and whether every element is within allclose (integer
+// and bool outputs too, as the whole numbers aoe gives them), and both
 // latencies side by side. Exits 1 when aoe fails or an output differs beyond
 // the tolerance, 0 otherwise (ONNX Runtime absent: aoe's side alone, said so).
 #include <algorithm>
@@ -35,9 +36,9 @@ constexpr const char* kUsage =
     "  --threads      threads of both runtimes (default 1)\n"
     "  --iterations   timed runs of each, after one untimed (default 10)\n"
     "  --rtol --atol  allclose: |aoe - ort| <= atol + rtol * |ort| (default 1e-4 and 1e-4, for fp32)\n"
-    "  --seed         float inputs are uniform in [-1, 1), integer ones in {0, 1} (default 1)\n"
-    "  --inputs       inputs of the user's own, as aoe-host run --inputs reads them (np.savez: float32, int32\n"
-    "                 or int64 arrays by input name); an input the file lacks is drawn from the seed\n"
+    "  --seed         float inputs are uniform in [-1, 1), integer and bool ones in {0, 1} (default 1)\n"
+    "  --inputs       inputs of the user's own, as aoe-host run --inputs reads them (np.savez: float32, int32,\n"
+    "                 int64 or bool arrays by input name); an input the file lacks is drawn from the seed\n"
     "  --bank         the operator bank aoe runs with (default: an empty one, every kernel at its default)\n"
     "  --onnxruntime  a node_modules folder holding onnxruntime-node (default ./node_modules, or\n"
     "                 AOE_ONNXRUNTIME_NODE); without it only aoe's side runs\n"
@@ -89,9 +90,21 @@ Options parse(int argc, char** argv) {
 struct Input {
   std::string name;
   std::vector<int64_t> dims;
-  bool integer = false;
-  std::vector<float> values;  // integers as whole floats, as aoe's .npz inputs carry them
+  std::string dtype;          // as ONNX Runtime is fed it: float32, int64, int32 or bool
+  std::vector<float> values;  // integers and bools as whole floats, as aoe's .npz inputs carry them
+  bool whole() const { return dtype != "float32"; }
 };
+
+// The dtype ONNX Runtime is fed an input of `t` as; empty for one ort_compare does not feed.
+std::string fed_dtype(aoe::sdk::DType t) {
+  switch (t) {
+    case aoe::sdk::DType::f32: return "float32";
+    case aoe::sdk::DType::i64: return "int64";
+    case aoe::sdk::DType::i32: return "int32";
+    case aoe::sdk::DType::boolean: return "bool";
+    default: return "";
+  }
+}
 
 // The model's inputs with the dims aoe resolves, drawn from the seed.
 std::vector<Input> draw_inputs(const Options& o, const aoe::sdk::Graph& graph) {
@@ -100,12 +113,12 @@ std::vector<Input> draw_inputs(const Options& o, const aoe::sdk::Graph& graph) {
   std::vector<Input> inputs;
   for (const auto& name : graph.inputs) {
     const auto& t = graph.tensor(name);
-    Input in{name, t.shape, t.dtype == aoe::sdk::DType::i64 || t.dtype == aoe::sdk::DType::i32, {}};
-    if (!in.integer && t.dtype != aoe::sdk::DType::f32)
+    Input in{name, t.shape, fed_dtype(t.dtype), {}};
+    if (in.dtype.empty())
       throw std::invalid_argument("input '" + name + "' is " + aoe::sdk::to_string(t.dtype) +
-                                  ": ort_compare feeds float32 and int64/int32 inputs");
+                                  ": ort_compare feeds float32, int64, int32 and bool inputs");
     in.values.resize(static_cast<size_t>(t.elements()));
-    for (auto& v : in.values) v = in.integer ? static_cast<float>(rng() % 2) : uniform(rng);
+    for (auto& v : in.values) v = in.whole() ? static_cast<float>(rng() % 2) : uniform(rng);
     inputs.push_back(std::move(in));
   }
   return inputs;
@@ -126,7 +139,7 @@ std::string number_text(double v) {
 // The user's arrays in place of the drawn ones (an input the file lacks keeps
 // its draw, so its values are those the seed gives without the file); returns
 // the names taken. The file must name only model inputs, at the dims aoe
-// resolved, integer inputs with whole numbers: ONNX Runtime is fed them as int64.
+// resolved, integer inputs with whole numbers and bool ones with 0 and 1, as ONNX Runtime is fed them.
 std::vector<std::string> take_user_inputs(std::vector<Input>& inputs, const fs::path& file) {
   std::vector<std::string> taken;
   for (auto& [name, array] : aoe::host::read_npz(file)) {
@@ -139,10 +152,9 @@ std::vector<std::string> take_user_inputs(std::vector<Input>& inputs, const fs::
     if (array.shape != in->dims)
       throw std::invalid_argument(file.string() + ": '" + name + "' is " + dims_text(array.shape) + ", the model takes " +
                                   dims_text(in->dims) + " (dynamic dims: set them with --input_shape)");
-    if (in->integer)
-      for (float v : array.data)
-        if (!std::isfinite(v) || v != std::trunc(v))
-          throw std::invalid_argument(file.string() + ": '" + name + "' is an integer input, but holds " + number_text(v));
+    for (float v : array.data)
+      if (in->whole() && (!std::isfinite(v) || v != std::trunc(v) || (in->dtype == "bool" && v != 0 && v != 1)))
+        throw std::invalid_argument(file.string() + ": '" + name + "' is an " + in->dtype + " input, but holds " + number_text(v));
     in->values = std::move(array.data);
     taken.push_back(name);
   }
@@ -157,14 +169,14 @@ fs::path write_ort_inputs(const std::vector<Input>& inputs, const fs::path& dir)
     const auto& in = inputs[i];
     const fs::path file = dir / ("input_" + std::to_string(i) + ".bin");
     std::ofstream out(file, std::ios::binary);
-    if (in.integer) {
-      std::vector<int64_t> ints(in.values.begin(), in.values.end());
-      out.write(reinterpret_cast<const char*>(ints.data()), static_cast<std::streamsize>(ints.size() * sizeof(int64_t)));
-    } else {
-      out.write(reinterpret_cast<const char*>(in.values.data()),
-                static_cast<std::streamsize>(in.values.size() * sizeof(float)));
-    }
-    list.push_back({{"name", in.name}, {"dims", in.dims}, {"dtype", in.integer ? "int64" : "float32"}, {"file", file}});
+    const auto write = [&](const auto& values) {
+      out.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * sizeof(values[0])));
+    };
+    if (in.dtype == "int64") write(std::vector<int64_t>(in.values.begin(), in.values.end()));
+    else if (in.dtype == "int32") write(std::vector<int32_t>(in.values.begin(), in.values.end()));
+    else if (in.dtype == "bool") write(std::vector<uint8_t>(in.values.begin(), in.values.end()));
+    else write(in.values);
+    list.push_back({{"name", in.name}, {"dims", in.dims}, {"dtype", in.dtype}, {"file", file}});
   }
   const fs::path index = dir / "inputs.json";
   std::ofstream(index) << list.dump();
@@ -263,9 +275,10 @@ int run(const Options& o) {
     const std::string name = out["name"];
     const auto dims = out["dims"].get<std::vector<int64_t>>();
     const auto mine = got.find(name);
-    if (out["dtype"] != "float32" || mine == got.end()) {
+    const std::string dtype = out["dtype"];
+    if (!out.contains("file") || mine == got.end()) {
       std::printf("%-28s %-18s %12s %12s  not compared: %s\n", name.c_str(), dims_text(dims).c_str(), "-", "-",
-                  mine == got.end() ? "aoe wrote no such output" : ("ONNX Runtime gives " + out["dtype"].get<std::string>()).c_str());
+                  mine == got.end() ? "aoe wrote no such output" : ("ONNX Runtime gives " + dtype).c_str());
       all_close = all_close && mine != got.end();
       continue;
     }
@@ -278,9 +291,10 @@ int run(const Options& o) {
     }
     const Difference d = compare(mine->second.data, want, o.rtol, o.atol);
     all_close = all_close && d.outside == 0;
+    const std::string as = dtype == "float32" ? "" : " (" + dtype + ")";
     std::printf("%-28s %-18s %12.3g %12.3g  %s\n", name.c_str(), dims_text(dims).c_str(), d.max_abs, d.max_rel,
-                d.outside ? (std::to_string(d.outside) + " of " + std::to_string(want.size()) + " elements outside").c_str()
-                          : "yes");
+                ((d.outside ? std::to_string(d.outside) + " of " + std::to_string(want.size()) + " elements outside" : "yes") +
+                 as).c_str());
   }
   const double aoe_median = aoe_ms["median"].get<double>(), ort_median = ort["median"].get<double>();
   std::printf("latency, median (min-p90) ms: aoe %.3f (%.3f-%.3f), ONNX Runtime %s %.3f (%.3f-%.3f); aoe/ORT %.2fx\n",

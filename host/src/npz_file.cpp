@@ -59,7 +59,7 @@ void ints_to_floats(const std::string& bytes, size_t at, std::vector<float>& out
   }
 }
 
-// One .npy member: float32 (or int64, int32: see ints_to_floats), little-endian, C order.
+// One .npy member: float32 (or int64, int32, uint8, int8, bool: see ints_to_floats), little-endian, C order.
 FloatArray parse_npy(const std::filesystem::path& file, const std::string& member, const std::string& npy) {
   const std::string where = "member '" + member + "'";
   if (npy.size() < 10 || npy.compare(0, 6, kNpyMagic, 6) != 0) bad(file, where + " is not a .npy array");
@@ -74,10 +74,13 @@ FloatArray parse_npy(const std::filesystem::path& file, const std::string& membe
   if (!std::regex_search(header, m, std::regex("'descr'\\s*:\\s*'([^']*)'")))
     bad(file, where + " has no dtype (" + header + ")");
   const std::string descr = m[1].str();
-  const size_t item = descr == "<f4" || descr == "=f4" || descr == "<i4" || descr == "=i4" ? 4
+  // Bools (a padding mask) and bytes (a quantized model's uint8 input) are one byte each.
+  const bool byte = descr == "|b1" || descr == "|u1" || descr == "|i1";
+  const size_t item = byte                                                                 ? 1
+                      : descr == "<f4" || descr == "=f4" || descr == "<i4" || descr == "=i4" ? 4
                       : descr == "<i8" || descr == "=i8"                                   ? 8
                                                                                            : 0;
-  if (item == 0) bad(file, where + " is not float32, int32 or int64 (" + header + ")");
+  if (item == 0) bad(file, where + " is not float32, int32, int64, uint8, int8 or bool (" + header + ")");
   if (!std::regex_search(header, m, std::regex("'fortran_order'\\s*:\\s*False")))
     bad(file, where + " is in Fortran order; save it C-contiguous");
   if (!std::regex_search(header, m, std::regex("'shape'\\s*:\\s*\\(([^)]*)\\)"))) bad(file, where + " has no shape");
@@ -101,7 +104,9 @@ FloatArray parse_npy(const std::filesystem::path& file, const std::string& membe
     bad(file, where + " holds " + std::to_string(npy.size() - data_at) + " bytes of data, its shape needs " +
                   std::to_string(count * item));
   a.data.resize(count);
-  if (descr[1] == 'i' && item == 8) ints_to_floats<int64_t>(npy, data_at, a.data);
+  if (descr == "|i1") ints_to_floats<int8_t>(npy, data_at, a.data);
+  else if (byte) ints_to_floats<uint8_t>(npy, data_at, a.data);  // a bool's byte is 0 or 1
+  else if (descr[1] == 'i' && item == 8) ints_to_floats<int64_t>(npy, data_at, a.data);
   else if (descr[1] == 'i') ints_to_floats<int32_t>(npy, data_at, a.data);
   else if (count) std::memcpy(a.data.data(), npy.data() + data_at, count * sizeof(float));
   return a;

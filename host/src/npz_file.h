@@ -15,8 +15,8 @@ struct FloatArray {
 };
 
 // Arrays by name (the member's name without ".npy"), as np.savez writes
-// them: stored, not compressed; int32 and int64 arrays (token ids) as
-// floats holding whole numbers. Throws aoe::sdk::Error(invalid_argument)
+// them: stored, not compressed; int32, int64, uint8 and int8 arrays (token
+// ids) and bools (masks, as 0 and 1) as floats holding whole numbers. Throws aoe::sdk::Error(invalid_argument)
 // naming the file and member for anything else (compression, another
 // dtype, Fortran order, sizes that do not fit the file).
 std::map<std::string, FloatArray> read_npz(const std::filesystem::path& file);

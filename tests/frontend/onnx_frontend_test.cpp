@@ -722,6 +722,44 @@ TEST_F(OnnxFrontend, StftShapeIsTheOperators) {
   EXPECT_EQ(node_named(graph, "full_stft").attrs.at("input_slots"), nlohmann::json({0, 1, 2}));
 }
 
+// libonnx 1.12 infers an Einsum's rank alone, and PyTorch declares the
+// output of "bij,bkj->bik" with unknown dims: the frontend works its dims
+// out of the equation as the cpu device reads it. An equation its inputs do
+// not fit leaves the output unknown, as any op's failed inference does.
+TEST_F(OnnxFrontend, EinsumShapeFromItsEquation) {
+  const auto write = [&](const std::string& second, const fs::path& file) {
+    onnx::ModelProto model;
+    model.set_ir_version(onnx::IR_VERSION);
+    model.add_opset_import()->set_version(12);
+    auto* g = model.mutable_graph();
+    g->set_name("einsum");
+    set_dims(g->add_input(), "x", onnx::TensorProto::FLOAT, {"2", "8", "16"});
+    set_dims(g->add_output(), "scores", onnx::TensorProto::FLOAT, {"s0", "s1", "s2"});
+    set_dims(g->add_output(), "projected", onnx::TensorProto::FLOAT, {"p0", "p1", "p2"});
+    auto* w = g->add_initializer();
+    w->set_name("w"), w->set_data_type(onnx::TensorProto::FLOAT), w->add_dims(16), w->add_dims(4);
+    for (int i = 0; i < 64; ++i) w->add_float_data(0.5f);
+    const auto equation = [](onnx::NodeProto* n, const std::string& text) {
+      auto* a = n->add_attribute();
+      a->set_name("equation"), a->set_type(onnx::AttributeProto::STRING), a->set_s(text);
+    };
+    auto* scores = add_node(g, "Einsum", {"x", "x"}, {"scores"});
+    scores->set_name("scores");
+    equation(scores, "bij,bkj->bik");
+    auto* projected = add_node(g, "Einsum", {"x", "w"}, {"projected"});
+    projected->set_name("projected");
+    equation(projected, second);
+    save(model, file);
+  };
+  write("...ij, jk", dir_ / "einsum.onnx");  // implicit: the ellipsis' dims, then i and k
+  const auto graph = load_onnx(dir_ / "einsum.onnx");
+  EXPECT_EQ(graph.tensor("scores").shape, (Shape{2, 8, 8}));
+  EXPECT_EQ(graph.tensor("projected").shape, (Shape{2, 8, 4}));
+
+  write("bij,kj->bik", dir_ / "mismatch.onnx");
+  EXPECT_EQ(load_onnx(dir_ / "mismatch.onnx").tensor("projected").shape, (Shape{-1, -1, -1}));
+}
+
 }  // namespace
 // A float16 conversion appends its input casts after the nodes that read
 // them; ONNX Runtime sorts such a graph, and so does the frontend.

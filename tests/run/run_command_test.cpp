@@ -633,7 +633,7 @@ TEST_F(RunCommand, OrtCompareRefusesInputsThatDoNotFitTheModel) {
   for (const auto& [arrays, error] : std::vector<std::pair<std::vector<std::pair<std::string, host::FloatArray>>, std::string>>{
            {{{"rate", {{}, {16000}}}}, "'rate' is no input of the model (its inputs: sr, x)"},
            {{{"x", {{4}, {1, 2, 3, 4}}}}, "'x' is [4], the model takes [3]"},
-           {{{"sr", {{}, {0.5f}}}}, "'sr' is an integer input, but holds 0.5"}}) {
+           {{{"sr", {{}, {0.5f}}}}, "'sr' is an int64 input, but holds 0.5"}}) {
     SCOPED_TRACE(error);
     host::write_npz(dir_ / "bad.npz", arrays);
     const auto r = run_process({AOE_ORT_COMPARE, (dir_ / "rate.onnx").string(), "--inputs", (dir_ / "bad.npz").string(),

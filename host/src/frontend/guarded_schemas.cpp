@@ -10,6 +10,7 @@
 #include <string>
 #include <utility>
 
+#include "einsum_shape_inference.h"
 #include "stft_shape_inference.h"
 
 namespace aoe::host {
@@ -73,7 +74,9 @@ class GuardedSchemas final : public onnx::ISchemaRegistry {
     if (!schema->has_type_and_shape_inference_function()) return schema;
     const auto op = kSpatialOps.find(key);
     const std::optional<int> weights = op == kSpatialOps.end() ? std::nullopt : std::optional<int>(op->second);
-    onnx::InferenceFunction inner = key == "STFT" ? infer_stft_shape : schema->GetTypeAndShapeInferenceFunction();
+    onnx::InferenceFunction inner = key == "STFT"     ? infer_stft_shape
+                                    : key == "Einsum" ? infer_einsum_shape
+                                                      : schema->GetTypeAndShapeInferenceFunction();
     return replaced(schema, [inner = std::move(inner), schema, weights](InferenceContext& ctx) {
       check_required_types(ctx, *schema);
       if (weights) check_spatial_inputs(ctx, *weights);

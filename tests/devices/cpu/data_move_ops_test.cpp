@@ -1,4 +1,5 @@
-// Slice, Pad, Gather and TfIdfVectorizer on small hand-computed cases: the
+// Slice, Pad, Gather, the element and row gathers and scatters, and
+// TfIdfVectorizer on small hand-computed cases: the
 // kernel and the reference each give the values worked out here, for every
 // threads count; Resize against its reference, and bilinear Resize against
 // ONNX Runtime's values.
@@ -149,6 +150,31 @@ TEST(GatherOp, AnIndexOutOfRangeFailsNamingItsPosition) {
     ADD_FAILURE() << "an index of -5 ran";
   } catch (const sdk::Error& e) {
     EXPECT_NE(std::string(e.what()).find("index -5 at position 1"), std::string::npos) << e.what();
+  }
+}
+
+// GatherElements, ScatterElements, GatherND and ScatterND on indices fed as
+// the model runs (torch.gather after torch.topk, index_put), as floats
+// holding whole numbers: negative ones count from the end, and one past its
+// axis fails the run naming its position.
+TEST(IndexedSlicesOps, IndicesAtRunTime) {
+  expect_gives(op("GatherElements", {f32({2, 3}), i64({2, 2})}, {{"axis", 1}}), {iota(6), {2, 0, -1, 1}}, {2, 0, 5, 4});
+  expect_gives(op("ScatterElements", {f32({2, 3}), i64({2, 2}), f32({2, 2})}, {{"axis", 1}, {"reduction", "add"}}),
+               {Values(6, 0.0f), {0, -1, 1, 1}, {1, 2, 3, 4}}, {1, 0, 2, 0, 7, 0});
+  expect_gives(op("GatherND", {f32({2, 3}), i64({2, 2})}), {iota(6), {1, 2, 0, -1}}, {5, 2});
+  expect_gives(op("ScatterND", {f32({2, 3}), i64({1, 1}), f32({1, 3})}), {iota(6), {-1}, {9, 9, 9}}, {0, 1, 2, 9, 9, 9});
+  for (const char* type : {"GatherElements", "GatherND"}) {
+    SCOPED_TRACE(type);
+    const auto o = make_op(op(type, {f32({2, 3}), i64({2, 2})}, {{"axis", 1}}), host());
+    const Values x = iota(6), idx = {0, 1, 3, 0};
+    try {
+      run_once(*o, o->space().default_config, {x.data(), idx.data()}, pool());
+      ADD_FAILURE() << "an index of 3 ran";
+    } catch (const sdk::Error& e) {
+      const std::string want = std::string(type) == "GatherND" ? "index 3 of row 1 is out of range for an axis of 2"
+                                                              : "index 3 at position 2 is out of range for an axis of 3";
+      EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+    }
   }
 }
 

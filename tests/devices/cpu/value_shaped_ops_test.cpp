@@ -11,6 +11,7 @@
 #include "aoe/sdk/error.h"
 #include "dynamic_run.h"
 #include "model_run.h"
+#include "op_util.h"
 #include "tasks.h"
 #include "value_shaped_op.h"
 
@@ -230,7 +231,7 @@ TEST(DynamicModel, EachDistinctShapeIsPlannedOnce) {
 }
 
 // y = x[indices], the indices computed as the model runs (a Cast of a
-// fed input): the GatherElements is planned with them as its attribute.
+// fed input): the GatherElements reads them as it runs, planned once.
 sdk::Graph gather_at_run_time_indices(int64_t n = 4) {
   sdk::Graph g;
   g.name = "gather";
@@ -242,33 +243,69 @@ sdk::Graph gather_at_run_time_indices(int64_t n = 4) {
   return g;
 }
 
-TEST(DynamicModel, ValuesMetInTheRunBeforeOrEarlierGiveTheirOwnPlan) {
-  DynamicModel model(gather_at_run_time_indices(), std::make_shared<const HostCpu>(test::host()), nlohmann::json::object(), 0);
-  ThreadPool pool(1);
-  const std::vector<float> x = {10, 20, 30, 40}, reversed = {3, 2, 1, 0}, pairs = {0, 0, 1, 1};
-  const auto at = [&](const std::vector<float>& indices) { return model.run(GivenViews{{"x", x}, {"at", indices}}, pool)[0].values; };
-  for (int i = 0; i < 2; ++i) {
-    SCOPED_TRACE(i);
-    EXPECT_EQ(at(reversed), (std::vector<float>{40, 30, 20, 10}));
-    EXPECT_EQ(at(reversed), (std::vector<float>{40, 30, 20, 10}));  // the run before's values
-    EXPECT_EQ(at(pairs), (std::vector<float>{10, 10, 20, 20}));
-  }
-  EXPECT_EQ(model.segment_plans(), 3u);  // the Cast; the gather for each set of indices
+// y = ReduceSum(x [2, 2], axes) with the axes computed as the model runs:
+// the reduction is planned with them as its attribute.
+sdk::Graph sum_over_run_time_axes() {
+  sdk::Graph g;
+  g.name = "sum";
+  g.inputs = {"x", "at"};
+  g.outputs = {"y"};
+  for (auto t : {desc("x", {2, 2}), desc("at", {1}), desc("axes", {1}, sdk::DType::i64), desc("y", {2})}) g.tensors[t.name] = t;
+  g.nodes = {{"cast", "Cast", {"at"}, {"axes"}, {{"to", 7}}},
+             {"sum", "ReduceSum", {"x", "axes"}, {"y"}, {{"keepdims", 0}}}};
+  return g;
 }
 
-// Thousands of indices (torchvision's RoI pooling scatters millions) travel
-// to the op's plan as bytes rather than as a JSON list: gathered the same.
-TEST(DynamicModel, ALongListOfRunTimeIndicesGathersAsAShortOne) {
+TEST(DynamicModel, ValuesMetInTheRunBeforeOrEarlierGiveTheirOwnPlan) {
+  DynamicModel model(sum_over_run_time_axes(), std::make_shared<const HostCpu>(test::host()), nlohmann::json::object(), 0);
+  ThreadPool pool(1);
+  const std::vector<float> x = {10, 20, 30, 40}, rows = {0}, columns = {1};
+  const auto over = [&](const std::vector<float>& axes) { return model.run(GivenViews{{"x", x}, {"at", axes}}, pool)[0].values; };
+  for (int i = 0; i < 2; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(over(rows), (std::vector<float>{40, 60}));
+    EXPECT_EQ(over(rows), (std::vector<float>{40, 60}));  // the run before's values
+    EXPECT_EQ(over(columns), (std::vector<float>{30, 70}));
+  }
+  EXPECT_EQ(model.segment_plans(), 3u);  // the Cast; the sum for each set of axes
+}
+
+// Indices computed as the model runs, whatever they are, are read by the
+// gather's kernel: one plan for every set of them, negative ones counting
+// from the end, thousands of them (torchvision's RoI pooling scatters millions).
+TEST(DynamicModel, RunTimeIndicesOfAnElementGatherNeedNoNewPlan) {
   const int64_t n = 3000;
   DynamicModel model(gather_at_run_time_indices(n), std::make_shared<const HostCpu>(test::host()), nlohmann::json::object(), 0);
   ThreadPool pool(1);
-  std::vector<float> x(n), at(n), expected(n);
-  for (int64_t i = 0; i < n; ++i) {
-    x[i] = static_cast<float>(i);
-    at[i] = static_cast<float>((i * 7 + 3) % n - (i % 2 ? n : 0));  // negative ones count from the end
-    expected[i] = static_cast<float>((i * 7 + 3) % n);
+  for (int64_t shift : {3, 11}) {
+    std::vector<float> x(n), at(n), expected(n);
+    for (int64_t i = 0; i < n; ++i) {
+      x[i] = static_cast<float>(i);
+      at[i] = static_cast<float>((i * 7 + shift) % n - (i % 2 ? n : 0));  // negative ones count from the end
+      expected[i] = static_cast<float>((i * 7 + shift) % n);
+    }
+    EXPECT_EQ(model.run(GivenViews{{"x", x}, {"at", at}}, pool)[0].values, expected);
   }
-  EXPECT_EQ(model.run(GivenViews{{"x", x}, {"at", at}}, pool)[0].values, expected);
+  EXPECT_EQ(model.segment_plans(), 1u);
+  std::vector<float> x(n), past(n, 0.0f);
+  past[17] = static_cast<float>(n);
+  try {
+    model.run(GivenViews{{"x", x}, {"at", past}}, pool);
+    ADD_FAILURE() << "an index past the axis ran";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("GatherElements 'gather': index 3000 at position 17 is out of range for an axis of 3000"),
+              std::string::npos) << e.what();
+  }
+}
+
+// A list of run-time values of 256 or more travels to the op's plan as the
+// bytes of its int64s, read back as the list (RoiAlign's batch indices, one per box).
+TEST(DynamicModel, ALongListOfRunTimeValuesTravelsAsBytes) {
+  std::vector<int64_t> values;
+  for (int64_t i = 0; i < 300; ++i) values.push_back(i % 2 ? -i * 1000003 : i);
+  const nlohmann::json attrs = {{"batch_indices", ints_attribute(values)}};
+  EXPECT_TRUE(attrs["batch_indices"].is_binary());
+  EXPECT_EQ(ints_attr(attrs, "batch_indices", {}), values);
 }
 
 // A segment past the budget for kept kernels and input copies makes them

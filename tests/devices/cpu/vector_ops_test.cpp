@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "aoe/sdk/error.h"
 #include "cpu_op.h"
@@ -127,6 +128,26 @@ TEST(Softmax, AlongAnyAxis) {
   expect_ok(op("Softmax", {f32({2, 12, 5})}, {{"axis", 0}}));
   const auto o = make_op(op("Softmax", {f32({4, 9}) }, {{"axis", 0}}), host());
   EXPECT_NE(o->check(with(o->space(), o->space().default_config, "passes", "online")), "");
+}
+
+// A row masked whole (every score -inf, as an attention's padding mask makes
+// it for an empty sequence) is NaN, as ONNX defines it and ONNX Runtime
+// gives it; a row masked in part has 0 where it is masked. On every config.
+TEST(Softmax, ARowMaskedWholeIsNaN) {
+  const float ninf = -std::numeric_limits<float>::infinity();
+  std::vector<float> x(2 * 40, ninf);
+  for (size_t i = 40; i < 80; i += 2) x[i] = 0.05f * static_cast<float>(i);
+  const auto o = make_op(op("Softmax", {f32({2, 40})}), host());
+  for (const auto& c : variants(*o)) {
+    const auto got = run_once(*o, c, {x.data()}, pool());
+    float sum = 0;
+    for (size_t i = 0; i < 40; ++i) EXPECT_TRUE(std::isnan(got[0][i])) << i;
+    for (size_t i = 40; i < 80; ++i) {
+      if (i % 2) EXPECT_EQ(got[0][i], 0.0f) << i;
+      sum += got[0][i];
+    }
+    EXPECT_NEAR(sum, 1.0f, 1e-5);
+  }
 }
 
 TEST(LayerNormalization, RowsScaleBiasAndStatistics) {

@@ -8,49 +8,17 @@
 #include "op_factories.h"
 
 #include <algorithm>
-#include <cctype>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "aoe/sdk/einsum_equation.h"
 #include "op_util.h"
 #include "reference.h"
 #include "threaded_op.h"
 
 namespace aoe::cpu {
 namespace {
-
-// Labels: the letters in ASCII order (A-Z, then a-z), so the implicit
-// output's order is the labels'; the ellipsis' dims after them.
-constexpr int kLetters = 52;
-constexpr int kEllipsis = -1;  // where "..." stands in a parsed term
-
-int letter_label(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return 26 + (c - 'a');
-  return -1;
-}
-
-char label_letter(int label) { return static_cast<char>(label < 26 ? 'A' + label : 'a' + (label - 26)); }
-
-// A term's labels, kEllipsis where "..." stands (at most once).
-std::vector<int> parse_term(const std::string& term, const std::string& who) {
-  std::vector<int> out;
-  for (size_t i = 0; i < term.size();) {
-    if (term.compare(i, 3, "...") == 0) {
-      if (std::count(out.begin(), out.end(), kEllipsis)) invalid(who + ": term '" + term + "' has two ellipses");
-      out.push_back(kEllipsis);
-      i += 3;
-      continue;
-    }
-    const int label = letter_label(term[i]);
-    if (label < 0)
-      invalid(who + ": '" + std::string(1, term[i]) + "' in term '" + term + "' is neither a letter nor part of '...'");
-    out.push_back(label);
-    ++i;
-  }
-  return out;
-}
 
 // Moves `index` one step in row-major order over the first `axes` of
 // `extents`, each operand's offset (strides[operand][axis]) with it.
@@ -89,97 +57,19 @@ float product_sum(const std::vector<const float*>& in, const std::vector<int64_t
 class EinsumOp final : public ThreadedOp {
  public:
   EinsumOp(const sdk::OpTask& task, const HostCpu& host) {
-    const std::string who = "Einsum '" + task.name + "'";
     require_plain(task, 1, std::max<size_t>(1, task.inputs.size()), {}, Takes::held);
-    std::string eq;
-    for (const char c : string_attr(task.attrs, "equation", ""))
-      if (!std::isspace(static_cast<unsigned char>(c))) eq += c;
-    if (eq.empty()) invalid(who + ": attribute 'equation' is missing or empty");
-    const auto arrow = eq.find("->");
-    std::vector<std::string> terms(1);
-    for (const char c : eq.substr(0, arrow)) {
-      if (c == ',') terms.emplace_back();
-      else terms.back().push_back(c);
-    }
+    std::vector<Shape> shapes;
+    for (const auto& input : task.inputs) shapes.push_back(input.shape);
+    std::string why;
+    const auto labels = sdk::einsum_labels(string_attr(task.attrs, "equation", ""), shapes, &why);
+    if (!labels) invalid("Einsum '" + task.name + "': " + why);
+    extents_ = labels->extents;
+    dim_labels_ = labels->dim_labels;
+    out_labels_ = labels->out_labels;
+    summed_labels_ = labels->summed_labels;
     const size_t operands = task.inputs.size();
-    if (terms.size() != operands)
-      invalid(who + ": equation '" + eq + "' names " + std::to_string(terms.size()) + " operands, the op has " +
-              std::to_string(operands) + " inputs");
 
-    // The ellipsis stands for as many dims as the most any operand's "..." covers, right-aligned.
-    std::vector<std::vector<int>> parsed;
-    size_t ellipsis_rank = 0;
-    for (size_t n = 0; n < operands; ++n) {
-      parsed.push_back(parse_term(terms[n], who));
-      const size_t rank = task.inputs[n].shape.size();
-      const bool ellipsis = std::count(parsed[n].begin(), parsed[n].end(), kEllipsis) > 0;
-      const size_t letters = parsed[n].size() - (ellipsis ? 1 : 0);
-      if (ellipsis ? letters > rank : letters != rank)
-        invalid(who + ": term '" + terms[n] + "' labels " + std::to_string(letters) + " dims of input " + std::to_string(n) +
-                " '" + task.inputs[n].name + "', which is " + to_string(task.inputs[n].shape));
-      if (ellipsis) ellipsis_rank = std::max(ellipsis_rank, rank - letters);
-    }
-    extents_.assign(kLetters + ellipsis_rank, -1);  // -1: no dim has the label
-    std::vector<int> uses(extents_.size(), 0);
-    for (size_t n = 0; n < operands; ++n) {
-      const Shape& shape = task.inputs[n].shape;
-      const size_t covered = shape.size() + 1 - parsed[n].size();  // dims the operand's "..." covers, if it has one
-      auto& labels = dim_labels_.emplace_back();
-      for (const int item : parsed[n]) {
-        if (item != kEllipsis) labels.push_back(item);
-        else
-          for (size_t j = 0; j < covered; ++j) labels.push_back(kLetters + static_cast<int>(ellipsis_rank - covered + j));
-      }
-      for (size_t d = 0; d < shape.size(); ++d) {
-        const int label = labels[d];
-        int64_t& extent = extents_[static_cast<size_t>(label)];
-        ++uses[static_cast<size_t>(label)];
-        if (label < kLetters) {
-          if (extent >= 0 && extent != shape[d])
-            invalid(who + ": label '" + std::string(1, label_letter(label)) + "' is " + std::to_string(extent) +
-                    " long in one place and " + std::to_string(shape[d]) + " in input " + std::to_string(n) + " '" +
-                    task.inputs[n].name + "' " + to_string(shape));
-          extent = shape[d];
-        } else if (extent < 0 || extent == 1) {
-          extent = shape[d];
-        } else if (shape[d] != 1 && shape[d] != extent) {
-          invalid(who + ": the dims '...' stands for do not broadcast: input " + std::to_string(n) + " '" +
-                  task.inputs[n].name + "' " + to_string(shape) + " has " + std::to_string(shape[d]) + " against " +
-                  std::to_string(extent));
-        }
-      }
-    }
-
-    const auto ellipsis_labels = [&] {
-      for (size_t j = 0; j < ellipsis_rank; ++j) out_labels_.push_back(kLetters + static_cast<int>(j));
-    };
-    if (arrow != std::string::npos) {
-      bool ellipsis = false;
-      for (const int item : parse_term(eq.substr(arrow + 2), who)) {
-        if (item == kEllipsis) {
-          ellipsis = true;
-          ellipsis_labels();
-          continue;
-        }
-        const std::string letter(1, label_letter(item));
-        if (extents_[static_cast<size_t>(item)] < 0) invalid(who + ": output label '" + letter + "' labels no input dim");
-        if (std::count(out_labels_.begin(), out_labels_.end(), item)) invalid(who + ": output label '" + letter + "' is repeated");
-        out_labels_.push_back(item);
-      }
-      if (ellipsis_rank > 0 && !ellipsis)
-        invalid(who + ": the output of '" + eq + "' leaves out '...', which stands for dims of its inputs");
-    } else {
-      // Implicit: the ellipsis' dims, then the letters used once, in ASCII order.
-      ellipsis_labels();
-      for (int label = 0; label < kLetters; ++label)
-        if (uses[static_cast<size_t>(label)] == 1) out_labels_.push_back(label);
-    }
-    for (int label = 0; label < static_cast<int>(extents_.size()); ++label)
-      if (extents_[static_cast<size_t>(label)] >= 0 && !std::count(out_labels_.begin(), out_labels_.end(), label))
-        summed_labels_.push_back(label);
-
-    Shape out;
-    for (const int label : out_labels_) out.push_back(extents_[static_cast<size_t>(label)]);
+    const Shape out = labels->output_dims();
     require_output_shape(task, out);
     // Each operand's strides along the output's and the summed labels.
     for (size_t n = 0; n < operands; ++n) {
@@ -276,7 +166,7 @@ class EinsumOp final : public ThreadedOp {
   }
 
  private:
-  // Every label's extent: the letters', then the ellipsis' dims.
+  // Every label's extent: the letters', then the ellipsis' dims (sdk::EinsumLabels).
   std::vector<int64_t> extents_;
   // Per operand, the label of each of its dims.
   std::vector<std::vector<int>> dim_labels_;

@@ -4,8 +4,9 @@
 // out[i..] = data[i.. with indices[i..] on axis] for GatherElements (shape
 // of indices); for ScatterElements, data with updates[i..] written (or
 // added, multiplied: `reduction`) at those positions, in order. The
-// indices come from the model's constants, folded into attribute "indices";
-// each element's offset is worked out once, when the op is made.
+// indices are the model's constants, folded into attribute "indices" (each
+// element's offset worked out once, when the op is made), or fed as the
+// model runs (a TopK's indices: torch.gather after torch.topk).
 #include "op_factories.h"
 
 #include <algorithm>
@@ -39,21 +40,35 @@ class ElementsOp final : public IndexedSlicesOp {
     if (scatter_ && task.inputs[2].shape != indices)
       invalid(who + ": updates " + to_string(task.inputs[2].shape) + " must have the shape of indices " + to_string(indices));
     reduction_ = read_reduction(task, who);
-    indices_ = folded_ints(task, 1, "indices");
+    set_slice_shapes(task, host, data, indices, indices, 0.5);
+    indices_ = bound_indices(task);
+    if (!runtime_) offsets_ = offsets_of(indices_);
+  }
+
+  std::vector<int64_t> offsets_of(const std::vector<int64_t>& given) const override {
+    const Shape& data = inputs_[0];
+    const Shape& indices = inputs_[1];
     const auto strides = strides_of(data);
     const int64_t extent = data[axis_];
-    std::vector<int64_t> index(indices.size(), 0);
-    offsets_.reserve(indices_.size());
-    if (!indices_.empty()) do {
-        const int64_t i = indices_[offsets_.size()];
+    std::vector<int64_t> index(indices.size(), 0), offsets;
+    offsets.reserve(given.size());
+    if (!given.empty()) do {
+        const int64_t i = given[offsets.size()];
         if (i < -extent || i >= extent)
-          invalid(who + ": index " + std::to_string(i) + " at position " + std::to_string(offsets_.size()) +
+          invalid(who_ + ": index " + std::to_string(i) + " at position " + std::to_string(offsets.size()) +
                   " is out of range for an axis of " + std::to_string(extent));
         int64_t offset = 0;
         for (size_t d = 0; d < index.size(); ++d) offset += (d == axis_ ? (i < 0 ? i + extent : i) : index[d]) * strides[d];
-        offsets_.push_back(offset);
+        offsets.push_back(offset);
       } while (next_index(index, indices));
-    set_slice_shapes(task, host, data, indices, indices, 0.5);
+    return offsets;
+  }
+
+  // Run-time indices drawn over the whole axis, negative ones too.
+  ValueRange input_range(size_t i) const override {
+    if (i != 1) return {};
+    const auto extent = static_cast<float>(inputs_[0][axis_]);
+    return {-extent, extent};
   }
 
   // Index by index: the data's multi-index with the axis's coordinate replaced.
@@ -64,10 +79,12 @@ class ElementsOp final : public IndexedSlicesOp {
     std::vector<double> y(static_cast<size_t>(elements(outputs_[0])));
     if (scatter_)
       for (size_t i = 0; i < y.size(); ++i) y[i] = in[0][i];
+    const std::vector<int64_t> given = runtime_ ? indices_at_run(in[1]) : indices_;
     std::vector<int64_t> index(indices.size(), 0);
     size_t flat = 0;
-    if (!indices_.empty()) do {
-        int64_t a = indices_[flat];
+    if (!given.empty()) do {
+        int64_t a = given[flat];
+        if (a < -data[axis_] || a >= data[axis_]) invalid(who_ + ": index " + std::to_string(a) + " is out of range");
         if (a < 0) a += data[axis_];
         int64_t at = 0;
         for (size_t d = 0; d < index.size(); ++d) at += (d == axis_ ? a : index[d]) * strides[d];
@@ -78,7 +95,7 @@ class ElementsOp final : public IndexedSlicesOp {
 
  private:
   size_t axis_ = 0;
-  std::vector<int64_t> indices_;  // as given, negative ones too
+  std::vector<int64_t> indices_;  // constant ones as given, negative ones too
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "indexed_slices_op.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "op_util.h"
@@ -13,6 +14,23 @@ IndexedSlicesOp::Reduction IndexedSlicesOp::read_reduction(const sdk::OpTask& ta
   if (reduction == "mul") return Reduction::mul;
   if (reduction != "none") invalid(who + ": reduction '" + reduction + "' is none of none, add, mul");
   return Reduction::none;
+}
+
+std::vector<int64_t> IndexedSlicesOp::bound_indices(const sdk::OpTask& task) {
+  who_ = task.op_type + " '" + task.name + "'";
+  index_count_ = elements(task.inputs.at(1).shape);
+  runtime_ = !(task.attrs.is_object() && task.attrs.contains("indices")) && !task.inputs[1].constant;
+  return runtime_ ? std::vector<int64_t>{} : folded_ints(task, 1, "indices");
+}
+
+std::vector<int64_t> IndexedSlicesOp::indices_at_run(const float* fed) const {
+  std::vector<int64_t> out(static_cast<size_t>(index_count_));
+  for (size_t i = 0; i < out.size(); ++i) {
+    const double v = std::floor(static_cast<double>(fed[i]));
+    if (!(std::fabs(v) < 9e18)) invalid(who_ + ": index " + std::to_string(fed[i]) + " at position " + std::to_string(i) + " is no index");
+    out[i] = static_cast<int64_t>(v);
+  }
+  return out;
 }
 
 void IndexedSlicesOp::set_slice_shapes(const sdk::OpTask& task, const HostCpu& host, const Shape& data,
@@ -29,12 +47,14 @@ void IndexedSlicesOp::compute(const std::vector<const float*>& in, const std::ve
   const float* x = in[0];
   float* y = out[0];
   const int64_t slice = slice_;
-  const auto slices = static_cast<int64_t>(offsets_.size());
+  const std::vector<int64_t> fed = runtime_ ? offsets_of(indices_at_run(in[1])) : std::vector<int64_t>{};
+  const std::vector<int64_t>& offsets = runtime_ ? fed : offsets_;
+  const auto slices = static_cast<int64_t>(offsets.size());
   constexpr int64_t kGrain = 4096;  // elements a task copies, at least
   if (!scatter_) {
     parallel_runs(pool, threads, slices, std::max<int64_t>(1, kGrain / std::max<int64_t>(slice, 1)), [&](int64_t from, int64_t to) {
       for (int64_t i = from; i < to; ++i) {
-        const float* src = x + offsets_[static_cast<size_t>(i)];
+        const float* src = x + offsets[static_cast<size_t>(i)];
         std::copy(src, src + slice, y + i * slice);
       }
     }, 1);
@@ -47,7 +67,7 @@ void IndexedSlicesOp::compute(const std::vector<const float*>& in, const std::ve
   // In order, on one thread: where two updates name one place, ONNX's order decides.
   const float* u = in[2];
   for (int64_t i = 0; i < slices; ++i) {
-    float* dst = y + offsets_[static_cast<size_t>(i)];
+    float* dst = y + offsets[static_cast<size_t>(i)];
     const float* src = u + i * slice;
     for (int64_t e = 0; e < slice; ++e) dst[e] = static_cast<float>(reduce(dst[e], src[e]));
   }

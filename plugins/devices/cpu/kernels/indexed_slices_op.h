@@ -1,6 +1,8 @@
-// Ops that move slices of the data at offsets worked out when the op is
-// made (GatherElements/ScatterElements: slices of one element; GatherND/
-// ScatterND: slices of the trailing axes). A gather copies the slices out
+// Ops that move slices of the data at offsets worked out from the indices
+// (GatherElements/ScatterElements: slices of one element; GatherND/
+// ScatterND: slices of the trailing axes): once, when the op is made, where
+// the indices are the model's constants, else from input 1 at each run (a
+// TopK's or an ArgMax's indices, as floats holding whole numbers). A gather copies the slices out
 // in order; a scatter writes the updates (input 2) into a copy of the data
 // there, in order: a later update of the same place wins, or adds, or
 // multiplies (`reduction`), as ONNX applies them.
@@ -23,6 +25,15 @@ class IndexedSlicesOp : public ThreadedOp {
 
  protected:
   explicit IndexedSlicesOp(bool scatter) : scatter_(scatter) {}
+  // The indices the op is made with: the model's constants, folded into
+  // attribute "indices"; none where they are fed as the model runs, which
+  // sets runtime_.
+  std::vector<int64_t> bound_indices(const sdk::OpTask& task);
+  // Input 1's values at a run, floored; one no int64 holds fails the run naming its position.
+  std::vector<int64_t> indices_at_run(const float* fed) const;
+  // Each slice's first element in the data, for `indices`; an index out of
+  // range fails, naming its position.
+  virtual std::vector<int64_t> offsets_of(const std::vector<int64_t>& indices) const = 0;
   // The task's `reduction` attribute; `who` names the op in the complaint.
   static Reduction read_reduction(const sdk::OpTask& task, const std::string& who);
   // The shapes, once the offsets are known: in, the data and the indices,
@@ -46,9 +57,12 @@ class IndexedSlicesOp : public ThreadedOp {
   }
 
   const bool scatter_;
+  std::string who_;       // the op's type and name, for complaints
+  bool runtime_ = false;  // indices read from input 1 at each run
+  int64_t index_count_ = 0;
   Reduction reduction_ = Reduction::none;
   int64_t slice_ = 1;             // elements per slice
-  std::vector<int64_t> offsets_;  // per slice: its first element in the data
+  std::vector<int64_t> offsets_;  // per slice: its first element in the data (constant indices)
 };
 
 }  // namespace aoe::cpu

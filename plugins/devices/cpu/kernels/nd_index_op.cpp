@@ -3,8 +3,9 @@
 // `batch_dims` leading axes the two share (GatherND). GatherND copies the
 // slices out in order; ScatterND writes `updates` into a copy of the data
 // there (or adds, multiplies: `reduction`), in order. The indices are the
-// model's constants, folded into attribute "indices"; each slice's offset
-// is worked out once, when the op is made.
+// model's constants, folded into attribute "indices" (each slice's offset
+// worked out once, when the op is made), or fed as the model runs (PyTorch's
+// index_put and advanced indexing with computed indices).
 #include "op_factories.h"
 
 #include <algorithm>
@@ -41,24 +42,44 @@ class NdIndexOp final : public IndexedSlicesOp {
     if (scatter_ && task.inputs[2].shape != out)
       invalid(who + ": updates are " + to_string(task.inputs[2].shape) + ", expected " + to_string(out));
     slice_ = dims_product(data, batch + k, data.size());
-    const auto strides = strides_of(data);
-    const auto values = folded_ints(task, 1, "indices");
-    values_ = values;
     batch_ = batch;
-    const int64_t rows = dims_product(indices, 0, indices.size() - 1);
-    const int64_t per_batch = dims_product(indices, batch, indices.size() - 1);
-    for (int64_t r = 0; r < rows; ++r) {
-      int64_t offset = r / std::max<int64_t>(1, per_batch) * (batch ? strides[batch - 1] : 0);
-      for (size_t j = 0; j < k; ++j) {
-        const int64_t extent = data[batch + j];
-        int64_t i = values[static_cast<size_t>(r) * k + j];
-        if (i < -extent || i >= extent)
-          invalid(who + ": index " + std::to_string(i) + " of row " + std::to_string(r) + " is out of range for an axis of " + std::to_string(extent));
-        offset += (i < 0 ? i + extent : i) * strides[batch + j];
-      }
-      offsets_.push_back(offset);
-    }
     set_slice_shapes(task, host, data, indices, out, 0.25);
+    values_ = bound_indices(task);
+    if (!runtime_) offsets_ = offsets_of(values_);
+  }
+
+  std::vector<int64_t> offsets_of(const std::vector<int64_t>& values) const override {
+    const Shape& data = inputs_[0];
+    const Shape& indices = inputs_[1];
+    const auto k = static_cast<size_t>(indices.back());
+    const auto strides = strides_of(data);
+    const int64_t rows = dims_product(indices, 0, indices.size() - 1);
+    const int64_t per_batch = dims_product(indices, batch_, indices.size() - 1);
+    std::vector<int64_t> offsets;
+    offsets.reserve(static_cast<size_t>(rows));
+    for (int64_t r = 0; r < rows; ++r) {
+      int64_t offset = r / std::max<int64_t>(1, per_batch) * (batch_ ? strides[batch_ - 1] : 0);
+      for (size_t j = 0; j < k; ++j) {
+        const int64_t extent = data[batch_ + j];
+        const int64_t i = values[static_cast<size_t>(r) * k + j];
+        if (i < -extent || i >= extent)
+          invalid(who_ + ": index " + std::to_string(i) + " of row " + std::to_string(r) + " is out of range for an axis of " +
+                  std::to_string(extent));
+        offset += (i < 0 ? i + extent : i) * strides[batch_ + j];
+      }
+      offsets.push_back(offset);
+    }
+    return offsets;
+  }
+
+  // Run-time index rows drawn within the shortest axis they index, negative ones too.
+  ValueRange input_range(size_t i) const override {
+    if (i != 1) return {};
+    const Shape& data = inputs_[0];
+    const auto k = static_cast<size_t>(inputs_[1].back());
+    int64_t shortest = k ? data[batch_] : 0;
+    for (size_t j = 0; j < k; ++j) shortest = std::min(shortest, data[batch_ + j]);
+    return {-static_cast<float>(shortest), static_cast<float>(shortest)};
   }
 
   // Element by element: each element of a slice at its data multi-index, the
@@ -74,6 +95,7 @@ class NdIndexOp final : public IndexedSlicesOp {
     if (scatter_)
       for (size_t i = 0; i < y.size(); ++i) y[i] = in[0][i];
     if (elements(rows_shape) == 0 || elements(slice_shape) == 0) return store(y, out[0]);
+    const std::vector<int64_t> values = runtime_ ? indices_at_run(in[1]) : values_;
     std::vector<int64_t> row(rows_shape.size(), 0);
     size_t from = 0;
     do {
@@ -83,7 +105,8 @@ class NdIndexOp final : public IndexedSlicesOp {
         int64_t at = 0;
         for (size_t d = 0; d < batch_; ++d) at += row[d] * strides[d];
         for (size_t j = 0; j < k; ++j) {
-          int64_t i = values_[r * k + j];
+          int64_t i = values[r * k + j];
+          if (i < -data[batch_ + j] || i >= data[batch_ + j]) invalid(who_ + ": index " + std::to_string(i) + " is out of range");
           if (i < 0) i += data[batch_ + j];
           at += i * strides[batch_ + j];
         }
@@ -96,7 +119,7 @@ class NdIndexOp final : public IndexedSlicesOp {
 
  private:
   size_t batch_ = 0;
-  std::vector<int64_t> values_;   // the indices as given
+  std::vector<int64_t> values_;   // constant indices as given
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 
+#include "aoe/sdk/einsum_equation.h"
 #include "aoe/sdk/reshape_dims.h"
 #include "aoe/sdk/tensor_size.h"
 #include "chain.h"
@@ -122,23 +123,25 @@ std::optional<Shape> one_output(const sdk::Node& node, const std::vector<Shape>&
     return Shape{std::max<int64_t>(0, end - start)};
   }
   if (t == "Size") return Shape{};
+  if (t == "Einsum") {
+    std::string why;
+    const auto labels = sdk::einsum_labels(string_attr(node.attrs, "equation", ""), in, &why);
+    if (!labels) invalid(what + ": " + why);
+    return labels->output_dims();
+  }
   return std::nullopt;
 }
 
 // Each op's input slots whose values matter, and the attribute each becomes ("" for a
-// value that sizes the output only).
+// value that sizes the output only). The gathers and scatters by element or
+// row read their indices as they run, so none of theirs is here.
 const std::map<std::string, std::vector<std::pair<size_t, const char*>>>& value_slots() {
   static const std::map<std::string, std::vector<std::pair<size_t, const char*>>> slots = [] {
     std::map<std::string, std::vector<std::pair<size_t, const char*>>> m = {
         {"Slice", {{1, "starts"}, {2, "ends"}, {3, "axes"}, {4, "steps"}}},
-        {"GatherND", {{1, "indices"}}},
         {"Split", {{1, ""}}},
         {"RoiAlign", {{2, "batch_indices"}}},
         {"Resize", {{3, ""}}},
-        {"ScatterElements", {{1, "indices"}}},
-        {"Scatter", {{1, "indices"}}},
-        {"ScatterND", {{1, "indices"}}},
-        {"GatherElements", {{1, "indices"}}},
         {"Expand", {{1, "shape"}}},
         {"Tile", {{1, "repeats"}}},
         {"Squeeze", {{1, "axes"}}},

@@ -3,10 +3,12 @@
 
 // exp(x) = 2^n * exp(r), r = x - n ln2 in [-ln2/2, ln2/2]; overflow gives
 // +inf, results below 2.4e-38 are flushed to 0. 2^n is built as 2 * 2^(n-1)
-// so that n = 128 (x up to ln FLT_MAX) still fits the exponent field.
+// so that n = 128 (x up to ln FLT_MAX) still fits the exponent field. A NaN
+// stays NaN (the clamp's operands are ordered so that x's NaN passes), as a
+// softmax over a row masked whole (every score -inf) gives it in ONNX Runtime.
 inline V vexp(V x) {
   const V hi = set1(88.7228391f), lo = set1(-86.6f);
-  const V xc = vmin(vmax(x, lo), hi);
+  const V xc = vmin(hi, vmax(lo, x));
   const V n = round_nearest(xc * set1(1.44269504088896341f));
   V r = fma(n, set1(-0.693359375f), xc);
   r = fma(n, set1(2.12194440e-4f), r);

@@ -1,0 +1,31 @@
+#include "einsum_shape_inference.h"
+
+#include <string>
+#include <vector>
+
+#include "aoe/sdk/einsum_equation.h"
+
+namespace aoe::host {
+
+void infer_einsum_shape(onnx::InferenceContext& ctx) {
+  onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
+  std::vector<std::vector<int64_t>> shapes;
+  for (size_t i = 0; i < ctx.getNumInputs(); ++i) {
+    if (!onnx::hasInputShape(ctx, i)) return;
+    auto& dims = shapes.emplace_back();
+    for (const auto& d : onnx::getInputShape(ctx, i).dim()) dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+  }
+  const auto* equation = ctx.getAttribute("equation");
+  if (!equation || !equation->has_s()) fail_shape_inference("attribute 'equation' is missing");
+  std::string why;
+  const auto labels = sdk::einsum_labels(equation->s(), shapes, &why);
+  if (!labels) fail_shape_inference(why);
+  onnx::TensorShapeProto out;
+  for (const int64_t d : labels->output_dims()) {
+    auto* dim = out.add_dim();
+    if (d >= 0) dim->set_dim_value(d);
+  }
+  onnx::updateOutputShape(ctx, 0, out);
+}
+
+}  // namespace aoe::host
