@@ -558,6 +558,69 @@ TEST_F(RunCommand, AnOpset11SoftmaxNormalisesWhatItsOpsetSays) {
   }
 }
 
+// Einsums that contract two operands run as the MatMuls they are (five of
+// six; the diagonal stays an Einsum), each output what its equation gives,
+// worked out here term by term.
+TEST_F(RunCommand, EinsumsThatContractTwoOperandsRunAsMatMuls) {
+  write_einsum_model(dir_ / "einsum.onnx");
+  const auto values = [](size_t n, float scale) {
+    std::vector<float> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = scale * static_cast<float>(static_cast<int>(i % 11) - 5);
+    return v;
+  };
+  const auto q = values(24, 0.1f), k = values(40, 0.07f), u = values(3, 0.5f), t = values(5, 0.3f), e = values(12, 0.2f),
+             f = values(12, 0.15f), d = values(9, 1.0f);
+  const auto r = run_fed("einsum.onnx", "einsum.json",
+                         {{"q", {{2, 3, 4}, q}}, {"k", {{2, 5, 4}, k}}, {"u", {{3}, u}}, {"t", {{5}, t}},
+                          {"e", {{3, 4}, e}}, {"f", {{3, 4}, f}}, {"d", {{3, 3}, d}}});
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  EXPECT_EQ(report("einsum.json")["normalised"]["einsum_as_matmul"], 5);
+  std::vector<float> w(24), w2(8);  // as write_einsum_model makes them
+  for (size_t i = 0; i < w.size(); ++i) w[i] = 0.1f * static_cast<float>(i % 7) - 0.3f;
+  for (size_t i = 0; i < w2.size(); ++i) w2[i] = 0.25f * static_cast<float>(i) - 1.0f;
+  std::map<std::string, std::vector<double>> want;
+  for (size_t b = 0; b < 2; ++b)
+    for (size_t i = 0; i < 3; ++i)
+      for (size_t n = 0; n < 5; ++n) {
+        double sum = 0;
+        for (size_t j = 0; j < 4; ++j) sum += q[b * 12 + i * 4 + j] * k[b * 20 + n * 4 + j];
+        want["s"].push_back(sum);
+      }
+  for (size_t b = 0; b < 2; ++b)
+    for (size_t h = 0; h < 2; ++h)
+      for (size_t i = 0; i < 3; ++i)
+        for (size_t n = 0; n < 3; ++n) {
+          double sum = 0;
+          for (size_t j = 0; j < 4; ++j) sum += q[b * 12 + i * 4 + j] * w[j * 6 + h * 3 + n];
+          want["p"].push_back(sum);
+        }
+  for (size_t i = 0; i < 3; ++i)
+    for (size_t j = 0; j < 5; ++j) want["o"].push_back(u[i] * t[j]);
+  for (size_t b = 0; b < 2; ++b)
+    for (size_t i = 0; i < 3; ++i)
+      for (size_t n = 0; n < 2; ++n) {
+        double sum = 0;
+        for (size_t j = 0; j < 4; ++j) sum += q[b * 12 + i * 4 + j] * w2[j * 2 + n];
+        want["c"].push_back(sum);
+      }
+  for (size_t i = 0; i < 3; ++i) {
+    double sum = 0;
+    for (size_t j = 0; j < 4; ++j) sum += e[i * 4 + j] * f[i * 4 + j];
+    want["r"].push_back(sum);
+    want["g"].push_back(d[i * 3 + i]);
+  }
+  const std::map<std::string, std::vector<int64_t>> shapes = {{"s", {2, 3, 5}}, {"p", {2, 2, 3, 3}}, {"o", {3, 5}},
+                                                              {"c", {2, 3, 2}}, {"r", {3}},          {"g", {3}}};
+  const auto out = outputs();
+  for (const auto& [name, values_wanted] : want) {
+    SCOPED_TRACE(name);
+    const auto& got = out.at(name);
+    EXPECT_EQ(got.shape, shapes.at(name));
+    ASSERT_EQ(got.data.size(), values_wanted.size());
+    for (size_t i = 0; i < got.data.size(); ++i) EXPECT_NEAR(got.data[i], values_wanted[i], 1e-5) << i;
+  }
+}
+
 // bench/ort_compare on the bundled MLP and an exporter's graph: aoe's side
 // always; where onnxruntime-node is installed (AOE_ONNXRUNTIME_NODE), every
 // output within allclose of ONNX Runtime's on the same inputs.

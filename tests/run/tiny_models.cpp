@@ -501,6 +501,32 @@ void write_opset11_softmax_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
+void write_einsum_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  model.mutable_opset_import(0)->set_version(12);
+  auto* g = model.mutable_graph();
+  for (const auto& [name, dims] : std::vector<std::pair<std::string, Dims>>{
+           {"q", {2, 3, 4}}, {"k", {2, 5, 4}}, {"u", {3}}, {"t", {5}}, {"e", {3, 4}}, {"f", {3, 4}}, {"d", {3, 3}}})
+    set_dims(g->add_input(), name, dims);
+  std::vector<float> w(24), w2(8);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = 0.1f * static_cast<float>(i % 7) - 0.3f;
+  for (size_t i = 0; i < w2.size(); ++i) w2[i] = 0.25f * static_cast<float>(i) - 1.0f;
+  add_floats(g, "w", {4, 2, 3}, w);
+  add_floats(g, "w2", {1, 4, 2}, w2);
+  for (const auto& [name, inputs, equation, rank] :
+       std::vector<std::tuple<std::string, std::vector<std::string>, std::string, int>>{
+           {"s", {"q", "k"}, "bij,bkj->bik", 3}, {"p", {"q", "w"}, "bsd,dhk->bhsk", 4}, {"o", {"u", "t"}, "i,j->ij", 2},
+           {"c", {"q", "w2"}, "...ij,...jk->...ik", 3}, {"r", {"e", "f"}, "ij,ij->i", 1}, {"g", {"d"}, "ii->i", 1}}) {
+    auto* out = g->add_output();
+    out->set_name(name);
+    auto* type = out->mutable_type()->mutable_tensor_type();
+    type->set_elem_type(onnx::TensorProto::FLOAT);
+    for (int i = 0; i < rank; ++i) type->mutable_shape()->add_dim()->set_dim_param(name + std::to_string(i));
+    add_string_attribute(add_node(g, "Einsum_" + name, "Einsum", inputs, {name}), "equation", equation);
+  }
+  save(model, file);
+}
+
 void write_converted_model(const std::filesystem::path& file) {
   auto model = empty_model();
   auto* g = model.mutable_graph();

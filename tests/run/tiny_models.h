@@ -75,6 +75,12 @@ void write_bilinear_model(const std::filesystem::path& file);
 // Opset 11: x[2,3,4] -> Softmax (no axis: 1, so over each batch's 12 values) -> y,
 // and x -> LogSoftmax(axis 2) -> z.
 void write_opset11_softmax_model(const std::filesystem::path& file);
+// Opset 12 Einsums, the outputs declared with unknown dims as PyTorch writes
+// them: "bij,bkj->bik" (q[2,3,4], k[2,5,4]) -> s; "bsd,dhk->bhsk" (q, the
+// constant w[4,2,3]) -> p; "i,j->ij" (u[3], t[5]) -> o; "...ij,...jk->...ik"
+// (q, the constant w2[1,4,2], its batch broadcast) -> c; "ij,ij->i" (e[3,4], f[3,4])
+// -> r; the diagonal "ii->i" (d[3,3]) -> g.
+void write_einsum_model(const std::filesystem::path& file);
 // x[2,3] -> Relu -> Clip(lo, hi) -> y, its nodes stored last first; lo a
 // graph input (a bound computed as the model runs), hi an initializer.
 void write_converted_model(const std::filesystem::path& file);

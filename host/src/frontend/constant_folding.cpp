@@ -717,7 +717,18 @@ std::optional<std::vector<int64_t>> known_dims(const onnx::GraphProto& graph, co
   for (const auto* list : {&graph.input(), &graph.value_info(), &graph.output()})
     for (const auto& v : *list)
       if (v.name() == name) return known_shape(v.type());
+  for (const auto& init : graph.initializer())  // a weight the graph does not list as an input
+    if (init.name() == name) return std::vector<int64_t>(init.dims().begin(), init.dims().end());
   return std::nullopt;
+}
+
+onnx::NodeProto make_node(const std::string& op, const std::string& name, const std::vector<std::string>& inputs,
+                          const std::vector<std::string>& outputs) {
+  onnx::NodeProto node;
+  node.set_op_type(op), node.set_name(name);
+  for (const auto& in : inputs) node.add_input(in);
+  for (const auto& out : outputs) node.add_output(out);
+  return node;
 }
 
 bool default_domain(const onnx::NodeProto& node) { return node.domain().empty() || node.domain() == "ai.onnx"; }

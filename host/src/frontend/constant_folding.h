@@ -49,9 +49,12 @@ std::map<std::string, KnownTensor> fold_known_values(const onnx::GraphProto& gra
 
 // A tensor type's dims when every one is known, else nullopt.
 std::optional<std::vector<int64_t>> known_shape(const onnx::TypeProto& type);
-// A value's dims where the graph's inputs, value_info or outputs know them all.
+// A value's dims where the graph's inputs, value_info, outputs or initializers know them all.
 std::optional<std::vector<int64_t>> known_dims(const onnx::GraphProto& graph, const std::string& name);
 
+// A node a normaliser rule writes: its op, name, inputs and outputs.
+onnx::NodeProto make_node(const std::string& op, const std::string& name, const std::vector<std::string>& inputs,
+                          const std::vector<std::string>& outputs);
 // Whether the node is of ONNX's default domain.
 bool default_domain(const onnx::NodeProto& node);
 // The node's attribute `name`, or null.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "constant_folding.h"
+#include "einsum_as_matmul.h"
 #include "unroll_loops.h"
 #include "value_attributes.h"
 
@@ -61,16 +62,6 @@ bool makes_an_output(const onnx::NodeProto& node, const std::set<std::string>& o
   for (const auto& o : node.output())
     if (outputs.count(o)) return true;
   return false;
-}
-
-// A node the rules write: its op, name, inputs and outputs.
-onnx::NodeProto make_node(const std::string& op, const std::string& name, const std::vector<std::string>& inputs,
-                          const std::vector<std::string>& outputs) {
-  onnx::NodeProto node;
-  node.set_op_type(op), node.set_name(name);
-  for (const auto& in : inputs) node.add_input(in);
-  for (const auto& out : outputs) node.add_output(out);
-  return node;
 }
 
 std::map<std::string, const T*> initializers_by_name(const onnx::GraphProto& graph) {
@@ -541,6 +532,7 @@ std::string Normalisation::summary() const {
       {"unroll_scan", "Scan nodes of a known length unrolled"},
       {"variadic_to_binary", "Sum/Mean/Max/Min nodes made two-input chains"},
       {"softmax_along_an_axis", "opset-11 Softmax nodes given one axis"},
+      {"einsum_as_matmul", "Einsum nodes made MatMuls"},
       {"roi_align_mode_of_its_opset", "opset-10 RoiAligns given their output_half_pixel mode"},
       {"remove_identity", "Identity/Dropout/same-type Cast nodes read through"},
       {"empty_optional_inputs", "nodes with empty optional inputs made absent"},
@@ -572,12 +564,14 @@ Normalisation normalise_graph(onnx::GraphProto& graph, int64_t opset, const std:
     const int64_t scans = unroll_scan(graph, opset);
     const int64_t split = variadic_to_binary(graph);
     const int64_t softmax = softmax_along_an_axis(graph, opset);
+    const int64_t einsums = einsum_as_matmul(graph);
     done.add("inline_constant_if", inlined);
     done.add("unroll_constant_loop", loops);
     done.add("unroll_scan", scans);
     done.add("variadic_to_binary", split);
     done.add("softmax_along_an_axis", softmax);
-    if (!inlined && !loops && !scans && !split && !softmax) break;
+    done.add("einsum_as_matmul", einsums);
+    if (!inlined && !loops && !scans && !split && !softmax && !einsums) break;
     infer_shapes();
   }
   done.add("remove_identity", remove_identity(graph));

@@ -52,7 +52,9 @@ struct Normalisation {
 //   softmax_along_an_axis: before opset 13, Softmax, LogSoftmax and Hardmax
 //     flatten their input to 2-D at `axis` (default 1): given axis -1 where
 //     that is the same, wrapped in Flatten and Reshape where not;
-//     where any of the last five changed the graph, `infer_shapes` runs and the seven again;
+//   einsum_as_matmul: an Einsum contracting two operands becomes Transpose,
+//     Reshape, MatMul, Reshape, Transpose, each where needed (einsum_as_matmul.h);
+//     where any of the last six changed the graph, `infer_shapes` runs and the eight again;
 //   remove_identity: Identity, Dropout in inference and a Cast to the type its
 //     input has, read through;
 //   empty_optional_inputs: an optional input given as a tensor of no elements
