@@ -621,6 +621,24 @@ TEST_F(RunCommand, EinsumsThatContractTwoOperandsRunAsMatMuls) {
   }
 }
 
+// A decoder's first step: its past fed empty (--input_shape with a 0 dim),
+// run and tuned on the simulator.
+TEST_F(RunCommand, AnInputMayBeEmpty) {
+  write_past_concat_model(dir_ / "past.onnx");
+  const std::vector<float> x = {1, -2, 3, -4, 5, -6, 7, -8, 9, -10, 11, -12};
+  host::write_npz(dir_ / "in.npz", {{"past", host::FloatArray{{1, 0, 4}, {}}}, {"x", host::FloatArray{{1, 3, 4}, x}}});
+  const auto r = run("past.onnx", "past.json",
+                     {"--input_shape", "past:1,0,4", "--inputs", (dir_ / "in.npz").string(), "--outputs",
+                      (dir_ / "out.npz").string(), "--check"});
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  const auto y = outputs().at("y");
+  EXPECT_EQ(y.shape, (std::vector<int64_t>{1, 3, 4}));
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(y.data[i], std::max(x[i], 0.0f)) << i;
+  const auto tuned = aoe_host({"--plugin", "opat", "--device", "ascend910", "--model", (dir_ / "past.onnx").string(),
+                               "--input_shape", "past:1,0,4", "--budget", "2"});
+  EXPECT_EQ(tuned.exit_code, 0) << details(tuned);
+}
+
 // bench/ort_compare on the bundled MLP and an exporter's graph: aoe's side
 // always; where onnxruntime-node is installed (AOE_ONNXRUNTIME_NODE), every
 // output within allclose of ONNX Runtime's on the same inputs.

@@ -527,6 +527,19 @@ void write_einsum_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
+void write_past_concat_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "past", {1, 1, 4});
+  g->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(1)->set_dim_param("P");
+  set_dims(g->add_input(), "x", {1, 3, 4});
+  set_dims(g->add_output(), "y", {1, 1, 4});
+  g->mutable_output(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(1)->set_dim_param("T");
+  add_int_attribute(add_node(g, "Concat_0", "Concat", {"past", "x"}, {"kv"}), "axis", 1);
+  add_node(g, "Relu_1", "Relu", {"kv"}, {"y"});
+  save(model, file);
+}
+
 void write_converted_model(const std::filesystem::path& file) {
   auto model = empty_model();
   auto* g = model.mutable_graph();

@@ -81,6 +81,9 @@ void write_opset11_softmax_model(const std::filesystem::path& file);
 // (q, the constant w2[1,4,2], its batch broadcast) -> c; "ij,ij->i" (e[3,4], f[3,4])
 // -> r; the diagonal "ii->i" (d[3,3]) -> g.
 void write_einsum_model(const std::filesystem::path& file);
+// A decoder's cache: Concat(past[1,P,4], x[1,3,4]) on axis 1 -> Relu -> y[1,T,4],
+// P and T dims the exporter named.
+void write_past_concat_model(const std::filesystem::path& file);
 // x[2,3] -> Relu -> Clip(lo, hi) -> y, its nodes stored last first; lo a
 // graph input (a bound computed as the model runs), hi an initializer.
 void write_converted_model(const std::filesystem::path& file);

@@ -38,7 +38,7 @@ constexpr int64_t kMinOpset = 7;
 constexpr int64_t kMaxOpset = 17;
 constexpr const char* kTrainingDomain = "ai.onnx.preview.training";
 constexpr const char* kInputShapeForm =
-    R"(expected "name:d0,d1,...;name2:d0,..." with every dim >= 1, e.g. "x:1,3,640,640;y:1,10")";
+    R"(expected "name:d0,d1,...;name2:d0,..." with every dim >= 0, e.g. "x:1,3,640,640;y:1,10")";
 
 // ---- --input_shape ----------------------------------------------------------------------
 
@@ -65,13 +65,14 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
                                                 "': " + why + "; " + kInputShapeForm);
 }
 
+// A dim of 0 is a size too: a decoder's first step, its past keys and values empty.
 int64_t parse_dim(std::string_view raw, const std::string& text, const std::string& part) {
   const std::string dim = trim(raw);
   int64_t value = 0;
   const auto [end, ec] = std::from_chars(dim.data(), dim.data() + dim.size(), value);
-  if (dim.empty() || ec != std::errc() || end != dim.data() + dim.size() || value < 1)
+  if (dim.empty() || ec != std::errc() || end != dim.data() + dim.size() || value < 0)
     bad_input_shape(text, part,
-                    "dim '" + dim + "' is not a positive integer (every dim must be fixed; -1 and ? are not allowed)");
+                    "dim '" + dim + "' is not a whole number of 0 or more (every dim must be fixed; -1 and ? are not allowed)");
   return value;
 }
 
