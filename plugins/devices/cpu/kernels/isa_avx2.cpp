@@ -1,7 +1,9 @@
 // The kernels for AVX2 with FMA, built with -mavx2 -mfma.
 #include <immintrin.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "isa.h"
 

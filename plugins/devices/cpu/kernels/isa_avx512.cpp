@@ -1,7 +1,9 @@
 // The kernels for AVX-512 (F, DQ, BW, VL) with FMA, built with -mavx512f and 512-bit vectors.
 #include <immintrin.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "isa.h"
 

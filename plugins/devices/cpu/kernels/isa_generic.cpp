@@ -1,5 +1,7 @@
 // The kernels for the baseline target: portable vectors, no ISA extension.
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "isa.h"
 

@@ -2,80 +2,80 @@
 // clipped to the input; the average divides by the window's cells inside the
 // input, or with count_include_pad by those inside the padded input.
 
-struct Window {
-  int64_t lo[3], hi[3];
-  int64_t divisor;
+// Along one spatial dim, per output index: the input index of its first tap
+// inside the input, how many of its taps lie inside, and (for an average
+// with count_include_pad) how many inside the padded input. Worked out once
+// per call, so the loops below test no tap against the input's edges.
+struct AxisTaps {
+  std::vector<int64_t> first, inside, padded;
 };
 
-inline Window window_of(const PoolArgs& a, const int64_t* o) {
-  Window w;
-  int64_t cells = 1, padded = 1;
-  for (int d = 0; d < 3; ++d) {
-    const int64_t start = o[d] * a.stride[d] - a.pad_begin[d];
-    const int64_t end = start + (a.kernel[d] - 1) * a.dilation[d] + 1;
-    // Taps on the dilation grid that fall inside [lo, hi).
-    auto taps = [&](int64_t lo, int64_t hi) {
-      int64_t n = 0;
-      for (int64_t k = 0; k < a.kernel[d]; ++k) {
-        const int64_t i = start + k * a.dilation[d];
-        n += i >= lo && i < hi;
-      }
-      return n;
-    };
-    w.lo[d] = start;
-    w.hi[d] = end;
-    if (a.max) continue;  // only the average needs a divisor
-    cells *= taps(0, a.in[d]);
-    padded *= taps(-a.pad_begin[d], a.in[d] + a.pad_end[d]);
+inline AxisTaps axis_taps(const PoolArgs& a, int d) {
+  AxisTaps t;
+  const int64_t n = a.out[d], k = a.kernel[d], step = a.dilation[d];
+  t.first.resize(static_cast<size_t>(n)), t.inside.resize(static_cast<size_t>(n)), t.padded.resize(static_cast<size_t>(n));
+  // Taps k0 <= j < k1 of a window starting at `start` whose index start + j * step lies in [lo, hi).
+  const auto span = [&](int64_t start, int64_t lo, int64_t hi, int64_t& k0) {
+    k0 = start >= lo ? 0 : (lo - start + step - 1) / step;
+    const int64_t k1 = start >= hi ? 0 : imin(k, (hi - start + step - 1) / step);
+    return imax(0, k1 - k0);
+  };
+  for (int64_t o = 0; o < n; ++o) {
+    const int64_t start = o * a.stride[d] - a.pad_begin[d];
+    int64_t k0 = 0, unused = 0;
+    t.inside[static_cast<size_t>(o)] = span(start, 0, a.in[d], k0);
+    t.first[static_cast<size_t>(o)] = start + k0 * step;
+    t.padded[static_cast<size_t>(o)] = span(start, -a.pad_begin[d], a.in[d] + a.pad_end[d], unused);
   }
-  w.divisor = a.count_include_pad ? padded : cells;
-  return w;
+  return t;
 }
 
-template <class Visit>
-inline void for_each_tap(const PoolArgs& a, const Window& w, Visit visit) {
-  for (int64_t z = w.lo[0]; z < w.hi[0]; z += a.dilation[0]) {
-    if (z < 0 || z >= a.in[0]) continue;
-    for (int64_t y = w.lo[1]; y < w.hi[1]; y += a.dilation[1]) {
-      if (y < 0 || y >= a.in[1]) continue;
-      for (int64_t x = w.lo[2]; x < w.hi[2]; x += a.dilation[2]) {
-        if (x < 0 || x >= a.in[2]) continue;
-        visit((z * a.in[1] + y) * a.in[2] + x);
+// Every output of a plane (`Lanes` channels interleaved) from its window's
+// taps inside the input: `reduce(acc, at)` folds in the element at offset
+// `at` (in elements of the plane), `finish(acc, divisor)` stores it.
+template <class Acc, class Reduce, class Finish>
+inline void pool_windows(const PoolArgs& a, Acc init, Reduce reduce, Finish finish) {
+  const AxisTaps tz = axis_taps(a, 0), ty = axis_taps(a, 1), tx = axis_taps(a, 2);
+  for (int64_t oz = 0; oz < a.out[0]; ++oz)
+    for (int64_t oy = 0; oy < a.out[1]; ++oy)
+      for (int64_t ox = 0; ox < a.out[2]; ++ox) {
+        const auto z0 = static_cast<size_t>(oz), y0 = static_cast<size_t>(oy), x0 = static_cast<size_t>(ox);
+        Acc acc = init;
+        for (int64_t iz = 0, z = tz.first[z0]; iz < tz.inside[z0]; ++iz, z += a.dilation[0])
+          for (int64_t iy = 0, y = ty.first[y0]; iy < ty.inside[y0]; ++iy, y += a.dilation[1]) {
+            const int64_t row = (z * a.in[1] + y) * a.in[2];
+            for (int64_t ix = 0, x = tx.first[x0]; ix < tx.inside[x0]; ++ix, x += a.dilation[2]) acc = reduce(acc, row + x);
+          }
+        const int64_t divisor = a.count_include_pad ? tz.padded[z0] * ty.padded[y0] * tx.padded[x0]
+                                                    : tz.inside[z0] * ty.inside[y0] * tx.inside[x0];
+        finish(acc, divisor > 0 ? divisor : 1);
       }
-    }
-  }
 }
 
 inline void pool_plane(const PoolArgs& a) {
-  int64_t o[3];
   float* dst = a.dst;
-  for (o[0] = 0; o[0] < a.out[0]; ++o[0])
-    for (o[1] = 0; o[1] < a.out[1]; ++o[1])
-      for (o[2] = 0; o[2] < a.out[2]; ++o[2]) {
-        const Window w = window_of(a, o);
-        float acc = a.max ? -__builtin_inff() : 0.0f;
-        if (a.max)
-          for_each_tap(a, w, [&](int64_t i) { acc = a.src[i] > acc ? a.src[i] : acc; });
-        else
-          for_each_tap(a, w, [&](int64_t i) { acc += a.src[i]; });
-        *dst++ = a.max ? acc : acc / static_cast<float>(w.divisor > 0 ? w.divisor : 1);
-      }
+  const float* src = a.src;
+  if (a.max)
+    pool_windows(a, -__builtin_inff(), [&](float acc, int64_t i) { return src[i] > acc ? src[i] : acc; },
+                 [&](float acc, int64_t) { *dst++ = acc; });
+  else
+    pool_windows(a, 0.0f, [&](float acc, int64_t i) { return acc + src[i]; },
+                 [&](float acc, int64_t divisor) { *dst++ = acc / static_cast<float>(divisor); });
 }
 
 inline void pool_blocked(const PoolArgs& a) {
-  int64_t o[3];
   float* dst = a.dst;
-  for (o[0] = 0; o[0] < a.out[0]; ++o[0])
-    for (o[1] = 0; o[1] < a.out[1]; ++o[1])
-      for (o[2] = 0; o[2] < a.out[2]; ++o[2]) {
-        const Window w = window_of(a, o);
-        V acc = a.max ? set1(-__builtin_inff()) : zero();
-        if (a.max)
-          for_each_tap(a, w, [&](int64_t i) { acc = vmax(acc, load(a.src + i * kLanes)); });
-        else
-          for_each_tap(a, w, [&](int64_t i) { acc = acc + load(a.src + i * kLanes); });
-        if (!a.max) acc = acc * set1(1.0f / static_cast<float>(w.divisor > 0 ? w.divisor : 1));
-        store(dst, acc);
-        dst += kLanes;
-      }
+  const float* src = a.src;
+  if (a.max)
+    pool_windows(a, set1(-__builtin_inff()), [&](V acc, int64_t i) { return vmax(acc, load(src + i * kLanes)); },
+                 [&](V acc, int64_t) {
+                   store(dst, acc);
+                   dst += kLanes;
+                 });
+  else
+    pool_windows(a, zero(), [&](V acc, int64_t i) { return acc + load(src + i * kLanes); },
+                 [&](V acc, int64_t divisor) {
+                   store(dst, acc * set1(1.0f / static_cast<float>(divisor)));
+                   dst += kLanes;
+                 });
 }
