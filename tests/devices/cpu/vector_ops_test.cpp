@@ -161,6 +161,17 @@ TEST(LayerNormalization, RowsScaleBiasAndStatistics) {
   test::expect_matches_reference(*o, variants(*o), pool());
 }
 
+// Instance norm a row per image and channel (its scale and bias the
+// channel's), mean-variance normalisation over trailing axes the same way,
+// and over N, H and W (its default) by strided sums.
+TEST(MomentsNorm, InstanceAndMeanVarianceRowsAndStrided) {
+  expect_ok(op("InstanceNormalization", {f32({2, 5, 7, 9}), f32({5}), f32({5})}, {{"epsilon", 1e-3}}), 2);
+  expect_ok(op("InstanceNormalization", {f32({1, 16, 64, 64}), f32({16}), f32({16})}), 2);
+  expect_ok(op("InstanceNormalization", {f32({3, 4, 33}), f32({4}), f32({4})}), 2);
+  expect_ok(op("MeanVarianceNormalization", {f32({2, 3, 5, 6})}, {{"axes", {2, 3}}}), 2);
+  expect_ok(op("MeanVarianceNormalization", {f32({2, 3, 5, 6})}), 2);
+}
+
 TEST(Pool, MaxAndAverage) {
   for (const char* t : {"MaxPool", "AveragePool"}) {
     expect_ok(op(t, {f32({2, 20, 11, 11})}, {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}}));

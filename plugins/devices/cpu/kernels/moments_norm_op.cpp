@@ -50,6 +50,10 @@ class MomentsNormOp final : public CpuOp {
     kept_steps_ = strides_of(kept_);
     for (size_t d = 0; d < in.size(); ++d)
       if (reduced_[d]) kept_steps_[d] = 0;
+    // The reduced axes the last ones (every InstanceNormalization): each mean's values a contiguous row.
+    const auto first = std::find(reduced_.begin(), reduced_.end(), true);
+    rows_ = first != reduced_.end() && std::all_of(first, reduced_.end(), [](bool r) { return r; });
+    isa_ = &kernels_for(static_cast<int64_t>(host.best_isa()));
     for (const auto& t : task.inputs) inputs_.push_back(t.shape);
     outputs_ = {in};
     require_output_shape(task, in);
@@ -95,6 +99,8 @@ class MomentsNormOp final : public CpuOp {
   Shape kept_;                       // the input with each reduced axis 1
   std::vector<int64_t> kept_steps_;  // per axis: its stride among the kept positions, 0 where reduced
   int64_t count_ = 1;                // elements per mean
+  bool rows_ = false;                // the reduced axes are the last: a row of count_ per kept position
+  const IsaKernels* isa_ = nullptr;
 };
 
 class MomentsNormKernel final : public ThreadsKernel<MomentsNormOp> {
@@ -106,12 +112,41 @@ class MomentsNormKernel final : public ThreadsKernel<MomentsNormOp> {
     scale_.resize(static_cast<size_t>(kept_));
   }
 
+  void run(ThreadPool& pool) override {
+    if (elements(op_.input_shapes()[0]) == 0) return;
+    if (op_.rows_) normalize_rows(pool);
+    else normalize_strided(pool);
+  }
+
+ private:
+  // A task per kept position: its row's moments in two vector passes, then
+  // the row scaled and shifted, as a layer norm's rows are.
+  void normalize_rows(ThreadPool& pool) {
+    const Shape& in = op_.input_shapes()[0];
+    const int64_t n = op_.count_, channels = op_.instance_ ? in[1] : 1;
+    const float* x = inputs_[0];
+    float* y = outputs_[0].data();
+    const float* gamma = op_.instance_ ? inputs_[1] : nullptr;
+    const float* beta = op_.instance_ ? inputs_[2] : nullptr;
+    const float epsilon = op_.instance_ ? static_cast<float>(op_.epsilon_) : 0.0f;
+    pool.run(kept_, threads_, [&](int64_t r, int) {
+      float mean = 0, inv_std = 0;
+      op_.isa_->moments(x + r * n, n, epsilon, 0, &mean, &inv_std);
+      if (op_.instance_) {
+        const int64_t c = r % channels;  // kept positions are N x C
+        op_.isa_->normalize(x + r * n, y + r * n, n, mean, inv_std, gamma + c, 0, beta + c, 0);
+        return;
+      }
+      const float scale = 1.0f / (1.0f / inv_std + 1e-9f), one = 1.0f;  // ONNX's 1 / (sqrt(var) + 1e-9)
+      op_.isa_->normalize(x + r * n, y + r * n, n, mean, scale, &one, 0, nullptr, 0);
+    });
+  }
+
   // Rows of the last axis: each row's first kept position, and its step
   // along the row (0 where the last axis is reduced).
-  void run(ThreadPool& pool) override {
+  void normalize_strided(ThreadPool& pool) {
     const Shape& in = op_.input_shapes()[0];
     const int64_t total = elements(in);
-    if (total == 0) return;
     const size_t rank = in.size();
     const int64_t cols = in[rank - 1], rows = total / cols, step = op_.kept_steps_[rank - 1];
     const float* x = inputs_[0];
@@ -162,7 +197,6 @@ class MomentsNormKernel final : public ThreadsKernel<MomentsNormOp> {
     });
   }
 
- private:
   int64_t kept_;
   std::vector<double> sums_;
   std::vector<float> shift_, scale_;

@@ -168,6 +168,9 @@ inline void normalize(const float* x, float* y, int64_t n, float mean, float inv
       const V t = (load(x + i) - mv) * iv * load(scale + i);
       store(y + i, bias ? t + load(bias + i) : t);
     }
+  } else if (scale_step == 0 && (bias == nullptr || bias_step == 0)) {  // one scale and bias for the row
+    const V sv = iv * set1(scale[0]), bv = set1(bias ? bias[0] : 0.0f);
+    for (; i + kLanes <= n; i += kLanes) store(y + i, fma(load(x + i) - mv, sv, bv));
   }
   for (; i < n; ++i) {
     const float t = (x[i] - mean) * inv_std * scale[i * scale_step];
