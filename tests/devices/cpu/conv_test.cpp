@@ -141,6 +141,32 @@ TEST(Conv, GroupsSharedByTheThreads) {
   test::expect_matches_reference(o, configs, pool());
 }
 
+// Groups of up to 32 output channels at stride 1 run each group directly
+// (eight channels' accumulators at a time, a row's vectors with a partial
+// one at its end); larger groups and strided ones through the GEMM. With
+// bias, a fused residual Add and ReLU, dilation and uneven pads, a batch of
+// two, on every threads count.
+TEST(Conv, SmallGroupsOfStrideOneRunDirectly) {
+  struct Case {
+    Shape x, w, y;
+    nlohmann::json attrs;
+  };
+  const std::vector<Case> cases = {
+      {{2, 32, 9, 21}, {32, 4, 3, 3}, {2, 32, 9, 21}, conv_attrs({1, 1}, {1, 1, 1, 1}, {1, 1}, 8)},
+      {{1, 24, 11, 19}, {36, 8, 3, 3}, {1, 36, 9, 16}, conv_attrs({1, 1}, {0, 1, 2, 0}, {2, 2}, 3)},
+      {{1, 16, 6, 7}, {40, 8, 1, 3}, {1, 40, 6, 7}, conv_attrs({1, 1}, {0, 1, 0, 1}, {1, 1}, 2)},
+      {{1, 16, 8, 8}, {80, 8, 3, 3}, {1, 80, 8, 8}, conv_attrs({1, 1}, {1, 1, 1, 1}, {1, 1}, 2)},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.attrs.dump());
+    const ConvOp o(op("Conv", {f32(c.x), f32(c.w, true), f32({c.w[0]}, true), f32(c.y)}, c.attrs, {"Add", "Relu"}), host());
+    std::vector<sdk::Config> configs;
+    for (int64_t threads = 1; threads <= std::min(host().threads, 3); ++threads)
+      configs.push_back(with(o.space(), with(o.space(), o.space().default_config, "algo", "gemm"), "threads", threads));
+    test::expect_matches_reference(o, configs, pool());
+  }
+}
+
 TEST(Conv, GroupedAndDepthwise) {
   expect_ok(op("Conv", {f32({1, 12, 8, 8}), f32({18, 4, 3, 3}, true)}, conv_attrs({1, 1}, {1, 1, 1, 1}, {1, 1}, 3)));
   const auto dw = op("Conv", {f32({2, 40, 10, 9}), f32({40, 1, 3, 3}, true), f32({40}, true)},

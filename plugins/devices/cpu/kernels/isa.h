@@ -79,6 +79,15 @@ struct DepthwisePlaneArgs {
   int64_t oh = 0, ow = 0, kh = 0, kw = 0, sh = 1, sw = 1, dh = 1, dw = 1;
 };
 
+// One group of a grouped convolution of stride 1 on zero-padded NCHW planes.
+struct GroupPlanesArgs {
+  const float* src = nullptr;  // c padded planes of src_plane floats, rows of src_w, a vector's slack after the last
+  int64_t src_w = 0, src_plane = 0, c = 0;
+  const float* weights = nullptr;  // [m][c][kh][kw]
+  float* dst = nullptr;            // m planes of oh x ow
+  int64_t m = 0, oh = 0, ow = 0, kh = 0, kw = 0, dh = 1, dw = 1;
+};
+
 constexpr int kMaxUKernels = 6;
 constexpr int kMaxConvTiles = 12;
 constexpr int kMaxDepthwiseTiles = 4;
@@ -114,6 +123,7 @@ struct IsaKernels {
   void (*pool_plane)(const PoolArgs& args);    // NCHW: one channel
   void (*pool_blocked)(const PoolArgs& args);  // NCHWc: `lanes` channels
   void (*depthwise_plane)(const DepthwisePlaneArgs& args);
+  void (*group_planes)(const GroupPlanesArgs& args);
 };
 
 // The table of an ISA when this build has it and this CPU runs it, else null.

@@ -92,3 +92,46 @@ inline void depthwise_plane(const DepthwisePlaneArgs& a) {
     }
   }
 }
+
+// M output channels of a group at once, for a row's kLanes-wide run of
+// output columns from `ow`: each input vector loaded once and multiplied
+// into every channel's accumulator. A run past the row's end is computed
+// whole (the source has a vector's slack) and stored in part.
+template <int M>
+inline void group_run(const GroupPlanesArgs& a, int64_t m0, int64_t oh, int64_t ow) {
+  const int64_t taps = a.kh * a.kw, per_m = a.c * taps;
+  V acc[M];
+  for (int j = 0; j < M; ++j) acc[j] = zero();
+  for (int64_t c = 0; c < a.c; ++c)
+    for (int64_t kh = 0; kh < a.kh; ++kh) {
+      const float* in = a.src + c * a.src_plane + (oh + kh * a.dh) * a.src_w + ow;
+      const float* w = a.weights + m0 * per_m + c * taps + kh * a.kw;
+      for (int64_t kw = 0; kw < a.kw; ++kw) {
+        const V v = load(in + kw * a.dw);
+        for (int j = 0; j < M; ++j) acc[j] = fma(v, set1(w[j * per_m + kw]), acc[j]);
+      }
+    }
+  const int64_t n = imin(kLanes, a.ow - ow);
+  for (int j = 0; j < M; ++j) {
+    float* out = a.dst + (m0 + j) * a.oh * a.ow + oh * a.ow + ow;
+    if (n == kLanes) store(out, acc[j]);
+    else store_partial(out, acc[j], n);
+  }
+}
+
+// A group's output planes, eight channels (or what is left) at a time, a
+// row's runs of columns in turn.
+inline void group_planes(const GroupPlanesArgs& a) {
+  for (int64_t m0 = 0; m0 < a.m; m0 += 8)
+    for (int64_t oh = 0; oh < a.oh; ++oh)
+      for (int64_t ow = 0; ow < a.ow; ow += kLanes) switch (imin(8, a.m - m0)) {
+          case 1: group_run<1>(a, m0, oh, ow); break;
+          case 2: group_run<2>(a, m0, oh, ow); break;
+          case 3: group_run<3>(a, m0, oh, ow); break;
+          case 4: group_run<4>(a, m0, oh, ow); break;
+          case 5: group_run<5>(a, m0, oh, ow); break;
+          case 6: group_run<6>(a, m0, oh, ow); break;
+          case 7: group_run<7>(a, m0, oh, ow); break;
+          default: group_run<8>(a, m0, oh, ow); break;
+        }
+}

@@ -44,6 +44,7 @@ const IsaKernels& table() {
     k.pool_plane = &pool_plane;
     k.pool_blocked = &pool_blocked;
     k.depthwise_plane = &depthwise_plane;
+    k.group_planes = &group_planes;
     return k;
   }();
   return t;
