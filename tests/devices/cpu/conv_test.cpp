@@ -141,12 +141,12 @@ TEST(Conv, GroupsSharedByTheThreads) {
   test::expect_matches_reference(o, configs, pool());
 }
 
-// Groups of up to 32 output channels at stride 1 run each group directly
-// (eight channels' accumulators at a time, a row's vectors with a partial
-// one at its end); larger groups and strided ones through the GEMM. With
-// bias, a fused residual Add and ReLU, dilation and uneven pads, a batch of
-// two, on every threads count.
-TEST(Conv, SmallGroupsOfStrideOneRunDirectly) {
+// Groups of up to 32 output channels run each group directly (eight
+// channels' accumulators at a time, a row's vectors with a partial one at
+// its end, a strided row read from its phases); larger groups through the
+// GEMM. With bias, a fused residual Add and ReLU, strides, dilation and
+// uneven pads, a batch of two, on every threads count.
+TEST(Conv, SmallGroupsRunDirectly) {
   struct Case {
     Shape x, w, y;
     nlohmann::json attrs;
@@ -156,6 +156,8 @@ TEST(Conv, SmallGroupsOfStrideOneRunDirectly) {
       {{1, 24, 11, 19}, {36, 8, 3, 3}, {1, 36, 9, 16}, conv_attrs({1, 1}, {0, 1, 2, 0}, {2, 2}, 3)},
       {{1, 16, 6, 7}, {40, 8, 1, 3}, {1, 40, 6, 7}, conv_attrs({1, 1}, {0, 1, 0, 1}, {1, 1}, 2)},
       {{1, 16, 8, 8}, {80, 8, 3, 3}, {1, 80, 8, 8}, conv_attrs({1, 1}, {1, 1, 1, 1}, {1, 1}, 2)},
+      {{2, 32, 13, 37}, {32, 4, 3, 3}, {2, 32, 7, 19}, conv_attrs({2, 2}, {1, 1, 1, 1}, {1, 1}, 8)},
+      {{1, 24, 14, 23}, {24, 8, 3, 3}, {1, 24, 6, 7}, conv_attrs({2, 3}, {0, 2, 1, 0}, {2, 2}, 3)},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.attrs.dump());

@@ -59,36 +59,46 @@ void apply_rows(const Chain* chain, const IsaKernels& isa, float* row, int64_t e
   if (chain) chain->apply(isa, row, epilogue_row, col, n);
 }
 
-// Output channels per group up to which a grouped convolution of stride 1
-// runs each group directly: a product of so few rows (ResNeXt's 4 to 16,
+// Output channels per group up to which a grouped convolution runs each
+// group directly: a product of so few rows (ResNeXt's 4 to 16,
 // RegNet's 8) spends more on packing its im2col panels, nine times the
 // input, than on multiplying them (ResNeXt's 7x7 groups of 32: 0.40 to 0.32 ms).
 constexpr int64_t kDirectGroupChannels = 32;
 
 bool direct_groups(const ConvShape& s) {
-  return s.group > 1 && !s.pointwise() && s.m / s.group <= kDirectGroupChannels && s.sh == 1 && s.sw == 1 && s.kd == 1 &&
-         s.d == 1;
+  return s.group > 1 && !s.pointwise() && s.m / s.group <= kDirectGroupChannels && s.kd == 1 && s.d == 1;
 }
 
-// Group `grp` of image `n`: its channels copied once into zero-padded planes,
-// every output plane computed from them, then each channel's epilogue.
+// Group `grp` of image `n`: its channels copied once into zero-padded planes
+// (each row split into phases of the column stride), every output plane
+// computed from them, then each channel's epilogue.
 void direct_group(const ConvShape& s, const IsaKernels& isa, const float* src, const float* weights, float* dst,
                   const Chain* epilogue, int64_t n, int64_t grp) {
   const int64_t cg = s.c / s.group, mg = s.m / s.group, pixels = s.out_pixels();
-  const int64_t hp = s.oh + (s.kh - 1) * s.dh, wp = s.ow + (s.kw - 1) * s.dw;
-  std::vector<float> padded(static_cast<size_t>(cg * hp * wp + isa.lanes), 0.0f);
+  const int64_t hp = (s.oh - 1) * s.sh + (s.kh - 1) * s.dh + 1, wp = (s.ow - 1) * s.sw + (s.kw - 1) * s.dw + 1;
+  const int64_t phase_w = (wp + s.sw - 1) / s.sw, row = s.sw * phase_w;
+  std::vector<float> padded(static_cast<size_t>(cg * hp * row + isa.lanes), 0.0f);
   const float* image = src + (n * s.c + grp * cg) * s.in_pixels();
   const int64_t width = std::max<int64_t>(0, std::min(s.w, wp - s.pw));
   for (int64_t c = 0; c < cg; ++c)
-    for (int64_t ih = 0; ih < s.h && ih + s.ph < hp; ++ih)
-      if (width > 0)
-        std::memcpy(padded.data() + (c * hp + ih + s.ph) * wp + s.pw, image + (c * s.h + ih) * s.w,
-                    static_cast<size_t>(width) * sizeof(float));
+    for (int64_t ih = 0; ih < s.h && ih + s.ph < hp; ++ih) {
+      float* out = padded.data() + (c * hp + ih + s.ph) * row;
+      const float* in = image + (c * s.h + ih) * s.w;
+      if (s.sw == 1) {
+        std::memcpy(out + s.pw, in, static_cast<size_t>(width) * sizeof(float));
+        continue;
+      }
+      for (int64_t p = 0; p < s.sw; ++p)  // phase p holds padded columns p, p + sw, ...
+        for (int64_t q = 0, iw = p - s.pw; q < phase_w; ++q, iw += s.sw)
+          if (iw >= 0 && iw < width) out[p * phase_w + q] = in[iw];
+    }
+  std::vector<int64_t> column_taps(static_cast<size_t>(s.kw));
+  for (int64_t kw = 0; kw < s.kw; ++kw) column_taps[static_cast<size_t>(kw)] = kw * s.dw % s.sw * phase_w + kw * s.dw / s.sw;
   GroupPlanesArgs a;
-  a.src = padded.data(), a.src_w = wp, a.src_plane = hp * wp, a.c = cg;
+  a.src = padded.data(), a.phase_w = phase_w, a.src_plane = hp * row, a.c = cg, a.column_taps = column_taps.data();
   a.weights = weights + grp * mg * cg * s.taps();
   a.dst = dst + (n * s.m + grp * mg) * pixels;
-  a.m = mg, a.oh = s.oh, a.ow = s.ow, a.kh = s.kh, a.kw = s.kw, a.dh = s.dh, a.dw = s.dw;
+  a.m = mg, a.oh = s.oh, a.ow = s.ow, a.kh = s.kh, a.kw = s.kw, a.sh = s.sh, a.sw = s.sw, a.dh = s.dh;
   isa.group_planes(a);
   for (int64_t j = 0; j < mg; ++j) apply_rows(epilogue, isa, a.dst + j * pixels, n * s.m + grp * mg + j, 0, pixels);
 }

@@ -79,13 +79,16 @@ struct DepthwisePlaneArgs {
   int64_t oh = 0, ow = 0, kh = 0, kw = 0, sh = 1, sw = 1, dh = 1, dw = 1;
 };
 
-// One group of a grouped convolution of stride 1 on zero-padded NCHW planes.
+// One group of a grouped convolution on zero-padded NCHW planes whose rows
+// are split into `sw` phases of `phase_w` columns (column x at phase x % sw,
+// position x / sw), so a strided output row reads each tap contiguously.
 struct GroupPlanesArgs {
-  const float* src = nullptr;  // c padded planes of src_plane floats, rows of src_w, a vector's slack after the last
-  int64_t src_w = 0, src_plane = 0, c = 0;
-  const float* weights = nullptr;  // [m][c][kh][kw]
-  float* dst = nullptr;            // m planes of oh x ow
-  int64_t m = 0, oh = 0, ow = 0, kh = 0, kw = 0, dh = 1, dw = 1;
+  const float* src = nullptr;  // c padded planes of src_plane floats, rows of sw x phase_w, a vector's slack after the last
+  int64_t phase_w = 0, src_plane = 0, c = 0;
+  const int64_t* column_taps = nullptr;  // [kw]: each column tap's offset in a row, its phase's start plus its place
+  const float* weights = nullptr;        // [m][c][kh][kw]
+  float* dst = nullptr;                  // m planes of oh x ow
+  int64_t m = 0, oh = 0, ow = 0, kh = 0, kw = 0, sh = 1, sw = 1, dh = 1;
 };
 
 constexpr int kMaxUKernels = 6;

@@ -104,10 +104,10 @@ inline void group_run(const GroupPlanesArgs& a, int64_t m0, int64_t oh, int64_t 
   for (int j = 0; j < M; ++j) acc[j] = zero();
   for (int64_t c = 0; c < a.c; ++c)
     for (int64_t kh = 0; kh < a.kh; ++kh) {
-      const float* in = a.src + c * a.src_plane + (oh + kh * a.dh) * a.src_w + ow;
+      const float* in = a.src + c * a.src_plane + (oh * a.sh + kh * a.dh) * a.sw * a.phase_w + ow;
       const float* w = a.weights + m0 * per_m + c * taps + kh * a.kw;
       for (int64_t kw = 0; kw < a.kw; ++kw) {
-        const V v = load(in + kw * a.dw);
+        const V v = load(in + a.column_taps[kw]);
         for (int j = 0; j < M; ++j) acc[j] = fma(v, set1(w[j * per_m + kw]), acc[j]);
       }
     }
