@@ -66,7 +66,8 @@ void apply_rows(const Chain* chain, const IsaKernels& isa, float* row, int64_t e
 constexpr int64_t kDirectGroupChannels = 32;
 
 bool direct_groups(const ConvShape& s) {
-  return s.group > 1 && !s.pointwise() && s.m / s.group <= kDirectGroupChannels && s.kd == 1 && s.d == 1;
+  return s.group > 1 && !s.pointwise() && s.m / s.group <= kDirectGroupChannels && s.kd == 1 && s.d == 1 && s.oh > 0 &&
+         s.ow > 0;
 }
 
 // Group `grp` of image `n`: its channels copied once into zero-padded planes

@@ -41,8 +41,7 @@ class ElementsOp final : public IndexedSlicesOp {
       invalid(who + ": updates " + to_string(task.inputs[2].shape) + " must have the shape of indices " + to_string(indices));
     reduction_ = read_reduction(task, who);
     set_slice_shapes(task, host, data, indices, indices, 0.5);
-    indices_ = bound_indices(task);
-    if (!runtime_) offsets_ = offsets_of(indices_);
+    indices_ = bind_indices(task);
   }
 
   std::vector<int64_t> offsets_of(const std::vector<int64_t>& given) const override {

@@ -16,11 +16,14 @@ IndexedSlicesOp::Reduction IndexedSlicesOp::read_reduction(const sdk::OpTask& ta
   return Reduction::none;
 }
 
-std::vector<int64_t> IndexedSlicesOp::bound_indices(const sdk::OpTask& task) {
+std::vector<int64_t> IndexedSlicesOp::bind_indices(const sdk::OpTask& task) {
   who_ = task.op_type + " '" + task.name + "'";
   index_count_ = elements(task.inputs.at(1).shape);
   runtime_ = !(task.attrs.is_object() && task.attrs.contains("indices")) && !task.inputs[1].constant;
-  return runtime_ ? std::vector<int64_t>{} : folded_ints(task, 1, "indices");
+  if (runtime_) return {};
+  auto indices = folded_ints(task, 1, "indices");
+  offsets_ = offsets_of(indices);
+  return indices;
 }
 
 std::vector<int64_t> IndexedSlicesOp::indices_at_run(const float* fed) const {

@@ -26,9 +26,9 @@ class IndexedSlicesOp : public ThreadedOp {
  protected:
   explicit IndexedSlicesOp(bool scatter) : scatter_(scatter) {}
   // The indices the op is made with: the model's constants, folded into
-  // attribute "indices"; none where they are fed as the model runs, which
-  // sets runtime_.
-  std::vector<int64_t> bound_indices(const sdk::OpTask& task);
+  // attribute "indices", their offsets_ worked out (after set_slice_shapes);
+  // none where they are fed as the model runs, which sets runtime_.
+  std::vector<int64_t> bind_indices(const sdk::OpTask& task);
   // Input 1's values at a run, floored; one no int64 holds fails the run naming its position.
   std::vector<int64_t> indices_at_run(const float* fed) const;
   // Each slice's first element in the data, for `indices`; an index out of

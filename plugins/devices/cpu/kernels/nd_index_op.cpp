@@ -44,8 +44,7 @@ class NdIndexOp final : public IndexedSlicesOp {
     slice_ = dims_product(data, batch + k, data.size());
     batch_ = batch;
     set_slice_shapes(task, host, data, indices, out, 0.25);
-    values_ = bound_indices(task);
-    if (!runtime_) offsets_ = offsets_of(values_);
+    values_ = bind_indices(task);
   }
 
   std::vector<int64_t> offsets_of(const std::vector<int64_t>& values) const override {
