@@ -9,6 +9,7 @@
 #include <fstream>
 #include <limits>
 #include <numeric>
+#include <tuple>
 
 #include "aoe_host_fixture.h"
 #include "child_process.h"
@@ -78,13 +79,15 @@ class RunCommand : public AoeHostTest {
 
 std::string details(const ProcessResult& r) { return "stdout:\n" + r.out + "\nstderr:\n" + r.err; }
 
-// An .npz of one int64 array, as np.savez writes token ids: a float32 array
-// of the same bytes, its header's dtype and shape rewritten (same lengths,
-// so the archive's sizes hold).
-void write_int64_npz(const fs::path& file, const std::string& name, const std::vector<int64_t>& values) {
-  std::vector<float> bytes(values.size() * 2);
-  std::memcpy(bytes.data(), values.data(), values.size() * sizeof(int64_t));
-  host::write_npz(file, {{name, host::FloatArray{{static_cast<int64_t>(bytes.size())}, bytes}}});
+// An .npz of one array of `count` items of dtype `descr` (as np.savez writes
+// it) holding `bytes`: a float32 array of the same bytes, its header's dtype
+// and shape rewritten (same lengths, so the archive's sizes hold).
+void write_raw_npz(const fs::path& file, const std::string& name, const std::string& bytes, const std::string& descr,
+                   size_t count) {
+  ASSERT_EQ(bytes.size() % sizeof(float), 0u);
+  std::vector<float> floats(bytes.size() / sizeof(float));
+  std::memcpy(floats.data(), bytes.data(), bytes.size());
+  host::write_npz(file, {{name, host::FloatArray{{static_cast<int64_t>(floats.size())}, floats}}});
   std::string text = read_text(file);
   const auto replace = [&](const std::string& from, const std::string& to) {
     ASSERT_EQ(from.size(), to.size());
@@ -92,9 +95,30 @@ void write_int64_npz(const fs::path& file, const std::string& name, const std::v
     ASSERT_NE(at, std::string::npos) << from;
     text.replace(at, from.size(), to);
   };
-  replace("'<f4'", "'<i8'");
-  replace("(" + std::to_string(bytes.size()) + ",)", "(" + std::to_string(values.size()) + ",)");
+  replace("'<f4'", "'" + descr + "'");
+  replace("(" + std::to_string(floats.size()) + ",)", "(" + std::to_string(count) + ",)");
   std::ofstream(file, std::ios::binary | std::ios::trunc) << text;
+}
+
+// An .npz of one int64 array, as np.savez writes token ids.
+void write_int64_npz(const fs::path& file, const std::string& name, const std::vector<int64_t>& values) {
+  write_raw_npz(file, name, std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(int64_t)),
+                "<i8", values.size());
+}
+
+// A bool mask, uint8 pixels and int8 values (np.savez's '|b1', '|u1', '|i1')
+// are read as the whole numbers they hold.
+TEST_F(RunCommand, ReadsBoolAndByteArraysOfAnNpz) {
+  for (const auto& [descr, bytes, want] : std::vector<std::tuple<std::string, std::string, std::vector<float>>>{
+           {"|b1", std::string("\x01\x00\x01\x01", 4), {1, 0, 1, 1}},
+           {"|u1", std::string("\xc8\x00\x07\xff", 4), {200, 0, 7, 255}},
+           {"|i1", std::string("\xfd\x00\x07\x80", 4), {-3, 0, 7, -128}}}) {
+    SCOPED_TRACE(descr);
+    write_raw_npz(dir_ / "bytes.npz", "m", bytes, descr, 4);
+    const auto arrays = host::read_npz(dir_ / "bytes.npz");
+    EXPECT_EQ(arrays.at("m").shape, (std::vector<int64_t>{4}));
+    EXPECT_EQ(arrays.at("m").data, want);
+  }
 }
 
 TEST_F(RunCommand, MatchesTheReferenceAndReportsLatencyAndMemory) {
