@@ -154,7 +154,8 @@ std::vector<std::string> take_user_inputs(std::vector<Input>& inputs, const fs::
                                   dims_text(in->dims) + " (dynamic dims: set them with --input_shape)");
     for (float v : array.data)
       if (in->whole() && (!std::isfinite(v) || v != std::trunc(v) || (in->dtype == "bool" && v != 0 && v != 1)))
-        throw std::invalid_argument(file.string() + ": '" + name + "' is an " + in->dtype + " input, but holds " + number_text(v));
+        throw std::invalid_argument(file.string() + ": '" + name + "' is " + (in->dtype == "bool" ? "a " : "an ") + in->dtype +
+                                    " input, but holds " + number_text(v));
     in->values = std::move(array.data);
     taken.push_back(name);
   }
