@@ -645,6 +645,37 @@ TEST_F(RunCommand, EinsumsThatContractTwoOperandsRunAsMatMuls) {
   }
 }
 
+// Sequence ops over sequences whose elements are known run as the tensor ops
+// they amount to: each output against what the sequence holds.
+TEST_F(RunCommand, SequencesOfKnownElementsRunAsTensors) {
+  write_sequences_model(dir_ / "sequences.onnx");
+  std::vector<float> x(24), y(8);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) - 7.5f;
+  for (size_t i = 0; i < y.size(); ++i) y[i] = 100.0f + static_cast<float>(i);
+  const auto r = run_fed("sequences.onnx", "sequences.json", {{"x", {{6, 4}, x}}, {"y", {{2, 4}, y}}});
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  // Five readers rewritten, the five sequences they read gone.
+  EXPECT_EQ(report("sequences.json")["normalised"]["sequences_as_tensors"], 10);
+  std::map<std::string, std::vector<float>> want;
+  want["a"] = y;
+  want["n"] = {3};
+  want["c"] = std::vector<float>(x.begin(), x.begin() + 4);
+  want["c"].insert(want["c"].end(), y.begin(), y.end());
+  want["c"].insert(want["c"].end(), x.begin() + 4, x.begin() + 12);
+  for (size_t col = 0; col < 4; ++col)
+    for (size_t row = 0; row < 2; ++row) want["st"].push_back(y[row * 4 + col]);
+  for (size_t row = 0; row < 6; ++row)
+    for (int copy = 0; copy < 2; ++copy) want["cc"].insert(want["cc"].end(), x.begin() + row * 4, x.begin() + row * 4 + 4);
+  const std::map<std::string, std::vector<int64_t>> shapes = {
+      {"a", {2, 4}}, {"n", {}}, {"c", {5, 4}}, {"st", {4, 2}}, {"cc", {6, 8}}};
+  const auto out = outputs();
+  for (const auto& [name, values] : want) {
+    SCOPED_TRACE(name);
+    EXPECT_EQ(out.at(name).shape, shapes.at(name));
+    EXPECT_EQ(out.at(name).data, values);
+  }
+}
+
 // A decoder's first step: its past fed empty (--input_shape with a 0 dim),
 // run and tuned on the simulator.
 TEST_F(RunCommand, AnInputMayBeEmpty) {

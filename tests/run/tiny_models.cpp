@@ -527,6 +527,42 @@ void write_einsum_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
+void write_sequences_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {6, 4});
+  set_dims(g->add_input(), "y", {2, 4});
+  // Sequence-typed values as exporters declare them.
+  for (const char* name : {"s1", "s2", "s3", "cols", "pair"}) {
+    auto* v = g->add_value_info();
+    v->set_name(name);
+    v->mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(
+        onnx::TensorProto::FLOAT);
+  }
+  add_int64s(g, "sizes", {3}, {1, 2, 3});
+  add_int64s(g, "one", {}, {1});
+  add_int64s(g, "last", {}, {-1});
+  add_int64s(g, "second_last", {}, {-2});
+  add_node(g, "Split_0", "SplitToSequence", {"x", "sizes"}, {"s1"});
+  add_node(g, "Insert_1", "SequenceInsert", {"s1", "y", "one"}, {"s2"});
+  add_node(g, "Erase_2", "SequenceErase", {"s2", "last"}, {"s3"});
+  add_node(g, "At_3", "SequenceAt", {"s3", "second_last"}, {"a"});
+  add_node(g, "Length_4", "SequenceLength", {"s3"}, {"n"});
+  add_int_attribute(add_node(g, "Concat_5", "ConcatFromSequence", {"s3"}, {"c"}), "axis", 0);
+  auto* cols = add_node(g, "Split_6", "SplitToSequence", {"y"}, {"cols"});
+  add_int_attribute(cols, "axis", 1), add_int_attribute(cols, "keepdims", 0);
+  auto* stack = add_node(g, "Stack_7", "ConcatFromSequence", {"cols"}, {"st"});
+  add_int_attribute(stack, "axis", 0), add_int_attribute(stack, "new_axis", 1);
+  add_node(g, "Construct_8", "SequenceConstruct", {"x", "x"}, {"pair"});
+  add_int_attribute(add_node(g, "Concat_9", "ConcatFromSequence", {"pair"}, {"cc"}), "axis", -1);
+  for (const auto& [name, dims] : std::vector<std::pair<std::string, Dims>>{
+           {"a", {2, 4}}, {"c", {5, 4}}, {"st", {4, 2}}, {"cc", {6, 8}}})
+    set_dims(g->add_output(), name, dims);
+  set_dims(g->add_output(), "n", {});
+  g->mutable_output(4)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+  save(model, file);
+}
+
 void write_past_concat_model(const std::filesystem::path& file) {
   auto model = empty_model();
   auto* g = model.mutable_graph();

@@ -81,6 +81,13 @@ void write_opset11_softmax_model(const std::filesystem::path& file);
 // (q, the constant w2[1,4,2], its batch broadcast) -> c; "ij,ij->i" (e[3,4], f[3,4])
 // -> r; the diagonal "ii->i" (d[3,3]) -> g.
 void write_einsum_model(const std::filesystem::path& file);
+// Sequences whose elements are known: x[6,4] SplitToSequence by [1, 2, 3] ->
+// SequenceInsert y[2,4] at 1 -> SequenceErase at -1 -> s3 (x[0:1], y, x[1:3]);
+// SequenceAt(s3, -2) -> a (y), SequenceLength(s3) -> n (3),
+// ConcatFromSequence(s3, axis 0) -> c[5,4]; y SplitToSequence on axis 1
+// without keepdims, then ConcatFromSequence(new_axis, axis 0) -> st (y
+// transposed); SequenceConstruct(x, x) -> ConcatFromSequence(axis -1) -> cc[6,8].
+void write_sequences_model(const std::filesystem::path& file);
 // A decoder's cache: Concat(past[1,P,4], x[1,3,4]) on axis 1 -> Relu -> y[1,T,4],
 // P and T dims the exporter named.
 void write_past_concat_model(const std::filesystem::path& file);

@@ -780,6 +780,21 @@ std::map<std::string, KnownTensor> fold_known_values(const onnx::GraphProto& gra
   return Folder(graph, max_elements).take();
 }
 
+std::map<std::string, const onnx::TensorProto*> initializers_by_name(const onnx::GraphProto& graph) {
+  std::map<std::string, const onnx::TensorProto*> initializers;
+  for (const auto& init : graph.initializer()) initializers[init.name()] = &init;
+  return initializers;
+}
+
+std::optional<int64_t> constant_int(const std::map<std::string, const onnx::TensorProto*>& initializers,
+                                    const std::string& name) {
+  const auto it = initializers.find(name);
+  if (it == initializers.end()) return std::nullopt;
+  const auto value = read_known(*it->second, 1);
+  if (!value || value->is_real() || value->ints.size() != 1) return std::nullopt;
+  return value->ints[0];
+}
+
 onnx::TensorProto to_initializer(const std::string& name, const KnownTensor& tensor) {
   onnx::TensorProto proto;
   proto.set_name(name);

@@ -66,6 +66,13 @@ void drop_attr(onnx::NodeProto& node, const std::string& name);
 // How a message names the node: its name, else its first output, else its op.
 std::string node_label(const onnx::NodeProto& node);
 
+// The graph's initializers by name.
+std::map<std::string, const onnx::TensorProto*> initializers_by_name(const onnx::GraphProto& graph);
+
+// The one integer the initializer `name` holds, or nullopt.
+std::optional<int64_t> constant_int(const std::map<std::string, const onnx::TensorProto*>& initializers,
+                                    const std::string& name);
+
 // The value as an initializer named `name`.
 onnx::TensorProto to_initializer(const std::string& name, const KnownTensor& tensor);
 

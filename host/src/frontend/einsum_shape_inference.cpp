@@ -1,9 +1,13 @@
 #include "einsum_shape_inference.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "aoe/sdk/einsum_equation.h"
+#include "aoe/sdk/error.h"
+#include "constant_folding.h"
+#include "model_file.h"
 
 namespace aoe::host {
 
@@ -26,6 +30,42 @@ void infer_einsum_shape(onnx::InferenceContext& ctx) {
     if (d >= 0) dim->set_dim_value(d);
   }
   onnx::updateOutputShape(ctx, 0, out);
+}
+
+namespace {
+
+// A value's dims, -1 where unknown, where the graph knows its rank.
+std::optional<std::vector<int64_t>> ranked_dims(const onnx::GraphProto& graph, const std::string& name) {
+  for (const auto* list : {&graph.input(), &graph.value_info(), &graph.output()})
+    for (const auto& v : *list) {
+      if (v.name() != name) continue;
+      if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return std::nullopt;
+      std::vector<int64_t> dims;
+      for (const auto& d : v.type().tensor_type().shape().dim()) dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+      return dims;
+    }
+  return known_dims(graph, name);  // an initializer
+}
+
+}  // namespace
+
+void check_einsum_equations(const onnx::GraphProto& graph, const std::filesystem::path& path) {
+  for (const auto& node : graph.node()) {
+    if (node.op_type() != "Einsum" || !default_domain(node)) continue;
+    const auto* equation = find_attr(node, "equation");
+    std::vector<std::vector<int64_t>> shapes;
+    for (const auto& input : node.input()) {
+      auto dims = ranked_dims(graph, input);
+      if (!dims) break;
+      shapes.push_back(std::move(*dims));
+    }
+    if (!equation || shapes.size() != static_cast<size_t>(node.input_size())) continue;
+    std::string why;
+    if (!sdk::einsum_labels(equation->s(), shapes, &why))
+      throw sdk::Error(sdk::StatusCode::invalid_argument,
+                       "ONNX model " + quoted(path) + ": Einsum node '" + node_label(node) + "' (equation '" +
+                           equation->s() + "'): " + why + "; fix the equation or re-export the model");
+  }
 }
 
 }  // namespace aoe::host

@@ -8,8 +8,19 @@
 
 #include <onnx/defs/shape_inference.h>
 
+#include <filesystem>
+
+namespace onnx {
+class GraphProto;
+}
+
 namespace aoe::host {
 
 void infer_einsum_shape(onnx::InferenceContext& ctx);
+
+// Throws, naming the node, its equation and what is wrong, for an Einsum whose
+// equation does not fit its operands' ranks. Inference leaves such a node's
+// output unknown and goes on; a device would only find an output of unknown dims.
+void check_einsum_equations(const onnx::GraphProto& graph, const std::filesystem::path& path);
 
 }  // namespace aoe::host

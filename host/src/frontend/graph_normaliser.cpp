@@ -12,6 +12,7 @@
 
 #include "constant_folding.h"
 #include "einsum_as_matmul.h"
+#include "sequences_as_tensors.h"
 #include "unroll_loops.h"
 #include "value_attributes.h"
 
@@ -62,12 +63,6 @@ bool makes_an_output(const onnx::NodeProto& node, const std::set<std::string>& o
   for (const auto& o : node.output())
     if (outputs.count(o)) return true;
   return false;
-}
-
-std::map<std::string, const T*> initializers_by_name(const onnx::GraphProto& graph) {
-  std::map<std::string, const T*> initializers;
-  for (const auto& init : graph.initializer()) initializers[init.name()] = &init;
-  return initializers;
 }
 
 // Keeps the nodes `keep` says yes to, in order; returns how many went.
@@ -537,6 +532,7 @@ std::string Normalisation::summary() const {
       {"remove_identity", "Identity/Dropout/same-type Cast nodes read through"},
       {"empty_optional_inputs", "nodes with empty optional inputs made absent"},
       {"clip_bounds_as_max_min", "Clip nodes with bounds computed at run time made Max and Min"},
+      {"sequences_as_tensors", "sequence ops of known sequences made tensor ops"},
       {"drop_unused", "unused initializers dropped"},
       {"lift_branch_constants", "constants of If branches chosen at run time made the model's"},
       {"value_attributes", "nodes given their constant inputs as attributes"}};
@@ -565,13 +561,15 @@ Normalisation normalise_graph(onnx::GraphProto& graph, int64_t opset, const std:
     const int64_t split = variadic_to_binary(graph);
     const int64_t softmax = softmax_along_an_axis(graph, opset);
     const int64_t einsums = einsum_as_matmul(graph);
+    const int64_t sequences = sequences_as_tensors(graph, opset);
     done.add("inline_constant_if", inlined);
     done.add("unroll_constant_loop", loops);
     done.add("unroll_scan", scans);
     done.add("variadic_to_binary", split);
     done.add("softmax_along_an_axis", softmax);
     done.add("einsum_as_matmul", einsums);
-    if (!inlined && !loops && !scans && !split && !softmax && !einsums) break;
+    done.add("sequences_as_tensors", sequences);
+    if (!inlined && !loops && !scans && !split && !softmax && !einsums && !sequences) break;
     infer_shapes();
   }
   done.add("remove_identity", remove_identity(graph));

@@ -54,7 +54,9 @@ struct Normalisation {
 //     that is the same, wrapped in Flatten and Reshape where not;
 //   einsum_as_matmul: an Einsum contracting two operands becomes Transpose,
 //     Reshape, MatMul, Reshape, Transpose, each where needed (einsum_as_matmul.h);
-//     where any of the last six changed the graph, `infer_shapes` runs and the eight again;
+//   sequences_as_tensors: a sequence whose elements are known becomes them, and
+//     what reads it the tensor ops it amounts to (sequences_as_tensors.h);
+//     where any of the last seven changed the graph, `infer_shapes` runs and the nine again;
 //   remove_identity: Identity, Dropout in inference and a Cast to the type its
 //     input has, read through;
 //   empty_optional_inputs: an optional input given as a tensor of no elements

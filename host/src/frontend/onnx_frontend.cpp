@@ -23,6 +23,7 @@
 #include "newer_onnx.h"
 #include "older_onnx.h"
 #include "constant_folding.h"
+#include "einsum_shape_inference.h"
 #include "graph_normaliser.h"
 #include "topological_order.h"
 #include "tensor_bounds.h"
@@ -502,6 +503,7 @@ sdk::Graph load_onnx_model(onnx::ModelProto& model, const std::filesystem::path&
     done.add("lift_branch_constants", lifted);
     infer_shapes(model, path);  // the branches' shapes, now their arithmetic is folded, reach the If's outputs
   }
+  check_einsum_equations(graph, path);
   sdk::Graph out = to_graph(graph, opset);
   normalise_converted(graph, opset, out, done);
   attach_if_branches(graph, graph, opset, [&](onnx::GraphProto& branch) { return to_graph(branch, opset); }, out);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "constant_folding.h"
+#include "written_nodes.h"
 
 namespace aoe::host {
 namespace {
@@ -32,71 +33,8 @@ std::string base_name(const onnx::NodeProto& node) {
 }
 
 // What an unrolling adds to the graph: nodes in order, initializers and the bodies' shapes.
-struct Unrolled {
-  std::string base;
-  int64_t opset = 0;
-  std::vector<onnx::NodeProto> nodes;
-  std::vector<T> constants;
+struct Unrolled : WrittenNodes {
   std::vector<onnx::ValueInfoProto> shapes;
-  std::set<std::string> made;  // the constants' names, each made once
-
-  void add(const std::string& op, const std::string& name, const std::vector<std::string>& inputs,
-           const std::vector<std::string>& outputs, const std::vector<std::pair<std::string, int64_t>>& ints = {}) {
-    auto& node = nodes.emplace_back();
-    node.set_op_type(op), node.set_name(name);
-    for (const auto& in : inputs) node.add_input(in);
-    for (const auto& out : outputs) node.add_output(out);
-    for (const auto& [key, value] : ints) {
-      auto* a = node.add_attribute();
-      a->set_name(key), a->set_type(onnx::AttributeProto::INT), a->set_i(value);
-    }
-  }
-
-  // An int64 (or bool) constant of one element named `name`: a scalar, or of shape [1] where `as_list`.
-  std::string scalar(const std::string& name, int64_t value, int32_t type = T::INT64, bool as_list = false) {
-    if (!made.insert(name).second) return name;
-    T& t = constants.emplace_back();
-    t.set_name(name), t.set_data_type(type);
-    if (as_list) t.add_dims(1);
-    if (type == T::BOOL) t.add_int32_data(static_cast<int32_t>(value));
-    else t.add_int64_data(value);
-    return t.name();
-  }
-
-  // `in` with a new axis of 1 at `axis`: its axes an input from opset 13, an attribute before.
-  void unsqueeze(const std::string& in, int64_t axis, const std::string& out) {
-    if (opset >= 13) return add("Unsqueeze", out, {in, scalar(out + "/axes", axis, T::INT64, true)}, {out});
-    add("Unsqueeze", out, {in}, {out});
-    auto* a = nodes.back().add_attribute();
-    a->set_name("axes"), a->set_type(onnx::AttributeProto::INTS), a->add_ints(axis);
-  }
-
-  // `x`'s element `index` along `axis`, that axis gone: a Gather of a constant
-  // index; before opset 10 (whose IR-3 models list every initializer as an
-  // input) Slice and Squeeze, their bounds attributes.
-  void take(const std::string& x, int64_t index, int64_t axis, const std::string& out) {
-    const auto ints = [&](const std::string& name, int64_t value) {
-      auto* a = nodes.back().add_attribute();
-      a->set_name(name), a->set_type(onnx::AttributeProto::INTS), a->add_ints(value);
-    };
-    if (opset >= 10)
-      return add("Gather", out, {x, scalar(base + "/index" + std::to_string(index), index)}, {out}, {{"axis", axis}});
-    add("Slice", out + "/slice", {x}, {out + "/slice"});
-    ints("starts", index), ints("ends", index + 1), ints("axes", axis);
-    add("Squeeze", out, {out + "/slice"}, {out});
-    ints("axes", axis);
-  }
-
-  // The values joined along a new axis `axis` (a single one only given the axis).
-  void stack(const std::vector<std::string>& values, int64_t axis, const std::string& out) {
-    if (values.size() == 1) return unsqueeze(values[0], axis, out);
-    std::vector<std::string> parts;
-    for (size_t i = 0; i < values.size(); ++i) {
-      parts.push_back(out + "/" + std::to_string(i));
-      unsqueeze(values[i], axis, parts.back());
-    }
-    add("Concat", out + "/concat", parts, {out}, {{"axis", axis}});
-  }
 
   // Names inside a body's nested graphs that the copy renamed. ONNX names
   // are unique across scopes, so every use of a renamed name is the body's.
@@ -152,23 +90,10 @@ struct Unrolled {
   }
 };
 
-std::map<std::string, const T*> initializers_by_name(const onnx::GraphProto& graph) {
-  std::map<std::string, const T*> initializers;
-  for (const auto& init : graph.initializer()) initializers[init.name()] = &init;
-  return initializers;
-}
-
-// The one integer a constant holds, or nullopt.
-std::optional<int64_t> constant_int(const std::map<std::string, const T*>& initializers, const std::string& name) {
-  const auto it = initializers.find(name);
-  if (it == initializers.end()) return std::nullopt;
-  const auto value = read_known(*it->second);
-  if (!value || value->is_real() || value->ints.size() != 1) return std::nullopt;
-  return value->ints[0];
-}
-
-// The body's condition output is its condition input, read through Identity, or a constant true.
-bool keeps_running(const onnx::GraphProto& body) {
+// The body's condition output is its condition input, read through Identity,
+// or a constant true: its own, or the outer graph's (PyTorch's scripted loops
+// pass on the true they started with).
+bool keeps_running(const onnx::GraphProto& body, const std::map<std::string, const T*>& outer) {
   if (body.input_size() < 2 || body.output_size() < 1) return false;
   std::string cond = body.output(0).name();
   for (int steps = 0, moved = 1; moved && cond != body.input(1).name() && steps <= body.node_size(); ++steps) {
@@ -190,7 +115,8 @@ bool keeps_running(const onnx::GraphProto& body) {
       const auto v = read_known(init);
       return v && !v->is_real() && v->ints.size() == 1 && v->ints[0] != 0;
     }
-  return false;
+  const auto value = constant_int(outer, cond);
+  return value && *value != 0;
 }
 
 // Whether `copies` copies of `per_copy` nodes stay within the bound (without overflowing on the way).
@@ -228,7 +154,7 @@ bool unroll_loop(const onnx::NodeProto& node, const std::map<std::string, const 
   if (carried < 0 || scans < 0 || body->input_size() != carried + 2 || node.output_size() > carried + scans) return false;
   bool scanned_read = false;  // a scan output of no iterations has no shape to give it
   for (int k = carried; k < node.output_size(); ++k) scanned_read |= !node.output(k).empty();
-  if (!keeps_running(*body) || (*trips == 0 && scanned_read)) return false;
+  if (!keeps_running(*body, initializers) || (*trips == 0 && scanned_read)) return false;
   if (!within_bound(*trips, node_count(*body) + 2 * scans)) return false;
   std::vector<std::string> values(node.input().begin() + 2, node.input().end());
   std::vector<std::vector<std::string>> scanned(static_cast<size_t>(scans));
