@@ -81,9 +81,10 @@ std::string details(const ProcessResult& r) { return "stdout:\n" + r.out + "\nst
 
 // An .npz of one array of `count` items of dtype `descr` (as np.savez writes
 // it) holding `bytes`: a float32 array of the same bytes, its header's dtype
-// and shape rewritten (same lengths, so the archive's sizes hold).
+// and shape rewritten (same lengths, so the archive's sizes hold); a scalar
+// where `scalar`.
 void write_raw_npz(const fs::path& file, const std::string& name, const std::string& bytes, const std::string& descr,
-                   size_t count) {
+                   size_t count, bool scalar = false) {
   ASSERT_EQ(bytes.size() % sizeof(float), 0u);
   std::vector<float> floats(bytes.size() / sizeof(float));
   std::memcpy(floats.data(), bytes.data(), bytes.size());
@@ -96,14 +97,16 @@ void write_raw_npz(const fs::path& file, const std::string& name, const std::str
     text.replace(at, from.size(), to);
   };
   replace("'<f4'", "'" + descr + "'");
-  replace("(" + std::to_string(floats.size()) + ",)", "(" + std::to_string(count) + ",)");
+  const std::string shape = "(" + std::to_string(floats.size()) + ",)";
+  replace(shape, scalar ? "()" + std::string(shape.size() - 2, ' ') : "(" + std::to_string(count) + ",)");
   std::ofstream(file, std::ios::binary | std::ios::trunc) << text;
 }
 
-// An .npz of one int64 array, as np.savez writes token ids.
-void write_int64_npz(const fs::path& file, const std::string& name, const std::vector<int64_t>& values) {
+// An .npz of one int64 array, as np.savez writes token ids; of one int64 scalar where `scalar`.
+void write_int64_npz(const fs::path& file, const std::string& name, const std::vector<int64_t>& values,
+                     bool scalar = false) {
   write_raw_npz(file, name, std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(int64_t)),
-                "<i8", values.size());
+                "<i8", values.size(), scalar);
 }
 
 // A bool mask, uint8 pixels and int8 values (np.savez's '|b1', '|u1', '|i1')
@@ -673,6 +676,32 @@ TEST_F(RunCommand, SequencesOfKnownElementsRunAsTensors) {
     SCOPED_TRACE(name);
     EXPECT_EQ(out.at(name).shape, shapes.at(name));
     EXPECT_EQ(out.at(name).data, values);
+  }
+}
+
+// A Loop whose trip count is fed, appending to sequences: they become scan
+// outputs, the ConcatFromSequence after it a Reshape and a Transpose of them.
+TEST_F(RunCommand, ALoopAppendingToAListRunsForTheTripsFed) {
+  write_appending_loop_model(dir_ / "appending.onnx");
+  const std::vector<float> x = {1, -2, 3, 0.5f, 4, -6};  // as write_appending_loop_model makes it
+  for (const int64_t n : {3, 5}) {
+    SCOPED_TRACE(n);
+    write_int64_npz(dir_ / "n.npz", "n", {n}, true);
+    const auto r = run("appending.onnx", "appending.json",
+                       {"--inputs", (dir_ / "n.npz").string(), "--outputs", (dir_ / "out.npz").string(), "--check"});
+    ASSERT_EQ(r.exit_code, 0) << details(r);
+    EXPECT_EQ(report("appending.json")["normalised"]["loop_appends_as_scans"], 2);
+    std::vector<float> cat, stack;
+    for (int64_t i = 0; i < n; ++i)
+      for (const float v : x) cat.push_back(v * static_cast<float>(i));
+    for (size_t row = 0; row < 2; ++row)
+      for (int64_t i = 0; i < n; ++i)
+        for (size_t col = 0; col < 3; ++col) stack.push_back(x[row * 3 + col] + static_cast<float>(i));
+    const auto out = outputs();
+    EXPECT_EQ(out.at("cat").shape, (std::vector<int64_t>{2 * n, 3}));
+    EXPECT_EQ(out.at("cat").data, cat);
+    EXPECT_EQ(out.at("stack").shape, (std::vector<int64_t>{2, n, 3}));
+    EXPECT_EQ(out.at("stack").data, stack);
   }
 }
 

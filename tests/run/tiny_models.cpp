@@ -721,6 +721,48 @@ void write_doubling_while_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
+void write_appending_loop_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "n", {});
+  g->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+  add_floats(g, "x", {2, 3}, {1, -2, 3, 0.5f, 4, -6});
+  add_int_attribute(add_node(g, "Empty_0", "SequenceEmpty", {}, {"none"}), "dtype", onnx::TensorProto::FLOAT);
+  add_int_attribute(add_node(g, "Empty_1", "SequenceEmpty", {}, {"none_too"}), "dtype", onnx::TensorProto::FLOAT);
+  auto* loop = add_node(g, "Loop_2", "Loop", {"n", "", "none", "none_too"}, {"scaled", "shifted"});
+  auto* body = add_body(loop);
+  const auto sequence = [](onnx::ValueInfoProto* v, const std::string& name) {
+    v->set_name(name);
+    auto* element = v->mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type();
+    element->set_elem_type(onnx::TensorProto::FLOAT);
+  };
+  set_dims(body->add_input(), "i", {});
+  body->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+  set_dims(body->add_input(), "cond", {});
+  body->mutable_input(1)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::BOOL);
+  sequence(body->add_input(), "scaled_in");
+  sequence(body->add_input(), "shifted_in");
+  set_dims(body->add_output(), "cond_out", {});
+  body->mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::BOOL);
+  sequence(body->add_output(), "scaled_out");
+  sequence(body->add_output(), "shifted_out");
+  add_int_attribute(add_node(body, "Cast_0", "Cast", {"i"}, {"i_float"}), "to", onnx::TensorProto::FLOAT);
+  add_node(body, "Mul_1", "Mul", {"x", "i_float"}, {"x_times_i"});
+  add_node(body, "Add_2", "Add", {"x", "i_float"}, {"x_plus_i"});
+  // The second sequence's append first: rewriting it must not lose the other's place.
+  add_node(body, "Insert_3", "SequenceInsert", {"shifted_in", "x_plus_i"}, {"shifted_out"});
+  add_node(body, "Insert_4", "SequenceInsert", {"scaled_in", "x_times_i"}, {"scaled_out"});
+  add_node(body, "Identity_5", "Identity", {"cond"}, {"cond_out"});
+  add_int_attribute(add_node(g, "Cat_3", "ConcatFromSequence", {"scaled"}, {"cat"}), "axis", 0);
+  auto* stack = add_node(g, "Stack_4", "ConcatFromSequence", {"shifted"}, {"stack"});
+  add_int_attribute(stack, "axis", 1), add_int_attribute(stack, "new_axis", 1);
+  set_dims(g->add_output(), "cat", {6, 3});
+  set_dims(g->add_output(), "stack", {2, 3, 3});
+  g->mutable_output(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param("rows");
+  g->mutable_output(1)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(1)->set_dim_param("n");
+  save(model, file);
+}
+
 void write_empty_slice_model(const std::filesystem::path& file) {
   auto model = empty_model();
   auto* g = model.mutable_graph();

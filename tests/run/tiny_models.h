@@ -88,6 +88,12 @@ void write_einsum_model(const std::filesystem::path& file);
 // without keepdims, then ConcatFromSequence(new_axis, axis 0) -> st (y
 // transposed); SequenceConstruct(x, x) -> ConcatFromSequence(axis -1) -> cc[6,8].
 void write_sequences_model(const std::filesystem::path& file);
+// A Loop of n iterations (n an int64 input) carrying two sequences from
+// SequenceEmpty, appending x[2,3] * i to one and x + i to the other (x the
+// constant {1, -2, 3, 0.5, 4, -6}); then
+// ConcatFromSequence(axis 0) -> cat[2n,3] and ConcatFromSequence(axis 1,
+// new_axis) -> stack[2,n,3], as PyTorch's scripted loops export a list.
+void write_appending_loop_model(const std::filesystem::path& file);
 // A decoder's cache: Concat(past[1,P,4], x[1,3,4]) on axis 1 -> Relu -> y[1,T,4],
 // P and T dims the exporter named.
 void write_past_concat_model(const std::filesystem::path& file);

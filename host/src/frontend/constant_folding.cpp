@@ -722,6 +722,18 @@ std::optional<std::vector<int64_t>> known_dims(const onnx::GraphProto& graph, co
   return std::nullopt;
 }
 
+std::optional<std::vector<int64_t>> ranked_dims(const onnx::GraphProto& graph, const std::string& name) {
+  for (const auto* list : {&graph.input(), &graph.value_info(), &graph.output()})
+    for (const auto& v : *list) {
+      if (v.name() != name) continue;
+      if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return std::nullopt;
+      std::vector<int64_t> dims;
+      for (const auto& d : v.type().tensor_type().shape().dim()) dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+      return dims;
+    }
+  return known_dims(graph, name);  // an initializer
+}
+
 onnx::NodeProto make_node(const std::string& op, const std::string& name, const std::vector<std::string>& inputs,
                           const std::vector<std::string>& outputs) {
   onnx::NodeProto node;

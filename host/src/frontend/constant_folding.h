@@ -52,6 +52,9 @@ std::optional<std::vector<int64_t>> known_shape(const onnx::TypeProto& type);
 // A value's dims where the graph's inputs, value_info, outputs or initializers know them all.
 std::optional<std::vector<int64_t>> known_dims(const onnx::GraphProto& graph, const std::string& name);
 
+// A value's dims, -1 where unknown, where the graph knows its rank.
+std::optional<std::vector<int64_t>> ranked_dims(const onnx::GraphProto& graph, const std::string& name);
+
 // A node a normaliser rule writes: its op, name, inputs and outputs.
 onnx::NodeProto make_node(const std::string& op, const std::string& name, const std::vector<std::string>& inputs,
                           const std::vector<std::string>& outputs);

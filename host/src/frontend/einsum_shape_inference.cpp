@@ -32,23 +32,6 @@ void infer_einsum_shape(onnx::InferenceContext& ctx) {
   onnx::updateOutputShape(ctx, 0, out);
 }
 
-namespace {
-
-// A value's dims, -1 where unknown, where the graph knows its rank.
-std::optional<std::vector<int64_t>> ranked_dims(const onnx::GraphProto& graph, const std::string& name) {
-  for (const auto* list : {&graph.input(), &graph.value_info(), &graph.output()})
-    for (const auto& v : *list) {
-      if (v.name() != name) continue;
-      if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return std::nullopt;
-      std::vector<int64_t> dims;
-      for (const auto& d : v.type().tensor_type().shape().dim()) dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
-      return dims;
-    }
-  return known_dims(graph, name);  // an initializer
-}
-
-}  // namespace
-
 void check_einsum_equations(const onnx::GraphProto& graph, const std::filesystem::path& path) {
   for (const auto& node : graph.node()) {
     if (node.op_type() != "Einsum" || !default_domain(node)) continue;

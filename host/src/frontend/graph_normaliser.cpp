@@ -12,6 +12,7 @@
 
 #include "constant_folding.h"
 #include "einsum_as_matmul.h"
+#include "loop_appends_as_scans.h"
 #include "sequences_as_tensors.h"
 #include "unroll_loops.h"
 #include "value_attributes.h"
@@ -533,6 +534,7 @@ std::string Normalisation::summary() const {
       {"empty_optional_inputs", "nodes with empty optional inputs made absent"},
       {"clip_bounds_as_max_min", "Clip nodes with bounds computed at run time made Max and Min"},
       {"sequences_as_tensors", "sequence ops of known sequences made tensor ops"},
+      {"loop_appends_as_scans", "sequences a Loop appends to made scan outputs"},
       {"drop_unused", "unused initializers dropped"},
       {"lift_branch_constants", "constants of If branches chosen at run time made the model's"},
       {"value_attributes", "nodes given their constant inputs as attributes"}};
@@ -562,6 +564,7 @@ Normalisation normalise_graph(onnx::GraphProto& graph, int64_t opset, const std:
     const int64_t softmax = softmax_along_an_axis(graph, opset);
     const int64_t einsums = einsum_as_matmul(graph);
     const int64_t sequences = sequences_as_tensors(graph, opset);
+    const int64_t appends = loop_appends_as_scans(graph, opset);
     done.add("inline_constant_if", inlined);
     done.add("unroll_constant_loop", loops);
     done.add("unroll_scan", scans);
@@ -569,7 +572,8 @@ Normalisation normalise_graph(onnx::GraphProto& graph, int64_t opset, const std:
     done.add("softmax_along_an_axis", softmax);
     done.add("einsum_as_matmul", einsums);
     done.add("sequences_as_tensors", sequences);
-    if (!inlined && !loops && !scans && !split && !softmax && !einsums && !sequences) break;
+    done.add("loop_appends_as_scans", appends);
+    if (!inlined && !loops && !scans && !appends && !split && !softmax && !einsums && !sequences) break;
     infer_shapes();
   }
   done.add("remove_identity", remove_identity(graph));

@@ -56,7 +56,10 @@ struct Normalisation {
 //     Reshape, MatMul, Reshape, Transpose, each where needed (einsum_as_matmul.h);
 //   sequences_as_tensors: a sequence whose elements are known becomes them, and
 //     what reads it the tensor ops it amounts to (sequences_as_tensors.h);
-//     where any of the last seven changed the graph, `infer_shapes` runs and the nine again;
+//   loop_appends_as_scans: a sequence a Loop of no constant trip count carries
+//     from SequenceEmpty and only appends to, read after it by
+//     ConcatFromSequence alone, becomes a scan output (loop_appends_as_scans.h);
+//     where any of the last eight changed the graph, `infer_shapes` runs and the ten again;
 //   remove_identity: Identity, Dropout in inference and a Cast to the type its
 //     input has, read through;
 //   empty_optional_inputs: an optional input given as a tensor of no elements

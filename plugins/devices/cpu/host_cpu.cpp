@@ -79,6 +79,39 @@ std::vector<Cache> read_caches() {
 }
 
 #if defined(__x86_64__)
+// Where sysfs lists no caches (some VMs and containers hide them), CPUID's
+// deterministic cache parameters: leaf 0x8000001D on AMD, leaf 4 on Intel;
+// where a hypervisor hides those too, the older leaves 0x80000005 (AMD's L1)
+// and 0x80000006 (L2; AMD's L3, the package's, shared by every online CPU).
+std::vector<Cache> cpuid_caches(const std::string& vendor, int online_cpus) {
+  std::vector<Cache> caches;
+  const bool amd = vendor == "AuthenticAMD" || vendor == "HygonGenuine";
+  const unsigned leaf = amd ? 0x8000001Du : 4u;
+  for (unsigned sub = 0; sub < 16 && __get_cpuid_max(leaf & 0x80000000u, nullptr) >= leaf; ++sub) {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    __cpuid_count(leaf, sub, a, b, c, d);
+    const unsigned type = a & 0x1f;  // 0: no more caches
+    if (type == 0) break;
+    Cache cache;
+    cache.level = static_cast<int>((a >> 5) & 0x7);
+    cache.type = type == 1 ? "Data" : type == 2 ? "Instruction" : "Unified";
+    cache.line_bytes = (b & 0xfff) + 1;
+    const int64_t ways = (b >> 22) + 1, partitions = ((b >> 12) & 0x3ff) + 1, sets = int64_t{c} + 1;
+    cache.size_bytes = ways * partitions * cache.line_bytes * sets;
+    cache.shared_by = static_cast<int>(((a >> 14) & 0xfff) + 1);
+    caches.push_back(cache);
+  }
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!caches.empty() || __get_cpuid_max(0x80000000u, nullptr) < 0x80000006u) return caches;
+  __cpuid(0x80000005u, a, b, c, d);
+  if (amd && (c >> 24)) caches.push_back({1, "Data", int64_t{c >> 24} << 10, c & 0xff, 1});
+  if (amd && (d >> 24)) caches.push_back({1, "Instruction", int64_t{d >> 24} << 10, d & 0xff, 1});
+  __cpuid(0x80000006u, a, b, c, d);
+  if (c >> 16) caches.push_back({2, "Unified", int64_t{c >> 16} << 10, c & 0xff, 1});
+  if (amd && (d >> 18)) caches.push_back({3, "Unified", int64_t{d >> 18} * (512 << 10), d & 0xff, online_cpus});
+  return caches;
+}
+
 void read_cpuid(HostCpu& cpu) {
   unsigned a = 0, b = 0, c = 0, d = 0;
   if (!__get_cpuid(0, &a, &b, &c, &d)) return;
@@ -181,6 +214,9 @@ HostCpu detect_host_cpu() {
   cpu.threads = available_threads();
   cpu.physical_cores = std::min(cpu.threads, count_physical_cores(cpu.threads));
   cpu.caches = read_caches();
+#if defined(__x86_64__)
+  if (cpu.caches.empty()) cpu.caches = cpuid_caches(cpu.vendor, cpu.online_cpus);
+#endif
   for (Isa isa : {Isa::generic, Isa::avx2, Isa::avx512})
     if (isa_kernels(isa)) cpu.isas.push_back(isa);
   return cpu;
