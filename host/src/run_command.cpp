@@ -231,6 +231,12 @@ ModelRunOutcome run_model(const Settings& settings, PluginRegistry& registry, Ho
       in_memory ? load_model_bytes(settings, in_memory->bytes, model, &weights, &normalised)
                 : load_model(settings, &weights, &normalised)).graph;
   auto inputs = model_inputs(settings, graph, std::move(given));
+  for (const auto& name : graph.outputs)
+    if (graph.tensor(name).dtype == aoe::sdk::DType::undefined)
+      throw ExitError(exit_model, "output '" + name + "' of " + model.filename().string() +
+                                      " is not a tensor of numbers (a sequence, a map, an optional value or "
+                                      "strings); run gives numeric tensors: make the model return the tensors "
+                                      "themselves (a tuple, or torch.stack or torch.cat of a list) and re-export it");
 
   const aoe::sdk::Host host = services.host();
   const auto* table = static_cast<const aoe_device_vtable*>(component.vtable);

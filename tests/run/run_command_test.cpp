@@ -679,6 +679,15 @@ TEST_F(RunCommand, SequencesOfKnownElementsRunAsTensors) {
   }
 }
 
+// A model whose output is a list, not a tensor, is refused by name, saying how to re-export it.
+TEST_F(RunCommand, AnOutputThatIsAListIsRefusedByName) {
+  write_list_output_model(dir_ / "list.onnx");
+  const auto r = run("list.onnx", "list.json");
+  EXPECT_EQ(r.exit_code, 4) << details(r);
+  for (const std::string part : {"output 'list' of list.onnx", "a sequence", "torch.stack"})
+    EXPECT_NE(r.err.find(part), std::string::npos) << r.err;
+}
+
 // A Loop whose trip count is fed, appending to sequences: they become scan
 // outputs, the ConcatFromSequence after it a Reshape and a Transpose of them.
 TEST_F(RunCommand, ALoopAppendingToAListRunsForTheTripsFed) {

@@ -721,6 +721,19 @@ void write_doubling_while_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
+void write_list_output_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {2, 3});
+  add_node(g, "Relu_0", "Relu", {"x"}, {"r"});
+  add_node(g, "Construct_1", "SequenceConstruct", {"r", "x"}, {"list"});
+  auto* out = g->add_output();
+  out->set_name("list");
+  out->mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(
+      onnx::TensorProto::FLOAT);
+  save(model, file);
+}
+
 void write_appending_loop_model(const std::filesystem::path& file) {
   auto model = empty_model();
   auto* g = model.mutable_graph();

@@ -88,6 +88,9 @@ void write_einsum_model(const std::filesystem::path& file);
 // without keepdims, then ConcatFromSequence(new_axis, axis 0) -> st (y
 // transposed); SequenceConstruct(x, x) -> ConcatFromSequence(axis -1) -> cc[6,8].
 void write_sequences_model(const std::filesystem::path& file);
+// x[2,3] -> Relu -> SequenceConstruct(relu, x) -> the graph output `list`, a
+// sequence: what a scripted module returning a List[Tensor] exports.
+void write_list_output_model(const std::filesystem::path& file);
 // A Loop of n iterations (n an int64 input) carrying two sequences from
 // SequenceEmpty, appending x[2,3] * i to one and x + i to the other (x the
 // constant {1, -2, 3, 0.5, 4, -6}); then
