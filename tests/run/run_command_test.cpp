@@ -688,6 +688,18 @@ TEST_F(RunCommand, AnOutputThatIsAListIsRefusedByName) {
     EXPECT_NE(r.err.find(part), std::string::npos) << r.err;
 }
 
+// An optional input is fed as the tensor it holds: the branch that reads it runs.
+TEST_F(RunCommand, AnOptionalInputIsFedAsItsTensor) {
+  write_optional_input_model(dir_ / "optional.onnx");
+  const std::vector<float> x = {1, -2, 3, -4, 5, 6}, scale = {2, 2, -1, -1, 0.5f, 3};
+  const auto r = run_fed("optional.onnx", "optional.json", {{"x", {{2, 3}, x}}, {"scale", {{2, 3}, scale}}});
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  EXPECT_EQ(report("optional.json")["normalised"]["optional_inputs_as_tensors"], 1);
+  std::vector<float> want;
+  for (size_t i = 0; i < x.size(); ++i) want.push_back(std::max(0.0f, x[i] * scale[i]));
+  EXPECT_EQ(outputs().at("y").data, want);
+}
+
 // A Loop whose trip count is fed, appending to sequences: they become scan
 // outputs, the ConcatFromSequence after it a Reshape and a Transpose of them.
 TEST_F(RunCommand, ALoopAppendingToAListRunsForTheTripsFed) {

@@ -734,6 +734,37 @@ void write_list_output_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
+void write_optional_input_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  model.mutable_opset_import(0)->set_version(15);
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {2, 3});
+  auto* scale = g->add_input();
+  scale->set_name("scale");
+  auto* held = scale->mutable_type()->mutable_optional_type()->mutable_elem_type()->mutable_tensor_type();
+  held->set_elem_type(onnx::TensorProto::FLOAT);
+  held->mutable_shape()->add_dim()->set_dim_value(2), held->mutable_shape()->add_dim()->set_dim_value(3);
+  add_node(g, "Has_0", "OptionalHasElement", {"scale"}, {"given"});
+  auto* branch = add_node(g, "If_1", "If", {"given"}, {"scaled"});
+  for (const char* name : {"then_branch", "else_branch"}) {
+    auto* a = branch->add_attribute();
+    a->set_name(name), a->set_type(onnx::AttributeProto::GRAPH);
+    auto* body = a->mutable_g();
+    body->set_name(name);
+    const std::string out = std::string(name) + "_y";
+    if (std::string(name) == "then_branch") {
+      add_node(body, "Get_2", "OptionalGetElement", {"scale"}, {"scale_tensor"});
+      add_node(body, "Mul_3", "Mul", {"x", "scale_tensor"}, {out});
+    } else {
+      add_node(body, "Identity_4", "Identity", {"x"}, {out});
+    }
+    set_dims(body->add_output(), out, {2, 3});
+  }
+  add_node(g, "Relu_5", "Relu", {"scaled"}, {"y"});
+  set_dims(g->add_output(), "y", {2, 3});
+  save(model, file);
+}
+
 void write_appending_loop_model(const std::filesystem::path& file) {
   auto model = empty_model();
   auto* g = model.mutable_graph();

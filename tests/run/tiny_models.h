@@ -91,6 +91,10 @@ void write_sequences_model(const std::filesystem::path& file);
 // x[2,3] -> Relu -> SequenceConstruct(relu, x) -> the graph output `list`, a
 // sequence: what a scripted module returning a List[Tensor] exports.
 void write_list_output_model(const std::filesystem::path& file);
+// Opset 15: x[2,3] and scale, an optional tensor [2,3] (a scripted
+// Optional[Tensor] argument); If(OptionalHasElement(scale)) then
+// x * OptionalGetElement(scale) else x; Relu -> y.
+void write_optional_input_model(const std::filesystem::path& file);
 // A Loop of n iterations (n an int64 input) carrying two sequences from
 // SequenceEmpty, appending x[2,3] * i to one and x + i to the other (x the
 // constant {1, -2, 3, 0.5, 4, -6}); then

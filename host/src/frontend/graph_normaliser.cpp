@@ -533,6 +533,7 @@ std::string Normalisation::summary() const {
       {"remove_identity", "Identity/Dropout/same-type Cast nodes read through"},
       {"empty_optional_inputs", "nodes with empty optional inputs made absent"},
       {"clip_bounds_as_max_min", "Clip nodes with bounds computed at run time made Max and Min"},
+      {"optional_inputs_as_tensors", "optional inputs fed as the tensors they hold"},
       {"sequences_as_tensors", "sequence ops of known sequences made tensor ops"},
       {"loop_appends_as_scans", "sequences a Loop appends to made scan outputs"},
       {"drop_unused", "unused initializers dropped"},

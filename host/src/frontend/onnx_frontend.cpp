@@ -22,6 +22,7 @@
 #include "model_weights.h"
 #include "newer_onnx.h"
 #include "older_onnx.h"
+#include "optional_inputs.h"
 #include "constant_folding.h"
 #include "einsum_shape_inference.h"
 #include "graph_normaliser.h"
@@ -493,6 +494,7 @@ sdk::Graph load_onnx_model(onnx::ModelProto& model, const std::filesystem::path&
     check_model(model, path);
   }
   const int64_t opset = default_opset(model, path);
+  done.add("optional_inputs_as_tensors", optional_inputs_as_tensors(graph));  // before the inputs are checked
   apply_input_shapes(graph, input_shapes, path);
   require_known_inputs(graph, path);
   infer_shapes(model, path);
