@@ -131,8 +131,11 @@ class SequenceRewrite {
           sizes.push_back(std::min(size, length - at));
       } else {
         sizes = split->ints;
-        int64_t sum = 0;
-        for (const int64_t s : sizes) sum += s < 0 ? length + 1 : s;
+        int64_t sum = 0;  // each size checked first, so a hostile list cannot overflow it
+        for (const int64_t s : sizes) {
+          if (s < 0 || s > length) return false;
+          sum += s;
+        }
         if (sum != length) return false;
       }
     }
