@@ -703,35 +703,37 @@ class Folder {
 
 bool KnownTensor::is_real() const { return is_real_type(elem_type); }
 
-std::optional<std::vector<int64_t>> known_shape(const onnx::TypeProto& type) {
-  if (!type.has_tensor_type() || !type.tensor_type().has_shape()) return std::nullopt;
-  std::vector<int64_t> dims;
-  for (const auto& dim : type.tensor_type().shape().dim()) {
-    if (!dim.has_dim_value() || dim.dim_value() < 0) return std::nullopt;
-    dims.push_back(dim.dim_value());
-  }
+namespace {
+
+// `dims` where every one is known, else nullopt.
+std::optional<std::vector<int64_t>> all_known(std::optional<std::vector<int64_t>> dims) {
+  if (dims && std::any_of(dims->begin(), dims->end(), [](int64_t d) { return d < 0; })) return std::nullopt;
   return dims;
 }
 
-std::optional<std::vector<int64_t>> known_dims(const onnx::GraphProto& graph, const std::string& name) {
+}  // namespace
+
+std::optional<std::vector<int64_t>> ranked_shape(const onnx::TypeProto& type) {
+  if (!type.has_tensor_type() || !type.tensor_type().has_shape()) return std::nullopt;
+  std::vector<int64_t> dims;
+  for (const auto& dim : type.tensor_type().shape().dim())
+    dims.push_back(dim.has_dim_value() && dim.dim_value() >= 0 ? dim.dim_value() : -1);
+  return dims;
+}
+
+std::optional<std::vector<int64_t>> known_shape(const onnx::TypeProto& type) { return all_known(ranked_shape(type)); }
+
+std::optional<std::vector<int64_t>> ranked_dims(const onnx::GraphProto& graph, const std::string& name) {
   for (const auto* list : {&graph.input(), &graph.value_info(), &graph.output()})
     for (const auto& v : *list)
-      if (v.name() == name) return known_shape(v.type());
+      if (v.name() == name) return ranked_shape(v.type());
   for (const auto& init : graph.initializer())  // a weight the graph does not list as an input
     if (init.name() == name) return std::vector<int64_t>(init.dims().begin(), init.dims().end());
   return std::nullopt;
 }
 
-std::optional<std::vector<int64_t>> ranked_dims(const onnx::GraphProto& graph, const std::string& name) {
-  for (const auto* list : {&graph.input(), &graph.value_info(), &graph.output()})
-    for (const auto& v : *list) {
-      if (v.name() != name) continue;
-      if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return std::nullopt;
-      std::vector<int64_t> dims;
-      for (const auto& d : v.type().tensor_type().shape().dim()) dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
-      return dims;
-    }
-  return known_dims(graph, name);  // an initializer
+std::optional<std::vector<int64_t>> known_dims(const onnx::GraphProto& graph, const std::string& name) {
+  return all_known(ranked_dims(graph, name));
 }
 
 onnx::NodeProto make_node(const std::string& op, const std::string& name, const std::vector<std::string>& inputs,

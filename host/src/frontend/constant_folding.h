@@ -47,6 +47,8 @@ std::optional<KnownTensor> read_known(const onnx::TensorProto& tensor, int64_t m
 std::map<std::string, KnownTensor> fold_known_values(const onnx::GraphProto& graph,
                                                      int64_t max_elements = kShapeElements);
 
+// A tensor type's dims, -1 where unknown, where it gives its rank; else nullopt.
+std::optional<std::vector<int64_t>> ranked_shape(const onnx::TypeProto& type);
 // A tensor type's dims when every one is known, else nullopt.
 std::optional<std::vector<int64_t>> known_shape(const onnx::TypeProto& type);
 // A value's dims where the graph's inputs, value_info, outputs or initializers know them all.

@@ -9,6 +9,7 @@
 
 #include "aoe/sdk/einsum_equation.h"
 #include "constant_folding.h"
+#include "written_nodes.h"
 
 namespace aoe::host {
 namespace {
@@ -63,12 +64,10 @@ int64_t product(const sdk::EinsumLabels& labels, const std::vector<int>& of) {
   return p;
 }
 
-// Emits the rewrite of one Einsum into `out`, its shape constants into `shapes`.
+// Emits the rewrite of one Einsum into `out`: its nodes and shape constants.
 class Rewrite {
  public:
-  Rewrite(const onnx::NodeProto& node, const Contraction& c, google::protobuf::RepeatedPtrField<onnx::NodeProto>& out,
-          std::vector<T>& shapes)
-      : node_(node), c_(c), out_(out), shapes_(shapes) {}
+  Rewrite(const onnx::NodeProto& node, const Contraction& c, WrittenNodes& out) : node_(node), c_(c), out_(out) {}
 
   void emit() {
     const auto& labels = c_.labels;
@@ -80,18 +79,18 @@ class Rewrite {
     const bool transposed = order != labels.out_labels;
     std::string product = step("matmul");
     if (!reshaped && !transposed) product = node_.output(0);
-    *out_.Add() = make_node("MatMul", step("matmul"), {a, b}, {product});
+    out_.add("MatMul", step("matmul"), {a, b}, {product});
     if (reshaped) {
       std::vector<int64_t> dims;
       for (const int label : order) dims.push_back(labels.extents[static_cast<size_t>(label)]);
       const std::string to = transposed ? step("unflatten") : node_.output(0);
-      *out_.Add() = make_node("Reshape", step("unflatten"), {product, shape(step("unflatten_shape"), dims)}, {to});
+      out_.add("Reshape", step("unflatten"), {product, out_.list(step("unflatten_shape"), dims)}, {to});
       product = to;
     }
     if (transposed) {
       std::vector<int64_t> perm;
       for (const int label : labels.out_labels) perm.push_back(std::find(order.begin(), order.end(), label) - order.begin());
-      transpose(product, perm, node_.output(0), step("to_output"));
+      out_.transpose(product, perm, node_.output(0), step("to_output"));
     }
   }
 
@@ -110,7 +109,10 @@ class Rewrite {
     const std::string tag = i == 0 ? "a" : "b";
     bool identity = true;
     for (size_t j = 0; j < perm.size(); ++j) identity = identity && perm[j] == static_cast<int64_t>(j);
-    if (!identity) name = transpose(name, perm, step(tag + "_transposed"), step(tag + "_transposed"));
+    if (!identity) {
+      out_.transpose(name, perm, step(tag + "_transposed"), step(tag + "_transposed"));
+      name = step(tag + "_transposed");
+    }
     for (size_t j = 0; j < c_.batch.size(); ++j) dims.push_back(c_.dims[i][static_cast<size_t>(perm[j])]);
     dims.push_back(product(c_.labels, rows));
     dims.push_back(product(c_.labels, columns));
@@ -118,31 +120,13 @@ class Rewrite {
     for (const int64_t p : perm) transposed_dims.push_back(c_.dims[i][static_cast<size_t>(p)]);
     if (dims == transposed_dims) return name;
     const std::string to = step(tag + "_matrix");
-    *out_.Add() = make_node("Reshape", to, {name, shape(to + "_shape", dims)}, {to});
+    out_.add("Reshape", to, {name, out_.list(to + "_shape", dims)}, {to});
     return to;
-  }
-
-  std::string transpose(const std::string& in, const std::vector<int64_t>& perm, const std::string& out,
-                        const std::string& name) {
-    auto* t = out_.Add();
-    *t = make_node("Transpose", name, {in}, {out});
-    auto* a = t->add_attribute();
-    a->set_name("perm"), a->set_type(onnx::AttributeProto::INTS);
-    for (const int64_t p : perm) a->add_ints(p);
-    return out;
-  }
-
-  std::string shape(const std::string& name, const std::vector<int64_t>& dims) {
-    T& t = shapes_.emplace_back();
-    t.set_name(name), t.set_data_type(T::INT64), t.add_dims(static_cast<int64_t>(dims.size()));
-    for (const int64_t d : dims) t.add_int64_data(d);
-    return name;
   }
 
   const onnx::NodeProto& node_;
   const Contraction& c_;
-  google::protobuf::RepeatedPtrField<onnx::NodeProto>& out_;
-  std::vector<T>& shapes_;
+  WrittenNodes& out_;
 };
 
 }  // namespace
@@ -157,7 +141,10 @@ int64_t einsum_as_matmul(onnx::GraphProto& graph) {
       *kept.Add() = std::move(node);
       continue;
     }
-    Rewrite(node, *c, kept, shapes).emit();
+    WrittenNodes out;
+    Rewrite(node, *c, out).emit();
+    for (auto& n : out.nodes) *kept.Add() = std::move(n);
+    for (auto& t : out.constants) shapes.push_back(std::move(t));
     ++changed;
   }
   graph.mutable_node()->Swap(&kept);

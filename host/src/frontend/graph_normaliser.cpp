@@ -26,9 +26,6 @@ using Nodes = google::protobuf::RepeatedPtrField<onnx::NodeProto>;
 // Nested Ifs each taking a constant branch: inlined level by level, up to this depth.
 constexpr int kMaxRounds = 8;
 
-
-void read_in_graph(const onnx::GraphProto& graph, std::set<std::string>& names);
-
 }  // namespace
 
 void read_in_subgraphs(const onnx::NodeProto& node, std::set<std::string>& names) {
@@ -38,8 +35,6 @@ void read_in_subgraphs(const onnx::NodeProto& node, std::set<std::string>& names
   }
 }
 
-namespace {
-
 void read_in_graph(const onnx::GraphProto& graph, std::set<std::string>& names) {
   for (const auto& node : graph.node()) {
     names.insert(node.input().begin(), node.input().end());
@@ -47,6 +42,8 @@ void read_in_graph(const onnx::GraphProto& graph, std::set<std::string>& names) 
   }
   for (const auto& out : graph.output()) names.insert(out.name());
 }
+
+namespace {
 
 std::set<std::string> subgraph_reads(const onnx::GraphProto& graph) {
   std::set<std::string> names;

@@ -25,6 +25,8 @@ namespace aoe::host {
 // Adds to `names` what a node's subgraphs (If's branches, Loop's and Scan's
 // bodies) read, the outer scope's names among them.
 void read_in_subgraphs(const onnx::NodeProto& node, std::set<std::string>& names);
+// Adds to `names` what the graph's nodes (their subgraphs too) and its outputs read.
+void read_in_graph(const onnx::GraphProto& graph, std::set<std::string>& names);
 
 // What the normaliser did: a count per rule, in the order the rules ran.
 struct Normalisation {

@@ -38,16 +38,6 @@ int32_t elem_type_of(const onnx::TypeProto& type) {
   return type.has_tensor_type() ? type.tensor_type().elem_type() : T::UNDEFINED;
 }
 
-// The dims a sequence's declared type gives its elements, -1 where unknown.
-std::optional<std::vector<int64_t>> declared_element_dims(const onnx::TypeProto& type) {
-  if (!type.has_sequence_type()) return std::nullopt;
-  const auto& element = type.sequence_type().elem_type();
-  if (!element.has_tensor_type() || !element.tensor_type().has_shape()) return std::nullopt;
-  std::vector<int64_t> dims;
-  for (const auto& d : element.tensor_type().shape().dim()) dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
-  return dims;
-}
-
 // The axis a ConcatFromSequence of elements of `rank` dims joins them on, from
 // 0; nullopt where it has none or one out of range.
 std::optional<int64_t> concat_axis(const onnx::NodeProto& concat, size_t rank) {
@@ -91,7 +81,9 @@ std::optional<Append> appending(const onnx::GraphProto& graph, const onnx::NodeP
   a.element = insert.input(1);
   auto dims = ranked_dims(body, a.element);
   if (!dims) dims = ranked_dims(graph, a.element);
-  if (!dims) dims = declared_element_dims(body.output(out).type());  // an If's output, say
+  // Else the elements as the exporter declared the sequence (an If's output, say).
+  const auto& declared = body.output(out).type();
+  if (!dims && declared.has_sequence_type()) dims = ranked_shape(declared.sequence_type().elem_type());
   if (!dims) return std::nullopt;
   a.dims = std::move(*dims);
   a.elem_type = elem_type_of(body.output(out).type());
@@ -123,14 +115,13 @@ void concat_from_stack(const onnx::NodeProto& concat, const std::string& stack, 
   std::string moved = stack;
   if (axis > 0) {  // the stacked axis moved to `axis`
     moved = concat.output(0) + (new_axis ? "" : "/moved");
-    out.add("Transpose", moved, {stack}, {moved});
-    auto* perm = out.nodes.back().add_attribute();
-    perm->set_name("perm"), perm->set_type(onnx::AttributeProto::INTS);
+    std::vector<int64_t> perm;
     for (int64_t d = 1; d <= rank; ++d) {
-      if (d == axis + 1) perm->add_ints(0);
-      perm->add_ints(d);
+      if (d == axis + 1) perm.push_back(0);
+      perm.push_back(d);
     }
-    if (axis == rank) perm->add_ints(0);
+    if (axis == rank) perm.push_back(0);
+    out.transpose(stack, perm, moved, moved);
   }
   if (new_axis) {
     if (axis == 0) out.add("Identity", concat.output(0), {stack}, {concat.output(0)});

@@ -5,6 +5,8 @@
 #include <map>
 #include <string>
 
+#include "constant_folding.h"
+
 namespace aoe::host {
 namespace {
 
@@ -15,7 +17,7 @@ void read_as_tensors(onnx::GraphProto& graph, const std::map<std::string, std::s
       if (a.has_g()) read_as_tensors(*a.mutable_g(), has_element);
       for (auto& g : *a.mutable_graphs()) read_as_tensors(g, has_element);
     }
-    if (node.input_size() != 1 || !(node.domain().empty() || node.domain() == "ai.onnx")) continue;
+    if (node.input_size() != 1 || !default_domain(node)) continue;
     const auto it = has_element.find(node.input(0));
     if (it == has_element.end()) continue;
     if (node.op_type() == "OptionalHasElement") {

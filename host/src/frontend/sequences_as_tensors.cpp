@@ -162,17 +162,6 @@ class SequenceRewrite {
   std::map<std::string, Elements> known_;
 };
 
-// The names the graph's nodes, their subgraphs and its outputs read.
-std::set<std::string> read_names(const onnx::GraphProto& graph) {
-  std::set<std::string> read;
-  for (const auto& node : graph.node()) {
-    for (const auto& in : node.input()) read.insert(in);
-    read_in_subgraphs(node, read);
-  }
-  for (const auto& o : graph.output()) read.insert(o.name());
-  return read;
-}
-
 // Shapes stored for what the written nodes make and everything after them:
 // inference works them out again (ONNX's reads a SplitToSequence of a single
 // size with its axis kept, where the rewrite follows ONNX Runtime).
@@ -221,7 +210,8 @@ int64_t sequences_as_tensors(onnx::GraphProto& graph, int64_t opset) {
   // What made a sequence now read by nothing goes, back to the sequences it was made from.
   for (bool again = true; again;) {
     again = false;
-    const auto read = read_names(graph);
+    std::set<std::string> read;
+    read_in_graph(graph, read);
     Nodes live;
     for (auto& node : *graph.mutable_node()) {
       const bool maker = node.output_size() > 0 && makers.count(node.output(0));

@@ -40,6 +40,12 @@ std::string WrittenNodes::list(const std::string& name, const std::vector<int64_
   return t.name();
 }
 
+void WrittenNodes::transpose(const std::string& in, const std::vector<int64_t>& perm, const std::string& out,
+                             const std::string& name) {
+  add("Transpose", name, {in}, {out});
+  ints_attr("perm", perm);
+}
+
 void WrittenNodes::unsqueeze(const std::string& in, int64_t axis, const std::string& out) {
   if (opset >= 13) return add("Unsqueeze", out, {in, scalar(out + "/axes", axis, T::INT64, true)}, {out});
   add("Unsqueeze", out, {in}, {out});

@@ -25,6 +25,8 @@ struct WrittenNodes {
   std::string scalar(const std::string& name, int64_t value, int32_t type = onnx::TensorProto::INT64, bool as_list = false);
   // An int64 list constant named `name`.
   std::string list(const std::string& name, const std::vector<int64_t>& values);
+  // `in` with its axes in the order `perm`, by the node `name`.
+  void transpose(const std::string& in, const std::vector<int64_t>& perm, const std::string& out, const std::string& name);
   // `in` with a new axis of 1 at `axis`: its axes an input from opset 13, an attribute before.
   void unsqueeze(const std::string& in, int64_t axis, const std::string& out);
   // `in` without its axis `axis` of 1: as unsqueeze.
