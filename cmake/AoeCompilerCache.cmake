@@ -2,7 +2,9 @@
 # build of a fresh clone in another folder, compiles only what changed.
 # Paths under the source tree are hashed relative to it (base_dir) and the
 # working directory is left out of the hash (hash_dir off: debug info then
-# names the folder an object was first compiled in), so clones share entries.
+# names the folder an object was first compiled in), so clones share entries;
+# unity batches include their sources by absolute path, so theirs are shared
+# by clones in the same folder only.
 option(AOE_USE_CCACHE "Compile through ccache where it is installed" ON)
 if(AOE_USE_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
   find_program(AOE_CCACHE ccache)

@@ -15,6 +15,7 @@
 
 #include "aoe/sdk/error.h"
 #include "aoe/sdk/host.h"
+#include "lower_case.h"
 
 namespace aoe::host {
 namespace {
@@ -257,13 +258,9 @@ bool PluginRegistry::load_file(const std::filesystem::path& file) {
 // ascend910: a name that matches one component ignoring case is that one.
 std::string PluginRegistry::canonical_name(int32_t kind, const std::string& name) const {
   if (by_name_.count({kind, name})) return name;
-  const auto folded = [](std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-    return s;
-  };
   std::vector<std::string> matches;
   for (const auto& known : names(kind))
-    if (folded(known) == folded(name)) matches.push_back(known);
+    if (lower_case(known) == lower_case(name)) matches.push_back(known);
   return matches.size() == 1 ? matches.front() : name;
 }
 

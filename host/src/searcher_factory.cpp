@@ -9,6 +9,7 @@
 #include "aoe/sdk/op_class.h"
 #include "command_line.h"
 #include "exit_error.h"
+#include "lower_case.h"
 #include "plugin_loader.h"
 
 namespace aoe::host {
@@ -17,11 +18,6 @@ using aoe::sdk::Error;
 using aoe::sdk::StatusCode;
 
 namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 [[noreturn]] void unreadable(const std::string& text, const std::string& why) {
   throw Error(StatusCode::invalid_argument,
@@ -46,7 +42,7 @@ void assign(std::string& slot, const std::string& name, const std::string& cls, 
 // intervals overlapping: a split is not shown, so the surrogate, best overall,
 // tunes every op there and on the devices no evidence covers (the cpu).
 SearcherChoice default_searchers(const std::string& soc_version) {
-  if (lower(soc_version).rfind("ascend", 0) == 0) return {"rl", "surrogate"};
+  if (lower_case(soc_version).rfind("ascend", 0) == 0) return {"rl", "surrogate"};
   return {"surrogate", "surrogate"};
 }
 
@@ -57,12 +53,12 @@ SearcherChoice parse_searcher_choice(const std::string& text) {
   for (std::string item; std::getline(in, item, ',');) {
     const auto eq = item.find('=');
     if (eq != std::string::npos) {
-      const std::string cls = lower(item.substr(0, eq));
+      const std::string cls = lower_case(item.substr(0, eq));
       if (cls != "cube" && cls != "vector") unreadable(text, "'" + cls + "' is not an op class (cube or vector)");
       assign(cls == "cube" ? out.cube : out.vector, item.substr(eq + 1), cls, text);
-    } else if (lower(item) == "ga") {
+    } else if (lower_case(item) == "ga") {
       assign(out.cube, item, "cube", text);
-    } else if (lower(item) == "rl") {
+    } else if (lower_case(item) == "rl") {
       assign(out.vector, item, "vector", text);
     } else {
       unreadable(text, "'" + item + "' in a list says no op class: write cube=" + item + " or vector=" + item);

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "aoe/sdk/error.h"
+#include "lower_case.h"
 #include "options.h"
 
 extern char** environ;
@@ -27,13 +28,8 @@ std::string known_keys() {
   return out;
 }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
 bool parse_boolean(const std::string& text, bool& out) {
-  const std::string t = lower(text);
+  const std::string t = lower_case(text);
   if (t == "true" || t == "1" || t == "yes" || t == "on") return out = true, true;
   if (t == "false" || t == "0" || t == "no" || t == "off") return out = false, true;
   return false;
@@ -158,7 +154,7 @@ void Settings::set(const std::string& key, const std::string& text, const std::s
 void Settings::canonicalize(const OptionSpec& spec) {
   auto& v = values_.at(spec.key);
   for (const auto& choice : spec.choices)
-    if (lower(choice) == lower(v.text)) v.text = choice;
+    if (lower_case(choice) == lower_case(v.text)) v.text = choice;
 }
 
 bool Settings::has(const std::string& key) const { return values_.at(key).source != "default"; }

@@ -98,12 +98,6 @@ bool fits(const Split& split, const std::vector<uint64_t>& prefix, const SplitLi
   return true;
 }
 
-std::string ms_text(double us) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3f ms", us / 1000);
-  return text;
-}
-
 class GdatRun {
  public:
   GdatRun(const aoe::sdk::Job& job, const Launch& launch, MeasureDriver* driver, std::string why_not_measured)

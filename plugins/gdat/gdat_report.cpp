@@ -14,12 +14,6 @@ using nlohmann::json;
 
 double ms(double us) { return std::round(us * 10) / 1e4; }
 
-std::string ms_text(double us) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3f ms", us / 1000);
-  return text;
-}
-
 std::vector<uint64_t> sizes(const GradientProfile& p) {
   std::vector<uint64_t> out;
   for (const auto& g : p.grads) out.push_back(g.bytes);

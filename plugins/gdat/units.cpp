@@ -65,6 +65,12 @@ double parse_bytes(const std::string& text) {
   return value * lookup(text, unit, units, "B, KB, MB, GB, KiB, MiB or GiB");
 }
 
+std::string ms_text(double us) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f ms", us / 1000);
+  return text;
+}
+
 std::string format_bytes(double bytes) {
   char text[48];
   if (bytes >= 1048576.0)

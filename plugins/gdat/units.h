@@ -17,5 +17,7 @@ double parse_bytes(const std::string& text);
 // "97.5 MiB", "25.6 GB/s": short readable forms for logs.
 std::string format_bytes(double bytes);
 std::string format_bandwidth(double bytes_per_us);
+// "12.345 ms" from microseconds.
+std::string ms_text(double us);
 
 }  // namespace aoe::gdat

@@ -9,11 +9,27 @@ two targets costs its compile twice on every build.
 
 A variant source is one built on purpose into several targets, each with
 definitions of its own (the loader's test plugins of other SDK versions).
+A unity build's batch file (CMake's Unity/unity_N_cxx.cxx) counts as the
+sources it includes.
 """
 import collections
 import json
 import os
+import re
 import sys
+
+UNITY_INCLUDE = re.compile(r'^#include "(.+)"$')
+
+
+def sources_of(path):
+    """The sources a compile command compiles: a unity batch's includes, else the file itself."""
+    if "/Unity/unity_" not in path:
+        return [path]
+    try:
+        with open(path) as f:
+            return [os.path.normpath(m.group(1)) for m in map(UNITY_INCLUDE.match, f) if m]
+    except OSError as e:
+        sys.exit(f"{path}: cannot read the unity batch ({e}); build the tree first")
 
 
 def main():
@@ -27,7 +43,8 @@ def main():
     except (OSError, ValueError) as e:
         sys.exit(f"{path}: cannot read the compile commands ({e}); configure with CMAKE_EXPORT_COMPILE_COMMANDS")
     counts = collections.Counter(
-        os.path.normpath(os.path.join(c.get("directory", ""), c["file"])) for c in commands)
+        source for c in commands
+        for source in sources_of(os.path.normpath(os.path.join(c.get("directory", ""), c["file"]))))
     repeats = sorted((f, n) for f, n in counts.items() if n > 1 and f not in variants)
     for f, n in repeats:
         print(f"compiled {n} times: {f}")

@@ -19,6 +19,7 @@
 #include "aoe/sdk/error.h"
 #include "caffe.pb.h"
 #include "model_file.h"
+#include "tensor_bounds.h"
 
 namespace aoe::host {
 namespace {
@@ -33,7 +34,6 @@ using Layer = caffe::LayerParameter;
 // Softmax takes one axis from opset 13 on, as Caffe's does.
 constexpr int64_t kOpset = 13;
 // No real network has a tensor of more elements; past it a file is hostile or broken.
-constexpr int64_t kMaxElements = int64_t{1} << 40;
 // Nor a window (kernel, stride, pad, dilation) this wide: with it, no size arithmetic overflows.
 constexpr int64_t kMaxWindow = int64_t{1} << 20;
 
@@ -163,11 +163,11 @@ Dims blob_dims(const caffe::BlobProto& b) {
   return {b.num(), b.channels(), b.height(), b.width()};
 }
 
-// The product of the dims, or -1 past kMaxElements; an unknown dim counts 1.
+// The product of the dims, or -1 past kMaxTensorElements; an unknown dim counts 1.
 int64_t elements_of(const Dims& dims) {
   int64_t n = 1;
   for (int64_t d : dims) {
-    if (d > kMaxElements || (d > 0 && n > kMaxElements / d)) return -1;
+    if (d > kMaxTensorElements || (d > 0 && n > kMaxTensorElements / d)) return -1;
     if (d > 0) n *= d;
   }
   return n;
@@ -719,7 +719,7 @@ class Translator {
       } else if (out[i] <= 0) {
         fail(l, "asks for dim " + std::to_string(out[i]));
       } else {
-        if (out[i] > kMaxElements / known) fail(l, "asks for more elements than 2^40");
+        if (out[i] > kMaxTensorElements / known) fail(l, "asks for more elements than 2^40");
         known *= out[i];
       }
     }

@@ -21,7 +21,7 @@ using Nodes = google::protobuf::RepeatedPtrField<onnx::NodeProto>;
 using Elements = std::vector<std::string>;
 
 // A split into more parts than this stays a sequence.
-constexpr int64_t kMaxElements = 4096;
+constexpr int64_t kMaxSequenceLength = 4096;
 
 class SequenceRewrite {
  public:
@@ -118,16 +118,16 @@ class SequenceRewrite {
     const bool given = node.input_size() > 1 && !node.input(1).empty();
     bool scalar = false;
     if (!given) {
-      sizes.assign(static_cast<size_t>(std::min(length, kMaxElements + 1)), 1);
+      sizes.assign(static_cast<size_t>(std::min(length, kMaxSequenceLength + 1)), 1);
     } else {
       const auto it = initializers_.find(node.input(1));
-      const auto split = it == initializers_.end() ? std::nullopt : read_known(*it->second, kMaxElements);
+      const auto split = it == initializers_.end() ? std::nullopt : read_known(*it->second, kMaxSequenceLength);
       if (!split || split->is_real()) return false;
       if (split->dims.empty()) {  // one size: parts of it, the last what is left
         scalar = true;
         const int64_t size = split->ints.at(0);
         if (size <= 0) return false;
-        for (int64_t at = 0; at < length && static_cast<int64_t>(sizes.size()) <= kMaxElements; at += size)
+        for (int64_t at = 0; at < length && static_cast<int64_t>(sizes.size()) <= kMaxSequenceLength; at += size)
           sizes.push_back(std::min(size, length - at));
       } else {
         sizes = split->ints;
@@ -139,7 +139,7 @@ class SequenceRewrite {
         if (sum != length) return false;
       }
     }
-    if (static_cast<int64_t>(sizes.size()) > kMaxElements) return false;
+    if (static_cast<int64_t>(sizes.size()) > kMaxSequenceLength) return false;
     Elements elements;
     // The spec ignores keepdims where a split is given; ONNX Runtime follows it
     // for a single size too, and PyTorch's unbind (a split of 1, keepdims 0) relies on that.

@@ -16,6 +16,9 @@ namespace aoe::host {
 // The largest tensor a model may declare: beyond the memory of any device
 // aoe tunes on, so only a wrong shape or a wrong --input_shape reaches it.
 inline constexpr int64_t kMaxTensorBytes = int64_t{1} << 40;
+// The most elements a shape from a model file may hold, for the frontends
+// that multiply dims before any dtype is known.
+inline constexpr int64_t kMaxTensorElements = int64_t{1} << 40;
 
 // Each initializer before anything reads it: dims >= 0 whose size fits in
 // kMaxTensorBytes, inline data as long as its dims say, external data in a

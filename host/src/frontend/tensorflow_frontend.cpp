@@ -17,6 +17,7 @@
 #include "aoe/sdk/error.h"
 #include "graph.pb.h"
 #include "model_file.h"
+#include "tensor_bounds.h"
 
 namespace aoe::host {
 namespace {
@@ -32,7 +33,6 @@ using Dims = std::vector<int64_t>;
 // The ONNX opset whose operators the IR nodes follow (Softmax on one axis, Clip with inputs).
 constexpr int64_t kOpset = 13;
 // No real network has a tensor of more elements; past it a file is hostile or broken.
-constexpr int64_t kMaxElements = int64_t{1} << 40;
 // Nor a window (kernel, stride, pad, dilation) this wide: with it, no size arithmetic overflows.
 constexpr int64_t kMaxWindow = int64_t{1} << 20;
 constexpr size_t kMaxRank = 8;
@@ -57,11 +57,11 @@ std::string dims_text(const Dims& dims) {
   return s + "]";
 }
 
-// The product of the dims, or -1 past kMaxElements.
+// The product of the dims, or -1 past kMaxTensorElements.
 int64_t elements_of(const Dims& dims) {
   int64_t n = 1;
   for (int64_t d : dims) {
-    if (d < 0 || d > kMaxElements || (d > 0 && n > kMaxElements / d)) return -1;
+    if (d < 0 || d > kMaxTensorElements || (d > 0 && n > kMaxTensorElements / d)) return -1;
     n *= d;
   }
   return n;
@@ -780,7 +780,7 @@ class Translator {
     for (size_t i = 0; i < out.size(); ++i) {
       if (out[i] == -1 && !inferred) inferred = i;
       else if (out[i] < 1) fail(n, "asks for dim " + std::to_string(out[i]) + " in shape " + dims_text(out));
-      else if (out[i] > kMaxElements / known) fail(n, "asks for more than 2^40 elements");
+      else if (out[i] > kMaxTensorElements / known) fail(n, "asks for more than 2^40 elements");
       else known *= out[i];
     }
     if (inferred && total % known == 0) out[*inferred] = total / known;

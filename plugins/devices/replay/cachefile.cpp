@@ -10,9 +10,9 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-class Reader : FileReader {
+class CachefileReader : FileReader {
  public:
-  explicit Reader(const std::filesystem::path& file) : FileReader("cachefile", file) {}
+  explicit CachefileReader(const std::filesystem::path& file) : FileReader("cachefile", file) {}
 
   Cachefile read(const json& doc) const {
     if (!doc.is_object()) fail("is not a Kernel Tuner cachefile: its top level is not an object");
@@ -145,7 +145,7 @@ Cachefile read_cachefile(const std::filesystem::path& file, uint64_t max_bytes) 
     }
     if (!left_open) throw;  // not an open cache: the first parse error says why
   }
-  Cachefile c = Reader(file).read(document);
+  Cachefile c = CachefileReader(file).read(document);
   c.left_open = left_open;
   return c;
 }

@@ -8,9 +8,9 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-class Reader : FileReader {
+class DescriptionReader : FileReader {
  public:
-  explicit Reader(const std::filesystem::path& file) : FileReader("kernel description", file) {}
+  explicit DescriptionReader(const std::filesystem::path& file) : FileReader("kernel description", file) {}
 
   KernelDescription read(const json& doc) const {
     KernelDescription out;
@@ -85,11 +85,11 @@ std::vector<std::string> KernelDescription::names() const {
 }
 
 KernelDescription read_kernel_description(const std::filesystem::path& file) {
-  return Reader(file).read(read_json_file(file));
+  return DescriptionReader(file).read(read_json_file(file));
 }
 
 KernelDescription read_kernel_description(const nlohmann::ordered_json& doc, const std::filesystem::path& file) {
-  return Reader(file).read(doc);
+  return DescriptionReader(file).read(doc);
 }
 
 }  // namespace aoe::replay

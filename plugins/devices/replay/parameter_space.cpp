@@ -7,37 +7,36 @@
 namespace aoe::replay {
 namespace {
 
-using nlohmann::json;
 using sdk::Config;
 using sdk::Error;
 using sdk::Measurement;
 using sdk::ResultStatus;
 using sdk::StatusCode;
 
-bool all_integers(const std::vector<json>& values) {
-  return std::all_of(values.begin(), values.end(), [](const json& v) { return v.is_number_integer(); });
+bool all_integers(const std::vector<nlohmann::json>& values) {
+  return std::all_of(values.begin(), values.end(), [](const nlohmann::json& v) { return v.is_number_integer(); });
 }
 
-std::string label(const json& v) {
+std::string label(const nlohmann::json& v) {
   return v.is_string() ? v.get<std::string>() : v.is_boolean() ? (v.get<bool>() ? "True" : "False") : v.dump();
 }
 
-Number number_of(const json& v) {
+Number number_of(const nlohmann::json& v) {
   return v.is_number_integer() ? Number::of(v.get<int64_t>())
          : v.is_number()       ? Number::of(v.get<double>())
          : v.is_boolean()      ? Number::of(int64_t{v.get<bool>()})
                                : Number{};
 }
 
-std::vector<std::vector<json>> domains_of(const KernelDescription& kernel) {
-  std::vector<std::vector<json>> out;
+std::vector<std::vector<nlohmann::json>> domains_of(const KernelDescription& kernel) {
+  std::vector<std::vector<nlohmann::json>> out;
   for (const auto& p : kernel.parameters) out.push_back(p.values);
   return out;
 }
 
 }  // namespace
 
-ParameterSpace::ParameterSpace(std::vector<std::string> names, const std::vector<std::vector<json>>& domains)
+ParameterSpace::ParameterSpace(std::vector<std::string> names, const std::vector<std::vector<nlohmann::json>>& domains)
     : names_(std::move(names)) {
   build_knobs(domains);
 }
@@ -53,7 +52,7 @@ ParameterSpace::ParameterSpace(const KernelDescription& kernel) : ParameterSpace
   }
 }
 
-void ParameterSpace::build_knobs(const std::vector<std::vector<json>>& domains) {
+void ParameterSpace::build_knobs(const std::vector<std::vector<nlohmann::json>>& domains) {
   for (size_t k = 0; k < names_.size(); ++k) {
     Axis axis;
     if (all_integers(domains[k])) {
@@ -62,7 +61,7 @@ void ParameterSpace::build_knobs(const std::vector<std::vector<json>>& domains) 
       std::sort(values.begin(), values.end());
       values.erase(std::unique(values.begin(), values.end()), values.end());
       for (int64_t v : values) {
-        axis.by_text[json(v).dump()] = v;
+        axis.by_text[nlohmann::json(v).dump()] = v;
         axis.values.emplace_back(v);
         axis.numbers.push_back(Number::of(v));
       }
@@ -90,8 +89,8 @@ size_t ParameterSpace::position(size_t k, int64_t knob_value) const {
                              knob.values.begin());
 }
 
-std::vector<json> ParameterSpace::values(const Config& config) const {
-  std::vector<json> out;
+std::vector<nlohmann::json> ParameterSpace::values(const Config& config) const {
+  std::vector<nlohmann::json> out;
   out.reserve(config.size());
   for (size_t k = 0; k < config.size(); ++k) out.push_back(axes_[k].values.at(position(k, config[k])));
   return out;
@@ -106,13 +105,13 @@ std::vector<Number> ParameterSpace::numbers(const Config& config) const {
   return out;
 }
 
-std::optional<int64_t> ParameterSpace::knob_value(size_t k, const json& value) const {
+std::optional<int64_t> ParameterSpace::knob_value(size_t k, const nlohmann::json& value) const {
   const auto it = axes_.at(k).by_text.find(value.dump());
   if (it == axes_[k].by_text.end()) return std::nullopt;
   return it->second;
 }
 
-std::optional<Config> ParameterSpace::config_of(const std::vector<json>& values) const {
+std::optional<Config> ParameterSpace::config_of(const std::vector<nlohmann::json>& values) const {
   Config config;
   for (size_t k = 0; k < axes_.size(); ++k) {
     const auto v = knob_value(k, values.at(k));

@@ -9,7 +9,6 @@
 namespace aoe::replay {
 namespace {
 
-using nlohmann::json;
 using sdk::Config;
 using sdk::Error;
 using sdk::Measurement;
@@ -113,7 +112,7 @@ const Record* RecordedSpace::record(const Config& config) const {
 }
 
 std::optional<Config> RecordedSpace::config_of(const Record& record) const {
-  std::vector<json> values;
+  std::vector<nlohmann::json> values;
   for (size_t column : cache_column_) values.push_back(record.values[column]);
   return parameters_.config_of(values);
 }

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "aoe/sdk/error.h"
+#include "cube_fractal.h"
 #include "epilogue.h"
 
 namespace aoe::sim {
@@ -18,7 +19,6 @@ using sdk::StatusCode;
 using sdk::TensorDesc;
 using nlohmann::json;
 
-constexpr int64_t kC0 = 16;  // the fractal block: 16 channels, a 16 x 16 matrix tile
 
 [[noreturn]] void misfit(const std::string& why) { throw Error(StatusCode::invalid_argument, why); }
 

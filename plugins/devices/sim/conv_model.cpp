@@ -9,6 +9,7 @@
 
 #include "aoe/sdk/data_layout.h"
 #include "aoe/sdk/error.h"
+#include "cube_fractal.h"
 #include "on_chip.h"
 #include "vector_model.h"
 
@@ -25,19 +26,13 @@ using sdk::StatusCode;
 // fp16 feature maps are NC1HWC0 with C0 = 16: one output position of one
 // channel group is 32 B. The cube reads 16 x 16 fp16 fractals (512 B) and
 // accumulates fp32 (1 KB per L0C fractal).
-constexpr int64_t kC0 = 16;
 constexpr int64_t kPositionBytes = kC0 * 2;
-constexpr int64_t kFractalBytes = kC0 * kC0 * 2;
 constexpr int64_t kAccFractalBytes = kC0 * kC0 * 4;
 
 // Upper ends of the knob domains: L0 tiles of 16 fractals per side reach
 // L0C's limit, and 128 output rows per L1 load exceed L1 for any real layer.
-constexpr int64_t kMaxL0 = 16;
 constexpr int64_t kMaxHL1 = 128;
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-int64_t align_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
-int64_t fractals(int64_t elements) { return ceil_div(elements, kC0); }
 int64_t pow2_cover(int64_t n) { return static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(std::max<int64_t>(n, 1)))); }
 // A tile more than twice what it covers computes what a smaller one does:
 // such configs are refused so that each valid config is a distinct kernel.
@@ -78,7 +73,7 @@ Axis conv_axis(int64_t in, int64_t k, int64_t stride, int64_t dilation, int64_t 
   if (auto_pad == "VALID") {
     a.pad_begin = a.pad_end = 0;
   } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-    const int64_t out = ceil_div(in, stride);
+    const int64_t out = ceil_div64(in, stride);
     const int64_t total = std::max<int64_t>(0, (out - 1) * stride + span - in);
     a.pad_begin = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
     a.pad_end = total - a.pad_begin;
@@ -112,7 +107,7 @@ Epilogue epilogue_of(const sdk::OpTask& task, const ConvProblem& p, const Soc& s
 void merge_groups(ConvProblem& p) {
   const int64_t cin_g = p.c / p.group, cout_g = p.cout / p.group;
   p.enlarge = std::min({std::lcm(cin_g, kC0) / cin_g, std::lcm(cout_g, kC0) / cout_g, p.group});
-  p.group_blocks = ceil_div(p.group, p.enlarge);
+  p.group_blocks = ceil_div64(p.group, p.enlarge);
   p.c1g = fractals(cin_g * p.enlarge);
   p.n1g = fractals(cout_g * p.enlarge);
 }
@@ -358,32 +353,32 @@ ConvModel::Geometry ConvModel::geometry(const ConvTiling& t) const {
   Geometry g;
   g.blocks = blocks(t.split);
   g.active = std::max<int64_t>(1, std::min(t.block_dim, g.blocks));
-  g.images = t.split == ConvSplit::batch ? ceil_div(p_.images, g.active) : p_.images;
-  g.rows = t.split == ConvSplit::rows ? ceil_div(p_.rows, g.active) : p_.rows;
+  g.images = t.split == ConvSplit::batch ? ceil_div64(p_.images, g.active) : p_.images;
+  g.rows = t.split == ConvSplit::rows ? ceil_div64(p_.rows, g.active) : p_.rows;
   g.h = std::min(t.h_l1, g.rows);
-  g.row_tiles = ceil_div(g.rows, g.h);
+  g.row_tiles = ceil_div64(g.rows, g.h);
   g.m_rows = g.h * p_.wo;
   g.in_rows = p_.in_rows(g.h);
 
   // A core's share of Cout fractals spans whole group blocks or part of one.
-  const int64_t n_core = t.split == ConvSplit::cout ? ceil_div(p_.n_blocks(), g.active) : p_.n_blocks();
-  g.groups = n_core >= p_.n1g ? ceil_div(n_core, p_.n1g) : 1;
+  const int64_t n_core = t.split == ConvSplit::cout ? ceil_div64(p_.n_blocks(), g.active) : p_.n_blocks();
+  g.groups = n_core >= p_.n1g ? ceil_div64(n_core, p_.n1g) : 1;
   g.n_cap = std::min(n_core, p_.n1g);
   g.n_frac = std::min(t.n_l0, g.n_cap);
-  g.n_tiles = g.groups * ceil_div(g.n_cap, g.n_frac);
+  g.n_tiles = g.groups * ceil_div64(g.n_cap, g.n_frac);
 
   g.c1 = std::min(t.c1_l1, p_.c1g);
   g.full_k = g.c1 >= p_.c1g;
-  g.k_slices = ceil_div(p_.c1g, g.c1);
+  g.k_slices = ceil_div64(p_.c1g, g.c1);
   g.k_l1 = g.c1 * p_.taps();
   g.k0 = std::min(t.k_l0, g.k_l1);
   const int64_t tail = p_.c1g % g.c1;
-  g.k0_steps = (p_.c1g / g.c1) * ceil_div(g.k_l1, g.k0) + (tail ? ceil_div(tail * p_.taps(), g.k0) : 0);
+  g.k0_steps = (p_.c1g / g.c1) * ceil_div64(g.k_l1, g.k0) + (tail ? ceil_div64(tail * p_.taps(), g.k0) : 0);
   g.m_frac = std::min(t.m_l0, fractals(g.m_rows));
-  g.m_steps = ceil_div(g.m_rows, g.m_frac * kC0);
+  g.m_steps = ceil_div64(g.m_rows, g.m_frac * kC0);
 
-  g.c1_core = t.split == ConvSplit::cout ? ceil_div(p_.c1(), g.active) : p_.c1();
-  g.c1_tiles = ceil_div(g.c1_core, std::min(t.c1_l1, g.c1_core));
+  g.c1_core = t.split == ConvSplit::cout ? ceil_div64(p_.c1(), g.active) : p_.c1();
+  g.c1_tiles = ceil_div64(g.c1_core, std::min(t.c1_l1, g.c1_core));
   return g;
 }
 
@@ -440,7 +435,7 @@ ConvTiling ConvModel::default_tiling() const {
   // A core's share of the split axis rounded up, then as many cores as
   // those shares need: 32 images on 30 cores run 2 each on 16.
   const int64_t units = blocks(t.split);
-  t.block_dim = ceil_div(units, ceil_div(units, std::min<int64_t>(soc_.ai_cores, units)));
+  t.block_dim = ceil_div64(units, ceil_div64(units, std::min<int64_t>(soc_.ai_cores, units)));
   // The batch claims the cores first where one image's output is small: the
   // most blocks that split it into equal whole images [M: ResNet-50's
   // profile, batch 32 on 30 cores: 38 of the 45 forward convs with output
@@ -522,7 +517,7 @@ sdk::Measurement ConvModel::check(const ConvTiling& t) const {
     const int64_t addends = static_cast<int64_t>(
         p_.epilogue.addend_bytes_per_tile(g.m_rows, c1 * kC0, p_.cout * p_.ho * p_.wo));
     const int64_t out = c1 * g.m_rows * kC0 * sdk::dtype_bytes(p_.out_dtype);
-    const int64_t tile = c1 * g.in_rows * p_.w * kPositionBytes + out + align_up(addends, kUbAlignBytes);
+    const int64_t tile = c1 * g.in_rows * p_.w * kPositionBytes + out + align_up64(addends, kUbAlignBytes);
     const int64_t ub = tile * staging_copies + c1 * p_.taps() * kPositionBytes;
     if (ub > soc_.ub_bytes) return ub_overflow("an input and output tile of the tap loop", ub, soc_.ub_bytes);
     return {};
@@ -538,14 +533,14 @@ sdk::Measurement ConvModel::check(const ConvTiling& t) const {
     return refuse("c1_l1 " + std::to_string(t.c1_l1) + " splits K over L1 loads, so L0C keeps partial sums: m_l0 " +
                   std::to_string(t.m_l0) + " must cover the " + std::to_string(g.m_rows) + " output positions of an L1 tile");
   const int64_t l0_copies = t.db_l0 ? 2 : 1;
-  const int64_t l0a = align_up(g.m_frac * g.k0 * kFractalBytes, soc_.l0_align_bytes) * l0_copies;
+  const int64_t l0a = align_up64(g.m_frac * g.k0 * kFractalBytes, soc_.l0_align_bytes) * l0_copies;
   if (l0a > soc_.l0a_bytes) return overflow("L0A", l0a, soc_.l0a_bytes);
-  const int64_t l0b = align_up(g.k0 * g.n_frac * kFractalBytes, soc_.l0_align_bytes) * l0_copies;
+  const int64_t l0b = align_up64(g.k0 * g.n_frac * kFractalBytes, soc_.l0_align_bytes) * l0_copies;
   if (l0b > soc_.l0b_bytes) return overflow("L0B", l0b, soc_.l0b_bytes);
   // db_l0 ping-pongs L0C too, so a tile drains while the next one computes.
   const int64_t l0c = g.m_frac * g.n_frac * kAccFractalBytes * l0_copies;
   if (l0c > soc_.l0c_bytes) return overflow("L0C", l0c, soc_.l0c_bytes);
-  const int64_t fmap_positions = p_.feed == ConvFeed::load2d ? align_up(g.m_rows, kC0) : g.in_rows * p_.w;
+  const int64_t fmap_positions = p_.feed == ConvFeed::load2d ? align_up64(g.m_rows, kC0) : g.in_rows * p_.w;
   const int64_t l1 = (g.c1 * fmap_positions * kPositionBytes + g.k_l1 * g.n_frac * kFractalBytes) * staging_copies;
   if (l1 > soc_.l1_bytes) return overflow("L1", l1, soc_.l1_bytes);
   return {};

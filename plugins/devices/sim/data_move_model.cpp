@@ -15,9 +15,6 @@ using sdk::Error;
 using sdk::StatusCode;
 using Shape = std::vector<int64_t>;
 
-// An MTE burst moves whole 32 B blocks and pays a small issue cost (as Transpose's).
-constexpr double kBurstCycles = 2;
-
 const std::set<std::string> kOps = {"Concat", "Split", "Slice", "Pad", "Gather", "Resize", "Tile", "Expand",
                                     "DepthToSpace", "SpaceToDepth", "GatherElements"};
 

@@ -36,7 +36,7 @@ constexpr FusedOpWork kFusedOps[] = {
     {"AddN", 1, 0, true},
 };
 
-const FusedOpWork* find(const std::string& op_type) {
+const FusedOpWork* find_fused_op(const std::string& op_type) {
   for (const auto& op : kFusedOps)
     if (op_type == op.op_type) return &op;
   return nullptr;
@@ -101,7 +101,7 @@ double Epilogue::addend_bytes_total(bool on_chip_only) const {
 
 void add_fused_op(Epilogue& epilogue, const std::string& op_type, const sdk::TensorDesc* addend,
                   const std::string& target) {
-  const FusedOpWork* op = find(op_type);
+  const FusedOpWork* op = find_fused_op(op_type);
   if (!op)
     throw sdk::Error(sdk::StatusCode::unsupported,
                      target + " simulator does not model fused op '" + op_type + "' yet");
@@ -114,7 +114,7 @@ void add_fused_op(Epilogue& epilogue, const std::string& op_type, const sdk::Ten
 }
 
 bool is_binary_fused_op(const std::string& op_type) {
-  const FusedOpWork* op = find(op_type);
+  const FusedOpWork* op = find_fused_op(op_type);
   return op && op->binary;
 }
 

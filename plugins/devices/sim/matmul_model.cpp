@@ -10,6 +10,7 @@
 
 #include "aoe/sdk/error.h"
 #include "aoe/sdk/tensor_size.h"
+#include "cube_fractal.h"
 #include "on_chip.h"
 #include "op_model.h"
 #include "vector_model.h"
@@ -24,19 +25,13 @@ using sdk::StatusCode;
 enum KnobIndex : size_t { kBlockDim, kML0, kNL0, kKL0, kKL1, kDbL0, kDbL1, kKnobCount };
 
 // The cube reads fp16 fractals of 16 x 16 (512 B) and accumulates fp32.
-constexpr int64_t kFractal = 16;
 constexpr int64_t kCubeBytes = 2;
 constexpr int64_t kAccBytes = 4;
-constexpr int64_t kFractalBytes = kFractal * kFractal * kCubeBytes;
 
 // Upper ends of the knob domains, in fractals: an L0 tile of 256 x 256
 // fills L0C, and k_l1 of 64 keeps 1024 of K in L1.
-constexpr int64_t kMaxL0 = 16;
 constexpr int64_t kMaxKL1 = 64;
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-int64_t align_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
-int64_t fractals(int64_t elements) { return ceil_div(elements, kFractal); }
 int64_t domain_top(int64_t fractal_count, int64_t most) {
   return std::min(most, static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(fractal_count))));
 }
@@ -252,7 +247,7 @@ sdk::TuningSpace MatMulModel::make_space() const {
 }
 
 int64_t MatMulModel::tiles(int64_t m_l0, int64_t n_l0) const {
-  return p_.batch * ceil_div(p_.m, m_l0 * kFractal) * ceil_div(p_.n, n_l0 * kFractal);
+  return p_.batch * ceil_div64(p_.m, m_l0 * kC0) * ceil_div64(p_.n, n_l0 * kC0);
 }
 
 // After CANN's cache tiling (GetL0Factors, GetL1Factors): double buffering
@@ -263,7 +258,7 @@ MatMulTiling MatMulModel::default_tiling() const {
   const auto& n_values = space_.knobs[kNL0].values;
   const int64_t l0a_slots = soc_.l0a_bytes / 2 / kFractalBytes;
   const int64_t l0b_slots = soc_.l0b_bytes / 2 / kFractalBytes;
-  const int64_t l0c_slots = soc_.l0c_bytes / 2 / (kFractal * kFractal * kAccBytes);
+  const int64_t l0c_slots = soc_.l0c_bytes / 2 / (kC0 * kC0 * kAccBytes);
   const int64_t busy = std::min<int64_t>(soc_.ai_cores, tiles(1, 1));
 
   MatMulTiling best{1, 1, 1, 1, 1, true, true};
@@ -273,8 +268,8 @@ MatMulTiling MatMulModel::default_tiling() const {
     for (int64_t n : n_values) {
       if (m * n > l0c_slots || m > l0a_slots || n > l0b_slots) continue;
       const int64_t t = tiles(m, n);
-      const double tm = static_cast<double>(ceil_div(p_.m, m * kFractal));
-      const double tn = static_cast<double>(ceil_div(p_.n, n * kFractal));
+      const double tm = static_cast<double>(ceil_div64(p_.m, m * kC0));
+      const double tn = static_cast<double>(ceil_div64(p_.n, n * kC0));
       const double load = static_cast<double>(p_.a_elements) * tn + static_cast<double>(p_.b_elements) * tm;
       // Occupancy first, then least load, then the bigger tile, then wider N.
       const std::tuple<bool, double, int64_t, int64_t> key{t >= busy, -load, m * n, n};
@@ -316,13 +311,13 @@ sdk::Measurement MatMulModel::check(const MatMulTiling& t) const {
                                                                     ") must be a multiple of k_l0 (" +
                                                                     std::to_string(t.k_l0) + ")");
   const int64_t l0_copies = t.db_l0 ? 2 : 1;
-  const int64_t l0a = align_up(t.m_l0 * t.k_l0 * kFractalBytes, soc_.l0_align_bytes) * l0_copies;
+  const int64_t l0a = align_up64(t.m_l0 * t.k_l0 * kFractalBytes, soc_.l0_align_bytes) * l0_copies;
   if (l0a > soc_.l0a_bytes) return overflow("L0A", l0a, soc_.l0a_bytes);
-  const int64_t l0b = align_up(t.k_l0 * t.n_l0 * kFractalBytes, soc_.l0_align_bytes) * l0_copies;
+  const int64_t l0b = align_up64(t.k_l0 * t.n_l0 * kFractalBytes, soc_.l0_align_bytes) * l0_copies;
   if (l0b > soc_.l0b_bytes) return overflow("L0B", l0b, soc_.l0b_bytes);
   // db_l0 ping-pongs L0C too (CANN's full-db L0 combination), so a tile's
   // write-back overlaps the next tile's mmads.
-  const int64_t l0c = t.m_l0 * t.n_l0 * kFractal * kFractal * kAccBytes * l0_copies;
+  const int64_t l0c = t.m_l0 * t.n_l0 * kC0 * kC0 * kAccBytes * l0_copies;
   if (l0c > soc_.l0c_bytes) return overflow("L0C", l0c, soc_.l0c_bytes);
   const int64_t l1 = (t.m_l0 + t.n_l0) * t.k_l1 * kFractalBytes * (t.db_l1 ? 2 : 1);
   if (l1 > soc_.l1_bytes) return overflow("L1", l1, soc_.l1_bytes);
@@ -345,22 +340,22 @@ double MatMulModel::roofline_us() const {
 // compact patch of the tile grid and fetch each row and column panel once;
 // a round's working set (a few k_l1 slices) is far below L2.
 double MatMulModel::hbm_bytes_per_round(const MatMulTiling& t, int64_t active, int64_t rounds) const {
-  const int64_t mt = t.m_l0 * kFractal, nt = t.n_l0 * kFractal, kp = fractals(p_.k) * kFractal;
-  const int64_t tm = ceil_div(p_.m, mt), tn = ceil_div(p_.n, nt);
+  const int64_t mt = t.m_l0 * kC0, nt = t.n_l0 * kC0, kp = fractals(p_.k) * kC0;
+  const int64_t tm = ceil_div64(p_.m, mt), tn = ceil_div64(p_.n, nt);
   // A panels (rows) and B panels (cols); an operand kept in L2 costs no HBM.
   double rows_cols = 0;
   const int64_t a_weight = p_.a_on_chip ? 0 : 1, b_weight = p_.b_on_chip ? 0 : 1;
   if (active <= tm * tn) {
     int64_t best = std::numeric_limits<int64_t>::max();
     for (int64_t rows = 1; rows <= std::min(active, tm); ++rows) {
-      const int64_t cols = ceil_div(active, rows);
+      const int64_t cols = ceil_div64(active, rows);
       if (cols <= tn && rows * mt + cols * nt < best) {
         best = rows * mt + cols * nt;
         rows_cols = static_cast<double>(rows * mt * a_weight) + static_cast<double>(cols * nt * b_weight) / p_.b_expansion;
       }
     }
   } else {
-    rows_cols = static_cast<double>(ceil_div(active, tm * tn)) *
+    rows_cols = static_cast<double>(ceil_div64(active, tm * tn)) *
                 (static_cast<double>(tm * mt * a_weight) + static_cast<double>(tn * nt * b_weight) / p_.b_expansion);
   }
   const double round_bytes = rows_cols * static_cast<double>(kp * kCubeBytes);
@@ -372,7 +367,7 @@ double MatMulModel::hbm_bytes_per_round(const MatMulTiling& t, int64_t active, i
 }
 
 double MatMulModel::write_back_cycles(const MatMulTiling& t, int64_t active) const {
-  return p_.epilogue.write_back_cycles(soc_, t.m_l0 * kFractal, t.n_l0 * kFractal, p_.matrix_elements, p_.out_dtype,
+  return p_.epilogue.write_back_cycles(soc_, t.m_l0 * kC0, t.n_l0 * kC0, p_.matrix_elements, p_.out_dtype,
                                        p_.out_on_chip, active);
 }
 
@@ -393,12 +388,12 @@ double MatMulModel::cast_us() const {
 // whole fractals and the busiest core decides.
 MatMulCost MatMulModel::cost(const MatMulTiling& t) const {
   MatMulCost c;
-  const int64_t mt = t.m_l0 * kFractal, nt = t.n_l0 * kFractal;
-  const int64_t kf = fractals(p_.k), kp = kf * kFractal;
-  const int64_t k1_steps = ceil_div(kf, t.k_l1), k0_steps = ceil_div(kf, t.k_l0);
+  const int64_t mt = t.m_l0 * kC0, nt = t.n_l0 * kC0;
+  const int64_t kf = fractals(p_.k), kp = kf * kC0;
+  const int64_t k1_steps = ceil_div64(kf, t.k_l1), k0_steps = ceil_div64(kf, t.k_l0);
   c.tiles = tiles(t.m_l0, t.n_l0);
   const int64_t active = std::min(t.block_dim, c.tiles);
-  c.rounds = ceil_div(c.tiles, active);
+  c.rounds = ceil_div64(c.tiles, active);
 
   const double a_tile = static_cast<double>(mt * kp * kCubeBytes), b_tile = static_cast<double>(kp * nt * kCubeBytes);
   // A core's MTE2 port and the HBM the active cores share both bound GM reads.

@@ -32,6 +32,9 @@ Problem& with_stream_on_chip(const sdk::OpTask& task, Problem& p) {
   return p;
 }
 
+// An MTE burst moves whole 32 B blocks and pays a small issue cost [L].
+inline constexpr double kBurstCycles = 2;
+
 // The fractal layout of a 4-D feature map: C split into C1 groups of C0.
 inline constexpr const char* kNc1hwc0 = "NC1HWC0";
 inline constexpr int64_t kLayoutC0 = 16;

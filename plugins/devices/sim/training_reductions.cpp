@@ -32,7 +32,7 @@ const std::vector<Reduction>& reductions() {
   return table;
 }
 
-const Reduction* find(const std::string& op_type) {
+const Reduction* find_reduction(const std::string& op_type) {
   for (const auto& r : reductions())
     if (op_type == r.op_type) return &r;
   return nullptr;
@@ -41,11 +41,11 @@ const Reduction* find(const std::string& op_type) {
 
 }  // namespace
 
-bool is_training_reduction(const std::string& op_type) { return find(op_type) != nullptr; }
+bool is_training_reduction(const std::string& op_type) { return find_reduction(op_type) != nullptr; }
 
 ReduceProblem training_reduce_problem(const OpTask& task, const Soc& soc) {
   auto bad = [&](const std::string& why) { malformed(task, why); };
-  const Reduction* r = find(task.op_type);
+  const Reduction* r = find_reduction(task.op_type);
   if (!r) throw Error(StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
   require_signature(task, soc, r->inputs, r->outputs);
   require_known_inputs(task.inputs, task.inputs.size(), task.op_type);

@@ -36,7 +36,7 @@ const std::vector<RowOp>& row_ops() {
   return table;
 }
 
-const RowOp* find(const std::string& op_type) {
+const RowOp* find_row_op(const std::string& op_type) {
   for (const auto& r : row_ops())
     if (op_type == r.op_type) return &r;
   return nullptr;
@@ -45,11 +45,11 @@ const RowOp* find(const std::string& op_type) {
 
 }  // namespace
 
-bool is_training_row_op(const std::string& op_type) { return find(op_type) != nullptr; }
+bool is_training_row_op(const std::string& op_type) { return find_row_op(op_type) != nullptr; }
 
 NormProblem training_row_problem(const OpTask& task, const Soc& soc) {
   auto bad = [&](const std::string& why) { malformed(task, why); };
-  const RowOp* op = find(task.op_type);
+  const RowOp* op = find_row_op(task.op_type);
   if (!op) throw Error(StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
   require_signature(task, soc, op->inputs, op->outputs);
   require_known_inputs(task.inputs, task.inputs.size(), task.op_type);

@@ -12,8 +12,6 @@ namespace {
 using sdk::Error;
 using sdk::StatusCode;
 
-// An MTE burst moves whole 32 B blocks and pays a small issue cost [L].
-constexpr double kBurstCycles = 2;
 // vnchwconv transposes 16 x 16 blocks of 16-bit values.
 constexpr int64_t kConvSide = 16;
 

@@ -11,6 +11,7 @@
 #include "aoe/sdk/error.h"
 #include "dynamic_run.h"
 #include "memory_fit.h"
+#include "op_util.h"
 #include "model_run_parts.h"
 #include "subgraph_op.h"
 #include "subgraph_run.h"
@@ -20,8 +21,6 @@ namespace aoe::cpu {
 namespace {
 
 using nlohmann::json;
-
-[[noreturn]] void invalid(const std::string& why) { throw sdk::Error(sdk::StatusCode::invalid_argument, why); }
 
 json knob_names(const sdk::TuningSpace& space) {
   json names = json::array();

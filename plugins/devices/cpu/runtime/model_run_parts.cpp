@@ -3,13 +3,9 @@
 #include <algorithm>
 
 #include "aoe/sdk/error.h"
+#include "op_util.h"
 
 namespace aoe::cpu {
-namespace {
-
-[[noreturn]] void invalid(const std::string& why) { throw sdk::Error(sdk::StatusCode::invalid_argument, why); }
-
-}  // namespace
 
 using nlohmann::json;
 
