@@ -23,7 +23,7 @@ UNITY_INCLUDE = re.compile(r'^#include "(.+)"$')
 
 def sources_of(path):
     """The sources a compile command compiles: a unity batch's includes, else the file itself."""
-    if "/Unity/unity_" not in path:
+    if os.path.basename(os.path.dirname(path)) != "Unity" or not os.path.basename(path).startswith("unity_"):
         return [path]
     try:
         with open(path) as f:

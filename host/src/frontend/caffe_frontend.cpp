@@ -33,8 +33,8 @@ using Layer = caffe::LayerParameter;
 
 // Softmax takes one axis from opset 13 on, as Caffe's does.
 constexpr int64_t kOpset = 13;
-// No real network has a tensor of more elements; past it a file is hostile or broken.
-// Nor a window (kernel, stride, pad, dilation) this wide: with it, no size arithmetic overflows.
+// No real network has a window (kernel, stride, pad, dilation) this wide;
+// below it, no size arithmetic overflows.
 constexpr int64_t kMaxWindow = int64_t{1} << 20;
 
 // ---- reading the files --------------------------------------------------------------------

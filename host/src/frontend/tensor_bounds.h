@@ -17,7 +17,8 @@ namespace aoe::host {
 // aoe tunes on, so only a wrong shape or a wrong --input_shape reaches it.
 inline constexpr int64_t kMaxTensorBytes = int64_t{1} << 40;
 // The most elements a shape from a model file may hold, for the frontends
-// that multiply dims before any dtype is known.
+// that multiply dims before any dtype is known: no real network has a
+// tensor of more; past it a file is hostile or broken.
 inline constexpr int64_t kMaxTensorElements = int64_t{1} << 40;
 
 // Each initializer before anything reads it: dims >= 0 whose size fits in

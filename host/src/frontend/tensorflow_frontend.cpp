@@ -32,8 +32,8 @@ using Dims = std::vector<int64_t>;
 
 // The ONNX opset whose operators the IR nodes follow (Softmax on one axis, Clip with inputs).
 constexpr int64_t kOpset = 13;
-// No real network has a tensor of more elements; past it a file is hostile or broken.
-// Nor a window (kernel, stride, pad, dilation) this wide: with it, no size arithmetic overflows.
+// No real network has a window (kernel, stride, pad, dilation) this wide;
+// below it, no size arithmetic overflows.
 constexpr int64_t kMaxWindow = int64_t{1} << 20;
 constexpr size_t kMaxRank = 8;
 // The int constants whose values are read (shapes, axes) are this small in any real graph.

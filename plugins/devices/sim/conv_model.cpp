@@ -24,13 +24,10 @@ using sdk::Error;
 using sdk::StatusCode;
 
 // fp16 feature maps are NC1HWC0 with C0 = 16: one output position of one
-// channel group is 32 B. The cube reads 16 x 16 fp16 fractals (512 B) and
-// accumulates fp32 (1 KB per L0C fractal).
+// channel group is 32 B.
 constexpr int64_t kPositionBytes = kC0 * 2;
-constexpr int64_t kAccFractalBytes = kC0 * kC0 * 4;
 
-// Upper ends of the knob domains: L0 tiles of 16 fractals per side reach
-// L0C's limit, and 128 output rows per L1 load exceed L1 for any real layer.
+// Upper end of the h_l1 knob: 128 output rows per L1 load exceed L1 for any real layer.
 constexpr int64_t kMaxHL1 = 128;
 
 int64_t pow2_cover(int64_t n) { return static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(std::max<int64_t>(n, 1)))); }

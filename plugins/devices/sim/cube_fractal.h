@@ -11,6 +11,8 @@ namespace aoe::sim {
 
 inline constexpr int64_t kC0 = 16;
 inline constexpr int64_t kFractalBytes = kC0 * kC0 * 2;
+// A fractal of the fp32 accumulator (L0C).
+inline constexpr int64_t kAccFractalBytes = kC0 * kC0 * 4;
 // Upper end of the L0 tile knobs, in fractals a side: 16 x 16 fractals fill L0C.
 inline constexpr int64_t kMaxL0 = 16;
 

@@ -24,12 +24,10 @@ using sdk::StatusCode;
 
 enum KnobIndex : size_t { kBlockDim, kML0, kNL0, kKL0, kKL1, kDbL0, kDbL1, kKnobCount };
 
-// The cube reads fp16 fractals of 16 x 16 (512 B) and accumulates fp32.
+// The cube reads fp16 operands.
 constexpr int64_t kCubeBytes = 2;
-constexpr int64_t kAccBytes = 4;
 
-// Upper ends of the knob domains, in fractals: an L0 tile of 256 x 256
-// fills L0C, and k_l1 of 64 keeps 1024 of K in L1.
+// Upper end of the k_l1 knob, in fractals: 64 keeps 1024 of K in L1.
 constexpr int64_t kMaxKL1 = 64;
 
 int64_t domain_top(int64_t fractal_count, int64_t most) {
@@ -258,7 +256,7 @@ MatMulTiling MatMulModel::default_tiling() const {
   const auto& n_values = space_.knobs[kNL0].values;
   const int64_t l0a_slots = soc_.l0a_bytes / 2 / kFractalBytes;
   const int64_t l0b_slots = soc_.l0b_bytes / 2 / kFractalBytes;
-  const int64_t l0c_slots = soc_.l0c_bytes / 2 / (kC0 * kC0 * kAccBytes);
+  const int64_t l0c_slots = soc_.l0c_bytes / 2 / kAccFractalBytes;
   const int64_t busy = std::min<int64_t>(soc_.ai_cores, tiles(1, 1));
 
   MatMulTiling best{1, 1, 1, 1, 1, true, true};
@@ -317,7 +315,7 @@ sdk::Measurement MatMulModel::check(const MatMulTiling& t) const {
   if (l0b > soc_.l0b_bytes) return overflow("L0B", l0b, soc_.l0b_bytes);
   // db_l0 ping-pongs L0C too (CANN's full-db L0 combination), so a tile's
   // write-back overlaps the next tile's mmads.
-  const int64_t l0c = t.m_l0 * t.n_l0 * kC0 * kC0 * kAccBytes * l0_copies;
+  const int64_t l0c = t.m_l0 * t.n_l0 * kAccFractalBytes * l0_copies;
   if (l0c > soc_.l0c_bytes) return overflow("L0C", l0c, soc_.l0c_bytes);
   const int64_t l1 = (t.m_l0 + t.n_l0) * t.k_l1 * kFractalBytes * (t.db_l1 ? 2 : 1);
   if (l1 > soc_.l1_bytes) return overflow("L1", l1, soc_.l1_bytes);
