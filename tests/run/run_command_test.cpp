@@ -423,6 +423,46 @@ TEST_F(RunCommand, RunsAGraphOutOfOrderWithARunTimeClipBound) {
   EXPECT_EQ(rep["normalised"]["clip_bounds_as_max_min"], 1) << rep["normalised"].dump();
 }
 
+// Dropout in training and the random ops draw by their seeds (an unseeded
+// op's made from its name): a second run draws the same values, the check
+// passes (its reference draws them too), and each output follows its law.
+TEST_F(RunCommand, RunsRandomDrawsReproduciblyAndChecked) {
+  write_random_draws_model(dir_ / "random.onnx");
+  std::vector<float> x(256);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = 3.0f * std::sin(0.37f * static_cast<float>(i)) + 0.01f;
+  const auto first = run_fed("random.onnx", "random.json", {{"x", {{4, 64}, x}}});
+  ASSERT_EQ(first.exit_code, 0) << details(first);
+  EXPECT_TRUE(report("random.json")["check"]["match"].get<bool>()) << report("random.json").dump(2);
+  const auto drawn = outputs();
+  ASSERT_EQ(run_fed("random.onnx", "again.json", {{"x", {{4, 64}, x}}}).exit_code, 0);
+  for (const auto& [name, array] : outputs()) EXPECT_EQ(array.data, drawn.at(name).data) << name;
+
+  // Dropout: each kept element scaled by 1 / 0.75, the mask true where kept, about 3/4 kept.
+  const auto& y = drawn.at("y").data;
+  const auto& mask = drawn.at("mask").data;
+  int kept = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    ASSERT_TRUE(mask[i] == 0.0f || mask[i] == 1.0f) << i;
+    EXPECT_NEAR(y[i], mask[i] * x[i] / 0.75f, 1e-5f) << i;
+    kept += mask[i] == 1.0f;
+  }
+  EXPECT_NEAR(kept, 192, 5 * std::sqrt(256 * 0.75 * 0.25));
+  // Normal draws of mean 1 and scale 0.5; uniform ones in [-2, 2); Bernoulli 0 or 1; class indices below 64.
+  const auto& n = drawn.at("n").data;
+  EXPECT_NEAR(std::accumulate(n.begin(), n.end(), 0.0) / 256, 1.0, 5 * 0.5 / 16);
+  for (const float u : drawn.at("u").data) EXPECT_TRUE(u >= -2.0f && u < 2.0f) << u;
+  for (const float b : drawn.at("b").data) EXPECT_TRUE(b == 0.0f || b == 1.0f) << b;
+  ASSERT_EQ(drawn.at("m").shape, (std::vector<int64_t>{4, 16}));
+  for (const float m : drawn.at("m").data) EXPECT_TRUE(m >= 0 && m < 64 && m == std::floor(m)) << m;
+  EXPECT_NE(drawn.at("u").data, drawn.at("n").data);
+  // OPAT takes the model on the simulator and on the cpu device: its random ops tuned or listed, none failing.
+  for (const char* device : {"ascend910", "cpu"}) {
+    const auto tuned = aoe_host({"--plugin", "opat", "--device", device, "--model", (dir_ / "random.onnx").string(),
+                                 "--budget", "4"});
+    EXPECT_EQ(tuned.exit_code, 0) << device << "\n" << details(tuned);
+  }
+}
+
 // Models of opsets 18 to 21 at IR version 10, as PyTorch's dynamo exporter and
 // newer ONNX write them, run as their opset-17 forms: each output equals the
 // same value written at opset 17 from the ops' definitions, on the same inputs.

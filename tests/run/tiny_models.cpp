@@ -1226,4 +1226,28 @@ void write_conv3d_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
+void write_random_draws_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {4, 64});
+  for (const char* out : {"y", "mask", "n", "u", "b", "m"}) set_dims(g->add_output(), out, {4, 64});
+  g->mutable_output(1)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::BOOL);
+  g->mutable_output(5)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(1)->set_dim_value(16);
+  g->mutable_output(5)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT32);
+  add_floats(g, "ratio", {}, {0.25f});
+  auto* training = g->add_initializer();
+  training->set_name("training"), training->set_data_type(onnx::TensorProto::BOOL), training->add_int32_data(1);
+  add_int_attribute(add_node(g, "Dropout_0", "Dropout", {"x", "ratio", "training"}, {"y", "mask"}), "seed", 3);
+  auto* normal = add_node(g, "RandomNormalLike_1", "RandomNormalLike", {"x"}, {"n"});
+  add_float_attribute(normal, "mean", 1.0f), add_float_attribute(normal, "scale", 0.5f), add_float_attribute(normal, "seed", 5);
+  auto* uniform = add_node(g, "RandomUniform_2", "RandomUniform", {}, {"u"});
+  add_ints_attribute(uniform, "shape", {4, 64});
+  add_float_attribute(uniform, "low", -2.0f), add_float_attribute(uniform, "high", 2.0f);
+  add_node(g, "Sigmoid_3", "Sigmoid", {"x"}, {"p"});
+  add_node(g, "Bernoulli_4", "Bernoulli", {"p"}, {"b"});
+  add_int_attribute(add_node(g, "Multinomial_5", "Multinomial", {"x"}, {"m"}), "sample_size", 16);
+  model.mutable_opset_import(0)->set_version(15);
+  save(model, file);
+}
+
 }  // namespace aoe::test

@@ -176,4 +176,11 @@ void write_function_model(const std::filesystem::path& file);
 // a 3-D convolution, as video and volume models have them.
 void write_conv3d_model(const std::filesystem::path& file);
 
+// Random draws as a training step and a sampler make them, on x[4,64]:
+// Dropout(ratio 0.25, training_mode true, seed 3) -> y, mask (bool);
+// RandomNormalLike(x, mean 1, scale 0.5, seed 5) -> n; RandomUniform(shape
+// [4,64], low -2, high 2, unseeded) -> u; Bernoulli(Sigmoid(x)) -> b;
+// Multinomial(x as logits, sample_size 16) -> m[4,16] (int32). Opset 15.
+void write_random_draws_model(const std::filesystem::path& file);
+
 }  // namespace aoe::test

@@ -121,6 +121,68 @@ RawNode raw_node(const fs::path& model) {
   return r;
 }
 
+// ---- random outputs ---------------------------------------------------------------------
+
+// A test of an op whose outputs are random draws recorded its own
+// generator's draws, which no other generator reproduces: its outputs are
+// checked by the law the draws follow instead, by the test's family. The
+// inputs in the node's (or graph's) order; "" where the outputs keep to it.
+using RandomLaw = std::string (*)(const std::vector<std::vector<float>>& inputs,
+                                  const std::vector<std::vector<float>>& outputs);
+
+// Where a count of draws, each kept with probability p[i], lies more than
+// five standard deviations (and one draw) from its mean: why; else "".
+std::string binomial_count(int64_t kept, const std::vector<double>& p) {
+  double mean = 0, variance = 0;
+  for (const double q : p) mean += q, variance += q * (1 - q);
+  if (std::abs(static_cast<double>(kept) - mean) <= 5 * std::sqrt(variance) + 1) return "";
+  return std::to_string(kept) + " of " + std::to_string(p.size()) + " draws kept, where the law expects " +
+         std::to_string(mean) + " +- " + std::to_string(std::sqrt(variance));
+}
+
+// Bernoulli (and its expansion, RandomUniformLike < p): 0 or 1 each, 1 with probability p.
+std::string bernoulli_law(const std::vector<std::vector<float>>& in, const std::vector<std::vector<float>>& out) {
+  const auto& p = in.at(0);
+  const auto& y = out.at(0);
+  if (y.size() != p.size()) return "output has " + std::to_string(y.size()) + " values, its input " + std::to_string(p.size());
+  int64_t ones = 0;
+  for (size_t i = 0; i < y.size(); ++i) {
+    if (y[i] != 0.0f && y[i] != 1.0f) return "element " + std::to_string(i) + " is " + std::to_string(y[i]) + ", not 0 or 1";
+    if ((p[i] <= 0 && y[i] == 1.0f) || (p[i] >= 1 && y[i] == 0.0f))
+      return "element " + std::to_string(i) + " is " + std::to_string(y[i]) + " at probability " + std::to_string(p[i]);
+    ones += y[i] == 1.0f;
+  }
+  return binomial_count(ones, std::vector<double>(p.begin(), p.end()));
+}
+
+// Dropout in training (x, ratio, training_mode): each element 0 or x / (1 - ratio), kept
+// with probability 1 - ratio; the mask, where given, true where it is kept.
+std::string dropout_law(const std::vector<std::vector<float>>& in, const std::vector<std::vector<float>>& out) {
+  const auto& x = in.at(0);
+  const double ratio = in.size() > 1 ? in[1].at(0) : 0.5;
+  const auto& y = out.at(0);
+  int64_t kept = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double scaled = x[i] / (1 - ratio);
+    const bool keep = out.size() > 1 ? out[1].at(i) != 0.0f : y[i] != 0.0f;
+    if (out.size() > 1 && out[1][i] != 0.0f && out[1][i] != 1.0f) return "mask element " + std::to_string(i) + " is not 0 or 1";
+    const double want = keep ? scaled : 0.0;
+    if (std::abs(y.at(i) - want) > 1e-5 * (1 + std::abs(want)))
+      return "element " + std::to_string(i) + " is " + std::to_string(y[i]) + ", neither 0 nor x / (1 - ratio) = " +
+             std::to_string(scaled);
+    kept += keep;
+  }
+  return binomial_count(kept, std::vector<double>(x.size(), 1 - ratio));
+}
+
+// The law of a test whose outputs are random, by its name; null for another test.
+RandomLaw random_law(const std::string& test) {
+  if (test.rfind("test_bernoulli", 0) == 0) return bernoulli_law;
+  // test_training_dropout_zero_ratio* keep every element: their outputs are known.
+  if (test.rfind("test_training_dropout", 0) == 0 && test.find("zero_ratio") == std::string::npos) return dropout_law;
+  return nullptr;
+}
+
 struct Tally {
   int run = 0, passed = 0;
   std::map<std::string, int> run_by_op;
@@ -257,8 +319,14 @@ void run_one(const fs::path& dir, const HostCpu& host, ThreadPool& pool, Tally& 
   for (const auto& v : inputs) in.push_back(v.data());
   ++tally.run;
   ++tally.run_by_op[node.op_type];
+  const RandomLaw law = random_law(name);
   for (const auto& c : configs) {
     const auto got = run_once(*op, c, in, pool);
+    if (law) {
+      if (const auto why = law(inputs, got); !why.empty())
+        return tally.failures.push_back(name + " with " + op->space().describe(c).dump() + ": " + why);
+      continue;
+    }
     for (size_t i = 0; i < got.size(); ++i) {
       if (got[i].size() != expected[i].size()) {
         tally.failures.push_back(name + ": output " + std::to_string(i) + " has " + std::to_string(got[i].size()) +
@@ -320,6 +388,7 @@ TEST(OnnxNodeTests, EverySupportedFp32NodeTestPasses) {
 
 struct ModelTally {
   int run = 0, passed = 0, fed = 0;  // fed: passed with integer or bool inputs fed as the model runs
+  int random = 0;                    // passed by the law of their random draws
   std::map<std::string, std::vector<std::string>> skipped;  // reason -> tests
   std::vector<std::string> failures;
 };
@@ -526,6 +595,13 @@ void run_as_model(const fs::path& dir, const std::shared_ptr<const HostCpu>& hos
     return skip(reason_of(e.what()));
   }
   ++tally.run;
+  if (const RandomLaw law = random_law(name)) {
+    std::vector<std::vector<float>> inputs;
+    for (const auto& [n, v] : fed) inputs.push_back(v);
+    if (const auto why = law(inputs, got); !why.empty()) return tally.failures.push_back(name + ": " + why);
+    ++tally.passed, ++tally.random;
+    return;
+  }
   for (size_t i = 0; i < got.size(); ++i) {
     const auto why = compare(got[i].data(), expected[i].data(), static_cast<int64_t>(got[i].size()), kTolerance);
     if (!why.empty()) return tally.failures.push_back(name + ": output " + std::to_string(i) + ": " + why);
@@ -547,7 +623,7 @@ void run_test_as_model(const fs::path& dir, const std::shared_ptr<const HostCpu>
   ModelTally fed;
   run_as_model(dir, host, fed, false);
   if (fed.run > 0 || fed.skipped.count("a sequence, map or optional value") || fed.skipped.count("no model or data set")) {
-    tally.run += fed.run, tally.passed += fed.passed, tally.fed += fed.fed;
+    tally.run += fed.run, tally.passed += fed.passed, tally.fed += fed.fed, tally.random += fed.random;
     tally.failures.insert(tally.failures.end(), fed.failures.begin(), fed.failures.end());
     for (auto& [why, tests] : fed.skipped) tally.skipped[why].insert(tally.skipped[why].end(), tests.begin(), tests.end());
     return;
@@ -572,7 +648,7 @@ ModelTally run_as_models(const std::vector<fs::path>& dirs, const std::string& l
   int skipped = 0;
   for (const auto& [why, tests] : tally.skipped) skipped += static_cast<int>(tests.size());
   std::cout << label << ": " << dirs.size() << " found, " << tally.run << " run, " << tally.passed << " passed ("
-            << tally.fed << " with integer or bool inputs fed), " << tally.failures.size() << " failed, " << skipped
+            << tally.fed << " with integer or bool inputs fed, " << tally.random << " by the law of their random draws), " << tally.failures.size() << " failed, " << skipped
             << " skipped\n";
   std::vector<std::pair<size_t, std::string>> by_count;
   for (const auto& [why, tests] : tally.skipped) by_count.emplace_back(tests.size(), why);
@@ -592,7 +668,8 @@ TEST(OnnxNodeTests, EveryTestRunsAsAModel) {
     GTEST_SKIP() << "ONNX node tests not found at " << root << ": install libonnx-testdata (tools/install-deps.sh)";
   const ModelTally tally = run_as_models(test_dirs(root), "ONNX node tests as models");
   // The coverage reached: a change that loses a test fails here.
-  EXPECT_GE(tally.passed, 881) << "fewer node tests pass as models than before";
+  EXPECT_GE(tally.passed, 891) << "fewer node tests pass as models than before";
+  EXPECT_GE(tally.random, 10) << "fewer node tests of random draws pass by their law";
   EXPECT_GE(tally.fed, 238) << "fewer node tests pass with their integer and bool inputs fed";
 }
 

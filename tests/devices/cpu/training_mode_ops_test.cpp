@@ -2,6 +2,8 @@
 // against their references and values worked out by hand.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "cpu_op.h"
 #include "tasks.h"
 
@@ -51,10 +53,9 @@ TEST(DropoutKernel, PassesThroughWithAMaskAllTrue) {
   EXPECT_EQ(out[0], x);
   EXPECT_EQ(out[1], std::vector<float>(150, 1.0f));
   EXPECT_EQ(run_once(o, o.space().default_config, {x.data(), half.data(), off.data()}, pool())[0], x);
-  // In training at ratio 0.5 the outputs are random: refused as it runs.
-  EXPECT_THROW(run_once(o, o.space().default_config, {x.data(), half.data(), on.data()}, pool()), sdk::Error);
-  std::vector<float> y(150), mask(150);
-  EXPECT_THROW(o.reference({x.data(), half.data(), on.data()}, {y.data(), mask.data()}), sdk::Error);
+  // In training at ratio 0.5 the draws drop some elements (random_ops_test.cpp checks their law).
+  const auto dropped = run_once(o, o.space().default_config, {x.data(), half.data(), on.data()}, pool());
+  EXPECT_NE(dropped[1], std::vector<float>(150, 1.0f));
 }
 
 // A constant training_mode reaches the op as its folded attribute.
@@ -66,7 +67,10 @@ TEST(DropoutKernel, FoldedTrainingMode) {
   const CpuOp& o = *made;
   const std::vector<float> x = {1, 2, 3, 4, 5, 6, 7, 8}, zero = {0.0f}, half = {0.5f};
   EXPECT_EQ(run_once(o, o.space().default_config, {x.data(), zero.data(), nullptr}, pool())[0], x);
-  EXPECT_THROW(run_once(o, o.space().default_config, {x.data(), half.data(), nullptr}, pool()), sdk::Error);
+  // In training at ratio 0.5 each element is 0 or doubled.
+  const auto out = run_once(o, o.space().default_config, {x.data(), half.data(), nullptr}, pool());
+  for (const float y : out[0])
+    EXPECT_TRUE(y == 0.0f || std::find(x.begin(), x.end(), y / 2) != x.end()) << y;
 }
 
 }  // namespace

@@ -52,7 +52,8 @@ const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", 
                                            "ArgMin", "Shape", "Size", "Trilu", "TopK", "Range",
                                            "QuantizeLinear", "DequantizeLinear", "CumSum", "TfIdfVectorizer", "Einsum",
                                            "DynamicQuantizeLinear", "MatMulInteger", "QLinearMatMul", "ConvInteger", "QLinearConv",
-                                           "MaxUnpool", "RoiAlign",
+                                           "MaxUnpool", "RoiAlign", "RandomUniform", "RandomNormal",
+                                           "RandomUniformLike", "RandomNormalLike", "Bernoulli", "Multinomial",
                                            // ONNX's training domain (ai.onnx.preview.training).
                                            "Adagrad", "Momentum", "Adam",
                                            // A training step's kernels (docs/training.md), run unfused.
@@ -167,6 +168,9 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (t == "Shape" || t == "Size") return make_shape_of_op(task, host);
   // A Dropout with its mask or a training_mode: a plain one is a view (runtime/subgraph_op.cpp).
   if (t == "Dropout") return make_dropout_op(task, host);
+  if (t == "RandomUniform" || t == "RandomNormal" || t == "RandomUniformLike" || t == "RandomNormalLike" ||
+      t == "Bernoulli" || t == "Multinomial")
+    return make_random_op(task, host);
   unsupported("the cpu device has no kernel for op '" + t + "'");
 }
 

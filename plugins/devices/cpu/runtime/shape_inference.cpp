@@ -20,7 +20,8 @@ bool elementwise(const std::string& op_type) {
     std::set<std::string> s;
     for (const auto& t : elementwise_op_types()) s.insert(t);
     for (const auto& t : typed_eltwise_op_types()) s.insert(t);
-    s.insert({"Where", "Cast", "CastLike", "Identity", "Dropout", "Softmax", "LogSoftmax", "Hardmax", "CumSum"});
+    s.insert({"Where", "Cast", "CastLike", "Identity", "Dropout", "Softmax", "LogSoftmax", "Hardmax", "CumSum",
+              "RandomUniformLike", "RandomNormalLike", "Bernoulli"});
     return s;
   }();
   return ops.count(op_type) > 0;
@@ -51,6 +52,7 @@ Shape reduced(const sdk::Node& node, const Shape& in) {
 std::optional<Shape> one_output(const sdk::Node& node, const std::vector<Shape>& in) {
   const std::string& t = node.op_type;
   const std::string what = "node '" + node.name + "' (" + t + ")";
+  if ((t == "RandomUniform" || t == "RandomNormal") && node.attrs.contains("shape")) return ints_attr(node.attrs, "shape", {});
   if (in.empty()) return std::nullopt;
   if (elementwise(t)) {
     if (t == "Where" || is_binary_op(t) || t == "Clip" || in.size() > 1) {
@@ -123,6 +125,7 @@ std::optional<Shape> one_output(const sdk::Node& node, const std::vector<Shape>&
     return Shape{std::max<int64_t>(0, end - start)};
   }
   if (t == "Size") return Shape{};
+  if (t == "Multinomial" && rank == 2) return Shape{in[0][0], int_attr(node.attrs, "sample_size", 1)};
   if (t == "Einsum") {
     std::string why;
     const auto labels = sdk::einsum_labels(string_attr(node.attrs, "equation", ""), in, &why);
