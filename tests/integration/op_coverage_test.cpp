@@ -76,7 +76,7 @@ TEST_F(AoeHostTest, SubgraphTuningCoversTheOcrDetectorOnTheSimulator) {
 // model time is what the rest took.
 TEST_F(AoeHostTest, ResultFileNamesWhatNoDeviceTimed) {
   std::ofstream(dir_ / "ops.json") << R"([
-    {"op": "LpNormalization", "name": "pick", "input_desc": [{"shape": [8, 32], "type": "float32"}],
+    {"op": "StringNormalizer", "name": "pick", "input_desc": [{"shape": [8, 32], "type": "float32"}],
      "output_desc": [{"shape": [8, 32], "type": "float32"}]},
     {"op": "Relu", "name": "act", "input_desc": [{"shape": [8, 32], "type": "float32"}],
      "output_desc": [{"shape": [8, 32], "type": "float32"}]}])";
@@ -86,7 +86,7 @@ TEST_F(AoeHostTest, ResultFileNamesWhatNoDeviceTimed) {
   const json opat = only_result()["OPAT"];
   EXPECT_EQ(opat["untimed_operators"], json::array({"pick"})) << opat.dump(2);
   EXPECT_GT(opat["model_baseline_performance(ms)"].get<double>(), 0);
-  EXPECT_NE(r.err.find("not tuned, the device does not run them: LpNormalization x1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("not tuned, the device does not run them: StringNormalizer x1"), std::string::npos) << r.err;
 }
 
 // A 1-D pool is timed on the simulator as a 2-D one of height 1; a 3-D one

@@ -784,12 +784,13 @@ TEST_F(RunCommand, AnInputMayBeEmpty) {
   EXPECT_EQ(tuned.exit_code, 0) << details(tuned);
 }
 
-// bench/ort_compare on the bundled MLP and an exporter's graph: aoe's side
+// bench/ort_compare on the bundled MLP, an exporter's graph and the Lp and RoI pools: aoe's side
 // always; where onnxruntime-node is installed (AOE_ONNXRUNTIME_NODE), every
 // output within allclose of ONNX Runtime's on the same inputs.
 TEST_F(RunCommand, OrtCompareRunsAModelInBothRuntimes) {
   write_exported_model(dir_ / "exported.onnx");
-  for (const fs::path model : {fs::path(AOE_MODELS_DIR) / "mlp.onnx", dir_ / "exported.onnx"}) {
+  write_lp_and_roi_pools_model(dir_ / "pools.onnx");
+  for (const fs::path model : {fs::path(AOE_MODELS_DIR) / "mlp.onnx", dir_ / "exported.onnx", dir_ / "pools.onnx"}) {
     const auto r = run_process({AOE_ORT_COMPARE, model.string(), "--iterations", "2", "--work",
                                 (dir_ / ("compare_" + model.stem().string())).string()},
                                dir_);
@@ -802,6 +803,20 @@ TEST_F(RunCommand, OrtCompareRunsAModelInBothRuntimes) {
     }
     EXPECT_NE(r.out.find("aoe/ORT"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("outside"), std::string::npos) << r.out;
+  }
+}
+
+// LpPool, GlobalLpPool, LpNormalization and MaxRoiPool run checked; OPAT
+// takes the model on the simulator and on the cpu device, none failing.
+TEST_F(RunCommand, RunsLpAndRoiPoolsChecked) {
+  write_lp_and_roi_pools_model(dir_ / "pools.onnx");
+  const auto r = run("pools.onnx", "pools.json", {"--check"});
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  EXPECT_TRUE(report("pools.json")["check"]["match"].get<bool>()) << report("pools.json").dump(2);
+  for (const char* device : {"ascend910", "cpu"}) {
+    const auto tuned = aoe_host({"--plugin", "opat", "--device", device, "--model", (dir_ / "pools.onnx").string(),
+                                 "--budget", "2"});
+    EXPECT_EQ(tuned.exit_code, 0) << device << "\n" << details(tuned);
   }
 }
 
@@ -1062,10 +1077,10 @@ TEST_F(RunCommand, RunsAWhileLoopUntilItsConditionFails) {
 }
 
 TEST_F(RunCommand, AnUnsupportedOpIsAnErrorNamingIt) {
-  write_lp_norm_model(dir_ / "lp_norm.onnx");
-  const auto r = run("lp_norm.onnx", "r.json");
+  write_gradient_model(dir_ / "gradient.onnx");
+  const auto r = run("gradient.onnx", "r.json");
   EXPECT_EQ(r.exit_code, 4) << details(r);
-  EXPECT_NE(r.err.find("LpNormalization"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Gradient"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir_ / "r.json"));
 }
 

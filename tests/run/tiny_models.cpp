@@ -379,6 +379,42 @@ void write_small_relu_model(const std::filesystem::path& file) { write_unary_mod
 
 void write_lp_norm_model(const std::filesystem::path& file) { write_unary_model(file, "LpNormalization", "x", "y", {1, 4}); }
 
+void write_lp_and_roi_pools_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {1, 2, 8, 6});
+  set_dims(g->add_output(), "a", {1, 2, 4, 5});
+  set_dims(g->add_output(), "g", {1, 2, 1, 1});
+  set_dims(g->add_output(), "n", {1, 2, 8, 6});
+  set_dims(g->add_output(), "r", {3, 2, 2, 2});
+  auto* lp = add_node(g, "LpPool_0", "LpPool", {"x"}, {"a"});
+  add_ints_attribute(lp, "kernel_shape", {3, 2}), add_ints_attribute(lp, "strides", {2, 1});
+  add_ints_attribute(lp, "pads", {1, 0, 1, 0}), add_int_attribute(lp, "p", 2);
+  add_int_attribute(add_node(g, "GlobalLpPool_1", "GlobalLpPool", {"x"}, {"g"}), "p", 3);
+  auto* norm = add_node(g, "LpNormalization_2", "LpNormalization", {"x"}, {"n"});
+  add_int_attribute(norm, "axis", 1), add_int_attribute(norm, "p", 1);
+  add_floats(g, "rois", {3, 5}, {0, 0, 0, 11, 15, 0, 2.6f, 3.2f, 7.1f, 9.9f, 0, 20, 20, 30, 30});
+  auto* roi = add_node(g, "MaxRoiPool_3", "MaxRoiPool", {"x", "rois"}, {"r"});
+  add_ints_attribute(roi, "pooled_shape", {2, 2}), add_float_attribute(roi, "spatial_scale", 0.5f);
+  save(model, file);
+}
+
+void write_gradient_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* training = model.add_opset_import();
+  training->set_domain("ai.onnx.preview.training"), training->set_version(1);
+  auto* g = model.mutable_graph();
+  for (const char* in : {"a", "b"}) set_dims(g->add_input(), in, {1, 4});
+  for (const char* out : {"c", "dc_da", "dc_db"}) set_dims(g->add_output(), out, {1, 4});
+  add_node(g, "Add_0", "Add", {"a", "b"}, {"c"});
+  auto* gradient = add_node(g, "Gradient_1", "Gradient", {"a", "b"}, {"dc_da", "dc_db"});
+  gradient->set_domain("ai.onnx.preview.training");
+  auto* xs = gradient->add_attribute();
+  xs->set_name("xs"), xs->set_type(onnx::AttributeProto::STRINGS), xs->add_strings("a"), xs->add_strings("b");
+  add_string_attribute(gradient, "y", "c");
+  save(model, file);
+}
+
 void write_data_move_model(const std::filesystem::path& file) {
   auto model = empty_model();
   auto* g = model.mutable_graph();

@@ -107,8 +107,15 @@ void write_past_concat_model(const std::filesystem::path& file);
 // x[2,3] -> Relu -> Clip(lo, hi) -> y, its nodes stored last first; lo a
 // graph input (a bound computed as the model runs), hi an initializer.
 void write_converted_model(const std::filesystem::path& file);
-// x[1,4] -> LpNormalization -> y: an op the cpu device has no kernel for.
+// x[1,4] -> LpNormalization -> y: an op the cuda device has no kernel for.
 void write_lp_norm_model(const std::filesystem::path& file);
+// x[1,2,8,6] -> LpPool(kernel 3x2, strides 2x1, pads 1,0,1,0, p 2) -> a[1,2,4,5];
+// GlobalLpPool(p 3) -> g[1,2,1,1]; LpNormalization(axis 1, p 1) -> n; MaxRoiPool(rois
+// a [3,5] initializer, one region past the map, pooled 2x2, spatial_scale 0.5) -> r[3,2,2,2].
+void write_lp_and_roi_pools_model(const std::filesystem::path& file);
+// a, b [1,4] -> Add -> c, and Gradient (ai.onnx.preview.training) of c by a and b
+// -> dc_da, dc_db: an op no device runs, as ONNX Runtime's inference build has none.
+void write_gradient_model(const std::filesystem::path& file);
 
 // x[3,4] (float), n[2] (int64) -> Shape(x) + n -> * k[2] = {3, -2} -> m;
 // q = m / 4 (truncating), r = m mod 4 (the divisor's sign), big = q > 4 (bool).

@@ -1,5 +1,6 @@
-// MaxPool's Indices output, MaxUnpool and RoiAlign against their references
-// and against values worked out by hand.
+// MaxPool's Indices output, MaxUnpool, RoiAlign, MaxRoiPool, LpPool and
+// GlobalLpPool, and LpNormalization against their references and against
+// values worked out by hand.
 #include <gtest/gtest.h>
 
 #include "pool_op.h"
@@ -115,6 +116,69 @@ TEST(RoiAlign, OneSampleByHand) {
   EXPECT_FLOAT_EQ(run_once(o, o.space().default_config, {x.data(), rois.data(), batch.data()}, pool())[0][0], 2.5f);
   const std::vector<float> past = {3};
   EXPECT_THROW(run_once(o, o.space().default_config, {x.data(), rois.data(), past.data()}, pool()), sdk::Error);
+}
+
+// LpPool over 1 to 3 dims with strides, pads and dilations, p 1, 2 and 3; GlobalLpPool.
+TEST(LpPool, MatchesTheReference) {
+  const auto lp = [](int64_t p, Shape x, Shape y, nlohmann::json attrs) {
+    attrs["p"] = p;
+    return with_outputs(op("LpPool", {f32(std::move(x))}, attrs), {f32(std::move(y))});
+  };
+  for (const auto& task : {lp(2, {2, 3, 7, 6}, {2, 3, 4, 5}, {{"kernel_shape", {3, 2}}, {"strides", {2, 1}}, {"pads", {1, 0, 1, 0}}}),
+                           lp(1, {1, 2, 9}, {1, 2, 3}, {{"kernel_shape", {3}}, {"strides", {3}}, {"dilations", {1}}}),
+                           lp(3, {1, 2, 4, 5, 5}, {1, 2, 4, 5, 5}, {{"kernel_shape", {1, 3, 3}}, {"auto_pad", "SAME_UPPER"}}),
+                           with_outputs(op("GlobalLpPool", {f32({2, 4, 5, 3})}), {f32({2, 4, 1, 1})})}) {
+    SCOPED_TRACE(task.op_type + " " + task.attrs.dump());
+    const auto o = make_op(task, host());
+    test::expect_matches_reference(*o, test::sample_configs(*o, 3), pool());
+  }
+}
+
+// A 2 x 2 window over 3, 4 / 0, 0 with a padded row: the L2 norm 5, the L1 sum 7.
+TEST(LpPool, ByHand) {
+  const std::vector<float> x = {3, -4, 0, 0};
+  for (const int64_t p : {1, 2}) {
+    const auto o = make_op(with_outputs(op("LpPool", {f32({1, 1, 2, 2})}, {{"kernel_shape", {2, 2}}, {"p", p}, {"pads", {1, 0, 0, 0}}}),
+                                        {f32({1, 1, 2, 1})}),
+                           host());
+    const auto y = run_once(*o, o->space().default_config, {x.data()}, pool())[0];
+    EXPECT_FLOAT_EQ(y[0], p == 1 ? 7.0f : 5.0f);  // the pad row and 3, -4
+    EXPECT_FLOAT_EQ(y[1], p == 1 ? 7.0f : 5.0f);  // 3, -4 and 0, 0
+  }
+}
+
+// MaxRoiPool: regions rounded to pixels, bins by floor and ceiling, empty bins 0.
+TEST(MaxRoiPool, MatchesTheReferenceAndByHand) {
+  auto task = with_outputs(op("MaxRoiPool", {f32({2, 3, 8, 6}), f32({4, 5})}, {{"pooled_shape", {2, 3}}, {"spatial_scale", 0.5}}),
+                           {f32({4, 3, 2, 3})});
+  const auto o = make_op(task, host());
+  test::expect_matches_reference(*o, test::sample_configs(*o, 3), pool());
+
+  // One 4 x 4 map of 0..15, the region (1, 1) to (2, 3) in 1 x 2 bins: columns 1 and 2 of rows 1 to 3.
+  const auto one = make_op(with_outputs(op("MaxRoiPool", {f32({1, 1, 4, 4}), f32({2, 5})}, {{"pooled_shape", {1, 2}}}),
+                                        {f32({2, 1, 1, 2})}),
+                           host());
+  std::vector<float> x(16);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+  const std::vector<float> rois = {0, 1, 1, 2, 3, /* past the map: */ 0, 9, 9, 12, 12};
+  const auto y = run_once(*one, one->space().default_config, {x.data(), rois.data()}, pool())[0];
+  EXPECT_EQ(y, (std::vector<float>{13, 14, 0, 0}));
+  const std::vector<float> bad = {1, 0, 0, 1, 1, 0, 0, 0, 1, 1};
+  EXPECT_THROW(run_once(*one, one->space().default_config, {x.data(), bad.data()}, pool()), sdk::Error);
+}
+
+// LpNormalization along an inner and the last axis, p 1 and 2; a zero vector stays zeros.
+TEST(LpNormalization, AlongAnyAxis) {
+  for (const int64_t p : {1, 2})
+    for (const int64_t axis : {1, -1}) {
+      const auto o = make_op(with_outputs(op("LpNormalization", {f32({3, 5, 4})}, {{"p", p}, {"axis", axis}}), {f32({3, 5, 4})}),
+                             host());
+      test::expect_matches_reference(*o, test::sample_configs(*o, 3), pool());
+    }
+  const auto o = make_op(with_outputs(op("LpNormalization", {f32({2, 2})}), {f32({2, 2})}), host());
+  const std::vector<float> x = {3, 4, 0, 0};
+  EXPECT_EQ(run_once(*o, o->space().default_config, {x.data()}, pool())[0], (std::vector<float>{0.6f, 0.8f, 0, 0}));
+  EXPECT_EQ(test::refusal_code(op("LpNormalization", {f32({2, 2})}, {{"p", 3}})), sdk::StatusCode::invalid_argument);
 }
 
 }  // namespace

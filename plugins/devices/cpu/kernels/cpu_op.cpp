@@ -52,7 +52,8 @@ const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", 
                                            "ArgMin", "Shape", "Size", "Trilu", "TopK", "Range",
                                            "QuantizeLinear", "DequantizeLinear", "CumSum", "TfIdfVectorizer", "Einsum",
                                            "DynamicQuantizeLinear", "MatMulInteger", "QLinearMatMul", "ConvInteger", "QLinearConv",
-                                           "MaxUnpool", "RoiAlign", "RandomUniform", "RandomNormal",
+                                           "MaxUnpool", "RoiAlign", "MaxRoiPool", "LpPool", "GlobalLpPool",
+                                           "LpNormalization", "RandomUniform", "RandomNormal",
                                            "RandomUniformLike", "RandomNormalLike", "Bernoulli", "Multinomial",
                                            // ONNX's training domain (ai.onnx.preview.training).
                                            "Adagrad", "Momentum", "Adam",
@@ -125,6 +126,9 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (t == "MaxPool" || t == "AveragePool") return std::make_unique<PoolOp>(task, host);
   if (t == "MaxUnpool") return make_max_unpool_op(task, host);
   if (t == "RoiAlign") return make_roi_align_op(task, host);
+  if (t == "MaxRoiPool") return make_max_roi_pool_op(task, host);
+  if (t == "LpPool" || t == "GlobalLpPool") return make_lp_pool_op(task, host);
+  if (t == "LpNormalization") return make_lp_normalization_op(task, host);
   if (t == "Transpose") return std::make_unique<TransposeOp>(task, host);
   if (t == "ConvTranspose") return std::make_unique<ConvTransposeOp>(task, host);
   if (t == "BatchNormalization") return make_batch_norm_op(task, host);

@@ -55,6 +55,9 @@ std::unique_ptr<CpuOp> make_shape_of_op(const sdk::OpTask& task, const HostCpu& 
 std::unique_ptr<CpuOp> make_eye_like_op(const sdk::OpTask& task, const HostCpu& host);
 std::unique_ptr<CpuOp> make_constant_of_shape_op(const sdk::OpTask& task, const HostCpu& host);
 std::unique_ptr<CpuOp> make_dropout_op(const sdk::OpTask& task, const HostCpu& host);
+std::unique_ptr<CpuOp> make_lp_pool_op(const sdk::OpTask& task, const HostCpu& host);
+std::unique_ptr<CpuOp> make_lp_normalization_op(const sdk::OpTask& task, const HostCpu& host);
+std::unique_ptr<CpuOp> make_max_roi_pool_op(const sdk::OpTask& task, const HostCpu& host);
 // RandomUniform, RandomNormal, their Like forms, Bernoulli and Multinomial.
 std::unique_ptr<CpuOp> make_random_op(const sdk::OpTask& task, const HostCpu& host);
 std::unique_ptr<CpuOp> make_tf_idf_vectorizer_op(const sdk::OpTask& task, const HostCpu& host);

@@ -30,7 +30,6 @@ bool sized_by_values(const std::string& op_type) {
   return chooses_branch(op_type) || runs_body(op_type) || is_value_shaped_op(op_type);
 }
 
-std::string where(const sdk::Node& node) { return "node '" + node.name + "' (" + node.op_type + ")"; }
 
 // The names a graph reads from outside it: what its nodes and, within
 // them, If's branches and Loop's body read and nothing in it writes (its own
@@ -181,7 +180,7 @@ void DynamicModel::evaluate(const sdk::Graph& graph, const std::string& scope, V
         if (planned != node) round.valued.emplace_back(node, planned);
         const auto outs = infer_output_shapes(graph, *planned, in, *planned_values);
         if (!outs)
-          unsupported(where(*node) + " has an output whose dims ONNX's inference left unknown, and the cpu device cannot "
+          unsupported(node_where(*node) + " has an output whose dims ONNX's inference left unknown, and the cpu device cannot "
                       "work a " + node->op_type + "'s out from its input shapes as the model runs (" + shape_inference_ops() + ")");
         const auto names = present(node->outputs);
         for (size_t j = 0; j < names.size(); ++j) shapes[names[j]] = (*outs)[j];
@@ -189,7 +188,7 @@ void DynamicModel::evaluate(const sdk::Graph& graph, const std::string& scope, V
       }
     }
     if (segment.empty() && after.empty())
-      invalid("graph '" + graph.name + "': " + where(*later.front()) + " reads a tensor that no node writes");
+      invalid("graph '" + graph.name + "': " + node_where(*later.front()) + " reads a tensor that no node writes");
     std::set<std::string> needed(graph.outputs.begin(), graph.outputs.end());
     for (const auto* list : {&after, &later})
       for (const auto* node : *list)
@@ -373,18 +372,18 @@ void DynamicModel::run_value_shaped(const std::string& scope, const sdk::Node& n
   if (chooses_branch(node.op_type)) {
     const Value& cond = env.at(node.inputs.at(0));
     if (cond.data.size() != 1)
-      invalid(where(node) + ": the condition '" + node.inputs[0] + "' holds " + std::to_string(cond.data.size()) +
+      invalid(node_where(node) + ": the condition '" + node.inputs[0] + "' holds " + std::to_string(cond.data.size()) +
               " values; If takes one");
     const char* key = cond.data[0] != 0.0f ? "then_branch" : "else_branch";
     auto& branch = branches_[id + "/" + key];
     if (branch.nodes.empty() && branch.outputs.empty()) {
       if (!node.attrs.contains(key) || !node.attrs.at(key).is_object())
-        unsupported(where(node) + " carries no " + key + " the cpu device can run");
+        unsupported(node_where(node) + " carries no " + key + " the cpu device can run");
       branch = node.attrs.at(key).get<sdk::Graph>();
     }
     const auto outs = node.outputs;
     if (branch.outputs.size() < present(outs).size())
-      invalid(where(node) + ": its " + key + " gives " + std::to_string(branch.outputs.size()) + " outputs for " +
+      invalid(node_where(node) + ": its " + key + " gives " + std::to_string(branch.outputs.size()) + " outputs for " +
               std::to_string(outs.size()));
     Values inner = env;  // the outer scope's values, visible to the branch
     evaluate(branch, id + "/" + key + "/", inner, held, pool);
@@ -400,7 +399,7 @@ void DynamicModel::run_value_shaped(const std::string& scope, const sdk::Node& n
     if (node.inputs[k].empty()) continue;
     const auto it = env.find(node.inputs[k]);
     if (it == env.end())
-      invalid(where(node) + " reads '" + node.inputs[k] + "', a constant whose values the run was not given");
+      invalid(node_where(node) + " reads '" + node.inputs[k] + "', a constant whose values the run was not given");
     inputs[k] = {it->second.shape, {it->second.data.begin(), it->second.data.end()}};
     slots[k] = &inputs[k];
   }
@@ -424,29 +423,29 @@ void DynamicModel::run_loop(const std::string& id, const sdk::Node& node, Values
   auto& body = branches_[id + "/body"];
   if (body.nodes.empty() && body.outputs.empty()) {
     if (!node.attrs.contains("body") || !node.attrs.at("body").is_object())
-      unsupported(where(node) + " carries no body the cpu device can run");
+      unsupported(node_where(node) + " carries no body the cpu device can run");
     body = node.attrs.at("body").get<sdk::Graph>();
   }
   const auto scalar = [&](size_t k, const char* what) -> std::optional<float> {
     if (k >= node.inputs.size() || node.inputs[k].empty()) return std::nullopt;
     const Value& v = env.at(node.inputs[k]);
     if (v.data.size() != 1)
-      invalid(where(node) + ": its " + what + " '" + node.inputs[k] + "' holds " + std::to_string(v.data.size()) +
+      invalid(node_where(node) + ": its " + what + " '" + node.inputs[k] + "' holds " + std::to_string(v.data.size()) +
               " values; Loop takes one");
     return v.data[0];
   };
   const auto trips = scalar(0, "trip count");
   const auto cond_in = scalar(1, "condition");
   if (!trips && !cond_in)
-    invalid(where(node) + " has neither a trip count nor a condition: it would never end");
+    invalid(node_where(node) + " has neither a trip count nor a condition: it would never end");
   const size_t carried = node.inputs.size() > 2 ? node.inputs.size() - 2 : 0;
   if (body.inputs.size() != carried + 2 || body.outputs.size() < carried + 1)
-    invalid(where(node) + ": its body takes " + std::to_string(body.inputs.size()) + " inputs and gives " +
+    invalid(node_where(node) + ": its body takes " + std::to_string(body.inputs.size()) + " inputs and gives " +
             std::to_string(body.outputs.size()) + " outputs for " + std::to_string(carried) +
             " carried values; ONNX's Loop wants 2 + N inputs and 1 + N + K outputs");
   const size_t scans = body.outputs.size() - 1 - carried;
   if (node.outputs.size() > carried + scans)
-    invalid(where(node) + " has " + std::to_string(node.outputs.size()) + " outputs; its body gives " +
+    invalid(node_where(node) + " has " + std::to_string(node.outputs.size()) + " outputs; its body gives " +
             std::to_string(carried + scans));
   const auto shape_of = [&](const std::string& name) {
     return body.tensors.count(name) && body.tensor(name).fully_known() ? body.tensor(name).shape : Shape{};
@@ -479,7 +478,7 @@ void DynamicModel::run_loop(const std::string& id, const sdk::Node& node, Values
     if (cond_in) {
       const Value& c = inner.at(body.outputs[0]);
       if (c.data.size() != 1)
-        invalid(where(node) + ": its body's condition '" + body.outputs[0] + "' holds " +
+        invalid(node_where(node) + ": its body's condition '" + body.outputs[0] + "' holds " +
                 std::to_string(c.data.size()) + " values; Loop takes one");
       cond = c.data[0] != 0.0f;
     }
@@ -495,10 +494,10 @@ void DynamicModel::run_loop(const std::string& id, const sdk::Node& node, Values
       Shape each(out.shape.begin() + 1, out.shape.end());
       if (i == 0) out.shape = Shape{0}, out.shape.insert(out.shape.end(), v.shape.begin(), v.shape.end());
       else if (v.shape != each)
-        invalid(where(node) + ": its scan output '" + body.outputs[1 + carried + s] + "' is " + to_string(v.shape) +
+        invalid(node_where(node) + ": its scan output '" + body.outputs[1 + carried + s] + "' is " + to_string(v.shape) +
                 " in iteration " + std::to_string(i) + " and " + to_string(each) + " before; ONNX's Loop stacks equal shapes");
       if (out.values.size() + v.data.size() > kMaxStackedValues)
-        invalid(where(node) + ": its scan output '" + body.outputs[1 + carried + s] + "' passes " +
+        invalid(node_where(node) + ": its scan output '" + body.outputs[1 + carried + s] + "' passes " +
                 std::to_string(kMaxStackedValues) + " values in iteration " + std::to_string(i) +
                 "; check the trip count and the condition the run was given");
       out.values.insert(out.values.end(), v.data.begin(), v.data.end());

@@ -21,7 +21,7 @@ bool elementwise(const std::string& op_type) {
     for (const auto& t : elementwise_op_types()) s.insert(t);
     for (const auto& t : typed_eltwise_op_types()) s.insert(t);
     s.insert({"Where", "Cast", "CastLike", "Identity", "Dropout", "Softmax", "LogSoftmax", "Hardmax", "CumSum",
-              "RandomUniformLike", "RandomNormalLike", "Bernoulli"});
+              "RandomUniformLike", "RandomNormalLike", "Bernoulli", "LpNormalization"});
     return s;
   }();
   return ops.count(op_type) > 0;
@@ -345,6 +345,15 @@ std::optional<std::vector<Shape>> valued_outputs(const sdk::Node& node, const st
     return std::vector<Shape>{{in[0][ta ? 1 : 0], in[1][tb ? 0 : 1]}};
   }
   if (t == "GatherElements" && in.size() == 2) return std::vector<Shape>{in[1]};
+  if (t == "MaxRoiPool" && in.size() == 2 && in[0].size() == 4 && !in[1].empty()) {
+    const auto pooled = ints_attr(node.attrs, "pooled_shape", {1, 1});
+    if (pooled.size() == 2) return std::vector<Shape>{{in[1][0], in[0][1], pooled[0], pooled[1]}};
+  }
+  if (t == "GlobalLpPool" && !in.empty() && in[0].size() >= 3) {
+    Shape out = in[0];
+    std::fill(out.begin() + 2, out.end(), 1);
+    return std::vector<Shape>{out};
+  }
   if (t == "RoiAlign" && in.size() >= 2 && in[0].size() == 4 && !in[1].empty()) {
     return std::vector<Shape>{{in[1][0], in[0][1], int_attr(node.attrs, "output_height", 1), int_attr(node.attrs, "output_width", 1)}};
   }

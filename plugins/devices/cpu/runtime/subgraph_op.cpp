@@ -10,6 +10,9 @@
 #include "op_util.h"
 
 namespace aoe::cpu {
+
+std::string node_where(const sdk::Node& node) { return "node '" + node.name + "' (" + node.op_type + ")"; }
+
 namespace {
 
 const std::set<std::string> kViewOps = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Dropout"};
@@ -18,8 +21,6 @@ const std::set<std::string> kViewOps = {"Reshape", "Flatten", "Squeeze", "Unsque
 bool has_layout_choice(const std::string& op_type) {
   return op_type == "Conv" || op_type == "MaxPool" || op_type == "AveragePool";
 }
-
-std::string where(const sdk::Node& node) { return "node '" + node.name + "' (" + node.op_type + ")"; }
 
 // Every tensor in the model's layout: what the references and the kernels
 // without a layout choice take.
@@ -287,10 +288,10 @@ void SubgraphOp::check_node(const sdk::Node& node) {
   const auto& g = task_.graph;
   for (const auto* list : {&node.inputs, &node.outputs})
     for (const auto& name : present(*list)) {
-      if (!g.tensors.count(name)) invalid(where(node) + " touches '" + name + "', which the subgraph does not describe");
+      if (!g.tensors.count(name)) invalid(node_where(node) + " touches '" + name + "', which the subgraph does not describe");
       const auto& t = g.tensor(name);
       if (!t.fully_known())
-        unsupported("subgraph '" + task_.name + "', " + where(node) + ": tensor '" + name + "' has unknown dims " +
+        unsupported("subgraph '" + task_.name + "', " + node_where(node) + ": tensor '" + name + "' has unknown dims " +
                     to_string(t.shape) + "; the cpu device runs static shapes only");
     }
   const auto ins = present(node.inputs), outs = present(node.outputs);
@@ -299,7 +300,7 @@ void SubgraphOp::check_node(const sdk::Node& node) {
     // the ops that read it as their attributes: nothing runs. A float one is data.
     for (const auto& o : outs)
       if (g.tensor(o).dtype == sdk::DType::f32)
-        unsupported("subgraph '" + task_.name + "', " + where(node) +
+        unsupported("subgraph '" + task_.name + "', " + node_where(node) +
                     ": the cpu device runs integer Constants only, which ops take as values; fold float ones into initializers");
     node_ops_.push_back(nullptr);
     return;
@@ -307,14 +308,14 @@ void SubgraphOp::check_node(const sdk::Node& node) {
   // Values an op's kernel takes as attributes: known only as the model runs, they are not seen.
   for (const size_t index : value_inputs(node.op_type))
     if (index < node.inputs.size() && !node.inputs[index].empty() && !g.tensor(node.inputs[index]).constant)
-      unsupported("subgraph '" + task_.name + "', " + where(node) + ": input '" + node.inputs[index] +
+      unsupported("subgraph '" + task_.name + "', " + node_where(node) + ": input '" + node.inputs[index] +
                   "' is computed as the model runs; the cpu device takes it from the model's constants only");
   if (is_view(node)) {
     if (ins.empty() || outs.size() != 1)
-      unsupported("subgraph '" + task_.name + "', " + where(node) + ": a view takes one input and gives one output");
+      unsupported("subgraph '" + task_.name + "', " + node_where(node) + ": a view takes one input and gives one output");
     if (!is_held(g.tensor(ins[0]).dtype) || g.tensor(ins[0]).dtype != g.tensor(outs[0]).dtype ||
         g.tensor(ins[0]).elements() != g.tensor(outs[0]).elements())
-      unsupported("subgraph '" + task_.name + "', " + where(node) + ": the cpu device views data of the same size and a dtype it holds only (" +
+      unsupported("subgraph '" + task_.name + "', " + node_where(node) + ": the cpu device views data of the same size and a dtype it holds only (" +
                   sdk::to_string(g.tensor(ins[0]).dtype) + " '" + ins[0] + "')");
     node_ops_.push_back(nullptr);
     return;
@@ -322,18 +323,18 @@ void SubgraphOp::check_node(const sdk::Node& node) {
   // In training, BatchNormalization runs its own kernel (below); at inference a Conv may fold it.
   if (node.op_type == "BatchNormalization" && int_attr(node.attrs, "training_mode", 0) == 0) {
     if (ins.size() != 5 || outs.size() != 1 || node.inputs[0] != ins[0])
-      unsupported("subgraph '" + task_.name + "', " + where(node) + ": the cpu device folds inference BatchNormalization with one output only");
+      unsupported("subgraph '" + task_.name + "', " + node_where(node) + ": the cpu device folds inference BatchNormalization with one output only");
     const auto& x = g.tensor(ins[0]).shape;
     for (size_t k = 1; k < 5; ++k)
       if (x.size() < 2 || g.tensor(ins[k]).elements() != x[1] || g.tensor(ins[k]).dtype != sdk::DType::f32)
-        invalid(where(node) + ": input '" + ins[k] + "' does not hold one float per channel");
+        invalid(node_where(node) + ": input '" + ins[k] + "' does not hold one float per channel");
     node_ops_.push_back(nullptr);
     return;
   }
   try {
     node_ops_.push_back(make_op(node_task(g, node), *host_));
   } catch (const sdk::Error& e) {
-    throw sdk::Error(e.code(), "subgraph '" + task_.name + "', " + where(node) + ": " + e.what());
+    throw sdk::Error(e.code(), "subgraph '" + task_.name + "', " + node_where(node) + ": " + e.what());
   }
 }
 

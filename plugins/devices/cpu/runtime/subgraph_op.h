@@ -21,6 +21,9 @@
 
 namespace aoe::cpu {
 
+// How an error names a node: "node 'name' (Op)".
+std::string node_where(const sdk::Node& node);
+
 // One step of a lowered subgraph. Stored tensors are named as in the graph;
 // a copy converted to another layout is "<tensor>@<layout>", a kernel's
 // output before its conversion "<tensor>@kernel".
