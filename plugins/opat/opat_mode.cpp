@@ -77,12 +77,24 @@ TuneOptions tune_options(const nlohmann::json& opts, const aoe::sdk::Job& job) {
   return options;
 }
 
+// Whether a Dropout drops in training: its training_mode a run-time input,
+// or a constant true one folded into the attribute.
+bool drops_in_training(const aoe::sdk::OpTask& task) {
+  if (task.inputs.size() < 3) return false;
+  if (!task.attrs.is_object() || !task.attrs.contains("training_mode")) return true;
+  const auto& mode = task.attrs["training_mode"];
+  const auto& value = mode.is_array() && !mode.empty() ? mode[0] : mode;
+  return !value.is_number() || value.get<double>() != 0;
+}
+
 // Ops that only relabel a tensor's shape or pass it through: an inference
-// compiler emits no kernel for them, so there is nothing to tune.
+// compiler emits no kernel for them, so there is nothing to tune. A Dropout
+// that gives its mask or drops in training is a kernel.
 bool needs_no_kernel(const FusedOp& op) {
   static const std::set<std::string> views = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity",
                                               "Dropout", "Shape",   "Size",    "Constant"};
-  return op.op_types.size() == 1 && views.count(op.op_types.front());
+  if (op.op_types.size() != 1 || !views.count(op.op_types.front())) return false;
+  return op.op_types.front() != "Dropout" || (op.task.outputs.size() < 2 && !drops_in_training(op.task));
 }
 
 std::string counts_text(const std::map<std::string, size_t>& counts) {

@@ -53,9 +53,9 @@ class DropoutOp final : public ThreadedOp {
     set_shapes(task, outputs, host, static_cast<double>(count_) * 0.25);
   }
 
-  // Drawn inputs keep to inference, as a model run for its outputs does.
+  // A run-time training_mode is drawn true: a model gives Dropout the input to train with it.
   ValueRange input_range(size_t i) const override {
-    if (static_cast<int>(i) == training_input_) return {0.0f, 0.0f};
+    if (static_cast<int>(i) == training_input_) return {1.0f, 1.0f};
     if (i == 1) return {0.0f, 0.9f};
     return {};
   }
