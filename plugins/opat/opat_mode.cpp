@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "aoe/sdk/dropout_view.h"
 #include "aoe/sdk/fusion.h"
 #include "aoe/sdk/plugin.h"
 #include "device_fusion.h"
@@ -77,16 +78,6 @@ TuneOptions tune_options(const nlohmann::json& opts, const aoe::sdk::Job& job) {
   return options;
 }
 
-// Whether a Dropout drops in training: its training_mode a run-time input,
-// or a constant true one folded into the attribute.
-bool drops_in_training(const aoe::sdk::OpTask& task) {
-  if (task.inputs.size() < 3) return false;
-  if (!task.attrs.is_object() || !task.attrs.contains("training_mode")) return true;
-  const auto& mode = task.attrs["training_mode"];
-  const auto& value = mode.is_array() && !mode.empty() ? mode[0] : mode;
-  return !value.is_number() || value.get<double>() != 0;
-}
-
 // Ops that only relabel a tensor's shape or pass it through: an inference
 // compiler emits no kernel for them, so there is nothing to tune. A Dropout
 // that gives its mask or drops in training is a kernel.
@@ -94,7 +85,8 @@ bool needs_no_kernel(const FusedOp& op) {
   static const std::set<std::string> views = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity",
                                               "Dropout", "Shape",   "Size",    "Constant"};
   if (op.op_types.size() != 1 || !views.count(op.op_types.front())) return false;
-  return op.op_types.front() != "Dropout" || (op.task.outputs.size() < 2 && !drops_in_training(op.task));
+  return op.op_types.front() != "Dropout" ||
+         aoe::sdk::dropout_is_view(op.task.attrs, op.task.inputs.size() >= 3, op.task.outputs.size());
 }
 
 std::string counts_text(const std::map<std::string, size_t>& counts) {

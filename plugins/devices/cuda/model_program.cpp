@@ -360,7 +360,7 @@ ModelProgram plan_model(const sdk::Graph& graph, const json& op_configs, const G
     for (const auto& name : fused.node_names) {
       const sdk::Node& node = *by_name.at(name);
       if (chained.count(name) || in_attention.count(name)) continue;
-      if (is_view_op(node.op_type)) {
+      if (is_view(node)) {
         if (node.inputs.empty() || node.inputs[0].empty() || node.outputs.empty())
           unsupported("node '" + node.name + "' (" + node.op_type + ") has no data input");
         root[node.outputs[0]] = root_of(node.inputs[0]);

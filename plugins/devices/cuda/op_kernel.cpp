@@ -1,5 +1,6 @@
 #include "op_kernel.h"
 
+#include "aoe/sdk/dropout_view.h"
 #include "conv_kernel.h"
 #include "copy_kernels.h"
 #include "elementwise_kernel.h"
@@ -11,8 +12,14 @@
 
 namespace aoe::cuda {
 
-bool is_view_op(const std::string& op) {
-  return op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze" || op == "Identity" || op == "Dropout";
+bool is_view(const sdk::Node& node) {
+  const std::string& op = node.op_type;
+  if (op == "Dropout") {
+    size_t outputs = 0;
+    for (const auto& o : node.outputs) outputs += !o.empty();
+    return sdk::dropout_is_view(node.attrs, node.inputs.size() >= 3 && !node.inputs[2].empty(), outputs);
+  }
+  return op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze" || op == "Identity";
 }
 
 std::vector<OpKernel> op_kernels(const sdk::Graph& graph, const sdk::Node& node, const GpuLimits& limits) {
@@ -21,7 +28,7 @@ std::vector<OpKernel> op_kernels(const sdk::Graph& graph, const sdk::Node& node,
     if (!node.outputs[i].empty() && (n.output(i).dtype == sdk::DType::f16 || n.output(i).dtype == sdk::DType::bf16))
       n.unsupported(std::string("output of ") + sdk::to_string(n.output(i).dtype) + " (runs hold float32)");
   const std::string& op = node.op_type;
-  if (is_view_op(op)) n.invalid("is a view of its input: a run gives it no kernel");
+  if (is_view(node)) n.invalid("is a view of its input: a run gives it no kernel");
   // Nothing to compute where every output is empty (a zero dim): no launch, which a grid of 0 blocks would fail.
   bool empty = true;
   for (size_t i = 0; i < node.outputs.size(); ++i) empty = empty && (node.outputs[i].empty() || n.output(i).elements() == 0);

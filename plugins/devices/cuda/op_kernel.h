@@ -32,9 +32,10 @@ struct OpKernel {
   int output = 0;  // the index into node.outputs of y
 };
 
-// The ops whose output is their first input's bytes under another shape:
-// a run gives them no kernel and no buffer of their own.
-bool is_view_op(const std::string& op_type);
+// The nodes whose output is their first input's bytes under another shape:
+// a run gives them no kernel and no buffer of their own. A Dropout that
+// gives its mask or may drop in training is none (sdk/dropout_view.h).
+bool is_view(const sdk::Node& node);
 
 // The kernels that compute `node` (shapes and attributes from `graph`), in
 // launch order: one for most ops, one per output for ops with several,

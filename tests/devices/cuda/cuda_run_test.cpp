@@ -282,6 +282,15 @@ TEST_F(CudaRun, AnOpWithoutAKernelIsRefusedByName) {
   EXPECT_NE(r.err.find("LpNormalization"), std::string::npos) << r.err;
 }
 
+// A Dropout in training is a kernel no cuda kernel computes: refused by
+// name, not read through as an inference Dropout is.
+TEST_F(CudaRun, ADropoutInTrainingIsRefusedByName) {
+  write_random_draws_model(dir_ / "random.onnx");
+  const auto r = run(dir_ / "random.onnx");
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("Dropout_0"), std::string::npos) << r.err;
+}
+
 // Silero VAD branches on its sample rate; the cpu device runs it, the cuda
 // device, which plans every kernel first, refuses it naming the If.
 TEST_F(CudaRun, ControlFlowAndOutputsSizedAsTheModelRunsAreRefusedByName) {

@@ -435,9 +435,22 @@ TEST(OpKernels, ConvTilesDefaultToAValidConfigAndRefusalsSayWhy) {
   EXPECT_TRUE(conv_check({128, 128, 16, 8, 256}, small).ok());
 }
 
+// A Dropout is a view at inference only: not with its mask, nor with a
+// training_mode fed as it runs or folded true.
 TEST(OpKernels, ViewOpsAreTheShapeChangingOnes) {
-  for (const char* op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Dropout"}) EXPECT_TRUE(is_view_op(op)) << op;
-  for (const char* op : {"Transpose", "Add", "Expand"}) EXPECT_FALSE(is_view_op(op)) << op;
+  const auto node = [](std::string op, std::vector<std::string> inputs, std::vector<std::string> outputs,
+                       nlohmann::json attrs = nlohmann::json::object()) {
+    sdk::Node n;
+    n.op_type = std::move(op), n.inputs = std::move(inputs), n.outputs = std::move(outputs), n.attrs = std::move(attrs);
+    return n;
+  };
+  for (const char* op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Dropout"})
+    EXPECT_TRUE(is_view(node(op, {"x"}, {"y"}))) << op;
+  for (const char* op : {"Transpose", "Add", "Expand"}) EXPECT_FALSE(is_view(node(op, {"x"}, {"y"}))) << op;
+  EXPECT_TRUE(is_view(node("Dropout", {"x", "r", "t"}, {"y", ""}, {{"training_mode", {0}}})));
+  EXPECT_FALSE(is_view(node("Dropout", {"x"}, {"y", "mask"})));
+  EXPECT_FALSE(is_view(node("Dropout", {"x", "r", "t"}, {"y"})));
+  EXPECT_FALSE(is_view(node("Dropout", {"x", "r", "t"}, {"y"}, {{"training_mode", {1}}})));
 }
 
 TEST(OpKernels, SourcesIncludeNothingAndShareOneSignature) {

@@ -99,7 +99,8 @@ class DropoutOp final : public ThreadedOp {
       training = in[static_cast<size_t>(training_input_)][0] != 0.0f;
     }
     if (!training) return 0.0f;
-    const float ratio = in.size() > 1 && in[1] ? in[1][0] : 0.5f;
+    if (in.size() > 1 && !in[1]) unsupported(who_ + ": its ratio is a constant the model does not hand over");
+    const float ratio = in.size() > 1 ? in[1][0] : 0.5f;  // ONNX's default
     if (!(ratio >= 0.0f && ratio < 1.0f)) {
       std::ostringstream r;
       r << ratio;

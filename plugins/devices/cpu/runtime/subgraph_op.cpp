@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "aoe/sdk/dropout_view.h"
 #include "aoe/sdk/error.h"
 #include "aoe/sdk/fusion.h"
 #include "held_dtype.h"
@@ -141,7 +142,7 @@ int64_t weights_fan_in(const sdk::Graph& g, const sdk::Node& node, size_t k) {
 
 bool is_view(const sdk::Node& node) {
   if (node.op_type == "Dropout")
-    return present(node.outputs).size() == 1 && (node.inputs.size() < 3 || node.inputs[2].empty());
+    return sdk::dropout_is_view(node.attrs, node.inputs.size() >= 3 && !node.inputs[2].empty(), present(node.outputs).size());
   return kViewOps.count(node.op_type) > 0;
 }
 
