@@ -125,8 +125,9 @@ RawNode raw_node(const fs::path& model) {
 
 // A test of an op whose outputs are random draws recorded its own
 // generator's draws, which no other generator reproduces: its outputs are
-// checked by the law the draws follow instead, by the test's family. The
-// inputs in the node's (or graph's) order; "" where the outputs keep to it.
+// checked by the law the draws follow instead. A law takes the inputs in
+// the node's (or graph's) order and the outputs, and says why they break
+// it, or "" where they keep to it.
 using RandomLaw = std::string (*)(const std::vector<std::vector<float>>& inputs,
                                   const std::vector<std::vector<float>>& outputs);
 
@@ -648,8 +649,8 @@ ModelTally run_as_models(const std::vector<fs::path>& dirs, const std::string& l
   int skipped = 0;
   for (const auto& [why, tests] : tally.skipped) skipped += static_cast<int>(tests.size());
   std::cout << label << ": " << dirs.size() << " found, " << tally.run << " run, " << tally.passed << " passed ("
-            << tally.fed << " with integer or bool inputs fed, " << tally.random << " by the law of their random draws), " << tally.failures.size() << " failed, " << skipped
-            << " skipped\n";
+            << tally.fed << " with integer or bool inputs fed, " << tally.random << " by the law of their random draws), "
+            << tally.failures.size() << " failed, " << skipped << " skipped\n";
   std::vector<std::pair<size_t, std::string>> by_count;
   for (const auto& [why, tests] : tally.skipped) by_count.emplace_back(tests.size(), why);
   std::sort(by_count.rbegin(), by_count.rend());
