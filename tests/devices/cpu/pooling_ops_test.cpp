@@ -163,8 +163,23 @@ TEST(MaxRoiPool, MatchesTheReferenceAndByHand) {
   const std::vector<float> rois = {0, 1, 1, 2, 3, /* past the map: */ 0, 9, 9, 12, 12};
   const auto y = run_once(*one, one->space().default_config, {x.data(), rois.data()}, pool())[0];
   EXPECT_EQ(y, (std::vector<float>{13, 14, 0, 0}));
-  const std::vector<float> bad = {1, 0, 0, 1, 1, 0, 0, 0, 1, 1};
-  EXPECT_THROW(run_once(*one, one->space().default_config, {x.data(), bad.data()}, pool()), sdk::Error);
+  // Corners far past the map: clipped to it, the right half of the first region covering it all, the second region none.
+  const std::vector<float> far = {0, -1e30f, -1e30f, 1e30f, 1e30f, 0, 1e30f, 1e30f, 1e30f, 1e30f};
+  const auto clipped = run_once(*one, one->space().default_config, {x.data(), far.data()}, pool())[0];
+  EXPECT_EQ(clipped[1], 15.0f);
+  EXPECT_EQ(clipped[2], 0.0f);
+  EXPECT_EQ(clipped[3], 0.0f);
+  // A batch index out of range or a corner that is no number fails the run naming the region.
+  for (const float bad_value : {1.0f, NAN}) {
+    std::vector<float> bad = rois;
+    bad[bad_value == 1.0f ? 0 : 8] = bad_value;
+    try {
+      run_once(*one, one->space().default_config, {x.data(), bad.data()}, pool());
+      ADD_FAILURE() << "ran with " << bad_value;
+    } catch (const sdk::Error& e) {
+      EXPECT_NE(std::string(e.what()).find(bad_value == 1.0f ? "region 0" : "region 1"), std::string::npos) << e.what();
+    }
+  }
 }
 
 // LpNormalization along an inner and the last axis, p 1 and 2; a zero vector stays zeros.

@@ -50,14 +50,14 @@ class MaxRoiPoolOp final : public ThreadedOp {
     return whole;
   }
 
-  // A task per region and channel.
+  // A task per region and channel, the regions checked before any runs.
   void compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
                int threads) const override {
-    for (int64_t r = 0; r < rois_; ++r) (void)batch_of(in[1] + r * 5, r);
+    const std::vector<int64_t> batch = checked_batches(in[1]);
     pool.run(rois_ * c_, threads, [&](int64_t task, int) {
       const int64_t r = task / c_, ch = task % c_;
       const float* roi = in[1] + r * 5;
-      const float* x = in[0] + (batch_of(roi, r) * c_ + ch) * h_ * w_;
+      const float* x = in[0] + (batch[static_cast<size_t>(r)] * c_ + ch) * h_ * w_;
       float* y = out[0] + task * out_h_ * out_w_;
       for (int64_t ph = 0; ph < out_h_; ++ph)
         for (int64_t pw = 0; pw < out_w_; ++pw) {
@@ -70,13 +70,14 @@ class MaxRoiPoolOp final : public ThreadedOp {
   }
 
   void reference(const std::vector<const float*>& in, const std::vector<float*>& out) const override {
+    const std::vector<int64_t> batch = checked_batches(in[1]);
     for (int64_t r = 0; r < rois_; ++r)
       for (int64_t ch = 0; ch < c_; ++ch)
         for (int64_t ph = 0; ph < out_h_; ++ph)
           for (int64_t pw = 0; pw < out_w_; ++pw) {
             const float* roi = in[1] + r * 5;
             const Bin b = bin_of(roi, ph, pw);
-            const float* x = in[0] + (batch_of(roi, r) * c_ + ch) * h_ * w_;
+            const float* x = in[0] + (batch[static_cast<size_t>(r)] * c_ + ch) * h_ * w_;
             double m = b.empty() ? 0.0 : -INFINITY;
             for (int64_t h = b.h0; h < b.h1; ++h)
               for (int64_t w = b.w0; w < b.w1; ++w) m = std::max(m, static_cast<double>(x[h * w_ + w]));
@@ -85,16 +86,28 @@ class MaxRoiPoolOp final : public ThreadedOp {
   }
 
  private:
-  // The region's image, checked.
-  int64_t batch_of(const float* roi, int64_t r) const {
-    if (!(roi[0] >= 0.0f && roi[0] < static_cast<float>(n_)))
-      invalid(who_ + ": batch index " + std::to_string(roi[0]) + " of region " + std::to_string(r) + " is out of range for " +
-              std::to_string(n_) + " images");
-    return static_cast<int64_t>(roi[0]);
+  // Each region's image; a batch index out of range or a corner that is
+  // not a finite number fails the run, naming the region.
+  std::vector<int64_t> checked_batches(const float* rois) const {
+    std::vector<int64_t> batch;
+    for (int64_t r = 0; r < rois_; ++r) {
+      const float* roi = rois + r * 5;
+      if (!(roi[0] >= 0.0f && roi[0] < static_cast<float>(n_)))
+        invalid(who_ + ": batch index " + std::to_string(roi[0]) + " of region " + std::to_string(r) + " is out of range for " +
+                std::to_string(n_) + " images");
+      for (int k = 1; k < 5; ++k)
+        if (!std::isfinite(roi[k] * scale_))
+          invalid(who_ + ": corner value " + std::to_string(roi[k]) + " of region " + std::to_string(r) + " is not a finite number");
+      batch.push_back(static_cast<int64_t>(roi[0]));
+    }
+    return batch;
   }
-  // Bin (ph, pw) of the region: its corners rounded to pixels, split into equal bins.
+  // Bin (ph, pw) of the region: its corners rounded to pixels (held within
+  // 2^31 of the map, which clipping makes the same), split into equal bins.
   Bin bin_of(const float* roi, int64_t ph, int64_t pw) const {
-    const auto pixel = [&](float v) { return static_cast<int64_t>(std::round(v * scale_)); };
+    const auto pixel = [&](float v) {
+      return static_cast<int64_t>(std::clamp(std::round(static_cast<double>(v * scale_)), -2147483648.0, 2147483648.0));
+    };
     const int64_t x0 = pixel(roi[1]), y0 = pixel(roi[2]);
     const int64_t height = std::max<int64_t>(pixel(roi[4]) - y0 + 1, 1), width = std::max<int64_t>(pixel(roi[3]) - x0 + 1, 1);
     const float bin_h = static_cast<float>(height) / static_cast<float>(out_h_);
