@@ -118,6 +118,26 @@ TEST(RoiAlign, OneSampleByHand) {
   EXPECT_THROW(run_once(o, o.space().default_config, {x.data(), rois.data(), past.data()}, pool()), sdk::Error);
 }
 
+// A corner that is no finite number, or a region so large that its adaptive
+// grid would take millions of samples, fails the run naming the region.
+TEST(RoiAlign, RefusesRegionsNoGridCanSample) {
+  const auto made = make_op(op("RoiAlign", {f32({1, 1, 4, 4}), f32({2, 4}), of_dtype({2}, sdk::DType::i64)}), host());
+  const CpuOp& o = *made;
+  const std::vector<float> x(16, 1.0f), batch = {0, 0};
+  for (const float bad : {NAN, INFINITY, 1e30f}) {
+    const std::vector<float> rois = {0, 0, 2, 2, 0, 0, bad, 2};
+    try {
+      run_once(o, o.space().default_config, {x.data(), rois.data(), batch.data()}, pool());
+      ADD_FAILURE() << "ran with a corner " << bad;
+    } catch (const sdk::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("region 1"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(test::refusal_code(op("RoiAlign", {f32({1, 1, 4, 4}), f32({2, 4}), of_dtype({2}, sdk::DType::i64)},
+                                  {{"spatial_scale", NAN}})),
+            sdk::StatusCode::invalid_argument);
+}
+
 // LpPool over 1 to 3 dims with strides, pads and dilations, p 1, 2 and 3; GlobalLpPool.
 TEST(LpPool, MatchesTheReference) {
   const auto lp = [](int64_t p, Shape x, Shape y, nlohmann::json attrs) {

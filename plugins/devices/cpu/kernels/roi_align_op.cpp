@@ -24,6 +24,9 @@
 namespace aoe::cpu {
 namespace {
 
+// A region's samples: 2^22 take 192 MiB of corners and weights.
+constexpr int64_t kMaxRegionSamples = int64_t{1} << 22;
+
 // A region's bins: where its first bin starts, each bin's size and its grid of samples.
 struct RoiBins {
   double start_y = 0, start_x = 0, bin_h = 0, bin_w = 0;
@@ -39,8 +42,13 @@ RoiBins bins_of(const float* roi, double scale, bool half_pixel, int64_t out_h, 
   if (!half_pixel) roi_w = std::max(roi_w, 1.0), roi_h = std::max(roi_h, 1.0);
   b.bin_h = roi_h / static_cast<double>(out_h);
   b.bin_w = roi_w / static_cast<double>(out_w);
-  b.grid_h = sampling > 0 ? sampling : static_cast<int64_t>(std::ceil(roi_h / static_cast<double>(out_h)));
-  b.grid_w = sampling > 0 ? sampling : static_cast<int64_t>(std::ceil(roi_w / static_cast<double>(out_w)));
+  // The adaptive grid held where an integer holds it; region() refuses one past kMaxRegionSamples.
+  const auto grid = [&](double span, int64_t out) {
+    if (sampling > 0) return sampling;
+    return static_cast<int64_t>(std::clamp(std::ceil(span / static_cast<double>(out)), -1.0, static_cast<double>(kMaxRegionSamples) + 1));
+  };
+  b.grid_h = grid(roi_h, out_h);
+  b.grid_w = grid(roi_w, out_w);
   return b;
 }
 
@@ -93,6 +101,7 @@ class RoiAlignOp final : public ThreadedOp {
     sampling_ = int_attr(task.attrs, "sampling_ratio", 0);
     scale_ = float_attr(task.attrs, "spatial_scale", 1.0);
     if (out_h_ < 1 || out_w_ < 1 || sampling_ < 0) invalid(who_ + " needs output_height and output_width >= 1 and sampling_ratio >= 0");
+    if (!std::isfinite(scale_)) invalid(who_ + " needs a spatial_scale that is a finite number");
     const std::string mode = string_attr(task.attrs, "mode", "avg");
     if (mode != "avg" && mode != "max") invalid(who_ + " mode '" + mode + "' is neither avg nor max");
     max_ = mode == "max";
@@ -120,6 +129,22 @@ class RoiAlignOp final : public ThreadedOp {
   void reference(const std::vector<const float*>& inputs, const std::vector<float*>& outputs) const override;
 
  private:
+  // The region's bins, checked: corners that are finite numbers, and an
+  // adaptive grid (sampling_ratio 0) of at most kMaxRegionSamples samples.
+  RoiBins region(const float* rois, int64_t roi) const {
+    const float* corners = rois + roi * 4;
+    for (int k = 0; k < 4; ++k)
+      if (!std::isfinite(static_cast<double>(corners[k]) * scale_))
+        invalid(who_ + ": corner value " + std::to_string(corners[k]) + " of region " + std::to_string(roi) +
+                " is not a finite number");
+    const RoiBins b = bins_of(corners, scale_, half_pixel_, out_h_, out_w_, sampling_);
+    if (static_cast<double>(b.grid_h) * static_cast<double>(b.grid_w) * static_cast<double>(out_h_ * out_w_) >
+        static_cast<double>(kMaxRegionSamples))
+      invalid(who_ + ": region " + std::to_string(roi) + " spans " + std::to_string(b.bin_h * static_cast<double>(out_h_)) + " x " +
+              std::to_string(b.bin_w * static_cast<double>(out_w_)) + " pixels of the map, so many that its bins would take more than " +
+              std::to_string(kMaxRegionSamples) + " samples; give sampling_ratio or regions within the map");
+    return b;
+  }
   // The region's image, checked.
   int64_t batch_of(const float* given, int64_t roi) const {
     const double b = folded_.empty() ? std::floor(static_cast<double>(given[roi])) : static_cast<double>(folded_[static_cast<size_t>(roi)]);
@@ -139,11 +164,16 @@ class RoiAlignOp final : public ThreadedOp {
 // every channel's bins from them.
 void RoiAlignOp::compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
                          int threads) const {
+  // Every region checked before the threads run (they do not carry errors).
   std::vector<int64_t> batch(static_cast<size_t>(rois_));
-  for (int64_t r = 0; r < rois_; ++r) batch[static_cast<size_t>(r)] = batch_of(in[2], r);
+  std::vector<RoiBins> regions(static_cast<size_t>(rois_));
+  for (int64_t r = 0; r < rois_; ++r) {
+    batch[static_cast<size_t>(r)] = batch_of(in[2], r);
+    regions[static_cast<size_t>(r)] = region(in[1], r);
+  }
   const int64_t plane = h_ * w_, bins = out_h_ * out_w_;
   pool.run(rois_, threads, [&](int64_t r, int) {
-    const RoiBins b = bins_of(in[1] + r * 4, scale_, half_pixel_, out_h_, out_w_, sampling_);
+    const RoiBins& b = regions[static_cast<size_t>(r)];
     const int64_t per_bin = std::max<int64_t>(b.grid_h, 0) * std::max<int64_t>(b.grid_w, 0);
     std::vector<Sample> samples;
     samples.reserve(static_cast<size_t>(bins * per_bin));
@@ -184,7 +214,7 @@ void RoiAlignOp::compute(const std::vector<const float*>& in, const std::vector<
 void RoiAlignOp::reference(const std::vector<const float*>& in, const std::vector<float*>& out) const {
   for (int64_t r = 0; r < rois_; ++r) {
     const int64_t batch = batch_of(in[2], r);
-    const RoiBins b = bins_of(in[1] + r * 4, scale_, half_pixel_, out_h_, out_w_, sampling_);
+    const RoiBins b = region(in[1], r);
     const double count = static_cast<double>(std::max<int64_t>(b.grid_h * b.grid_w, 1));
     for (int64_t ch = 0; ch < c_; ++ch) {
       const float* x = in[0] + (batch * c_ + ch) * h_ * w_;
