@@ -1,6 +1,8 @@
 #include "elementwise_model.h"
 
 #include <algorithm>
+#include <set>
+#include <string>
 
 #include "aoe/sdk/error.h"
 #include "on_chip.h"
@@ -20,13 +22,29 @@ struct OpWork {
   int temps;
 };
 
-// Instruction sequences as CANN's DSL lowers them: sigmoid = 1/(1+exp(-x))
+// Instruction sequences as CANN's DSL lowers them (inputs: the tensors the
+// op reads; 0 for one that only writes, sized by its output): sigmoid = 1/(1+exp(-x))
 // is vmuls, vexp, vadds, vdiv; hard_sigmoid = min(max(x*a+b, 0), 1);
 // hard_swish = x * hard_sigmoid(x); pow = exp(y * ln x); gelu as the
 // epilogue counts it (tanh form: cube, mul-adds, tanh, mul); erf, sin and cos
 // as polynomial evaluations; softsign x/(1+|x|); elu and selu through exp;
 // comparisons and logic as one compare or select each; celu as elu of x/alpha
-// scaled back; fmod as x - trunc(x/y) * y.
+// scaled back; fmod as x - trunc(x/y) * y; asin and acos as TBE's
+// polynomial with a sqrt for |x| > 0.5; asinh, acosh and atanh through log
+// (and sqrt, or a division); bit and logic ops, IsNaN (x != x) and IsInf
+// (|x| == inf) as one or two compares; CastLike as a Cast. Random draws as
+// Philox4x32-10, CANN's stateless generator: per 4 values 10 rounds of 2
+// multiplies (high and low words), 4 xors and 2 key bumps, 25 operations a
+// value, then a convert and a scale; normals by Box-Muller (a log, a sqrt
+// and a cosine a value); Bernoulli a uniform and a compare. EyeLike
+// compares an index with its row, OneHot each output's index along its axis
+// with the indices (a compare and a select of its two values);
+// ConstantOfShape is one fill. CumSum adds
+// each slice along its axis to the running sum of those before it, a copy
+// and an add an element (its axis input is a scalar, not streamed). Trilu
+// compares each element's row and column and selects it or 0. QuantizeLinear scales, rounds,
+// adds the zero point, saturates and casts; DequantizeLinear casts,
+// subtracts the zero point and scales (scale and zero point read once).
 constexpr OpWork kOps[] = {
     {"Add", 1, 0, 2, 0},         {"Sub", 1, 0, 2, 0},       {"Mul", 1, 0, 2, 0},
     {"Div", 0, 1, 2, 0},         {"Relu", 1, 0, 1, 0},      {"Clip", 2, 0, 1, 0},
@@ -46,7 +64,22 @@ constexpr OpWork kOps[] = {
     {"Shrink", 4, 0, 1, 1},      {"Tan", 4, 3, 1, 1},       {"Atan", 4, 2, 1, 1},
     {"Sinh", 2, 2, 1, 1},        {"Cosh", 2, 2, 1, 1},      {"Celu", 4, 1, 1, 1},
     {"Mod", 3, 1, 2, 1},
+    {"Asin", 8, 2, 1, 2},        {"Acos", 9, 2, 1, 2},      {"Asinh", 5, 2, 1, 1},
+    {"Acosh", 3, 2, 1, 1},       {"Atanh", 3, 2, 1, 1},
+    {"BitShift", 1, 0, 2, 0},    {"BitwiseAnd", 1, 0, 2, 0}, {"BitwiseOr", 1, 0, 2, 0},
+    {"BitwiseXor", 1, 0, 2, 0},  {"BitwiseNot", 1, 0, 1, 0}, {"Xor", 1, 0, 2, 0},
+    {"LessOrEqual", 1, 0, 2, 0}, {"GreaterOrEqual", 1, 0, 2, 0},
+    {"IsNaN", 1, 0, 1, 0},       {"IsInf", 2, 0, 1, 0},     {"CastLike", 1, 0, 1, 0},
+    {"RandomUniform", 28, 0, 0, 1},     {"RandomUniformLike", 28, 0, 0, 1},
+    {"RandomNormal", 30, 3, 0, 2},      {"RandomNormalLike", 30, 3, 0, 2},
+    {"CumSum", 2, 0, 1, 1},      {"Trilu", 3, 0, 1, 1},
+    {"QuantizeLinear", 6, 0, 1, 0}, {"DequantizeLinear", 3, 0, 1, 0},
+    {"OneHot", 2, 0, 0, 1},      {"Bernoulli", 30, 0, 1, 1},  {"EyeLike", 3, 0, 0, 1},   {"ConstantOfShape", 1, 0, 0, 0},
 };
+
+// Ops given inputs besides the one they stream: a dtype, an axis, a
+// diagonal, a scale and zero point read once.
+const std::set<std::string> kGivenMoreThanRead = {"CastLike", "CumSum", "Trilu", "QuantizeLinear", "DequantizeLinear"};
 
 constexpr int64_t kCastMinInputBytesPerCore = 2048;
 constexpr int64_t kMinElewiseElementsPerCore = 512;
@@ -106,12 +139,24 @@ ElementwiseProblem elementwise_problem(const sdk::OpTask& task, const Soc& soc) 
     p.transcendental_passes += op->transcendental;
     p.temps = std::max(p.temps, op->temps);
   }
+  // A fused op reads the operand after the anchor's: an anchor given inputs
+  // it does not read (a shape, a dtype) leaves no such order.
+  const bool reads_its_inputs = find_op(task.op_type)->inputs > 0 && !kGivenMoreThanRead.count(task.op_type);
+  if (chain.size() > 1 && !reads_its_inputs)
+    throw Error(StatusCode::unsupported, soc.target + " simulator does not model ops fused after " + task.op_type);
   require_known_inputs(task.inputs, needed, task.op_type);
   std::vector<std::vector<int64_t>> shapes;
   for (size_t i = 0; i < needed; ++i) shapes.push_back(task.inputs[i].shape);
+  // An op that reads nothing is as big as what it writes.
+  if (needed == 0) {
+    if (task.outputs.empty() || !task.outputs[0].fully_known())
+      throw Error(StatusCode::invalid_argument, task.op_type + " needs its output's shape (it reads no input as big)");
+    shapes.push_back(task.outputs[0].shape);
+  }
   const auto out_shape = broadcast_shapes(shapes, task.op_type);
   p.elements = 1;
   for (auto d : out_shape) p.elements *= d;
+  if (p.elements == 0) throw Error(StatusCode::invalid_argument, task.op_type + " has an empty output");
   p.out_bytes = task.outputs.empty() ? sdk::dtype_bytes(task.inputs[0].dtype) : sdk::dtype_bytes(task.outputs[0].dtype);
   if (p.out_bytes == 0) throw Error(StatusCode::invalid_argument, task.op_type + " has an output of undefined dtype");
   p.bytes = p.out_bytes;

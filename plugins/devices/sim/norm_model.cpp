@@ -95,7 +95,7 @@ double NormModel::row_vector_cycles(int64_t rows, int64_t row, int simple, int t
              transcendental * vector_cycles(soc_, VecClass::transcendental, n, b);
   // fp16 rows are cast to fp32 and back.
   if (p_.in_bytes != b) v += vector_cycles(soc_, VecClass::simple, n, b);
-  if (p_.out_bytes != b) v += vector_cycles(soc_, VecClass::simple, n, b);
+  if (p_.out_bytes != 0 && p_.out_bytes != b) v += vector_cycles(soc_, VecClass::simple, n, b);
   v += reduces * (p_.strided ? vector_cycles(soc_, VecClass::simple, n, b) : row_reduce_cycles(soc_, rows, row, b));
   return v;
 }

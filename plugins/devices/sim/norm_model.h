@@ -18,7 +18,7 @@ struct NormProblem {
   int64_t rows = 1;
   int64_t row = 1;       // elements reduced together
   bool strided = false;  // the row runs across an inner axis: lane-parallel reduces
-  int in_bytes = 2, out_bytes = 2;
+  int in_bytes = 2, out_bytes = 2;  // out_bytes 0: the kernel writes no row back, only its row_values
   int in_streams = 1;     // maps of the row's size read side by side (a gradient reads dy and y or x)
   int compute_bytes = 4;  // CANN computes norms in fp32
   int simple_passes = 0, transcendental_passes = 0, row_reduces = 0;

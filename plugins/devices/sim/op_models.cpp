@@ -12,6 +12,7 @@
 #include "matmul_model.h"
 #include "op_model.h"
 #include "pool_model.h"
+#include "recurrent_model.h"
 #include "reduce_model.h"
 #include "softmax_model.h"
 #include "transdata_model.h"
@@ -44,6 +45,7 @@ std::unique_ptr<OpModel> op_model(const Soc& soc, const sdk::OpTask& task) {
   if (auto model = training_model(soc, task)) return model;
   if (task.op_type == "MatMul" || task.op_type == "Gemm")
     return std::make_unique<MatMulModel>(soc, matmul_problem(task, soc));
+  if (is_recurrent_op(task.op_type)) return std::make_unique<RecurrentModel>(soc, task);
   if (task.op_type == "Conv") return std::make_unique<ConvModel>(soc, conv_problem(task, soc));
   if (task.op_type == "ConvTranspose")
     return std::make_unique<ConvModel>(soc, conv_problem(conv_transpose_as_conv(task, soc), soc));
@@ -53,8 +55,12 @@ std::unique_ptr<OpModel> op_model(const Soc& soc, const sdk::OpTask& task) {
   if (is_elementwise_op(task.op_type))
     return std::make_unique<ElementwiseModel>(soc, elementwise_problem(task, soc));
   if (is_reduce_op(task.op_type)) return std::make_unique<ReduceModel>(soc, reduce_problem(task, soc));
-  if (task.op_type == "Softmax" || task.op_type == "LogSoftmax") return std::make_unique<NormModel>(soc, softmax_problem(task, soc));
+  if (task.op_type == "Softmax" || task.op_type == "LogSoftmax" || task.op_type == "Hardmax") return std::make_unique<NormModel>(soc, softmax_problem(task, soc));
   if (task.op_type == "LayerNormalization") return std::make_unique<NormModel>(soc, layernorm_problem(task, soc));
+  if (task.op_type == "SoftmaxCrossEntropyLoss" || task.op_type == "NegativeLogLikelihoodLoss")
+    return std::make_unique<NormModel>(soc, loss_problem(task, soc));
+  if (task.op_type == "InstanceNormalization" || task.op_type == "GroupNormalization")
+    return std::make_unique<NormModel>(soc, channel_norm_problem(task, soc));
   if (is_pool_op(task.op_type)) return std::make_unique<PoolModel>(soc, pool_problem(task, soc));
   if (task.op_type == "Transpose") return std::make_unique<TransposeModel>(soc, transpose_problem(task, soc));
   if (task.op_type == "TransData") return std::make_unique<TransDataModel>(soc, transdata_problem(task, soc));

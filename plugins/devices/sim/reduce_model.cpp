@@ -18,7 +18,7 @@ using sdk::StatusCode;
 bool is_reduce_op(const std::string& t) {
   return t == "ReduceSum" || t == "ReduceMean" || t == "ReduceMax" || t == "ReduceMin" || t == "ReduceProd" ||
          t == "ReduceSumSquare" || t == "ReduceL1" || t == "ReduceL2" || t == "ReduceLogSum" || t == "ReduceLogSumExp" ||
-         t == "GlobalAveragePool";
+         t == "GlobalAveragePool" || t == "GlobalMaxPool" || t == "ArgMax" || t == "ArgMin";
 }
 
 double ReduceProblem::gm_bytes() const {
@@ -43,9 +43,13 @@ ReduceProblem reduce_problem(const sdk::OpTask& task, const Soc& soc) {
   std::vector<int64_t> all(shape.size());
   for (int64_t i = 0; i < rank; ++i) all[i] = i;
   std::vector<int64_t> axes;
-  if (task.op_type == "GlobalAveragePool") {
-    if (rank < 3) throw Error(StatusCode::invalid_argument, "GlobalAveragePool takes N x C x spatial input");
+  const bool arg = task.op_type == "ArgMax" || task.op_type == "ArgMin";
+  const bool global_pool = task.op_type == "GlobalAveragePool" || task.op_type == "GlobalMaxPool";
+  if (global_pool) {
+    if (rank < 3) throw Error(StatusCode::invalid_argument, task.op_type + " takes N x C x spatial input");
     axes.assign(all.begin() + 2, all.end());
+  } else if (arg) {
+    axes = {attr_int(task.attrs, "axis", 0)};
   } else {
     axes = attr_ints(task.attrs, "axes", all);
     if (axes.empty()) axes = all;
@@ -65,13 +69,16 @@ ReduceProblem reduce_problem(const sdk::OpTask& task, const Soc& soc) {
   }
   p.bytes = sdk::dtype_bytes(task.inputs[0].dtype);
   if (p.bytes == 0) throw Error(StatusCode::invalid_argument, task.op_type + " has an input of undefined dtype");
-  p.max = task.op_type == "ReduceMax" || task.op_type == "ReduceMin" || task.op_type == "ReduceProd";
+  // ArgMax and ArgMin keep the index beside the extreme: a compare and a
+  // select over each element as well (CANN's ArgMaxV2 on the vector unit).
+  p.max = task.op_type == "ReduceMax" || task.op_type == "ReduceMin" || task.op_type == "ReduceProd" ||
+          task.op_type == "GlobalMaxPool" || arg;
   p.map_in = task.op_type == "ReduceSumSquare" || task.op_type == "ReduceL1" || task.op_type == "ReduceL2" ||
-             task.op_type == "ReduceLogSumExp";
+             task.op_type == "ReduceLogSumExp" || arg;
   p.map_out = task.op_type == "ReduceL2" || task.op_type == "ReduceLogSum" || task.op_type == "ReduceLogSumExp";
   p.mean = task.op_type == "ReduceMean" || task.op_type == "GlobalAveragePool";
   // In NC1HWC0 the C0 channels of a position are adjacent: they reduce lane-parallel.
-  if (task.op_type == "GlobalAveragePool" && !task.outputs.empty() && is_fractal(task.outputs[0]) && rank == 4) {
+  if (global_pool && !task.outputs.empty() && is_fractal(task.outputs[0]) && rank == 4) {
     p.outer = shape[0] * ((shape[1] + kLayoutC0 - 1) / kLayoutC0);
     p.reduced = shape[2] * shape[3];
     p.inner = kLayoutC0;

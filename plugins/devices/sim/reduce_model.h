@@ -1,6 +1,7 @@
 // ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, the mapped sums
 // (ReduceSumSquare, ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp) and
-// GlobalAveragePool after CANN's reduce tiling: axes fused to outer x reduced x inner, cores split either
+// GlobalAveragePool, GlobalMaxPool, and ArgMax and ArgMin (a max or min keeping its index),
+// after CANN's reduce tiling: axes fused to outer x reduced x inner, cores split either
 // the kept axes or the reduced one (then partials combine atomically or
 // through a workspace).
 #pragma once

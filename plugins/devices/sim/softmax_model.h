@@ -1,4 +1,5 @@
-// Softmax along one axis as a norm-pattern kernel.
+// Softmax, LogSoftmax and Hardmax along one axis, and the losses over
+// classes built on them, as norm-pattern kernels.
 #pragma once
 
 #include "aoe/sdk/op_task.h"
@@ -8,5 +9,7 @@
 namespace aoe::sim {
 
 NormProblem softmax_problem(const sdk::OpTask& task, const Soc& soc);
+// SoftmaxCrossEntropyLoss and NegativeLogLikelihoodLoss: rows of classes, one loss each.
+NormProblem loss_problem(const sdk::OpTask& task, const Soc& soc);
 
 }  // namespace aoe::sim

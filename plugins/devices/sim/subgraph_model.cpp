@@ -11,6 +11,7 @@
 #include "data_move_model.h"
 #include "elementwise_model.h"
 #include "on_chip.h"
+#include "recurrent_model.h"
 #include "reduce_model.h"
 #include "vector_model.h"
 
@@ -121,9 +122,12 @@ void SubgraphModel::require_modelled() const {
     }
     const bool modelled = is_view_op(n.op_type) || cube.count(n.op_type) || is_elementwise_op(n.op_type) ||
                           fusable_.count(n.op_type) || n.op_type == "BatchNormalization" ||
-                          n.op_type == "Softmax" || n.op_type == "LogSoftmax" || n.op_type == "LayerNormalization" || n.op_type == "Transpose" ||
+                          n.op_type == "Softmax" || n.op_type == "LogSoftmax" || n.op_type == "Hardmax" ||
+                          n.op_type == "LayerNormalization" || n.op_type == "InstanceNormalization" ||
+                          n.op_type == "GroupNormalization" || n.op_type == "SoftmaxCrossEntropyLoss" ||
+                          n.op_type == "NegativeLogLikelihoodLoss" || n.op_type == "Transpose" ||
                           is_reduce_op(n.op_type) || n.op_type == "MaxPool" || n.op_type == "AveragePool" ||
-                          is_data_move_op(n.op_type);
+                          is_data_move_op(n.op_type) || is_recurrent_op(n.op_type);
     if (!modelled)
       throw Error(StatusCode::unsupported, soc_.target + " simulator does not model op '" + n.op_type +
                                                "' of node '" + n.name + "' in subgraph " + task_.name);

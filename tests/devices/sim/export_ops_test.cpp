@@ -107,6 +107,72 @@ TEST(ExportOps, StandaloneBatchNormalizationIsTimedAsAnElementwiseKernel) {
             std::string::npos);
 }
 
+// LSTM, GRU and RNN walk their sequence in one kernel: each step's product
+// of [x_t, h] and the stacked weights on the cube, then the gates. Twice
+// the steps take about twice the time; the step product's tiling is the
+// space; the row normalisations of channels and groups, and Hardmax, are
+// timed as row kernels.
+TEST(ExportOps, RecurrentCellsWalkTheirSequenceStepByStep) {
+  const auto lstm = [](int64_t seq, int64_t dirs, std::string layout_op = "LSTM") {
+    const int64_t gates = layout_op == "LSTM" ? 4 : layout_op == "GRU" ? 3 : 1;
+    return op(layout_op,
+              {tensor({seq, 1, 64}), tensor({dirs, gates * 128, 64}, sdk::DType::f16, true),
+               tensor({dirs, gates * 128, 128}, sdk::DType::f16, true)},
+              {tensor({seq, dirs, 1, 128})}, {{"hidden_size", 128}});
+  };
+  const double t50 = default_time(lstm(50, 1)), t100 = default_time(lstm(100, 1));
+  EXPECT_NEAR(t100 / t50, 2.0, 0.1);
+  EXPECT_NEAR(default_time(lstm(50, 2)) / t50, 2.0, 0.1);  // both directions, one after the other
+  EXPECT_LT(default_time(lstm(50, 1, "GRU")), t50);          // three gates, not four
+  EXPECT_LT(default_time(lstm(50, 1, "RNN")), default_time(lstm(50, 1, "GRU")));
+  const auto model = op_model(soc(), lstm(50, 1));
+  EXPECT_EQ(model->space().knobs[0].name, "block_dim");
+  EXPECT_EQ(model->space().knobs[1].name, "m_l0");
+  // A config the step's product cannot hold is refused as the MatMul refuses it.
+  auto big = model->space().default_config;
+  big[1] = model->space().knobs[1].values.back();
+  big[2] = model->space().knobs[2].values.back();
+  big[3] = model->space().knobs[3].values.back();
+  EXPECT_FALSE(model->check(big).ok());
+  // W that disagrees with R is named.
+  auto bad = lstm(50, 1);
+  bad.inputs[2] = tensor({1, 512, 64}, sdk::DType::f16, true);
+  EXPECT_NE(refusal([&] { op_model(soc(), bad); }, sdk::StatusCode::invalid_argument).find("LSTM 'node7'"), std::string::npos);
+
+  const auto c = tensor({64}, sdk::DType::f16, true);
+  const double instance = default_time(op("InstanceNormalization", {tensor({2, 64, 32, 32}), c, c}, {tensor({2, 64, 32, 32})}));
+  const double group = default_time(
+      op("GroupNormalization", {tensor({2, 64, 32, 32}), c, c}, {tensor({2, 64, 32, 32})}, {{"num_groups", 8}}));
+  EXPECT_GT(instance, 0);
+  EXPECT_GT(group, 0);
+  EXPECT_NE(refusal([&] { op_model(soc(), op("GroupNormalization", {tensor({2, 64, 4, 4}), c, c}, {}, {{"num_groups", 5}})); },
+                    sdk::StatusCode::invalid_argument)
+                .find("num_groups"),
+            std::string::npos);
+  const double hardmax = default_time(op("Hardmax", {tensor({64, 1000})}, {tensor({64, 1000})}));
+  EXPECT_LT(hardmax, default_time(op("Softmax", {tensor({64, 1000})}, {tensor({64, 1000})})));  // no exp, one reduce
+}
+
+// The losses over classes are rows of them: a log-softmax and a pick, or a
+// pick alone from log-probabilities; log_prob, where asked for, writes the rows back.
+TEST(ExportOps, LossesAreRowsOfClasses) {
+  const auto scores = tensor({32, 1000}, sdk::DType::f32), labels = tensor({32}, sdk::DType::i64);
+  const auto loss = tensor({}, sdk::DType::f32);
+  const double nll = default_time(op("NegativeLogLikelihoodLoss", {scores, labels}, {loss}));
+  const double sce = default_time(op("SoftmaxCrossEntropyLoss", {scores, labels}, {loss}));
+  const double with_log_prob = default_time(op("SoftmaxCrossEntropyLoss", {scores, labels}, {loss, scores}));
+  EXPECT_LT(nll, sce);
+  EXPECT_LT(sce, with_log_prob);
+  // Per position of a segmentation map: rows across the classes' axis.
+  EXPECT_GT(default_time(op("SoftmaxCrossEntropyLoss", {tensor({2, 21, 64, 64}, sdk::DType::f32), tensor({2, 64, 64}, sdk::DType::i64)},
+                            {loss})),
+            0);
+  EXPECT_NE(refusal([&] { op_model(soc(), op("NegativeLogLikelihoodLoss", {tensor({8}), labels}, {loss})); },
+                    sdk::StatusCode::invalid_argument)
+                .find("N x C"),
+            std::string::npos);
+}
+
 TEST(ExportOps, DataMoversHaveATunableSplitAndATime) {
   const std::vector<sdk::OpTask> tasks = {
       op("Concat", {tensor({1, 24, 40, 40}), tensor({1, 24, 40, 40}), tensor({1, 24, 40, 40})}, {tensor({1, 72, 40, 40})},

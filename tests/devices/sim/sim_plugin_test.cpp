@@ -58,14 +58,14 @@ TEST_F(SimPlugin, EvaluatesCandidatesAcrossTheBoundary) {
 
 TEST_F(SimPlugin, AnUnsupportedOpComesBackAsAStatus) {
   const sdk::DeviceClient client(ref_, sdk::Host(&services_));
-  auto lstm = test::square(64, 64, 64);
-  lstm.op_type = "LSTM";
+  auto topk = test::square(64, 64, 64);
+  topk.op_type = "TopK";
   try {
-    client.prepare(lstm);
-    FAIL() << "LSTM was prepared";
+    client.prepare(topk);
+    FAIL() << "TopK was prepared";
   } catch (const sdk::Error& e) {
     EXPECT_EQ(e.code(), sdk::StatusCode::unsupported);
-    EXPECT_STREQ(e.what(), "ascend910 simulator does not model op 'LSTM' yet");
+    EXPECT_STREQ(e.what(), "ascend910 simulator does not model op 'TopK' yet");
   }
 }
 

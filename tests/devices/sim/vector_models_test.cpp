@@ -188,6 +188,79 @@ TEST(VectorModels, MappedAndNonAdditiveReductions) {
   }
 }
 
+// ArgMax and ArgMin reduce one axis, a max that keeps its index: the max's
+// time and a compare and select over each element more; no atomic adds.
+TEST(VectorModels, ArgMaxIsAMaxThatKeepsItsIndex) {
+  const auto x = tensor({64, 1024}, DType::f32);
+  const auto max = model_of(op("ReduceMax", {x}, {{"axes", {1}}}));
+  for (const char* t : {"ArgMax", "ArgMin"}) {
+    const auto arg = model_of(op(t, {x}, {{"axis", 1}, {"keepdims", 0}}));
+    const auto& c = max->space().default_config;
+    ASSERT_TRUE(arg->check(c).ok()) << arg->check(c).message;
+    EXPECT_GT(arg->time_us(c), max->time_us(c)) << t;
+    auto atomic = c;
+    atomic[ReduceModel::kSplitAxis] = ReduceModel::kSplitReduced;
+    atomic[ReduceModel::kAtomic] = 1;
+    EXPECT_FALSE(arg->check(atomic).ok()) << t;
+  }
+  // The default axis is 0: 1024 kept columns, not 64 rows.
+  const auto p = reduce_problem(op("ArgMax", {x}), soc());
+  EXPECT_EQ(p.reduced, 64);
+  EXPECT_EQ(p.kept(), 1024);
+}
+
+// The inverse trigonometric and hyperbolic ops cost more vector work than a
+// negation of the same tensor; bit, logic and Like ops stream as one pass.
+// Ops that read no input (random draws, EyeLike, ConstantOfShape) are as big
+// as their output, which they need.
+TEST(VectorModels, MathBitAndGeneratorOpsHaveATime) {
+  const auto x = tensor({256, 1024}, DType::f32);
+  const auto neg = model_of(op("Neg", {x}));
+  const double neg_us = neg->time_us(neg->space().default_config);
+  for (const char* t : {"Asin", "Acos", "Asinh", "Acosh", "Atanh"}) {
+    const auto m = model_of(op(t, {x}));
+    EXPECT_GT(m->time_us(m->space().default_config), neg_us) << t;
+  }
+  for (const char* t : {"BitShift", "BitwiseAnd", "BitwiseXor", "Xor", "LessOrEqual", "GreaterOrEqual"}) {
+    const auto m = model_of(op(t, {tensor({256, 1024}, DType::i32), tensor({1024}, DType::i32)}));
+    EXPECT_GE(m->time_us(m->space().default_config), m->roofline_us()) << t;
+  }
+  for (const char* t : {"IsNaN", "IsInf", "BitwiseNot"}) {
+    const auto m = model_of(op(t, {x}));
+    EXPECT_GE(m->time_us(m->space().default_config), m->roofline_us()) << t;
+  }
+  auto with_output = [](sdk::OpTask t, sdk::TensorDesc y) {
+    t.outputs = {std::move(y)};
+    return t;
+  };
+  const auto uniform = model_of(with_output(op("RandomUniform", {}, {{"shape", {256, 1024}}}), x));
+  const auto normal = model_of(with_output(op("RandomNormalLike", {x}), x));
+  const double uniform_us = uniform->time_us(uniform->space().default_config);
+  EXPECT_GT(uniform_us, neg_us);  // Philox's rounds outweigh the read a negation makes
+  EXPECT_GT(normal->time_us(normal->space().default_config), uniform_us);
+  EXPECT_EQ(elementwise_problem(with_output(op("EyeLike", {tensor({64, 64})}), tensor({64, 64})), soc()).elements, 4096);
+  EXPECT_EQ(elementwise_problem(with_output(op("ConstantOfShape", {tensor({2}, DType::i64)}), x), soc()).elements, 256 * 1024);
+  try {
+    elementwise_problem(op("RandomUniform", {}, {{"shape", {4}}}), soc());
+    ADD_FAILURE() << "a draw without its output's shape was sized";
+  } catch (const sdk::Error& e) {
+    EXPECT_EQ(e.code(), sdk::StatusCode::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("RandomUniform"), std::string::npos) << e.what();
+  }
+  // CumSum streams x, Trilu its matrix; the axis and the diagonal are scalars they do not stream.
+  for (const char* t : {"CumSum", "Trilu"}) {
+    const auto m = model_of(op(t, {x, tensor({}, DType::i64)}));
+    EXPECT_GE(m->time_us(m->space().default_config), m->roofline_us()) << t;
+  }
+  // Quantizing writes a byte an element, dequantizing the float it makes of one.
+  const auto scale = tensor({}, DType::f32), point = tensor({}, DType::u8);
+  const auto quantize = elementwise_problem(with_output(op("QuantizeLinear", {x, scale, point}), tensor({256, 1024}, DType::u8)), soc());
+  const auto dequantize =
+      elementwise_problem(with_output(op("DequantizeLinear", {tensor({256, 1024}, DType::u8), scale, point}), x), soc());
+  EXPECT_EQ(quantize.out_bytes, 1);
+  EXPECT_EQ(dequantize.out_bytes, 4);
+}
+
 TEST(VectorModels, SoftmaxHandComputed) {
   // 32 fp32 rows of 1024, one per core.
   const auto m = model_of(op("Softmax", {tensor({32, 1024}, DType::f32)}));
@@ -346,9 +419,14 @@ TEST(VectorModels, UnknownOpsAreUnsupported) {
     }
     return sdk::StatusCode::ok;
   };
-  EXPECT_EQ(code([] { elementwise_problem(op("Add", {tensor({4}), tensor({4})}, {}, {"Acosh"}), soc()); }),
+  EXPECT_EQ(code([] { elementwise_problem(op("Add", {tensor({4}), tensor({4})}, {}, {"TopK"}), soc()); }),
             sdk::StatusCode::unsupported);
-  EXPECT_EQ(code([] { reduce_problem(op("ArgMax", {tensor({4})}), soc()); }), sdk::StatusCode::unsupported);
+  EXPECT_EQ(code([] { reduce_problem(op("TopK", {tensor({4})}), soc()); }), sdk::StatusCode::unsupported);
+  // A fused op after one that reads no input, or one it is given only for its dtype or axis.
+  for (const char* anchor : {"RandomUniformLike", "CastLike", "CumSum"})
+    EXPECT_EQ(code([&] { elementwise_problem(op(anchor, {tensor({4}), tensor({4}), tensor({4})}, {}, {"Add"}), soc()); }),
+              sdk::StatusCode::unsupported)
+        << anchor;
   EXPECT_EQ(code([] { elementwise_problem(op("Add", {tensor({3, 4}), tensor({5, 4})}), soc()); }),
             sdk::StatusCode::invalid_argument);
   // Three input rows of 64 Ki fp16 overflow UB in any format: no kernel.
