@@ -179,6 +179,34 @@ sdk::OpTask folded_3d(const sdk::OpTask& task) {
   return t;
 }
 
+// A 1-D convolution as CANN's Conv1D runs it: the 2-D one over maps of
+// height 1, the kernel 1 x k. Fused operands of the 3-D output gain the
+// same axis: [a, b, c] -> [a, b, 1, c].
+sdk::OpTask as_2d(const sdk::OpTask& task) {
+  const auto one = [&](const char* name, std::vector<int64_t> fallback) {
+    const auto v = attr_ints(task.attrs, name, fallback);
+    if (v.size() != fallback.size())
+      throw Error(StatusCode::invalid_argument, "1-D Conv '" + task.name + "' has " + std::to_string(v.size()) + " " +
+                                                    name + "; it takes " + std::to_string(fallback.size()));
+    return v;
+  };
+  const auto strides = one("strides", {1}), dilations = one("dilations", {1}), pads = one("pads", {0, 0});
+  const auto kernel = one("kernel_shape", {task.inputs[1].shape[2]});
+  sdk::OpTask t = task;
+  const auto lift = [](std::vector<int64_t>& s) {
+    if (s.size() == 3) s.insert(s.begin() + 2, 1);
+  };
+  lift(t.inputs[0].shape);
+  lift(t.inputs[1].shape);
+  for (size_t i = 2; i < t.inputs.size(); ++i) lift(t.inputs[i].shape);
+  for (auto& o : t.outputs) lift(o.shape);
+  t.attrs["strides"] = {1, strides[0]};
+  t.attrs["dilations"] = {1, dilations[0]};
+  t.attrs["pads"] = {0, pads[0], 0, pads[1]};
+  t.attrs["kernel_shape"] = {1, kernel[0]};
+  return t;
+}
+
 }  // namespace
 
 ConvProblem conv_problem(const sdk::OpTask& task, const Soc& soc) {
@@ -186,11 +214,13 @@ ConvProblem conv_problem(const sdk::OpTask& task, const Soc& soc) {
     throw Error(StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
   require_known_inputs(task.inputs, 2, "Conv");
   if (task.inputs[0].shape.size() == 5 && task.inputs[1].shape.size() == 5) return conv_problem(folded_3d(task), soc);
+  if (task.inputs[0].shape.size() == 3 && task.inputs[1].shape.size() == 3) return conv_problem(as_2d(task), soc);
   const auto& x = task.inputs[0].shape;
   const auto& wt = task.inputs[1].shape;
   if (x.size() != 4 || wt.size() != 4)
-    throw Error(StatusCode::unsupported, soc.target + " simulator models Conv as a 2-D or 3-D convolution only (4-D NCHW or " +
-                                             "NHWC input and OIHW weights, or 5-D NCDHW and OIDHW); '" + task.name + "' has a " +
+    throw Error(StatusCode::unsupported, soc.target + " simulator models Conv as a 1-D, 2-D or 3-D convolution only (3-D NCL " +
+                                             "input and OIL weights, 4-D NCHW or NHWC and OIHW, or 5-D NCDHW and OIDHW); '" +
+                                             task.name + "' has a " +
                                              std::to_string(x.size()) + "-D input and " + std::to_string(wt.size()) +
                                              "-D weights");
   ConvProblem p;

@@ -342,22 +342,44 @@ TEST(ConvModel, DepthwiseAndGroupedConvsRun) {
   std::printf("depthwise 3x3/2 144@56: best cube %.3f us, best vector %.3f us\n", best_cube, best_vector);
 }
 
-TEST(ConvModel, WhatTheModelDoesNotCoverIsUnsupported) {
+// A 1-D Conv is CANN's Conv1D: the 2-D conv over maps of height 1 with a 1 x k
+// kernel, its stride, dilation and pads those of the width.
+TEST(ConvModel, OneDimensionalIsTheTwoDimensionalOfHeightOne) {
   sdk::OpTask conv1d;
   conv1d.name = "c1d";
   conv1d.op_type = "Conv";
-  conv1d.inputs = {tensor({1, 16, 128}), tensor({32, 16, 3})};
+  conv1d.inputs = {tensor({1, 1, 1280}), tensor({257, 1, 512}, DType::f16, true)};
+  conv1d.attrs = {{"strides", {160}}, {"pads", {3, 5}}};
+  sdk::OpTask twin = conv1d;
+  twin.inputs = {tensor({1, 1, 1, 1280}), tensor({257, 1, 1, 512}, DType::f16, true)};
+  twin.attrs = {{"strides", {1, 160}}, {"pads", {0, 3, 0, 5}}};
+  const auto p = conv_problem(conv1d, ascend910()), q = conv_problem(twin, ascend910());
+  EXPECT_EQ(p.h, 1);
+  EXPECT_EQ(p.wo, (1280 + 8 - 512) / 160 + 1);
+  EXPECT_DOUBLE_EQ(p.flops(), q.flops());
+  const ConvModel a(ascend910(), p), b(ascend910(), q);
+  EXPECT_EQ(a.space().default_config, b.space().default_config);
+  EXPECT_DOUBLE_EQ(a.time_us(a.space().default_config), b.time_us(b.space().default_config));
+  conv1d.attrs["strides"] = {1, 1};
+  EXPECT_EQ(code_of([&] { conv_problem(conv1d, ascend910()); }), sdk::StatusCode::invalid_argument);
+}
+
+TEST(ConvModel, WhatTheModelDoesNotCoverIsUnsupported) {
+  sdk::OpTask conv4d;
+  conv4d.name = "c4d";
+  conv4d.op_type = "Conv";
+  conv4d.inputs = {tensor({1, 16, 4, 4, 4, 4}), tensor({32, 16, 3, 3, 3, 3})};
   try {
-    conv_problem(conv1d, ascend910());
-    FAIL() << "a 1-D conv was accepted";
+    conv_problem(conv4d, ascend910());
+    FAIL() << "a 4-D conv was accepted";
   } catch (const sdk::Error& e) {
     EXPECT_EQ(e.code(), sdk::StatusCode::unsupported);
-    EXPECT_NE(std::string(e.what()).find("2-D or 3-D"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("1-D, 2-D or 3-D"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("Conv"), std::string::npos) << e.what();
   }
   // Through the device as well.
   SimDevice dev(sdk::CreateArgs{"ascend910", nlohmann::json::object()});
-  EXPECT_EQ(code_of([&] { dev.prepare(conv1d); }), sdk::StatusCode::unsupported);
+  EXPECT_EQ(code_of([&] { dev.prepare(conv4d); }), sdk::StatusCode::unsupported);
 
   EXPECT_EQ(code_of([] { model_of(conv({1, 16, 8, 8, 16, 3}, {}, DType::bf16)); }), sdk::StatusCode::unsupported);
   EXPECT_EQ(code_of([] { model_of(conv({1, 16, 8, 8, 16, 3}, {"Softmax"})); }), sdk::StatusCode::unsupported);
