@@ -22,7 +22,7 @@ const std::vector<OptionSpec>& option_specs() {
       {"input_shape", "", OptionType::text, "", "shapes for dynamic inputs: \"x:1,3,224,224;y:1,10\"", {}},
       {"searcher", "", OptionType::text, "",
        "search strategy: one for every task, or per op class cube=NAME,vector=NAME, or AOE's RL,GA "
-       "(GA for cube ops: Conv, MatMul, Gemm, attention; RL for the rest); default: on Ascend SoCs rl for "
+       "(GA for cube ops: Conv, MatMul, Gemm, attention, recurrent cells; RL for the rest); default: on Ascend SoCs rl for "
        "cube ops and surrogate for the rest, elsewhere surrogate",
        {}},
       {"budget", "", OptionType::integer, "64", "measured evaluations per op task", {}},

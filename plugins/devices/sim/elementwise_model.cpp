@@ -39,12 +39,12 @@ struct OpWork {
 // and a cosine a value); Bernoulli a uniform and a compare. EyeLike
 // compares an index with its row, OneHot each output's index along its axis
 // with the indices (a compare and a select of its two values);
-// ConstantOfShape is one fill. CumSum adds
-// each slice along its axis to the running sum of those before it, a copy
-// and an add an element (its axis input is a scalar, not streamed). Trilu
-// compares each element's row and column and selects it or 0. QuantizeLinear scales, rounds,
-// adds the zero point, saturates and casts; DequantizeLinear casts,
-// subtracts the zero point and scales (scale and zero point read once).
+// ConstantOfShape is one fill. CumSum adds each slice along its axis to the
+// running sum of those before it, a copy and an add an element (its axis
+// input is a scalar, not streamed). Trilu compares each element's row and
+// column and selects it or 0. QuantizeLinear scales, rounds, adds the zero
+// point, saturates and casts; DequantizeLinear casts, subtracts the zero
+// point and scales (scale and zero point read once).
 constexpr OpWork kOps[] = {
     {"Add", 1, 0, 2, 0},         {"Sub", 1, 0, 2, 0},       {"Mul", 1, 0, 2, 0},
     {"Div", 0, 1, 2, 0},         {"Relu", 1, 0, 1, 0},      {"Clip", 2, 0, 1, 0},

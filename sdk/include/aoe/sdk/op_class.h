@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // AOE's two classes of operator task: "cube" (the matrix unit's work:
-// convolutions, matrix products, attention) and "vector" (everything else),
+// convolutions, matrix products, attention, the recurrent cells whose steps
+// are matrix products) and "vector" (everything else),
 // which AOE tunes with different searchers (GA and RL by default in Auto Tune).
 #pragma once
 
@@ -11,9 +12,10 @@
 namespace aoe::sdk {
 
 inline const char* op_class(const std::string& op_type) {
-  static constexpr std::array<const char*, 12> cube = {
+  static constexpr std::array<const char*, 15> cube = {
       "Conv",     "ConvTranspose", "ConvInteger",   "QLinearConv", "MatMul",   "MatMulInteger",
-      "QLinearMatMul", "Gemm",     "BatchMatMul",   "Einsum",      "Attention", "MultiHeadAttention"};
+      "QLinearMatMul", "Gemm",     "BatchMatMul",   "Einsum",      "Attention", "MultiHeadAttention",
+      "LSTM",     "GRU",           "RNN"};
   return std::any_of(cube.begin(), cube.end(), [&](const char* t) { return op_type == t; }) ? "cube" : "vector";
 }
 
