@@ -179,19 +179,11 @@ sdk::OpTask folded_3d(const sdk::OpTask& task) {
   return t;
 }
 
-// A 1-D convolution as CANN's Conv1D runs it: the 2-D one over maps of
-// height 1, the kernel 1 x k. Fused operands of the 3-D output gain the
-// same axis: [a, b, c] -> [a, b, 1, c].
-sdk::OpTask as_2d(const sdk::OpTask& task) {
-  const auto one = [&](const char* name, std::vector<int64_t> fallback) {
-    const auto v = attr_ints(task.attrs, name, fallback);
-    if (v.size() != fallback.size())
-      throw Error(StatusCode::invalid_argument, "1-D Conv '" + task.name + "' has " + std::to_string(v.size()) + " " +
-                                                    name + "; it takes " + std::to_string(fallback.size()));
-    return v;
-  };
-  const auto strides = one("strides", {1}), dilations = one("dilations", {1}), pads = one("pads", {0, 0});
-  const auto kernel = one("kernel_shape", {task.inputs[1].shape[2]});
+}  // namespace
+
+// Each per-axis attribute gains the height axis (1, or pads and padding 0);
+// absent ones stay absent, so the 2-D defaults apply.
+sdk::OpTask lifted_to_2d(const sdk::OpTask& task) {
   sdk::OpTask t = task;
   const auto lift = [](std::vector<int64_t>& s) {
     if (s.size() == 3) s.insert(s.begin() + 2, 1);
@@ -200,21 +192,29 @@ sdk::OpTask as_2d(const sdk::OpTask& task) {
   lift(t.inputs[1].shape);
   for (size_t i = 2; i < t.inputs.size(); ++i) lift(t.inputs[i].shape);
   for (auto& o : t.outputs) lift(o.shape);
-  t.attrs["strides"] = {1, strides[0]};
-  t.attrs["dilations"] = {1, dilations[0]};
-  t.attrs["pads"] = {0, pads[0], 0, pads[1]};
-  t.attrs["kernel_shape"] = {1, kernel[0]};
+  for (const auto& [name, height] : {std::pair<const char*, int64_t>{"strides", 1}, {"dilations", 1}, {"kernel_shape", 1},
+                                     {"output_shape", 1}, {"output_padding", 0}})
+    if (t.attrs.contains(name)) {
+      auto v = attr_ints(t.attrs, name, {});
+      v.insert(v.begin(), height);
+      t.attrs[name] = v;
+    }
+  if (t.attrs.contains("pads")) {
+    const auto pads = attr_ints(t.attrs, "pads", {});
+    if (pads.size() != 2)
+      throw Error(StatusCode::invalid_argument, "1-D " + task.op_type + " '" + task.name + "' has " +
+                                                    std::to_string(pads.size()) + " pads; it takes 2");
+    t.attrs["pads"] = {0, pads[0], 0, pads[1]};
+  }
   return t;
 }
-
-}  // namespace
 
 ConvProblem conv_problem(const sdk::OpTask& task, const Soc& soc) {
   if (task.op_type != "Conv")
     throw Error(StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
   require_known_inputs(task.inputs, 2, "Conv");
   if (task.inputs[0].shape.size() == 5 && task.inputs[1].shape.size() == 5) return conv_problem(folded_3d(task), soc);
-  if (task.inputs[0].shape.size() == 3 && task.inputs[1].shape.size() == 3) return conv_problem(as_2d(task), soc);
+  if (task.inputs[0].shape.size() == 3 && task.inputs[1].shape.size() == 3) return conv_problem(lifted_to_2d(task), soc);
   const auto& x = task.inputs[0].shape;
   const auto& wt = task.inputs[1].shape;
   if (x.size() != 4 || wt.size() != 4)

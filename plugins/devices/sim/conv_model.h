@@ -64,7 +64,12 @@ struct ConvProblem {
   double on_chip_bytes() const;
 };
 
-// Throws unsupported for what the model does not cover (not a 2-D conv, a
+// A 1-D Conv or ConvTranspose (3-D input and weights) as CANN's Conv1D runs
+// it: the 2-D op over maps of height 1, a 1 x k kernel; fused operands of the
+// 3-D output gain the same axis.
+sdk::OpTask lifted_to_2d(const sdk::OpTask& task);
+
+// Throws unsupported for what the model does not cover (not a 1-D to 3-D conv, a
 // dtype the cube lacks, a fused op not modelled), invalid_argument for a
 // malformed task.
 ConvProblem conv_problem(const sdk::OpTask& task, const Soc& soc);

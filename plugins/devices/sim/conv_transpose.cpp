@@ -3,6 +3,7 @@
 #include "aoe/sdk/conv_transpose_pads.h"
 #include "aoe/sdk/error.h"
 #include "aoe/sdk/tensor_size.h"
+#include "conv_model.h"
 #include "vector_model.h"
 
 namespace aoe::sim {
@@ -18,10 +19,12 @@ sdk::OpTask conv_transpose_as_conv(const sdk::OpTask& task, const Soc& soc) {
     throw Error(StatusCode::invalid_argument, "ConvTranspose '" + task.name + "': " + why);
   };
   require_known_inputs(task.inputs, 2, "ConvTranspose");
+  if (task.inputs[0].shape.size() == 3 && task.inputs[1].shape.size() == 3)
+    return conv_transpose_as_conv(lifted_to_2d(task), soc);
   const auto& x = task.inputs[0].shape;
   const auto& w = task.inputs[1].shape;
   if (x.size() != 4 || w.size() != 4)
-    throw Error(StatusCode::unsupported, soc.target + " simulator models ConvTranspose as a 2-D op only (4-D input and weights); '" +
+    throw Error(StatusCode::unsupported, soc.target + " simulator models ConvTranspose as a 1-D or 2-D op only (3-D or 4-D input and weights); '" +
                                              task.name + "' has " + std::to_string(x.size()) + "-D input");
   const int64_t group = attr_int(task.attrs, "group", 1);
   if (group < 1 || x[1] % group != 0 || w[0] != x[1])

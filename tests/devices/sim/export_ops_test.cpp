@@ -79,6 +79,14 @@ TEST(ExportOps, ConvTransposeRunsAsTheConvOverItsDilatedInput) {
   const auto p2 = conv_problem(conv_transpose_as_conv(shaped, soc()), soc());
   EXPECT_EQ(p2.ho, 10);
   EXPECT_EQ(p2.wo, 8);
+  // A 1-D one, as a vocoder upsamples: the 2-D one of height 1, output_padding and pads along the width.
+  const auto wave = op("ConvTranspose", {tensor({1, 64, 100}), tensor({64, 32, 16}, sdk::DType::f16, true)},
+                       {tensor({1, 32, 801})}, {{"strides", {8}}, {"pads", {4, 4}}, {"output_padding", {1}}});
+  const auto p3 = conv_problem(conv_transpose_as_conv(wave, soc()), soc());
+  EXPECT_EQ(p3.h, 1);
+  EXPECT_EQ(p3.ho, 1);
+  EXPECT_EQ(p3.wo, (100 - 1) * 8 + 16 - 8 + 1);
+  EXPECT_GT(default_time(wave), 0);
 }
 
 TEST(ExportOps, ConvTransposeRefusesWhatDisagrees) {
