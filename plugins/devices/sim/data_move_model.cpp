@@ -16,7 +16,7 @@ using sdk::StatusCode;
 using Shape = std::vector<int64_t>;
 
 const std::set<std::string> kOps = {"Concat", "Split", "Slice", "Pad", "Gather", "Resize", "Tile", "Expand",
-                                    "DepthToSpace", "SpaceToDepth", "GatherElements"};
+                                    "DepthToSpace", "SpaceToDepth", "GatherElements", "GatherND"};
 
 
 std::string text(const Shape& s) {
@@ -184,6 +184,27 @@ void gather_elements(const sdk::OpTask& task, DataMoveProblem& p) {
   p.out_run = std::max<int64_t>(1, indices.back());
 }
 
+// GatherND: each index tuple of k values (after batch_dims leading dims)
+// picks one slice of data's trailing dims, read and written as one run.
+void gather_nd(const sdk::OpTask& task, DataMoveProblem& p) {
+  require_known_inputs(task.inputs, 2, "GatherND");
+  const Shape& data = task.inputs[0].shape;
+  const Shape& indices = task.inputs[1].shape;
+  const int64_t batch = attr_int(task.attrs, "batch_dims", 0);
+  if (indices.empty() || batch < 0 || batch >= static_cast<int64_t>(indices.size()))
+    malformed(task, "indices " + text(indices) + " leave no index tuple after batch_dims " + std::to_string(batch));
+  const int64_t k = indices.back();
+  if (k < 1 || batch + k > static_cast<int64_t>(data.size()))
+    malformed(task, "index tuples of " + std::to_string(k) + " values after batch_dims " + std::to_string(batch) +
+                        " do not fit data " + text(data));
+  const int64_t slice = product(data, static_cast<size_t>(batch + k), data.size());
+  const int64_t tuples = count(task, Shape(indices.begin(), indices.end() - 1));
+  count(task, data);
+  p.out_elements = tuples * slice;
+  p.in_elements = p.out_elements + tuples * k;
+  p.in_run = p.out_run = std::max<int64_t>(1, slice);
+}
+
 void resize(const sdk::OpTask& task, DataMoveProblem& p, const Soc& soc) {
   const auto mode = task.attrs.value("mode", std::string("nearest"));
   if (mode != "nearest" && mode != "linear")
@@ -227,6 +248,7 @@ DataMoveProblem data_move_problem(const sdk::OpTask& task, const Soc& soc) {
   else if (task.op_type == "Tile" || task.op_type == "Expand") repeat(task, p);
   else if (task.op_type == "DepthToSpace" || task.op_type == "SpaceToDepth") depth_space(task, p);
   else if (task.op_type == "GatherElements") gather_elements(task, p);
+  else if (task.op_type == "GatherND") gather_nd(task, p);
   else resize(task, p, soc);
   if (p.out_elements == 0) malformed(task, "has an empty output");
   return with_stream_on_chip(task, p);

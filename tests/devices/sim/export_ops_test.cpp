@@ -224,6 +224,16 @@ TEST(ExportOps, RepeatsBlockMovesAndElementGathersHaveATime) {
   // Reading every element on its own costs more than a gather of whole rows of as many.
   EXPECT_GT(default_time(tasks[4]),
             default_time(op("Gather", {tensor({512, 64}), tensor({128}, sdk::DType::i64)}, {tensor({128, 64})})));
+  // GatherND of 128 pairs from a 16 x 512 x 64 map picks rows of 64, as a Gather of them moves them.
+  const auto nd = data_move_problem(
+      op("GatherND", {tensor({16, 512, 64}), tensor({128, 2}, sdk::DType::i64)}, {tensor({128, 64})}), soc());
+  EXPECT_EQ(nd.out_elements, 128 * 64);
+  EXPECT_EQ(nd.in_run, 64);
+  EXPECT_GT(default_time(op("GatherND", {tensor({16, 512, 64}), tensor({128, 2}, sdk::DType::i64)}, {tensor({128, 64})})), 0);
+  EXPECT_NE(refusal([&] { data_move_problem(op("GatherND", {tensor({16, 512}), tensor({128, 3}, sdk::DType::i64)}, {}), soc()); },
+                    sdk::StatusCode::invalid_argument)
+                .find("do not fit data"),
+            std::string::npos);
 }
 
 TEST(ExportOps, DataMoversRefuseBadAxesAndShapesNamingTheOp) {
