@@ -16,7 +16,8 @@ using sdk::StatusCode;
 using Shape = std::vector<int64_t>;
 
 const std::set<std::string> kOps = {"Concat", "Split", "Slice", "Pad", "Gather", "Resize", "Tile", "Expand",
-                                    "DepthToSpace", "SpaceToDepth", "GatherElements", "GatherND"};
+                                    "DepthToSpace", "SpaceToDepth", "GatherElements", "GatherND",
+                                    "ScatterND",    "ScatterElements", "Scatter"};
 
 
 std::string text(const Shape& s) {
@@ -205,6 +206,38 @@ void gather_nd(const sdk::OpTask& task, DataMoveProblem& p) {
   p.in_run = p.out_run = std::max<int64_t>(1, slice);
 }
 
+// ScatterND, ScatterElements (and Scatter, its older name): data copied
+// whole, then the updates written over it, a slice of data's trailing dims
+// per index tuple (ScatterND) or an element per index (ScatterElements); a
+// reduction other than none reads what it updates first. One run length
+// stands for both phases: the one that makes as many bursts as they make.
+void scatter(const sdk::OpTask& task, DataMoveProblem& p) {
+  require_known_inputs(task.inputs, 3, task.op_type);
+  const Shape& data = task.inputs[0].shape;
+  const Shape& indices = task.inputs[1].shape;
+  const Shape& updates = task.inputs[2].shape;
+  if (data.empty() || indices.empty()) malformed(task, "scatters into a scalar or by scalar indices");
+  const int64_t d = count(task, data), u = count(task, updates);
+  int64_t run = 1, index_values = count(task, indices);
+  if (task.op_type == "ScatterND") {
+    const int64_t k = indices.back();
+    if (k < 1 || k > static_cast<int64_t>(data.size()))
+      malformed(task, "index tuples of " + std::to_string(k) + " values do not fit data " + text(data));
+    run = std::max<int64_t>(1, product(data, static_cast<size_t>(k), data.size()));
+    if (u != count(task, Shape(indices.begin(), indices.end() - 1)) * run)
+      malformed(task, "updates " + text(updates) + " are not one slice of data " + text(data) + " per index tuple of " +
+                          text(indices));
+  } else if (updates != indices) {
+    malformed(task, "updates " + text(updates) + " and indices " + text(indices) + " differ in shape");
+  }
+  const bool reduces = task.attrs.value("reduction", std::string("none")) != "none";
+  p.out_elements = d + u;
+  p.in_elements = d + u + index_values + (reduces ? u : 0);
+  const double bursts = static_cast<double>(d) / static_cast<double>(std::max<int64_t>(1, data.back())) +
+                        static_cast<double>(u) / static_cast<double>(run);
+  p.in_run = p.out_run = std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(d + u) / bursts));
+}
+
 void resize(const sdk::OpTask& task, DataMoveProblem& p, const Soc& soc) {
   const auto mode = task.attrs.value("mode", std::string("nearest"));
   if (mode != "nearest" && mode != "linear")
@@ -249,6 +282,7 @@ DataMoveProblem data_move_problem(const sdk::OpTask& task, const Soc& soc) {
   else if (task.op_type == "DepthToSpace" || task.op_type == "SpaceToDepth") depth_space(task, p);
   else if (task.op_type == "GatherElements") gather_elements(task, p);
   else if (task.op_type == "GatherND") gather_nd(task, p);
+  else if (task.op_type == "ScatterND" || task.op_type == "ScatterElements" || task.op_type == "Scatter") scatter(task, p);
   else resize(task, p, soc);
   if (p.out_elements == 0) malformed(task, "has an empty output");
   return with_stream_on_chip(task, p);

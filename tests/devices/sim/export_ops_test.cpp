@@ -234,6 +234,23 @@ TEST(ExportOps, RepeatsBlockMovesAndElementGathersHaveATime) {
                     sdk::StatusCode::invalid_argument)
                 .find("do not fit data"),
             std::string::npos);
+  // A key-value cache written at one position: the cache copied, one row of 64 per head written over it.
+  const auto cache = tensor({1, 12, 512, 64});
+  const auto kv = op("ScatterND", {cache, tensor({1, 12, 1, 3}, sdk::DType::i64), tensor({1, 12, 1, 64})}, {cache});
+  const auto p = data_move_problem(kv, soc());
+  EXPECT_EQ(p.out_elements, 12 * 512 * 64 + 12 * 64);
+  const double rows = default_time(kv);
+  // The same updates element by element cost more bursts; an adding reduction reads what it updates.
+  const auto idx = tensor({1, 12, 1, 64}, sdk::DType::i64);
+  auto elements = op("ScatterElements", {cache, idx, tensor({1, 12, 1, 64})}, {cache}, {{"axis", 2}});
+  EXPECT_LT(data_move_problem(elements, soc()).in_run, p.in_run);
+  EXPECT_GE(default_time(elements), rows);
+  elements.attrs["reduction"] = "add";
+  EXPECT_GT(data_move_problem(elements, soc()).in_elements, data_move_problem(kv, soc()).in_elements);
+  EXPECT_NE(refusal([&] { data_move_problem(op("ScatterND", {cache, tensor({1, 12, 1, 3}, sdk::DType::i64), tensor({1, 12, 1, 32})}, {}), soc()); },
+                    sdk::StatusCode::invalid_argument)
+                .find("not one slice"),
+            std::string::npos);
 }
 
 TEST(ExportOps, DataMoversRefuseBadAxesAndShapesNamingTheOp) {
