@@ -201,7 +201,7 @@ void gather_nd(const sdk::OpTask& task, DataMoveProblem& p) {
   const int64_t slice = product(data, static_cast<size_t>(batch + k), data.size());
   const int64_t tuples = count(task, Shape(indices.begin(), indices.end() - 1));
   count(task, data);
-  p.out_elements = tuples * slice;
+  p.out_elements = count(task, {tuples, slice});
   p.in_elements = p.out_elements + tuples * k;
   p.in_run = p.out_run = std::max<int64_t>(1, slice);
 }
@@ -224,7 +224,7 @@ void scatter(const sdk::OpTask& task, DataMoveProblem& p) {
     if (k < 1 || k > static_cast<int64_t>(data.size()))
       malformed(task, "index tuples of " + std::to_string(k) + " values do not fit data " + text(data));
     run = std::max<int64_t>(1, product(data, static_cast<size_t>(k), data.size()));
-    if (u != count(task, Shape(indices.begin(), indices.end() - 1)) * run)
+    if (u != count(task, {count(task, Shape(indices.begin(), indices.end() - 1)), run}))
       malformed(task, "updates " + text(updates) + " are not one slice of data " + text(data) + " per index tuple of " +
                           text(indices));
   } else if (updates != indices) {
