@@ -38,8 +38,8 @@ struct OpWork {
 // value, then a convert and a scale; normals by Box-Muller (a log, a sqrt
 // and a cosine a value); Bernoulli a uniform and a compare. EyeLike
 // compares an index with its row, OneHot each output's index along its axis
-// with the indices (a compare and a select of its two values);
-// ConstantOfShape is one fill. CumSum adds each slice along its axis to the
+// with the indices (a compare and a select of its two values); Range
+// scales an index by delta and adds start; ConstantOfShape is one fill. CumSum adds each slice along its axis to the
 // running sum of those before it, a copy and an add an element (its axis
 // input is a scalar, not streamed). Trilu compares each element's row and
 // column and selects it or 0. QuantizeLinear scales, rounds, adds the zero
@@ -74,7 +74,7 @@ constexpr OpWork kOps[] = {
     {"RandomNormal", 30, 3, 0, 2},      {"RandomNormalLike", 30, 3, 0, 2},
     {"CumSum", 2, 0, 1, 1},      {"Trilu", 3, 0, 1, 1},
     {"QuantizeLinear", 6, 0, 1, 0}, {"DequantizeLinear", 3, 0, 1, 0},
-    {"OneHot", 2, 0, 0, 1},      {"Bernoulli", 30, 0, 1, 1},  {"EyeLike", 3, 0, 0, 1},   {"ConstantOfShape", 1, 0, 0, 0},
+    {"OneHot", 2, 0, 0, 1},      {"Range", 2, 0, 0, 1},      {"Bernoulli", 30, 0, 1, 1},  {"EyeLike", 3, 0, 0, 1},   {"ConstantOfShape", 1, 0, 0, 0},
 };
 
 // Ops given inputs besides the one they stream: a dtype, an axis, a

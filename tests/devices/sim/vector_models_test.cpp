@@ -240,6 +240,8 @@ TEST(VectorModels, MathBitAndGeneratorOpsHaveATime) {
   EXPECT_GT(normal->time_us(normal->space().default_config), uniform_us);
   EXPECT_EQ(elementwise_problem(with_output(op("EyeLike", {tensor({64, 64})}), tensor({64, 64})), soc()).elements, 4096);
   EXPECT_EQ(elementwise_problem(with_output(op("ConstantOfShape", {tensor({2}, DType::i64)}), x), soc()).elements, 256 * 1024);
+  const auto scalar = tensor({}, DType::i64);
+  EXPECT_EQ(elementwise_problem(with_output(op("Range", {scalar, scalar, scalar}), tensor({5000}, DType::i64)), soc()).elements, 5000);
   try {
     elementwise_problem(op("RandomUniform", {}, {{"shape", {4}}}), soc());
     ADD_FAILURE() << "a draw without its output's shape was sized";
