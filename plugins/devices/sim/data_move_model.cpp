@@ -17,7 +17,7 @@ using Shape = std::vector<int64_t>;
 
 const std::set<std::string> kOps = {"Concat", "Split", "Slice", "Pad", "Gather", "Resize", "Tile", "Expand",
                                     "DepthToSpace", "SpaceToDepth", "GatherElements", "GatherND",
-                                    "ScatterND",    "ScatterElements", "Scatter"};
+                                    "ScatterND",    "ScatterElements", "Scatter", "Upsample"};
 
 
 std::string text(const Shape& s) {
@@ -239,9 +239,11 @@ void scatter(const sdk::OpTask& task, DataMoveProblem& p) {
 }
 
 void resize(const sdk::OpTask& task, DataMoveProblem& p, const Soc& soc) {
-  const auto mode = task.attrs.value("mode", std::string("nearest"));
-  if (mode != "nearest" && mode != "linear")
-    throw Error(StatusCode::unsupported, soc.target + " simulator models Resize nearest and linear, not '" + mode + "' (" + task.name + ")");
+  auto mode = task.attrs.value("mode", std::string("nearest"));
+  if (task.op_type == "Upsample" && mode == "bilinear") mode = "linear";  // opset 7's name for it
+  if (mode != "nearest" && mode != "linear" && mode != "cubic")
+    throw Error(StatusCode::unsupported, soc.target + " simulator models Resize nearest, linear and cubic, not '" + mode + "' (" +
+                                             task.name + ")");
   const Shape& in = task.inputs[0].shape;
   const Shape& out = output_shape(task);
   if (out.size() != in.size()) malformed(task, "output " + text(out) + " has another rank than its input " + text(in));
@@ -255,8 +257,11 @@ void resize(const sdk::OpTask& task, DataMoveProblem& p, const Soc& soc) {
   p.in_run = std::max<int64_t>(1, in.back());
   p.out_run = std::max<int64_t>(1, out.back());
   // Nearest picks one source per output (one gather pass); linear weighs
-  // 2^axes of them (a multiply and an add each).
-  p.simple_passes = mode == "nearest" ? 1 : 2 * (1 << std::min(resized, 3));
+  // 2^axes of them, cubic 4^axes (a multiply and an add each).
+  const int taps_per_axis = mode == "cubic" ? 4 : 2;
+  int taps = 1;
+  for (int a = 0; a < std::min(resized, 3); ++a) taps *= taps_per_axis;
+  p.simple_passes = mode == "nearest" ? 1 : 2 * taps;
 }
 
 }  // namespace

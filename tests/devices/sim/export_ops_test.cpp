@@ -271,10 +271,24 @@ TEST(ExportOps, DataMoversRefuseBadAxesAndShapesNamingTheOp) {
   const auto huge = tensor({int64_t{1} << 40, int64_t{1} << 40});
   EXPECT_NE(message(op("Concat", {huge, huge}, {}, {{"axis", 0}})).find("Concat 'node7': input 0, 1099511627776 x 1099511627776, holds more than 2^40 elements"),
             std::string::npos);
-  EXPECT_EQ(refusal([&] { op_model(soc(), op("Resize", {x}, {tensor({1, 24, 80, 80})}, {{"mode", "cubic"}})); },
+  EXPECT_EQ(refusal([&] { op_model(soc(), op("Resize", {x}, {tensor({1, 24, 80, 80})}, {{"mode", "area"}})); },
                     sdk::StatusCode::unsupported)
-                .find("cubic") != std::string::npos,
+                .find("'area'") != std::string::npos,
             true);
+}
+
+// Cubic weighs 4 sources an axis where linear weighs 2: 16 taps of a 2-D
+// resize against 4. Upsample (opsets 7 to 9) is the Resize it became, its
+// `bilinear` the linear mode.
+TEST(ExportOps, CubicResizeWeighsFourTapsAnAxis) {
+  const auto x = tensor({1, 24, 40, 40});
+  const auto resize = [&](const char* type, const char* mode) {
+    return op(type, {x, tensor({4}, sdk::DType::f32, true)}, {tensor({1, 24, 80, 80})}, {{"mode", mode}});
+  };
+  EXPECT_EQ(data_move_problem(resize("Resize", "linear"), soc()).simple_passes, 2 * 4);
+  EXPECT_EQ(data_move_problem(resize("Resize", "cubic"), soc()).simple_passes, 2 * 16);
+  EXPECT_GT(default_time(resize("Resize", "cubic")), default_time(resize("Resize", "linear")));
+  EXPECT_DOUBLE_EQ(default_time(resize("Upsample", "bilinear")), default_time(resize("Resize", "linear")));
 }
 
 }  // namespace
