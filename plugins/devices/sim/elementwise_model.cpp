@@ -4,6 +4,7 @@
 #include <set>
 #include <string>
 
+#include "aoe/sdk/dropout_view.h"
 #include "aoe/sdk/error.h"
 #include "on_chip.h"
 #include "vector_model.h"
@@ -39,7 +40,10 @@ struct OpWork {
 // and a cosine a value); Bernoulli a uniform and a compare. EyeLike
 // compares an index with its row, OneHot each output's index along its axis
 // with the indices (a compare and a select of its two values); Range
-// scales an index by delta and adds start; ConstantOfShape is one fill. CumSum adds each slice along its axis to the
+// scales an index by delta and adds start; ConstantOfShape is one fill. A
+// Dropout that is a kernel copies x and fills its mask at inference; in
+// training it draws a uniform for each element (Philox, as above), compares
+// it with the ratio and scales or zeroes the element. CumSum adds each slice along its axis to the
 // running sum of those before it, a copy and an add an element (its axis
 // input is a scalar, not streamed). Trilu compares each element's row and
 // column and selects it or 0. QuantizeLinear scales, rounds, adds the zero
@@ -74,12 +78,15 @@ constexpr OpWork kOps[] = {
     {"RandomNormal", 30, 3, 0, 2},      {"RandomNormalLike", 30, 3, 0, 2},
     {"CumSum", 2, 0, 1, 1},      {"Trilu", 3, 0, 1, 1},
     {"QuantizeLinear", 6, 0, 1, 0}, {"DequantizeLinear", 3, 0, 1, 0},
-    {"OneHot", 2, 0, 0, 1},      {"Range", 2, 0, 0, 1},      {"Bernoulli", 30, 0, 1, 1},  {"EyeLike", 3, 0, 0, 1},   {"ConstantOfShape", 1, 0, 0, 0},
+    {"Dropout", 2, 0, 1, 0},     {"OneHot", 2, 0, 0, 1},      {"Range", 2, 0, 0, 1},      {"Bernoulli", 30, 0, 1, 1},  {"EyeLike", 3, 0, 0, 1},   {"ConstantOfShape", 1, 0, 0, 0},
 };
 
 // Ops given inputs besides the one they stream: a dtype, an axis, a
 // diagonal, a scale and zero point read once.
-const std::set<std::string> kGivenMoreThanRead = {"CastLike", "CumSum", "Trilu", "QuantizeLinear", "DequantizeLinear"};
+const std::set<std::string> kGivenMoreThanRead = {"CastLike", "CumSum", "Trilu", "QuantizeLinear", "DequantizeLinear",
+                                                  "Dropout"};
+// What a Dropout in training adds: the draw (28), the compare, the scale.
+constexpr int kDropoutDrawPasses = 30;
 
 constexpr int64_t kCastMinInputBytesPerCore = 2048;
 constexpr int64_t kMinElewiseElementsPerCore = 512;
@@ -95,7 +102,7 @@ const OpWork* find_op(const std::string& op_type) {
 bool is_elementwise_op(const std::string& op_type) { return find_op(op_type) != nullptr; }
 
 double ElementwiseProblem::gm_bytes() const {
-  double b = static_cast<double>(elements) * out_bytes;
+  double b = static_cast<double>(elements) * (out_bytes + mask_bytes);
   for (int s : streamed_bytes) b += static_cast<double>(elements) * s;
   for (size_t i = 0; i < broadcast_elements.size(); ++i)
     b += static_cast<double>(broadcast_elements[i]) * broadcast_bytes[i];
@@ -160,6 +167,14 @@ ElementwiseProblem elementwise_problem(const sdk::OpTask& task, const Soc& soc) 
   p.out_bytes = task.outputs.empty() ? sdk::dtype_bytes(task.inputs[0].dtype) : sdk::dtype_bytes(task.outputs[0].dtype);
   if (p.out_bytes == 0) throw Error(StatusCode::invalid_argument, task.op_type + " has an output of undefined dtype");
   p.bytes = p.out_bytes;
+  if (task.op_type == "Dropout") {
+    if (task.outputs.size() > 1) p.mask_bytes = std::max(1, sdk::dtype_bytes(task.outputs[1].dtype));
+    const bool has_training_input = task.inputs.size() > 2 && !task.inputs[2].name.empty();
+    if (!sdk::dropout_is_view(task.attrs, has_training_input, 1)) {
+      p.simple_passes += kDropoutDrawPasses;
+      p.temps = std::max(p.temps, 1);
+    }
+  }
   const auto on_chip = OnChip::of(task);
   p.out_on_chip = on_chip.output(0);
   for (size_t i = 0; i < needed; ++i) {
@@ -202,11 +217,12 @@ ElementwiseModel::ElementwiseModel(const Soc& soc, ElementwiseProblem problem) :
   require_default_fits(soc_, "this elementwise op", check(space_.default_config));
 }
 
-// Streamed inputs, the output and scratch each hold one tile (twice with
+// Streamed inputs, the outputs and scratch each hold one tile (twice with
 // db); a broadcast input stays whole, once.
 int64_t ElementwiseModel::ub_bytes(int64_t ub_factor, bool db) const {
   const int64_t tile = align_up64(ub_factor * p_.bytes, kUbAlignBytes);
-  const int64_t per_tile = static_cast<int64_t>(p_.streamed_bytes.size() + 1 + p_.temps) * tile;
+  const size_t outputs = p_.mask_bytes > 0 ? 2 : 1;
+  const int64_t per_tile = static_cast<int64_t>(p_.streamed_bytes.size() + outputs + p_.temps) * tile;
   int64_t resident = 0;
   for (auto e : p_.broadcast_elements) resident += align_up64(e * p_.bytes, kUbAlignBytes);
   return per_tile * (db ? 2 : 1) + resident;
@@ -254,13 +270,13 @@ double ElementwiseModel::time_us(const sdk::Config& c) const {
   double in_bytes = 0;
   for (int b : p_.streamed_bytes) in_bytes += static_cast<double>(tile) * b;
   const double in_on_chip = static_cast<double>(tile) * p_.streamed_on_chip_per_element();
-  const double out_bytes = static_cast<double>(tile) * p_.out_bytes;
+  const double out_bytes = static_cast<double>(tile) * (p_.out_bytes + p_.mask_bytes);
   const double out_on_chip = p_.out_on_chip ? out_bytes : 0;
   // Each streamed input is its own copy-in, paying its own DMA issue.
   const auto extra_copies = static_cast<double>(std::max<size_t>(p_.streamed_bytes.size(), 1) - 1);
   s.in = gm_to_ub_cycles(soc_, in_bytes, active, in_on_chip) + extra_copies * soc_.dma_cycles;
   s.vec = vector_cycles_for(tile);
-  s.out = ub_to_gm_cycles(soc_, out_bytes, active, out_on_chip);
+  s.out = ub_to_gm_cycles(soc_, out_bytes, active, out_on_chip) + (p_.mask_bytes > 0 ? soc_.dma_cycles : 0);
   s.hbm = hbm_share_cycles(soc_, in_bytes - in_on_chip + out_bytes - out_on_chip, active);
   double resident = 0;
   for (size_t i = 0; i < p_.broadcast_elements.size(); ++i) {

@@ -17,6 +17,7 @@ struct ElementwiseProblem {
   int64_t elements = 0;  // of the broadcast output
   int bytes = 2;         // the widest dtype the chain touches: UB and vector width
   int out_bytes = 2;
+  int mask_bytes = 0;    // bytes an element of a second output as big (Dropout's mask); 0 where none
   // Inputs as wide as the output stream per tile; smaller ones are
   // broadcast, read once per core and kept in UB.
   std::vector<int> streamed_bytes;

@@ -249,6 +249,19 @@ TEST(VectorModels, MathBitAndGeneratorOpsHaveATime) {
     EXPECT_EQ(e.code(), sdk::StatusCode::invalid_argument);
     EXPECT_NE(std::string(e.what()).find("RandomUniform"), std::string::npos) << e.what();
   }
+  // A Dropout that is a kernel: at inference it copies x and writes its mask
+  // (one more output stream); in training it draws as well.
+  auto dropout = with_output(op("Dropout", {x}), x);
+  dropout.outputs.push_back(tensor({256, 1024}, DType::boolean));
+  const auto copy = elementwise_problem(dropout, soc());
+  EXPECT_EQ(copy.mask_bytes, 1);
+  EXPECT_GT(copy.gm_bytes(), elementwise_problem(op("Neg", {x}), soc()).gm_bytes());
+  auto training = dropout;
+  training.inputs = {x, tensor({}, DType::f32), tensor({}, DType::boolean)};
+  training.inputs[2].name = "training_mode";
+  EXPECT_GT(elementwise_problem(training, soc()).simple_passes, copy.simple_passes);
+  training.attrs = {{"training_mode", 0}};  // folded false: the copy again
+  EXPECT_EQ(elementwise_problem(training, soc()).simple_passes, copy.simple_passes);
   // CumSum streams x, Trilu its matrix; the axis and the diagonal are scalars they do not stream.
   for (const char* t : {"CumSum", "Trilu"}) {
     const auto m = model_of(op(t, {x, tensor({}, DType::i64)}));
