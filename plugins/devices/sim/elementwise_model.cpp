@@ -43,7 +43,9 @@ struct OpWork {
 // scales an index by delta and adds start; ConstantOfShape is one fill. A
 // Dropout that is a kernel copies x and fills its mask at inference; in
 // training it draws a uniform for each element (Philox, as above), compares
-// it with the ratio and scales or zeroes the element. CumSum adds each slice along its axis to the
+// it with the ratio and scales or zeroes the element. LRN squares, sums its
+// window of `size` channels (size - 1 adds), scales and adds the bias, then
+// raises to beta (a log and an exp) and divides. CumSum adds each slice along its axis to the
 // running sum of those before it, a copy and an add an element (its axis
 // input is a scalar, not streamed). Trilu compares each element's row and
 // column and selects it or 0. QuantizeLinear scales, rounds, adds the zero
@@ -78,7 +80,7 @@ constexpr OpWork kOps[] = {
     {"RandomNormal", 30, 3, 0, 2},      {"RandomNormalLike", 30, 3, 0, 2},
     {"CumSum", 2, 0, 1, 1},      {"Trilu", 3, 0, 1, 1},
     {"QuantizeLinear", 6, 0, 1, 0}, {"DequantizeLinear", 3, 0, 1, 0},
-    {"Dropout", 2, 0, 1, 0},     {"OneHot", 2, 0, 0, 1},      {"Range", 2, 0, 0, 1},      {"Bernoulli", 30, 0, 1, 1},  {"EyeLike", 3, 0, 0, 1},   {"ConstantOfShape", 1, 0, 0, 0},
+    {"Dropout", 2, 0, 1, 0},     {"LRN", 0, 3, 1, 1},     {"OneHot", 2, 0, 0, 1},      {"Range", 2, 0, 0, 1},      {"Bernoulli", 30, 0, 1, 1},  {"EyeLike", 3, 0, 0, 1},   {"ConstantOfShape", 1, 0, 0, 0},
 };
 
 // Ops given inputs besides the one they stream: a dtype, an axis, a
@@ -167,6 +169,11 @@ ElementwiseProblem elementwise_problem(const sdk::OpTask& task, const Soc& soc) 
   p.out_bytes = task.outputs.empty() ? sdk::dtype_bytes(task.inputs[0].dtype) : sdk::dtype_bytes(task.outputs[0].dtype);
   if (p.out_bytes == 0) throw Error(StatusCode::invalid_argument, task.op_type + " has an output of undefined dtype");
   p.bytes = p.out_bytes;
+  if (task.op_type == "LRN") {
+    const int64_t size = attr_int(task.attrs, "size", 0);
+    if (size < 1 || size > 1024) throw Error(StatusCode::invalid_argument, "LRN '" + task.name + "' needs a size of 1 to 1024 channels");
+    p.simple_passes += static_cast<int>(size) + 2;
+  }
   if (task.op_type == "Dropout") {
     if (task.outputs.size() > 1) p.mask_bytes = std::max(1, sdk::dtype_bytes(task.outputs[1].dtype));
     const bool has_training_input = task.inputs.size() > 2 && !task.inputs[2].name.empty();

@@ -262,6 +262,11 @@ TEST(VectorModels, MathBitAndGeneratorOpsHaveATime) {
   EXPECT_GT(elementwise_problem(training, soc()).simple_passes, copy.simple_passes);
   training.attrs = {{"training_mode", 0}};  // folded false: the copy again
   EXPECT_EQ(elementwise_problem(training, soc()).simple_passes, copy.simple_passes);
+  // LRN sums a window of `size` channels: a wider one costs more.
+  const auto maps = tensor({1, 64, 56, 56});
+  const auto lrn = [&](int64_t size) { return elementwise_problem(op("LRN", {maps}, {{"size", size}}), soc()); };
+  EXPECT_EQ(lrn(5).simple_passes - lrn(3).simple_passes, 2);
+  EXPECT_THROW(lrn(0), sdk::Error);
   // CumSum streams x, Trilu its matrix; the axis and the diagonal are scalars they do not stream.
   for (const char* t : {"CumSum", "Trilu"}) {
     const auto m = model_of(op(t, {x, tensor({}, DType::i64)}));
