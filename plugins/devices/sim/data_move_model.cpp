@@ -17,7 +17,8 @@ using Shape = std::vector<int64_t>;
 
 const std::set<std::string> kOps = {"Concat", "Split", "Slice", "Pad", "Gather", "Resize", "Tile", "Expand",
                                     "DepthToSpace", "SpaceToDepth", "GatherElements", "GatherND",
-                                    "ScatterND",    "ScatterElements", "Scatter", "Upsample"};
+                                    "ScatterND",    "ScatterElements", "Scatter", "Upsample", "ReverseSequence",
+                                    "Compress"};
 
 
 std::string text(const Shape& s) {
@@ -238,6 +239,26 @@ void scatter(const sdk::OpTask& task, DataMoveProblem& p) {
   p.in_run = p.out_run = std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(d + u) / bursts));
 }
 
+// ReverseSequence moves every element, a row of the dims after batch and
+// time at a time; Compress reads its input (and the condition) and writes
+// the slices after its axis that the condition keeps (each element where it
+// has no axis).
+void reverse_or_compress(const sdk::OpTask& task, DataMoveProblem& p) {
+  const Shape& in = task.inputs[0].shape;
+  if (in.size() < (task.op_type == "ReverseSequence" ? 2u : 1u)) malformed(task, "input " + text(in) + " has too few dims");
+  p.in_elements = count(task, in);
+  if (task.op_type == "ReverseSequence") {
+    p.out_elements = p.in_elements;
+    p.in_run = p.out_run = std::max<int64_t>(1, product(in, 2, in.size()));
+    return;
+  }
+  p.out_elements = count(task, output_shape(task));
+  p.in_elements += task.inputs.size() > 1 ? count(task, task.inputs[1].shape) : 0;
+  const bool has_axis = task.attrs.is_object() && task.attrs.contains("axis");
+  const size_t axis = has_axis ? axis_of(task, attr_int(task.attrs, "axis", 0), in.size()) : in.size() - 1;
+  p.in_run = p.out_run = std::max<int64_t>(1, product(in, axis + 1, in.size()));
+}
+
 void resize(const sdk::OpTask& task, DataMoveProblem& p, const Soc& soc) {
   auto mode = task.attrs.value("mode", std::string("nearest"));
   if (task.op_type == "Upsample" && mode == "bilinear") mode = "linear";  // opset 7's name for it
@@ -288,6 +309,7 @@ DataMoveProblem data_move_problem(const sdk::OpTask& task, const Soc& soc) {
   else if (task.op_type == "GatherElements") gather_elements(task, p);
   else if (task.op_type == "GatherND") gather_nd(task, p);
   else if (task.op_type == "ScatterND" || task.op_type == "ScatterElements" || task.op_type == "Scatter") scatter(task, p);
+  else if (task.op_type == "ReverseSequence" || task.op_type == "Compress") reverse_or_compress(task, p);
   else resize(task, p, soc);
   if (p.out_elements == 0) malformed(task, "has an empty output");
   return with_stream_on_chip(task, p);

@@ -45,7 +45,9 @@ struct OpWork {
 // training it draws a uniform for each element (Philox, as above), compares
 // it with the ratio and scales or zeroes the element. LRN squares, sums its
 // window of `size` channels (size - 1 adds), scales and adds the bias, then
-// raises to beta (a log and an exp) and divides. CumSum adds each slice along its axis to the
+// raises to beta (a log and an exp) and divides. The windows read no input
+// (their size is a scalar): an index scaled, a cosine (Blackman's two), a
+// multiply and an add. CumSum adds each slice along its axis to the
 // running sum of those before it, a copy and an add an element (its axis
 // input is a scalar, not streamed). Trilu compares each element's row and
 // column and selects it or 0. QuantizeLinear scales, rounds, adds the zero
@@ -80,7 +82,8 @@ constexpr OpWork kOps[] = {
     {"RandomNormal", 30, 3, 0, 2},      {"RandomNormalLike", 30, 3, 0, 2},
     {"CumSum", 2, 0, 1, 1},      {"Trilu", 3, 0, 1, 1},
     {"QuantizeLinear", 6, 0, 1, 0}, {"DequantizeLinear", 3, 0, 1, 0},
-    {"Dropout", 2, 0, 1, 0},     {"LRN", 0, 3, 1, 1},     {"OneHot", 2, 0, 0, 1},      {"Range", 2, 0, 0, 1},      {"Bernoulli", 30, 0, 1, 1},  {"EyeLike", 3, 0, 0, 1},   {"ConstantOfShape", 1, 0, 0, 0},
+    {"Dropout", 2, 0, 1, 0},     {"LRN", 0, 3, 1, 1},
+    {"HannWindow", 3, 1, 0, 1},  {"HammingWindow", 3, 1, 0, 1}, {"BlackmanWindow", 5, 2, 0, 1},     {"OneHot", 2, 0, 0, 1},      {"Range", 2, 0, 0, 1},      {"Bernoulli", 30, 0, 1, 1},  {"EyeLike", 3, 0, 0, 1},   {"ConstantOfShape", 1, 0, 0, 0},
 };
 
 // Ops given inputs besides the one they stream: a dtype, an axis, a

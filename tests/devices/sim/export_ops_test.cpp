@@ -247,6 +247,15 @@ TEST(ExportOps, RepeatsBlockMovesAndElementGathersHaveATime) {
   EXPECT_GE(default_time(elements), rows);
   elements.attrs["reduction"] = "add";
   EXPECT_GT(data_move_problem(elements, soc()).in_elements, data_move_problem(kv, soc()).in_elements);
+  // ReverseSequence moves rows of the dims after batch and time; Compress writes the slices it keeps.
+  const auto rev = data_move_problem(
+      op("ReverseSequence", {tensor({50, 4, 256}), tensor({4}, sdk::DType::i64)}, {tensor({50, 4, 256})}), soc());
+  EXPECT_EQ(rev.in_run, 256);
+  EXPECT_EQ(rev.out_elements, 50 * 4 * 256);
+  const auto kept = data_move_problem(
+      op("Compress", {tensor({8, 100, 32}), tensor({100}, sdk::DType::boolean)}, {tensor({8, 10, 32})}, {{"axis", 1}}), soc());
+  EXPECT_EQ(kept.out_elements, 8 * 10 * 32);
+  EXPECT_EQ(kept.in_run, 32);
   EXPECT_NE(refusal([&] { data_move_problem(op("ScatterND", {cache, tensor({1, 12, 1, 3}, sdk::DType::i64), tensor({1, 12, 1, 32})}, {}), soc()); },
                     sdk::StatusCode::invalid_argument)
                 .find("not one slice"),
