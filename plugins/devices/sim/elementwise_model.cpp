@@ -23,6 +23,11 @@ struct OpWork {
   int temps;
 };
 
+// Philox4x32-10, CANN's stateless generator: per 4 values 10 rounds of 2
+// multiplies (high and low words), 4 xors and 2 key bumps, 25 operations a
+// value, then a convert and a scale.
+constexpr int kUniformDrawPasses = 28;
+
 // Instruction sequences as CANN's DSL lowers them (inputs: the tensors the
 // op reads; 0 for one that only writes, sized by its output): sigmoid = 1/(1+exp(-x))
 // is vmuls, vexp, vadds, vdiv; hard_sigmoid = min(max(x*a+b, 0), 1);
@@ -30,29 +35,24 @@ struct OpWork {
 // epilogue counts it (tanh form: cube, mul-adds, tanh, mul); erf, sin and cos
 // as polynomial evaluations; softsign x/(1+|x|); elu and selu through exp;
 // comparisons and logic as one compare or select each; celu as elu of x/alpha
-// scaled back; fmod as x - trunc(x/y) * y; asin and acos as TBE's
-// polynomial with a sqrt for |x| > 0.5; asinh, acosh and atanh through log
-// (and sqrt, or a division); bit and logic ops, IsNaN (x != x) and IsInf
-// (|x| == inf) as one or two compares; CastLike as a Cast. Random draws as
-// Philox4x32-10, CANN's stateless generator: per 4 values 10 rounds of 2
-// multiplies (high and low words), 4 xors and 2 key bumps, 25 operations a
-// value, then a convert and a scale; normals by Box-Muller (a log, a sqrt
-// and a cosine a value); Bernoulli a uniform and a compare. EyeLike
-// compares an index with its row, OneHot each output's index along its axis
-// with the indices (a compare and a select of its two values); Range
-// scales an index by delta and adds start; ConstantOfShape is one fill. A
-// Dropout that is a kernel copies x and fills its mask at inference; in
-// training it draws a uniform for each element (Philox, as above), compares
-// it with the ratio and scales or zeroes the element. LRN squares, sums its
-// window of `size` channels (size - 1 adds), scales and adds the bias, then
-// raises to beta (a log and an exp) and divides. The windows read no input
-// (their size is a scalar): an index scaled, a cosine (Blackman's two), a
-// multiply and an add. CumSum adds each slice along its axis to the
-// running sum of those before it, a copy and an add an element (its axis
-// input is a scalar, not streamed). Trilu compares each element's row and
-// column and selects it or 0. QuantizeLinear scales, rounds, adds the zero
-// point, saturates and casts; DequantizeLinear casts, subtracts the zero
-// point and scales (scale and zero point read once).
+// scaled back; fmod as x - trunc(x/y) * y.
+// Then: asin and acos as TBE's polynomial with a sqrt for |x| > 0.5; asinh,
+// acosh and atanh through log (and sqrt, or a division); bit and logic ops,
+// IsNaN (x != x) and IsInf (|x| == inf) as one or two compares; CastLike as
+// a Cast; CumSum adds each slice along its axis to the running sum before
+// it (a copy and an add); Trilu compares each element's row and column and
+// selects it or 0; QuantizeLinear scales, rounds, adds the zero point,
+// saturates and casts, DequantizeLinear casts, subtracts the zero point and
+// scales; a Dropout that is a kernel copies x and fills its mask (in
+// training it draws as well: kDropoutDrawPasses); LRN squares, scales, adds
+// its bias, raises to beta (a log and an exp) and divides, its window's
+// adds counted from its size.
+// Ops that read no input: the random draws (normals by Box-Muller, a log, a
+// sqrt and a cosine a value; Bernoulli a uniform and a compare); EyeLike
+// compares an index with its row, OneHot each output's index with the
+// indices and selects one of its two values; Range scales an index by delta
+// and adds start; the windows scale an index, take a cosine (Blackman's
+// two), multiply and add; ConstantOfShape is one fill.
 constexpr OpWork kOps[] = {
     {"Add", 1, 0, 2, 0},         {"Sub", 1, 0, 2, 0},       {"Mul", 1, 0, 2, 0},
     {"Div", 0, 1, 2, 0},         {"Relu", 1, 0, 1, 0},      {"Clip", 2, 0, 1, 0},
@@ -78,20 +78,23 @@ constexpr OpWork kOps[] = {
     {"BitwiseXor", 1, 0, 2, 0},  {"BitwiseNot", 1, 0, 1, 0}, {"Xor", 1, 0, 2, 0},
     {"LessOrEqual", 1, 0, 2, 0}, {"GreaterOrEqual", 1, 0, 2, 0},
     {"IsNaN", 1, 0, 1, 0},       {"IsInf", 2, 0, 1, 0},     {"CastLike", 1, 0, 1, 0},
-    {"RandomUniform", 28, 0, 0, 1},     {"RandomUniformLike", 28, 0, 0, 1},
-    {"RandomNormal", 30, 3, 0, 2},      {"RandomNormalLike", 30, 3, 0, 2},
     {"CumSum", 2, 0, 1, 1},      {"Trilu", 3, 0, 1, 1},
     {"QuantizeLinear", 6, 0, 1, 0}, {"DequantizeLinear", 3, 0, 1, 0},
-    {"Dropout", 2, 0, 1, 0},     {"LRN", 0, 3, 1, 1},
-    {"HannWindow", 3, 1, 0, 1},  {"HammingWindow", 3, 1, 0, 1}, {"BlackmanWindow", 5, 2, 0, 1},     {"OneHot", 2, 0, 0, 1},      {"Range", 2, 0, 0, 1},      {"Bernoulli", 30, 0, 1, 1},  {"EyeLike", 3, 0, 0, 1},   {"ConstantOfShape", 1, 0, 0, 0},
+    {"Dropout", 2, 0, 1, 0},     {"LRN", 3, 3, 1, 1},
+    {"RandomUniform", kUniformDrawPasses, 0, 0, 1},     {"RandomUniformLike", kUniformDrawPasses, 0, 0, 1},
+    {"RandomNormal", kUniformDrawPasses + 2, 3, 0, 2},  {"RandomNormalLike", kUniformDrawPasses + 2, 3, 0, 2},
+    {"Bernoulli", kUniformDrawPasses + 2, 0, 1, 1},
+    {"EyeLike", 3, 0, 0, 1},     {"OneHot", 2, 0, 0, 1},    {"Range", 2, 0, 0, 1},
+    {"HannWindow", 3, 1, 0, 1},  {"HammingWindow", 3, 1, 0, 1}, {"BlackmanWindow", 5, 2, 0, 1},
+    {"ConstantOfShape", 1, 0, 0, 0},
 };
 
 // Ops given inputs besides the one they stream: a dtype, an axis, a
-// diagonal, a scale and zero point read once.
+// diagonal, a scale and zero point, a ratio and a training mode.
 const std::set<std::string> kGivenMoreThanRead = {"CastLike", "CumSum", "Trilu", "QuantizeLinear", "DequantizeLinear",
                                                   "Dropout"};
-// What a Dropout in training adds: the draw (28), the compare, the scale.
-constexpr int kDropoutDrawPasses = 30;
+// What a Dropout in training adds to its copy: a uniform draw, the compare, the scale.
+constexpr int kDropoutDrawPasses = kUniformDrawPasses + 2;
 
 constexpr int64_t kCastMinInputBytesPerCore = 2048;
 constexpr int64_t kMinElewiseElementsPerCore = 512;
@@ -175,7 +178,7 @@ ElementwiseProblem elementwise_problem(const sdk::OpTask& task, const Soc& soc) 
   if (task.op_type == "LRN") {
     const int64_t size = attr_int(task.attrs, "size", 0);
     if (size < 1 || size > 1024) throw Error(StatusCode::invalid_argument, "LRN '" + task.name + "' needs a size of 1 to 1024 channels");
-    p.simple_passes += static_cast<int>(size) + 2;
+    p.simple_passes += static_cast<int>(size) - 1;  // the window's adds
   }
   if (task.op_type == "Dropout") {
     if (task.outputs.size() > 1) p.mask_bytes = std::max(1, sdk::dtype_bytes(task.outputs[1].dtype));
