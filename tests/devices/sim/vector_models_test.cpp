@@ -209,10 +209,13 @@ TEST(VectorModels, ArgMaxIsAMaxThatKeepsItsIndex) {
   EXPECT_EQ(p.kept(), 1024);
 }
 
-// The inverse trigonometric and hyperbolic ops cost more vector work than a
-// negation of the same tensor; bit, logic and Like ops stream as one pass.
-// Ops that read no input (random draws, EyeLike, ConstantOfShape) are as big
-// as their output, which they need.
+// The elementwise table's rows beyond the arithmetic: the inverse
+// trigonometric and hyperbolic ops cost more vector work than a negation of
+// the same tensor; bit, logic and Like ops stream as one pass; ops that read
+// no input (random draws, EyeLike, Range, the windows) are as big as their
+// output, which they need; a Dropout that is a kernel writes its mask too;
+// LRN's work grows with its window; CumSum, Trilu and the quantizers stream
+// one input of those they are given.
 TEST(VectorModels, MathBitAndGeneratorOpsHaveATime) {
   const auto x = tensor({256, 1024}, DType::f32);
   const auto neg = model_of(op("Neg", {x}));
