@@ -11,8 +11,7 @@ ElementwiseProblem batch_norm_problem(const sdk::OpTask& task, const Soc& soc) {
   auto bad = [&](const std::string& why) {
     throw sdk::Error(sdk::StatusCode::invalid_argument, "BatchNormalization '" + task.name + "': " + why);
   };
-  if (!task.fused_ops.empty())
-    throw sdk::Error(sdk::StatusCode::unsupported, soc.target + " simulator does not model ops fused after BatchNormalization");
+  require_unfused(task, soc);
   if (task.inputs.size() != 5) bad("takes X, scale, B, mean and var, has " + std::to_string(task.inputs.size()) + " inputs");
   require_known_inputs(task.inputs, 5, "BatchNormalization");
   const auto& x = task.inputs[0].shape;

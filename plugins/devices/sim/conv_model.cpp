@@ -188,9 +188,7 @@ sdk::OpTask lifted_to_2d(const sdk::OpTask& task) {
   const auto lift = [](std::vector<int64_t>& s) {
     if (s.size() == 3) s.insert(s.begin() + 2, 1);
   };
-  lift(t.inputs[0].shape);
-  lift(t.inputs[1].shape);
-  for (size_t i = 2; i < t.inputs.size(); ++i) lift(t.inputs[i].shape);
+  for (auto& in : t.inputs) lift(in.shape);
   for (auto& o : t.outputs) lift(o.shape);
   for (const auto& [name, height] : {std::pair<const char*, int64_t>{"strides", 1}, {"dilations", 1}, {"kernel_shape", 1},
                                      {"output_shape", 1}, {"output_padding", 0}})

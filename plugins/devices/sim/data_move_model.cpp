@@ -240,20 +240,21 @@ void scatter(const sdk::OpTask& task, DataMoveProblem& p) {
 }
 
 // ReverseSequence moves every element, a row of the dims after batch and
-// time at a time; Compress reads its input (and the condition) and writes
-// the slices after its axis that the condition keeps (each element where it
-// has no axis).
-void reverse_or_compress(const sdk::OpTask& task, DataMoveProblem& p) {
+// time at a time.
+void reverse_sequence(const sdk::OpTask& task, DataMoveProblem& p) {
   const Shape& in = task.inputs[0].shape;
-  if (in.size() < (task.op_type == "ReverseSequence" ? 2u : 1u)) malformed(task, "input " + text(in) + " has too few dims");
-  p.in_elements = count(task, in);
-  if (task.op_type == "ReverseSequence") {
-    p.out_elements = p.in_elements;
-    p.in_run = p.out_run = std::max<int64_t>(1, product(in, 2, in.size()));
-    return;
-  }
+  if (in.size() < 2) malformed(task, "input " + text(in) + " has no batch and time axes");
+  p.in_elements = p.out_elements = count(task, in);
+  p.in_run = p.out_run = std::max<int64_t>(1, product(in, 2, in.size()));
+}
+
+// Compress reads its input (and the condition) and writes the slices after
+// its axis that the condition keeps (each element where it has no axis).
+void compress(const sdk::OpTask& task, DataMoveProblem& p) {
+  const Shape& in = task.inputs[0].shape;
+  if (in.empty()) malformed(task, "compresses a scalar");
+  p.in_elements = count(task, in) + (task.inputs.size() > 1 ? count(task, task.inputs[1].shape) : 0);
   p.out_elements = count(task, output_shape(task));
-  p.in_elements += task.inputs.size() > 1 ? count(task, task.inputs[1].shape) : 0;
   const bool has_axis = task.attrs.is_object() && task.attrs.contains("axis");
   const size_t axis = has_axis ? axis_of(task, attr_int(task.attrs, "axis", 0), in.size()) : in.size() - 1;
   p.in_run = p.out_run = std::max<int64_t>(1, product(in, axis + 1, in.size()));
@@ -292,8 +293,7 @@ bool is_data_move_op(const std::string& op_type) { return kOps.count(op_type) !=
 DataMoveProblem data_move_problem(const sdk::OpTask& task, const Soc& soc) {
   if (!is_data_move_op(task.op_type))
     throw Error(StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
-  if (!task.fused_ops.empty())
-    throw Error(StatusCode::unsupported, soc.target + " simulator does not model ops fused after " + task.op_type);
+  require_unfused(task, soc);
   require_known_inputs(task.inputs, 1, task.op_type);
   DataMoveProblem p;
   p.op_type = task.op_type;
@@ -309,7 +309,8 @@ DataMoveProblem data_move_problem(const sdk::OpTask& task, const Soc& soc) {
   else if (task.op_type == "GatherElements") gather_elements(task, p);
   else if (task.op_type == "GatherND") gather_nd(task, p);
   else if (task.op_type == "ScatterND" || task.op_type == "ScatterElements" || task.op_type == "Scatter") scatter(task, p);
-  else if (task.op_type == "ReverseSequence" || task.op_type == "Compress") reverse_or_compress(task, p);
+  else if (task.op_type == "ReverseSequence") reverse_sequence(task, p);
+  else if (task.op_type == "Compress") compress(task, p);
   else resize(task, p, soc);
   if (p.out_elements == 0) malformed(task, "has an empty output");
   return with_stream_on_chip(task, p);

@@ -31,11 +31,6 @@ NormProblem row_norm(const sdk::OpTask& task, int64_t rows, int64_t row, int64_t
   return with_stream_on_chip(task, p);
 }
 
-void require_unfused(const sdk::OpTask& task, const Soc& soc) {
-  if (!task.fused_ops.empty())
-    throw sdk::Error(sdk::StatusCode::unsupported, soc.target + " simulator does not model ops fused after " + task.op_type);
-}
-
 }  // namespace
 
 NormProblem layernorm_problem(const sdk::OpTask& task, const Soc& soc) {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -61,5 +62,9 @@ bool within_any_memory(const std::vector<int64_t>& dims);
 // model lacks, invalid_argument for a malformed task or one with a tensor
 // past kMaxTensorElements.
 std::unique_ptr<OpModel> op_model(const Soc& soc, const sdk::OpTask& task);
+
+// The ONNX op types op_model() models from a task of the op alone (a
+// training step's kernels, TransData and AtomicAddrClean come as kernels).
+bool is_modelled_op(const std::string& op_type);
 
 }  // namespace aoe::sim

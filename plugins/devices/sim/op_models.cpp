@@ -1,4 +1,5 @@
 #include <memory>
+#include <string>
 
 #include "aoe/sdk/error.h"
 #include "aoe/sdk/tensor_size.h"
@@ -33,6 +34,31 @@ bool within_any_memory(const std::vector<int64_t>& dims) {
   return true;
 }
 
+namespace {
+
+// Row kernels: the norm model over rows the op's axes give.
+bool is_row_op(const std::string& t) {
+  return t == "Softmax" || t == "LogSoftmax" || t == "Hardmax" || t == "LayerNormalization" ||
+         t == "InstanceNormalization" || t == "GroupNormalization" || t == "SoftmaxCrossEntropyLoss" ||
+         t == "NegativeLogLikelihoodLoss";
+}
+
+NormProblem row_problem(const sdk::OpTask& task, const Soc& soc) {
+  const auto& t = task.op_type;
+  if (t == "LayerNormalization") return layernorm_problem(task, soc);
+  if (t == "InstanceNormalization" || t == "GroupNormalization") return channel_norm_problem(task, soc);
+  if (t == "SoftmaxCrossEntropyLoss" || t == "NegativeLogLikelihoodLoss") return loss_problem(task, soc);
+  return softmax_problem(task, soc);
+}
+
+}  // namespace
+
+bool is_modelled_op(const std::string& t) {
+  return t == "MatMul" || t == "Gemm" || t == "Conv" || t == "ConvTranspose" || t == "BatchNormalization" ||
+         t == "Transpose" || is_recurrent_op(t) || is_data_move_op(t) || is_elementwise_op(t) || is_reduce_op(t) ||
+         is_row_op(t) || is_pool_op(t);
+}
+
 std::unique_ptr<OpModel> op_model(const Soc& soc, const sdk::OpTask& task) {
   const auto require_within_memory = [&](const std::vector<sdk::TensorDesc>& tensors, const std::string& side) {
     for (size_t i = 0; i < tensors.size(); ++i)
@@ -55,12 +81,7 @@ std::unique_ptr<OpModel> op_model(const Soc& soc, const sdk::OpTask& task) {
   if (is_elementwise_op(task.op_type))
     return std::make_unique<ElementwiseModel>(soc, elementwise_problem(task, soc));
   if (is_reduce_op(task.op_type)) return std::make_unique<ReduceModel>(soc, reduce_problem(task, soc));
-  if (task.op_type == "Softmax" || task.op_type == "LogSoftmax" || task.op_type == "Hardmax") return std::make_unique<NormModel>(soc, softmax_problem(task, soc));
-  if (task.op_type == "LayerNormalization") return std::make_unique<NormModel>(soc, layernorm_problem(task, soc));
-  if (task.op_type == "SoftmaxCrossEntropyLoss" || task.op_type == "NegativeLogLikelihoodLoss")
-    return std::make_unique<NormModel>(soc, loss_problem(task, soc));
-  if (task.op_type == "InstanceNormalization" || task.op_type == "GroupNormalization")
-    return std::make_unique<NormModel>(soc, channel_norm_problem(task, soc));
+  if (is_row_op(task.op_type)) return std::make_unique<NormModel>(soc, row_problem(task, soc));
   if (is_pool_op(task.op_type)) return std::make_unique<PoolModel>(soc, pool_problem(task, soc));
   if (task.op_type == "Transpose") return std::make_unique<TransposeModel>(soc, transpose_problem(task, soc));
   if (task.op_type == "TransData") return std::make_unique<TransDataModel>(soc, transdata_problem(task, soc));

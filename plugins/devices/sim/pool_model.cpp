@@ -30,8 +30,7 @@ double PoolProblem::gm_bytes(bool padded_channels) const {
 PoolProblem pool_problem(const sdk::OpTask& task, const Soc& soc) {
   if (!is_pool_op(task.op_type))
     throw Error(StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
-  if (!task.fused_ops.empty())
-    throw Error(StatusCode::unsupported, soc.target + " simulator does not model ops fused after " + task.op_type);
+  require_unfused(task, soc);
   require_known_inputs(task.inputs, 1, task.op_type);
   const auto& s = task.inputs[0].shape;
   // A 1-D pool runs as CANN runs it, a 2-D one over rows of height 1.

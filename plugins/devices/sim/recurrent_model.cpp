@@ -31,31 +31,27 @@ const Cell* find_cell(const std::string& op_type) {
   return nullptr;
 }
 
-[[noreturn]] void bad(const sdk::OpTask& task, const std::string& why) {
-  throw Error(StatusCode::invalid_argument, task.op_type + " '" + task.name + "' " + why);
-}
-
 // The product of one step: [x_t, h_(t-1)] (batch x input+hidden) times the
 // stacked weights ((input+hidden) x gates*hidden), fp16 on the cube.
-MatMulProblem step_problem(const sdk::OpTask& task, const Cell& cell, int64_t& steps, int64_t& gate_elements) {
-  if (!task.fused_ops.empty()) throw Error(StatusCode::unsupported, "the simulator fuses no ops after " + task.op_type);
-  if (task.inputs.size() < 3) bad(task, "takes X, W and R, got " + std::to_string(task.inputs.size()) + " inputs");
+MatMulProblem step_problem(const sdk::OpTask& task, const Soc& soc, const Cell& cell, int64_t& steps, int64_t& gate_elements) {
+  require_unfused(task, soc);
+  if (task.inputs.size() < 3) malformed(task, "takes X, W and R, got " + std::to_string(task.inputs.size()) + " inputs");
   for (size_t i = 0; i < 3; ++i)
     if (!task.inputs[i].fully_known() || task.inputs[i].shape.size() != 3)
-      bad(task, "needs X, W and R of known shape and rank 3; input " + std::to_string(i) + " is not");
+      malformed(task, "needs X, W and R of known shape and rank 3; input " + std::to_string(i) + " is not");
   const auto& x = task.inputs[0].shape;
   const auto& w = task.inputs[1].shape;
   const auto& r = task.inputs[2].shape;
   const bool batch_first = attr_int(task.attrs, "layout", 0) != 0;
   const int64_t seq = batch_first ? x[1] : x[0], batch = batch_first ? x[0] : x[1];
   const int64_t dirs = w[0], input = x[2], stacked = w[1];
-  if (stacked % cell.gates != 0) bad(task, "has W of " + std::to_string(stacked) + " rows, not a multiple of its " +
+  if (stacked % cell.gates != 0) malformed(task, "has W of " + std::to_string(stacked) + " rows, not a multiple of its " +
                                                std::to_string(cell.gates) + " gates");
   const int64_t hidden = stacked / cell.gates;
   if (w[2] != input || r[0] != dirs || r[1] != stacked || r[2] != hidden)
-    bad(task, "has W, R and X that disagree: W " + shape_text(w) + ", R " + shape_text(r) + ", X " + shape_text(x));
+    malformed(task, "has W, R and X that disagree: W " + shape_text(w) + ", R " + shape_text(r) + ", X " + shape_text(x));
   if (dirs < 1 || dirs > 2 || seq < 1 || batch < 1 || hidden < 1 || input < 1)
-    bad(task, "has an empty sequence, batch or hidden size, or more than two directions");
+    malformed(task, "has an empty sequence, batch or hidden size, or more than two directions");
   const DType t = task.inputs[0].dtype;
   if (t != DType::f16 && t != DType::f32)
     throw Error(StatusCode::unsupported, "the simulator models " + task.op_type + " on float16 and float32, not " + sdk::to_string(t));
@@ -84,7 +80,7 @@ RecurrentModel::RecurrentModel(const Soc& soc, const sdk::OpTask& task)
         simple_ = cell->simple;
         transcendental_ = cell->transcendental;
         bytes_ = sdk::dtype_bytes(task.inputs.empty() ? DType::f16 : task.inputs[0].dtype);
-        return step_problem(task, *cell, steps_, gate_elements_);
+        return step_problem(task, soc, *cell, steps_, gate_elements_);
       }()) {
   cast_us_ = task.inputs[0].dtype == DType::f32 ? fp16_cast_us(soc_, task.inputs[0].elements()) : 0;
 }

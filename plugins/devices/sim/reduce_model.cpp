@@ -35,8 +35,7 @@ double ReduceProblem::on_chip_bytes() const {
 ReduceProblem reduce_problem(const sdk::OpTask& task, const Soc& soc) {
   if (!is_reduce_op(task.op_type))
     throw Error(StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
-  if (!task.fused_ops.empty())
-    throw Error(StatusCode::unsupported, soc.target + " simulator does not model ops fused after " + task.op_type);
+  require_unfused(task, soc);
   require_known_inputs(task.inputs, 1, task.op_type);
   const auto& shape = task.inputs[0].shape;
   const auto rank = static_cast<int64_t>(shape.size());

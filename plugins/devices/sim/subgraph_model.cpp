@@ -8,11 +8,8 @@
 #include "aoe/sdk/data_layout.h"
 #include "aoe/sdk/error.h"
 #include "aoe/sdk/fusion.h"
-#include "data_move_model.h"
 #include "elementwise_model.h"
 #include "on_chip.h"
-#include "recurrent_model.h"
-#include "reduce_model.h"
 #include "vector_model.h"
 
 namespace aoe::sim {
@@ -109,7 +106,6 @@ SubgraphModel::SubgraphModel(const Soc& soc, sdk::SubgraphTask task, std::set<st
 // Unknown dims and ops without a model are refused by node, before any lowering.
 void SubgraphModel::require_modelled() const {
   const auto& g = task_.graph;
-  const std::set<std::string> cube = {"Conv", "ConvTranspose", "MatMul", "Gemm"};
   for (const auto& n : g.nodes) {
     for (const auto* names : {&n.inputs, &n.outputs})
       for (const auto& t : *names)
@@ -120,15 +116,7 @@ void SubgraphModel::require_modelled() const {
       require_given_modelled(n);
       continue;
     }
-    const bool modelled = is_view_op(n.op_type) || cube.count(n.op_type) || is_elementwise_op(n.op_type) ||
-                          fusable_.count(n.op_type) || n.op_type == "BatchNormalization" ||
-                          n.op_type == "Softmax" || n.op_type == "LogSoftmax" || n.op_type == "Hardmax" ||
-                          n.op_type == "LayerNormalization" || n.op_type == "InstanceNormalization" ||
-                          n.op_type == "GroupNormalization" || n.op_type == "SoftmaxCrossEntropyLoss" ||
-                          n.op_type == "NegativeLogLikelihoodLoss" || n.op_type == "Transpose" ||
-                          is_reduce_op(n.op_type) || n.op_type == "MaxPool" || n.op_type == "AveragePool" ||
-                          is_data_move_op(n.op_type) || is_recurrent_op(n.op_type);
-    if (!modelled)
+    if (!is_view_op(n.op_type) && !fusable_.count(n.op_type) && !is_modelled_op(n.op_type))
       throw Error(StatusCode::unsupported, soc_.target + " simulator does not model op '" + n.op_type +
                                                "' of node '" + n.name + "' in subgraph " + task_.name);
     // The layout knobs pad a feature map's axis 1 into NC1HWC0: channels last would be misread.

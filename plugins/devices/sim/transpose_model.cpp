@@ -20,8 +20,7 @@ constexpr int64_t kConvSide = 16;
 TransposeProblem transpose_problem(const sdk::OpTask& task, const Soc& soc) {
   if (task.op_type != "Transpose")
     throw Error(StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
-  if (!task.fused_ops.empty())
-    throw Error(StatusCode::unsupported, soc.target + " simulator does not model ops fused after Transpose");
+  require_unfused(task, soc);
   require_known_inputs(task.inputs, 1, "Transpose");
   const auto& shape = task.inputs[0].shape;
   const auto rank = static_cast<int64_t>(shape.size());

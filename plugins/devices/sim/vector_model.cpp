@@ -185,9 +185,13 @@ void malformed(const sdk::OpTask& task, const std::string& why) {
   throw sdk::Error(sdk::StatusCode::invalid_argument, task.op_type + " '" + task.name + "': " + why);
 }
 
-void require_signature(const sdk::OpTask& task, const Soc& soc, const std::vector<const char*>& names, size_t outputs) {
+void require_unfused(const sdk::OpTask& task, const Soc& soc) {
   if (!task.fused_ops.empty())
     throw sdk::Error(sdk::StatusCode::unsupported, soc.target + " simulator does not model ops fused after " + task.op_type);
+}
+
+void require_signature(const sdk::OpTask& task, const Soc& soc, const std::vector<const char*>& names, size_t outputs) {
+  require_unfused(task, soc);
   if (task.inputs.size() != names.size()) {
     std::string list;
     for (size_t i = 0; i < names.size(); ++i) list += std::string(i ? ", " : "") + names[i];

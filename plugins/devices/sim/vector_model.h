@@ -103,6 +103,10 @@ void require_known_inputs(const std::vector<sdk::TensorDesc>& inputs, size_t at_
 // An axis in [-rank, rank) as an index; malformed() otherwise.
 size_t axis_of(const sdk::OpTask& task, int64_t axis, size_t rank);
 
+// Throws unsupported where the task fuses ops after its anchor: the model
+// of this op times it alone.
+void require_unfused(const sdk::OpTask& task, const Soc& soc);
+
 // A kernel of a fixed signature: no fused ops, the inputs `names` lists, and
 // `outputs` outputs where the task lists any; throws naming what differs.
 void require_signature(const sdk::OpTask& task, const Soc& soc, const std::vector<const char*>& names, size_t outputs);
