@@ -31,15 +31,27 @@ bool shapes_known(const aoe::sdk::OpTask& task) {
   return true;
 }
 
+// An integer or bool input of no elements beside outputs that have some is
+// a list of parameters given empty (ReduceSum's axes: every axis), which
+// the frontend has made an attribute; it is no data to compute from.
+bool empty_parameter_list(const aoe::sdk::OpTask& task, const aoe::sdk::TensorDesc& input) {
+  using aoe::sdk::DType;
+  const bool integer = input.dtype != DType::f32 && input.dtype != DType::f16 && input.dtype != DType::bf16 &&
+                       input.dtype != DType::f64;
+  return integer && std::all_of(task.outputs.begin(), task.outputs.end(),
+                                [](const aoe::sdk::TensorDesc& t) { return t.elements() != 0; });
+}
+
 // Why an op valid in ONNX has nothing a device could tune: a tensor of no
-// elements (an out-of-range Slice, a zero-size Split, an empty axes list),
-// or one of a type no device holds (strings). "" where there is none.
+// elements (an out-of-range Slice, a zero-size Split), or one of a type no
+// device holds (strings). "" where there is none.
 std::string nothing_to_tune(const aoe::sdk::OpTask& task) {
   for (const auto* side : {&task.inputs, &task.outputs})
     for (const auto& t : *side) {
       if (t.dtype == aoe::sdk::DType::undefined)
         return "tensor '" + t.name + "' is of a type no device holds (a string?); not tuned";
-      if (t.elements() == 0) return "tensor '" + t.name + "' is empty (a dim of 0): nothing to compute; not tuned";
+      if (t.elements() == 0 && !(side == &task.inputs && empty_parameter_list(task, t)))
+        return "tensor '" + t.name + "' is empty (a dim of 0): nothing to compute; not tuned";
     }
   return {};
 }

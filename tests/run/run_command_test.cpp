@@ -1066,6 +1066,37 @@ TEST_F(RunCommand, AnEmptySliceRunsAndIsListedNotTuned) {
   }
 }
 
+// ReduceSum's axes fed as a list of none (ONNX's own node tests do): every
+// axis, or with noop_with_empty_axes none. An input declared [0] can hold
+// nothing else, so tuning reads it as the empty list and tunes the sum.
+TEST_F(RunCommand, ReduceSumOfAnEmptyAxesInputIsTuned) {
+  write_empty_axes_model(dir_ / "axes.onnx");
+  const std::vector<float> x = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  const auto r = run_fed("axes.onnx", "axes.json", {{"x", host::FloatArray{{3, 2, 2}, x}}, {"axes", host::FloatArray{{0}, {}}}});
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  const auto out = outputs();
+  EXPECT_EQ(out.at("sum").data, (std::vector<float>{78}));
+  EXPECT_EQ(out.at("same").data, x);
+  for (const char* device : {"ascend910", "cpu"}) {
+    for (const auto& f : result_files()) fs::remove(f);
+    const auto tuned = aoe_host({"--plugin", "opat", "--device", device, "--model", (dir_ / "axes.onnx").string(),
+                                 "--budget", "2"});
+    ASSERT_EQ(tuned.exit_code, 0) << device << "\n" << details(tuned);
+    const json opat = only_result()["OPAT"];
+    std::set<std::string> tuned_ops;
+    for (const auto& op : opat["opat_tuned_operators"]) tuned_ops.insert(op["op_name"].get<std::string>());
+    EXPECT_TRUE(tuned_ops.count("ReduceSum_0")) << device << "\n" << opat.dump(2);
+    if (std::string(device) == "ascend910") {
+      // The pass-through runs no kernel there: listed with why.
+      const json listed = opat["unsupported_operators"];
+      ASSERT_EQ(listed.size(), 1u) << listed.dump(2);
+      EXPECT_EQ(listed[0]["op_name"], "ReduceSum_1");
+      EXPECT_NE(listed[0]["reason"].get<std::string>().find("passes its input through"), std::string::npos)
+          << listed.dump(2);
+    }
+  }
+}
+
 // A while loop: no trip count, the body's condition computed from its
 // carried value and an outer initializer, a constant of its own lifted.
 TEST_F(RunCommand, RunsAWhileLoopUntilItsConditionFails) {

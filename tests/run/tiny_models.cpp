@@ -857,6 +857,19 @@ void write_empty_slice_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
+void write_empty_axes_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {3, 2, 2});
+  set_dims(g->add_input(), "axes", {0});
+  g->mutable_input(1)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+  set_dims(g->add_output(), "sum", {1, 1, 1});
+  set_dims(g->add_output(), "same", {3, 2, 2});
+  add_node(g, "ReduceSum_0", "ReduceSum", {"x", "axes"}, {"sum"});
+  add_int_attribute(add_node(g, "ReduceSum_1", "ReduceSum", {"x", "axes"}, {"same"}), "noop_with_empty_axes", 1);
+  save(model, file);
+}
+
 void write_column_scan_model(const std::filesystem::path& file) {
   auto model = empty_model();
   auto* g = model.mutable_graph();

@@ -132,6 +132,9 @@ void write_sum_loop_model(const std::filesystem::path& file, bool fed_trips = fa
 void write_doubling_while_model(const std::filesystem::path& file);
 // x[4,3] -> Slice rows 10..20 -> none [0,3] (empty), and y = Relu(x).
 void write_empty_slice_model(const std::filesystem::path& file);
+// x[3,2,2], axes[0] (int64, fed empty) -> ReduceSum: sum [1,1,1] of every
+// element; with noop_with_empty_axes: same, x as it is.
+void write_empty_axes_model(const std::filesystem::path& file);
 // xs[2,3] -> Scan "columns" over axis 1, last column first: s = s + column
 // from zeros, sums[2,3] its value per step along axis 1.
 void write_column_scan_model(const std::filesystem::path& file);

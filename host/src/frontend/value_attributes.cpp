@@ -38,13 +38,31 @@ const char* integer_value_attribute(const std::string& op_type, size_t input) {
   return it == kAttributes.end() ? nullptr : it->second;
 }
 
+namespace {
+
+// A tensor of no elements has one value, known before the model runs: a
+// graph input declared [0] (ReduceSum's axes, fed empty) holds nothing else.
+std::optional<KnownTensor> empty_value(const sdk::Graph& graph, const std::string& name) {
+  const auto it = graph.tensors.find(name);
+  if (it == graph.tensors.end() || !it->second.fully_known() || it->second.elements() != 0) return std::nullopt;
+  KnownTensor t;
+  const auto d = it->second.dtype;
+  const bool real = d == sdk::DType::f32 || d == sdk::DType::f64 || d == sdk::DType::f16 || d == sdk::DType::bf16;
+  t.elem_type = real ? onnx::TensorProto::FLOAT : onnx::TensorProto::INT64;
+  t.dims = it->second.shape;
+  return t;
+}
+
+}  // namespace
+
 int64_t add_value_attributes(const onnx::GraphProto& proto, int64_t opset, sdk::Graph& graph) {
   std::map<std::string, const onnx::TensorProto*> initializers;
   for (const auto& init : proto.initializer()) initializers[init.name()] = &init;
   const auto known = [&](const sdk::Node& node, size_t index) -> std::optional<KnownTensor> {
     if (index >= node.inputs.size() || node.inputs[index].empty()) return std::nullopt;
     const auto it = initializers.find(node.inputs[index]);
-    return it == initializers.end() ? std::nullopt : read_known(*it->second);
+    if (it != initializers.end()) return read_known(*it->second);
+    return empty_value(graph, node.inputs[index]);
   };
   bool changed = false;
   // An attribute from input `index`, unless the node has it already.

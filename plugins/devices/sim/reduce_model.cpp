@@ -30,13 +30,14 @@ double ReduceProblem::on_chip_bytes() const {
   return (in_on_chip ? k * static_cast<double>(reduced) : 0) + (out_on_chip ? k : 0);
 }
 
-// Axes come from the attribute (opset < 18); no axes reduces everything,
+// Axes come from the attribute (an axes input's values are made one: it is
+// never read, and may be empty); no axes reduces everything,
 // GlobalAveragePool every spatial dim. keepdims only renames the output.
 ReduceProblem reduce_problem(const sdk::OpTask& task, const Soc& soc) {
   if (!is_reduce_op(task.op_type))
     throw Error(StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
   require_unfused(task, soc);
-  require_known_inputs(task.inputs, 1, task.op_type);
+  require_known_inputs({task.inputs.begin(), task.inputs.begin() + (task.inputs.empty() ? 0 : 1)}, 1, task.op_type);
   const auto& shape = task.inputs[0].shape;
   const auto rank = static_cast<int64_t>(shape.size());
   std::vector<int64_t> all(shape.size());
@@ -51,6 +52,9 @@ ReduceProblem reduce_problem(const sdk::OpTask& task, const Soc& soc) {
     axes = {attr_int(task.attrs, "axis", 0)};
   } else {
     axes = attr_ints(task.attrs, "axes", all);
+    if (axes.empty() && attr_int(task.attrs, "noop_with_empty_axes", 0) != 0)
+      throw Error(StatusCode::unsupported, task.op_type + " of no axes with noop_with_empty_axes passes its input "
+                                           "through: no kernel to time");
     if (axes.empty()) axes = all;
   }
   std::set<int64_t> reduced;
