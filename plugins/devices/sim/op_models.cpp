@@ -16,6 +16,7 @@
 #include "recurrent_model.h"
 #include "reduce_model.h"
 #include "softmax_model.h"
+#include "topk_model.h"
 #include "transdata_model.h"
 #include "training_models.h"
 #include "transpose_model.h"
@@ -56,7 +57,7 @@ NormProblem row_problem(const sdk::OpTask& task, const Soc& soc) {
 bool is_modelled_op(const std::string& t) {
   return t == "MatMul" || t == "Gemm" || t == "Conv" || t == "ConvTranspose" || t == "BatchNormalization" ||
          t == "Transpose" || is_recurrent_op(t) || is_data_move_op(t) || is_elementwise_op(t) || is_reduce_op(t) ||
-         is_row_op(t) || is_pool_op(t);
+         is_row_op(t) || is_pool_op(t) || t == "TopK";
 }
 
 std::unique_ptr<OpModel> op_model(const Soc& soc, const sdk::OpTask& task) {
@@ -84,6 +85,7 @@ std::unique_ptr<OpModel> op_model(const Soc& soc, const sdk::OpTask& task) {
   if (is_row_op(task.op_type)) return std::make_unique<NormModel>(soc, row_problem(task, soc));
   if (is_pool_op(task.op_type)) return std::make_unique<PoolModel>(soc, pool_problem(task, soc));
   if (task.op_type == "Transpose") return std::make_unique<TransposeModel>(soc, transpose_problem(task, soc));
+  if (task.op_type == "TopK") return std::make_unique<TopKModel>(soc, topk_problem(task, soc));
   if (task.op_type == "TransData") return std::make_unique<TransDataModel>(soc, transdata_problem(task, soc));
   if (task.op_type == "AtomicAddrClean") return std::make_unique<AtomicCleanModel>(soc, atomic_clean_problem(task));
   throw sdk::Error(sdk::StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");

@@ -11,6 +11,7 @@
 #include "conv_model.h"
 #include "conv_transpose.h"
 #include "data_move_model.h"
+#include "topk_model.h"
 #include "op_tasks.h"
 #include "soc_files.h"
 
@@ -289,6 +290,41 @@ TEST(ExportOps, DataMoversRefuseBadAxesAndShapesNamingTheOp) {
 // Cubic weighs 4 sources an axis where linear weighs 2: 16 taps of a 2-D
 // resize against 4. Upsample (opsets 7 to 9) is the Resize it became, its
 // `bilinear` the linear mode.
+// TopK sorts proposals in groups of 16 and merges them four ways, lists cut
+// to k: a detector's one row of candidates is cut over the cores, a
+// classifier's many rows each go whole to one.
+TEST(ExportOps, TopKSortsItsRowsOnTheVectorUnit) {
+  const auto topk = [](std::vector<int64_t> in, int64_t k, int64_t axis = -1) {
+    auto out = in;
+    out[static_cast<size_t>(axis < 0 ? axis + static_cast<int64_t>(in.size()) : axis)] = k;
+    return op("TopK", {tensor(in, sdk::DType::f32), tensor({1}, sdk::DType::i64, true)},
+              {tensor(out, sdk::DType::f32), tensor(out, sdk::DType::i64)}, {{"axis", axis}});
+  };
+  // One row of 27000 candidates, as SSD's pre-NMS selection.
+  const auto one_row = topk({1, 27000}, 200);
+  const auto model = op_model(soc(), one_row);
+  const auto cores = model->space().default_config;
+  EXPECT_GT(cores[TopKModel::kBlockDim], 1);
+  EXPECT_LT(model->time_us(cores), model->time_us({1})) << "cutting the row over the cores must pay";
+  EXPECT_LT(default_time(topk({1, 3000}, 200)), default_time(one_row));
+  EXPECT_LT(default_time(topk({1, 27000}, 10)), default_time(topk({1, 27000}, 2000))) << "longer lists to merge";
+  // Many short rows: every core, each row whole.
+  const auto rows = op_model(soc(), topk({4096, 80}, 5));
+  EXPECT_EQ(rows->space().default_config[TopKModel::kBlockDim], soc().ai_cores);
+  EXPECT_GT(default_time(topk({4096, 80}, 5)), default_time(topk({1024, 80}, 5)));
+  // Off the last axis: transposed in and out around the same sort.
+  EXPECT_GT(default_time(topk({80, 4096}, 5, 0)), default_time(topk({4096, 80}, 5)));
+  // More cores than segments of 16 values: refused as a config.
+  EXPECT_FALSE(op_model(soc(), topk({2, 40}, 3))->check({30}).ok());
+
+  const auto too_many = refusal([&] { op_model(soc(), topk({1, 10}, 11)); }, sdk::StatusCode::invalid_argument);
+  EXPECT_NE(too_many.find("keeps 11 of the 10 values"), std::string::npos) << too_many;
+  EXPECT_NE(too_many.find("node7"), std::string::npos) << too_many;
+  auto no_output = topk({1, 10}, 3);
+  no_output.outputs.clear();
+  refusal([&] { op_model(soc(), no_output); }, sdk::StatusCode::invalid_argument);
+}
+
 TEST(ExportOps, CubicResizeWeighsFourTapsAnAxis) {
   const auto x = tensor({1, 24, 40, 40});
   const auto resize = [&](const char* type, const char* mode) {
