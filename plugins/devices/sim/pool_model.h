@@ -1,6 +1,9 @@
 // MaxPool and AveragePool on NCHW: each tile is a run of output rows; the
 // Format knob picks plain ND rows or NC1HWC0, whose 32 B channel blocks fill
-// the vector lanes whatever W is, at the price of padding C to C0.
+// the vector lanes whatever W is, at the price of padding C to C0. A 3-D
+// pool runs as CANN's MaxPool3D and AvgPool3D: each output depth slice a
+// 2-D pool over the kd input slices under it (planes N x C x Do, kd x kh x
+// kw taps).
 #pragma once
 
 #include <cstdint>
@@ -17,6 +20,7 @@ struct PoolProblem {
   bool nhwc = false;  // channels last: an ND tile holds every channel of its positions
   int64_t kh = 1, kw = 1, sh = 1, sw = 1;
   int64_t ho = 1, wo = 1;
+  int64_t d = 1, kd = 1, dout = 1;  // a 3-D pool's depth, its window and the output's
   int bytes = 2;
   bool average = false;
   bool in_on_chip = false, out_on_chip = false;  // kept in L2 by the strategy around the op
@@ -41,7 +45,7 @@ class PoolModel final : public ProblemModel<PoolProblem> {
 
  private:
   struct Tiling {
-    int64_t planes = 0;           // N*C (ND) or N*C1 planes
+    int64_t planes = 0;           // N*C (ND) or N*C1 planes, times Do
     int64_t lanes = 1;            // channels side by side: 1 or C0
     int64_t rows = 0;             // output rows per tile
     int64_t planes_per_tile = 0;

@@ -123,9 +123,9 @@ TEST(SimDevice, BadOptionsAreRefusedByName) {
 TEST(SimDevice, AnOpItDoesNotModelIsUnsupported) {
   auto dev = device();
   auto op = square(64, 64, 64);
-  op.op_type = "TopK";
+  op.op_type = "Unique";
   EXPECT_EQ(error_of([&] { dev.prepare(op); }, sdk::StatusCode::unsupported),
-            "ascend910 simulator does not model op 'TopK' yet");
+            "ascend910 simulator does not model op 'Unique' yet");
 }
 
 }  // namespace

@@ -58,14 +58,14 @@ TEST_F(SimPlugin, EvaluatesCandidatesAcrossTheBoundary) {
 
 TEST_F(SimPlugin, AnUnsupportedOpComesBackAsAStatus) {
   const sdk::DeviceClient client(ref_, sdk::Host(&services_));
-  auto topk = test::square(64, 64, 64);
-  topk.op_type = "TopK";
+  auto unique = test::square(64, 64, 64);
+  unique.op_type = "Unique";
   try {
-    client.prepare(topk);
-    FAIL() << "TopK was prepared";
+    client.prepare(unique);
+    FAIL() << "Unique was prepared";
   } catch (const sdk::Error& e) {
     EXPECT_EQ(e.code(), sdk::StatusCode::unsupported);
-    EXPECT_STREQ(e.what(), "ascend910 simulator does not model op 'TopK' yet");
+    EXPECT_STREQ(e.what(), "ascend910 simulator does not model op 'Unique' yet");
   }
 }
 

@@ -336,6 +336,21 @@ TEST(VectorModels, PoolHandComputed) {
   EXPECT_NEAR(m->time_us(nd), 3 + (8 * 8 * 16 * 2 / 110.0 + 200 + nd_vec + out) / 1000, 1e-9);
 }
 
+TEST(VectorModels, Pool3dHandComputed) {
+  // 16 fp16 channels of 4 x 8 x 8, 2 x 2 x 2 max, stride 2: each of the 2
+  // output slices a 2-D pool over the 2 input slices under it, 8 taps.
+  const auto m = model_of(op("MaxPool", {tensor({1, 16, 4, 8, 8}, DType::f16)},
+                             {{"kernel_shape", {2, 2, 2}}, {"strides", {2, 2, 2}}, {"pads", {0, 0, 0, 0, 0, 0}}}));
+  const sdk::Config c{1, 4, 0, PoolModel::kNc1hwc0};
+  ASSERT_TRUE(m->check(c).ok()) << m->check(c).message;
+  const double in = 2 * 8 * 8 * 16 * 2 / 110.0 + 200;
+  const double out = 4 * 4 * 16 * 2 / 64.0 + 200;
+  const double vec = 8 * (2 + 6);  // 8 taps, each 2 repeats over 256 values
+  EXPECT_NEAR(m->time_us(c), 3 + 2 * (in + vec + out) / 1000, 1e-9);  // two tiles, one per output slice
+  EXPECT_THROW(model_of(op("AveragePool", {tensor({1, 16, 4, 8, 8}, DType::f16)}, {{"kernel_shape", {2, 2}}})),
+               sdk::Error);
+}
+
 TEST(VectorModels, NhwcPoolHandComputed) {
   // The same pool on NHWC: in ND every position already holds its 16
   // channels side by side, so one instruction per tap covers the tile, as NC1HWC0's does.
