@@ -1,4 +1,4 @@
-// ConvTranspose as CANN's Conv2DTranspose runs it on the cube: the input
+// ConvTranspose as CANN's Conv2DTranspose (Conv3DTranspose) runs it on the cube: the input
 // dilated by the strides (zeros between pixels) and convolved, stride 1,
 // by the kernel with the complementary pads. So it tiles, and is tuned,
 // as that Conv.
@@ -11,7 +11,7 @@ namespace aoe::sim {
 
 // The Conv task a ConvTranspose task runs as. Throws invalid_argument,
 // naming the op, for shapes and attributes that disagree, unsupported for
-// what it does not cover (not 2-D, pads past the dilated kernel).
+// what it does not cover (not 1-D to 3-D, pads past the dilated kernel).
 sdk::OpTask conv_transpose_as_conv(const sdk::OpTask& task, const Soc& soc);
 
 }  // namespace aoe::sim

@@ -88,6 +88,19 @@ TEST(ExportOps, ConvTransposeRunsAsTheConvOverItsDilatedInput) {
   EXPECT_EQ(p3.ho, 1);
   EXPECT_EQ(p3.wo, (100 - 1) * 8 + 16 - 8 + 1);
   EXPECT_GT(default_time(wave), 0);
+  // A 3-D one, as a 3-D U-Net's decoder upsamples: the 3-D Conv over the
+  // input dilated along depth, rows and columns.
+  const auto volume = op("ConvTranspose", {tensor({1, 32, 8, 16, 16}), tensor({32, 16, 2, 2, 2}, sdk::DType::f16, true)},
+                         {tensor({1, 16, 16, 32, 32})}, {{"strides", {2, 2, 2}}});
+  const auto conv3 = conv_transpose_as_conv(volume, soc());
+  EXPECT_EQ(conv3.inputs[0].shape, (std::vector<int64_t>{1, 32, 15, 31, 31}));
+  EXPECT_EQ(conv3.inputs[1].shape, (std::vector<int64_t>{16, 32, 2, 2, 2}));
+  EXPECT_EQ(conv3.attrs["pads"], nlohmann::json({1, 1, 1, 1, 1, 1}));
+  const auto p4 = conv_problem(conv3, soc());
+  EXPECT_EQ(p4.n, 16);  // N x Do images
+  EXPECT_EQ(p4.ho, 32);
+  EXPECT_GT(default_time(volume), default_time(op("ConvTranspose", {tensor({1, 32, 16, 16}), tensor({32, 16, 2, 2}, sdk::DType::f16, true)},
+                                                  {tensor({1, 16, 32, 32})}, {{"strides", {2, 2}}})));
 }
 
 TEST(ExportOps, ConvTransposeRefusesWhatDisagrees) {
@@ -99,6 +112,12 @@ TEST(ExportOps, ConvTransposeRefusesWhatDisagrees) {
   auto bad_stride = op("ConvTranspose", {tensor({1, 4, 8, 8}), tensor({4, 4, 2, 2})}, {}, {{"strides", {0, 2}}});
   EXPECT_NE(refusal([&] { conv_transpose_as_conv(bad_stride, soc()); }, sdk::StatusCode::invalid_argument).find("ConvTranspose 'node7'"),
             std::string::npos);
+  auto two_strides = op("ConvTranspose", {tensor({1, 4, 8, 8, 8}), tensor({4, 4, 2, 2, 2})}, {}, {{"strides", {2, 2}}});
+  EXPECT_NE(refusal([&] { conv_transpose_as_conv(two_strides, soc()); }, sdk::StatusCode::invalid_argument)
+                .find("a 3-D ConvTranspose takes 3 kernel dims"),
+            std::string::npos);
+  auto mixed = op("ConvTranspose", {tensor({1, 4, 8, 8, 8}), tensor({4, 4, 2, 2})}, {});
+  refusal([&] { conv_transpose_as_conv(mixed, soc()); }, sdk::StatusCode::unsupported);
   auto huge = op("ConvTranspose", {tensor({1, 4, int64_t{1} << 40, 8}), tensor({4, 4, 2, 2})}, {}, {{"strides", {65536, 2}}});
   EXPECT_NE(refusal([&] { conv_transpose_as_conv(huge, soc()); }, sdk::StatusCode::invalid_argument).find("overflows"),
             std::string::npos);
