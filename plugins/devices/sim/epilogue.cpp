@@ -58,6 +58,8 @@ double Epilogue::write_back_cycles(const Soc& soc, int64_t rows, int64_t cols, i
   const double l0c_to_ub = static_cast<double>(elements * kAccBytes) / soc.l0c_to_ub_rate;
   double vector = vector_cycles(soc, elements, out_bytes);
   if (out_dtype != sdk::DType::f32) vector += vector_pass_cycles(soc, elements, kAccBytes);
+  // Requantised: the fp16 the conversion (scale included, vconv_deq) gives, cast to 8 bits.
+  if (is_requantised(out_dtype)) vector += vector_pass_cycles(soc, elements, 2);
   const double out = static_cast<double>(elements * out_bytes);
   const double to_gm = on_chip ? out / soc.ub_to_l2_rate
                                : std::max(out / soc.ub_to_gm_rate, out * static_cast<double>(active) / soc.hbm_bytes_per_cycle());

@@ -40,6 +40,9 @@ struct Epilogue {
                            bool on_chip, int64_t active) const;
 };
 
+// An 8-bit output of a cube op: the quantized products' requantised int32.
+inline bool is_requantised(sdk::DType t) { return t == sdk::DType::i8 || t == sdk::DType::u8; }
+
 // Cycles of one full-width vector pass over `elements` values of `bytes` each.
 double vector_pass_cycles(const Soc& soc, int64_t elements, int bytes);
 

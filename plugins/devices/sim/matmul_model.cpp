@@ -59,9 +59,10 @@ int64_t product(const std::vector<int64_t>& dims) {
 }
 
 // The 910 cube has no fp32 mode (its ini lists f16 and int8 mmad only);
-// fp32 operands are cast to fp16 as CANN's default precision mode does.
-void require_cube_dtype(DType t, const std::string& op_type, const Soc& soc) {
-  if (t != DType::f16 && t != DType::f32)
+// fp32 operands are cast to fp16 as CANN's default precision mode does. An
+// output may also be 8-bit, requantised on its way out (quantized_ops.h).
+void require_cube_dtype(DType t, const std::string& op_type, const Soc& soc, bool output = false) {
+  if (t != DType::f16 && t != DType::f32 && !(output && is_requantised(t)))
     throw Error(StatusCode::unsupported, soc.target + " simulator models " + op_type +
                                              " on float16 and float32, not " + sdk::to_string(t));
 }
@@ -195,7 +196,7 @@ MatMulProblem matmul_problem(const sdk::OpTask& task, const Soc& soc) {
   require_cube_dtype(p.b_dtype, task.op_type, soc);
   const bool any_f32 = p.a_dtype == DType::f32 || p.b_dtype == DType::f32;
   p.out_dtype = task.outputs.empty() ? (any_f32 ? DType::f32 : DType::f16) : task.outputs[0].dtype;
-  require_cube_dtype(p.out_dtype, task.op_type, soc);
+  require_cube_dtype(p.out_dtype, task.op_type, soc, true);
   p.a_constant = task.inputs[0].constant;
   p.b_constant = task.inputs[1].constant;
   if (gemm)

@@ -13,6 +13,7 @@
 #include "data_move_model.h"
 #include "topk_model.h"
 #include "op_tasks.h"
+#include "quantized_ops.h"
 #include "soc_files.h"
 
 namespace aoe::sim {
@@ -342,6 +343,54 @@ TEST(ExportOps, TopKSortsItsRowsOnTheVectorUnit) {
   auto no_output = topk({1, 10}, 3);
   no_output.outputs.clear();
   refusal([&] { op_model(soc(), no_output); }, sdk::StatusCode::invalid_argument);
+}
+
+// 8-bit convolutions and products fill the cube's 16 x 32 int8 fractal: an
+// operand of depth K costs what an fp16 one of depth K / 2 does.
+TEST(ExportOps, QuantizedProductsRunAsFp16OnesOfHalfTheDepth) {
+  using sdk::DType;
+  const auto scalar = [](DType t) { return tensor({}, t, true); };
+  const auto qconv = op("QLinearConv",
+                        {tensor({1, 64, 28, 28}, DType::u8), scalar(DType::f32), scalar(DType::u8),
+                         tensor({128, 64, 3, 3}, DType::i8, true), scalar(DType::f32), scalar(DType::i8),
+                         scalar(DType::f32), scalar(DType::u8), tensor({128}, DType::i32, true)},
+                        {tensor({1, 128, 28, 28}, DType::u8)}, {{"pads", {1, 1, 1, 1}}});
+  const auto conv = quantized_as_fp16(qconv, soc());
+  EXPECT_EQ(conv.op_type, "Conv");
+  EXPECT_EQ(conv.inputs.size(), 3u);  // x, w and the int32 bias
+  EXPECT_EQ(conv.inputs[0].shape, (std::vector<int64_t>{1, 32, 28, 28}));
+  EXPECT_EQ(conv.inputs[1].shape, (std::vector<int64_t>{128, 32, 3, 3}));
+  EXPECT_EQ(conv.outputs[0].dtype, DType::u8);
+  const auto fp16 = op("Conv", {tensor({1, 64, 28, 28}), tensor({128, 64, 3, 3}, DType::f16, true)},
+                       {tensor({1, 128, 28, 28})}, {{"pads", {1, 1, 1, 1}}});
+  EXPECT_LT(default_time(qconv), default_time(fp16));
+  EXPECT_GT(op_model(soc(), qconv)->space().knobs.size(), 5u) << "tuned by the Conv's knobs";
+  // Depthwise: each group's one channel is a whole int8 fractal's depth.
+  const auto depthwise = op("ConvInteger", {tensor({1, 32, 14, 14}, DType::u8), tensor({32, 1, 3, 3}, DType::u8, true)},
+                            {tensor({1, 32, 12, 12}, DType::i32)}, {{"group", 32}});
+  const auto dw = quantized_as_fp16(depthwise, soc());
+  EXPECT_EQ(dw.inputs[0].shape, (std::vector<int64_t>{1, 32, 14, 14}));
+  EXPECT_EQ(dw.outputs[0].dtype, DType::f32);  // the int32 accumulator's width
+  EXPECT_GT(default_time(depthwise), 0);
+  // MatMulInteger, as ONNX Runtime's dynamic quantisation writes BERT's products.
+  const auto mm = op("MatMulInteger", {tensor({128, 768}, DType::u8), tensor({768, 768}, DType::i8, true), scalar(DType::u8)},
+                     {tensor({128, 768}, DType::i32)}, {{"input_slots", {0, 1, 2}}});
+  const auto product = quantized_as_fp16(mm, soc());
+  EXPECT_EQ(product.op_type, "MatMul");
+  EXPECT_EQ(product.inputs[0].shape, (std::vector<int64_t>{128, 384}));
+  EXPECT_EQ(product.inputs[1].shape, (std::vector<int64_t>{384, 768}));
+  EXPECT_FALSE(product.attrs.contains("input_slots"));
+  EXPECT_LT(default_time(mm), default_time(op("MatMul", {tensor({128, 768}), tensor({768, 768}, DType::f16, true)},
+                                               {tensor({128, 768}, DType::f32)})));
+  // Operands and outputs of other types are refused naming the op.
+  auto float_operand = mm;
+  float_operand.inputs[0].dtype = DType::f32;
+  EXPECT_NE(refusal([&] { op_model(soc(), float_operand); }, sdk::StatusCode::invalid_argument).find("MatMulInteger 'node7'"),
+            std::string::npos);
+  auto float_output = qconv;
+  float_output.outputs[0].dtype = DType::f32;
+  EXPECT_NE(refusal([&] { op_model(soc(), float_output); }, sdk::StatusCode::invalid_argument).find("8-bit"),
+            std::string::npos);
 }
 
 TEST(ExportOps, CubicResizeWeighsFourTapsAnAxis) {
