@@ -58,7 +58,8 @@ NormProblem row_problem(const sdk::OpTask& task, const Soc& soc) {
 bool is_modelled_op(const std::string& t) {
   return t == "MatMul" || t == "Gemm" || t == "Conv" || t == "ConvTranspose" || t == "BatchNormalization" ||
          t == "Transpose" || is_recurrent_op(t) || is_data_move_op(t) || is_elementwise_op(t) || is_reduce_op(t) ||
-         is_row_op(t) || is_pool_op(t) || t == "TopK" || is_quantized_op(t);
+         is_row_op(t) || is_pool_op(t) || t == "TopK" || is_quantized_op(t) ||
+         t == "DynamicQuantizeLinear";
 }
 
 std::unique_ptr<OpModel> op_model(const Soc& soc, const sdk::OpTask& task) {
@@ -72,6 +73,7 @@ std::unique_ptr<OpModel> op_model(const Soc& soc, const sdk::OpTask& task) {
   require_within_memory(task.outputs, "output");
   if (auto model = training_model(soc, task)) return model;
   if (is_quantized_op(task.op_type)) return op_model(soc, quantized_as_fp16(task, soc));
+  if (task.op_type == "DynamicQuantizeLinear") return dynamic_quantize_model(soc, task);
   if (task.op_type == "MatMul" || task.op_type == "Gemm")
     return std::make_unique<MatMulModel>(soc, matmul_problem(task, soc));
   if (is_recurrent_op(task.op_type)) return std::make_unique<RecurrentModel>(soc, task);

@@ -1,6 +1,9 @@
 #include "quantized_ops.h"
 
 #include "aoe/sdk/error.h"
+#include "elementwise_model.h"
+#include "kernel_sequence.h"
+#include "reduce_model.h"
 #include "vector_model.h"
 
 namespace aoe::sim {
@@ -84,6 +87,32 @@ sdk::OpTask quantized_as_fp16(const sdk::OpTask& task, const Soc& soc) {
     t.inputs = {halved(task, a, a.shape.size() - 1), halved(task, b, b.shape.size() == 1 ? 0 : b.shape.size() - 2)};
   }
   return t;
+}
+
+std::unique_ptr<OpModel> dynamic_quantize_model(const Soc& soc, const sdk::OpTask& task) {
+  require_unfused(task, soc);
+  if (task.inputs.empty()) malformed(task, "has no input");
+  const sdk::TensorDesc& x = task.inputs[0];
+  require_known_inputs({x}, 1, task.op_type);
+  if (x.dtype != DType::f32) malformed(task, "x is " + std::string(sdk::to_string(x.dtype)) + "; it takes float32");
+  const sdk::TensorDesc scalar{"", {}, DType::f32, "ND", false};
+  sdk::TensorDesc zero_point = scalar, y = x;
+  zero_point.dtype = y.dtype = DType::u8;
+  const auto part = [&](const char* op_type, std::vector<sdk::TensorDesc> inputs, sdk::TensorDesc output) {
+    sdk::OpTask t;
+    t.name = task.name;
+    t.op_type = op_type;
+    t.inputs = std::move(inputs);
+    t.outputs = {std::move(output)};
+    if (t.op_type != "QuantizeLinear") t.attrs = {{"keepdims", 0}};
+    return t;
+  };
+  std::vector<KernelSequence::Part> parts;
+  parts.push_back({"", std::make_unique<ReduceModel>(soc, reduce_problem(part("ReduceMax", {x}, scalar), soc))});
+  parts.push_back({"min_", std::make_unique<ReduceModel>(soc, reduce_problem(part("ReduceMin", {x}, scalar), soc))});
+  parts.push_back({"quantize_", std::make_unique<ElementwiseModel>(
+                                    soc, elementwise_problem(part("QuantizeLinear", {x, scalar, zero_point}, y), soc))});
+  return std::make_unique<KernelSequence>(soc, std::move(parts));
 }
 
 }  // namespace aoe::sim

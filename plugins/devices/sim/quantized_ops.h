@@ -8,9 +8,11 @@
 // output is requantised on the way out (the epilogue's conversions).
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "aoe/sdk/op_task.h"
+#include "op_model.h"
 #include "soc.h"
 
 namespace aoe::sim {
@@ -21,5 +23,11 @@ bool is_quantized_op(const std::string& op_type);
 // invalid_argument, naming the op, for operands not 8-bit integers or
 // shapes that disagree.
 sdk::OpTask quantized_as_fp16(const sdk::OpTask& task, const Soc& soc);
+
+// DynamicQuantizeLinear (x -> y, y_scale, y_zero_point): the range of x, a
+// ReduceMax and a ReduceMin over every element, then x quantized with the
+// scale and zero point it gives (QuantizeLinear's passes), one launch; each
+// part keeps its knobs ("min_", "quantize_" before the later parts').
+std::unique_ptr<OpModel> dynamic_quantize_model(const Soc& soc, const sdk::OpTask& task);
 
 }  // namespace aoe::sim

@@ -4,6 +4,7 @@
 // default that fits and a time; bad shapes and axes are refused naming the op.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -391,6 +392,20 @@ TEST(ExportOps, QuantizedProductsRunAsFp16OnesOfHalfTheDepth) {
   float_output.outputs[0].dtype = DType::f32;
   EXPECT_NE(refusal([&] { op_model(soc(), float_output); }, sdk::StatusCode::invalid_argument).find("8-bit"),
             std::string::npos);
+  // DynamicQuantizeLinear: the range of x, then x quantized, one launch.
+  const auto dynamic = op("DynamicQuantizeLinear", {tensor({128, 768}, DType::f32)},
+                          {tensor({128, 768}, DType::u8), scalar(DType::f32), scalar(DType::u8)});
+  const auto sequence = op_model(soc(), dynamic);
+  std::vector<std::string> knobs;
+  for (const auto& k : sequence->space().knobs) knobs.push_back(k.name);
+  EXPECT_NE(std::find(knobs.begin(), knobs.end(), "min_block_dim"), knobs.end());
+  EXPECT_NE(std::find(knobs.begin(), knobs.end(), "quantize_block_dim"), knobs.end());
+  const auto quantize = op("QuantizeLinear", {tensor({128, 768}, DType::f32), scalar(DType::f32), scalar(DType::u8)},
+                           {tensor({128, 768}, DType::u8)});
+  EXPECT_GT(default_time(dynamic), default_time(quantize));
+  auto half = dynamic;
+  half.inputs[0].dtype = DType::f16;
+  refusal([&] { op_model(soc(), half); }, sdk::StatusCode::invalid_argument);
 }
 
 TEST(ExportOps, CubicResizeWeighsFourTapsAnAxis) {
