@@ -1097,6 +1097,23 @@ TEST_F(RunCommand, ReduceSumOfAnEmptyAxesInputIsTuned) {
   }
 }
 
+// A dynamically quantized product, as ONNX Runtime's quantizer writes
+// models: q rounds x / scale to whole steps, and where that lies within float
+// rounding of a tie the run and the double-precision reference may round
+// apart. The check takes the run's q where it is that close, and so checks
+// MatMulInteger from the same q (without, one step is |w| apart in y).
+TEST_F(RunCommand, ADynamicallyQuantizedModelIsCheckedFromTheRunsQuantizedValues) {
+  write_dynamic_quantized_model(dir_ / "quantized.onnx");
+  const auto r = run("quantized.onnx", "quantized.json", {"--inputs", "random", "--seed", "1", "--check"});
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  const json check = report("quantized.json")["check"];
+  EXPECT_TRUE(check["match"].get<bool>()) << check.dump(2);
+  ASSERT_TRUE(check.contains("quantizers")) << check.dump(2);
+  EXPECT_EQ(check["quantizers"]["quantizers"], 1) << check.dump(2);
+  EXPECT_EQ(check["quantizers"]["quantizers_apart"], 0) << check.dump(2);
+  EXPECT_LE(check["quantizers"]["elements_one_step_apart"].get<int64_t>(), 4096 * 256 / 100) << check.dump(2);
+}
+
 // A while loop: no trip count, the body's condition computed from its
 // carried value and an outer initializer, a constant of its own lifted.
 TEST_F(RunCommand, RunsAWhileLoopUntilItsConditionFails) {

@@ -870,6 +870,27 @@ void write_empty_axes_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
+void write_dynamic_quantized_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {4096, 256});
+  // Weights spread over [-1, 1] and [-127, 127] by a fixed LCG.
+  uint32_t state = 12345;
+  const auto next = [&] { return (state = state * 1664525u + 1013904223u) >> 8; };
+  std::vector<float> w(256 * 256);
+  for (auto& v : w) v = static_cast<float>(next() % 20001) / 10000.0f - 1.0f;
+  add_floats(g, "w", {256, 256}, w);
+  auto* wq = g->add_initializer();
+  wq->set_name("wq"), wq->set_data_type(onnx::TensorProto::INT8), wq->add_dims(256), wq->add_dims(64);
+  for (int i = 0; i < 256 * 64; ++i) wq->add_int32_data(static_cast<int32_t>(next() % 255) - 127);
+  set_dims(g->add_output(), "y", {4096, 64});
+  add_node(g, "MatMul_0", "MatMul", {"x", "w"}, {"h"});
+  add_node(g, "Quantize_1", "DynamicQuantizeLinear", {"h"}, {"q", "q_scale", "q_zero"});
+  add_node(g, "MatMulInteger_2", "MatMulInteger", {"q", "wq", "q_zero"}, {"sums"});
+  add_int_attribute(add_node(g, "Cast_3", "Cast", {"sums"}, {"y"}), "to", onnx::TensorProto::FLOAT);
+  save(model, file);
+}
+
 void write_column_scan_model(const std::filesystem::path& file) {
   auto model = empty_model();
   auto* g = model.mutable_graph();

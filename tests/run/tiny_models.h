@@ -135,6 +135,10 @@ void write_empty_slice_model(const std::filesystem::path& file);
 // x[3,2,2], axes[0] (int64, fed empty) -> ReduceSum: sum [1,1,1] of every
 // element; with noop_with_empty_axes: same, x as it is.
 void write_empty_axes_model(const std::filesystem::path& file);
+// x[4096,256] -> MatMul by float weights -> DynamicQuantizeLinear -> q
+// (uint8) -> MatMulInteger by int8 weights [256,64] with q's zero point ->
+// Cast: y, the int32 sums as floats. Float rounding decides some of q's steps.
+void write_dynamic_quantized_model(const std::filesystem::path& file);
 // xs[2,3] -> Scan "columns" over axis 1, last column first: s = s + column
 // from zeros, sums[2,3] its value per step along axis 1.
 void write_column_scan_model(const std::filesystem::path& file);

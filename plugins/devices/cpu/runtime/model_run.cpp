@@ -13,6 +13,7 @@
 #include "memory_fit.h"
 #include "model_run_parts.h"
 #include "op_util.h"
+#include "quantizer_anchors.h"
 #include "subgraph_op.h"
 #include "subgraph_run.h"
 #include "thread_pool.h"
@@ -203,6 +204,13 @@ json run_model(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inp
   sdk::SubgraphTask task;
   task.name = run.graph.name.empty() ? "model" : run.graph.name;
   task.graph = run.graph;
+  // A checked run keeps what its quantizers write, as outputs after the
+  // model's, for the reference to start from (quantizer_anchors.h).
+  std::vector<std::string> kept;
+  if (run.check)
+    for (const auto& name : quantizer_outputs(run.graph))
+      if (std::find(run.graph.outputs.begin(), run.graph.outputs.end(), name) == run.graph.outputs.end())
+        kept.push_back(name), task.graph.outputs.push_back(name);
   const int threads = run.threads > 0 ? static_cast<int>(run.threads) : host->physical_cores;
   task.op_configs = capped_threads(run.op_configs.is_object() ? run.op_configs : json::object(), threads);
   const SubgraphOp op(task, host);
@@ -259,7 +267,15 @@ json run_model(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inp
                  {"conversions", {{"count", plan.conversions()}, {"ms", conversion_ms}, {"steps", conversion_steps}}},
                  {"tuned_kernel_count", tuned},
                  {"kernels", kernels}};
-  if (run.check) report["check"] = check_report(op, given, outputs, tolerance);
+  if (run.check) {
+    std::map<std::string, std::vector<float>> quantized;
+    for (size_t i = 0; i < kept.size(); ++i) {
+      auto& values = quantized[kept[i]];
+      values.resize(static_cast<size_t>(run.graph.tensor(kept[i]).elements()));
+      kernel.read_output(outputs.size() + i, values.data());
+    }
+    report["check"] = check_report(op, given, outputs, tolerance, std::move(quantized));
+  }
   return report;
 }
 

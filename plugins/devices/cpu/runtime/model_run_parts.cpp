@@ -4,6 +4,7 @@
 
 #include "aoe/sdk/error.h"
 #include "op_util.h"
+#include "quantizer_anchors.h"
 
 namespace aoe::cpu {
 
@@ -65,10 +66,18 @@ json latency_report(std::vector<double> ms) {
 }
 
 json check_report(const SubgraphOp& op, const GivenViews& given, const std::vector<sdk::TensorView>& outputs,
-                  const Tolerance& tolerance) {
+                  const Tolerance& tolerance, std::map<std::string, std::vector<float>> quantized) {
   std::map<std::string, std::vector<float>> values;
   for (const auto& [name, v] : given) values[name].assign(v.begin(), v.end());
-  op.reference(values);
+  QuantizerAnchors anchors;
+  anchors.run = std::move(quantized);
+  const auto written = quantizer_outputs(op.graph());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const auto& name = op.graph().outputs[i];
+    if (std::find(written.begin(), written.end(), name) != written.end())
+      anchors.run[name].assign(outputs[i].data, outputs[i].data + outputs[i].count);
+  }
+  op.reference(values, [&](const sdk::Node& node, std::map<std::string, std::vector<float>>& v) { anchors.anchor(node, v); });
   json per_output = json::array();
   bool all = true;
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -80,7 +89,9 @@ json check_report(const SubgraphOp& op, const GivenViews& given, const std::vect
     if (!why.empty()) o["mismatch"] = why;
     per_output.push_back(std::move(o));
   }
-  return {{"match", all}, {"atol", tolerance.atol}, {"rtol", tolerance.rtol}, {"outputs", per_output}};
+  json report = {{"match", all}, {"atol", tolerance.atol}, {"rtol", tolerance.rtol}, {"outputs", per_output}};
+  if (!anchors.run.empty()) report["quantizers"] = anchors.to_json();
+  return report;
 }
 
 }  // namespace aoe::cpu

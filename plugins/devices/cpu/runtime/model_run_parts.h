@@ -31,8 +31,12 @@ void require_outputs(const sdk::Graph& graph, const std::vector<sdk::TensorView>
 // {min, median, p90, mean, runs} of the runs' times.
 nlohmann::json latency_report(std::vector<double> ms);
 
-// Each output against the subgraph's references on `given`: {match, atol, rtol, outputs: [...]}.
+// Each output against the subgraph's references on `given`: {match, atol,
+// rtol, outputs: [...]}. `quantized` holds what the run's quantizers wrote
+// that is no graph output (quantizer_anchors.h); the reference takes it, and
+// the outputs' own, where close, and the report says so ("quantizers").
 nlohmann::json check_report(const SubgraphOp& op, const GivenViews& given, const std::vector<sdk::TensorView>& outputs,
-                            const Tolerance& tolerance);
+                            const Tolerance& tolerance,
+                            std::map<std::string, std::vector<float>> quantized = {});
 
 }  // namespace aoe::cpu

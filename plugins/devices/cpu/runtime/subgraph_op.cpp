@@ -557,7 +557,7 @@ sdk::Config SubgraphOp::stored_as_written(const sdk::Config& config) const {
   return out;
 }
 
-void SubgraphOp::reference(std::map<std::string, std::vector<float>>& values) const {
+void SubgraphOp::reference(std::map<std::string, std::vector<float>>& values, const AfterNode& after_node) const {
   const auto& g = task_.graph;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const auto& node = g.nodes[i];
@@ -569,6 +569,7 @@ void SubgraphOp::reference(std::map<std::string, std::vector<float>>& values) co
     }
     if (node.op_type == "BatchNormalization" && !node_ops_[i]) {
       batch_norm_reference(node, g, values);
+      if (after_node) after_node(node, values);
       continue;
     }
     const CpuOp& op = *node_ops_[i];
@@ -585,6 +586,7 @@ void SubgraphOp::reference(std::map<std::string, std::vector<float>>& values) co
     for (auto& r : results) out.push_back(r.data());
     op.reference(in, out);
     for (size_t j = 0; j < outs.size() && j < results.size(); ++j) values[outs[j]] = std::move(results[j]);
+    if (after_node) after_node(node, values);
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -86,8 +87,10 @@ class SubgraphOp {
   // the values random data is drawn from.
   const std::map<std::string, ValueRange>& given() const { return given_; }
   // Every node unfused, in double precision per node (ops' references):
-  // fills `values` with every tensor, from the given ones.
-  void reference(std::map<std::string, std::vector<float>>& values) const;
+  // fills `values` with every tensor, from the given ones. `after_node`, where
+  // given, sees each node's outputs in `values` before the next node runs.
+  using AfterNode = std::function<void(const sdk::Node&, std::map<std::string, std::vector<float>>&)>;
+  void reference(std::map<std::string, std::vector<float>>& values, const AfterNode& after_node = {}) const;
 
  private:
   void check_node(const sdk::Node& node);
