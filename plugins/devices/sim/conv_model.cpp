@@ -210,7 +210,7 @@ sdk::OpTask lifted_to_2d(const sdk::OpTask& task) {
 
 ConvProblem conv_problem(const sdk::OpTask& task, const Soc& soc) {
   if (task.op_type != "Conv")
-    throw Error(StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
+    not_modelled(soc, task.op_type);
   require_known_inputs(task.inputs, 2, "Conv");
   if (task.inputs[0].shape.size() == 5 && task.inputs[1].shape.size() == 5) return conv_problem(folded_3d(task), soc);
   if (task.inputs[0].shape.size() == 3 && task.inputs[1].shape.size() == 3) return conv_problem(lifted_to_2d(task), soc);

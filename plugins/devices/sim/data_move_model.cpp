@@ -18,7 +18,7 @@ using Shape = std::vector<int64_t>;
 const std::set<std::string> kOps = {"Concat", "Split", "Slice", "Pad", "Gather", "Resize", "Tile", "Expand",
                                     "DepthToSpace", "SpaceToDepth", "GatherElements", "GatherND",
                                     "ScatterND",    "ScatterElements", "Scatter", "Upsample", "ReverseSequence",
-                                    "Compress"};
+                                    "Compress",     "GridSample"};
 
 
 std::string text(const Shape& s) {
@@ -286,13 +286,36 @@ void resize(const sdk::OpTask& task, DataMoveProblem& p, const Soc& soc) {
   p.simple_passes = mode == "nearest" ? 1 : 2 * taps;
 }
 
+// GridSample (2-D): each output element gathers its taps from wherever the
+// grid points (1 nearest, 4 bilinear, 16 bicubic), each tap a burst of its
+// own, and weighs them (a multiply and an add each); its grid point is read
+// with it (a pair of coordinates per position, shared by the channels).
+void grid_sample(const sdk::OpTask& task, DataMoveProblem& p, const Soc& soc) {
+  require_known_inputs(task.inputs, 2, "GridSample");
+  const Shape& x = task.inputs[0].shape;
+  const Shape& grid = task.inputs[1].shape;
+  if (x.size() != 4 || grid.size() != 4 || grid[3] != 2 || grid[0] != x[0])
+    throw Error(StatusCode::unsupported, soc.target + " simulator models GridSample on N x C x H x W input and an N x Ho x Wo x 2 grid; '" +
+                                             task.name + "' has " + text(x) + " and " + text(grid));
+  const auto mode = task.attrs.value("mode", std::string("linear"));
+  const int taps = mode == "nearest" ? 1 : mode == "cubic" || mode == "bicubic" ? 16 : mode == "linear" || mode == "bilinear" ? 4 : 0;
+  if (taps == 0) malformed(task, "mode '" + mode + "' is none of nearest, linear, cubic");
+  const Shape& out = output_shape(task);
+  if (out != Shape{x[0], x[1], grid[1], grid[2]}) malformed(task, "output " + text(out) + " is not N x C x Ho x Wo of its grid");
+  p.out_elements = count(task, out);
+  p.in_elements = p.out_elements * taps + count(task, grid);
+  p.in_run = 1;
+  p.out_run = std::max<int64_t>(1, out.back());
+  p.simple_passes = 2 * taps;
+}
+
 }  // namespace
 
 bool is_data_move_op(const std::string& op_type) { return kOps.count(op_type) != 0; }
 
 DataMoveProblem data_move_problem(const sdk::OpTask& task, const Soc& soc) {
   if (!is_data_move_op(task.op_type))
-    throw Error(StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
+    not_modelled(soc, task.op_type);
   require_unfused(task, soc);
   require_known_inputs(task.inputs, 1, task.op_type);
   DataMoveProblem p;
@@ -311,6 +334,7 @@ DataMoveProblem data_move_problem(const sdk::OpTask& task, const Soc& soc) {
   else if (task.op_type == "ScatterND" || task.op_type == "ScatterElements" || task.op_type == "Scatter") scatter(task, p);
   else if (task.op_type == "ReverseSequence") reverse_sequence(task, p);
   else if (task.op_type == "Compress") compress(task, p);
+  else if (task.op_type == "GridSample") grid_sample(task, p, soc);
   else resize(task, p, soc);
   if (p.out_elements == 0) malformed(task, "has an empty output");
   return with_stream_on_chip(task, p);

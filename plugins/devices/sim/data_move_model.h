@@ -1,7 +1,8 @@
 // Ops that move data without arithmetic, or with a few taps per output
-// element: Concat, Split, Slice, Pad, Gather, Resize (nearest, linear),
-// Tile, Expand, DepthToSpace, SpaceToDepth, GatherElements, GatherND and the
-// scatters (ScatterND, ScatterElements, Scatter).
+// element: Concat, Split, Slice, Pad, Gather, Resize (nearest, linear,
+// cubic), Tile, Expand, DepthToSpace, SpaceToDepth, GatherElements,
+// GatherND, the scatters (ScatterND, ScatterElements, Scatter),
+// ReverseSequence, Compress and GridSample.
 // Each core streams its share of the output through UB in tiles; reads and
 // writes leave GM in contiguous runs whose length the op's shapes fix, so
 // short runs pay whole 32 B blocks and an issue cost each.

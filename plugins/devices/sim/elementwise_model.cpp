@@ -148,7 +148,7 @@ ElementwiseProblem elementwise_problem(const sdk::OpTask& task, const Soc& soc) 
   for (const auto& op_type : chain) {
     const OpWork* op = find_op(op_type);
     if (!op)
-      throw Error(StatusCode::unsupported, soc.target + " simulator does not model op '" + op_type + "' yet");
+      not_modelled(soc, op_type);
     needed += needed == 0 ? op->inputs : op->inputs - 1;
     p.simple_passes += op->simple;
     p.transcendental_passes += op->transcendental;

@@ -35,7 +35,7 @@ NormProblem row_norm(const sdk::OpTask& task, int64_t rows, int64_t row, int64_t
 
 NormProblem layernorm_problem(const sdk::OpTask& task, const Soc& soc) {
   if (task.op_type != "LayerNormalization")
-    throw sdk::Error(sdk::StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
+    not_modelled(soc, task.op_type);
   require_unfused(task, soc);
   require_known_inputs(task.inputs, 1, "LayerNormalization");
   const auto& shape = task.inputs[0].shape;
@@ -55,7 +55,7 @@ NormProblem layernorm_problem(const sdk::OpTask& task, const Soc& soc) {
 NormProblem channel_norm_problem(const sdk::OpTask& task, const Soc& soc) {
   const bool group = task.op_type == "GroupNormalization";
   if (!group && task.op_type != "InstanceNormalization")
-    throw sdk::Error(sdk::StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
+    not_modelled(soc, task.op_type);
   require_unfused(task, soc);
   require_known_inputs(task.inputs, 3, task.op_type);
   const auto& shape = task.inputs[0].shape;

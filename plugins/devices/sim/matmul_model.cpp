@@ -179,7 +179,7 @@ double MatMulProblem::on_chip_bytes() const {
 MatMulProblem matmul_problem(const sdk::OpTask& task, const Soc& soc) {
   const bool gemm = task.op_type == "Gemm";
   if (task.op_type != "MatMul" && !gemm)
-    throw Error(StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
+    not_modelled(soc, task.op_type);
   if (task.inputs.size() < 2)
     throw Error(StatusCode::invalid_argument, task.op_type + " takes two inputs, got " +
                                                   std::to_string(task.inputs.size()));

@@ -92,7 +92,7 @@ std::unique_ptr<OpModel> op_model(const Soc& soc, const sdk::OpTask& task) {
   if (task.op_type == "TopK") return std::make_unique<TopKModel>(soc, topk_problem(task, soc));
   if (task.op_type == "TransData") return std::make_unique<TransDataModel>(soc, transdata_problem(task, soc));
   if (task.op_type == "AtomicAddrClean") return std::make_unique<AtomicCleanModel>(soc, atomic_clean_problem(task));
-  throw sdk::Error(sdk::StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
+  not_modelled(soc, task.op_type);
 }
 
 }  // namespace aoe::sim

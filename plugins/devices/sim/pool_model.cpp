@@ -29,7 +29,7 @@ double PoolProblem::gm_bytes(bool padded_channels) const {
 
 PoolProblem pool_problem(const sdk::OpTask& task, const Soc& soc) {
   if (!is_pool_op(task.op_type))
-    throw Error(StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
+    not_modelled(soc, task.op_type);
   require_unfused(task, soc);
   require_known_inputs(task.inputs, 1, task.op_type);
   const auto& s = task.inputs[0].shape;

@@ -51,7 +51,7 @@ bool is_quantized_op(const std::string& op_type) { return find_quantized(op_type
 
 sdk::OpTask quantized_as_fp16(const sdk::OpTask& task, const Soc& soc) {
   const QuantizedOp* q = find_quantized(task.op_type);
-  if (!q) throw sdk::Error(sdk::StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
+  if (!q) not_modelled(soc, task.op_type);
   require_unfused(task, soc);
   if (task.inputs.size() <= q->b) malformed(task, "lacks its second operand (input " + std::to_string(q->b) + ")");
   const auto& a = task.inputs[q->a];

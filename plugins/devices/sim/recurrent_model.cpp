@@ -76,7 +76,7 @@ bool is_recurrent_op(const std::string& op_type) { return find_cell(op_type) != 
 RecurrentModel::RecurrentModel(const Soc& soc, const sdk::OpTask& task)
     : soc_(soc), step_(soc, [&] {
         const Cell* cell = find_cell(task.op_type);
-        if (!cell) throw Error(StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
+        if (!cell) not_modelled(soc, task.op_type);
         simple_ = cell->simple;
         transcendental_ = cell->transcendental;
         bytes_ = sdk::dtype_bytes(task.inputs.empty() ? DType::f16 : task.inputs[0].dtype);

@@ -35,7 +35,7 @@ double ReduceProblem::on_chip_bytes() const {
 // GlobalAveragePool every spatial dim. keepdims only renames the output.
 ReduceProblem reduce_problem(const sdk::OpTask& task, const Soc& soc) {
   if (!is_reduce_op(task.op_type))
-    throw Error(StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
+    not_modelled(soc, task.op_type);
   require_unfused(task, soc);
   require_known_inputs({task.inputs.begin(), task.inputs.begin() + (task.inputs.empty() ? 0 : 1)}, 1, task.op_type);
   const auto& shape = task.inputs[0].shape;

@@ -13,7 +13,7 @@ namespace aoe::sim {
 NormProblem softmax_problem(const sdk::OpTask& task, const Soc& soc) {
   const bool hard = task.op_type == "Hardmax";
   if (task.op_type != "Softmax" && task.op_type != "LogSoftmax" && !hard)  // LogSoftmax: the same passes; the last subtracts a log instead of dividing
-    throw sdk::Error(sdk::StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
+    not_modelled(soc, task.op_type);
   require_unfused(task, soc);
   require_known_inputs(task.inputs, 1, task.op_type);
   const auto& shape = task.inputs[0].shape;
@@ -43,7 +43,7 @@ NormProblem softmax_problem(const sdk::OpTask& task, const Soc& soc) {
 NormProblem loss_problem(const sdk::OpTask& task, const Soc& soc) {
   const bool softmax = task.op_type == "SoftmaxCrossEntropyLoss";
   if (!softmax && task.op_type != "NegativeLogLikelihoodLoss")
-    throw sdk::Error(sdk::StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
+    not_modelled(soc, task.op_type);
   require_unfused(task, soc);
   require_known_inputs(task.inputs, 2, task.op_type);
   const auto& shape = task.inputs[0].shape;

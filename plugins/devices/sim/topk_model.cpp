@@ -24,7 +24,7 @@ constexpr int64_t kMinSegment = 1024;
 
 TopKProblem topk_problem(const sdk::OpTask& task, const Soc& soc) {
   if (task.op_type != "TopK")
-    throw Error(StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
+    not_modelled(soc, task.op_type);
   require_unfused(task, soc);
   if (task.inputs.empty()) malformed(task, "has no input");
   require_known_inputs({task.inputs.front()}, 1, task.op_type);  // K's value is the output's extent

@@ -46,7 +46,7 @@ bool is_training_reduction(const std::string& op_type) { return find_reduction(o
 ReduceProblem training_reduce_problem(const OpTask& task, const Soc& soc) {
   auto bad = [&](const std::string& why) { malformed(task, why); };
   const Reduction* r = find_reduction(task.op_type);
-  if (!r) throw Error(StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
+  if (!r) not_modelled(soc, task.op_type);
   require_signature(task, soc, r->inputs, r->outputs);
   require_known_inputs(task.inputs, task.inputs.size(), task.op_type);
   const auto& x = task.inputs[0].shape;

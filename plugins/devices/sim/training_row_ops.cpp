@@ -50,7 +50,7 @@ bool is_training_row_op(const std::string& op_type) { return find_row_op(op_type
 NormProblem training_row_problem(const OpTask& task, const Soc& soc) {
   auto bad = [&](const std::string& why) { malformed(task, why); };
   const RowOp* op = find_row_op(task.op_type);
-  if (!op) throw Error(StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
+  if (!op) not_modelled(soc, task.op_type);
   require_signature(task, soc, op->inputs, op->outputs);
   require_known_inputs(task.inputs, task.inputs.size(), task.op_type);
   const auto& shape = task.inputs[0].shape;

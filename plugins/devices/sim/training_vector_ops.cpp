@@ -122,7 +122,7 @@ ElementwiseProblem training_vector_problem(const OpTask& task, const Soc& soc) {
   auto bad = [&](const std::string& why) { malformed(task, why); };
   const VectorKernel mul{"Mul", 0, 0, {F, F}, {"grad", "loss_scale"}, 1};
   const VectorKernel* k = task.op_type == "Mul" ? &mul : find_kernel(task.op_type);
-  if (!k) throw Error(StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
+  if (!k) not_modelled(soc, task.op_type);
   const Follower* follower = nullptr;
   if (!task.fused_ops.empty() || task.op_type == "Mul") {
     follower = find_follower(task);

@@ -25,7 +25,7 @@ double TransDataProblem::on_chip_bytes() const {
 
 TransDataProblem transdata_problem(const sdk::OpTask& task, const Soc& soc) {
   if (task.op_type != "TransData")
-    throw sdk::Error(sdk::StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
+    not_modelled(soc, task.op_type);
   require_known_inputs(task.inputs, 1, "TransData");
   if (task.outputs.size() != 1 || task.outputs[0].shape != task.inputs[0].shape)
     throw sdk::Error(sdk::StatusCode::invalid_argument, "TransData takes one output of its input's shape");

@@ -19,7 +19,7 @@ constexpr int64_t kConvSide = 16;
 
 TransposeProblem transpose_problem(const sdk::OpTask& task, const Soc& soc) {
   if (task.op_type != "Transpose")
-    throw Error(StatusCode::unsupported, soc.target + " simulator does not model op '" + task.op_type + "' yet");
+    not_modelled(soc, task.op_type);
   require_unfused(task, soc);
   require_known_inputs(task.inputs, 1, "Transpose");
   const auto& shape = task.inputs[0].shape;

@@ -185,6 +185,10 @@ void malformed(const sdk::OpTask& task, const std::string& why) {
   throw sdk::Error(sdk::StatusCode::invalid_argument, task.op_type + " '" + task.name + "': " + why);
 }
 
+void not_modelled(const Soc& soc, const std::string& op_type) {
+  throw Error(StatusCode::unsupported, soc.target + " simulator does not model op '" + op_type + "' yet");
+}
+
 void require_unfused(const sdk::OpTask& task, const Soc& soc) {
   if (!task.fused_ops.empty())
     throw sdk::Error(sdk::StatusCode::unsupported, soc.target + " simulator does not model ops fused after " + task.op_type);

@@ -100,6 +100,9 @@ void require_known_inputs(const std::vector<sdk::TensorDesc>& inputs, size_t at_
 // Throws invalid_argument naming the op and its node: "<op> '<name>': why".
 [[noreturn]] void malformed(const sdk::OpTask& task, const std::string& why);
 
+// Throws unsupported: "<target> simulator does not model op '<op_type>' yet".
+[[noreturn]] void not_modelled(const Soc& soc, const std::string& op_type);
+
 // An axis in [-rank, rank) as an index; malformed() otherwise.
 size_t axis_of(const sdk::OpTask& task, int64_t axis, size_t rank);
 

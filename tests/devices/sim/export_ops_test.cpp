@@ -408,6 +408,27 @@ TEST(ExportOps, QuantizedProductsRunAsFp16OnesOfHalfTheDepth) {
   refusal([&] { op_model(soc(), half); }, sdk::StatusCode::invalid_argument);
 }
 
+// GridSample gathers each output's taps from where its grid point falls: a
+// burst per tap, 1 nearest, 4 bilinear, 16 bicubic.
+TEST(ExportOps, GridSampleGathersItsTapsOneBurstEach) {
+  const auto sample = [](const char* mode) {
+    return op("GridSample", {tensor({1, 32, 64, 64}), tensor({1, 48, 48, 2})}, {tensor({1, 32, 48, 48})},
+              {{"mode", mode}});
+  };
+  const auto p = data_move_problem(sample("linear"), soc());
+  EXPECT_EQ(p.out_elements, 32 * 48 * 48);
+  EXPECT_EQ(p.in_elements, 4 * 32 * 48 * 48 + 48 * 48 * 2);
+  EXPECT_EQ(p.in_run, 1);
+  EXPECT_LT(default_time(sample("nearest")), default_time(sample("linear")));
+  EXPECT_LT(default_time(sample("linear")), default_time(sample("cubic")));
+  auto volume = op("GridSample", {tensor({1, 4, 8, 8, 8}), tensor({1, 8, 8, 8, 3})}, {tensor({1, 4, 8, 8, 8})});
+  refusal([&] { op_model(soc(), volume); }, sdk::StatusCode::unsupported);
+  auto wrong = sample("linear");
+  wrong.outputs[0].shape = {1, 32, 48, 47};
+  EXPECT_NE(refusal([&] { op_model(soc(), wrong); }, sdk::StatusCode::invalid_argument).find("GridSample 'node7'"),
+            std::string::npos);
+}
+
 TEST(ExportOps, CubicResizeWeighsFourTapsAnAxis) {
   const auto x = tensor({1, 24, 40, 40});
   const auto resize = [&](const char* type, const char* mode) {

@@ -38,7 +38,7 @@ void QuantizerAnchors::anchor(const sdk::Node& node, std::map<std::string, std::
   if (!is_quantizer(node) || node.outputs.empty() || !run.count(node.outputs[0])) return;
   const std::string& y = node.outputs[0];
   const int64_t one = steps_apart(run.at(y), values.at(y));
-  bool close = one >= 0 && static_cast<double>(one) <= 0.01 * static_cast<double>(values.at(y).size());
+  bool close = one >= 0 && static_cast<double>(one) <= std::max(1.0, 0.01 * static_cast<double>(values.at(y).size()));
   // DynamicQuantizeLinear's scale and zero point, from x's range.
   for (size_t o = 1; close && o < node.outputs.size(); ++o) {
     const auto held = run.find(node.outputs[o]);

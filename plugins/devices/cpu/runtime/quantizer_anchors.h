@@ -33,8 +33,8 @@ struct QuantizerAnchors {
 
   // After the reference ran `node`: where it is a quantizer whose run values
   // are held, their scale within 1e-5 of the reference's, their zero point
-  // equal, and their elements equal but for at most 1% one step apart, the
-  // run's replace the reference's in `values`.
+  // equal, and their elements equal but for at most 1% of them (or one) one
+  // step apart, the run's replace the reference's in `values`.
   void anchor(const sdk::Node& node, std::map<std::string, std::vector<float>>& values);
   // {"quantizers", "elements_one_step_apart", "quantizers_apart"}
   nlohmann::json to_json() const;
