@@ -2,14 +2,10 @@
 
 #include <algorithm>
 
-#include "aoe/sdk/error.h"
 #include "vector_model.h"
 
 namespace aoe::sim {
 namespace {
-
-using sdk::Error;
-using sdk::StatusCode;
 
 // A proposal: the value and its index in the 8 fp16 slots the sort
 // instructions read [H: DaVinci's region proposal layout].

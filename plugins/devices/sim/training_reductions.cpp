@@ -9,9 +9,7 @@
 namespace aoe::sim {
 namespace {
 
-using sdk::Error;
 using sdk::OpTask;
-using sdk::StatusCode;
 
 struct Reduction {
   const char* op_type;

@@ -9,9 +9,7 @@
 namespace aoe::sim {
 namespace {
 
-using sdk::Error;
 using sdk::OpTask;
-using sdk::StatusCode;
 
 // Instructions per element [L]: Softmax's gradient dy * y, the row's sum,
 // the subtraction, the product with y (pass one of a split row only the
