@@ -15,6 +15,9 @@ using sdk::Error;
 using sdk::StatusCode;
 
 constexpr int64_t kMaxRowsPerTile = 4096;
+// The longest kernel, stride or pad modelled along an axis: the tile's bytes
+// (window x a plane's elements) then stay well inside int64.
+constexpr int64_t kMaxWindow = int64_t{1} << 16;
 
 }  // namespace
 
@@ -53,6 +56,13 @@ PoolProblem pool_problem(const sdk::OpTask& task, const Soc& soc) {
   auto kernel = attr_ints(task.attrs, "kernel_shape", {});
   auto strides = attr_ints(task.attrs, "strides", std::vector<int64_t>(kernel.size(), 1));
   auto pads = attr_ints(task.attrs, "pads", std::vector<int64_t>(2 * kernel.size(), 0));
+  for (const auto* list : {&kernel, &strides, &pads})
+    for (const int64_t v : *list) {
+      if (v < 0) malformed(task, "has a negative kernel_shape, stride or pad, " + std::to_string(v));
+      if (v > kMaxWindow)
+        throw Error(StatusCode::unsupported, soc.target + " simulator models pool windows, strides and pads up to " +
+                                                 std::to_string(kMaxWindow) + "; '" + task.name + "' has " + std::to_string(v));
+    }
   if (one_d && kernel.size() == 1 && strides.size() == 1 && pads.size() == 2) {
     kernel = {1, kernel[0]};
     strides = {1, strides[0]};

@@ -349,6 +349,17 @@ TEST(VectorModels, Pool3dHandComputed) {
   EXPECT_NEAR(m->time_us(c), 3 + 2 * (in + vec + out) / 1000, 1e-9);  // two tiles, one per output slice
   EXPECT_THROW(model_of(op("AveragePool", {tensor({1, 16, 4, 8, 8}, DType::f16)}, {{"kernel_shape", {2, 2}}})),
                sdk::Error);
+  // A pad past any window modelled is unsupported, a negative one malformed.
+  const auto status = [](nlohmann::json attrs) {
+    try {
+      model_of(op("MaxPool", {tensor({1, 16, 4, 8, 8}, DType::f16)}, std::move(attrs)));
+    } catch (const sdk::Error& e) {
+      return e.code();
+    }
+    return sdk::StatusCode::ok;
+  };
+  EXPECT_EQ(status({{"kernel_shape", {2, 2, 2}}, {"pads", {int64_t{1} << 40, 0, 0, 0, 0, 0}}}), sdk::StatusCode::unsupported);
+  EXPECT_EQ(status({{"kernel_shape", {2, 2, 2}}, {"pads", {-1, 0, 0, 0, 0, 0}}}), sdk::StatusCode::invalid_argument);
 }
 
 TEST(VectorModels, NhwcPoolHandComputed) {
