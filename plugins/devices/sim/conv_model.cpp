@@ -51,15 +51,6 @@ std::string attr_string(const nlohmann::json& attrs, const char* key, const std:
   return v.get<std::string>();
 }
 
-// The 910 cube multiplies fp16 (its ini lists no fp32 mmad); fp32 is cast
-// to fp16 as CANN's default precision mode does. An output may also be
-// 8-bit, requantised on its way out (quantized_ops.h).
-void require_cube_dtype(DType t, const Soc& soc, bool output = false) {
-  if (t != DType::f16 && t != DType::f32 && !(output && is_requantised(t)))
-    throw Error(StatusCode::unsupported,
-                soc.target + " simulator models Conv on float16 and float32, not " + sdk::to_string(t));
-}
-
 // Output size and pads of one spatial axis, ONNX semantics.
 struct Axis {
   int64_t out = 0, pad_begin = 0, pad_end = 0;
@@ -232,13 +223,13 @@ ConvProblem conv_problem(const sdk::OpTask& task, const Soc& soc) {
   p.kh = wt[2], p.kw = wt[3];
   p.x_dtype = task.inputs[0].dtype;
   p.w_dtype = task.inputs[1].dtype;
-  require_cube_dtype(p.x_dtype, soc);
-  require_cube_dtype(p.w_dtype, soc);
+  require_cube_dtype(p.x_dtype, "Conv", soc);
+  require_cube_dtype(p.w_dtype, "Conv", soc);
   p.x_constant = task.inputs[0].constant;
   p.w_constant = task.inputs[1].constant;
   const bool any_f32 = p.x_dtype == DType::f32 || p.w_dtype == DType::f32;
   p.out_dtype = task.outputs.empty() ? (any_f32 ? DType::f32 : DType::f16) : task.outputs[0].dtype;
-  require_cube_dtype(p.out_dtype, soc, true);
+  require_cube_dtype(p.out_dtype, "Conv", soc, true);
 
   const auto kernel = attr_ints(task.attrs, "kernel_shape", {p.kh, p.kw});
   if (kernel.size() != 2)

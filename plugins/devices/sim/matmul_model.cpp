@@ -58,15 +58,6 @@ int64_t product(const std::vector<int64_t>& dims) {
   return *n;
 }
 
-// The 910 cube has no fp32 mode (its ini lists f16 and int8 mmad only);
-// fp32 operands are cast to fp16 as CANN's default precision mode does. An
-// output may also be 8-bit, requantised on its way out (quantized_ops.h).
-void require_cube_dtype(DType t, const std::string& op_type, const Soc& soc, bool output = false) {
-  if (t != DType::f16 && t != DType::f32 && !(output && is_requantised(t)))
-    throw Error(StatusCode::unsupported, soc.target + " simulator models " + op_type +
-                                             " on float16 and float32, not " + sdk::to_string(t));
-}
-
 void require_known(const sdk::TensorDesc& t, const std::string& op_type) {
   if (!t.fully_known() || t.shape.empty())
     throw Error(StatusCode::invalid_argument, op_type + " needs inputs of known shape and rank >= 1");

@@ -91,9 +91,7 @@ sdk::OpTask quantized_as_fp16(const sdk::OpTask& task, const Soc& soc) {
 
 std::unique_ptr<OpModel> dynamic_quantize_model(const Soc& soc, const sdk::OpTask& task) {
   require_unfused(task, soc);
-  if (task.inputs.empty()) malformed(task, "has no input");
-  const sdk::TensorDesc& x = task.inputs[0];
-  require_known_inputs({x}, 1, task.op_type);
+  const sdk::TensorDesc& x = known_data_input(task);
   if (x.dtype != DType::f32) malformed(task, "x is " + std::string(sdk::to_string(x.dtype)) + "; it takes float32");
   const sdk::TensorDesc scalar{"", {}, DType::f32, "ND", false};
   sdk::TensorDesc zero_point = scalar, y = x;

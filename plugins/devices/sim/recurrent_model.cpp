@@ -4,6 +4,7 @@
 #include <string>
 
 #include "aoe/sdk/error.h"
+#include "cube_fractal.h"
 #include "vector_model.h"
 
 namespace aoe::sim {
@@ -53,8 +54,7 @@ MatMulProblem step_problem(const sdk::OpTask& task, const Soc& soc, const Cell& 
   if (dirs < 1 || dirs > 2 || seq < 1 || batch < 1 || hidden < 1 || input < 1)
     malformed(task, "has an empty sequence, batch or hidden size, or more than two directions");
   const DType t = task.inputs[0].dtype;
-  if (t != DType::f16 && t != DType::f32)
-    throw Error(StatusCode::unsupported, "the simulator models " + task.op_type + " on float16 and float32, not " + sdk::to_string(t));
+  require_cube_dtype(t, task.op_type, soc);
   steps = seq * dirs;
   gate_elements = batch * hidden;
   MatMulProblem p;

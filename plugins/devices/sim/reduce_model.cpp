@@ -37,8 +37,7 @@ ReduceProblem reduce_problem(const sdk::OpTask& task, const Soc& soc) {
   if (!is_reduce_op(task.op_type))
     not_modelled(soc, task.op_type);
   require_unfused(task, soc);
-  require_known_inputs({task.inputs.begin(), task.inputs.begin() + (task.inputs.empty() ? 0 : 1)}, 1, task.op_type);
-  const auto& shape = task.inputs[0].shape;
+  const auto& shape = known_data_input(task).shape;
   const auto rank = static_cast<int64_t>(shape.size());
   std::vector<int64_t> all(shape.size());
   for (int64_t i = 0; i < rank; ++i) all[i] = i;

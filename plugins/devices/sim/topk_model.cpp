@@ -22,9 +22,7 @@ TopKProblem topk_problem(const sdk::OpTask& task, const Soc& soc) {
   if (task.op_type != "TopK")
     not_modelled(soc, task.op_type);
   require_unfused(task, soc);
-  if (task.inputs.empty()) malformed(task, "has no input");
-  require_known_inputs({task.inputs.front()}, 1, task.op_type);  // K's value is the output's extent
-  const auto& in = task.inputs[0].shape;
+  const auto& in = known_data_input(task).shape;  // K's value is the output's extent
   if (in.empty()) malformed(task, "input is a scalar: it has no axis to search");
   if (task.outputs.empty() || !task.outputs[0].fully_known() || task.outputs[0].shape.size() != in.size())
     malformed(task, "needs its values output's shape, of the input's rank (k is its extent along the axis)");
@@ -57,21 +55,28 @@ sdk::Measurement TopKModel::check(const sdk::Config& c) const {
   return {};
 }
 
-double TopKModel::sort_cycles(int64_t n) const {
-  const auto pass = [&](int64_t proposals) { return vector_cycles(soc_, VecClass::simple, proposals, kProposalBytes); };
-  // Values and indices into proposals, then sorted in groups of 16.
-  double cycles = 3 * pass(n);
-  int64_t lists = ceil_div64(n, kSortGroup), length = std::min(kSortGroup, n);
+double TopKModel::pass_cycles(int64_t proposals) const {
+  return vector_cycles(soc_, VecClass::simple, proposals, kProposalBytes);
+}
+
+double TopKModel::merge_cycles(int64_t lists, int64_t length) const {
+  double cycles = 0;
   while (lists > 1) {
     const int64_t volume = lists * std::min(length, p_.k);
-    cycles += pass(volume);
+    cycles += pass_cycles(volume);
     // Lists too long for UB's halves go out to GM and back between merges.
     if (2 * volume * kProposalBytes > soc_.ub_bytes)
       cycles += 2 * static_cast<double>(volume * kProposalBytes) / soc_.ub_to_gm_rate;
     lists = ceil_div64(lists, kMergeWays);
     length *= kMergeWays;
   }
-  return cycles + 2 * pass(p_.k);  // the kept values and indices out of their proposals
+  return cycles;
+}
+
+double TopKModel::sort_cycles(int64_t n) const {
+  // Values and indices into proposals, then sorted in groups of 16 and merged.
+  return 3 * pass_cycles(n) + merge_cycles(ceil_div64(n, kSortGroup), std::min(kSortGroup, n)) +
+         2 * pass_cycles(p_.k);  // the kept values and indices out of their proposals
 }
 
 double TopKModel::time_us(const sdk::Config& c) const {
@@ -90,13 +95,9 @@ double TopKModel::time_us(const sdk::Config& c) const {
     const double list = static_cast<double>(std::min(segment, p_.k) * kProposalBytes);
     cycles = gm_to_ub_cycles(soc_, static_cast<double>(segment * p_.in_bytes), active) + sort_cycles(segment) +
              ub_to_gm_cycles(soc_, list, active);
-    if (segments > 1) {
-      double merge = 0;
-      for (int64_t lists = segments; lists > 1; lists = ceil_div64(lists, kMergeWays))
-        merge += vector_cycles(soc_, VecClass::simple, lists * std::min(segment, p_.k), kProposalBytes);
-      cycles += gm_to_ub_cycles(soc_, static_cast<double>(segments) * list, p_.rows) + merge +
+    if (segments > 1)
+      cycles += gm_to_ub_cycles(soc_, static_cast<double>(segments) * list, p_.rows) + merge_cycles(segments, segment) +
                 ub_to_gm_cycles(soc_, out_row, p_.rows);
-    }
   }
   double us = kernel_us(soc_, cycles, roofline_us(), active);
   // TopKV2 searches the last axis: a transpose kernel before it and one after.
@@ -114,8 +115,7 @@ double TopKModel::gm_bytes() const {
 // sorting its share in groups of 16, merges aside.
 double TopKModel::roofline_us() const {
   return vector_roofline_us(soc_, gm_bytes(),
-                            3 * static_cast<double>(p_.rows) *
-                                vector_cycles(soc_, VecClass::simple, p_.n, kProposalBytes));
+                            3 * static_cast<double>(p_.rows) * pass_cycles(p_.n));
 }
 
 }  // namespace aoe::sim

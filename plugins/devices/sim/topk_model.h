@@ -39,6 +39,11 @@ class TopKModel final : public ProblemModel<TopKProblem> {
 
  private:
   double gm_bytes() const;
+  // One vector pass over `proposals` proposals.
+  double pass_cycles(int64_t proposals) const;
+  // Merging `lists` sorted lists of `length` four at a time down to one,
+  // each list cut to k: a pass over what each round reads.
+  double merge_cycles(int64_t lists, int64_t length) const;
   // Cycles to sort `n` values of one row (or segment) down to its top k.
   double sort_cycles(int64_t n) const;
 };

@@ -144,6 +144,12 @@ void require_known_inputs(const std::vector<sdk::TensorDesc>& inputs, size_t at_
   }
 }
 
+const sdk::TensorDesc& known_data_input(const sdk::OpTask& task) {
+  if (task.inputs.empty()) malformed(task, "has no input");
+  require_known_inputs({task.inputs.front()}, 1, task.op_type);
+  return task.inputs.front();
+}
+
 int64_t attr_int(const nlohmann::json& attrs, const char* key, int64_t fallback) {
   if (!attrs.contains(key)) return fallback;
   const auto& v = attrs.at(key);

@@ -96,6 +96,9 @@ std::vector<int64_t> broadcast_shapes(const std::vector<std::vector<int64_t>>& s
 
 // Known, non-empty shapes; throws invalid_argument otherwise.
 void require_known_inputs(const std::vector<sdk::TensorDesc>& inputs, size_t at_least, const std::string& op_type);
+// The task's first input, checked so: the data of an op whose other inputs
+// (axes, K) the task carries as attributes or output extents, never read.
+const sdk::TensorDesc& known_data_input(const sdk::OpTask& task);
 
 // Throws invalid_argument naming the op and its node: "<op> '<name>': why".
 [[noreturn]] void malformed(const sdk::OpTask& task, const std::string& why);
