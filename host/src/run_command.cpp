@@ -77,9 +77,7 @@ std::vector<std::pair<std::string, FloatArray>> model_inputs(const Settings& s, 
   std::map<std::string, int64_t> indices;  // integer input -> the rows it may pick; 0: any whole number
   for (const auto& name : graph.inputs) {
     const auto dtype = graph.tensor(name).dtype;
-    if (dtype == aoe::sdk::DType::f32 || dtype == aoe::sdk::DType::f64 || dtype == aoe::sdk::DType::f16 ||
-        dtype == aoe::sdk::DType::bf16)
-      continue;
+    if (aoe::sdk::is_float(dtype)) continue;
     if (!is_integer(dtype) && dtype != aoe::sdk::DType::boolean)
       throw ExitError(exit_model, std::string("input '") + name + "' is " + to_string(dtype) +
                                       "; run feeds float32, float64, float16 and bfloat16 (as float32), integer and bool inputs");

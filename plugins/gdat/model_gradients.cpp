@@ -9,7 +9,7 @@ namespace {
 
 using aoe::sdk::DType;
 
-bool is_float(DType t) { return t == DType::f32 || t == DType::f16 || t == DType::bf16 || t == DType::f64; }
+using aoe::sdk::is_float;
 
 // Which inputs of an op are its parameters; -1 stands for every input.
 const std::map<std::string, std::vector<int>>& weight_inputs() {

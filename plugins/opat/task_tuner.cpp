@@ -24,10 +24,19 @@ TaskResult failed(std::string reason, Outcome outcome = Outcome::failed) {
   return aoe::modes::ended<TaskResult>(std::move(reason), outcome);
 }
 
+// Ops whose output extents follow their input values, not their shapes
+// (the boxes kept, the elements nonzero, the distinct values): a device
+// sizes such a kernel by its inputs, so only they need to be known.
+bool sized_by_values(const std::string& op_type) {
+  return op_type == "NonMaxSuppression" || op_type == "NonZero" || op_type == "Unique";
+}
+
 bool shapes_known(const aoe::sdk::OpTask& task) {
-  for (const auto* side : {&task.inputs, &task.outputs})
-    for (const auto& t : *side)
-      if (!t.fully_known()) return false;
+  for (const auto& t : task.inputs)
+    if (!t.fully_known()) return false;
+  if (sized_by_values(task.op_type)) return true;
+  for (const auto& t : task.outputs)
+    if (!t.fully_known()) return false;
   return true;
 }
 
@@ -35,10 +44,7 @@ bool shapes_known(const aoe::sdk::OpTask& task) {
 // a list of parameters given empty (ReduceSum's axes: every axis), which
 // the frontend has made an attribute; it is no data to compute from.
 bool empty_parameter_list(const aoe::sdk::OpTask& task, const aoe::sdk::TensorDesc& input) {
-  using aoe::sdk::DType;
-  const bool integer = input.dtype != DType::f32 && input.dtype != DType::f16 && input.dtype != DType::bf16 &&
-                       input.dtype != DType::f64;
-  return integer && std::all_of(task.outputs.begin(), task.outputs.end(),
+  return !aoe::sdk::is_float(input.dtype) && std::all_of(task.outputs.begin(), task.outputs.end(),
                                 [](const aoe::sdk::TensorDesc& t) { return t.elements() != 0; });
 }
 

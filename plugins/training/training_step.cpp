@@ -13,7 +13,7 @@ namespace {
 using aoe::sdk::Error;
 using aoe::sdk::StatusCode;
 
-bool is_float(DType t) { return t == DType::f32 || t == DType::f16 || t == DType::bf16 || t == DType::f64; }
+using aoe::sdk::is_float;
 bool conv(const std::string& op) { return op == "Conv" || op == "ConvTranspose"; }
 bool cube(const std::string& op) { return conv(op) || op == "MatMul" || op == "Gemm"; }
 bool normalisation(const std::string& op) { return op == "BatchNormalization" || op == "LayerNormalization"; }

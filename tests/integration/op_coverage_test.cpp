@@ -116,6 +116,49 @@ TEST_F(AoeHostTest, PoolsOfOneToThreeDimensionsAreTimedAndOfFourListed) {
   EXPECT_TRUE(op_types(opat).count("AveragePool")) << opat.dump(2);
 }
 
+// The ops of detectors, audio front ends and ONNX's training domain are
+// tuned on the simulator: NonMaxSuppression (its box limit a constant),
+// RoiAlign, NonZero, MeanVarianceNormalization, DFT and Momentum over two
+// weights; none is listed.
+TEST_F(AoeHostTest, DetectionAudioAndOptimizerOpsAreTunedOnTheSimulator) {
+  std::ofstream(dir_ / "ops.json") << R"([
+    {"op": "NonMaxSuppression", "name": "nms",
+     "input_desc": [{"shape": [1, 200, 4], "type": "float32"}, {"shape": [1, 4, 200], "type": "float32"},
+                    {"shape": [1], "type": "int64"}],
+     "output_desc": [{"shape": [80, 3], "type": "int64"}],
+     "attr": [{"name": "max_output_boxes_per_class", "value": 20}]},
+    {"op": "RoiAlign", "name": "align",
+     "input_desc": [{"shape": [1, 64, 32, 32], "type": "float32"}, {"shape": [50, 4], "type": "float32"},
+                    {"shape": [50], "type": "int64"}],
+     "output_desc": [{"shape": [50, 64, 7, 7], "type": "float32"}],
+     "attr": [{"name": "output_height", "value": 7}, {"name": "output_width", "value": 7},
+              {"name": "sampling_ratio", "value": 2}]},
+    {"op": "NonZero", "name": "mask", "input_desc": [{"shape": [64, 64], "type": "bool"}],
+     "output_desc": [{"shape": [2, 4096], "type": "int64"}]},
+    {"op": "MeanVarianceNormalization", "name": "mvn", "input_desc": [{"shape": [2, 16, 32, 32], "type": "float32"}],
+     "output_desc": [{"shape": [2, 16, 32, 32], "type": "float32"}]},
+    {"op": "DFT", "name": "spectrum", "input_desc": [{"shape": [4, 256, 1], "type": "float32"}],
+     "output_desc": [{"shape": [4, 129, 2], "type": "float32"}],
+     "attr": [{"name": "axis", "value": 1}, {"name": "onesided", "value": 1}]},
+    {"op": "Momentum", "name": "update",
+     "input_desc": [{"shape": [], "type": "float32"}, {"shape": [], "type": "int64"},
+                    {"shape": [64, 64], "type": "float32"}, {"shape": [64], "type": "float32"},
+                    {"shape": [64, 64], "type": "float32"}, {"shape": [64], "type": "float32"},
+                    {"shape": [64, 64], "type": "float32"}, {"shape": [64], "type": "float32"}],
+     "output_desc": [{"shape": [64, 64], "type": "float32"}, {"shape": [64], "type": "float32"},
+                     {"shape": [64, 64], "type": "float32"}, {"shape": [64], "type": "float32"}],
+     "attr": [{"name": "alpha", "value": 0.9}, {"name": "beta", "value": 1.0}, {"name": "mode", "value": "standard"},
+              {"name": "norm_coefficient", "value": 0.0}]}])";
+  const auto r = aoe_host({"--plugin", "opat", "--device", "ascend910", "--singleop", (dir_ / "ops.json").string(),
+                           "--budget", "2"});
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
+  const json opat = only_result()["OPAT"];
+  expect_all_covered(opat, "ascend910: ");
+  const auto types = op_types(opat);
+  for (const char* t : {"NonMaxSuppression", "RoiAlign", "NonZero", "MeanVarianceNormalization", "DFT", "Momentum"})
+    EXPECT_TRUE(types.count(t)) << "did not tune or time " << t << ": " << opat.dump(2);
+}
+
 // A training step's kernels as single ops (docs/training.md): each tuned
 // or timed on the cpu device, every candidate checked there against its
 // reference, none left out.

@@ -638,9 +638,10 @@ TEST_F(RunCommand, AnOpset11SoftmaxNormalisesWhatItsOpsetSays) {
 }
 
 // Einsums that contract two operands run as the MatMuls they are (five of
-// six; the diagonal stays an Einsum), each output what its equation gives,
-// worked out here term by term.
-TEST_F(RunCommand, EinsumsThatContractTwoOperandsRunAsMatMuls) {
+// them), those of one operand as a ReduceSum and a Transpose (two; the
+// diagonal stays an Einsum), each output what its equation gives, worked
+// out here term by term.
+TEST_F(RunCommand, EinsumsRunAsTheMatMulsSumsAndTransposesTheyAre) {
   write_einsum_model(dir_ / "einsum.onnx");
   const auto values = [](size_t n, float scale) {
     std::vector<float> v(n);
@@ -654,6 +655,7 @@ TEST_F(RunCommand, EinsumsThatContractTwoOperandsRunAsMatMuls) {
                           {"e", {{3, 4}, e}}, {"f", {{3, 4}, f}}, {"d", {{3, 3}, d}}});
   ASSERT_EQ(r.exit_code, 0) << details(r);
   EXPECT_EQ(report("einsum.json")["normalised"]["einsum_as_matmul"], 5);
+  EXPECT_EQ(report("einsum.json")["normalised"]["einsum_of_one_operand"], 2);
   std::vector<float> w(24), w2(8);  // as write_einsum_model makes them
   for (size_t i = 0; i < w.size(); ++i) w[i] = 0.1f * static_cast<float>(i % 7) - 0.3f;
   for (size_t i = 0; i < w2.size(); ++i) w2[i] = 0.25f * static_cast<float>(i) - 1.0f;
@@ -687,9 +689,15 @@ TEST_F(RunCommand, EinsumsThatContractTwoOperandsRunAsMatMuls) {
     for (size_t j = 0; j < 4; ++j) sum += e[i * 4 + j] * f[i * 4 + j];
     want["r"].push_back(sum);
     want["g"].push_back(d[i * 3 + i]);
+    double row = 0;
+    for (size_t j = 0; j < 4; ++j) row += e[i * 4 + j];
+    want["m"].push_back(row);
   }
+  for (size_t j = 0; j < 4; ++j)
+    for (size_t i = 0; i < 3; ++i) want["tr"].push_back(e[i * 4 + j]);
   const std::map<std::string, std::vector<int64_t>> shapes = {{"s", {2, 3, 5}}, {"p", {2, 2, 3, 3}}, {"o", {3, 5}},
-                                                              {"c", {2, 3, 2}}, {"r", {3}},          {"g", {3}}};
+                                                              {"c", {2, 3, 2}}, {"r", {3}},          {"g", {3}},
+                                                              {"m", {3}},       {"tr", {4, 3}}};
   const auto out = outputs();
   for (const auto& [name, values_wanted] : want) {
     SCOPED_TRACE(name);
@@ -1069,6 +1077,28 @@ TEST_F(RunCommand, AnEmptySliceRunsAndIsListedNotTuned) {
 // ReduceSum's axes fed as a list of none (ONNX's own node tests do): every
 // axis, or with noop_with_empty_axes none. An input declared [0] can hold
 // nothing else, so tuning reads it as the empty list and tunes the sum.
+// NonMaxSuppression's constant box limit reaches the simulator, which costs
+// the suppression for that many kept boxes, where a limit fed as the model
+// runs is costed for every box; the cpu device runs either and matches.
+TEST_F(RunCommand, ANonMaxSuppressionsConstantLimitSizesItsSimulatedKernel) {
+  std::map<bool, double> sim_us;
+  for (const bool constant : {true, false}) {
+    const std::string name = constant ? "nms_constant.onnx" : "nms_fed.onnx";
+    write_nms_model(dir_ / name, constant);
+    for (const auto& f : result_files()) fs::remove(f);
+    const auto tuned = aoe_host({"--plugin", "opat", "--device", "ascend910", "--model", (dir_ / name).string(), "--budget", "1"});
+    ASSERT_EQ(tuned.exit_code, 0) << details(tuned);
+    const json opat = only_result()["OPAT"];
+    ASSERT_EQ(opat["opat_tuned_operators"].size(), 1u) << opat.dump(2);
+    sim_us[constant] = opat["opat_tuned_operators"][0]["performance_before_tune(us)"].get<double>();
+  }
+  EXPECT_LT(sim_us[true], sim_us[false]);
+  const auto run = aoe_host({"run", "--device", "cpu", "--model", (dir_ / "nms_constant.onnx").string(), "--iterations", "1",
+                             "--check"});
+  ASSERT_EQ(run.exit_code, 0) << details(run);
+  EXPECT_NE(run.out.find("check: outputs match the reference"), std::string::npos) << run.out;
+}
+
 TEST_F(RunCommand, ReduceSumOfAnEmptyAxesInputIsTuned) {
   write_empty_axes_model(dir_ / "axes.onnx");
   const std::vector<float> x = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};

@@ -552,7 +552,8 @@ void write_einsum_model(const std::filesystem::path& file) {
   for (const auto& [name, inputs, equation, rank] :
        std::vector<std::tuple<std::string, std::vector<std::string>, std::string, int>>{
            {"s", {"q", "k"}, "bij,bkj->bik", 3}, {"p", {"q", "w"}, "bsd,dhk->bhsk", 4}, {"o", {"u", "t"}, "i,j->ij", 2},
-           {"c", {"q", "w2"}, "...ij,...jk->...ik", 3}, {"r", {"e", "f"}, "ij,ij->i", 1}, {"g", {"d"}, "ii->i", 1}}) {
+           {"c", {"q", "w2"}, "...ij,...jk->...ik", 3}, {"r", {"e", "f"}, "ij,ij->i", 1}, {"g", {"d"}, "ii->i", 1},
+           {"m", {"e"}, "ij->i", 1}, {"tr", {"e"}, "ij->ji", 2}}) {
     auto* out = g->add_output();
     out->set_name(name);
     auto* type = out->mutable_type()->mutable_tensor_type();
@@ -973,6 +974,27 @@ void write_run_time_values_model(const std::filesystem::path& file) {
     type->set_elem_type(out == "count" ? onnx::TensorProto::INT64 : onnx::TensorProto::FLOAT);
     for (int d = 0; d < (out == "tiled" ? 2 : 1); ++d) type->mutable_shape()->add_dim()->set_dim_param(out + std::to_string(d));
   }
+  save(model, file);
+}
+
+void write_nms_model(const std::filesystem::path& file, bool constant_limit) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "boxes", {1, 256, 4});
+  set_dims(g->add_input(), "scores", {1, 4, 256});
+  if (constant_limit) {
+    add_int64s(g, "limit", {1}, {8});
+  } else {
+    set_dims(g->add_input(), "limit", {1});
+    g->mutable_input(2)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+  }
+  add_floats(g, "iou", {1}, {0.5f});
+  add_node(g, "NonMaxSuppression_0", "NonMaxSuppression", {"boxes", "scores", "limit", "iou"}, {"selected"});
+  auto* type = g->add_output()->mutable_type()->mutable_tensor_type();
+  g->mutable_output(0)->set_name("selected");
+  type->set_elem_type(onnx::TensorProto::INT64);
+  type->mutable_shape()->add_dim()->set_dim_param("selected0");
+  type->mutable_shape()->add_dim()->set_dim_value(3);
   save(model, file);
 }
 

@@ -150,6 +150,9 @@ void write_positive_positions_model(const std::filesystem::path& file);
 // ConstantOfShape(n) of 1.5, Expand(1, n), v[1:min(n, 3)], v reshaped to
 // [n, 1] and tiled [1, min(n, 2)], and v split into min(n, 1) and the rest.
 void write_run_time_values_model(const std::filesystem::path& file);
+// NonMaxSuppression over boxes[1, 256, 4] and scores[1, 4, 256], keeping at
+// most 8 a class: a constant limit, or an int64 input "limit" fed as it runs.
+void write_nms_model(const std::filesystem::path& file, bool constant_limit);
 // cond[1] (bool), x[3], w[3] -> If "choose": then (x + w) * 2 (2 a branch
 // initializer), else 10 - x (10 a branch Constant); y = Relu of it.
 void write_run_time_if_model(const std::filesystem::path& file);

@@ -14,8 +14,6 @@
 namespace aoe::host {
 namespace {
 
-using T = onnx::TensorProto;
-
 // The labels of a two-operand contraction, each list in the order the
 // rewrite lays its axes out: batch (both operands and the output), free of
 // the first operand (m) and of the second (n), summed (k, both operands).
@@ -131,25 +129,12 @@ class Rewrite {
 
 }  // namespace
 
-int64_t einsum_as_matmul(onnx::GraphProto& graph) {
-  google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
-  std::vector<T> shapes;
-  int64_t changed = 0;
-  for (auto& node : *graph.mutable_node()) {
+int64_t einsum_as_matmul(onnx::GraphProto& graph, int64_t opset) {
+  return rewrite_nodes(graph, opset, [&](const onnx::NodeProto& node, WrittenNodes& out) {
     const auto c = default_domain(node) && node.op_type() == "Einsum" ? contraction_of(graph, node) : std::nullopt;
-    if (!c) {
-      *kept.Add() = std::move(node);
-      continue;
-    }
-    WrittenNodes out;
-    Rewrite(node, *c, out).emit();
-    for (auto& n : out.nodes) *kept.Add() = std::move(n);
-    for (auto& t : out.constants) shapes.push_back(std::move(t));
-    ++changed;
-  }
-  graph.mutable_node()->Swap(&kept);
-  for (auto& t : shapes) *graph.add_initializer() = std::move(t);
-  return changed;
+    if (c) Rewrite(node, *c, out).emit();
+    return c.has_value();
+  });
 }
 
 }  // namespace aoe::host

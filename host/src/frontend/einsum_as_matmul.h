@@ -15,7 +15,8 @@ class GraphProto;
 
 namespace aoe::host {
 
-// Rewrites every such Einsum whose inputs' dims are all known; returns how many.
-int64_t einsum_as_matmul(onnx::GraphProto& graph);
+// Rewrites every such Einsum whose inputs' dims are all known, in the forms
+// of `opset`; returns how many.
+int64_t einsum_as_matmul(onnx::GraphProto& graph, int64_t opset);
 
 }  // namespace aoe::host

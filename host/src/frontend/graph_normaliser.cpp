@@ -12,6 +12,7 @@
 
 #include "constant_folding.h"
 #include "einsum_as_matmul.h"
+#include "einsum_of_one_operand.h"
 #include "loop_appends_as_scans.h"
 #include "sequences_as_tensors.h"
 #include "unroll_loops.h"
@@ -526,6 +527,7 @@ std::string Normalisation::summary() const {
       {"variadic_to_binary", "Sum/Mean/Max/Min nodes made two-input chains"},
       {"softmax_along_an_axis", "opset-11 Softmax nodes given one axis"},
       {"einsum_as_matmul", "Einsum nodes made MatMuls"},
+      {"einsum_of_one_operand", "one-operand Einsum nodes made ReduceSum and Transpose"},
       {"roi_align_mode_of_its_opset", "opset-10 RoiAligns given their output_half_pixel mode"},
       {"remove_identity", "Identity/Dropout/same-type Cast nodes read through"},
       {"empty_optional_inputs", "nodes with empty optional inputs made absent"},
@@ -560,7 +562,8 @@ Normalisation normalise_graph(onnx::GraphProto& graph, int64_t opset, const std:
     const int64_t scans = unroll_scan(graph, opset);
     const int64_t split = variadic_to_binary(graph);
     const int64_t softmax = softmax_along_an_axis(graph, opset);
-    const int64_t einsums = einsum_as_matmul(graph);
+    const int64_t einsums = einsum_as_matmul(graph, opset);
+    const int64_t one_operand = einsum_of_one_operand(graph, opset);
     const int64_t sequences = sequences_as_tensors(graph, opset);
     const int64_t appends = loop_appends_as_scans(graph, opset);
     done.add("inline_constant_if", inlined);
@@ -569,9 +572,10 @@ Normalisation normalise_graph(onnx::GraphProto& graph, int64_t opset, const std:
     done.add("variadic_to_binary", split);
     done.add("softmax_along_an_axis", softmax);
     done.add("einsum_as_matmul", einsums);
+    done.add("einsum_of_one_operand", one_operand);
     done.add("sequences_as_tensors", sequences);
     done.add("loop_appends_as_scans", appends);
-    if (!inlined && !loops && !scans && !appends && !split && !softmax && !einsums && !sequences) break;
+    if (!inlined && !loops && !scans && !appends && !split && !softmax && !einsums && !one_operand && !sequences) break;
     infer_shapes();
   }
   done.add("remove_identity", remove_identity(graph));

@@ -23,7 +23,7 @@ using sdk::Error;
 using sdk::StatusCode;
 using onnx::NodeProto;
 
-constexpr int kReadOpset = 7;
+constexpr int kOlderNodesReadAs = 7;
 
 // The binary ops whose `broadcast` and `axis` opset 7 replaced by NumPy's broadcasting.
 const std::set<std::string> kLegacyBroadcast = {"Add", "Sub", "Mul",     "Div",  "Pow", "And",
@@ -68,9 +68,9 @@ std::map<std::string, int64_t> ranks_of(const onnx::ModelProto& model) {
   return ranks;
 }
 
-class Rewriter {
+class OlderNodeRewriter {
  public:
-  Rewriter(const fs::path& path, int64_t opset, std::map<std::string, int64_t> ranks)
+  OlderNodeRewriter(const fs::path& path, int64_t opset, std::map<std::string, int64_t> ranks)
       : path_(path), opset_(opset), ranks_(std::move(ranks)) {}
 
   [[noreturn]] void refuse(const NodeProto& node, const std::string& why = "") const {
@@ -111,7 +111,7 @@ class Rewriter {
 };
 
 // B broadcast to A from `axis` on (legacy) is B with trailing ones under NumPy's rule.
-void legacy_broadcast(Rewriter& rw, NodeProto& node, std::vector<NodeProto>& out) {
+void legacy_broadcast(OlderNodeRewriter& rw, NodeProto& node, std::vector<NodeProto>& out) {
   const bool broadcast = int_attr(node, "broadcast", 0) != 0;
   const auto* axis = find_attr(node, "axis");
   if (broadcast && axis && node.input_size() == 2) {
@@ -127,14 +127,14 @@ void legacy_broadcast(Rewriter& rw, NodeProto& node, std::vector<NodeProto>& out
 }
 
 // Before 7, PRelu's slope of C values applies per channel (axis 1); opset 7 broadcasts it as NumPy does.
-void per_channel_slope(Rewriter& rw, NodeProto& node, std::vector<NodeProto>& out) {
+void per_channel_slope(OlderNodeRewriter& rw, NodeProto& node, std::vector<NodeProto>& out) {
   const auto x = rw.rank(node.input(0)), slope = rw.rank(node.input(1));
   if (!x || !slope) rw.refuse(node, "has a slope whose rank, or whose input's rank, is not known");
   if (*slope == 1 && *x >= 3) node.set_input(1, rw.trailing_ones(node, node.input(1), 1, *x - 2, out));
 }
 
 // Cast-1 names its target type ("FLOAT"); Cast-6 gives TensorProto's number for it.
-void cast_to_enum(Rewriter& rw, NodeProto& node) {
+void cast_to_enum(OlderNodeRewriter& rw, NodeProto& node) {
   for (auto& to : *node.mutable_attribute()) {
     if (to.name() != "to" || to.type() != onnx::AttributeProto::STRING) continue;
     onnx::TensorProto::DataType type{};
@@ -145,7 +145,7 @@ void cast_to_enum(Rewriter& rw, NodeProto& node) {
   }
 }
 
-bool rewrite(Rewriter& rw, NodeProto node, std::vector<NodeProto>& out) {
+bool rewrite(OlderNodeRewriter& rw, NodeProto node, std::vector<NodeProto>& out) {
   const std::string text = node.SerializeAsString();
   const std::string& op = node.op_type();
   drop_attr(node, "consumed_inputs");
@@ -176,9 +176,9 @@ int64_t read_as_opset7(onnx::ModelProto& model, const fs::path& path) {
   onnx::OperatorSetIdProto* import = nullptr;
   for (auto& i : *model.mutable_opset_import())
     if (i.domain().empty() || i.domain() == "ai.onnx") import = &i, opset = i.version();
-  if (!import || opset < 1 || opset >= kReadOpset) return 0;
+  if (!import || opset < 1 || opset >= kOlderNodesReadAs) return 0;
   const auto* registry = onnx::OpSchemaRegistry::Instance();
-  Rewriter rw(path, opset, ranks_of(model));
+  OlderNodeRewriter rw(path, opset, ranks_of(model));
   int64_t rewritten = 0;
   std::vector<NodeProto> nodes;
   for (auto& node : *model.mutable_graph()->mutable_node()) {
@@ -189,7 +189,7 @@ int64_t read_as_opset7(onnx::ModelProto& model, const fs::path& path) {
     for (const auto& a : node.attribute())
       if (a.has_g() || a.graphs_size() > 0) rw.refuse(node, "holds a subgraph");
     const auto* then = registry->GetSchema(node.op_type(), static_cast<int>(opset));
-    const auto* now = registry->GetSchema(node.op_type(), kReadOpset);
+    const auto* now = registry->GetSchema(node.op_type(), kOlderNodesReadAs);
     if (!then || !now) rw.refuse(node, "is not an op of both opsets");
     if (then->since_version() == now->since_version()) {
       nodes.push_back(std::move(node));
@@ -201,7 +201,7 @@ int64_t read_as_opset7(onnx::ModelProto& model, const fs::path& path) {
   }
   model.mutable_graph()->clear_node();
   for (auto& n : nodes) *model.mutable_graph()->add_node() = std::move(n);
-  import->set_version(kReadOpset);
+  import->set_version(kOlderNodesReadAs);
   return rewritten;
 }
 

@@ -33,6 +33,7 @@ const char* integer_value_attribute(const std::string& op_type, size_t input) {
       {{"Dropout", 2}, "training_mode"},
       {{"MaxUnpool", 1}, "indices"},
       {{"RoiAlign", 2}, "batch_indices"},
+      {{"NonMaxSuppression", 2}, "max_output_boxes_per_class"},
   };
   const auto it = kAttributes.find({op_type, input});
   return it == kAttributes.end() ? nullptr : it->second;
@@ -46,9 +47,7 @@ std::optional<KnownTensor> empty_value(const sdk::Graph& graph, const std::strin
   const auto it = graph.tensors.find(name);
   if (it == graph.tensors.end() || !it->second.fully_known() || it->second.elements() != 0) return std::nullopt;
   KnownTensor t;
-  const auto d = it->second.dtype;
-  const bool real = d == sdk::DType::f32 || d == sdk::DType::f64 || d == sdk::DType::f16 || d == sdk::DType::bf16;
-  t.elem_type = real ? onnx::TensorProto::FLOAT : onnx::TensorProto::INT64;
+  t.elem_type = sdk::is_float(it->second.dtype) ? onnx::TensorProto::FLOAT : onnx::TensorProto::INT64;
   t.dims = it->second.shape;
   return t;
 }

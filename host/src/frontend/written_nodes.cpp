@@ -58,6 +58,12 @@ void WrittenNodes::squeeze(const std::string& in, int64_t axis, const std::strin
   ints_attr("axes", {axis});
 }
 
+void WrittenNodes::reduce_sum(const std::string& in, const std::vector<int64_t>& axes, const std::string& out) {
+  if (opset >= 13) return add("ReduceSum", out, {in, list(out + "/axes", axes)}, {out}, {{"keepdims", 0}});
+  add("ReduceSum", out, {in}, {out}, {{"keepdims", 0}});
+  ints_attr("axes", axes);
+}
+
 void WrittenNodes::split(const std::string& x, const std::vector<int64_t>& sizes, int64_t axis,
                          const std::vector<std::string>& outs) {
   const std::string name = outs.empty() ? base + "/split" : outs[0] + "/split";
@@ -83,6 +89,27 @@ void WrittenNodes::stack(const std::vector<std::string>& values, int64_t axis, c
     unsqueeze(values[i], axis, parts.back());
   }
   add("Concat", out + "/concat", parts, {out}, {{"axis", axis}});
+}
+
+int64_t rewrite_nodes(onnx::GraphProto& graph, int64_t opset,
+                      const std::function<bool(const onnx::NodeProto&, WrittenNodes&)>& write) {
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
+  std::vector<T> constants;
+  int64_t changed = 0;
+  for (auto& node : *graph.mutable_node()) {
+    WrittenNodes out;
+    out.base = node.name(), out.opset = opset;
+    if (!write(node, out)) {
+      *kept.Add() = std::move(node);
+      continue;
+    }
+    for (auto& n : out.nodes) *kept.Add() = std::move(n);
+    for (auto& t : out.constants) constants.push_back(std::move(t));
+    ++changed;
+  }
+  graph.mutable_node()->Swap(&kept);
+  for (auto& t : constants) *graph.add_initializer() = std::move(t);
+  return changed;
 }
 
 }  // namespace aoe::host

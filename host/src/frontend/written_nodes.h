@@ -5,6 +5,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <string>
 #include <utility>
@@ -31,6 +32,8 @@ struct WrittenNodes {
   void unsqueeze(const std::string& in, int64_t axis, const std::string& out);
   // `in` without its axis `axis` of 1: as unsqueeze.
   void squeeze(const std::string& in, int64_t axis, const std::string& out);
+  // `in` summed over `axes`, which go (keepdims 0): the axes an input from opset 13, an attribute before.
+  void reduce_sum(const std::string& in, const std::vector<int64_t>& axes, const std::string& out);
   // `x` split along `axis` into parts of `sizes`: the sizes an input from opset 13, an attribute before.
   void split(const std::string& x, const std::vector<int64_t>& sizes, int64_t axis, const std::vector<std::string>& outs);
   // `x`'s element `index` along `axis`, that axis gone: a Gather of a constant
@@ -43,5 +46,12 @@ struct WrittenNodes {
  private:
   void ints_attr(const std::string& name, const std::vector<int64_t>& values);  // on the last node
 };
+
+// Each node of `graph` that `write` rewrites (it returns true, having put
+// the node's replacement in the WrittenNodes it is given, whose base and
+// opset are the node's name and `opset`) replaced in place by it, the
+// constants it made added as initializers; returns how many were.
+int64_t rewrite_nodes(onnx::GraphProto& graph, int64_t opset,
+                      const std::function<bool(const onnx::NodeProto&, WrittenNodes&)>& write);
 
 }  // namespace aoe::host

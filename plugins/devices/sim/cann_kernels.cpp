@@ -532,12 +532,18 @@ std::vector<OpTask> dbn_dw(const ProfiledKernel& k) {
   return {t};
 }
 
-// The optimizers: CANN passes lr and momentum as tensors, the step as attributes.
-std::vector<OpTask> apply_momentum(const ProfiledKernel& k) {
+// The optimizers: CANN passes lr and momentum as tensors, the step as
+// attributes. A weight's update (var, accum, lr, grad): ApplyMomentum,
+// ApplyAdagradD.
+OpTask weight_update(const ProfiledKernel& k, const char* kernel) {
   const TensorDesc w = in_plain(k, 0), accum = in_plain(k, 1), grad = in_plain(k, 3);
   TensorDesc w_out = w, accum_out = accum;
   w_out.dtype = accum_out.dtype = output(k, 0).dtype;
-  OpTask t = step_task(k, "ApplyMomentum", {w, accum, grad}, {w_out, accum_out});
+  return step_task(k, kernel, {w, accum, grad}, {w_out, accum_out});
+}
+
+std::vector<OpTask> apply_momentum(const ProfiledKernel& k) {
+  OpTask t = weight_update(k, "ApplyMomentum");
   t.attrs = {{"lr", 0.1}, {"momentum", 0.9}};
   return {t};
 }
@@ -561,7 +567,35 @@ std::vector<OpTask> bn_statistics_gradient(const ProfiledKernel& k) {
                     {in_plain(k, 0), in_plain(k, 1), per_channel(input(k, 2)), per_channel(input(k, 3))}, outs)};
 }
 
+// The kernel's first input is a FRACTAL_NZ matrix (or a batch of them).
+bool nz_first_input(const ProfiledKernel& k) {
+  return !k.inputs.empty() && k.inputs[0].format == "FRACTAL_NZ" && k.inputs[0].dims.size() >= 4;
+}
+
+// In FRACTAL_NZ a column block's rows lie together (N1 x M1 x M0 x N0): a
+// sum over the rows streams each block, 16 columns wide, whole. `maps` NZ
+// inputs of one shape read together (LayerNormBetaGammaBackpropV2's dy and
+// its normalised x) are summed as that many times the column blocks.
+std::vector<OpTask> nz_column_sum(const ProfiledKernel& k, size_t maps = 1) {
+  const ProfiledTensor& nz = k.inputs.at(0);
+  const auto& s = nz.dims;
+  for (size_t i = 1; i < maps; ++i)
+    if (k.inputs.size() <= i || k.inputs[i].dims != s) misfit("lacks a FRACTAL_NZ input of its first's shape");
+  TensorDesc x = in_plain(k, 0);
+  int64_t batch = static_cast<int64_t>(maps);
+  for (size_t i = 0; i + 4 < s.size(); ++i) batch *= s[i];
+  x.shape = {batch * s[s.size() - 4], s[s.size() - 3] * s[s.size() - 2], s.back()};
+  TensorDesc out = per_channel(output(k, 0));
+  out.shape = {x.shape[0], 1, x.shape[2]};
+  OpTask t = task_of(k, "ReduceSum");
+  t.inputs = {x};
+  t.outputs = {out};
+  t.attrs = {{"axes", {1}}, {"keepdims", 1}};
+  return {t};
+}
+
 std::vector<OpTask> layer_norm_parameter_gradient(const ProfiledKernel& k) {
+  if (nz_first_input(k)) return nz_column_sum(k, 2);
   const TensorDesc dy = in_plain(k, 0);
   if (dy.shape.size() < 2) misfit("dy of a layer norm is not rows x D");
   TensorDesc stat;
@@ -576,26 +610,8 @@ std::vector<OpTask> layer_norm_parameter_gradient(const ProfiledKernel& k) {
   return {t};
 }
 
-// In FRACTAL_NZ a column block's rows lie together (N1 x M1 x M0 x N0): a
-// sum over the rows streams each block, 16 columns wide, whole.
-std::vector<OpTask> nz_column_sum(const ProfiledKernel& k) {
-  const ProfiledTensor& nz = k.inputs.at(0);
-  const auto& s = nz.dims;
-  TensorDesc x = in_plain(k, 0);
-  int64_t batch = 1;
-  for (size_t i = 0; i + 4 < s.size(); ++i) batch *= s[i];
-  x.shape = {batch * s[s.size() - 4], s[s.size() - 3] * s[s.size() - 2], s.back()};
-  TensorDesc out = per_channel(output(k, 0));
-  out.shape = {x.shape[0], 1, x.shape[2]};
-  OpTask t = task_of(k, "ReduceSum");
-  t.inputs = {x};
-  t.outputs = {out};
-  t.attrs = {{"axes", {1}}, {"keepdims", 1}};
-  return {t};
-}
-
 std::vector<OpTask> bias_gradient(const ProfiledKernel& k) {
-  if (!k.inputs.empty() && k.inputs[0].format == "FRACTAL_NZ" && k.inputs[0].dims.size() >= 4) return nz_column_sum(k);
+  if (nz_first_input(k)) return nz_column_sum(k);
   const TensorDesc dy = in_plain(k, 0);
   OpTask t = step_task(k, "BiasAddGrad", {dy}, {per_channel(output(k, 0))});
   t.attrs = {{"axis", k.inputs.at(0).format == "NC1HWC0" ? 1 : -1}};
@@ -941,6 +957,7 @@ const std::map<std::string, Builder>& table() {
       {"SparseSoftmaxCrossEntropyWithLogits", [](const ProfiledKernel& k) { return row_op(k, "Softmax"); }},
       {"ApplyAdam", adam},
       {"ApplyAdamD", adam},
+      {"ApplyAdagradD", [](const ProfiledKernel& k) { return std::vector<OpTask>{weight_update(k, "ApplyAdagrad")}; }},
       {"AdamApplyOne", adam},
       {"AdamApplyOneAssign", adam},
       {"AdamApplyOneWithDecay", adam},

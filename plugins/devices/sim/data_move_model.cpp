@@ -18,7 +18,7 @@ using Shape = std::vector<int64_t>;
 const std::set<std::string> kOps = {"Concat", "Split", "Slice", "Pad", "Gather", "Resize", "Tile", "Expand",
                                     "DepthToSpace", "SpaceToDepth", "GatherElements", "GatherND",
                                     "ScatterND",    "ScatterElements", "Scatter", "Upsample", "ReverseSequence",
-                                    "Compress",     "GridSample"};
+                                    "Compress",     "GridSample", "RoiAlign", "MaxUnpool", "NonZero"};
 
 
 std::string text(const Shape& s) {
@@ -37,12 +37,6 @@ int64_t product(const Shape& s, size_t from, size_t to) {
   int64_t n = 1;
   for (size_t i = from; i < to && i < s.size(); ++i) n *= s[i];
   return n;
-}
-
-const Shape& output_shape(const sdk::OpTask& task) {
-  if (task.outputs.empty() || !task.outputs[0].fully_known() || task.outputs[0].shape.empty())
-    malformed(task, "needs its output's shape (its sizes come from input values the task does not carry)");
-  return task.outputs[0].shape;
 }
 
 // Same rank, and equal dims but on `except` (SIZE_MAX: none).
@@ -212,6 +206,14 @@ void gather_nd(const sdk::OpTask& task, DataMoveProblem& p) {
 // per index tuple (ScatterND) or an element per index (ScatterElements); a
 // reduction other than none reads what it updates first. One run length
 // stands for both phases: the one that makes as many bursts as they make.
+// A scatter's average run: `data` elements copied (or zeroed) a row of
+// `row` at a time, then `updates` written `run` at a time.
+int64_t scatter_run(int64_t data, int64_t row, int64_t updates, int64_t run) {
+  const double bursts = static_cast<double>(data) / static_cast<double>(std::max<int64_t>(1, row)) +
+                        static_cast<double>(updates) / static_cast<double>(run);
+  return std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(data + updates) / bursts));
+}
+
 void scatter(const sdk::OpTask& task, DataMoveProblem& p) {
   require_known_inputs(task.inputs, 3, task.op_type);
   const Shape& data = task.inputs[0].shape;
@@ -234,9 +236,7 @@ void scatter(const sdk::OpTask& task, DataMoveProblem& p) {
   const bool reduces = task.attrs.value("reduction", std::string("none")) != "none";
   p.out_elements = d + u;
   p.in_elements = d + u + index_values + (reduces ? u : 0);
-  const double bursts = static_cast<double>(d) / static_cast<double>(std::max<int64_t>(1, data.back())) +
-                        static_cast<double>(u) / static_cast<double>(run);
-  p.in_run = p.out_run = std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(d + u) / bursts));
+  p.in_run = p.out_run = scatter_run(d, data.back(), u, run);
 }
 
 // ReverseSequence moves every element, a row of the dims after batch and
@@ -286,27 +286,103 @@ void resize(const sdk::OpTask& task, DataMoveProblem& p, const Soc& soc) {
   p.simple_passes = mode == "nearest" ? 1 : 2 * taps;
 }
 
-// GridSample (2-D): each output element gathers its taps from wherever the
-// grid points (1 nearest, 4 bilinear, 16 bicubic), each tap a burst of its
-// own, and weighs them (a multiply and an add each); its grid point is read
-// with it (a pair of coordinates per position, shared by the channels).
+// GridSample (2-D or 3-D): each output element gathers its taps from
+// wherever the grid points (1 nearest, 2 an axis linear, 4 an axis cubic),
+// each tap a burst of its own, and weighs them (a multiply and an add
+// each); its grid point is read with it (a coordinate per spatial axis per
+// position, shared by the channels).
 void grid_sample(const sdk::OpTask& task, DataMoveProblem& p, const Soc& soc) {
   require_known_inputs(task.inputs, 2, "GridSample");
   const Shape& x = task.inputs[0].shape;
   const Shape& grid = task.inputs[1].shape;
-  if (x.size() != 4 || grid.size() != 4 || grid[3] != 2 || grid[0] != x[0])
-    throw Error(StatusCode::unsupported, soc.target + " simulator models GridSample on N x C x H x W input and an N x Ho x Wo x 2 grid; '" +
+  const size_t axes = x.size() - 2;
+  if ((x.size() != 4 && x.size() != 5) || grid.size() != x.size() || grid.back() != static_cast<int64_t>(axes) ||
+      grid[0] != x[0])
+    throw Error(StatusCode::unsupported, soc.target + " simulator models GridSample on N x C x (D x) H x W input and an N x (Do x) Ho x Wo x 2 (3) grid; '" +
                                              task.name + "' has " + text(x) + " and " + text(grid));
   const auto mode = task.attrs.value("mode", std::string("linear"));
-  const int taps = mode == "nearest" ? 1 : mode == "cubic" || mode == "bicubic" ? 16 : mode == "linear" || mode == "bilinear" ? 4 : 0;
-  if (taps == 0) malformed(task, "mode '" + mode + "' is none of nearest, linear, cubic");
+  const int per_axis = mode == "nearest" ? 1 : mode == "cubic" || mode == "bicubic" ? 4 : mode == "linear" || mode == "bilinear" ? 2 : 0;
+  if (per_axis == 0) malformed(task, "mode '" + mode + "' is none of nearest, linear, cubic");
+  if (per_axis == 4 && axes == 3) malformed(task, "mode cubic samples 2-D grids only");
+  int taps = 1;
+  for (size_t a = 0; a < axes; ++a) taps *= per_axis;
   const Shape& out = output_shape(task);
-  if (out != Shape{x[0], x[1], grid[1], grid[2]}) malformed(task, "output " + text(out) + " is not N x C x Ho x Wo of its grid");
+  Shape want{x[0], x[1]};
+  want.insert(want.end(), grid.begin() + 1, grid.end() - 1);
+  if (out != want) malformed(task, "output " + text(out) + " is not N x C x the grid's positions");
   p.out_elements = count(task, out);
   p.in_elements = p.out_elements * taps + count(task, grid);
   p.in_run = 1;
   p.out_run = std::max<int64_t>(1, out.back());
   p.simple_passes = 2 * taps;
+}
+
+// NonZero: a compare over x, then the indices of its nonzero elements
+// written, rank int64 values each, counted here in x's element width. How
+// many are nonzero is known only as the model runs: it is costed for all of
+// them, the most it writes.
+void non_zero(const sdk::OpTask& task, DataMoveProblem& p) {
+  const Shape& x = task.inputs[0].shape;
+  const int64_t n = count(task, x);
+  const auto out = sdk::checked_mul(n, static_cast<int64_t>(x.size()) * sdk::dtype_bytes(sdk::DType::i64) / p.bytes);
+  if (!out || *out > kMaxTensorElements) malformed(task, "its indices for X of " + text(x) + " would number more than 2^40");
+  p.in_elements = n;
+  p.out_elements = *out;
+  p.in_run = std::max<int64_t>(1, n);
+  p.out_run = std::max<int64_t>(1, *out / std::max<int64_t>(1, static_cast<int64_t>(x.size())));
+  p.simple_passes = 2;  // the compare, the compaction's select
+}
+
+// MaxUnpool: the output zeroed, then each pooled value written where its
+// index points, as a ScatterElements into zeros (a burst each).
+void max_unpool(const sdk::OpTask& task, DataMoveProblem& p) {
+  require_known_inputs(task.inputs, 2, "MaxUnpool");
+  const Shape& x = task.inputs[0].shape;
+  if (task.inputs[1].shape != x) malformed(task, "indices I " + text(task.inputs[1].shape) + " differ from X " + text(x));
+  const Shape& out = output_shape(task);
+  if (out.size() != x.size() || out.size() < 3) malformed(task, "output " + text(out) + " is not a map of X's rank " + std::to_string(x.size()));
+  const int64_t d = count(task, out), u = count(task, x);
+  p.out_elements = d + u;
+  p.in_elements = 2 * u;
+  p.in_run = p.out_run = scatter_run(d, out.back(), u, 1);
+}
+
+// Sampling points per bin along an axis past which a RoiAlign is refused:
+// its instruction count would overflow what the model counts in.
+constexpr int64_t kMaxSamplingRatio = 256;
+
+// RoiAlign: each output element of a region's bin averages (or takes the
+// largest of) its sampling points, 4 bilinear taps each. As CANN's ROIAlign
+// reads NC1HWC0 maps, a tap is a burst of C0 = 16 channels. Samples per bin
+// are sampling_ratio^2; with 0 (as large as the region needs) they are
+// costed for a region as large as the map, the most it can be.
+void roi_align(const sdk::OpTask& task, DataMoveProblem& p) {
+  require_known_inputs(task.inputs, 3, "RoiAlign");
+  const Shape& x = task.inputs[0].shape;
+  const Shape& rois = task.inputs[1].shape;
+  if (x.size() != 4) malformed(task, "X is " + text(x) + ", not N x C x H x W");
+  if (rois.size() != 2 || rois[1] != 4) malformed(task, "rois is " + text(rois) + ", not num_rois x 4");
+  if (task.inputs[2].shape != Shape{rois[0]}) malformed(task, "batch_indices is " + text(task.inputs[2].shape) + ", not one per region");
+  const int64_t oh = attr_int(task.attrs, "output_height", 1), ow = attr_int(task.attrs, "output_width", 1);
+  const int64_t ratio = attr_int(task.attrs, "sampling_ratio", 0);
+  if (oh < 1 || ow < 1 || ratio < 0) malformed(task, "output_height and output_width must be >= 1, sampling_ratio >= 0");
+  const auto mode = task.attrs.value("mode", std::string("avg"));
+  if (mode != "avg" && mode != "max") malformed(task, "mode '" + mode + "' is neither avg nor max");
+  if (!task.outputs.empty() && task.outputs[0].fully_known() && task.outputs[0].shape != Shape{rois[0], x[1], oh, ow})
+    malformed(task, "output " + text(task.outputs[0].shape) + " is not num_rois x C x output_height x output_width");
+  const int64_t along_h = ratio > 0 ? ratio : (x[2] + oh - 1) / oh, along_w = ratio > 0 ? ratio : (x[3] + ow - 1) / ow;
+  if (along_h > kMaxSamplingRatio || along_w > kMaxSamplingRatio)
+    throw Error(StatusCode::unsupported, "RoiAlign '" + task.name + "' samples " + std::to_string(std::max(along_h, along_w)) +
+                                             " points along an axis of a bin; the simulator models up to " +
+                                             std::to_string(kMaxSamplingRatio));
+  const int64_t samples = along_h * along_w;
+  p.out_elements = count(task, {rois[0], x[1], oh, ow});
+  const auto taps = sdk::checked_mul(p.out_elements, samples * 4);
+  if (!taps || *taps > kMaxTensorElements) malformed(task, "its sampling points' taps number more than 2^40");
+  p.in_elements = *taps + rois[0] * 5;
+  p.in_run = std::min<int64_t>(x[1], kLayoutC0);
+  p.out_run = ow;
+  p.simple_passes = static_cast<int>(2 * 4 * samples);
 }
 
 }  // namespace
@@ -335,6 +411,9 @@ DataMoveProblem data_move_problem(const sdk::OpTask& task, const Soc& soc) {
   else if (task.op_type == "ReverseSequence") reverse_sequence(task, p);
   else if (task.op_type == "Compress") compress(task, p);
   else if (task.op_type == "GridSample") grid_sample(task, p, soc);
+  else if (task.op_type == "RoiAlign") roi_align(task, p);
+  else if (task.op_type == "MaxUnpool") max_unpool(task, p);
+  else if (task.op_type == "NonZero") non_zero(task, p);
   else resize(task, p, soc);
   if (p.out_elements == 0) malformed(task, "has an empty output");
   return with_stream_on_chip(task, p);

@@ -2,7 +2,7 @@
 // element: Concat, Split, Slice, Pad, Gather, Resize (nearest, linear,
 // cubic), Tile, Expand, DepthToSpace, SpaceToDepth, GatherElements,
 // GatherND, the scatters (ScatterND, ScatterElements, Scatter),
-// ReverseSequence, Compress and GridSample.
+// ReverseSequence, Compress, GridSample, RoiAlign, MaxUnpool and NonZero.
 // Each core streams its share of the output through UB in tiles; reads and
 // writes leave GM in contiguous runs whose length the op's shapes fix, so
 // short runs pay whole 32 B blocks and an issue cost each.

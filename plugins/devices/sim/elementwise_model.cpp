@@ -52,7 +52,9 @@ constexpr int kUniformDrawPasses = 28;
 // compares an index with its row, OneHot each output's index with the
 // indices and selects one of its two values; Range scales an index by delta
 // and adds start; the windows scale an index, take a cosine (Blackman's
-// two), multiply and add; ConstantOfShape is one fill.
+// two), multiply and add; MelWeightMatrix takes a bin's frequency to mel (a
+// log) and weighs it by its triangle (a divide, and either side a subtract,
+// a compare and a select); ConstantOfShape is one fill.
 constexpr OpWork kOps[] = {
     {"Add", 1, 0, 2, 0},         {"Sub", 1, 0, 2, 0},       {"Mul", 1, 0, 2, 0},
     {"Div", 0, 1, 2, 0},         {"Relu", 1, 0, 1, 0},      {"Clip", 2, 0, 1, 0},
@@ -86,7 +88,7 @@ constexpr OpWork kOps[] = {
     {"Bernoulli", kUniformDrawPasses + 2, 0, 1, 1},
     {"EyeLike", 3, 0, 0, 1},     {"OneHot", 2, 0, 0, 1},    {"Range", 2, 0, 0, 1},
     {"HannWindow", 3, 1, 0, 1},  {"HammingWindow", 3, 1, 0, 1}, {"BlackmanWindow", 5, 2, 0, 1},
-    {"ConstantOfShape", 1, 0, 0, 0},
+    {"MelWeightMatrix", 6, 2, 0, 1}, {"ConstantOfShape", 1, 0, 0, 0},
 };
 
 // Ops given inputs besides the one they stream: a dtype, an axis, a

@@ -4,6 +4,17 @@
 
 namespace aoe::sim {
 
+sdk::OpTask part_task(const sdk::OpTask& op, const char* op_type, std::vector<sdk::TensorDesc> inputs,
+                      sdk::TensorDesc output, nlohmann::json attrs) {
+  sdk::OpTask t;
+  t.name = op.name;
+  t.op_type = op_type;
+  t.inputs = std::move(inputs);
+  t.outputs = {std::move(output)};
+  t.attrs = std::move(attrs);
+  return t;
+}
+
 KernelSequence::KernelSequence(const Soc& soc, std::vector<Part> parts) : soc_(soc), parts_(std::move(parts)) {
   space_.version = "1";
   for (const auto& part : parts_) {

@@ -7,10 +7,16 @@
 #include <string>
 #include <vector>
 
+#include "aoe/sdk/op_task.h"
 #include "op_model.h"
 #include "soc.h"
 
 namespace aoe::sim {
+
+// A part's task: `op_type` from `inputs` to `output`, named as the op it is
+// a part of.
+sdk::OpTask part_task(const sdk::OpTask& op, const char* op_type, std::vector<sdk::TensorDesc> inputs,
+                      sdk::TensorDesc output, nlohmann::json attrs = nlohmann::json::object());
 
 class KernelSequence final : public OpModel {
  public:

@@ -34,21 +34,6 @@ int64_t domain_top(int64_t fractal_count, int64_t most) {
   return std::min(most, static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(fractal_count))));
 }
 
-int64_t int_attr(const nlohmann::json& attrs, const char* key, int64_t fallback) {
-  if (!attrs.contains(key)) return fallback;
-  const auto& v = attrs.at(key);
-  if (v.is_boolean()) return v.get<bool>() ? 1 : 0;
-  if (v.is_number_integer()) return v.get<int64_t>();
-  throw Error(StatusCode::invalid_argument, std::string("attribute '") + key + "' must be an integer");
-}
-
-double float_attr(const nlohmann::json& attrs, const char* key, double fallback) {
-  if (!attrs.contains(key)) return fallback;
-  const auto& v = attrs.at(key);
-  if (v.is_number()) return v.get<double>();
-  throw Error(StatusCode::invalid_argument, std::string("attribute '") + key + "' must be a number");
-}
-
 // Each operand is below kMaxTensorElements (op_model), but their broadcast
 // batch and the output it gives may not be.
 int64_t product(const std::vector<int64_t>& dims) {
@@ -108,8 +93,8 @@ void shape_gemm(MatMulProblem& p, const sdk::OpTask& task) {
   const auto& a = task.inputs[0].shape;
   const auto& b = task.inputs[1].shape;
   if (a.size() != 2 || b.size() != 2) throw Error(StatusCode::invalid_argument, "Gemm takes 2-D A and B");
-  const bool trans_a = int_attr(task.attrs, "transA", 0) != 0;
-  const bool trans_b = int_attr(task.attrs, "transB", 0) != 0;
+  const bool trans_a = attr_int(task.attrs, "transA", 0) != 0;
+  const bool trans_b = attr_int(task.attrs, "transB", 0) != 0;
   const int64_t m = trans_a ? a[1] : a[0], k = trans_a ? a[0] : a[1];
   const int64_t kb = trans_b ? b[1] : b[0], n = trans_b ? b[0] : b[1];
   if (k != kb)
@@ -131,7 +116,7 @@ Epilogue epilogue_of(const sdk::OpTask& task, const MatMulProblem& p, const Soc&
   Epilogue e;
   size_t next_input = 2;
   if (task.op_type == "Gemm") {
-    const double alpha = float_attr(task.attrs, "alpha", 1.0), beta = float_attr(task.attrs, "beta", 1.0);
+    const double alpha = attr_float(task.attrs, "alpha", 1.0), beta = attr_float(task.attrs, "beta", 1.0);
     if (alpha != 1.0) e.simple_passes += 1;
     if (task.inputs.size() > 2) {
       next_input = 3;

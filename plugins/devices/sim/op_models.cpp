@@ -11,12 +11,16 @@
 #include "elementwise_model.h"
 #include "layernorm_model.h"
 #include "matmul_model.h"
+#include "mvn_model.h"
+#include "nms_model.h"
+#include "onnx_optimizers.h"
 #include "op_model.h"
 #include "pool_model.h"
 #include "quantized_ops.h"
 #include "recurrent_model.h"
 #include "reduce_model.h"
 #include "softmax_model.h"
+#include "spectral_ops.h"
 #include "topk_model.h"
 #include "transdata_model.h"
 #include "training_models.h"
@@ -59,7 +63,8 @@ bool is_modelled_op(const std::string& t) {
   return t == "MatMul" || t == "Gemm" || t == "Conv" || t == "ConvTranspose" || t == "BatchNormalization" ||
          t == "Transpose" || is_recurrent_op(t) || is_data_move_op(t) || is_elementwise_op(t) || is_reduce_op(t) ||
          is_row_op(t) || is_pool_op(t) || t == "TopK" || is_quantized_op(t) ||
-         t == "DynamicQuantizeLinear";
+         t == "DynamicQuantizeLinear" || t == "MeanVarianceNormalization" || t == "NonMaxSuppression" ||
+         is_onnx_optimizer(t) || is_spectral_op(t);
 }
 
 std::unique_ptr<OpModel> op_model(const Soc& soc, const sdk::OpTask& task) {
@@ -74,6 +79,10 @@ std::unique_ptr<OpModel> op_model(const Soc& soc, const sdk::OpTask& task) {
   if (auto model = training_model(soc, task)) return model;
   if (is_quantized_op(task.op_type)) return op_model(soc, quantized_as_fp16(task, soc));
   if (task.op_type == "DynamicQuantizeLinear") return dynamic_quantize_model(soc, task);
+  if (is_onnx_optimizer(task.op_type)) return onnx_optimizer_model(soc, task);
+  if (task.op_type == "MeanVarianceNormalization") return mvn_model(soc, task);
+  if (task.op_type == "NonMaxSuppression") return nms_model(soc, task);
+  if (is_spectral_op(task.op_type)) return op_model(soc, spectral_as_matmul(task, soc));
   if (task.op_type == "MatMul" || task.op_type == "Gemm")
     return std::make_unique<MatMulModel>(soc, matmul_problem(task, soc));
   if (is_recurrent_op(task.op_type)) return std::make_unique<RecurrentModel>(soc, task);

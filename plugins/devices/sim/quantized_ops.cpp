@@ -96,20 +96,12 @@ std::unique_ptr<OpModel> dynamic_quantize_model(const Soc& soc, const sdk::OpTas
   const sdk::TensorDesc scalar{"", {}, DType::f32, "ND", false};
   sdk::TensorDesc zero_point = scalar, y = x;
   zero_point.dtype = y.dtype = DType::u8;
-  const auto part = [&](const char* op_type, std::vector<sdk::TensorDesc> inputs, sdk::TensorDesc output) {
-    sdk::OpTask t;
-    t.name = task.name;
-    t.op_type = op_type;
-    t.inputs = std::move(inputs);
-    t.outputs = {std::move(output)};
-    if (t.op_type != "QuantizeLinear") t.attrs = {{"keepdims", 0}};
-    return t;
-  };
+  const nlohmann::json whole = {{"keepdims", 0}};
   std::vector<KernelSequence::Part> parts;
-  parts.push_back({"", std::make_unique<ReduceModel>(soc, reduce_problem(part("ReduceMax", {x}, scalar), soc))});
-  parts.push_back({"min_", std::make_unique<ReduceModel>(soc, reduce_problem(part("ReduceMin", {x}, scalar), soc))});
+  parts.push_back({"", std::make_unique<ReduceModel>(soc, reduce_problem(part_task(task, "ReduceMax", {x}, scalar, whole), soc))});
+  parts.push_back({"min_", std::make_unique<ReduceModel>(soc, reduce_problem(part_task(task, "ReduceMin", {x}, scalar, whole), soc))});
   parts.push_back({"quantize_", std::make_unique<ElementwiseModel>(
-                                    soc, elementwise_problem(part("QuantizeLinear", {x, scalar, zero_point}, y), soc))});
+                                    soc, elementwise_problem(part_task(task, "QuantizeLinear", {x, scalar, zero_point}, y), soc))});
   return std::make_unique<KernelSequence>(soc, std::move(parts));
 }
 

@@ -44,7 +44,8 @@ constexpr Role F = Role::full, C = Role::channel, S = Role::scalar;
 // two compares, a select and the mul by alpha; AddN one add per extra addend;
 // weight decay a mul and an add; momentum accum' = m * accum + g, w -= lr *
 // accum' (3); Adam's moments (3 and 4), the root, epsilon, the divide, the
-// step (10 + 2 exp-class); Lamb's moments, bias corrections, ratio and
+// step (10 + 2 exp-class); Adagrad's accum + g · g, the root, the divide
+// and the step (4 + 2); Lamb's moments, bias corrections, ratio and
 // decay (12 + 2); its weight step a few muls on one ratio (4 + 1); the
 // pooled gradient one scale.
 const std::vector<VectorKernel>& kernels() {
@@ -62,6 +63,7 @@ const std::vector<VectorKernel>& kernels() {
       {"FusedMulAddN", 2, 0, {F, F}, {"grad", "w"}, 1},
       {"ApplyMomentum", 3, 0, {F, F, F}, {"w", "accum", "grad"}, 2},
       {"ApplyAdam", 10, 2, {F, F, F, F}, {"w", "m", "v", "grad"}, 3, false, 1},
+      {"ApplyAdagrad", 4, 2, {F, F, F}, {"w", "accum", "grad"}, 2},
       {"LambApplyOptimizerAssign", 12, 2, {F, F, F, F}, {"grad", "m", "v", "w"}, 3, false, 1},
       {"LambApplyWeightAssign", 4, 1, {S, S, F, F}, {"w_square_sum", "update_square_sum", "update", "w"}, 1},
       {"GlobalAveragePoolGrad", 1, 0, {Role::pooled}, {"dy"}, 1},

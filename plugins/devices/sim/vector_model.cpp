@@ -158,6 +158,19 @@ int64_t attr_int(const nlohmann::json& attrs, const char* key, int64_t fallback)
   throw Error(StatusCode::invalid_argument, std::string("attribute '") + key + "' must be an integer");
 }
 
+const std::vector<int64_t>& output_shape(const sdk::OpTask& task) {
+  if (task.outputs.empty() || !task.outputs[0].fully_known() || task.outputs[0].shape.empty())
+    malformed(task, "needs its output's shape (its sizes come from input values the task does not carry)");
+  return task.outputs[0].shape;
+}
+
+double attr_float(const nlohmann::json& attrs, const char* key, double fallback) {
+  if (!attrs.contains(key)) return fallback;
+  const auto& v = attrs.at(key);
+  if (v.is_number()) return v.get<double>();
+  throw Error(StatusCode::invalid_argument, std::string("attribute '") + key + "' must be a number");
+}
+
 std::vector<int64_t> attr_ints(const nlohmann::json& attrs, const char* key, std::vector<int64_t> fallback) {
   if (!attrs.contains(key)) return fallback;
   const auto& v = attrs.at(key);

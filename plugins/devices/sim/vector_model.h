@@ -103,6 +103,10 @@ const sdk::TensorDesc& known_data_input(const sdk::OpTask& task);
 // Throws invalid_argument naming the op and its node: "<op> '<name>': why".
 [[noreturn]] void malformed(const sdk::OpTask& task, const std::string& why);
 
+// The op's first output's dims, which its sizes come from where input values
+// the task does not carry give them; invalid_argument where unknown or a scalar.
+const std::vector<int64_t>& output_shape(const sdk::OpTask& task);
+
 // Throws unsupported: "<target> simulator does not model op '<op_type>' yet".
 [[noreturn]] void not_modelled(const Soc& soc, const std::string& op_type);
 
@@ -123,5 +127,7 @@ std::string shape_text(const std::vector<int64_t>& shape);
 // Integer attributes: a single value or a list; `fallback` when absent.
 int64_t attr_int(const nlohmann::json& attrs, const char* key, int64_t fallback);
 std::vector<int64_t> attr_ints(const nlohmann::json& attrs, const char* key, std::vector<int64_t> fallback);
+// A number attribute (ONNX writes some floats as integers); `fallback` when absent.
+double attr_float(const nlohmann::json& attrs, const char* key, double fallback);
 
 }  // namespace aoe::sim

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "op_tasks.h"
 #include "quantized_ops.h"
 #include "soc_files.h"
+#include "spectral_ops.h"
 
 namespace aoe::sim {
 namespace {
@@ -409,7 +411,7 @@ TEST(ExportOps, QuantizedProductsRunAsFp16OnesOfHalfTheDepth) {
 }
 
 // GridSample gathers each output's taps from where its grid point falls: a
-// burst per tap, 1 nearest, 4 bilinear, 16 bicubic.
+// burst per tap, 1 nearest, 4 bilinear, 16 bicubic; 8 trilinear in 3-D.
 TEST(ExportOps, GridSampleGathersItsTapsOneBurstEach) {
   const auto sample = [](const char* mode) {
     return op("GridSample", {tensor({1, 32, 64, 64}), tensor({1, 48, 48, 2})}, {tensor({1, 32, 48, 48})},
@@ -421,12 +423,136 @@ TEST(ExportOps, GridSampleGathersItsTapsOneBurstEach) {
   EXPECT_EQ(p.in_run, 1);
   EXPECT_LT(default_time(sample("nearest")), default_time(sample("linear")));
   EXPECT_LT(default_time(sample("linear")), default_time(sample("cubic")));
-  auto volume = op("GridSample", {tensor({1, 4, 8, 8, 8}), tensor({1, 8, 8, 8, 3})}, {tensor({1, 4, 8, 8, 8})});
-  refusal([&] { op_model(soc(), volume); }, sdk::StatusCode::unsupported);
+  const auto volume = op("GridSample", {tensor({1, 4, 8, 8, 8}), tensor({1, 8, 8, 8, 3})}, {tensor({1, 4, 8, 8, 8})});
+  EXPECT_EQ(data_move_problem(volume, soc()).in_elements, 8 * 4 * 8 * 8 * 8 + 8 * 8 * 8 * 3);
+  auto cubic_volume = volume;
+  cubic_volume.attrs = {{"mode", "cubic"}};
+  refusal([&] { op_model(soc(), cubic_volume); }, sdk::StatusCode::invalid_argument);
+  const auto four = op("GridSample", {tensor({1, 2, 4, 4, 4, 4}), tensor({1, 4, 4, 4, 4, 4})}, {tensor({1, 2, 4, 4, 4, 4})});
+  refusal([&] { op_model(soc(), four); }, sdk::StatusCode::unsupported);
   auto wrong = sample("linear");
   wrong.outputs[0].shape = {1, 32, 48, 47};
   EXPECT_NE(refusal([&] { op_model(soc(), wrong); }, sdk::StatusCode::invalid_argument).find("GridSample 'node7'"),
             std::string::npos);
+}
+
+// RoiAlign gathers each bin's sampling points, 4 taps each, a burst of C0
+// channels per tap; sampling_ratio 0 is costed for a region as large as the
+// map; regions that disagree with their batch indices are refused.
+TEST(ExportOps, RoiAlignGathersEachBinsSamplingPoints) {
+  const auto align = [](int64_t ratio) {
+    return op("RoiAlign", {tensor({1, 256, 50, 50}), tensor({100, 4}), tensor({100}, sdk::DType::i64)},
+              {tensor({100, 256, 7, 7})},
+              {{"output_height", 7}, {"output_width", 7}, {"sampling_ratio", ratio}});
+  };
+  const auto p = data_move_problem(align(2), soc());
+  EXPECT_EQ(p.out_elements, 100 * 256 * 7 * 7);
+  EXPECT_EQ(p.in_elements, 4 * 4 * 100 * 256 * 7 * 7 + 100 * 5);
+  EXPECT_EQ(p.in_run, 16);
+  EXPECT_EQ(data_move_problem(align(0), soc()).in_elements, 4 * 8 * 8 * 100 * 256 * 7 * 7 + 100 * 5);
+  EXPECT_LT(default_time(align(1)), default_time(align(2)));
+  EXPECT_LT(default_time(align(2)), default_time(align(0)));
+  auto orphan = align(2);
+  orphan.inputs[2].shape = {99};
+  EXPECT_NE(refusal([&] { op_model(soc(), orphan); }, sdk::StatusCode::invalid_argument).find("batch_indices"),
+            std::string::npos);
+  refusal([&] { op_model(soc(), align(1000)); }, sdk::StatusCode::unsupported);
+}
+
+// MaxUnpool zeroes its output and writes each pooled value where its index
+// points; NonZero is costed for every element nonzero, its int64 indices
+// counted in its input's width; MeanVarianceNormalization is its two
+// statistics, then the subtraction and the division, in one launch.
+TEST(ExportOps, MaxUnpoolNonZeroAndMeanVarianceNormalizationAreTimed) {
+  const auto mask = op("NonZero", {tensor({4, 1000}, sdk::DType::boolean)}, {tensor({2, -1}, sdk::DType::i64)});
+  const auto nz = data_move_problem(mask, soc());
+  EXPECT_EQ(nz.in_elements, 4000);
+  EXPECT_EQ(nz.out_elements, 4000 * 2 * 8);
+  EXPECT_GT(default_time(mask), 0);
+
+  const auto unpool = op("MaxUnpool", {tensor({1, 64, 28, 28}), tensor({1, 64, 28, 28}, sdk::DType::i64)},
+                         {tensor({1, 64, 56, 56})}, {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}});
+  const auto p = data_move_problem(unpool, soc());
+  EXPECT_EQ(p.out_elements, 64 * 56 * 56 + 64 * 28 * 28);
+  EXPECT_EQ(p.in_elements, 2 * 64 * 28 * 28);
+  EXPECT_GT(default_time(unpool), 0);
+  auto misindexed = unpool;
+  misindexed.inputs[1].shape = {1, 64, 28, 27};
+  EXPECT_NE(refusal([&] { op_model(soc(), misindexed); }, sdk::StatusCode::invalid_argument).find("indices I"),
+            std::string::npos);
+
+  const auto mvn = op("MeanVarianceNormalization", {tensor({8, 64, 28, 28}, sdk::DType::f32)},
+                      {tensor({8, 64, 28, 28}, sdk::DType::f32)});
+  const auto sequence = op_model(soc(), mvn);
+  std::vector<std::string> knobs;
+  for (const auto& k : sequence->space().knobs) knobs.push_back(k.name);
+  for (const char* k : {"square_block_dim", "sub_block_dim", "div_block_dim"})
+    EXPECT_NE(std::find(knobs.begin(), knobs.end(), k), knobs.end()) << k;
+  const auto sub = op("Sub", {tensor({8, 64, 28, 28}, sdk::DType::f32), tensor({1, 64, 1, 1}, sdk::DType::f32)},
+                      {tensor({8, 64, 28, 28}, sdk::DType::f32)});
+  EXPECT_GT(default_time(mvn), 2 * default_time(sub));
+  auto instance = mvn;
+  instance.attrs = {{"axes", {2, 3}}};
+  EXPECT_GT(default_time(instance), 0);
+  auto beyond = mvn;
+  beyond.attrs = {{"axes", {0, 4}}};
+  EXPECT_NE(refusal([&] { op_model(soc(), beyond); }, sdk::StatusCode::invalid_argument).find("axis 4"), std::string::npos);
+}
+
+// NonMaxSuppression sorts each batch-and-class row of scores, then checks
+// the candidates against the boxes kept, 16 x 16 at a time: keeping fewer
+// costs less, a limit known only as the model runs is costed for every box,
+// and no limit at all keeps nothing to time.
+TEST(ExportOps, NonMaxSuppressionSortsThenSuppressesPerClass) {
+  const auto nms = [](std::optional<int64_t> limit, bool with_input = true) {
+    std::vector<sdk::TensorDesc> in{tensor({1, 1000, 4}, sdk::DType::f32), tensor({1, 80, 1000}, sdk::DType::f32)};
+    if (with_input) in.push_back(tensor({1}, sdk::DType::i64));
+    nlohmann::json attrs = nlohmann::json::object();
+    if (limit) attrs["max_output_boxes_per_class"] = *limit;
+    return op("NonMaxSuppression", in, {tensor({-1, 3}, sdk::DType::i64)}, attrs);
+  };
+  const auto model = op_model(soc(), nms(100));
+  std::vector<std::string> knobs;
+  for (const auto& k : model->space().knobs) knobs.push_back(k.name);
+  EXPECT_NE(std::find(knobs.begin(), knobs.end(), "suppress_block_dim"), knobs.end());
+  EXPECT_LT(default_time(nms(10)), default_time(nms(100)));
+  EXPECT_LT(default_time(nms(100)), default_time(nms(std::nullopt)));
+  EXPECT_DOUBLE_EQ(default_time(nms(5000)), default_time(nms(std::nullopt)));
+  auto listed = nms(100);  // as the frontend gives a constant input: the list it holds
+  listed.attrs["max_output_boxes_per_class"] = {100};
+  EXPECT_DOUBLE_EQ(default_time(listed), default_time(nms(100)));
+  refusal([&] { op_model(soc(), nms(std::nullopt, false)); }, sdk::StatusCode::unsupported);
+  refusal([&] { op_model(soc(), nms(0)); }, sdk::StatusCode::unsupported);
+  auto mismatched = nms(100);
+  mismatched.inputs[1].shape = {1, 80, 999};
+  EXPECT_NE(refusal([&] { op_model(soc(), mismatched); }, sdk::StatusCode::invalid_argument).find("scores"),
+            std::string::npos);
+}
+
+// DFT and STFT run as the product by the DFT matrix: a row per position off
+// the axis (per frame, for STFT), the input's parts by its length as the
+// depth, the output's real and imaginary columns; the window's length is
+// the frame's.
+TEST(ExportOps, DftAndStftAreProductsByTheDftMatrix) {
+  const auto f32 = sdk::DType::f32;
+  const auto dft = op("DFT", {tensor({2, 64, 3, 1}, f32)}, {tensor({2, 33, 3, 2}, f32)}, {{"axis", 1}, {"onesided", 1}});
+  const auto mm = spectral_as_matmul(dft, soc());
+  EXPECT_EQ(mm.inputs[0].shape, (std::vector<int64_t>{6, 64}));
+  EXPECT_EQ(mm.inputs[1].shape, (std::vector<int64_t>{64, 66}));
+  EXPECT_TRUE(mm.inputs[1].constant);
+  EXPECT_GT(default_time(dft), 0);
+  auto stft = op("STFT", {tensor({1, 16000, 1}, f32), tensor({}, sdk::DType::i64), tensor({400}, f32)},
+                 {tensor({1, 98, 201, 2}, f32)}, {{"input_slots", {0, 1, 2}}});
+  const auto frames = spectral_as_matmul(stft, soc());
+  EXPECT_EQ(frames.inputs[0].shape, (std::vector<int64_t>{98, 400}));
+  EXPECT_EQ(frames.outputs[0].shape, (std::vector<int64_t>{98, 402}));
+  EXPECT_GT(default_time(stft), 0);
+  auto last = dft;
+  last.attrs["axis"] = -1;
+  EXPECT_NE(refusal([&] { op_model(soc(), last); }, sdk::StatusCode::invalid_argument).find("axis -1"), std::string::npos);
+  auto three = dft;
+  three.inputs[0].shape = {2, 64, 3, 3};
+  refusal([&] { op_model(soc(), three); }, sdk::StatusCode::invalid_argument);
 }
 
 TEST(ExportOps, CubicResizeWeighsFourTapsAnAxis) {

@@ -469,6 +469,7 @@ TEST(CannKernels, OtherModelsKernelsMapToTheSimulatorsModels) {
       "e,GatherV2,30,\"ND:float:21128,768|ND:int32:4096|ND:int32:\",\"ND:float:4096,768\",15.0\n",
       "sm,SoftmaxV2,30,\"ND:float16:49152,128\",\"ND:float16:49152,128\",25.0\n",
       "rs,ReduceSumD,30,\"ND:float:4096,768\",\"ND:float:768\",8.0\n",
+      "ag,ApplyAdagradD,30,\"ND:float:768,768|ND:float:768,768|ND:float:|ND:float:768,768\",\"ND:float:768,768|ND:float:768,768\",9.0\n",
       "a,ApplyAdamD,30,\"ND:float:768,768|ND:float:768,768|ND:float:768,768|ND:float:|ND:float:|ND:float:|ND:float:|"
       "ND:float:|ND:float:|ND:float:768,768\",\"ND:float:768,768|ND:float:768,768|ND:float:768,768\",20.0\n",
       "m,MatMulV2,30,\"FRACTAL_NZ:float16:48,256,16,16|FRACTAL_NZ:float16:48,48,16,16\",\"FRACTAL_NZ:float16:48,256,16,16\",60.0\n",
@@ -498,6 +499,8 @@ TEST(CannKernels, OtherModelsKernelsMapToTheSimulatorsModels) {
   // Adam reads the weight, its moments and the gradient; the scalars are folded.
   ASSERT_EQ(by_type["ApplyAdamD"].tasks[0].inputs.size(), 4u);
   EXPECT_EQ(by_type["ApplyAdamD"].tasks[0].op_type, "ApplyAdam");
+  EXPECT_EQ(by_type["ApplyAdagradD"].tasks[0].op_type, "ApplyAdagrad");
+  EXPECT_EQ(by_type["ApplyAdagradD"].tasks[0].inputs.size(), 3u);
   // MobileNet's depthwise convs: a group per channel, the taps from the
   // C1HWNCoC0 weights; the gradients priced as the conv they come from.
   const std::string map = "NC1HWC0:float16:32,2,112,112,16", w = "C1HWNCoC0:float16:2,3,3,1,16,16";
@@ -564,6 +567,30 @@ TEST(CannKernels, ABiasGradientOverFractalNzSumsWholeColumnBlocks) {
   EXPECT_EQ(t.outputs[0].elements(), 768);
   const auto model = aoe::sim::op_model(aoe::sim::load_soc("ascend910_30c"), t);
   EXPECT_EQ(model->space().default_config[aoe::sim::ReduceModel::kBlockDim], 24);
+}
+
+TEST(CannKernels, ALayerNormParameterGradientOverFractalNzSumsBothMapsColumnBlocks) {
+  // dy and the normalised x, 16384 x 768 each: 2 x 48 column blocks summed.
+  const auto m = modelled_kernel(only_row(
+      "dg,LayerNormBetaGammaBackpropV2,48,\"FRACTAL_NZ:float:48,1024,16,16|FRACTAL_NZ:float16:48,1024,16,16\","
+      "\"DefaultFormat:float16:768|DefaultFormat:float16:768\",97.0\n"));
+  ASSERT_EQ(m.tasks.size(), 1u) << m.uncovered;
+  const auto& t = m.tasks[0];
+  EXPECT_EQ(t.op_type, "ReduceSum");
+  EXPECT_EQ(t.inputs[0].shape, (std::vector<int64_t>{96, 16384, 16}));
+  EXPECT_EQ(t.attrs["axes"], nlohmann::json({1}));
+  EXPECT_EQ(t.outputs[0].elements(), 2 * 768);
+  // Rows of another layout are still the step's kernel, as are NZ maps that differ.
+  const auto plain = modelled_kernel(only_row(
+      "dg,LayerNormBetaGammaBackpropV2,16,\"DefaultFormat:float16:128,128,768|DefaultFormat:float16:128,128,768\","
+      "\"DefaultFormat:float16:768|DefaultFormat:float16:768\",155.0\n"));
+  ASSERT_EQ(plain.tasks.size(), 1u) << plain.uncovered;
+  EXPECT_EQ(plain.tasks[0].op_type, "LayerNormBetaGammaBackpropV2");
+  const auto misfit = modelled_kernel(only_row(
+      "dg,LayerNormBetaGammaBackpropV2,48,\"FRACTAL_NZ:float:48,1024,16,16|FRACTAL_NZ:float16:48,512,16,16\","
+      "\"DefaultFormat:float16:768|DefaultFormat:float16:768\",97.0\n"));
+  EXPECT_TRUE(misfit.tasks.empty());
+  EXPECT_NE(misfit.uncovered.find("FRACTAL_NZ input of its first's shape"), std::string::npos) << misfit.uncovered;
 }
 
 }  // namespace

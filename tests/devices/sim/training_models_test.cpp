@@ -473,6 +473,42 @@ TEST(TrainingModels, HostileTasksAreRefusedNamingTheOpAndTheTensor) {
                  "x");
 }
 
+// ONNX's Momentum, Adam and Adagrad (ai.onnx.preview.training) run CANN's
+// update kernel per weight, in one launch: two weights take longer than
+// one, less than the two apart; Nesterov's look-ahead and weight decay add
+// work; inputs not in whole groups per weight are refused.
+TEST(TrainingModels, OnnxOptimizersUpdateEachWeightAsCannsKernel) {
+  const auto r = f({}), t = tensor({}, DType::i64);
+  const auto w = f({512, 512}), b = f({512});
+  for (const std::string op : {"Momentum", "Adam", "Adagrad"}) {
+    const size_t group = op == "Adam" ? 4 : 3;
+    std::vector<TensorDesc> one{r, t}, two{r, t}, outs_one, outs_two;
+    for (size_t i = 0; i < group; ++i) {
+      one.push_back(w);
+      two.push_back(w), two.push_back(b);
+      if (i != 1) outs_one.push_back(w), outs_two.push_back(w), outs_two.push_back(b);
+    }
+    const double single = time_of(task(op, one, outs_one));
+    const auto pair = op_model(soc(), task(op, two, outs_two));
+    EXPECT_NE(knob_index(pair->space(), "w1_block_dim"), pair->space().knobs.size()) << op;
+    const double both = pair->time_us(pair->space().default_config);
+    std::vector<TensorDesc> bias{r, t}, outs_bias;
+    for (size_t i = 0; i < group; ++i) {
+      bias.push_back(b);
+      if (i != 1) outs_bias.push_back(b);
+    }
+    EXPECT_GT(both, single) << op;
+    EXPECT_LT(both, single + time_of(task(op, bias, outs_bias))) << op;  // one launch, not two
+    EXPECT_GT(time_of(task(op, one, outs_one, {{"norm_coefficient", 0.01}})), single) << op;
+  }
+  const auto v = f({512, 512});
+  EXPECT_GT(time_of(task("Momentum", {r, t, w, w, v}, {w, v}, {{"mode", "nesterov"}})),
+            time_of(task("Momentum", {r, t, w, w, v}, {w, v}, {{"mode", "standard"}})));
+  expect_refused(task("Momentum", {r, t, w, w}, {}), "R, T and 3 tensors per weight");
+  expect_refused(task("Adam", {r, t, w, w, f({512, 256}), w}, {}), "V of weight 0");
+  expect_refused(task("Momentum", {r, t, w, w, v}, {}, {{"mode", "heavy"}}), "mode 'heavy'");
+}
+
 TEST(TrainingModels, AFollowerTheKernelDoesNotFuseIsUnsupported) {
   const auto map = h({8, 64, 28, 28});
   const auto stat = f({64});

@@ -247,6 +247,10 @@ TEST(VectorModels, MathBitAndGeneratorOpsHaveATime) {
   EXPECT_EQ(elementwise_problem(with_output(op("ConstantOfShape", {tensor({2}, DType::i64)}), x), soc()).elements, 256 * 1024);
   const auto scalar = tensor({}, DType::i64);
   EXPECT_EQ(elementwise_problem(with_output(op("Range", {scalar, scalar, scalar}), tensor({5000}, DType::i64)), soc()).elements, 5000);
+  const auto mel = elementwise_problem(
+      with_output(op("MelWeightMatrix", {scalar, scalar, scalar, tensor({}), tensor({})}), tensor({257, 80})), soc());
+  EXPECT_EQ(mel.elements, 257 * 80);
+  EXPECT_EQ(mel.transcendental_passes, 2);
   try {
     elementwise_problem(op("RandomUniform", {}, {{"shape", {4}}}), soc());
     ADD_FAILURE() << "a draw without its output's shape was sized";

@@ -385,8 +385,7 @@ std::vector<size_t> run_time_value_slots(const sdk::Graph& graph, const sdk::Nod
     const auto it = graph.tensors.find(node.inputs[slot]);
     if (it != graph.tensors.end() && it->second.constant) continue;  // the frontend made it an attribute
     const auto type = it == graph.tensors.end() ? sdk::DType::undefined : it->second.dtype;
-    if (type == sdk::DType::f32 || type == sdk::DType::f16 || type == sdk::DType::bf16 || type == sdk::DType::f64)
-      continue;  // values as whole numbers only
+    if (sdk::is_float(type)) continue;  // values as whole numbers only
     out.push_back(slot);
   }
   return out;

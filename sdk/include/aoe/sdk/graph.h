@@ -37,6 +37,9 @@ inline DType dtype_from_string(const std::string& s) {
   throw Error(StatusCode::invalid_argument, "unknown dtype '" + s + "'");
 }
 
+// float32, float16, bfloat16 or float64: a tensor of real numbers, not whole ones
+inline bool is_float(DType t) { return t == DType::f32 || t == DType::f16 || t == DType::bf16 || t == DType::f64; }
+
 inline int dtype_bytes(DType t) {
   switch (t) {
     case DType::f64: case DType::i64: case DType::u64: return 8;
