@@ -1,6 +1,7 @@
 #include "cann_kernels.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -8,6 +9,7 @@
 #include "aoe/sdk/error.h"
 #include "cube_fractal.h"
 #include "epilogue.h"
+#include "vector_model.h"
 
 namespace aoe::sim {
 namespace {
@@ -78,24 +80,41 @@ TensorDesc cube_operand(TensorDesc t) {
   return t;
 }
 
-// A convolution's geometry from its feature maps and its Fractal Z weights
-// (C1 x KH x KW, Cout / 16, 16, 16): square kernels, the stride from the
-// maps' sizes, pads as "same" would give them.
+// A convolution's window from its feature maps and its taps: on each axis
+// the smallest stride that takes x's extent to y's with fewer pads than the
+// window has taps, the fewest pads split as "same" splits them (ResNet's
+// 224 -> 112 at stride 2 with 5, Inception's unpadded 299 -> 149 at stride
+// 2). A row carries no kernel shape, only the taps: taps that are not a
+// square are the most nearly square pair of factors (Inception's 1 x 7 and
+// 7 x 1), the way round that fits the maps (either costs alike).
 struct ConvGeometry {
-  int64_t k = 1, stride = 1, pad_lo = 0, pad_hi = 0;
+  std::array<int64_t, 2> k{1, 1}, stride{1, 1}, pad_lo{0, 0}, pad_hi{0, 0};
 };
-// The stride and "same" pads of a square k x k window from x's and y's sizes.
-ConvGeometry window_geometry(const TensorDesc& x, const TensorDesc& y, int64_t k) {
+
+// Axis `a`'s stride and pads for a window of k taps, or false where none fits.
+bool fit_axis(int64_t in, int64_t out, int64_t k, size_t a, ConvGeometry& g) {
+  if (in < 1 || out < 1) return false;
+  for (int64_t s = 1; s <= in; ++s) {
+    const int64_t total = std::max<int64_t>(0, (out - 1) * s + k - in);
+    if (total > k - 1) return false;  // a larger stride needs more pads still
+    if ((in + total - k) / s + 1 != out) continue;
+    g.k[a] = k;
+    g.stride[a] = s;
+    g.pad_lo[a] = total / 2;
+    g.pad_hi[a] = total - g.pad_lo[a];
+    return true;
+  }
+  return false;
+}
+
+ConvGeometry window_geometry(const TensorDesc& x, const TensorDesc& y, int64_t kh, int64_t kw) {
   feature_map(x, "conv input");
   feature_map(y, "conv output");
-  if (y.shape[2] <= 0 || y.shape[2] > x.shape[2]) misfit("conv output is larger than its input");
   ConvGeometry g;
-  g.k = k;
-  g.stride = std::max<int64_t>(1, (x.shape[2] + y.shape[2] - 1) / y.shape[2]);
-  const int64_t total = std::max<int64_t>(0, (y.shape[2] - 1) * g.stride + k - x.shape[2]);
-  g.pad_lo = total / 2;
-  g.pad_hi = total - g.pad_lo;
-  return g;
+  for (const auto& [h, w] : {std::pair{kh, kw}, std::pair{kw, kh}})
+    if (fit_axis(x.shape[2], y.shape[2], h, 0, g) && fit_axis(x.shape[3], y.shape[3], w, 1, g)) return g;
+  misfit("no stride and pads take a " + std::to_string(kh) + " x " + std::to_string(kw) + " window from " +
+         shape_text(x.shape) + " to " + shape_text(y.shape));
 }
 
 ConvGeometry conv_geometry(const TensorDesc& x, const ProfiledTensor& w, const TensorDesc& y) {
@@ -104,23 +123,23 @@ ConvGeometry conv_geometry(const TensorDesc& x, const ProfiledTensor& w, const T
   const int64_t c1 = x.shape[1] / kC0;
   if (c1 <= 0 || w.dims[0] % c1 != 0) misfit("conv weights' first dim is not a multiple of the input's C1");
   const int64_t taps = w.dims[0] / c1;
-  const auto k = static_cast<int64_t>(std::llround(std::sqrt(static_cast<double>(taps))));
-  if (k * k != taps) misfit("conv kernel of " + std::to_string(taps) + " taps is not square");
-  return window_geometry(x, y, k);
+  int64_t kh = static_cast<int64_t>(std::sqrt(static_cast<double>(taps)));
+  while (kh > 1 && taps % kh != 0) --kh;
+  return window_geometry(x, y, std::max<int64_t>(1, kh), taps / std::max<int64_t>(1, kh));
 }
 
 json conv_attrs(const ConvGeometry& g) {
-  return {{"kernel_shape", {g.k, g.k}},
-          {"strides", {g.stride, g.stride}},
-          {"pads", {g.pad_lo, g.pad_lo, g.pad_hi, g.pad_hi}},
+  return {{"kernel_shape", {g.k[0], g.k[1]}},
+          {"strides", {g.stride[0], g.stride[1]}},
+          {"pads", {g.pad_lo[0], g.pad_lo[1], g.pad_hi[0], g.pad_hi[1]}},
           {"dilations", {1, 1}},
           {"group", 1}};
 }
 
-TensorDesc conv_weights(int64_t cout, int64_t cin, int64_t k) {
+TensorDesc conv_weights(int64_t cout, int64_t cin, const ConvGeometry& g) {
   TensorDesc w;
   w.name = "weights";
-  w.shape = {cout, cin, k, k};
+  w.shape = {cout, cin, g.k[0], g.k[1]};
   w.dtype = DType::f16;
   w.constant = true;
   return w;
@@ -144,7 +163,7 @@ std::vector<OpTask> conv_forward(const ProfiledKernel& k, const std::vector<std:
   OpTask t = task_of(k, "Conv");
   const TensorDesc x = cube_operand(input(k, 0)), y = output(k, 0);
   const auto g = conv_geometry(x, k.inputs.at(1), y);
-  t.inputs = {x, conv_weights(y.shape[1], x.shape[1], g.k)};
+  t.inputs = {x, conv_weights(y.shape[1], x.shape[1], g)};
   t.outputs = {y};
   t.attrs = conv_attrs(g);
   fuse(t, k, fused);
@@ -157,11 +176,11 @@ std::vector<OpTask> conv_forward(const ProfiledKernel& k, const std::vector<std:
 // dx; ...FilterD: x and dy to the filter) are priced as the forward conv
 // they come from: the same taps over the same maps.
 std::vector<OpTask> depthwise(const ProfiledKernel& k, const TensorDesc& x, const TensorDesc& y, const ProfiledTensor& w) {
-  if (w.dims.size() != 6 || w.dims[1] != w.dims[2]) misfit("depthwise weights are not C1HWNCoC0 with square taps");
-  const auto g = window_geometry(x, y, w.dims[1]);
+  if (w.dims.size() != 6) misfit("depthwise weights are not C1HWNCoC0");
+  const auto g = window_geometry(x, y, w.dims[1], w.dims[2]);
   if (x.shape[1] <= 0 || y.shape[1] % x.shape[1] != 0) misfit("depthwise output channels are not a multiple of the input's");
   OpTask t = task_of(k, "Conv");
-  t.inputs = {cube_operand(x), conv_weights(y.shape[1], 1, g.k)};
+  t.inputs = {cube_operand(x), conv_weights(y.shape[1], 1, g)};
   t.outputs = {y};
   t.attrs = conv_attrs(g);
   t.attrs["group"] = x.shape[1];
@@ -182,7 +201,7 @@ std::vector<OpTask> conv_data_gradient(const ProfiledKernel& k, const std::vecto
   OpTask t = task_of(k, "Conv2DBackpropInput");
   const TensorDesc dy = cube_operand(input(k, 0)), dx = output(k, 0);
   const auto g = conv_geometry(dx, k.inputs.at(1), dy);
-  t.inputs = {dy, conv_weights(dy.shape[1], dx.shape[1], g.k)};
+  t.inputs = {dy, conv_weights(dy.shape[1], dx.shape[1], g)};
   t.outputs = {dx};
   t.attrs = conv_attrs(g);
   t.attrs["input_size"] = {dx.shape[2], dx.shape[3]};
@@ -201,7 +220,7 @@ OpTask weight_gradient(const ProfiledKernel& k, const TensorDesc& dy, const Tens
   const auto g = conv_geometry(x, dw, dy);
   OpTask t = task_of(k, "Conv2DBackpropFilter");
   t.inputs = {cube_operand(x), cube_operand(dy)};
-  TensorDesc out = conv_weights(cout, x.shape[1], g.k);
+  TensorDesc out = conv_weights(cout, x.shape[1], g);
   out.name = "dw";
   out.constant = false;
   out.dtype = dw.dtype == DType::undefined ? DType::f16 : dw.dtype;
@@ -290,7 +309,10 @@ std::vector<OpTask> reduction(const ProfiledKernel& k) {
   } else if (kept == s.front()) {
     for (int64_t a = 1; a < rank; ++a) axes.push_back(a);
   } else {
-    misfit("keeps " + std::to_string(kept) + " of its input's elements along no axis");
+    // One axis summed out (DeepFM's sum over its fields), the last that fits.
+    for (int64_t a = rank - 1; a >= 0 && axes.empty(); --a)
+      if (s[static_cast<size_t>(a)] > 1 && x.elements() / s[static_cast<size_t>(a)] == kept) axes.push_back(a);
+    if (axes.empty()) misfit("keeps " + std::to_string(kept) + " of its input's elements along no axis");
   }
   x.shape[0] *= stacked;
   x.format = "ND";
@@ -380,6 +402,31 @@ std::vector<OpTask> confusion_transpose(const ProfiledKernel& k) {
   t.inputs = {x};
   t.outputs = {y};
   t.attrs = {{"perm", {0, 2, 1, 3}}};
+  return {t};
+}
+
+// Transpose (TransposeD, with its perm folded): a row carries no perm, so
+// each output dim takes the first unused input dim of its extent, which keeps
+// equal dims in their order.
+std::vector<OpTask> transpose(const ProfiledKernel& k) {
+  TensorDesc x = input(k, 0), y = output(k, 0);
+  if (x.shape.size() != y.shape.size() || x.elements() != y.elements())
+    misfit("its output " + shape_text(y.shape) + " is not a permutation of its input " + shape_text(x.shape));
+  std::vector<int64_t> perm;
+  std::vector<bool> used(x.shape.size(), false);
+  for (int64_t extent : y.shape) {
+    size_t a = 0;
+    while (a < x.shape.size() && (used[a] || x.shape[a] != extent)) ++a;
+    if (a == x.shape.size())
+      misfit("its output " + shape_text(y.shape) + " is not a permutation of its input " + shape_text(x.shape));
+    used[a] = true;
+    perm.push_back(static_cast<int64_t>(a));
+  }
+  x.format = y.format = "ND";
+  OpTask t = task_of(k, "Transpose");
+  t.inputs = {x};
+  t.outputs = {y};
+  t.attrs = {{"perm", perm}};
   return {t};
 }
 
@@ -703,11 +750,11 @@ std::vector<OpTask> activation_gradient(const ProfiledKernel& k, const std::stri
   return {step_task(k, op_type, {in_plain(k, 0), in_plain(k, 1)}, {largest_output(k)})};
 }
 
-// An Adam update (ApplyAdamD, AdamApplyOne, AdamApplyOneWithDecay and their
-// Assign forms): the step's ApplyAdam over the four tensors of the weight's
-// size it reads (weight, both moments, the gradient, in CANN's order for
-// each); the scalars beside them (learning rate, betas, epsilon) are folded.
-std::vector<OpTask> adam(const ProfiledKernel& k) {
+// An optimizer's update over the tensors of the weight's size it reads, in
+// CANN's order (the weight, its slots, the gradient) and writes (the weight
+// and its slots, or none where it updates them in place); the scalars beside
+// them (learning rate, decays, epsilon) are folded.
+OpTask slot_update(const ProfiledKernel& k, const char* kernel, size_t slots) {
   auto full = [](std::vector<TensorDesc> all, size_t want) {
     int64_t most = 0;
     for (const auto& t : all) most = std::max(most, t.elements());
@@ -719,11 +766,58 @@ std::vector<OpTask> adam(const ProfiledKernel& k) {
   std::vector<TensorDesc> ins, outs;
   for (size_t i = 0; i < k.inputs.size(); ++i) ins.push_back(input(k, i));
   for (size_t i = 0; i < k.outputs.size(); ++i) outs.push_back(output(k, i));
-  ins = full(ins, 4);
-  if (ins.size() != 4) misfit("reads " + std::to_string(ins.size()) + " tensors of the weight's size, not 4");
-  outs = full(outs, 3);
-  if (outs.size() != 3) outs.clear();  // updated in place: what it writes is what it read
-  return {step_task(k, "ApplyAdam", ins, outs)};
+  ins = full(ins, slots + 2);
+  if (ins.size() != slots + 2)
+    misfit("reads " + std::to_string(ins.size()) + " tensors of the weight's size, not " + std::to_string(slots + 2));
+  outs = full(outs, slots + 1);
+  if (outs.size() != slots + 1) outs.clear();  // updated in place: what it writes is what it read
+  return step_task(k, kernel, ins, outs);
+}
+
+// An Adam update (ApplyAdamD, AdamApplyOne, AdamApplyOneWithDecay and their
+// Assign forms): the weight, both moments and the gradient.
+std::vector<OpTask> adam(const ProfiledKernel& k) { return {slot_update(k, "ApplyAdam", 2)}; }
+
+// RMSProp (ApplyRMSProp, ApplyRMSPropD): the weight, the mean square, the
+// momentum and the gradient.
+std::vector<OpTask> rms_prop(const ProfiledKernel& k) { return {slot_update(k, "ApplyRMSProp", 2)}; }
+
+// The elementwise kernels: vector instructions per element, simple and
+// exp-class (divides, roots, exp, log), as CANN's kernels lower them.
+struct VectorWork {
+  int simple, transcendental;
+};
+
+const std::map<std::string, VectorWork>& vector_ops() {
+  static const std::map<std::string, VectorWork> ops = {
+      // Arithmetic, compares and logic: one instruction; divides and roots one exp-class.
+      {"Add", {1, 0}}, {"Adds", {1, 0}}, {"Sub", {1, 0}}, {"Mul", {1, 0}}, {"Muls", {1, 0}}, {"Neg", {1, 0}},
+      {"Abs", {1, 0}}, {"Square", {1, 0}}, {"Floor", {1, 0}}, {"Round", {1, 0}}, {"Maximum", {1, 0}},
+      {"Minimum", {1, 0}}, {"Equal", {1, 0}}, {"NotEqual", {1, 0}}, {"Less", {1, 0}}, {"LessEqual", {1, 0}},
+      {"Greater", {1, 0}}, {"GreaterEqual", {1, 0}}, {"LogicalAnd", {1, 0}}, {"LogicalOr", {1, 0}},
+      {"LogicalNot", {1, 0}}, {"Select", {1, 0}}, {"BiasAdd", {1, 0}}, {"Axpy", {2, 0}}, {"Sign", {2, 0}},
+      {"SquaredDifference", {2, 0}}, {"RealDiv", {0, 1}}, {"Div", {0, 1}}, {"Reciprocal", {0, 1}},
+      {"Sqrt", {0, 1}}, {"Exp", {0, 1}}, {"Log", {0, 1}}, {"Rsqrt", {0, 2}}, {"DivNoNan", {2, 1}},
+      {"FloorDiv", {1, 1}}, {"Pow", {1, 2}},
+      // Copies and fills written whole.
+      {"Assign", {1, 0}}, {"AssignAdd", {1, 0}}, {"TensorMove", {1, 0}}, {"Tile", {1, 0}}, {"OneHot", {1, 0}},
+      {"ZerosLike", {1, 0}}, {"OnesLike", {1, 0}}, {"StridedSliceGrad", {1, 0}},
+      // Activations and their gradients.
+      {"Relu", {1, 0}}, {"ReluV2", {1, 0}}, {"Relu6", {2, 0}}, {"LeakyRelu", {2, 0}}, {"Sigmoid", {2, 2}},
+      {"Tanh", {3, 2}}, {"Gelu", {6, 2}}, {"GeLU", {6, 2}}, {"FastGelu", {4, 1}}, {"Elu", {3, 1}},
+      {"Swish", {3, 2}}, {"HardSwish", {5, 0}}, {"HardSigmoid", {4, 0}}, {"TanhGrad", {2, 0}},
+      {"LeakyReluGrad", {3, 0}}, {"EluGrad", {3, 0}}, {"RsqrtGrad", {4, 0}}, {"SqrtGrad", {1, 1}},
+      {"MaximumGrad", {2, 0}}, {"MinimumGrad", {2, 0}},
+      // Pools' gradients: dy spread over the window; a max pool's where x was the max (x, y and dy read).
+      {"AvgPoolGrad", {1, 0}}, {"AvgPoolGradVm", {1, 0}}, {"MaxPoolGrad", {3, 0}},
+      // Masks, clips, inference's batch norm, a plain descent step.
+      {"DropoutDoMask", {2, 0}}, {"DropOutDoMask", {2, 0}}, {"DropOutDoMaskV3", {2, 0}}, {"ClipByValue", {2, 0}},
+      {"ClipByNormNoDivSum", {3, 0}}, {"BNInfer", {2, 0}}, {"BNInferenceD", {2, 0}},
+      {"ApplyGradientDescent", {1, 0}},
+      // YOLO's objectness loss, max(x, 0) - x z + log(1 + exp(-|x|)), and its gradient (sigmoid(x) - z) dy.
+      {"SigmoidCrossEntropyWithLogits", {6, 2}}, {"SigmoidCrossEntropyWithLogitsGrad", {4, 2}},
+  };
+  return ops;
 }
 
 using Builder = std::function<std::vector<OpTask>(const ProfiledKernel&)>;
@@ -737,11 +831,11 @@ const Builder picks = [](const ProfiledKernel& k) { return copy_kernel(k, true);
 
 // CANN's op types, the fusions of a training step included. The step's
 // kernels count their vector instructions where they are modelled
-// (training_vector_ops.cpp); the others carry theirs here, per element:
-// elementwise ops 1, divides and roots one exp-class, the masks and clips
-// a few.
+// (training_vector_ops.cpp); the elementwise ones carry theirs in
+// vector_ops(), and a fusion not listed is priced by fusion() from its parts.
 const std::map<std::string, Builder>& table() {
-  static const std::map<std::string, Builder> rows = {
+  static const std::map<std::string, Builder> rows = [] {
+    std::map<std::string, Builder> r = {
       {"Conv2D", [](const ProfiledKernel& k) { return conv_forward(k, {}); }},
       {"FusionOp_Conv2D_BNTrainingReduce", [](const ProfiledKernel& k) { return conv_forward(k, {"BNTrainingReduce"}); }},
       {"Conv2DBackpropInput", [](const ProfiledKernel& k) { return conv_data_gradient(k, {}); }},
@@ -765,7 +859,6 @@ const std::map<std::string, Builder>& table() {
        [](const ProfiledKernel& k) {
          return std::vector<OpTask>{step_task(k, "ReluGradV2", {in_plain(k, 0), relu_mask(input(k, 1))}, {largest_output(k)})};
        }},
-      {"ReluV2", vector(1, 0)},
       {"FusedMulApplyMomentum", mul_apply_momentum},
       {"ApplyMomentum", apply_momentum},
       {"FusedMulAddN",
@@ -787,44 +880,15 @@ const std::map<std::string, Builder>& table() {
          y.shape = x.shape;
          return std::vector<OpTask>{step_task(k, "Cast", {x}, {y})};
        }},
-      {"Add", vector(1, 0)},
-      {"Sub", vector(1, 0)},
-      {"Mul", vector(1, 0)},
-      {"RealDiv", [](const ProfiledKernel& k) { return vector_kernel(k, 0, 1); }},
-      {"Sqrt", [](const ProfiledKernel& k) { return vector_kernel(k, 0, 1); }},
-      {"Maximum", vector(1, 0)},
-      {"Minimum", vector(1, 0)},
-      {"MaximumGrad", vector(2, 0)},
-      {"MinimumGrad", vector(2, 0)},
       {"GeLUGrad",
        [](const ProfiledKernel& k) {
          return std::vector<OpTask>{step_task(k, "GeLUGrad", {in_plain(k, 0), in_plain(k, 1)}, {largest_output(k)})};
        }},
-      {"TanhGrad", vector(2, 0)},
-      {"Neg", vector(1, 0)},
-      {"Reciprocal", [](const ProfiledKernel& k) { return vector_kernel(k, 0, 1); }},
-      {"Pow", [](const ProfiledKernel& k) { return vector_kernel(k, 1, 2); }},
-      {"Greater", vector(1, 0)},
-      {"LessEqual", vector(1, 0)},
-      {"LogicalAnd", vector(1, 0)},
-      {"LogicalOr", vector(1, 0)},
-      {"LogicalNot", vector(1, 0)},
-      {"Select", vector(1, 0)},
-      {"FusionOp_Mul_Neg", vector(2, 0)},
-      {"FusionOp_RealDiv_Neg", [](const ProfiledKernel& k) { return vector_kernel(k, 1, 1); }},
-      {"Assign", vector(1, 0)},
-      {"AssignAdd", vector(1, 0)},
       // Data movers and fills (copy_kernel for those that read more or less than they write).
       {"StridedSlice", picks},
-      {"StridedSliceGrad", vector(1, 0)},
       {"Gather", picks},
-      {"OneHot", vector(1, 0)},
       {"UnsortedSegmentSum", moves},
-      {"Tile", vector(1, 0)},
-      {"TensorMove", vector(1, 0)},
       {"AtomicAddrClean", atomic_clean},
-      {"DropoutDoMask", vector(2, 0)},
-      {"ClipByNormNoDivSum", vector(3, 0)},
       {"LambApplyOptimizerAssign",
        [](const ProfiledKernel& k) {
          std::vector<TensorDesc> ins, outs;
@@ -885,7 +949,6 @@ const std::map<std::string, Builder>& table() {
       {"LayerNormV3", [](const ProfiledKernel& k) { return row_op(k, "LayerNormalization"); }},
       {"LayerNormV4", [](const ProfiledKernel& k) { return row_op(k, "LayerNormalization"); }},
       {"RmsNorm", [](const ProfiledKernel& k) { return row_op(k, "LayerNormalization"); }},  // no mean: priced as LayerNorm
-      {"FastGelu", vector(4, 1)},
       {"Conv2DBackpropInputD", [](const ProfiledKernel& k) { return conv_data_gradient(k, {}); }},
       {"DepthwiseConv2D", [](const ProfiledKernel& k) { return depthwise(k, input(k, 0), output(k, 0), depthwise_weights(k)); }},
       {"DepthwiseConv2DBackpropInputD",  // filter, dy -> dx
@@ -897,54 +960,11 @@ const std::map<std::string, Builder>& table() {
       {"MaxPoolV3", [](const ProfiledKernel& k) { return pool(k, "MaxPool"); }},
       {"AvgPool", [](const ProfiledKernel& k) { return pool(k, "AveragePool"); }},
       {"AvgPoolV2", [](const ProfiledKernel& k) { return pool(k, "AveragePool"); }},
-      {"MaxPoolGrad", vector(3, 0)},  // x, y and dy read, dx written where x was the max
-      {"AvgPoolGrad", vector(1, 0)},
-      {"Relu", vector(1, 0)},
-      {"Relu6", vector(2, 0)},
-      {"LeakyRelu", vector(2, 0)},
-      {"Sigmoid", vector(2, 2)},
-      {"Tanh", vector(3, 2)},
-      {"Gelu", vector(6, 2)},
-      {"Elu", vector(3, 1)},
-      {"Swish", vector(3, 2)},
-      {"HardSwish", vector(5, 0)},
-      {"HardSigmoid", vector(4, 0)},
       {"ReluGrad", [](const ProfiledKernel& k) { return activation_gradient(k, "ReluGradV2"); }},
       {"Relu6Grad", [](const ProfiledKernel& k) { return activation_gradient(k, "Relu6Grad"); }},
       {"SigmoidGrad", [](const ProfiledKernel& k) { return activation_gradient(k, "SigmoidGrad"); }},
       {"HardSwishGrad", [](const ProfiledKernel& k) { return activation_gradient(k, "HardSwishGrad"); }},
       {"HardSigmoidGrad", [](const ProfiledKernel& k) { return activation_gradient(k, "HardSigmoidGrad"); }},
-      {"LeakyReluGrad", vector(3, 0)},
-      {"EluGrad", vector(3, 0)},
-      {"BiasAdd", vector(1, 0)},
-      {"Muls", vector(1, 0)},
-      {"Adds", vector(1, 0)},
-      {"Axpy", vector(2, 0)},
-      {"Div", [](const ProfiledKernel& k) { return vector_kernel(k, 0, 1); }},
-      {"DivNoNan", [](const ProfiledKernel& k) { return vector_kernel(k, 2, 1); }},
-      {"FloorDiv", [](const ProfiledKernel& k) { return vector_kernel(k, 1, 1); }},
-      {"Exp", [](const ProfiledKernel& k) { return vector_kernel(k, 0, 1); }},
-      {"Log", [](const ProfiledKernel& k) { return vector_kernel(k, 0, 1); }},
-      {"Rsqrt", [](const ProfiledKernel& k) { return vector_kernel(k, 0, 2); }},
-      {"RsqrtGrad", vector(4, 0)},
-      {"SqrtGrad", [](const ProfiledKernel& k) { return vector_kernel(k, 1, 1); }},
-      {"Square", vector(1, 0)},
-      {"SquaredDifference", vector(2, 0)},
-      {"Abs", vector(1, 0)},
-      {"Sign", vector(2, 0)},
-      {"Floor", vector(1, 0)},
-      {"Round", vector(1, 0)},
-      {"Equal", vector(1, 0)},
-      {"NotEqual", vector(1, 0)},
-      {"Less", vector(1, 0)},
-      {"GreaterEqual", vector(1, 0)},
-      {"ClipByValue", vector(2, 0)},
-      {"ZerosLike", vector(1, 0)},
-      {"OnesLike", vector(1, 0)},
-      {"BNInfer", vector(2, 0)},
-      {"BNInferenceD", vector(2, 0)},
-      {"DropOutDoMask", vector(2, 0)},
-      {"DropOutDoMaskV3", vector(2, 0)},
       {"ReduceSumD", reduction},
       {"ReduceMeanD", reduction},
       {"ReduceMax", reduction},
@@ -962,7 +982,8 @@ const std::map<std::string, Builder>& table() {
       {"AdamApplyOneAssign", adam},
       {"AdamApplyOneWithDecay", adam},
       {"AdamApplyOneWithDecayAssign", adam},
-      {"ApplyGradientDescent", vector(1, 0)},
+      {"ApplyRMSProp", rms_prop},
+      {"ApplyRMSPropD", rms_prop},
       {"ConcatD", moves},
       {"ConcatV2D", moves},
       {"ConcatV2", moves},
@@ -985,8 +1006,78 @@ const std::map<std::string, Builder>& table() {
       {"ResizeNearestNeighborV2", moves},
       {"ResizeNearestNeighborV2D", moves},
       {"Identity", moves},
-  };
+      {"Transpose", transpose},
+      {"TransposeD", transpose},
+      {"TransposeNOD", transpose},
+      {"ResizeNearestNeighbor", moves},
+      {"ResizeNearestNeighborGrad", moves},
+      {"ResizeNearestNeighborV2Grad", moves},
+      {"Adam", adam},
+      {"ConfusionSoftmaxGrad", [](const ProfiledKernel& k) { return row_gradient(k, "SoftmaxGradExt", 2, 1); }},
+    };
+    for (const auto& [type, work] : vector_ops()) r.emplace(type, vector(work.simple, work.transcendental));
+    return r;
+  }();
   return rows;
+}
+
+// A follower of a cube kernel as the epilogue names it, or "" where it fuses none.
+std::string epilogue_op(const std::string& cann_type) {
+  static const std::map<std::string, std::string> aliases = {
+      {"ReLU", "Relu"}, {"ReluV2", "Relu"}, {"ReLUV2", "Relu"},   {"GeLU", "Gelu"},
+      {"FastGelu", "Gelu"}, {"RealDiv", "Div"}, {"ClipByValue", "Clip"}};
+  const auto alias = aliases.find(cann_type);
+  const std::string op = alias == aliases.end() ? cann_type : alias->second;
+  const auto known = fused_op_types();
+  return std::find(known.begin(), known.end(), op) == known.end() ? "" : op;
+}
+
+// A fusion the table does not list, FusionOp_A_B_... as CANN names it:
+// elementwise ops in a chain are one vector kernel, their instructions
+// summed; a reduction with elementwise ops, the reduction (they run in its
+// pass); a product or a conv with ops its epilogue fuses, that kernel with
+// them, a bias added first where it reads one input more than they take.
+Builder fusion(const std::string& op_type) {
+  const std::string prefix = "FusionOp_";
+  if (op_type.rfind(prefix, 0) != 0) return nullptr;
+  std::vector<std::string> parts;
+  for (size_t at = prefix.size(); at <= op_type.size();) {
+    const size_t end = std::min(op_type.find('_', at), op_type.size());
+    parts.push_back(op_type.substr(at, end - at));
+    at = end + 1;
+  }
+  if (parts.size() < 2) return nullptr;
+  VectorWork chain{0, 0};
+  size_t elementwise = 0;
+  for (const auto& part : parts) {
+    const auto it = vector_ops().find(part);
+    if (it == vector_ops().end()) continue;
+    chain.simple += it->second.simple;
+    chain.transcendental += it->second.transcendental;
+    ++elementwise;
+  }
+  if (elementwise == parts.size()) return vector(chain.simple, chain.transcendental);
+  const auto is_reduction = [](const std::string& t) { return t.rfind("ReduceSum", 0) == 0 || t.rfind("ReduceMean", 0) == 0; };
+  if (elementwise + 1 == parts.size() && std::any_of(parts.begin(), parts.end(), is_reduction)) return reduction;
+
+  std::vector<std::string> followers;
+  for (size_t i = 1; i < parts.size(); ++i) {
+    followers.push_back(epilogue_op(parts[i]));
+    if (followers.back().empty()) return nullptr;
+  }
+  const auto biased = [followers](const ProfiledKernel& k) {
+    const auto binary = static_cast<size_t>(std::count_if(followers.begin(), followers.end(), is_binary_fused_op));
+    auto ops = followers;
+    if (k.inputs.size() > 2 + binary) ops.insert(ops.begin(), "Add");
+    return ops;
+  };
+  const std::string& lead = parts[0];
+  if (lead.rfind("MatMul", 0) == 0) return [=](const ProfiledKernel& k) { return matmul(k, biased(k)); };
+  if (lead.rfind("BatchMatMul", 0) == 0) return [=](const ProfiledKernel& k) { return matmul(k, biased(k), "BatchMatMul"); };
+  if (lead == "Conv2D") return [=](const ProfiledKernel& k) { return conv_forward(k, biased(k)); };
+  if (lead.rfind("Conv2DBackpropInput", 0) == 0)
+    return [=](const ProfiledKernel& k) { return conv_data_gradient(k, followers); };
+  return nullptr;
 }
 
 }  // namespace
@@ -994,12 +1085,13 @@ const std::map<std::string, Builder>& table() {
 ModelledKernel modelled_kernel(const ProfiledKernel& kernel) {
   ModelledKernel out;
   const auto it = table().find(kernel.op_type);
-  if (it == table().end()) {
+  const Builder build = it != table().end() ? it->second : fusion(kernel.op_type);
+  if (!build) {
     out.uncovered = "no model of CANN's " + kernel.op_type;
     return out;
   }
   try {
-    out.tasks = it->second(kernel);
+    out.tasks = build(kernel);
   } catch (const std::exception& e) {
     out.tasks.clear();
     out.uncovered = kernel.op_type + " " + e.what();

@@ -45,7 +45,8 @@ constexpr Role F = Role::full, C = Role::channel, S = Role::scalar;
 // weight decay a mul and an add; momentum accum' = m * accum + g, w -= lr *
 // accum' (3); Adam's moments (3 and 4), the root, epsilon, the divide, the
 // step (10 + 2 exp-class); Adagrad's accum + g · g, the root, the divide
-// and the step (4 + 2); Lamb's moments, bias corrections, ratio and
+// and the step (4 + 2); RMSProp's mean square (4), its root, epsilon, the
+// divide, momentum and the step (9 + 2); Lamb's moments, bias corrections, ratio and
 // decay (12 + 2); its weight step a few muls on one ratio (4 + 1); the
 // pooled gradient one scale.
 const std::vector<VectorKernel>& kernels() {
@@ -64,6 +65,7 @@ const std::vector<VectorKernel>& kernels() {
       {"ApplyMomentum", 3, 0, {F, F, F}, {"w", "accum", "grad"}, 2},
       {"ApplyAdam", 10, 2, {F, F, F, F}, {"w", "m", "v", "grad"}, 3, false, 1},
       {"ApplyAdagrad", 4, 2, {F, F, F}, {"w", "accum", "grad"}, 2},
+      {"ApplyRMSProp", 9, 2, {F, F, F, F}, {"w", "ms", "mom", "grad"}, 3, false, 1},
       {"LambApplyOptimizerAssign", 12, 2, {F, F, F, F}, {"grad", "m", "v", "w"}, 3, false, 1},
       {"LambApplyWeightAssign", 4, 1, {S, S, F, F}, {"w_square_sum", "update_square_sum", "update", "w"}, 1},
       {"GlobalAveragePoolGrad", 1, 0, {Role::pooled}, {"dy"}, 1},

@@ -456,7 +456,7 @@ TEST(SimFidelityBench, ABadRowStopsItNamingTheRow) {
 }
 
 // Kernels of other models' steps (VGG's pools, MobileNet's ReLU6, YOLO's
-// concats, Adam) and CANN's versioned names map to the simulator's models.
+// concats, transposes and loss, Inception's RMSProp, Adam) and CANN's versioned names map to the simulator's models.
 TEST(CannKernels, OtherModelsKernelsMapToTheSimulatorsModels) {
   const std::vector<std::string> rows = {
       "p,MaxPool,30,\"NC1HWC0:float16:32,4,224,224,16\",\"NC1HWC0:float16:32,4,112,112,16\",90.0\n",
@@ -478,6 +478,16 @@ TEST(CannKernels, OtherModelsKernelsMapToTheSimulatorsModels) {
       // A later chip's names, its products on ND operands.
       "m3,MatMulV3,24,\"ND:float16:4096,768|ND:float16:768,3072\",\"ND:float16:4096,3072\",60.0\n",
       "rn,RmsNorm,24,\"ND:float16:4096,768|ND:float16:768\",\"ND:float16:4096,768|ND:float:4096,1\",9.0\n",
+      // YOLO's head: a transpose of its anchors' outputs, its loss and gradient, its upsampling's gradient.
+      "t,Transpose,30,\"ND:float16:16,3,85,80,80\",\"ND:float16:16,3,80,80,85\",1000.0\n",
+      "sce,SigmoidCrossEntropyWithLogits,30,\"ND:float:16,3,80,80,85|ND:float:16,3,80,80,85\",\"ND:float:16,3,80,80,85\",90.0\n",
+      "scg,SigmoidCrossEntropyWithLogitsGrad,30,\"ND:float:16,3,80,80,85|ND:float:16,3,80,80,85|ND:float:16,3,80,80,85\","
+      "\"ND:float:16,3,80,80,85\",90.0\n",
+      "rg2,ResizeNearestNeighborGrad,30,\"NC1HWC0:float16:16,16,80,80,16\",\"NC1HWC0:float16:16,16,40,40,16\",200.0\n",
+      // Inception's: RMSProp over each weight, an average pool's gradient.
+      "rms,ApplyRMSPropD,30,\"ND:float:768,768|ND:float:768,768|ND:float:768,768|ND:float:|ND:float:768,768\","
+      "\"ND:float:768,768|ND:float:768,768|ND:float:768,768\",9.0\n",
+      "apg,AvgPoolGradVm,30,\"NC1HWC0:float16:16,48,8,8,16|NC1HWC0:float16:16,48,8,8,16\",\"NC1HWC0:float16:16,48,17,17,16\",40.0\n",
   };
   std::map<std::string, aoe::sim::ModelledKernel> by_type;
   for (const auto& row : rows) {
@@ -501,6 +511,14 @@ TEST(CannKernels, OtherModelsKernelsMapToTheSimulatorsModels) {
   EXPECT_EQ(by_type["ApplyAdamD"].tasks[0].op_type, "ApplyAdam");
   EXPECT_EQ(by_type["ApplyAdagradD"].tasks[0].op_type, "ApplyAdagrad");
   EXPECT_EQ(by_type["ApplyAdagradD"].tasks[0].inputs.size(), 3u);
+  EXPECT_EQ(by_type["ApplyRMSPropD"].tasks[0].op_type, "ApplyRMSProp");
+  EXPECT_EQ(by_type["ApplyRMSPropD"].tasks[0].inputs.size(), 4u);
+  EXPECT_EQ(by_type["ApplyRMSPropD"].tasks[0].outputs.size(), 3u);
+  // A row carries no perm: each output dim takes the first unused input dim of its extent.
+  EXPECT_EQ(by_type["Transpose"].tasks[0].attrs["perm"], nlohmann::json({0, 1, 3, 4, 2}));
+  EXPECT_FALSE(
+      modelled_kernel(only_row("t2,TransposeD,30,\"ND:float16:16,3,85,80\",\"ND:float16:16,3,68,100\",9.0\n"))
+          .uncovered.empty());
   // MobileNet's depthwise convs: a group per channel, the taps from the
   // C1HWNCoC0 weights; the gradients priced as the conv they come from.
   const std::string map = "NC1HWC0:float16:32,2,112,112,16", w = "C1HWNCoC0:float16:2,3,3,1,16,16";
@@ -529,6 +547,67 @@ TEST(CannKernels, OtherModelsKernelsMapToTheSimulatorsModels) {
   const auto v1 = modelled_kernel(only_row(
       "m,MatMul,30,\"FRACTAL_NZ:float16:48,256,16,16|FRACTAL_NZ:float16:48,48,16,16\",\"FRACTAL_NZ:float16:48,256,16,16\",60.0\n"));
   EXPECT_DOUBLE_EQ(default_time(v1.tasks[0]), default_time(by_type["MatMulV2"].tasks[0]));
+}
+
+// ViT's and DeepFM's fusions the table does not list: an elementwise chain
+// is one vector kernel, a product takes its followers into its epilogue (a
+// bias first where it reads one more input), a reduction runs the chain in
+// its pass; a fusion led by something else stays uncovered.
+TEST(CannKernels, AnUnlistedFusionIsPricedAsItsChainOrItsLeadingKernel) {
+  const std::string w = "ND:float16:768,3072";
+  auto row = [](const std::string& type, const std::string& ins, const std::string& outs) {
+    return modelled_kernel(only_row("f," + type + ",30,\"" + ins + "\",\"" + outs + "\",9.0\n"));
+  };
+  const auto square = row("FusionOp_Mul_Square", w + "|ND:float16:", w);
+  const auto mul = row("Mul", w + "|ND:float16:", w);
+  const auto div_sqrt = row("FusionOp_RealDiv_Sqrt", w + "|" + w, w);
+  for (const auto* m : {&square, &mul, &div_sqrt}) ASSERT_EQ(m->tasks.size(), 1u) << m->uncovered;
+  EXPECT_GT(default_time(square.tasks[0]), default_time(mul.tasks[0]));
+  EXPECT_EQ(square.tasks[0].fused_ops.size(), 1u);     // two simple passes
+  EXPECT_EQ(div_sqrt.tasks[0].fused_ops.size(), 2u);   // two exp-class ones
+  const std::string x = "FRACTAL_NZ:float16:48,256,16,16", wt = "FRACTAL_NZ:float16:48,48,16,16";
+  const auto relu = row("FusionOp_MatMul_ReLU", x + "|" + wt, x);
+  ASSERT_EQ(relu.tasks.size(), 1u) << relu.uncovered;
+  EXPECT_EQ(relu.tasks[0].op_type, "MatMul");
+  EXPECT_EQ(relu.tasks[0].fused_ops, (std::vector<std::string>{"Relu"}));
+  const auto biased = row("FusionOp_MatMul_ReLU", x + "|" + wt + "|ND:float16:768", x);
+  ASSERT_EQ(biased.tasks.size(), 1u) << biased.uncovered;
+  EXPECT_EQ(biased.tasks[0].fused_ops, (std::vector<std::string>{"Add", "Relu"}));
+  const auto sum = row("FusionOp_ReduceSum_Square", "ND:float16:12000,39,16", "ND:float16:12000,16");
+  ASSERT_EQ(sum.tasks.size(), 1u) << sum.uncovered;
+  EXPECT_EQ(sum.tasks[0].op_type, "ReduceSum");
+  EXPECT_NE(row("FusionOp_Frobnicate_Mul", w, w).uncovered.find("FusionOp_Frobnicate_Mul"), std::string::npos);
+  EXPECT_FALSE(row("FusionOp_MatMul_Frobnicate", x + "|" + wt, x).uncovered.empty());
+  // ViT's spellings of kernels the table names otherwise.
+  EXPECT_FALSE(row("GeLU", w, w).tasks.empty());
+  EXPECT_FALSE(row("ConfusionSoftmaxGrad", "ND:float16:768,12,64,64|ND:float16:768,12,64,64", "ND:float16:768,12,64,64").tasks.empty());
+}
+
+// A row gives a conv's taps, not its window: Inception's unpadded stride-2
+// stem takes the smallest stride with pads short of the window, and 7 taps
+// are a 1 x 7 (or 7 x 1) kernel, padded as "same" along its long axis.
+TEST(CannKernels, AConvsWindowIsTheSmallestStrideAndTheMostSquareTapsThatFitTheMaps) {
+  const auto stem = modelled_kernel(only_row(
+      "s,Conv2D,30,\"NC1HWC0:float16:32,1,299,299,16|FracZ:float16:9,2,16,16\",\"NC1HWC0:float16:32,2,149,149,16\",90.0\n"));
+  ASSERT_EQ(stem.tasks.size(), 1u) << stem.uncovered;
+  EXPECT_EQ(stem.tasks[0].attrs["kernel_shape"], nlohmann::json({3, 3}));
+  EXPECT_EQ(stem.tasks[0].attrs["strides"], nlohmann::json({2, 2}));
+  EXPECT_EQ(stem.tasks[0].attrs["pads"], nlohmann::json({0, 0, 0, 0}));
+  const auto valid = modelled_kernel(only_row(
+      "v,Conv2D,30,\"NC1HWC0:float16:32,2,149,149,16|FracZ:float16:18,2,16,16\",\"NC1HWC0:float16:32,2,147,147,16\",90.0\n"));
+  ASSERT_EQ(valid.tasks.size(), 1u) << valid.uncovered;
+  EXPECT_EQ(valid.tasks[0].attrs["strides"], nlohmann::json({1, 1}));
+  EXPECT_EQ(valid.tasks[0].attrs["pads"], nlohmann::json({0, 0, 0, 0}));
+  const auto row7 = modelled_kernel(only_row(
+      "r,Conv2D,30,\"NC1HWC0:float16:32,48,17,17,16|FracZ:float16:336,8,16,16\",\"NC1HWC0:float16:32,8,17,17,16\",90.0\n"));
+  ASSERT_EQ(row7.tasks.size(), 1u) << row7.uncovered;
+  EXPECT_EQ(row7.tasks[0].attrs["kernel_shape"], nlohmann::json({1, 7}));
+  EXPECT_EQ(row7.tasks[0].attrs["pads"], nlohmann::json({0, 3, 0, 3}));
+  EXPECT_EQ(row7.tasks[0].inputs[1].shape, (std::vector<int64_t>{128, 768, 1, 7}));
+  // No stride and pads short of a 3 x 3 window take 17 to 19.
+  EXPECT_FALSE(modelled_kernel(only_row("n,Conv2D,30,\"NC1HWC0:float16:32,48,17,17,16|FracZ:float16:432,8,16,16\","
+                                        "\"NC1HWC0:float16:32,8,19,19,16\",9.0\n"))
+                   .uncovered.empty());
 }
 
 TEST(CannKernels, AtomicAddrCleanClearsWhatItsFollowerAccumulates) {
