@@ -604,6 +604,8 @@ TEST(CannKernels, AConvsWindowIsTheSmallestStrideAndTheMostSquareTapsThatFitTheM
   EXPECT_EQ(row7.tasks[0].attrs["kernel_shape"], nlohmann::json({1, 7}));
   EXPECT_EQ(row7.tasks[0].attrs["pads"], nlohmann::json({0, 3, 0, 3}));
   EXPECT_EQ(row7.tasks[0].inputs[1].shape, (std::vector<int64_t>{128, 768, 1, 7}));
+  EXPECT_GT(default_time(row7.tasks[0]), 0);
+  EXPECT_GT(default_time(stem.tasks[0]), 0);
   // No stride and pads short of a 3 x 3 window take 17 to 19.
   EXPECT_FALSE(modelled_kernel(only_row("n,Conv2D,30,\"NC1HWC0:float16:32,48,17,17,16|FracZ:float16:432,8,16,16\","
                                         "\"NC1HWC0:float16:32,8,19,19,16\",9.0\n"))
