@@ -727,20 +727,26 @@ std::vector<OpTask> copy_kernel(const ProfiledKernel& k, bool picks) {
 
 // MaxPool and AvgPool (V2, V3): a row carries no attributes, so the window
 // is the stride the maps' sizes give (VGG's 2x2 at stride 2), no pads; the
-// whole map where the output is one position (a global pool).
+// whole map where the output is one position (a global pool); 3x3 padded
+// where the map keeps its size (Inception's stride-1 pools: a 1x1 pool
+// would be a copy), as max_pool() takes its window.
 std::vector<OpTask> pool(const ProfiledKernel& k, const std::string& onnx_type) {
   const TensorDesc x = input(k, 0), y = output(k, 0);
   if (x.shape.size() != 4 || y.shape.size() != 4) misfit("pools maps that are not NC1HWC0");
-  std::vector<int64_t> kernel(2), strides(2);
+  std::vector<int64_t> kernel(2), strides(2), pads(4, 0);
   for (size_t a = 0; a < 2; ++a) {
     const int64_t in = x.shape[2 + a], out = std::max<int64_t>(1, y.shape[2 + a]);
     strides[a] = out == 1 ? in : std::max<int64_t>(1, in / out);
     kernel[a] = strides[a];
+    if (in == out && in > 1) {
+      kernel[a] = 3;
+      pads[a] = pads[a + 2] = 1;
+    }
   }
   OpTask t = task_of(k, onnx_type);
   t.inputs = {x};
   t.outputs = {y};
-  t.attrs = {{"kernel_shape", kernel}, {"strides", strides}, {"pads", {0, 0, 0, 0}}};
+  t.attrs = {{"kernel_shape", kernel}, {"strides", strides}, {"pads", pads}};
   return {t};
 }
 

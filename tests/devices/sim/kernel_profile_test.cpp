@@ -498,10 +498,16 @@ TEST(CannKernels, OtherModelsKernelsMapToTheSimulatorsModels) {
     by_type[k.op_type] = m;
   }
   // A row carries no attributes: the window is the stride the sizes give; a
-  // global pool's the whole map.
+  // global pool's the whole map; one that keeps the map's size 3x3, padded.
   EXPECT_EQ(by_type["MaxPool"].tasks[0].attrs["kernel_shape"], nlohmann::json({2, 2}));
   EXPECT_EQ(by_type["MaxPool"].tasks[0].attrs["strides"], nlohmann::json({2, 2}));
   EXPECT_EQ(by_type["AvgPool"].tasks[0].attrs["kernel_shape"], nlohmann::json({7, 7}));
+  const auto same = modelled_kernel(
+      only_row("a,AvgPool,30,\"NC1HWC0:float16:16,18,35,35,16\",\"NC1HWC0:float16:16,18,35,35,16\",40.0\n"));
+  ASSERT_EQ(same.tasks.size(), 1u) << same.uncovered;
+  EXPECT_EQ(same.tasks[0].attrs["kernel_shape"], nlohmann::json({3, 3}));  // a 1x1 pool would be a copy
+  EXPECT_EQ(same.tasks[0].attrs["pads"], nlohmann::json({1, 1, 1, 1}));
+  EXPECT_GT(default_time(same.tasks[0]), 0);
   // A concat moves all it writes; a split all it reads; a gather the rows it picks, not the table.
   EXPECT_EQ(by_type["ConcatD"].tasks[0].inputs[0].elements(), int64_t{32} * 24 * 16 * 13 * 13);
   EXPECT_EQ(by_type["SplitD"].tasks[0].inputs[0].elements(), int64_t{4096} * 2304);
