@@ -1,7 +1,7 @@
 // How well the simulator predicts a real chip: each kernel of a measured
 // step profile (CANN's profiler rows: op type, block_dim, tensors, AI-core
-// time; compact, or msprof's op_summary_*.csv as it writes it:
-// kernel_profile.h) mapped to the simulator's model of it (cann_kernels.h)
+// time; compact, msprof's op_summary_*.csv or MindSpore's framework_raw as
+// they are written: kernel_profile.h) mapped to the simulator's model of it (cann_kernels.h)
 // and timed with the default config, the tiling CANN's heuristic would pick.
 //
 //   sim_fidelity_bench --soc ascend910_30c resnet50.csv bert.csv [--json]
@@ -290,8 +290,7 @@ void print(const json& r) {
     std::printf("\n");
   }
   for (const auto& [task, rows] : r["skipped_rows"].items())
-    std::printf("skipped %lld rows of task type %s: not run on AI cores\n", static_cast<long long>(rows.get<int64_t>()),
-                task.c_str());
+    std::printf("skipped %lld rows not run on AI cores (%s)\n", static_cast<long long>(rows.get<int64_t>()), task.c_str());
   std::printf("%-46s %6s %7s %8s %9s %9s\n", "op type", "count", "share", "mod/meas", "median|e|", "worst|e|");
   for (const auto& t : r["op_types"]) {
     if (t["modelled_kernels"].get<size_t>() == 0) {
@@ -321,7 +320,8 @@ int usage(const char* argv0, int code) {
                "Scores the simulator (default SoC ascend910_30c) against measured kernel profiles:\n"
                "CSV rows of op_name, op_type, block_dim, inputs, outputs, measured_us, or CANN's\n"
                "profiler output as it writes it (msprof's op_summary_*.csv, torch_npu's\n"
-               "kernel_details.csv), whose rows not run on AI cores are skipped. --fit first fits\n"
+               "kernel_details.csv), or MindSpore's (framework_raw_N.csv, timed by the\n"
+               "aicore_intermediate_N_detail.csv beside it); rows not run on AI cores are skipped. --fit first fits\n"
                "the SoC's inferred constants to the named profiles, then scores with the fitted chip.\n"
                "--kernels adds each kernel's measured and modelled time and core counts to the JSON.\n",
                argv0);

@@ -9,6 +9,7 @@
 
 #include "aoe/sdk/error.h"
 #include "op_model.h"
+#include "mindspore_profile.h"
 #include "op_summary_profile.h"
 #include "profile_csv.h"
 
@@ -106,13 +107,16 @@ KernelProfile read_kernel_profile(const std::filesystem::path& file) {
   const CsvHeader header(line);
   const bool compact = is_compact(header);
   std::optional<OpSummaryColumns> summary;
+  std::optional<MindSporeKernels> mindspore;
   if (!compact) summary = OpSummaryColumns::of(header);
-  if (!compact && !summary)
+  if (!compact && !summary && MindSporeKernels::is_framework_raw(header)) mindspore.emplace(file);
+  if (!compact && !summary && !mindspore)
     throw Error(StatusCode::invalid_argument,
                 file.string() +
                     ": the header is neither a compact profile's (op_name, op_type, block_dim, inputs, outputs, "
                     "measured_us) nor CANN's profiler's op_summary (Op Name, OP Type, Block Dim, Input Shapes, Input "
-                    "Data Types, Input Formats, Output Shapes, Output Data Types, Output Formats, Task Duration(us))");
+                    "Data Types, Input Formats, Output Shapes, Output Data Types, Output Formats, Task Duration(us)) "
+                    "nor MindSpore's framework_raw (task_id, block_dim, full_op_name, op_name, op_type, op_info)");
   KernelProfile out;
   for (int64_t number = 2; std::getline(in, line); ++number) {
     if (trimmed(line).empty() || line == "\r") continue;
@@ -121,8 +125,10 @@ KernelProfile read_kernel_profile(const std::filesystem::path& file) {
     if (compact) {
       k = compact_kernel(row);
       ++out.time_columns["measured_us"];
-    } else {
+    } else if (summary) {
       k = summary->kernel(row, out);
+    } else {
+      k = mindspore->kernel(row, out);
     }
     if (!k) continue;
     k->line = number;

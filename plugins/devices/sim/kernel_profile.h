@@ -1,8 +1,8 @@
 // A measured profile of one training or inference step on an Ascend chip:
-// one row per kernel launch, in either of two layouts. The compact one
+// one row per kernel launch, in one of three layouts. The compact one
 // (op_name, op_type, block_dim, inputs, outputs, measured_us; each tensor
-// `format:dtype:shape`, joined by `|`), or CANN's own profiler output
-// (op_summary_profile.h). The simulator's fidelity is scored against such files.
+// `format:dtype:shape`, joined by `|`), CANN's own profiler output
+// (op_summary_profile.h) or MindSpore's (mindspore_profile.h). The simulator's fidelity is scored against such files.
 #pragma once
 
 #include <cstdint>

@@ -184,6 +184,105 @@ TEST(KernelProfile, ReadsCannsOpSummaryAsMsprofWritesIt) {
   EXPECT_EQ(muls.kernels[0].block_dim, 2);
 }
 
+// MindSpore's profiler output: framework_raw_<N>.csv (op_info a JSON of
+// each tensor) timed by aicore_intermediate_<N>_detail.csv beside it (ms).
+const char* kRawHeader = "task_id,stream_id,block_dim,full_op_name,op_name,op_type,subgraph,op_info\n";
+std::string raw_tensor(const std::string& key, const std::string& format, const std::string& dtype, const std::string& shape) {
+  return "\"\"" + key + "\"\": {\"\"format\"\": \"\"" + format + "\"\", \"\"data_type\"\": \"\"NUMBER_TYPE_" + dtype +
+         "\"\", \"\"shape\"\": \"\"" + shape + "\"\"}";
+}
+const std::string kRawStem =
+    "3,14,30,Default/net/conv1/FusionOp_Conv2D_BNTrainingReduce-op9132,FusionOp_Conv2D_BNTrainingReduce-op9132,"
+    "FusionOp_Conv2D_BNTrainingReduce,Default,\"{" +
+    raw_tensor("input_0", "NC1HWC0", "FLOAT", "32,1,224,224,16") + ", " + raw_tensor("input_1", "FracZ", "FLOAT", "49,4,16,16") +
+    ", " + raw_tensor("output_0", "NC1HWC0", "FLOAT", "32,4,112,112,16") + ", " +
+    raw_tensor("output_1", "NC1HWC0", "FLOAT16", "1,4,1,1,16") + ", " + raw_tensor("output_2", "NC1HWC0", "FLOAT16", "1,4,1,1,16") +
+    "}\"\n";
+// Run on the AI CPU: the detail file does not time it.
+const std::string kRawCpu = "4,14,1,Default/net/DropoutGenMask-op12,DropoutGenMask-op12,DropoutGenMask,Default,\"{" +
+                            raw_tensor("input_0", "DefaultFormat", "INT32", "2") + "}\"\n";
+const std::string kRawClean = "5,14,1,Default/AtomicAddrClean-op7,AtomicAddrClean-op7,AtomicAddrClean,Default,\"{" +
+                              raw_tensor("input_0", "NC1HWC0", "FLOAT16", "32,4,112,112,16") + "}\"\n";
+const char* kDetail =
+    "full_op_name,execution_time\nDefault/net/conv1/FusionOp_Conv2D_BNTrainingReduce-op9132,0.3653\n"
+    "Default/AtomicAddrClean-op7,0.0016\n";
+
+struct MindSporeProfile : Profile {
+  explicit MindSporeProfile(const std::string& rows, const std::string& detail = kDetail,
+                            const std::string& name = "framework_raw_0.csv")
+      : Profile(rows, kRawHeader, name) {
+    if (!detail.empty()) std::ofstream(dir / "aicore_intermediate_0_detail.csv") << detail;
+  }
+};
+
+TEST(KernelProfile, ReadsMindSporesFrameworkRawTimedByTheDetailBesideIt) {
+  MindSporeProfile p(kRawStem + kRawCpu + kRawClean);
+  const auto profile = read_kernel_profile(p.file);
+  EXPECT_EQ(profile.skipped, (std::map<std::string, int64_t>{{"not in aicore_intermediate_0_detail.csv", 1}}));
+  EXPECT_EQ(profile.time_columns,
+            (std::map<std::string, int64_t>{{"aicore_intermediate_0_detail.csv execution_time", 2}}));
+  ASSERT_EQ(profile.kernels.size(), 2u);
+  const auto& stem = profile.kernels[0];
+  EXPECT_EQ(stem.name, "FusionOp_Conv2D_BNTrainingReduce-op9132");
+  EXPECT_EQ(stem.block_dim, 30);
+  EXPECT_NEAR(stem.measured_us, 365.3, 1e-9);  // written in ms
+  EXPECT_EQ(profile.kernels[1].line, 4);
+  // Read as the compact row of the same kernel: one task, one time.
+  const ProfiledKernel compact = only_row(kStem);
+  ASSERT_EQ(stem.inputs.size(), compact.inputs.size());
+  ASSERT_EQ(stem.outputs.size(), compact.outputs.size());
+  for (size_t i = 0; i < stem.outputs.size(); ++i) {
+    EXPECT_EQ(stem.outputs[i].format, compact.outputs[i].format);
+    EXPECT_EQ(stem.outputs[i].dtype_name, compact.outputs[i].dtype_name);
+    EXPECT_EQ(stem.outputs[i].dims, compact.outputs[i].dims);
+  }
+  const auto a = modelled_kernel(stem), b = modelled_kernel(compact);
+  ASSERT_EQ(a.tasks.size(), 1u) << a.uncovered;
+  ASSERT_EQ(b.tasks.size(), 1u) << b.uncovered;
+  EXPECT_DOUBLE_EQ(default_time(a.tasks[0]), default_time(b.tasks[0]));
+
+  // Named otherwise, the profile takes the one detail file beside it.
+  MindSporeProfile renamed(kRawStem, kDetail, "resnet50.csv");
+  EXPECT_EQ(read_kernel_profile(renamed.file).kernels.size(), 1u);
+}
+
+TEST(KernelProfile, HostileMindSporeFilesNameTheFileTheRowAndTheColumn) {
+  // No detail beside it: nothing times the rows.
+  {
+    MindSporeProfile p(kRawStem, "");
+    try {
+      read_kernel_profile(p.file);
+      ADD_FAILURE() << "read without its detail";
+    } catch (const aoe::sdk::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("aicore_intermediate_0_detail.csv"), std::string::npos) << e.what();
+    }
+  }
+  auto expect_naming = [](const MindSporeProfile& p, const std::vector<std::string>& words) {
+    try {
+      read_kernel_profile(p.file);
+      ADD_FAILURE() << "read " << p.file;
+    } catch (const aoe::sdk::Error& e) {
+      EXPECT_EQ(e.code(), aoe::sdk::StatusCode::invalid_argument);
+      for (const auto& w : words) EXPECT_NE(std::string(e.what()).find(w), std::string::npos) << e.what() << " lacks " << w;
+    }
+  };
+  expect_naming(MindSporeProfile("3,14,30,Default/AtomicAddrClean-op7,AtomicAddrClean-op7,AtomicAddrClean,Default,{oops\n"),
+                {"framework_raw_0.csv:2", "'op_info'", "JSON"});
+  expect_naming(MindSporeProfile("3,14,30,Default/AtomicAddrClean-op7,AtomicAddrClean-op7,AtomicAddrClean,Default,\"{" +
+                                 raw_tensor("input_0", "NC1HWC0", "FLOAT16", "32,x") + "}\"\n"),
+                {"framework_raw_0.csv:2", "'op_info'", "'x'"});
+  expect_naming(MindSporeProfile("3,14,30,Default/AtomicAddrClean-op7,AtomicAddrClean-op7,AtomicAddrClean,Default,"
+                                 "\"{\"\"input_0\"\": 4}\"\n"),
+                {"framework_raw_0.csv:2", "input_0"});
+  expect_naming(MindSporeProfile(kRawClean, "full_op_name,execution_time\nDefault/AtomicAddrClean-op7,soon\n"),
+                {"aicore_intermediate_0_detail.csv:2", "'execution_time'", "soon"});
+  expect_naming(MindSporeProfile(kRawClean, "full_op_name,time\n"), {"aicore_intermediate_0_detail.csv", "execution_time"});
+  // Two detail files beside a profile its name does not tie to either.
+  MindSporeProfile two(kRawClean, kDetail, "step.csv");
+  std::ofstream(two.dir / "aicore_intermediate_1_detail.csv") << kDetail;
+  expect_naming(two, {"aicore_intermediate_0_detail.csv", "aicore_intermediate_1_detail.csv", "framework_raw_<N>.csv"});
+}
+
 TEST(KernelProfile, HostileOpSummaryRowsNameFileLineAndColumn) {
   const std::string row = "0,1,9,2,fc,MatMul,static,AI_CORE,0,295.3,0.1,32,N/A,N/A,";
   expect_error_naming(row + "\"48,1024,16,16;48,48,16,16\",FLOAT,\"ND;ND\",\"4\",FLOAT,ND,N/A,N/A,N/A\n",
@@ -443,7 +542,26 @@ TEST(SimFidelityBench, CannsOpSummaryScoresAsItsCompactForm) {
   EXPECT_EQ(fa["skipped_rows"], nlohmann::json({{"AI_CPU", 1}}));
   const auto text = aoe::test::run_process({bench(), summary.file.string()}, summary.dir);
   ASSERT_EQ(text.exit_code, 0) << failure_text(text);
-  for (const char* words : {"skipped 1 rows of task type AI_CPU", "times from Task Duration(us) (1 rows) aicore_time(us) (1 rows)"})
+  for (const char* words : {"skipped 1 rows not run on AI cores (AI_CPU)", "times from Task Duration(us) (1 rows) aicore_time(us) (1 rows)"})
+    EXPECT_NE(text.out.find(words), std::string::npos) << words << " missing from:\n" << text.out;
+}
+
+TEST(SimFidelityBench, MindSporesProfilerOutputScoresAsItsCompactForm) {
+  MindSporeProfile raw(kRawStem + kRawCpu + kRawClean);
+  Profile compact(std::string(kStem) + "clean,AtomicAddrClean,1,\"NC1HWC0:float16:32,4,112,112,16\",,1.6\n", kHeader,
+                  "compact.csv");
+  const auto a = aoe::test::run_process({bench(), "--json", raw.file.string()}, raw.dir);
+  const auto b = aoe::test::run_process({bench(), "--json", compact.file.string()}, compact.dir);
+  ASSERT_EQ(a.exit_code, 0) << failure_text(a);
+  ASSERT_EQ(b.exit_code, 0) << failure_text(b);
+  const auto fa = nlohmann::json::parse(a.out)["files"][0], fb = nlohmann::json::parse(b.out)["files"][0];
+  for (const char* figure : {"kernels", "modelled_us", "block_dim_equal_share"})
+    EXPECT_EQ(fa["step"][figure], fb["step"][figure]) << figure;
+  EXPECT_NEAR(fa["step"]["measured_us"].get<double>(), fb["step"]["measured_us"].get<double>(), 1e-9);
+  const auto text = aoe::test::run_process({bench(), raw.file.string()}, raw.dir);
+  ASSERT_EQ(text.exit_code, 0) << failure_text(text);
+  for (const char* words : {"skipped 1 rows not run on AI cores (not in aicore_intermediate_0_detail.csv)",
+                            "times from aicore_intermediate_0_detail.csv execution_time (2 rows)"})
     EXPECT_NE(text.out.find(words), std::string::npos) << words << " missing from:\n" << text.out;
 }
 
