@@ -806,7 +806,7 @@ const std::map<std::string, VectorWork>& vector_ops() {
       {"Sqrt", {0, 1}}, {"Exp", {0, 1}}, {"Log", {0, 1}}, {"Rsqrt", {0, 2}}, {"DivNoNan", {2, 1}},
       {"FloorDiv", {1, 1}}, {"Pow", {1, 2}},
       // Copies and fills written whole.
-      {"Assign", {1, 0}}, {"AssignAdd", {1, 0}}, {"TensorMove", {1, 0}}, {"Tile", {1, 0}}, {"OneHot", {1, 0}},
+      {"Assign", {1, 0}}, {"AssignAdd", {1, 0}}, {"TensorMove", {1, 0}}, {"OneHot", {1, 0}},
       {"ZerosLike", {1, 0}}, {"OnesLike", {1, 0}}, {"StridedSliceGrad", {1, 0}},
       // Activations and their gradients.
       {"Relu", {1, 0}}, {"ReluV2", {1, 0}}, {"Relu6", {2, 0}}, {"LeakyRelu", {2, 0}}, {"Sigmoid", {2, 2}},
@@ -912,9 +912,10 @@ const std::map<std::string, Builder>& table() {
          t.attrs = {{"lr", 1e-4}};
          return std::vector<OpTask>{t};
        }},
-      {"SquareSumV1",
+      {"SquareSumV1",  // of the whole tensor (LAMB's norms), or along an axis (DeepFM's fields) as a reduction
        [](const ProfiledKernel& k) {
          if (in_plain(k, 0).shape.empty()) misfit("sums the squares of a scalar");
+         if (output(k, 0).elements() > 1) return reduction(k);
          return std::vector<OpTask>{step_task(k, "SquareSumV1", {in_plain(k, 0)}, {one_value(output(k, 0))})};
        }},
       {"SquareSumV2", reduction},
@@ -1003,6 +1004,7 @@ const std::map<std::string, Builder>& table() {
       {"StridedSliceD", picks},
       {"PadD", moves},
       {"Pad", moves},
+      {"Tile", moves},  // writes its output whole from a smaller input
       {"TileD", moves},
       {"ExpandD", moves},
       {"BroadcastToD", moves},

@@ -605,6 +605,9 @@ TEST(CannKernels, OtherModelsKernelsMapToTheSimulatorsModels) {
       // Inception's: RMSProp over each weight, an average pool's gradient.
       "rms,ApplyRMSPropD,30,\"ND:float:768,768|ND:float:768,768|ND:float:768,768|ND:float:|ND:float:768,768\","
       "\"ND:float:768,768|ND:float:768,768|ND:float:768,768\",9.0\n",
+      // DeepFM's: its embeddings tiled over its fields, their squares summed along them.
+      "ti,Tile,30,\"ND:float16:12000,1,80\",\"ND:float16:12000,39,80\",240.0\n",
+      "ss,SquareSumV1,30,\"ND:float16:12000,39,80\",\"ND:float16:12000,80\",200.0\n",
       "apg,AvgPoolGradVm,30,\"NC1HWC0:float16:16,48,8,8,16|NC1HWC0:float16:16,48,8,8,16\",\"NC1HWC0:float16:16,48,17,17,16\",40.0\n",
   };
   std::map<std::string, aoe::sim::ModelledKernel> by_type;
@@ -635,6 +638,10 @@ TEST(CannKernels, OtherModelsKernelsMapToTheSimulatorsModels) {
   EXPECT_EQ(by_type["ApplyAdamD"].tasks[0].op_type, "ApplyAdam");
   EXPECT_EQ(by_type["ApplyAdagradD"].tasks[0].op_type, "ApplyAdagrad");
   EXPECT_EQ(by_type["ApplyAdagradD"].tasks[0].inputs.size(), 3u);
+  // A tile writes its whole output, however small its input.
+  EXPECT_EQ(by_type["Tile"].tasks[0].inputs[0].elements(), int64_t{12000} * 39 * 80);
+  EXPECT_EQ(by_type["SquareSumV1"].tasks[0].op_type, "ReduceSum");
+  EXPECT_EQ(by_type["SquareSumV1"].tasks[0].attrs["axes"], nlohmann::json({1}));
   EXPECT_EQ(by_type["ApplyRMSPropD"].tasks[0].op_type, "ApplyRMSProp");
   EXPECT_EQ(by_type["ApplyRMSPropD"].tasks[0].inputs.size(), 4u);
   EXPECT_EQ(by_type["ApplyRMSPropD"].tasks[0].outputs.size(), 3u);
