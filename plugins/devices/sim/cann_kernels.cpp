@@ -9,6 +9,7 @@
 #include "aoe/sdk/error.h"
 #include "cube_fractal.h"
 #include "epilogue.h"
+#include "profile_csv.h"
 #include "vector_model.h"
 
 namespace aoe::sim {
@@ -123,9 +124,9 @@ ConvGeometry conv_geometry(const TensorDesc& x, const ProfiledTensor& w, const T
   const int64_t c1 = x.shape[1] / kC0;
   if (c1 <= 0 || w.dims[0] % c1 != 0) misfit("conv weights' first dim is not a multiple of the input's C1");
   const int64_t taps = w.dims[0] / c1;
-  int64_t kh = static_cast<int64_t>(std::sqrt(static_cast<double>(taps)));
+  int64_t kh = std::max<int64_t>(1, static_cast<int64_t>(std::sqrt(static_cast<double>(taps))));
   while (kh > 1 && taps % kh != 0) --kh;
-  return window_geometry(x, y, std::max<int64_t>(1, kh), taps / std::max<int64_t>(1, kh));
+  return window_geometry(x, y, kh, taps / kh);
 }
 
 json conv_attrs(const ConvGeometry& g) {
@@ -1048,12 +1049,7 @@ std::string epilogue_op(const std::string& cann_type) {
 Builder fusion(const std::string& op_type) {
   const std::string prefix = "FusionOp_";
   if (op_type.rfind(prefix, 0) != 0) return nullptr;
-  std::vector<std::string> parts;
-  for (size_t at = prefix.size(); at <= op_type.size();) {
-    const size_t end = std::min(op_type.find('_', at), op_type.size());
-    parts.push_back(op_type.substr(at, end - at));
-    at = end + 1;
-  }
+  const std::vector<std::string> parts = split_field(op_type.substr(prefix.size()), '_');
   if (parts.size() < 2) return nullptr;
   VectorWork chain{0, 0};
   size_t elementwise = 0;

@@ -15,11 +15,11 @@ namespace fs = std::filesystem;
 using sdk::Error;
 using sdk::StatusCode;
 
-const std::regex kFrameworkRawName("framework_raw_([0-9]+)\\.csv");
-const std::regex kAicoreDetailName("aicore_intermediate_([0-9]+)_detail\\.csv");
-
 // The detail file that times `raw`'s rows.
 fs::path times_file_for(const fs::path& raw) {
+  // Compiled when a MindSpore profile is read, not when the plugin loads.
+  static const std::regex kFrameworkRawName("framework_raw_([0-9]+)\\.csv");
+  static const std::regex kAicoreDetailName("aicore_intermediate_([0-9]+)_detail\\.csv");
   std::smatch m;
   const std::string name = raw.filename().string();
   const fs::path dir = raw.has_parent_path() ? raw.parent_path() : fs::path(".");

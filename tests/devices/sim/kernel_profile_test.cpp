@@ -145,6 +145,24 @@ const char* kSummaryMatMul =
     "\"48,1024,16,16;48,48,16,16;768\",\"FLOAT;FLOAT;FLOAT\",\"FRACTAL_NZ;FRACTAL_NZ;ND\",\"48,1024,16,16\","
     "\"FLOAT\",\"FRACTAL_NZ\",N/A,N/A,N/A\n";
 
+// `stem`, read from a profiler's own layout, is the compact kStem row: the
+// same tensors, one task, one time.
+void expect_reads_as_compact_stem(const ProfiledKernel& stem) {
+  const ProfiledKernel compact = only_row(kStem);
+  for (const auto& [got, want] : {std::pair{&stem.inputs, &compact.inputs}, std::pair{&stem.outputs, &compact.outputs}}) {
+    ASSERT_EQ(got->size(), want->size());
+    for (size_t i = 0; i < got->size(); ++i) {
+      EXPECT_EQ((*got)[i].format, (*want)[i].format);
+      EXPECT_EQ((*got)[i].dtype_name, (*want)[i].dtype_name);
+      EXPECT_EQ((*got)[i].dims, (*want)[i].dims);
+    }
+  }
+  const auto a = modelled_kernel(stem), b = modelled_kernel(compact);
+  ASSERT_EQ(a.tasks.size(), 1u) << a.uncovered;
+  ASSERT_EQ(b.tasks.size(), 1u) << b.uncovered;
+  EXPECT_DOUBLE_EQ(default_time(a.tasks[0]), default_time(b.tasks[0]));
+}
+
 TEST(KernelProfile, ReadsCannsOpSummaryAsMsprofWritesIt) {
   Profile p(std::string(kSummaryStem) + kSummaryCpu + kSummaryMatMul, kSummaryHeader);
   const auto profile = read_kernel_profile(p.file);
@@ -158,18 +176,7 @@ TEST(KernelProfile, ReadsCannsOpSummaryAsMsprofWritesIt) {
   EXPECT_EQ(profile.kernels[1].line, 4);
   ASSERT_EQ(stem.outputs.size(), 3u);
   EXPECT_EQ(stem.outputs[1].dtype, aoe::sdk::DType::f16);
-  // Read as the compact row of the same kernel: one task, one time.
-  const ProfiledKernel compact = only_row(kStem);
-  ASSERT_EQ(stem.inputs.size(), compact.inputs.size());
-  for (size_t i = 0; i < stem.inputs.size(); ++i) {
-    EXPECT_EQ(stem.inputs[i].format, compact.inputs[i].format);
-    EXPECT_EQ(stem.inputs[i].dtype_name, compact.inputs[i].dtype_name);
-    EXPECT_EQ(stem.inputs[i].dims, compact.inputs[i].dims);
-  }
-  const auto a = modelled_kernel(stem), b = modelled_kernel(compact);
-  ASSERT_EQ(a.tasks.size(), 1u) << a.uncovered;
-  ASSERT_EQ(b.tasks.size(), 1u) << b.uncovered;
-  EXPECT_DOUBLE_EQ(default_time(a.tasks[0]), default_time(b.tasks[0]));
+  expect_reads_as_compact_stem(stem);
 
   // torch_npu's names for the same columns; a scalar's shape is empty.
   Profile torch_npu(
@@ -227,19 +234,7 @@ TEST(KernelProfile, ReadsMindSporesFrameworkRawTimedByTheDetailBesideIt) {
   EXPECT_EQ(stem.block_dim, 30);
   EXPECT_NEAR(stem.measured_us, 365.3, 1e-9);  // written in ms
   EXPECT_EQ(profile.kernels[1].line, 4);
-  // Read as the compact row of the same kernel: one task, one time.
-  const ProfiledKernel compact = only_row(kStem);
-  ASSERT_EQ(stem.inputs.size(), compact.inputs.size());
-  ASSERT_EQ(stem.outputs.size(), compact.outputs.size());
-  for (size_t i = 0; i < stem.outputs.size(); ++i) {
-    EXPECT_EQ(stem.outputs[i].format, compact.outputs[i].format);
-    EXPECT_EQ(stem.outputs[i].dtype_name, compact.outputs[i].dtype_name);
-    EXPECT_EQ(stem.outputs[i].dims, compact.outputs[i].dims);
-  }
-  const auto a = modelled_kernel(stem), b = modelled_kernel(compact);
-  ASSERT_EQ(a.tasks.size(), 1u) << a.uncovered;
-  ASSERT_EQ(b.tasks.size(), 1u) << b.uncovered;
-  EXPECT_DOUBLE_EQ(default_time(a.tasks[0]), default_time(b.tasks[0]));
+  expect_reads_as_compact_stem(stem);
 
   // Named otherwise, the profile takes the one detail file beside it.
   MindSporeProfile renamed(kRawStem, kDetail, "resnet50.csv");
