@@ -14,6 +14,8 @@
 // against their measured sum, the median |error| per kernel, Spearman's rho of
 // modelled against measured times, and how often the default config's core
 // count equals the profile's block_dim (where a model has that knob).
+// Dtype labels from MindSpore's shifted type table (mindspore_dtypes.h) are
+// read one type on, unless --labels-as-written.
 //
 // --fit FILE (repeatable) first fits the SoC's constants its file marks
 // inferred or derived ([L], [M]: fixed costs, latencies, the vector unit's
@@ -60,11 +62,12 @@ struct Mapped {
 struct MappedProfile {
   std::vector<Mapped> kernels;
   std::map<std::string, int64_t> skipped, time_columns;
+  std::string labels_shifted_by;
 };
 
-MappedProfile mapped(const std::string& file) {
-  auto profile = aoe::sim::read_kernel_profile(file);
-  MappedProfile out{{}, profile.skipped, profile.time_columns};
+MappedProfile mapped(const std::string& file, aoe::sim::DtypeLabels labels) {
+  auto profile = aoe::sim::read_kernel_profile(file, labels);
+  MappedProfile out{{}, profile.skipped, profile.time_columns, profile.labels_shifted_by};
   for (auto& k : profile.kernels) {
     auto m = aoe::sim::modelled_kernel(k);
     out.kernels.push_back({std::move(k), std::move(m)});
@@ -208,7 +211,8 @@ json score_file(const aoe::sim::Soc& soc, const std::string& file, const MappedP
   json out = {{"file", file},           {"soc", soc.target},
               {"step", step},           {"op_types", types},
               {"uncovered", reasons},   {"skipped_rows", profile.skipped},
-              {"time_columns", profile.time_columns}};
+              {"time_columns", profile.time_columns},
+              {"labels_shifted_by", profile.labels_shifted_by}};
   if (per_kernel) out["kernels"] = kernel_rows(scored);
   return out;
 }
@@ -289,6 +293,9 @@ void print(const json& r) {
       std::printf(" %s (%lld rows)", column.c_str(), static_cast<long long>(rows.get<int64_t>()));
     std::printf("\n");
   }
+  if (const auto& by = r["labels_shifted_by"].get<std::string>(); !by.empty())
+    std::printf("dtype labels read one type on (float as float16, float16 as float32, ...): '%s', a type no tensor has,\n"
+                "shows MindSpore's shifted type table (--labels-as-written reads them as written)\n", by.c_str());
   for (const auto& [task, rows] : r["skipped_rows"].items())
     std::printf("skipped %lld rows not run on AI cores (%s)\n", static_cast<long long>(rows.get<int64_t>()), task.c_str());
   std::printf("%-46s %6s %7s %8s %9s %9s\n", "op type", "count", "share", "mod/meas", "median|e|", "worst|e|");
@@ -316,14 +323,17 @@ void print(const json& r) {
 
 int usage(const char* argv0, int code) {
   std::fprintf(code ? stderr : stdout,
-               "usage: %s [--soc <target or file.yaml>] [--fit PROFILE.csv]... [--json] [--kernels] PROFILE.csv...\n"
+               "usage: %s [--soc <target or file.yaml>] [--fit PROFILE.csv]... [--json] [--kernels] [--labels-as-written]\n"
+               "       PROFILE.csv...\n"
                "Scores the simulator (default SoC ascend910_30c) against measured kernel profiles:\n"
                "CSV rows of op_name, op_type, block_dim, inputs, outputs, measured_us, or CANN's\n"
                "profiler output as it writes it (msprof's op_summary_*.csv, torch_npu's\n"
                "kernel_details.csv), or MindSpore's (framework_raw_N.csv, timed by the\n"
                "aicore_intermediate_N_detail.csv beside it); rows not run on AI cores are skipped. --fit first fits\n"
                "the SoC's inferred constants to the named profiles, then scores with the fitted chip.\n"
-               "--kernels adds each kernel's measured and modelled time and core counts to the JSON.\n",
+               "--kernels adds each kernel's measured and modelled time and core counts to the JSON.\n"
+               "A profile naming a type no tensor has (begin, int, uint; MindSpore's generic float) holds\n"
+               "MindSpore's shifted type labels, read one type on; --labels-as-written reads them as written.\n",
                argv0);
   return code;
 }
@@ -333,6 +343,7 @@ int usage(const char* argv0, int code) {
 int main(int argc, char** argv) {
   std::string soc_name = "ascend910_30c";
   bool as_json = false, per_kernel = false;
+  auto labels = aoe::sim::DtypeLabels::detect;
   std::vector<std::string> files, fit_files;
   try {
     aoe::bench::Args args(argc, argv);
@@ -342,6 +353,7 @@ int main(int argc, char** argv) {
       else if (o == "--json") as_json = true;
       else if (o == "--kernels") per_kernel = as_json = true;
       else if (o == "--fit") fit_files.push_back(args.value());
+      else if (o == "--labels-as-written") labels = aoe::sim::DtypeLabels::as_written;
       else if (o == "--help" || o == "-h") return usage(argv[0], 0);
       else if (!o.empty() && o[0] == '-') throw std::invalid_argument("unknown option " + o);
       else files.push_back(o);
@@ -352,8 +364,8 @@ int main(int argc, char** argv) {
     auto soc = given;
     json report = {{"soc", given.target}, {"files", json::array()}};
     std::map<std::string, MappedProfile> kernels;
-    for (const auto& f : fit_files) kernels.emplace(f, mapped(f));
-    for (const auto& f : files) kernels.emplace(f, mapped(f));
+    for (const auto& f : fit_files) kernels.emplace(f, mapped(f, labels));
+    for (const auto& f : files) kernels.emplace(f, mapped(f, labels));
     if (!fit_files.empty()) {
       std::vector<const Mapped*> fitted_on;
       for (const auto& f : fit_files)

@@ -9,6 +9,7 @@
 
 #include "aoe/sdk/error.h"
 #include "op_model.h"
+#include "mindspore_dtypes.h"
 #include "mindspore_profile.h"
 #include "op_summary_profile.h"
 #include "profile_csv.h"
@@ -99,7 +100,7 @@ ProfiledTensor parse_profiled_tensor(const std::string& text) {
   return t;
 }
 
-KernelProfile read_kernel_profile(const std::filesystem::path& file) {
+KernelProfile read_kernel_profile(const std::filesystem::path& file, DtypeLabels labels) {
   std::ifstream in(file);
   if (!in) throw Error(StatusCode::io, "cannot open the kernel profile " + file.string());
   std::string line;
@@ -133,6 +134,13 @@ KernelProfile read_kernel_profile(const std::filesystem::path& file) {
     if (!k) continue;
     k->line = number;
     out.kernels.push_back(std::move(*k));
+  }
+  // CANN's own profiler spells its types DT_*, from no shifted table.
+  if (labels == DtypeLabels::detect && !summary) {
+    if (const auto generic = shifted_mindspore_label(out, mindspore.has_value())) {
+      read_labels_one_type_on(out);
+      out.labels_shifted_by = *generic;
+    }
   }
   if (out.kernels.empty()) {
     std::string skipped;

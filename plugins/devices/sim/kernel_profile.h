@@ -34,14 +34,22 @@ struct KernelProfile {
   std::vector<ProfiledKernel> kernels;  // the AI cores' kernels
   std::map<std::string, int64_t> skipped;       // rows run elsewhere, by task type (AI_CPU, HCCL, ...)
   std::map<std::string, int64_t> time_columns;  // the column each kernel's time came from: rows
+  // The generic type name that showed the labels come from MindSpore's
+  // shifted type table (mindspore_dtypes.h), so they were read one type on;
+  // empty where they were read as written.
+  std::string labels_shifted_by;
 };
+
+// How a reader takes dtype labels: one type on where the file shows
+// MindSpore's shifted table, or always as written.
+enum class DtypeLabels { detect, as_written };
 
 // Throws sdk::Error(invalid_argument) naming the file, the line and the
 // column for a row that cannot be read (a bad number or shape, a missing
 // column) or a file with no kernel, and io for a file that cannot be
 // opened. Op types are not checked here: one the simulator does not model
 // is uncovered, not an error.
-KernelProfile read_kernel_profile(const std::filesystem::path& file);
+KernelProfile read_kernel_profile(const std::filesystem::path& file, DtypeLabels labels = DtypeLabels::detect);
 
 // One tensor as written, e.g. `NC1HWC0:float16:32,4,56,56,16`; throws
 // invalid_argument saying what is wrong with it.

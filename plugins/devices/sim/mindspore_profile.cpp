@@ -45,9 +45,12 @@ fs::path times_file_for(const fs::path& raw) {
 }
 
 // MindSpore's NUMBER_TYPE_FLOAT16 as a compact profile spells it: float16.
+// FLOAT32 stays float32: a bare float is MindSpore's generic type, which
+// shows a shifted type table (mindspore_dtypes.h).
 std::string mindspore_dtype_name(const std::string& mindspore) {
   const std::string prefix = "NUMBER_TYPE_";
-  return compact_dtype_name(mindspore.compare(0, prefix.size(), prefix) == 0 ? mindspore.substr(prefix.size()) : mindspore);
+  const std::string name = mindspore.compare(0, prefix.size(), prefix) == 0 ? mindspore.substr(prefix.size()) : mindspore;
+  return name == "FLOAT32" ? "float32" : compact_dtype_name(name);
 }
 
 // op_info's `side`_0, `side`_1, ... in order, until one is missing.

@@ -153,7 +153,7 @@ void expect_reads_as_compact_stem(const ProfiledKernel& stem) {
     ASSERT_EQ(got->size(), want->size());
     for (size_t i = 0; i < got->size(); ++i) {
       EXPECT_EQ((*got)[i].format, (*want)[i].format);
-      EXPECT_EQ((*got)[i].dtype_name, (*want)[i].dtype_name);
+      EXPECT_EQ((*got)[i].dtype, (*want)[i].dtype);
       EXPECT_EQ((*got)[i].dims, (*want)[i].dims);
     }
   }
@@ -198,13 +198,18 @@ std::string raw_tensor(const std::string& key, const std::string& format, const 
   return "\"\"" + key + "\"\": {\"\"format\"\": \"\"" + format + "\"\", \"\"data_type\"\": \"\"NUMBER_TYPE_" + dtype +
          "\"\", \"\"shape\"\": \"\"" + shape + "\"\"}";
 }
-const std::string kRawStem =
-    "3,14,30,Default/net/conv1/FusionOp_Conv2D_BNTrainingReduce-op9132,FusionOp_Conv2D_BNTrainingReduce-op9132,"
-    "FusionOp_Conv2D_BNTrainingReduce,Default,\"{" +
-    raw_tensor("input_0", "NC1HWC0", "FLOAT", "32,1,224,224,16") + ", " + raw_tensor("input_1", "FracZ", "FLOAT", "49,4,16,16") +
-    ", " + raw_tensor("output_0", "NC1HWC0", "FLOAT", "32,4,112,112,16") + ", " +
-    raw_tensor("output_1", "NC1HWC0", "FLOAT16", "1,4,1,1,16") + ", " + raw_tensor("output_2", "NC1HWC0", "FLOAT16", "1,4,1,1,16") +
-    "}\"\n";
+// The stem as a profiler whose type names match the framework's writes it
+// (`map` FLOAT32), and as MindSpore 1.x's wrote it, each name the type's
+// before it (`map` FLOAT for float16 maps, FLOAT16 for float32 statistics).
+std::string raw_stem(const std::string& map) {
+  return "3,14,30,Default/net/conv1/FusionOp_Conv2D_BNTrainingReduce-op9132,FusionOp_Conv2D_BNTrainingReduce-op9132,"
+         "FusionOp_Conv2D_BNTrainingReduce,Default,\"{" +
+         raw_tensor("input_0", "NC1HWC0", map, "32,1,224,224,16") + ", " + raw_tensor("input_1", "FracZ", map, "49,4,16,16") +
+         ", " + raw_tensor("output_0", "NC1HWC0", map, "32,4,112,112,16") + ", " +
+         raw_tensor("output_1", "NC1HWC0", "FLOAT16", "1,4,1,1,16") + ", " +
+         raw_tensor("output_2", "NC1HWC0", "FLOAT16", "1,4,1,1,16") + "}\"\n";
+}
+const std::string kRawStem = raw_stem("FLOAT32");
 // Run on the AI CPU: the detail file does not time it.
 const std::string kRawCpu = "4,14,1,Default/net/DropoutGenMask-op12,DropoutGenMask-op12,DropoutGenMask,Default,\"{" +
                             raw_tensor("input_0", "DefaultFormat", "INT32", "2") + "}\"\n";
@@ -239,6 +244,41 @@ TEST(KernelProfile, ReadsMindSporesFrameworkRawTimedByTheDetailBesideIt) {
   // Named otherwise, the profile takes the one detail file beside it.
   MindSporeProfile renamed(kRawStem, kDetail, "resnet50.csv");
   EXPECT_EQ(read_kernel_profile(renamed.file).kernels.size(), 1u);
+}
+
+// A type no tensor has (MindSpore's generic FLOAT, UINT, INT or the enum's
+// BEGIN; in a compact profile converted from such a file, uint, int or begin)
+// shows the shifted table: every label is read one type on. Without one, or
+// when asked, labels are read as written.
+TEST(KernelProfile, MindSporesShiftedTypeLabelsAreReadOneTypeOn) {
+  MindSporeProfile raw(raw_stem("FLOAT"));
+  const auto shifted = read_kernel_profile(raw.file);
+  EXPECT_EQ(shifted.labels_shifted_by, "float");
+  const auto& stem = shifted.kernels.at(0);
+  EXPECT_EQ(stem.inputs[0].dtype_name, "float16");
+  EXPECT_EQ(stem.inputs[0].dtype, aoe::sdk::DType::f16);
+  EXPECT_EQ(stem.outputs[1].dtype_name, "float32");
+  EXPECT_EQ(stem.outputs[1].dtype, aoe::sdk::DType::f32);
+  const auto written = read_kernel_profile(raw.file, aoe::sim::DtypeLabels::as_written);
+  EXPECT_TRUE(written.labels_shifted_by.empty());
+  EXPECT_EQ(written.kernels.at(0).inputs[0].dtype, aoe::sdk::DType::f32);
+  EXPECT_EQ(written.kernels.at(0).outputs[1].dtype, aoe::sdk::DType::f16);
+
+  // A compact profile keeps the generic uint of ReLU's mask.
+  Profile compact(std::string(kStem) + kBnRelu);
+  const auto read = read_kernel_profile(compact.file);
+  EXPECT_EQ(read.labels_shifted_by, "uint");
+  const auto& bn = read.kernels.at(1);
+  EXPECT_EQ(bn.inputs[0].dtype, aoe::sdk::DType::f16);
+  EXPECT_EQ(bn.inputs[1].dtype, aoe::sdk::DType::f32);
+  EXPECT_EQ(bn.outputs.back().dtype_name, "uint8");
+  EXPECT_EQ(read.kernels.at(0).inputs[0].dtype, aoe::sdk::DType::f16);
+
+  // Without a generic name, a compact float is CANN's float32.
+  Profile plain(kStem);
+  const auto as_is = read_kernel_profile(plain.file);
+  EXPECT_TRUE(as_is.labels_shifted_by.empty());
+  EXPECT_EQ(as_is.kernels.at(0).inputs[0].dtype, aoe::sdk::DType::f32);
 }
 
 TEST(KernelProfile, HostileMindSporeFilesNameTheFileTheRowAndTheColumn) {
@@ -557,6 +597,23 @@ TEST(SimFidelityBench, MindSporesProfilerOutputScoresAsItsCompactForm) {
   ASSERT_EQ(text.exit_code, 0) << failure_text(text);
   for (const char* words : {"skipped 1 rows not run on AI cores (not in aicore_intermediate_0_detail.csv)",
                             "times from aicore_intermediate_0_detail.csv execution_time (2 rows)"})
+    EXPECT_NE(text.out.find(words), std::string::npos) << words << " missing from:\n" << text.out;
+}
+
+TEST(SimFidelityBench, SaysWhenItReadsMindSporesShiftedLabelsOneTypeOn) {
+  Profile p(std::string(kStem) + kBnRelu);
+  const auto shifted = aoe::test::run_process({bench(), "--json", p.file.string()}, p.dir);
+  const auto written = aoe::test::run_process({bench(), "--json", "--labels-as-written", p.file.string()}, p.dir);
+  ASSERT_EQ(shifted.exit_code, 0) << failure_text(shifted);
+  ASSERT_EQ(written.exit_code, 0) << failure_text(written);
+  const auto a = nlohmann::json::parse(shifted.out)["files"][0], b = nlohmann::json::parse(written.out)["files"][0];
+  EXPECT_EQ(a["labels_shifted_by"], "uint");
+  EXPECT_EQ(b["labels_shifted_by"], "");
+  // float16 maps move half the bytes of float32 ones.
+  EXPECT_LT(a["step"]["modelled_us"].get<double>(), b["step"]["modelled_us"].get<double>());
+  const auto text = aoe::test::run_process({bench(), p.file.string()}, p.dir);
+  ASSERT_EQ(text.exit_code, 0) << failure_text(text);
+  for (const char* words : {"dtype labels read one type on", "'uint'", "--labels-as-written"})
     EXPECT_NE(text.out.find(words), std::string::npos) << words << " missing from:\n" << text.out;
 }
 
