@@ -294,8 +294,9 @@ void print(const json& r) {
     std::printf("\n");
   }
   if (const auto& by = r["labels_shifted_by"].get<std::string>(); !by.empty())
-    std::printf("dtype labels read one type on (float as float16, float16 as float32, ...): '%s', a type no tensor has,\n"
-                "shows MindSpore's shifted type table (--labels-as-written reads them as written)\n", by.c_str());
+    std::printf("dtype labels read one type on (float as float16, float16 as float32, ...): '%s', a type no tensor of\n"
+                "a MindSpore step has, shows MindSpore's shifted type table (--labels-as-written reads them as written)\n",
+                by.c_str());
   for (const auto& [task, rows] : r["skipped_rows"].items())
     std::printf("skipped %lld rows not run on AI cores (%s)\n", static_cast<long long>(rows.get<int64_t>()), task.c_str());
   std::printf("%-46s %6s %7s %8s %9s %9s\n", "op type", "count", "share", "mod/meas", "median|e|", "worst|e|");
@@ -332,8 +333,9 @@ int usage(const char* argv0, int code) {
                "aicore_intermediate_N_detail.csv beside it); rows not run on AI cores are skipped. --fit first fits\n"
                "the SoC's inferred constants to the named profiles, then scores with the fitted chip.\n"
                "--kernels adds each kernel's measured and modelled time and core counts to the JSON.\n"
-               "A profile naming a type no tensor has (begin, int, uint; MindSpore's generic float) holds\n"
-               "MindSpore's shifted type labels, read one type on; --labels-as-written reads them as written.\n",
+               "A profile naming a type no tensor of a MindSpore step has (begin, int, uint, int16; the generic\n"
+               "float of MindSpore's own files) holds MindSpore's shifted type labels, read one type on;\n"
+               "--labels-as-written reads them as written.\n",
                argv0);
   return code;
 }

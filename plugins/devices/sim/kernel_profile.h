@@ -34,9 +34,9 @@ struct KernelProfile {
   std::vector<ProfiledKernel> kernels;  // the AI cores' kernels
   std::map<std::string, int64_t> skipped;       // rows run elsewhere, by task type (AI_CPU, HCCL, ...)
   std::map<std::string, int64_t> time_columns;  // the column each kernel's time came from: rows
-  // The generic type name that showed the labels come from MindSpore's
-  // shifted type table (mindspore_dtypes.h), so they were read one type on;
-  // empty where they were read as written.
+  // The type name that showed the labels come from MindSpore's shifted
+  // type table (mindspore_dtypes.h), so they were read one type on; empty
+  // where they were read as written.
   std::string labels_shifted_by;
 };
 

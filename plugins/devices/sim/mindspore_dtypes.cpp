@@ -6,11 +6,11 @@
 namespace aoe::sim {
 
 std::optional<std::string> shifted_mindspore_label(const KernelProfile& profile, bool float_is_generic) {
-  static const std::set<std::string> kGeneric = {"begin", "int", "uint"};
+  static const std::set<std::string> kTelltales = {"begin", "int", "uint", "int16"};
   for (const auto& k : profile.kernels)
     for (const auto* side : {&k.inputs, &k.outputs})
       for (const auto& t : *side)
-        if (kGeneric.count(t.dtype_name) || (float_is_generic && t.dtype_name == "float")) return t.dtype_name;
+        if (kTelltales.count(t.dtype_name) || (float_is_generic && t.dtype_name == "float")) return t.dtype_name;
   return std::nullopt;
 }
 

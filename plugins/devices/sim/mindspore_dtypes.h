@@ -6,8 +6,9 @@
 // NUMBER_TYPE_FLOAT16, an int32 index NUMBER_TYPE_INT16, a uint8 mask
 // NUMBER_TYPE_UINT, a bool NUMBER_TYPE_BEGIN. Such a file gives itself away:
 // it names types no tensor has (the enum's BEGIN and its generic INT, UINT
-// and FLOAT), and compact profiles converted from it keep those names
-// (begin, int, uint). Its labels are then read one type on.
+// and FLOAT) or none a training step holds (INT16: its indices and counters
+// are int32), and compact profiles converted from it keep those names
+// (begin, int, uint, int16). Its labels are then read one type on.
 #pragma once
 
 #include <optional>
@@ -17,7 +18,7 @@
 
 namespace aoe::sim {
 
-// The generic type name `profile` holds, where it holds one: the evidence
+// The first such name `profile` holds, where it holds one: the evidence
 // that its labels come from the shifted table. `float_is_generic` for a
 // MindSpore file, where a float32 tensor would be NUMBER_TYPE_FLOAT32 (in a
 // compact profile `float` is CANN's float32).

@@ -246,9 +246,9 @@ TEST(KernelProfile, ReadsMindSporesFrameworkRawTimedByTheDetailBesideIt) {
   EXPECT_EQ(read_kernel_profile(renamed.file).kernels.size(), 1u);
 }
 
-// A type no tensor has (MindSpore's generic FLOAT, UINT, INT or the enum's
-// BEGIN; in a compact profile converted from such a file, uint, int or begin)
-// shows the shifted table: every label is read one type on. Without one, or
+// A type no tensor of a MindSpore step has (the generic FLOAT, UINT, INT, the
+// enum's BEGIN, or INT16; in a compact profile converted from such a file,
+// uint, int, begin or int16) shows the shifted table: every label is read one type on. Without one, or
 // when asked, labels are read as written.
 TEST(KernelProfile, MindSporesShiftedTypeLabelsAreReadOneTypeOn) {
   MindSporeProfile raw(raw_stem("FLOAT"));
@@ -274,7 +274,13 @@ TEST(KernelProfile, MindSporesShiftedTypeLabelsAreReadOneTypeOn) {
   EXPECT_EQ(bn.outputs.back().dtype_name, "uint8");
   EXPECT_EQ(read.kernels.at(0).inputs[0].dtype, aoe::sdk::DType::f16);
 
-  // Without a generic name, a compact float is CANN's float32.
+  // Nor an int16, which a step's indices and counters (int32) are written as.
+  Profile gather(std::string(kStem) + "g,Gather,1,\"DefaultFormat:float:15625|DefaultFormat:int16:1\",DefaultFormat:float:1,1.2\n");
+  const auto indexed = read_kernel_profile(gather.file);
+  EXPECT_EQ(indexed.labels_shifted_by, "int16");
+  EXPECT_EQ(indexed.kernels.at(1).inputs[1].dtype, aoe::sdk::DType::i32);
+
+  // Without such a name, a compact float is CANN's float32.
   Profile plain(kStem);
   const auto as_is = read_kernel_profile(plain.file);
   EXPECT_TRUE(as_is.labels_shifted_by.empty());
