@@ -137,9 +137,9 @@ KernelProfile read_kernel_profile(const std::filesystem::path& file, DtypeLabels
   }
   // CANN's own profiler spells its types DT_*, from no shifted table.
   if (labels == DtypeLabels::detect && !summary) {
-    if (const auto generic = shifted_mindspore_label(out, mindspore.has_value())) {
+    if (const auto telltale = shifted_mindspore_label(out, mindspore.has_value())) {
       read_labels_one_type_on(out);
-      out.labels_shifted_by = *generic;
+      out.labels_shifted_by = *telltale;
     }
   }
   if (out.kernels.empty()) {
