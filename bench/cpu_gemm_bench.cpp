@@ -7,7 +7,6 @@
 //
 // --only keeps the rows whose name contains TEXT.
 #include <cblas.h>
-#include <immintrin.h>
 
 #include <algorithm>
 #include <chrono>
@@ -27,6 +26,7 @@
 #include "conv_op.h"
 #include "cpu_op.h"
 #include "evaluate.h"
+#include "fma_peak.h"
 #include "host_cpu.h"
 #include "matmul_op.h"
 #include "thread_pool.h"
@@ -44,62 +44,6 @@ struct Args {
   std::string only;  // keep the rows whose name contains it
   bool wants(const char* row) const { return std::string(row).find(only) != std::string::npos; }
 };
-
-// Peak of one core: 16 independent FMA chains, enough for two FMA ports of
-// 4-cycle latency.
-__attribute__((target("avx512f,fma"))) double fma_loop_avx512(long iters) {
-  // Distinct starting values, or the compiler merges the chains into one.
-  __m512 a0 = _mm512_set1_ps(1.00f), a1 = _mm512_set1_ps(1.01f), a2 = _mm512_set1_ps(1.02f), a3 = _mm512_set1_ps(1.03f);
-  __m512 a4 = _mm512_set1_ps(1.04f), a5 = _mm512_set1_ps(1.05f), a6 = _mm512_set1_ps(1.06f), a7 = _mm512_set1_ps(1.07f);
-  __m512 a8 = _mm512_set1_ps(1.08f), a9 = _mm512_set1_ps(1.09f), a10 = _mm512_set1_ps(1.10f), a11 = _mm512_set1_ps(1.11f);
-  __m512 a12 = _mm512_set1_ps(1.12f), a13 = _mm512_set1_ps(1.13f), a14 = _mm512_set1_ps(1.14f), a15 = _mm512_set1_ps(1.15f);
-  const __m512 m = _mm512_set1_ps(0.999999f), c = _mm512_set1_ps(1e-6f);
-  for (long i = 0; i < iters; ++i) {
-#define AOE_FMA(x) x = _mm512_fmadd_ps(x, m, c)
-    AOE_FMA(a0); AOE_FMA(a1); AOE_FMA(a2); AOE_FMA(a3); AOE_FMA(a4); AOE_FMA(a5); AOE_FMA(a6); AOE_FMA(a7);
-    AOE_FMA(a8); AOE_FMA(a9); AOE_FMA(a10); AOE_FMA(a11); AOE_FMA(a12); AOE_FMA(a13); AOE_FMA(a14); AOE_FMA(a15);
-#undef AOE_FMA
-  }
-  const __m512 s = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8 + a9 + a10 + a11 + a12 + a13 + a14 + a15;
-  return static_cast<double>(_mm512_reduce_add_ps(s)) * 1e-30 + 16.0 * 32.0 * static_cast<double>(iters);
-}
-
-__attribute__((target("avx2,fma"))) double fma_loop_avx2(long iters) {
-  __m256 a0 = _mm256_set1_ps(1.00f), a1 = _mm256_set1_ps(1.01f), a2 = _mm256_set1_ps(1.02f), a3 = _mm256_set1_ps(1.03f);
-  __m256 a4 = _mm256_set1_ps(1.04f), a5 = _mm256_set1_ps(1.05f), a6 = _mm256_set1_ps(1.06f), a7 = _mm256_set1_ps(1.07f);
-  __m256 a8 = _mm256_set1_ps(1.08f), a9 = _mm256_set1_ps(1.09f), a10 = _mm256_set1_ps(1.10f), a11 = _mm256_set1_ps(1.11f);
-  const __m256 m = _mm256_set1_ps(0.999999f), c = _mm256_set1_ps(1e-6f);
-  for (long i = 0; i < iters; ++i) {
-#define AOE_FMA(x) x = _mm256_fmadd_ps(x, m, c)
-    AOE_FMA(a0); AOE_FMA(a1); AOE_FMA(a2); AOE_FMA(a3); AOE_FMA(a4); AOE_FMA(a5);
-    AOE_FMA(a6); AOE_FMA(a7); AOE_FMA(a8); AOE_FMA(a9); AOE_FMA(a10); AOE_FMA(a11);
-#undef AOE_FMA
-  }
-  const __m256 s = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8 + a9 + a10 + a11;
-  float lanes[8];
-  _mm256_storeu_ps(lanes, s);
-  return static_cast<double>(lanes[0]) * 1e-30 + 12.0 * 16.0 * static_cast<double>(iters);
-}
-
-// GFLOP/s of `threads` cores running the FMA loop at once; best of a few tries.
-double measure_peak(int threads, Isa isa, int attempts = 5) {
-  double best = 0;
-  for (int attempt = 0; attempt < attempts; ++attempt) {
-    std::vector<double> flops(static_cast<size_t>(threads));
-    const auto t0 = Clock::now();
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t)
-      pool.emplace_back([&, t] {
-        flops[static_cast<size_t>(t)] = isa == Isa::avx512 ? fma_loop_avx512(20'000'000) : fma_loop_avx2(40'000'000);
-      });
-    for (auto& th : pool) th.join();
-    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
-    double total = 0;
-    for (double f : flops) total += f;
-    best = std::max(best, total / s / 1e9);
-  }
-  return best;
-}
 
 // Side-by-side timing: the contenders take turns, round after round, so
 // the machine's noise falls on all of them alike; each gets its median.
@@ -240,9 +184,9 @@ void print_header(const char* what, const char* blas) {
 // The machine's peak as best seen so far: other loads lower any one measure of it.
 struct Peak {
   int threads;
-  Isa isa;
+  aoe::bench::FmaWidth width;
   double best;
-  double refresh() { return best = std::max(best, measure_peak(threads, isa, 2)); }
+  double refresh() { return best = std::max(best, aoe::bench::fma_peak_gflops(threads, width, 2)); }
 };
 
 void print_row(const Row& r, double peak, const std::string& config) {
@@ -446,8 +390,8 @@ int main(int argc, char** argv) {
   const int threads = host.threads;
   ThreadPool pool(threads);
   const Isa isa = host.best_isa();
-  Peak peak{threads, isa == Isa::generic ? Isa::avx2 : isa, 0};
-  peak.best = measure_peak(peak.threads, peak.isa);
+  Peak peak{threads, isa == Isa::avx512 ? aoe::bench::FmaWidth::avx512 : aoe::bench::FmaWidth::avx2, 0};
+  peak.best = aoe::bench::fma_peak_gflops(peak.threads, peak.width);
   std::printf("%s, %d thread(s) (OPENBLAS_NUM_THREADS matched), kernels %s; OpenBLAS %s, core %s\n", host.brand.c_str(),
               threads, isa_name(isa), openblas_get_config(), openblas_get_corename());
   double load[3] = {0, 0, 0};

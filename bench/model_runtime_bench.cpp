@@ -3,7 +3,8 @@
 // (its external weights seeded noise, see bench_copy). On the host CPU
 // (--device cpu): aoe untuned (an empty bank), aoe tuned (the bench tunes
 // first, with the budget it prints) and ONNX Runtime through the
-// onnxruntime-node package where it is installed, with each peak RSS. On a
+// onnxruntime-node package where it is installed, with each peak RSS, and
+// the time the model's FMAs take at the threads' measured FMA peak. On a
 // GPU (--device cuda): aoe untuned and tuned, PyTorch eager and
 // torch.compile running the same graph op by op (torch_run.py) and ONNX
 // Runtime's CUDA provider (ort_cuda_run.py) where the machine's python3 has
@@ -17,6 +18,7 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <onnx/onnx_pb.h>
 #include <optional>
@@ -26,6 +28,7 @@
 #include <vector>
 
 #include "bench_args.h"
+#include "fma_peak.h"
 #include "graph_export.h"
 #include "host_runner.h"
 
@@ -115,10 +118,12 @@ fs::path script(const fs::path& built) {
 }
 
 // Latency over the timed runs (min, median, 90th percentile) and peak memory
-// (RSS on the CPU, allocated GPU memory on a GPU; < 0: not known).
+// (RSS on the CPU, allocated GPU memory on a GPU; < 0: not known); an aoe
+// run's report also gives its FMA work (0: not counted).
 struct Figure {
   double min_ms = 0, median_ms = 0, p90_ms = 0;
   double peak_mib = 0;
+  double gflop = 0;
 };
 
 // The model every column runs, and the --input_shape aoe is given (empty at
@@ -225,7 +230,8 @@ std::optional<Figure> aoe_run(const Options& o, const BenchModel& model, uint64_
   const json r = read_json(dir / "report.json");
   const json& ms = r["latency_ms"];
   const double bytes = cuda ? r["memory"]["tensor_bytes"].get<double>() : r["memory"]["peak_rss_bytes"].get<double>();
-  return Figure{ms["min"].get<double>(), ms["median"].get<double>(), ms["p90"].get<double>(), bytes / 1048576.0};
+  return Figure{ms["min"].get<double>(), ms["median"].get<double>(), ms["p90"].get<double>(), bytes / 1048576.0,
+                r.value("gflop", 0.0)};
 }
 
 // The last line a process printed, as JSON: the scripts' figures.
@@ -305,9 +311,26 @@ std::string ratio(const std::optional<Figure>& a, const std::optional<Figure>& b
   return text;
 }
 
-// One row of the table: tune, then the three columns in turns.
+// The time a run's conv and product FMAs (step_flops.h), computed directly,
+// take at the FMA peak of its threads: no direct kernel is faster (a
+// Winograd conv computes fewer); none where either is not known.
+std::optional<Figure> fma_time(const std::optional<Figure>& run, double peak_gflops) {
+  if (!run || run->gflop <= 0 || peak_gflops <= 0) return std::nullopt;
+  const double ms = run->gflop / peak_gflops * 1e3;
+  return Figure{ms, ms, ms, -1, run->gflop};
+}
+
+std::string fma_cell(const std::optional<Figure>& fma) {
+  if (!fma) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f ms", fma->median_ms);
+  return text;
+}
+
+// One row of the table: tune, then the three columns in turns; then the
+// FMA time at `peak_gflops`, the FMA peak of the row's threads.
 void print_row(const Options& o, bool have_ort, const std::string& name, const BenchModel& model, uint64_t batch,
-               uint64_t threads) {
+               uint64_t threads, double peak_gflops) {
   const fs::path base = o.work / (name + "_b" + std::to_string(batch) + "_t" + std::to_string(threads));
   // Tuned in one process, timed in the next, all hits: the tuning's memory is not the run's.
   const auto tuning = aoe_run(o, model, threads, base / "tuning", base / "bank", true);
@@ -323,9 +346,11 @@ void print_row(const Options& o, bool have_ort, const std::string& name, const B
     if (tuning) keep_faster(tuned, aoe_run(o, model, threads, base / ("tuned_" + r), base / "bank"));
     if (have_ort && !inputs.is_null()) keep_faster(ort, ort_run(o, model, inputs, threads, base / ("ort_" + r)));
   }
-  std::printf("%-14s %5llu %7llu  %-32s %-32s %-32s %8s %8s\n", name.c_str(), static_cast<unsigned long long>(batch),
-              static_cast<unsigned long long>(threads), cell(untuned).c_str(), cell(tuned).c_str(), cell(ort).c_str(),
-              ratio(untuned, ort).c_str(), ratio(tuned, ort).c_str());
+  const auto fma = fma_time(tuned ? tuned : untuned, peak_gflops);
+  std::printf("%-14s %5llu %7llu  %-32s %-32s %-32s %8s %8s  %-10s %8s %8s\n", name.c_str(),
+              static_cast<unsigned long long>(batch), static_cast<unsigned long long>(threads), cell(untuned).c_str(),
+              cell(tuned).c_str(), cell(ort).c_str(), ratio(untuned, ort).c_str(), ratio(tuned, ort).c_str(),
+              fma_cell(fma).c_str(), ratio(tuned, fma).c_str(), ratio(ort, fma).c_str());
   std::fflush(stdout);
 }
 
@@ -402,15 +427,25 @@ int main(int argc, char** argv) {
     std::printf("each column runs the same copy of the model, its external weights seeded noise, under %s\n",
                 (o.work / "models").c_str());
     std::printf("median (min-p90) of %llu runs after one untimed, of the round (of %llu, the columns in turns) with\n"
-                "the lowest median; peak RSS of that process\n\n",
+                "the lowest median; peak RSS of that process\n",
                 static_cast<unsigned long long>(o.iterations), static_cast<unsigned long long>(o.rounds));
-    std::printf("%-14s %5s %7s  %-32s %-32s %-32s %8s %8s\n", "model", "batch", "threads", "aoe untuned",
-                "aoe tuned", "ONNX Runtime", "untuned/", "tuned/");
-    std::printf("%-14s %5s %7s  %-32s %-32s %-32s %8s %8s\n", "", "", "", "", "", "", "ORT", "ORT");
+    // Measured before any column runs, on the threads each row has.
+    const auto width = aoe::bench::widest_fma();
+    std::map<uint64_t, double> peak;
+    for (uint64_t threads : o.threads) peak[threads] = aoe::bench::fma_peak_gflops(static_cast<int>(threads), width);
+    std::printf("FMA time: the model's conv and product multiply-adds (the aoe run's report, `gflop`) at the FMA\n"
+                "peak of its threads, measured by an FMA loop (bench/fma_peak.h):");
+    for (const auto& [threads, gflops] : peak)
+      std::printf(" %llu thread(s) %.1f GFLOP/s;", static_cast<unsigned long long>(threads), gflops);
+    std::printf("\nno kernel computing them directly is faster (a Winograd conv computes fewer)\n\n");
+    std::printf("%-14s %5s %7s  %-32s %-32s %-32s %8s %8s  %-10s %8s %8s\n", "model", "batch", "threads",
+                "aoe untuned", "aoe tuned", "ONNX Runtime", "untuned/", "tuned/", "FMA time", "tuned/", "ORT/");
+    std::printf("%-14s %5s %7s  %-32s %-32s %-32s %8s %8s  %-10s %8s %8s\n", "", "", "", "", "", "", "ORT", "ORT", "",
+                "FMA", "FMA");
     for (const auto& name : o.models)
       for (uint64_t batch : o.batches) {
         const BenchModel model = bench_copy(name, o.work / "models", batch);
-        for (uint64_t threads : o.threads) print_row(o, have_ort, name, model, batch, threads);
+        for (uint64_t threads : o.threads) print_row(o, have_ort, name, model, batch, threads, peak[threads]);
       }
     return 0;
   } catch (const std::exception& e) {

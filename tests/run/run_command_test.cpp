@@ -146,8 +146,29 @@ TEST_F(RunCommand, MatchesTheReferenceAndReportsLatencyAndMemory) {
   EXPECT_NE(r.out.find("outputs match the reference"), std::string::npos) << r.out;
 }
 
-// Each kernel's time and the conversions' are measured inside the timed
-// runs: together they take no more than a run does on average.
+// Each kernel's FMA work, two flops a multiply-add, and the run's total:
+// the lower bound model_runtime_bench divides by the machine's FMA peak.
+// Attention's products are batched MatMuls of heads.
+TEST_F(RunCommand, ReportsTheFmaWorkOfItsConvsAndProducts) {
+  write_matmul_model(dir_ / "matmul.onnx");
+  write_transposed_conv_model(dir_ / "up.onnx");
+  write_attention_model(dir_ / "attention.onnx", 6, 5);
+  for (const auto& [model, flops] : std::vector<std::pair<std::string, double>>{
+           {"conv.onnx", 2.0 * (4 * 8 * 8) * (3 * 3 * 3)},  // each output element: Cin x 3 x 3
+           {"matmul.onnx", 2.0 * (4 * 6) * 8},               // each output element: K = 8
+           {"up.onnx", 2.0 * (4 * 5 * 5) * (3 * 3 * 3)},     // each input element: Cout / group x 3 x 3
+           {"attention.onnx", 2.0 * (2 * 6 * 5) * (4 + 4)}}) {  // per head: the scores (D = 4), the context (Dv = 4)
+    SCOPED_TRACE(model);
+    const auto r = run(model, model + ".json");
+    ASSERT_EQ(r.exit_code, 0) << details(r);
+    const json rep = report(model + ".json");
+    double kernels = 0;
+    for (const auto& k : rep["kernels"]) kernels += k.value("gflop", 0.0);
+    EXPECT_NEAR(rep["gflop"].get<double>(), flops / 1e9, 1e-15) << rep["kernels"].dump(2);
+    EXPECT_NEAR(kernels, flops / 1e9, 1e-15) << rep["kernels"].dump(2);
+  }
+}
+
 // A bilinear Resize as ONNX Runtime 1.30's CPU Resize gives it, bit for
 // bit: each element's four neighbours summed in float32 in its order (the
 // values recorded from it); summed along a row first, six would differ by
@@ -165,6 +186,8 @@ TEST_F(RunCommand, BilinearResizeGivesOnnxRuntimesValues) {
   EXPECT_EQ(outputs().at("y").data, ort);
 }
 
+// Each kernel's time and the conversions' are measured inside the timed
+// runs: together they take no more than a run does on average.
 TEST_F(RunCommand, ReportsWhereTheTimeGoes) {
   write_data_move_model(dir_ / "moves.onnx");
   const auto r = run("moves.onnx", "report.json");

@@ -12,6 +12,7 @@
 #include "aoe/sdk/fusion.h"
 #include "op_util.h"
 #include "shape_inference.h"
+#include "step_flops.h"
 #include "subgraph_op.h"
 
 namespace aoe::cpu {
@@ -549,12 +550,14 @@ json DynamicModel::kernels_report(size_t runs) const {
       const auto& step = s->plan.steps[i];
       if (step.kind != PlanStep::Kind::kernel) continue;
       const std::string& anchor = step.nodes.front();
-      out.push_back({{"name", step.name},
-                     {"op_type", step.task.op_type.empty() ? "Attention" : step.task.op_type},
-                     {"anchor", anchor},
-                     {"config_source", decisions.tuned.count(anchor) ? "bank" : "default"},
-                     {"config", step.op->space().describe(step.config)},
-                     {"ms", s->step_ms[i] / n}});
+      json k = {{"name", step.name},
+                {"op_type", step.task.op_type.empty() ? "Attention" : step.task.op_type},
+                {"anchor", anchor},
+                {"config_source", decisions.tuned.count(anchor) ? "bank" : "default"},
+                {"config", step.op->space().describe(step.config)},
+                {"ms", s->step_ms[i] / n}};
+      if (const double flops = step_flops(step); flops > 0) k["gflop"] = flops / 1e9;
+      out.push_back(std::move(k));
     }
   }
   for (const auto& [id, ms] : op_ms_)

@@ -14,6 +14,7 @@
 #include "model_run_parts.h"
 #include "op_util.h"
 #include "quantizer_anchors.h"
+#include "step_flops.h"
 #include "subgraph_op.h"
 #include "subgraph_run.h"
 #include "thread_pool.h"
@@ -48,10 +49,18 @@ json kernels_report(const Plan& plan, const sdk::SubgraphDecisions& decisions, c
               {"config_values", s.config},
               {"knobs", knob_names(s.op->space())},
               {"ms", step_ms[i]}};
+    if (const double flops = step_flops(s); flops > 0) k["gflop"] = flops / 1e9;
     if (!tuned && op_configs.contains(anchor)) k["bank_config_refused"] = op_configs[anchor];
     out.push_back(std::move(k));
   }
   return out;
+}
+
+// The kernels' FMA work (step_flops.h), GFLOP per run.
+double total_gflop(const json& kernels) {
+  double sum = 0;
+  for (const auto& k : kernels) sum += k.value("gflop", 0.0);
+  return sum;
 }
 
 int64_t peak_rss_bytes() {
@@ -177,6 +186,7 @@ json run_dynamic_model(const sdk::GraphRun& run, const std::vector<sdk::TensorVi
                  {"weights", {{"from_model", given.size() - run.graph.inputs.size()}, {"seed", run.seed}}},
                  {"kernel_count", kernels.size()},
                  {"tuned_kernel_count", tuned},
+                 {"gflop", total_gflop(kernels)},
                  {"kernels", kernels},
                  {"shapes_known_at_run",
                   {{"segment_plans", model.segment_plans()},
@@ -266,6 +276,7 @@ json run_model(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inp
                  {"kernel_count", kernels.size()},
                  {"conversions", {{"count", plan.conversions()}, {"ms", conversion_ms}, {"steps", conversion_steps}}},
                  {"tuned_kernel_count", tuned},
+                 {"gflop", total_gflop(kernels)},
                  {"kernels", kernels}};
   if (run.check) {
     std::map<std::string, std::vector<float>> quantized;

@@ -1,0 +1,18 @@
+// The machine's single-precision FMA peak, measured: each thread runs
+// sixteen independent chains of fused multiply-adds (enough for two FMA
+// ports of 4-cycle latency) on the widest vectors the CPU has. It is what
+// a convolution or a product reaches at best on those threads.
+#pragma once
+
+namespace aoe::bench {
+
+enum class FmaWidth { none, avx2, avx512 };
+
+// The widest the CPU runs: none off x86-64 or without FMA.
+FmaWidth widest_fma();
+
+// GFLOP/s of `threads` threads running the chains at once, the best of
+// `attempts` (other loads only lower it); 0 for FmaWidth::none.
+double fma_peak_gflops(int threads, FmaWidth width, int attempts = 5);
+
+}  // namespace aoe::bench
