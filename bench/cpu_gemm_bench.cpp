@@ -181,14 +181,6 @@ void print_header(const char* what, const char* blas) {
   std::printf("%-34s %8s %8s %8s\n", "", "GFLOP/s", "GFLOP/s", "GFLOP/s");
 }
 
-// The machine's peak as best seen so far: other loads lower any one measure of it.
-struct Peak {
-  int threads;
-  aoe::bench::FmaWidth width;
-  double best;
-  double refresh() { return best = std::max(best, aoe::bench::fma_peak_gflops(threads, width, 2)); }
-};
-
 void print_row(const Row& r, double peak, const std::string& config) {
   auto g = [&](double us) { return r.gflop / us * 1e6; };
   std::printf("%-34s %8.1f %8.1f %8.1f %8.2fx %6.2fx %6.0f%% %6d  %s\n", r.name.c_str(), g(r.def), g(r.tuned), g(r.blas),
@@ -215,7 +207,7 @@ std::string geomean_text(const std::vector<double>& v) {
 // parts run on the device's pool).
 void openblas_on(const ThreadPool& pool) { openblas_set_num_threads(pool.size()); }
 
-void bench_gemm(const Args& args, const HostCpu& host, ThreadPool& pool, Peak& peak) {
+void bench_gemm(const Args& args, const HostCpu& host, ThreadPool& pool, aoe::bench::BestFmaPeak& peak) {
   struct Shape {
     const char* what;
     int64_t m, n, k;
@@ -298,7 +290,7 @@ struct Im2colBlas {
   }
 };
 
-void bench_conv(const Args& args, const HostCpu& host, ThreadPool& pool, Peak& peak) {
+void bench_conv(const Args& args, const HostCpu& host, ThreadPool& pool, aoe::bench::BestFmaPeak& peak) {
   struct Shape {
     const char* what;
     int64_t c, h, m, k, stride, group;
@@ -390,8 +382,8 @@ int main(int argc, char** argv) {
   const int threads = host.threads;
   ThreadPool pool(threads);
   const Isa isa = host.best_isa();
-  Peak peak{threads, isa == Isa::avx512 ? aoe::bench::FmaWidth::avx512 : aoe::bench::FmaWidth::avx2, 0};
-  peak.best = aoe::bench::fma_peak_gflops(peak.threads, peak.width);
+  aoe::bench::BestFmaPeak peak{threads, isa == Isa::avx512 ? aoe::bench::FmaWidth::avx512 : aoe::bench::FmaWidth::avx2};
+  peak.refresh(5);
   std::printf("%s, %d thread(s) (OPENBLAS_NUM_THREADS matched), kernels %s; OpenBLAS %s, core %s\n", host.brand.c_str(),
               threads, isa_name(isa), openblas_get_config(), openblas_get_corename());
   double load[3] = {0, 0, 0};

@@ -88,4 +88,6 @@ double fma_peak_gflops(int threads, FmaWidth width, int attempts) {
   return best;
 }
 
+double BestFmaPeak::refresh(int attempts) { return best = std::max(best, fma_peak_gflops(threads, width, attempts)); }
+
 }  // namespace aoe::bench

@@ -15,4 +15,13 @@ FmaWidth widest_fma();
 // `attempts` (other loads only lower it); 0 for FmaWidth::none.
 double fma_peak_gflops(int threads, FmaWidth width, int attempts = 5);
 
+// The peak as best seen so far on `threads` threads: other loads on the
+// machine lower any one measure of it, so a bench refreshes it as it goes.
+struct BestFmaPeak {
+  int threads = 1;
+  FmaWidth width = FmaWidth::none;
+  double best = 0;
+  double refresh(int attempts = 2);
+};
+
 }  // namespace aoe::bench

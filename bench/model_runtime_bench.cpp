@@ -328,9 +328,9 @@ std::string fma_cell(const std::optional<Figure>& fma) {
 }
 
 // One row of the table: tune, then the three columns in turns; then the
-// FMA time at `peak_gflops`, the FMA peak of the row's threads.
+// FMA time at the best FMA peak of the row's threads seen by then.
 void print_row(const Options& o, bool have_ort, const std::string& name, const BenchModel& model, uint64_t batch,
-               uint64_t threads, double peak_gflops) {
+               uint64_t threads, aoe::bench::BestFmaPeak& peak) {
   const fs::path base = o.work / (name + "_b" + std::to_string(batch) + "_t" + std::to_string(threads));
   // Tuned in one process, timed in the next, all hits: the tuning's memory is not the run's.
   const auto tuning = aoe_run(o, model, threads, base / "tuning", base / "bank", true);
@@ -346,7 +346,7 @@ void print_row(const Options& o, bool have_ort, const std::string& name, const B
     if (tuning) keep_faster(tuned, aoe_run(o, model, threads, base / ("tuned_" + r), base / "bank"));
     if (have_ort && !inputs.is_null()) keep_faster(ort, ort_run(o, model, inputs, threads, base / ("ort_" + r)));
   }
-  const auto fma = fma_time(tuned ? tuned : untuned, peak_gflops);
+  const auto fma = fma_time(tuned ? tuned : untuned, peak.refresh());
   std::printf("%-14s %5llu %7llu  %-32s %-32s %-32s %8s %8s  %-10s %8s %8s\n", name.c_str(),
               static_cast<unsigned long long>(batch), static_cast<unsigned long long>(threads), cell(untuned).c_str(),
               cell(tuned).c_str(), cell(ort).c_str(), ratio(untuned, ort).c_str(), ratio(tuned, ort).c_str(),
@@ -429,15 +429,15 @@ int main(int argc, char** argv) {
     std::printf("median (min-p90) of %llu runs after one untimed, of the round (of %llu, the columns in turns) with\n"
                 "the lowest median; peak RSS of that process\n",
                 static_cast<unsigned long long>(o.iterations), static_cast<unsigned long long>(o.rounds));
-    // Measured before any column runs, on the threads each row has.
-    const auto width = aoe::bench::widest_fma();
-    std::map<uint64_t, double> peak;
-    for (uint64_t threads : o.threads) peak[threads] = aoe::bench::fma_peak_gflops(static_cast<int>(threads), width);
+    // On the threads each row has: measured first, then again after each row's columns.
+    std::map<uint64_t, aoe::bench::BestFmaPeak> peak;
+    for (uint64_t threads : o.threads) {
+      peak[threads] = {static_cast<int>(threads), aoe::bench::widest_fma()};
+      peak[threads].refresh(5);
+    }
     std::printf("FMA time: the model's conv and product multiply-adds (the aoe run's report, `gflop`) at the FMA\n"
-                "peak of its threads, measured by an FMA loop (bench/fma_peak.h):");
-    for (const auto& [threads, gflops] : peak)
-      std::printf(" %llu thread(s) %.1f GFLOP/s;", static_cast<unsigned long long>(threads), gflops);
-    std::printf("\nno kernel computing them directly is faster (a Winograd conv computes fewer)\n\n");
+                "peak of its threads, the best an FMA loop (bench/fma_peak.h) has measured by that row; no kernel\n"
+                "computing them directly is faster (a Winograd conv computes fewer)\n\n");
     std::printf("%-14s %5s %7s  %-32s %-32s %-32s %8s %8s  %-10s %8s %8s\n", "model", "batch", "threads",
                 "aoe untuned", "aoe tuned", "ONNX Runtime", "untuned/", "tuned/", "FMA time", "tuned/", "ORT/");
     std::printf("%-14s %5s %7s  %-32s %-32s %-32s %8s %8s  %-10s %8s %8s\n", "", "", "", "", "", "", "ORT", "ORT", "",
@@ -447,6 +447,10 @@ int main(int argc, char** argv) {
         const BenchModel model = bench_copy(name, o.work / "models", batch);
         for (uint64_t threads : o.threads) print_row(o, have_ort, name, model, batch, threads, peak[threads]);
       }
+    std::printf("\nFMA peak, the best measured:");
+    for (const auto& [threads, p] : peak)
+      std::printf(" %llu thread(s) %.1f GFLOP/s;", static_cast<unsigned long long>(threads), p.best);
+    std::printf("\n");
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "model_runtime_bench: %s\n", e.what());
