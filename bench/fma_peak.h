@@ -1,7 +1,8 @@
 // The machine's single-precision FMA peak, measured: each thread runs
-// sixteen independent chains of fused multiply-adds (enough for two FMA
-// ports of 4-cycle latency) on the widest vectors the CPU has. It is what
-// a convolution or a product reaches at best on those threads.
+// independent chains of fused multiply-adds on the widest vectors the CPU
+// has (16 of AVX-512 or 12 of AVX2: enough to keep two FMA ports of 4-cycle
+// latency busy). It is what a convolution or a product reaches at best on
+// those threads.
 #pragma once
 
 namespace aoe::bench {
