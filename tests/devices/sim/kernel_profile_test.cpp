@@ -413,13 +413,21 @@ TEST(CannKernels, ABatchNormUpdateIsTheStepsKernelWithItsStatisticsPerChannel) {
   EXPECT_EQ(t.outputs[1].shape, (std::vector<int64_t>{64}));
 }
 
-TEST(CannKernels, LayoutChangesAreTransposesOfTheirTiles) {
-  // ND -> FRACTAL_NZ: 16x16 tiles of a 100 x 2048 matrix (rows padded to 112).
+TEST(CannKernels, LayoutChangesStreamAndHeadMovesAreTransposes) {
+  // ND -> FRACTAL_NZ: a 100 x 2048 matrix, rows padded to 112, streamed as
+  // TransData streams NCHW into NC1HWC0.
   const auto nz = modelled_kernel(only_row("t,TransData,30,\"DefaultFormat:float:100,2048\",\"FRACTAL_NZ:float:128,7,16,16\",5.8\n"));
   ASSERT_EQ(nz.tasks.size(), 1u) << nz.uncovered;
-  EXPECT_EQ(nz.tasks[0].op_type, "Transpose");
-  EXPECT_EQ(nz.tasks[0].inputs[0].shape, (std::vector<int64_t>{1, 7, 16, 128, 16}));
-  EXPECT_EQ(nz.tasks[0].attrs["perm"], nlohmann::json({0, 3, 1, 2, 4}));
+  EXPECT_EQ(nz.tasks[0].op_type, "TransData");
+  EXPECT_EQ(nz.tasks[0].inputs[0].shape, (std::vector<int64_t>{112, 2048}));
+  EXPECT_EQ(nz.tasks[0].outputs[0].shape, (std::vector<int64_t>{112, 2048}));
+  EXPECT_EQ(nz.tasks[0].inputs[0].dtype, aoe::sdk::DType::f32);
+  // Back to ND, of a batch of matrices: the batch dims lead.
+  const auto nd = modelled_kernel(only_row("t,TransData,30,\"FRACTAL_NZ:float16:2,48,192,16,16\",\"DefaultFormat:float16:2,3072,768\",15.3\n"));
+  ASSERT_EQ(nd.tasks.size(), 1u) << nd.uncovered;
+  EXPECT_EQ(nd.tasks[0].op_type, "TransData");
+  EXPECT_EQ(nd.tasks[0].inputs[0].shape, (std::vector<int64_t>{2, 3072, 768}));
+  EXPECT_EQ(nd.tasks[0].inputs[0].dtype, aoe::sdk::DType::f16);
   // The heads of an attention moved back to rows: (B, H, S, D) -> (B, S, H x D).
   const auto back = modelled_kernel(only_row(
       "c,ConfusionTransposeD,128,\"FRACTAL_NZ:float:128,12,4,8,16,16\",\"FRACTAL_NZ:float:48,1024,16,16\",46.8\n"));
