@@ -798,9 +798,8 @@ const std::map<std::string, VectorWork>& vector_ops() {
       {"SquaredDifference", {2, 0}}, {"RealDiv", {0, 1}}, {"Div", {0, 1}}, {"Reciprocal", {0, 1}},
       {"Sqrt", {0, 1}}, {"Exp", {0, 1}}, {"Log", {0, 1}}, {"Rsqrt", {0, 2}}, {"DivNoNan", {2, 1}},
       {"FloorDiv", {1, 1}}, {"Pow", {1, 2}},
-      // Copies and fills written whole.
-      {"Assign", {1, 0}}, {"AssignAdd", {1, 0}}, {"TensorMove", {1, 0}}, {"OneHot", {1, 0}},
-      {"ZerosLike", {1, 0}}, {"OnesLike", {1, 0}}, {"StridedSliceGrad", {1, 0}},
+      // Copies written whole (fills: fill()).
+      {"Assign", {1, 0}}, {"AssignAdd", {1, 0}}, {"TensorMove", {1, 0}},
       // Activations and their gradients.
       {"Relu", {1, 0}}, {"ReluV2", {1, 0}}, {"Relu6", {2, 0}}, {"LeakyRelu", {2, 0}}, {"Sigmoid", {2, 2}},
       {"Tanh", {3, 2}}, {"Gelu", {6, 2}}, {"GeLU", {6, 2}}, {"FastGelu", {4, 1}}, {"Elu", {3, 1}},
@@ -826,6 +825,23 @@ Builder vector(int simple, int transcendental) {
 }
 
 const Builder moves = [](const ProfiledKernel& k) { return copy_kernel(k, false); };
+
+// A fill writes its largest output whole and reads nothing as big, so the
+// ONNX op it is sized by that output: a OneHot's (a compare and a select an
+// element; BERT's 2560 x 21128 labels written at 0.9 TB/s), a ZerosLike's or
+// OnesLike's ConstantOfShape (one store). A StridedSliceGrad writes zeros
+// and its dy into their slice: a Pad of dy to the output.
+Builder fill(const std::string& onnx_type) {
+  return [=](const ProfiledKernel& k) {
+    OpTask t = task_of(k, onnx_type);
+    t.outputs = {largest_output(k)};
+    if (onnx_type == "Pad") {
+      t.inputs = {in_plain(k, 0)};
+      if (t.inputs[0].shape.size() != t.outputs[0].shape.size()) misfit("pads dy to an output of another rank");
+    }
+    return std::vector<OpTask>{t};
+  };
+}
 const Builder picks = [](const ProfiledKernel& k) { return copy_kernel(k, true); };
 
 // CANN's op types, the fusions of a training step included. The step's
@@ -998,6 +1014,10 @@ const std::map<std::string, Builder>& table() {
       {"PadD", moves},
       {"Pad", moves},
       {"Tile", moves},  // writes its output whole from a smaller input
+      {"OneHot", fill("OneHot")},
+      {"ZerosLike", fill("ConstantOfShape")},
+      {"OnesLike", fill("ConstantOfShape")},
+      {"StridedSliceGrad", fill("Pad")},
       {"TileD", moves},
       {"ExpandD", moves},
       {"BroadcastToD", moves},

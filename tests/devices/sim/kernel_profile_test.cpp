@@ -436,6 +436,30 @@ TEST(CannKernels, LayoutChangesStreamAndHeadMovesAreTransposes) {
   EXPECT_EQ(back.tasks[0].outputs[0].shape, (std::vector<int64_t>{128, 128, 12, 64}));
 }
 
+// A fill is as big as what it writes: BERT's OneHot of 2560 labels over
+// 21128 classes writes 216 MB (fp32, the labels read one type on), which
+// takes at least that many bytes at HBM's rate; a StridedSliceGrad pads dy
+// with zeros to its output.
+TEST(CannKernels, AFillIsSizedByTheOutputItWrites) {
+  const auto one_hot = modelled_kernel(only_row(
+      "o,OneHot,20,\"DefaultFormat:int16:2560|DefaultFormat:float16:|DefaultFormat:float16:\","
+      "\"DefaultFormat:float16:2560,21128\",238.3\n"));
+  ASSERT_EQ(one_hot.tasks.size(), 1u) << one_hot.uncovered;
+  EXPECT_EQ(one_hot.tasks[0].op_type, "OneHot");
+  ASSERT_EQ(one_hot.tasks[0].outputs.size(), 1u);
+  EXPECT_EQ(one_hot.tasks[0].outputs[0].shape, (std::vector<int64_t>{2560, 21128}));
+  EXPECT_EQ(one_hot.tasks[0].outputs[0].dtype, aoe::sdk::DType::f32);
+  const auto soc = aoe::sim::load_soc("ascend910_30c");
+  const auto model = aoe::sim::op_model(soc, one_hot.tasks[0]);
+  EXPECT_GE(model->time_us(model->space().default_config), 2560.0 * 21128 * 4 / soc.hbm_bytes_per_us());
+  const auto slice_grad = modelled_kernel(only_row(
+      "s,StridedSliceGrad,30,\"DefaultFormat:float16:128,1,768\",\"DefaultFormat:float16:128,128,768\",52.7\n"));
+  ASSERT_EQ(slice_grad.tasks.size(), 1u) << slice_grad.uncovered;
+  EXPECT_EQ(slice_grad.tasks[0].op_type, "Pad");
+  EXPECT_EQ(slice_grad.tasks[0].inputs[0].shape, (std::vector<int64_t>{128, 1, 768}));
+  EXPECT_EQ(slice_grad.tasks[0].outputs[0].shape, (std::vector<int64_t>{128, 128, 768}));
+}
+
 // A profile row builds the step's op task, timed by the same model as a
 // task the step derives: the two give one time.
 double default_time(const aoe::sdk::OpTask& t) {
