@@ -309,6 +309,20 @@ std::vector<OpTask> reduction(const ProfiledKernel& k) {
     for (int64_t a = 0; a + 1 < rank; ++a) axes.push_back(a);
   } else if (kept == s.front()) {
     for (int64_t a = 1; a < rank; ++a) axes.push_back(a);
+  } else if (const auto kept_dims = out.shape; kept_dims.size() == s.size()) {
+    // The output keeps the input's rank: the axes it has 1 on (a global
+    // pool's mean over H x W per image and channel, ResNet's ReduceMean).
+    for (int64_t a = 0; a < rank; ++a) {
+      const auto i = static_cast<size_t>(a);
+      if (kept_dims[i] == s[i]) continue;
+      if (kept_dims[i] != 1) misfit("keeps " + std::to_string(kept_dims[i]) + " of an axis of " + std::to_string(s[i]));
+      axes.push_back(a);
+    }
+    // NC1HWC0 keeps C0 channels innermost: H x W is summed lane by lane.
+    if (x.format == "NC1HWC0" && rank == 4 && axes == std::vector<int64_t>{2, 3}) {
+      x.shape = {s[0] * (s[1] / kC0), s[2] * s[3], kC0};
+      axes = {1};
+    }
   } else {
     // One axis summed out (DeepFM's sum over its fields), the last that fits.
     for (int64_t a = rank - 1; a >= 0 && axes.empty(); --a)

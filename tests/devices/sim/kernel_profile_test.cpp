@@ -460,6 +460,25 @@ TEST(CannKernels, AFillIsSizedByTheOutputItWrites) {
   EXPECT_EQ(slice_grad.tasks[0].outputs[0].shape, (std::vector<int64_t>{128, 128, 768}));
 }
 
+// ResNet-50's global mean over 7 x 7 maps: the output keeps the input's
+// rank, so the axes it has 1 on are summed, H x W lane by lane under the
+// C0 channels NC1HWC0 keeps innermost.
+TEST(CannKernels, AGlobalMeanOverNc1hwc0MapsSumsTheirPositionsLaneByLane) {
+  const auto m = modelled_kernel(only_row(
+      "r,ReduceMean,30,\"NC1HWC0:float16:32,128,7,7,16\",\"NC1HWC0:float16:32,128,1,1,16\",32.8\n"));
+  ASSERT_EQ(m.tasks.size(), 1u) << m.uncovered;
+  const auto& t = m.tasks[0];
+  EXPECT_EQ(t.op_type, "ReduceSum");
+  EXPECT_EQ(t.inputs[0].shape, (std::vector<int64_t>{32 * 128, 49, 16}));
+  EXPECT_EQ(t.outputs[0].shape, (std::vector<int64_t>{32 * 128, 1, 16}));
+  EXPECT_EQ(t.attrs["axes"], nlohmann::json({1}));
+  // An output of the input's rank that keeps part of an axis is no reduction.
+  const auto odd = modelled_kernel(only_row(
+      "r,ReduceMean,30,\"DefaultFormat:float16:8,6,5\",\"DefaultFormat:float16:8,3,1\",2.0\n"));
+  EXPECT_TRUE(odd.tasks.empty());
+  EXPECT_NE(odd.uncovered.find("keeps 3 of an axis of 6"), std::string::npos) << odd.uncovered;
+}
+
 // A profile row builds the step's op task, timed by the same model as a
 // task the step derives: the two give one time.
 double default_time(const aoe::sdk::OpTask& t) {
