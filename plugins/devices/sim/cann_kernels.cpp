@@ -840,11 +840,11 @@ Builder vector(int simple, int transcendental) {
 
 const Builder moves = [](const ProfiledKernel& k) { return copy_kernel(k, false); };
 
-// A fill writes its largest output whole and reads nothing as big, so the
-// ONNX op it is sized by that output: a OneHot's (a compare and a select an
-// element; BERT's 2560 x 21128 labels written at 0.9 TB/s), a ZerosLike's or
-// OnesLike's ConstantOfShape (one store). A StridedSliceGrad writes zeros
-// and its dy into their slice: a Pad of dy to the output.
+// A fill writes its largest output whole and reads nothing as big, so it is
+// the ONNX op sized by that output: OneHot for a OneHot (a compare and a
+// select an element; BERT's 2560 x 21128 labels written at 0.9 TB/s),
+// ConstantOfShape for a ZerosLike or OnesLike (one store). A
+// StridedSliceGrad writes zeros and its dy into their slice: a Pad of dy.
 Builder fill(const std::string& onnx_type) {
   return [=](const ProfiledKernel& k) {
     OpTask t = task_of(k, onnx_type);
