@@ -812,7 +812,7 @@ const std::map<std::string, VectorWork>& vector_ops() {
       {"SquaredDifference", {2, 0}}, {"RealDiv", {0, 1}}, {"Div", {0, 1}}, {"Reciprocal", {0, 1}},
       {"Sqrt", {0, 1}}, {"Exp", {0, 1}}, {"Log", {0, 1}}, {"Rsqrt", {0, 2}}, {"DivNoNan", {2, 1}},
       {"FloorDiv", {1, 1}}, {"Pow", {1, 2}},
-      // Copies written whole (fills: fill()).
+      // Copies written whole (fills: fill(), slice_gradient()).
       {"Assign", {1, 0}}, {"AssignAdd", {1, 0}}, {"TensorMove", {1, 0}},
       // Activations and their gradients.
       {"Relu", {1, 0}}, {"ReluV2", {1, 0}}, {"Relu6", {2, 0}}, {"LeakyRelu", {2, 0}}, {"Sigmoid", {2, 2}},
@@ -843,18 +843,22 @@ const Builder moves = [](const ProfiledKernel& k) { return copy_kernel(k, false)
 // A fill writes its largest output whole and reads nothing as big, so it is
 // the ONNX op sized by that output: OneHot for a OneHot (a compare and a
 // select an element; BERT's 2560 x 21128 labels written at 0.9 TB/s),
-// ConstantOfShape for a ZerosLike or OnesLike (one store). A
-// StridedSliceGrad writes zeros and its dy into their slice: a Pad of dy.
+// ConstantOfShape for a ZerosLike or OnesLike (one store).
 Builder fill(const std::string& onnx_type) {
   return [=](const ProfiledKernel& k) {
     OpTask t = task_of(k, onnx_type);
     t.outputs = {largest_output(k)};
-    if (onnx_type == "Pad") {
-      t.inputs = {in_plain(k, 0)};
-      if (t.inputs[0].shape.size() != t.outputs[0].shape.size()) misfit("pads dy to an output of another rank");
-    }
     return std::vector<OpTask>{t};
   };
+}
+
+// A StridedSliceGrad writes zeros and its dy into their slice: a Pad of dy.
+std::vector<OpTask> slice_gradient(const ProfiledKernel& k) {
+  OpTask t = task_of(k, "Pad");
+  t.inputs = {in_plain(k, 0)};
+  t.outputs = {largest_output(k)};
+  if (t.inputs[0].shape.size() != t.outputs[0].shape.size()) misfit("pads dy to an output of another rank");
+  return {t};
 }
 const Builder picks = [](const ProfiledKernel& k) { return copy_kernel(k, true); };
 
@@ -1031,7 +1035,7 @@ const std::map<std::string, Builder>& table() {
       {"OneHot", fill("OneHot")},
       {"ZerosLike", fill("ConstantOfShape")},
       {"OnesLike", fill("ConstantOfShape")},
-      {"StridedSliceGrad", fill("Pad")},
+      {"StridedSliceGrad", slice_gradient},
       {"TileD", moves},
       {"ExpandD", moves},
       {"BroadcastToD", moves},

@@ -5,16 +5,9 @@
 namespace aoe::cpu {
 namespace {
 
-double shape_elements(const std::vector<int64_t>& shape) {
-  double n = 1;
-  for (int64_t d : shape) {
-    if (d < 0) return 0;
-    n *= static_cast<double>(d);
-  }
-  return n;
-}
-
 bool shape_known(const sdk::TensorDesc& t) { return t.fully_known() && !t.shape.empty(); }
+
+double element_count(const sdk::TensorDesc& t) { return static_cast<double>(t.elements()); }
 
 // A Conv's output elements each take Cin/group x kernel multiply-adds, the
 // weight's elements per output channel; a ConvTranspose's input elements
@@ -25,8 +18,8 @@ double conv_multiply_adds(const sdk::OpTask& task, bool transposed) {
   const auto& w = task.inputs[1];
   const auto& y = task.outputs[0];
   if (!shape_known(x) || !shape_known(w) || !shape_known(y) || w.shape[0] <= 0) return 0;
-  const double per_channel = shape_elements(w.shape) / static_cast<double>(w.shape[0]);
-  return shape_elements(transposed ? x.shape : y.shape) * per_channel;
+  const double per_channel = element_count(w) / static_cast<double>(w.shape[0]);
+  return element_count(transposed ? x : y) * per_channel;
 }
 
 // Each output element of a product is a dot product of K terms.
@@ -37,7 +30,7 @@ double product_multiply_adds(const sdk::OpTask& task) {
   if (!shape_known(a) || !shape_known(y)) return 0;
   int64_t k = a.shape.back();
   if (task.op_type == "Gemm" && a.shape.size() == 2 && int_attr(task.attrs, "transA", 0) != 0) k = a.shape[0];
-  return shape_elements(y.shape) * static_cast<double>(k);
+  return element_count(y) * static_cast<double>(k);
 }
 
 }  // namespace
