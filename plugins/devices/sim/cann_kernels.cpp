@@ -357,6 +357,7 @@ std::vector<OpTask> matmul(const ProfiledKernel& k, const std::vector<std::strin
     if (s[s.size() - 2] != rows && s.back() == rows) std::swap(s[s.size() - 2], s.back());
   };
   orient(a, m);
+  if (a.shape == stored_a.shape && k.inputs[0].format == "FRACTAL_NZ") a.format = "FRACTAL_NZ";  // K across column blocks
   const int64_t depth = a.shape.back();
   auto& bs = b.shape;
   if (bs[bs.size() - 2] != depth && bs.back() == depth) std::swap(bs[bs.size() - 2], bs.back());
@@ -676,6 +677,8 @@ std::vector<OpTask> row_gradient(const ProfiledKernel& k, const std::string& op_
   std::vector<TensorDesc> ins, outs;
   for (size_t i = 0; i < inputs; ++i) ins.push_back(in_plain(k, i));
   for (size_t i = 0; i < outputs; ++i) outs.push_back(plain(output(k, i)));
+  // Rows in FRACTAL_NZ lie 16 columns to a block, which the kernel works in.
+  if (nz_first_input(k)) ins[0].format = "FRACTAL_NZ";
   OpTask t = step_task(k, op_type, ins, outs);
   if (op_type != "SoftmaxCrossEntropyWithLogits") t.attrs = {{"axis", -1}};
   return {t};
@@ -969,7 +972,8 @@ const std::map<std::string, Builder>& table() {
       {"SoftmaxCrossEntropyWithLogits",
        [](const ProfiledKernel& k) { return row_gradient(k, "SoftmaxCrossEntropyWithLogits", 2, 2); }},
       {"LayerNorm", [](const ProfiledKernel& k) { return row_op(k, "LayerNormalization"); }},
-      {"LayerNormXBackpropV2", [](const ProfiledKernel& k) { return row_gradient(k, "LayerNormXBackpropV2", 5, 1); }},
+      {"LayerNormXBackpropV2",
+       [](const ProfiledKernel& k) { return row_gradient(k, "LayerNormXBackpropV2", 5, k.outputs.size() > 1 ? 2 : 1); }},
       {"ConfusionTransposeD", confusion_transpose},
       {"TransData", transdata},
       {"MaxPoolWithArgmax", max_pool},

@@ -174,6 +174,7 @@ MatMulProblem matmul_problem(const sdk::OpTask& task, const Soc& soc) {
   p.out_dtype = task.outputs.empty() ? (any_f32 ? DType::f32 : DType::f16) : task.outputs[0].dtype;
   require_cube_dtype(p.out_dtype, task.op_type, soc, true);
   p.a_constant = task.inputs[0].constant;
+  p.a_k_outer = task.inputs[0].format == "FRACTAL_NZ";
   p.b_constant = task.inputs[1].constant;
   if (gemm)
     shape_gemm(p, task);
@@ -373,7 +374,12 @@ MatMulCost MatMulModel::cost(const MatMulTiling& t) const {
   const double a_tile = static_cast<double>(mt * kp * kCubeBytes), b_tile = static_cast<double>(kp * nt * kCubeBytes);
   // A core's MTE2 port and the HBM the active cores share both bound GM reads.
   const double hbm_cycles = hbm_bytes_per_round(t, active, c.rounds) / soc_.hbm_bytes_per_cycle();
-  c.gm_to_l1 = std::max((a_tile + b_tile / p_.b_expansion) / soc_.gm_to_l1_rate, hbm_cycles) +
+  // Where A's K runs across FRACTAL_NZ column blocks and the product outgrows
+  // L2, a tile's operands come at a core's DDR share, not at L2's rate: so
+  // run the profiled chip's forward and data-gradient products (K along A's
+  // column blocks), where its weight gradients (K along the rows) run at L2's.
+  const double gm_rate = p_.a_k_outer && !operands_fit_l2_ ? soc_.ddr_rate : soc_.gm_to_l1_rate;
+  c.gm_to_l1 = std::max((a_tile + b_tile / p_.b_expansion) / gm_rate, hbm_cycles) +
                static_cast<double>(2 * k1_steps) * soc_.dma_cycles;
   c.l1_to_l0 = a_tile / soc_.l1_to_l0a_rate + b_tile / soc_.l1_to_l0b_rate +
                static_cast<double>(2 * k0_steps) * soc_.mte1_cycles;

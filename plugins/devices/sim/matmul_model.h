@@ -21,6 +21,7 @@ struct MatMulProblem {
   int64_t a_elements = 0, b_elements = 0;
   sdk::DType a_dtype = sdk::DType::f16, b_dtype = sdk::DType::f16, out_dtype = sdk::DType::f16;
   bool a_constant = false, b_constant = false;
+  bool a_k_outer = false;  // A (M x K) in FRACTAL_NZ: each 16 of K a column block of its own
   bool a_on_chip = false, b_on_chip = false, out_on_chip = false;  // kept in L2 by the strategy around the op
   // B as the cube reads it over B as GM holds it: > 1 where B is an im2col
   // of a map that load3d expands on its way from L1 to L0B (a weight

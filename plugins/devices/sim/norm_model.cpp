@@ -11,12 +11,14 @@ namespace {
 
 // Live row buffers in UB: input, output and the fp32 work row.
 constexpr int64_t kRowBuffers = 3;
+// A FRACTAL_NZ column block: 16 elements of each row.
+constexpr int64_t kNzColumns = 16;
 
 }  // namespace
 
 double NormProblem::on_chip_bytes() const {
   const double e = static_cast<double>(rows) * static_cast<double>(row);
-  return e * ((in_on_chip ? in_bytes * in_streams : 0) + (out_on_chip ? out_bytes : 0));
+  return e * ((in_on_chip ? in_bytes * in_streams : 0) + (out_on_chip ? out_bytes + second_out_bytes : 0));
 }
 
 void NormProblem::rows_along(const std::vector<int64_t>& shape, int64_t axis) {
@@ -32,7 +34,7 @@ void NormProblem::rows_along(const std::vector<int64_t>& shape, int64_t axis) {
 
 double NormProblem::gm_bytes() const {
   const double e = static_cast<double>(rows) * static_cast<double>(row);
-  return e * (in_bytes * in_streams + out_bytes) + static_cast<double>(resident_elements) * in_bytes +
+  return e * (in_bytes * in_streams + out_bytes + second_out_bytes) + static_cast<double>(resident_elements) * in_bytes +
          static_cast<double>(rows) * row_values * 4;
 }
 
@@ -46,15 +48,17 @@ NormModel::NormModel(const Soc& soc, NormProblem problem) : ProblemModel(soc, st
   require_default_fits(soc_, p_.op_type, check(space_.default_config));
 }
 
+int64_t NormModel::row_buffers() const { return kRowBuffers + p_.in_streams - 1 + (p_.second_out_bytes > 0 ? 1 : 0); }
+
 int64_t NormModel::ub_bytes(int64_t rows_per_tile, bool db) const {
   const int64_t row = align_up64(p_.row * p_.compute_bytes, kUbAlignBytes);
-  return rows_per_tile * row * (kRowBuffers + p_.in_streams - 1) * (db ? 2 : 1) +
+  return rows_per_tile * row * row_buffers() * (db ? 2 : 1) +
          align_up64(p_.resident_elements * p_.compute_bytes, kUbAlignBytes);
 }
 
 int64_t NormModel::split_chunk() const {
   // Chunks of gamma and beta ride along with each row chunk.
-  const int64_t buffers = kRowBuffers + p_.in_streams - 1 + (p_.resident_elements + p_.row - 1) / p_.row;
+  const int64_t buffers = row_buffers() + (p_.resident_elements + p_.row - 1) / p_.row;
   const int64_t budget = soc_.ub_bytes / (buffers * 2 * p_.compute_bytes);
   return std::max<int64_t>(block_elements(p_.compute_bytes), static_cast<int64_t>(std::bit_floor(static_cast<uint64_t>(std::max<int64_t>(budget, 1)))));
 }
@@ -97,6 +101,8 @@ double NormModel::row_vector_cycles(int64_t rows, int64_t row, int simple, int t
   if (p_.in_bytes != b) v += vector_cycles(soc_, VecClass::simple, n, b);
   if (p_.out_bytes != 0 && p_.out_bytes != b) v += vector_cycles(soc_, VecClass::simple, n, b);
   v += reduces * (p_.strided ? vector_cycles(soc_, VecClass::simple, n, b) : row_reduce_cycles(soc_, rows, row, b));
+  const double lane_groups = static_cast<double>(rows * ceil_div64(row, kNzColumns));
+  v += p_.lane_broadcasts * lane_groups * (1 + soc_.vector_latency_cycles);
   return v;
 }
 
@@ -106,7 +112,7 @@ double NormModel::in_cycles(double elements, int64_t active) const {
 }
 
 double NormModel::out_cycles(double elements, int64_t active) const {
-  const double b = elements * p_.out_bytes;
+  const double b = elements * (p_.out_bytes + p_.second_out_bytes);
   return ub_to_gm_cycles(soc_, b, active, p_.out_on_chip ? b : 0);
 }
 
@@ -117,7 +123,9 @@ double NormModel::row_value_cycles(int64_t rows, int64_t active) const {
 }
 
 double NormModel::hbm_cycles(double elements, int64_t active) const {
-  return hbm_share_cycles(soc_, elements * ((p_.in_on_chip ? 0 : p_.in_bytes * p_.in_streams) + (p_.out_on_chip ? 0 : p_.out_bytes)), active);
+  return hbm_share_cycles(soc_, elements * ((p_.in_on_chip ? 0 : p_.in_bytes * p_.in_streams) +
+                                            (p_.out_on_chip ? 0 : p_.out_bytes + p_.second_out_bytes)),
+                          active);
 }
 
 double NormModel::time_us(const sdk::Config& c) const {

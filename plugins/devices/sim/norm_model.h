@@ -26,6 +26,10 @@ struct NormProblem {
   int split_simple_passes = 0, split_transcendental_passes = 0;
   int64_t resident_elements = 0;  // gamma, beta: one row each, loaded once per core
   int row_values = 0;             // values per row read with its tile (a gradient's mean and invstd), fp32 each
+  // Per-row values broadcast across a FRACTAL_NZ row, whose elements lie 16
+  // to a column block: one 16-lane instruction per row per column block each.
+  int lane_broadcasts = 0;
+  int second_out_bytes = 0;  // a second map written beside the first (0: none), bytes per element
   bool in_on_chip = false, out_on_chip = false;  // kept in L2 by the strategy around the op
 
   double gm_bytes() const;
@@ -51,6 +55,8 @@ class NormModel final : public ProblemModel<NormProblem> {
  private:
   sdk::Config default_config() const;
   int64_t ub_bytes(int64_t rows_per_tile, bool db) const;
+  // Rows of the tile's size UB holds at once: each map read and written, and the fp32 work row.
+  int64_t row_buffers() const;
   // Moving `elements` of rows in and out, and their HBM share.
   double in_cycles(double elements, int64_t active) const;
   double out_cycles(double elements, int64_t active) const;

@@ -17,19 +17,25 @@ using sdk::OpTask;
 // x^ = (x - mean) * invstd, g * x^, the two row means, the difference and
 // invstd (pass one g, x^ and g * x^); the loss a softmax (max, sub, exp,
 // sum, scale) then log p, labels * log p and its sum, p - labels.
+// On FRACTAL_NZ rows TBE's layer norm gradient broadcasts four per-row
+// values across the row (mean, invstd and the two row sums' terms), each
+// 16 lanes at a time. CANN's kernel may write a second map, x^ (its
+// res_for_gamma, fp32), which LayerNormBetaGammaBackpropV2 then reads.
 struct RowOp {
   const char* op_type;
   std::vector<const char*> inputs;
   size_t outputs;
   int simple, transcendental, reduces;
   int split_simple, split_transcendental;
+  int nz_broadcasts;
+  bool second_map;
 };
 
 const std::vector<RowOp>& row_ops() {
   static const std::vector<RowOp> table = {
-      {"SoftmaxGradExt", {"dy", "y"}, 1, 3, 0, 1, 1, 0},
-      {"LayerNormXBackpropV2", {"dy", "x", "mean", "invstd", "gamma"}, 1, 8, 0, 2, 4, 0},
-      {"SoftmaxCrossEntropyWithLogits", {"logits", "labels"}, 2, 4, 2, 3, 2, 1},
+      {"SoftmaxGradExt", {"dy", "y"}, 1, 3, 0, 1, 1, 0, 0, false},
+      {"LayerNormXBackpropV2", {"dy", "x", "mean", "invstd", "gamma"}, 1, 8, 0, 2, 4, 0, 4, true},
+      {"SoftmaxCrossEntropyWithLogits", {"logits", "labels"}, 2, 4, 2, 3, 2, 1, 0, false},
   };
   return table;
 }
@@ -49,7 +55,8 @@ NormProblem training_row_problem(const OpTask& task, const Soc& soc) {
   auto bad = [&](const std::string& why) { malformed(task, why); };
   const RowOp* op = find_row_op(task.op_type);
   if (!op) not_modelled(soc, task.op_type);
-  require_signature(task, soc, op->inputs, op->outputs);
+  const bool second_map = op->second_map && task.outputs.size() == op->outputs + 1;
+  require_signature(task, soc, op->inputs, op->outputs + (second_map ? 1 : 0));
   require_known_inputs(task.inputs, task.inputs.size(), task.op_type);
   const auto& shape = task.inputs[0].shape;
   const auto rank = static_cast<int64_t>(shape.size());
@@ -76,12 +83,14 @@ NormProblem training_row_problem(const OpTask& task, const Soc& soc) {
   p.in_bytes = sdk::dtype_bytes(task.inputs[0].dtype);
   const size_t map_out = task.op_type == "SoftmaxCrossEntropyWithLogits" ? 1 : 0;
   p.out_bytes = task.outputs.size() > map_out ? sdk::dtype_bytes(task.outputs[map_out].dtype) : p.in_bytes;
-  if (p.in_bytes == 0 || p.out_bytes == 0) bad("has a tensor of undefined dtype");
+  if (second_map) p.second_out_bytes = sdk::dtype_bytes(task.outputs.back().dtype);
+  if (p.in_bytes == 0 || p.out_bytes == 0 || (second_map && p.second_out_bytes == 0)) bad("has a tensor of undefined dtype");
   p.simple_passes = op->simple;
   p.transcendental_passes = op->transcendental;
   p.row_reduces = op->reduces;
   p.split_simple_passes = op->split_simple;
   p.split_transcendental_passes = op->split_transcendental;
+  if (task.inputs[0].format == "FRACTAL_NZ") p.lane_broadcasts = op->nz_broadcasts;
   const auto on_chip = OnChip::of(task);
   p.in_on_chip = on_chip.input(0) && on_chip.input(1);
   p.out_on_chip = on_chip.output(map_out);

@@ -914,4 +914,60 @@ TEST(CannKernels, ALayerNormParameterGradientOverFractalNzSumsBothMapsColumnBloc
   EXPECT_NE(misfit.uncovered.find("FRACTAL_NZ input of its first's shape"), std::string::npos) << misfit.uncovered;
 }
 
+// A layer norm's data gradient over FRACTAL_NZ rows broadcasts four per-row
+// values across each row 16 lanes at a time, an instruction per row per
+// column block; over ND rows one instruction covers the row. CANN's kernel
+// writes x^ (fp32) beside dx, which the profile lists as a second output.
+TEST(CannKernels, ALayerNormGradientOverFractalNzBroadcastsItsRowValuesSixteenLanesAtATime) {
+  const std::string ins = "\"FRACTAL_NZ:float16:48,1024,16,16|FRACTAL_NZ:float16:48,1024,16,16|"
+                          "DefaultFormat:float:16384,1|DefaultFormat:float:16384,1|DefaultFormat:float16:768\"";
+  const auto m = modelled_kernel(only_row("dx,LayerNormXBackpropV2,29," + ins +
+                                          ",\"FRACTAL_NZ:float16:48,1024,16,16|FRACTAL_NZ:float:48,1024,16,16\",848.7\n"));
+  ASSERT_EQ(m.tasks.size(), 1u) << m.uncovered;
+  auto t = m.tasks[0];
+  EXPECT_EQ(t.inputs[0].format, "FRACTAL_NZ");
+  EXPECT_EQ(t.inputs[0].shape, (std::vector<int64_t>{16384, 768}));
+  ASSERT_EQ(t.outputs.size(), 2u);
+  EXPECT_EQ(t.outputs[1].dtype, aoe::sdk::DType::f32);
+  const auto soc = aoe::sim::load_soc("ascend910_30c");
+  const double broadcasts = 4.0 * 16384 * (768 / 16) * (1 + soc.vector_latency_cycles) / soc.ai_cores / soc.cycles_per_us();
+  const double nz = default_time(t);
+  t.inputs[0].format = "ND";
+  const double nd = default_time(t);
+  EXPECT_GT(nz - nd, 0.75 * broadcasts) << nz << " us on NZ rows, " << nd << " on ND";
+  // x^ is written too: one output less writes less.
+  t.outputs.pop_back();
+  EXPECT_LT(default_time(t), nd);
+}
+
+// A product whose A (M x K) lies in FRACTAL_NZ has each 16 of K in a column
+// block of its own; where the product outgrows L2, a tile's operands come at
+// a core's DDR share. A transposed A (a weight gradient's, K along its rows)
+// and a product that fits L2 read at L2's rate.
+TEST(CannKernels, AProductWithKAcrossColumnBlocksOutgrowingL2ReadsAtTheDdrRate) {
+  const auto forward = modelled_kernel(only_row(kMatMul));
+  ASSERT_EQ(forward.tasks.size(), 1u) << forward.uncovered;
+  auto t = forward.tasks[0];
+  EXPECT_EQ(t.inputs[0].format, "FRACTAL_NZ");
+  const double k_across = default_time(t);
+  t.inputs[0].format = "ND";
+  EXPECT_GT(k_across, 2 * default_time(t));
+
+  const auto dw = modelled_kernel(only_row(
+      "dw,MatMul,24,\"FRACTAL_NZ:float:48,1024,16,16|FRACTAL_NZ:float:192,1024,16,16\",\"FRACTAL_NZ:float:192,48,16,16\",459.3\n"));
+  ASSERT_EQ(dw.tasks.size(), 1u) << dw.uncovered;
+  EXPECT_EQ(dw.tasks[0].inputs[0].shape, (std::vector<int64_t>{768, 16384}));
+  EXPECT_NE(dw.tasks[0].inputs[0].format, "FRACTAL_NZ");
+
+  // 1024 x 768 by 768 x 768: 3.6 MB in all, within L2.
+  const auto small = modelled_kernel(only_row(
+      "fc,MatMul,30,\"FRACTAL_NZ:float:48,64,16,16|FRACTAL_NZ:float:48,48,16,16\",\"FRACTAL_NZ:float:48,64,16,16\",20.0\n"));
+  ASSERT_EQ(small.tasks.size(), 1u) << small.uncovered;
+  auto s = small.tasks[0];
+  EXPECT_EQ(s.inputs[0].format, "FRACTAL_NZ");
+  const double nz = default_time(s);
+  s.inputs[0].format = "ND";
+  EXPECT_DOUBLE_EQ(nz, default_time(s));
+}
+
 }  // namespace
