@@ -21,6 +21,7 @@ sdk::OpTask batch_matmul_as_matmul(const sdk::OpTask& task) {
     const int64_t adj = attr_int(task.attrs, flags[i], 0);
     if (adj != 0 && adj != 1) bad(std::string(flags[i]) + " must be 0 or 1");
     if (adj) std::swap(s[s.size() - 2], s.back());
+    if (adj && i == 0) t.inputs[0].format = "ND";  // K along a's stored rows, not across its column blocks
   }
   const auto& a = t.inputs[0].shape;
   const auto& b = t.inputs[1].shape;

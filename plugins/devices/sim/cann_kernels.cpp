@@ -348,6 +348,7 @@ std::vector<OpTask> reduction(const ProfiledKernel& k) {
 std::vector<OpTask> matmul(const ProfiledKernel& k, const std::vector<std::string>& fused,
                            const std::string& op_type = "MatMul") {
   TensorDesc a = cube_operand(input(k, 0)), b = cube_operand(input(k, 1));
+  if (k.inputs[0].format == "FRACTAL_NZ") a.format = "FRACTAL_NZ";  // A's columns in blocks of 16
   const TensorDesc stored_a = a, stored_b = b;
   const TensorDesc out = output(k, 0);
   if (a.shape.size() < 2 || b.shape.size() < 2 || out.shape.size() < 2) misfit("a product of fewer than 2 dims");
@@ -357,7 +358,7 @@ std::vector<OpTask> matmul(const ProfiledKernel& k, const std::vector<std::strin
     if (s[s.size() - 2] != rows && s.back() == rows) std::swap(s[s.size() - 2], s.back());
   };
   orient(a, m);
-  if (a.shape == stored_a.shape && k.inputs[0].format == "FRACTAL_NZ") a.format = "FRACTAL_NZ";  // K across column blocks
+  if (a.shape != stored_a.shape) a.format = "ND";  // K along the stored rows
   const int64_t depth = a.shape.back();
   auto& bs = b.shape;
   if (bs[bs.size() - 2] != depth && bs.back() == depth) std::swap(bs[bs.size() - 2], bs.back());

@@ -374,11 +374,13 @@ MatMulCost MatMulModel::cost(const MatMulTiling& t) const {
   const double a_tile = static_cast<double>(mt * kp * kCubeBytes), b_tile = static_cast<double>(kp * nt * kCubeBytes);
   // A core's MTE2 port and the HBM the active cores share both bound GM reads.
   const double hbm_cycles = hbm_bytes_per_round(t, active, c.rounds) / soc_.hbm_bytes_per_cycle();
-  // Where A's K runs across FRACTAL_NZ column blocks and the product outgrows
+  // Where A's K runs across FRACTAL_NZ column blocks and one product outgrows
   // L2, a tile's operands come at a core's DDR share, not at L2's rate: so
   // run the profiled chip's forward and data-gradient products (K along A's
   // column blocks), where its weight gradients (K along the rows) run at L2's.
-  const double gm_rate = p_.a_k_outer && !operands_fit_l2_ ? soc_.ddr_rate : soc_.gm_to_l1_rate;
+  // A batch of small products (attention's) reads each matrix whole.
+  const bool ddr_bound = p_.a_k_outer && p_.batch == 1 && !operands_fit_l2_;
+  const double gm_rate = ddr_bound ? soc_.ddr_rate : soc_.gm_to_l1_rate;
   c.gm_to_l1 = std::max((a_tile + b_tile / p_.b_expansion) / gm_rate, hbm_cycles) +
                static_cast<double>(2 * k1_steps) * soc_.dma_cycles;
   c.l1_to_l0 = a_tile / soc_.l1_to_l0a_rate + b_tile / soc_.l1_to_l0b_rate +

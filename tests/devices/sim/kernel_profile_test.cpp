@@ -968,6 +968,17 @@ TEST(CannKernels, AProductWithKAcrossColumnBlocksOutgrowingL2ReadsAtTheDdrRate) 
   const double nz = default_time(s);
   s.inputs[0].format = "ND";
   EXPECT_DOUBLE_EQ(nz, default_time(s));
+
+  // Attention's batch of 1536 products, 128 x 64 by 64 x 128, 75 MB in all.
+  const auto heads = modelled_kernel(only_row(
+      "qk,BatchMatMul,30,\"FRACTAL_NZ:float:128,12,4,8,16,16|FRACTAL_NZ:float:128,12,4,8,16,16\","
+      "\"FRACTAL_NZ:float:128,12,8,8,16,16\",92.1\n"));
+  ASSERT_EQ(heads.tasks.size(), 1u) << heads.uncovered;
+  auto h = heads.tasks[0];
+  EXPECT_EQ(h.inputs[0].format, "FRACTAL_NZ");
+  const double batched = default_time(h);
+  h.inputs[0].format = "ND";
+  EXPECT_DOUBLE_EQ(batched, default_time(h));
 }
 
 }  // namespace
