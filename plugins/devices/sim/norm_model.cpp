@@ -4,6 +4,7 @@
 #include <bit>
 
 #include "aoe/sdk/error.h"
+#include "cube_fractal.h"
 #include "vector_model.h"
 
 namespace aoe::sim {
@@ -11,14 +12,12 @@ namespace {
 
 // Live row buffers in UB: input, output and the fp32 work row.
 constexpr int64_t kRowBuffers = 3;
-// A FRACTAL_NZ column block: 16 elements of each row.
-constexpr int64_t kNzColumns = 16;
 
 }  // namespace
 
 double NormProblem::on_chip_bytes() const {
   const double e = static_cast<double>(rows) * static_cast<double>(row);
-  return e * ((in_on_chip ? in_bytes * in_streams : 0) + (out_on_chip ? out_bytes + second_out_bytes : 0));
+  return e * ((in_on_chip ? in_bytes * in_streams : 0) + (out_on_chip ? written_bytes() : 0));
 }
 
 void NormProblem::rows_along(const std::vector<int64_t>& shape, int64_t axis) {
@@ -34,7 +33,7 @@ void NormProblem::rows_along(const std::vector<int64_t>& shape, int64_t axis) {
 
 double NormProblem::gm_bytes() const {
   const double e = static_cast<double>(rows) * static_cast<double>(row);
-  return e * (in_bytes * in_streams + out_bytes + second_out_bytes) + static_cast<double>(resident_elements) * in_bytes +
+  return e * (in_bytes * in_streams + written_bytes()) + static_cast<double>(resident_elements) * in_bytes +
          static_cast<double>(rows) * row_values * 4;
 }
 
@@ -101,7 +100,7 @@ double NormModel::row_vector_cycles(int64_t rows, int64_t row, int simple, int t
   if (p_.in_bytes != b) v += vector_cycles(soc_, VecClass::simple, n, b);
   if (p_.out_bytes != 0 && p_.out_bytes != b) v += vector_cycles(soc_, VecClass::simple, n, b);
   v += reduces * (p_.strided ? vector_cycles(soc_, VecClass::simple, n, b) : row_reduce_cycles(soc_, rows, row, b));
-  const double lane_groups = static_cast<double>(rows * ceil_div64(row, kNzColumns));
+  const double lane_groups = static_cast<double>(rows * fractals(row));  // FRACTAL_NZ column blocks per row
   v += p_.lane_broadcasts * lane_groups * (1 + soc_.vector_latency_cycles);
   return v;
 }
@@ -112,7 +111,7 @@ double NormModel::in_cycles(double elements, int64_t active) const {
 }
 
 double NormModel::out_cycles(double elements, int64_t active) const {
-  const double b = elements * (p_.out_bytes + p_.second_out_bytes);
+  const double b = elements * p_.written_bytes();
   return ub_to_gm_cycles(soc_, b, active, p_.out_on_chip ? b : 0);
 }
 
@@ -124,7 +123,7 @@ double NormModel::row_value_cycles(int64_t rows, int64_t active) const {
 
 double NormModel::hbm_cycles(double elements, int64_t active) const {
   return hbm_share_cycles(soc_, elements * ((p_.in_on_chip ? 0 : p_.in_bytes * p_.in_streams) +
-                                            (p_.out_on_chip ? 0 : p_.out_bytes + p_.second_out_bytes)),
+                                            (p_.out_on_chip ? 0 : p_.written_bytes())),
                           active);
 }
 

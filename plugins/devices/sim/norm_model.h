@@ -33,6 +33,7 @@ struct NormProblem {
   bool in_on_chip = false, out_on_chip = false;  // kept in L2 by the strategy around the op
 
   double gm_bytes() const;
+  int written_bytes() const { return out_bytes + second_out_bytes; }  // per element of the rows
   double on_chip_bytes() const;
   // Rows along `axis` of `shape`: the dims after it run across each row.
   void rows_along(const std::vector<int64_t>& shape, int64_t axis);

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <utility>
 
 #include "aoe/sdk/error.h"
 #include "cann_kernels.h"
@@ -487,6 +488,13 @@ double default_time(const aoe::sdk::OpTask& t) {
   return model->time_us(model->space().default_config);
 }
 
+// A task's time as given, and with its first input in ND.
+std::pair<double, double> given_and_nd_times(aoe::sdk::OpTask t) {
+  const double given = default_time(t);
+  t.inputs[0].format = "ND";
+  return {given, default_time(t)};
+}
+
 aoe::sdk::TensorDesc desc(std::vector<int64_t> shape, aoe::sdk::DType dtype, const std::string& format = "ND") {
   aoe::sdk::TensorDesc t;
   t.shape = std::move(shape);
@@ -931,10 +939,9 @@ TEST(CannKernels, ALayerNormGradientOverFractalNzBroadcastsItsRowValuesSixteenLa
   EXPECT_EQ(t.outputs[1].dtype, aoe::sdk::DType::f32);
   const auto soc = aoe::sim::load_soc("ascend910_30c");
   const double broadcasts = 4.0 * 16384 * (768 / 16) * (1 + soc.vector_latency_cycles) / soc.ai_cores / soc.cycles_per_us();
-  const double nz = default_time(t);
-  t.inputs[0].format = "ND";
-  const double nd = default_time(t);
+  const auto [nz, nd] = given_and_nd_times(t);
   EXPECT_GT(nz - nd, 0.75 * broadcasts) << nz << " us on NZ rows, " << nd << " on ND";
+  t.inputs[0].format = "ND";
   // x^ is written too: one output less writes less.
   t.outputs.pop_back();
   EXPECT_LT(default_time(t), nd);
@@ -947,11 +954,9 @@ TEST(CannKernels, ALayerNormGradientOverFractalNzBroadcastsItsRowValuesSixteenLa
 TEST(CannKernels, AProductWithKAcrossColumnBlocksOutgrowingL2ReadsAtTheDdrRate) {
   const auto forward = modelled_kernel(only_row(kMatMul));
   ASSERT_EQ(forward.tasks.size(), 1u) << forward.uncovered;
-  auto t = forward.tasks[0];
-  EXPECT_EQ(t.inputs[0].format, "FRACTAL_NZ");
-  const double k_across = default_time(t);
-  t.inputs[0].format = "ND";
-  EXPECT_GT(k_across, 2 * default_time(t));
+  EXPECT_EQ(forward.tasks[0].inputs[0].format, "FRACTAL_NZ");
+  const auto [k_across, nd] = given_and_nd_times(forward.tasks[0]);
+  EXPECT_GT(k_across, 2 * nd);
 
   const auto dw = modelled_kernel(only_row(
       "dw,MatMul,24,\"FRACTAL_NZ:float:48,1024,16,16|FRACTAL_NZ:float:192,1024,16,16\",\"FRACTAL_NZ:float:192,48,16,16\",459.3\n"));
@@ -963,22 +968,18 @@ TEST(CannKernels, AProductWithKAcrossColumnBlocksOutgrowingL2ReadsAtTheDdrRate) 
   const auto small = modelled_kernel(only_row(
       "fc,MatMul,30,\"FRACTAL_NZ:float:48,64,16,16|FRACTAL_NZ:float:48,48,16,16\",\"FRACTAL_NZ:float:48,64,16,16\",20.0\n"));
   ASSERT_EQ(small.tasks.size(), 1u) << small.uncovered;
-  auto s = small.tasks[0];
-  EXPECT_EQ(s.inputs[0].format, "FRACTAL_NZ");
-  const double nz = default_time(s);
-  s.inputs[0].format = "ND";
-  EXPECT_DOUBLE_EQ(nz, default_time(s));
+  EXPECT_EQ(small.tasks[0].inputs[0].format, "FRACTAL_NZ");
+  const auto [small_nz, small_nd] = given_and_nd_times(small.tasks[0]);
+  EXPECT_DOUBLE_EQ(small_nz, small_nd);
 
   // Attention's batch of 1536 products, 128 x 64 by 64 x 128, 75 MB in all.
   const auto heads = modelled_kernel(only_row(
       "qk,BatchMatMul,30,\"FRACTAL_NZ:float:128,12,4,8,16,16|FRACTAL_NZ:float:128,12,4,8,16,16\","
       "\"FRACTAL_NZ:float:128,12,8,8,16,16\",92.1\n"));
   ASSERT_EQ(heads.tasks.size(), 1u) << heads.uncovered;
-  auto h = heads.tasks[0];
-  EXPECT_EQ(h.inputs[0].format, "FRACTAL_NZ");
-  const double batched = default_time(h);
-  h.inputs[0].format = "ND";
-  EXPECT_DOUBLE_EQ(batched, default_time(h));
+  EXPECT_EQ(heads.tasks[0].inputs[0].format, "FRACTAL_NZ");
+  const auto [heads_nz, heads_nd] = given_and_nd_times(heads.tasks[0]);
+  EXPECT_DOUBLE_EQ(heads_nz, heads_nd);
 }
 
 }  // namespace
