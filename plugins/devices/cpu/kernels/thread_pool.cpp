@@ -29,12 +29,15 @@ constexpr int64_t kClaimsPerThread = 4;
 
 // Moves the calling thread onto `cpu`, then gives it back every CPU of
 // `allowed`: the OS stays free to move it later, but it starts where asked.
-void start_on(int cpu, const cpu_set_t& allowed) {
+// Returns the CPU it ran on while held to `cpu` alone, -1 if it could not be.
+int start_on(int cpu, const cpu_set_t& allowed) {
   cpu_set_t one;
   CPU_ZERO(&one);
   CPU_SET(cpu, &one);
-  if (pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0)
-    pthread_setaffinity_np(pthread_self(), sizeof allowed, &allowed);
+  if (pthread_setaffinity_np(pthread_self(), sizeof one, &one) != 0) return -1;
+  const int ran_on = sched_getcpu();
+  pthread_setaffinity_np(pthread_self(), sizeof allowed, &allowed);
+  return ran_on;
 }
 
 }  // namespace
@@ -45,7 +48,7 @@ int available_threads() {
   return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
 }
 
-ThreadPool::ThreadPool(int threads) {
+ThreadPool::ThreadPool(int threads) : started_on_(static_cast<size_t>(std::max(1, threads))) {
   // A new thread starts on its creator's CPU, and the OS may leave the two
   // sharing it for tens of milliseconds (seen on a 2-vCPU VM: a two-thread
   // model run's first 20-40 regions at one thread's speed, or slower). Each
@@ -55,13 +58,15 @@ ThreadPool::ThreadPool(int threads) {
   if (sched_getaffinity(0, sizeof allowed, &allowed) == 0)
     for (int c = 0; c < CPU_SETSIZE; ++c)
       if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
-  const auto creator = std::find(cpus.begin(), cpus.end(), sched_getcpu());
+  for (auto& c : started_on_) c.store(-1, std::memory_order_relaxed);
+  creator_cpu_ = sched_getcpu();
+  const auto creator = std::find(cpus.begin(), cpus.end(), creator_cpu_);
   const bool apart = creator != cpus.end() && threads <= static_cast<int>(cpus.size());
   const auto first = creator - cpus.begin();
   for (int id = 1; id < std::max(1, threads); ++id) {
     const int cpu = apart ? cpus[static_cast<size_t>(first + id) % cpus.size()] : -1;
     workers_.emplace_back([this, id, cpu, allowed] {
-      if (cpu >= 0) start_on(cpu, allowed);
+      if (cpu >= 0) started_on_[static_cast<size_t>(id)].store(start_on(cpu, allowed), std::memory_order_release);
       work(id);
     });
   }

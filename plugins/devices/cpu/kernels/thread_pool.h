@@ -39,6 +39,12 @@ class ThreadPool {
   // Workers asleep now, waiting for a region.
   int sleeping_workers();
 
+  // The CPU the creating thread ran on when the pool was made, and the one
+  // worker `id` (1..size()-1) was moved to as it started; -1 where the pool
+  // left the OS to place it, or (for a worker) it has not started yet.
+  int creator_cpu() const { return creator_cpu_; }
+  int started_on(int id) const { return started_on_[static_cast<size_t>(id)].load(std::memory_order_acquire); }
+
  private:
   struct Region {
     const std::function<void(int64_t, int)>* body = nullptr;
@@ -51,6 +57,8 @@ class ThreadPool {
   void take_tasks(const Region& region, int id);
 
   std::vector<std::thread> workers_;
+  int creator_cpu_ = -1;
+  std::vector<std::atomic<int>> started_on_;  // by worker id; [0] is the caller's, unused
   std::mutex mutex_;  // guards region_ and sleepers_
   std::condition_variable wake_;
   Region region_;
