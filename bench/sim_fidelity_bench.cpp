@@ -234,6 +234,7 @@ constexpr Constant kFitted[] = {
     {"vector_latency_cycles", &aoe::sim::Soc::vector_latency_cycles},
     {"transcendental_latency_cycles", &aoe::sim::Soc::transcendental_latency_cycles},
     {"transcendental_elems_per_cycle", &aoe::sim::Soc::transcendental_elems_per_cycle},
+    {"index_cycles", &aoe::sim::Soc::index_cycles},
 };
 
 // Mean squared log of modelled / measured over the kernels the SoC models.

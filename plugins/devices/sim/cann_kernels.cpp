@@ -718,9 +718,9 @@ std::vector<OpTask> atomic_clean(const ProfiledKernel& k) {
 }
 
 // A data mover as a one-pass elementwise kernel over what it moves: a
-// concat, a split, a pad, a tile, a fill, a nearest resize or a segment sum
-// the larger of what it reads and what it writes; a slice or a gather
-// (`picks`) only what it writes, the part of its input it reads.
+// concat, a split, a pad, a tile, a fill or a nearest resize the larger of
+// what it reads and what it writes; a slice (`picks`) only what it writes,
+// the part of its input it reads.
 std::vector<OpTask> copy_kernel(const ProfiledKernel& k, bool picks) {
   int64_t read = 0, written = 0;
   for (size_t i = 0; i < k.inputs.size(); ++i) read += input(k, i).elements();
@@ -866,6 +866,34 @@ std::vector<OpTask> slice_gradient(const ProfiledKernel& k) {
 }
 const Builder picks = [](const ProfiledKernel& k) { return copy_kernel(k, true); };
 
+// Whether `lead`'s dims begin `t`'s.
+bool leads(const std::vector<int64_t>& lead, const std::vector<int64_t>& t) {
+  return !lead.empty() && lead.size() <= t.size() && std::equal(lead.begin(), lead.end(), t.begin());
+}
+
+// Gather (GatherV2) of a table's rows by an index each, on axis 0 as a
+// step's embedding lookups run: ONNX's Gather, which pays the scalar unit's
+// turn per index. A row whose shapes are not such a gather is timed as the
+// copy of what it writes.
+std::vector<OpTask> gather_rows(const ProfiledKernel& k) {
+  if (k.inputs.size() < 2 || k.outputs.empty()) return copy_kernel(k, true);
+  const TensorDesc table = in_plain(k, 0), ids = in_plain(k, 1), y = largest_output(k);
+  if (table.shape.empty() || y.elements() != ids.elements() * (table.elements() / std::max<int64_t>(1, table.shape[0])))
+    return copy_kernel(k, true);
+  OpTask t = step_task(k, "Gather", {table, ids}, {y});
+  t.attrs = {{"axis", 0}};
+  return {t};
+}
+
+// UnsortedSegmentSum: each row of x added into the output row its id names.
+// A row whose ids do not lead x's dims is timed as a copy.
+std::vector<OpTask> segment_sum(const ProfiledKernel& k) {
+  if (k.inputs.size() < 2 || k.outputs.empty()) return copy_kernel(k, false);
+  const TensorDesc x = in_plain(k, 0), ids = in_plain(k, 1);
+  if (!leads(ids.shape, x.shape)) return copy_kernel(k, false);
+  return {step_task(k, "UnsortedSegmentSum", {x, ids}, {largest_output(k)})};
+}
+
 // CANN's op types, the fusions of a training step included. The step's
 // kernels count their vector instructions where they are modelled
 // (training_vector_ops.cpp); the elementwise ones carry theirs in
@@ -923,8 +951,8 @@ const std::map<std::string, Builder>& table() {
        }},
       // Data movers and fills (copy_kernel for those that read more or less than they write).
       {"StridedSlice", picks},
-      {"Gather", picks},
-      {"UnsortedSegmentSum", moves},
+      {"Gather", gather_rows},
+      {"UnsortedSegmentSum", segment_sum},
       {"AtomicAddrClean", atomic_clean},
       {"LambApplyOptimizerAssign",
        [](const ProfiledKernel& k) {
@@ -1045,8 +1073,8 @@ const std::map<std::string, Builder>& table() {
       {"ExpandD", moves},
       {"BroadcastToD", moves},
       {"Fill", moves},
-      {"GatherV2", picks},
-      {"GatherV2D", picks},
+      {"GatherV2", gather_rows},
+      {"GatherV2D", gather_rows},
       {"ResizeNearestNeighborV2", moves},
       {"ResizeNearestNeighborV2D", moves},
       {"Identity", moves},

@@ -18,7 +18,7 @@ using Shape = std::vector<int64_t>;
 const std::set<std::string> kOps = {"Concat", "Split", "Slice", "Pad", "Gather", "Resize", "Tile", "Expand",
                                     "DepthToSpace", "SpaceToDepth", "GatherElements", "GatherND",
                                     "ScatterND",    "ScatterElements", "Scatter", "Upsample", "ReverseSequence",
-                                    "Compress",     "GridSample", "RoiAlign", "MaxUnpool", "NonZero"};
+                                    "Compress",     "GridSample", "RoiAlign", "MaxUnpool", "NonZero", "UnsortedSegmentSum"};
 
 
 std::string text(const Shape& s) {
@@ -138,8 +138,32 @@ void gather(const sdk::OpTask& task, DataMoveProblem& p) {
                   text(indices) + " on axis " + std::to_string(axis) + " is " + text(out));
   count(task, data);
   p.out_elements = count(task, out);
+  // Each index picks a row in every slice before the axis.
+  const Shape before(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(axis));
+  const auto picks = sdk::checked_mul(count(task, indices), count(task, before));
+  if (!picks) malformed(task, "picks more rows than a 64-bit count holds");
+  p.indices = *picks;
   p.in_elements = p.out_elements + count(task, indices);
   p.in_run = p.out_run = std::max<int64_t>(1, product(data, axis + 1, data.size()));
+}
+
+// CANN's UnsortedSegmentSum: each row of `x` (the dims after the ids')
+// added into the output row its id names, atomically (the output was
+// cleared before); ids outside [0, segments) are dropped.
+void segment_sum(const sdk::OpTask& task, DataMoveProblem& p) {
+  require_known_inputs(task.inputs, 2, "UnsortedSegmentSum");
+  const Shape& x = task.inputs[0].shape;
+  const Shape& ids = task.inputs[1].shape;
+  if (ids.empty() || ids.size() > x.size() || !std::equal(ids.begin(), ids.end(), x.begin()))
+    malformed(task, "segment ids " + text(ids) + " must be the leading dims of x " + text(x));
+  const Shape& out = output_shape(task);
+  const int64_t row = product(x, ids.size(), x.size());
+  if (out.empty() || count(task, out) != out[0] * row)
+    malformed(task, "output " + text(out) + " is not segments x the rows of x " + text(x));
+  p.indices = count(task, ids);
+  p.out_elements = count(task, x);
+  p.in_elements = p.out_elements + p.indices;
+  p.in_run = p.out_run = std::max<int64_t>(1, row);
 }
 
 // Tile and Expand read each source row once and write it out as often as it repeats.
@@ -175,6 +199,7 @@ void gather_elements(const sdk::OpTask& task, DataMoveProblem& p) {
   if (data.empty() || indices.size() != data.size()) malformed(task, "indices " + text(indices) + " need the rank of data " + text(data));
   count(task, data);
   p.out_elements = count(task, indices);
+  p.indices = p.out_elements;
   p.in_elements = 2 * p.out_elements;  // the data element and its index
   p.in_run = 1;
   p.out_run = std::max<int64_t>(1, indices.back());
@@ -197,6 +222,7 @@ void gather_nd(const sdk::OpTask& task, DataMoveProblem& p) {
   const int64_t tuples = count(task, Shape(indices.begin(), indices.end() - 1));
   count(task, data);
   p.out_elements = count(task, {tuples, slice});
+  p.indices = tuples;
   p.in_elements = p.out_elements + tuples * k;
   p.in_run = p.out_run = std::max<int64_t>(1, slice);
 }
@@ -234,6 +260,7 @@ void scatter(const sdk::OpTask& task, DataMoveProblem& p) {
     malformed(task, "updates " + text(updates) + " and indices " + text(indices) + " differ in shape");
   }
   const bool reduces = task.attrs.value("reduction", std::string("none")) != "none";
+  p.indices = u / run;
   p.out_elements = d + u;
   p.in_elements = d + u + index_values + (reduces ? u : 0);
   p.in_run = p.out_run = scatter_run(d, data.back(), u, run);
@@ -414,6 +441,7 @@ DataMoveProblem data_move_problem(const sdk::OpTask& task, const Soc& soc) {
   else if (task.op_type == "RoiAlign") roi_align(task, p);
   else if (task.op_type == "MaxUnpool") max_unpool(task, p);
   else if (task.op_type == "NonZero") non_zero(task, p);
+  else if (task.op_type == "UnsortedSegmentSum") segment_sum(task, p);
   else resize(task, p, soc);
   if (p.out_elements == 0) malformed(task, "has an empty output");
   return with_stream_on_chip(task, p);
@@ -434,12 +462,13 @@ int64_t DataMoveModel::ub_bytes(int64_t ub_factor, bool db) const {
   return align_up64(ub_factor * p_.bytes, kUbAlignBytes) * buffers * (db ? 2 : 1);
 }
 
-// Every core with a 32 KiB share, db on, the biggest tile that fits and no
-// bigger than a core's slice.
+// Every core with a 32 KiB share (or, following indices, an index of its
+// own: each is a turn of a core's scalar unit), db on, the biggest tile that
+// fits and no bigger than a core's slice.
 sdk::Config DataMoveModel::default_config() const {
   const int64_t blocks = ceil_div64(p_.out_elements, block_elements(p_.bytes));
-  const int64_t cores =
-      std::clamp<int64_t>(p_.out_elements * p_.bytes / (32 << 10), 1, std::min<int64_t>(soc_.ai_cores, blocks));
+  const int64_t cores = std::clamp<int64_t>(std::max(p_.out_elements * p_.bytes / (32 << 10), p_.indices), 1,
+                                            std::min<int64_t>(soc_.ai_cores, blocks));
   const int64_t slice = ceil_div64(p_.out_elements, cores);
   const auto& ub = space_.knobs[kUbFactor];
   int64_t factor = largest_fitting(ub, [&](int64_t f) { return ub_bytes(f, true) <= soc_.ub_bytes; });
@@ -479,8 +508,10 @@ double DataMoveModel::time_us(const sdk::Config& c) const {
   };
   const auto [in_bytes, in_issue] = moved(static_cast<double>(tile) * read_ratio, p_.in_run);
   const auto [out_bytes, out_issue] = moved(static_cast<double>(tile), p_.out_run);
+  // The indices a tile's rows follow, each the scalar unit's turn.
+  const double index_turns = static_cast<double>(p_.indices) * static_cast<double>(tile) / static_cast<double>(p_.out_elements);
   TileStages s;
-  s.in = gm_to_ub_cycles(soc_, in_bytes, active, p_.in_on_chip ? in_bytes : 0) + in_issue;
+  s.in = gm_to_ub_cycles(soc_, in_bytes, active, p_.in_on_chip ? in_bytes : 0) + in_issue + index_turns * soc_.index_cycles;
   s.out = ub_to_gm_cycles(soc_, out_bytes, active, p_.out_on_chip ? out_bytes : 0) + out_issue;
   s.hbm = hbm_share_cycles(soc_, (p_.in_on_chip ? 0 : in_bytes) + (p_.out_on_chip ? 0 : out_bytes), active);
   s.vec = p_.simple_passes * vector_cycles(soc_, VecClass::simple, tile, p_.bytes);

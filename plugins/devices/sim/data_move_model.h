@@ -1,11 +1,13 @@
 // Ops that move data without arithmetic, or with a few taps per output
 // element: Concat, Split, Slice, Pad, Gather, Resize (nearest, linear,
 // cubic), Tile, Expand, DepthToSpace, SpaceToDepth, GatherElements,
-// GatherND, the scatters (ScatterND, ScatterElements, Scatter),
-// ReverseSequence, Compress, GridSample, RoiAlign, MaxUnpool and NonZero.
+// GatherND, the scatters (ScatterND, ScatterElements, Scatter), CANN's
+// UnsortedSegmentSum, ReverseSequence, Compress, GridSample, RoiAlign,
+// MaxUnpool and NonZero.
 // Each core streams its share of the output through UB in tiles; reads and
 // writes leave GM in contiguous runs whose length the op's shapes fix, so
-// short runs pay whole 32 B blocks and an issue cost each.
+// short runs pay whole 32 B blocks and an issue cost each. A kernel moving a
+// row per index also pays the scalar unit's turn per index (index_cycles).
 #pragma once
 
 #include <cstdint>
@@ -24,6 +26,7 @@ struct DataMoveProblem {
   int64_t in_run = 1;        // contiguous elements per read burst
   int64_t out_run = 1;       // contiguous elements per write burst
   int simple_passes = 0;     // vector passes over each output tile (Resize's taps)
+  int64_t indices = 0;       // indices the scalar unit follows, a row (or element) moved per index
   int bytes = 2;
   bool in_on_chip = false, out_on_chip = false;  // kept in L2 by the strategy around the op
 

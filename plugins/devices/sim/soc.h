@@ -39,6 +39,10 @@ struct Soc {
   double mmad_cycles = 0;      // per mmad issue
   double vector_latency_cycles = 0;
   double transcendental_latency_cycles = 0;
+  // The scalar unit's turn per index of a kernel that follows one per row
+  // (a gather, a scatter, a segment sum): read it from UB, form the row's
+  // address, issue its copy.
+  double index_cycles = 0;
 
   double cycles_per_us() const { return clock_ghz * 1e3; }
   // A kernel's fixed cost when it launches `blocks` blocks.

@@ -55,6 +55,14 @@ class SocReader {
     if (!(out >= 0)) fail_key(key, "must be >= 0");
   }
 
+  // A cost the first SoC files lacked: absent, it is zero (not known), as
+  // a file written before it was modelled meant.
+  void cost_if_given(const char* key, double& out) {
+    const YAML::Node& root = root_;
+    if (root[key]) cost(key, out);
+    else out = 0;
+  }
+
   void reject_unknown_keys() const {
     for (const auto& entry : root_) {
       const auto key = entry.first.as<std::string>();
@@ -161,6 +169,7 @@ Soc load_soc_file(const fs::path& file) {
   r.cost("mmad_cycles", s.mmad_cycles);
   r.cost("vector_latency_cycles", s.vector_latency_cycles);
   r.cost("transcendental_latency_cycles", s.transcendental_latency_cycles);
+  r.cost_if_given("index_cycles", s.index_cycles);
   r.reject_unknown_keys();
 
   // Files are looked up by name, so a file named after another target would

@@ -12,6 +12,7 @@
 #include "aoe/sdk/error.h"
 #include "cann_kernels.h"
 #include "child_process.h"
+#include "data_move_model.h"
 #include "kernel_profile.h"
 #include "op_model.h"
 #include "reduce_model.h"
@@ -749,7 +750,11 @@ TEST(CannKernels, OtherModelsKernelsMapToTheSimulatorsModels) {
   // A concat moves all it writes; a split all it reads; a gather the rows it picks, not the table.
   EXPECT_EQ(by_type["ConcatD"].tasks[0].inputs[0].elements(), int64_t{32} * 24 * 16 * 13 * 13);
   EXPECT_EQ(by_type["SplitD"].tasks[0].inputs[0].elements(), int64_t{4096} * 2304);
-  EXPECT_EQ(by_type["GatherV2"].tasks[0].inputs[0].elements(), int64_t{4096} * 768);
+  const auto& gather = by_type["GatherV2"].tasks[0];
+  EXPECT_EQ(gather.op_type, "Gather");
+  const auto picked = aoe::sim::data_move_problem(gather, aoe::sim::load_soc("ascend910_30c"));
+  EXPECT_EQ(picked.out_elements, int64_t{4096} * 768);
+  EXPECT_EQ(picked.indices, 4096);
   // Adam reads the weight, its moments and the gradient; the scalars are folded.
   ASSERT_EQ(by_type["ApplyAdamD"].tasks[0].inputs.size(), 4u);
   EXPECT_EQ(by_type["ApplyAdamD"].tasks[0].op_type, "ApplyAdam");
@@ -980,6 +985,56 @@ TEST(CannKernels, AProductWithKAcrossColumnBlocksOutgrowingL2ReadsAtTheDdrRate) 
   EXPECT_EQ(heads.tasks[0].inputs[0].format, "FRACTAL_NZ");
   const auto [heads_nz, heads_nd] = given_and_nd_times(heads.tasks[0]);
   EXPECT_DOUBLE_EQ(heads_nz, heads_nd);
+}
+
+
+// A profile row's default time on the 30-core 910 with `index_cycles` as given.
+double time_with_index_cycles(const aoe::sdk::OpTask& t, double index_cycles) {
+  aoe::sim::Soc soc = aoe::sim::load_soc("ascend910_30c");
+  soc.index_cycles = index_cycles;
+  const auto model = aoe::sim::op_model(soc, t);
+  return model->time_us(model->space().default_config);
+}
+
+// A gather and a segment sum follow an index per row: each index is a turn
+// of a core's scalar unit (read it, form the row's address, issue the copy),
+// so narrow rows cost their indices, not their bytes (DeepFM's lookups of
+// one value per id: 468000 indices, 847 us measured). The indices spread
+// over every core, however little they move.
+TEST(CannKernels, AGatherAndASegmentSumPayAScalarTurnPerIndex) {
+  const auto lookup = modelled_kernel(only_row(
+      "g,Gather,30,\"DefaultFormat:float:184965,1|DefaultFormat:int32:12000,39\",\"DefaultFormat:float:12000,39,1\",847.9\n"));
+  ASSERT_EQ(lookup.tasks.size(), 1u) << lookup.uncovered;
+  const auto& g = lookup.tasks[0];
+  EXPECT_EQ(g.op_type, "Gather");
+  const aoe::sim::Soc soc = aoe::sim::load_soc("ascend910_30c");
+  const double per_core = 12000.0 * 39 / soc.ai_cores;
+  const double turns_us = per_core * soc.index_cycles / soc.cycles_per_us();
+  EXPECT_GT(time_with_index_cycles(g, soc.index_cycles), turns_us);
+  EXPECT_GT(time_with_index_cycles(g, soc.index_cycles) - time_with_index_cycles(g, 0), 0.9 * turns_us);
+
+  const auto sum = modelled_kernel(only_row(
+      "s,UnsortedSegmentSum,30,\"DefaultFormat:float:12000,39,8|DefaultFormat:int32:12000,39\",\"DefaultFormat:float:184965,8\","
+      "4009.9\n"));
+  ASSERT_EQ(sum.tasks.size(), 1u) << sum.uncovered;
+  const auto& s = sum.tasks[0];
+  EXPECT_EQ(s.op_type, "UnsortedSegmentSum");
+  const auto p = aoe::sim::data_move_problem(s, soc);
+  EXPECT_EQ(p.indices, 12000 * 39);
+  EXPECT_EQ(p.out_elements, int64_t{12000} * 39 * 8);
+  EXPECT_GT(time_with_index_cycles(s, soc.index_cycles) - time_with_index_cycles(s, 0), 0.9 * turns_us);
+
+  // 128 position-embedding rows: a small output, yet every core takes indices.
+  const auto small = modelled_kernel(only_row(
+      "p,Gather,30,\"DefaultFormat:float:512,768|DefaultFormat:int32:128\",\"DefaultFormat:float:128,768\",5.6\n"));
+  ASSERT_EQ(small.tasks.size(), 1u) << small.uncovered;
+  EXPECT_EQ(aoe::sim::op_model(soc, small.tasks[0])->space().default_config[0], soc.ai_cores);
+
+  // Ids that do not lead x's dims: not a segment sum of rows, timed as a copy.
+  const auto odd = modelled_kernel(only_row(
+      "o,UnsortedSegmentSum,30,\"DefaultFormat:float:64,8|DefaultFormat:int32:8\",\"DefaultFormat:float:16,8\",3.0\n"));
+  ASSERT_EQ(odd.tasks.size(), 1u) << odd.uncovered;
+  EXPECT_NE(odd.tasks[0].op_type, "UnsortedSegmentSum");
 }
 
 }  // namespace

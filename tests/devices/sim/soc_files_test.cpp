@@ -170,6 +170,21 @@ TEST_F(SocFiles, TheLaunchGrowsWithTheBlocksWhereTheFileSaysSo) {
   EXPECT_NE(error_of(negative).find("key 'block_launch_us' must be >= 0"), std::string::npos);
 }
 
+// index_cycles came after the first SoC files: one without it still loads,
+// its gathers paying no turn per index; a negative one is refused.
+TEST_F(SocFiles, AFileWithoutIndexCyclesLoadsWithNone) {
+  EXPECT_GT(load_soc("ascend910").index_cycles, 0);
+  const auto without = variant("ascend910", [](const std::string& line) -> std::optional<std::string> {
+    if (line.rfind("index_cycles:", 0) == 0) return std::nullopt;
+    return line;
+  });
+  EXPECT_EQ(load_soc_file(without).index_cycles, 0);
+  const auto negative = variant("ascend910", [](const std::string& line) -> std::optional<std::string> {
+    return line.rfind("index_cycles:", 0) == 0 ? "index_cycles: -1" : line;
+  });
+  EXPECT_NE(error_of(negative).find("key 'index_cycles' must be >= 0"), std::string::npos);
+}
+
 TEST_F(SocFiles, AnUnknownKeyOrAWrongNameOrBrokenYamlIsRefused) {
   const auto extra = variant("ascend910", [](const std::string& line) -> std::optional<std::string> {
     return line.rfind("l1_bytes:", 0) == 0 ? line + "\nl1_byte: 4" : line;
