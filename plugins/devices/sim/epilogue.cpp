@@ -13,6 +13,7 @@ struct FusedOpWork {
   int simple;
   int transcendental;
   bool binary;
+  bool on_accumulator = false;  // its passes run on the fp32 sums, before the output's cast
 };
 
 // Passes are the length of each op's vector instruction sequence [L]:
@@ -27,12 +28,13 @@ constexpr FusedOpWork kFusedOps[] = {
     {"Tanh", 3, 2, false},    {"Gelu", 6, 2, false},     {"HardSigmoid", 4, 0, false},
     {"HardSwish", 5, 0, false}, {"Swish", 3, 2, false},  // swish = x * sigmoid(x): sigmoid's and one mul
     // CANN's fusions into a training step's cube kernels: batch-norm's sum
-    // and square-sum of the output (add, mul, add), ReLU's gradient through
+    // and square-sum of the output (add, mul, add; in fp32, the dtype the
+    // statistics are kept in, on the sums before the cast), ReLU's gradient through
     // its bit mask (one select), GeLU's gradient from x alone (by erf, as the
     // step defines it: Phi = (1 + erf(x / sqrt 2)) / 2 is erf's polynomial
     // and 3; phi = exp(-x^2 / 2) / sqrt(2 pi) 3 and an exp; x * phi, the
     // sum and the product with dy 3), a second gradient added (AddN of two).
-    {"BNTrainingReduce", 3, 0, false}, {"ReluGradV2", 1, 0, true}, {"GeLUGrad", 14, 3, true},
+    {"BNTrainingReduce", 3, 0, false, true}, {"ReluGradV2", 1, 0, true}, {"GeLUGrad", 14, 3, true},
     {"AddN", 1, 0, true},
 };
 
@@ -41,6 +43,8 @@ const FusedOpWork* find_fused_op(const std::string& op_type) {
     if (op_type == op.op_type) return &op;
   return nullptr;
 }
+
+constexpr int kAccBytes = 4;  // L0C holds fp32
 
 // One instruction covers at most 255 repeats, and each pays its startup.
 double repeats(const Soc& soc, int64_t elements, int bytes) {
@@ -52,7 +56,6 @@ double instructions(double repeats) { return std::ceil(repeats / 255.0); }
 
 double Epilogue::write_back_cycles(const Soc& soc, int64_t rows, int64_t cols, int64_t full, sdk::DType out_dtype,
                                    bool on_chip, int64_t active) const {
-  constexpr int64_t kAccBytes = 4;  // L0C holds fp32
   const int64_t elements = rows * cols;
   const int out_bytes = sdk::dtype_bytes(out_dtype);
   const double l0c_to_ub = static_cast<double>(elements * kAccBytes) / soc.l0c_to_ub_rate;
@@ -77,10 +80,11 @@ double vector_pass_cycles(const Soc& soc, int64_t elements, int bytes) {
 }
 
 double Epilogue::vector_cycles(const Soc& soc, int64_t elements, int bytes) const {
-  if (simple_passes == 0 && transcendental_passes == 0) return 0;
+  if (simple_passes == 0 && transcendental_passes == 0 && accumulator_passes == 0) return 0;
   const double transcendental = static_cast<double>(elements) / soc.transcendental_elems_per_cycle +
                                 instructions(repeats(soc, elements, bytes)) * soc.transcendental_latency_cycles;
-  return simple_passes * vector_pass_cycles(soc, elements, bytes) + transcendental_passes * transcendental;
+  return simple_passes * vector_pass_cycles(soc, elements, bytes) + transcendental_passes * transcendental +
+         accumulator_passes * vector_pass_cycles(soc, elements, kAccBytes);
 }
 
 double Epilogue::addend_bytes_per_tile(int64_t rows, int64_t cols, int64_t full, bool on_chip_only) const {
@@ -107,7 +111,7 @@ void add_fused_op(Epilogue& epilogue, const std::string& op_type, const sdk::Ten
   if (!op)
     throw sdk::Error(sdk::StatusCode::unsupported,
                      target + " simulator does not model fused op '" + op_type + "' yet");
-  epilogue.simple_passes += op->simple;
+  (op->on_accumulator ? epilogue.accumulator_passes : epilogue.simple_passes) += op->simple;
   epilogue.transcendental_passes += op->transcendental;
   if (!op->binary) return;
   if (!addend || !addend->fully_known())

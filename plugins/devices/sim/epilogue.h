@@ -22,6 +22,7 @@ struct Epilogue {
 
   int simple_passes = 0;          // full-width vector passes: add, mul, max, cast
   int transcendental_passes = 0;  // exp-class passes at the reduced rate
+  int accumulator_passes = 0;     // full-width passes on L0C's fp32 values, whatever the output's dtype
   std::vector<Addend> addends;
 
   // Vector cycles on one tile of `elements` values of `bytes` each.

@@ -13,6 +13,7 @@
 #include "cann_kernels.h"
 #include "child_process.h"
 #include "data_move_model.h"
+#include "epilogue.h"
 #include "kernel_profile.h"
 #include "op_model.h"
 #include "reduce_model.h"
@@ -372,6 +373,21 @@ TEST(CannKernels, TheStemConvIsASevenBySevenStrideTwoConvWithTheStatisticsFused)
   EXPECT_EQ(t.attrs["strides"], nlohmann::json({2, 2}));
   EXPECT_EQ(t.attrs["pads"], nlohmann::json({2, 2, 3, 3}));  // 5 in all: (112 - 1) x 2 + 7 - 224
   EXPECT_EQ(t.fused_ops, (std::vector<std::string>{"BNTrainingReduce"}));
+}
+
+// Batch-norm's statistics fused into a conv are summed in fp32, the dtype
+// they are kept in, on the sums before the cast to the fp16 output: their
+// three passes (add, mul, add) run at fp32's width, half fp16's lanes.
+TEST(CannKernels, BatchNormStatisticsFusedIntoAConvAreSummedInFp32) {
+  const aoe::sim::Soc soc = aoe::sim::load_soc("ascend910_30c");
+  aoe::sim::Epilogue stats, relus;
+  aoe::sim::add_fused_op(stats, "BNTrainingReduce", nullptr, soc.target);
+  EXPECT_EQ(stats.accumulator_passes, 3);
+  EXPECT_EQ(stats.simple_passes, 0);
+  for (int i = 0; i < 3; ++i) aoe::sim::add_fused_op(relus, "Relu", nullptr, soc.target);
+  const int64_t tile = 128 * 256;
+  EXPECT_DOUBLE_EQ(stats.vector_cycles(soc, tile, 2), 3 * aoe::sim::vector_pass_cycles(soc, tile, 4));
+  EXPECT_GT(stats.vector_cycles(soc, tile, 2), 1.8 * relus.vector_cycles(soc, tile, 2));
 }
 
 TEST(CannKernels, TheWeightGradientFindsItsOperandsInEitherOrder) {
