@@ -8,6 +8,7 @@
 
 #include "aoe/sdk/error.h"
 #include "cube_fractal.h"
+#include "data_move_model.h"
 #include "epilogue.h"
 #include "profile_csv.h"
 #include "vector_model.h"
@@ -866,11 +867,6 @@ std::vector<OpTask> slice_gradient(const ProfiledKernel& k) {
 }
 const Builder picks = [](const ProfiledKernel& k) { return copy_kernel(k, true); };
 
-// Whether `lead`'s dims begin `t`'s.
-bool leads(const std::vector<int64_t>& lead, const std::vector<int64_t>& t) {
-  return !lead.empty() && lead.size() <= t.size() && std::equal(lead.begin(), lead.end(), t.begin());
-}
-
 // Gather (GatherV2) of a table's rows by an index each, on axis 0 as a
 // step's embedding lookups run: ONNX's Gather, which pays the scalar unit's
 // turn per index. A row whose shapes are not such a gather is timed as the
@@ -890,7 +886,7 @@ std::vector<OpTask> gather_rows(const ProfiledKernel& k) {
 std::vector<OpTask> segment_sum(const ProfiledKernel& k) {
   if (k.inputs.size() < 2 || k.outputs.empty()) return copy_kernel(k, false);
   const TensorDesc x = in_plain(k, 0), ids = in_plain(k, 1);
-  if (!leads(ids.shape, x.shape)) return copy_kernel(k, false);
+  if (!segment_ids_lead(ids.shape, x.shape)) return copy_kernel(k, false);
   return {step_task(k, "UnsortedSegmentSum", {x, ids}, {largest_output(k)})};
 }
 

@@ -154,7 +154,7 @@ void segment_sum(const sdk::OpTask& task, DataMoveProblem& p) {
   require_known_inputs(task.inputs, 2, "UnsortedSegmentSum");
   const Shape& x = task.inputs[0].shape;
   const Shape& ids = task.inputs[1].shape;
-  if (ids.empty() || ids.size() > x.size() || !std::equal(ids.begin(), ids.end(), x.begin()))
+  if (!segment_ids_lead(ids, x))
     malformed(task, "segment ids " + text(ids) + " must be the leading dims of x " + text(x));
   const Shape& out = output_shape(task);
   const int64_t row = product(x, ids.size(), x.size());
@@ -415,6 +415,10 @@ void roi_align(const sdk::OpTask& task, DataMoveProblem& p) {
 }  // namespace
 
 bool is_data_move_op(const std::string& op_type) { return kOps.count(op_type) != 0; }
+
+bool segment_ids_lead(const std::vector<int64_t>& ids, const std::vector<int64_t>& x) {
+  return !ids.empty() && ids.size() <= x.size() && std::equal(ids.begin(), ids.end(), x.begin());
+}
 
 DataMoveProblem data_move_problem(const sdk::OpTask& task, const Soc& soc) {
   if (!is_data_move_op(task.op_type))

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "aoe/sdk/op_task.h"
 #include "op_model.h"
@@ -37,6 +38,8 @@ struct DataMoveProblem {
 };
 
 bool is_data_move_op(const std::string& op_type);
+// Whether segment ids of shape `ids` lead x's dims, as UnsortedSegmentSum needs.
+bool segment_ids_lead(const std::vector<int64_t>& ids, const std::vector<int64_t>& x);
 // Throws unsupported for an op or mode not modelled, invalid_argument for
 // shapes or attributes that disagree (naming the op).
 DataMoveProblem data_move_problem(const sdk::OpTask& task, const Soc& soc);
