@@ -27,6 +27,7 @@ block with the build's package on PYTHONPATH.
                   [--python-skip WHY] PAGE.md
 """
 import argparse
+import fnmatch
 import os
 import re
 import shutil
@@ -37,6 +38,11 @@ import time
 RUNNABLE = {"sh", "bash", "python"}
 MARKER = re.compile(r"^<!--\s*docs:\s*(.*?)\s*-->\s*$")
 BLOCK_TIMEOUT_S = 300  # a command here takes under a minute; sanitizers slow it
+# What a tuning run writes where it runs (as .gitignore lists it): a user who
+# ran the README's first command in the checkout has them there, and linked
+# into every page's work directory they would be shared between pages run at
+# once (a page's `aoe_workspace/conv_block_*` then matching another's runs).
+RUN_OUTPUTS = ("aoe_workspace", "aoe_result_*.json", "aoe_run_*.json")
 
 
 def blocks(path):
@@ -89,6 +95,8 @@ def scratch(source, build, work):
     os.symlink(os.path.abspath(build), os.path.join(work, "build"))
     for entry in os.listdir(source):
         if entry.startswith((".", "build")) or entry in ("out",):
+            continue
+        if any(fnmatch.fnmatch(entry, pattern) for pattern in RUN_OUTPUTS):
             continue
         os.symlink(os.path.join(source, entry), os.path.join(work, entry))
 
