@@ -75,8 +75,9 @@ ReduceProblem reduce_problem(const sdk::OpTask& task, const Soc& soc) {
   // select over each element as well (CANN's ArgMaxV2 on the vector unit).
   p.max = task.op_type == "ReduceMax" || task.op_type == "ReduceMin" || task.op_type == "ReduceProd" ||
           task.op_type == "GlobalMaxPool" || arg;
-  p.map_in = task.op_type == "ReduceSumSquare" || task.op_type == "ReduceL1" || task.op_type == "ReduceL2" ||
-             task.op_type == "ReduceLogSumExp" || arg;
+  const bool map_in = task.op_type == "ReduceSumSquare" || task.op_type == "ReduceL1" || task.op_type == "ReduceL2" ||
+                      task.op_type == "ReduceLogSumExp" || arg;
+  p.map_passes = map_in ? 1 : 0;
   p.map_out = task.op_type == "ReduceL2" || task.op_type == "ReduceLogSum" || task.op_type == "ReduceLogSumExp";
   p.mean = task.op_type == "ReduceMean" || task.op_type == "GlobalAveragePool";
   // In NC1HWC0 the C0 channels of a position are adjacent: they reduce lane-parallel.
@@ -185,11 +186,11 @@ double ReduceModel::write_cycles(double bytes, int64_t active) const {
 }
 
 double ReduceModel::map_cycles(int64_t elements) const {
-  return p_.map_in ? vector_cycles(soc_, VecClass::simple, elements, p_.bytes) : 0.0;
+  return p_.map_passes * vector_cycles(soc_, VecClass::simple, elements, p_.vector_bytes());
 }
 
 double ReduceModel::core_cycles(int64_t kept, int64_t reduced, int64_t ub_factor, bool db, int64_t active) const {
-  const int b = p_.bytes;
+  const int b = p_.bytes, vb = p_.vector_bytes();
   const int64_t blk = block_elements(b);
   TileStages s;
   int64_t tiles = 0;
@@ -200,13 +201,13 @@ double ReduceModel::core_cycles(int64_t kept, int64_t reduced, int64_t ub_factor
       const int64_t rows = std::min(kept, ub_factor / row);
       tiles = ceil_div64(kept, rows);
       s.in = read_cycles(static_cast<double>(rows * reduced * b), active);
-      s.vec = row_reduce_cycles(soc_, rows, row, b) + map_cycles(rows * row);
+      s.vec = row_reduce_cycles(soc_, rows, row, vb) + map_cycles(rows * row);
       s.out = write_cycles(static_cast<double>(rows * b), active);
     } else {
       const int64_t chunks = ceil_div64(row, ub_factor);
       tiles = kept * chunks;
       s.in = read_cycles(static_cast<double>(ceil_div64(reduced, chunks) * b), active);
-      s.vec = vector_cycles(soc_, VecClass::simple, ub_factor, b) + row_reduce_cycles(soc_, 1, 1, b) / chunks +
+      s.vec = vector_cycles(soc_, VecClass::simple, ub_factor, vb) + row_reduce_cycles(soc_, 1, 1, vb) / chunks +
               map_cycles(ub_factor);
       s.out = write_cycles(static_cast<double>(b), active) / chunks;
     }
@@ -219,7 +220,7 @@ double ReduceModel::core_cycles(int64_t kept, int64_t reduced, int64_t ub_factor
     tiles = col_tiles * row_tiles;
     const int64_t used = std::min(kept, cols);
     s.in = read_cycles(static_cast<double>(rows * used * b), active);
-    s.vec = vector_cycles(soc_, VecClass::simple, rows * cols, b) + map_cycles(rows * cols);
+    s.vec = vector_cycles(soc_, VecClass::simple, rows * cols, vb) + map_cycles(rows * cols);
     s.out = write_cycles(static_cast<double>(used * b), active) / row_tiles;
   }
   if (p_.mean) s.vec += vector_cycles(soc_, VecClass::simple, blk, b) / 4;
@@ -265,7 +266,8 @@ double ReduceModel::time_us(const sdk::Config& c) const {
 
 double ReduceModel::roofline_us() const {
   return vector_roofline_us(soc_, p_.gm_bytes(),
-                            vector_cycles(soc_, VecClass::simple, p_.kept() * p_.reduced, p_.bytes) + map_cycles(p_.kept() * p_.reduced),
+                            vector_cycles(soc_, VecClass::simple, p_.kept() * p_.reduced, p_.vector_bytes()) +
+                                map_cycles(p_.kept() * p_.reduced),
                             p_.on_chip_bytes());
 }
 

@@ -22,7 +22,12 @@ struct ReduceProblem {
   int bytes = 2;
   bool max = false;    // combines by max, min or product: no atomic add
   bool mean = false;   // scales the result once more
-  bool map_in = false;   // a vector pass over each element first (square, abs, exp)
+  // Vector passes over each input element before the sum: a square, an abs or
+  // an exp; a training reduction's casts, products and broadcasts.
+  double map_passes = 0;
+  // The dtype's bytes the passes and the sum run in where wider than the
+  // input's (float16 maps summed in float32); 0: the input's.
+  int compute_bytes = 0;
   bool map_out = false;  // one over each result after (sqrt, log)
   bool in_on_chip = false, out_on_chip = false;  // kept in L2 by the strategy around the op
   // The kernel splits the reduced axis over the cores whatever the kept
@@ -30,6 +35,7 @@ struct ReduceProblem {
   bool split_reduced = false;
 
   int64_t kept() const { return outer * inner; }
+  int vector_bytes() const { return compute_bytes > bytes ? compute_bytes : bytes; }
   double gm_bytes() const;
   double on_chip_bytes() const;
 };

@@ -16,16 +16,24 @@ struct Reduction {
   std::vector<const char*> inputs;
   size_t outputs;
   size_t stacked;  // inputs of the map's size read together
-  bool square;     // each element squared before the sum
+  double passes;   // vector passes per element of the stacked maps before the sum
+  bool fp32;       // narrower maps are cast to float32 first (a pass more), the sum then at fp32's lanes
 };
 
+// Batch norm's reductions as TBE's sources compute them, in float32 [M]:
+// BNTrainingReduce squares x and sums both (2 passes besides one sum);
+// BNTrainingUpdateGrad forms (x - mean) * invstd * dy, with mean and invstd
+// each broadcast over the tile first (C0 = 16 floats, 64 B, is no single
+// 32 B block a repeat could reread), and sums it and dy: 3 + 2 passes a
+// position besides one sum, 2.5 per element of the two stacked maps. The
+// others keep their input's dtype.
 const std::vector<Reduction>& reductions() {
   static const std::vector<Reduction> table = {
-      {"BNTrainingReduce", {"x"}, 2, 1, true},
-      {"BNTrainingUpdateGrad", {"dy", "x", "batch_mean", "batch_invstd"}, 2, 2, false},
-      {"BiasAddGrad", {"dy"}, 1, 1, false},
-      {"LayerNormBetaGammaBackpropV2", {"dy", "x", "mean", "invstd"}, 2, 2, false},
-      {"SquareSumV1", {"t"}, 1, 1, true},
+      {"BNTrainingReduce", {"x"}, 2, 1, 2, true},
+      {"BNTrainingUpdateGrad", {"dy", "x", "batch_mean", "batch_invstd"}, 2, 2, 2.5, true},
+      {"BiasAddGrad", {"dy"}, 1, 1, 0, false},
+      {"LayerNormBetaGammaBackpropV2", {"dy", "x", "mean", "invstd"}, 2, 2, 0, false},
+      {"SquareSumV1", {"t"}, 1, 1, 1, false},
   };
   return table;
 }
@@ -90,7 +98,11 @@ ReduceProblem training_reduce_problem(const OpTask& task, const Soc& soc) {
   sum.attrs = {{"axes", axes}, {"keepdims", 1}};
   if (OnChip::of(task).input(0)) sum.attrs["on_chip_inputs"] = {0};
   auto p = reduce_problem(sum, soc);
-  p.map_in = r->square;
+  p.map_passes = r->passes;
+  if (r->fp32 && p.bytes < 4) {
+    p.compute_bytes = 4;
+    p.map_passes += 1;  // the cast
+  }
   // BNTrainingUpdateGrad splits N x H x W over every core, each adding its
   // per-channel partial sums atomically [M: 52 of the 53 in ResNet-50's
   // profile run 30 blocks on 30 cores, whatever their channels, 128 to 2048].

@@ -29,14 +29,17 @@ struct VectorKernel {
   size_t outputs;
   bool more_inputs = false;  // AddN: any number of full ones past the listed
   int temps = 0;             // scratch tiles: a polynomial's terms, moments kept while the update is made
+  bool fp32 = false;         // maps narrower than float32 cast in, and the output back: a pass each
 };
 
 constexpr Role F = Role::full, C = Role::channel, S = Role::scalar;
 
 // Instructions per element [L], as CANN's kernels lower their formulas:
-// batch-norm's update (x - mean) * invstd * scale + offset = 4 (the
-// statistics per channel once); its data gradient scale * invstd * (dy -
-// doffset/M - x^ * dscale/M) = 6; ReLU's gradient one select; GeLU's
+// batch-norm's update x * a + b, with a = scale * invstd and b = offset -
+// a * mean once per channel, and a and b each broadcast over the tile (C0 =
+// 16 floats, 64 B, is no single 32 B block a repeat could reread) = 4; its
+// data gradient (dy + x * c + d) * e, three broadcasts = 7; both computed
+// in float32, as TBE's sources do [M]; ReLU's gradient one select; GeLU's
 // gradient by erf from x alone (as the cube's epilogue counts it,
 // epilogue.cpp); ReLU6's two compares and a select; sigmoid's y · (1 - y)
 // · dy a sub and two muls; HardSwish's x/3 + 0.5 (a mul, an add), two
@@ -51,9 +54,9 @@ constexpr Role F = Role::full, C = Role::channel, S = Role::scalar;
 // pooled gradient one scale.
 const std::vector<VectorKernel>& kernels() {
   static const std::vector<VectorKernel> table = {
-      {"BNTrainingUpdate", 4, 0, {F, C, C, C, C}, {"x", "sum", "square_sum", "scale", "offset"}, 3},
-      {"BNTrainingReduceGrad", 6, 0, {F, F, C, C, C, C, C},
-       {"dy", "x", "dscale", "doffset", "scale", "batch_mean", "batch_invstd"}, 1},
+      {"BNTrainingUpdate", 4, 0, {F, C, C, C, C}, {"x", "sum", "square_sum", "scale", "offset"}, 3, false, 0, true},
+      {"BNTrainingReduceGrad", 7, 0, {F, F, C, C, C, C, C},
+       {"dy", "x", "dscale", "doffset", "scale", "batch_mean", "batch_invstd"}, 1, false, 0, true},
       {"ReluGradV2", 1, 0, {F, F}, {"dy", "y"}, 1},
       {"GeLUGrad", 14, 3, {F, F}, {"dy", "x"}, 1, false, 1},
       {"Relu6Grad", 3, 0, {F, F}, {"dy", "x"}, 1},
@@ -215,6 +218,12 @@ ElementwiseProblem training_vector_problem(const OpTask& task, const Soc& soc) {
   };
   for (size_t i = 0; i < task.inputs.size(); ++i) place(task.inputs[i], on_chip.input(i));
   for (size_t i = 1; i < task.outputs.size(); ++i) place(task.outputs[i], on_chip.output(i));
+  if (k->fp32) {
+    p.bytes = std::max(p.bytes, 4);
+    for (size_t i = 0; i < k->roles.size(); ++i)
+      if (k->roles[i] == F && sdk::dtype_bytes(task.inputs[i].dtype) < 4) ++p.simple_passes;
+    if (p.out_bytes < 4) ++p.simple_passes;
+  }
   return p;
 }
 

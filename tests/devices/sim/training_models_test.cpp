@@ -15,6 +15,8 @@
 #include "op_tasks.h"
 #include "sim_device.h"
 #include "soc_files.h"
+#include "training_reductions.h"
+#include "training_vector_ops.h"
 #include "weight_gradient_model.h"
 
 namespace aoe::sim {
@@ -306,6 +308,42 @@ TEST(TrainingModels, BnStatisticsGradientsSplitTheBatchOverEveryCore) {
   EXPECT_EQ(space.describe(space.default_config).at("split_axis"), "reduce");
   const auto sum = op_model(soc(), task("ReduceSum", {map}, {stat}, {{"axes", {0, 2, 3}}, {"keepdims", 0}}));
   EXPECT_EQ(sum->space().describe(sum->space().default_config).at("split_axis"), "non_reduce");
+}
+
+// Batch norm's kernels cast float16 maps to float32 and compute there, each
+// per-channel operand broadcast over the tile first (TBE's sources): the
+// passes run at fp32's 64 lanes, a cast more per map and one for a float16
+// output, so on a large map each takes at least those passes' vector time.
+TEST(TrainingModels, BatchNormKernelsComputeFloat16MapsInFloat32) {
+  const auto stat = f({256});
+  const std::vector<int64_t> shape{32, 256, 56, 56};
+  auto update = [&](DType t) { return task("BNTrainingUpdate", {tensor(shape, t), stat, stat, stat, stat}, {tensor(shape, t), stat, stat}); };
+  auto data_grad = [&](DType t) {
+    return task("BNTrainingReduceGrad", {tensor(shape, t), tensor(shape, t), stat, stat, stat, stat, stat}, {tensor(shape, t)});
+  };
+  auto stats_grad = [&](DType t) { return task("BNTrainingUpdateGrad", {tensor(shape, t), tensor(shape, t), stat, stat}, {stat, stat}); };
+
+  // The update's x * a + b and its two broadcasts; the data gradient's four
+  // ops and three broadcasts; the casts where the maps are float16.
+  EXPECT_EQ(training_vector_problem(update(f32), soc()).simple_passes, 4);
+  EXPECT_EQ(training_vector_problem(update(f16), soc()).simple_passes, 4 + 2);
+  EXPECT_EQ(training_vector_problem(data_grad(f16), soc()).simple_passes, 7 + 3);
+  EXPECT_EQ(training_vector_problem(data_grad(f16), soc()).bytes, 4);
+  // The statistics' gradient: 2.5 passes per element of dy and x stacked, a
+  // cast more for float16, then the sum, all in float32.
+  const auto half = training_reduce_problem(stats_grad(f16), soc());
+  EXPECT_DOUBLE_EQ(half.map_passes, 3.5);
+  EXPECT_EQ(half.vector_bytes(), 4);
+  EXPECT_EQ(half.bytes, 2);
+  EXPECT_DOUBLE_EQ(training_reduce_problem(stats_grad(f32), soc()).map_passes, 2.5);
+
+  const double elements = 32.0 * 256 * 56 * 56;
+  auto floor_us = [&](double passes) {
+    return passes * elements / (soc().vector_bytes_per_cycle / 4) / soc().ai_cores / soc().cycles_per_us();
+  };
+  EXPECT_GT(time_of(update(f16)), floor_us(6));
+  EXPECT_GT(time_of(data_grad(f16)), floor_us(10));
+  EXPECT_GT(time_of(stats_grad(f16)), floor_us(2 * (3.5 + 1)));
 }
 
 // FusedDbnDw launches its blocks once: the kernel costs its parts less the
