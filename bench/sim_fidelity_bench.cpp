@@ -29,6 +29,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -224,6 +225,7 @@ json score_file(const aoe::sim::Soc& soc, const std::string& file, const MappedP
 struct Constant {
   const char* name;
   double aoe::sim::Soc::*field;
+  double most = std::numeric_limits<double>::infinity();  // a share stops at 1
 };
 constexpr Constant kFitted[] = {
     {"launch_us", &aoe::sim::Soc::launch_us},
@@ -235,6 +237,7 @@ constexpr Constant kFitted[] = {
     {"transcendental_latency_cycles", &aoe::sim::Soc::transcendental_latency_cycles},
     {"transcendental_elems_per_cycle", &aoe::sim::Soc::transcendental_elems_per_cycle},
     {"index_cycles", &aoe::sim::Soc::index_cycles},
+    {"ub_contention", &aoe::sim::Soc::ub_contention, 1},
 };
 
 // Mean squared log of modelled / measured over the kernels the SoC models.
@@ -263,7 +266,7 @@ aoe::sim::Soc fit(const aoe::sim::Soc& start, const std::vector<const Mapped*>& 
         for (double factor : {step, 1.0 / step}) {
           aoe::sim::Soc trial = best;
           const double v = best.*c.field * factor, from = start.*c.field;
-          if (from <= 0 || v > 8 * from || v < from / 8) continue;
+          if (from <= 0 || v > 8 * from || v < from / 8 || v > c.most) continue;
           trial.*c.field = v;
           const double loss = fit_loss(trial, kernels);
           if (loss < best_loss - 1e-12) {

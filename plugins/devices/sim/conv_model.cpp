@@ -676,7 +676,7 @@ ConvCost ConvModel::vector_cost(const ConvTiling& t) const {
   c.gm_to_l1 = s.in * static_cast<double>(c.out_tiles);
   c.vector = s.vec * static_cast<double>(c.out_tiles);
   c.write_back = s.out * static_cast<double>(c.out_tiles);
-  c.core_cycles = pipeline_cycles(s, c.out_tiles, t.db_l1);
+  c.core_cycles = pipeline_cycles(soc_, s, c.out_tiles, t.db_l1);
   return c;
 }
 

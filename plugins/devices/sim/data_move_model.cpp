@@ -519,7 +519,7 @@ double DataMoveModel::time_us(const sdk::Config& c) const {
   s.out = ub_to_gm_cycles(soc_, out_bytes, active, p_.out_on_chip ? out_bytes : 0) + out_issue;
   s.hbm = hbm_share_cycles(soc_, (p_.in_on_chip ? 0 : in_bytes) + (p_.out_on_chip ? 0 : out_bytes), active);
   s.vec = p_.simple_passes * vector_cycles(soc_, VecClass::simple, tile, p_.bytes);
-  return kernel_us(soc_, pipeline_cycles(s, tiles, c[kDb] != 0), roofline_us(), c[kBlockDim]);
+  return kernel_us(soc_, pipeline_cycles(soc_, s, tiles, c[kDb] != 0), roofline_us(), c[kBlockDim]);
 }
 
 double DataMoveModel::roofline_us() const {

@@ -298,7 +298,7 @@ double ElementwiseModel::time_us(const sdk::Config& c) const {
     const double b = static_cast<double>(p_.broadcast_elements[i]) * p_.broadcast_bytes[i];
     resident += gm_to_ub_cycles(soc_, b, active, i < p_.broadcast_on_chip.size() && p_.broadcast_on_chip[i] ? b : 0);
   }
-  return kernel_us(soc_, resident + pipeline_cycles(s, tiles, c[kDb] != 0), roofline_us(), c[kBlockDim]);
+  return kernel_us(soc_, resident + pipeline_cycles(soc_, s, tiles, c[kDb] != 0), roofline_us(), c[kBlockDim]);
 }
 
 double ElementwiseModel::roofline_us() const {

@@ -143,7 +143,7 @@ double NormModel::time_us(const sdk::Config& c) const {
     s.vec = row_vector_cycles(per_tile, p_.row, p_.simple_passes, p_.transcendental_passes, p_.row_reduces);
     s.out = out_cycles(e, active);
     s.hbm = hbm_cycles(e, active);
-    cycles += pipeline_cycles(s, ceil_div64(rows, per_tile), db);
+    cycles += pipeline_cycles(soc_, s, ceil_div64(rows, per_tile), db);
   } else {
     // Pass one folds statistics chunk by chunk; pass two re-reads and writes.
     const int64_t chunk = split_chunk(), chunks = ceil_div64(p_.row, chunk);
@@ -159,7 +159,7 @@ double NormModel::time_us(const sdk::Config& c) const {
     if (p_.resident_elements > 0)
       result.in += gm_to_ub_cycles(soc_, e * static_cast<double>(p_.resident_elements / p_.row) * p_.in_bytes, active);
     result.hbm = hbm_cycles(e, active);
-    cycles += pipeline_cycles(stats, rows * chunks, db) + pipeline_cycles(result, rows * chunks, db);
+    cycles += pipeline_cycles(soc_, stats, rows * chunks, db) + pipeline_cycles(soc_, result, rows * chunks, db);
   }
   return kernel_us(soc_, cycles, roofline_us(), c[kBlockDim]);
 }

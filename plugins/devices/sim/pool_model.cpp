@@ -183,7 +183,7 @@ double PoolModel::time_us(const sdk::Config& c) const {
     s.vec = planes * static_cast<double>(t.rows * taps) * vector_cycles(soc_, VecClass::simple, p_.wo * p_.sw, p_.bytes);
   }
   if (p_.average) s.vec += vector_cycles(soc_, VecClass::simple, t.planes_per_tile * t.rows * p_.wo * t.lanes, 4);
-  return kernel_us(soc_, pipeline_cycles(s, ceil_div64(t.tiles, active), c[kDb] != 0), roofline_us(), c[kBlockDim]);
+  return kernel_us(soc_, pipeline_cycles(soc_, s, ceil_div64(t.tiles, active), c[kDb] != 0), roofline_us(), c[kBlockDim]);
 }
 
 // Unpadded bytes, fully vectorised taps.

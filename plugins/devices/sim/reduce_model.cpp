@@ -225,7 +225,7 @@ double ReduceModel::core_cycles(int64_t kept, int64_t reduced, int64_t ub_factor
   }
   if (p_.mean) s.vec += vector_cycles(soc_, VecClass::simple, blk, b) / 4;
   if (p_.map_out) s.vec += vector_cycles(soc_, VecClass::simple, blk, b) / 4;
-  return pipeline_cycles(s, tiles, db);
+  return pipeline_cycles(soc_, s, tiles, db);
 }
 
 double ReduceModel::time_us(const sdk::Config& c) const {

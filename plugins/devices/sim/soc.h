@@ -43,6 +43,10 @@ struct Soc {
   // (a gather, a scatter, a segment sum): read it from UB, form the row's
   // address, issue its copy.
   double index_cycles = 0;
+  // The share of the shorter of a vector tile's copies and its passes that
+  // double buffering fails to hide, since the MTEs and the vector unit
+  // contend for UB's banks: 0 hides it all, 1 runs the two in turn.
+  double ub_contention = 0;
 
   double cycles_per_us() const { return clock_ghz * 1e3; }
   // A kernel's fixed cost when it launches `blocks` blocks.

@@ -63,6 +63,12 @@ class SocReader {
     else out = 0;
   }
 
+  // A share in [0, 1] the first SoC files lacked: absent, it is zero.
+  void share_if_given(const char* key, double& out) {
+    cost_if_given(key, out);
+    if (out > 1) fail_key(key, "must be <= 1 (a share)");
+  }
+
   void reject_unknown_keys() const {
     for (const auto& entry : root_) {
       const auto key = entry.first.as<std::string>();
@@ -170,6 +176,7 @@ Soc load_soc_file(const fs::path& file) {
   r.cost("vector_latency_cycles", s.vector_latency_cycles);
   r.cost("transcendental_latency_cycles", s.transcendental_latency_cycles);
   r.cost_if_given("index_cycles", s.index_cycles);
+  r.share_if_given("ub_contention", s.ub_contention);
   r.reject_unknown_keys();
 
   // Files are looked up by name, so a file named after another target would

@@ -65,7 +65,7 @@ double TransDataModel::time_us(const sdk::Config& c) const {
   s.vec = kRepackPasses * vector_cycles(soc_, VecClass::simple, tile, p_.bytes);
   s.out = ub_to_gm_cycles(soc_, out, active, p_.out_on_chip ? out : 0);
   s.hbm = hbm_share_cycles(soc_, (p_.in_on_chip ? 0 : in) + (p_.out_on_chip ? 0 : out), active);
-  return kernel_us(soc_, pipeline_cycles(s, tiles, true), roofline_us(), c[kBlockDim]);
+  return kernel_us(soc_, pipeline_cycles(soc_, s, tiles, true), roofline_us(), c[kBlockDim]);
 }
 
 double TransDataModel::roofline_us() const {

@@ -126,7 +126,7 @@ double TransposeModel::time_us(const sdk::Config& c) const {
                        static_cast<double>(p_.in_last * p_.out_last);
     s.vec = pad * vector_cycles(soc_, VecClass::simple, tile, p_.bytes);
   }
-  return kernel_us(soc_, pipeline_cycles(s, tiles, c[kDb] != 0), roofline_us(), c[kBlockDim]);
+  return kernel_us(soc_, pipeline_cycles(soc_, s, tiles, c[kDb] != 0), roofline_us(), c[kBlockDim]);
 }
 
 double TransposeModel::roofline_us() const { return memory_roofline_us(soc_, p_.gm_bytes(), p_.on_chip_bytes()); }

@@ -61,11 +61,13 @@ double hbm_share_cycles(const Soc& soc, double bytes, int64_t active) {
   return bytes * static_cast<double>(std::max<int64_t>(1, active)) / soc.hbm_bytes_per_cycle();
 }
 
-double pipeline_cycles(const TileStages& t, int64_t tiles, bool db) {
+double pipeline_cycles(const Soc& soc, const TileStages& t, int64_t tiles, bool db) {
   if (tiles <= 0) return 0;
   const double sum = t.in + t.vec + t.out;
   if (!db) return static_cast<double>(tiles) * sum;
-  return static_cast<double>(tiles - 1) * std::max({t.in, t.vec, t.out, t.hbm}) + sum;
+  const double copies = std::max({t.in, t.out, t.hbm});
+  const double steady = std::max(copies, t.vec) + soc.ub_contention * std::min(copies, t.vec);
+  return static_cast<double>(tiles - 1) * steady + sum;
 }
 
 double kernel_us(const Soc& soc, double core_cycles, double roofline_us, int64_t blocks) {

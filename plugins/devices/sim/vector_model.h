@@ -60,9 +60,10 @@ struct TileStages {
 };
 
 // A core running `tiles` equal tiles: with double buffering MTE2, V and
-// MTE3 overlap, so after the first tile each further one adds only its
-// slowest stage; without it they run in turn.
-double pipeline_cycles(const TileStages& tile, int64_t tiles, bool db);
+// MTE3 overlap, so after the first tile each further one adds its slowest
+// stage and the SoC's `ub_contention` share of the vector passes or the
+// copies, whichever is shorter; without it they run in turn.
+double pipeline_cycles(const Soc& soc, const TileStages& tile, int64_t tiles, bool db);
 
 // The launch of `blocks` blocks plus the busiest core, never below the roofline.
 double kernel_us(const Soc& soc, double core_cycles, double roofline_us, int64_t blocks);

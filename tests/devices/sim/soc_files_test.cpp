@@ -185,6 +185,23 @@ TEST_F(SocFiles, AFileWithoutIndexCyclesLoadsWithNone) {
   EXPECT_NE(error_of(negative).find("key 'index_cycles' must be >= 0"), std::string::npos);
 }
 
+// ub_contention came later too: the chip the profiles fitted ships it; a
+// file without it (ascend910's) loads with none, double buffering hiding
+// the shorter of a tile's copies and passes whole; a share outside [0, 1]
+// is refused.
+TEST_F(SocFiles, AFileWithoutUbContentionLoadsWithNone) {
+  EXPECT_GT(load_soc("ascend910_30c").ub_contention, 0);
+  EXPECT_EQ(load_soc("ascend910").ub_contention, 0);
+  auto with = [&](const std::string& value) {
+    return variant("ascend910", [&](const std::string& line) -> std::optional<std::string> {
+      return line.rfind("index_cycles:", 0) == 0 ? line + "\nub_contention: " + value : line;
+    });
+  };
+  EXPECT_EQ(load_soc_file(with("0.25")).ub_contention, 0.25);
+  EXPECT_NE(error_of(with("-0.5")).find("key 'ub_contention' must be >= 0"), std::string::npos);
+  EXPECT_NE(error_of(with("1.5")).find("key 'ub_contention' must be <= 1"), std::string::npos);
+}
+
 TEST_F(SocFiles, AnUnknownKeyOrAWrongNameOrBrokenYamlIsRefused) {
   const auto extra = variant("ascend910", [](const std::string& line) -> std::optional<std::string> {
     return line.rfind("l1_bytes:", 0) == 0 ? line + "\nl1_byte: 4" : line;

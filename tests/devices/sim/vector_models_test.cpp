@@ -140,6 +140,23 @@ TEST(VectorModels, ElementwiseHandComputed) {
   EXPECT_NEAR(m->time_us({32, 8192, 1}), 3 + (in2 + vec2 + in2 + hbm2) / 1000, 1e-9);
 }
 
+// A SoC whose UB the MTEs and the vector unit contend for: double buffering
+// hides all but ub_contention of the shorter of a tile's copies and its
+// passes (here the passes), so each tile after the first adds that share.
+TEST(VectorModels, UbContentionAddsItsShareOfTheShorterStage) {
+  const auto task = op("Relu", {tensor({512, 1024}, DType::f16)});
+  const double share = 1200.0 / 32, in2 = 16384 / share + 200, vec2 = 64 + 6, hbm2 = 32768 / share;
+  for (const double f : {0.0, 0.5, 1.0}) {
+    SCOPED_TRACE(f);
+    Soc contended = soc();
+    contended.ub_contention = f;
+    const ElementwiseModel m(contended, elementwise_problem(task, contended));
+    EXPECT_NEAR(m.time_us({32, 8192, 1}), 3 + (in2 + vec2 + in2 + hbm2 + f * vec2) / 1000, 1e-9);
+    // Without db the stages run in turn whatever the share.
+    EXPECT_NEAR(m.time_us({32, 8192, 0}), 3 + 2 * (in2 + vec2 + in2) / 1000, 1e-9);
+  }
+}
+
 // A SoC whose launch grows by block_launch_us a block: the same tiles cost
 // that much more for each block the config launches, and nothing else moves.
 TEST(VectorModels, EachLaunchedBlockAddsItsLaunch) {
