@@ -271,7 +271,8 @@ sdk::Measurement ElementwiseModel::check(const sdk::Config& c) const {
 
 double ElementwiseModel::vector_cycles_for(int64_t elements) const {
   return p_.simple_passes * vector_cycles(soc_, VecClass::simple, elements, p_.bytes) +
-         p_.transcendental_passes * vector_cycles(soc_, VecClass::transcendental, elements, p_.bytes);
+         p_.transcendental_passes * vector_cycles(soc_, VecClass::transcendental, elements, p_.bytes) +
+         p_.output_passes * vector_cycles(soc_, VecClass::simple, elements, p_.out_bytes);
 }
 
 // Each core's slice is whole 32 B blocks; its tiles split it evenly.

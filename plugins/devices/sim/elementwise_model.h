@@ -24,6 +24,7 @@ struct ElementwiseProblem {
   std::vector<int64_t> broadcast_elements;
   std::vector<int> broadcast_bytes;
   int simple_passes = 0, transcendental_passes = 0;
+  int output_passes = 0;  // passes at the output's width, where narrower: ops fused after the cast to it
   int temps = 0;  // scratch buffers the chain's longest op needs
   int64_t min_elements_per_core = kMinVectorElementsPerCore;  // CANN's default split
   // Tensors kept in L2 by the strategy around the op.

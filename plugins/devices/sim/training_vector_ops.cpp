@@ -191,8 +191,8 @@ ElementwiseProblem training_vector_problem(const OpTask& task, const Soc& soc) {
   p.elements = *elements;
   if (!task.outputs.empty() && task.outputs[0].elements() != p.elements)
     bad("its first output is " + shape_text(task.outputs[0].shape) + ", not " + shape_text(main));
-  p.simple_passes = k->simple + (k->more_inputs ? static_cast<int>(task.inputs.size()) - 1 : 0) +
-                    (follower ? follower->simple : 0);
+  p.simple_passes = k->simple + (k->more_inputs ? static_cast<int>(task.inputs.size()) - 1 : 0);
+  const int follower_passes = follower ? follower->simple : 0;
   p.transcendental_passes = k->transcendental;
   p.temps = k->temps;
   p.out_bytes = sdk::dtype_bytes(task.outputs.empty() ? task.inputs[first_full].dtype : task.outputs[0].dtype);
@@ -224,6 +224,9 @@ ElementwiseProblem training_vector_problem(const OpTask& task, const Soc& soc) {
       if (k->roles[i] == F && sdk::dtype_bytes(task.inputs[i].dtype) < 4) ++p.simple_passes;
     if (p.out_bytes < 4) ++p.simple_passes;
   }
+  // A follower works on the kernel's result as written: after an fp32
+  // kernel's cast to a narrower output, at that output's width.
+  (k->fp32 && p.out_bytes < p.bytes ? p.output_passes : p.simple_passes) += follower_passes;
   return p;
 }
 

@@ -313,7 +313,8 @@ TEST(TrainingModels, BnStatisticsGradientsSplitTheBatchOverEveryCore) {
 // Batch norm's kernels cast float16 maps to float32 and compute there, each
 // per-channel operand broadcast over the tile first (TBE's sources): the
 // passes run at fp32's 64 lanes, a cast more per map and one for a float16
-// output, so on a large map each takes at least those passes' vector time.
+// output, so on a large map each takes at least those passes' vector time;
+// an op fused after them runs on the float16 result.
 TEST(TrainingModels, BatchNormKernelsComputeFloat16MapsInFloat32) {
   const auto stat = f({256});
   const std::vector<int64_t> shape{32, 256, 56, 56};
@@ -329,6 +330,16 @@ TEST(TrainingModels, BatchNormKernelsComputeFloat16MapsInFloat32) {
   EXPECT_EQ(training_vector_problem(update(f16), soc()).simple_passes, 4 + 2);
   EXPECT_EQ(training_vector_problem(data_grad(f16), soc()).simple_passes, 7 + 3);
   EXPECT_EQ(training_vector_problem(data_grad(f16), soc()).bytes, 4);
+  // The ReLU fused after the update works on the float16 result it writes.
+  auto relu = [&](DType t) {
+    auto task = update(t);
+    task.fused_ops = {"Relu"};
+    return training_vector_problem(task, soc());
+  };
+  EXPECT_EQ(relu(f16).simple_passes, 6);
+  EXPECT_EQ(relu(f16).output_passes, 1);
+  EXPECT_EQ(relu(f32).simple_passes, 5);
+  EXPECT_EQ(relu(f32).output_passes, 0);
   // The statistics' gradient: 2.5 passes per element of dy and x stacked, a
   // cast more for float16, then the sum, all in float32.
   const auto half = training_reduce_problem(stats_grad(f16), soc());
