@@ -225,7 +225,7 @@ json score_file(const aoe::sim::Soc& soc, const std::string& file, const MappedP
 struct Constant {
   const char* name;
   double aoe::sim::Soc::*field;
-  double most = std::numeric_limits<double>::infinity();  // a share stops at 1
+  double at_most = std::numeric_limits<double>::infinity();  // a share stops at 1
 };
 constexpr Constant kFitted[] = {
     {"launch_us", &aoe::sim::Soc::launch_us},
@@ -266,7 +266,7 @@ aoe::sim::Soc fit(const aoe::sim::Soc& start, const std::vector<const Mapped*>& 
         for (double factor : {step, 1.0 / step}) {
           aoe::sim::Soc trial = best;
           const double v = best.*c.field * factor, from = start.*c.field;
-          if (from <= 0 || v > 8 * from || v < from / 8 || v > c.most) continue;
+          if (from <= 0 || v > 8 * from || v < from / 8 || v > c.at_most) continue;
           trial.*c.field = v;
           const double loss = fit_loss(trial, kernels);
           if (loss < best_loss - 1e-12) {
