@@ -82,7 +82,10 @@ Options parse(int argc, char** argv) {
   if (o.model.empty()) throw std::invalid_argument(std::string("no model\n") + kUsage);
   if (o.work.empty()) o.work = aoe::bench::make_scratch("ort_compare");
   if (o.bank.empty()) o.bank = o.work / "bank";
+  // Each runtime runs in a folder of its own under --work: every path it is handed is absolute.
   o.model = fs::absolute(o.model);
+  o.work = fs::absolute(o.work);
+  o.bank = fs::absolute(o.bank);
   if (!o.inputs.empty()) o.inputs = fs::absolute(o.inputs);
   return o;
 }

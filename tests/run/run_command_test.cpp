@@ -827,15 +827,16 @@ TEST_F(RunCommand, AnInputMayBeEmpty) {
   EXPECT_EQ(tuned.exit_code, 0) << details(tuned);
 }
 
-// bench/ort_compare on the bundled MLP, an exporter's graph and the Lp and RoI pools: aoe's side
-// always; where onnxruntime-node is installed (AOE_ONNXRUNTIME_NODE), every
+// bench/ort_compare on the bundled MLP, an exporter's graph and the Lp and RoI pools, its scratch
+// folder given relative: aoe's side always; where onnxruntime-node is installed (AOE_ONNXRUNTIME_NODE), every
 // output within allclose of ONNX Runtime's on the same inputs.
 TEST_F(RunCommand, OrtCompareRunsAModelInBothRuntimes) {
   write_exported_model(dir_ / "exported.onnx");
   write_lp_and_roi_pools_model(dir_ / "pools.onnx");
   for (const fs::path model : {fs::path(AOE_MODELS_DIR) / "mlp.onnx", dir_ / "exported.onnx", dir_ / "pools.onnx"}) {
+    // --work relative to where it is run, as a user types it
     const auto r = run_process({AOE_ORT_COMPARE, model.string(), "--iterations", "2", "--work",
-                                (dir_ / ("compare_" + model.stem().string())).string()},
+                                "compare_" + model.stem().string()},
                                dir_);
     ASSERT_EQ(r.exit_code, 0) << details(r);
     EXPECT_NE(r.out.find("ort_compare: " + model.filename().string()), std::string::npos) << r.out;
