@@ -1342,4 +1342,102 @@ void write_random_draws_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
+void write_ceil_pool_model(const std::filesystem::path& file, bool declared_stale) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {1, 1, 4, 5});
+  set_dims(g->add_output(), "y", declared_stale ? Dims{1, 1, 3, 2} : Dims{1, 1, 2, 2});
+  set_dims(g->add_output(), "z", declared_stale ? Dims{1, 1, 4, 4} : Dims{1, 1, 4, 3});
+  if (declared_stale) set_dims(g->add_value_info(), "y", {1, 1, 3, 2});
+  auto* max = add_node(g, "MaxPool_0", "MaxPool", {"x"}, {"y"});
+  add_ints_attribute(max, "kernel_shape", {1, 3});
+  add_ints_attribute(max, "strides", {2, 2});
+  add_ints_attribute(max, "dilations", {1, 2});
+  add_ints_attribute(max, "pads", {0, 0, 0, 1});
+  add_int_attribute(max, "ceil_mode", 1);
+  auto* avg = add_node(g, "AveragePool_1", "AveragePool", {"x"}, {"z"});
+  add_ints_attribute(avg, "kernel_shape", {1, 2});
+  add_ints_attribute(avg, "strides", {1, 2});
+  add_ints_attribute(avg, "pads", {0, 1, 0, 1});
+  add_int_attribute(avg, "ceil_mode", 1);
+  save(model, file);
+}
+
+void write_shapeless_output_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {2, 3});
+  auto* y = g->add_output();
+  y->set_name("y");
+  y->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  add_node(g, "Relu_0", "Relu", {"x"}, {"y"});
+  save(model, file);
+}
+
+void write_narrow_conv_chain_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {1, 2, 6, 5});
+  set_dims(g->add_output(), "y", {1, 2, 1, 1});
+  add_weights(g, "w1", {3, 2, 3, 2});
+  add_weights(g, "w2", {2, 3, 3, 3});
+  add_weights(g, "b2", {2});
+  auto* first = add_node(g, "Conv_0", "Conv", {"x", "w1"}, {"c"});
+  add_ints_attribute(first, "dilations", {1, 2});
+  add_ints_attribute(first, "pads", {0, 1, 1, 1});
+  auto* second = add_node(g, "Conv_1", "Conv", {"c", "w2", "b2"}, {"y"});
+  add_string_attribute(second, "auto_pad", "VALID");
+  add_ints_attribute(second, "dilations", {2, 2});
+  save(model, file);
+}
+
+void write_opset10_resize_model(const std::filesystem::path& file, bool mixed) {
+  auto model = empty_model();
+  model.mutable_opset_import(0)->set_version(10);
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {1, 1, 3, 4});
+  set_dims(g->add_input(), "w", {1, 1, 5, 7});
+  set_dims(g->add_output(), "up", {1, 1, 6, 6});
+  set_dims(g->add_output(), "down", {1, 1, 3, 3});
+  set_dims(g->add_output(), "lin", {1, 1, 1, 6});
+  add_floats(g, "grow", {4}, {1, 1, 2, 1.5f});
+  add_floats(g, "shrink", {4}, {1, 1, 0.6f, 0.45f});
+  add_floats(g, "half_and_more", {4}, {1, 1, 0.5f, 1.5f});
+  add_node(g, "Resize_0", "Resize", {"x", "grow"}, {"up"});
+  add_node(g, "Resize_1", "Resize", {"w", "shrink"}, {"down"});
+  add_string_attribute(add_node(g, "Resize_2", "Resize", {"x", "half_and_more"}, {"lin"}), "mode", "linear");
+  if (mixed) {
+    set_dims(g->add_output(), "both", {1, 1, 3, 10});
+    add_floats(g, "shrink_and_grow", {4}, {1, 1, 0.6f, 1.5f});
+    add_node(g, "Resize_3", "Resize", {"w", "shrink_and_grow"}, {"both"});
+  }
+  save(model, file);
+}
+
+void write_short_kernel_same_deconv_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {2, 2, 1, 1});
+  set_dims(g->add_output(), "y", {2, 4, 1, 1});
+  add_floats(g, "w", {2, 2, 2, 1}, std::vector<float>(8, 1.0f));
+  auto* deconv = add_node(g, "ConvTranspose_0", "ConvTranspose", {"x", "w"}, {"y"});
+  add_int_attribute(deconv, "group", 2);
+  add_ints_attribute(deconv, "kernel_shape", {2, 1});
+  add_ints_attribute(deconv, "strides", {1, 2});
+  add_string_attribute(deconv, "auto_pad", "SAME_UPPER");
+  save(model, file);
+}
+
+void write_div_mod_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {3});
+  set_dims(g->add_output(), "y", {3});
+  add_floats(g, "a", {}, {1.5f});
+  add_floats(g, "b", {3}, {0.7f, 0.9f, 1.3f});
+  add_node(g, "Div_0", "Div", {"x", "a"}, {"q"});
+  add_int_attribute(add_node(g, "Mod_1", "Mod", {"q", "b"}, {"y"}), "fmod", 1);
+  save(model, file);
+}
+
 }  // namespace aoe::test

@@ -200,4 +200,26 @@ void write_conv3d_model(const std::filesystem::path& file);
 // Multinomial(x as logits, sample_size 16) -> m[4,16] (int32). Opset 15.
 void write_random_draws_model(const std::filesystem::path& file);
 
+// ONNX the way other tools write it, where aoe and ONNX Runtime once parted.
+// x[1,1,4,5] -> MaxPool(kernel 1x3, strides 2, dilations 1x2, pads 0,0,0,1, ceil_mode) -> y[1,1,2,2];
+// x -> AveragePool(kernel 1x2, strides 1x2, pads 0,1,0,1, ceil_mode) -> z[1,1,4,3]: each a last
+// window that would start in the end padding, which ONNX Runtime drops. With `declared_stale`,
+// y and z are declared [1,1,3,2] and [1,1,4,4], as libonnx before 1.16 sized them, in the
+// outputs and a value_info.
+void write_ceil_pool_model(const std::filesystem::path& file, bool declared_stale);
+// x[2,3] -> Relu -> y, y's type given without a shape (any rank), as tools that cut models write it.
+void write_shapeless_output_model(const std::filesystem::path& file);
+// x[1,2,6,5] -> Conv(W[3,2,3,2], dilations 1x2, pads 0,1,1,1) -> Conv(W[2,3,3,3], B[2], auto_pad VALID,
+// dilations 2) -> y[1,2,1,1]: a first layer (fewer channels than a vector) fed by another.
+void write_narrow_conv_chain_model(const std::filesystem::path& file);
+// Opset 10's Resize (x and scales): x[1,1,3,4] -> nearest by 2 x 1.5 -> up[1,1,6,6];
+// w[1,1,5,7] -> nearest by 0.6 x 0.45 -> down[1,1,3,3]; x -> linear by 0.5 x 1.5 -> lin[1,1,1,6].
+// With `mixed`, one more nearest Resize of w by 0.6 x 1.5 -> both[1,1,3,10].
+void write_opset10_resize_model(const std::filesystem::path& file, bool mixed);
+// x[2,2,1,1] -> ConvTranspose(W[2,2,2,1] of ones, group 2, strides 1x2, auto_pad SAME_UPPER) -> y[2,4,1,1]:
+// a kernel shorter than its stride, which no padding brings to input x stride.
+void write_short_kernel_same_deconv_model(const std::filesystem::path& file);
+// x[3] -> Div(1.5) -> Mod(b[3] = 0.7, 0.9, 1.3; fmod 1) -> y[3]: a Mod fused after another elementwise op.
+void write_div_mod_model(const std::filesystem::path& file);
+
 }  // namespace aoe::test

@@ -10,6 +10,7 @@
 #include <set>
 #include <vector>
 
+#include "aoe/sdk/error.h"
 #include "constant_folding.h"
 #include "einsum_as_matmul.h"
 #include "einsum_of_one_operand.h"
@@ -21,6 +22,8 @@
 namespace aoe::host {
 namespace {
 
+using sdk::Error;
+using sdk::StatusCode;
 using T = onnx::TensorProto;
 using Nodes = google::protobuf::RepeatedPtrField<onnx::NodeProto>;
 
@@ -308,6 +311,51 @@ int64_t roi_align_mode_of_its_opset(onnx::GraphProto& graph, int64_t opset) {
   return changed;
 }
 
+// Resize came at opset 10 without coordinate_transformation_mode and nearest_mode;
+// ONNX Runtime keeps that opset's rule: asymmetric coordinates (x / scale), and in
+// nearest mode the source index rounded down along an axis that grows and up along
+// one that shrinks. An opset-10 Resize is given the opset-11 attributes that say so,
+// read from its scales once they are folded (unknown ones taken to grow, as
+// Upsample's must); one that grows some axes and shrinks others in nearest mode has
+// no such attribute and is refused by name.
+int64_t resize_mode_of_its_opset(onnx::GraphProto& graph, int64_t opset,
+                                 std::map<std::string, const T*> initializers = {}) {
+  if (opset >= 11) return 0;
+  for (const auto& [name, init] : initializers_by_name(graph)) initializers[name] = init;
+  int64_t changed = 0;
+  for (auto& node : *graph.mutable_node()) {
+    for (auto& a : *node.mutable_attribute()) {
+      if (a.has_g()) changed += resize_mode_of_its_opset(*a.mutable_g(), opset, initializers);
+      for (auto& g : *a.mutable_graphs()) changed += resize_mode_of_its_opset(g, opset, initializers);
+    }
+    if (node.op_type() != "Resize" || !default_domain(node) || find_attr(node, "coordinate_transformation_mode")) continue;
+    const auto set = [&](const char* name, const char* value) {
+      auto* a = node.add_attribute();
+      a->set_name(name), a->set_type(onnx::AttributeProto::STRING);
+      a->set_s(value);
+    };
+    set("coordinate_transformation_mode", "asymmetric");
+    const auto* mode = find_attr(node, "mode");
+    if (!mode || mode->s() == "nearest") {
+      const auto it = node.input_size() > 1 ? initializers.find(node.input(1)) : initializers.end();
+      const auto scales = it == initializers.end() ? std::nullopt : read_known(*it->second);
+      bool grows = false, shrinks = false;
+      for (size_t i = 0; scales && i < scales->size(); ++i) {
+        const double scale = scales->is_real() ? scales->reals[i] : static_cast<double>(scales->ints[i]);
+        grows |= scale > 1, shrinks |= scale < 1;
+      }
+      if (grows && shrinks)
+        throw Error(StatusCode::unsupported,
+                    "Resize '" + node_label(node) + "' of opset 10 grows some axes and shrinks others in nearest mode, "
+                    "where ONNX Runtime rounds the source index down along the first and up along the second, "
+                    "which no nearest_mode of opset 11 says; re-export the model at opset 11 or later");
+      set("nearest_mode", shrinks ? "ceil" : "floor");
+    }
+    ++changed;
+  }
+  return changed;
+}
+
 int64_t softmax_along_an_axis(onnx::GraphProto& graph, int64_t opset) {
   if (opset >= 13) return 0;
   Nodes kept;
@@ -529,6 +577,7 @@ std::string Normalisation::summary() const {
       {"einsum_as_matmul", "Einsum nodes made MatMuls"},
       {"einsum_of_one_operand", "one-operand Einsum nodes made ReduceSum and Transpose"},
       {"roi_align_mode_of_its_opset", "opset-10 RoiAligns given their output_half_pixel mode"},
+      {"resize_mode_of_its_opset", "opset-10 Resizes given their asymmetric coordinates"},
       {"remove_identity", "Identity/Dropout/same-type Cast nodes read through"},
       {"empty_optional_inputs", "nodes with empty optional inputs made absent"},
       {"clip_bounds_as_max_min", "Clip nodes with bounds computed at run time made Max and Min"},
@@ -581,6 +630,7 @@ Normalisation normalise_graph(onnx::GraphProto& graph, int64_t opset, const std:
   done.add("remove_identity", remove_identity(graph));
   done.add("empty_optional_inputs", empty_optional_inputs(graph, opset));
   done.add("roi_align_mode_of_its_opset", roi_align_mode_of_its_opset(graph, opset));
+  done.add("resize_mode_of_its_opset", resize_mode_of_its_opset(graph, opset));
   const int64_t clips = clip_bounds_as_max_min(graph);
   done.add("clip_bounds_as_max_min", clips);
   if (clips) infer_shapes();  // the values between each Max and its Min

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "einsum_shape_inference.h"
 #include "stft_shape_inference.h"
@@ -65,6 +66,40 @@ void check_required_types(InferenceContext& ctx, const onnx::OpSchema& schema) {
   }
 }
 
+// libonnx before 1.16 sizes a ceil_mode pool's output without ONNX's later rule,
+// which ONNX Runtime and PyTorch follow: a last window that would start in the
+// end padding, past the input, is dropped. Redone here from the input's dims.
+void drop_windows_starting_in_padding(InferenceContext& ctx) {
+  const auto* ceil = ctx.getAttribute("ceil_mode");
+  const auto* auto_pad = ctx.getAttribute("auto_pad");
+  if (!ceil || ceil->i() == 0 || (auto_pad && auto_pad->s() != "NOTSET") || !onnx::hasInputShape(ctx, 0)) return;
+  const int spatial = rank_of(ctx, 0) - 2;
+  const auto* kernel = ctx.getAttribute("kernel_shape");
+  if (spatial < 1 || !kernel || kernel->ints_size() != spatial) return;
+  const auto list = [&](const char* name, int size, int64_t fallback) {
+    const auto* a = ctx.getAttribute(name);
+    std::vector<int64_t> v(static_cast<size_t>(size), fallback);
+    if (a && a->ints_size() == size) v.assign(a->ints().begin(), a->ints().end());
+    return v;
+  };
+  const auto strides = list("strides", spatial, 1), dilations = list("dilations", spatial, 1),
+             pads = list("pads", 2 * spatial, 0);
+  const auto& in = ctx.getInputType(0)->tensor_type().shape();
+  for (size_t o = 0; o < ctx.getNumOutputs(); ++o) {
+    auto* out = ctx.getOutputType(o);
+    if (!out || !out->has_tensor_type() || out->tensor_type().shape().dim_size() != spatial + 2) continue;
+    for (int a = 0; a < spatial; ++a) {
+      const auto& dim = in.dim(a + 2);
+      if (!dim.has_dim_value() || strides[a] < 1 || dilations[a] < 1) continue;
+      const int64_t room = dim.dim_value() + pads[a] + pads[a + spatial] - dilations[a] * (kernel->ints(a) - 1) - 1;
+      if (room < 0) continue;
+      int64_t size = (room + strides[a] - 1) / strides[a] + 1;
+      if ((size - 1) * strides[a] >= dim.dim_value() + pads[a]) --size;
+      out->mutable_tensor_type()->mutable_shape()->mutable_dim(a + 2)->set_dim_value(size);
+    }
+  }
+}
+
 class GuardedSchemas final : public onnx::ISchemaRegistry {
  public:
   const onnx::OpSchema* GetSchema(const std::string& key, const int max_inclusive_version,
@@ -81,6 +116,7 @@ class GuardedSchemas final : public onnx::ISchemaRegistry {
       check_required_types(ctx, *schema);
       if (weights) check_spatial_inputs(ctx, *weights);
       inner(ctx);
+      if (weights == -1) drop_windows_starting_in_padding(ctx);
     });
   }
 

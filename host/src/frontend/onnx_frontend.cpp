@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 #include <string_view>
+#include <vector>
 
 #include "aoe/sdk/error.h"
 #include "guarded_schemas.h"
@@ -139,12 +140,23 @@ void check_model(onnx::ModelProto& model, const fs::path& path) {
     if (!external(init)) *graph.add_initializer() = std::move(init);
     else if (!inputs.count(init.name())) add_input_like(graph, init);
   }
+  // A model input or output may leave its shape out (any rank), as ONNX Runtime takes it
+  // and tools that cut models write it; ONNX 1.12's checker asks for one, so it is shown
+  // a placeholder. Inference, or --input_shape for an input, gives the real one.
+  std::vector<onnx::TypeProto_Tensor*> shapeless;
+  for (auto* values : {graph.mutable_input(), graph.mutable_output()})
+    for (auto& value : *values)
+      if (value.type().has_tensor_type() && !value.type().tensor_type().has_shape()) {
+        shapeless.push_back(value.mutable_type()->mutable_tensor_type());
+        shapeless.back()->mutable_shape();
+      }
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception& e) {
     throw Error(StatusCode::invalid_argument, "ONNX model " + quoted(path) + " is invalid: " +
                                                   first_line(e.what()) + "; fix or re-export the model");
   }
+  for (auto* type : shapeless) type->clear_shape();
   int next = 0;
   for (auto& init : all)
     if (!external(init)) init = std::move(*graph.mutable_initializer(next++));
@@ -248,7 +260,8 @@ void require_known_inputs(onnx::GraphProto& graph, const fs::path& path) {
                     "\" (put the sizes to tune for where ? was)");
 }
 
-void run_inference(onnx::ModelProto& model, const fs::path& path) {
+// Why ONNX's inference refuses the model, its first line; empty when it takes it.
+std::string inference_error(onnx::ModelProto& model) {
   // Node-level failures (custom ops, values only known at run time) leave those values
   // unknown instead of failing the whole load.
   const onnx::ShapeInferenceOptions options(/*check_type_val=*/false, /*strict_mode_val=*/0,
@@ -256,10 +269,27 @@ void run_inference(onnx::ModelProto& model, const fs::path& path) {
   try {
     onnx::shape_inference::InferShapes(model, &guarded_schemas(), options);
   } catch (const std::exception& e) {
-    throw Error(StatusCode::invalid_argument, "shape inference failed on ONNX model " + quoted(path) + ": " +
-                                                  first_line(e.what()) +
-                                                  "; check --input_shape against the model's inputs");
+    return first_line(e.what());
   }
+  return {};
+}
+
+void run_inference(onnx::ModelProto& model, const fs::path& path) {
+  if (const auto error = inference_error(model); !error.empty())
+    throw Error(StatusCode::invalid_argument, "shape inference failed on ONNX model " + quoted(path) + ": " + error +
+                                                  "; check --input_shape against the model's inputs");
+}
+
+// The shapes a file declares are hints, as ONNX Runtime reads them: where inference
+// disagrees with one (a value_info an older libonnx wrote, sizing a ceil_mode pool by
+// its old rule), the file's shapes are dropped and inference redoes them all.
+void infer_over_declared_shapes(onnx::ModelProto& model, const fs::path& path) {
+  const auto error = inference_error(model);
+  if (error.empty()) return;
+  forget_stale_shapes(*model.mutable_graph());
+  run_inference(model, path);
+  spdlog::warn("ONNX model {}: {}; the shapes the file declares are ignored, inferred again without them",
+               quoted(path), error);
 }
 
 // Exporters compute Reshape and Expand targets from shapes at run time, which ONNX's own
@@ -269,7 +299,7 @@ void run_inference(onnx::ModelProto& model, const fs::path& path) {
 // so the loop ends.
 void infer_shapes(onnx::ModelProto& model, const fs::path& path) {
   auto& graph = *model.mutable_graph();
-  run_inference(model, path);
+  infer_over_declared_shapes(model, path);
   const int original_initializers = graph.initializer_size();
   const auto plain_value_info = graph.value_info();
   const auto plain_outputs = graph.output();
@@ -498,8 +528,13 @@ sdk::Graph load_onnx_model(onnx::ModelProto& model, const std::filesystem::path&
   apply_input_shapes(graph, input_shapes, path);
   require_known_inputs(graph, path);
   infer_shapes(model, path);
-  for (const auto& [rule, count] : normalise_graph(graph, opset, [&] { infer_shapes(model, path); }).counts)
-    done.add(rule, count);
+  try {
+    for (const auto& [rule, count] : normalise_graph(graph, opset, [&] { infer_shapes(model, path); }).counts)
+      done.add(rule, count);
+  } catch (const Error& e) {
+    if (std::string_view(e.what()).find(path.string()) != std::string_view::npos) throw;
+    throw Error(e.code(), "ONNX model " + quoted(path) + ": " + e.what());
+  }
   const int64_t lifted = lift_branch_constants(graph, opset, [&] { infer_shapes(model, path); });
   if (lifted) {
     done.add("lift_branch_constants", lifted);

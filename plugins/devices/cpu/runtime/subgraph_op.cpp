@@ -495,15 +495,23 @@ Plan SubgraphOp::lower(const sdk::Config& config) const {
       // A blocked config takes and leaves its activations blocked.
       const int format = knob_index(probe->space(), "format");
       if (has_layout_choice(task.op_type) && format >= 0 && tiling[static_cast<size_t>(format)] == 1) {
-        if (stored_blocked(run.inputs[0].name) || !probe->reads_nchw_input(tiling)) run.inputs[0].format = "NCHWc";
+        const bool reads_nchw = probe->reads_nchw_input(tiling);
+        if (stored_blocked(run.inputs[0].name) || !reads_nchw) run.inputs[0].format = "NCHWc";
         run.outputs[0].format = "NCHWc";
         if (task.op_type == "Conv")
           for (size_t i : fused_ops(run).inputs)
             if (!run.inputs[i].constant && run.inputs[i].shape == run.outputs[0].shape) run.inputs[i].format = "NCHWc";
-      } else if (!has_layout_choice(task.op_type)) {
-        follow_blocked_layout(run, lanes_, stored_blocked);
+        op = make_op(run, *host_);
+        // A first layer fed by another's blocked output with padding lanes (fewer channels
+        // than a vector) may have no kernel for it blocked: it reads the NCHW copy instead.
+        if (reads_nchw && run.inputs[0].format == "NCHWc" && !op->check(tiling).empty()) {
+          run.inputs[0].format = "NCHW";
+          op = make_op(run, *host_);
+        }
+      } else {
+        if (!has_layout_choice(task.op_type)) follow_blocked_layout(run, lanes_, stored_blocked);
+        op = make_op(run, *host_);
       }
-      op = make_op(run, *host_);
     } catch (const sdk::Error& e) {
       invalid("kernel '" + task.name + "': " + e.what());
     }

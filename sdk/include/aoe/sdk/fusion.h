@@ -40,7 +40,7 @@ namespace fusion_detail {
 inline const std::set<std::string> kCubeOps = {"Conv", "MatMul", "Gemm"};
 // Fused ops that read a second tensor; the chain must be their first input
 // unless the op commutes.
-inline const std::set<std::string> kBinaryOps = {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "BiasAdd", "PRelu"};
+inline const std::set<std::string> kBinaryOps = {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "Max", "Min", "BiasAdd", "PRelu"};
 inline const std::set<std::string> kCommutativeOps = {"Add", "Mul", "Max", "Min"};
 
 inline std::vector<std::string> present(const std::vector<std::string>& names) {

@@ -1,0 +1,141 @@
+// ONNX as other tools write it, where aoe once parted from ONNX Runtime: each
+// model run through the real binary, its outputs worked by hand, and tuned.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "aoe_host_fixture.h"
+#include "child_process.h"
+#include "npz_file.h"
+#include "tiny_models.h"
+
+namespace aoe::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ExporterQuirks : public AoeHostTest {
+ protected:
+  // `run` on the cpu device fed `inputs` and checked against the reference; outputs() reads what it wrote.
+  ProcessResult run(const std::string& model, const std::vector<std::pair<std::string, host::FloatArray>>& inputs) const {
+    host::write_npz(dir_ / "in.npz", inputs);
+    return aoe_host({"run", "--device", "cpu", "--model", (dir_ / model).string(), "--threads", "1", "--iterations", "1",
+                     "--inputs", (dir_ / "in.npz").string(), "--outputs", (dir_ / "out.npz").string(), "--check"});
+  }
+  std::map<std::string, host::FloatArray> outputs() const { return host::read_npz(dir_ / "out.npz"); }
+  ProcessResult opat(const std::string& model, const std::string& device) const {
+    return aoe_host({"--plugin", "opat", "--device", device, "--model", (dir_ / model).string(), "--budget", "2"});
+  }
+};
+
+// n values of no pattern a kernel could get right by accident.
+std::vector<float> wavy(size_t n) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = std::sin(static_cast<float>(i) * 1.7f);
+  return v;
+}
+
+// A ceil_mode pool drops a last window that would start in the end padding,
+// as ONNX Runtime and PyTorch do; shapes an older libonnx declared otherwise
+// are dropped with a warning, not taken over the pool's own.
+TEST_F(ExporterQuirks, ACeilModePoolDropsAWindowStartingInThePadding) {
+  const auto x = wavy(20);
+  for (const bool stale : {false, true}) {
+    SCOPED_TRACE(stale ? "declared as libonnx 1.12 sized it" : "declared as run");
+    write_ceil_pool_model(dir_ / "pools.onnx", stale);
+    const auto r = run("pools.onnx", {{"x", host::FloatArray{{1, 1, 4, 5}, x}}});
+    ASSERT_EQ(r.exit_code, 0) << failure_text(r);
+    EXPECT_EQ(r.err.find("the shapes the file declares are ignored") != std::string::npos, stale) << r.err;
+    const auto out = outputs();
+    const auto at = [&](int row, int col) { return x[static_cast<size_t>(row * 5 + col)]; };
+    EXPECT_EQ(out.at("y").shape, (std::vector<int64_t>{1, 1, 2, 2}));
+    EXPECT_EQ(out.at("y").data, (std::vector<float>{std::max({at(0, 0), at(0, 2), at(0, 4)}), std::max(at(0, 2), at(0, 4)),
+                                                    std::max({at(2, 0), at(2, 2), at(2, 4)}), std::max(at(2, 2), at(2, 4))}));
+    EXPECT_EQ(out.at("z").shape, (std::vector<int64_t>{1, 1, 4, 3}));
+    for (int row = 0; row < 4; ++row) {
+      EXPECT_FLOAT_EQ(out.at("z").data[static_cast<size_t>(row * 3)], at(row, 0));
+      EXPECT_FLOAT_EQ(out.at("z").data[static_cast<size_t>(row * 3 + 2)], (at(row, 3) + at(row, 4)) / 2);
+    }
+  }
+  for (const char* device : {"ascend910", "cpu"}) {
+    const auto tuned = opat("pools.onnx", device);
+    EXPECT_EQ(tuned.exit_code, 0) << device << "\n" << failure_text(tuned);
+  }
+}
+
+// An output's type may leave its shape out; inference gives it.
+TEST_F(ExporterQuirks, AnOutputMayLeaveItsShapeOut) {
+  write_shapeless_output_model(dir_ / "cut.onnx");
+  const auto r = run("cut.onnx", {{"x", host::FloatArray{{2, 3}, {-1, 2, -3, 4, -5, 6}}}});
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
+  EXPECT_EQ(outputs().at("y").data, (std::vector<float>{0, 2, 0, 4, 0, 6}));
+}
+
+// A first layer whose input another narrow conv wrote reads it as it can,
+// where oneDNN has no kernel for it blocked with padding lanes.
+TEST_F(ExporterQuirks, ANarrowConvFedByAnotherRunsUntuned) {
+  write_narrow_conv_chain_model(dir_ / "narrow.onnx");
+  const auto r = run("narrow.onnx", {{"x", host::FloatArray{{1, 2, 6, 5}, wavy(60)}}});
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
+  EXPECT_EQ(outputs().at("y").shape, (std::vector<int64_t>{1, 2, 1, 1}));
+}
+
+// Opset 10's Resize: asymmetric coordinates; nearest rounds down along an
+// axis that grows and up along one that shrinks, as ONNX Runtime keeps it.
+TEST_F(ExporterQuirks, AnOpset10ResizeIsAsymmetric) {
+  write_opset10_resize_model(dir_ / "resize10.onnx", false);
+  const auto x = wavy(12), w = wavy(35);
+  const auto r = run("resize10.onnx", {{"x", host::FloatArray{{1, 1, 3, 4}, x}}, {"w", host::FloatArray{{1, 1, 5, 7}, w}}});
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
+  EXPECT_NE(r.err.find("3 opset-10 Resizes given their asymmetric coordinates"), std::string::npos) << r.err;
+  const auto out = outputs();
+  std::vector<float> up, down;
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 6; ++j) up.push_back(x[static_cast<size_t>(i / 2 * 4 + static_cast<int>(std::floor(j / 1.5)))]);
+  for (int i : {0, 2, 4})
+    for (int j : {0, 3, 5}) down.push_back(w[static_cast<size_t>(i * 7 + j)]);
+  EXPECT_EQ(out.at("up").data, up);
+  EXPECT_EQ(out.at("down").data, down);
+  ASSERT_EQ(out.at("lin").shape, (std::vector<int64_t>{1, 1, 1, 6}));
+  EXPECT_FLOAT_EQ(out.at("lin").data[1], x[0] + (x[1] - x[0]) * (1 / 1.5f));
+  EXPECT_FLOAT_EQ(out.at("lin").data[5], x[3]);
+  EXPECT_EQ(opat("resize10.onnx", "ascend910").exit_code, 0);
+
+  // Growing one axis and shrinking another in nearest mode no opset-11 mode says.
+  write_opset10_resize_model(dir_ / "mixed.onnx", true);
+  const auto refused = run("mixed.onnx", {{"x", host::FloatArray{{1, 1, 3, 4}, x}}, {"w", host::FloatArray{{1, 1, 5, 7}, w}}});
+  EXPECT_EQ(refused.exit_code, 4) << failure_text(refused);
+  EXPECT_NE(refused.err.find("mixed.onnx"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("Resize 'Resize_3' of opset 10 grows some axes and shrinks others"), std::string::npos)
+      << refused.err;
+}
+
+// SAME padding of a ConvTranspose whose kernel is shorter than its stride:
+// no padding at all, the output shorter than input x stride, as ONNX Runtime runs it.
+TEST_F(ExporterQuirks, ASameConvTransposeNeverPadsBelowZero) {
+  write_short_kernel_same_deconv_model(dir_ / "deconv.onnx");
+  const auto r = run("deconv.onnx", {{"x", host::FloatArray{{2, 2, 1, 1}, {1, -2, 3, 0.5f}}}});
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
+  const auto y = outputs().at("y");
+  EXPECT_EQ(y.shape, (std::vector<int64_t>{2, 4, 1, 1}));
+  EXPECT_EQ(y.data, (std::vector<float>{1, 1, -2, -2, 3, 3, 0.5f, 0.5f}));
+  EXPECT_EQ(opat("deconv.onnx", "ascend910").exit_code, 0);
+}
+
+// A Mod fused after a Div takes its divisor with it.
+TEST_F(ExporterQuirks, AModFusedAfterADivTakesItsDivisor) {
+  write_div_mod_model(dir_ / "divmod.onnx");
+  const std::vector<float> x = {4.0f, -2.5f, 3.1f};
+  const auto r = run("divmod.onnx", {{"x", host::FloatArray{{3}, x}}});
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
+  const std::vector<float> b = {0.7f, 0.9f, 1.3f};
+  const auto y = outputs().at("y").data;
+  ASSERT_EQ(y.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) EXPECT_FLOAT_EQ(y[i], std::fmod(x[i] / 1.5f, b[i])) << i;
+}
+
+}  // namespace
+}  // namespace aoe::test
