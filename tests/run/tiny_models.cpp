@@ -1440,4 +1440,18 @@ void write_div_mod_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
+void write_scalar_expand_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {1});
+  set_dims(g->add_output(), "y", {});
+  add_int64s(g, "axes", {1}, {0});
+  add_int64s(g, "no_dims", {0}, {});
+  add_floats(g, "two", {}, {2});
+  add_node(g, "Squeeze_0", "Squeeze", {"x", "axes"}, {"s"});
+  add_node(g, "Expand_1", "Expand", {"s", "no_dims"}, {"e"});
+  add_node(g, "Mul_2", "Mul", {"e", "two"}, {"y"});
+  save(model, file);
+}
+
 }  // namespace aoe::test
