@@ -1,11 +1,13 @@
 // LSTM, GRU and RNN against their double-precision reference on every
 // threads count: both directions, batch-first layout, sequence lengths that
 // differ per batch entry, initial states, peepholes, GRU's
-// linear_before_reset both ways, weights the model holds (packed once) or
+// linear_before_reset both ways, clip, weights the model holds (packed once) or
 // computed as it runs, hidden sizes no vector width divides. Few steps:
 // with weights drawn from [-1, 1] a wide cell is chaotic, and float and
 // double part by 1e-3 after some 40 steps whatever order sums them.
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "tasks.h"
 
@@ -79,6 +81,11 @@ TEST(RecurrentOps, MatchTheirReferenceOnEveryThreadsCount) {
       {.cell = "RNN", .steps = 9, .batch = 4, .input = 10, .hidden = 64},
       {.cell = "RNN", .steps = 3, .batch = 2, .input = 4, .hidden = 5, .directions = 2, .attrs = {{"layout", 1}},
        .lengths = {1, 3}, .initial = true},
+      {.cell = "LSTM", .steps = 4, .batch = 2, .input = 6, .hidden = 9, .directions = 2, .attrs = {{"clip", 0.4}},
+       .peepholes = true},
+      {.cell = "GRU", .steps = 4, .batch = 2, .input = 6, .hidden = 9, .attrs = {{"clip", 0.3}, {"linear_before_reset", 1}}},
+      {.cell = "GRU", .steps = 4, .batch = 1, .input = 6, .hidden = 9, .attrs = {{"clip", 0.3}}},
+      {.cell = "RNN", .steps = 4, .batch = 2, .input = 6, .hidden = 9, .attrs = {{"clip", 0.2}}},
   };
   std::vector<sdk::Config> configs;
   for (int64_t threads = 1; threads <= std::min(host().threads, 3); ++threads) configs.push_back({threads});
@@ -87,6 +94,27 @@ TEST(RecurrentOps, MatchTheirReferenceOnEveryThreadsCount) {
     SCOPED_TRACE(r.cell + " " + t.attrs.dump());
     test::expect_matches_reference(*make_op(t, host()), configs, pool());
   }
+}
+
+// clip bounds each gate's input to its activation: an RNN step of W x = 3
+// and -0.1 (no recurrence, no bias) with clip 0.5 is tanh(0.5) and tanh(-0.1).
+TEST(RecurrentOps, ClipBoundsWhatEachActivationTakes) {
+  for (const bool clipped : {false, true}) {
+    Recurrent r{.cell = "RNN", .steps = 2, .batch = 1, .input = 1, .hidden = 2, .bias = false, .outputs = {0}};
+    if (clipped) r.attrs["clip"] = 0.5;
+    const auto o = make_op(task(r), host());
+    const std::vector<float> x = {1, 1}, w = {3, -0.1f}, rec = {0, 0, 0, 0};
+    const float first = std::tanh(clipped ? 0.5f : 3.0f), second = std::tanh(-0.1f);
+    const auto got = run_once(*o, {1}, {x.data(), w.data(), rec.data()}, pool());
+    ASSERT_EQ(got.size(), 1u);
+    ASSERT_EQ(got[0].size(), 4u);
+    for (size_t step = 0; step < 2; ++step) {
+      EXPECT_NEAR(got[0][2 * step], first, 1e-6) << clipped;
+      EXPECT_NEAR(got[0][2 * step + 1], second, 1e-6) << clipped;
+    }
+  }
+  Recurrent bad{.cell = "GRU", .steps = 2, .batch = 1, .input = 1, .hidden = 2, .attrs = {{"clip", 0.0}}};
+  EXPECT_NE(test::refusal(task(bad)).find("clip must be above 0"), std::string::npos) << test::refusal(task(bad));
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // RNN, GRU and LSTM (ONNX's default activations: tanh; sigmoid and tanh;
 // sigmoid, tanh and tanh), forward, reverse or bidirectional, `layout` 0
 // (time first) or 1 (batch first), with their optional bias, sequence
-// lengths, initial state and LSTM's peepholes, GRU's linear_before_reset.
+// lengths, initial state and LSTM's peepholes, GRU's linear_before_reset, and
+// clip (each gate's input to its activation bounded, as ONNX Runtime bounds it).
 // The frontend names which optional inputs and outputs the node has
 // ("input_slots", "output_slots"); the sequence lengths are the model's
 // constant, folded into "sequence_lens". Outputs: Y, Y_h, LSTM's Y_c.
@@ -44,7 +45,10 @@ class RecurrentOp final : public CpuOp {
     if (in_[kX] < 0 || in_[kW] < 0 || in_[kR] < 0) invalid(who + " takes X, W and R");
     if (cell_ != Cell::lstm && (in_[kInitialC] >= 0 || in_[kP] >= 0 || out_[kYc] >= 0)) invalid(who + " has no initial_c, P nor Y_c");
     require_f32(task, in_[kLens] >= 0 ? std::vector<size_t>{static_cast<size_t>(in_[kLens])} : std::vector<size_t>{});
-    if (task.attrs.contains("clip")) unsupported(who + ": the cpu device runs recurrent cells without clip");
+    if (task.attrs.contains("clip")) {
+      clip_ = static_cast<float>(float_attr(task.attrs, "clip", 0.0f));
+      if (!(clip_ > 0)) invalid(who + ": clip must be above 0");
+    }
     if (int_attr(task.attrs, "input_forget", 0) != 0) unsupported(who + ": the cpu device runs LSTM without input_forget");
     const std::string direction = string_attr(task.attrs, "direction", "forward");
     if (direction == "bidirectional") directions_ = 2;
@@ -114,7 +118,10 @@ class RecurrentOp final : public CpuOp {
     const auto output = [&](int slot) { return out_[static_cast<size_t>(slot)] < 0 ? nullptr : out[static_cast<size_t>(out_[static_cast<size_t>(slot)])]; };
     const float *x = input(kX), *w = input(kW), *r = input(kR), *bias = input(kB), *p = input(kP);
     const int64_t hid = hidden_, g = gates();
-    const auto sig = [](double v) { return 1 / (1 + std::exp(-v)); };
+    // clip bounds each gate's input to its activation, as ONNX Runtime applies it (not the cell's to h()).
+    const auto bound = [&](double v) { return clip_ > 0 ? std::clamp<double>(v, -clip_, clip_) : v; };
+    const auto sig = [&](double v) { return 1 / (1 + std::exp(-bound(v))); };
+    const auto act = [&](double v) { return std::tanh(bound(v)); };
     for (int64_t d = 0; d < directions_; ++d)
       for (int64_t b = 0; b < batch_; ++b) {
         std::vector<double> h(static_cast<size_t>(hid), 0.0), c(h);
@@ -139,13 +146,13 @@ class RecurrentOp final : public CpuOp {
           const int64_t t = reverse_only_ || d == 1 ? len - 1 - step : step;
           std::vector<double> hn(static_cast<size_t>(hid)), cn(c);
           if (cell_ == Cell::rnn) {
-            for (int64_t k = 0; k < hid; ++k) hn[static_cast<size_t>(k)] = std::tanh(wx(k, t) + rs(k, h));
+            for (int64_t k = 0; k < hid; ++k) hn[static_cast<size_t>(k)] = act(wx(k, t) + rs(k, h));
           } else if (cell_ == Cell::lstm) {
             for (int64_t k = 0; k < hid; ++k) {
               const auto kk = static_cast<size_t>(k);
               const double i = sig(wx(k, t) + rs(k, h) + peep(k) * c[kk]);
               const double f = sig(wx(2 * hid + k, t) + rs(2 * hid + k, h) + peep(2 * hid + k) * c[kk]);
-              cn[kk] = f * c[kk] + i * std::tanh(wx(3 * hid + k, t) + rs(3 * hid + k, h));
+              cn[kk] = f * c[kk] + i * act(wx(3 * hid + k, t) + rs(3 * hid + k, h));
               const double o = sig(wx(hid + k, t) + rs(hid + k, h) + peep(hid + k) * cn[kk]);
               hn[kk] = o * std::tanh(cn[kk]);
             }
@@ -158,8 +165,8 @@ class RecurrentOp final : public CpuOp {
             for (int64_t k = 0; k < hid; ++k) {
               const auto kk = static_cast<size_t>(k);
               const double z = sig(wx(k, t) + rs(k, h));
-              const double cand = linear_before_reset_ ? std::tanh(wx(2 * hid + k, t) + rgate[kk] * rs(2 * hid + k, h))
-                                                       : std::tanh(wx(2 * hid + k, t) + rs(2 * hid + k, rh));
+              const double cand = linear_before_reset_ ? act(wx(2 * hid + k, t) + rgate[kk] * rs(2 * hid + k, h))
+                                                       : act(wx(2 * hid + k, t) + rs(2 * hid + k, rh));
               hn[kk] = (1 - z) * cand + z * h[kk];
             }
           }
@@ -196,6 +203,7 @@ class RecurrentOp final : public CpuOp {
   Cell cell_ = Cell::rnn;
   bool batch_first_ = false, linear_before_reset_ = false;
   bool w_constant_ = false, r_constant_ = false;  // the model's weights: packed once at bind()
+  float clip_ = 0;  // > 0: each gate's input to its activation bounded to +-clip
   int64_t directions_ = 1, steps_ = 1, batch_ = 1, input_ = 1, hidden_ = 1;
   std::vector<int> in_;   // per slot: index into the task's inputs, -1 where omitted
   std::vector<int> out_;  // per slot: index into the outputs, -1 where omitted
@@ -374,6 +382,7 @@ class RecurrentKernel final : public ThreadsKernel<RecurrentOp> {
     float* zr = gh_.data() + b * gate_count();
     const float* x = gx_.data() + row(t, b) * gate_count();
     isa_->binary(EltOp::add, 0, zr, x, 1, 2 * hid);
+    bound(zr, 2 * hid);
     isa_->unary(EltOp::sigmoid, 0, 0, zr, 2 * hid);
     float* rh = reset_.data() + b * hid;
     std::copy_n(h_.data() + b * hid, hid, rh);
@@ -390,8 +399,8 @@ class RecurrentKernel final : public ThreadsKernel<RecurrentOp> {
     float* g = gh_.data() + b * n;
     float* h = h_.data() + b * hid;
     float* c = c_.data() + b * hid;
-    const auto sig = [&](float* v) { isa_->unary(EltOp::sigmoid, 0, 0, v, hid); };
-    const auto tanh = [&](float* v) { isa_->unary(EltOp::tanh, 0, 0, v, hid); };
+    const auto sig = [&](float* v) { bound(v, hid), isa_->unary(EltOp::sigmoid, 0, 0, v, hid); };
+    const auto tanh = [&](float* v) { bound(v, hid), isa_->unary(EltOp::tanh, 0, 0, v, hid); };
     if (op_.cell_ == RecurrentOp::Cell::rnn) {
       isa_->binary(EltOp::add, 0, g, x, 1, hid);
       tanh(g);
@@ -410,7 +419,7 @@ class RecurrentKernel final : public ThreadsKernel<RecurrentOp> {
       for (int64_t k = 0; pd && k < hid; ++k) o[k] += pd[hid + k] * c[k];
       sig(o);
       std::copy_n(c, hid, tmp);
-      tanh(tmp);
+      isa_->unary(EltOp::tanh, 0, 0, tmp, hid);
       for (int64_t k = 0; k < hid; ++k) h[k] = o[k] * tmp[k];
     } else {
       // Gates z, r, h: z and r done by reset_gate unless linear_before_reset,
@@ -418,6 +427,7 @@ class RecurrentKernel final : public ThreadsKernel<RecurrentOp> {
       float *z = g, *r = g + hid, *cand = g + 2 * hid;
       if (op_.linear_before_reset_) {
         isa_->binary(EltOp::add, 0, g, x, 1, 2 * hid);
+        bound(g, 2 * hid);
         isa_->unary(EltOp::sigmoid, 0, 0, g, 2 * hid);
         const float* bias = input(RecurrentOp::kB);
         for (int64_t k = 0; k < hid; ++k)
@@ -428,6 +438,11 @@ class RecurrentKernel final : public ThreadsKernel<RecurrentOp> {
       tanh(cand);
       for (int64_t k = 0; k < hid; ++k) h[k] = (1 - z[k]) * cand[k] + z[k] * h[k];
     }
+  }
+
+  // The op's clip on gate inputs, where it has one.
+  void bound(float* v, int64_t n) const {
+    if (op_.clip_ > 0) isa_->unary(EltOp::clip, -op_.clip_, op_.clip_, v, n);
   }
 
   const IsaKernels* isa_;
