@@ -1,5 +1,9 @@
 #include "cachefile.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cctype>
 #include <cstring>
 
 #include "aoe/sdk/error.h"
@@ -18,11 +22,13 @@ class CachefileReader : FileReader {
     if (!doc.is_object()) fail("is not a Kernel Tuner cachefile: its top level is not an object");
     Cachefile out;
     out.path = file_;
+    schema_version(doc);
     out.device_name = optional_text(doc, "device_name");
     if (out.device_name.empty()) out.device_name = device_name_from_file(file_);
     out.kernel_name = text(doc, "kernel_name");
     out.problem_size = nlohmann::json(doc.value("problem_size", json()));
-    out.objective = doc.value("objective", "time");
+    out.objective = optional_text(doc, "objective");
+    if (out.objective.empty()) out.objective = "time";
     out.keys = keys(doc);
     out.domains = domains(doc, out.keys);
     const json& cache = field(doc, "cache");
@@ -52,9 +58,18 @@ class CachefileReader : FileReader {
     return j[name].get<std::string>();
   }
 
+  // Kernel Tuner's cachefile schemas 1.x (a file without one is older, and read alike).
+  void schema_version(const json& doc) const {
+    if (!doc.contains("schema_version")) return;
+    const json& v = doc["schema_version"];
+    if (!v.is_string() || !v.get<std::string>().starts_with("1."))
+      fail("has schema_version " + v.dump() + "; the replay device reads Kernel Tuner's cachefile schemas 1.x");
+  }
+
   std::vector<std::string> keys(const json& doc) const {
     const json& k = field(doc, "tune_params_keys");
-    if (!k.is_array() || k.empty()) fail("has no tune_params_keys");
+    if (!k.is_array()) fail("has a \"tune_params_keys\" that is not a list of names: " + k.dump());
+    if (k.empty()) fail("lists no tune_params_keys");
     std::vector<std::string> out;
     for (const auto& name : k) {
       if (!name.is_string()) fail("has a tune_params_keys entry that is not a name: " + name.dump());
@@ -90,11 +105,19 @@ class CachefileReader : FileReader {
       if (!entry.contains(name)) fail("entry \"" + key + "\" has no value for tune parameter '" + name + "'");
       r.values.emplace_back(entry[name]);
     }
-    const json& time = field(entry, "time");
+    check_key(key, r.values);
+    if (!entry.contains("time")) fail("entry \"" + key + "\" has no \"time\"");
+    const json& time = entry["time"];
     if (time.is_number()) {
       r.time_ms = time.get<double>();
-      for (const auto& t : entry.value("times", json::array()))
-        if (t.is_number()) r.times_ms.push_back(t.get<double>());
+      if (entry.contains("times")) {
+        const json& times = entry["times"];
+        if (!times.is_array()) fail("entry \"" + key + "\" has \"times\" that are not a list: " + times.dump());
+        for (const auto& t : times) {
+          if (!t.is_number()) fail("entry \"" + key + "\" has a \"times\" value that is not a number: " + t.dump());
+          r.times_ms.push_back(t.get<double>());
+        }
+      }
     } else if (time.is_string()) {
       r.outcome = outcome(key, time.get<std::string>());
     } else {
@@ -105,6 +128,43 @@ class CachefileReader : FileReader {
     r.framework_ms = number(key, entry, "framework_time");
     r.verification_ms = number(key, entry, "verification_time");
     return r;
+  }
+
+  // Kernel Tuner keys an entry by its values as Python prints them, joined
+  // by commas ("16,1"): a key of other values is not an entry it wrote.
+  // Objects and lists are not compared (Python prints them its own way).
+  void check_key(const std::string& key, const std::vector<nlohmann::json>& values) const {
+    std::vector<std::string> parts;
+    for (size_t start = 0;;) {
+      const size_t comma = key.find(',', start);
+      parts.push_back(key.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    // A value that is no number, bool or string (an object parameter) may be left out of the key.
+    std::vector<const nlohmann::json*> named;
+    for (const auto& v : values)
+      if (parts.size() == values.size() || v.is_primitive()) named.push_back(&v);
+    bool agrees = parts.size() == named.size();
+    for (size_t i = 0; agrees && i < named.size(); ++i) {
+      const auto& v = *named[i];
+      const std::string& part = parts[i];
+      if (v.is_boolean()) agrees = part == (v.get<bool>() ? "True" : "False");
+      else if (v.is_number_integer()) agrees = part == v.dump();
+      else if (v.is_number()) agrees = number_reads_as(part, v.get<double>());
+      else if (v.is_string()) agrees = part == v.get<std::string>();
+    }
+    if (!agrees) {
+      std::string written;
+      for (const auto& v : values) written += (written.empty() ? "" : ", ") + v.dump();
+      fail("entry \"" + key + "\" records the values " + written + ", which its key does not name");
+    }
+  }
+
+  static bool number_reads_as(const std::string& text, double value) {
+    char* end = nullptr;
+    const double read = std::strtod(text.c_str(), &end);
+    return !text.empty() && end == text.c_str() + text.size() && std::abs(read - value) <= 1e-6 * std::max(1.0, std::abs(value));
   }
 
   Outcome outcome(const std::string& key, const std::string& failure) const {
@@ -155,7 +215,9 @@ std::string device_name_from_file(const std::filesystem::path& file) {
   for (const char* ext : {".gz", ".json"})
     if (stem.size() > std::strlen(ext) && stem.ends_with(ext)) stem.resize(stem.size() - std::strlen(ext));
   const auto last = stem.rfind('_');
-  return last == std::string::npos || last + 1 == stem.size() ? stem : stem.substr(last + 1);
+  const std::string part = last == std::string::npos ? stem : stem.substr(last + 1);
+  // A GPU's model names a number (A100, MI250X, W6600); "cache" or "name" is no GPU.
+  return std::any_of(part.begin(), part.end(), [](unsigned char c) { return std::isdigit(c); }) ? part : "";
 }
 
 }  // namespace aoe::replay

@@ -46,15 +46,18 @@ struct Cachefile {
 // Reads a .json or .json.gz cachefile, of at most max_bytes once inflated;
 // every error names the file, and the entry at fault when there is one. A
 // file whose device_name is empty or missing (some of benchmark_hub's are)
-// is named by device_name_from_file(). Kernel Tuner appends each entry to
+// is named by device_name_from_file(), empty where that finds none. Each
+// entry's key must name the values it records, as Kernel Tuner writes it;
+// schema_version, where given, must be 1.x. Kernel Tuner appends each entry to
 // the cache as it measures it and closes the file ("}\n}") only when tuning
 // ends; one left open (tuning still running, or interrupted) is read as
 // Kernel Tuner reads it, closed after its last whole entry (left_open).
 Cachefile read_cachefile(const std::filesystem::path& file, uint64_t max_bytes = kDefaultMaxBytes);
 
 // The device a cachefile's name says it was recorded on, benchmark_hub's
-// <kernel>_<device>.json[.gz]: "convolution_milo_A100.json.gz" -> "A100";
-// the whole stem when it has no '_'.
+// <kernel>_<device>.json[.gz]: "convolution_milo_A100.json.gz" -> "A100"
+// (the whole stem when it has no '_'); empty where that part names no
+// number, as a GPU's model does ("t4_cache.json" names no device).
 std::string device_name_from_file(const std::filesystem::path& file);
 
 }  // namespace aoe::replay

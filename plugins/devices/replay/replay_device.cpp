@@ -18,6 +18,11 @@ using sdk::StatusCode;
 std::shared_ptr<const RecordedSpace> load(const ReplayOptions& options) {
   Cachefile cache = read_cachefile(options.cachefile, options.max_bytes);
   if (!options.device_name.empty()) cache.device_name = options.device_name;
+  if (cache.device_name.empty())
+    throw Error(StatusCode::invalid_argument,
+                "cachefile " + options.cachefile.string() +
+                    " names no device_name, nor does its file name end in a GPU's (kernel_A100.json, as "
+                    "benchmark_hub names them): give the GPU it was recorded on with the option device_name");
   std::optional<KernelDescription> kernel;
   if (options.kernel) kernel = read_kernel_description(*options.kernel);
   return std::make_shared<const RecordedSpace>(std::move(cache), std::move(kernel));

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "aoe/sdk/error.h"
 #include "aoe/sdk/path_component.h"
@@ -121,7 +123,76 @@ TEST_F(HostileCachefile, AnEmptyDeviceNameIsTakenFromTheFileName) {
   EXPECT_EQ(read_cachefile(file).device_name, "A4000");
   ReplayDevice device(ReplayOptions::parse({{"cachefile", file.string()}}, "replay"));
   EXPECT_EQ(device.describe().at("soc_version"), "A4000");
-  EXPECT_EQ(device_name_from_file("plain.json"), "plain");
+  EXPECT_EQ(device_name_from_file("convolution_MI50.json"), "MI50");
+  EXPECT_EQ(device_name_from_file("V100.json"), "V100");
+  // Kernel Tuner's own test files: the last part names no GPU.
+  EXPECT_EQ(device_name_from_file("invalid_missing_device_name.json"), "");
+  EXPECT_EQ(device_name_from_file("t4_cache.json"), "");
+}
+
+// No device_name in the file or its name: the option names it, or the device says to give it.
+TEST_F(HostileCachefile, AGpuNamedNowhereIsAskedFor) {
+  const fs::path file = write("t4_cache.json", kSpace);
+  try {
+    ReplayDevice(ReplayOptions::parse({{"cachefile", file.string()}}, "replay"));
+    ADD_FAILURE() << "named a GPU";
+  } catch (const sdk::Error& e) {
+    EXPECT_NE(std::string(e.what()).find(file.string()), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("give the GPU it was recorded on with the option device_name"), std::string::npos)
+        << e.what();
+  }
+  const ReplayDevice named(ReplayOptions::parse({{"cachefile", file.string()}, {"device_name", "T4"}}, "replay"));
+  EXPECT_EQ(named.describe().at("soc_version"), "T4");
+}
+
+// The faults of Kernel Tuner's own invalid test cachefiles, each named with its entry.
+TEST_F(HostileCachefile, WhatKernelTunerWouldNotHaveWrittenIsRefusedByName) {
+  const std::string head = R"({"device_name": "A100", "kernel_name": "k", "tune_params_keys": ["bx", "by"],
+      "tune_params": {"bx": [16, 32], "by": [1, 2]},)";
+  const std::string good = R"("16,1": {"bx": 16, "by": 1, "time": 3.9, "times": [3.9, 4.0]})";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"("schema_version": "20.9.8", "cache": {)" + good + "}}", "has schema_version \"20.9.8\""},
+      {R"("schema_version": 1, "cache": {)" + good + "}}", "has schema_version 1;"},
+      {R"("cache": {"16,,,,,1": {"bx": 16, "by": 1, "time": 3.9}}})",
+       "entry \"16,,,,,1\" records the values 16, 1, which its key does not name"},
+      {R"("cache": {"32,1": {"bx": 16, "by": 1, "time": 3.9}}})", "entry \"32,1\" records the values 16, 1"},
+      {R"("cache": {"16,1": {"bx": 16, "by": 1, "times": [3.9]}}})", "entry \"16,1\" has no \"time\""},
+      {R"("cache": {"16,1": {"bx": 16, "by": 1, "time": 3.9, "times": "Invalid"}}})",
+       "entry \"16,1\" has \"times\" that are not a list: \"Invalid\""},
+      {R"("cache": {"16,1": {"bx": 16, "by": 1, "time": 3.9, "times": [3.9, "x"]}}})",
+       "entry \"16,1\" has a \"times\" value that is not a number: \"x\""},
+      {R"("objective": 5, "cache": {)" + good + "}}", "has a \"objective\" that is not a name"},
+  };
+  for (const auto& [body, why] : cases) {
+    SCOPED_TRACE(body);
+    const fs::path file = write("bad_A100.json", head + body);
+    try {
+      read_cachefile(file);
+      ADD_FAILURE() << "accepted";
+    } catch (const sdk::Error& e) {
+      EXPECT_NE(std::string(e.what()).find(file.string()), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  }
+  const std::string keys_text = R"({"device_name": "A100", "kernel_name": "k", "tune_params_keys": "Invalid",
+      "tune_params": {"bx": [16]}, "cache": {"16": {"bx": 16, "time": 1.0}}})";
+  try {
+    read_cachefile(write("keys_A100.json", keys_text));
+    ADD_FAILURE() << "accepted";
+  } catch (const sdk::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("has a \"tune_params_keys\" that is not a list of names"), std::string::npos)
+        << e.what();
+  }
+  // Keys as Kernel Tuner prints its values: Python's floats, True and False, strings as they are.
+  const std::string typed = R"({"device_name": "A100", "kernel_name": "k", "tune_params_keys": ["f", "b", "s"],
+      "tune_params": {"f": [2.45, 0.1], "b": [true, false], "s": ["row", "col"]},
+      "cache": {"2.45,True,row": {"f": 2.45, "b": true, "s": "row", "time": 1.0},
+                "0.1,False,col": {"f": 0.10000000149011612, "b": false, "s": "col", "time": 2.0}}})";
+  EXPECT_EQ(read_cachefile(write("typed_A100.json", typed)).records.size(), 2u);
+  // An object parameter Kernel Tuner leaves out of the key (its open_cache_looks_like_closed.json).
+  const std::string object = R"({"device_name": "A100", "kernel_name": "k", "tune_params_keys": ["bx", "o"],
+      "tune_params": {"bx": [16], "o": [{}]}, "cache": {"16": {"bx": 16, "o": {}, "time": 1.0}}})";
+  EXPECT_EQ(read_cachefile(write("object_A100.json", object)).records.size(), 1u);
 }
 
 TEST_F(HostileCachefile, TheDeviceNameOptionNamesTheDevice) {
