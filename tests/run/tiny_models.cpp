@@ -1454,4 +1454,15 @@ void write_scalar_expand_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
+void write_oversized_pool_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {1, 1, 2, 2});
+  auto* y = g->add_output();
+  y->set_name("y");
+  y->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  add_ints_attribute(add_node(g, "pool", "MaxPool", {"x"}, {"y"}), "kernel_shape", {4, 4});
+  save(model, file);
+}
+
 }  // namespace aoe::test

@@ -221,6 +221,8 @@ void write_opset10_resize_model(const std::filesystem::path& file, bool mixed);
 void write_short_kernel_same_deconv_model(const std::filesystem::path& file);
 // x[3] -> Div(1.5) -> Mod(b[3] = 0.7, 0.9, 1.3; fmod 1) -> y[3]: a Mod fused after another elementwise op.
 void write_div_mod_model(const std::filesystem::path& file);
+// x[1,1,2,2] -> MaxPool(kernel 4x4, no pads) -> y: a window longer than its input, sized negative.
+void write_oversized_pool_model(const std::filesystem::path& file);
 // x[1] -> Squeeze -> a scalar -> Expand(shape []) -> Mul(2) -> y, a scalar: an Expand that changes nothing.
 void write_scalar_expand_model(const std::filesystem::path& file);
 

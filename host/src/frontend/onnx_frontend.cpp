@@ -292,6 +292,29 @@ void infer_over_declared_shapes(onnx::ModelProto& model, const fs::path& path) {
                quoted(path), error);
 }
 
+// Inference sizes a window or kernel longer than its padded input (a pool's, a
+// conv's) as a negative dim, which ONNX Runtime refuses too: named here, before a
+// device takes the size for one known only as the model runs.
+void refuse_negative_dims(const onnx::GraphProto& graph, const fs::path& path) {
+  for (const auto* values : {&graph.value_info(), &graph.output()})
+    for (const auto& value : *values) {
+      if (!value.type().has_tensor_type() || !value.type().tensor_type().has_shape()) continue;
+      const auto& dims = value.type().tensor_type().shape().dim();
+      if (std::none_of(dims.begin(), dims.end(), [](const auto& d) { return d.has_dim_value() && d.dim_value() < 0; }))
+        continue;
+      std::string made_by;
+      for (const auto& node : graph.node())
+        if (std::find(node.output().begin(), node.output().end(), value.name()) != node.output().end())
+          made_by = " (the output of " + node.op_type() + " '" + node_label(node) + "')";
+      std::string text;
+      for (const auto& d : dims) text += (text.empty() ? "" : ",") + (d.has_dim_value() ? std::to_string(d.dim_value()) : "?");
+      throw Error(StatusCode::invalid_argument, "ONNX model " + quoted(path) + ": '" + value.name() + "'" + made_by +
+                                                    " is sized [" + text +
+                                                    "], a negative extent: a window or kernel longer than its padded "
+                                                    "input; fix the model, or its --input_shape");
+    }
+}
+
 // Exporters compute Reshape and Expand targets from shapes at run time, which ONNX's own
 // inference does not see through. Folded values are pinned as initializers so inference
 // reads them, round after round while new ones appear, and removed at the end: the
@@ -528,6 +551,7 @@ sdk::Graph load_onnx_model(onnx::ModelProto& model, const std::filesystem::path&
   apply_input_shapes(graph, input_shapes, path);
   require_known_inputs(graph, path);
   infer_shapes(model, path);
+  refuse_negative_dims(graph, path);
   try {
     for (const auto& [rule, count] : normalise_graph(graph, opset, [&] { infer_shapes(model, path); }).counts)
       done.add(rule, count);
