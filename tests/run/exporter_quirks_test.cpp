@@ -137,12 +137,12 @@ TEST_F(ExporterQuirks, AModFusedAfterADivTakesItsDivisor) {
   for (size_t i = 0; i < 3; ++i) EXPECT_FLOAT_EQ(y[i], std::fmod(x[i] / 1.5f, b[i])) << i;
 }
 
-// An Expand to the shape its input has (a scalar's, none) is read through.
-TEST_F(ExporterQuirks, AnExpandThatChangesNothingIsReadThrough) {
+// An Expand or a Tile to the shape its input has (a scalar's, none) is read through.
+TEST_F(ExporterQuirks, AnExpandOrTileThatChangesNothingIsReadThrough) {
   write_scalar_expand_model(dir_ / "expand.onnx");
   const auto r = run("expand.onnx", {{"x", host::FloatArray{{1}, {-1.25f}}}});
   ASSERT_EQ(r.exit_code, 0) << failure_text(r);
-  EXPECT_NE(r.err.find("same-shape Expand nodes read through"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("2 Identity/Dropout/same-type Cast/same-shape Expand and Tile nodes read through"), std::string::npos) << r.err;
   const auto y = outputs().at("y");
   EXPECT_TRUE(y.shape.empty());
   EXPECT_EQ(y.data, std::vector<float>{-2.5f});

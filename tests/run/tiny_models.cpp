@@ -1450,7 +1450,8 @@ void write_scalar_expand_model(const std::filesystem::path& file) {
   add_floats(g, "two", {}, {2});
   add_node(g, "Squeeze_0", "Squeeze", {"x", "axes"}, {"s"});
   add_node(g, "Expand_1", "Expand", {"s", "no_dims"}, {"e"});
-  add_node(g, "Mul_2", "Mul", {"e", "two"}, {"y"});
+  add_node(g, "Tile_2", "Tile", {"e", "no_dims"}, {"t"});
+  add_node(g, "Mul_3", "Mul", {"t", "two"}, {"y"});
   save(model, file);
 }
 

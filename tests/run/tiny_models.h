@@ -223,7 +223,8 @@ void write_short_kernel_same_deconv_model(const std::filesystem::path& file);
 void write_div_mod_model(const std::filesystem::path& file);
 // x[1,1,2,2] -> MaxPool(kernel 4x4, no pads) -> y: a window longer than its input, sized negative.
 void write_oversized_pool_model(const std::filesystem::path& file);
-// x[1] -> Squeeze -> a scalar -> Expand(shape []) -> Mul(2) -> y, a scalar: an Expand that changes nothing.
+// x[1] -> Squeeze -> a scalar -> Expand(shape []) -> Tile(repeats []) -> Mul(2) -> y, a scalar: an Expand
+// and a Tile that change nothing.
 void write_scalar_expand_model(const std::filesystem::path& file);
 
 }  // namespace aoe::test

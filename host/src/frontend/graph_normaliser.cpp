@@ -418,7 +418,7 @@ bool reads_through(const onnx::GraphProto& graph, const onnx::NodeProto& node,
                    const std::map<std::string, const T*>& initializers, const std::map<std::string, int32_t>& types) {
   if (!default_domain(node) || node.input_size() < 1 || node.output_size() < 1) return false;
   if (node.op_type() == "Identity") return node.input_size() == 1;
-  if (node.op_type() == "Expand") {  // to the shape its input has already (a scalar's too)
+  if (node.op_type() == "Expand" || node.op_type() == "Tile") {  // to the shape its input has already (a scalar's too)
     const auto in = known_dims(graph, node.input(0)), out = known_dims(graph, node.output(0));
     return node.input_size() == 2 && in && out && in == out;
   }
@@ -582,7 +582,7 @@ std::string Normalisation::summary() const {
       {"einsum_of_one_operand", "one-operand Einsum nodes made ReduceSum and Transpose"},
       {"roi_align_mode_of_its_opset", "opset-10 RoiAligns given their output_half_pixel mode"},
       {"resize_mode_of_its_opset", "opset-10 Resizes given their asymmetric coordinates"},
-      {"remove_identity", "Identity/Dropout/same-type Cast/same-shape Expand nodes read through"},
+      {"remove_identity", "Identity/Dropout/same-type Cast/same-shape Expand and Tile nodes read through"},
       {"empty_optional_inputs", "nodes with empty optional inputs made absent"},
       {"clip_bounds_as_max_min", "Clip nodes with bounds computed at run time made Max and Min"},
       {"optional_inputs_as_tensors", "optional inputs fed as the tensors they hold"},
