@@ -1,9 +1,9 @@
 #include "cachefile.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
-#include <cctype>
 #include <cstring>
 
 #include "aoe/sdk/error.h"
