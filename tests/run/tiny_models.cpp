@@ -2,6 +2,8 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <stdexcept>
@@ -1463,6 +1465,64 @@ void write_oversized_pool_model(const std::filesystem::path& file) {
   y->set_name("y");
   y->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
   add_ints_attribute(add_node(g, "pool", "MaxPool", {"x"}, {"y"}), "kernel_shape", {4, 4});
+  save(model, file);
+}
+
+namespace {
+
+// A float16's bits for a float16 value held in a float (no rounding needed).
+uint16_t half_bits(float value) {
+  uint32_t bits = 0;
+  std::memcpy(&bits, &value, sizeof bits);
+  const auto sign = static_cast<uint16_t>((bits >> 16) & 0x8000);
+  if ((bits & 0x7fffffff) == 0) return sign;
+  const auto exponent = static_cast<int>((bits >> 23) & 0xff) - 127 + 15;
+  return static_cast<uint16_t>(sign | (exponent << 10) | ((bits >> 13) & 0x3ff));
+}
+
+// `t`'s values as `bytes`, moved to the end of `data` (a file beside the model).
+void keep_external(onnx::TensorProto* t, const std::filesystem::path& data, const std::string& bytes) {
+  const auto offset = std::filesystem::exists(data) ? std::filesystem::file_size(data) : 0;
+  std::ofstream(data, std::ios::binary | std::ios::app) << bytes;
+  t->set_data_location(onnx::TensorProto::EXTERNAL);
+  const std::pair<const char*, std::string> entries[] = {
+      {"location", data.filename().string()}, {"offset", std::to_string(offset)}, {"length", std::to_string(bytes.size())}};
+  for (const auto& [key, value] : entries) {
+    auto* e = t->add_external_data();
+    e->set_key(key), e->set_value(value);
+  }
+}
+
+}  // namespace
+
+void write_external_half_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  const auto data = file.parent_path() / (file.stem().string() + ".data");
+  std::filesystem::remove(data);
+  set_dims(g->add_input(), "x", {1, 4});
+  set_dims(g->add_output(), "y", {90, 100});
+  auto* w = g->add_initializer();
+  w->set_name("W");
+  w->set_data_type(onnx::TensorProto::FLOAT16);
+  w->add_dims(4), w->add_dims(9000);
+  std::string halves;
+  for (int k = 0; k < 4; ++k)
+    for (int j = 0; j < 9000; ++j) {
+      const uint16_t h = half_bits(external_half_weight(k, j));
+      halves.append(reinterpret_cast<const char*>(&h), sizeof h);
+    }
+  keep_external(w, data, halves);
+  auto* shape = g->add_initializer();
+  shape->set_name("shape");
+  shape->set_data_type(onnx::TensorProto::INT64);
+  shape->add_dims(2);
+  const int64_t dims[] = {90, 100};
+  keep_external(shape, data, std::string(reinterpret_cast<const char*>(dims), sizeof dims));
+  add_int_attribute(add_node(g, "Cast_0", "Cast", {"x"}, {"xh"}), "to", onnx::TensorProto::FLOAT16);
+  add_node(g, "MatMul_1", "MatMul", {"xh", "W"}, {"mh"});
+  add_int_attribute(add_node(g, "Cast_2", "Cast", {"mh"}, {"m"}), "to", onnx::TensorProto::FLOAT);
+  add_node(g, "Reshape_3", "Reshape", {"m", "shape"}, {"y"});
   save(model, file);
 }
 

@@ -4,10 +4,11 @@
 
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <optional>
 
 #include "aoe/sdk/error.h"
+#include "external_data.h"
+#include "tensor_bounds.h"
 
 namespace aoe::host {
 namespace {
@@ -36,23 +37,8 @@ std::vector<float> from_bytes(const char* bytes, size_t count) {
 }
 
 std::vector<float> external(const T& t, const fs::path& model, size_t count) {
-  std::string location;
-  int64_t offset = 0;
-  for (const auto& e : t.external_data()) {
-    if (e.key() == "location") location = e.value();
-    if (e.key() == "offset") offset = std::stoll(e.value());  // a byte count >= 0: check_initializers
-  }
-  const fs::path file = (model.parent_path().empty() ? fs::path(".") : model.parent_path()) / location;
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
-    fail(model, t, "keeps its data in '" + location + "', which is not beside the model; running needs the "
-                   "weights: copy the model with its external data files");
-  std::vector<float> out(count);
-  in.seekg(offset);
-  in.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(count * sizeof(float)));
-  if (static_cast<size_t>(in.gcount()) != count * sizeof(float))
-    fail(model, t, "reads past the end of '" + location + "'; copy the data file again with the model");
-  return out;
+  const std::string bytes = read_external_bytes(t, model, static_cast<int64_t>(count * sizeof(float)));
+  return from_bytes(bytes.data(), count);
 }
 
 template <typename E>
@@ -137,7 +123,12 @@ ModelWeights take_initializers(onnx::GraphProto& graph, const fs::path& model) {
   ModelWeights weights;
   for (auto& t : *graph.mutable_initializer()) {
     if (t.data_type() != T::FLOAT) {
-      if (t.data_location() == T::EXTERNAL) continue;
+      if (t.data_location() == T::EXTERNAL) {
+        const int64_t width = stored_element_bytes(t.data_type());
+        if (!width) continue;
+        *t.mutable_raw_data() = read_external_bytes(t, model, elements(t) * width);
+        t.set_data_location(T::DEFAULT);
+      }
       if (auto held = held_integers(t, static_cast<size_t>(elements(t)))) weights[t.name()] = std::move(*held);
       continue;
     }

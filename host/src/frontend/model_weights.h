@@ -20,7 +20,7 @@ using ModelWeights = std::map<std::string, std::vector<float>>;
 
 // Every FLOAT initializer of `graph`, from its raw data, its float_data or
 // its external data file beside `model`, and every float64 (rounded to
-// float32), float16, bfloat16, integer and bool one held in its raw or typed data (past 2^24 in magnitude, the nearest float32:
+// float32), float16, bfloat16, integer and bool one from its raw, typed or external data (past 2^24 in magnitude, the nearest float32:
 // the ops that read such values, Slice's bounds, take them as attributes),
 // moved out: each one is left empty
 // as its values are taken, so call it last, once nothing reads `graph`.

@@ -26,6 +26,7 @@
 #include "optional_inputs.h"
 #include "constant_folding.h"
 #include "einsum_shape_inference.h"
+#include "external_data.h"
 #include "graph_normaliser.h"
 #include "topological_order.h"
 #include "tensor_bounds.h"
@@ -530,13 +531,14 @@ sdk::Graph load_onnx_bytes(std::string_view bytes, const std::filesystem::path& 
 sdk::Graph load_onnx_model(onnx::ModelProto& model, const std::filesystem::path& path, const InputShapes& input_shapes,
                            ModelWeights* weights, Normalisation* normalised) {
   Normalisation done;
+  auto& graph = *model.mutable_graph();
+  // Before the rewrites, the checker and inference, which read initializers and multiply dims.
+  check_initializers(graph, path);
+  done.add("small_external_data_read", read_small_external_data(graph, path));
   done.add("inline_functions", inline_model_functions(model, path));
   done.add("read_as_opset_17", read_as_opset17(model, path));
-  auto& graph = *model.mutable_graph();
   // The checker insists on a graph name; a nameless graph is still a usable one.
   if (graph.name().empty()) graph.set_name(path.stem().string());
-  // Before the checker and inference, which read initializers and multiply dims.
-  check_initializers(graph, path);
   done.add("topological_order", order_topologically(graph, path));
   default_opset(model, path, 1);  // an unknown opset is named before the checker reads it
   check_model(model, path);

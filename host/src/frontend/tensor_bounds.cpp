@@ -20,18 +20,6 @@ using sdk::Error;
 using sdk::StatusCode;
 using T = onnx::TensorProto;
 
-// Bytes of one element as stored in raw_data; 0 for strings and unknown types.
-int64_t element_width(int32_t data_type) {
-  switch (data_type) {
-    case T::DOUBLE: case T::INT64: case T::UINT64: case T::COMPLEX64: return 8;
-    case T::COMPLEX128: return 16;
-    case T::FLOAT: case T::INT32: case T::UINT32: return 4;
-    case T::FLOAT16: case T::BFLOAT16: case T::INT16: case T::UINT16: return 2;
-    case T::INT8: case T::UINT8: case T::BOOL: return 1;
-    default: return 0;
-  }
-}
-
 // How many values the typed field that holds this data type has.
 std::optional<int64_t> typed_count(const T& t) {
   switch (t.data_type()) {
@@ -63,7 +51,7 @@ class InitializerCheck {
 
   void run() const {
     const int64_t elements = element_count();
-    const int64_t width = element_width(t_.data_type());
+    const int64_t width = stored_element_bytes(t_.data_type());
     if (width > 0 && elements > kMaxTensorBytes / width)
       fail("declares " + std::to_string(elements) + " elements of " + std::to_string(width) + " bytes, more than the " +
            sdk::bytes_text(kMaxTensorBytes) + " one tensor may take");
@@ -138,7 +126,7 @@ class InitializerCheck {
     if (ec) fail("keeps its data in '" + location->second + "', which cannot be read: " + ec.message());
     const int64_t offset = number(entries, "offset").value_or(0);
     const auto length = number(entries, "length");
-    if (length && element_width(t_.data_type()) > 0 && *length != bytes)
+    if (length && stored_element_bytes(t_.data_type()) > 0 && *length != bytes)
       fail("has external data length " + std::to_string(*length) + ", but its dims " + dims_text(t_) + " need " +
            std::to_string(bytes));
     const auto end_at = sdk::checked_add(offset, length.value_or(bytes));
@@ -170,6 +158,17 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 }
 
 }  // namespace
+
+int64_t stored_element_bytes(int32_t data_type) {
+  switch (data_type) {
+    case T::DOUBLE: case T::INT64: case T::UINT64: case T::COMPLEX64: return 8;
+    case T::COMPLEX128: return 16;
+    case T::FLOAT: case T::INT32: case T::UINT32: return 4;
+    case T::FLOAT16: case T::BFLOAT16: case T::INT16: case T::UINT16: return 2;
+    case T::INT8: case T::UINT8: case T::BOOL: return 1;
+    default: return 0;
+  }
+}
 
 void check_initializers(const onnx::GraphProto& graph, const fs::path& model) {
   for (const auto& init : graph.initializer()) InitializerCheck(init, model).run();

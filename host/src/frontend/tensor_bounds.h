@@ -21,6 +21,9 @@ inline constexpr int64_t kMaxTensorBytes = int64_t{1} << 40;
 // tensor of more; past it a file is hostile or broken.
 inline constexpr int64_t kMaxTensorElements = int64_t{1} << 40;
 
+// Bytes of one element of an ONNX data type as raw or external data hold
+// it; 0 for strings and unknown types.
+int64_t stored_element_bytes(int32_t data_type);
 // Each initializer before anything reads it: dims >= 0 whose size fits in
 // kMaxTensorBytes, inline data as long as its dims say, external data in a
 // file inside the model's folder and, when that file is there (only dims are

@@ -1,0 +1,71 @@
+#include "external_data.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <fstream>
+#include <string>
+#include <system_error>
+
+#include "aoe/sdk/error.h"
+#include "aoe/sdk/tensor_size.h"
+#include "tensor_bounds.h"
+
+namespace aoe::host {
+namespace {
+
+namespace fs = std::filesystem;
+using sdk::Error;
+using sdk::StatusCode;
+using T = onnx::TensorProto;
+
+[[noreturn]] void fail(const fs::path& model, const T& t, const std::string& why) {
+  throw Error(StatusCode::invalid_argument,
+              "ONNX model '" + model.string() + "': initializer '" + t.name() + "' " + why);
+}
+
+std::string entry(const T& t, const std::string& key) {
+  for (const auto& e : t.external_data())
+    if (e.key() == key) return e.value();
+  return {};
+}
+
+fs::path data_file(const T& t, const fs::path& model) {
+  return (model.parent_path().empty() ? fs::path(".") : model.parent_path()) / entry(t, "location");
+}
+
+}  // namespace
+
+std::string read_external_bytes(const T& t, const fs::path& model, int64_t bytes) {
+  const std::string location = entry(t, "location");
+  const std::string offset = entry(t, "offset");  // a byte count >= 0: check_initializers
+  std::ifstream in(data_file(t, model), std::ios::binary);
+  if (!in)
+    fail(model, t, "keeps its data in '" + location + "', which is not beside the model; running needs the "
+                   "weights: copy the model with its external data files");
+  std::string out(static_cast<size_t>(bytes), '\0');
+  in.seekg(offset.empty() ? 0 : std::stoll(offset));
+  in.read(out.data(), static_cast<std::streamsize>(bytes));
+  if (in.gcount() != bytes)
+    fail(model, t, "reads past the end of '" + location + "'; copy the data file again with the model");
+  return out;
+}
+
+int64_t read_small_external_data(onnx::GraphProto& graph, const fs::path& model) {
+  int64_t read = 0;
+  for (auto& t : *graph.mutable_initializer()) {
+    if (t.data_location() != T::EXTERNAL) continue;
+    const auto elements = sdk::checked_elements({t.dims().begin(), t.dims().end()});  // bounded: check_initializers
+    const int64_t width = stored_element_bytes(t.data_type());
+    if (!elements || !width || *elements * width > kReadInBytes) continue;
+    const int64_t bytes = *elements * width;
+    std::error_code ec;
+    if (bytes && !fs::is_regular_file(data_file(t, model), ec)) continue;  // tuning needs only dims
+    *t.mutable_raw_data() = bytes ? read_external_bytes(t, model, bytes) : std::string();
+    t.clear_external_data();
+    t.set_data_location(T::DEFAULT);
+    ++read;
+  }
+  return read;
+}
+
+}  // namespace aoe::host
