@@ -113,6 +113,33 @@ TEST_F(ExporterQuirks, AnOpset10ResizeIsAsymmetric) {
       << refused.err;
 }
 
+// align_corners spans the output's own length, as ONNX Runtime and PyTorch
+// do, where input x scale is not whole: 6 rows by 0.75 are 4, sampled at 0,
+// 5/3, 10/3 and 5 (ONNX's reference spans 4.5: 0, 10/7, 20/7, 30/7).
+TEST_F(ExporterQuirks, AlignCornersSpansTheOutputsLength) {
+  write_align_corners_model(dir_ / "corners.onnx");
+  std::vector<float> x;
+  for (int row = 0; row < 6; ++row) x.insert(x.end(), {static_cast<float>(row), static_cast<float>(10 * row)});
+  const auto r = run("corners.onnx", {{"x", host::FloatArray{{1, 1, 6, 2}, x}}});
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
+  const auto out = outputs();
+  // Columns 0, 0.5 and 1 of a row r read r, 5.5r and 10r, linear in both axes.
+  const float rows[] = {0, 5.0f / 3, 10.0f / 3, 5};
+  for (int i = 0; i < 4; ++i) {
+    const auto at = [&](const char* name, int col) { return out.at(name).data[static_cast<size_t>(i * 3 + col)]; };
+    EXPECT_NEAR(at("lin", 0), rows[i], 1e-5) << i;
+    EXPECT_NEAR(at("lin", 1), 5.5f * rows[i], 1e-5) << i;
+    EXPECT_NEAR(at("lin", 2), 10 * rows[i], 1e-5) << i;
+    const float nearest_row = std::nearbyint(rows[i]);  // round_prefer_floor: no ties here
+    EXPECT_EQ(at("near", 0), nearest_row) << i;
+    EXPECT_EQ(at("near", 2), 10 * nearest_row) << i;
+  }
+  for (const char* device : {"ascend910", "cpu"}) {
+    const auto tuned = opat("corners.onnx", device);
+    EXPECT_EQ(tuned.exit_code, 0) << device << "\n" << failure_text(tuned);
+  }
+}
+
 // SAME padding of a ConvTranspose whose kernel is shorter than its stride:
 // no padding at all, the output shorter than input x stride, as ONNX Runtime runs it.
 TEST_F(ExporterQuirks, ASameConvTransposeNeverPadsBelowZero) {

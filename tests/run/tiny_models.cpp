@@ -1416,6 +1416,21 @@ void write_opset10_resize_model(const std::filesystem::path& file, bool mixed) {
   save(model, file);
 }
 
+void write_align_corners_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {1, 1, 6, 2});
+  set_dims(g->add_output(), "lin", {1, 1, 4, 3});
+  set_dims(g->add_output(), "near", {1, 1, 4, 3});
+  add_floats(g, "scales", {4}, {1, 1, 0.75f, 1.5f});
+  for (const auto& [name, mode] : {std::pair<std::string, std::string>{"lin", "linear"}, {"near", "nearest"}}) {
+    auto* resize = add_node(g, "Resize_" + name, "Resize", {"x", "", "scales"}, {name});
+    add_string_attribute(resize, "mode", mode);
+    add_string_attribute(resize, "coordinate_transformation_mode", "align_corners");
+  }
+  save(model, file);
+}
+
 void write_short_kernel_same_deconv_model(const std::filesystem::path& file) {
   auto model = empty_model();
   auto* g = model.mutable_graph();

@@ -216,6 +216,9 @@ void write_narrow_conv_chain_model(const std::filesystem::path& file);
 // w[1,1,5,7] -> nearest by 0.6 x 0.45 -> down[1,1,3,3]; x -> linear by 0.5 x 1.5 -> lin[1,1,1,6].
 // With `mixed`, one more nearest Resize of w by 0.6 x 1.5 -> both[1,1,3,10].
 void write_opset10_resize_model(const std::filesystem::path& file, bool mixed);
+// x[1,1,6,2] -> Resize(roi "", scales 1,1,0.75,1.5; align_corners) -> lin[1,1,4,3] (linear) and near[1,1,4,3]
+// (nearest): 6 x 0.75 = 4.5 rows floored to 4, as PyTorch 1.13 exports interpolate(scale_factor, align_corners).
+void write_align_corners_model(const std::filesystem::path& file);
 // x[2,2,1,1] -> ConvTranspose(W[2,2,2,1] of ones, group 2, strides 1x2, auto_pad SAME_UPPER) -> y[2,4,1,1]:
 // a kernel shorter than its stride, which no padding brings to input x stride.
 void write_short_kernel_same_deconv_model(const std::filesystem::path& file);

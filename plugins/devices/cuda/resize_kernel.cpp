@@ -21,7 +21,7 @@ double source_of(const OpNode& n, const std::string& transform, double x, double
   const double resized = in * scale;
   if (transform == "half_pixel") return (x + 0.5) / scale - 0.5;
   if (transform == "pytorch_half_pixel") return out > 1 ? (x + 0.5) / scale - 0.5 : 0;
-  if (transform == "align_corners") return resized == 1 ? 0 : x * (in - 1) / (resized - 1);
+  if (transform == "align_corners") return out == 1 ? 0 : x * (in - 1) / (out - 1);  // the output's length, as ONNX Runtime
   if (transform == "asymmetric") return x / scale;
   if (transform == "tf_half_pixel_for_nn") return (x + 0.5) / scale;
   if (transform == "half_pixel_symmetric") return in / 2 * (1 - out / resized) + (x + 0.5) / scale - 0.5;

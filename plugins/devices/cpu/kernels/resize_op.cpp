@@ -175,9 +175,10 @@ class ResizeOp final : public CpuOp {
   double source(size_t a, int64_t x, const Sampling& s) const {
     const double in = static_cast<double>(inputs_[0][a]), out = static_cast<double>(outputs_[0][a]);
     const double xd = static_cast<double>(x), scale = s.scales[a];
-    // ONNX takes align_corners' and tf_crop_and_resize's resized length as input x scale, unrounded.
+    // align_corners spans the output's own length, as ONNX Runtime and PyTorch take it (ONNX's
+    // reference takes input x scale, unrounded); tf_crop_and_resize takes input x scale.
     const double resized = in * scale;
-    if (transform_ == "align_corners") return resized == 1 ? 0 : xd * (in - 1) / (resized - 1);
+    if (transform_ == "align_corners") return out == 1 ? 0 : xd * (in - 1) / (out - 1);
     if (transform_ == "asymmetric") return xd / scale;
     if (transform_ == "tf_half_pixel_for_nn") return (xd + 0.5) / scale;
     if (transform_ == "pytorch_half_pixel") return out > 1 ? (xd + 0.5) / scale - 0.5 : 0;
@@ -292,8 +293,10 @@ class ResizeOp final : public CpuOp {
     const float resized = static_cast<float>(inputs_[0][a] * s.scales[a]);
     float at = xf;
     if (scale != 1 || crop_) {
-      if (transform_ == "align_corners") at = resized == 1 ? 0.0f : xf * (in - 1) / (resized - 1);
-      else if (transform_ == "asymmetric") at = xf / scale;
+      if (transform_ == "align_corners") {
+        const auto out = static_cast<float>(outputs_[0][a]);
+        at = out == 1 ? 0.0f : xf * (in - 1) / (out - 1);
+      } else if (transform_ == "asymmetric") at = xf / scale;
       else if (transform_ == "tf_half_pixel_for_nn") at = (xf + 0.5f) / scale;
       else if (transform_ == "pytorch_half_pixel") at = outputs_[0][a] > 1 ? (xf + 0.5f) / scale - 0.5f : 0.0f;
       else if (transform_ == "half_pixel_symmetric") {
