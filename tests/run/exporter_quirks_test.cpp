@@ -164,7 +164,8 @@ TEST_F(ExporterQuirks, AModFusedAfterADivTakesItsDivisor) {
   for (size_t i = 0; i < 3; ++i) EXPECT_FLOAT_EQ(y[i], std::fmod(x[i] / 1.5f, b[i])) << i;
 }
 
-// An Expand or a Tile to the shape its input has (a scalar's, none) is read through.
+// An Expand or a Tile to the shape its input has (a scalar's, none) is read
+// through, or copied where its input and output are both the graph's.
 TEST_F(ExporterQuirks, AnExpandOrTileThatChangesNothingIsReadThrough) {
   write_scalar_expand_model(dir_ / "expand.onnx");
   const auto r = run("expand.onnx", {{"x", host::FloatArray{{1}, {-1.25f}}}});
@@ -173,6 +174,16 @@ TEST_F(ExporterQuirks, AnExpandOrTileThatChangesNothingIsReadThrough) {
   const auto y = outputs().at("y");
   EXPECT_TRUE(y.shape.empty());
   EXPECT_EQ(y.data, std::vector<float>{-2.5f});
+  // Where each is an output of the graph too, the device copies the scalar.
+  write_scalar_expand_model(dir_ / "outputs.onnx", true);
+  const auto each = run("outputs.onnx", {{"x", host::FloatArray{{1}, {-1.25f}}}});
+  ASSERT_EQ(each.exit_code, 0) << failure_text(each);
+  const auto out = outputs();
+  for (const char* name : {"s", "e", "t"}) {
+    EXPECT_TRUE(out.at(name).shape.empty()) << name;
+    EXPECT_EQ(out.at(name).data, std::vector<float>{-1.25f}) << name;
+  }
+  EXPECT_EQ(out.at("y").data, std::vector<float>{-2.5f});
 }
 
 // A window longer than its padded input is named when the model is read, as

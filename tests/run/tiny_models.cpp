@@ -1457,11 +1457,13 @@ void write_div_mod_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
-void write_scalar_expand_model(const std::filesystem::path& file) {
+void write_scalar_expand_model(const std::filesystem::path& file, bool each_an_output) {
   auto model = empty_model();
   auto* g = model.mutable_graph();
   set_dims(g->add_input(), "x", {1});
   set_dims(g->add_output(), "y", {});
+  if (each_an_output)
+    for (const char* name : {"s", "e", "t"}) set_dims(g->add_output(), name, {});
   add_int64s(g, "axes", {1}, {0});
   add_int64s(g, "no_dims", {0}, {});
   add_floats(g, "two", {}, {2});

@@ -227,8 +227,9 @@ void write_div_mod_model(const std::filesystem::path& file);
 // x[1,1,2,2] -> MaxPool(kernel 4x4, no pads) -> y: a window longer than its input, sized negative.
 void write_oversized_pool_model(const std::filesystem::path& file);
 // x[1] -> Squeeze -> a scalar -> Expand(shape []) -> Tile(repeats []) -> Mul(2) -> y, a scalar: an Expand
-// and a Tile that change nothing.
-void write_scalar_expand_model(const std::filesystem::path& file);
+// and a Tile that change nothing. With `each_an_output`, s, e and t are the graph's outputs too, so none
+// is read through: the device copies each.
+void write_scalar_expand_model(const std::filesystem::path& file, bool each_an_output = false);
 
 // x[1,4] -> Cast(float16) -> MatMul(W[4,9000] float16) -> Cast(float) -> Reshape(shape = 90,100) -> y[90,100],
 // W and shape both in "<file stem>.data" beside the model, as writers that move every tensor out keep them:

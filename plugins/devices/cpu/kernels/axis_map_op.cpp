@@ -262,17 +262,19 @@ class TileOp final : public AxisMapOp {
  public:
   TileOp(const sdk::OpTask& task, const HostCpu& host) {
     require_plain(task, 2, 2, {1}, Takes::held);
-    const Shape in = task.inputs[0].shape;
-    const auto repeats = folded_ints(task, 1, "repeats");
-    if (repeats.size() != in.size() || in.empty())
-      invalid(who(task) + ": " + std::to_string(repeats.size()) + " repeats for input " + to_string(in));
+    // A scalar (repeats []) is copied as the one element of a rank-1 tensor.
+    const Shape in = task.inputs[0].shape.empty() ? Shape{1} : task.inputs[0].shape;
+    auto repeats = folded_ints(task, 1, "repeats");
+    if (task.inputs[0].shape.empty() && repeats.empty()) repeats = {1};
+    if (repeats.size() != in.size())
+      invalid(who(task) + ": " + std::to_string(repeats.size()) + " repeats for input " + to_string(task.inputs[0].shape));
     Shape out = in;
     for (size_t a = 0; a < in.size(); ++a) {
       if (repeats[a] < 0 || __builtin_mul_overflow(in[a], repeats[a], &out[a]))
         invalid(who(task) + ": repeats " + std::to_string(repeats[a]) + " on axis " + std::to_string(a));
     }
-    require_output_shape(task, out);
-    for (const auto& t : task.inputs) inputs_.push_back(t.shape);
+    require_output_shape(task, task.inputs[0].shape.empty() ? Shape{} : out);
+    inputs_ = {in, task.inputs[1].shape};
     outputs_ = {out};
     for (size_t a = 0; a < in.size(); ++a) {
       std::vector<int64_t> map(static_cast<size_t>(out[a]));
@@ -301,9 +303,10 @@ class ExpandOp final : public AxisMapOp {
   ExpandOp(const sdk::OpTask& task, const HostCpu& host) {
     require_plain(task, 2, 2, {1}, Takes::held);
     const Shape shape = folded_ints(task, 1, "shape");
-    const Shape out = broadcast({task.inputs[0].shape, shape}, who(task));
-    if (out.empty()) unsupported(who(task) + " expands a scalar to a scalar: the cpu device runs it as a view");
-    require_output_shape(task, out);
+    const Shape broadcast_shape = broadcast({task.inputs[0].shape, shape}, who(task));
+    require_output_shape(task, broadcast_shape);
+    // A scalar to a scalar is copied as the one element of a rank-1 tensor.
+    const Shape out = broadcast_shape.empty() ? Shape{1} : broadcast_shape;
     // The input as the output's rank: the same elements, leading axes of 1.
     inputs_ = {align_rank(task.inputs[0].shape, out.size()), task.inputs[1].shape};
     outputs_ = {out};
