@@ -207,14 +207,16 @@ TEST_F(ExporterQuirks, EveryExternalTensorIsReadWhateverItsDtype) {
   const std::vector<float> x{1, -2, 0.5f, 3};
   const auto r = run("half.onnx", {{"x", host::FloatArray{{1, 4}, x}}});
   ASSERT_EQ(r.exit_code, 0) << failure_text(r);
-  EXPECT_NE(r.err.find("1 small external tensors read into the model"), std::string::npos) << r.err;
-  const auto y = outputs().at("y");
+  EXPECT_NE(r.err.find("2 external shape, scale and index tensors read into the model"), std::string::npos) << r.err;
+  const auto y = outputs().at("y"), gathered = outputs().at("g");
   EXPECT_EQ(y.shape, (std::vector<int64_t>{90, 100}));
   ASSERT_EQ(y.data.size(), 9000u);
+  ASSERT_EQ(gathered.data.size(), 9000u);
   for (int j = 0; j < 9000; ++j) {
     float sum = 0;
     for (int k = 0; k < 4; ++k) sum += x[static_cast<size_t>(k)] * external_half_weight(k, j);
     ASSERT_EQ(y.data[static_cast<size_t>(j)], sum) << j;  // exact: multiples of 1/8 below 8
+    ASSERT_EQ(gathered.data[static_cast<size_t>(8999 - j)], sum) << j;
   }
   for (const char* device : {"ascend910", "cpu"}) {
     const auto tuned = opat("half.onnx", device);

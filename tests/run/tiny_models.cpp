@@ -1536,10 +1536,19 @@ void write_external_half_model(const std::filesystem::path& file) {
   shape->add_dims(2);
   const int64_t dims[] = {90, 100};
   keep_external(shape, data, std::string(reinterpret_cast<const char*>(dims), sizeof dims));
+  auto* reversed = g->add_initializer();
+  reversed->set_name("reversed");
+  reversed->set_data_type(onnx::TensorProto::INT64);
+  reversed->add_dims(9000);
+  std::vector<int64_t> indices(9000);
+  for (int64_t j = 0; j < 9000; ++j) indices[static_cast<size_t>(j)] = 8999 - j;
+  keep_external(reversed, data, std::string(reinterpret_cast<const char*>(indices.data()), indices.size() * sizeof(int64_t)));
+  set_dims(g->add_output(), "g", {1, 9000});
   add_int_attribute(add_node(g, "Cast_0", "Cast", {"x"}, {"xh"}), "to", onnx::TensorProto::FLOAT16);
   add_node(g, "MatMul_1", "MatMul", {"xh", "W"}, {"mh"});
   add_int_attribute(add_node(g, "Cast_2", "Cast", {"mh"}, {"m"}), "to", onnx::TensorProto::FLOAT);
   add_node(g, "Reshape_3", "Reshape", {"m", "shape"}, {"y"});
+  add_int_attribute(add_node(g, "Gather_4", "Gather", {"m", "reversed"}, {"g"}), "axis", 1);
   save(model, file);
 }
 

@@ -231,9 +231,10 @@ void write_oversized_pool_model(const std::filesystem::path& file);
 // is read through: the device copies each.
 void write_scalar_expand_model(const std::filesystem::path& file, bool each_an_output = false);
 
-// x[1,4] -> Cast(float16) -> MatMul(W[4,9000] float16) -> Cast(float) -> Reshape(shape = 90,100) -> y[90,100],
-// W and shape both in "<file stem>.data" beside the model, as writers that move every tensor out keep them:
-// W past what loading reads in, shape within it.
+// x[1,4] -> Cast(float16) -> MatMul(W[4,9000] float16) -> Cast(float) -> m -> Reshape(shape = 90,100) -> y[90,100];
+// m -> Gather(reversed[9000] = 8999..0, axis 1) -> g[1,9000]. W, shape and reversed are all in "<file stem>.data"
+// beside the model, as writers that move every tensor out keep them: W past what loading reads in, shape
+// within it, reversed past it but integers, which it reads in too.
 void write_external_half_model(const std::filesystem::path& file);
 // W[k][j] of that model: multiples of 0.25 in [-0.75, 0.75], which float16 holds exactly.
 inline float external_half_weight(int k, int j) { return static_cast<float>((j * 3 + k) % 7 - 3) * 0.25f; }

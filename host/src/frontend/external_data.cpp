@@ -8,6 +8,7 @@
 
 #include "aoe/sdk/error.h"
 #include "aoe/sdk/tensor_size.h"
+#include "constant_folding.h"
 #include "tensor_bounds.h"
 
 namespace aoe::host {
@@ -33,6 +34,15 @@ fs::path data_file(const T& t, const fs::path& model) {
   return (model.parent_path().empty() ? fs::path(".") : model.parent_path()) / entry(t, "location");
 }
 
+// Integers and bools: indices, masks and shapes.
+bool whole_numbers(const T& t) {
+  switch (t.data_type()) {
+    case T::INT8: case T::INT16: case T::INT32: case T::INT64:
+    case T::UINT8: case T::UINT16: case T::UINT32: case T::UINT64: case T::BOOL: return true;
+    default: return false;
+  }
+}
+
 }  // namespace
 
 std::string read_external_bytes(const T& t, const fs::path& model, int64_t bytes) {
@@ -50,13 +60,14 @@ std::string read_external_bytes(const T& t, const fs::path& model, int64_t bytes
   return out;
 }
 
-int64_t read_small_external_data(onnx::GraphProto& graph, const fs::path& model) {
+int64_t read_external_constants(onnx::GraphProto& graph, const fs::path& model) {
   int64_t read = 0;
   for (auto& t : *graph.mutable_initializer()) {
     if (t.data_location() != T::EXTERNAL) continue;
     const auto elements = sdk::checked_elements({t.dims().begin(), t.dims().end()});  // bounded: check_initializers
     const int64_t width = stored_element_bytes(t.data_type());
-    if (!elements || !width || *elements * width > kReadInBytes) continue;
+    if (!elements || !width || (*elements * width > kReadInBytes && !(whole_numbers(t) && *elements <= kConstantElements)))
+      continue;
     const int64_t bytes = *elements * width;
     std::error_code ec;
     if (bytes && !fs::is_regular_file(data_file(t, model), ec)) continue;  // tuning needs only dims

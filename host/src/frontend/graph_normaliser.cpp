@@ -570,7 +570,7 @@ std::string Normalisation::summary() const {
       {"inline_functions", "calls of the model's functions inlined"},
       {"read_as_opset_7", "nodes of opsets 1 to 6 rewritten to their opset-7 form"},
       {"read_as_opset_17", "nodes of opsets 18 and later rewritten to their opset-17 form"},
-      {"small_external_data_read", "small external tensors read into the model"},
+      {"external_constants_read", "external shape, scale and index tensors read into the model"},
       {"topological_order", "nodes put in topological order"},
       {"constant_to_initializer", "Constant nodes made initializers"},
       {"fold_constants", "nodes folded into constants"},

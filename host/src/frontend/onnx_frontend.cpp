@@ -534,7 +534,7 @@ sdk::Graph load_onnx_model(onnx::ModelProto& model, const std::filesystem::path&
   auto& graph = *model.mutable_graph();
   // Before the rewrites, the checker and inference, which read initializers and multiply dims.
   check_initializers(graph, path);
-  done.add("small_external_data_read", read_small_external_data(graph, path));
+  done.add("external_constants_read", read_external_constants(graph, path));
   done.add("inline_functions", inline_model_functions(model, path));
   done.add("read_as_opset_17", read_as_opset17(model, path));
   // The checker insists on a graph name; a nameless graph is still a usable one.

@@ -56,7 +56,7 @@ class GatherOp final : public CpuOp {
     // A whole-model run has no buffer for an integer constant: its values must be the attribute.
     if (!constant_ && task.inputs[1].constant)
       unsupported(who + ": its indices are a constant of " + std::to_string(count_) +
-                  " values the frontend did not fold (it folds up to 1024); the cpu device runs Gather on folded "
+                  " values the frontend did not fold (it folds up to 2^22); the cpu device runs Gather on folded "
                   "constant indices or on indices fed at run time");
     if (constant_) {
       const auto given = ints_attr(task.attrs, "indices", {});
