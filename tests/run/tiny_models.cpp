@@ -1135,6 +1135,7 @@ onnx::ModelProto newer_opset_frame(int opset, int model_opset) {
   set_dims(g->add_output(), "z", {1, 4, 12, 10});
   set_dims(g->add_output(), "p", {1, 4, 7, 7});
   set_dims(g->add_output(), "n", {1, 4, 6, 5});
+  set_dims(g->add_output(), "q", {1, 8, 6, 7});
   if (opset >= 19) set_dims(g->add_output(), "c", {1, 4, 6, 5});
   if (opset >= 20) set_dims(g->add_output(), "g", {1, 4, 6, 5}), set_dims(g->add_output(), "t", {1, 4, 6, 5});
   add_floats(g, "scales", {4}, {1, 1, 2, 2});
@@ -1173,6 +1174,10 @@ void write_newer_opset_model(const std::filesystem::path& file, int opset) {
   add_int_attribute(resize, "antialias", 0);
   add_string_attribute(resize, "keep_aspect_ratio_policy", "stretch");
   add_node(g, "Pad_7", "Pad", {"x", "pads", "fill"}, {"p"});
+  // Pads of the axes listed, one of them counted from the end.
+  add_int64s(g, "listed_pads", {4}, {2, 1, 0, 3});
+  add_int64s(g, "listed_axes", {2}, {-1, 1});
+  add_string_attribute(add_node(g, "Pad_12", "Pad", {"x", "listed_pads", "", "listed_axes"}, {"q"}), "mode", "edge");
   const bool per_channel = opset >= 21;
   add_floats(g, "norm_scale", {per_channel ? 4 : 2}, per_channel ? kChannelScale : kGroupScale);
   add_floats(g, "norm_bias", {per_channel ? 4 : 2}, per_channel ? kChannelBias : kGroupBias);
@@ -1209,6 +1214,8 @@ void write_newer_opset_twin(const std::filesystem::path& file, int opset) {
   add_node(g, "Mul_5", "Mul", {"x", "tsp"}, {"m"});
   add_string_attribute(add_node(g, "Resize_6", "Resize", {"x", "", "scales"}, {"z"}), "mode", "nearest");
   add_node(g, "Pad_7", "Pad", {"x", "pads", "fill"}, {"p"});
+  add_int64s(g, "every_pad", {8}, {0, 1, 0, 2, 0, 3, 0, 0});
+  add_string_attribute(add_node(g, "Pad_12", "Pad", {"x", "every_pad"}, {"q"}), "mode", "edge");
   // Group norm spelled out over x as [1, 2 groups, 60].
   add_int64s(g, "by_group", {3}, {1, 2, 60});
   add_int64s(g, "x_shape", {4}, {1, 4, 6, 5});

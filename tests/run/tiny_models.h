@@ -176,7 +176,8 @@ void write_rate_if_model(const std::filesystem::path& file);
 // no axes, noop_with_empty_axes) -> r2; ReduceL2(axes [-1] an initializer, keepdims 0)
 // -> r3; Split(axis -1, num_outputs 2: sizes 3 and 2) -> s0, s1; Mish -> m;
 // Resize(scales 1,1,2,2, nearest, antialias 0) -> z; Pad(a row and two columns of
-// 0.25) -> p; GroupNormalization(2 groups, scale and bias per group, at 21 per
+// 0.25) -> p; Pad(edge, axes -1 and 1: two columns before, a channel before and three
+// after) -> q; GroupNormalization(2 groups, scale and bias per group, at 21 per
 // channel) -> n; from opset 19 Cast(to float, saturate) -> c; from 20 Gelu -> g and
 // Gelu(approximate tanh) -> t.
 void write_newer_opset_model(const std::filesystem::path& file, int opset);

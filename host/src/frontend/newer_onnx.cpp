@@ -206,10 +206,34 @@ void resize(Rewriter& rw, const Scope&, NodeProto node, std::vector<NodeProto>& 
   out.push_back(std::move(node));
 }
 
-// Pad-18: an axes input; Pad-19: wrap mode.
+// Pad-18: an axes input; Pad-19: wrap mode. Pads of the axes listed become
+// opset 17's pads of every axis as shape arithmetic on the input's rank, folded
+// once inference knows it: axis j's begin (end) is the sum of the pads whose
+// axis, taken modulo the rank, is j.
 void pad(Rewriter& rw, const Scope&, NodeProto node, std::vector<NodeProto>& out) {
-  if (has_input(node, 3)) rw.refuse(node, "pads only the axes its input '" + node.input(3) + "' lists");
   if (string_attr(node, "mode", "constant") == "wrap") rw.refuse(node, "pads in wrap mode, which opset 17's Pad has not");
+  if (has_input(node, 3)) {
+    const std::string shape = rw.fresh(node, "shape"), rank = rw.fresh(node, "rank"), shifted = rw.fresh(node, "shifted"),
+                      axes = rw.fresh(node, "axes"), every = rw.fresh(node, "every"), column = rw.fresh(node, "column"),
+                      row = rw.fresh(node, "row"), same = rw.fresh(node, "same"), mask = rw.fresh(node, "mask"),
+                      halves = rw.fresh(node, "halves"), picked = rw.fresh(node, "picked"),
+                      summed = rw.fresh(node, "summed"), pads = rw.fresh(node, "pads");
+    rw.add(out, node, "Shape", {node.input(0)}, {shape});
+    rw.add(out, node, "Size", {shape}, {rank});
+    rw.add(out, node, "Add", {node.input(3), rank}, {shifted});
+    rw.add(out, node, "Mod", {shifted, rank}, {axes});
+    rw.add(out, node, "Range", {rw.ints(out, node, {0}, true), rank, rw.ints(out, node, {1}, true)}, {every});
+    rw.add(out, node, "Unsqueeze", {every, rw.ints(out, node, {1})}, {column});  // [rank, 1]
+    rw.add(out, node, "Unsqueeze", {axes, rw.ints(out, node, {0})}, {row});      // [1, k]
+    rw.add(out, node, "Equal", {column, row}, {same});
+    set_attr(rw.add(out, node, "Cast", {same}, {mask}), "to", AttributeProto::INT)->set_i(TensorProto::INT64);
+    rw.add(out, node, "Reshape", {node.input(1), rw.ints(out, node, {2, 1, -1})}, {halves});  // [2, 1, k]
+    rw.add(out, node, "Mul", {halves, mask}, {picked});                                        // [2, rank, k]
+    set_attr(rw.add(out, node, "ReduceSum", {picked, rw.ints(out, node, {2})}, {summed}), "keepdims", AttributeProto::INT)
+        ->set_i(0);
+    rw.add(out, node, "Reshape", {summed, rw.ints(out, node, {-1})}, {pads});  // begins, then ends
+    *node.mutable_input(1) = pads;
+  }
   keep_inputs(node, std::min(node.input_size(), 3));
   out.push_back(std::move(node));
 }
