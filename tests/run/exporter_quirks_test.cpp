@@ -224,5 +224,37 @@ TEST_F(ExporterQuirks, EveryExternalTensorIsReadWhateverItsDtype) {
   }
 }
 
+// Shapes the file declares inside an If's branches were worked out for the
+// input shapes it was exported with; --input_shape sets others, and inference
+// redoes the branches' shapes as it does the graph's.
+TEST_F(ExporterQuirks, ABranchsDeclaredShapesGiveWayToInputShape) {
+  write_rate_if_model(dir_ / "rate.onnx");  // x and both branches' outputs declared [3]
+  host::write_npz(dir_ / "in.npz", {{"sr", host::FloatArray{{}, {16000}}}, {"x", host::FloatArray{{5}, {1, -2, 3, 4, -5}}}});
+  const auto r = aoe_host({"run", "--device", "cpu", "--model", (dir_ / "rate.onnx").string(), "--input_shape", "x:5",
+                           "--iterations", "1", "--inputs", (dir_ / "in.npz").string(), "--outputs",
+                           (dir_ / "out.npz").string(), "--check"});
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
+  EXPECT_EQ(outputs().at("y").data, (std::vector<float>{2, -4, 6, 8, -10}));
+}
+
+// A Mul after a Conv whose operand varies along some of a map's axes only
+// (one value per row) is not fused into the conv: it runs on its own.
+TEST_F(ExporterQuirks, AnOperandOverPartOfAMapStaysOutOfTheConv) {
+  write_conv_row_scale_model(dir_ / "rows.onnx");
+  const auto x = wavy(9);
+  const auto r = run("rows.onnx", {{"x", host::FloatArray{{1, 1, 3, 3}, x}}});
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
+  const auto y = outputs().at("y").data;
+  ASSERT_EQ(y.size(), 18u);
+  const float w[] = {1, 2}, rows[] = {1, 10, 100};
+  for (int m = 0; m < 2; ++m)
+    for (int i = 0; i < 9; ++i)
+      EXPECT_FLOAT_EQ(y[static_cast<size_t>(m * 9 + i)], w[m] * x[static_cast<size_t>(i)] * rows[i / 3]) << m << "," << i;
+  for (const char* device : {"ascend910", "cpu"}) {
+    const auto tuned = opat("rows.onnx", device);
+    EXPECT_EQ(tuned.exit_code, 0) << device << "\n" << failure_text(tuned);
+  }
+}
+
 }  // namespace
 }  // namespace aoe::test

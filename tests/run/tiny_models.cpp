@@ -1559,4 +1559,16 @@ void write_external_half_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
+void write_conv_row_scale_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {1, 1, 3, 3});
+  set_dims(g->add_output(), "y", {1, 2, 3, 3});
+  add_floats(g, "w", {2, 1, 1, 1}, {1, 2});
+  add_floats(g, "rows", {1, 1, 3, 1}, {1, 10, 100});
+  add_node(g, "Conv_0", "Conv", {"x", "w"}, {"c"});
+  add_node(g, "Mul_1", "Mul", {"c", "rows"}, {"y"});
+  save(model, file);
+}
+
 }  // namespace aoe::test

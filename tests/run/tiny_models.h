@@ -240,4 +240,8 @@ void write_external_half_model(const std::filesystem::path& file);
 // W[k][j] of that model: multiples of 0.25 in [-0.75, 0.75], which float16 holds exactly.
 inline float external_half_weight(int k, int j) { return static_cast<float>((j * 3 + k) % 7 - 3) * 0.25f; }
 
+// x[1,1,3,3] -> Conv(w[2,1,1,1] = 1, 2) -> Mul(rows[1,1,3,1] = 1, 10, 100) -> y[1,2,3,3]: an operand that
+// broadcasts over part of each map, which no conv epilogue reads.
+void write_conv_row_scale_model(const std::filesystem::path& file);
+
 }  // namespace aoe::test

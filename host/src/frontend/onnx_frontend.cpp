@@ -198,11 +198,17 @@ std::string input_names(const std::vector<onnx::ValueInfoProto*>& inputs) {
   return names.empty() ? "none" : names;
 }
 
-// Shapes stored in the file were computed for the old input shapes; inference redoes them.
+// Shapes stored in the file were computed for the old input shapes; inference redoes them,
+// in the branches and bodies of If, Loop and Scan too.
 void forget_stale_shapes(onnx::GraphProto& graph) {
   graph.clear_value_info();
   for (auto& output : *graph.mutable_output())
     if (output.type().has_tensor_type()) output.mutable_type()->mutable_tensor_type()->clear_shape();
+  for (auto& node : *graph.mutable_node())
+    for (auto& attr : *node.mutable_attribute()) {
+      if (attr.has_g()) forget_stale_shapes(*attr.mutable_g());
+      for (auto& g : *attr.mutable_graphs()) forget_stale_shapes(g);
+    }
 }
 
 void apply_input_shapes(onnx::GraphProto& graph, const InputShapes& shapes, const fs::path& path) {

@@ -100,14 +100,28 @@ class Fuser {
 
   // The second operand a fused binary op reads, if the chain may take it:
   // the chain value stays the op's output shape, so the op never grows it.
-  std::optional<TensorDesc> fusable_operand(const Node& node, const std::string& value) const {
+  // After a Conv it is one value per (batch, channel) map or the whole map,
+  // as a conv's epilogue reads it; one broadcast over part of a map stays apart.
+  std::optional<TensorDesc> fusable_operand(const Node& anchor, const Node& node, const std::string& value) const {
     const auto inputs = present(node.inputs);
     if (inputs.size() != 2 || inputs[0] == inputs[1]) return std::nullopt;
     const int side = inputs[0] == value ? 0 : 1;
     if (side == 1 && !kCommutativeOps.count(node.op_type)) return std::nullopt;
     const auto out = single_output(node);
-    if (!out || graph_.tensor(*out).shape != graph_.tensor(value).shape) return std::nullopt;
-    return graph_.tensor(inputs[1 - side]);
+    const auto& shape = graph_.tensor(value).shape;
+    if (!out || graph_.tensor(*out).shape != shape) return std::nullopt;
+    const TensorDesc operand = graph_.tensor(inputs[1 - side]);
+    if (anchor.op_type == "Conv" && shape.size() > 2 && operand.shape.size() <= shape.size()) {
+      bool ones = true, whole = true;
+      for (size_t d = 2; d < shape.size(); ++d) {
+        const size_t from_end = shape.size() - d;
+        const int64_t dim = from_end <= operand.shape.size() ? operand.shape[operand.shape.size() - from_end] : 1;
+        ones = ones && dim == 1;
+        whole = whole && dim == shape[d];
+      }
+      if (!ones && !whole) return std::nullopt;
+    }
+    return operand;
   }
 
   static bool fused_already(const Node& node) {
@@ -154,7 +168,7 @@ class Fuser {
         // Folded: the conv's weights and bias absorb scale and shift, so it costs nothing at run time.
         if (op.task.inputs.size() == 2) op.task.inputs.push_back(graph_.tensor(node.inputs[2]));
       } else if (fusable_.count(node.op_type) && kBinaryOps.count(node.op_type)) {
-        const auto operand = fusable_operand(node, *value);
+        const auto operand = fusable_operand(anchor, node, *value);
         if (!operand) break;
         op.task.inputs.push_back(*operand);
         op.task.fused_ops.push_back(node.op_type);
