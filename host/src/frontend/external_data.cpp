@@ -6,7 +6,6 @@
 #include <string>
 #include <system_error>
 
-#include "aoe/sdk/error.h"
 #include "aoe/sdk/tensor_size.h"
 #include "constant_folding.h"
 #include "tensor_bounds.h"
@@ -15,14 +14,7 @@ namespace aoe::host {
 namespace {
 
 namespace fs = std::filesystem;
-using sdk::Error;
-using sdk::StatusCode;
 using T = onnx::TensorProto;
-
-[[noreturn]] void fail(const fs::path& model, const T& t, const std::string& why) {
-  throw Error(StatusCode::invalid_argument,
-              "ONNX model '" + model.string() + "': initializer '" + t.name() + "' " + why);
-}
 
 std::string entry(const T& t, const std::string& key) {
   for (const auto& e : t.external_data())
@@ -50,13 +42,13 @@ std::string read_external_bytes(const T& t, const fs::path& model, int64_t bytes
   const std::string offset = entry(t, "offset");  // a byte count >= 0: check_initializers
   std::ifstream in(data_file(t, model), std::ios::binary);
   if (!in)
-    fail(model, t, "keeps its data in '" + location + "', which is not beside the model; running needs the "
+    initializer_error(t, model, "keeps its data in '" + location + "', which is not beside the model; running needs the "
                    "weights: copy the model with its external data files");
   std::string out(static_cast<size_t>(bytes), '\0');
   in.seekg(offset.empty() ? 0 : std::stoll(offset));
   in.read(out.data(), static_cast<std::streamsize>(bytes));
   if (in.gcount() != bytes)
-    fail(model, t, "reads past the end of '" + location + "'; copy the data file again with the model");
+    initializer_error(t, model, "reads past the end of '" + location + "'; copy the data file again with the model");
   return out;
 }
 

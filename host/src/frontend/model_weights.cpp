@@ -6,7 +6,6 @@
 #include <cstring>
 #include <optional>
 
-#include "aoe/sdk/error.h"
 #include "external_data.h"
 #include "tensor_bounds.h"
 
@@ -14,14 +13,7 @@ namespace aoe::host {
 namespace {
 
 namespace fs = std::filesystem;
-using sdk::Error;
-using sdk::StatusCode;
 using T = onnx::TensorProto;
-
-[[noreturn]] void fail(const fs::path& model, const T& t, const std::string& why) {
-  throw Error(StatusCode::invalid_argument,
-              "ONNX model '" + model.string() + "': initializer '" + t.name() + "' " + why);
-}
 
 int64_t elements(const T& t) {
   int64_t n = 1;
@@ -137,7 +129,7 @@ ModelWeights take_initializers(onnx::GraphProto& graph, const fs::path& model) {
     else if (t.has_raw_data()) weights[t.name()] = from_bytes(t.raw_data().data(), count);
     else if (static_cast<size_t>(t.float_data_size()) == count)
       weights[t.name()].assign(t.float_data().begin(), t.float_data().end());
-    else fail(model, t, "holds no values; re-export the model with its weights");
+    else initializer_error(t, model, "holds no values; re-export the model with its weights");
     // Its bytes freed now, not with the model: the weights are held once while loading.
     T().Swap(&t);
   }

@@ -73,8 +73,7 @@ class InitializerCheck {
  private:
   [[noreturn]] void fail(const std::string& why, const std::string& what_to_do =
                                                      "fix or re-export the model") const {
-    throw Error(StatusCode::invalid_argument, "ONNX model '" + model_.string() + "': initializer '" + t_.name() +
-                                                  "' " + why + "; " + what_to_do);
+    initializer_error(t_, model_, why + "; " + what_to_do);
   }
 
   int64_t element_count() const {
@@ -158,6 +157,10 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 }
 
 }  // namespace
+
+void initializer_error(const T& t, const fs::path& model, const std::string& why) {
+  throw Error(StatusCode::invalid_argument, "ONNX model '" + model.string() + "': initializer '" + t.name() + "' " + why);
+}
 
 int64_t stored_element_bytes(int32_t data_type) {
   switch (data_type) {

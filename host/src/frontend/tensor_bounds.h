@@ -9,7 +9,8 @@
 
 namespace onnx {
 class GraphProto;
-}
+class TensorProto;
+}  // namespace onnx
 
 namespace aoe::host {
 
@@ -21,6 +22,8 @@ inline constexpr int64_t kMaxTensorBytes = int64_t{1} << 40;
 // tensor of more; past it a file is hostile or broken.
 inline constexpr int64_t kMaxTensorElements = int64_t{1} << 40;
 
+// An sdk::Error(invalid_argument): "ONNX model '<model>': initializer '<name>' <why>".
+[[noreturn]] void initializer_error(const onnx::TensorProto& t, const std::filesystem::path& model, const std::string& why);
 // Bytes of one element of an ONNX data type as raw or external data hold
 // it; 0 for strings and unknown types.
 int64_t stored_element_bytes(int32_t data_type);
