@@ -86,6 +86,8 @@ TEST(RecurrentOps, MatchTheirReferenceOnEveryThreadsCount) {
       {.cell = "GRU", .steps = 4, .batch = 2, .input = 6, .hidden = 9, .attrs = {{"clip", 0.3}, {"linear_before_reset", 1}}},
       {.cell = "GRU", .steps = 4, .batch = 1, .input = 6, .hidden = 9, .attrs = {{"clip", 0.3}}},
       {.cell = "RNN", .steps = 4, .batch = 2, .input = 6, .hidden = 9, .attrs = {{"clip", 0.2}}},
+      {.cell = "LSTM", .steps = 4, .batch = 2, .input = 6, .hidden = 9, .directions = 2, .attrs = {{"input_forget", 1}},
+       .initial = true, .peepholes = true},
   };
   std::vector<sdk::Config> configs;
   for (int64_t threads = 1; threads <= std::min(host().threads, 3); ++threads) configs.push_back({threads});
@@ -115,6 +117,25 @@ TEST(RecurrentOps, ClipBoundsWhatEachActivationTakes) {
   }
   Recurrent bad{.cell = "GRU", .steps = 2, .batch = 1, .input = 1, .hidden = 2, .attrs = {{"clip", 0.0}}};
   EXPECT_NE(test::refusal(task(bad)).find("clip must be above 0"), std::string::npos) << test::refusal(task(bad));
+}
+
+// input_forget couples LSTM's forget gate to its input gate, f = 1 - i, as
+// ONNX Runtime runs it. Two steps of one unit on x = 1 (no recurrence, no
+// bias), gate weights i 0.5, o 0.3, f 2, c 0.7: the second step's cell is
+// f c1 + i tanh(0.7), with f = 1 - sigmoid(0.5) coupled and sigmoid(2) not.
+TEST(RecurrentOps, InputForgetCouplesTheForgetGateToTheInputGate) {
+  const auto sigmoid = [](double v) { return 1 / (1 + std::exp(-v)); };
+  for (const bool coupled : {false, true}) {
+    Recurrent r{.cell = "LSTM", .steps = 2, .batch = 1, .input = 1, .hidden = 1, .bias = false, .outputs = {2}};
+    if (coupled) r.attrs["input_forget"] = 1;
+    const auto o = make_op(task(r), host());
+    const std::vector<float> x = {1, 1}, w = {0.5f, 0.3f, 2, 0.7f}, rec = {0, 0, 0, 0};
+    const auto got = run_once(*o, {1}, {x.data(), w.data(), rec.data()}, pool());
+    ASSERT_EQ(got.size(), 1u);
+    ASSERT_EQ(got[0].size(), 1u);
+    const double i = sigmoid(0.5), f = coupled ? 1 - i : sigmoid(2), c1 = i * std::tanh(0.7);
+    EXPECT_NEAR(got[0][0], f * c1 + i * std::tanh(0.7), 1e-6) << coupled;
+  }
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 // RNN, GRU and LSTM (ONNX's default activations: tanh; sigmoid and tanh;
 // sigmoid, tanh and tanh), forward, reverse or bidirectional, `layout` 0
 // (time first) or 1 (batch first), with their optional bias, sequence
-// lengths, initial state and LSTM's peepholes, GRU's linear_before_reset, and
-// clip (each gate's input to its activation bounded, as ONNX Runtime bounds it).
+// lengths, initial state and LSTM's peepholes and input_forget, GRU's
+// linear_before_reset, and clip (each gate's input to its activation bounded,
+// as ONNX Runtime bounds it).
 // The frontend names which optional inputs and outputs the node has
 // ("input_slots", "output_slots"); the sequence lengths are the model's
 // constant, folded into "sequence_lens". Outputs: Y, Y_h, LSTM's Y_c.
@@ -49,7 +50,7 @@ class RecurrentOp final : public CpuOp {
       clip_ = static_cast<float>(float_attr(task.attrs, "clip", 0.0f));
       if (!(clip_ > 0)) invalid(who + ": clip must be above 0");
     }
-    if (int_attr(task.attrs, "input_forget", 0) != 0) unsupported(who + ": the cpu device runs LSTM without input_forget");
+    input_forget_ = cell_ == Cell::lstm && int_attr(task.attrs, "input_forget", 0) != 0;
     const std::string direction = string_attr(task.attrs, "direction", "forward");
     if (direction == "bidirectional") directions_ = 2;
     else if (direction == "reverse") reverse_only_ = true;
@@ -151,7 +152,7 @@ class RecurrentOp final : public CpuOp {
             for (int64_t k = 0; k < hid; ++k) {
               const auto kk = static_cast<size_t>(k);
               const double i = sig(wx(k, t) + rs(k, h) + peep(k) * c[kk]);
-              const double f = sig(wx(2 * hid + k, t) + rs(2 * hid + k, h) + peep(2 * hid + k) * c[kk]);
+              const double f = input_forget_ ? 1 - i : sig(wx(2 * hid + k, t) + rs(2 * hid + k, h) + peep(2 * hid + k) * c[kk]);
               cn[kk] = f * c[kk] + i * act(wx(3 * hid + k, t) + rs(3 * hid + k, h));
               const double o = sig(wx(hid + k, t) + rs(hid + k, h) + peep(hid + k) * cn[kk]);
               hn[kk] = o * std::tanh(cn[kk]);
@@ -202,6 +203,7 @@ class RecurrentOp final : public CpuOp {
   const HostCpu* host_;
   Cell cell_ = Cell::rnn;
   bool batch_first_ = false, linear_before_reset_ = false;
+  bool input_forget_ = false;  // LSTM: the forget gate is 1 - the input gate, as ONNX Runtime couples them
   bool w_constant_ = false, r_constant_ = false;  // the model's weights: packed once at bind()
   float clip_ = 0;  // > 0: each gate's input to its activation bounded to +-clip
   int64_t directions_ = 1, steps_ = 1, batch_ = 1, input_ = 1, hidden_ = 1;
@@ -413,7 +415,11 @@ class RecurrentKernel final : public ThreadsKernel<RecurrentOp> {
       isa_->binary(EltOp::add, 0, g, x, 1, n);
       for (int64_t k = 0; pd && k < hid; ++k) i[k] += pd[k] * c[k], f[k] += pd[2 * hid + k] * c[k];
       sig(i);
-      sig(f);
+      if (op_.input_forget_) {
+        for (int64_t k = 0; k < hid; ++k) f[k] = 1 - i[k];
+      } else {
+        sig(f);
+      }
       tanh(cand);
       for (int64_t k = 0; k < hid; ++k) c[k] = f[k] * c[k] + i[k] * cand[k];
       for (int64_t k = 0; pd && k < hid; ++k) o[k] += pd[hid + k] * c[k];
