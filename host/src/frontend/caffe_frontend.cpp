@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -18,6 +19,7 @@
 
 #include "aoe/sdk/error.h"
 #include "caffe.pb.h"
+#include "caffe_prior_boxes.h"
 #include "model_file.h"
 #include "tensor_bounds.h"
 
@@ -218,6 +220,8 @@ class Translator {
     else if (t == "Sigmoid" || t == "TanH" || t == "AbsVal") unary(l, t == "Sigmoid" ? "Sigmoid" : t == "TanH" ? "Tanh" : "Abs");
     else if (t == "BNLL") unary(l, "Softplus");
     else if (t == "ELU") elu(l);
+    else if (t == "Clip") clip(l);
+    else if (t == "Swish") swish(l);
     else if (t == "Power") power(l);
     else if (t == "Exp" || t == "Log") exp_log(l, t == "Exp");
     else if (t == "Threshold") threshold(l);
@@ -225,12 +229,16 @@ class Translator {
     else if (t == "Slice") slice(l);
     else if (t == "Crop") crop(l);
     else if (t == "Tile") tile(l);
+    else if (t == "Permute") permute(l);
+    else if (t == "Normalize") normalize(l);
+    else if (t == "PriorBox") prior_box(l);
+    else if (t == "DetectionOutput") detection_output(l);
     else if (t == "Dropout" || t == "Split") alias(l);
     else
       fail(l, "has a type aoe does not read; it reads Input, Convolution, Deconvolution, InnerProduct, Pooling, "
-              "ReLU, PReLU, ELU, BNLL, BatchNorm, Scale, Bias, Eltwise, Concat, Slice, Crop, Tile, Softmax, LRN, "
-              "Dropout, Split, Flatten, Reshape, Sigmoid, TanH, AbsVal, Power, Exp, Log and Threshold (losses and "
-              "data layers of training are left out)");
+              "ReLU, PReLU, ELU, Clip, Swish, BNLL, BatchNorm, Scale, Bias, Eltwise, Concat, Slice, Crop, Tile, Softmax, LRN, "
+              "Dropout, Split, Flatten, Reshape, Sigmoid, TanH, AbsVal, Power, Exp, Log and Threshold, and SSD's "
+              "Permute, Normalize, PriorBox and DetectionOutput (losses and data layers of training are left out)");
     return false;
   }
 
@@ -361,6 +369,16 @@ class Translator {
     return unique_name;
   }
 
+  std::string float_tensor(const std::string& name, const Dims& d, const std::vector<float>& values) {
+    const std::string unique_name = unique(name, "");
+    auto* t = graph_.add_initializer();
+    t->set_name(unique_name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    for (int64_t x : d) t->add_dims(x);
+    for (float v : values) t->add_float_data(v);
+    return unique_name;
+  }
+
   std::string float_constant(const std::string& name, float value) {
     const std::string unique_name = unique(name, "");
     auto* t = graph_.add_initializer();
@@ -372,9 +390,10 @@ class Translator {
 
   // One node of a layer made of several: its output the layer's top when `last`, else a value of its own.
   std::string step(const Layer& l, const std::string& op, const std::vector<std::string>& inputs, const Dims& d,
-                   bool last) {
+                   bool last, onnx::NodeProto** made = nullptr) {
     const std::string out = last ? top(l, 0, d) : define(l.name() + "/" + op, l.name(), d);
-    node(l, op, inputs, out);
+    onnx::NodeProto& n = node(l, op, inputs, out);
+    if (made) *made = &n;
     if (!last) consumed_.insert(out);
     return out;
   }
@@ -733,6 +752,20 @@ class Translator {
     attr(node(l, "Elu", {x}, top(l, 0, dims(x))), "alpha", l.elu_param().alpha());
   }
 
+  void clip(const Layer& l) {
+    const auto& p = l.clip_param();
+    if (!p.has_min() || !p.has_max() || !(p.min() <= p.max())) fail(l, "needs a min and a max not below it");
+    const std::string x = bottom(l, 0);
+    node(l, "Clip", {x, float_constant(l.name() + "/min", p.min()), float_constant(l.name() + "/max", p.max())}, top(l, 0, dims(x)));
+  }
+
+  void swish(const Layer& l) {
+    const std::string x = bottom(l, 0);
+    const float beta = l.swish_param().beta();
+    const std::string gate = step(l, "Sigmoid", {beta == 1.0f ? x : affine(l, x, beta, 0.0f, false)}, dims(x), false);
+    step(l, "Mul", {x, gate}, dims(x), true);
+  }
+
   // (shift + scale * x) ^ power
   void power(const Layer& l) {
     const auto& p = l.power_param();
@@ -853,6 +886,176 @@ class Translator {
     repeats[axis] = p.tiles();
     out[axis] *= p.tiles();
     node(l, "Tile", {x, int64_constant(l.name() + "/repeats", repeats)}, top(l, 0, out));
+  }
+
+  // ---- SSD's layers ----
+
+  void permute(const Layer& l) {
+    const std::string x = bottom(l, 0);
+    const Dims in = dims(x);
+    Dims perm;
+    for (const uint32_t axis : l.permute_param().order()) {
+      if (axis >= in.size() || std::count(perm.begin(), perm.end(), axis) > 0)
+        fail(l, "orders axis " + std::to_string(axis) + " of a " + std::to_string(in.size()) + "-D blob twice or past its rank");
+      perm.push_back(axis);
+    }
+    for (int64_t axis = 0; axis < static_cast<int64_t>(in.size()); ++axis)
+      if (std::count(perm.begin(), perm.end(), axis) == 0) perm.push_back(axis);
+    Dims out;
+    for (int64_t axis : perm) out.push_back(in[static_cast<size_t>(axis)]);
+    attr(node(l, "Transpose", {x}, top(l, 0, out)), "perm", perm);
+  }
+
+  // x / sqrt(sum of x^2 + eps) * scale, as SSD's Caffe computes it.
+  void normalize(const Layer& l) {
+    const auto& p = l.norm_param();
+    const std::string x = bottom(l, 0);
+    const Dims in = image(l, x);
+    onnx::NodeProto* sum = nullptr;
+    const std::string squares = step(l, "ReduceSumSquare", {x}, {in[0], 1, p.across_spatial() ? 1 : in[2], p.across_spatial() ? 1 : in[3]}, false, &sum);
+    attr(*sum, "axes", p.across_spatial() ? Dims{1, 2, 3} : Dims{1});
+    const Dims& sd = dims(squares);
+    const std::string norm = step(l, "Sqrt", {step(l, "Add", {squares, float_constant(l.name() + "/eps", p.eps())}, sd, false)}, sd, false);
+    const std::string unit = step(l, "Div", {x, norm}, in, false);
+    step(l, "Mul", {unit, weight(l, "scale", p.channel_shared() ? Dims{1} : Dims{1, in[1], 1, 1}, 0)}, in, true);
+  }
+
+  // A constant of the feature map's size (bottom 0) and the image's (bottom 1).
+  void prior_box(const Layer& l) {
+    const auto& p = l.prior_box_param();
+    if (const std::string why = prior_box_error(p); !why.empty()) fail(l, why);
+    const Dims& feature = image(l, bottom(l, 0));
+    const Dims& picture = image(l, bottom(l, 1));
+    // A real network's priors number thousands; past this the prototxt is not one.
+    constexpr int64_t kMaxPriorValues = int64_t{1} << 26;
+    const int64_t per_cell = priors_per_cell(p);
+    if (per_cell > kMaxPriorValues || feature[2] * feature[3] > kMaxPriorValues / (8 * per_cell))
+      fail(l, "makes " + std::to_string(per_cell) + " boxes per cell of a " + dims_text(feature) +
+                  " map, over 2^26 values: the prototxt is not a real network");
+    const Dims d = {1, 2, feature[2] * feature[3] * per_cell * 4};
+    const std::string priors = float_tensor(l.name() + "/priors", d, prior_boxes(p, feature[2], feature[3], picture[2], picture[3]));
+    node(l, "Identity", {priors}, top(l, 0, d));
+  }
+
+  // Boxes decoded from the priors, SSD's per-class NMS (the top_k best above
+  // the confidence threshold, then greedy), the keep_top_k best of all kept,
+  // as rows [image, label, score, xmin, ymin, xmax, ymax] by label, then by
+  // score; one row [0, -1, ...] when none is kept. One image, as SSD's Caffe.
+  void detection_output(const Layer& l) {
+    const auto& p = l.detection_output_param();
+    if (l.bottom_size() != 3) fail(l, "has " + std::to_string(l.bottom_size()) + " bottoms; aoe reads location, confidence and priors");
+    const std::string loc = bottom(l, 0), conf = bottom(l, 1), prior = bottom(l, 2);
+    const Dims& pd = dims(prior);
+    const int64_t classes = p.num_classes();
+    if (pd.size() != 3 || pd[0] != 1 || pd[1] != 2 || pd[2] % 4 != 0)
+      fail(l, "reads priors of shape " + dims_text(pd) + "; a PriorBox gives [1, 2, 4 * boxes]");
+    const int64_t boxes = pd[2] / 4;
+    if (!p.share_location()) fail(l, "has share_location false, which aoe does not read");
+    if (p.nms_param().eta() != 1.0f) fail(l, "has an adaptive NMS (eta " + std::to_string(p.nms_param().eta()) + "), which aoe does not read");
+    if (classes < 1) fail(l, "needs num_classes");
+    if (elements_of(dims(loc)) != boxes * 4 || elements_of(dims(conf)) != boxes * classes)
+      fail(l, "reads locations " + dims_text(dims(loc)) + " and confidences " + dims_text(dims(conf)) + " for " +
+                  std::to_string(boxes) + " priors of " + std::to_string(classes) + " classes; aoe reads one image (batch 1)");
+    Dims kept_classes;
+    std::vector<float> labels;
+    for (int64_t c = 0; c < classes; ++c)
+      if (c != p.background_label_id()) kept_classes.push_back(c), labels.push_back(static_cast<float>(c));
+    const auto kept = static_cast<int64_t>(kept_classes.size());
+    const bool limited = p.nms_param().has_top_k() && p.nms_param().top_k() >= 0;
+    const int64_t candidates = limited ? std::min<int64_t>(p.nms_param().top_k(), boxes) : boxes;
+    if (kept == 0 || candidates == 0) fail(l, "keeps no class or no candidate box");
+    // The rows are put in order by label * (kept * candidates + 1) + rank, exact in a float.
+    const int64_t stride = kept * candidates + 1;
+    if (static_cast<double>(classes) * static_cast<double>(stride) >= 0x1p24)
+      fail(l, "has more classes and candidates than aoe puts in order (2^24)");
+
+    const auto ints = [&](const std::string& what, const Dims& v) { return int64_constant(l.name() + "/" + what, v); };
+    const auto op = [&](const std::string& type, const std::vector<std::string>& in, const Dims& d,
+                        const std::function<void(onnx::NodeProto&)>& set = nullptr) {
+      onnx::NodeProto* n = nullptr;
+      const std::string out = step(l, type, in, d, false, &n);
+      if (set) set(*n);
+      return out;
+    };
+    const auto on_axis = [](int64_t axis) { return [axis](onnx::NodeProto& n) { attr(n, "axis", axis); }; };
+    const auto slice = [&](const std::string& x, int64_t axis, int64_t begin, int64_t end, const Dims& d) {
+      return op("Slice", {x, ints("begin", {begin}), ints("end", {end}), ints("axis", {axis})}, d);
+    };
+    // TopK's values, and its indices as a value of their own.
+    const auto top_k = [&](const std::string& x, const std::string& k, const Dims& d, int64_t axis, bool largest,
+                           std::string& index) {
+      onnx::NodeProto* n = nullptr;
+      const std::string values = step(l, "TopK", {x, k}, d, false, &n);
+      attr(*n, "axis", axis);
+      attr(*n, "largest", int64_t{largest ? 1 : 0});
+      index = define(l.name() + "/TopK/index", l.name(), d);
+      n->add_output(index);
+      consumed_.insert(index);
+      return values;
+    };
+
+    // Decoded boxes, [boxes, 4] of corners.
+    const Dims pairs = {boxes, 2}, quads = {boxes, 4};
+    const std::string table = op("Reshape", {prior, ints("table", {2, boxes, 4})}, {2, boxes, 4});
+    const std::string corners = op("Reshape", {slice(table, 0, 0, 1, {1, boxes, 4}), ints("quads", quads)}, quads);
+    const std::string variances = op("Reshape", {slice(table, 0, 1, 2, {1, boxes, 4}), ints("quads", quads)}, quads);
+    std::string offsets = op("Reshape", {loc, ints("quads", quads)}, quads);
+    if (!p.variance_encoded_in_target()) offsets = op("Mul", {variances, offsets}, quads);
+    const std::string low = slice(corners, 1, 0, 2, pairs), high = slice(corners, 1, 2, 4, pairs);
+    const std::string size = op("Sub", {high, low}, pairs);
+    std::string decoded;
+    if (p.code_type() == caffe::PriorBoxParameter::CORNER) {
+      decoded = op("Add", {corners, offsets}, quads);
+    } else if (p.code_type() == caffe::PriorBoxParameter::CORNER_SIZE) {
+      decoded = op("Add", {corners, op("Mul", {offsets, op("Concat", {size, size}, quads, on_axis(1))}, quads)}, quads);
+    } else {
+      const std::string half = float_constant(l.name() + "/half", 0.5f);
+      const std::string center = op("Add", {op("Mul", {slice(offsets, 1, 0, 2, pairs), size}, pairs),
+                                            op("Mul", {op("Add", {low, high}, pairs), half}, pairs)}, pairs);
+      const std::string extent = op("Mul", {op("Mul", {op("Exp", {slice(offsets, 1, 2, 4, pairs)}, pairs), size}, pairs), half}, pairs);
+      decoded = op("Concat", {op("Sub", {center, extent}, pairs), op("Add", {center, extent}, pairs)}, quads, on_axis(1));
+    }
+
+    // Per class but the background: its best candidates, their boxes one NMS batch.
+    const std::string by_class = op("Transpose", {op("Reshape", {conf, ints("scores", {boxes, classes})}, {boxes, classes})},
+                                    {classes, boxes}, [](onnx::NodeProto& n) { attr(n, "perm", Dims{1, 0}); });
+    const std::string scores = op("Gather", {by_class, ints("classes", kept_classes)}, {kept, boxes});
+    std::string best_box;
+    const std::string best = top_k(scores, ints("candidates", {candidates}), {kept, candidates}, 1, true, best_box);
+    std::vector<std::string> nms = {op("Gather", {decoded, best_box}, {kept, candidates, 4}),
+                                    op("Reshape", {best, ints("nms_scores", {kept, 1, candidates})}, {kept, 1, candidates}),
+                                    ints("per_class", {candidates}), float_constant(l.name() + "/iou", p.nms_param().nms_threshold())};
+    if (p.has_confidence_threshold()) nms.push_back(float_constant(l.name() + "/confidence", p.confidence_threshold()));
+    const std::string selected = op("NonMaxSuppression", nms, {-1, 3});
+    const std::string class_column = slice(selected, 1, 0, 1, {-1, 1});
+    const std::string at = op("Concat", {class_column, slice(selected, 1, 2, 3, {-1, 1})}, {-1, 2}, on_axis(1));
+    const std::string score = op("GatherND", {best, at}, {-1});
+    const std::string box = op("Gather", {decoded, op("GatherND", {best_box, at}, {-1})}, {-1, 4});
+    const std::string label = op("Gather", {float_tensor(l.name() + "/labels", {kept}, labels),
+                                            op("Reshape", {class_column, ints("column", {-1})}, {-1})}, {-1});
+
+    // The keep_top_k best, then put in order by label, then by rank.
+    std::string count = op("Shape", {score}, {1});
+    if (p.keep_top_k() >= 0) count = op("Min", {count, ints("keep_top_k", {p.keep_top_k()})}, {1});
+    std::string by_score, by_label;
+    top_k(score, count, {-1}, 0, true, by_score);
+    const std::string rank = op("Cast", {op("Range", {op("Squeeze", {ints("zero", {0})}, {}), op("Squeeze", {count}, {}),
+                                                       op("Squeeze", {ints("one", {1})}, {})}, {-1})},
+                                {-1}, [](onnx::NodeProto& n) { attr(n, "to", int64_t{onnx::TensorProto::FLOAT}); });
+    const std::string order_key = op("Add", {op("Mul", {op("Gather", {label, by_score}, {-1}),
+                                                        float_constant(l.name() + "/stride", static_cast<float>(stride))}, {-1}), rank}, {-1});
+    top_k(order_key, count, {-1}, 0, false, by_label);
+    const std::string rows = op("Gather", {by_score, by_label}, {-1});
+    const auto column = [&](const std::string& x) {
+      return op("Unsqueeze", {op("Gather", {x, rows}, {-1}), ints("axes", {1})}, {-1, 1});
+    };
+    const std::string label_column = column(label);
+    const std::string found = op("Concat", {op("Sub", {label_column, label_column}, {-1, 1}), label_column, column(score),
+                                            op("Gather", {box, rows}, {-1, 4})}, {-1, 7}, on_axis(1));
+    const std::string none = float_tensor(l.name() + "/none", {1, 7}, {0, -1, -1, -1, -1, -1, -1});
+    const std::string padded = op("Concat", {found, none}, {-1, 7}, on_axis(0));
+    const std::string shown = op("Slice", {padded, ints("begin", {0}), op("Max", {count, ints("one", {1})}, {1}), ints("axis", {0})}, {-1, 7});
+    step(l, "Reshape", {shown, ints("rows", {1, 1, -1, 7})}, {1, 1, -1, 7}, true);
   }
 
   void unary(const Layer& l, const char* op) {
