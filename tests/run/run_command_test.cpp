@@ -285,14 +285,18 @@ TEST_F(RunCommand, RunsACaffeModelWithItsCaffemodel) {
 }
 
 // Caffe's elementwise, cutting and tiling layers, as deploy prototxts of the
-// model zoo hold them (V2 layers; Clip and Swish of Caffe's last release),
-// each output its definition's value.
+// model zoo hold them (V2 layers; Clip and Swish of Caffe's last release; an
+// SE block's Scale by its gate, and SENet's Axpy), each output its definition's value.
 TEST_F(RunCommand, RunsCaffesElementwiseCuttingAndTilingLayers) {
   std::ofstream(dir_ / "layers.prototxt") << R"(
 layer { name: "in" type: "Input" top: "x" input_param { shape { dim: 1 dim: 4 dim: 3 dim: 4 } } }
 layer { name: "elu" type: "ELU" bottom: "x" top: "e" elu_param { alpha: 0.5 } }
 layer { name: "clip" type: "Clip" bottom: "x" top: "cl" clip_param { min: -0.5 max: 0.75 } }
 layer { name: "swish" type: "Swish" bottom: "x" top: "sw" swish_param { beta: 2 } }
+layer { name: "gate" type: "Pooling" bottom: "x" top: "g" pooling_param { pool: AVE global_pooling: true } }
+layer { name: "gate_rows" type: "Flatten" bottom: "g" top: "gr" }
+layer { name: "se" type: "Scale" bottom: "x" bottom: "gr" top: "se" scale_param { axis: 0 } }
+layer { name: "axpy" type: "Axpy" bottom: "g" bottom: "x" bottom: "x" top: "ax" }
 layer { name: "pow" type: "Power" bottom: "x" top: "p" power_param { power: 2 scale: 0.5 shift: 1 } }
 layer { name: "exp" type: "Exp" bottom: "x" top: "ex" exp_param { base: 2 } }
 layer { name: "log" type: "Log" bottom: "p" top: "lg" log_param { base: 10 } }
@@ -314,6 +318,11 @@ layer { name: "diff" type: "Eltwise" bottom: "s2" bottom: "t" top: "d" eltwise_p
   EXPECT_TRUE(report("layers.json")["check"]["match"].get<bool>()) << report("layers.json")["check"].dump();
   const auto out = outputs();
   const auto at = [&](int c, int h, int w) { return static_cast<double>(x[static_cast<size_t>((c * 3 + h) * 4 + w)]); };
+  const auto mean = [&](int c) {
+    double sum = 0;
+    for (int i = 0; i < 12; ++i) sum += x[static_cast<size_t>(c * 12 + i)];
+    return sum / 12;
+  };
   for (int c = 0; c < 4; ++c)
     for (int h = 0; h < 3; ++h)
       for (int w = 0; w < 4; ++w) {
@@ -322,6 +331,8 @@ layer { name: "diff" type: "Eltwise" bottom: "s2" bottom: "t" top: "d" eltwise_p
         EXPECT_NEAR(out.at("e").data[i], v > 0 ? v : 0.5 * (std::exp(v) - 1), 1e-5) << i;
         EXPECT_EQ(out.at("cl").data[i], static_cast<float>(std::min(std::max(v, -0.5), 0.75))) << i;
         EXPECT_NEAR(out.at("sw").data[i], v / (1 + std::exp(-2 * v)), 1e-5) << i;
+        EXPECT_NEAR(out.at("se").data[i], v * mean(c), 1e-6) << i;
+        EXPECT_NEAR(out.at("ax").data[i], v * mean(c) + v, 1e-6) << i;
         EXPECT_NEAR(out.at("ex").data[i], std::pow(2.0, v), 1e-5) << i;
         EXPECT_NEAR(out.at("lg").data[i], std::log10(p), 1e-5) << i;
         EXPECT_NEAR(out.at("b").data[i], std::log1p(std::exp(v)), 1e-5) << i;

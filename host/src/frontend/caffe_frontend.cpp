@@ -221,6 +221,7 @@ class Translator {
     else if (t == "BNLL") unary(l, "Softplus");
     else if (t == "ELU") elu(l);
     else if (t == "Clip") clip(l);
+    else if (t == "Axpy") axpy(l);
     else if (t == "Swish") swish(l);
     else if (t == "Power") power(l);
     else if (t == "Exp" || t == "Log") exp_log(l, t == "Exp");
@@ -238,7 +239,7 @@ class Translator {
       fail(l, "has a type aoe does not read; it reads Input, Convolution, Deconvolution, InnerProduct, Pooling, "
               "ReLU, PReLU, ELU, Clip, Swish, BNLL, BatchNorm, Scale, Bias, Eltwise, Concat, Slice, Crop, Tile, Softmax, LRN, "
               "Dropout, Split, Flatten, Reshape, Sigmoid, TanH, AbsVal, Power, Exp, Log and Threshold, and SSD's "
-              "Permute, Normalize, PriorBox and DetectionOutput (losses and data layers of training are left out)");
+              "Permute, Normalize, PriorBox and DetectionOutput, and SENet's Axpy (losses and data layers of training are left out)");
     return false;
   }
 
@@ -624,6 +625,7 @@ class Translator {
 
   void scale(const Layer& l) {
     const auto& p = l.scale_param();
+    if (l.bottom_size() == 2) return scale_by_bottom(l);
     const std::string x = bottom(l, 0);
     const Dims in = dims(x);
     const Dims per_channel = this->per_channel(l, in, p.axis(), p.num_axes());
@@ -632,6 +634,34 @@ class Translator {
     if (!p.bias_term()) return;
     consumed_.insert(scaled);
     node(l, "Add", {scaled, weight(l, "bias", per_channel, 1)}, top(l, 0, in));
+  }
+
+  // x times its second bottom, whose dims are x's from `axis` on (SE blocks
+  // scale the map by the [N, C] of their gate, at axis 0); a bias blob after.
+  void scale_by_bottom(const Layer& l) {
+    const auto& p = l.scale_param();
+    const std::string x = bottom(l, 0), factor = bottom(l, 1);
+    const Dims in = dims(x), fd = dims(factor);
+    const auto axis = static_cast<size_t>(axis_of(l, p.axis(), in.size()));
+    if (axis + fd.size() > in.size() || !std::equal(fd.begin(), fd.end(), in.begin() + static_cast<std::ptrdiff_t>(axis)))
+      fail(l, "scales " + dims_text(in) + " by " + dims_text(fd) + " at axis " + std::to_string(axis) +
+                  ": the second bottom's dims must be the first's from the axis on");
+    Dims aligned(axis, 1);
+    aligned.insert(aligned.end(), fd.begin(), fd.end());
+    aligned.resize(in.size(), 1);
+    const std::string shaped = step(l, "Reshape", {factor, int64_constant(l.name() + "/shape", aligned)}, aligned, false);
+    const std::string scaled = step(l, "Mul", {x, shaped}, in, !p.bias_term());
+    if (p.bias_term()) step(l, "Add", {scaled, weight(l, "bias", aligned, 0)}, in, true);
+  }
+
+  // SENet's a * x + y, a of [N, C, 1, 1].
+  void axpy(const Layer& l) {
+    const std::string a = bottom(l, 0), x = bottom(l, 1), y = bottom(l, 2);
+    const Dims& in = image(l, x);
+    if (dims(a) != Dims{in[0], in[1], 1, 1} || dims(y) != in)
+      fail(l, "takes a of [N,C,1,1], x and y of one shape; it reads " + dims_text(dims(a)) + ", " + dims_text(in) + " and " +
+                  dims_text(dims(y)));
+    step(l, "Add", {step(l, "Mul", {x, a}, in, false), y}, in, true);
   }
 
   void eltwise(const Layer& l) {
