@@ -93,6 +93,20 @@ layers { name: "loss" type: SOFTMAX_LOSS bottom: "fc" bottom: "label" top: "loss
   EXPECT_EQ(g.tensor("fc").shape, (Shape{1, 10}));
 }
 
+// The forks' depthwise convolution types take one group per channel, whatever `group` says.
+TEST_F(CaffeFrontend, AForksDepthwiseConvolutionHasAGroupPerChannel) {
+  const auto p = write("dw.prototxt", R"(
+layer { name: "in" type: "Input" top: "x" input_param { shape { dim: 1 dim: 6 dim: 8 dim: 8 } } }
+layer { name: "dw" type: "ConvolutionDepthwise" bottom: "x" top: "dw" convolution_param { num_output: 6 kernel_size: 3 pad: 1 } }
+layer { name: "dw2" type: "DepthwiseConvolution" bottom: "dw" top: "dw2" convolution_param { num_output: 12 kernel_size: 3 stride: 2 } }
+)");
+  const auto g = load_caffe(p, std::nullopt);
+  EXPECT_EQ(node_named(g, "dw").attrs.value("group", 0), 6);
+  EXPECT_EQ(node_named(g, "dw2").attrs.value("group", 0), 6);
+  EXPECT_EQ(g.tensor("dw2/weight").shape, (Shape{12, 1, 3, 3}));
+  EXPECT_EQ(g.tensor("dw2").shape, (Shape{1, 12, 3, 3}));
+}
+
 TEST_F(CaffeFrontend, TrainingLayersAndTrainingPhaseAreLeftOut) {
   const auto p = write("train.prototxt", R"(
 layer { name: "data" type: "Data" top: "data" top: "label" include { phase: TRAIN } }

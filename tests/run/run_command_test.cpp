@@ -4,6 +4,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -343,6 +344,57 @@ layer { name: "diff" type: "Eltwise" bottom: "s2" bottom: "t" top: "d" eltwise_p
       }
   EXPECT_EQ(out.at("c").shape, (std::vector<int64_t>{1, 4, 2, 2}));
   EXPECT_EQ(out.at("d").shape, (std::vector<int64_t>{1, 3, 3, 4}));
+}
+
+// Layers of Caffe's forks that published networks hold: ReLU6, ShuffleNet's
+// ShuffleChannel, YOLO ports' nearest Upsample, PSPNet's corner-aligned Interp.
+TEST_F(RunCommand, RunsTheLayersOfCaffesForks) {
+  std::ofstream(dir_ / "forks.prototxt") << R"(
+layer { name: "in" type: "Input" top: "x" input_param { shape { dim: 1 dim: 4 dim: 2 dim: 3 } } }
+layer { name: "r6" type: "ReLU6" bottom: "x" top: "r6" }
+layer { name: "shuffle" type: "ShuffleChannel" bottom: "x" top: "sh" shuffle_channel_param { group: 2 } }
+layer { name: "up" type: "Upsample" bottom: "x" top: "up" upsample_param { scale: 2 } }
+layer { name: "zoom" type: "Interp" bottom: "x" top: "zoom" interp_param { zoom_factor: 2 } }
+layer { name: "sized" type: "Interp" bottom: "x" top: "sized" interp_param { height: 4 width: 2 } }
+)";
+  std::vector<float> x(24);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) * 0.75f - 3.0f;
+  host::write_npz(dir_ / "in.npz", {{"x", host::FloatArray{{1, 4, 2, 3}, x}}});
+  const auto r = aoe_host({"run", "--device", "cpu", "--framework", "0", "--model", (dir_ / "forks.prototxt").string(),
+                           "--threads", "1", "--iterations", "1", "--check", "--inputs", (dir_ / "in.npz").string(),
+                           "--outputs", (dir_ / "out.npz").string()});
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  const auto out = outputs();
+  const auto at = [&](int c, double h, double w) {  // bilinear within channel c's 2x3 map
+    const int h0 = static_cast<int>(h), w0 = static_cast<int>(w), h1 = std::min(h0 + 1, 1), w1 = std::min(w0 + 1, 2);
+    const auto v = [&](int a, int b) { return static_cast<double>(x[static_cast<size_t>((c * 2 + a) * 3 + b)]); };
+    const double dh = h - h0, dw = w - w0;
+    return (1 - dh) * ((1 - dw) * v(h0, w0) + dw * v(h0, w1)) + dh * ((1 - dw) * v(h1, w0) + dw * v(h1, w1));
+  };
+  for (int c = 0; c < 4; ++c)
+    for (int h = 0; h < 2; ++h)
+      for (int w = 0; w < 3; ++w) {
+        const auto i = static_cast<size_t>((c * 2 + h) * 3 + w);
+        EXPECT_EQ(out.at("r6").data[i], std::min(std::max(x[i], 0.0f), 6.0f)) << i;
+        // Groups of 2 interleaved: channels 0, 2, 1, 3.
+        EXPECT_EQ(out.at("sh").data[i], x[static_cast<size_t>((std::array<int, 4>{0, 2, 1, 3}[static_cast<size_t>(c)] * 2 + h) * 3 + w)]) << i;
+      }
+  ASSERT_EQ(out.at("up").shape, (std::vector<int64_t>{1, 4, 4, 6}));
+  for (size_t i = 0; i < out.at("up").data.size(); ++i) {
+    const size_t c = i / 24, h = i / 6 % 4, w = i % 6;
+    EXPECT_EQ(out.at("up").data[i], x[(c * 2 + h / 2) * 3 + w / 2]) << i;
+  }
+  // Zoomed by 2: 2 + 1 rows, 3 + 2 columns; corners aligned, so row r of 3 samples at r / 2.
+  ASSERT_EQ(out.at("zoom").shape, (std::vector<int64_t>{1, 4, 3, 5}));
+  ASSERT_EQ(out.at("sized").shape, (std::vector<int64_t>{1, 4, 4, 2}));
+  for (int c = 0; c < 4; ++c) {
+    for (int h = 0; h < 3; ++h)
+      for (int w = 0; w < 5; ++w)
+        EXPECT_NEAR(out.at("zoom").data[static_cast<size_t>((c * 3 + h) * 5 + w)], at(c, h / 2.0, w / 2.0), 1e-5) << c << h << w;
+    for (int h = 0; h < 4; ++h)
+      for (int w = 0; w < 2; ++w)
+        EXPECT_NEAR(out.at("sized").data[static_cast<size_t>((c * 4 + h) * 2 + w)], at(c, h / 3.0, w * 2.0), 1e-5) << c << h << w;
+  }
 }
 
 TEST_F(RunCommand, AMismatchedInputShapeIsAnErrorNamingTheInput) {

@@ -205,6 +205,8 @@ class Translator {
   bool layer(const Layer& l, const Layer* next) {
     const std::string& t = l.type();
     if (t == "Convolution" || t == "Deconvolution") convolution(l, t == "Deconvolution");
+    // Forks' depthwise convolutions: one group per channel, whatever `group` says.
+    else if (t == "ConvolutionDepthwise" || t == "DepthwiseConvolution") convolution(l, false, true);
     else if (t == "Pooling") pooling(l);
     else if (t == "InnerProduct") inner_product(l);
     else if (t == "ReLU") relu(l);
@@ -221,6 +223,10 @@ class Translator {
     else if (t == "BNLL") unary(l, "Softplus");
     else if (t == "ELU") elu(l);
     else if (t == "Clip") clip(l);
+    else if (t == "ReLU6") relu6(l);
+    else if (t == "ShuffleChannel") shuffle_channel(l);
+    else if (t == "Upsample") upsample(l);
+    else if (t == "Interp") interp(l);
     else if (t == "Axpy") axpy(l);
     else if (t == "Swish") swish(l);
     else if (t == "Power") power(l);
@@ -239,7 +245,8 @@ class Translator {
       fail(l, "has a type aoe does not read; it reads Input, Convolution, Deconvolution, InnerProduct, Pooling, "
               "ReLU, PReLU, ELU, Clip, Swish, BNLL, BatchNorm, Scale, Bias, Eltwise, Concat, Slice, Crop, Tile, Softmax, LRN, "
               "Dropout, Split, Flatten, Reshape, Sigmoid, TanH, AbsVal, Power, Exp, Log and Threshold, and SSD's "
-              "Permute, Normalize, PriorBox and DetectionOutput, and SENet's Axpy (losses and data layers of training are left out)");
+              "Permute, Normalize, PriorBox and DetectionOutput, SENet's Axpy, and the forks' ReLU6, ShuffleChannel, "
+              "Upsample, Interp and ConvolutionDepthwise (losses and data layers of training are left out)");
     return false;
   }
 
@@ -435,6 +442,12 @@ class Translator {
     a->set_type(onnx::AttributeProto::INT);
     a->set_i(value);
   }
+  static void attr(onnx::NodeProto& n, const std::string& name, const char* value) {
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::STRING);
+    a->set_s(value);
+  }
   static void attr(onnx::NodeProto& n, const std::string& name, float value) {
     auto* a = n.add_attribute();
     a->set_name(name);
@@ -457,7 +470,7 @@ class Translator {
 
   // ---- layers ----
 
-  void convolution(const Layer& l, bool transposed) {
+  void convolution(const Layer& l, bool transposed, bool depthwise = false) {
     const auto& p = l.convolution_param();
     const std::string x = bottom(l, 0);
     const Dims& in = image(l, x);
@@ -472,7 +485,7 @@ class Translator {
     const int64_t ph = p.has_pad_h() ? p.pad_h() : pick(p.pad(), 0, 0);
     const int64_t pw = p.has_pad_w() ? p.pad_w() : pick(p.pad(), 1, 0);
     const int64_t dh = pick(p.dilation(), 0, 1), dw = pick(p.dilation(), 1, 1);
-    const int64_t group = p.group(), outputs = p.num_output(), channels = in[1];
+    const int64_t outputs = p.num_output(), channels = in[1], group = depthwise ? channels : p.group();
     if (kh <= 0 || kw <= 0 || sh <= 0 || sw <= 0 || dh <= 0 || dw <= 0)
       fail(l, "needs a kernel size, and strides and dilations of at least 1");
     if (std::max({kh, kw, sh, sw, ph, pw, dh, dw}) > kMaxWindow)
@@ -652,6 +665,60 @@ class Translator {
     const std::string shaped = step(l, "Reshape", {factor, int64_constant(l.name() + "/shape", aligned)}, aligned, false);
     const std::string scaled = step(l, "Mul", {x, shaped}, in, !p.bias_term());
     if (p.bias_term()) step(l, "Add", {scaled, weight(l, "bias", aligned, 0)}, in, true);
+  }
+
+  void relu6(const Layer& l) {
+    const std::string x = bottom(l, 0);
+    node(l, "Clip", {x, float_constant(l.name() + "/min", 0.0f), float_constant(l.name() + "/max", 6.0f)}, top(l, 0, dims(x)));
+  }
+
+  // [N, g, C / g, H, W] with its two group axes swapped.
+  void shuffle_channel(const Layer& l) {
+    const std::string x = bottom(l, 0);
+    const Dims in = image(l, x);
+    const int64_t g = l.shuffle_channel_param().group();
+    if (g < 1 || in[1] % g != 0) fail(l, "shuffles " + std::to_string(in[1]) + " channels in " + std::to_string(g) + " groups");
+    const Dims grouped = {in[0], g, in[1] / g, in[2], in[3]}, swapped = {in[0], in[1] / g, g, in[2], in[3]};
+    const std::string split = step(l, "Reshape", {x, int64_constant(l.name() + "/groups", grouped)}, grouped, false);
+    onnx::NodeProto* n = nullptr;
+    const std::string turned = step(l, "Transpose", {split}, swapped, false, &n);
+    attr(*n, "perm", Dims{0, 2, 1, 3, 4});
+    step(l, "Reshape", {turned, int64_constant(l.name() + "/shape", in)}, in, true);
+  }
+
+  // Each value repeated scale x scale times (one bottom: YOLO ports' nearest; SegNet's, with a mask, is not read).
+  void upsample(const Layer& l) {
+    if (l.bottom_size() != 1) fail(l, "has " + std::to_string(l.bottom_size()) + " bottoms; aoe reads the nearest upsampling of one");
+    const std::string x = bottom(l, 0);
+    const Dims in = image(l, x);
+    const int64_t s = l.upsample_param().scale();
+    if (s < 1 || s > kMaxWindow) fail(l, "has scale " + std::to_string(s) + "; it takes a whole factor of at least 1");
+    const std::string scales = float_tensor(l.name() + "/scales", {4}, {1, 1, static_cast<float>(s), static_cast<float>(s)});
+    auto& n = node(l, "Resize", {x, "", scales}, top(l, 0, {in[0], in[1], in[2] * s, in[3] * s}));
+    attr(n, "mode", "nearest");
+    attr(n, "coordinate_transformation_mode", "asymmetric");
+    attr(n, "nearest_mode", "floor");
+  }
+
+  // Bilinear, corners aligned, as PSPNet's Caffe sizes it.
+  void interp(const Layer& l) {
+    const auto& p = l.interp_param();
+    const std::string x = bottom(l, 0);
+    const Dims in = image(l, x);
+    if (p.pad_beg() != 0 || p.pad_end() != 0) fail(l, "pads (pad_beg, pad_end), which aoe does not read");
+    if (p.shrink_factor() < 1 || p.zoom_factor() < 1 || p.zoom_factor() > kMaxWindow) fail(l, "needs zoom and shrink factors of at least 1");
+    const bool factors = p.has_shrink_factor() || p.has_zoom_factor();
+    if (!factors && !(p.has_height() && p.has_width())) fail(l, "needs a zoom_factor, a shrink_factor, or height and width");
+    int64_t h = p.height(), w = p.width();
+    if (factors) {
+      h = (in[2] - 1) / p.shrink_factor() + 1, w = (in[3] - 1) / p.shrink_factor() + 1;
+      h += (h - 1) * (p.zoom_factor() - 1), w += (w - 1) * (p.zoom_factor() - 1);
+    }
+    if (h < 1 || w < 1 || h > kMaxWindow || w > kMaxWindow) fail(l, "makes a map of " + std::to_string(h) + "x" + std::to_string(w));
+    const Dims out = {in[0], in[1], h, w};
+    auto& n = node(l, "Resize", {x, "", "", int64_constant(l.name() + "/sizes", out)}, top(l, 0, out));
+    attr(n, "mode", "linear");
+    attr(n, "coordinate_transformation_mode", "align_corners");
   }
 
   // SENet's a * x + y, a of [N, C, 1, 1].
