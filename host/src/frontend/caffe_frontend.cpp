@@ -387,14 +387,7 @@ class Translator {
     return unique_name;
   }
 
-  std::string float_constant(const std::string& name, float value) {
-    const std::string unique_name = unique(name, "");
-    auto* t = graph_.add_initializer();
-    t->set_name(unique_name);
-    t->set_data_type(onnx::TensorProto::FLOAT);
-    t->add_float_data(value);
-    return unique_name;
-  }
+  std::string float_constant(const std::string& name, float value) { return float_tensor(name, {}, {value}); }
 
   // One node of a layer made of several: its output the layer's top when `last`, else a value of its own.
   std::string step(const Layer& l, const std::string& op, const std::vector<std::string>& inputs, const Dims& d,
