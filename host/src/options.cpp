@@ -11,11 +11,11 @@ const std::vector<OptionSpec>& option_specs() {
        "AOE job type, when --plugin is not given: 1 subgraph (sgat), 2 operator (opat), 4 gradient (gdat)",
        {"1", "2", "4"}},
       {"device", "", OptionType::text, "ascend910", "target device, as listed by `aoe-host plugins`", {}},
-      {"model", "", OptionType::path, "", "the model to tune (ONNX, a Caffe prototxt with --framework 0, a TensorFlow frozen graph .pb with --framework 3)", {}},
+      {"model", "", OptionType::path, "", "the model to tune (ONNX, a Caffe prototxt with --framework 0, a TensorFlow frozen graph .pb or .pbtxt with --framework 3)", {}},
       {"singleop", "", OptionType::path, "", "tune ops described in AOE single-op JSON instead of a model", {}},
       {"framework", "", OptionType::text, "5",
        "model framework, AOE numbering: 5 = ONNX, 0 = Caffe (--model prototxt, --weight caffemodel), "
-       "3 = TensorFlow (--model frozen GraphDef .pb); 1 MindSpore is not read yet", {"0", "3", "5"}},
+       "3 = TensorFlow (--model frozen GraphDef .pb, or its text form .pbtxt); 1 MindSpore is not read yet", {"0", "3", "5"}},
       {"weight", "", OptionType::path, "",
        "Caffe (--framework 0): the trained weights (.caffemodel) of the --model prototxt; without it the "
        "weights are known by their shapes alone", {}},

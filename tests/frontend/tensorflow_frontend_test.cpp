@@ -1,6 +1,7 @@
 // load_tensorflow against the generated frozen graphs and graphs written
 // here: NHWC kept in the IR, the same tasks as ONNX and Caffe give modulo
 // that layout, every op of the list, and bad graphs named by node.
+#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -130,6 +131,24 @@ TEST_F(TensorFlowFrontend, ConvBlockKeepsItsNhwcFeatureMaps) {
   EXPECT_TRUE(g.tensor(conv1.inputs[1]).constant);
   EXPECT_EQ(node_named(g, "conv2").inputs.size(), 3u);
   EXPECT_EQ(node_named(g, "bn1").attrs["data_format"], "NHWC");
+}
+
+// The text form tf.io.write_graph writes by default reads as the binary one.
+TEST_F(TensorFlowFrontend, ATextGraphReadsAsItsBinaryTwin) {
+  tf::GraphDef def;
+  std::ifstream in(kModels / "conv_block.pb", std::ios::binary);
+  ASSERT_TRUE(def.ParseFromIstream(&in));
+  std::string text;
+  ASSERT_TRUE(google::protobuf::TextFormat::PrintToString(def, &text));
+  const fs::path pbtxt = dir_ / "conv_block.pbtxt";
+  std::ofstream(pbtxt) << text;
+  const auto binary = load_tensorflow(kModels / "conv_block.pb"), from_text = load_tensorflow(pbtxt);
+  EXPECT_EQ(op_types(from_text), op_types(binary));
+  for (const auto& [name, t] : binary.tensors) EXPECT_EQ(from_text.tensor(name).shape, t.shape) << name;
+  std::ofstream(dir_ / "bad.pbtxt") << text.substr(0, text.size() / 2) << " node { name: ";
+  const std::string bad = error_of(dir_ / "bad.pbtxt");
+  EXPECT_NE(bad.find("cannot parse TensorFlow graph"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("line "), std::string::npos) << bad;
 }
 
 TEST_F(TensorFlowFrontend, TheSameNetworkGivesOnnxsAndCaffesTasksModuloLayout) {

@@ -4,8 +4,6 @@
 // known shape, never with their data: tuning needs their shapes only.
 #include "caffe_frontend.h"
 
-#include <google/protobuf/io/tokenizer.h>
-#include <google/protobuf/text_format.h>
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
@@ -13,7 +11,6 @@
 #include <functional>
 #include <map>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -41,31 +38,12 @@ constexpr int64_t kMaxWindow = int64_t{1} << 20;
 
 // ---- reading the files --------------------------------------------------------------------
 
-// The first error the text parser reports, with where it is.
-class FirstError : public google::protobuf::io::ErrorCollector {
- public:
-  void AddError(int line, google::protobuf::io::ColumnNumber column, const std::string& message) override {
-    if (text_.empty())
-      text_ = "line " + std::to_string(line + 1) + ", column " + std::to_string(column + 1) + ": " + message;
-  }
-  const std::string& text() const { return text_; }
-
- private:
-  std::string text_;
-};
-
 caffe::NetParameter read_prototxt(const fs::path& path) {
   std::ifstream in = open_model_file(path, "Caffe prototxt", "--model");
-  std::stringstream text;
-  text << in.rdbuf();
   caffe::NetParameter net;
-  google::protobuf::TextFormat::Parser parser;
-  FirstError errors;
-  parser.RecordErrorsTo(&errors);
   // Training and solver fields (weight_filler, param, transform_param, ...) say nothing of the shapes.
-  parser.AllowUnknownField(true);
-  if (!parser.ParseFromString(text.str(), &net))
-    throw Error(StatusCode::invalid_argument, "cannot read Caffe prototxt " + quoted(path) + ": " + errors.text() +
+  if (const std::string error = parse_text_message(net, in, true); !error.empty())
+    throw Error(StatusCode::invalid_argument, "cannot read Caffe prototxt " + quoted(path) + ": " + error +
                                                   "; pass the network description (deploy.prototxt) as --model");
   return net;
 }

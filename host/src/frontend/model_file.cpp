@@ -2,11 +2,14 @@
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/message.h>
+#include <google/protobuf/text_format.h>
 
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <sstream>
 
 #include "aoe/sdk/error.h"
 
@@ -43,6 +46,34 @@ bool parse_binary_message(google::protobuf::Message& message, std::istream& in) 
   // Older protobufs refuse messages over 64 MB by default; real models are bigger.
   coded.SetTotalBytesLimit(INT_MAX);
   return message.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
+}
+
+namespace {
+
+// The first error the text parser reports, with where it is.
+class FirstError : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, google::protobuf::io::ColumnNumber column, const std::string& message) override {
+    if (text_.empty())
+      text_ = "line " + std::to_string(line + 1) + ", column " + std::to_string(column + 1) + ": " + message;
+  }
+  const std::string& text() const { return text_; }
+
+ private:
+  std::string text_;
+};
+
+}  // namespace
+
+std::string parse_text_message(google::protobuf::Message& message, std::istream& in, bool skip_unknown) {
+  std::stringstream text;
+  text << in.rdbuf();
+  google::protobuf::TextFormat::Parser parser;
+  FirstError errors;
+  parser.RecordErrorsTo(&errors);
+  parser.AllowUnknownField(skip_unknown);
+  if (parser.ParseFromString(text.str(), &message)) return "";
+  return errors.text().empty() ? "not a text-format message" : errors.text();
 }
 
 }  // namespace aoe::host

@@ -39,16 +39,22 @@ constexpr size_t kMaxRank = 8;
 // The int constants whose values are read (shapes, axes) are this small in any real graph.
 constexpr int64_t kMaxReadValues = 64;
 
+// A binary GraphDef, or the text form tf.io.write_graph writes by default (.pbtxt).
 tf::GraphDef read_graph(const fs::path& path) {
-  std::ifstream in = open_model_file(path, "TensorFlow graph", "--model");
   tf::GraphDef graph;
-  // Protobuf keeps fields of another message as unknown ones: another format may parse, but as no node.
-  if (!parse_binary_message(graph, in) || graph.node_size() == 0)
-    throw Error(StatusCode::invalid_argument,
-                "cannot parse TensorFlow graph " + quoted(path) +
-                    ": the file is truncated, corrupt or not a GraphDef (it has no node); pass a frozen graph (.pb) as "
-                    "--model");
-  return graph;
+  {
+    std::ifstream in = open_model_file(path, "TensorFlow graph", "--model");
+    // Protobuf keeps fields of another message as unknown ones: another format may parse, but as no node.
+    if (parse_binary_message(graph, in) && graph.node_size() > 0) return graph;
+  }
+  graph.Clear();
+  std::ifstream in = open_model_file(path, "TensorFlow graph", "--model");
+  const std::string text_error = parse_text_message(graph, in, false);
+  if (text_error.empty() && graph.node_size() > 0) return graph;
+  throw Error(StatusCode::invalid_argument,
+              "cannot parse TensorFlow graph " + quoted(path) +
+                  ": the file is truncated, corrupt or not a GraphDef (it has no node), binary or text (" +
+                  (text_error.empty() ? "no node" : "as text, " + text_error) + "); pass a frozen graph (.pb or .pbtxt) as --model");
 }
 
 std::string dims_text(const Dims& dims) {
