@@ -32,6 +32,7 @@ std::string prior_box_error(const caffe::PriorBoxParameter& p) {
   if (p.variance_size() != 0 && p.variance_size() != 1 && p.variance_size() != 4)
     return "has " + std::to_string(p.variance_size()) + " variances; it takes 1 or 4";
   if ((p.has_img_h() || p.has_img_w()) && (p.img_h() == 0 || p.img_w() == 0)) return "gives img_h and img_w not both";
+  if (p.has_img_size() && p.img_size() == 0) return "has img_size 0";
   if (p.has_step() && !(p.step() > 0)) return "has a step that is not positive";
   if ((p.has_step_h() || p.has_step_w()) && !(p.step_h() > 0 && p.step_w() > 0))
     return "gives step_h and step_w not both positive";
