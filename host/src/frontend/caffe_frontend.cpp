@@ -201,7 +201,7 @@ class Translator {
     else if (t == "BNLL") unary(l, "Softplus");
     else if (t == "ELU") elu(l);
     else if (t == "Clip") clip(l);
-    else if (t == "ReLU6") relu6(l);
+    else if (t == "ReLU6") clamp(l, 0.0f, 6.0f);
     else if (t == "ShuffleChannel") shuffle_channel(l);
     else if (t == "Upsample") upsample(l);
     else if (t == "Interp") interp(l);
@@ -638,11 +638,6 @@ class Translator {
     if (p.bias_term()) step(l, "Add", {scaled, weight(l, "bias", aligned, 0)}, in, true);
   }
 
-  void relu6(const Layer& l) {
-    const std::string x = bottom(l, 0);
-    node(l, "Clip", {x, float_constant(l.name() + "/min", 0.0f), float_constant(l.name() + "/max", 6.0f)}, top(l, 0, dims(x)));
-  }
-
   // [N, g, C / g, H, W] with its two group axes swapped.
   void shuffle_channel(const Layer& l) {
     const std::string x = bottom(l, 0);
@@ -823,8 +818,13 @@ class Translator {
   void clip(const Layer& l) {
     const auto& p = l.clip_param();
     if (!p.has_min() || !p.has_max() || !(p.min() <= p.max())) fail(l, "needs a min and a max not below it");
+    clamp(l, p.min(), p.max());
+  }
+
+  // min <= x <= max, as one Clip.
+  void clamp(const Layer& l, float min, float max) {
     const std::string x = bottom(l, 0);
-    node(l, "Clip", {x, float_constant(l.name() + "/min", p.min()), float_constant(l.name() + "/max", p.max())}, top(l, 0, dims(x)));
+    node(l, "Clip", {x, float_constant(l.name() + "/min", min), float_constant(l.name() + "/max", max)}, top(l, 0, dims(x)));
   }
 
   void swish(const Layer& l) {
@@ -1065,9 +1065,10 @@ class Translator {
     // Decoded boxes, [boxes, 4] of corners.
     const Dims pairs = {boxes, 2}, quads = {boxes, 4};
     const std::string table = op("Reshape", {prior, ints("table", {2, boxes, 4})}, {2, boxes, 4});
-    const std::string corners = op("Reshape", {slice(table, 0, 0, 1, {1, boxes, 4}), ints("quads", quads)}, quads);
-    const std::string variances = op("Reshape", {slice(table, 0, 1, 2, {1, boxes, 4}), ints("quads", quads)}, quads);
-    std::string offsets = op("Reshape", {loc, ints("quads", quads)}, quads);
+    const std::string quad_shape = ints("quads", quads);
+    const std::string corners = op("Reshape", {slice(table, 0, 0, 1, {1, boxes, 4}), quad_shape}, quads);
+    const std::string variances = op("Reshape", {slice(table, 0, 1, 2, {1, boxes, 4}), quad_shape}, quads);
+    std::string offsets = op("Reshape", {loc, quad_shape}, quads);
     if (!p.variance_encoded_in_target()) offsets = op("Mul", {variances, offsets}, quads);
     const std::string low = slice(corners, 1, 0, 2, pairs), high = slice(corners, 1, 2, 4, pairs);
     const std::string size = op("Sub", {high, low}, pairs);
