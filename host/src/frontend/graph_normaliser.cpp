@@ -583,6 +583,7 @@ std::string Normalisation::summary() const {
       {"einsum_of_one_operand", "one-operand Einsum nodes made ReduceSum and Transpose"},
       {"roi_align_mode_of_its_opset", "opset-10 RoiAligns given their output_half_pixel mode"},
       {"resize_mode_of_its_opset", "opset-10 Resizes given their asymmetric coordinates"},
+      {"zipmap_as_tensor", "ZipMap outputs given as their probability tensors"},
       {"remove_identity", "Identity/Dropout/same-type Cast/same-shape Expand and Tile nodes read through"},
       {"empty_optional_inputs", "nodes with empty optional inputs made absent"},
       {"clip_bounds_as_max_min", "Clip nodes with bounds computed at run time made Max and Min"},

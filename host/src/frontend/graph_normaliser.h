@@ -38,7 +38,8 @@ struct Normalisation {
   nlohmann::json to_json() const;  // {"constant_to_initializer": 3, ...}
 };
 
-// Before them, as the model is read: topological_order (topological_order.h).
+// Before them, as the model is read: topological_order (topological_order.h)
+// and zipmap_as_tensor (zipmap_as_tensor.h).
 // The rules on the shape-inferred ONNX graph, in this order:
 //   constant_to_initializer: each Constant node, of any dtype, becomes an initializer;
 //   fold_constants: each node whose outputs follow from constants and known shapes

@@ -12,12 +12,15 @@
 #include <vector>
 
 #include "einsum_shape_inference.h"
+#include "ml_shape_inference.h"
 #include "stft_shape_inference.h"
 
 namespace aoe::host {
 namespace {
 
 using onnx::InferenceContext;
+
+const char* const kMlDomain = "ai.onnx.ml";
 
 // The ops with spatial axes whose inference reads attribute lists and the
 // weights' dims by the input's rank, and which input holds the weights (-1: none).
@@ -105,6 +108,7 @@ class GuardedSchemas final : public onnx::ISchemaRegistry {
   const onnx::OpSchema* GetSchema(const std::string& key, const int max_inclusive_version,
                                   const std::string& domain) const override {
     const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(key, max_inclusive_version, domain);
+    if (schema && domain == kMlDomain) return with_ml_shapes(schema, key);
     if (!schema || !(domain.empty() || domain == "ai.onnx")) return schema;
     if (!schema->has_type_and_shape_inference_function()) return schema;
     const auto op = kSpatialOps.find(key);
@@ -121,6 +125,18 @@ class GuardedSchemas final : public onnx::ISchemaRegistry {
   }
 
  private:
+  // libonnx's dtypes, then the shapes ONNX Runtime gives.
+  const onnx::OpSchema* with_ml_shapes(const onnx::OpSchema* schema, const std::string& key) const {
+    auto shapes = ml_shape_inference(key);
+    if (!shapes) return schema;
+    onnx::InferenceFunction types =
+        schema->has_type_and_shape_inference_function() ? schema->GetTypeAndShapeInferenceFunction() : nullptr;
+    return replaced(schema, [types = std::move(types), shapes = std::move(shapes)](InferenceContext& ctx) {
+      if (types) types(ctx);
+      shapes(ctx);
+    });
+  }
+
   // A copy of `schema` that infers with `infer`, made once.
   const onnx::OpSchema* replaced(const onnx::OpSchema* schema, onnx::InferenceFunction infer) const {
     std::lock_guard<std::mutex> lock(mutex_);

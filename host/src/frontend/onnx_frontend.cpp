@@ -29,6 +29,7 @@
 #include "external_data.h"
 #include "graph_normaliser.h"
 #include "topological_order.h"
+#include "zipmap_as_tensor.h"
 #include "tensor_bounds.h"
 
 namespace aoe::host {
@@ -546,6 +547,7 @@ sdk::Graph load_onnx_model(onnx::ModelProto& model, const std::filesystem::path&
   // The checker insists on a graph name; a nameless graph is still a usable one.
   if (graph.name().empty()) graph.set_name(path.stem().string());
   done.add("topological_order", order_topologically(graph, path));
+  done.add("zipmap_as_tensor", zipmap_as_tensor(graph));
   default_opset(model, path, 1);  // an unknown opset is named before the checker reads it
   check_model(model, path);
   // An opset-1..6 model is checked at its own opset first: its rewrite runs ONNX's shape

@@ -33,6 +33,7 @@ const char* integer_value_attribute(const std::string& op_type, size_t input) {
       {{"Dropout", 2}, "training_mode"},
       {{"MaxUnpool", 1}, "indices"},
       {{"RoiAlign", 2}, "batch_indices"},
+      {{"ArrayFeatureExtractor", 1}, "indices"},
       {{"NonMaxSuppression", 2}, "max_output_boxes_per_class"},
   };
   const auto it = kAttributes.find({op_type, input});

@@ -36,7 +36,7 @@ int64_t add_value_attributes(const onnx::GraphProto& proto, int64_t opset, sdk::
 // GatherElements, ScatterElements (Scatter), GatherND, ScatterND, OneHot and MaxUnpool, the
 // losses' "target", Where's and Compress's "condition", Tile's "repeats",
 // Expand's "shape", the "sequence_lens" of ReverseSequence, RNN, GRU and
-// LSTM, RoiAlign's "batch_indices", Dropout's "training_mode". A recurrent
+// LSTM, RoiAlign's "batch_indices", ArrayFeatureExtractor's "indices", Dropout's "training_mode". A recurrent
 // node, MatMulInteger, ConvInteger and STFT also gain "input_slots" and
 // "output_slots": the
 // positions of its inputs and outputs present, since a task lists only those. A device, whose buffers hold floats,

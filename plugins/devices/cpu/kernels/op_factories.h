@@ -90,4 +90,10 @@ std::unique_ptr<CpuOp> make_pool_grad_op(const sdk::OpTask& task, const HostCpu&
 std::unique_ptr<CpuOp> make_resize_grad_op(const sdk::OpTask& task, const HostCpu& host);
 std::unique_ptr<CpuOp> make_optimizer_op(const sdk::OpTask& task, const HostCpu& host);
 
+// The classic machine-learning domain (ai.onnx.ml).
+std::unique_ptr<CpuOp> make_linear_model_op(const sdk::OpTask& task, const HostCpu& host);  // LinearClassifier, LinearRegressor
+std::unique_ptr<CpuOp> make_tree_ensemble_op(const sdk::OpTask& task, const HostCpu& host);  // TreeEnsembleClassifier, -Regressor
+// Normalizer, Scaler, Binarizer, Imputer, ArrayFeatureExtractor
+std::unique_ptr<CpuOp> make_feature_transform_op(const sdk::OpTask& task, const HostCpu& host);
+
 }  // namespace aoe::cpu

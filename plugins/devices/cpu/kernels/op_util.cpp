@@ -115,6 +115,35 @@ std::string string_attr(const nlohmann::json& attrs, const char* key, const std:
   return v.get<std::string>();
 }
 
+std::vector<double> floats_attr(const nlohmann::json& attrs, const char* key) {
+  if (!attrs.is_object() || !attrs.contains(key)) return {};
+  const auto& v = attrs.at(key);
+  std::vector<double> out;
+  if (v.is_array()) {
+    out.reserve(v.size());
+    for (const auto& x : v) {
+      if (!x.is_number()) break;
+      out.push_back(x.get<double>());
+    }
+    if (out.size() == v.size()) return out;
+  }
+  invalid(std::string("attribute '") + key + "' must be a list of numbers");
+}
+
+std::vector<std::string> strings_attr(const nlohmann::json& attrs, const char* key) {
+  if (!attrs.is_object() || !attrs.contains(key)) return {};
+  const auto& v = attrs.at(key);
+  std::vector<std::string> out;
+  if (v.is_array()) {
+    for (const auto& x : v) {
+      if (!x.is_string()) break;
+      out.push_back(x.get<std::string>());
+    }
+    if (out.size() == v.size()) return out;
+  }
+  invalid(std::string("attribute '") + key + "' must be a list of strings");
+}
+
 std::vector<int> tensor_slots(const sdk::OpTask& task, const char* key, size_t count, int total) {
   const std::string who = task.op_type + " '" + task.name + "'";
   std::vector<int64_t> given = ints_attr(task.attrs, key, {});

@@ -41,6 +41,9 @@ std::vector<int64_t> ints_attr(const nlohmann::json& attrs, const char* key, std
 // value each time a plan copies its node (Faster R-CNN's 1.9M indices).
 nlohmann::json ints_attribute(const std::vector<int64_t>& values);
 std::string string_attr(const nlohmann::json& attrs, const char* key, const std::string& fallback);
+// A list attribute of numbers, or of strings; empty where the node has none.
+std::vector<double> floats_attr(const nlohmann::json& attrs, const char* key);
+std::vector<std::string> strings_attr(const nlohmann::json& attrs, const char* key);
 
 // The output shape an op works out from its values (Slice's bounds, Pad's
 // widths): equal to the task's where the task states it, else checked to

@@ -1,0 +1,351 @@
+// TreeEnsembleClassifier and TreeEnsembleRegressor (ai.onnx.ml), as ONNX
+// Runtime runs them. Each row of X ([N, F], or [F] as one row) walks every
+// tree from its root (a node no other node of its tree names as a child):
+// at a branch, X[feature] against the node's value by its mode (BRANCH_LEQ,
+// LT, GTE, GT, EQ, NEQ), a NaN going the true way where
+// nodes_missing_value_tracks_true says so. The leaf's weights add to their
+// targets or classes (the regressor's aggregate_function: SUM, AVERAGE over
+// the trees, MIN or MAX), then base_values and post_transform.
+// The classifier's label is the class of the largest score; with two labels
+// it follows ONNX Runtime's binary rules (`binary_scores`), but gives the
+// labels themselves where ONNX Runtime gives 1 and 0 for integer labels.
+// Thresholds as tensors (the *_as_tensor attributes of ai.onnx.ml 3) are refused.
+#include "op_factories.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "held_dtype.h"
+#include "ml_scores.h"
+#include "op_util.h"
+#include "threaded_op.h"
+
+namespace aoe::cpu {
+namespace {
+
+enum class Mode { leq, lt, gte, gt, eq, neq, leaf };
+enum class Aggregate { sum, average, min, max };
+
+Mode mode_of(const std::string& name, const std::string& who) {
+  static const std::map<std::string, Mode> modes = {{"BRANCH_LEQ", Mode::leq}, {"BRANCH_LT", Mode::lt},
+                                                    {"BRANCH_GTE", Mode::gte}, {"BRANCH_GT", Mode::gt},
+                                                    {"BRANCH_EQ", Mode::eq},   {"BRANCH_NEQ", Mode::neq},
+                                                    {"LEAF", Mode::leaf}};
+  const auto it = modes.find(name);
+  if (it == modes.end()) invalid(who + ": node mode '" + name + "' is not one of ONNX's");
+  return it->second;
+}
+
+Aggregate aggregate_of(const std::string& name, const std::string& who) {
+  if (name == "SUM") return Aggregate::sum;
+  if (name == "AVERAGE") return Aggregate::average;
+  if (name == "MIN") return Aggregate::min;
+  if (name == "MAX") return Aggregate::max;
+  invalid(who + ": aggregate_function '" + name + "' is none of SUM, AVERAGE, MIN and MAX");
+}
+
+struct TreeNode {
+  Mode mode = Mode::leaf;
+  int64_t feature = 0;
+  float value = 0;
+  bool missing_true = false;
+  int32_t yes = -1, no = -1;                       // children, by index
+  std::vector<std::pair<int64_t, double>> weights;  // a leaf's (target or class, weight)
+};
+
+class TreeEnsembleOp final : public ThreadedOp {
+ public:
+  TreeEnsembleOp(const sdk::OpTask& task, const HostCpu& host) : who_(task.op_type + " '" + task.name + "'") {
+    classifier_ = task.op_type == "TreeEnsembleClassifier";
+    require_plain(task, 1, 1, {}, Takes::held);
+    for (const char* name : {"nodes_values_as_tensor", "nodes_hitrates_as_tensor", "base_values_as_tensor",
+                             "class_weights_as_tensor", "target_weights_as_tensor"})
+      if (task.attrs.is_object() && task.attrs.contains(name))
+        unsupported(who_ + " holds " + name + ": the cpu device reads float thresholds and weights only; export with "
+                           "ai.onnx.ml opset 1 or 2, or float32 values");
+    const Shape x = task.inputs[0].shape;
+    if (x.empty() || x.size() > 2) invalid(who_ + ": X has rank " + std::to_string(x.size()) + "; it needs [N, F] or [F]");
+    rows_ = x.size() == 2 ? x[0] : 1;
+    features_ = x.back();
+    read_nodes(task.attrs);
+    const char* prefix = classifier_ ? "class_" : "target_";
+    if (classifier_) {
+      if (!strings_attr(task.attrs, "classlabels_strings").empty())
+        unsupported(who_ + " has string class labels (classlabels_strings): the cpu device holds numbers only; "
+                           "export the classifier with integer labels");
+      labels_ = ints_attr(task.attrs, "classlabels_int64s", {});
+      targets_ = static_cast<int64_t>(labels_.size());
+    } else {
+      targets_ = int_attr(task.attrs, "n_targets", 1);
+      aggregate_ = aggregate_of(string_attr(task.attrs, "aggregate_function", "SUM"), who_);
+    }
+    if (targets_ < 1) invalid(who_ + (classifier_ ? " has no class labels" : " has n_targets below 1"));
+    read_weights(task.attrs, prefix);
+    base_ = floats_attr(task.attrs, "base_values");
+    transform_ = post_transform_of(string_attr(task.attrs, "post_transform", "NONE"), who_);
+    std::vector<Shape> outputs;
+    if (classifier_) outputs.push_back({rows_});
+    outputs.push_back({rows_, targets_});
+    if (task.outputs.size() != outputs.size()) invalid(who_ + " gives " + std::to_string(outputs.size()) + " outputs");
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      require_dtype(task, i, true, classifier_ && i == 0 ? Takes::integral : Takes::f32);
+      if (task.outputs[i].fully_known() && task.outputs[i].shape != outputs[i])
+        invalid(who_ + ": output " + std::to_string(i) + " is " + to_string(task.outputs[i].shape) + ", expected " +
+                to_string(outputs[i]));
+    }
+    set_shapes(task, outputs, host, static_cast<double>(rows_) * static_cast<double>(roots_.size()) * 16.0);
+  }
+
+  void compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
+               int threads) const override {
+    parallel_runs(pool, threads, rows_, 16, [&](int64_t begin, int64_t end) { run_rows<float>(in[0], out, begin, end); }, 1);
+  }
+
+  void reference(const std::vector<const float*>& in, const std::vector<float*>& out) const override {
+    run_rows<double>(in[0], out, 0, rows_);
+  }
+
+ private:
+  void read_nodes(const nlohmann::json& attrs) {
+    const auto trees = ints_attr(attrs, "nodes_treeids", {}), ids = ints_attr(attrs, "nodes_nodeids", {}),
+               features = ints_attr(attrs, "nodes_featureids", {}), yes = ints_attr(attrs, "nodes_truenodeids", {}),
+               no = ints_attr(attrs, "nodes_falsenodeids", {}),
+               missing = ints_attr(attrs, "nodes_missing_value_tracks_true", {});
+    const auto values = floats_attr(attrs, "nodes_values");
+    const auto modes = strings_attr(attrs, "nodes_modes");
+    const size_t n = trees.size();
+    if (n == 0) invalid(who_ + " has no nodes");
+    for (const auto& [name, size] : {std::pair{"nodes_nodeids", ids.size()}, {"nodes_featureids", features.size()},
+                                     {"nodes_truenodeids", yes.size()}, {"nodes_falsenodeids", no.size()},
+                                     {"nodes_values", values.size()}, {"nodes_modes", modes.size()}})
+      if (size != n) invalid(who_ + ": " + name + " holds " + std::to_string(size) + " values for " + std::to_string(n) + " nodes");
+    if (!missing.empty() && missing.size() != n)
+      invalid(who_ + ": nodes_missing_value_tracks_true holds " + std::to_string(missing.size()) + " values for " +
+              std::to_string(n) + " nodes");
+    for (size_t i = 0; i < n; ++i)
+      if (!index_.emplace(std::pair{trees[i], ids[i]}, static_cast<int32_t>(i)).second)
+        invalid(who_ + ": tree " + std::to_string(trees[i]) + " has two nodes " + std::to_string(ids[i]));
+    nodes_.resize(n);
+    std::set<int32_t> children;
+    for (size_t i = 0; i < n; ++i) {
+      TreeNode& node = nodes_[i];
+      node.mode = mode_of(modes[i], who_);
+      node.value = static_cast<float>(values[i]);
+      node.missing_true = !missing.empty() && missing[i] != 0;
+      if (node.mode == Mode::leaf) continue;
+      node.feature = features[i];
+      if (node.feature < 0 || node.feature >= features_)
+        invalid(who_ + ": node " + std::to_string(ids[i]) + " of tree " + std::to_string(trees[i]) + " reads feature " +
+                std::to_string(node.feature) + " of X's " + std::to_string(features_));
+      node.yes = child(trees[i], yes[i], ids[i]);
+      node.no = child(trees[i], no[i], ids[i]);
+      children.insert({node.yes, node.no});
+    }
+    for (size_t i = 0; i < n; ++i)
+      if (!children.count(static_cast<int32_t>(i))) roots_.push_back(static_cast<int32_t>(i));
+    if (roots_.empty()) invalid(who_ + ": every node is another's child; a tree has no root");
+    // A walk ends: no path from a root may come back to a node it passed.
+    for (int32_t root : roots_) require_acyclic(root);
+  }
+
+  int32_t child(int64_t tree, int64_t id, int64_t parent) const {
+    const auto it = index_.find({tree, id});
+    if (it == index_.end())
+      invalid(who_ + ": node " + std::to_string(parent) + " of tree " + std::to_string(tree) + " names child " +
+              std::to_string(id) + ", which the tree lacks");
+    return it->second;
+  }
+
+  void require_acyclic(int32_t root) const {
+    std::vector<std::pair<int32_t, int>> stack = {{root, 0}};  // node, depth
+    while (!stack.empty()) {
+      const auto [i, depth] = stack.back();
+      stack.pop_back();
+      if (depth > static_cast<int>(nodes_.size()))
+        invalid(who_ + ": a path through its trees comes back to a node it passed");
+      const TreeNode& node = nodes_[static_cast<size_t>(i)];
+      if (node.mode == Mode::leaf) continue;
+      stack.push_back({node.yes, depth + 1});
+      stack.push_back({node.no, depth + 1});
+    }
+  }
+
+  void read_weights(const nlohmann::json& attrs, const std::string& prefix) {
+    const auto trees = ints_attr(attrs, (prefix + "treeids").c_str(), {}),
+               ids = ints_attr(attrs, (prefix + "nodeids").c_str(), {}),
+               targets = ints_attr(attrs, (prefix + "ids").c_str(), {});
+    const auto weights = floats_attr(attrs, (prefix + "weights").c_str());
+    if (ids.size() != trees.size() || targets.size() != trees.size() || weights.size() != trees.size())
+      invalid(who_ + ": " + prefix + "treeids, nodeids, ids and weights hold " + std::to_string(trees.size()) + ", " +
+              std::to_string(ids.size()) + ", " + std::to_string(targets.size()) + " and " + std::to_string(weights.size()) +
+              " values");
+    std::set<int64_t> classes;
+    for (size_t i = 0; i < trees.size(); ++i) {
+      const auto it = index_.find({trees[i], ids[i]});
+      if (it == index_.end())
+        invalid(who_ + ": a weight names node " + std::to_string(ids[i]) + " of tree " + std::to_string(trees[i]) +
+                ", which is not among its nodes");
+      if (targets[i] < 0 || targets[i] >= targets_)
+        invalid(who_ + ": a weight goes to " + (classifier_ ? "class " : "target ") + std::to_string(targets[i]) + " of " +
+                std::to_string(targets_));
+      nodes_[static_cast<size_t>(it->second)].weights.emplace_back(targets[i], weights[i]);
+      classes.insert(targets[i]);
+      all_positive_ = all_positive_ && weights[i] >= 0;
+    }
+    binary_case_ = classifier_ && targets_ == 2 && classes.size() == 1;
+  }
+
+  // The leaf a row reaches from `i`.
+  const TreeNode& walk(int32_t i, const float* row) const {
+    const TreeNode* node = &nodes_[static_cast<size_t>(i)];
+    while (node->mode != Mode::leaf) {
+      const float v = row[node->feature], t = node->value;
+      bool yes = false;
+      switch (node->mode) {
+        case Mode::leq: yes = v <= t; break;
+        case Mode::lt: yes = v < t; break;
+        case Mode::gte: yes = v >= t; break;
+        case Mode::gt: yes = v > t; break;
+        case Mode::eq: yes = v == t; break;
+        case Mode::neq: yes = v != t; break;
+        case Mode::leaf: break;
+      }
+      if (!yes && node->missing_true && std::isnan(v)) yes = true;
+      node = &nodes_[static_cast<size_t>(yes ? node->yes : node->no)];
+    }
+    return *node;
+  }
+
+  template <typename T>
+  void run_rows(const float* x, const std::vector<float*>& out, int64_t begin, int64_t end) const {
+    const auto n = static_cast<size_t>(targets_);
+    std::vector<T> score(n);
+    std::vector<char> has(n);
+    std::vector<T> z(std::max<size_t>(n, 2));
+    float* scores_out = out[classifier_ ? 1 : 0];
+    for (int64_t r = begin; r < end; ++r) {
+      std::fill(score.begin(), score.end(), T(0));
+      std::fill(has.begin(), has.end(), 0);
+      for (int32_t root : roots_)
+        for (const auto& [target, w] : walk(root, x + r * features_).weights) {
+          T& s = score[static_cast<size_t>(target)];
+          const T v = static_cast<T>(w);
+          const bool first = !has[static_cast<size_t>(target)];
+          if (aggregate_ == Aggregate::min) s = first || v < s ? v : s;
+          else if (aggregate_ == Aggregate::max) s = first || v > s ? v : s;
+          else s += v;
+          has[static_cast<size_t>(target)] = 1;
+        }
+      int64_t label = 0;
+      if (classifier_) {
+        label = targets_ > 2 ? many_classes(score, has) : binary_scores(score, has);
+        out[0][r] = static_cast<float>(label);
+      } else {
+        regression(score, has);
+      }
+      for (size_t c = 0; c < n; ++c) scores_out[r * targets_ + static_cast<int64_t>(c)] = static_cast<float>(score[c]);
+    }
+  }
+
+  template <typename T>
+  void regression(std::vector<T>& score, const std::vector<char>& has) const {
+    const size_t n = score.size();
+    const bool per_target = base_.size() == n;
+    const T trees = static_cast<T>(roots_.size());
+    for (size_t t = 0; t < n; ++t) {
+      // One target takes a single base value alone, as ONNX Runtime reads it.
+      const T base = static_cast<T>(per_target ? base_[t] : n == 1 && base_.size() == 1 ? base_[0] : 0.0);
+      const T s = aggregate_ == Aggregate::average ? score[t] / trees : has[t] ? score[t] : T(0);
+      score[t] = s + base;
+    }
+    if (n > 1) transform_row(score.data(), static_cast<int64_t>(n), transform_);
+    else if (transform_ == PostTransform::probit) score[0] = static_cast<T>(probit(score[0]));
+  }
+
+  template <typename T>
+  int64_t many_classes(std::vector<T>& score, std::vector<char>& has) const {
+    for (size_t k = 0; k < base_.size() && k < score.size(); ++k) {
+      score[k] = has[k] ? score[k] + static_cast<T>(base_[k]) : static_cast<T>(base_[k]);
+      has[k] = 1;
+    }
+    int64_t best = -1;
+    for (size_t k = 0; k < score.size(); ++k)
+      if (has[k] && (best < 0 || score[k] > score[static_cast<size_t>(best)])) best = static_cast<int64_t>(k);
+    transform_row(score.data(), static_cast<int64_t>(score.size()), transform_);
+    return labels_[static_cast<size_t>(std::max<int64_t>(best, 0))];
+  }
+
+  // Two classes, by ONNX Runtime's rules: where class 1 has no score the one
+  // score of class 0 is the positive class's, made two as the weights say
+  // (all positive: probabilities, [1 - s, s], label above 0.5; else margins,
+  // [-s, s] or their logistics, label above 0); where ONNX Runtime leaves a
+  // column unwritten, it holds 0.
+  template <typename T>
+  int64_t binary_scores(std::vector<T>& score, std::vector<char>& has) const {
+    bool one = false;  // only class 0's score stands
+    bool margins_if_one = false;
+    if (base_.size() == 2) {
+      if (has[1]) {
+        score[1] = static_cast<T>(base_[1]) + score[0];
+        score[0] = -score[1];
+      } else {
+        score[1] += static_cast<T>(base_[1]);
+        score[0] += static_cast<T>(base_[0]);
+      }
+    } else if (base_.size() == 1) {
+      score[0] += static_cast<T>(base_[0]);
+      one = !has[1];
+    } else if (base_.empty()) {
+      margins_if_one = true;
+      one = !has[1];
+    }
+    const T positive = !one && has[1] ? score[1] : has[0] ? score[0] : T(0);
+    int64_t label;
+    std::optional<SecondClass> second;
+    if (binary_case_ && all_positive_) {
+      label = positive > T(0.5) ? labels_[1] : labels_[0];
+      second = SecondClass::complement;
+    } else if (binary_case_) {
+      label = positive > 0 ? labels_[1] : labels_[0];
+      second = SecondClass::negated;
+    } else {
+      label = positive > 0 ? labels_[1] : labels_[0];
+      if (margins_if_one) second = SecondClass::negated;
+    }
+    if (!one) {
+      transform_row(score.data(), 2, transform_);
+    } else if (transform_ == PostTransform::probit || !second) {
+      score[0] = transform_ == PostTransform::probit ? static_cast<T>(probit(score[0])) : score[0];
+      score[1] = 0;
+    } else {
+      two_scores(score[0], *second, transform_, score.data());
+    }
+    return label;
+  }
+
+  std::string who_;
+  bool classifier_ = false, binary_case_ = false, all_positive_ = true;
+  int64_t rows_ = 1, features_ = 0, targets_ = 0;
+  std::vector<TreeNode> nodes_;
+  std::map<std::pair<int64_t, int64_t>, int32_t> index_;  // (tree, node id) -> index
+  std::vector<int32_t> roots_;
+  std::vector<int64_t> labels_;
+  std::vector<double> base_;
+  Aggregate aggregate_ = Aggregate::sum;
+  PostTransform transform_ = PostTransform::none;
+};
+
+}  // namespace
+
+std::unique_ptr<CpuOp> make_tree_ensemble_op(const sdk::OpTask& task, const HostCpu& host) {
+  return std::make_unique<TreeEnsembleOp>(task, host);
+}
+
+}  // namespace aoe::cpu
