@@ -51,13 +51,19 @@ Aggregate aggregate_of(const std::string& name, const std::string& who) {
   invalid(who + ": aggregate_function '" + name + "' is none of SUM, AVERAGE, MIN and MAX");
 }
 
+// 24 bytes, the weights apart: a walk reads one node per level.
 struct TreeNode {
   Mode mode = Mode::leaf;
-  int64_t feature = 0;
-  float value = 0;
   bool missing_true = false;
-  int32_t yes = -1, no = -1;                       // children, by index
-  std::vector<std::pair<int64_t, double>> weights;  // a leaf's (target or class, weight)
+  int32_t feature = 0;
+  float value = 0;
+  int32_t yes = -1, no = -1;            // children, by index
+  int32_t weights = 0, weight_count = 0;  // a leaf's, in weights_
+};
+
+struct LeafWeight {
+  int64_t target;  // or class
+  double weight;
 };
 
 class TreeEnsembleOp final : public ThreadedOp {
@@ -140,10 +146,10 @@ class TreeEnsembleOp final : public ThreadedOp {
       node.value = static_cast<float>(values[i]);
       node.missing_true = !missing.empty() && missing[i] != 0;
       if (node.mode == Mode::leaf) continue;
-      node.feature = features[i];
-      if (node.feature < 0 || node.feature >= features_)
+      if (features[i] < 0 || features[i] >= features_)
         invalid(who_ + ": node " + std::to_string(ids[i]) + " of tree " + std::to_string(trees[i]) + " reads feature " +
-                std::to_string(node.feature) + " of X's " + std::to_string(features_));
+                std::to_string(features[i]) + " of X's " + std::to_string(features_));
+      node.feature = static_cast<int32_t>(features[i]);
       node.yes = child(trees[i], yes[i], ids[i]);
       node.no = child(trees[i], no[i], ids[i]);
       children.insert({node.yes, node.no});
@@ -187,6 +193,7 @@ class TreeEnsembleOp final : public ThreadedOp {
               std::to_string(ids.size()) + ", " + std::to_string(targets.size()) + " and " + std::to_string(weights.size()) +
               " values");
     std::set<int64_t> classes;
+    std::vector<std::vector<LeafWeight>> by_node(nodes_.size());
     for (size_t i = 0; i < trees.size(); ++i) {
       const auto it = index_.find({trees[i], ids[i]});
       if (it == index_.end())
@@ -195,14 +202,20 @@ class TreeEnsembleOp final : public ThreadedOp {
       if (targets[i] < 0 || targets[i] >= targets_)
         invalid(who_ + ": a weight goes to " + (classifier_ ? "class " : "target ") + std::to_string(targets[i]) + " of " +
                 std::to_string(targets_));
-      nodes_[static_cast<size_t>(it->second)].weights.emplace_back(targets[i], weights[i]);
+      by_node[static_cast<size_t>(it->second)].push_back({targets[i], weights[i]});
       classes.insert(targets[i]);
       all_positive_ = all_positive_ && weights[i] >= 0;
+    }
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      nodes_[i].weights = static_cast<int32_t>(weights_.size());
+      nodes_[i].weight_count = static_cast<int32_t>(by_node[i].size());
+      weights_.insert(weights_.end(), by_node[i].begin(), by_node[i].end());
     }
     binary_case_ = classifier_ && targets_ == 2 && classes.size() == 1;
   }
 
   // The leaf a row reaches from `i`.
+  // The leaf a row reaches from node `i`.
   const TreeNode& walk(int32_t i, const float* row) const {
     const TreeNode* node = &nodes_[static_cast<size_t>(i)];
     while (node->mode != Mode::leaf) {
@@ -228,29 +241,29 @@ class TreeEnsembleOp final : public ThreadedOp {
     const auto n = static_cast<size_t>(targets_);
     std::vector<T> score(n);
     std::vector<char> has(n);
-    std::vector<T> z(std::max<size_t>(n, 2));
     float* scores_out = out[classifier_ ? 1 : 0];
     for (int64_t r = begin; r < end; ++r) {
       std::fill(score.begin(), score.end(), T(0));
       std::fill(has.begin(), has.end(), 0);
-      for (int32_t root : roots_)
-        for (const auto& [target, w] : walk(root, x + r * features_).weights) {
-          T& s = score[static_cast<size_t>(target)];
-          const T v = static_cast<T>(w);
-          const bool first = !has[static_cast<size_t>(target)];
-          if (aggregate_ == Aggregate::min) s = first || v < s ? v : s;
-          else if (aggregate_ == Aggregate::max) s = first || v > s ? v : s;
-          else s += v;
-          has[static_cast<size_t>(target)] = 1;
-        }
-      int64_t label = 0;
-      if (classifier_) {
-        label = targets_ > 2 ? many_classes(score, has) : binary_scores(score, has);
-        out[0][r] = static_cast<float>(label);
-      } else {
-        regression(score, has);
-      }
+      for (int32_t root : roots_) add_leaf(walk(root, x + r * features_), score, has);
+      if (classifier_) out[0][r] = static_cast<float>(targets_ > 2 ? many_classes(score, has) : binary_scores(score, has));
+      else regression(score, has);
       for (size_t c = 0; c < n; ++c) scores_out[r * targets_ + static_cast<int64_t>(c)] = static_cast<float>(score[c]);
+    }
+  }
+
+  // A leaf's weights into the row's scores, by the aggregate function.
+  template <typename T>
+  void add_leaf(const TreeNode& leaf, std::vector<T>& score, std::vector<char>& has) const {
+    for (int32_t k = leaf.weights; k < leaf.weights + leaf.weight_count; ++k) {
+      const auto [target, w] = weights_[static_cast<size_t>(k)];
+      T& s = score[static_cast<size_t>(target)];
+      const T v = static_cast<T>(w);
+      const bool first = !has[static_cast<size_t>(target)];
+      if (aggregate_ == Aggregate::min) s = first || v < s ? v : s;
+      else if (aggregate_ == Aggregate::max) s = first || v > s ? v : s;
+      else s += v;
+      has[static_cast<size_t>(target)] = 1;
     }
   }
 
@@ -334,6 +347,7 @@ class TreeEnsembleOp final : public ThreadedOp {
   bool classifier_ = false, binary_case_ = false, all_positive_ = true;
   int64_t rows_ = 1, features_ = 0, targets_ = 0;
   std::vector<TreeNode> nodes_;
+  std::vector<LeafWeight> weights_;
   std::map<std::pair<int64_t, int64_t>, int32_t> index_;  // (tree, node id) -> index
   std::vector<int32_t> roots_;
   std::vector<int64_t> labels_;
