@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -225,6 +226,57 @@ TEST_F(ScikitLearn, APipelinesFeatureTransformsRunInTurn) {
   EXPECT_EQ(out.at("bits").shape, (std::vector<int64_t>{3, 1}));
   EXPECT_EQ(out.at("bits").data, (std::vector<float>{1, 1, 0}));
   expect_tunes();
+}
+
+// libsvm's SVC of three classes, a support vector each, linear kernel: each
+// pair (0,1), (0,2), (1,2) decides by both its classes' vectors, votes, and
+// the scores are the three decisions; an SVR sums its RBF kernels.
+TEST_F(ScikitLearn, AnSvcVotesOverItsPairsOfClassesAndAnSvrSumsItsKernels) {
+  const std::vector<float> sv = {1, 0, 0, 1, -1, -1};  // one per class
+  // coefficients [classes - 1, vectors]: class i's vector in pair (i, j) reads row j - 1, class j's row i.
+  const std::vector<float> coef = {1, -1, 0.5f, 2, -0.5f, -2}, rho = {0.1f, -0.2f, 0.3f};
+  auto model = ml_model({{"label", onnx::TensorProto::INT64}, {"probabilities", onnx::TensorProto::FLOAT}});
+  auto* svc = ml_node(model, "SVMClassifier", {"X"}, {"label", "probabilities"});
+  floats(svc, "coefficients", coef);
+  floats(svc, "support_vectors", sv);
+  ints(svc, "vectors_per_class", {1, 1, 1});
+  floats(svc, "rho", rho);
+  text(svc, "kernel_type", "LINEAR");
+  ints(svc, "classlabels_ints", {0, 1, 2});
+  const std::vector<float> x = {2, 1, -1, 3, 0.5f, -2};
+  auto r = run(model, host::FloatArray{{3, 2}, x});
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
+  auto out = outputs();
+  for (int row = 0; row < 3; ++row) {
+    double k[3];
+    for (int v = 0; v < 3; ++v) k[v] = x[row * 2] * sv[v * 2] + x[row * 2 + 1] * sv[v * 2 + 1];
+    const int pairs[3][2] = {{0, 1}, {0, 2}, {1, 2}};
+    int votes[3] = {0, 0, 0};
+    for (int p = 0; p < 3; ++p) {
+      const int i = pairs[p][0], j = pairs[p][1];
+      const double d = coef[(j - 1) * 3 + i] * k[i] + coef[i * 3 + j] * k[j] + rho[p];
+      EXPECT_NEAR(out.at("probabilities").data[row * 3 + p], d, 1e-5) << row << " " << p;
+      ++votes[d > 0 ? i : j];
+    }
+    const int best = static_cast<int>(std::max_element(votes, votes + 3) - votes);
+    EXPECT_EQ(out.at("label").data[row], static_cast<float>(best)) << row;
+  }
+  expect_tunes();
+
+  auto regression = ml_model({{"variable", onnx::TensorProto::FLOAT}});
+  auto* svr = ml_node(regression, "SVMRegressor", {"X"}, {"variable"});
+  floats(svr, "coefficients", {2, -1});
+  floats(svr, "support_vectors", {0, 0, 1, 1});
+  attribute(svr, "n_supports", Attr::INT)->set_i(2);
+  floats(svr, "rho", {0.5f});
+  text(svr, "kernel_type", "RBF");
+  floats(svr, "kernel_params", {0.5f, 0, 3});
+  r = run(regression, host::FloatArray{{2, 2}, {1, 0, 2, 2}});
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
+  out = outputs();
+  // |x - v|^2: row 0, 1 and 1; row 1, 8 and 2.
+  EXPECT_NEAR(out.at("variable").data[0], 2 * std::exp(-0.5) - std::exp(-0.5) + 0.5, 1e-6);
+  EXPECT_NEAR(out.at("variable").data[1], 2 * std::exp(-4.0) - std::exp(-1.0) + 0.5, 1e-6);
 }
 
 // What the cpu device cannot hold or read is named, with what to do.

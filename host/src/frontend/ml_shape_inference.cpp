@@ -1,5 +1,6 @@
 #include "ml_shape_inference.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -71,9 +72,25 @@ void tree_classifier(InferenceContext& ctx) {
   set_shape(ctx, 1, {rows(*x), known(labels(ctx))}, onnx::TensorProto::FLOAT);
 }
 
-void regressor(InferenceContext& ctx, const char* targets) {
+// libsvm's pairs of classes give a decision each ([-d, d] for two classes), or
+// with prob_a each class a probability; liblinear a score per class.
+void svm_classifier(InferenceContext& ctx) {
   const auto* x = input_shape(ctx);
-  if (x) set_shape(ctx, 0, {rows(*x), known(int_attribute(ctx, targets, 1))}, onnx::TensorProto::FLOAT);
+  if (!x) return;
+  const int64_t classes = labels(ctx);
+  const auto* per_class = ctx.getAttribute("vectors_per_class");
+  int64_t vectors = 0;
+  if (per_class)
+    for (int64_t n : per_class->ints()) vectors += n;
+  const bool pairs = vectors > 0 && list_size(ctx, "prob_a") == 0;
+  const int64_t columns = pairs ? std::max<int64_t>(classes * (classes - 1) / 2, 2) : classes;
+  set_shape(ctx, 0, {rows(*x)}, label_type(ctx));
+  set_shape(ctx, 1, {rows(*x), known(columns)}, onnx::TensorProto::FLOAT);
+}
+
+void regressor(InferenceContext& ctx, int64_t targets) {
+  const auto* x = input_shape(ctx);
+  if (x) set_shape(ctx, 0, {rows(*x), known(targets)}, onnx::TensorProto::FLOAT);
 }
 
 void same_shape(InferenceContext& ctx, int32_t type) {
@@ -102,8 +119,10 @@ void array_feature_extractor(InferenceContext& ctx) {
 onnx::InferenceFunction ml_shape_inference(const std::string& op_type) {
   if (op_type == "LinearClassifier") return linear_classifier;
   if (op_type == "TreeEnsembleClassifier") return tree_classifier;
-  if (op_type == "LinearRegressor") return [](InferenceContext& ctx) { regressor(ctx, "targets"); };
-  if (op_type == "TreeEnsembleRegressor") return [](InferenceContext& ctx) { regressor(ctx, "n_targets"); };
+  if (op_type == "SVMClassifier") return svm_classifier;
+  if (op_type == "SVMRegressor") return [](InferenceContext& ctx) { regressor(ctx, 1); };
+  if (op_type == "LinearRegressor") return [](InferenceContext& ctx) { regressor(ctx, int_attribute(ctx, "targets", 1)); };
+  if (op_type == "TreeEnsembleRegressor") return [](InferenceContext& ctx) { regressor(ctx, int_attribute(ctx, "n_targets", 1)); };
   if (op_type == "Normalizer" || op_type == "Scaler")
     return [](InferenceContext& ctx) { same_shape(ctx, onnx::TensorProto::FLOAT); };
   if (op_type == "Binarizer" || op_type == "Imputer")

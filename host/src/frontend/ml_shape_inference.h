@@ -5,7 +5,9 @@
 //   LinearClassifier, TreeEnsembleClassifier: label [N]; scores [N, classes]
 //     (LinearClassifier: one column per intercept, two for one intercept
 //     and two labels);
-//   LinearRegressor [N, targets], TreeEnsembleRegressor [N, n_targets];
+//   SVMClassifier: label [N]; scores [N, classes] (liblinear, or libsvm
+//     with prob_a), else a decision per pair of classes ([N, 2] for two);
+//   LinearRegressor [N, targets], TreeEnsembleRegressor [N, n_targets], SVMRegressor [N, 1];
 //   Normalizer, Scaler: X's shape, float; Binarizer, Imputer: X's shape and dtype;
 //   ArrayFeatureExtractor: X's shape with its last dim the count of indices
 //     ([1, count] for a rank-1 X).
