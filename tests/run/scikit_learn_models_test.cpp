@@ -228,6 +228,20 @@ TEST_F(ScikitLearn, APipelinesFeatureTransformsRunInTurn) {
   expect_tunes();
 }
 
+// OneHotEncoder: each value a row over the categories, 1 at its own; a value
+// of no category (scikit-learn's handle_unknown="ignore") all 0.
+TEST_F(ScikitLearn, AOneHotEncoderGivesEachValueARowOfItsCategories) {
+  auto model = ml_model({{"encoded", onnx::TensorProto::FLOAT}});
+  auto* encoder = ml_node(model, "OneHotEncoder", {"X"}, {"encoded"});
+  ints(encoder, "cats_int64s", {3, 1, 7});
+  const auto r = run(model, host::FloatArray{{2, 2}, {1, 7, 2, 3}});
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
+  const auto out = outputs();
+  EXPECT_EQ(out.at("encoded").shape, (std::vector<int64_t>{2, 2, 3}));
+  EXPECT_EQ(out.at("encoded").data, (std::vector<float>{0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0}));
+  expect_tunes();
+}
+
 // libsvm's SVC of three classes, a support vector each, linear kernel: each
 // pair (0,1), (0,2), (1,2) decides by both its classes' vectors, votes, and
 // the scores are the three decisions; an SVR sums its RBF kernels.

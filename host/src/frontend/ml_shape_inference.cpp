@@ -114,6 +114,14 @@ void array_feature_extractor(InferenceContext& ctx) {
   set_shape(ctx, 0, dims, ctx.getInputType(0)->tensor_type().elem_type());
 }
 
+void one_hot_encoder(InferenceContext& ctx) {
+  if (ctx.getNumInputs() == 0 || !onnx::hasInputShape(ctx, 0)) return;
+  const auto& x = onnx::getInputShape(ctx, 0);
+  std::vector<Dim> dims(x.dim().begin(), x.dim().end());
+  dims.push_back(known(list_size(ctx, "cats_int64s") + list_size(ctx, "cats_strings")));
+  set_shape(ctx, 0, dims, onnx::TensorProto::FLOAT);
+}
+
 }  // namespace
 
 onnx::InferenceFunction ml_shape_inference(const std::string& op_type) {
@@ -128,6 +136,7 @@ onnx::InferenceFunction ml_shape_inference(const std::string& op_type) {
   if (op_type == "Binarizer" || op_type == "Imputer")
     return [](InferenceContext& ctx) { same_shape(ctx, onnx::TensorProto::UNDEFINED); };
   if (op_type == "ArrayFeatureExtractor") return array_feature_extractor;
+  if (op_type == "OneHotEncoder") return one_hot_encoder;
   return nullptr;
 }
 

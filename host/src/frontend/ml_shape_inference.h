@@ -10,7 +10,8 @@
 //   LinearRegressor [N, targets], TreeEnsembleRegressor [N, n_targets], SVMRegressor [N, 1];
 //   Normalizer, Scaler: X's shape, float; Binarizer, Imputer: X's shape and dtype;
 //   ArrayFeatureExtractor: X's shape with its last dim the count of indices
-//     ([1, count] for a rank-1 X).
+//     ([1, count] for a rank-1 X);
+//   OneHotEncoder: X's shape and one more dim, the count of categories.
 // Dtypes are libonnx's; a dim it cannot know stays unknown.
 #pragma once
 

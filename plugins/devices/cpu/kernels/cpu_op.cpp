@@ -58,7 +58,7 @@ const std::vector<std::string> kAnchors = {"MatMul", "Gemm", "Conv", "Softmax", 
                                            // The classic machine-learning domain (ai.onnx.ml).
                                            "LinearClassifier", "LinearRegressor", "TreeEnsembleClassifier",
                                            "TreeEnsembleRegressor", "Normalizer", "Scaler", "Binarizer", "Imputer",
-                                           "ArrayFeatureExtractor", "SVMClassifier", "SVMRegressor",
+                                           "ArrayFeatureExtractor", "OneHotEncoder", "SVMClassifier", "SVMRegressor",
                                            // ONNX's training domain (ai.onnx.preview.training).
                                            "Adagrad", "Momentum", "Adam",
                                            // A training step's kernels (docs/training.md), run unfused.
@@ -182,7 +182,8 @@ std::unique_ptr<CpuOp> make_op(const sdk::OpTask& task, const HostCpu& host) {
   if (t == "LinearClassifier" || t == "LinearRegressor") return make_linear_model_op(task, host);
   if (t == "TreeEnsembleClassifier" || t == "TreeEnsembleRegressor") return make_tree_ensemble_op(task, host);
   if (t == "SVMClassifier" || t == "SVMRegressor") return make_svm_op(task, host);
-  if (t == "Normalizer" || t == "Scaler" || t == "Binarizer" || t == "Imputer" || t == "ArrayFeatureExtractor")
+  if (t == "Normalizer" || t == "Scaler" || t == "Binarizer" || t == "Imputer" || t == "ArrayFeatureExtractor" ||
+      t == "OneHotEncoder")
     return make_feature_transform_op(task, host);
   unsupported("the cpu device has no kernel for op '" + t + "'");
 }

@@ -5,12 +5,16 @@
 //   Binarizer: 1 where x > threshold, else 0;
 //   Imputer: x equal to the replaced value (or NaN where that is NaN) becomes
 //     the imputed value of its feature (or the one for all);
-//   ArrayFeatureExtractor: the features a constant list of indices picks.
+//   ArrayFeatureExtractor: the features a constant list of indices picks;
+//   OneHotEncoder: each value a row of the integer categories (cats_int64s),
+//     1 at its category's place; a value of none all 0 (ONNX Runtime fails
+//     there when zeros is 0).
 #include "op_factories.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,7 +26,7 @@
 namespace aoe::cpu {
 namespace {
 
-enum class Transform { normalize_max, normalize_l1, normalize_l2, scale, binarize, impute, extract };
+enum class Transform { normalize_max, normalize_l1, normalize_l2, scale, binarize, impute, extract, one_hot };
 
 Transform transform_of(const sdk::OpTask& task, const std::string& who) {
   const std::string& t = task.op_type;
@@ -30,6 +34,7 @@ Transform transform_of(const sdk::OpTask& task, const std::string& who) {
   if (t == "Binarizer") return Transform::binarize;
   if (t == "Imputer") return Transform::impute;
   if (t == "ArrayFeatureExtractor") return Transform::extract;
+  if (t == "OneHotEncoder") return Transform::one_hot;
   const std::string norm = string_attr(task.attrs, "norm", "MAX");
   if (norm == "MAX") return Transform::normalize_max;
   if (norm == "L1") return Transform::normalize_l1;
@@ -74,6 +79,17 @@ class FeatureTransformOp final : public ThreadedOp {
             invalid(who + ": index " + std::to_string(i) + " is outside X's " + std::to_string(features_) + " features");
         if (out.size() == 1) out.insert(out.begin(), 1);
         out.back() = static_cast<int64_t>(picked_.size());
+        break;
+      }
+      case Transform::one_hot: {
+        if (!strings_attr(task.attrs, "cats_strings").empty())
+          unsupported(who + " has string categories (cats_strings): the cpu device holds numbers only; "
+                            "encode the column as integers first");
+        const auto cats = ints_attr(task.attrs, "cats_int64s", {});
+        if (cats.empty()) invalid(who + " has no categories (cats_int64s)");
+        for (size_t i = 0; i < cats.size(); ++i) category_.emplace(cats[i], static_cast<int64_t>(i));
+        categories_ = static_cast<int64_t>(cats.size());
+        out.push_back(categories_);
         break;
       }
       default: break;
@@ -129,6 +145,17 @@ class FeatureTransformOp final : public ThreadedOp {
         for (int64_t i = 0; i < n; ++i) y[r * n + i] = in[picked_[static_cast<size_t>(i)]];
         continue;
       }
+      if (t_ == Transform::one_hot) {
+        float* rows = y + r * f * categories_;
+        std::fill(rows, rows + f * categories_, 0.0f);
+        for (int64_t i = 0; i < f; ++i) {
+          // A float is read as the integer it truncates to, as ONNX Runtime casts it.
+          if (!std::isfinite(in[i])) continue;
+          const auto it = category_.find(static_cast<int64_t>(in[i]));
+          if (it != category_.end()) rows[i * categories_ + it->second] = 1.0f;
+        }
+        continue;
+      }
       float* out = y + r * f;
       T norm = 0;
       if (t_ == Transform::normalize_max) {
@@ -153,7 +180,8 @@ class FeatureTransformOp final : public ThreadedOp {
           case Transform::impute:
             if (std::isnan(replaced_) ? std::isnan(v) : v == static_cast<T>(replaced_)) o = static_cast<T>(imputed_[k]);
             break;
-          case Transform::extract: break;
+          case Transform::extract:
+          case Transform::one_hot: break;
         }
         out[i] = static_cast<float>(o);
       }
@@ -165,6 +193,8 @@ class FeatureTransformOp final : public ThreadedOp {
   std::vector<double> offset_, scale_, imputed_;
   double threshold_ = 0, replaced_ = 0;
   std::vector<int64_t> picked_;
+  std::map<int64_t, int64_t> category_;  // category -> its place
+  int64_t categories_ = 0;
 };
 
 }  // namespace

@@ -94,7 +94,7 @@ std::unique_ptr<CpuOp> make_optimizer_op(const sdk::OpTask& task, const HostCpu&
 std::unique_ptr<CpuOp> make_linear_model_op(const sdk::OpTask& task, const HostCpu& host);  // LinearClassifier, LinearRegressor
 std::unique_ptr<CpuOp> make_tree_ensemble_op(const sdk::OpTask& task, const HostCpu& host);  // TreeEnsembleClassifier, -Regressor
 std::unique_ptr<CpuOp> make_svm_op(const sdk::OpTask& task, const HostCpu& host);  // SVMClassifier, SVMRegressor
-// Normalizer, Scaler, Binarizer, Imputer, ArrayFeatureExtractor
+// Normalizer, Scaler, Binarizer, Imputer, ArrayFeatureExtractor, OneHotEncoder
 std::unique_ptr<CpuOp> make_feature_transform_op(const sdk::OpTask& task, const HostCpu& host);
 
 }  // namespace aoe::cpu
