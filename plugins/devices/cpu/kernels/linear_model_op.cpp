@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "held_dtype.h"
+#include "ml_outputs.h"
 #include "ml_scores.h"
 #include "op_util.h"
 #include "threaded_op.h"
@@ -28,10 +29,8 @@ class LinearModelOp final : public ThreadedOp {
     const std::string who = task.op_type + " '" + task.name + "'";
     classifier_ = task.op_type == "LinearClassifier";
     require_plain(task, 1, 1, {}, Takes::held);
-    const Shape x = task.inputs[0].shape;
-    if (x.empty() || x.size() > 2) invalid(who + ": X has rank " + std::to_string(x.size()) + "; it needs [N, F] or [F]");
-    rows_ = x.size() == 2 ? x[0] : 1;
-    features_ = x.back();
+    const auto [rows, features] = ml_rows(task, who);
+    rows_ = rows, features_ = features;
     coefficients_ = floats_attr(task.attrs, "coefficients");
     intercepts_ = floats_attr(task.attrs, "intercepts");
     const int64_t given = classifier_ ? static_cast<int64_t>(intercepts_.size()) : int_attr(task.attrs, "targets", 1);
@@ -56,22 +55,9 @@ class LinearModelOp final : public ThreadedOp {
       if (second_class_ && transform_ == PostTransform::probit)
         unsupported(who + ": PROBIT on one score of two classes leaves ONNX Runtime's second column unwritten");
       if (second_class_) columns = 2;
-      if (task.outputs.size() != 2) invalid(who + " gives a label and scores");
-      require_dtype(task, 0, true, Takes::integral);
-      require_dtype(task, 1, true, Takes::f32);
-    } else {
-      if (task.outputs.size() != 1) invalid(who + " gives one output");
-      require_dtype(task, 0, true, Takes::f32);
     }
     columns_ = columns;
-    std::vector<Shape> outputs;
-    if (classifier_) outputs.push_back({rows_});
-    outputs.push_back({rows_, columns_});
-    for (size_t i = 0; i < outputs.size(); ++i)
-      if (task.outputs[i].fully_known() && task.outputs[i].shape != outputs[i])
-        invalid(who + ": output " + std::to_string(i) + " is " + to_string(task.outputs[i].shape) + ", expected " +
-                to_string(outputs[i]));
-    set_shapes(task, outputs, host, static_cast<double>(rows_ * features_ * scores_));
+    set_shapes(task, ml_outputs(task, who, classifier_, rows_, columns_), host, static_cast<double>(rows_ * features_ * scores_));
   }
 
   void compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,

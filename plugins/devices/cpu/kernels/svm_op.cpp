@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "held_dtype.h"
+#include "ml_outputs.h"
 #include "ml_scores.h"
 #include "op_util.h"
 #include "threaded_op.h"
@@ -87,10 +88,8 @@ class SvmOp final : public ThreadedOp {
   SvmOp(const sdk::OpTask& task, const HostCpu& host) : who_(task.op_type + " '" + task.name + "'") {
     classifier_ = task.op_type == "SVMClassifier";
     require_plain(task, 1, 1, {}, Takes::held);
-    const Shape x = task.inputs[0].shape;
-    if (x.empty() || x.size() > 2) invalid(who_ + ": X has rank " + std::to_string(x.size()) + "; it needs [N, F] or [F]");
-    rows_ = x.size() == 2 ? x[0] : 1;
-    features_ = x.back();
+    const auto [rows, features] = ml_rows(task, who_);
+    rows_ = rows, features_ = features;
     kernel_ = svm_kernel_of(string_attr(task.attrs, "kernel_type", "LINEAR"), who_);
     const auto params = floats_attr(task.attrs, "kernel_params");
     if (!params.empty() && params.size() != 3) invalid(who_ + ": kernel_params holds gamma, coef0 and degree, not " + std::to_string(params.size()) + " values");
@@ -105,18 +104,8 @@ class SvmOp final : public ThreadedOp {
       invalid(who_ + ": support_vectors hold " + std::to_string(vectors_.size()) + " values; " +
               std::to_string(vector_count_) + " vectors of X's " + std::to_string(features_) + " features need " +
               std::to_string(vector_count_ * features_));
-    std::vector<Shape> outputs;
-    if (classifier_) outputs.push_back({rows_});
-    outputs.push_back({rows_, columns_});
-    if (task.outputs.size() != outputs.size()) invalid(who_ + " gives " + std::to_string(outputs.size()) + " outputs");
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      require_dtype(task, i, true, classifier_ && i == 0 ? Takes::integral : Takes::f32);
-      if (task.outputs[i].fully_known() && task.outputs[i].shape != outputs[i])
-        invalid(who_ + ": output " + std::to_string(i) + " is " + to_string(task.outputs[i].shape) + ", expected " +
-                to_string(outputs[i]));
-    }
     const double vectors = static_cast<double>(svc_ ? vector_count_ : std::max<int64_t>(classes_, 1));
-    set_shapes(task, outputs, host, static_cast<double>(rows_ * features_) * vectors);
+    set_shapes(task, ml_outputs(task, who_, classifier_, rows_, columns_), host, static_cast<double>(rows_ * features_) * vectors);
   }
 
   void compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,

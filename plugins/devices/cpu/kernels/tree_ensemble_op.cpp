@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "held_dtype.h"
+#include "ml_outputs.h"
 #include "ml_scores.h"
 #include "op_util.h"
 #include "threaded_op.h"
@@ -76,10 +77,8 @@ class TreeEnsembleOp final : public ThreadedOp {
       if (task.attrs.is_object() && task.attrs.contains(name))
         unsupported(who_ + " holds " + name + ": the cpu device reads float thresholds and weights only; export with "
                            "ai.onnx.ml opset 1 or 2, or float32 values");
-    const Shape x = task.inputs[0].shape;
-    if (x.empty() || x.size() > 2) invalid(who_ + ": X has rank " + std::to_string(x.size()) + "; it needs [N, F] or [F]");
-    rows_ = x.size() == 2 ? x[0] : 1;
-    features_ = x.back();
+    const auto [rows, features] = ml_rows(task, who_);
+    rows_ = rows, features_ = features;
     read_nodes(task.attrs);
     const char* prefix = classifier_ ? "class_" : "target_";
     if (classifier_) {
@@ -96,17 +95,7 @@ class TreeEnsembleOp final : public ThreadedOp {
     read_weights(task.attrs, prefix);
     base_ = floats_attr(task.attrs, "base_values");
     transform_ = post_transform_of(string_attr(task.attrs, "post_transform", "NONE"), who_);
-    std::vector<Shape> outputs;
-    if (classifier_) outputs.push_back({rows_});
-    outputs.push_back({rows_, targets_});
-    if (task.outputs.size() != outputs.size()) invalid(who_ + " gives " + std::to_string(outputs.size()) + " outputs");
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      require_dtype(task, i, true, classifier_ && i == 0 ? Takes::integral : Takes::f32);
-      if (task.outputs[i].fully_known() && task.outputs[i].shape != outputs[i])
-        invalid(who_ + ": output " + std::to_string(i) + " is " + to_string(task.outputs[i].shape) + ", expected " +
-                to_string(outputs[i]));
-    }
-    set_shapes(task, outputs, host, static_cast<double>(rows_) * static_cast<double>(roots_.size()) * 16.0);
+    set_shapes(task, ml_outputs(task, who_, classifier_, rows_, targets_), host, static_cast<double>(rows_) * static_cast<double>(roots_.size()) * 16.0);
   }
 
   void compute(const std::vector<const float*>& in, const std::vector<float*>& out, ThreadPool& pool,
