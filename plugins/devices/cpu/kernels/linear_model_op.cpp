@@ -43,7 +43,7 @@ class LinearModelOp final : public ThreadedOp {
     if (static_cast<int64_t>(intercepts_.size()) != scores_)
       invalid(who + ": intercepts hold " + std::to_string(intercepts_.size()) + " values for " + std::to_string(scores_) + " targets");
     transform_ = post_transform_of(string_attr(task.attrs, "post_transform", "NONE"), who);
-    int64_t columns = scores_;
+    columns_ = scores_;
     if (classifier_) {
       if (!strings_attr(task.attrs, "classlabels_strings").empty())
         unsupported(who + " has string class labels (classlabels_strings): the cpu device holds numbers only; "
@@ -54,9 +54,8 @@ class LinearModelOp final : public ThreadedOp {
       second_class_ = scores_ == 1 && labels_.size() == 2;
       if (second_class_ && transform_ == PostTransform::probit)
         unsupported(who + ": PROBIT on one score of two classes leaves ONNX Runtime's second column unwritten");
-      if (second_class_) columns = 2;
+      if (second_class_) columns_ = 2;
     }
-    columns_ = columns;
     set_shapes(task, ml_outputs(task, who, classifier_, rows_, columns_), host, static_cast<double>(rows_ * features_ * scores_));
   }
 
