@@ -293,6 +293,32 @@ TEST_F(ScikitLearn, AnSvcVotesOverItsPairsOfClassesAndAnSvrSumsItsKernels) {
   EXPECT_NEAR(out.at("variable").data[1], 2 * std::exp(-4.0) - std::exp(-1.0) + 0.5, 1e-6);
 }
 
+// A chain of 64 branches whose two ways both go to the next: 2^64 paths to
+// one leaf, each node searched once as the ensemble is read.
+TEST_F(ScikitLearn, BranchesSharingAChildAreReadInTimeLinearInTheirNodes) {
+  auto model = ml_model({{"variable", onnx::TensorProto::FLOAT}});
+  auto* trees = ml_node(model, "TreeEnsembleRegressor", {"X"}, {"variable"});
+  constexpr int kBranches = 64;
+  std::vector<int64_t> zeros(kBranches + 1, 0), ids, next;
+  std::vector<std::string> modes(kBranches, "BRANCH_LEQ");
+  modes.push_back("LEAF");
+  for (int i = 0; i <= kBranches; ++i) ids.push_back(i), next.push_back(i < kBranches ? i + 1 : 0);
+  ints(trees, "nodes_treeids", zeros);
+  ints(trees, "nodes_nodeids", ids);
+  ints(trees, "nodes_featureids", zeros);
+  strings(trees, "nodes_modes", modes);
+  floats(trees, "nodes_values", std::vector<float>(kBranches + 1, 0));
+  ints(trees, "nodes_truenodeids", next);
+  ints(trees, "nodes_falsenodeids", next);
+  ints(trees, "target_treeids", {0});
+  ints(trees, "target_nodeids", {kBranches});
+  ints(trees, "target_ids", {0});
+  floats(trees, "target_weights", {3});
+  const auto r = run(model, host::FloatArray{{1, 2}, {1, 2}});
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
+  EXPECT_EQ(outputs().at("variable").data, (std::vector<float>{3}));
+}
+
 // What the cpu device cannot hold or read is named, with what to do.
 TEST_F(ScikitLearn, StringLabelsAndBrokenTreesAreNamed) {
   auto labelled = ml_model({{"label", onnx::TensorProto::STRING}, {"probabilities", onnx::TensorProto::FLOAT}});
@@ -321,6 +347,24 @@ TEST_F(ScikitLearn, StringLabelsAndBrokenTreesAreNamed) {
   r = run(broken, host::FloatArray{{1, 2}, {1, 2}});
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("names child 7, which the tree lacks"), std::string::npos) << r.err;
+
+  // Node 1 names itself: a walk reaching it would never end.
+  auto looped = ml_model({{"variable", onnx::TensorProto::FLOAT}});
+  trees = ml_node(looped, "TreeEnsembleRegressor", {"X"}, {"variable"});
+  ints(trees, "nodes_treeids", {0, 0, 0});
+  ints(trees, "nodes_nodeids", {0, 1, 2});
+  ints(trees, "nodes_featureids", {0, 1, 0});
+  strings(trees, "nodes_modes", {"BRANCH_LEQ", "BRANCH_LEQ", "LEAF"});
+  floats(trees, "nodes_values", {0, 0, 0});
+  ints(trees, "nodes_truenodeids", {1, 1, 0});
+  ints(trees, "nodes_falsenodeids", {2, 2, 0});
+  ints(trees, "target_treeids", {0});
+  ints(trees, "target_nodeids", {2});
+  ints(trees, "target_ids", {0});
+  floats(trees, "target_weights", {1});
+  r = run(looped, host::FloatArray{{1, 2}, {1, 2}});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("a path through its trees comes back to a node it passed"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "held_dtype.h"
+#include "ml_outputs.h"
 #include "op_util.h"
 #include "threaded_op.h"
 
@@ -53,14 +54,15 @@ std::vector<double> per_feature(std::vector<double> values, int64_t features, do
 
 class FeatureTransformOp final : public ThreadedOp {
  public:
-  FeatureTransformOp(const sdk::OpTask& task, const HostCpu& host) : t_(transform_of(task, task.op_type + " '" + task.name + "'")) {
+  FeatureTransformOp(const sdk::OpTask& task, const HostCpu& host) {
     const std::string who = task.op_type + " '" + task.name + "'";
+    t_ = transform_of(task, who);
     const bool extract = t_ == Transform::extract;
     require_plain(task, extract ? 2 : 1, extract ? 2 : 1, {}, Takes::held);
     const Shape x = task.inputs[0].shape;
     if (x.empty()) invalid(who + " takes a tensor of rank 1 or more");
     const bool normalize = t_ == Transform::normalize_max || t_ == Transform::normalize_l1 || t_ == Transform::normalize_l2;
-    if (normalize && x.size() > 2) invalid(who + ": X has rank " + std::to_string(x.size()) + "; it needs [N, F] or [F]");
+    if (normalize) ml_rows(task, who);  // [N, F] or [F]
     features_ = x.back();
     rows_ = features_ > 0 ? elements(x) / features_ : 0;
     Shape out = x;
@@ -188,7 +190,7 @@ class FeatureTransformOp final : public ThreadedOp {
     }
   }
 
-  Transform t_;
+  Transform t_ = Transform::scale;
   int64_t rows_ = 0, features_ = 0;
   std::vector<double> offset_, scale_, imputed_;
   double threshold_ = 0, replaced_ = 0;

@@ -67,6 +67,9 @@ struct LeafWeight {
   double weight;
 };
 
+// (tree id, node id) -> the node's index, while the attributes are read.
+using NodeIndex = std::map<std::pair<int64_t, int64_t>, int32_t>;
+
 class TreeEnsembleOp final : public ThreadedOp {
  public:
   TreeEnsembleOp(const sdk::OpTask& task, const HostCpu& host) : who_(task.op_type + " '" + task.name + "'") {
@@ -79,7 +82,8 @@ class TreeEnsembleOp final : public ThreadedOp {
                            "ai.onnx.ml opset 1 or 2, or float32 values");
     const auto [rows, features] = ml_rows(task, who_);
     rows_ = rows, features_ = features;
-    read_nodes(task.attrs);
+    NodeIndex index;
+    read_nodes(task.attrs, index);
     const char* prefix = classifier_ ? "class_" : "target_";
     if (classifier_) {
       if (!strings_attr(task.attrs, "classlabels_strings").empty())
@@ -92,7 +96,7 @@ class TreeEnsembleOp final : public ThreadedOp {
       aggregate_ = aggregate_of(string_attr(task.attrs, "aggregate_function", "SUM"), who_);
     }
     if (targets_ < 1) invalid(who_ + (classifier_ ? " has no class labels" : " has n_targets below 1"));
-    read_weights(task.attrs, prefix);
+    read_weights(task.attrs, prefix, index);
     base_ = floats_attr(task.attrs, "base_values");
     transform_ = post_transform_of(string_attr(task.attrs, "post_transform", "NONE"), who_);
     set_shapes(task, ml_outputs(task, who_, classifier_, rows_, targets_), host, static_cast<double>(rows_) * static_cast<double>(roots_.size()) * 16.0);
@@ -108,7 +112,7 @@ class TreeEnsembleOp final : public ThreadedOp {
   }
 
  private:
-  void read_nodes(const nlohmann::json& attrs) {
+  void read_nodes(const nlohmann::json& attrs, NodeIndex& index) {
     const auto trees = ints_attr(attrs, "nodes_treeids", {}), ids = ints_attr(attrs, "nodes_nodeids", {}),
                features = ints_attr(attrs, "nodes_featureids", {}), yes = ints_attr(attrs, "nodes_truenodeids", {}),
                no = ints_attr(attrs, "nodes_falsenodeids", {}),
@@ -125,10 +129,10 @@ class TreeEnsembleOp final : public ThreadedOp {
       invalid(who_ + ": nodes_missing_value_tracks_true holds " + std::to_string(missing.size()) + " values for " +
               std::to_string(n) + " nodes");
     for (size_t i = 0; i < n; ++i)
-      if (!index_.emplace(std::pair{trees[i], ids[i]}, static_cast<int32_t>(i)).second)
+      if (!index.emplace(std::pair{trees[i], ids[i]}, static_cast<int32_t>(i)).second)
         invalid(who_ + ": tree " + std::to_string(trees[i]) + " has two nodes " + std::to_string(ids[i]));
     nodes_.resize(n);
-    std::set<int32_t> children;
+    std::vector<char> is_child(n, 0);
     for (size_t i = 0; i < n; ++i) {
       TreeNode& node = nodes_[i];
       node.mode = mode_of(modes[i], who_);
@@ -139,40 +143,55 @@ class TreeEnsembleOp final : public ThreadedOp {
         invalid(who_ + ": node " + std::to_string(ids[i]) + " of tree " + std::to_string(trees[i]) + " reads feature " +
                 std::to_string(features[i]) + " of X's " + std::to_string(features_));
       node.feature = static_cast<int32_t>(features[i]);
-      node.yes = child(trees[i], yes[i], ids[i]);
-      node.no = child(trees[i], no[i], ids[i]);
-      children.insert({node.yes, node.no});
+      node.yes = child(index, trees[i], yes[i], ids[i]);
+      node.no = child(index, trees[i], no[i], ids[i]);
+      is_child[static_cast<size_t>(node.yes)] = is_child[static_cast<size_t>(node.no)] = 1;
     }
     for (size_t i = 0; i < n; ++i)
-      if (!children.count(static_cast<int32_t>(i))) roots_.push_back(static_cast<int32_t>(i));
+      if (!is_child[i]) roots_.push_back(static_cast<int32_t>(i));
     if (roots_.empty()) invalid(who_ + ": every node is another's child; a tree has no root");
-    // A walk ends: no path from a root may come back to a node it passed.
-    for (int32_t root : roots_) require_acyclic(root);
+    require_acyclic();
   }
 
-  int32_t child(int64_t tree, int64_t id, int64_t parent) const {
-    const auto it = index_.find({tree, id});
-    if (it == index_.end())
+  int32_t child(const NodeIndex& index, int64_t tree, int64_t id, int64_t parent) const {
+    const auto it = index.find({tree, id});
+    if (it == index.end())
       invalid(who_ + ": node " + std::to_string(parent) + " of tree " + std::to_string(tree) + " names child " +
               std::to_string(id) + ", which the tree lacks");
     return it->second;
   }
 
-  void require_acyclic(int32_t root) const {
-    std::vector<std::pair<int32_t, int>> stack = {{root, 0}};  // node, depth
-    while (!stack.empty()) {
-      const auto [i, depth] = stack.back();
-      stack.pop_back();
-      if (depth > static_cast<int>(nodes_.size()))
-        invalid(who_ + ": a path through its trees comes back to a node it passed");
-      const TreeNode& node = nodes_[static_cast<size_t>(i)];
-      if (node.mode == Mode::leaf) continue;
-      stack.push_back({node.yes, depth + 1});
-      stack.push_back({node.no, depth + 1});
+  // A walk ends: no path from a root comes back to a node on it. A depth-first
+  // search from the roots, each node searched once, so a malformed ensemble
+  // whose branches share children costs no more than its nodes.
+  void require_acyclic() const {
+    enum : char { unseen, on_path, done };
+    std::vector<char> state(nodes_.size(), unseen);
+    std::vector<std::pair<int32_t, int>> stack;  // node, children pushed: 0 before, 1 after
+    for (int32_t root : roots_) {
+      stack.push_back({root, 0});
+      while (!stack.empty()) {
+        auto& [i, pushed] = stack.back();
+        const auto at = static_cast<size_t>(i);
+        if (pushed || state[at] == done) {  // its subtree searched, or reached again by another branch
+          state[at] = done;
+          stack.pop_back();
+          continue;
+        }
+        pushed = 1;
+        state[at] = on_path;
+        const TreeNode& node = nodes_[at];
+        if (node.mode == Mode::leaf) continue;
+        for (const int32_t next : {node.yes, node.no}) {
+          if (state[static_cast<size_t>(next)] == on_path)
+            invalid(who_ + ": a path through its trees comes back to a node it passed");
+          if (state[static_cast<size_t>(next)] == unseen) stack.push_back({next, 0});
+        }
+      }
     }
   }
 
-  void read_weights(const nlohmann::json& attrs, const std::string& prefix) {
+  void read_weights(const nlohmann::json& attrs, const std::string& prefix, const NodeIndex& index) {
     const auto trees = ints_attr(attrs, (prefix + "treeids").c_str(), {}),
                ids = ints_attr(attrs, (prefix + "nodeids").c_str(), {}),
                targets = ints_attr(attrs, (prefix + "ids").c_str(), {});
@@ -184,8 +203,8 @@ class TreeEnsembleOp final : public ThreadedOp {
     std::set<int64_t> classes;
     std::vector<std::vector<LeafWeight>> by_node(nodes_.size());
     for (size_t i = 0; i < trees.size(); ++i) {
-      const auto it = index_.find({trees[i], ids[i]});
-      if (it == index_.end())
+      const auto it = index.find({trees[i], ids[i]});
+      if (it == index.end())
         invalid(who_ + ": a weight names node " + std::to_string(ids[i]) + " of tree " + std::to_string(trees[i]) +
                 ", which is not among its nodes");
       if (targets[i] < 0 || targets[i] >= targets_)
@@ -203,7 +222,6 @@ class TreeEnsembleOp final : public ThreadedOp {
     binary_case_ = classifier_ && targets_ == 2 && classes.size() == 1;
   }
 
-  // The leaf a row reaches from `i`.
   // The leaf a row reaches from node `i`.
   const TreeNode& walk(int32_t i, const float* row) const {
     const TreeNode* node = &nodes_[static_cast<size_t>(i)];
@@ -337,7 +355,6 @@ class TreeEnsembleOp final : public ThreadedOp {
   int64_t rows_ = 1, features_ = 0, targets_ = 0;
   std::vector<TreeNode> nodes_;
   std::vector<LeafWeight> weights_;
-  std::map<std::pair<int64_t, int64_t>, int32_t> index_;  // (tree, node id) -> index
   std::vector<int32_t> roots_;
   std::vector<int64_t> labels_;
   std::vector<double> base_;
