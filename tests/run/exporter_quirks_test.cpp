@@ -256,5 +256,26 @@ TEST_F(ExporterQuirks, AnOperandOverPartOfAMapStaysOutOfTheConv) {
   }
 }
 
+// A Split of constants is folded, each of its outputs: tf2onnx reorders a
+// TensorFlow Pad's pads with one, and a Pad of unknown pads has no shape.
+TEST_F(ExporterQuirks, AConstantSplitIsFoldedOutputByOutput) {
+  write_split_pads_model(dir_ / "split.onnx");
+  const auto x = wavy(12);
+  const auto r = run("split.onnx", {{"x", host::FloatArray{{1, 2, 2, 3}, x}}});
+  ASSERT_EQ(r.exit_code, 0) << failure_text(r);
+  const auto y = outputs().at("y");
+  ASSERT_EQ(y.shape, (std::vector<int64_t>{1, 2, 3, 5}));
+  for (int c = 0; c < 2; ++c)
+    for (int h = 0; h < 3; ++h)
+      for (int w = 0; w < 5; ++w) {
+        const float want = h >= 1 && w < 3 ? 3 * x[static_cast<size_t>(c * 6 + (h - 1) * 3 + w)] : 0.0f;
+        EXPECT_FLOAT_EQ(y.data[static_cast<size_t>((c * 3 + h) * 5 + w)], want) << c << "," << h << "," << w;
+      }
+  for (const char* device : {"ascend910", "cpu"}) {
+    const auto tuned = opat("split.onnx", device);
+    EXPECT_EQ(tuned.exit_code, 0) << device << "\n" << failure_text(tuned);
+  }
+}
+
 }  // namespace
 }  // namespace aoe::test

@@ -1571,4 +1571,22 @@ void write_conv_row_scale_model(const std::filesystem::path& file) {
   save(model, file);
 }
 
+void write_split_pads_model(const std::filesystem::path& file) {
+  auto model = empty_model();
+  auto* g = model.mutable_graph();
+  set_dims(g->add_input(), "x", {1, 2, 2, 3});
+  set_dims(g->add_output(), "y", {1, 2, 3, 5});
+  add_int64s(g, "pairs", {8}, {0, 0, 0, 0, 1, 0, 0, 2});
+  add_floats(g, "scale", {2}, {3.0f, 5.0f});
+  std::vector<std::string> parts;
+  for (int i = 0; i < 8; ++i) parts.push_back("p" + std::to_string(i));
+  add_ints_attribute(add_node(g, "Split_0", "Split", {"pairs"}, parts), "split", {1, 1, 1, 1, 1, 1, 1, 1});
+  add_int_attribute(add_node(g, "Concat_1", "Concat", {"p0", "p2", "p4", "p6", "p1", "p3", "p5", "p7"}, {"pads"}), "axis", 0);
+  add_node(g, "Split_2", "Split", {"scale"}, {"s0", "s1"});
+  add_node(g, "Pad_3", "Pad", {"x", "pads"}, {"padded"});
+  add_node(g, "Mul_4", "Mul", {"padded", "s0"}, {"y"});
+  model.mutable_opset_import(0)->set_version(11);
+  save(model, file);
+}
+
 }  // namespace aoe::test

@@ -244,4 +244,9 @@ inline float external_half_weight(int k, int j) { return static_cast<float>((j *
 // broadcasts over part of each map, which no conv epilogue reads.
 void write_conv_row_scale_model(const std::filesystem::path& file);
 
+// x[1,2,2,3] -> Pad(pads) -> Mul(s0) -> y[1,2,3,5], as tf2onnx writes a TensorFlow Pad: its pads per axis
+// pair (N 0,0; C 0,0; H 1,0; W 0,2) -> Split into eight -> Concat as ONNX orders them (every begin, then
+// every end). s0 is the first of Split(scale = 3, 5) into two equal parts, no sizes given. Opset 11.
+void write_split_pads_model(const std::filesystem::path& file);
+
 }  // namespace aoe::test

@@ -174,6 +174,10 @@ class Folder {
     for (const auto& node : graph.node()) {
       if (!default_domain(node)) continue;
       if (node.output_size() < 1 || node.output(0).empty()) continue;
+      if (node.op_type() == "Split") {
+        fold_split(node);
+        continue;
+      }
       if (auto value = fold(node); value && element_count(value->dims, max_elements_) == int64_t(value->size()))
         values_[node.output(0)] = std::move(*value);
     }
@@ -441,6 +445,48 @@ class Folder {
         else out.ints.insert(out.ints.end(), p->ints.begin() + o * chunk, p->ints.begin() + (o + 1) * chunk);
       }
     return out;
+  }
+
+  // Split, the one op of several outputs here: its parts by the `split`
+  // attribute (before opset 13) or input, else equal parts, the last the
+  // smaller where they do not divide (opset 18's num_outputs).
+  void fold_split(const onnx::NodeProto& node) {
+    const auto* data = input(node, 0);
+    if (!data) return;
+    const auto rank = static_cast<int64_t>(data->dims.size());
+    const auto axis = normalize_axis(int_attr(node, "axis", 0), rank);
+    if (!axis) return;
+    const auto a = static_cast<size_t>(*axis);
+    const int64_t length = data->dims[a], parts = node.output_size();
+    std::vector<int64_t> sizes = ints(node, "split", 1).value_or(std::vector<int64_t>{});
+    if (sizes.empty() && parts > 0) {
+      const int64_t chunk = (length + parts - 1) / parts;
+      for (int64_t k = 0; k < parts; ++k) sizes.push_back(std::clamp<int64_t>(length - k * chunk, 0, chunk));
+    }
+    int64_t total = 0;
+    for (const int64_t size : sizes) {
+      if (size < 0) return;
+      total += size;
+    }
+    if (static_cast<int64_t>(sizes.size()) != parts || total != length) return;
+    const Index in_strides = strides_of(data->dims);
+    int64_t offset = 0;
+    for (int64_t k = 0; k < parts; ++k) {
+      std::vector<int64_t> dims = data->dims;
+      dims[a] = sizes[static_cast<size_t>(k)];
+      const auto count = element_count(dims, max_elements_);
+      if (!count) return;
+      const Index out_strides = strides_of(dims);
+      Index index(static_cast<size_t>(*count));
+      for (int64_t i = 0; i < *count; ++i) {
+        int64_t src = 0;
+        for (size_t d = 0; d < dims.size(); ++d)
+          src += ((i / out_strides[d]) % dims[d] + (d == a ? offset : 0)) * in_strides[d];
+        index[static_cast<size_t>(i)] = src;
+      }
+      if (!node.output(static_cast<int>(k)).empty()) values_[node.output(static_cast<int>(k))] = pick(*data, std::move(dims), index);
+      offset += sizes[static_cast<size_t>(k)];
+    }
   }
 
   std::optional<KnownTensor> gather(const onnx::NodeProto& node) const {

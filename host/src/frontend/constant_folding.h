@@ -39,7 +39,7 @@ std::optional<KnownTensor> read_known(const onnx::TensorProto& tensor, int64_t m
 // shapes, by name, each of at most `max_elements` elements. Shapes are read
 // from the graph's inputs, outputs and value_info, so run shape inference
 // first. Initializers themselves are not listed. Ops: Constant, Shape, Size,
-// Identity, Cast, Reshape, Flatten, Squeeze, Unsqueeze, Concat, Gather, Slice,
+// Identity, Cast, Reshape, Flatten, Squeeze, Unsqueeze, Concat, Split, Gather, Slice,
 // Transpose, Expand, Range, ConstantOfShape, Where, Not, Neg, Abs, Sqrt,
 // Floor, Ceil, Reciprocal, Relu and the broadcasting Add, Sub, Mul, Div, Pow, Max,
 // Min, Mod, Equal, Less, Greater, And, Or; ReduceMax, ReduceMin, ReduceSum,
