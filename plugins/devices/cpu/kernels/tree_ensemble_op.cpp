@@ -149,8 +149,22 @@ class TreeEnsembleOp final : public ThreadedOp {
     }
     for (size_t i = 0; i < n; ++i)
       if (!is_child[i]) roots_.push_back(static_cast<int32_t>(i));
+    uniform_ = uniform_mode();
     if (roots_.empty()) invalid(who_ + ": every node is another's child; a tree has no root");
     require_acyclic();
+  }
+
+  // The one mode every branch has, where no branch sends a NaN the true way
+  // and the mode is an order (EQ and NEQ take the general walk).
+  std::optional<Mode> uniform_mode() const {
+    std::optional<Mode> mode;
+    for (const TreeNode& node : nodes_) {
+      if (node.mode == Mode::leaf) continue;
+      if (node.missing_true || node.mode == Mode::eq || node.mode == Mode::neq || (mode && *mode != node.mode))
+        return std::nullopt;
+      mode = node.mode;
+    }
+    return mode;
   }
 
   int32_t child(const NodeIndex& index, int64_t tree, int64_t id, int64_t parent) const {
@@ -222,7 +236,7 @@ class TreeEnsembleOp final : public ThreadedOp {
     binary_case_ = classifier_ && targets_ == 2 && classes.size() == 1;
   }
 
-  // The leaf a row reaches from node `i`.
+  // The leaf a row reaches from node `i`, each branch compared by its own mode.
   const TreeNode& walk(int32_t i, const float* row) const {
     const TreeNode* node = &nodes_[static_cast<size_t>(i)];
     while (node->mode != Mode::leaf) {
@@ -243,25 +257,64 @@ class TreeEnsembleOp final : public ThreadedOp {
     return *node;
   }
 
+  // The same walk where every branch has one mode and none sends a NaN the
+  // true way (scikit-learn's trees: all BRANCH_LEQ): no per-node dispatch.
+  template <typename Compare>
+  const TreeNode& walk_by(int32_t i, const float* row, Compare yes) const {
+    const TreeNode* node = &nodes_[static_cast<size_t>(i)];
+    while (node->mode != Mode::leaf)
+      node = &nodes_[static_cast<size_t>(yes(row[node->feature], node->value) ? node->yes : node->no)];
+    return *node;
+  }
+
   template <typename T>
   void run_rows(const float* x, const std::vector<float*>& out, int64_t begin, int64_t end) const {
+    const auto by = [&](auto yes) {
+      run_rows_by<T>(x, out, begin, end, [&](int32_t root, const float* row) -> const TreeNode& { return walk_by(root, row, yes); });
+    };
+    switch (uniform_.value_or(Mode::leaf)) {
+      case Mode::leq: return by([](float v, float t) { return v <= t; });
+      case Mode::lt: return by([](float v, float t) { return v < t; });
+      case Mode::gte: return by([](float v, float t) { return v >= t; });
+      case Mode::gt: return by([](float v, float t) { return v > t; });
+      default:
+        run_rows_by<T>(x, out, begin, end, [&](int32_t root, const float* row) -> const TreeNode& { return walk(root, row); });
+    }
+  }
+
+  // Rows a block at a time, each tree walked by every row of the block in
+  // turn while its nodes are in cache (a large forest is more than the cache
+  // holds, and walking it whole row by row reloads it for each row). Each
+  // row still adds its trees in their order.
+  template <typename T, typename Walk>
+  void run_rows_by(const float* x, const std::vector<float*>& out, int64_t begin, int64_t end, Walk walk_to_leaf) const {
+    constexpr int64_t kBlock = 64;
     const auto n = static_cast<size_t>(targets_);
-    std::vector<T> score(n);
-    std::vector<char> has(n);
+    std::vector<T> score(static_cast<size_t>(kBlock) * n);
+    std::vector<char> has(score.size());
     float* scores_out = out[classifier_ ? 1 : 0];
-    for (int64_t r = begin; r < end; ++r) {
+    for (int64_t first = begin; first < end; first += kBlock) {
+      const int64_t rows = std::min(kBlock, end - first);
       std::fill(score.begin(), score.end(), T(0));
       std::fill(has.begin(), has.end(), 0);
-      for (int32_t root : roots_) add_leaf(walk(root, x + r * features_), score, has);
-      if (classifier_) out[0][r] = static_cast<float>(targets_ > 2 ? many_classes(score, has) : binary_scores(score, has));
-      else regression(score, has);
-      for (size_t c = 0; c < n; ++c) scores_out[r * targets_ + static_cast<int64_t>(c)] = static_cast<float>(score[c]);
+      for (int32_t root : roots_)
+        for (int64_t r = 0; r < rows; ++r)
+          add_leaf(walk_to_leaf(root, x + (first + r) * features_), &score[static_cast<size_t>(r) * n],
+                   &has[static_cast<size_t>(r) * n]);
+      for (int64_t r = 0; r < rows; ++r) {
+        T* s = &score[static_cast<size_t>(r) * n];
+        char* h = &has[static_cast<size_t>(r) * n];
+        const int64_t row = first + r;
+        if (classifier_) out[0][row] = static_cast<float>(targets_ > 2 ? many_classes(s, h) : binary_scores(s, h));
+        else regression(s, h);
+        for (size_t c = 0; c < n; ++c) scores_out[row * targets_ + static_cast<int64_t>(c)] = static_cast<float>(s[c]);
+      }
     }
   }
 
   // A leaf's weights into the row's scores, by the aggregate function.
   template <typename T>
-  void add_leaf(const TreeNode& leaf, std::vector<T>& score, std::vector<char>& has) const {
+  void add_leaf(const TreeNode& leaf, T* score, char* has) const {
     for (int32_t k = leaf.weights; k < leaf.weights + leaf.weight_count; ++k) {
       const auto [target, w] = weights_[static_cast<size_t>(k)];
       T& s = score[static_cast<size_t>(target)];
@@ -275,8 +328,8 @@ class TreeEnsembleOp final : public ThreadedOp {
   }
 
   template <typename T>
-  void regression(std::vector<T>& score, const std::vector<char>& has) const {
-    const size_t n = score.size();
+  void regression(T* score, const char* has) const {
+    const auto n = static_cast<size_t>(targets_);
     const bool per_target = base_.size() == n;
     const T trees = static_cast<T>(roots_.size());
     for (size_t t = 0; t < n; ++t) {
@@ -285,20 +338,21 @@ class TreeEnsembleOp final : public ThreadedOp {
       const T s = aggregate_ == Aggregate::average ? score[t] / trees : has[t] ? score[t] : T(0);
       score[t] = s + base;
     }
-    if (n > 1) transform_row(score.data(), static_cast<int64_t>(n), transform_);
+    if (n > 1) transform_row(score, targets_, transform_);
     else if (transform_ == PostTransform::probit) score[0] = static_cast<T>(probit(score[0]));
   }
 
   template <typename T>
-  int64_t many_classes(std::vector<T>& score, std::vector<char>& has) const {
-    for (size_t k = 0; k < base_.size() && k < score.size(); ++k) {
+  int64_t many_classes(T* score, char* has) const {
+    const auto n = static_cast<size_t>(targets_);
+    for (size_t k = 0; k < base_.size() && k < n; ++k) {
       score[k] = has[k] ? score[k] + static_cast<T>(base_[k]) : static_cast<T>(base_[k]);
       has[k] = 1;
     }
     int64_t best = -1;
-    for (size_t k = 0; k < score.size(); ++k)
+    for (size_t k = 0; k < n; ++k)
       if (has[k] && (best < 0 || score[k] > score[static_cast<size_t>(best)])) best = static_cast<int64_t>(k);
-    transform_row(score.data(), static_cast<int64_t>(score.size()), transform_);
+    transform_row(score, targets_, transform_);
     return labels_[static_cast<size_t>(std::max<int64_t>(best, 0))];
   }
 
@@ -308,7 +362,7 @@ class TreeEnsembleOp final : public ThreadedOp {
   // [-s, s] or their logistics, label above 0); where ONNX Runtime leaves a
   // column unwritten, it holds 0.
   template <typename T>
-  int64_t binary_scores(std::vector<T>& score, std::vector<char>& has) const {
+  int64_t binary_scores(T* score, char* has) const {
     bool one = false;  // only class 0's score stands
     bool margins_if_one = false;
     if (base_.size() == 2) {
@@ -340,12 +394,12 @@ class TreeEnsembleOp final : public ThreadedOp {
       if (margins_if_one) second = SecondClass::negated;
     }
     if (!one) {
-      transform_row(score.data(), 2, transform_);
+      transform_row(score, 2, transform_);
     } else if (transform_ == PostTransform::probit || !second) {
       score[0] = transform_ == PostTransform::probit ? static_cast<T>(probit(score[0])) : score[0];
       score[1] = 0;
     } else {
-      two_scores(score[0], *second, transform_, score.data());
+      two_scores(score[0], *second, transform_, score);
     }
     return label;
   }
@@ -356,6 +410,7 @@ class TreeEnsembleOp final : public ThreadedOp {
   std::vector<TreeNode> nodes_;
   std::vector<LeafWeight> weights_;
   std::vector<int32_t> roots_;
+  std::optional<Mode> uniform_;  // every branch's mode, where walk_by serves them
   std::vector<int64_t> labels_;
   std::vector<double> base_;
   Aggregate aggregate_ = Aggregate::sum;
