@@ -458,7 +458,10 @@ class Folder {
     if (!axis) return;
     const auto a = static_cast<size_t>(*axis);
     const int64_t length = data->dims[a], parts = node.output_size();
-    std::vector<int64_t> sizes = ints(node, "split", 1).value_or(std::vector<int64_t>{});
+    const bool sizes_given = find_attr(node, "split") || (node.input_size() > 1 && !node.input(1).empty());
+    const auto given = ints(node, "split", 1);
+    if (sizes_given && !given) return;  // sizes known only as the model runs
+    std::vector<int64_t> sizes = given.value_or(std::vector<int64_t>{});
     if (sizes.empty() && parts > 0) {
       const int64_t chunk = (length + parts - 1) / parts;
       for (int64_t k = 0; k < parts; ++k) sizes.push_back(std::clamp<int64_t>(length - k * chunk, 0, chunk));
