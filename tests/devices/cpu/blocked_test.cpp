@@ -19,7 +19,8 @@ std::vector<float> plain_values(int64_t n, int64_t channels, int64_t spatial) {
 
 // Every direction (plain to blocked, blocked to plain, one blocking into
 // another), channels that leave padding lanes, maps longer than a task's run
-// of pixels, on one thread and two: the result is the defining loops', with
+// of pixels and maps of whole tiles and a tail (8 and 16 lanes transpose
+// tiles of their lanes' width), on one thread and two: the result is the defining loops', with
 // padding lanes zero.
 TEST(Relayout, MatchesTheLayoutsDefinition) {
   struct Case {
@@ -27,7 +28,8 @@ TEST(Relayout, MatchesTheLayoutsDefinition) {
     int from, to;
   };
   const std::vector<Case> cases = {{2, 20, 300, 0, 16}, {2, 20, 300, 16, 0}, {1, 20, 513, 8, 16}, {1, 20, 513, 16, 8},
-                                   {3, 5, 7, 0, 4},     {3, 5, 7, 4, 0},     {1, 32, 1, 0, 16},   {1, 16, 600, 0, 16}};
+                                   {3, 5, 7, 0, 4},     {3, 5, 7, 4, 0},     {1, 32, 1, 0, 16},   {1, 16, 600, 0, 16},
+                                   {2, 12, 37, 0, 8},   {2, 12, 37, 8, 0},   {1, 40, 260, 0, 16}, {1, 40, 260, 16, 0}};
   for (const auto& c : cases) {
     SCOPED_TRACE(std::to_string(c.channels) + " channels x " + std::to_string(c.spatial) + ", lanes " +
                  std::to_string(c.from) + " -> " + std::to_string(c.to));

@@ -23,6 +23,43 @@ void from_blocked(const float* src, float* dst, int64_t n, int64_t channels, int
         dst[(i * channels + c) * spatial + s] = src[((i * blocks + c / lanes) * spatial + s) * lanes + c % lanes];
 }
 
+namespace {
+
+// Pixels [s0, s1) of one channel block, plain (`valid` planes of `stride`
+// floats) into blocked (L lanes a pixel, padding lanes zero): L x L tiles
+// transposed through a local buffer, so both sides are read and written
+// in runs the compiler vectorises.
+template <int L>
+void pack_block(const float* in, int64_t stride, int valid, float* out, int64_t s0, int64_t s1) {
+  int64_t s = s0;
+  for (; s + L <= s1; s += L) {
+    float tile[L][L];
+    for (int l = 0; l < L; ++l)
+      for (int p = 0; p < L; ++p) tile[l][p] = l < valid ? in[l * stride + s + p] : 0.0f;
+    for (int p = 0; p < L; ++p)
+      for (int l = 0; l < L; ++l) out[(s + p) * L + l] = tile[l][p];
+  }
+  for (; s < s1; ++s)
+    for (int l = 0; l < L; ++l) out[s * L + l] = l < valid ? in[l * stride + s] : 0.0f;
+}
+
+// The inverse: blocked pixels [s0, s1) into the block's `valid` planes.
+template <int L>
+void unpack_block(const float* in, int64_t stride, int valid, float* out, int64_t s0, int64_t s1) {
+  int64_t s = s0;
+  for (; s + L <= s1; s += L) {
+    float tile[L][L];
+    for (int p = 0; p < L; ++p)
+      for (int l = 0; l < L; ++l) tile[l][p] = in[(s + p) * L + l];
+    for (int l = 0; l < valid; ++l)
+      for (int p = 0; p < L; ++p) out[l * stride + s + p] = tile[l][p];
+  }
+  for (; s < s1; ++s)
+    for (int l = 0; l < valid; ++l) out[l * stride + s] = in[s * L + l];
+}
+
+}  // namespace
+
 void Relayout::run(ThreadPool& pool, int threads) const {
   const int64_t C = channels, S = spatial;
   if (from == 0 && to == 0) {
@@ -45,6 +82,8 @@ void Relayout::run(ThreadPool& pool, int threads) const {
     if (from == 0) {  // plain -> blocked, padding lanes zero
       const float* in = src + (i * C + b * lanes) * S;
       float* out = dst + plane * S * to;
+      if (to == 16) return pack_block<16>(in, S, valid, out, s0, s1);
+      if (to == 8) return pack_block<8>(in, S, valid, out, s0, s1);
       for (int64_t s = s0; s < s1; ++s) {
         float* o = out + s * to;
         for (int l = 0; l < valid; ++l) o[l] = in[l * S + s];
@@ -53,6 +92,8 @@ void Relayout::run(ThreadPool& pool, int threads) const {
     } else if (to == 0) {  // blocked -> plain
       const float* in = src + plane * S * from;
       float* out = dst + (i * C + b * lanes) * S;
+      if (from == 16) return unpack_block<16>(in, S, valid, out, s0, s1);
+      if (from == 8) return unpack_block<8>(in, S, valid, out, s0, s1);
       for (int64_t s = s0; s < s1; ++s)
         for (int l = 0; l < valid; ++l) out[l * S + s] = in[s * from + l];
     } else {  // one blocking into another
