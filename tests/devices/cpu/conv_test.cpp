@@ -2,6 +2,7 @@
 // blocked, pointwise, grouped, depthwise, strided, padded, dilated, fused.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <filesystem>
 #include <iterator>
 
@@ -178,6 +179,18 @@ TEST(Conv, GroupedAndDepthwise) {
   EXPECT_EQ(test::knob(o.space(), o.space().default_config, "algo"), ConvOp::kDirect);
   test::expect_matches_reference(o, conv_configs(o), pool());
   expect_ok(op("Conv", {f32({1, 20, 12, 12}), f32({20, 1, 5, 5}, true)}, conv_attrs({1, 1}, {2, 2, 2, 2}, {1, 1}, 20)));
+}
+
+// Rows wide enough for whole tiles, the narrower tiles after them and
+// single pixels: each kernel width and stride whose interior tiles share
+// their input loads (3, 5 and 7 at stride 1; 3 and 5 at stride 2), and a
+// dilated one that does not; 20 channels leave a block part empty.
+TEST(Conv, DepthwiseRowsOfEveryTileWidth) {
+  for (const auto& [k, stride, dilation] : std::vector<std::array<int64_t, 3>>{{3, 1, 1}, {5, 1, 1}, {7, 1, 1}, {3, 2, 1}, {5, 2, 1}, {3, 1, 2}}) {
+    const int64_t pad = k / 2 * dilation;
+    expect_ok(op("Conv", {f32({1, 20, 5, 47}), f32({20, 1, k, k}, true), f32({20}, true)},
+                 conv_attrs({stride, stride}, {pad, pad, pad, pad}, {dilation, dilation}, 20)));
+  }
 }
 
 TEST(Conv, OneDimensionalAndAutoPad) {

@@ -28,9 +28,10 @@ void interior(const ConvShape& s, int64_t& lo, int64_t& hi) {
 }
 
 // One output row (oh) of `blocks` channel blocks at (n, block0): interior
-// pixels by whole tiles, the rest (edges, tails) one pixel at a time.
-void direct_row(const ConvShape& s, const ConvTile& tile, const ConvTile& border, ConvTileArgs t, int64_t oh,
-                int64_t lanes) {
+// pixels by whole tiles, then by narrower ones (a 14-pixel tile on a
+// 124-pixel interior leaves 12), the rest (edges, tails) one pixel at a time.
+void direct_row(const ConvShape& s, const ConvTile& tile, const ConvTile& rest, const ConvTile& border, ConvTileArgs t,
+                int64_t oh, int64_t lanes) {
   t.ih0 = oh * s.sh - s.ph;
   valid_taps(t.ih0, s.dh, s.kh, s.h, t.kh0, t.kh1);
   int64_t lo, hi;
@@ -47,11 +48,12 @@ void direct_row(const ConvShape& s, const ConvTile& tile, const ConvTile& border
   int64_t ow = lo;
   t.kw0 = 0;
   t.kw1 = s.kw;
-  for (; ow + tile.ow <= hi; ow += tile.ow) {
-    t.iw0 = ow * s.sw - s.pw;
-    t.dst = row + ow * lanes;
-    tile.fn(t);
-  }
+  for (const ConvTile* inner : {&tile, &rest})
+    for (; ow + inner->ow <= hi; ow += inner->ow) {
+      t.iw0 = ow * s.sw - s.pw;
+      t.dst = row + ow * lanes;
+      inner->fn(t);
+    }
   for (; ow < s.ow; ++ow) pixel(ow);
 }
 
@@ -230,10 +232,10 @@ void conv_direct_blocked(const ConvShape& s, const DirectConfig& cfg, const floa
       t.bias = bias ? bias + b * lanes : nullptr;
       t.dst = dst + ((n * ocb + b) * s.oh + oh) * s.ow * lanes;
       if (count == per) {
-        direct_row(s, cfg.tile, cfg.border, t, oh, lanes);
+        direct_row(s, cfg.tile, cfg.rest, cfg.border, t, oh, lanes);
       } else {
         const ConvTile one = *find_conv_tile(*cfg.isa, 1, 1);
-        direct_row(s, one, one, t, oh, lanes);
+        direct_row(s, one, one, one, t, oh, lanes);
       }
       const int64_t blocks = count == per ? per : 1;
       for (int64_t j = 0; j < blocks; ++j)
@@ -268,7 +270,7 @@ void depthwise_blocked(const ConvShape& s, const DirectConfig& cfg, const float*
     t.weights = weights + b * s.kh * s.kw * lanes;
     t.bias = bias ? bias + b * lanes : nullptr;
     t.dst = dst + ((n * cb + b) * s.oh + oh) * s.ow * lanes;
-    direct_row(s, cfg.tile, cfg.border, t, oh, lanes);
+    direct_row(s, cfg.tile, cfg.rest, cfg.border, t, oh, lanes);
     apply_rows(epilogue, *cfg.isa, t.dst, n * cb + b, oh * s.ow * lanes, s.ow * lanes);
   });
 }

@@ -49,7 +49,9 @@ enum class DirectOrder { oc_outer, spatial_outer };
 
 struct DirectConfig {
   const IsaKernels* isa = nullptr;
-  ConvTile tile, border;  // border: the 1-pixel tile of the same channel blocks
+  // tile: the interior's; rest: a narrower one (4 pixels) for what whole tiles
+  // leave of it; border: the 1-pixel tile for the edges. All of the same channel blocks.
+  ConvTile tile, rest, border;
   DirectOrder order = DirectOrder::oc_outer;
   int threads = 1;
 };

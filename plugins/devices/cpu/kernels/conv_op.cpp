@@ -21,6 +21,10 @@ const std::vector<int64_t> kNcValues = {64, 128, 256, 512, 1024, 2048, 4096, 819
 
 enum Order : int64_t { kOcOuter, kSpatialOuter };
 
+// The width of the tile that takes what a row's whole tiles leave of its
+// interior: every ISA's table has one of 4 pixels for each channel-block count.
+constexpr int kRestPixels = 4;
+
 std::vector<std::string> tile_labels() {
   std::vector<std::string> out;
   for (const auto& t : conv_tile_union()) out.push_back(t.label());
@@ -87,10 +91,12 @@ class ConvKernel final : public Kernel {
       if (s.depthwise()) {
         if (blocked_) {
           direct_cfg_.tile = *find_depthwise_tile(*isa_, t.ow);
+          direct_cfg_.rest = *find_depthwise_tile(*isa_, std::min(t.ow, kRestPixels));
           direct_cfg_.border = *find_depthwise_tile(*isa_, 1);
         }
       } else {
         direct_cfg_.tile = *find_conv_tile(*isa_, t.ow, t.ocb);
+        direct_cfg_.rest = *find_conv_tile(*isa_, std::min(t.ow, kRestPixels), t.ocb);
         direct_cfg_.border = *find_conv_tile(*isa_, 1, t.ocb);
       }
     }

@@ -45,9 +45,49 @@ constexpr ConvTile make_conv_tile() {
   return ConvTile{OW, OCB, &conv_tile<OW, OCB>};
 }
 
+// Depthwise on the blocked layout, a row's interior at stride SW with KW
+// undilated taps: each input vector the OW pixels read is loaded once and
+// multiplied into every pixel whose taps reach it, where the general tile
+// below loads one per tap and pixel (KW times as many). Each pixel adds its
+// taps in the same order, so the sums are the same to the bit.
+template <int OW, int KW, int SW>
+void depthwise_tile_shared(const ConvTileArgs& t) {
+  V acc[OW];
+  const V b = t.bias ? load(t.bias) : zero();
+#pragma GCC unroll 32
+  for (int w = 0; w < OW; ++w) acc[w] = b;
+  constexpr int kInputs = (OW - 1) * SW + KW;
+  for (int64_t kh = t.kh0; kh < t.kh1; ++kh) {
+    const float* in = t.src + (t.ih0 + kh * t.dh) * t.src_row + t.iw0 * kLanes;
+    V wv[KW];
+#pragma GCC unroll 8
+    for (int kw = 0; kw < KW; ++kw) wv[kw] = load(t.weights + (kh * KW + kw) * kLanes);
+#pragma GCC unroll 64
+    for (int i = 0; i < kInputs; ++i) {
+      const V x = load(in + i * kLanes);
+#pragma GCC unroll 8
+      for (int kw = KW - 1; kw >= 0; --kw) {
+        const int d = i - kw;
+        if (d >= 0 && d % SW == 0 && d / SW < OW) acc[d / SW] = fma(x, wv[kw], acc[d / SW]);
+      }
+    }
+  }
+#pragma GCC unroll 32
+  for (int w = 0; w < OW; ++w) store(t.dst + w * kLanes, acc[w]);
+}
+
 // Depthwise on the blocked layout: each lane is its own channel.
 template <int OW>
 void depthwise_tile(const ConvTileArgs& t) {
+  if constexpr (OW > 1) {
+    if (t.dw == 1 && t.kw0 == 0 && t.kw1 == t.kw_count) {
+      if (t.sw == 1 && t.kw_count == 3) return depthwise_tile_shared<OW, 3, 1>(t);
+      if (t.sw == 1 && t.kw_count == 5) return depthwise_tile_shared<OW, 5, 1>(t);
+      if (t.sw == 1 && t.kw_count == 7) return depthwise_tile_shared<OW, 7, 1>(t);
+      if (t.sw == 2 && t.kw_count == 3) return depthwise_tile_shared<OW, 3, 2>(t);
+      if (t.sw == 2 && t.kw_count == 5) return depthwise_tile_shared<OW, 5, 2>(t);
+    }
+  }
   V acc[OW];
   const V b = t.bias ? load(t.bias) : zero();
 #pragma GCC unroll 32
