@@ -186,6 +186,7 @@ TEST(Pool, MaxAndAverage) {
 
 TEST(Transpose, PermutationsAndTiles) {
   expect_ok(op("Transpose", {f32({37, 53})}));
+  expect_ok(op("Transpose", {f32({2, 9, 31, 3})}, {{"perm", {0, 3, 1, 2}}}));  // an NHWC image to NCHW: rows of 3
   expect_ok(op("Transpose", {f32({2, 3, 40, 17})}, {{"perm", {0, 2, 1, 3}}}));
   expect_ok(op("Transpose", {f32({2, 3, 40, 17})}, {{"perm", {3, 1, 0, 2}}}));
   expect_ok(op("Transpose", {f32({4, 1, 6, 5})}, {{"perm", {2, 1, 3, 0}}}));

@@ -39,10 +39,14 @@ class TransposeKernel final : public BufferKernel {
     }
     const int64_t A = op_.dims_[a_], B = op_.dims_[b_];
     const int64_t outer = other_count();
-    const int64_t strips = (B + tile_ - 1) / tile_;
+    // Strips of tile_ x tile_ values at least: where the input's rows are
+    // short (an NHWC image's 3 channels), a strip of tile_ columns would
+    // move a few dozen values a task.
+    const int64_t width = A < tile_ ? tile_ * ((tile_ + A - 1) / A) : tile_;
+    const int64_t strips = (B + width - 1) / width;
     const int64_t in_b = in_strides_[b_], out_a = out_strides_[out_pos_[a_]];
     pool.run(outer * strips, threads_, [&](int64_t task, int) {
-      const int64_t o = task / strips, b0 = (task % strips) * tile_, b1 = std::min(B, b0 + tile_);
+      const int64_t o = task / strips, b0 = (task % strips) * width, b1 = std::min(B, b0 + width);
       int64_t in_base, out_base;
       bases(o, in_base, out_base);
       const float* src = x + in_base;
