@@ -1365,6 +1365,22 @@ TEST_F(RunCommand, ABankConfigRunsOnAtMostTheRunsThreads) {
   EXPECT_EQ(report("two.json")["kernels"][0]["config"]["threads"], 2);
 }
 
+// A kernel at its default is made for the run's threads too: one made for
+// the machine's would split its work for threads the run does not have
+// (oneDNN's convolution into parts, run one after another).
+TEST_F(RunCommand, ADefaultConfigIsMadeForTheRunsThreads) {
+  if (cpu::available_threads() < 2) GTEST_SKIP() << "one CPU: every config runs on one thread";
+  write_projection_model(dir_ / "projection.onnx");
+  ASSERT_EQ(run("projection.onnx", "two.json", {"--threads", "2"}).exit_code, 0);
+  const json two = report("two.json")["kernels"][0];
+  ASSERT_EQ(two["config_source"], "default") << two.dump(2);
+  ASSERT_EQ(two["config"]["threads"], 2) << "a product this small is not split: " << two.dump(2);
+
+  const auto r = run("projection.onnx", "one.json", {"--check"});
+  ASSERT_EQ(r.exit_code, 0) << details(r);
+  EXPECT_EQ(report("one.json")["kernels"][0]["config"]["threads"], 1);
+}
+
 TEST_F(RunCommand, ABadIterationCountIsAUsageError) {
   const auto r = run("conv.onnx", "r.json", {"--iterations", "0"});
   EXPECT_EQ(r.exit_code, 2) << details(r);

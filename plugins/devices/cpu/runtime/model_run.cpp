@@ -80,6 +80,18 @@ json capped_threads(json configs, int threads) {
   return configs;
 }
 
+// The CPU as the run has it: kernels at their defaults are made for the
+// run's threads, as banked configs are capped to them; a default made for
+// more would split its work for threads the run lacks (oneDNN's
+// convolution into parts, then run one after another on one thread).
+std::shared_ptr<const HostCpu> on_threads(std::shared_ptr<const HostCpu> host, int threads) {
+  if (threads >= host->threads) return host;
+  auto capped = std::make_shared<HostCpu>(*host);
+  capped->threads = threads;
+  capped->physical_cores = std::min(capped->physical_cores, threads);
+  return capped;
+}
+
 // A model with ops sized by values: its inputs and every weight lent, by
 // name, used in place (those not lent are drawn per segment from the seed).
 GivenViews lent_tensors(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& views) {
@@ -206,10 +218,10 @@ json run_model(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inp
   if (run.threads < 0 || run.threads > host->threads)
     invalid("threads is " + std::to_string(run.threads) + " but this process may use " + std::to_string(host->threads) +
             " CPUs");
+  const int threads = run.threads > 0 ? static_cast<int>(run.threads) : host->physical_cores;
+  host = on_threads(std::move(host), threads);
   // Shapes that depend on values: planned as they become known, not once here.
-  if (has_value_shaped_ops(run.graph))
-    return run_dynamic_model(run, inputs, outputs, host, tolerance,
-                             run.threads > 0 ? static_cast<int>(run.threads) : host->physical_cores, output_buffer);
+  if (has_value_shaped_ops(run.graph)) return run_dynamic_model(run, inputs, outputs, host, tolerance, threads, output_buffer);
   require_outputs(run.graph, outputs);
   sdk::SubgraphTask task;
   task.name = run.graph.name.empty() ? "model" : run.graph.name;
@@ -221,7 +233,6 @@ json run_model(const sdk::GraphRun& run, const std::vector<sdk::TensorView>& inp
     for (const auto& name : quantizer_outputs(run.graph))
       if (std::find(run.graph.outputs.begin(), run.graph.outputs.end(), name) == run.graph.outputs.end())
         kept.push_back(name), task.graph.outputs.push_back(name);
-  const int threads = run.threads > 0 ? static_cast<int>(run.threads) : host->physical_cores;
   task.op_configs = capped_threads(run.op_configs.is_object() ? run.op_configs : json::object(), threads);
   const SubgraphOp op(task, host);
   // Every fusion the device makes, each tensor kept as its kernel writes it.
